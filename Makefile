@@ -1,0 +1,121 @@
+# poolbench — the only build.
+#
+#   make            build every harness into build/bin/
+#   make test       build and run every Criterion test
+#   make check      make test + the tests under AddressSanitizer/UBSan + the ThreadSanitizer pool harness
+#   make report     the default suite into results/<host>/<stamp>/ (QUICK=1 for a short one)
+#   make deps       install missing Debian packages (apt-get update first)
+#
+# Files are picked up by name, so adding a module needs no edit here:
+#   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/lib/*.c -> libpb.a, bench/bench_*.c -> programs,
+#   tests/test_*.c -> one Criterion binary, tests/tsan_*.c -> plain mains built with ThreadSanitizer.
+#   kernels/*_avx2.c and kernels/*_avx512.c get their ISA flags; everything else is built for baseline x86-64,
+#   and the ISA variants are chosen at run time.
+
+CC       ?= cc
+BUILD    ?= build
+SAN      ?=
+OPT      ?= -O2
+WARN      = -Wall -Wextra -Wpedantic -Werror
+CPPFLAGS += -D_GNU_SOURCE -Ipool -Ikernels -Ibench/lib
+CFLAGS   += -std=c11 $(OPT) -g $(WARN) -pthread -fopenmp $(SAN)
+PKGS      = hwloc libcpuid
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+LDLIBS    = $(PKG_LIBS) -fopenmp -lm -pthread $(SAN)
+
+ARCH := $(shell uname -m)
+ifeq ($(ARCH),x86_64)
+AVX2_FLAGS   = -mavx2 -mfma -mf16c
+AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mavxvnni
+else
+AVX2_FLAGS   =
+AVX512_FLAGS =
+endif
+
+POOL_SRC   = $(wildcard pool/*.c)
+KERN_SRC   = $(wildcard kernels/*.c)
+ifneq ($(ARCH),x86_64)
+KERN_SRC  := $(filter-out %_avx2.c %_avx512.c,$(KERN_SRC))
+endif
+PB_SRC     = $(wildcard bench/lib/*.c)
+BENCH_SRC  = $(wildcard bench/bench_*.c)
+TEST_SRC   = $(wildcard tests/test_*.c)
+TSAN_SRC   = $(wildcard tests/tsan_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+LIBPOOL = $(BUILD)/libpool.a
+LIBKERN = $(BUILD)/libkernels.a
+LIBPB   = $(BUILD)/libpb.a
+LIBS_A  = $(LIBPB) $(LIBKERN) $(LIBPOOL)
+BINS    = $(patsubst bench/%.c,$(BUILD)/bin/%,$(BENCH_SRC))
+TESTBIN = $(BUILD)/bin/poolbench_tests
+TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
+
+.PHONY: all deps test check asan-test tsan-test report clean fuzz help
+all: $(BINS)
+
+help:
+	@sed -n '2,15p' Makefile
+
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/obj/%_avx2.o: %_avx2.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%_avx512.o: %_avx512.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(AVX512_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBPOOL): $(call obj,$(POOL_SRC))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+$(LIBKERN): $(call obj,$(KERN_SRC))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+$(LIBPB): $(call obj,$(PB_SRC))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(LIBS_A) $(LDLIBS) -o $@
+
+$(TESTBIN): $(call obj,$(TEST_SRC)) $(LIBS_A) $(BINS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(call obj,$(TEST_SRC)) $(LIBS_A) $(CRIT_LIBS) $(LDLIBS) -o $@
+
+# Tests find the harnesses through POOLBENCH_BIN (the CLI tests run them as a user would).
+test: deps
+	@$(MAKE) --no-print-directory $(TESTBIN)
+	POOLBENCH_BIN=$(BUILD)/bin $(TESTBIN) -j2 --verbose=0
+
+asan-test: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" build-asan/bin/poolbench_tests
+	ASAN_OPTIONS=detect_leaks=1 POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2 --verbose=0
+
+build-tsan/bin/%: tests/%.c
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" build-tsan/libpool.a build-tsan/libkernels.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fsanitize=thread $< build-tsan/libkernels.a build-tsan/libpool.a -lm -pthread -fsanitize=thread -o $@
+
+tsan-test: deps $(TSANBINS)
+	@for t in $(TSANBINS); do echo "== $$t"; TSAN_OPTIONS=halt_on_error=1 $$t || exit 1; done
+
+check: test asan-test tsan-test
+	@echo "check: all passed (Criterion, ASan+UBSan, TSan)"
+
+report: deps all
+	@sh scripts/report.sh $(if $(QUICK),--quick,)
+
+clean:
+	rm -rf build build-asan build-tsan build-fuzz
+
+-include $(shell find $(BUILD) build-asan build-tsan -name '*.d' 2>/dev/null)

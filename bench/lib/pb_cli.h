@@ -1,0 +1,83 @@
+/* pb_cli.h — one option table per harness drives parsing, --help, range checks and POOLBENCH_* environment
+ * overrides (stress-ng / mimalloc style). Every error is one line naming the option, the value and what is
+ * accepted, followed by exit status 2, before the harness does any work.
+ *
+ *   static long threads_v[PB_LIST_MAX]; static pb_list threads = { .v = threads_v };
+ *   static const pb_opt opts[] = {
+ *       { .name = "threads", .kind = PB_OPT_LIST, .dest = &threads, .min = 1, .max = 1024,
+ *         .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8", .dflt = "1..PUs" },
+ *       { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &policies, .choices = policy_names, ... },
+ *       { 0 } };
+ *   pb_cli cli = { .prog = "bench_x", .summary = "...", .opts = opts };
+ *   int first = pb_cli_parse(&cli, argc, argv);   // exits 0 after --help, 2 on bad input
+ *
+ * Lists are "1,2,4", ranges "1-8", or both ("1-3,8"); a range's ends are inclusive and ascending.
+ * Values come from "--name VALUE" or "--name=VALUE". An option's environment variable (POOLBENCH_<NAME>,
+ * upper-case, '-' as '_', unless .env names another) is read first; the command line wins over it.
+ * A bare "--" ends the options: pb_cli_parse returns the index of the first argument after the options. */
+#ifndef PB_CLI_H
+#define PB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PB_LIST_MAX 256
+
+typedef enum pb_opt_kind {
+    PB_OPT_FLAG,    /* bool *dest = true; takes no value */
+    PB_OPT_INT,     /* long *dest, within [min, max] */
+    PB_OPT_DOUBLE,  /* double *dest, within [dmin, dmax] */
+    PB_OPT_STRING,  /* const char **dest */
+    PB_OPT_LIST,    /* pb_list *dest: integers within [min, max], lists and ranges */
+    PB_OPT_DLIST,   /* pb_dlist *dest: doubles within [dmin, dmax], comma-separated */
+    PB_OPT_CHOICES, /* pb_list *dest: indices into choices[] (NULL-terminated), comma-separated names, or "all" */
+    PB_OPT_CHOICE,  /* long *dest: one index into choices[] */
+} pb_opt_kind;
+
+typedef struct pb_list {
+    int n;           /* 0 = not given: the harness applies its default */
+    long v[PB_LIST_MAX];
+} pb_list;
+
+typedef struct pb_dlist {
+    int n;
+    double v[PB_LIST_MAX];
+} pb_dlist;
+
+typedef struct pb_opt {
+    const char *name;    /* long name without the dashes; NULL ends the table */
+    pb_opt_kind kind;
+    void *dest;          /* typed by kind, see above */
+    long min, max;       /* PB_OPT_INT, PB_OPT_LIST */
+    double dmin, dmax;   /* PB_OPT_DOUBLE, PB_OPT_DLIST */
+    bool dmin_open;      /* the lower bound is exclusive (a ratio must be > 0) */
+    const char *const *choices; /* PB_OPT_CHOICES, PB_OPT_CHOICE */
+    const char *metavar; /* "LIST", "N", "DIR" in --help */
+    const char *help;    /* one line */
+    const char *dflt;    /* the default, as text for --help */
+    const char *env;     /* environment variable; NULL = POOLBENCH_<NAME>, "" = none */
+} pb_opt;
+
+typedef struct pb_cli {
+    const char *prog;
+    const char *summary;   /* one or more lines under the usage line of --help */
+    const char *usage_tail; /* after "[options]" in the usage line, e.g. "-- CMD [ARGS...]"; may be NULL */
+    const pb_opt *opts;
+    bool positional;        /* accepts arguments after the options (a "--" is then optional) */
+} pb_cli;
+
+/* Parses argv; prints --help and exits 0, or prints one error line and exits 2. Returns the index of the
+ * first positional argument (argc when there is none). */
+int pb_cli_parse(const pb_cli *cli, int argc, char **argv);
+
+/* The same without exiting: 0, 1 after --help was printed to stdout, or -1 with the one-line error in err. */
+int pb_cli_parse_into(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen);
+
+/* Parses "1,2,4", "1-8", "1-3,8" into out within [min, max]. 0, or -1 with a reason in err. */
+int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, size_t errlen);
+
+/* Prints "PROG: MESSAGE" to stderr and exits 2: the one-line error for input checks a table cannot express
+ * (a cpu that does not exist, a buffer larger than memory). */
+void pb_cli_fail(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+#endif

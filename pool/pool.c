@@ -1,0 +1,497 @@
+/* pool.c — the persistent thread pool: one wait mechanism, four policies.
+ *
+ * A job is published by writing the job descriptor (plain fields), then bumping one generation counter.
+ * Workers wait for the generation to change, run their share, and count themselves done on one completion
+ * counter the caller waits on. Spin, hybrid and condvar differ only in how long a waiter spins before it
+ * sleeps on a condition variable (pool_wait_budget): condvar 0, hybrid spin_us, spin the idle budget for
+ * workers and forever for the caller. Spawn creates and joins threads for every job.
+ */
+#include "pool.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POOL_CACHE_LINE 64
+/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 50 µs). Bounded so
+ * that more threads than cores cannot livelock: the thread a spinner waits for gets the cpu. */
+#define POOL_SPINS_BEFORE_YIELD 2048u
+/* How often (in pauses) a spinning waiter reads the clock to check its budget. */
+#define POOL_CLOCK_EVERY 64u
+#define POOL_FOREVER_NS UINT64_MAX
+
+/* Sleepers waiting for one word to change, with the Dekker-style handshake described at pool_wake. */
+typedef struct pool_sleepq {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_uint sleepers; /* waiters between their announce and their wake-up */
+} pool_sleepq;
+
+typedef struct pool_worker {
+    struct pool *p;
+    int id;
+} pool_worker;
+
+struct pool {
+    /* Read-only after pool_create. */
+    int n;
+    pool_policy policy;
+    uint64_t worker_budget_ns; /* how long an idle worker spins before sleeping */
+    uint64_t caller_budget_ns; /* how long the caller spins on completion before sleeping */
+    int *cpus;                 /* NULL or n cpu ids */
+    pthread_t *tids;           /* n entries; [0] unused (the caller is worker 0) */
+    pool_worker *workers;      /* n entries */
+    bool caller_pinned;
+    cpu_set_t caller_saved_mask;
+
+    /* The job descriptor: written by the caller before the generation's release, read by workers after
+     * their acquire of it, so plain fields suffice. */
+    pool_fn fn;
+    void *ctx;
+    bool stop;
+
+    /* Contended counters, each on its own cache line so one's traffic does not evict the others. */
+    alignas(POOL_CACHE_LINE) atomic_uint gen;      /* bumped once per job: the publish */
+    alignas(POOL_CACHE_LINE) atomic_uint done;     /* workers (not the caller) finished this job */
+    alignas(POOL_CACHE_LINE) atomic_size_t next_row; /* pool_rows dynamic claims */
+    alignas(POOL_CACHE_LINE) pool_sleepq work_q;   /* workers asleep waiting for a new generation */
+    alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the caller asleep waiting for completion */
+};
+
+_Static_assert(offsetof(struct pool, gen) % POOL_CACHE_LINE == 0, "gen on its own cache line");
+_Static_assert(offsetof(struct pool, done) % POOL_CACHE_LINE == 0, "done on its own cache line");
+_Static_assert(offsetof(struct pool, next_row) % POOL_CACHE_LINE == 0, "next_row on its own cache line");
+_Static_assert(offsetof(struct pool, work_q) % POOL_CACHE_LINE == 0, "work_q on its own cache line");
+_Static_assert(offsetof(struct pool, done_q) % POOL_CACHE_LINE == 0, "done_q on its own cache line");
+
+static const char *const pool_policy_names[POOL_POLICY_COUNT] = {
+    [POOL_SPIN] = "spin",
+    [POOL_CONDVAR] = "condvar",
+    [POOL_HYBRID] = "hybrid",
+    [POOL_SPAWN] = "spawn",
+};
+
+const char *pool_policy_name(pool_policy policy)
+{
+    return (unsigned)policy < POOL_POLICY_COUNT ? pool_policy_names[policy] : NULL;
+}
+
+int pool_policy_parse(const char *name, pool_policy *out)
+{
+    for (int i = 0; i < POOL_POLICY_COUNT; i++) {
+        if (name && strcmp(name, pool_policy_names[i]) == 0) {
+            *out = (pool_policy)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static inline void pool_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static uint64_t pool_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- waiting and waking */
+
+/* True once *word reached the state the waiter wants: == value when want_equal, != value otherwise. */
+static inline bool pool_word_ready(unsigned v, unsigned value, bool want_equal)
+{
+    return (v == value) == want_equal;
+}
+
+/* Spins (pause, then yield after a bounded spin) for up to budget_ns, then sleeps on q until *word is
+ * ready. Returns the word's value that made it ready. */
+static unsigned pool_wait(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, pool_sleepq *q)
+{
+    /* acquire: pairs with the publisher's seq_cst RMW on word, so whatever the publisher wrote before
+     * (the job descriptor, or a worker's results) is visible once we see the new value. */
+    unsigned v = atomic_load_explicit(word, memory_order_acquire);
+    if (pool_word_ready(v, value, want_equal))
+        return v;
+    if (budget_ns > 0) {
+        uint64_t t0 = budget_ns == POOL_FOREVER_NS ? 0 : pool_now_ns();
+        for (unsigned spins = 1;; spins++) {
+            pool_cpu_relax();
+            v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
+            if (pool_word_ready(v, value, want_equal))
+                return v;
+            if (spins >= POOL_SPINS_BEFORE_YIELD)
+                sched_yield();
+            if (budget_ns != POOL_FOREVER_NS && spins % POOL_CLOCK_EVERY == 0 && pool_now_ns() - t0 >= budget_ns)
+                break;
+        }
+    }
+    pthread_mutex_lock(&q->mu);
+    /* seq_cst announce then seq_cst re-check: with the publisher's seq_cst RMW then seq_cst load of
+     * sleepers (pool_wake), one total order means either we see the new value here, or the publisher
+     * sees sleepers > 0 and broadcasts under the mutex we hold until pthread_cond_wait releases it. */
+    atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
+    while (!pool_word_ready(v = atomic_load_explicit(word, memory_order_seq_cst), value, want_equal))
+        pthread_cond_wait(&q->cv, &q->mu);
+    /* relaxed: the count only decides whether a publisher takes the mutex; a stale non-zero costs one
+     * spurious broadcast. */
+    atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&q->mu);
+    return v;
+}
+
+/* Called by a publisher right after its seq_cst RMW on the word q's sleepers wait on. */
+static void pool_wake(pool_sleepq *q)
+{
+    /* seq_cst: the other half of the handshake in pool_wait (a store-load pair needs seq_cst on both
+     * sides; an acquire load could be ordered before our RMW's store and miss an announcing sleeper). */
+    if (atomic_load_explicit(&q->sleepers, memory_order_seq_cst) > 0) {
+        pthread_mutex_lock(&q->mu);
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+    }
+}
+
+/* ---------------------------------------------------------------- workers */
+
+static void *pool_worker_main(void *arg)
+{
+    pool_worker *w = arg;
+    struct pool *p = w->p;
+    unsigned seen = 0;
+    for (;;) {
+        seen = pool_wait(&p->gen, seen, false, p->worker_budget_ns, &p->work_q);
+        if (p->stop)
+            break;
+        p->fn(p->ctx, w->id, p->n);
+        unsigned done = atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1;
+        /* seq_cst RMW: releases this worker's writes in fn to the caller's acquire of done, and is the
+         * publisher half of the sleep handshake when the caller sleeps. */
+        if (done == (unsigned)p->n - 1)
+            pool_wake(&p->done_q);
+    }
+    return NULL;
+}
+
+static int pool_attr_for(pthread_attr_t *attr, const struct pool *p, int id)
+{
+    int rc = pthread_attr_init(attr);
+    if (rc != 0 || !p->cpus)
+        return rc;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(p->cpus[id], &set);
+    return pthread_attr_setaffinity_np(attr, sizeof set, &set);
+}
+
+static int pool_start_thread(struct pool *p, int id, void *(*start)(void *))
+{
+    pthread_attr_t attr;
+    int rc = pool_attr_for(&attr, p, id);
+    if (rc == 0)
+        rc = pthread_create(&p->tids[id], &attr, start, &p->workers[id]);
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- config */
+
+static int pool_online_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+pool_config pool_config_default(void)
+{
+    pool_config cfg = {
+        .threads = pool_online_cpus(),
+        .policy = POOL_SPIN,
+        .spin_us = POOL_DEFAULT_SPIN_US,
+        .idle_us = POOL_DEFAULT_IDLE_US,
+        .cpus = NULL,
+    };
+    if (cfg.threads > POOL_MAX_THREADS)
+        cfg.threads = POOL_MAX_THREADS;
+    return cfg;
+}
+
+static int pool_env_fail(char *err, size_t errlen, const char *fmt, const char *var, const char *val)
+{
+    if (errlen > 0)
+        snprintf(err, errlen, fmt, var, val);
+    errno = EINVAL;
+    return -1;
+}
+
+int pool_config_from_env(pool_config *cfg, char *err, size_t errlen)
+{
+    const char *t = getenv("POOLBENCH_THREADS");
+    if (t) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(t, &end, 10);
+        if (*t == '\0' || *end != '\0' || errno != 0 || v < 1 || v > POOL_MAX_THREADS)
+            return pool_env_fail(err, errlen, "%s='%s' is not a thread count: accepted 1..1024", "POOLBENCH_THREADS", t);
+        cfg->threads = (int)v;
+    }
+    const char *pol = getenv("POOLBENCH_POLICY");
+    if (pol && pool_policy_parse(pol, &cfg->policy) != 0)
+        return pool_env_fail(err, errlen, "%s='%s' is not a policy: accepted spin, condvar, hybrid, spawn",
+                             "POOLBENCH_POLICY", pol);
+    return 0;
+}
+
+static bool pool_config_valid(const pool_config *cfg)
+{
+    if (!cfg || cfg->threads < 1 || cfg->threads > POOL_MAX_THREADS || (unsigned)cfg->policy >= POOL_POLICY_COUNT)
+        return false;
+    if (cfg->cpus) {
+        long conf = sysconf(_SC_NPROCESSORS_CONF);
+        for (int i = 0; i < cfg->threads; i++)
+            if (cfg->cpus[i] < 0 || cfg->cpus[i] >= CPU_SETSIZE || (conf > 0 && cfg->cpus[i] >= conf))
+                return false;
+    }
+    return true;
+}
+
+static uint64_t pool_us_to_ns(unsigned us)
+{
+    return us == POOL_SPIN_FOREVER ? POOL_FOREVER_NS : (uint64_t)us * 1000u;
+}
+
+static void pool_set_budgets(struct pool *p, const pool_config *cfg)
+{
+    unsigned idle = cfg->idle_us ? cfg->idle_us : POOL_DEFAULT_IDLE_US;
+    switch (cfg->policy) {
+    case POOL_SPIN:
+        p->worker_budget_ns = pool_us_to_ns(idle);
+        p->caller_budget_ns = POOL_FOREVER_NS;
+        break;
+    case POOL_HYBRID:
+        p->worker_budget_ns = p->caller_budget_ns = pool_us_to_ns(cfg->spin_us);
+        break;
+    default: /* condvar; spawn never waits on the words */
+        p->worker_budget_ns = p->caller_budget_ns = 0;
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+static void pool_free(struct pool *p)
+{
+    pthread_mutex_destroy(&p->work_q.mu);
+    pthread_cond_destroy(&p->work_q.cv);
+    pthread_mutex_destroy(&p->done_q.mu);
+    pthread_cond_destroy(&p->done_q.cv);
+    if (p->caller_pinned)
+        sched_setaffinity(0, sizeof p->caller_saved_mask, &p->caller_saved_mask);
+    free(p->cpus);
+    free(p->tids);
+    free(p->workers);
+    free(p);
+}
+
+/* Stops and joins workers 1..started-1. */
+static void pool_stop_workers(struct pool *p, int started)
+{
+    p->stop = true;
+    /* seq_cst RMW: releases stop to the workers' acquire of gen, and publishes for pool_wake. */
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
+    pool_wake(&p->work_q);
+    for (int i = 1; i < started; i++)
+        pthread_join(p->tids[i], NULL);
+}
+
+static int pool_pin_caller(struct pool *p)
+{
+    if (!p->cpus)
+        return 0;
+    if (sched_getaffinity(0, sizeof p->caller_saved_mask, &p->caller_saved_mask) != 0)
+        return errno;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(p->cpus[0], &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return EINVAL; /* the cpu is offline or outside this process's cpuset */
+    p->caller_pinned = true;
+    return 0;
+}
+
+pool *pool_create(const pool_config *cfg)
+{
+    if (!pool_config_valid(cfg)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t size = (sizeof(struct pool) + POOL_CACHE_LINE - 1) / POOL_CACHE_LINE * POOL_CACHE_LINE;
+    struct pool *p = aligned_alloc(POOL_CACHE_LINE, size);
+    if (!p)
+        return NULL;
+    memset(p, 0, size);
+    p->n = cfg->threads;
+    p->policy = cfg->policy;
+    pool_set_budgets(p, cfg);
+    pthread_mutex_init(&p->work_q.mu, NULL);
+    pthread_cond_init(&p->work_q.cv, NULL);
+    pthread_mutex_init(&p->done_q.mu, NULL);
+    pthread_cond_init(&p->done_q.cv, NULL);
+    p->tids = calloc((size_t)p->n, sizeof *p->tids);
+    p->workers = calloc((size_t)p->n, sizeof *p->workers);
+    if (cfg->cpus && (p->cpus = malloc((size_t)p->n * sizeof *p->cpus)))
+        memcpy(p->cpus, cfg->cpus, (size_t)p->n * sizeof *p->cpus);
+    if (!p->tids || !p->workers || (cfg->cpus && !p->cpus)) {
+        pool_free(p);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (int i = 0; i < p->n; i++)
+        p->workers[i] = (pool_worker){ .p = p, .id = i };
+    int rc = pool_pin_caller(p);
+    int started = 1;
+    if (p->policy != POOL_SPAWN) {
+        for (; rc == 0 && started < p->n; started++)
+            rc = pool_start_thread(p, started, pool_worker_main);
+        if (rc != 0)
+            started--; /* the failed id was not started */
+    }
+    if (rc != 0) {
+        pool_stop_workers(p, started);
+        pool_free(p);
+        errno = rc;
+        return NULL;
+    }
+    return p;
+}
+
+void pool_destroy(pool *p)
+{
+    if (!p)
+        return;
+    if (p->policy != POOL_SPAWN)
+        pool_stop_workers(p, p->n);
+    pool_free(p);
+}
+
+int pool_threads(const pool *p) { return p->n; }
+pool_policy pool_get_policy(const pool *p) { return p->policy; }
+
+/* ---------------------------------------------------------------- jobs */
+
+static void *pool_spawned_main(void *arg)
+{
+    pool_worker *w = arg;
+    w->p->fn(w->p->ctx, w->id, w->p->n);
+    return NULL;
+}
+
+/* pthread_create/join order the job descriptor and the results, so no atomics are needed here. */
+static void pool_run_spawn(struct pool *p)
+{
+    bool started[POOL_MAX_THREADS] = { false };
+    for (int i = 1; i < p->n; i++)
+        started[i] = pool_start_thread(p, i, pool_spawned_main) == 0;
+    p->fn(p->ctx, 0, p->n);
+    for (int i = 1; i < p->n; i++) {
+        if (started[i])
+            pthread_join(p->tids[i], NULL);
+        else
+            p->fn(p->ctx, i, p->n); /* out of threads: still run the share, on the caller */
+    }
+}
+
+void pool_run(pool *p, pool_fn fn, void *ctx)
+{
+    p->fn = fn;
+    p->ctx = ctx;
+    if (p->n == 1) {
+        fn(ctx, 0, 1);
+        return;
+    }
+    if (p->policy == POOL_SPAWN) {
+        pool_run_spawn(p);
+        return;
+    }
+    /* relaxed: ordered before the workers' increments by the seq_cst RMW on gen below. */
+    atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+    /* seq_cst RMW: releases the job descriptor (and done = 0) to the workers' acquire of gen, and is the
+     * publisher half of the sleep handshake. */
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
+    pool_wake(&p->work_q);
+    fn(ctx, 0, p->n);
+    pool_wait(&p->done, (unsigned)p->n - 1, true, p->caller_budget_ns, &p->done_q);
+}
+
+void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)
+{
+    size_t un = (size_t)n, uid = (size_t)id;
+    size_t base = total / un, extra = total % un;
+    *r0 = uid * base + (uid < extra ? uid : extra);
+    *r1 = *r0 + base + (uid < extra ? 1 : 0);
+}
+
+typedef struct pool_rows_job {
+    struct pool *p;
+    pool_rows_fn fn;
+    void *ctx;
+    size_t rows, chunk;
+} pool_rows_job;
+
+static void pool_rows_static(void *arg, int id, int n)
+{
+    const pool_rows_job *j = arg;
+    size_t r0, r1;
+    pool_split(j->rows, id, n, &r0, &r1);
+    if (r0 < r1)
+        j->fn(j->ctx, r0, r1);
+}
+
+static void pool_rows_dynamic(void *arg, int id, int n)
+{
+    (void)id;
+    (void)n;
+    const pool_rows_job *j = arg;
+    for (;;) {
+        /* relaxed: atomicity alone keeps claims disjoint; the reset to 0 is ordered by the job's publish. */
+        size_t r0 = atomic_fetch_add_explicit(&j->p->next_row, j->chunk, memory_order_relaxed);
+        if (r0 >= j->rows)
+            break;
+        size_t r1 = j->rows - r0 < j->chunk ? j->rows : r0 + j->chunk;
+        j->fn(j->ctx, r0, r1);
+    }
+}
+
+void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)
+{
+    if (rows == 0)
+        return;
+    if (p->n == 1) {
+        fn(ctx, 0, rows);
+        return;
+    }
+    pool_rows_job job = { .p = p, .fn = fn, .ctx = ctx, .rows = rows, .chunk = chunk < rows ? chunk : rows };
+    /* relaxed: published to the workers with the job by pool_run's seq_cst RMW on gen (or pthread_create). */
+    atomic_store_explicit(&p->next_row, 0, memory_order_relaxed);
+    pool_run(p, chunk == 0 ? pool_rows_static : pool_rows_dynamic, &job);
+}
