@@ -16,8 +16,9 @@ typedef struct pb_rt {
     pb_summary batches;   /* the per-batch means */
 } pb_rt;
 
-/* Measures batches of iters round trips between cpus a and b (OS ids; a == b is allowed and measures the
- * thread switch, not a cache-line transfer). 0, or -1 with errno when a thread could not be pinned. */
+/* Measures batches of iters round trips between cpus a and b (OS ids). a == b has no cache-line transfer
+ * to measure: 0 with NaN figures. 0, or -1 with errno when a thread could not be pinned. The calling thread
+ * runs on cpu a for the measurement; its affinity is restored afterwards. */
 int pb_pingpong(int cpu_a, int cpu_b, int batches, int iters, pb_rt *out);
 /* "near" or "far" by PB_FAR_RT_NS; "n/a" for NaN (one cpu only). */
 const char *pb_placement(double rt_ns);

@@ -13,8 +13,8 @@
 
 typedef struct pb_run {
     char dir[4096];
-    char run_id[256];
-    char host[256];
+    char run_id[512];
+    char host[128];
 } pb_run;
 
 /* Validates only: returns 0, or -1 with a one-line reason in err. Creates nothing. */

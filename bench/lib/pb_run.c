@@ -1,0 +1,182 @@
+#include "pb_run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void pb_hostname(char *buf, size_t len)
+{
+    if (gethostname(buf, len) != 0 || buf[0] == '\0') {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    buf[len - 1] = '\0';
+    char *dot = strchr(buf, '.');
+    if (dot)
+        *dot = '\0';
+    for (char *p = buf; *p; p++) /* a host name becomes a directory name and a CSV field */
+        if (*p == '/' || *p == ',' || *p == '"' || *p == ' ')
+            *p = '_';
+}
+
+static int pb_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pb_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* 1 empty, 0 not empty, -1 not a readable directory. */
+static int pb_dir_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int empty = 1;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            empty = 0;
+    closedir(d);
+    return empty;
+}
+
+/* The nearest existing ancestor of path must be a writable directory. */
+static int pb_parent_writable(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (;;) {
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return access(".", W_OK | X_OK) == 0;
+        if (slash == buf) {
+            buf[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        struct stat st;
+        if (stat(buf, &st) == 0)
+            return S_ISDIR(st.st_mode) && access(buf, W_OK | X_OK) == 0;
+        if (slash == buf)
+            return 0;
+    }
+}
+
+int pb_run_check(const char *out, bool join, char *err, size_t errlen)
+{
+    if (!out)
+        return 0;
+    const char *opt = join ? "--run-dir" : "--out";
+    if (out[0] == '\0')
+        return pb_fail(err, errlen, "%s: '%s' is empty: accepted a directory path", opt, out);
+    struct stat st;
+    if (stat(out, &st) != 0) {
+        if (join)
+            return pb_fail(err, errlen, "--run-dir: '%s' %s: accepted an existing run directory", out, "does not exist");
+        if (!pb_parent_writable(out))
+            return pb_fail(err, errlen, "--out: '%s' %s: accepted a new or empty directory in a writable place", out,
+                           "cannot be created");
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return pb_fail(err, errlen, "%s: '%s' %s", opt, out, "is not a directory");
+    if (access(out, W_OK | X_OK) != 0)
+        return pb_fail(err, errlen, "%s: '%s' %s", opt, out, "is not writable");
+    if (!join && pb_dir_empty(out) != 1)
+        return pb_fail(err, errlen, "--out: '%s' %s: accepted a new or empty directory (results are never overwritten)",
+                       out, "is not empty");
+    return 0;
+}
+
+static int pb_mkdirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void pb_basename(const char *path, char *out, size_t len)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t start = n;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    snprintf(out, len, "%.*s", (int)(n - start), path + start);
+}
+
+/* results/<host>/<stamp>[-N]: mkdir without EEXIST tolerance claims the name atomically. */
+static int pb_new_stamped(pb_run *run)
+{
+    char base[512];
+    snprintf(base, sizeof base, "results/%s", run->host);
+    if (pb_mkdirs(base) != 0)
+        return -1;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    for (int i = 0; i < 100; i++) {
+        if (i == 0)
+            snprintf(run->dir, sizeof run->dir, "%s/%s", base, stamp);
+        else
+            snprintf(run->dir, sizeof run->dir, "%s/%s-%d", base, stamp, i);
+        if (mkdir(run->dir, 0777) == 0) {
+            char latest[4096];
+            snprintf(latest, sizeof latest, "%s/latest", base);
+            unlink(latest);
+            pb_basename(run->dir, stamp, sizeof stamp);
+            if (symlink(stamp, latest) != 0) { /* not fatal: latest is a convenience */
+            }
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+int pb_run_prepare(pb_run *run, const char *out, bool join, char *err, size_t errlen)
+{
+    memset(run, 0, sizeof *run);
+    pb_hostname(run->host, sizeof run->host);
+    if (pb_run_check(out, join, err, errlen) != 0)
+        return -1;
+    if (!out) {
+        if (pb_new_stamped(run) != 0)
+            return pb_fail(err, errlen, "cannot create a run directory under %s: %s", "results/", strerror(errno));
+    } else {
+        snprintf(run->dir, sizeof run->dir, "%s", out);
+        if (!join && pb_mkdirs(out) != 0)
+            return pb_fail(err, errlen, "--out: cannot create '%s': %s", out, strerror(errno));
+    }
+    char base[256];
+    pb_basename(run->dir, base, sizeof base);
+    if (out)
+        snprintf(run->run_id, sizeof run->run_id, "%s", base);
+    else
+        snprintf(run->run_id, sizeof run->run_id, "%s-%s", run->host, base);
+    return 0;
+}
