@@ -95,11 +95,11 @@ $(TESTBIN): $(call obj,$(TEST_SRC)) $(LIBS_A) $(BINS)
 # Tests find the harnesses through POOLBENCH_BIN (the CLI tests run them as a user would).
 test: deps
 	@$(MAKE) --no-print-directory $(TESTBIN)
-	POOLBENCH_BIN=$(BUILD)/bin $(TESTBIN) -j2 --verbose=0
+	POOLBENCH_BIN=$(BUILD)/bin $(TESTBIN) -j2
 
 asan-test: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" build-asan/bin/poolbench_tests
-	ASAN_OPTIONS=detect_leaks=1 POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2 --verbose=0
+	ASAN_OPTIONS=detect_leaks=1 POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2
 
 build-tsan/bin/%: tests/%.c
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" build-tsan/libpool.a build-tsan/libkernels.a
