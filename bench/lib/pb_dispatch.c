@@ -1,0 +1,158 @@
+#include "pb_dispatch.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "pb_time.h"
+
+const char *const pb_dispatch_kind_names[PB_DISPATCH_KINDS + 1] = {
+    [POOL_SPIN] = "spin", [POOL_CONDVAR] = "condvar", [POOL_HYBRID] = "hybrid",
+    [POOL_SPAWN] = "spawn", [PB_DISPATCH_OMP] = "omp", [PB_DISPATCH_KINDS] = NULL,
+};
+
+/* What one dispatch runs and on what: a pool, or an OpenMP team of `threads`. */
+typedef struct pb_dispatcher {
+    pool *p; /* NULL for omp */
+    cpu_set_t saved; /* omp: the caller's mask before pinning the team */
+    int threads;
+    uint64_t job_ns;
+} pb_dispatcher;
+
+static void pb_job_empty(void *ctx, int id, int n)
+{
+    (void)ctx;
+    (void)id;
+    (void)n;
+}
+
+static void pb_job_busy(void *ctx, int id, int n)
+{
+    (void)id;
+    (void)n;
+    pb_spin_ns(*(const uint64_t *)ctx);
+}
+
+static void pb_dispatch_once(pb_dispatcher *d)
+{
+    if (d->p) {
+        pool_run(d->p, d->job_ns ? pb_job_busy : pb_job_empty, &d->job_ns);
+        return;
+    }
+    uint64_t job_ns = d->job_ns;
+#pragma omp parallel num_threads(d->threads)
+    {
+        if (job_ns)
+            pb_spin_ns(job_ns);
+    }
+}
+
+/* Busy-waits gap_ns and returns the time it really took (the clock reads bracket it). */
+static uint64_t pb_gap(uint64_t gap_ns)
+{
+    if (gap_ns == 0)
+        return 0;
+    uint64_t g0 = pb_now_ns(), g1;
+    do
+        g1 = pb_now_ns();
+    while (g1 - g0 < gap_ns);
+    return g1 - g0;
+}
+
+/* Mean cost of one dispatch over k back-to-back dispatches, the caller's gap work subtracted. */
+static double pb_batch(pb_dispatcher *d, long k, uint64_t gap_ns)
+{
+    uint64_t gap_total = 0;
+    uint64_t t0 = pb_now_ns();
+    for (long i = 0; i < k; i++) {
+        pb_dispatch_once(d);
+        gap_total += pb_gap(gap_ns);
+    }
+    uint64_t t1 = pb_now_ns();
+    return (double)(t1 - t0 - gap_total) / (double)k;
+}
+
+/* Pins each thread of an OpenMP team of `threads` to its cpu (cpus != NULL) or back to *restore; libgomp
+ * keeps its threads, so the pinning holds for the measurement's later regions of the same size. */
+static void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
+{
+#pragma omp parallel num_threads(threads)
+    {
+        cpu_set_t set = *restore;
+        if (cpus) {
+            CPU_ZERO(&set);
+            CPU_SET(cpus[omp_get_thread_num()], &set);
+        }
+        sched_setaffinity(0, sizeof set, &set);
+    }
+}
+
+static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_point *pt)
+{
+    *d = (pb_dispatcher){ .p = NULL, .threads = pt->threads, .job_ns = pt->job_ns };
+    if (pt->kind == PB_DISPATCH_OMP) {
+        sched_getaffinity(0, sizeof d->saved, &d->saved);
+        pb_omp_pin(pt->threads, pt->cpus, &d->saved);
+        return 0;
+    }
+    pool_config cfg = pool_config_default();
+    cfg.threads = pt->threads;
+    cfg.policy = (pool_policy)pt->kind;
+    cfg.spin_us = pt->spin_us;
+    cfg.cpus = pt->cpus;
+    d->p = pool_create(&cfg);
+    return d->p ? 0 : -1;
+}
+
+static void pb_dispatcher_close(pb_dispatcher *d, const pb_dispatch_point *pt)
+{
+    if (d->p)
+        pool_destroy(d->p);
+    else
+        pb_omp_pin(pt->threads, NULL, &d->saved);
+}
+
+static long pb_clamp_long(double v, long lo, long hi)
+{
+    return v < (double)lo ? lo : v > (double)hi ? hi : (long)v;
+}
+
+int pb_dispatch_measure(const pb_dispatch_point *pt, pb_dispatch_result *out)
+{
+    pb_dispatcher d;
+    if (pb_dispatcher_open(&d, pt) != 0)
+        return -1;
+    uint64_t gap_ns = (uint64_t)pt->gap_us * 1000u;
+    /* Warm-up: wakes the threads, sizes the batch so one lasts about batch_ms. */
+    pb_batch(&d, 20, gap_ns);
+    double est = pb_batch(&d, 20, gap_ns);
+    long k = pb_clamp_long(pt->batch_ms * 1e6 / (est + (double)gap_ns + 1.0), 5, 200000);
+    int reps = pt->reps > 0 ? pt->reps : 1;
+    double *means = malloc((size_t)reps * sizeof *means);
+    long ns = pb_clamp_long((double)k, 200, 5000);
+    double *samples = malloc((size_t)ns * sizeof *samples);
+    if (!means || !samples) {
+        free(means);
+        free(samples);
+        pb_dispatcher_close(&d, pt);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int r = 0; r < reps; r++)
+        means[r] = pb_batch(&d, k, gap_ns);
+    for (long i = 0; i < ns; i++) {
+        pb_gap(gap_ns);
+        uint64_t t0 = pb_now_ns();
+        pb_dispatch_once(&d);
+        samples[i] = (double)(pb_now_ns() - t0);
+    }
+    pb_dispatcher_close(&d, pt);
+    out->batches = pb_summarize(means, (size_t)reps);
+    out->batch_mean_ns = out->batches.median;
+    out->samples = pb_summarize(samples, (size_t)ns);
+    out->k = k;
+    free(means);
+    free(samples);
+    return 0;
+}
