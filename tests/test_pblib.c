@@ -135,7 +135,9 @@ Test(run, out_must_be_new_or_empty)
     snprintf(sub, sizeof sub, "%s/missing", dir);
     cr_assert_eq(pb_run_check(sub, true, err, sizeof err), -1);
     cr_assert(strstr(err, "--run-dir"), "%s", err);
-    cr_assert_eq(pb_run_check("/proc/poolbench/x", false, err, sizeof err), -1, "an unwritable place");
+    snprintf(sub, sizeof sub, "%s/under", file);
+    cr_assert_eq(pb_run_check(sub, false, err, sizeof err), -1, "a path under a file cannot be created");
+    cr_assert(strstr(err, "cannot be created"), "%s", err);
 }
 
 Test(run, default_is_a_new_stamped_directory_with_latest)
