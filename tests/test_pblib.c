@@ -116,7 +116,7 @@ Test(csv, fields_are_quoted_when_needed)
 Test(run, out_must_be_new_or_empty)
 {
     char *dir = tmpdir();
-    char err[512], sub[160];
+    char err[512], sub[300];
     pb_run r;
     snprintf(sub, sizeof sub, "%s/new/deeper", dir);
     cr_assert_eq(pb_run_prepare(&r, sub, false, err, sizeof err), 0, "%s", err);
