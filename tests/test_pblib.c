@@ -116,7 +116,7 @@ Test(csv, fields_are_quoted_when_needed)
 Test(run, out_must_be_new_or_empty)
 {
     char *dir = tmpdir();
-    char err[512], sub[300];
+    char err[512], sub[128], under[300];
     pb_run r;
     snprintf(sub, sizeof sub, "%s/new/deeper", dir);
     cr_assert_eq(pb_run_prepare(&r, sub, false, err, sizeof err), 0, "%s", err);
@@ -135,8 +135,8 @@ Test(run, out_must_be_new_or_empty)
     snprintf(sub, sizeof sub, "%s/missing", dir);
     cr_assert_eq(pb_run_check(sub, true, err, sizeof err), -1);
     cr_assert(strstr(err, "--run-dir"), "%s", err);
-    snprintf(sub, sizeof sub, "%s/under", file);
-    cr_assert_eq(pb_run_check(sub, false, err, sizeof err), -1, "a path under a file cannot be created");
+    snprintf(under, sizeof under, "%s/under", file);
+    cr_assert_eq(pb_run_check(under, false, err, sizeof err), -1, "a path under a file cannot be created");
     cr_assert(strstr(err, "cannot be created"), "%s", err);
 }
 
