@@ -74,6 +74,9 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# Machine identity records the flags this build used (machine.csv and the context header).
+$(BUILD)/obj/bench/lib/pb_machine.o: CPPFLAGS += -DPB_CFLAGS='"$(strip $(CFLAGS))"'
+
 $(LIBPOOL): $(call obj,$(POOL_SRC))
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^

@@ -1,0 +1,85 @@
+/* pb_machine.h — the machine a run measured: identity (libcpuid), topology (hwloc, via pb_topo), the OS and
+ * the build. Probing fills a pb_machine; writing machine.csv and printing the context header (Google
+ * Benchmark style, with loud warnings) only format it.
+ *
+ *   pb_machine m;
+ *   if (pb_machine_probe(&m, topo, err, sizeof err) != 0) ...   // libcpuid + hwloc + uname + /sys + load
+ *   pb_machine_print_header(&m, stdout);                         // above the harness's table
+ *   pb_machine_write_csv(&m, run.dir, run.run_id, err, sizeof err);
+ *
+ * Identity can also come from a raw CPUID dump (pb_machine_cpuid, for tests of machines we do not have). */
+#ifndef PB_MACHINE_H
+#define PB_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pb_topo.h"
+
+#define PB_SCHEMA_VERSION 1 /* of every CSV poolbench writes; bump when a column changes meaning */
+
+typedef struct pb_machine_kind {
+    char purpose[16];   /* libcpuid: "performance", "efficiency" or "general" */
+    char core_type[32]; /* hwloc's CoreType ("IntelCore"), "" when unknown */
+    int cores, pus;     /* hwloc's counts when a topology was merged, libcpuid's otherwise */
+    int max_mhz;        /* hwloc's FrequencyMaxMHz, 0 when unknown */
+    int l1d_kb, l2_kb, l3_kb; /* libcpuid, per core type; -1 when undetermined */
+} pb_machine_kind;
+
+typedef struct pb_machine {
+    int schema;
+    char host[64];
+    /* libcpuid */
+    char vendor[16], brand[64], codename[64];
+    int ext_family, ext_model, stepping;
+    int nkinds;
+    pb_machine_kind kind[PB_MAX_KINDS]; /* fastest first: performance, general, efficiency */
+    bool hypervisor;                    /* CPUID's hypervisor bit */
+    char hypervisor_name[32];           /* its CPUID signature ("KVMKVMKVM", "bhyve bhyve"), or libcpuid's guess */
+    /* hwloc */
+    int cores, pus, nnuma;
+    uint64_t memory; /* bytes, over all NUMA nodes */
+    int ncaches;
+    pb_topo_cache cache[PB_MAX_CACHE_LEVELS];
+    /* the instruction sets the kernels choose from (__builtin_cpu_supports; libcpuid misses AVX-512 on AMD) */
+    char isa[96];
+    /* OS, build, and the state of the machine at start */
+    char kernel[200];   /* uname: sysname release machine */
+    char compiler[64];  /* "gcc 12.2.0" */
+    char cflags[256];   /* the Makefile's PB_CFLAGS, "unknown" without */
+    char thp[16];       /* transparent hugepages mode ("madvise"), "unavailable" */
+    char governor[32];  /* cpufreq scaling_governor of the first cpu, "" when unreadable */
+    double load[3];     /* load average over 1, 5, 15 minutes; -1 when unavailable */
+    char git[48];       /* short revision, "unknown" without git */
+} pb_machine;
+
+/* Everything about the live machine: pb_machine_cpuid(NULL), pb_machine_merge_topo, pb_machine_os.
+ * 0, or -1 with the reason in err (libcpuid failed: the rest is still filled). */
+int pb_machine_probe(pb_machine *m, const pb_topo *t, char *err, size_t errlen);
+
+/* Zeroes m, then fills the identity from libcpuid: from a raw CPUID dump file (cpuid_serialize_all_raw_data
+ * format), or from the live machine when dump is NULL (the calling thread's affinity is restored after
+ * libcpuid has pinned it to every cpu in turn). 0, or -1 with the reason in err. */
+int pb_machine_cpuid(pb_machine *m, const char *dump, char *err, size_t errlen);
+
+/* Cores, PUs, caches and NUMA from hwloc. When hwloc sees as many kinds as libcpuid, its counts replace
+ * libcpuid's (which are unreliable under a hypervisor); otherwise hwloc's kinds replace libcpuid's. */
+void pb_machine_merge_topo(pb_machine *m, const pb_topo *t);
+
+/* Host, ISA, kernel, compiler and flags, THP, governor of OS cpu first_cpu, load average, git revision. */
+void pb_machine_os(pb_machine *m, int first_cpu);
+
+/* Why the numbers may be off, one line each without newline (the header prints them as WARNINGs): load
+ * above 0.5 per cpu, a hypervisor, a governor other than performance. Returns how many (at most max). */
+int pb_machine_warnings(const pb_machine *m, char (*lines)[192], int max);
+
+/* The context header: identity, kinds, caches, memory, OS, build, load, then the warnings. */
+void pb_machine_print_header(const pb_machine *m, FILE *f);
+
+/* DIR/machine.csv as key,value rows (run_id first when given). 0 written; 1 when the run directory already
+ * holds one (harnesses joining a run share it); -1 with the reason in err. */
+int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen);
+
+#endif
