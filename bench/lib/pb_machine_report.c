@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1310720 -> "1.25 MiB", 49152 -> "48 KiB". */
+/* 1310720 -> "1.25 MiB", 49152 -> "48 KiB", 1065353216 -> "1016 MiB". */
 static void fmt_bytes(uint64_t b, char *buf, size_t len)
 {
     static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
@@ -18,7 +18,7 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len)
         v /= 1024;
         u++;
     }
-    snprintf(buf, len, "%.3g %s", v, unit[u]);
+    snprintf(buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, unit[u]);
 }
 
 int pb_machine_warnings(const pb_machine *m, char (*lines)[192], int max)
@@ -65,7 +65,10 @@ static void print_caches(const pb_machine *m, FILE *f)
             if (c->bytes[k] == 0)
                 continue;
             fmt_bytes(c->bytes[k], size, sizeof size);
-            fprintf(f, "%s%s per %d PU%s", k ? ", " : "", size, c->shared_by[k], c->shared_by[k] == 1 ? "" : "s");
+            if (c->shared_by[k] == 1)
+                fprintf(f, "%s%s per PU", k ? ", " : "", size);
+            else
+                fprintf(f, "%s%s per %d PUs", k ? ", " : "", size, c->shared_by[k]);
             if (m->nkinds > 1)
                 fprintf(f, " (%s)", m->kind[k].purpose);
         }

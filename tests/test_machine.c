@@ -1,0 +1,244 @@
+/* Machine identity: libcpuid on raw CPUID dumps of machines we do not have (the .raw files in tests/data), merged with
+ * hwloc fixtures; the context header's warnings; machine.csv; the live probe restoring the thread's affinity. */
+#include <criterion/criterion.h>
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_machine.h"
+
+static void from_dump(pb_machine *m, const char *file)
+{
+    char path[256], err[256] = "";
+    snprintf(path, sizeof path, "tests/data/%s", file);
+    cr_assert_eq(pb_machine_cpuid(m, path, err, sizeof err), 0, "%s: %s", path, err);
+}
+
+static pb_topo *load(const char *file)
+{
+    char path[256], err[256] = "";
+    snprintf(path, sizeof path, "tests/data/%s", file);
+    pb_topo *t = pb_topo_load(path, err, sizeof err);
+    cr_assert(t, "%s: %s", path, err);
+    return t;
+}
+
+/* The header as a string (caller frees). */
+static char *header(const pb_machine *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert(f);
+    pb_machine_print_header(m, f);
+    fclose(f);
+    return buf;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+Test(machine, alder_lake_dump_has_performance_and_efficiency_types)
+{
+    pb_machine m;
+    from_dump(&m, "alder-lake-i9-12900k.raw");
+    cr_expect_str_eq(m.vendor, "GenuineIntel");
+    cr_expect(strstr(m.brand, "i9-12900K"), "brand '%s'", m.brand);
+    cr_expect_eq(m.ext_family, 6);
+    cr_expect_eq(m.ext_model, 151);
+    cr_expect(!m.hypervisor);
+    cr_assert_eq(m.nkinds, 2);
+    cr_expect_str_eq(m.kind[0].purpose, "performance");
+    cr_expect_eq(m.kind[0].cores, 8);
+    cr_expect_eq(m.kind[0].pus, 16);
+    cr_expect_eq(m.kind[0].l1d_kb, 48);
+    cr_expect_eq(m.kind[0].l2_kb, 1280);
+    cr_expect_str_eq(m.kind[1].purpose, "efficiency");
+    cr_expect_eq(m.kind[1].cores, 8);
+    cr_expect_eq(m.kind[1].pus, 8);
+    cr_expect_eq(m.kind[1].l2_kb, 2048);
+    cr_expect_eq(m.schema, PB_SCHEMA_VERSION);
+}
+
+Test(machine, epyc_dump_is_amd_family_25_under_a_hypervisor)
+{
+    pb_machine m;
+    from_dump(&m, "kvm-epyc-zen4-2c.raw");
+    cr_expect_str_eq(m.vendor, "AuthenticAMD");
+    cr_expect_eq(m.ext_family, 25);
+    cr_expect_eq(m.ext_model, 17);
+    cr_expect(m.hypervisor);
+    cr_expect_str_neq(m.hypervisor_name, "none");
+    cr_assert_eq(m.nkinds, 1);
+    cr_expect_str_eq(m.kind[0].purpose, "general");
+}
+
+Test(machine, bad_dump_is_an_error)
+{
+    pb_machine m;
+    char err[256] = "";
+    cr_expect_eq(pb_machine_cpuid(&m, "tests/data/no-such.raw", err, sizeof err), -1);
+    cr_expect(strstr(err, "no-such.raw"), "%s", err);
+}
+
+Test(machine, merge_takes_hwloc_counts_and_caches)
+{
+    pb_machine m;
+    from_dump(&m, "alder-lake-i9-12900k.raw");
+    pb_topo *t = load("hybrid-4p4e-caches.xml");
+    pb_machine_merge_topo(&m, t);
+    cr_assert_eq(m.nkinds, 2);
+    cr_expect_str_eq(m.kind[0].purpose, "performance");
+    cr_expect_str_eq(m.kind[0].core_type, "IntelCore");
+    cr_expect_eq(m.kind[0].cores, 4);
+    cr_expect_eq(m.kind[0].pus, 8);
+    cr_expect_eq(m.kind[0].max_mhz, 5200);
+    cr_expect_eq(m.kind[0].l2_kb, 1280); /* libcpuid's per-type cache survives */
+    cr_expect_str_eq(m.kind[1].core_type, "IntelAtom");
+    cr_expect_eq(m.kind[1].pus, 4);
+    cr_expect_eq(m.cores, 8);
+    cr_expect_eq(m.pus, 12);
+    cr_expect_eq(m.memory, 16ull << 30);
+    cr_assert_eq(m.ncaches, 3);
+    cr_expect_eq(m.cache[1].bytes[0], 1310720u);
+    char *h = header(&m);
+    cr_expect(strstr(h, "family 6, model 151"), "%s", h);
+    cr_expect(strstr(h, "performance: 4 cores, 8 PUs, IntelCore, max 5200 MHz"), "%s", h);
+    cr_expect(strstr(h, "L2  1.25 MiB per 2 PUs (performance), 2 MiB per 4 PUs (efficiency); 5 in all, 7 MiB"), "%s",
+              h);
+    cr_expect(strstr(h, "L3  30 MiB per 12 PUs"), "%s", h);
+    free(h);
+    pb_topo_free(t);
+}
+
+Test(machine, merge_with_other_kinds_names_purpose_by_rank)
+{
+    pb_machine m;
+    from_dump(&m, "kvm-epyc-zen4-2c.raw"); /* one libcpuid type, two hwloc kinds */
+    pb_topo *t = load("apple-6p4e.xml");
+    pb_machine_merge_topo(&m, t);
+    cr_assert_eq(m.nkinds, 2);
+    cr_expect_str_eq(m.kind[0].purpose, "performance");
+    cr_expect_eq(m.kind[0].cores, 6);
+    cr_expect_str_eq(m.kind[1].purpose, "efficiency");
+    cr_expect_eq(m.kind[1].cores, 4);
+    cr_expect_eq(m.kind[1].l2_kb, -1);
+    pb_topo_free(t);
+}
+
+static pb_machine quiet_machine(void)
+{
+    pb_machine m = { .schema = PB_SCHEMA_VERSION, .pus = 2, .load = { 0.2, 0.1, 0.1 } };
+    snprintf(m.governor, sizeof m.governor, "performance");
+    snprintf(m.hypervisor_name, sizeof m.hypervisor_name, "none");
+    return m;
+}
+
+Test(machine, warnings)
+{
+    char lines[8][192];
+    pb_machine m = quiet_machine();
+    cr_expect_eq(pb_machine_warnings(&m, lines, 8), 0);
+    m.load[0] = 1.0; /* exactly 0.5 per cpu: not above */
+    cr_expect_eq(pb_machine_warnings(&m, lines, 8), 0);
+    m.load[0] = 1.2;
+    cr_assert_eq(pb_machine_warnings(&m, lines, 8), 1);
+    cr_expect(strstr(lines[0], "load average 1.20 is above 0.5 per cpu (2 cpus)"), "%s", lines[0]);
+    m.hypervisor = true;
+    snprintf(m.hypervisor_name, sizeof m.hypervisor_name, "KVMKVMKVM");
+    snprintf(m.governor, sizeof m.governor, "powersave");
+    char *h = header(&m);
+    cr_expect_eq(count(h, "***WARNING***"), 3, "%s", h);
+    cr_expect(strstr(h, "***WARNING*** running under a hypervisor (KVMKVMKVM)"), "%s", h);
+    cr_expect(strstr(h, "governor is 'powersave', not 'performance'"), "%s", h);
+    free(h);
+    /* An unreadable governor is said, not warned about. */
+    m = quiet_machine();
+    m.governor[0] = '\0';
+    h = header(&m);
+    cr_expect_eq(count(h, "WARNING"), 0, "%s", h);
+    cr_expect(strstr(h, "governor    unreadable"), "%s", h);
+    free(h);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    static char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+Test(machine, csv)
+{
+    char dir[] = "/tmp/pb_machine_XXXXXX", path[64], err[256] = "";
+    cr_assert(mkdtemp(dir));
+    pb_machine m;
+    from_dump(&m, "kvm-epyc-zen4-2c.raw");
+    pb_topo *t = load("kvm-epyc-2c.xml");
+    pb_machine_merge_topo(&m, t);
+    snprintf(m.cflags, sizeof m.cflags, "-O1 -fsanitize=address,undefined");
+    cr_assert_eq(pb_machine_write_csv(&m, dir, "run-1", err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/machine.csv", dir);
+    const char *csv = slurp(path);
+    cr_expect(strncmp(csv, "key,value\nrun_id,run-1\n", 23) == 0, "%s", csv);
+    cr_expect(strstr(csv, "\nvendor,AuthenticAMD\n"), "%s", csv);
+    cr_expect(strstr(csv, "\next_family,25\n"), "%s", csv);
+    cr_expect(strstr(csv, "\nschema_version,1\n"), "%s", csv);
+    cr_expect(strstr(csv, "\nkind0_pus,2\n"), "%s", csv);
+    cr_expect(strstr(csv, "\ncflags,\"-O1 -fsanitize=address,undefined\"\n"), "%s", csv);
+    /* A harness joining the run finds it written already. */
+    cr_expect_eq(pb_machine_write_csv(&m, dir, "run-1", err, sizeof err), 1);
+    unlink(path);
+    rmdir(dir);
+    pb_topo_free(t);
+}
+
+Test(machine, os_facts_and_git_without_git)
+{
+    pb_machine m = quiet_machine();
+    setenv("PATH", "/nonexistent", 1); /* a fresh machine has no git */
+    pb_machine_os(&m, 0);
+    cr_expect_str_eq(m.git, "unknown");
+    cr_expect(strncmp(m.compiler, "gcc ", 4) == 0 || strncmp(m.compiler, "clang ", 6) == 0, "%s", m.compiler);
+    cr_expect(strstr(m.cflags, "-std=c11"), "the Makefile passes PB_CFLAGS: got '%s'", m.cflags);
+    cr_expect(m.thp[0]);
+    cr_expect(m.kernel[0]);
+    cr_expect(m.isa[0]);
+}
+
+/* libcpuid pins the calling thread to every cpu in turn; the probe must give back the mask it found. */
+Test(machine, live_probe_restores_affinity)
+{
+    cpu_set_t before, after, one;
+    cr_assert_eq(sched_getaffinity(0, sizeof before, &before), 0);
+    int first = -1;
+    for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+        if (CPU_ISSET(c, &before))
+            first = c;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    char err[256] = "";
+    pb_topo *t = pb_topo_load(NULL, err, sizeof err);
+    cr_assert(t, "%s", err);
+    pb_machine m;
+    cr_expect_eq(pb_machine_probe(&m, t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sched_getaffinity(0, sizeof after, &after), 0);
+    cr_expect(CPU_EQUAL(&after, &one), "affinity changed from cpu %d only to %d cpus", first, CPU_COUNT(&after));
+    cr_expect_gt(m.pus, 0);
+    cr_expect_gt(m.nkinds, 0);
+    cr_expect(m.vendor[0]);
+    pb_topo_free(t);
+}
