@@ -216,7 +216,7 @@ static void git_revision(char *buf, size_t len)
     FILE *p = popen("git rev-parse --short HEAD 2>/dev/null", "r");
     if (!p)
         return;
-    char line[64] = "";
+    char line[41] = ""; /* a full SHA-1 at most; --short gives 7 to 12 */
     bool got = fgets(line, sizeof line, p) != NULL;
     int status = pclose(p);
     line[strcspn(line, "\n")] = '\0';
