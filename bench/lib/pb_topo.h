@@ -10,9 +10,10 @@
  *   physical     the first PU of each core
  *   p            the PUs of the highest-performance cpukind (with one kind: every PU)
  *   e            the PUs of the lowest-performance kind (with one kind: empty, which is an error)
- *   p+e          both
+ *   p+e          both (a middle kind, where there are three, is in neither)
  *   numa:N       the PUs of NUMA node N (OS index)
  *   0-3,8        an explicit list of OS cpu ids; a cpu that does not exist is an error naming it
+ * Every set holds only the PUs this process may run on (its affinity at load time).
  * Placement of n threads in a set: one thread per physical core first (P-cores before E-cores, each kind in
  * logical order), SMT siblings after every core has one; the caller of a pool takes placement[0].
  * Errors are one line in the caller's buffer; harnesses turn them into exit status 2. */
