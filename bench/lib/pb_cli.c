@@ -446,6 +446,8 @@ static int parse_option(const pb_cli *cli, int argc, char **argv, int *i, bool *
     size_t n = eq ? (size_t)(eq - name) : strlen(name);
     char why[PB_ERR_MAX];
     int k = find_opt(cli->opts, name, n);
+    if (k < 0 && n == 4 && strncmp(name, "help", 4) == 0)
+        return fail(err, len, "%s: --help takes no value (got '%s')", prog, arg);
     if (k < 0)
         return fail(err, len, "%s: unknown option '--%.*s' (see %s --help)", prog, (int)n, name, prog);
     const pb_opt *o = &cli->opts[k];
