@@ -162,8 +162,8 @@ static int list_element(const pb_opt *o, const char *p, const char **next, pb_li
         return reject(o, list_hint, why, len, "'%.*s' is a descending range", elen, p);
     if ((unsigned long)(b - a) >= (unsigned long)(PB_LIST_MAX - out->n))
         return reject(o, list_hint, why, len, "more than %d values in '%.*s'", PB_LIST_MAX, elen, p);
-    for (long v = a; v <= b; v++)
-        out->v[out->n++] = v;
+    for (long k = 0; k <= b - a; k++) /* by offset: v <= b would overflow when b is LONG_MAX */
+        out->v[out->n++] = a + k;
     return 0;
 }
 
@@ -334,7 +334,7 @@ static int choice_elem(const pb_opt *o, const char *p, const char **next, void *
     if (c >= 0)
         return add_choice(o, out, c, why, len);
     if (n != 3 || strncmp(p, "all", 3) != 0)
-        return reject(o, choices_hint, why, len, "'%.*s' is not accepted", (int)n, p);
+        return reject(o, choices_hint, why, len, "'%.*s' is unknown", (int)n, p);
     for (int i = 0; o->choices && o->choices[i]; i++)
         if (add_choice(o, out, i, why, len) < 0)
             return -1;
@@ -354,7 +354,7 @@ static int parse_choice(const pb_opt *o, const char *val, char *why, size_t len)
 {
     int c = find_choice(o, val, strlen(val));
     if (c < 0)
-        return reject(o, NULL, why, len, "'%s' is not accepted", val);
+        return reject(o, NULL, why, len, "'%s' is unknown", val);
     *(long *)o->dest = c;
     return 0;
 }
