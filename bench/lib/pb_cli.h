@@ -14,7 +14,20 @@
  * Lists are "1,2,4", ranges "1-8", or both ("1-3,8"); a range's ends are inclusive and ascending.
  * Values come from "--name VALUE" or "--name=VALUE". An option's environment variable (POOLBENCH_<NAME>,
  * upper-case, '-' as '_', unless .env names another) is read first; the command line wins over it.
- * A bare "--" ends the options: pb_cli_parse returns the index of the first argument after the options. */
+ * A bare "--" ends the options: pb_cli_parse returns the index of the first argument after the options.
+ *
+ * Details the table relies on:
+ *  - A repeated option: the last one wins. A flag takes no value ("--quick=1" is an error); "-h" = "--help".
+ *  - With .positional, options end at "--" or at the first argument not starting with '-' ("-" alone is an
+ *    argument); without it, any argument left over is an error.
+ *  - A value may not be empty; "--name VALUE" does not take a VALUE that starts with "--" (missing value).
+ *  - An empty environment variable counts as unset; a flag's variable takes 1/0, yes/no, true/false, on/off.
+ *    An option given on the command line ignores its variable, even a bad one.
+ *  - min == max == 0: no bound (INT: any long; LIST: 0..LONG_MAX). dmin == dmax == 0: no upper bound and no
+ *    lower bound unless dmin_open (then > 0). NaN and infinities are never accepted.
+ *  - List elements are non-negative integers (a '-' separates a range's ends); at most PB_LIST_MAX values.
+ *  - CHOICES: "all" is every choice in table order; a name given twice is an error.
+ *  - A rejected value leaves dest unchanged. */
 #ifndef PB_CLI_H
 #define PB_CLI_H
 
