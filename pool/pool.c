@@ -59,10 +59,11 @@ struct pool {
     pool_fn fn;
     void *ctx;
     bool stop;
+    unsigned done_target; /* caller only: the value of done once the current job is finished */
 
     /* Contended counters, each on its own cache line so one's traffic does not evict the others. */
     alignas(POOL_CACHE_LINE) atomic_uint gen;      /* bumped once per job: the publish */
-    alignas(POOL_CACHE_LINE) atomic_uint done;     /* workers (not the caller) finished this job */
+    alignas(POOL_CACHE_LINE) atomic_uint done;     /* jobs finished by workers (not the caller), all jobs summed */
     alignas(POOL_CACHE_LINE) atomic_size_t next_row; /* pool_rows dynamic claims */
     alignas(POOL_CACHE_LINE) pool_sleepq work_q;   /* workers asleep waiting for a new generation */
     alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the caller asleep waiting for completion */
@@ -181,10 +182,12 @@ static void *pool_worker_main(void *arg)
         if (p->stop)
             break;
         p->fn(p->ctx, w->id, p->n);
-        unsigned done = atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1;
         /* seq_cst RMW: releases this worker's writes in fn to the caller's acquire of done, and is the
          * publisher half of the sleep handshake when the caller sleeps. */
-        if (done == (unsigned)p->n - 1)
+        unsigned done = atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1;
+        /* Generation g is the g-th job, so the last worker of job g brings done to g * (n - 1) (mod 2^32,
+         * like the caller's target): only that one wakes a sleeping caller. */
+        if (done == seen * ((unsigned)p->n - 1))
             pool_wake(&p->done_q);
     }
     return NULL;
@@ -433,14 +436,15 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
         pool_run_spawn(p);
         return;
     }
-    /* relaxed: ordered before the workers' increments by the seq_cst RMW on gen below. */
-    atomic_store_explicit(&p->done, 0, memory_order_relaxed);
-    /* seq_cst RMW: releases the job descriptor (and done = 0) to the workers' acquire of gen, and is the
-     * publisher half of the sleep handshake. */
+    /* done is never reset: resetting it would take its cache line back from the workers before every
+     * publish. The caller waits for the running total instead (unsigned wrap-around keeps == exact). */
+    p->done_target += (unsigned)p->n - 1;
+    /* seq_cst RMW: releases the job descriptor to the workers' acquire of gen, and is the publisher half
+     * of the sleep handshake. */
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
     pool_wake(&p->work_q);
     fn(ctx, 0, p->n);
-    pool_wait(&p->done, (unsigned)p->n - 1, true, p->caller_budget_ns, &p->done_q);
+    pool_wait(&p->done, p->done_target, true, p->caller_budget_ns, &p->done_q);
 }
 
 void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)
@@ -491,7 +495,9 @@ void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)
         return;
     }
     pool_rows_job job = { .p = p, .fn = fn, .ctx = ctx, .rows = rows, .chunk = chunk < rows ? chunk : rows };
-    /* relaxed: published to the workers with the job by pool_run's seq_cst RMW on gen (or pthread_create). */
-    atomic_store_explicit(&p->next_row, 0, memory_order_relaxed);
+    /* relaxed: published to the workers with the job by pool_run's seq_cst RMW on gen (or pthread_create).
+     * Static splits never touch the counter, so they do not pay for moving its line. */
+    if (chunk != 0)
+        atomic_store_explicit(&p->next_row, 0, memory_order_relaxed);
     pool_run(p, chunk == 0 ? pool_rows_static : pool_rows_dynamic, &job);
 }
