@@ -81,11 +81,15 @@ int pb_procstat_parse(const char *text, size_t len, pb_procstat *out)
     return out->npresent > 0 ? out->npresent : -1;
 }
 
+/* No real interval is longer than this many ticks (89,000 years at 100 Hz): a larger step is a corrupt or
+ * reset counter, and capping it keeps a sum of all the columns from overflowing. */
+#define MAX_DELTA ((uint64_t)1 << 48)
+
 uint64_t pb_tick_delta(uint64_t prev, uint64_t cur)
 {
     const uint64_t wrap = (uint64_t)1 << 32;
     if (cur >= prev)
-        return cur - prev;
+        return cur - prev > MAX_DELTA ? 0 : cur - prev;
     /* A 32-bit counter that wrapped falls from near 2^32 to near 0; anything else going backwards is jitter
      * (iowait, NO_HZ idle) and counts as no time rather than a negative one. */
     if (prev < wrap && prev - cur > wrap / 2)

@@ -59,7 +59,8 @@ typedef struct pb_cpu_load {
  * not read: a mean over cpus is computed from the per-cpu lines. */
 int pb_procstat_parse(const char *text, size_t len, pb_procstat *out);
 
-/* The elapsed ticks of one counter: cur - prev, unwrapping a 32-bit wrap; 0 when it went backwards. */
+/* The elapsed ticks of one counter: cur - prev, unwrapping a 32-bit wrap; 0 when it went backwards, or
+ * forwards by more than 2^48 ticks (a corrupt counter, not time). */
 uint64_t pb_tick_delta(uint64_t prev, uint64_t cur);
 
 /* The load of one cpu between two readings. false when the interval holds no information (no tick elapsed). */

@@ -1,0 +1,101 @@
+/* The sampler thread on the live /proc/stat: it starts, samples at its interval, stops promptly, and keeps
+ * the cpus it was asked for. No figure is asserted beyond its range: the machine is shared. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pb_time.h"
+#include "pb_util.h"
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static void expect_in_range(double v, const char *what)
+{
+    cr_expect(v >= 0.0 && v <= 100.0, "%s = %f", what, v);
+}
+
+Test(util_sampler, every_cpu)
+{
+    char err[256];
+    pb_util_sampler *s = pb_util_sampler_start(20, NULL, 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    sleep_ms(150);
+    uint64_t t = pb_now_ns();
+    pb_util_result r;
+    cr_assert_eq(pb_util_sampler_stop(s, &r), 0);
+    cr_expect_lt(pb_now_ns() - t, 50 * 1000000ull, "stop waits for no interval");
+    cr_expect_eq(r.ncpu, (int)sysconf(_SC_NPROCESSORS_ONLN));
+    cr_expect_geq(r.wall_ms, 150.0);
+    /* 150 ms at 20 ms: about 7 readings per cpu (fewer if the machine held the thread up) */
+    cr_expect_geq(r.nsamples, (size_t)(2 * r.ncpu));
+    cr_expect_leq(r.nsamples, (size_t)(9 * r.ncpu));
+    for (size_t i = 0; i < r.nsamples; i++) {
+        const pb_util_sample *x = &r.samples[i];
+        expect_in_range(x->busy, "busy");
+        cr_expect_float_eq(x->busy, x->user + x->sys + x->steal, 1e-3);
+        if (i > 0)
+            cr_expect(x->t_ms > r.samples[i - 1].t_ms ||
+                      (x->t_ms == r.samples[i - 1].t_ms && x->cpu > r.samples[i - 1].cpu));
+    }
+    for (int i = 0; i < r.ncpu; i++) {
+        cr_expect_gt(r.cpu[i].nsamples, 0);
+        expect_in_range(r.cpu[i].mean.busy, "mean busy");
+        cr_expect_leq(r.cpu[i].mean.busy, r.cpu[i].max_busy + 1e-9);
+        if (i > 0)
+            cr_expect_gt(r.cpu[i].cpu, r.cpu[i - 1].cpu);
+    }
+    cr_expect_eq(r.all.cpu, -1);
+    expect_in_range(r.all.mean.busy, "all busy");
+    pb_util_result_free(&r);
+}
+
+Test(util_sampler, chosen_cpus_in_order)
+{
+    char err[256];
+    const int cpus[] = { 0, 1000 }; /* 1000: not on this machine, so never sampled */
+    pb_util_sampler *s = pb_util_sampler_start(10, cpus, 2, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    sleep_ms(60);
+    pb_util_result r;
+    cr_assert_eq(pb_util_sampler_stop(s, &r), 0);
+    cr_assert_eq(r.ncpu, 2);
+    cr_expect_eq(r.cpu[0].cpu, 0);
+    cr_expect_eq(r.cpu[1].cpu, 1000);
+    cr_expect_gt(r.cpu[0].nsamples, 0);
+    cr_expect_eq(r.cpu[1].nsamples, 0);
+    cr_expect(isnan(r.cpu[1].mean.busy) && isnan(r.cpu[1].max_busy));
+    for (size_t i = 0; i < r.nsamples; i++)
+        cr_expect_eq(r.samples[i].cpu, 0);
+    pb_util_result_free(&r);
+}
+
+Test(util_sampler, bad_arguments)
+{
+    char err[256];
+    const int neg[] = { -1 };
+    cr_expect_null(pb_util_sampler_start(9, NULL, 0, err, sizeof err));
+    cr_expect(strstr(err, "10..10000") != NULL, "%s", err);
+    cr_expect_null(pb_util_sampler_start(10001, NULL, 0, err, sizeof err));
+    cr_expect_null(pb_util_sampler_start(100, neg, 1, err, sizeof err));
+}
+
+/* A stop right after the start: no full interval, the short tail counts in the means but is no sample. */
+Test(util_sampler, immediate_stop)
+{
+    char err[256];
+    pb_util_sampler *s = pb_util_sampler_start(10000, NULL, 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    pb_util_result r;
+    uint64_t t = pb_now_ns();
+    cr_assert_eq(pb_util_sampler_stop(s, &r), 0);
+    cr_expect_lt(pb_now_ns() - t, 100 * 1000000ull, "stop does not wait out a 10 s interval");
+    cr_expect_eq(r.nsamples, 0);
+    pb_util_result_free(&r);
+}
