@@ -1,0 +1,238 @@
+/* bench_cpu_util as a user runs it ($POOLBENCH_BIN/bench_cpu_util): the command's exit status passes through,
+ * SIGINT/SIGTERM reach the command, a command that cannot run gives 127, bad options give 2 and write nothing. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 32
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* A fresh directory for one test's files; the run directory inside it does not exist yet. */
+static void scratch(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/pb_util_cli_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void cleanup(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* dir is mkdtemp's: no quote in it */
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* Starts bench_cpu_util with args (NULL-terminated); its stdout and stderr go to DIR/out.txt. */
+static pid_t start(const char *dir, const char *const *args)
+{
+    const char *bin = getenv("POOLBENCH_BIN");
+    char path[512], log[512];
+    snprintf(path, sizeof path, "%s/bench_cpu_util", bin ? bin : "build/bin");
+    snprintf(log, sizeof log, "%s/out.txt", dir);
+    char *argv[MAX_ARGS + 2];
+    int n = 0;
+    argv[n++] = path;
+    for (; args[n - 1] && n < MAX_ARGS; n++)
+        argv[n] = (char *)args[n - 1]; /* execv takes char *const[]; it does not write the strings */
+    argv[n] = NULL;
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execv(path, argv);
+        _exit(99);
+    }
+    return pid;
+}
+
+/* Waits at most timeout_ms; the exit code (128 + signal when killed), or -1 after a timeout (then killed). */
+static int finish(pid_t pid, long timeout_ms)
+{
+    int status;
+    for (long waited = 0; waited <= timeout_ms; waited += 10) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+}
+
+static int run(const char *dir, const char *const *args)
+{
+    return finish(start(dir, args), 20000);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    static char buf[1 << 16]; /* one test per process under Criterion */
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+Test(util_cli, exit_status_passes_through)
+{
+    char dir[64], out[96];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    cr_expect_eq(run(dir, (const char *[]){ "--interval-ms", "10", "--out", out, "--", "sh", "-c", "exit 3", NULL }),
+                 3);
+    char *csv = slurp(out, "cpu_util.csv");
+    cr_assert_not_null(csv, "cpu_util.csv written even when the command fails");
+    const char *header = "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct\n";
+    cr_expect(strncmp(csv, header, strlen(header)) == 0, "%s", csv);
+    char *log = slurp(dir, "out.txt");
+    cr_expect(strstr(log, "busy%") && strstr(log, "\nall "), "summary table: %s", log);
+    cleanup(dir);
+}
+
+Test(util_cli, success_and_options_without_dashes)
+{
+    char dir[64], out[96];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "true", NULL }), 0);
+    cr_expect(exists(out, "cpu_util.csv"));
+    cleanup(dir);
+}
+
+Test(util_cli, killed_by_a_signal)
+{
+    char dir[64], out[96];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "sh", "-c", "kill -KILL $$", NULL }), 128 + 9);
+    cleanup(dir);
+}
+
+/* SIGTERM or SIGINT to bench_cpu_util reaches the command: both end promptly with 128 + the signal, and the
+ * command (whose pid it wrote down) is gone. */
+static void forwards(int sig)
+{
+    char dir[64], out[96], script[256];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    snprintf(script, sizeof script, "echo $$ > %s/pid.tmp && mv %s/pid.tmp %s/pid && exec sleep 30", dir, dir, dir);
+    pid_t pid = start(dir, (const char *[]){ "--out", out, "--", "sh", "-c", script, NULL });
+    char *text = NULL;
+    for (int i = 0; i < 500 && !(text = slurp(dir, "pid")); i++)
+        sleep_ms(10);
+    cr_assert_not_null(text, "the command started");
+    long child = strtol(text, NULL, 10);
+    cr_assert_gt(child, 1);
+    sleep_ms(50); /* let sh exec sleep; a signal before that ends sh the same way */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    kill(pid, sig);
+    int code = finish(pid, 5000);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_expect_eq(code, 128 + sig);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    cr_expect_lt(s, 2.0, "ended %.2f s after the signal", s);
+    cr_expect(kill((pid_t)child, 0) != 0 && errno == ESRCH, "the command (pid %ld) is gone", child);
+    cr_expect(exists(out, "cpu_util.csv"), "what was sampled is kept");
+    cleanup(dir);
+}
+
+Test(util_cli, sigterm_forwarded) { forwards(SIGTERM); }
+Test(util_cli, sigint_forwarded) { forwards(SIGINT); }
+
+Test(util_cli, missing_or_unrunnable_command)
+{
+    char dir[64], out[96];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "no-such-command-poolbench", NULL }), 127);
+    char *log = slurp(dir, "out.txt");
+    cr_expect(strstr(log, "no-such-command-poolbench") && strstr(log, "No such file"), "%s", log);
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "tests/data/procstat/normal.0", NULL }), 127,
+                 "a file without execute permission");
+    log = slurp(dir, "out.txt");
+    cr_expect(strstr(log, "Permission denied"), "%s", log);
+    cr_expect(!exists(dir, "run"), "a command that cannot run leaves no run directory");
+    cleanup(dir);
+}
+
+Test(util_cli, bad_options_exit_2_and_write_nothing)
+{
+    char dir[64], out[96], existing[128];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    const char *const *cases[] = {
+        (const char *[]){ "--interval-ms", "5", "--out", out, "--", "true", NULL },
+        (const char *[]){ "--interval-ms", "10001", "--out", out, "--", "true", NULL },
+        (const char *[]){ "--bogus", "--out", out, "--", "true", NULL },
+        (const char *[]){ "--cpus", "100000", "--out", out, "--", "true", NULL },
+        (const char *[]){ "--cpus", "1023", "--out", out, "--", "true", NULL }, /* not online here */
+        (const char *[]){ "--cpus", "x", "--out", out, "--", "true", NULL },
+        (const char *[]){ "--out", out, "--", NULL },
+        (const char *[]){ "--out", out, "--run-dir", dir, "--", "true", NULL },
+        (const char *[]){ "--run-dir", out, "--", "true", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_expect_eq(run(dir, cases[i]), 2, "case %zu: %s", i, slurp(dir, "out.txt"));
+        char *log = slurp(dir, "out.txt");
+        cr_expect(strchr(log, '\n') == strrchr(log, '\n'), "case %zu: one line: %s", i, log);
+        cr_expect(!exists(dir, "run"), "case %zu wrote nothing", i);
+    }
+    /* --run-dir that already holds a cpu_util.csv: refused before the command runs */
+    snprintf(existing, sizeof existing, "%s/cpu_util.csv", dir);
+    fclose(fopen(existing, "w"));
+    cr_expect_eq(run(dir, (const char *[]){ "--run-dir", dir, "--", "touch", out, NULL }), 2);
+    cr_expect(!exists(dir, "run"), "the command did not run");
+    cleanup(dir);
+}
+
+Test(util_cli, chosen_cpus_only)
+{
+    char dir[64], out[96];
+    scratch(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    cr_assert_eq(run(dir, (const char *[]){ "--interval-ms", "10", "--cpus", "0", "--out", out, "--", "sleep", "0.1",
+                                            NULL }),
+                 0);
+    char *csv = slurp(out, "cpu_util.csv");
+    cr_assert_not_null(csv);
+    int rows = 0;
+    for (char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        char cpu[16];
+        cr_assert_eq(sscanf(line + 1, "%*[^,],%*[^,],%*[^,],%15[^,],", cpu), 1);
+        cr_expect_str_eq(cpu, "0");
+        rows++;
+    }
+    cr_expect_geq(rows, 3, "about 10 samples of cpu 0 in 100 ms");
+    cleanup(dir);
+}
