@@ -59,8 +59,8 @@ Test(util_sampler, every_cpu)
 Test(util_sampler, chosen_cpus_in_order)
 {
     char err[256];
-    const int cpus[] = { 0, 1000 }; /* 1000: not on this machine, so never sampled */
-    pb_util_sampler *s = pb_util_sampler_start(10, cpus, 2, err, sizeof err);
+    const int cpus[] = { 0, 1000, 0 }; /* 1000: not on this machine, so never sampled; 0 twice: once */
+    pb_util_sampler *s = pb_util_sampler_start(10, cpus, 3, err, sizeof err);
     cr_assert_not_null(s, "%s", err);
     sleep_ms(60);
     pb_util_result r;

@@ -162,10 +162,10 @@ pb_util_sampler *pb_util_sampler_start(int interval_ms, const int *cpus, int ncp
                 sampler_free(s);
                 return NULL;
             }
+            if (!s->keep[cpus[i]]) /* a cpu named twice is reported once */
+                s->want[s->nwant++] = cpus[i];
             s->keep[cpus[i]] = true;
-            s->want[i] = cpus[i];
         }
-        s->nwant = ncpu;
     }
     if (pb_procstat_read(NULL, &s->snap[0], &s->buf, &s->bufcap) < 0) {
         snprintf(err, errlen, "cannot read /proc/stat: %s", strerror(errno ? errno : EINVAL));
