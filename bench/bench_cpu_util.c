@@ -23,17 +23,19 @@
 #include "pb_plot.h"
 #include "pb_procstat.h"
 #include "pb_run.h"
+#include "pb_topo.h"
 #include "pb_util.h"
 
 #define PROG "bench_cpu_util"
 #define EXIT_CANNOT_RUN 127 /* what sh answers for a command it cannot find or execute */
+#define MIN_TRUSTED_TICKS 20 /* per cpu: 0.2 s, so one tick moves a mean by at most 5 points */
 
 typedef struct cu_opts {
     long interval_ms;
     const char *out;
     const char *run_dir;
     const char *cpus;        /* NULL: every cpu */
-    int cpu[PB_LIST_MAX];
+    int cpu[PB_PROCSTAT_MAX_CPUS];
     int ncpu;
 } cu_opts;
 
@@ -44,28 +46,23 @@ typedef struct cu_run {
     bool sampled_ok;
 } cu_run;
 
-/* --cpus: a list of OS cpu ids, each of which must have a line in /proc/stat now (an offline or missing cpu
- * cannot be sampled, so it is refused up front like any bad option). */
+/* --cpus: a named set (p, e, physical, numa:N, ...) or a list of OS cpu ids, resolved by pb_topo, which
+ * refuses a cpu that does not exist here. */
 static void resolve_cpus(cu_opts *o)
 {
-    pb_list l;
-    char err[256], *buf = NULL;
-    size_t cap = 0;
+    char err[512];
     if (!o->cpus)
         return;
-    if (pb_parse_list(o->cpus, 0, PB_PROCSTAT_MAX_CPUS - 1, &l, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "--cpus: '%s': %s", o->cpus, err);
-    pb_procstat *now = malloc(sizeof *now);
-    if (!now || pb_procstat_read(NULL, now, &buf, &cap) < 0)
-        pb_cli_fail(PROG, "--cpus: cannot read /proc/stat to check the cpus: %s", strerror(errno));
-    for (int i = 0; i < l.n; i++) {
-        if (!now->present[l.v[i]])
-            pb_cli_fail(PROG, "--cpus: cpu %ld is not online here: accepted %d cpu ids below %d (e.g. 0-%d)",
-                        l.v[i], now->npresent, now->ncpu, now->ncpu - 1);
-        o->cpu[o->ncpu++] = (int)l.v[i];
-    }
-    free(now);
-    free(buf);
+    pb_topo *t = pb_topo_load(NULL, err, sizeof err);
+    if (!t)
+        pb_cli_fail(PROG, "--cpus: cannot read the topology: %s", err);
+    pb_cpulist *set = malloc(sizeof *set);
+    if (!set || pb_topo_set(t, o->cpus, set, err, sizeof err) != 0)
+        pb_cli_fail(PROG, "--cpus: %s", set ? err : "out of memory");
+    for (int i = 0; i < set->n && o->ncpu < PB_PROCSTAT_MAX_CPUS; i++)
+        o->cpu[o->ncpu++] = set->cpu[i];
+    free(set);
+    pb_topo_free(t);
 }
 
 /* fork + exec with stdio inherited. The child reports a failed exec through a close-on-exec pipe: a
@@ -172,6 +169,11 @@ static void print_summary(const pb_run *run, const cu_run *r, char **cmd)
         print_row(&r->util.cpu[i]);
     if (!r->sampled_ok)
         printf("# WARNING: some /proc/stat readings failed: the series has gaps\n");
+    /* /proc/stat counts 1/100 s ticks: a run of a few ticks per cpu gives figures in steps of tens of points */
+    uint64_t per_cpu = r->util.ncpu ? r->util.all.mean.ticks / (uint64_t)r->util.ncpu : 0;
+    if (per_cpu < MIN_TRUSTED_TICKS)
+        printf("# WARNING: the command ran for %llu tick(s) per cpu (1/100 s each): these figures are too coarse "
+               "to trust\n", (unsigned long long)per_cpu);
 }
 
 /* A CSV field as text (quoted when needed), for fields that repeat on every row. */
@@ -215,8 +217,12 @@ static int write_csv(const pb_run *run, const cu_run *r)
     return 0;
 }
 
-static void draw_plots(const pb_run *run)
+static void draw_plots(const pb_run *run, const cu_run *r)
 {
+    if (r->util.nsamples == 0) {
+        fprintf(stderr, "%s: no full interval was sampled: no plot\n", PROG);
+        return;
+    }
     if (pb_plot_run("cpu_util.gp", run->dir) == 0)
         fprintf(stderr, "%s: plots %s/cpu_util_heatmap.png %s/cpu_util_mean.png\n", PROG, run->dir, run->dir);
 }
@@ -232,7 +238,8 @@ int main(int argc, char **argv)
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o.run_dir, .metavar = "DIR",
           .help = "write into the existing run directory DIR (never replacing a file)" },
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o.cpus, .metavar = "SET",
-          .help = "the cpus to report, e.g. 0-1 or 0,2", .dflt = "all" },
+          .help = "the cpus to report: all, physical, p, e, p+e, numa:N, or ids like 0-1,4",
+          .dflt = "all" },
         { 0 },
     };
     const pb_cli cli = {
@@ -302,7 +309,7 @@ int main(int argc, char **argv)
         print_summary(&run, &r, cmd);
         fflush(stdout);
         if (write_csv(&run, &r) == 0)
-            draw_plots(&run);
+            draw_plots(&run, &r);
         else
             have_dir = false;
     }

@@ -5,6 +5,8 @@
 if (ARGC < 1) { print "usage: gnuplot -c plots/cpu_util.gp RUN_DIR"; exit status 2 }
 dir = ARG1
 csv = dir . "/cpu_util.csv"
+rows = int(system(sprintf("awk 'END { print NR - 1 }' '%s' 2>/dev/null || echo 0", csv)))
+if (rows < 1) { print sprintf("cpu_util.gp: no samples in %s: no plot", csv); exit }
 set datafile separator ","
 set datafile columnheaders
 

@@ -198,6 +198,7 @@ Test(util_cli, bad_options_exit_2_and_write_nothing)
         (const char *[]){ "--cpus", "100000", "--out", out, "--", "true", NULL },
         (const char *[]){ "--cpus", "1023", "--out", out, "--", "true", NULL }, /* not online here */
         (const char *[]){ "--cpus", "x", "--out", out, "--", "true", NULL },
+        (const char *[]){ "--cpus", "nosuchset", "--out", out, "--", "true", NULL },
         (const char *[]){ "--out", out, "--", NULL },
         (const char *[]){ "--out", out, "--run-dir", dir, "--", "true", NULL },
         (const char *[]){ "--run-dir", out, "--", "true", NULL },
