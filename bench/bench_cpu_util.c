@@ -20,6 +20,7 @@
 
 #include "pb_cli.h"
 #include "pb_csv.h"
+#include "pb_machine.h"
 #include "pb_plot.h"
 #include "pb_procstat.h"
 #include "pb_run.h"
@@ -48,21 +49,17 @@ typedef struct cu_run {
 
 /* --cpus: a named set (p, e, physical, numa:N, ...) or a list of OS cpu ids, resolved by pb_topo, which
  * refuses a cpu that does not exist here. */
-static void resolve_cpus(cu_opts *o)
+static void resolve_cpus(cu_opts *o, const pb_topo *t)
 {
     char err[512];
     if (!o->cpus)
         return;
-    pb_topo *t = pb_topo_load(NULL, err, sizeof err);
-    if (!t)
-        pb_cli_fail(PROG, "--cpus: cannot read the topology: %s", err);
     pb_cpulist *set = malloc(sizeof *set);
     if (!set || pb_topo_set(t, o->cpus, set, err, sizeof err) != 0)
         pb_cli_fail(PROG, "--cpus: %s", set ? err : "out of memory");
     for (int i = 0; i < set->n && o->ncpu < PB_PROCSTAT_MAX_CPUS; i++)
         o->cpu[o->ncpu++] = set->cpu[i];
     free(set);
-    pb_topo_free(t);
 }
 
 /* fork + exec with stdio inherited. The child reports a failed exec through a close-on-exec pipe: a
@@ -266,7 +263,16 @@ int main(int argc, char **argv)
             pb_cli_fail(PROG, "--run-dir: '%s' already holds cpu_util.csv: accepted a run directory without one",
                         o.run_dir);
     }
-    resolve_cpus(&o);
+    pb_topo *topo = pb_topo_load(NULL, err, sizeof err);
+    if (!topo)
+        pb_cli_fail(PROG, "hwloc: %s", err);
+    resolve_cpus(&o, topo);
+    /* Probed before the command starts: libcpuid moves this thread across the cpus, and the load average
+     * in the header should be the machine's before the command added to it. */
+    static pb_machine machine; /* large; static keeps it off the stack (main runs once) */
+    if (pb_machine_probe(&machine, topo, err, sizeof err) != 0)
+        fprintf(stderr, "%s: machine identity incomplete: %s\n", PROG, err);
+    pb_topo_free(topo);
 
     /* Blocked from here on in every thread (the sampler blocks all signals itself): wait_forwarding takes
      * them synchronously. The child gets the original mask back before exec. */
@@ -306,9 +312,10 @@ int main(int argc, char **argv)
     r.sampled_ok = pb_util_sampler_stop(s, &r.util) == 0;
     int code = exit_code(r.status);
     if (have_dir) {
+        pb_machine_print_header(&machine, stdout);
         print_summary(&run, &r, cmd);
         fflush(stdout);
-        if (write_csv(&run, &r) == 0)
+        if (write_csv(&run, &r) == 0 && pb_machine_write_csv(&machine, run.dir, run.run_id, err, sizeof err) >= 0)
             draw_plots(&run, &r);
         else
             have_dir = false;
