@@ -99,3 +99,16 @@ Test(util_sampler, immediate_stop)
     cr_expect_eq(r.nsamples, 0);
     pb_util_result_free(&r);
 }
+
+Test(util_sampler, spread)
+{
+    pb_util_cpu c[3] = { { .cpu = 0 }, { .cpu = 1 }, { .cpu = 2 } };
+    c[0].mean.busy = 55.0;
+    c[1].mean.busy = 2.0;
+    c[2].mean.busy = NAN; /* offline: ignored */
+    pb_util_result r = { .cpu = c, .ncpu = 3 };
+    cr_expect_float_eq(pb_util_spread(&r), 53.0, 1e-9);
+    cr_expect_gt(pb_util_spread(&r), PB_UTIL_SPREAD_FLAG, "one core busy, one idle: flagged");
+    r.ncpu = 1;
+    cr_expect_float_eq(pb_util_spread(&r), 0.0, 1e-9);
+}

@@ -249,3 +249,18 @@ void pb_util_result_free(pb_util_result *r)
     free(r->cpu);
     memset(r, 0, sizeof *r);
 }
+
+double pb_util_spread(const pb_util_result *r)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    int n = 0;
+    for (int i = 0; i < r->ncpu; i++) {
+        double b = r->cpu[i].mean.busy;
+        if (isnan(b))
+            continue;
+        lo = b < lo ? b : lo;
+        hi = b > hi ? b : hi;
+        n++;
+    }
+    return n < 2 ? 0.0 : hi - lo;
+}

@@ -63,6 +63,12 @@ int pb_util_sampler_stop(pb_util_sampler *s, pb_util_result *out);
 
 void pb_util_result_free(pb_util_result *r);
 
+/* The spread of a run: the busiest kept cpu's mean busy % minus the least busy one's (cpus without samples
+ * ignored; 0 with fewer than two). A sweep that pinned N threads to the kept cpus flags a point whose spread
+ * exceeds PB_UTIL_SPREAD_FLAG: the work did not spread over the cpus it claims. */
+#define PB_UTIL_SPREAD_FLAG 40.0
+double pb_util_spread(const pb_util_result *r);
+
 /* Adds one interval to a run's summary: its ticks to the mean, its busy % to the max. The caller then
  * computes the shares with pb_cpu_load_finish(&c->mean). */
 void pb_util_cpu_add(pb_util_cpu *c, const pb_cpu_load *l);
