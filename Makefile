@@ -5,6 +5,7 @@
 #   make check      make test + the tests under AddressSanitizer/UBSan + the ThreadSanitizer pool harness
 #   make report     the default suite into results/<host>/<stamp>/ (QUICK=1 for a short one)
 #   make deps       install missing Debian packages (apt-get update first)
+#   make fuzz       fuzz the CSV reader with libFuzzer for 60 s
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/lib/*.c -> libpb.a, bench/bench_*.c -> programs,
@@ -57,7 +58,7 @@ TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
 all: $(BINS)
 
 help:
-	@sed -n '2,15p' Makefile
+	@sed -n '2,16p' Makefile
 
 deps:
 	@sh scripts/deps.sh
@@ -117,6 +118,10 @@ check: test asan-test tsan-test
 
 report: deps all
 	@sh scripts/report.sh $(if $(QUICK),--quick,)
+
+# libFuzzer on the CSV reader for 60 s (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
+fuzz:
+	@sh scripts/fuzz.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
