@@ -58,7 +58,7 @@ TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
 all: $(BINS)
 
 help:
-	@sed -n '2,16p' Makefile
+	@sed -n '2,15p' Makefile
 
 deps:
 	@sh scripts/deps.sh
