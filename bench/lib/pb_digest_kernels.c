@@ -1,0 +1,69 @@
+/* Kernel throughput from kernels.csv: per format, the best variant's median GB/s at 1 thread in L2, L3 and at
+ * DRAM size, and at DRAM size on the most threads measured. Batch 1 (a matvec) only. */
+#include <math.h>
+#include <string.h>
+
+#include "pb_digest.h"
+
+static pb_dg_kern *kern_entry(pb_dg_kernels *k, const char *format)
+{
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->k[i].format, format) == 0)
+            return &k->k[i];
+    if (k->n == (int)(sizeof k->k / sizeof k->k[0]))
+        return NULL;
+    pb_dg_kern *e = &k->k[k->n++];
+    *e = (pb_dg_kern){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN };
+    pb_dg_copy(e->format, format);
+    return e;
+}
+
+static void keep_max(double *slot, double v, char *name, const char *variant)
+{
+    if (!isnan(v) && (isnan(*slot) || v > *slot)) {
+        *slot = v;
+        if (name)
+            pb_dg_copy(name, variant);
+    }
+}
+
+void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
+{
+    memset(k, 0, sizeof *k);
+    const pb_table *t = pb_rundata_table(rd, PB_K_KERNELS);
+    if (!t)
+        return;
+    int cf = pb_table_col(t, "format"), cv = pb_table_col(t, "variant"), cth = pb_table_col(t, "threads"),
+        cl = pb_table_col(t, "level"), cg = pb_table_col(t, "gbps_median"), cb = pb_table_col(t, "batch");
+    int maxthr = 0;
+    for (size_t r = 0; r < t->nrows; r++)
+        if (pb_dg_int(t, r, cth) > maxthr)
+            maxthr = pb_dg_int(t, r, cth);
+    for (size_t r = 0; r < t->nrows; r++) {
+        double batch = pb_table_num(t, r, cb);
+        if (!isnan(batch) && batch != 1)
+            continue;
+        pb_dg_kern *e = kern_entry(k, pb_table_str(t, r, cf));
+        if (!e)
+            continue;
+        const char *lvl = pb_table_str(t, r, cl), *var = pb_table_str(t, r, cv);
+        int thr = pb_dg_int(t, r, cth);
+        double g = pb_table_num(t, r, cg);
+        if (thr == maxthr && strcmp(lvl, "dram") == 0) {
+            keep_max(&e->dram_nthr, g, NULL, var);
+            e->nthr = thr;
+        }
+        if (thr != 1)
+            continue;
+        if (strcmp(lvl, "l2") == 0) {
+            keep_max(&e->l2, g, e->variant_l2, var);
+            if (strcmp(var, "scalar") == 0)
+                keep_max(&e->scalar_l2, g, NULL, var);
+        } else if (strcmp(lvl, "l3") == 0) {
+            keep_max(&e->l3, g, NULL, var);
+        } else if (strcmp(lvl, "dram") == 0) {
+            keep_max(&e->dram, g, e->variant_dram, var);
+        }
+    }
+    k->have = k->n > 0;
+}

@@ -1,0 +1,67 @@
+/* Noise: the placement tags and round trips every CSV carries, and the spreads of the headline figures. */
+#include <math.h>
+#include <string.h>
+
+#include "pb_digest.h"
+
+static void range(double *lo, double *hi, double v)
+{
+    if (isnan(v))
+        return;
+    if (isnan(*lo) || v < *lo)
+        *lo = v;
+    if (isnan(*hi) || v > *hi)
+        *hi = v;
+}
+
+static void scan_placements(pb_dg_noise *n, const pb_table *t, const char *const *rt_cols)
+{
+    int cp = pb_table_col(t, "placement");
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *p = pb_table_str(t, r, cp);
+        if (strcmp(p, "near") == 0)
+            n->near++;
+        else if (strcmp(p, "far") == 0)
+            n->far++;
+        else if (cp >= 0 && *p && strcmp(p, "n/a") != 0)
+            n->other++;
+        for (const char *const *c = rt_cols; *c; c++)
+            range(&n->rt_min, &n->rt_max, pb_table_num(t, r, pb_table_col(t, *c)));
+    }
+}
+
+void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd)
+{
+    memset(n, 0, sizeof *n);
+    n->rt_min = n->rt_max = n->dispatch_p99_over_median = n->floor_spread_max = NAN;
+    static const char *const pool_rt[] = { "rt_ns_before", "rt_ns_after", NULL };
+    static const char *const one_rt[] = { "rt_ns", NULL };
+    const pb_table *t;
+    if ((t = pb_rundata_table(rd, PB_K_POOL)))
+        scan_placements(n, t, pool_rt);
+    if ((t = pb_rundata_table(rd, PB_K_MEMORY)))
+        scan_placements(n, t, one_rt);
+    if ((t = pb_rundata_table(rd, PB_K_SWEEP)))
+        scan_placements(n, t, one_rt);
+    for (int i = 0; i < d->pool.n; i++)
+        if (strcmp(d->pool.d[i].policy, "spin") == 0)
+            n->dispatch_p99_over_median = d->pool.d[i].ns_p99 / d->pool.d[i].ns_median;
+    for (int i = 0; i < d->floor.n; i++) {
+        const pb_dg_floorpt *p = &d->floor.pt[i];
+        double s = (p->best - p->min) / p->best;
+        if (isfinite(s) && (isnan(n->floor_spread_max) || s > n->floor_spread_max)) {
+            n->floor_spread_max = s;
+            n->floor_spread_threads = p->threads;
+        }
+    }
+}
+
+void pb_digest_run(pb_digest *d, const pb_rundata *rd)
+{
+    pb_digest_pool(&d->pool, rd);
+    pb_digest_floor(&d->floor, &d->token, rd);
+    pb_digest_sweep(&d->sweep, rd);
+    pb_digest_kernels(&d->kern, rd);
+    pb_digest_misc(&d->overlap, &d->util, rd);
+    pb_digest_noise(&d->noise, d, rd);
+}

@@ -1,0 +1,137 @@
+/* Dispatch figures from pool_overhead.csv. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_digest.h"
+#include "pb_stats.h"
+
+void pb_dg_copy(char *dst, const char *src) { snprintf(dst, PB_DG_NAME, "%s", src); }
+
+int pb_dg_int(const pb_table *t, size_t row, int col)
+{
+    double v = pb_table_num(t, row, col);
+    return isfinite(v) && fabs(v) < 1e9 ? (int)v : -1;
+}
+
+/* Column indices, looked up once. */
+typedef struct pool_cols {
+    int policy, threads, gap, job, batch, median, p99, rt0, rt1, place, xrt, xomp, spin;
+} pool_cols;
+
+static pool_cols pool_cols_of(const pb_table *t)
+{
+    return (pool_cols){ .policy = pb_table_col(t, "policy"), .threads = pb_table_col(t, "threads"),
+                        .gap = pb_table_col(t, "gap_us"), .job = pb_table_col(t, "job_ns"),
+                        .batch = pb_table_col(t, "ns_batch_mean"), .median = pb_table_col(t, "ns_median"),
+                        .p99 = pb_table_col(t, "ns_p99"), .rt0 = pb_table_col(t, "rt_ns_before"),
+                        .rt1 = pb_table_col(t, "rt_ns_after"), .place = pb_table_col(t, "placement"),
+                        .xrt = pb_table_col(t, "ratio_to_rt"), .xomp = pb_table_col(t, "ratio_to_omp"),
+                        .spin = pb_table_col(t, "spin_us") };
+}
+
+static bool is_pingpong(const pb_table *t, const pool_cols *c, size_t r)
+{
+    return strcmp(pb_table_str(t, r, c->policy), "pingpong") == 0;
+}
+
+/* The mean of the two round trips around a block; either alone when the other is missing. */
+static double rt_of(const pb_table *t, const pool_cols *c, size_t r)
+{
+    double a = pb_table_num(t, r, c->rt0), b = pb_table_num(t, r, c->rt1);
+    if (isnan(a))
+        return b;
+    if (isnan(b))
+        return a;
+    return (a + b) / 2;
+}
+
+/* The headline thread count: the machine's PU count when it was measured (the largest count that is not
+ * oversubscribed), else the largest measured. */
+static int headline_threads(const pb_table *t, const pool_cols *c, const pb_rundata *rd)
+{
+    const char *pus = pb_machine_value(rd, "pus");
+    int want = pus ? atoi(pus) : -1, best = -1;
+    for (size_t r = 0; r < t->nrows; r++) {
+        if (is_pingpong(t, c, r))
+            continue;
+        int n = pb_dg_int(t, r, c->threads);
+        if (n == want)
+            return want;
+        if (n > best)
+            best = n;
+    }
+    return best;
+}
+
+static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const pool_cols *c, size_t r)
+{
+    const char *pol = pb_table_str(t, r, c->policy);
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->d[i].policy, pol) == 0)
+            return; /* the first row of a policy wins */
+    if (p->n == (int)(sizeof p->d / sizeof p->d[0]))
+        return;
+    pb_dg_dispatch *d = &p->d[p->n++];
+    pb_dg_copy(d->policy, pol);
+    pb_dg_copy(d->placement, pb_table_str(t, r, c->place));
+    d->ns = pb_table_num(t, r, c->batch);
+    d->ns_median = pb_table_num(t, r, c->median);
+    d->ns_p99 = pb_table_num(t, r, c->p99);
+    d->rt_before = pb_table_num(t, r, c->rt0);
+    d->rt_after = pb_table_num(t, r, c->rt1);
+    d->rt_ns = rt_of(t, c, r);
+    d->x_rt = pb_table_num(t, r, c->xrt);
+    d->x_omp = pb_table_num(t, r, c->xomp);
+}
+
+void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
+{
+    memset(p, 0, sizeof *p);
+    p->pingpong_ns = p->spin_us = NAN;
+    const pb_table *t = pb_rundata_table(rd, PB_K_POOL);
+    if (!t)
+        return;
+    pool_cols c = pool_cols_of(t);
+    p->threads = headline_threads(t, &c, rd);
+    double pp[PB_DG_MAX];
+    size_t npp = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        double gap = pb_table_num(t, r, c.gap), job = pb_table_num(t, r, c.job);
+        int thr = pb_dg_int(t, r, c.threads);
+        if (is_pingpong(t, &c, r)) {
+            if (npp < PB_DG_MAX && !isnan(pb_table_num(t, r, c.batch)))
+                pp[npp++] = pb_table_num(t, r, c.batch);
+            continue;
+        }
+        if (strcmp(pb_table_str(t, r, c.policy), "hybrid") == 0 && isnan(p->spin_us))
+            p->spin_us = pb_table_num(t, r, c.spin);
+        if (job != 0)
+            continue;
+        if (gap == 0 && p->nthr < PB_DG_MAX) {
+            p->thr[p->nthr].threads = thr;
+            pb_dg_copy(p->thr[p->nthr].policy, pb_table_str(t, r, c.policy));
+            p->thr[p->nthr++].ns = pb_table_num(t, r, c.batch);
+        }
+        if (thr != p->threads)
+            continue;
+        if (gap == 0)
+            pool_headline_row(p, t, &c, r);
+        if (p->ngap < PB_DG_MAX) {
+            pb_dg_copy(p->gap[p->ngap].policy, pb_table_str(t, r, c.policy));
+            p->gap[p->ngap].gap_us = gap;
+            p->gap[p->ngap++].ns = pb_table_num(t, r, c.batch);
+        }
+    }
+    p->pingpong_ns = pb_summarize(pp, npp).median;
+    p->have = p->n > 0;
+}
+
+const pb_dg_dispatch *pb_dg_find_policy(const pb_dg_pool *p, const char *policy)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->d[i].policy, policy) == 0)
+            return &p->d[i];
+    return NULL;
+}

@@ -1,0 +1,151 @@
+/* Decode figures from sweep.csv: the best point per model × format, and for one focus format the best point
+ * per thread count, per policy (at the most threads) and per core set. Batch 1 only: a batch is throughput,
+ * not decode latency. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_digest.h"
+
+typedef struct sweep_cols {
+    int model, format, policy, schedule, threads, cpuset, batch, msmin, msmed, msmax, tok, wb, gbps, floor, pct,
+        disp, bmin, bmax, imb;
+} sweep_cols;
+
+static sweep_cols sweep_cols_of(const pb_table *t)
+{
+    return (sweep_cols){
+        .model = pb_table_col(t, "model"), .format = pb_table_col(t, "format"),
+        .policy = pb_table_col(t, "policy"), .schedule = pb_table_col(t, "schedule"),
+        .threads = pb_table_col(t, "threads"), .cpuset = pb_table_col(t, "cpuset"),
+        .batch = pb_table_col(t, "batch"), .msmin = pb_table_col(t, "ms_per_token_min"),
+        .msmed = pb_table_col(t, "ms_per_token_median"), .msmax = pb_table_col(t, "ms_per_token_max"),
+        .tok = pb_table_col(t, "tok_per_s"), .wb = pb_table_col(t, "weight_bytes"),
+        .gbps = pb_table_col(t, "gbps_effective"), .floor = pb_table_col(t, "floor_gbps"),
+        .pct = pb_table_col(t, "pct_of_floor"), .disp = pb_table_col(t, "dispatches_per_token"),
+        .bmin = pb_table_col(t, "busy_pct_min"), .bmax = pb_table_col(t, "busy_pct_max"),
+        .imb = pb_table_col(t, "imbalance_flag"),
+    };
+}
+
+static pb_dg_decode decode_of(const pb_table *t, const sweep_cols *c, size_t r)
+{
+    pb_dg_decode d = { .threads = pb_dg_int(t, r, c->threads), .tok_s = pb_table_num(t, r, c->tok),
+                       .ms_median = pb_table_num(t, r, c->msmed), .pct_floor = pb_table_num(t, r, c->pct),
+                       .gbps = pb_table_num(t, r, c->gbps), .floor_gbps = pb_table_num(t, r, c->floor),
+                       .weight_bytes = pb_table_num(t, r, c->wb), .dispatches = pb_table_num(t, r, c->disp) };
+    pb_dg_copy(d.model, pb_table_str(t, r, c->model));
+    pb_dg_copy(d.format, pb_table_str(t, r, c->format));
+    pb_dg_copy(d.policy, pb_table_str(t, r, c->policy));
+    pb_dg_copy(d.schedule, pb_table_str(t, r, c->schedule));
+    pb_dg_copy(d.cpuset, pb_table_str(t, r, c->cpuset));
+    return d;
+}
+
+/* Keeps d in list (n of cap) under a key: replaces the entry with the same key when d is faster. */
+static void keep_fastest(pb_dg_decode *list, int *n, int cap, const pb_dg_decode *d,
+                         bool (*same)(const pb_dg_decode *, const pb_dg_decode *))
+{
+    for (int i = 0; i < *n; i++) {
+        if (same(&list[i], d)) {
+            if (d->tok_s > list[i].tok_s)
+                list[i] = *d;
+            return;
+        }
+    }
+    if (*n < cap)
+        list[(*n)++] = *d;
+}
+
+static bool same_model_format(const pb_dg_decode *a, const pb_dg_decode *b)
+{
+    return strcmp(a->model, b->model) == 0 && strcmp(a->format, b->format) == 0;
+}
+static bool same_threads(const pb_dg_decode *a, const pb_dg_decode *b) { return a->threads == b->threads; }
+static bool same_policy(const pb_dg_decode *a, const pb_dg_decode *b) { return strcmp(a->policy, b->policy) == 0; }
+static bool same_set(const pb_dg_decode *a, const pb_dg_decode *b) { return strcmp(a->cpuset, b->cpuset) == 0; }
+
+static int by_threads(const void *a, const void *b)
+{
+    return ((const pb_dg_decode *)a)->threads - ((const pb_dg_decode *)b)->threads;
+}
+
+static bool is_decode(const pb_table *t, const sweep_cols *c, size_t r)
+{
+    double b = pb_table_num(t, r, c->batch);
+    return (isnan(b) || b == 1) && !isnan(pb_table_num(t, r, c->tok));
+}
+
+static bool flag_set(const char *s)
+{
+    return strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "true") == 0 || strcmp(s, "imbalanced") == 0;
+}
+
+/* Imbalance (the utilisation issue's 40-point rule when the CSV has no flag column) and noise per point. */
+static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const sweep_cols *c, size_t r, const pb_dg_decode *d)
+{
+    double lo = pb_table_num(t, r, c->bmin), hi = pb_table_num(t, r, c->bmax);
+    bool imb = c->imb >= 0 ? flag_set(pb_table_str(t, r, c->imb)) : (hi - lo > 40);
+    if (imb) {
+        s->nimbalanced++;
+        if (s->nimbalanced == 1 || hi - lo > s->worst_busy_max - s->worst_busy_min) {
+            s->worst_imb = *d;
+            s->worst_busy_min = lo;
+            s->worst_busy_max = hi;
+        }
+    }
+    double mn = pb_table_num(t, r, c->msmin), mx = pb_table_num(t, r, c->msmax);
+    double spread = (mx - mn) / d->ms_median;
+    if (isfinite(spread) && (isnan(s->ms_spread_max) || spread > s->ms_spread_max)) {
+        s->ms_spread_max = spread;
+        s->noisiest = *d;
+    }
+}
+
+/* The focus format: q8_0 of the first model when it was swept, else the first model × format. */
+static const pb_dg_decode *focus_of(const pb_dg_sweep *s)
+{
+    for (int i = 0; i < s->nbest; i++)
+        if (strcmp(s->best[i].model, s->best[0].model) == 0 && strcmp(s->best[i].format, "q8_0") == 0)
+            return &s->best[i];
+    return &s->best[0];
+}
+
+void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
+{
+    memset(s, 0, sizeof *s);
+    s->ms_spread_max = NAN;
+    const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
+    if (!t)
+        return;
+    sweep_cols c = sweep_cols_of(t);
+    for (size_t r = 0; r < t->nrows; r++) {
+        if (!is_decode(t, &c, r))
+            continue;
+        pb_dg_decode d = decode_of(t, &c, r);
+        s->npoints++;
+        keep_fastest(s->best, &s->nbest, 16, &d, same_model_format);
+        sweep_noise(s, t, &c, r, &d);
+    }
+    if (!s->nbest)
+        return;
+    s->have = true;
+    const pb_dg_decode *f = focus_of(s);
+    pb_dg_copy(s->focus, f->format);
+    int maxthr = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        pb_dg_decode d = decode_of(t, &c, r);
+        if (!is_decode(t, &c, r) || !same_model_format(&d, f))
+            continue;
+        keep_fastest(s->by_thr, &s->nthr, PB_DG_MAX, &d, same_threads);
+        keep_fastest(s->by_set, &s->nset, 16, &d, same_set);
+        if (d.threads > maxthr)
+            maxthr = d.threads;
+    }
+    qsort(s->by_thr, (size_t)s->nthr, sizeof s->by_thr[0], by_threads);
+    for (size_t r = 0; r < t->nrows; r++) {
+        pb_dg_decode d = decode_of(t, &c, r);
+        if (is_decode(t, &c, r) && same_model_format(&d, f) && d.threads == maxthr)
+            keep_fastest(s->by_pol, &s->npol, 16, &d, same_policy);
+    }
+}
