@@ -78,7 +78,7 @@ typedef struct pb_dg_sweep {
     pb_dg_decode by_pol[16];
     int nset;                       /* focus format: best per core set */
     pb_dg_decode by_set[16];
-    int npoints, nimbalanced;
+    int npoints, nimbalanced, nbusy; /* nbusy: points with busy figures or a flag */
     pb_dg_decode worst_imb;         /* the flagged point with the widest busy range */
     double worst_busy_min, worst_busy_max;
     double ms_spread_max;           /* the largest (max - min) / median of ms per token over points */

@@ -85,6 +85,8 @@ static bool flag_set(const char *s)
 static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const sweep_cols *c, size_t r, const pb_dg_decode *d)
 {
     double lo = pb_table_num(t, r, c->bmin), hi = pb_table_num(t, r, c->bmax);
+    if (c->imb >= 0 || (!isnan(lo) && !isnan(hi)))
+        s->nbusy++;
     bool imb = c->imb >= 0 ? flag_set(pb_table_str(t, r, c->imb)) : (hi - lo > 40);
     if (imb) {
         s->nimbalanced++;

@@ -1,0 +1,78 @@
+/* bench_report DIR: reads a run directory's CSVs (whichever exist), draws every plot (PNG and SVG) and writes
+ * DIR/report.md. A missing CSV is a line in the report; a malformed one is reported with its file, line and
+ * column, left out, and makes the exit status 1 (as does a plot that fails). Bad usage: exit 2. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_digest.h"
+#include "pb_report.h"
+
+typedef struct report_job {
+    const pb_rundata *rd;
+    const pb_digest *d;
+    const pb_plotlog *log;
+} report_job;
+
+static void write_report(FILE *f, const void *arg)
+{
+    const report_job *j = arg;
+    pb_report_md(f, j->rd, j->d, j->log);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bench_report [--no-plots] DIR\n"
+               "  Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
+               "  machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
+               "  --no-plots  do not (re)draw plots; embed the PNGs already there\n"
+               "exit: 0 ok; 1 report written but a CSV was malformed or a plot failed; 2 bad usage or no DIR\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    bool draw = true;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--no-plots") == 0) {
+            draw = false;
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] DIR)\n", argv[i]);
+            return 2;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "bench_report: no run directory given (usage: bench_report [--no-plots] DIR)\n");
+        return 2;
+    }
+    pb_rundata rd;
+    char err[4200];
+    if (pb_rundata_load(&rd, dir, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_report: %s\n", err);
+        return 2;
+    }
+    for (int k = 0; k < PB_K_COUNT; k++)
+        if (rd.src[k].state == PB_SRC_BAD)
+            fprintf(stderr, "bench_report: %s (left out of the report)\n", rd.src[k].err);
+    pb_digest d;
+    pb_digest_run(&d, &rd);
+    pb_plotlog log;
+    int failed = pb_report_plots(&rd, draw, &log);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    report_job job = { &rd, &d, &log };
+    if (pb_write_file(path, write_report, &job) != 0) {
+        fprintf(stderr, "bench_report: cannot write %s: %s\n", path, strerror(errno));
+        pb_rundata_free(&rd);
+        return 1;
+    }
+    printf("report: %s\n", path);
+    int bad = pb_rundata_bad(&rd);
+    pb_rundata_free(&rd);
+    return bad || failed ? 1 : 0;
+}

@@ -1,0 +1,26 @@
+/* pb_findings.h — the sentences of a write-up, each computed from a digest and carrying its own numbers: change
+ * a figure in a CSV and the sentence changes with it. A finding whose figures are absent is not written. */
+#ifndef PB_FINDINGS_H
+#define PB_FINDINGS_H
+
+#include "pb_digest.h"
+
+#define PB_FINDINGS_MAX 64
+
+typedef struct pb_findings {
+    int n;
+    char s[PB_FINDINGS_MAX][640];
+} pb_findings;
+
+void pb_findings_add(pb_findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Every finding of a run, in report order. */
+void pb_findings_make(pb_findings *f, const pb_digest *d);
+/* The parts: dispatch and read floor; decode; kernels, overlap and utilisation. */
+void pb_findings_pool(pb_findings *f, const pb_digest *d);
+void pb_findings_decode(pb_findings *f, const pb_digest *d);
+void pb_findings_other(pb_findings *f, const pb_digest *d);
+/* Noise notes: placements, spreads, load (machine facts from rd). */
+void pb_noise_notes(pb_findings *f, const pb_digest *d, const pb_rundata *rd);
+
+#endif

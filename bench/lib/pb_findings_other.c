@@ -1,0 +1,66 @@
+/* Findings on kernels (kernels.csv), overlap (overlap.csv) and per-core utilisation (cpu_util.csv). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_findings.h"
+#include "pb_fmt.h"
+
+static void kernels(pb_findings *f, const pb_digest *d)
+{
+    const pb_dg_floorpt *one = pb_dg_floor_at(&d->floor, 1);
+    char l2[480];
+    size_t o = 0;
+    l2[0] = '\0';
+    for (int i = 0; i < d->kern.n; i++) {
+        const pb_dg_kern *k = &d->kern.k[i];
+        if (!isnan(k->dram) && one)
+            pb_findings_add(f, "%s's best kernel streams %s GB/s in L2 (%s) and %s GB/s at DRAM size (%s) on one thread: "
+                            "%s of the 1-thread read floor (%s GB/s).",
+                            k->format, PB_NUM(k->l2, 1), k->variant_l2, PB_NUM(k->dram, 1), k->variant_dram,
+                            PB_PCT(100 * k->dram / one->best), PB_NUM(one->best, 1));
+        if (!isnan(k->scalar_l2) && !isnan(k->l2) && strcmp(k->variant_l2, "scalar") != 0)
+            pb_findings_add(f, "In L2, %s's %s kernel runs %s its scalar reference (%s vs %s GB/s).", k->format,
+                            k->variant_l2, PB_X(k->l2 / k->scalar_l2), PB_NUM(k->l2, 1), PB_NUM(k->scalar_l2, 1));
+        if (!isnan(k->l2) && o < sizeof l2 - 80)
+            o += (size_t)snprintf(l2 + o, sizeof l2 - o, "%s%s %s GB/s", o ? ", " : "", k->format, PB_NUM(k->l2, 1));
+    }
+    if (d->kern.n > 1 && o)
+        pb_findings_add(f, "Best kernel in L2 on one thread, per format: %s.", l2);
+}
+
+static void overlap(pb_findings *f, const pb_dg_overlap *ov)
+{
+    char buf[480];
+    size_t o = 0;
+    for (int i = 0; i < ov->n && o < sizeof buf - 100; i++) {
+        if (strcmp(ov->m[i].mode, "serial") == 0)
+            continue;
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s %s over serial at a prep/job ratio of %s (%s of the ceiling)",
+                              o ? "; " : "", ov->m[i].mode, PB_X(ov->m[i].speedup), PB_NUM(ov->m[i].ratio, 2),
+                              PB_PCT(ov->m[i].pct_ceiling));
+    }
+    if (o)
+        pb_findings_add(f, "Overlap: %s.", buf);
+}
+
+static void utilisation(pb_findings *f, const pb_dg_util *u)
+{
+    char buf[480];
+    size_t o = 0;
+    for (int i = 0; i < u->n && o < sizeof buf - 80; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%scpu%d averaged %s busy (peak %s, %d samples)", o ? ", " : "",
+                              u->c[i].cpu, PB_PCT(u->c[i].mean), PB_PCT(u->c[i].max), u->c[i].samples);
+    if (o)
+        pb_findings_add(f, "Per-core utilisation over the sampled work: %s.", buf);
+}
+
+void pb_findings_other(pb_findings *f, const pb_digest *d)
+{
+    if (d->kern.have)
+        kernels(f, d);
+    if (d->overlap.have)
+        overlap(f, &d->overlap);
+    if (d->util.have)
+        utilisation(f, &d->util);
+}

@@ -1,0 +1,129 @@
+/* Findings on dispatch cost (pool_overhead.csv) and the read floor (memory_floor.csv, token_floor.csv). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_findings.h"
+#include "pb_fmt.h"
+
+void pb_findings_add(pb_findings *f, const char *fmt, ...)
+{
+    if (f->n == PB_FINDINGS_MAX)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->s[f->n++], sizeof f->s[0], fmt, ap);
+    va_end(ap);
+}
+
+static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
+{
+    const pb_dg_dispatch *spin = pb_dg_find_policy(p, "spin");
+    if (!spin || !(spin->ns > 0))
+        return;
+    for (int i = 0; i < p->n; i++) {
+        const pb_dg_dispatch *o = &p->d[i];
+        if (o == spin || isnan(o->ns))
+            continue;
+        pb_findings_add(f, "A%s %s dispatch costs %s a spin dispatch here (%s vs %s at %d threads, no gap, empty job).",
+                        strcmp(o->policy, "omp") == 0 ? "n" : "", strcmp(o->policy, "omp") == 0 ? "OpenMP" : o->policy,
+                        PB_X(o->ns / spin->ns), PB_NS(o->ns), PB_NS(spin->ns), p->threads);
+    }
+    if (!isnan(spin->x_rt))
+        pb_findings_add(f, "A spin dispatch costs %s the same-run core-to-core round trip (%s; round trip %s before "
+                        "and %s after, placement %s).",
+                        PB_X(spin->x_rt), PB_NS(spin->ns), PB_NS(spin->rt_before), PB_NS(spin->rt_after),
+                        spin->placement[0] ? spin->placement : "untagged");
+}
+
+/* hybrid / spin at each caller gap: where the hybrid budget runs out and the workers go to sleep. */
+static void hybrid_by_gap(pb_findings *f, const pb_dg_pool *p)
+{
+    char buf[480];
+    size_t o = 0;
+    int n = 0;
+    double first = NAN, last = NAN;
+    for (int i = 0; i < p->ngap; i++) {
+        if (strcmp(p->gap[i].policy, "hybrid") != 0)
+            continue;
+        for (int j = 0; j < p->ngap; j++) {
+            if (strcmp(p->gap[j].policy, "spin") != 0 || p->gap[j].gap_us != p->gap[i].gap_us)
+                continue;
+            double r = p->gap[i].ns / p->gap[j].ns;
+            if (o < sizeof buf - 64)
+                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s at a %s µs gap", n ? ", " : "", PB_X(r),
+                                      PB_NUM(p->gap[i].gap_us, 0));
+            if (n++ == 0)
+                first = r;
+            last = r;
+        }
+    }
+    if (n < 2)
+        return;
+    pb_findings_add(f, "Hybrid (spin budget %s µs) costs %s times a spin dispatch at %d threads%s.",
+                    PB_NUM(p->spin_us, 0), buf, p->threads,
+                    last > 4 * first ? ": its workers fall asleep once the caller's gap outlasts the budget" : "");
+}
+
+static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
+{
+    const pb_dg_floorpt *one = pb_dg_floor_at(fl, 1), *top = &fl->pt[fl->n - 1];
+    if (one && top->threads > 1) {
+        double r = top->best / one->best;
+        pb_findings_add(f, "%d threads read %s the 1-thread floor (%s vs %s GB/s, placement %s)%s.", top->threads,
+                        PB_X(r), PB_NUM(top->best, 1), PB_NUM(one->best, 1), top->placement[0] ? top->placement : "untagged",
+                        r < 1.2 ? ": one thread nearly saturates the memory path" : "");
+    } else if (one) {
+        pb_findings_add(f, "One thread reads %s GB/s (%s kernel, placement %s).", PB_NUM(one->best, 1), one->kernel,
+                        one->placement);
+    }
+    if (!isnan(fl->copy_best) || !isnan(fl->write_best))
+        pb_findings_add(f, "Copy peaks at %s GB/s (%d threads) and write at %s GB/s (%d threads), against a read floor "
+                        "of %s GB/s at %d threads; neither is mixed into the read floor.",
+                        PB_NUM(fl->copy_best, 1), fl->copy_threads, PB_NUM(fl->write_best, 1), fl->write_threads,
+                        PB_NUM(top->best, 1), top->threads);
+}
+
+/* The per-token ceiling at the most threads for the focus format, against the decode the sweep reached. */
+static void token_ceiling(pb_findings *f, const pb_digest *d)
+{
+    const pb_dg_token *tk = &d->token;
+    const char *fmt = d->sweep.have ? d->sweep.focus : "q8_0";
+    int best = -1;
+    for (int i = 0; i < tk->n; i++)
+        if (strcmp(tk->t[i].format, fmt) == 0 && (best < 0 || tk->t[i].threads > tk->t[best].threads))
+            best = i;
+    if (best < 0)
+        return;
+    char tail[200] = "";
+    for (int i = 0; i < d->sweep.nbest; i++) {
+        const pb_dg_decode *b = &d->sweep.best[i];
+        if (strcmp(b->model, tk->model) == 0 && strcmp(b->format, fmt) == 0)
+            snprintf(tail, sizeof tail, "; the best decode measured reached %s tok/s, %s of that ceiling",
+                     PB_NUM(b->tok_s, 1), PB_PCT(100 * b->tok_s / tk->t[best].ceiling));
+    }
+    pb_findings_add(f, "The read floor caps %s at %s at %s tok/s on %d threads (%s ms per token for %s of weights)%s.",
+                    tk->model, fmt, PB_NUM(tk->t[best].ceiling, 1), tk->t[best].threads, PB_NUM(tk->t[best].ms, 2),
+                    PB_BYTES(tk->t[best].weight_bytes), tail);
+}
+
+void pb_findings_pool(pb_findings *f, const pb_digest *d)
+{
+    if (d->pool.have) {
+        dispatch_vs_spin(f, &d->pool);
+        hybrid_by_gap(f, &d->pool);
+    }
+    if (d->floor.have)
+        floor_scaling(f, &d->floor);
+    if (d->token.have)
+        token_ceiling(f, d);
+}
+
+void pb_findings_make(pb_findings *f, const pb_digest *d)
+{
+    memset(f, 0, sizeof *f);
+    pb_findings_pool(f, d);
+    pb_findings_decode(f, d);
+    pb_findings_other(f, d);
+}

@@ -1,0 +1,94 @@
+/* The headline tables of report.md: dispatch per policy, the read floor per thread count, the best decode per
+ * format, kernel GB/s per format, overlap per mode. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_fmt.h"
+#include "pb_report.h"
+
+static void dispatch_table(FILE *o, const pb_dg_pool *p)
+{
+    fprintf(o, "**Dispatch** at %d threads, no caller gap, empty job (batch mean; pingpong median %s):\n\n",
+            p->threads, PB_NS(p->pingpong_ns));
+    fprintf(o, "| policy | per dispatch | median | p99 | round trip before / after | placement | × round trip | × omp |\n");
+    fprintf(o, "|---|---:|---:|---:|---:|---|---:|---:|\n");
+    for (int i = 0; i < p->n; i++) {
+        const pb_dg_dispatch *d = &p->d[i];
+        fprintf(o, "| %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", d->policy, PB_NS(d->ns), PB_NS(d->ns_median),
+                PB_NS(d->ns_p99), PB_NS(d->rt_before), PB_NS(d->rt_after), d->placement, PB_X(d->x_rt), PB_X(d->x_omp));
+    }
+    fprintf(o, "\n");
+}
+
+static void floor_table(FILE *o, const pb_dg_floor *f)
+{
+    fprintf(o, "**Read floor** (streaming read, best kernel per thread count; GB/s = 1e9 B/s):\n\n");
+    fprintf(o, "| threads | GB/s best | kernel | median | min | cpus | placement | round trip |\n");
+    fprintf(o, "|---:|---:|---|---:|---:|---|---|---:|\n");
+    for (int i = 0; i < f->n; i++) {
+        const pb_dg_floorpt *p = &f->pt[i];
+        fprintf(o, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", p->threads, PB_NUM(p->best, 1), p->kernel,
+                PB_NUM(p->median, 1), PB_NUM(p->min, 1), p->cpus, p->placement, PB_NS(p->rt_ns));
+    }
+    fprintf(o, "\n");
+}
+
+static void decode_table(FILE *o, const pb_dg_sweep *s)
+{
+    fprintf(o, "**Decode** (best point per model and format, batch 1):\n\n");
+    fprintf(o, "| model | format | tok/s | ms/token | %% of floor | GB/s effective | policy | schedule | threads | core set |\n");
+    fprintf(o, "|---|---|---:|---:|---:|---:|---|---|---:|---|\n");
+    for (int i = 0; i < s->nbest; i++) {
+        const pb_dg_decode *d = &s->best[i];
+        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", d->model, d->format, PB_NUM(d->tok_s, 1),
+                PB_NUM(d->ms_median, 2), PB_PCT(d->pct_floor), PB_NUM(d->gbps, 1), d->policy, d->schedule, d->threads,
+                d->cpuset);
+    }
+    fprintf(o, "\n");
+}
+
+static void kernel_table(FILE *o, const pb_dg_kernels *k)
+{
+    int nthr = 0;
+    for (int i = 0; i < k->n; i++)
+        if (k->k[i].nthr > nthr)
+            nthr = k->k[i].nthr;
+    fprintf(o, "**Kernels** (matvec, batch 1, best variant; median GB/s of weights):\n\n");
+    fprintf(o, "| format | L2, 1 thread | variant | L3, 1 thread | DRAM size, 1 thread | variant | DRAM size, %d threads |\n",
+            nthr);
+    fprintf(o, "|---|---:|---|---:|---:|---|---:|\n");
+    for (int i = 0; i < k->n; i++) {
+        const pb_dg_kern *e = &k->k[i];
+        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s |\n", e->format, PB_NUM(e->l2, 1), e->variant_l2,
+                PB_NUM(e->l3, 1), PB_NUM(e->dram, 1), e->variant_dram, PB_NUM(e->dram_nthr, 1));
+    }
+    fprintf(o, "\n");
+}
+
+static void overlap_table(FILE *o, const pb_dg_overlap *ov)
+{
+    fprintf(o, "**Overlap** (each mode at the prep/job ratio nearest 1):\n\n");
+    fprintf(o, "| mode | ratio | µs per step | speed-up | %% of ceiling |\n|---|---:|---:|---:|---:|\n");
+    for (int i = 0; i < ov->n; i++)
+        fprintf(o, "| %s | %s | %s | %s | %s |\n", ov->m[i].mode, PB_NUM(ov->m[i].ratio, 2),
+                PB_NUM(ov->m[i].us_per_step, 1), PB_X(ov->m[i].speedup), PB_PCT(ov->m[i].pct_ceiling));
+    fprintf(o, "\n");
+}
+
+void pb_report_headline(FILE *o, const pb_digest *d)
+{
+    int parts = 0;
+    if (d->pool.have && ++parts)
+        dispatch_table(o, &d->pool);
+    if (d->floor.have && ++parts)
+        floor_table(o, &d->floor);
+    if (d->sweep.have && ++parts)
+        decode_table(o, &d->sweep);
+    if (d->kern.have && ++parts)
+        kernel_table(o, &d->kern);
+    if (d->overlap.have && ++parts)
+        overlap_table(o, &d->overlap);
+    if (!parts)
+        fprintf(o, "No headline figures: none of the CSVs they come from is in this run directory.\n\n");
+}

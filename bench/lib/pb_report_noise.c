@@ -1,0 +1,81 @@
+/* Noise notes: placements, spreads and load, each with its figures. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_findings.h"
+#include "pb_fmt.h"
+
+static void placements(pb_findings *f, const pb_dg_noise *n)
+{
+    int total = n->near + n->far + n->other;
+    if (!total)
+        return;
+    pb_findings_add(f, "Placement tags on the dispatch, floor and sweep rows: %d near, %d far%s%s; the core-to-core "
+                    "round trip ranged %s to %s.%s",
+                    n->near, n->far, n->other ? ", other " : "", n->other ? PB_NUM(n->other, 0) : "", PB_NS(n->rt_min),
+                    PB_NS(n->rt_max),
+                    n->near && n->far ? " Both placements occurred, so the cpus moved during the run: compare figures "
+                                        "only within one tag." : "");
+}
+
+static void spreads(pb_findings *f, const pb_digest *d)
+{
+    const pb_dg_dispatch *spin = pb_dg_find_policy(&d->pool, "spin");
+    if (spin && !isnan(d->noise.dispatch_p99_over_median))
+        pb_findings_add(f, "Spin dispatch at %d threads: p99 is %s the median (%s vs %s).", d->pool.threads,
+                        PB_X(d->noise.dispatch_p99_over_median), PB_NS(spin->ns_p99), PB_NS(spin->ns_median));
+    if (!isnan(d->noise.floor_spread_max)) {
+        const pb_dg_floorpt *p = pb_dg_floor_at(&d->floor, d->noise.floor_spread_threads);
+        pb_findings_add(f, "Read floor: the widest spread is at %d threads, where the slowest pass ran %s below the "
+                        "best (%s vs %s GB/s).",
+                        p->threads, PB_PCT(100 * d->noise.floor_spread_max), PB_NUM(p->min, 1), PB_NUM(p->best, 1));
+    }
+    const pb_dg_sweep *s = &d->sweep;
+    if (!isnan(s->ms_spread_max))
+        pb_findings_add(f, "Decode: the noisiest point (%s %s, %d threads on %s) spread %s of its median token time "
+                        "(%s ms) between its fastest and slowest token.",
+                        s->noisiest.policy, s->noisiest.format, s->noisiest.threads,
+                        s->noisiest.cpuset[0] ? s->noisiest.cpuset : "?", PB_PCT(100 * s->ms_spread_max),
+                        PB_NUM(s->noisiest.ms_median, 2));
+}
+
+static const char *machine_first(const pb_rundata *rd, const char *a, const char *b)
+{
+    const char *v = pb_machine_value(rd, a);
+    return v && *v ? v : pb_machine_value(rd, b);
+}
+
+static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
+{
+    const char *la = machine_first(rd, "loadavg_1m", "loadavg"), *pus = machine_first(rd, "pus", "cores");
+    double l, n;
+    if (la && pb_parse_num(la, &l) == 0 && pus && pb_parse_num(pus, &n) == 0 && n > 0)
+        pb_findings_add(f, "Load average at start: %s over %s PUs (%s per PU)%s.", la, pus, PB_NUM(l / n, 2),
+                        l / n > 0.5 ? ": above 0.5 per PU, other work shared the machine and may have disturbed the "
+                                      "figures" : "");
+    const char *hv = pb_machine_value(rd, "hypervisor");
+    if (hv && *hv && strcmp(hv, "none") != 0)
+        pb_findings_add(f, "Hypervisor: %s. Virtual cpus can be moved under a run; the placement tags above say "
+                        "where they were.", hv);
+    const char *gov = pb_machine_value(rd, "governor");
+    if (gov && *gov && strcmp(gov, "performance") != 0)
+        pb_findings_add(f, "Frequency governor: %s (not performance).", gov);
+    const char *thp = pb_machine_value(rd, "thp");
+    const pb_dg_floorpt *one = d->floor.have ? &d->floor.pt[0] : NULL;
+    if (one && !isnan(one->thp_mib))
+        pb_findings_add(f, "Transparent huge pages: %s; the read buffer got %s MiB of huge pages out of %s MiB.",
+                        thp && *thp ? thp : "mode unknown", PB_NUM(one->thp_mib, 0), PB_NUM(one->size_mib, 0));
+    for (int i = 0; i < d->util.n; i++)
+        if (d->util.c[i].steal_max > 0)
+            pb_findings_add(f, "Steal time on cpu%d peaked at %s: the host took that core for other guests.",
+                            d->util.c[i].cpu, PB_PCT(d->util.c[i].steal_max));
+}
+
+void pb_noise_notes(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
+{
+    memset(f, 0, sizeof *f);
+    placements(f, &d->noise);
+    spreads(f, d);
+    load(f, d, rd);
+}

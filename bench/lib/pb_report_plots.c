@@ -1,0 +1,85 @@
+/* Drawing a run's plots and embedding them. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_plot.h"
+#include "pb_report.h"
+
+int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
+{
+    int failed = 0;
+    bool gnuplot = draw && pb_plot_available();
+    for (int k = 0; k < PB_K_COUNT; k++) {
+        char path[4096];
+        if (!pb_kinds[k].plot || !pb_rundata_table(rd, (pb_kind)k))
+            log->state[k] = PB_PLOT_NO_CSV;
+        else if (!draw)
+            log->state[k] = PB_PLOT_SKIPPED;
+        else if (pb_plot_script(pb_kinds[k].plot, path, sizeof path) != 0)
+            log->state[k] = PB_PLOT_NO_SCRIPT;
+        else if (!gnuplot)
+            log->state[k] = PB_PLOT_NO_GNUPLOT;
+        else if (pb_plot_run(pb_kinds[k].plot, rd->dir) == 0)
+            log->state[k] = PB_PLOT_DRAWN;
+        else
+            log->state[k] = PB_PLOT_FAILED;
+        failed += log->state[k] == PB_PLOT_FAILED;
+    }
+    return failed;
+}
+
+static int png_only(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 4 && strcmp(e->d_name + n - 4, ".png") == 0;
+}
+
+void pb_report_embed_pngs(FILE *out, const char *dir)
+{
+    struct dirent **list;
+    int n = scandir(dir, &list, png_only, alphasort);
+    if (n <= 0) {
+        fprintf(out, "No plots in this run directory.\n");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        char stem[256], svg[4400];
+        snprintf(stem, sizeof stem, "%.*s", (int)(strlen(list[i]->d_name) - 4), list[i]->d_name);
+        snprintf(svg, sizeof svg, "%s/%s.svg", dir, stem);
+        fprintf(out, "![%s](%s.png)\n", stem, stem);
+        if (access(svg, R_OK) == 0)
+            fprintf(out, "[%s.svg](%s.svg)\n\n", stem, stem);
+        else
+            fprintf(out, "(no SVG drawn)\n\n");
+        free(list[i]);
+    }
+    free(list);
+}
+
+int pb_write_file(const char *path, void (*writer)(FILE *, const void *), const void *arg)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    writer(f, arg);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        int e = errno ? errno : EIO;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
