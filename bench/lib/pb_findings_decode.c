@@ -24,8 +24,17 @@ static void thread_scaling(pb_findings *f, const pb_dg_sweep *s)
     else
         snprintf(why, sizeof why, ": %s GB/s, %s of the floor, so not memory-bound", PB_NUM(b->gbps, 1),
                  PB_PCT(b->pct_floor));
-    pb_findings_add(f, "%d threads decode %s %d (%s vs %s tok/s, %s %s, best policy and core set at each)%s.",
-                    b->threads, how, a->threads, PB_NUM(b->tok_s, 1), PB_NUM(a->tok_s, 1), b->model, b->format, why);
+    const pb_dg_decode *peak = a;
+    for (int i = 0; i < s->nthr; i++)
+        if (s->by_thr[i].tok_s > peak->tok_s)
+            peak = &s->by_thr[i];
+    char more[200] = "";
+    if (peak != b)
+        snprintf(more, sizeof more, "; decode peaks at %d thread%s (%s tok/s): more threads than that are %s slower",
+                 peak->threads, PB_S(peak->threads), PB_NUM(peak->tok_s, 1), PB_PCT(100 * (1 - b->tok_s / peak->tok_s)));
+    pb_findings_add(f, "%d thread%s decode %s %d (%s vs %s tok/s, %s %s, best policy and core set at each)%s%s.",
+                    b->threads, PB_S(b->threads), how, a->threads, PB_NUM(b->tok_s, 1), PB_NUM(a->tok_s, 1), b->model,
+                    b->format, why, more);
 }
 
 static void policies(pb_findings *f, const pb_dg_sweep *s)
@@ -120,8 +129,8 @@ static void imbalance(pb_findings *f, const pb_dg_sweep *s)
     }
     const pb_dg_decode *w = &s->worst_imb;
     pb_findings_add(f, "%d of %d decode points ran imbalanced (busiest and idlest pinned cpu more than 40 points "
-                    "apart); the widest was %s %s at %d threads on %s, busy %s to %s.",
-                    s->nimbalanced, s->npoints, w->policy, w->format, w->threads, w->cpuset[0] ? w->cpuset : "?",
+                    "apart); the widest was %s %s at %d thread%s on %s, busy %s to %s.",
+                    s->nimbalanced, s->npoints, w->policy, w->format, w->threads, PB_S(w->threads), w->cpuset[0] ? w->cpuset : "?",
                     PB_PCT(s->worst_busy_min), PB_PCT(s->worst_busy_max));
 }
 

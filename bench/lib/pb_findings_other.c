@@ -36,12 +36,12 @@ static void overlap(pb_findings *f, const pb_dg_overlap *ov)
     for (int i = 0; i < ov->n && o < sizeof buf - 100; i++) {
         if (strcmp(ov->m[i].mode, "serial") == 0)
             continue;
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s %s over serial at a prep/job ratio of %s (%s of the ceiling)",
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s %s at ratio %s (%s of the ceiling)",
                               o ? "; " : "", ov->m[i].mode, PB_X(ov->m[i].speedup), PB_NUM(ov->m[i].ratio, 2),
                               PB_PCT(ov->m[i].pct_ceiling));
     }
     if (o)
-        pb_findings_add(f, "Overlap: %s.", buf);
+        pb_findings_add(f, "Overlap speed-up over serial, each mode at the prep/job ratio nearest 1: %s.", buf);
 }
 
 static void utilisation(pb_findings *f, const pb_dg_util *u)

@@ -26,9 +26,9 @@ static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
         const pb_dg_dispatch *o = &p->d[i];
         if (o == spin || isnan(o->ns))
             continue;
-        pb_findings_add(f, "A%s %s dispatch costs %s a spin dispatch here (%s vs %s at %d threads, no gap, empty job).",
+        pb_findings_add(f, "A%s %s dispatch costs %s a spin dispatch here (%s vs %s at %d thread%s, no gap, empty job).",
                         strcmp(o->policy, "omp") == 0 ? "n" : "", strcmp(o->policy, "omp") == 0 ? "OpenMP" : o->policy,
-                        PB_X(o->ns / spin->ns), PB_NS(o->ns), PB_NS(spin->ns), p->threads);
+                        PB_X(o->ns / spin->ns), PB_NS(o->ns), PB_NS(spin->ns), p->threads, PB_S(p->threads));
     }
     if (!isnan(spin->x_rt))
         pb_findings_add(f, "A spin dispatch costs %s the same-run core-to-core round trip (%s; round trip %s before "
@@ -52,8 +52,8 @@ static void hybrid_by_gap(pb_findings *f, const pb_dg_pool *p)
                 continue;
             double r = p->gap[i].ns / p->gap[j].ns;
             if (o < sizeof buf - 64)
-                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s at a %s µs gap", n ? ", " : "", PB_X(r),
-                                      PB_NUM(p->gap[i].gap_us, 0));
+                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s%s at %s µs", n ? ", " : "", PB_X(r),
+                                      n ? "" : " a spin dispatch", PB_NUM(p->gap[i].gap_us, 0));
             if (n++ == 0)
                 first = r;
             last = r;
@@ -61,8 +61,8 @@ static void hybrid_by_gap(pb_findings *f, const pb_dg_pool *p)
     }
     if (n < 2)
         return;
-    pb_findings_add(f, "Hybrid (spin budget %s µs) costs %s times a spin dispatch at %d threads%s.",
-                    PB_NUM(p->spin_us, 0), buf, p->threads,
+    pb_findings_add(f, "At %d threads, hybrid (spin budget %s µs) costs %s of caller gap%s.", p->threads,
+                    PB_NUM(p->spin_us, 0), buf,
                     last > 4 * first ? ": its workers fall asleep once the caller's gap outlasts the budget" : "");
 }
 
@@ -71,7 +71,7 @@ static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
     const pb_dg_floorpt *one = pb_dg_floor_at(fl, 1), *top = &fl->pt[fl->n - 1];
     if (one && top->threads > 1) {
         double r = top->best / one->best;
-        pb_findings_add(f, "%d threads read %s the 1-thread floor (%s vs %s GB/s, placement %s)%s.", top->threads,
+        pb_findings_add(f, "%d thread%s read %s the 1-thread floor (%s vs %s GB/s, placement %s)%s.", top->threads, PB_S(top->threads),
                         PB_X(r), PB_NUM(top->best, 1), PB_NUM(one->best, 1), top->placement[0] ? top->placement : "untagged",
                         r < 1.2 ? ": one thread nearly saturates the memory path" : "");
     } else if (one) {
@@ -79,10 +79,10 @@ static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
                         one->placement);
     }
     if (!isnan(fl->copy_best) || !isnan(fl->write_best))
-        pb_findings_add(f, "Copy peaks at %s GB/s (%d threads) and write at %s GB/s (%d threads), against a read floor "
-                        "of %s GB/s at %d threads; neither is mixed into the read floor.",
-                        PB_NUM(fl->copy_best, 1), fl->copy_threads, PB_NUM(fl->write_best, 1), fl->write_threads,
-                        PB_NUM(top->best, 1), top->threads);
+        pb_findings_add(f, "Copy peaks at %s GB/s (%d thread%s) and write at %s GB/s (%d thread%s), against a read floor "
+                        "of %s GB/s at %d thread%s; neither is mixed into the read floor.",
+                        PB_NUM(fl->copy_best, 1), fl->copy_threads, PB_S(fl->copy_threads), PB_NUM(fl->write_best, 1),
+                        fl->write_threads, PB_S(fl->write_threads), PB_NUM(top->best, 1), top->threads, PB_S(top->threads));
 }
 
 /* The per-token ceiling at the most threads for the focus format, against the decode the sweep reached. */
@@ -103,8 +103,8 @@ static void token_ceiling(pb_findings *f, const pb_digest *d)
             snprintf(tail, sizeof tail, "; the best decode measured reached %s tok/s, %s of that ceiling",
                      PB_NUM(b->tok_s, 1), PB_PCT(100 * b->tok_s / tk->t[best].ceiling));
     }
-    pb_findings_add(f, "The read floor caps %s at %s at %s tok/s on %d threads (%s ms per token for %s of weights)%s.",
-                    tk->model, fmt, PB_NUM(tk->t[best].ceiling, 1), tk->t[best].threads, PB_NUM(tk->t[best].ms, 2),
+    pb_findings_add(f, "The read floor caps %s in %s at %s tok/s on %d thread%s (%s ms per token for %s of weights)%s.",
+                    tk->model, fmt, PB_NUM(tk->t[best].ceiling, 1), tk->t[best].threads, PB_S(tk->t[best].threads), PB_NUM(tk->t[best].ms, 2),
                     PB_BYTES(tk->t[best].weight_bytes), tail);
 }
 

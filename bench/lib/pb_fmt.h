@@ -14,6 +14,9 @@ const char *pb_fmt_num(pb_fbuf *b, double v, int decimals);
 const char *pb_fmt_pct(pb_fbuf *b, double pct);      /* 96% */
 const char *pb_fmt_bytes(pb_fbuf *b, double bytes);  /* 640 MB, 1.2 GB (1e6, 1e9) */
 
+/* "s" after a count other than 1: "%d thread%s", n, PB_S(n) */
+#define PB_S(n) ((n) == 1 ? "" : "s")
+
 #define PB_NS(v) pb_fmt_ns(&(pb_fbuf){ { 0 } }, (v))
 #define PB_X(v) pb_fmt_x(&(pb_fbuf){ { 0 } }, (v))
 #define PB_NUM(v, d) pb_fmt_num(&(pb_fbuf){ { 0 } }, (v), (d))

@@ -23,19 +23,19 @@ static void spreads(pb_findings *f, const pb_digest *d)
 {
     const pb_dg_dispatch *spin = pb_dg_find_policy(&d->pool, "spin");
     if (spin && !isnan(d->noise.dispatch_p99_over_median))
-        pb_findings_add(f, "Spin dispatch at %d threads: p99 is %s the median (%s vs %s).", d->pool.threads,
+        pb_findings_add(f, "Spin dispatch at %d thread%s: p99 is %s the median (%s vs %s).", d->pool.threads, PB_S(d->pool.threads),
                         PB_X(d->noise.dispatch_p99_over_median), PB_NS(spin->ns_p99), PB_NS(spin->ns_median));
     if (!isnan(d->noise.floor_spread_max)) {
         const pb_dg_floorpt *p = pb_dg_floor_at(&d->floor, d->noise.floor_spread_threads);
-        pb_findings_add(f, "Read floor: the widest spread is at %d threads, where the slowest pass ran %s below the "
+        pb_findings_add(f, "Read floor: the widest spread is at %d thread%s, where the slowest pass ran %s below the "
                         "best (%s vs %s GB/s).",
-                        p->threads, PB_PCT(100 * d->noise.floor_spread_max), PB_NUM(p->min, 1), PB_NUM(p->best, 1));
+                        p->threads, PB_S(p->threads), PB_PCT(100 * d->noise.floor_spread_max), PB_NUM(p->min, 1), PB_NUM(p->best, 1));
     }
     const pb_dg_sweep *s = &d->sweep;
     if (!isnan(s->ms_spread_max))
-        pb_findings_add(f, "Decode: the noisiest point (%s %s, %d threads on %s) spread %s of its median token time "
+        pb_findings_add(f, "Decode: the noisiest point (%s %s, %d thread%s on %s) spread %s of its median token time "
                         "(%s ms) between its fastest and slowest token.",
-                        s->noisiest.policy, s->noisiest.format, s->noisiest.threads,
+                        s->noisiest.policy, s->noisiest.format, s->noisiest.threads, PB_S(s->noisiest.threads),
                         s->noisiest.cpuset[0] ? s->noisiest.cpuset : "?", PB_PCT(100 * s->ms_spread_max),
                         PB_NUM(s->noisiest.ms_median, 2));
 }
