@@ -1,0 +1,179 @@
+/* compare.md and the data behind plots/compare.gp. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_compare.h"
+#include "pb_fmt.h"
+#include "pb_report.h"
+
+static const char *run_host(const pb_cmp_run *r)
+{
+    const char *h = pb_machine_value(&r->rd, "host");
+    return h && *h ? h : "unknown";
+}
+
+static const char *dir_base(const char *dir)
+{
+    const char *s = strrchr(dir, '/');
+    return s && s[1] ? s + 1 : dir;
+}
+
+void pb_compare_prepare(pb_compare *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        pb_cmp_run *r = &c->run[i];
+        bool repeated = false;
+        for (int j = 0; j < c->n; j++)
+            repeated |= j != i && strcmp(run_host(r), run_host(&c->run[j])) == 0;
+        if (repeated)
+            snprintf(r->label, sizeof r->label, "%.28s/%.32s", run_host(r), dir_base(r->rd.dir));
+        else
+            snprintf(r->label, sizeof r->label, "%.60s", run_host(r));
+        r->nfig = pb_digest_figs(&r->d, r->fig, PB_CMP_FIGS);
+    }
+}
+
+static const pb_fig *fig_of(const pb_cmp_run *r, const char *key)
+{
+    for (int i = 0; i < r->nfig; i++)
+        if (strcmp(r->fig[i].key, key) == 0)
+            return &r->fig[i];
+    return NULL;
+}
+
+static const char *const machine_keys[] = { "brand", "vendor", "cores", "pus", "kinds", "l3_total_bytes",
+                                            "memory_bytes", "isa", "hypervisor", "kernel", "compiler", "thp",
+                                            "governor", "git", "schema_version", NULL };
+
+static void runs_table(FILE *o, const pb_compare *c)
+{
+    fprintf(o, "## Runs\n\n| |");
+    for (int i = 0; i < c->n; i++)
+        fprintf(o, " %s |", c->run[i].label);
+    fprintf(o, "\n|---|");
+    for (int i = 0; i < c->n; i++)
+        fprintf(o, "---|");
+    fprintf(o, "\n| directory |");
+    for (int i = 0; i < c->n; i++)
+        fprintf(o, " %s |", c->run[i].rd.dir);
+    fprintf(o, "\n");
+    for (const char *const *k = machine_keys; *k; k++) {
+        fprintf(o, "| %s |", *k);
+        for (int i = 0; i < c->n; i++) {
+            const char *v = pb_machine_value(&c->run[i].rd, *k);
+            fprintf(o, " %s |", v && *v ? v : "—");
+        }
+        fprintf(o, "\n");
+    }
+    fprintf(o, "\n");
+}
+
+/* Figures present in every run, in the first run's order, with ratios to the first. */
+static void shared_table(FILE *o, const pb_compare *c)
+{
+    const pb_cmp_run *a = &c->run[0];
+    fprintf(o, "## Headline, side by side\n\nRatios are to the first run (%s); for ns, lower is better.\n\n",
+            a->label);
+    fprintf(o, "| figure | unit |");
+    for (int i = 0; i < c->n; i++)
+        fprintf(o, " %s |", c->run[i].label);
+    fprintf(o, "\n|---|---|");
+    for (int i = 0; i < c->n; i++)
+        fprintf(o, "---:|");
+    fprintf(o, "\n");
+    int shown = 0;
+    for (int f = 0; f < a->nfig; f++) {
+        const pb_fig *fa = &a->fig[f];
+        bool all = true;
+        for (int i = 1; i < c->n; i++)
+            all &= fig_of(&c->run[i], fa->key) != NULL;
+        if (!all)
+            continue;
+        shown++;
+        int dec = strcmp(fa->unit, "threads") == 0 ? 0 : 1;
+        fprintf(o, "| %s | %s | %s |", fa->label, fa->unit,
+                strcmp(fa->unit, "ns") == 0 ? PB_NS(fa->v) : PB_NUM(fa->v, dec));
+        for (int i = 1; i < c->n; i++) {
+            const pb_fig *fb = fig_of(&c->run[i], fa->key);
+            fprintf(o, " %s (%s) |", strcmp(fb->unit, "ns") == 0 ? PB_NS(fb->v) : PB_NUM(fb->v, dec),
+                    PB_X(fb->v / fa->v));
+        }
+        fprintf(o, "\n");
+    }
+    if (!shown)
+        fprintf(o, "| (no figure is in every run) | | |\n");
+    fprintf(o, "\n");
+}
+
+static void not_shared(FILE *o, const pb_compare *c)
+{
+    fprintf(o, "## Not shared\n\n");
+    int lines = 0;
+    for (int k = 0; k < PB_K_COUNT; k++) {
+        char have[512] = "", lack[512] = "";
+        size_t oh = 0, ol = 0;
+        for (int i = 0; i < c->n; i++) {
+            bool ok = c->run[i].rd.src[k].state == PB_SRC_OK;
+            char *b = ok ? have : lack;
+            size_t *n = ok ? &oh : &ol;
+            if (*n < sizeof have - 80)
+                *n += (size_t)snprintf(b + *n, sizeof have - *n, "%s%s", *n ? ", " : "", c->run[i].label);
+        }
+        if (oh && ol) {
+            fprintf(o, "- %s (%s): in %s; not in %s.\n", pb_kinds[k].file, pb_kinds[k].what, have, lack);
+            lines++;
+        }
+    }
+    for (int i = 0; i < c->n; i++) {
+        for (int f = 0; f < c->run[i].nfig; f++) {
+            const pb_fig *x = &c->run[i].fig[f];
+            bool first_owner = true, everywhere = true;
+            for (int j = 0; j < c->n; j++) {
+                bool has = fig_of(&c->run[j], x->key) != NULL;
+                everywhere &= has;
+                first_owner &= !(j < i && has);
+            }
+            if (everywhere || !first_owner)
+                continue;
+            fprintf(o, "- %s: only in", x->label);
+            for (int j = 0, m = 0; j < c->n; j++)
+                if (fig_of(&c->run[j], x->key))
+                    fprintf(o, "%s %s", m++ ? "," : "", c->run[j].label);
+            fprintf(o, ".\n");
+            lines++;
+        }
+    }
+    static const char *const version_keys[] = { "git", "schema_version", NULL };
+    for (const char *const *k = version_keys; *k; k++) {
+        const char *v0 = pb_machine_value(&c->run[0].rd, *k);
+        for (int i = 1; i < c->n; i++) {
+            const char *v = pb_machine_value(&c->run[i].rd, *k);
+            if ((v0 || v) && (!v0 || !v || strcmp(v0, v) != 0)) {
+                fprintf(o, "- %s differs: %s in %s, %s in %s; the runs are compared on the figures they share.\n", *k,
+                        v0 ? v0 : "none", c->run[0].label, v ? v : "none", c->run[i].label);
+                lines++;
+            }
+        }
+    }
+    if (!lines)
+        fprintf(o, "The runs share every CSV and every headline figure.\n");
+    fprintf(o, "\n");
+}
+
+void pb_compare_md(FILE *o, const pb_compare *c, const char *out_dir)
+{
+    fprintf(o, "# poolbench comparison:");
+    for (int i = 0; i < c->n; i++)
+        fprintf(o, "%s %s", i ? " vs" : "", c->run[i].label);
+    fprintf(o, "\n\n");
+    runs_table(o, c);
+    shared_table(o, c);
+    not_shared(o, c);
+    for (int i = 0; i < c->n; i++)
+        for (int k = 0; k < PB_K_COUNT; k++)
+            if (c->run[i].rd.src[k].state == PB_SRC_BAD)
+                fprintf(o, "Malformed, left out: `%s`\n\n", c->run[i].rd.src[k].err);
+    fprintf(o, "## Plots\n\n");
+    pb_report_embed_pngs(o, out_dir);
+}

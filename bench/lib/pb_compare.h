@@ -1,0 +1,47 @@
+/* pb_compare.h — several runs side by side (bench_compare): the headline figures of each as keyed figures,
+ * matched by key across runs, with ratios to the first run; what the runs do not share is listed, not guessed. */
+#ifndef PB_COMPARE_H
+#define PB_COMPARE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pb_digest.h"
+
+#define PB_CMP_RUNS 8
+#define PB_CMP_FIGS 96
+
+/* One headline figure of a run, under a key that means the same on every machine. */
+typedef struct pb_fig {
+    char key[96];
+    char label[128];
+    char unit[16];
+    double v;
+    bool lower_better;
+} pb_fig;
+
+/* The headline figures of a digest. Returns how many (at most max). */
+int pb_digest_figs(const pb_digest *d, pb_fig *out, int max);
+
+typedef struct pb_cmp_run {
+    pb_rundata rd;
+    pb_digest d;
+    char label[64];    /* host, or host/run when hosts repeat */
+    int nfig;
+    pb_fig fig[PB_CMP_FIGS];
+} pb_cmp_run;
+
+typedef struct pb_compare {
+    int n;
+    pb_cmp_run *run; /* n runs */
+} pb_compare;
+
+/* Labels the runs (after each run's rd and d are loaded) and computes their figures. */
+void pb_compare_prepare(pb_compare *c);
+/* compare.md */
+void pb_compare_md(FILE *out, const pb_compare *c, const char *out_dir);
+/* The data files plots/compare.gp draws from: compare_floor.dat, compare_decode.dat, compare_dispatch.dat in
+ * out_dir. 0, or -1 when one could not be written. */
+int pb_compare_data(const pb_compare *c, const char *out_dir);
+
+#endif
