@@ -1,0 +1,263 @@
+/* bench_report and bench_compare on the fixture run directories in tests/data/runs (complete, missing
+ * harnesses, malformed CSVs, a second machine), findings that follow the data, and the CI's run check. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pb_csv.h"
+#include "pb_csvread.h"
+#include "pb_digest.h"
+#include "pb_findings.h"
+
+#define RUNS "tests/data/runs"
+
+/* A fresh copy of a fixture (the report writes into its run directory). */
+static void copy_fixture(const char *name, char *dir, size_t len)
+{
+    char tmpl[] = "/tmp/pbrep-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    snprintf(dir, len, "%s/%s", tmpl, name);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp -r " RUNS "/%s %s", name, dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Runs a shell command line with $POOLBENCH_BIN as B; returns its exit status, stdout+stderr in out. */
+static int sh(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int sh(char *out, size_t len, const char *fmt, ...)
+{
+    const char *bin = getenv("POOLBENCH_BIN");
+    char line[4096], cmd[4600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "B='%s'; (%s) 2>&1", bin ? bin : "build/bin", line);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s exists", path);
+    static char buf[1 << 17];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static long file_size(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+Test(report, complete_run_every_section_and_plot)
+{
+    char dir[256], out[8192];
+    copy_fixture("complete", dir, sizeof dir);
+    int rc = sh(out, sizeof out, "$B/bench_report %s", dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    const char *md = slurp(dir, "report.md");
+    static const char *const sections[] = { "## Machine", "## Sources", "## Headline", "## Findings", "## Noise",
+                                            "## Plots", NULL };
+    for (const char *const *s = sections; *s; s++)
+        cr_expect(strstr(md, *s), "report.md has %s", *s);
+    /* Figures straight from the CSVs: spin at 2 threads gap 0 (ns_batch_mean 129.3), the floor at 2 threads. */
+    cr_expect(strstr(md, "| spin | 129 ns |"), "dispatch row");
+    cr_expect(strstr(md, "| 2 | 36.1 | avx512-nt |"), "floor row");
+    cr_expect(strstr(md, "| qwen3-0.6b | q8_0 | 53.0 |"), "decode row");
+    cr_expect(strstr(md, "| q8_0 | 60.9 | avx512 |"), "kernel row");
+    cr_expect(strstr(md, "A condvar dispatch costs 331× a spin dispatch here"), "finding");
+    cr_expect(strstr(md, "brand | AMD EPYC 9R14, 2 vCPUs |"), "machine block, quoted field");
+    /* The pool plot is drawn (PNG and SVG) and embedded. */
+    cr_expect_gt(file_size(dir, "pool_overhead_threads.png"), 1000);
+    cr_expect_gt(file_size(dir, "pool_overhead_threads.svg"), 1000);
+    cr_expect(strstr(md, "![pool_overhead_threads](pool_overhead_threads.png)"));
+}
+
+Test(report, missing_harnesses_are_lines_not_errors)
+{
+    char dir[256], out[8192];
+    copy_fixture("missing", dir, sizeof dir);
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
+    const char *md = slurp(dir, "report.md");
+    cr_expect(strstr(md, "- kernels.csv: missing: bench_kernels did not run"), "%s", md);
+    cr_expect(strstr(md, "- sweep.csv: missing"));
+    cr_expect(strstr(md, "- overlap.csv: missing"));
+    cr_expect_null(strstr(md, "**Decode**"), "no decode table without sweep.csv");
+    cr_expect(strstr(md, "**Dispatch**") && strstr(md, "**Read floor**"));
+    cr_expect(strstr(md, "2 threads read 1.89× the 1-thread floor (64.0 vs 33.8 GB/s, placement far)"), "%s", md);
+}
+
+Test(report, malformed_csv_named_by_file_line_column)
+{
+    char dir[256], out[8192];
+    copy_fixture("malformed", dir, sizeof dir);
+    int rc = sh(out, sizeof out, "$B/bench_report --no-plots %s", dir);
+    cr_assert_eq(rc, 1, "a malformed CSV makes the exit status 1: %s", out);
+    cr_expect(strstr(out, "sweep.csv:6:156: 27 fields where the header has 26"), "stderr: %s", out);
+    cr_expect(strstr(out, "kernels.csv:4:") && strstr(out, "unterminated quoted field"), "stderr: %s", out);
+    const char *md = slurp(dir, "report.md");
+    cr_expect(strstr(md, "- sweep.csv: MALFORMED, left out:"));
+    cr_expect(strstr(md, "**Dispatch**"), "the good CSVs are still reported");
+    cr_expect_null(strstr(md, "**Kernels**"));
+}
+
+Test(report, bad_usage)
+{
+    char out[2048];
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report"), 2);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report /nonexistent/run"), 2);
+    cr_expect(strstr(out, "/nonexistent/run"), "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --bogus x"), 2);
+}
+
+/* Rewrites one cell of a CSV (row r, column name) through the reader and the writer's quoting. */
+static void set_cell(const char *dir, const char *file, size_t row, const char *col, const char *value)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    pb_table t;
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    int c = pb_table_col(&t, col);
+    cr_assert_geq(c, 0);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (size_t r = 0; r <= t.nrows; r++) {
+        for (size_t i = 0; i < t.ncols; i++) {
+            if (i)
+                fputc(',', f);
+            const char *v = r == 0 ? t.header[i] : t.cells[(r - 1) * t.ncols + i];
+            pb_csv_field(f, r == row + 1 && (int)i == c ? value : v);
+        }
+        fputc('\n', f);
+    }
+    fclose(f);
+    pb_table_free(&t);
+}
+
+/* The first row where every (column, value) pair matches. */
+static size_t find_row(const char *dir, const char *file, const char *const *kv)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    pb_table t;
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    for (size_t r = 0; r < t.nrows; r++) {
+        bool all = true;
+        for (const char *const *p = kv; *p; p += 2)
+            all &= strcmp(pb_table_str(&t, r, pb_table_col(&t, p[0])), p[1]) == 0;
+        if (all) {
+            pb_table_free(&t);
+            return r;
+        }
+    }
+    cr_assert_fail("no matching row in %s", file);
+    return 0;
+}
+
+/* The first finding that starts with prefix, copied out. */
+static void finding(const char *dir, const char *prefix, char *out, size_t len)
+{
+    pb_rundata rd;
+    char err[256];
+    cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0);
+    pb_digest d;
+    pb_digest_run(&d, &rd);
+    pb_findings f;
+    pb_findings_make(&f, &d);
+    out[0] = '\0';
+    for (int i = 0; i < f.n; i++)
+        if (strncmp(f.s[i], prefix, strlen(prefix)) == 0) {
+            snprintf(out, len, "%s", f.s[i]);
+            break;
+        }
+    pb_rundata_free(&rd);
+    cr_assert(out[0], "a finding starts with '%s'", prefix);
+}
+
+Test(report, findings_follow_the_data)
+{
+    char dir[256], before[640], after[640];
+    copy_fixture("complete", dir, sizeof dir);
+
+    static const char *const condvar2[] = { "policy", "condvar", "threads", "2", "gap_us", "0", NULL };
+    finding(dir, "A condvar dispatch", before, sizeof before);
+    set_cell(dir, "pool_overhead.csv", find_row(dir, "pool_overhead.csv", condvar2), "ns_batch_mean", "86000.0");
+    finding(dir, "A condvar dispatch", after, sizeof after);
+    cr_expect_str_neq(before, after);
+    cr_expect(strstr(after, "costs 667× a spin dispatch here (86.0 µs vs 129 ns"), "%s", after);
+
+    static const char *const read2[] = { "op", "read", "kernel", "avx512-nt", "threads", "2", NULL };
+    set_cell(dir, "memory_floor.csv", find_row(dir, "memory_floor.csv", read2), "gbps_best", "68.4");
+    finding(dir, "2 threads read", after, sizeof after);
+    cr_expect(strstr(after, "2 threads read 2.00× the 1-thread floor (68.4 vs 34.2 GB/s"), "%s", after);
+    cr_expect_null(strstr(after, "saturates"), "the judgement follows the ratio: %s", after);
+
+    static const char *const spin2[] = { "format", "q8_0", "policy", "spin", "threads", "2", "cpuset", "physical", NULL };
+    finding(dir, "2 threads decode", before, sizeof before);
+    set_cell(dir, "sweep.csv", find_row(dir, "sweep.csv", spin2), "tok_per_s", "101.4");
+    finding(dir, "2 threads decode", after, sizeof after);
+    cr_expect_str_neq(before, after);
+    cr_expect(strstr(after, "2 threads decode 2.00× faster than 1 (101.4 vs 50.7 tok/s"), "%s", after);
+}
+
+Test(compare, two_machines_side_by_side)
+{
+    char tmpl[] = "/tmp/pbcmp-XXXXXX", out[8192];
+    cr_assert_not_null(mkdtemp(tmpl));
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/cmp", tmpl);
+    int rc = sh(out, sizeof out, "$B/bench_compare " RUNS "/complete " RUNS "/laptop --out %s", dir);
+    cr_assert_eq(rc, 0, "%s", out);
+    const char *md = slurp(dir, "compare.md");
+    cr_expect(strstr(md, "# poolbench comparison: devbox vs laptop"));
+    cr_expect(strstr(md, "| spin dispatch, no gap, empty job | ns | 129 ns | 179 ns (1.39×) |"), "%s", md);
+    cr_expect(strstr(md, "| read floor, 1 thread | GB/s | 34.2 | 22.0 (0.64×) |"));
+    cr_expect(strstr(md, "| best decode, qwen3-0.6b q8_0 | tok/s | 53.0 | 76.8 (1.45×) |"));
+    cr_expect(strstr(md, "- overlap.csv (overlap of serial work with a pool job): in devbox; not in laptop."));
+    cr_expect(strstr(md, "async-pinned speed-up over serial, ratio nearest 1: only in devbox."));
+    static const char *const plots[] = { "compare_floor.png", "compare_floor.svg", "compare_decode.png",
+                                         "compare_dispatch.png", "compare_dispatch.svg", NULL };
+    for (const char *const *p = plots; *p; p++)
+        cr_expect_gt(file_size(dir, *p), 1000, "%s drawn", *p);
+}
+
+Test(compare, refuses_bad_usage_and_a_used_out_dir)
+{
+    char out[4096];
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_compare " RUNS "/complete --out /tmp/x"), 2, "one run is not a comparison");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_compare " RUNS "/complete " RUNS "/laptop"), 2, "--out is required");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_compare " RUNS "/complete " RUNS "/laptop --out " RUNS "/complete"), 2,
+                 "a non-empty --out is refused: %s", out);
+    cr_expect(strstr(out, "--out"), "%s", out);
+}
+
+Test(compare, malformed_run_is_compared_on_what_it_has)
+{
+    char tmpl[] = "/tmp/pbcmp-XXXXXX", out[8192], dir[300];
+    cr_assert_not_null(mkdtemp(tmpl));
+    snprintf(dir, sizeof dir, "%s/cmp", tmpl);
+    int rc = sh(out, sizeof out, "$B/bench_compare --no-plots " RUNS "/complete " RUNS "/malformed --out %s", dir);
+    cr_assert_eq(rc, 1, "%s", out);
+    const char *md = slurp(dir, "compare.md");
+    cr_expect(strstr(md, "sweep.csv (decode-token sweep): in devbox/complete; not in devbox/malformed."), "%s", md);
+    cr_expect(strstr(md, "Malformed, left out: `" RUNS "/malformed/sweep.csv:6:156:"), "%s", md);
+}
