@@ -261,3 +261,23 @@ Test(compare, malformed_run_is_compared_on_what_it_has)
     cr_expect(strstr(md, "sweep.csv (decode-token sweep): in devbox/complete; not in devbox/malformed."), "%s", md);
     cr_expect(strstr(md, "Malformed, left out: `" RUNS "/malformed/sweep.csv:6:156:"), "%s", md);
 }
+
+/* The CI check (scripts/check_run.sh) passes on a reported complete run and names what a run lacks. */
+Test(report, ci_check_of_a_run_directory)
+{
+    char dir[256], out[16384];
+    copy_fixture("complete", dir, sizeof dir);
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report %s", dir), 0, "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "sh scripts/check_run.sh %s $B", dir), 0, "%s", out);
+    cr_expect(strstr(out, "== report.md headline") && strstr(out, "| spin | 129 ns |"), "%s", out);
+
+    /* A run whose bench_kernels is built but left no kernels.csv, and whose report is gone. */
+    char bin[300];
+    snprintf(bin, sizeof bin, "%s-bin", dir);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp $(command -v true) %s/bench_kernels && rm %s/kernels.csv %s/report.md",
+             bin, bin, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(sh(out, sizeof out, "sh scripts/check_run.sh %s %s", dir, bin), 1, "%s", out);
+    cr_expect(strstr(out, "kernels.csv is missing") && strstr(out, "report.md is missing"), "%s", out);
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# `make report` (sh scripts/report.sh [--quick]): the default suite into one run directory
+# results/<host>/<YYYYmmdd-HHMMSS>/ (results/<host>/latest points at it), then bench_report on it.
+#
+# Each harness that is built (build/bin, or $POOLBENCH_BIN) joins the run directory with --run-dir; one that is
+# not built is skipped with a line, never faked; one that fails is reported, the others still run, and the exit
+# status is non-zero at the end. Sized for about 5 minutes on 2 cores (--quick: under 2). Progress on stderr.
+# Needs only sh, coreutils and the project's binaries (a fresh machine has no python3 or git).
+set -u
+QUICK=0
+for a in "$@"; do
+    case "$a" in
+    --quick) QUICK=1 ;;
+    -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "report.sh: unknown argument '$a' (accepted: --quick)" >&2; exit 2 ;;
+    esac
+done
+BIN=${POOLBENCH_BIN:-build/bin}
+RESULTS=${POOLBENCH_RESULTS:-results}
+
+# The suite: harness | estimated seconds on 2 cores | arguments. The sweep covers the issue's matrix:
+# qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
+# harness's defaults for threads and sets).
+SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --tokens 10"
+if [ "$QUICK" = 1 ]; then
+    SUITE="bench_pool_overhead|15|--quick --gap-us 0,100
+bench_memory_floor|25|--quick
+bench_kernels|25|--quick
+bench_sweep|40|--quick --tokens 5
+bench_overlap|10|--quick"
+else
+    SUITE="bench_pool_overhead|40|
+bench_memory_floor|60|
+bench_kernels|60|
+bench_sweep|120|$SWEEP_FULL
+bench_overlap|20|"
+fi
+
+host=$(uname -n 2>/dev/null)
+host=${host%%.*}
+[ -n "$host" ] || host=unknown
+stamp=$(date +%Y%m%d-%H%M%S)
+base="$RESULTS/$host"
+dir="$base/$stamp"
+n=1
+while [ -e "$dir" ]; do
+    n=$((n + 1))
+    dir="$base/$stamp-$n"
+done
+mkdir -p "$dir" || { echo "report: cannot create $dir" >&2; exit 1; }
+rm -f "$base/latest" && ln -s "${dir##*/}" "$base/latest" 2>/dev/null
+echo "report: run directory $dir" >&2
+
+total=0
+count=0
+for line in $(printf '%s\n' "$SUITE" | cut -d'|' -f1,2); do
+    count=$((count + 1))
+    total=$((total + ${line#*|}))
+done
+
+start=$(date +%s)
+i=0
+failed=""
+left=$total
+mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+printf '%s\n' "$SUITE" | {
+    while IFS='|' read -r h est args; do
+        i=$((i + 1))
+        now=$(date +%s)
+        elapsed=$((now - start))
+        if [ ! -x "$BIN/$h" ]; then
+            echo "report: [$i/$count] $h: not built ($BIN/$h is missing): skipped, no figures from it" >&2
+            left=$((left - est))
+            continue
+        fi
+        echo "report: [$i/$count] $h $args (elapsed $(mmss $elapsed), about $(mmss $left) left)" >&2
+        # shellcheck disable=SC2086 # args is a word list
+        "$BIN/$h" $args --run-dir "$dir" >"$dir/$h.txt" </dev/null
+        rc=$?
+        left=$((left - est))
+        [ $left -lt 0 ] && left=0
+        if [ $rc -ne 0 ]; then
+            echo "report: [$i/$count] $h FAILED (exit $rc); its output is in $dir/$h.txt; going on" >&2
+            failed="$failed $h"
+        fi
+    done
+    end=$(date +%s)
+    echo "report: harnesses done in $(mmss $((end - start)))" >&2
+    status=0
+    if [ -n "$failed" ]; then
+        echo "report: failed:$failed" >&2
+        status=1
+    fi
+    if [ -x "$BIN/bench_report" ]; then
+        "$BIN/bench_report" "$dir" </dev/null >&2 || { echo "report: bench_report reported a problem (see above)" >&2; status=1; }
+        echo "report: $dir/report.md"
+    else
+        echo "report: bench_report is not built; the CSVs are in $dir" >&2
+        status=1
+    fi
+    exit $status
+}
