@@ -274,7 +274,7 @@ Test(report, ci_check_of_a_run_directory)
     /* A run whose bench_kernels is built but left no kernels.csv, and whose report is gone. */
     char bin[300];
     snprintf(bin, sizeof bin, "%s-bin", dir);
-    char cmd[700];
+    char cmd[1600];
     snprintf(cmd, sizeof cmd, "mkdir -p %s && cp $(command -v true) %s/bench_kernels && rm %s/kernels.csv %s/report.md",
              bin, bin, dir, dir);
     cr_assert_eq(system(cmd), 0);
