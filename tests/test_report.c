@@ -275,8 +275,8 @@ Test(report, ci_check_of_a_run_directory)
     char bin[300];
     snprintf(bin, sizeof bin, "%s-bin", dir);
     char cmd[1600];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp $(command -v true) %s/bench_kernels && rm %s/kernels.csv %s/report.md",
-             bin, bin, dir, dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && : >%s/bench_kernels && chmod +x %s/bench_kernels && rm %s/kernels.csv %s/report.md",
+             bin, bin, bin, dir, dir);
     cr_assert_eq(system(cmd), 0);
     cr_expect_eq(sh(out, sizeof out, "sh scripts/check_run.sh %s %s", dir, bin), 1, "%s", out);
     cr_expect(strstr(out, "kernels.csv is missing") && strstr(out, "report.md is missing"), "%s", out);
