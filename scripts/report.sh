@@ -92,7 +92,7 @@ printf '%s\n' "$SUITE" | {
         status=1
     fi
     if [ -x "$BIN/bench_report" ]; then
-        "$BIN/bench_report" "$dir" </dev/null >&2 || { echo "report: bench_report reported a problem (see above)" >&2; status=1; }
+        "$BIN/bench_report" "$dir" </dev/null >/dev/null || { echo "report: bench_report reported a problem (see above)" >&2; status=1; }
         echo "report: $dir/report.md"
     else
         echo "report: bench_report is not built; the CSVs are in $dir" >&2

@@ -44,8 +44,12 @@ static int cpu_number(const char *s)
 
 static void digest_util(pb_dg_util *u, const pb_table *t)
 {
-    int cc = pb_table_col(t, "cpu"), cb = pb_table_col(t, "busy_pct"), cs = pb_table_col(t, "steal_pct");
+    int cc = pb_table_col(t, "cpu"), cb = pb_table_col(t, "busy_pct"), cs = pb_table_col(t, "steal_pct"),
+        cstat = pb_table_col(t, "stat");
     for (size_t r = 0; r < t->nrows; r++) {
+        /* A sweep's cpu_util.csv adds per-point "mean" rows beside the "interval" samples: count samples only. */
+        if (cstat >= 0 && strcmp(pb_table_str(t, r, cstat), "interval") != 0)
+            continue;
         int cpu = cpu_number(pb_table_str(t, r, cc));
         double busy = pb_table_num(t, r, cb), steal = pb_table_num(t, r, cs);
         if (cpu < 0 || isnan(busy))
