@@ -8,6 +8,8 @@ dir = ARG1
 set key autotitle columnhead
 set grid
 exists_file(f) = system("test -s '".f."' && echo 1 || echo 0") eq "1"
+# blocks = title lines (stats would do, but warns on a 2-point block)
+blocks(f) = int(system("grep -c '^\"' '".f."'"))
 
 floor = dir.'/compare_floor.dat'
 decode = dir.'/compare_decode.dat'
@@ -16,20 +18,18 @@ disp = dir.'/compare_dispatch.dat'
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 900,560 font ",10"; } else { set terminal svg size 900,560 font ",10"; }
     if (exists_file(floor)) {
-        stats floor nooutput
         set output dir.'/compare_floor.'.fmt
         set title "Streaming read floor vs threads"
         set xlabel "threads"; set ylabel "GB/s (best kernel)"
         unset logscale; set logscale x 2; set style data linespoints
-        plot for [i=0:STATS_blocks-1] floor index i using 1:2 title columnheader(1)
+        plot for [i=0:blocks(floor)-1] floor index i using 1:2 title columnheader(1)
     }
     if (exists_file(decode)) {
-        stats decode nooutput
         set output dir.'/compare_decode.'.fmt
         set title "Decode tok/s vs threads (best policy and core set per thread count)"
         set xlabel "threads"; set ylabel "tok/s"
         unset logscale; set logscale x 2; set style data linespoints
-        plot for [i=0:STATS_blocks-1] decode index i using 1:2 title columnheader(1)
+        plot for [i=0:blocks(decode)-1] decode index i using 1:2 title columnheader(1)
     }
     if (exists_file(disp)) {
         set output dir.'/compare_dispatch.'.fmt

@@ -1,5 +1,7 @@
 /* compare.md and the data behind plots/compare.gp. */
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,10 +15,14 @@ static const char *run_host(const pb_cmp_run *r)
     return h && *h ? h : "unknown";
 }
 
-static const char *dir_base(const char *dir)
+/* The run's own name: the last component of the resolved path (results/<host>/latest names its target). */
+static const char *dir_base(const char *dir, char *buf, size_t len)
 {
-    const char *s = strrchr(dir, '/');
-    return s && s[1] ? s + 1 : dir;
+    char real[PATH_MAX];
+    const char *p = realpath(dir, real) ? real : dir;
+    const char *s = strrchr(p, '/');
+    snprintf(buf, len, "%.200s", s && s[1] ? s + 1 : p);
+    return buf;
 }
 
 void pb_compare_prepare(pb_compare *c)
@@ -26,8 +32,9 @@ void pb_compare_prepare(pb_compare *c)
         bool repeated = false;
         for (int j = 0; j < c->n; j++)
             repeated |= j != i && strcmp(run_host(r), run_host(&c->run[j])) == 0;
+        char base[256];
         if (repeated)
-            snprintf(r->label, sizeof r->label, "%.28s/%.32s", run_host(r), dir_base(r->rd.dir));
+            snprintf(r->label, sizeof r->label, "%.28s/%.32s", run_host(r), dir_base(r->rd.dir, base, sizeof base));
         else
             snprintf(r->label, sizeof r->label, "%.60s", run_host(r));
         r->nfig = pb_digest_figs(&r->d, r->fig, PB_CMP_FIGS);
