@@ -22,6 +22,13 @@ static void write_md(FILE *f, const void *arg)
     pb_compare_md(f, j->c, j->out);
 }
 
+static void free_runs(pb_compare *c)
+{
+    for (int i = 0; i < c->n; i++)
+        pb_rundata_free(&c->run[i].rd);
+    free(c->run);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_compare DIR DIR [DIR...] --out DIR [--no-plots]\n"
@@ -73,6 +80,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         if (pb_rundata_load(&c.run[i].rd, dirs[i], err, sizeof err) != 0) {
             fprintf(stderr, "bench_compare: %s\n", err);
+            free_runs(&c);
             return 2;
         }
         for (int k = 0; k < PB_K_COUNT; k++)
@@ -84,6 +92,7 @@ int main(int argc, char **argv)
     pb_run run;
     if (pb_run_prepare(&run, out, false, err, sizeof err) != 0) {
         fprintf(stderr, "bench_compare: --out %s: %s\n", out, err);
+        free_runs(&c);
         return 2;
     }
     pb_compare_prepare(&c);
@@ -103,8 +112,6 @@ int main(int argc, char **argv)
     } else {
         printf("compare: %s\n", path);
     }
-    for (int i = 0; i < n; i++)
-        pb_rundata_free(&c.run[i].rd);
-    free(c.run);
+    free_runs(&c);
     return bad || failed ? 1 : 0;
 }
