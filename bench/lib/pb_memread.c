@@ -199,3 +199,8 @@ const char *pb_memop_name(pb_memop op)
                                                         [PB_MEMOP_WRITE] = "write" };
     return (unsigned)op < PB_MEMOP_COUNT ? names[op] : "?";
 }
+
+uint64_t pb_memsum_words(const void *p, size_t bytes)
+{
+    return pb_memread_scalar(NULL, p, bytes);
+}

@@ -49,7 +49,9 @@ bool pb_memkern_supported(const pb_memkern *k);
 /* "read", "copy", "write". */
 const char *pb_memop_name(pb_memop op);
 
-/* The oracle: the byte sum of p[0..bytes). */
+/* The oracle: the byte sum of p[0..bytes), one byte at a time. */
 uint64_t pb_memsum(const void *p, size_t bytes);
+/* The same sum eight bytes at a time (the scalar read kernel): for sums over large buffers. */
+uint64_t pb_memsum_words(const void *p, size_t bytes);
 
 #endif
