@@ -9,6 +9,7 @@
 
 #define GUARD 64
 #define MAXN 20000
+#define BUFN ((MAXN + 2 * GUARD + 128 + 63) / 64 * 64) /* aligned_alloc wants a multiple of the alignment */
 static const size_t sizes[] = { 0, 1, 7, 8, 31, 63, 64, 65, 127, 255, 511, 512, 513, 1023, 4095, 4097, 12345, MAXN };
 
 static void fill(uint8_t *p, size_t n, unsigned seed)
@@ -22,7 +23,7 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
 /* 64-byte aligned storage so offset k means alignment k. */
 static uint8_t *alloc_buf(void)
 {
-    uint8_t *p = aligned_alloc(64, MAXN + 2 * GUARD + 128);
+    uint8_t *p = aligned_alloc(64, BUFN);
     cr_assert_not_null(p);
     return p;
 }
@@ -54,7 +55,7 @@ Test(memread, oracle_sums_bytes)
 Test(memread, read_kernels_match_the_oracle)
 {
     uint8_t *buf = alloc_buf();
-    fill(buf, MAXN + 2 * GUARD + 128, 7);
+    fill(buf, BUFN, 7);
     int tested = 0;
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
         if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
@@ -80,8 +81,8 @@ Test(memread, copy_kernels_copy_exactly_the_range)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
             for (size_t off = 0; off < 66; off += 5) {
                 size_t soff = (off * 7) % 64, n = sizes[s];
-                fill(src, MAXN + 2 * GUARD + 128, (unsigned)(s + off));
-                memset(dst, 0, MAXN + 2 * GUARD + 128);
+                fill(src, BUFN, (unsigned)(s + off));
+                memset(dst, 0, BUFN);
                 uint64_t sum = k->fn(dst + GUARD + off, src + GUARD + soff, n);
                 cr_assert_eq(sum, pb_memsum(src + GUARD + soff, n), "%s size %zu", k->name, n);
                 cr_assert_eq(memcmp(dst + GUARD + off, src + GUARD + soff, n), 0, "%s size %zu offset %zu", k->name,
@@ -103,7 +104,7 @@ Test(memread, write_kernels_write_exactly_the_range)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
             for (size_t off = 0; off < 66; off += 3) {
                 size_t n = sizes[s];
-                memset(dst, 0, MAXN + 2 * GUARD + 128);
+                memset(dst, 0, BUFN);
                 cr_assert_eq(k->fn(dst + GUARD + off, NULL, n), (uint64_t)n * PB_MEMWRITE_BYTE, "%s", k->name);
                 for (size_t i = 0; i < n; i++)
                     cr_assert_eq(dst[GUARD + off + i], PB_MEMWRITE_BYTE, "%s size %zu offset %zu byte %zu", k->name,
