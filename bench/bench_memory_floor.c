@@ -75,6 +75,7 @@ typedef struct mf_run {
     const pb_topo *topo;
     pb_cpulist set;     /* --cpus, in logical order; placements are taken from it */
     uint64_t size_mib;
+    uint64_t llc_bytes; /* what the default size was computed from */
     mf_row *rows;
     int nrows;
     mf_floor floors[PB_LIST_MAX];
@@ -83,6 +84,7 @@ typedef struct mf_run {
     int ntokens;
     bool invalid;
     pb_run run;
+    pb_mf_ctx ctx; /* the thread count being measured (64 KiB of per-thread slots: not for the stack) */
 } mf_run;
 
 /* ---------------------------------------------------------------- options and checks (before any work) */
@@ -175,7 +177,7 @@ static void mf_check(mf_run *r, const pb_topo *topo)
             pb_cli_fail(PROG, "--threads %ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)",
                         o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
     mf_pick_kernels(r);
-    uint64_t llc = mf_llc_bytes(topo);
+    uint64_t llc = r->llc_bytes = mf_llc_bytes(topo);
     r->size_mib = o->size_mib ? (uint64_t)o->size_mib : pb_mf_default_mib(llc, o->quick);
     uint64_t avail;
     if (pb_mem_available(&avail) == 0) {
@@ -239,14 +241,14 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
                 strerror(errno));
         exit(1);
     }
-    static pb_mf_ctx ctx; /* 64 KiB of per-thread slots: not for the stack */
-    pb_mf_init(&ctx, p, buf.p, bytes);
-    pb_mf_touch(&ctx);
+    pb_mf_ctx *ctx = &r->ctx;
+    pb_mf_init(ctx, p, buf.p, bytes);
+    pb_mf_touch(ctx);
     uint64_t thp = 0;
     if (pb_thp_bytes((uintptr_t)buf.p, (uintptr_t)buf.p + bytes, &thp) != 0)
         thp = 0;
     fprintf(stderr, "\r%d threads: first touch of %llu MiB in %.2f s (%.1f GB/s), %llu MiB in huge pages%20s\n",
-            threads, (unsigned long long)r->size_mib, ctx.touch_s, (double)bytes / ctx.touch_s / 1e9,
+            threads, (unsigned long long)r->size_mib, ctx->touch_s, (double)bytes / ctx->touch_s / 1e9,
             (unsigned long long)(thp >> 20), "");
     int first = r->nrows;
     for (int k = 0; k < r->nkerns; k++) {
@@ -256,7 +258,7 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
         fflush(stderr);
         mf_row *row = &r->rows[r->nrows++];
         memset(row, 0, sizeof *row);
-        pb_mf_measure(&ctx, r->kerns[k], (int)r->o.passes, &row->pt);
+        pb_mf_measure(ctx, r->kerns[k], (int)r->o.passes, &row->pt);
         row->thp_bytes = thp;
         mf_cpus_text(&place, row->cpus, sizeof row->cpus);
         if (!row->pt.valid) {
@@ -332,6 +334,9 @@ static void mf_print(const mf_run *r)
     printf("\nbuffer %llu MiB, %ld timed passes per point after one warm-up; GB/s = 1e9 B/s (copy counts read + "
            "write)\n\n",
            (unsigned long long)r->size_mib, r->o.passes);
+    if (r->llc_bytes && (r->size_mib << 20) < 4 * r->llc_bytes)
+        printf("WARNING: the buffer is less than 4x the last-level cache (%llu MiB): these are cache figures, not a memory floor\n\n",
+               (unsigned long long)(r->llc_bytes >> 20));
     printf("%-6s %-16s %3s %-12s %9s %9s %9s %8s %8s %-6s\n", "op", "kernel", "thr", "cpus", "best", "median", "min",
            "thp_MiB", "rt_ns", "place");
     for (int i = 0; i < r->nrows; i++) {
