@@ -1,0 +1,123 @@
+#include "pb_memfloor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pb_time.h"
+
+uint64_t pb_mf_default_mib(uint64_t llc_bytes, bool quick)
+{
+    uint64_t llc_mib = ((quick ? PB_MF_QUICK_LLC_FACTOR : PB_MF_LLC_FACTOR) * llc_bytes + (1u << 20) - 1) >> 20;
+    return llc_mib > PB_MF_MIN_MIB ? llc_mib : PB_MF_MIN_MIB;
+}
+
+int pb_mf_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errlen)
+{
+    uint64_t limit = avail_bytes / 2 >> 20;
+    if (mib <= limit)
+        return 0;
+    snprintf(err, errlen, "--size %llu: more than half of the available memory (MemAvailable %llu MiB); accepted: 1..%llu",
+             (unsigned long long)mib, (unsigned long long)(avail_bytes >> 20), (unsigned long long)limit);
+    return -1;
+}
+
+void pb_mf_init(pb_mf_ctx *c, pool *p, uint8_t *buf, size_t bytes)
+{
+    c->pool = p;
+    c->threads = pool_threads(p);
+    c->buf = buf;
+    c->bytes = bytes;
+    c->expect_sum = 0;
+    c->touch_s = 0;
+    c->kern = NULL;
+}
+
+/* Thread id's share [*a, *b) of span bytes, in whole PB_MF_UNIT pages. */
+static void pb_mf_slice(size_t span, int id, int n, size_t *a, size_t *b)
+{
+    size_t u0, u1;
+    pool_split((span + PB_MF_UNIT - 1) / PB_MF_UNIT, id, n, &u0, &u1);
+    *a = u0 * PB_MF_UNIT < span ? u0 * PB_MF_UNIT : span;
+    *b = u1 * PB_MF_UNIT < span ? u1 * PB_MF_UNIT : span;
+}
+
+/* The fill: word i of each half holds (i + 1) x the 64-bit golden ratio, so the bytes look random, almost
+ * none is zero, and both halves are equal. */
+static void pb_mf_fill(void *ctx, int id, int n)
+{
+    pb_mf_ctx *c = ctx;
+    size_t a, b, half = c->bytes / 2;
+    pb_mf_slice(c->bytes, id, n, &a, &b);
+    uint64_t *w = (uint64_t *)(void *)c->buf; /* the buffer is page-aligned and only ever read as bytes or words */
+    for (size_t i = a / 8; i < b / 8; i++)
+        w[i] = ((i % (half / 8)) + 1) * 0x9E3779B97F4A7C15ull;
+    c->slot[id].sum = pb_memsum_words(c->buf + a, b - a);
+}
+
+void pb_mf_touch(pb_mf_ctx *c)
+{
+    uint64_t t0 = pb_now_ns();
+    pool_run(c->pool, pb_mf_fill, c);
+    c->touch_s = (double)(pb_now_ns() - t0) / 1e9;
+    c->expect_sum = 0;
+    for (int i = 0; i < c->threads; i++)
+        c->expect_sum += c->slot[i].sum;
+}
+
+static size_t pb_mf_span(const pb_mf_ctx *c, const pb_memkern *k)
+{
+    return k->op == PB_MEMOP_COPY ? c->bytes / 2 : c->bytes;
+}
+
+uint64_t pb_mf_expected(const pb_mf_ctx *c, const pb_memkern *k)
+{
+    switch (k->op) {
+    case PB_MEMOP_COPY:
+        return c->expect_sum / 2; /* the first half; equal halves */
+    case PB_MEMOP_WRITE:
+        return (uint64_t)c->bytes * PB_MEMWRITE_BYTE;
+    default:
+        return c->expect_sum;
+    }
+}
+
+static void pb_mf_job(void *ctx, int id, int n)
+{
+    pb_mf_ctx *c = ctx;
+    const pb_memkern *k = c->kern;
+    size_t a, b, span = pb_mf_span(c, k);
+    pb_mf_slice(span, id, n, &a, &b);
+    uint8_t *dst = k->op == PB_MEMOP_COPY ? c->buf + span + a : c->buf + a;
+    c->slot[id].sum = k->fn(dst, c->buf + a, b - a);
+}
+
+uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns)
+{
+    c->kern = k; /* published to the workers by pool_run's release of the job */
+    uint64_t t0 = pb_now_ns();
+    pool_run(c->pool, pb_mf_job, c);
+    *ns = pb_now_ns() - t0;
+    uint64_t sum = 0;
+    for (int i = 0; i < c->threads; i++)
+        sum += c->slot[i].sum;
+    return sum;
+}
+
+void pb_mf_measure(pb_mf_ctx *c, const pb_memkern *k, int passes, pb_mf_point *out)
+{
+    uint64_t ns, want = pb_mf_expected(c, k);
+    double *gbps = malloc((size_t)passes * sizeof *gbps);
+    if (!gbps) {
+        perror("pb_mf_measure");
+        exit(1);
+    }
+    *out = (pb_mf_point){ .kern = k, .threads = c->threads, .passes = passes,
+                          .moved = (uint64_t)k->traffic * pb_mf_span(c, k) };
+    out->valid = pb_mf_pass(c, k, &ns) == want; /* the warm-up: dropped from the figures, checked all the same */
+    for (int i = 0; i < passes; i++) {
+        out->valid &= pb_mf_pass(c, k, &ns) == want;
+        gbps[i] = (double)out->moved / (double)(ns ? ns : 1);
+    }
+    out->gbps = pb_summarize(gbps, (size_t)passes);
+    free(gbps);
+}

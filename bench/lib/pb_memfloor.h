@@ -1,0 +1,72 @@
+/* pb_memfloor.h — the streaming-bandwidth measurement behind bench_memory_floor, on one pool and one buffer:
+ *
+ *   pb_mf_ctx c;  pb_mf_init(&c, pool, buf, bytes);   // buf: mapped, never touched
+ *   pb_mf_touch(&c);                                    // each thread writes its own slice (first touch)
+ *   pb_mf_measure(&c, kernel, passes, &point);          // one warm-up pass, then passes timed ones
+ *
+ * A pass is one pool dispatch, timed by the caller from publish to the return of pool_run (the last
+ * thread's end): every thread runs the kernel over its static slice (pool_split over 4 KiB pages). Reads
+ * and writes span the whole buffer; a copy reads the first half and writes the second. The buffer is
+ * filled with a pattern that repeats every half, so a copy leaves it as it was and every read and copy
+ * pass can be checked against the byte sum the fill produced (the STREAM habit: validate after timing).
+ * Writes overwrite the pattern: measure them after the reads and copies of the same buffer. */
+#ifndef PB_MEMFLOOR_H
+#define PB_MEMFLOOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_memread.h"
+#include "pb_stats.h"
+#include "pool.h"
+
+#define PB_MF_MIN_MIB 768u      /* the default buffer is at least this ... */
+#define PB_MF_LLC_FACTOR 8u     /* ... and at least this many last-level caches ... */
+#define PB_MF_QUICK_LLC_FACTOR 2u /* ... or, for --quick, this many (streamed in order, it still misses) */
+#define PB_MF_UNIT 4096u        /* slices are whole 4 KiB pages */
+
+/* One thread's result slot, on its own cache line so the threads' stores do not share one. */
+typedef struct pb_mf_slot {
+    _Alignas(64) uint64_t sum;
+} pb_mf_slot;
+
+typedef struct pb_mf_ctx {
+    pool *pool;
+    int threads;
+    uint8_t *buf;
+    size_t bytes;            /* a multiple of 2 x PB_MF_UNIT */
+    uint64_t expect_sum;     /* byte sum of the whole buffer after pb_mf_touch */
+    double touch_s;          /* how long the first touch took */
+    /* the pass being run (read by the workers during pool_run, written by the caller between passes) */
+    const pb_memkern *kern;
+    pb_mf_slot slot[POOL_MAX_THREADS];
+} pb_mf_ctx;
+
+typedef struct pb_mf_point {
+    const pb_memkern *kern;
+    int threads;
+    int passes;
+    uint64_t moved;          /* bytes one pass moves: traffic x the span it covers */
+    pb_summary gbps;         /* over the timed passes, 1e9 B/s */
+    bool valid;              /* every pass's byte sum was the expected one */
+} pb_mf_point;
+
+/* The default buffer in MiB: max(PB_MF_MIN_MIB, PB_MF_LLC_FACTOR x llc_bytes), rounded up to whole MiB;
+ * with quick, PB_MF_QUICK_LLC_FACTOR instead. */
+uint64_t pb_mf_default_mib(uint64_t llc_bytes, bool quick);
+/* 0 when mib MiB fit in half of avail_bytes; -1 with a one-line reason otherwise. */
+int pb_mf_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errlen);
+
+/* bytes must be a positive multiple of 2 x PB_MF_UNIT (any whole number of MiB is). */
+void pb_mf_init(pb_mf_ctx *c, pool *p, uint8_t *buf, size_t bytes);
+/* First touch through the pool: each thread writes the fill pattern into its slice. Sets expect_sum. */
+void pb_mf_touch(pb_mf_ctx *c);
+/* One untimed pass, then passes timed ones (passes >= 1). */
+void pb_mf_measure(pb_mf_ctx *c, const pb_memkern *k, int passes, pb_mf_point *out);
+/* One pass of k; its duration in ns. Returns the byte sum over all threads. */
+uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns);
+/* The byte sum a pass of k must return on a freshly touched buffer (see above). */
+uint64_t pb_mf_expected(const pb_mf_ctx *c, const pb_memkern *k);
+
+#endif

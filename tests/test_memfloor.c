@@ -1,0 +1,111 @@
+/* The memory-floor engine and its OS layer: buffer sizing and the MemAvailable limit, the 2 MiB-aligned
+ * mapping, AnonHugePages from smaps fixtures, and a small measurement through a real pool (first touch,
+ * byte sums checked on every pass, copy leaving the buffer as it was). No speed is asserted. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "pb_membuf.h"
+#include "pb_memfloor.h"
+
+Test(memfloor, default_size)
+{
+    cr_assert_eq(pb_mf_default_mib(0, false), 768);
+    cr_assert_eq(pb_mf_default_mib(32u << 20, false), 768);          /* 8 x 32 MiB = 256 < 768 */
+    cr_assert_eq(pb_mf_default_mib(96u << 20, false), 768);          /* exactly 768 */
+    cr_assert_eq(pb_mf_default_mib(508ull << 20, false), 4064);      /* a VM reporting the host's L3 */
+    cr_assert_eq(pb_mf_default_mib(508ull << 20, true), 1016);       /* --quick: 2 x */
+    cr_assert_eq(pb_mf_default_mib((100u << 20) + 1, false), 801);   /* rounded up to whole MiB */
+}
+
+Test(memfloor, size_limit_is_half_of_available)
+{
+    char err[256];
+    uint64_t avail = 24000ull << 20;
+    cr_assert_eq(pb_mf_check_size(12000, avail, err, sizeof err), 0);
+    cr_assert_eq(pb_mf_check_size(12001, avail, err, sizeof err), -1);
+    cr_assert(strstr(err, "--size 12001") && strstr(err, "1..12000"), "%s", err);
+    cr_assert_eq(pb_mf_check_size(1, 1u << 20, err, sizeof err), -1); /* half of 1 MiB rounds to 0 MiB */
+}
+
+Test(memfloor, mem_available_from_fixtures)
+{
+    uint64_t v = 0;
+    cr_assert_eq(pb_mem_available_from("tests/data/meminfo-24g.txt", &v), 0);
+    cr_assert_eq(v, 23718000ull * 1024);
+    cr_assert_eq(pb_mem_available_from("tests/data/meminfo-old-kernel.txt", &v), -1);
+    cr_assert_eq(pb_mem_available_from("tests/data/no-such-file", &v), -1);
+    cr_assert_eq(pb_mem_available(&v), 0, "this machine has MemAvailable");
+    cr_assert_gt(v, 0);
+}
+
+Test(memfloor, thp_from_smaps_fixture)
+{
+    uint64_t b = 1;
+    /* the 768 MiB buffer alone */
+    cr_assert_eq(pb_thp_bytes_from("tests/data/smaps-thp.txt", 0x7f3a00000000, 0x7f3a30000000, &b), 0);
+    cr_assert_eq(b, 782336ull * 1024);
+    /* a range that spans both anonymous mappings */
+    cr_assert_eq(pb_thp_bytes_from("tests/data/smaps-thp.txt", 0x7f3a2ff00000, 0x7f3a30100000, &b), 0);
+    cr_assert_eq(b, (782336ull + 2048) * 1024);
+    /* the stack: no huge pages */
+    cr_assert_eq(pb_thp_bytes_from("tests/data/smaps-thp.txt", 0x7ffd1c000000, 0x7ffd1c001000, &b), 0);
+    cr_assert_eq(b, 0);
+    cr_assert_eq(pb_thp_bytes_from("tests/data/no-such-file", 0, 1, &b), -1);
+}
+
+Test(memfloor, mapping_is_huge_page_aligned)
+{
+    static const size_t sizes[] = { 1, 4096, 4097, 3u << 20, (5u << 20) + 123 };
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        pb_membuf b;
+        cr_assert_eq(pb_membuf_map(&b, sizes[i], true), 0);
+        cr_assert_eq((uintptr_t)b.p % PB_HUGE_PAGE, 0, "size %zu", sizes[i]);
+        cr_assert_eq(b.bytes, sizes[i]);
+        cr_assert_geq(b.map_bytes, sizes[i]);
+        memset(b.p, 1, sizes[i]); /* all of it is writable */
+        uint64_t thp;
+        cr_assert_eq(pb_thp_bytes((uintptr_t)b.p, (uintptr_t)b.p + b.bytes, &thp), 0);
+        cr_assert_leq(thp, b.map_bytes);
+        pb_membuf_unmap(&b);
+        cr_assert_null(b.p);
+    }
+    pb_membuf b;
+    cr_assert_eq(pb_membuf_map(&b, 0, true), -1);
+}
+
+static void measure_all(int threads)
+{
+    pool_config cfg = pool_config_default();
+    cfg.threads = threads;
+    cfg.policy = POOL_SPIN;
+    pool *p = pool_create(&cfg);
+    cr_assert_not_null(p);
+    pb_membuf b;
+    size_t bytes = 3u << 20; /* 768 pages: an uneven split over 2 threads is still whole pages */
+    cr_assert_eq(pb_membuf_map(&b, bytes, true), 0);
+    static pb_mf_ctx c;
+    pb_mf_init(&c, p, b.p, bytes);
+    pb_mf_touch(&c);
+    cr_assert_eq(c.expect_sum, pb_memsum(b.p, bytes), "the fill's sum is the buffer's");
+    cr_assert_eq(memcmp(b.p, b.p + bytes / 2, bytes / 2), 0, "the halves are equal");
+    /* Reads and copies first, writes last (a write replaces the pattern): the table's order. */
+    for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+        if (!pb_memkern_supported(k))
+            continue;
+        pb_mf_point pt;
+        pb_mf_measure(&c, k, 3, &pt);
+        cr_expect(pt.valid, "%s with %d threads", k->name, threads);
+        cr_expect_eq(pt.passes, 3);
+        cr_expect_eq(pt.gbps.n, 3);
+        cr_expect_eq(pt.moved, bytes, "%s: a copy moves each half once (read + write)", k->name);
+        cr_expect_gt(pt.gbps.min, 0);
+        if (k->op != PB_MEMOP_WRITE)
+            cr_expect_eq(pb_memsum(b.p, bytes), c.expect_sum, "%s left the buffer as it was", k->name);
+    }
+    pb_membuf_unmap(&b);
+    pool_destroy(p);
+}
+
+Test(memfloor, one_thread) { measure_all(1); }
+Test(memfloor, two_threads) { measure_all(2); }
+Test(memfloor, three_threads_uneven_split) { measure_all(3); }

@@ -1,0 +1,130 @@
+/* Memory-floor kernels against the bytewise oracle: every kernel the CPU has, on odd sizes at every
+ * alignment within a cache line, with guard bytes around the range. All bytes are non-zero, so a byte
+ * skipped (or read twice) changes the sum. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_memread.h"
+
+#define GUARD 64
+#define MAXN 20000
+#define BUFN ((MAXN + 2 * GUARD + 128 + 63) / 64 * 64) /* aligned_alloc wants a multiple of the alignment */
+static const size_t sizes[] = { 0, 1, 7, 8, 31, 63, 64, 65, 127, 255, 511, 512, 513, 1023, 4095, 4097, 12345, MAXN };
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = (uint8_t)(1 + (seed >> 16) % 255);
+    }
+}
+
+/* 64-byte aligned storage so offset k means alignment k. */
+static uint8_t *alloc_buf(void)
+{
+    uint8_t *p = aligned_alloc(64, BUFN);
+    cr_assert_not_null(p);
+    return p;
+}
+
+Test(memread, table_is_consistent)
+{
+    cr_assert_gt(pb_memkern_count(), 0);
+    for (int i = 0; i < pb_memkern_count(); i++) {
+        const pb_memkern *k = &pb_memkerns[i];
+        cr_assert_eq(pb_memkern_find(k->name), k, "%s", k->name);
+        cr_assert_eq(k->traffic, k->op == PB_MEMOP_COPY ? 2 : 1);
+        cr_assert_not_null(k->fn);
+        cr_assert_not_null(k->what);
+    }
+    cr_assert_null(pb_memkerns[pb_memkern_count()].name);
+    cr_assert_null(pb_memkern_find("avx1024"));
+    cr_assert_null(pb_memkern_find(NULL));
+    cr_assert(pb_memkern_supported(pb_memkern_find("scalar")));
+    cr_assert_str_eq(pb_memop_name(PB_MEMOP_COPY), "copy");
+}
+
+Test(memread, oracle_sums_bytes)
+{
+    uint8_t b[5] = { 1, 2, 255, 0, 10 };
+    cr_assert_eq(pb_memsum(b, 5), 268);
+    cr_assert_eq(pb_memsum(b, 0), 0);
+}
+
+Test(memread, read_kernels_match_the_oracle)
+{
+    uint8_t *buf = alloc_buf();
+    fill(buf, BUFN, 7);
+    int tested = 0;
+    for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
+            continue;
+        tested++;
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (size_t off = 0; off < 66; off++) {
+                const uint8_t *p = buf + GUARD + off;
+                cr_assert_eq(k->fn(NULL, p, sizes[s]), pb_memsum(p, sizes[s]), "%s size %zu offset %zu", k->name,
+                             sizes[s], off);
+            }
+    }
+    cr_assert_geq(tested, 1);
+    free(buf);
+}
+
+Test(memread, copy_kernels_copy_exactly_the_range)
+{
+    uint8_t *src = alloc_buf(), *dst = alloc_buf();
+    for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+        if (k->op != PB_MEMOP_COPY || !pb_memkern_supported(k))
+            continue;
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (size_t off = 0; off < 66; off += 5) {
+                size_t soff = (off * 7) % 64, n = sizes[s];
+                fill(src, BUFN, (unsigned)(s + off));
+                memset(dst, 0, BUFN);
+                uint64_t sum = k->fn(dst + GUARD + off, src + GUARD + soff, n);
+                cr_assert_eq(sum, pb_memsum(src + GUARD + soff, n), "%s size %zu", k->name, n);
+                cr_assert_eq(memcmp(dst + GUARD + off, src + GUARD + soff, n), 0, "%s size %zu offset %zu", k->name,
+                             n, off);
+                cr_assert_eq(pb_memsum(dst, GUARD + off), 0, "%s wrote before the range", k->name);
+                cr_assert_eq(pb_memsum(dst + GUARD + off + n, GUARD), 0, "%s wrote after the range", k->name);
+            }
+    }
+    free(src);
+    free(dst);
+}
+
+Test(memread, write_kernels_write_exactly_the_range)
+{
+    uint8_t *dst = alloc_buf();
+    for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+        if (k->op != PB_MEMOP_WRITE || !pb_memkern_supported(k))
+            continue;
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (size_t off = 0; off < 66; off += 3) {
+                size_t n = sizes[s];
+                memset(dst, 0, BUFN);
+                cr_assert_eq(k->fn(dst + GUARD + off, NULL, n), (uint64_t)n * PB_MEMWRITE_BYTE, "%s", k->name);
+                for (size_t i = 0; i < n; i++)
+                    cr_assert_eq(dst[GUARD + off + i], PB_MEMWRITE_BYTE, "%s size %zu offset %zu byte %zu", k->name,
+                                 n, off, i);
+                cr_assert_eq(pb_memsum(dst, GUARD + off), 0, "%s wrote before the range", k->name);
+                cr_assert_eq(pb_memsum(dst + GUARD + off + n, GUARD), 0, "%s wrote after the range", k->name);
+            }
+    }
+    free(dst);
+}
+
+Test(memread, scalar_lane_accumulators_do_not_overflow)
+{
+    /* All 0xFF over many fold periods: the worst case for the 16-bit SWAR lanes. */
+    size_t n = 1 << 20;
+    uint8_t *p = malloc(n + 8);
+    cr_assert_not_null(p);
+    memset(p, 0xFF, n + 8);
+    for (const pb_memkern *k = pb_memkerns; k->name; k++)
+        if (k->op == PB_MEMOP_READ && pb_memkern_supported(k))
+            cr_assert_eq(k->fn(NULL, p + 3, n), (uint64_t)n * 255, "%s", k->name);
+    free(p);
+}
