@@ -81,7 +81,7 @@ static void kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "l3-kib", .kind = PB_OPT_INT, .dest = &o->l3_kib, .min = 64, .max = 1 << 24, .metavar = "KIB",
           .help = "L3 size per instance, overriding hwloc's", .dflt = "hwloc" },
         { .name = "budget-ms", .kind = PB_OPT_DOUBLE, .dest = &o->budget_ms, .dmin = 1, .dmax = 60000,
-          .metavar = "MS", .help = "sampling time per point", .dflt = "250 (30 with --quick)" },
+          .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
         { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick, .help = "a short run (CI): under a minute" },
         { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
           .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
@@ -134,7 +134,7 @@ static void kb_defaults(kb_ctx *c, const pb_topo *topo)
             o->batches.v[o->batches.n++] = b[i];
     }
     if (o->budget_ms == 0)
-        o->budget_ms = o->quick ? 30 : 250;
+        o->budget_ms = o->quick ? 30 : 150;
 
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     static pb_cpulist all, placed;
