@@ -10,9 +10,14 @@ floorcsv = dir.'/memory_floor.csv'
 set datafile separator ','
 set datafile missing NaN
 
-formats = "f32 f16 q8_0 q4_0 q1_0 tq2_0"
-variants = "scalar avx2 avx512 neon"
-levels = "l2 l3 dram"
+# The variants and levels present, in a fixed order (column 4 is variant, 10 is level: the CSV's order), so
+# a variant keeps its colour from run to run and absent ones draw no empty series.
+present(col, v) = system("awk -F, -v v=".v." 'NR > 1 && $".col." == v { n++ } END { print n + 0 }' '".csv."'") + 0
+variants = ""
+do for [v in "scalar avx2 avx512 neon"] { if (present(4, v) > 0) { variants = variants.v." " } }
+levels = ""
+do for [l in "l2 l3 dram"] { if (present(10, l) > 0) { levels = levels.l." " } }
+vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avx512" ? 0x56b4e9 : 0xe69f00
 fmtx(s) = s eq "f32" ? 0 : s eq "f16" ? 1 : s eq "q8_0" ? 2 : s eq "q4_0" ? 3 : s eq "q1_0" ? 4 : s eq "tq2_0" ? 5 : NaN
 vshift(v) = v eq "scalar" ? -0.2 : v eq "avx2" ? 0.0 : v eq "avx512" ? 0.2 : 0.1
 sel(v, l, t) = (strcol("variant") eq v && strcol("level") eq l && column("threads") == t && column("batch") == 1) \
@@ -34,18 +39,19 @@ do for [fmt in "png svg"] {
         if (tsel == 2 && maxthr == 1) { break }
         if (fmt eq "png") { set terminal pngcairo size 1200,460 font ",10" } else { set terminal svg size 1200,460 font ",10" }
         set output dir.(tsel == 1 ? '/kernels.' : '/kernels_threads.').fmt
-        set multiplot layout 1,3 title sprintf("Kernel roofline: GB/s of weights (median), %d thread%s, batch 1", thr, thr > 1 ? "s" : "")
+        set termoption noenhanced
+        set multiplot layout 1,words(levels) title sprintf("Kernel roofline: GB/s of weights (median), %d thread%s, batch 1", thr, thr > 1 ? "s" : "")
         set xtics ("f32" 0, "f16" 1, "q8_0" 2, "q4_0" 3, "q1_0" 4, "tq2_0" 5)
         set xrange [-0.5:5.5]
         set yrange [0:*]
         set grid ytics
         set ylabel "GB/s"
-        set key top right
+        set key below horizontal
         do for [l in levels] {
-            set title l
+            set xlabel "weights in ".(l eq "l2" ? "L2" : l eq "l3" ? "L3" : "DRAM")
             plot for [v in variants] csv using (fmtx(strcol("format")) + vshift(v)):(sel(v, l, thr)) \
-                     with points pt 7 ps 1.2 title v, \
-                 (hasfloor ? floor : NaN) with lines dt 2 lc rgb "gray30" title "memory floor (1 thread)"
+                     with points pt 7 ps 1.2 lc rgb vcolor(v) title v, \
+                 (hasfloor ? floor : NaN) with lines dt 2 lc rgb "gray30" title (hasfloor ? "memory floor (1 thread)" : "")
         }
         unset multiplot
     }
