@@ -128,12 +128,12 @@ INLINE __m512i q4_0_codes(const block_q4_0 *b, int two)
 }
 
 /* One row's step: codes x activation from the seeds (-offset x sums: exact signed products), then the two
- * block scales (d_w x d_x per lane) and one fused multiply-add into the row's accumulator. */
-INLINE __m512 pair_step(__m512i codes, kern_half d0, kern_half d1, __m512i x, __m512i seed, __m512 dx, __m512 acc)
+ * block scales (dw, the weight scales per lane, x the activation's) and one fused multiply-add into the
+ * row's accumulator. */
+INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m512 dx, __m512 acc)
 {
     __m512i s = _mm512_dpbusd_epi32(seed, codes, x);
-    __m512 d = _mm512_mul_ps(half_pair(d0, d1), dx);
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), d, acc);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, dx), acc);
 }
 
 #define PAIR_PASS(name, block_t, codes)                                                                       \
@@ -152,7 +152,7 @@ INLINE __m512 pair_step(__m512i codes, kern_half d0, kern_half d1, __m512i x, __
             _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const block_t *blk = (const block_t *)row_ptr(w, rb, r) + b;                                  \
-                acc[r] = pair_step(codes(blk, 1), blk[0].d, blk[1].d, x, s, d, acc[r]);                       \
+                acc[r] = pair_step(codes(blk, 1), half_pair(blk[0].d, blk[1].d), x, s, d, acc[r]);                       \
             }                                                                                                 \
         }                                                                                                     \
         if (b < nb) {                                                                                         \
@@ -162,14 +162,63 @@ INLINE __m512 pair_step(__m512i codes, kern_half d0, kern_half d1, __m512i x, __
             _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const block_t *blk = (const block_t *)row_ptr(w, rb, r) + b;                                  \
-                acc[r] = pair_step(codes(blk, 0), blk[0].d, 0, x, s, d, acc[r]);                              \
+                acc[r] = pair_step(codes(blk, 0), half_pair(blk[0].d, 0), x, s, d, acc[r]);                              \
             }                                                                                                 \
         }                                                                                                     \
         _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++) y[r] = _mm512_reduce_add_ps(acc[r]);             \
     }
 
+/* Matmul: one weight row against na activation rows, its codes and scales decoded once per step for all
+ * of them; each (row, activation) pair goes through pair_step exactly as in the matvec pass. */
+#define PAIR_BATCH_PASS(name, block_t, codes)                                                                 \
+    INLINE void bpass_##name(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy) \
+    {                                                                                                         \
+        size_t nb = a->cols / 32, n4 = a->cols / 4;                                                           \
+        const block_t *blk = (const block_t *)row;                                                            \
+        __m512 acc[KERN_BATCH_STEP];                                                                          \
+        _Pragma("GCC unroll 4") for (int j = 0; j < na; j++) acc[j] = _mm512_setzero_ps();                    \
+        size_t b = 0;                                                                                         \
+        for (; b + 2 <= nb; b += 2) {                                                                         \
+            __m512i c = codes(blk + b, 1);                                                                    \
+            __m512 dw = half_pair(blk[b].d, blk[b + 1].d);                                                    \
+            _Pragma("GCC unroll 4") for (int j = 0; j < na; j++)                                              \
+            {                                                                                                 \
+                size_t m = m0 + (size_t)j;                                                                    \
+                acc[j] = pair_step(c, dw, _mm512_loadu_si512(a->qs + m * a->cols + b * 32),                   \
+                                   _mm512_loadu_si512(a->seed4 + m * n4 + b * 8),                             \
+                                   _mm512_loadu_ps(a->dx4 + m * n4 + b * 8), acc[j]);                         \
+            }                                                                                                 \
+        }                                                                                                     \
+        if (b < nb) {                                                                                         \
+            __m512i c = codes(blk + b, 0);                                                                    \
+            __m512 dw = half_pair(blk[b].d, 0);                                                               \
+            _Pragma("GCC unroll 4") for (int j = 0; j < na; j++)                                              \
+            {                                                                                                 \
+                size_t m = m0 + (size_t)j;                                                                    \
+                __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(a->qs + m * a->cols + b * 32))); \
+                acc[j] = pair_step(c, dw, x, _mm512_maskz_loadu_epi32(LOWER8, a->seed4 + m * n4 + b * 8),     \
+                                   _mm512_maskz_loadu_ps(LOWER8, a->dx4 + m * n4 + b * 8), acc[j]);           \
+            }                                                                                                 \
+        }                                                                                                     \
+        _Pragma("GCC unroll 4") for (int j = 0; j < na; j++) y[(size_t)j * ldy] = _mm512_reduce_add_ps(acc[j]); \
+    }                                                                                                         \
+    static void batch_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
+                             float *y, size_t ldy)                                                            \
+    {                                                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                                      \
+            const char *row = (const char *)w + i * rb;                                                       \
+            if (nm == KERN_BATCH_STEP)                                                                        \
+                bpass_##name(row, KERN_BATCH_STEP, a, m0, y + i, ldy);                                        \
+            else                                                                                              \
+                for (size_t j = 0; j < nm; j++)                                                               \
+                    bpass_##name(row, 1, a, m0 + j, y + j * ldy + i, ldy);                                    \
+        }                                                                                                     \
+    }
+
 PAIR_PASS(q8_0, block_q8_0, q8_0_codes)
 PAIR_PASS(q4_0, block_q4_0, q4_0_codes)
+PAIR_BATCH_PASS(q8_0, block_q8_0, q8_0_codes)
+PAIR_BATCH_PASS(q4_0, block_q4_0, q4_0_codes)
 KERN512_ROWS_FN(q8_0)
 KERN512_ROWS_FN(q4_0)
 
@@ -261,6 +310,10 @@ const kern_isa kern_isa_avx512 = {
         [KERN_Q4_0] = rows_q4_0,
         [KERN_Q1_0] = rows_q1_0,
         [KERN_TQ2_0] = rows_tq2_0,
+    },
+    .batch = {
+        [KERN_Q8_0] = batch_q8_0,
+        [KERN_Q4_0] = batch_q4_0,
     },
     .act = {
         [KERN_ACT_Q8_0] = kern_act_q8_0_avx512,

@@ -37,13 +37,21 @@ extern const kern_traits kern_traits_table[KERN_FORMAT_COUNT];
 typedef void (*kern_rows_fn)(const void *w, size_t row_bytes, size_t n, const kern_act *a, size_t m,
                              float *y);
 
+/* Matmul: y[j * ldy + i] = dot(row i, activation row m0 + j) for i < n, j < nm (nm <= KERN_BATCH_STEP),
+ * decoding each weight step once for the nm activations. Every (row, activation) pair goes through the same
+ * instructions as in the variant's kern_rows_fn, so a matmul row equals the matvec bit for bit. */
+typedef void (*kern_batch_fn)(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,
+                              float *y, size_t ldy);
+#define KERN_BATCH_STEP 4
+
 /* Quantizes one activation row x into row m of a (ggml blocks and the derived arrays). */
 typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x);
 
-/* One ISA variant: a kernel per format (NULL = not implemented), an activation quantizer per activation
- * kind (NULL = the reference's), and its rows per pass. */
+/* One ISA variant: a kernel per format (NULL = not implemented), a matmul kernel per format (optional), an
+ * activation quantizer per activation kind (NULL = the reference's), and its rows per pass. */
 typedef struct kern_isa {
     kern_rows_fn rows[KERN_FORMAT_COUNT];
+    kern_batch_fn batch[KERN_FORMAT_COUNT]; /* NULL: the matmul applies rows[] once per activation row */
     kern_act_fn act[KERN_ACT_KINDS];
     int rows_per_pass;
 } kern_isa;

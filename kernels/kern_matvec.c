@@ -51,10 +51,18 @@ void kern_job_rows(void *ctx, size_t r0, size_t r1)
     size_t group = KERN_MATMUL_L1_BYTES / rb;
     if (group < 1)
         group = 1;
+    kern_batch_fn bfn = isa->batch[job->fmt];
     for (size_t r = r0; r < r1; r += group) {
         size_t n = r1 - r < group ? r1 - r : group;
-        for (size_t m = 0; m < a->batch; m++)
-            fn(w + r * rb, rb, n, a, m, job->y + m * job->ldy + r);
+        if (bfn) {
+            for (size_t m = 0; m < a->batch; m += KERN_BATCH_STEP) {
+                size_t nm = a->batch - m < KERN_BATCH_STEP ? a->batch - m : KERN_BATCH_STEP;
+                bfn(w + r * rb, rb, n, a, m, nm, job->y + m * job->ldy + r, job->ldy);
+            }
+        } else {
+            for (size_t m = 0; m < a->batch; m++)
+                fn(w + r * rb, rb, n, a, m, job->y + m * job->ldy + r);
+        }
     }
 }
 
