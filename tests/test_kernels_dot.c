@@ -305,3 +305,27 @@ Test(kern_shape, streaming_rows_equal_rows_in_passes, .timeout = 60)
         free(w);
     }
 }
+
+Test(kern_matmul, odd_block_count_and_batch_remainder)
+{
+    /* 3 blocks (the 512-bit kernels' half-pair tail) and batch 5 (one group of 4, then one alone) */
+    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0 };
+    const size_t rows = 9, cols = 96, m = 5;
+    for (size_t k = 0; k < 2; k++) {
+        kt_rng r = { .s = 61 + k };
+        void *w = kt_weights(&r, fs[k], rows, cols);
+        float *x = kt_floats(&r, m * cols, -1.0f, 1.0f), y[5 * 9], one[9];
+        for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+            if (!kern_variant_supported((kern_variant)v))
+                continue;
+            cr_assert_eq(kern_matmul(fs[k], (kern_variant)v, w, x, m, y, rows, cols), 0);
+            for (size_t j = 0; j < m; j++) {
+                cr_assert_eq(kern_matvec(fs[k], (kern_variant)v, w, x + j * cols, one, rows, cols), 0);
+                cr_assert(memcmp(one, y + j * rows, sizeof one) == 0, "%s/%s activation %zu",
+                          kern_format_names[fs[k]], kern_variant_name((kern_variant)v), j);
+            }
+        }
+        free(x);
+        free(w);
+    }
+}
