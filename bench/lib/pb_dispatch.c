@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "pb_exec.h"
 #include "pb_time.h"
 
 const char *const pb_dispatch_kind_names[PB_DISPATCH_KINDS + 1] = {
@@ -71,21 +72,6 @@ static double pb_batch(pb_dispatcher *d, long k, uint64_t gap_ns)
     }
     uint64_t t1 = pb_now_ns();
     return (double)(t1 - t0 - gap_total) / (double)k;
-}
-
-/* Pins each thread of an OpenMP team of `threads` to its cpu (cpus != NULL) or back to *restore; libgomp
- * keeps its threads, so the pinning holds for the measurement's later regions of the same size. */
-static void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
-{
-#pragma omp parallel num_threads(threads)
-    {
-        cpu_set_t set = *restore;
-        if (cpus) {
-            CPU_ZERO(&set);
-            CPU_SET(cpus[omp_get_thread_num()], &set);
-        }
-        sched_setaffinity(0, sizeof set, &set);
-    }
 }
 
 static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_point *pt)

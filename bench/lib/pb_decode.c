@@ -1,0 +1,251 @@
+/* pb_decode.c — see pb_decode.h. */
+#include "pb_decode.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pb_glue.h"
+
+#define PB_HUGE (2u << 20) /* the arena's alignment: one x86-64 huge page */
+
+/* The matvecs of a layer, in pb_model_matvecs' order. */
+enum { MV_Q, MV_K, MV_V, MV_O, MV_GATE, MV_UP, MV_DOWN };
+
+/* splitmix64: a full-period 64-bit generator whose every output is a good hash of its counter, so a row's
+ * stream can start anywhere from (seed, matrix, row) without a sequential pass. */
+static uint64_t pb_mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t pb_stream(uint64_t seed, uint64_t a, uint64_t b)
+{
+    uint64_t s = seed ^ (a * 0xD6E8FEB86659FD93ull);
+    s = pb_mix(&s) ^ b;
+    return pb_mix(&s);
+}
+
+/* Uniform in [-1, 1): the top 24 bits, exactly representable as a float. */
+static float pb_unit(uint64_t *s)
+{
+    return (float)(pb_mix(s) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+typedef struct pb_gen {
+    const pb_decode_weights *w;
+    int mv;           /* matrix index */
+    unsigned char *dst;
+    size_t row_bytes;
+    float scale;      /* weights uniform in [-scale, scale] */
+    int failed;       /* set (relaxed: read only after the dispatch returned) when a row buffer was missing */
+} pb_gen;
+
+static void pb_gen_rows(void *ctx, size_t r0, size_t r1)
+{
+    /* ctx is the caller's pb_gen, alive for the whole dispatch; threads write disjoint rows of dst. */
+    pb_gen *g = ctx;
+    size_t cols = (size_t)g->w->mv[g->mv].cols;
+    float *row = malloc(cols * sizeof *row);
+    if (!row) {
+        __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (size_t r = r0; r < r1; r++) {
+        uint64_t s = pb_stream(g->w->seed, (uint64_t)g->mv + 1, r);
+        for (size_t c = 0; c < cols; c++)
+            row[c] = pb_unit(&s) * g->scale;
+        kern_quantize_row(g->w->fmt, row, g->dst + r * g->row_bytes, cols);
+    }
+    free(row);
+}
+
+static int pb_arena_alloc(pb_decode_weights *w)
+{
+    size_t len = (size_t)w->bytes + PB_HUGE;
+    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED)
+        return -1;
+    uintptr_t a = ((uintptr_t)map + PB_HUGE - 1) & ~(uintptr_t)(PB_HUGE - 1);
+    /* Huge pages halve the TLB misses of a weight stream; THP in madvise mode gives them only on request.
+     * A refusal is not an error: the floor is read over the same pages, so the comparison stays fair. */
+    madvise((void *)a, (size_t)w->bytes, MADV_HUGEPAGE);
+    w->map = map;
+    w->map_len = len;
+    w->arena = (unsigned char *)a;
+    return 0;
+}
+
+int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
+                            pb_decode_progress_fn progress, void *pctx)
+{
+    memset(w, 0, sizeof *w);
+    w->shape = *m;
+    w->fmt = f;
+    w->seed = seed;
+    w->bytes = pb_model_token_bytes(m, f);
+    if (w->bytes == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    w->nmv = pb_model_matvec_count(m);
+    w->mv = calloc((size_t)w->nmv, sizeof *w->mv);
+    w->off = calloc((size_t)w->nmv, sizeof *w->off);
+    size_t ngamma = (2 * (size_t)m->layers + 1) * m->hidden;
+    w->gamma = malloc(ngamma * sizeof *w->gamma);
+    if (!w->mv || !w->off || !w->gamma || pb_arena_alloc(w) != 0) {
+        pb_decode_weights_free(w);
+        errno = ENOMEM;
+        return -1;
+    }
+    pb_model_matvecs(m, w->mv, w->nmv);
+    uint64_t s = pb_stream(seed, 0, 0);
+    for (size_t i = 0; i < ngamma; i++)
+        w->gamma[i] = 1.0f + 0.1f * pb_unit(&s);
+    uint64_t off = 0;
+    for (int i = 0; i < w->nmv; i++) {
+        const pb_matvec *mv = &w->mv[i];
+        w->off[i] = off;
+        /* Uniform in ±sqrt(3/cols) has variance 1/cols: a unit-RMS input gives unit-RMS outputs, so 36
+         * layers of residual adds stay far from overflow and from a quantizer's saturation. */
+        pb_gen g = { .w = w, .mv = i, .dst = w->arena + off,
+                     .row_bytes = (size_t)kern_format_matrix_bytes(f, 1, mv->cols),
+                     .scale = sqrtf(3.0f / (float)mv->cols) };
+        pb_exec_rows(ex, (size_t)mv->rows, pb_gen_rows, &g);
+        if (g.failed) {
+            pb_decode_weights_free(w);
+            errno = ENOMEM;
+            return -1;
+        }
+        off += kern_format_matrix_bytes(f, mv->rows, mv->cols);
+        if (progress)
+            progress(pctx, off, w->bytes);
+    }
+    return 0;
+}
+
+void pb_decode_weights_free(pb_decode_weights *w)
+{
+    if (w->map)
+        munmap(w->map, w->map_len);
+    free(w->mv);
+    free(w->off);
+    free(w->gamma);
+    memset(w, 0, sizeof *w);
+}
+
+int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch)
+{
+    memset(d, 0, sizeof *d);
+    const pb_model *m = &w->shape;
+    if (batch < 1 || batch > KERN_BATCH_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    d->w = w;
+    d->variant = v;
+    d->batch = batch;
+    d->x = malloc(batch * m->hidden * sizeof(float));
+    d->h = malloc(batch * m->hidden * sizeof(float));
+    d->q = malloc(batch * m->q_dim * sizeof(float));
+    d->kv = malloc(batch * m->kv_dim * sizeof(float));
+    d->g = malloc(batch * m->ffn * sizeof(float));
+    d->u = malloc(batch * m->ffn * sizeof(float));
+    d->logits = malloc(batch * m->vocab * sizeof(float));
+    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits ||
+        kern_act_init(&d->act_hidden, w->fmt, m->hidden, batch) != 0 ||
+        kern_act_init(&d->act_q, w->fmt, m->q_dim, batch) != 0 ||
+        kern_act_init(&d->act_ffn, w->fmt, m->ffn, batch) != 0) {
+        int e = errno == EINVAL ? EINVAL : ENOMEM;
+        pb_decode_free(d);
+        errno = e;
+        return -1;
+    }
+    /* A variant that cannot run this format fails here, not in the middle of a token (the check reads the
+     * activation's batch, which the first kern_act_set sets for real). */
+    kern_job probe = { .fmt = w->fmt, .variant = v, .w = w->arena, .rows = 1, .act = &d->act_hidden, .y = d->h,
+                       .ldy = 1 };
+    d->act_hidden.batch = batch;
+    if (kern_job_check(&probe) != 0) {
+        int e = errno;
+        pb_decode_free(d);
+        errno = e;
+        return -1;
+    }
+    d->act_hidden.batch = 0;
+    return 0;
+}
+
+void pb_decode_free(pb_decode *d)
+{
+    free(d->x);
+    free(d->h);
+    free(d->q);
+    free(d->kv);
+    free(d->g);
+    free(d->u);
+    free(d->logits);
+    kern_act_free(&d->act_hidden);
+    kern_act_free(&d->act_q);
+    kern_act_free(&d->act_ffn);
+    memset(d, 0, sizeof *d);
+}
+
+/* One matvec (a matmul for batch > 1): one dispatch of ex. */
+static int pb_mv(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y)
+{
+    const pb_decode_weights *w = d->w;
+    kern_job job = { .fmt = w->fmt, .variant = d->variant, .w = w->arena + w->off[i], .rows = (size_t)w->mv[i].rows,
+                     .act = a, .y = y, .ldy = (size_t)w->mv[i].rows };
+    if (kern_job_check(&job) != 0)
+        return -1;
+    pb_exec_rows(ex, job.rows, kern_job_rows, &job); /* the job is only read by kern_job_rows */
+    return 0;
+}
+
+/* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into a. */
+static void pb_norm(pb_decode *d, int k, kern_act *a)
+{
+    size_t n = (size_t)d->w->shape.hidden;
+    for (size_t m = 0; m < d->batch; m++)
+        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, PB_RMS_EPS);
+    kern_act_set(a, d->h, d->batch);
+}
+
+int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
+{
+    const pb_model *m = &d->w->shape;
+    size_t M = d->batch, H = (size_t)m->hidden;
+    for (size_t r = 0; r < M; r++) {
+        uint64_t s = pb_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
+        for (size_t c = 0; c < H; c++)
+            d->x[r * H + c] = pb_unit(&s);
+    }
+    int rc = 0;
+    for (int l = 0; l < m->layers && rc == 0; l++) {
+        int b = l * PB_MODEL_MATVECS_PER_LAYER;
+        pb_norm(d, 2 * l, &d->act_hidden);
+        rc |= pb_mv(d, ex, b + MV_Q, &d->act_hidden, d->q);
+        rc |= pb_mv(d, ex, b + MV_K, &d->act_hidden, d->kv);
+        rc |= pb_mv(d, ex, b + MV_V, &d->act_hidden, d->kv);
+        kern_act_set(&d->act_q, d->q, M);
+        rc |= pb_mv(d, ex, b + MV_O, &d->act_q, d->h);
+        pb_residual_add(d->x, d->h, M * H);
+        pb_norm(d, 2 * l + 1, &d->act_hidden);
+        rc |= pb_mv(d, ex, b + MV_GATE, &d->act_hidden, d->g);
+        rc |= pb_mv(d, ex, b + MV_UP, &d->act_hidden, d->u);
+        pb_silu_mul(d->g, d->g, d->u, M * (size_t)m->ffn);
+        kern_act_set(&d->act_ffn, d->g, M);
+        rc |= pb_mv(d, ex, b + MV_DOWN, &d->act_ffn, d->h);
+        pb_residual_add(d->x, d->h, M * H);
+    }
+    if (rc != 0)
+        return -1;
+    pb_norm(d, 2 * m->layers, &d->act_hidden);
+    return pb_mv(d, ex, d->w->nmv - 1, &d->act_hidden, d->logits);
+}

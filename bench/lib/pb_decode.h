@@ -1,0 +1,72 @@
+/* pb_decode.h — one decode token of a model preset on synthetic weights: every layer's 7 matvecs in order
+ * (q, k, v, o, gate, up, down), each one dispatch of an executor, with the serial glue between them, then
+ * lm_head. What a real engine does for a token, minus attention:
+ *
+ *   h = RMSNorm(x)            quantized once, shared by q, k and v (3 dispatches)
+ *   q = Wq h, k = Wk h, v = Wv h     k and v are computed and discarded (no KV cache, no attention)
+ *   x += Wo q                 o takes q's output as its input (width q_dim) in place of attention's
+ *   h = RMSNorm(x)            quantized once, shared by gate and up (2 dispatches)
+ *   x += Wdown (SiLU(Wgate h) · Wup h)
+ *   ... every layer, then logits = Wlm RMSNorm(x)
+ *
+ * A batch of M activation rows runs the same matvecs as matmuls (each weight row streamed once for all M).
+ * Weights are synthetic: each row from a seeded generator keyed by (seed, matrix, row), quantized once into
+ * one 2 MiB-aligned arena (THP requested) by the executor's threads, so the bits never depend on the thread
+ * count, and the memory floor can be read over the very same pages. Outputs are bit-identical for any
+ * executor, thread count and schedule (the kernels compute a row whole; the glue is serial). */
+#ifndef PB_DECODE_H
+#define PB_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern.h"
+#include "pb_exec.h"
+#include "pb_model.h"
+
+typedef struct pb_decode_weights {
+    pb_model shape;
+    kern_format fmt;
+    uint64_t seed;
+    int nmv;                /* matvecs per token: 7 x layers + 1 */
+    pb_matvec *mv;          /* in token order */
+    uint64_t *off;          /* byte offset of each matvec's matrix in the arena */
+    unsigned char *arena;   /* the weights, matrices back to back */
+    uint64_t bytes;         /* weight bytes (= pb_model_token_bytes) */
+    void *map;              /* the mapping that holds the arena */
+    size_t map_len;
+    float *gamma;           /* RMSNorm weights: (2 x layers + 1) x hidden */
+} pb_decode_weights;
+
+/* Called after each matrix with the weight bytes built so far. */
+typedef void (*pb_decode_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Builds the weights of shape m in format f with seed, generating rows on ex's threads. 0, or -1 with errno
+ * (EINVAL: the format cannot hold the shape; ENOMEM). */
+int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
+                            pb_decode_progress_fn progress, void *pctx);
+void pb_decode_weights_free(pb_decode_weights *w);
+
+/* A token's working state for batch rows (1..KERN_BATCH_MAX) and one kernel variant. */
+typedef struct pb_decode {
+    const pb_decode_weights *w;
+    kern_variant variant;
+    size_t batch;
+    float *x;      /* the residual stream, batch x hidden */
+    float *h;      /* normed input / matvec output of width hidden */
+    float *q;      /* batch x q_dim */
+    float *kv;     /* batch x kv_dim: k, then v, both discarded */
+    float *g, *u;  /* batch x ffn */
+    float *logits; /* batch x vocab */
+    kern_act act_hidden, act_q, act_ffn;
+} pb_decode;
+
+/* 0, or -1 with errno (EINVAL: batch out of range or a variant that cannot run the format; ENOMEM). */
+int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch);
+void pb_decode_free(pb_decode *d);
+
+/* One token: the input hidden state for `token` (seeded), every matvec through ex, logits in d->logits.
+ * Makes w->nmv dispatches. 0, or -1 with errno from a job check. */
+int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token);
+
+#endif

@@ -1,0 +1,93 @@
+/* pb_exec.c — see pb_exec.h. */
+#include "pb_exec.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <string.h>
+
+void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
+{
+#pragma omp parallel num_threads(threads)
+    {
+        cpu_set_t set = *restore;
+        if (cpus) {
+            CPU_ZERO(&set);
+            CPU_SET(cpus[omp_get_thread_num()], &set);
+        }
+        sched_setaffinity(0, sizeof set, &set);
+    }
+}
+
+int pb_exec_open(pb_exec *e, int kind, int threads, const int *cpus, size_t chunk, unsigned spin_us)
+{
+    memset(e, 0, sizeof *e);
+    if (kind < 0 || kind >= PB_DISPATCH_KINDS || threads < 1 || threads > POOL_MAX_THREADS) {
+        errno = EINVAL;
+        return -1;
+    }
+    e->kind = kind;
+    e->threads = threads;
+    e->chunk = chunk;
+    if (kind == PB_DISPATCH_OMP) {
+        sched_getaffinity(0, sizeof e->saved, &e->saved);
+        if (cpus)
+            pb_omp_pin(threads, cpus, &e->saved);
+        return 0;
+    }
+    pool_config cfg = pool_config_default();
+    cfg.threads = threads;
+    cfg.policy = (pool_policy)kind;
+    cfg.spin_us = spin_us;
+    cfg.cpus = cpus;
+    e->p = pool_create(&cfg);
+    return e->p ? 0 : -1;
+}
+
+static void pb_omp_rows(int threads, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)
+{
+    if (chunk == 0) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int t = 0; t < threads; t++) {
+            size_t r0, r1;
+            pool_split(rows, t, threads, &r0, &r1);
+            if (r1 > r0)
+                fn(ctx, r0, r1);
+        }
+        return;
+    }
+    long nchunks = (long)((rows + chunk - 1) / chunk);
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+    for (long c = 0; c < nchunks; c++) {
+        size_t r0 = (size_t)c * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
+        fn(ctx, r0, r1);
+    }
+}
+
+void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx)
+{
+    e->dispatches++;
+    if (e->p)
+        pool_rows(e->p, rows, e->chunk, fn, ctx);
+    else
+        pb_omp_rows(e->threads, rows, e->chunk, fn, ctx);
+}
+
+void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx)
+{
+    e->dispatches++;
+    if (e->p) {
+        pool_run(e->p, fn, ctx);
+        return;
+    }
+#pragma omp parallel num_threads(e->threads)
+    fn(ctx, omp_get_thread_num(), e->threads);
+}
+
+void pb_exec_close(pb_exec *e)
+{
+    if (e->p)
+        pool_destroy(e->p);
+    else if (e->threads > 0)
+        pb_omp_pin(e->threads, NULL, &e->saved);
+    memset(e, 0, sizeof *e);
+}
