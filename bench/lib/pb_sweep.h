@@ -1,0 +1,73 @@
+/* pb_sweep.h — one point of bench_sweep: warm-up tokens, then timed decode tokens through an executor with
+ * the /proc/stat sampler running across the timed ones. Measuring only: the harness prints and writes.
+ *
+ * Busy % per cpu: the sampler's tick-weighted mean over the timed tokens (10 ms ticks: a 0.5 s point is good
+ * to a few points). A point is flagged imbalanced when its busiest and least busy pinned cpus differ by more
+ * than PB_SWEEP_IMBALANCE points: a "multi-threaded" decode that ran on one core shows up here. On a shared
+ * machine the figures include whatever else ran on those cpus. */
+#ifndef PB_SWEEP_H
+#define PB_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pb_decode.h"
+#include "pb_exec.h"
+#include "pb_floor.h"
+#include "pb_run.h"
+#include "pb_stats.h"
+#include "pb_util.h"
+
+#define PB_SWEEP_IMBALANCE 40.0
+
+typedef struct pb_sweep_meas {
+    pb_summary ms;            /* ms per token over the timed tokens */
+    double dispatches_per_token;
+    pb_util_result util;      /* every cpu, over the timed tokens (free with pb_util_result_free) */
+    bool have_util;           /* false when the sampler could not run (util and busy_* are then empty/NaN) */
+    double busy_mean, busy_min, busy_max; /* over the pinned cpus' mean busy % */
+    bool imbalance;
+} pb_sweep_meas;
+
+/* Runs warmup + tokens tokens (token numbers 0..warmup+tokens-1, so every point ends on the same token and
+ * its d->logits can be compared bit for bit). interval_ms: the sampler's; cpus[0..ncpus): the pinned cpus.
+ * 0, or -1 with the reason in err (a job check failed). */
+int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int interval_ms, const int *cpus, int ncpus,
+                     pb_sweep_meas *out, char *err, size_t errlen);
+
+/* Busy mean/min/max and the imbalance flag over the pinned cpus of a sampler result (NaN when no pinned cpu
+ * has a sample). Pure: the tests feed it results. */
+void pb_sweep_busy(const pb_util_result *u, const int *cpus, int ncpus, pb_sweep_meas *out);
+
+/* One row of sweep.csv: a measured point and what it is held against. */
+typedef struct pb_sweep_row {
+    int point;                /* 1.. in measuring order; the key of cpu_util.csv */
+    const char *model, *format, *kernel, *policy;
+    char schedule[24];        /* "static", "dynamic:N" */
+    const char *cpuset;       /* the --cpus name */
+    int threads, batch, tokens;
+    char cpus[256];           /* the pinned OS cpu ids, space-separated, caller first */
+    int p_cores, e_cores, smt_threads; /* how the placement splits: first PUs of P / other kinds, SMT siblings */
+    uint64_t weight_bytes;    /* one token's */
+    pb_sweep_meas m;
+    pb_floor floor;
+    double rt_before, rt_after; /* round trip between the first two cpus of the set, around the point */
+    char placement[8];        /* near, far, mixed, n/a */
+    bool verified;            /* the last token's logits equal the first point's of that format and batch */
+} pb_sweep_row;
+
+/* Derived figures: tok/s = batch x 1000 / median ms; effective GB/s = weight bytes per median token time;
+ * % of floor = effective / floor's median (the same statistic on both sides); floor tok/s = the ceiling. */
+double pb_sweep_tok_per_s(const pb_sweep_row *r);
+double pb_sweep_gbps(const pb_sweep_row *r);
+double pb_sweep_pct_of_floor(const pb_sweep_row *r);
+double pb_sweep_floor_tok_per_s(const pb_sweep_row *r);
+
+/* The readable table (stdout), sweep.csv and cpu_util.csv (long: every sampler interval of every point, and
+ * one mean row per cpu per point). The writers return 0, or -1 with errno (a file already there: EEXIST). */
+void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n);
+int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n);
+int pb_sweep_write_util_csv(const pb_run *run, const pb_sweep_row *rows, int n);
+
+#endif

@@ -1,0 +1,107 @@
+/* pb_sweep_report.c — bench_sweep's reporters: the table, sweep.csv and cpu_util.csv. They only format rows
+ * that pb_sweep_measure and the harness filled. */
+#include <math.h>
+#include <string.h>
+
+#include "pb_csv.h"
+#include "pb_sweep.h"
+
+double pb_sweep_tok_per_s(const pb_sweep_row *r) { return r->batch * 1000.0 / r->m.ms.median; }
+double pb_sweep_gbps(const pb_sweep_row *r) { return (double)r->weight_bytes / (r->m.ms.median * 1e6); }
+double pb_sweep_pct_of_floor(const pb_sweep_row *r) { return 100.0 * pb_sweep_gbps(r) / r->floor.gbps_median; }
+double pb_sweep_floor_tok_per_s(const pb_sweep_row *r)
+{
+    return r->batch * r->floor.gbps_median * 1e9 / (double)r->weight_bytes;
+}
+
+static double pb_rt_mean(const pb_sweep_row *r)
+{
+    return isnan(r->rt_before) ? r->rt_after : isnan(r->rt_after) ? r->rt_before : (r->rt_before + r->rt_after) / 2;
+}
+
+void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
+{
+    fprintf(f, "\n%-6s %-8s %-11s %-9s %3s %2s %8s %15s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format", "policy",
+            "schedule", "cpuset", "thr", "M", "ms_med", "ms_min-max", "tok/s", "GB/s", "floor", "%floor", "disp",
+            "busy% mean[min-max]", "rt_ns", "place");
+    int imbalanced = 0, unverified = 0, noisy = 0;
+    for (int i = 0; i < n; i++) {
+        const pb_sweep_row *r = &rows[i];
+        char range[32], busy[40];
+        snprintf(range, sizeof range, "%.2f-%.2f", r->m.ms.min, r->m.ms.max);
+        snprintf(busy, sizeof busy, "%.0f [%.0f-%.0f]%s", r->m.busy_mean, r->m.busy_min, r->m.busy_max,
+                 r->m.imbalance ? " !" : "");
+        bool is_noisy = r->m.ms.spread > 0.25;
+        fprintf(f, "%-6s %-8s %-11s %-9s %3d %2d %8.2f %15s %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
+                r->format, r->policy, r->schedule, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
+                pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
+                r->m.dispatches_per_token, busy, pb_rt_mean(r), r->placement, is_noisy ? "  noisy" : "",
+                r->verified ? "" : "  LOGITS DIFFER");
+        imbalanced += r->m.imbalance;
+        unverified += !r->verified;
+        noisy += is_noisy;
+    }
+    fprintf(f, "\nms: per token (median and range over the timed tokens); tok/s = M x 1000 / ms_med; GB/s: one token's "
+               "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus (source in "
+               "sweep.csv); %%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
+               "over the timed tokens, mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
+               "first two cpus.\n");
+    if (imbalanced)
+        fprintf(f, "! %d point(s) imbalanced: their busiest and least busy pinned cpus differ by more than %.0f points.\n",
+                imbalanced, PB_SWEEP_IMBALANCE);
+    if (noisy)
+        fprintf(f, "noisy: %d point(s) whose token times spread more than 25%% of the median (max - min).\n", noisy);
+    if (unverified)
+        fprintf(f, "LOGITS DIFFER: %d point(s) did not reproduce the first point's logits bit for bit.\n", unverified);
+}
+
+#define PB_SWEEP_HEADER                                                                                             \
+    "run_id,host,point,model,format,kernel,policy,schedule,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"       \
+    "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
+    "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,busy_pct_mean,busy_pct_min,"        \
+    "busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified"
+
+int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
+{
+    pb_csv *c = pb_csv_open(run->dir, "sweep.csv", PB_SWEEP_HEADER);
+    if (!c)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const pb_sweep_row *r = &rows[i];
+        pb_csv_row(c,
+                   "%s,%s,%d,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
+                   "%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d",
+                   run->run_id, run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule,
+                   r->threads, r->cpuset, r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
+                   pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
+                   r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
+                   pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.busy_mean, r->m.busy_min,
+                   r->m.busy_max, r->m.imbalance, pb_rt_mean(r), r->rt_before, r->rt_after, r->placement, r->p_cores,
+                   r->e_cores, r->smt_threads, r->verified);
+    }
+    return pb_csv_close(c);
+}
+
+int pb_sweep_write_util_csv(const pb_run *run, const pb_sweep_row *rows, int n)
+{
+    pb_csv *c = pb_csv_open(run->dir, "cpu_util.csv",
+                            "run_id,host,point,stat,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct");
+    if (!c)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const pb_util_result *u = &rows[i].m.util;
+        for (size_t k = 0; k < u->nsamples; k++) {
+            const pb_util_sample *s = &u->samples[k];
+            pb_csv_row(c, "%s,%s,%d,interval,%.1f,%d,%.1f,%.1f,%.1f,%.1f", run->run_id, run->host, rows[i].point,
+                       s->t_ms, s->cpu, s->busy, s->user, s->sys, s->steal);
+        }
+        for (int k = 0; k < u->ncpu; k++) {
+            const pb_util_cpu *cu = &u->cpu[k];
+            if (cu->nsamples == 0 && isnan(cu->mean.busy))
+                continue;
+            pb_csv_row(c, "%s,%s,%d,mean,%.1f,%d,%.1f,%.1f,%.1f,%.1f", run->run_id, run->host, rows[i].point,
+                       u->wall_ms, cu->cpu, cu->mean.busy, cu->mean.user, cu->mean.sys, cu->mean.steal);
+        }
+    }
+    return pb_csv_close(c);
+}
