@@ -44,7 +44,7 @@ void pb_sweep_busy(const pb_util_result *u, const int *cpus, int ncpus, pb_sweep
 typedef struct pb_sweep_row {
     int point;                /* 1.. in measuring order; the key of cpu_util.csv */
     const char *model, *format, *kernel, *policy;
-    char schedule[24];        /* "static", "dynamic:N" */
+    char schedule[32];        /* "static", "dynamic:N" */
     const char *cpuset;       /* the --cpus name */
     int threads, batch, tokens;
     char cpus[256];           /* the pinned OS cpu ids, space-separated, caller first */

@@ -1,0 +1,541 @@
+/* bench_sweep — where a decode token's time goes: a model preset's token (every matvec in order, one pool
+ * dispatch each, with serial glue between) over formats x core sets x threads x batch x policies x schedules,
+ * held against the read floor of the same cpus measured in the same run, with busy % per cpu per point. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_cli.h"
+#include "pb_decode.h"
+#include "pb_floor.h"
+#include "pb_machine.h"
+#include "pb_pingpong.h"
+#include "pb_plot.h"
+#include "pb_run.h"
+#include "pb_sweep.h"
+#include "pb_time.h"
+#include "pb_topo.h"
+
+#define PROG "bench_sweep"
+#define SW_MAX_SETS 16
+#define SW_MAX_SCHED 16
+#define RT_BATCHES 7
+#define RT_ITERS 10000
+
+typedef struct sw_opts {
+    long model;
+    pb_list formats, policies, threads, batches;
+    const char *schedule, *cpus, *out, *run_dir;
+    long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
+    bool quick;
+} sw_opts;
+
+typedef struct sw_set {
+    char name[1024];
+    pb_cpulist cpus; /* the set, logical order */
+} sw_set;
+
+typedef struct sw_run {
+    sw_opts o;
+    const pb_model *model;
+    kern_variant variant;
+    size_t chunk[SW_MAX_SCHED]; /* 0 = static, k = dynamic:k */
+    int nsched;
+    sw_set set[SW_MAX_SETS];
+    int nsets;
+    pb_topo *topo;
+    pb_run run;
+    pb_sweep_row *rows;
+    int nrows, cap;
+    float *ref[KERN_FORMAT_COUNT][KERN_BATCH_MAX + 1]; /* the first point's logits per format and batch */
+} sw_run;
+
+/* ---------------------------------------------------------------- options */
+
+static void sw_parse(sw_run *sr, int argc, char **argv)
+{
+    sw_opts *o = &sr->o;
+    *o = (sw_opts){ .model = PB_MODEL_QWEN3_0_6B, .tokens = 0, .warmup = 3, .seed = 1,
+                    .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_UTIL_INTERVAL_DEFAULT_MS };
+    const pb_opt opts[] = {
+        { .name = "model", .kind = PB_OPT_CHOICE, .dest = &o->model, .choices = pb_model_names, .metavar = "NAME",
+          .help = "model preset (qwen3-0.6b, qwen3-8b, llama3-8b)", .dflt = "qwen3-0.6b" },
+        { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
+          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, or all)", .dflt = "q8_0" },
+        { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_dispatch_kind_names,
+          .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), or all",
+          .dflt = "all (spin,condvar,spawn with --quick)" },
+        { .name = "schedule", .kind = PB_OPT_STRING, .dest = &o->schedule, .metavar = "LIST",
+          .help = "row split of each matvec: static, dynamic:N (claims of N rows), comma-separated", .dflt = "static" },
+        { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
+          .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8 (each within its core set)",
+          .dflt = "1..the set's PUs (1..2 with --quick)" },
+        { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SETS",
+          .help = "core sets: p, e, p+e, physical, smt, all, numa:N, or cpu lists (0-3,8; ';' between two lists)",
+          .dflt = "this machine's distinct sets among p, e, p+e, physical, smt" },
+        { .name = "batch", .kind = PB_OPT_LIST, .dest = &o->batches, .min = 1, .max = KERN_BATCH_MAX,
+          .metavar = "LIST", .help = "activation rows per matvec (M; tok/s counts M tokens a step)", .dflt = "1" },
+        { .name = "tokens", .kind = PB_OPT_INT, .dest = &o->tokens, .min = 1, .max = 100000, .metavar = "N",
+          .help = "timed tokens per point", .dflt = "20 (8 with --quick)" },
+        { .name = "warmup", .kind = PB_OPT_INT, .dest = &o->warmup, .min = 0, .max = 1000, .metavar = "N",
+          .help = "untimed tokens before each point", .dflt = "3" },
+        { .name = "seed", .kind = PB_OPT_INT, .dest = &o->seed, .min = 0, .max = 0, .metavar = "N",
+          .help = "seed of the synthetic weights and inputs", .dflt = "1" },
+        { .name = "spin-us", .kind = PB_OPT_INT, .dest = &o->spin_us, .min = 0, .max = 1000000, .metavar = "N",
+          .help = "hybrid policy's spin budget before sleeping, µs", .dflt = "50" },
+        { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_UTIL_INTERVAL_MIN_MS,
+          .max = PB_UTIL_INTERVAL_MAX_MS, .metavar = "MS", .help = "/proc/stat sampling interval during each point",
+          .dflt = "100" },
+        { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
+          .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
+        { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick,
+          .help = "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens" },
+        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
+          .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
+        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
+          .help = "add the results to an existing run directory (its memory_floor.csv, if any, is the floor)" },
+        { 0 },
+    };
+    const pb_cli cli = {
+        .prog = PROG,
+        .opts = opts,
+        .summary =
+            "Decode-token budget of a model preset: every layer's q, k, v, o, gate, up, down matvecs in order, one\n"
+            "dispatch each, with the serial glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
+            "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
+            "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (measured in the\n"
+            "same run, or memory_floor.csv of --run-dir), busy % per pinned cpu, the core-to-core round trip.",
+    };
+    pb_cli_parse(&cli, argc, argv);
+}
+
+/* "static" or "dynamic:N" (N >= 1), comma-separated. */
+static void sw_schedules(sw_run *sr)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", sr->o.schedule ? sr->o.schedule : "static");
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (sr->nsched == SW_MAX_SCHED)
+            pb_cli_fail(PROG, "--schedule: at most %d schedules", SW_MAX_SCHED);
+        char *end = NULL;
+        long n = 0;
+        if (strcmp(t, "static") == 0) {
+            sr->chunk[sr->nsched++] = 0;
+            continue;
+        }
+        if (strncmp(t, "dynamic:", 8) == 0) {
+            errno = 0;
+            n = strtol(t + 8, &end, 10);
+        }
+        if (!end || end == t + 8 || *end || errno || n < 1 || n > 1000000000L)
+            pb_cli_fail(PROG, "--schedule: '%s' is not static or dynamic:N with N from 1 to 1000000000", t);
+        sr->chunk[sr->nsched++] = (size_t)n;
+    }
+    if (sr->nsched == 0)
+        pb_cli_fail(PROG, "--schedule: give static or dynamic:N");
+}
+
+static void sw_add_set(sw_run *sr, const char *name, const pb_cpulist *cpus)
+{
+    if (sr->nsets == SW_MAX_SETS)
+        pb_cli_fail(PROG, "--cpus: at most %d sets", SW_MAX_SETS);
+    sw_set *s = &sr->set[sr->nsets++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->cpus = *cpus;
+}
+
+static bool sw_same_set(const pb_cpulist *a, const pb_cpulist *b)
+{
+    return a->n == b->n && memcmp(a->cpu, b->cpu, (size_t)a->n * sizeof *a->cpu) == 0;
+}
+
+/* The named sets of --cpus. Names are comma-separated; consecutive numeric items form one cpu list
+ * ("0-3,8" is one set), and ';' ends a list. Default: the distinct sets among p, e, p+e, physical, smt. */
+static void sw_sets(sw_run *sr)
+{
+    static pb_cpulist l;
+    char err[512];
+    if (!sr->o.cpus) {
+        static const char *const cand[] = { "p", "e", "p+e", "physical", "smt" };
+        for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
+            if (pb_topo_set(sr->topo, cand[i], &l, err, sizeof err) != 0)
+                continue; /* e with one kind: not a set this machine has */
+            bool dup = false;
+            for (int k = 0; k < sr->nsets && !dup; k++)
+                dup = sw_same_set(&sr->set[k].cpus, &l);
+            if (!dup)
+                sw_add_set(sr, cand[i], &l);
+        }
+        if (sr->nsets == 0)
+            pb_cli_fail(PROG, "--cpus: this machine has none of the sets p, physical, smt");
+        return;
+    }
+    char buf[1024], item[1024];
+    snprintf(buf, sizeof buf, "%s", sr->o.cpus);
+    item[0] = '\0';
+    for (char *p = buf;; p++) {
+        /* A numeric item joins the list being gathered; anything else (or ';', or the end) closes it. */
+        char *e = p + strcspn(p, ",;");
+        char sep = *e;
+        *e = '\0';
+        bool numeric = *p >= '0' && *p <= '9';
+        if (numeric && strlen(item) + strlen(p) + 2 <= sizeof item) {
+            if (item[0])
+                strcat(item, ",");
+            strcat(item, p);
+        }
+        if (item[0] && (!numeric || sep != ',')) {
+            if (pb_topo_set(sr->topo, item, &l, err, sizeof err) != 0)
+                pb_cli_fail(PROG, "--cpus: %s", err);
+            sw_add_set(sr, item, &l);
+            item[0] = '\0';
+        }
+        if (!numeric) {
+            if (*p == '\0')
+                pb_cli_fail(PROG, "--cpus: an empty set name in '%s'", sr->o.cpus);
+            if (pb_topo_set(sr->topo, p, &l, err, sizeof err) != 0)
+                pb_cli_fail(PROG, "--cpus: %s", err);
+            sw_add_set(sr, p, &l);
+        }
+        if (sep == '\0')
+            break;
+        p = e;
+    }
+}
+
+/* MemAvailable in bytes, 0 when /proc/meminfo cannot say. */
+static uint64_t sw_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+static void sw_defaults(sw_run *sr)
+{
+    sw_opts *o = &sr->o;
+    char err[512];
+    if (o->out && o->run_dir)
+        pb_cli_fail(PROG, "--out and --run-dir: give one of them");
+    sr->model = pb_model_get((pb_model_id)o->model);
+    if (o->formats.n == 0)
+        o->formats.v[o->formats.n++] = KERN_Q8_0;
+    if (o->policies.n == 0) {
+        static const int quick[] = { POOL_SPIN, POOL_CONDVAR, POOL_SPAWN };
+        for (int k = 0; k < (o->quick ? 3 : PB_DISPATCH_KINDS); k++)
+            o->policies.v[o->policies.n++] = o->quick ? quick[k] : k;
+    }
+    if (o->batches.n == 0)
+        o->batches.v[o->batches.n++] = 1;
+    if (o->tokens == 0)
+        o->tokens = o->quick ? 8 : 20;
+    if (o->floor_passes == 0)
+        o->floor_passes = o->quick ? 5 : 10;
+    sw_schedules(sr);
+    if (kern_variant_select(&sr->variant, err, sizeof err) != 0)
+        pb_cli_fail(PROG, "POOLBENCH_KERNEL: %s", err);
+    sw_sets(sr);
+    int largest = 0;
+    for (int s = 0; s < sr->nsets; s++)
+        largest = sr->set[s].cpus.n > largest ? sr->set[s].cpus.n : largest;
+    if (o->threads.n == 0) {
+        for (int t = 1; t <= (o->quick && largest > 2 ? 2 : largest) && t <= PB_LIST_MAX; t++)
+            o->threads.v[o->threads.n++] = t;
+    }
+    for (int t = 0; t < o->threads.n; t++)
+        if (o->threads.v[t] > largest)
+            pb_cli_fail(PROG, "--threads: %ld is more than the largest core set's %d PUs", o->threads.v[t], largest);
+    /* Weights are built one format at a time: the largest must fit in half of what is available, so the
+     * run neither swaps nor pushes everything else on the machine out of the page cache. */
+    uint64_t avail = sw_mem_available();
+    for (int f = 0; f < o->formats.n; f++) {
+        kern_format fmt = (kern_format)o->formats.v[f];
+        uint64_t bytes = pb_model_token_bytes(sr->model, fmt);
+        if (bytes == 0)
+            pb_cli_fail(PROG, "--format %s: %s's widths are not multiples of its block", kern_format_names[fmt],
+                        sr->model->name);
+        if (avail && bytes > avail / 2)
+            pb_cli_fail(PROG, "--model %s --format %s: the weights need %.2f GiB, more than half of MemAvailable "
+                        "(%.2f GiB); choose a smaller preset or format",
+                        sr->model->name, kern_format_names[fmt], (double)bytes / (1 << 30), (double)avail / (1 << 30));
+    }
+}
+
+/* ---------------------------------------------------------------- measuring */
+
+typedef struct sw_progress {
+    uint64_t t0;
+    const char *what;
+} sw_progress;
+
+static void sw_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sw_status(const char *fmt, ...)
+{
+    bool tty = isatty(STDERR_FILENO);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(tty ? "\r" : "", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(tty ? "\033[K" : "\n", stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    /* ctx is the caller's sw_progress; called on the caller's thread between dispatches. */
+    const sw_progress *p = ctx;
+    static uint64_t last;
+    uint64_t now = pb_now_ns();
+    if (done < total && now - last < 500000000ull && isatty(STDERR_FILENO))
+        return;
+    if (done < total && !isatty(STDERR_FILENO) && now - last < 5000000000ull)
+        return;
+    last = now;
+    sw_status("building %s weights: %5.1f%% of %.2f GiB, %.1f s", p->what, 100.0 * (double)done / (double)total,
+              (double)total / (1 << 30), (double)(now - p->t0) / 1e9);
+}
+
+static pb_sweep_row *sw_add(sw_run *sr)
+{
+    if (sr->nrows == sr->cap) {
+        sr->cap = sr->cap ? 2 * sr->cap : 64;
+        sr->rows = realloc(sr->rows, (size_t)sr->cap * sizeof *sr->rows);
+        if (!sr->rows) {
+            perror(PROG);
+            exit(1);
+        }
+    }
+    pb_sweep_row *r = &sr->rows[sr->nrows++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+/* The round trip between the set's first two placed cpus (NaN for a one-cpu set). */
+static double sw_roundtrip(const sw_run *sr, const pb_cpulist *pair)
+{
+    pb_rt rt;
+    if (pair->n < 2 || pb_pingpong(pair->cpu[0], pair->cpu[1], RT_BATCHES, sr->o.quick ? RT_ITERS / 4 : RT_ITERS, &rt) != 0)
+        return NAN;
+    return rt.ns_batch_mean;
+}
+
+static void sw_describe(const sw_run *sr, const pb_cpulist *place, pb_sweep_row *r)
+{
+    size_t o = 0;
+    for (int i = 0; i < place->n && o + 12 < sizeof r->cpus; i++)
+        o += (size_t)snprintf(r->cpus + o, sizeof r->cpus - o, "%s%d", i ? " " : "", place->cpu[i]);
+    for (int i = 0; i < place->n; i++) {
+        const pb_topo_pu *pu = &sr->topo->pu[pb_topo_find(sr->topo, place->cpu[i])];
+        if (pu->smt > 0)
+            r->smt_threads++;
+        else if (pu->kind == 0)
+            r->p_cores++;
+        else
+            r->e_cores++;
+    }
+}
+
+static void sw_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void sw_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\n" PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+typedef struct sw_block {
+    kern_format fmt;
+    const pb_decode_weights *w;
+    const sw_set *set;
+    const pb_cpulist *place, *pair;
+    pb_floor floor;
+} sw_block;
+
+/* Every batch x policy x schedule at one (format, set, threads). */
+static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint64_t t0)
+{
+    int threads = b->place->n;
+    for (int bi = 0; bi < sr->o.batches.n; bi++) {
+        size_t batch = (size_t)sr->o.batches.v[bi];
+        pb_decode d;
+        if (pb_decode_init(&d, b->w, sr->variant, batch) != 0)
+            sw_fail("%s with %s, batch %zu: %s", kern_format_names[b->fmt], kern_variant_name(sr->variant), batch,
+                    strerror(errno));
+        for (int k = 0; k < sr->o.policies.n; k++) {
+            for (int s = 0; s < sr->nsched; s++) {
+                int kind = (int)sr->o.policies.v[k];
+                pb_sweep_row *r = sw_add(sr);
+                r->point = sr->nrows;
+                r->model = sr->model->name;
+                r->format = kern_format_names[b->fmt];
+                r->kernel = kern_variant_name(sr->variant);
+                r->policy = pb_dispatch_kind_names[kind];
+                if (sr->chunk[s])
+                    snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", sr->chunk[s]);
+                else
+                    snprintf(r->schedule, sizeof r->schedule, "static");
+                r->cpuset = b->set->name;
+                r->threads = threads;
+                r->batch = (int)batch;
+                r->tokens = (int)sr->o.tokens;
+                r->weight_bytes = b->w->bytes;
+                r->floor = b->floor;
+                sw_describe(sr, b->place, r);
+                double left = *done ? (double)(pb_now_ns() - t0) / 1e9 / *done * (total - *done) : 0;
+                sw_status("[%d/%d] %s %s %s threads=%d cpus=%s M=%zu  %.0f s left", *done + 1, total, r->format,
+                          r->policy, r->schedule, threads, b->set->name, batch, left);
+                r->rt_before = sw_roundtrip(sr, b->pair);
+                pb_exec ex;
+                if (pb_exec_open(&ex, kind, threads, b->place->cpu, sr->chunk[s], (unsigned)sr->o.spin_us) != 0)
+                    sw_fail("%s with %d threads: %s", r->policy, threads, strerror(errno));
+                char err[512];
+                if (pb_sweep_measure(&d, &ex, (int)sr->o.warmup, (int)sr->o.tokens, (int)sr->o.interval_ms,
+                                     b->place->cpu, threads, &r->m, err, sizeof err) != 0)
+                    sw_fail("%s %s: %s", r->format, r->policy, err);
+                pb_exec_close(&ex);
+                r->rt_after = sw_roundtrip(sr, b->pair);
+                const char *pa = pb_placement(r->rt_before), *pz = pb_placement(r->rt_after);
+                snprintf(r->placement, sizeof r->placement, "%s", strcmp(pa, pz) == 0 ? pa : "mixed");
+                /* Every point ends on the same token: its logits must match the first point's bit for bit. */
+                size_t nl = batch * (size_t)sr->model->vocab;
+                float **ref = &sr->ref[b->fmt][batch];
+                if (!*ref) {
+                    *ref = malloc(nl * sizeof **ref);
+                    if (!*ref)
+                        sw_fail("out of memory");
+                    memcpy(*ref, d.logits, nl * sizeof **ref);
+                }
+                r->verified = memcmp(*ref, d.logits, nl * sizeof **ref) == 0;
+                (*done)++;
+            }
+        }
+        pb_decode_free(&d);
+    }
+}
+
+static void sw_measure(sw_run *sr)
+{
+    sw_opts *o = &sr->o;
+    int total = 0;
+    for (int s = 0; s < sr->nsets; s++)
+        for (int t = 0; t < o->threads.n; t++)
+            total += o->threads.v[t] <= sr->set[s].cpus.n;
+    total *= o->formats.n * o->batches.n * o->policies.n * sr->nsched;
+    int done = 0;
+    uint64_t t0 = pb_now_ns();
+    static pb_cpulist build_place, place, pair;
+    char err[512];
+    /* Weights are generated by every cpu of the largest set (first-touched where the points read them). */
+    int big = 0;
+    for (int s = 1; s < sr->nsets; s++)
+        big = sr->set[s].cpus.n > sr->set[big].cpus.n ? s : big;
+    if (pb_topo_place(sr->topo, &sr->set[big].cpus, sr->set[big].cpus.n, &build_place, err, sizeof err) != 0)
+        sw_fail("%s", err);
+    for (int f = 0; f < o->formats.n; f++) {
+        kern_format fmt = (kern_format)o->formats.v[f];
+        pb_decode_weights w;
+        pb_exec gen;
+        if (pb_exec_open(&gen, POOL_SPIN, build_place.n, build_place.cpu, 0, 0) != 0)
+            sw_fail("weight builder: %s", strerror(errno));
+        sw_progress pg = { .t0 = pb_now_ns(), .what = kern_format_names[fmt] };
+        if (pb_decode_weights_build(&w, sr->model, fmt, (uint64_t)o->seed, &gen, sw_build_progress, &pg) != 0)
+            sw_fail("building %s %s weights: %s", sr->model->name, kern_format_names[fmt], strerror(errno));
+        pb_exec_close(&gen);
+        for (int s = 0; s < sr->nsets; s++) {
+            const sw_set *set = &sr->set[s];
+            if (pb_topo_place(sr->topo, &set->cpus, set->cpus.n < 2 ? 1 : 2, &pair, err, sizeof err) != 0)
+                sw_fail("%s", err);
+            for (int t = 0; t < o->threads.n; t++) {
+                int threads = (int)o->threads.v[t];
+                if (threads > set->cpus.n)
+                    continue;
+                if (pb_topo_place(sr->topo, &set->cpus, threads, &place, err, sizeof err) != 0)
+                    sw_fail("%s", err);
+                sw_block b = { .fmt = fmt, .w = &w, .set = set, .place = &place, .pair = &pair };
+                int rc = pb_floor_from_csv(sr->run.dir, place.cpu, threads, &b.floor, err, sizeof err);
+                if (rc < 0)
+                    fprintf(stderr, "\n" PROG ": %s; measuring the floor instead\n", err);
+                if (rc != 0) {
+                    sw_status("[%d/%d] read floor: %s threads=%d cpus=%s", done + 1, total, kern_format_names[fmt],
+                              threads, set->name);
+                    pb_exec fl;
+                    if (pb_exec_open(&fl, POOL_SPIN, threads, place.cpu, 0, 0) != 0)
+                        sw_fail("read floor at %d threads: %s", threads, strerror(errno));
+                    if (pb_floor_measure(&fl, w.arena, (size_t)w.bytes, (int)o->floor_passes, &b.floor, err,
+                                         sizeof err) != 0)
+                        sw_fail("read floor at %d threads: %s", threads, err);
+                    pb_exec_close(&fl);
+                }
+                sw_points(sr, &b, &done, total, t0);
+            }
+        }
+        pb_decode_weights_free(&w);
+    }
+    sw_status("measured %d points in %.1f s", total, (double)(pb_now_ns() - t0) / 1e9);
+    if (isatty(STDERR_FILENO))
+        fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+    static sw_run sr;
+    sw_parse(&sr, argc, argv);
+    char err[512];
+    sr.topo = pb_topo_load(NULL, err, sizeof err);
+    if (!sr.topo)
+        pb_cli_fail(PROG, "hwloc: %s", err);
+    sw_defaults(&sr);
+    const char *dir = sr.o.run_dir ? sr.o.run_dir : sr.o.out;
+    if (pb_run_prepare(&sr.run, dir, sr.o.run_dir != NULL, err, sizeof err) != 0)
+        pb_cli_fail(PROG, "%s", err);
+
+    static pb_machine m;
+    if (pb_machine_probe(&m, sr.topo, err, sizeof err) != 0)
+        fprintf(stderr, PROG ": machine identity incomplete: %s\n", err);
+    pb_machine_print_header(&m, stdout);
+    printf("model %s, kernel %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.model->name,
+           kern_variant_name(sr.variant), sr.o.tokens, sr.o.warmup, sr.o.seed);
+    fflush(stdout);
+    sw_measure(&sr);
+    pb_sweep_print_table(stdout, sr.rows, sr.nrows);
+    int status = 0;
+    for (int i = 0; i < sr.nrows; i++)
+        status |= !sr.rows[i].verified;
+    if (pb_sweep_write_csv(&sr.run, sr.rows, sr.nrows) != 0 || pb_sweep_write_util_csv(&sr.run, sr.rows, sr.nrows) != 0) {
+        fprintf(stderr, PROG ": writing %s: %s\n", sr.run.dir, strerror(errno));
+        return 1;
+    }
+    if (pb_machine_write_csv(&m, sr.run.dir, sr.run.run_id, err, sizeof err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return 1;
+    }
+    printf("\nresults: %s/sweep.csv %s/cpu_util.csv\n", sr.run.dir, sr.run.dir);
+    if (pb_plot_run("sweep.gp", sr.run.dir) == 0)
+        printf("plots: %s/sweep.png %s/sweep.svg\n", sr.run.dir, sr.run.dir);
+    for (int i = 0; i < sr.nrows; i++)
+        pb_util_result_free(&sr.rows[i].m.util);
+    free(sr.rows);
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        for (int b = 0; b <= KERN_BATCH_MAX; b++)
+            free(sr.ref[f][b]);
+    pb_topo_free(sr.topo);
+    if (status)
+        fprintf(stderr, PROG ": some points did not reproduce the reference logits (see LOGITS DIFFER)\n");
+    return status;
+}
