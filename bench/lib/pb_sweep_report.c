@@ -1,6 +1,8 @@
 /* pb_sweep_report.c — bench_sweep's reporters: the table, sweep.csv and cpu_util.csv. They only format rows
  * that pb_sweep_measure and the harness filled. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pb_csv.h"
@@ -55,30 +57,92 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         fprintf(f, "LOGITS DIFFER: %d point(s) did not reproduce the first point's logits bit for bit.\n", unverified);
 }
 
+/* A CSV-safe copy of s: quoted (quotes doubled) when it holds a comma or a quote. */
+static const char *pb_csv_safe(const char *s, char *buf, size_t len)
+{
+    if (!strpbrk(s, ",\"\n"))
+        return s;
+    size_t o = 0;
+    buf[o++] = '"';
+    for (; *s && o + 3 < len; s++) {
+        if (*s == '"')
+            buf[o++] = '"';
+        buf[o++] = *s == '\n' ? ' ' : *s;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+/* The plot's line label of row i: its policy, plus each of format, schedule, core set and batch that takes
+ * more than one value in the run (commas become ';' so the label needs no quoting). */
+static void pb_sweep_series(const pb_sweep_row *rows, int n, int i, char *buf, size_t len)
+{
+    bool vf = false, vs = false, vc = false, vb = false;
+    for (int k = 1; k < n; k++) {
+        vf |= strcmp(rows[k].format, rows[0].format) != 0;
+        vs |= strcmp(rows[k].schedule, rows[0].schedule) != 0;
+        vc |= strcmp(rows[k].cpuset, rows[0].cpuset) != 0;
+        vb |= rows[k].batch != rows[0].batch;
+    }
+    const pb_sweep_row *r = &rows[i];
+    size_t o = (size_t)snprintf(buf, len, "%s", r->policy);
+    if (vf && o < len)
+        o += (size_t)snprintf(buf + o, len - o, " %s", r->format);
+    if (vs && o < len)
+        o += (size_t)snprintf(buf + o, len - o, " %s", r->schedule);
+    if (vc && o < len)
+        o += (size_t)snprintf(buf + o, len - o, " cpus=%s", r->cpuset);
+    if (vb && o < len)
+        snprintf(buf + o, len - o, " M=%d", r->batch);
+    for (char *c = buf; *c; c++)
+        *c = *c == ',' ? ';' : *c == '"' ? '\'' : *c;
+}
+
 #define PB_SWEEP_HEADER                                                                                             \
     "run_id,host,point,model,format,kernel,policy,schedule,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"       \
     "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
     "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,busy_pct_mean,busy_pct_min,"        \
-    "busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified"
+    "busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified,series_id,series"
 
 int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
 {
     pb_csv *c = pb_csv_open(run->dir, "sweep.csv", PB_SWEEP_HEADER);
     if (!c)
         return -1;
+    char (*label)[160] = calloc((size_t)(n > 0 ? n : 1), sizeof *label);
+    int *id = calloc((size_t)(n > 0 ? n : 1), sizeof *id);
+    if (!label || !id) {
+        free(label);
+        free(id);
+        pb_csv_abort(c);
+        return -1;
+    }
+    /* Series ids in order of first appearance: a known label takes its first row's id. */
+    for (int i = 0, next = 1; i < n; i++) {
+        pb_sweep_series(rows, n, i, label[i], sizeof label[i]);
+        for (int k = 0; k < i && !id[i]; k++)
+            if (strcmp(label[k], label[i]) == 0)
+                id[i] = id[k];
+        if (!id[i])
+            id[i] = next++;
+    }
     for (int i = 0; i < n; i++) {
         const pb_sweep_row *r = &rows[i];
+        char cpuset[1100];
         pb_csv_row(c,
                    "%s,%s,%d,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
-                   "%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d",
+                   "%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
                    run->run_id, run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule,
-                   r->threads, r->cpuset, r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
+                   r->threads, pb_csv_safe(r->cpuset, cpuset, sizeof cpuset), r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
                    pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
                    r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
                    pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.busy_mean, r->m.busy_min,
                    r->m.busy_max, r->m.imbalance, pb_rt_mean(r), r->rt_before, r->rt_after, r->placement, r->p_cores,
-                   r->e_cores, r->smt_threads, r->verified);
+                   r->e_cores, r->smt_threads, r->verified, id[i], label[i]);
     }
+    free(label);
+    free(id);
     return pb_csv_close(c);
 }
 
