@@ -1,0 +1,115 @@
+/* A decode token (pb_decode) on a tiny model: weights built on 1 or 3 threads are the same bytes, and one
+ * token's lm_head outputs are bit-identical at 1 and N threads for every policy (OpenMP included) and both
+ * schedules, for every format, at batch 1 and 3. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_decode.h"
+
+/* Every width a multiple of 256 (tq2_0's block); 2 layers; lm_head rows not a multiple of anything. */
+static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_dim = 256, .ffn = 768, .layers = 2,
+                               .vocab = 1001 };
+
+static void build(pb_decode_weights *w, kern_format f, int threads)
+{
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, threads, NULL, 0, 0), 0);
+    cr_assert_eq(pb_decode_weights_build(w, &tiny, f, 42, &e, NULL, NULL), 0, "%s", kern_format_names[f]);
+    cr_assert_eq(e.dispatches, 7 * tiny.layers + 1, "one dispatch per matrix");
+    pb_exec_close(&e);
+}
+
+/* Logits of token 5 through an executor; returns a malloc'd copy. */
+static float *token(const pb_decode_weights *w, size_t batch, int kind, int threads, size_t chunk)
+{
+    pb_decode d;
+    cr_assert_eq(pb_decode_init(&d, w, kern_variant_best(), batch), 0);
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
+    cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
+    cr_assert_eq(e.dispatches, 7 * tiny.layers + 1, "one dispatch per matvec");
+    pb_exec_close(&e);
+    size_t n = batch * tiny.vocab;
+    float *out = malloc(n * sizeof *out);
+    memcpy(out, d.logits, n * sizeof *out);
+    pb_decode_free(&d);
+    return out;
+}
+
+Test(decode, weights_do_not_depend_on_threads)
+{
+    pb_decode_weights a, b;
+    build(&a, KERN_Q8_0, 1);
+    build(&b, KERN_Q8_0, 3);
+    cr_assert_eq(a.bytes, pb_model_token_bytes(&tiny, KERN_Q8_0));
+    cr_assert(memcmp(a.arena, b.arena, a.bytes) == 0, "weights built on 1 and 3 threads differ");
+    cr_assert(((uintptr_t)a.arena & ((2u << 20) - 1)) == 0, "arena 2 MiB aligned");
+    pb_decode_weights_free(&a);
+    pb_decode_weights_free(&b);
+}
+
+Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 120)
+{
+    static const size_t chunks[] = { 0, 3 }; /* static, dynamic:3 */
+    static const size_t batches[] = { 1, 3 };
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        pb_decode_weights w;
+        build(&w, (kern_format)f, 2);
+        for (size_t b = 0; b < sizeof batches / sizeof *batches; b++) {
+            size_t n = batches[b] * tiny.vocab;
+            float *ref = token(&w, batches[b], POOL_SPIN, 1, 0);
+            double rms = 0;
+            for (size_t i = 0; i < n; i++) {
+                cr_assert(isfinite(ref[i]), "%s: logit %zu is %g", kern_format_names[f], i, ref[i]);
+                rms += (double)ref[i] * ref[i];
+            }
+            cr_assert(rms > 0, "%s: logits all zero", kern_format_names[f]);
+            for (int kind = 0; kind < PB_DISPATCH_KINDS; kind++)
+                for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+                    float *got = token(&w, batches[b], kind, 3, chunks[c]);
+                    cr_assert(memcmp(ref, got, n * sizeof *got) == 0, "%s M=%zu %s chunk %zu at 3 threads differs",
+                              kern_format_names[f], batches[b], pb_dispatch_kind_names[kind], chunks[c]);
+                    free(got);
+                }
+            free(ref);
+        }
+        pb_decode_weights_free(&w);
+    }
+}
+
+Test(decode, tokens_differ_and_repeat)
+{
+    pb_decode_weights w;
+    build(&w, KERN_Q4_0, 1);
+    float *a = token(&w, 1, POOL_SPIN, 1, 0), *b = token(&w, 1, POOL_CONDVAR, 2, 0);
+    cr_assert(memcmp(a, b, tiny.vocab * sizeof *a) == 0, "the same token twice gives the same logits");
+    pb_decode d;
+    pb_exec e;
+    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 1, NULL, 0, 0), 0);
+    cr_assert_eq(pb_decode_token(&d, &e, 6), 0);
+    cr_assert(memcmp(a, d.logits, tiny.vocab * sizeof *a) != 0, "another token gives other logits");
+    pb_exec_close(&e);
+    pb_decode_free(&d);
+    free(a);
+    free(b);
+    pb_decode_weights_free(&w);
+}
+
+Test(decode, bad_batch_and_shape)
+{
+    pb_decode_weights w;
+    build(&w, KERN_Q8_0, 1);
+    pb_decode d;
+    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 0), -1);
+    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), KERN_BATCH_MAX + 1), -1);
+    pb_decode_weights_free(&w);
+    pb_model odd = tiny;
+    odd.hidden = 100; /* not a multiple of q8_0's 32 */
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 1, NULL, 0, 0), 0);
+    cr_assert_eq(pb_decode_weights_build(&w, &odd, KERN_Q8_0, 1, &e, NULL, NULL), -1);
+    pb_exec_close(&e);
+}

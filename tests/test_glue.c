@@ -1,0 +1,205 @@
+/* The decode glue against a double-precision reference, and the pure helpers bench_sweep rests on: the
+ * OpenMP/pool executor's row coverage, busy % over pinned cpus, the memory_floor.csv lookup. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_exec.h"
+#include "pb_floor.h"
+#include "pb_glue.h"
+#include "pb_sweep.h"
+
+static float glue_rand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (float)((*s >> 8) & 0xFFFF) / 32768.0f - 1.0f;
+}
+
+Test(glue, rmsnorm_matches_reference)
+{
+    static const size_t widths[] = { 1, 7, 1024, 14336 };
+    unsigned seed = 7;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+        size_t n = widths[w];
+        float *x = malloc(n * sizeof *x), *g = malloc(n * sizeof *g), *y = malloc(n * sizeof *y);
+        for (size_t i = 0; i < n; i++) {
+            x[i] = 3.0f * glue_rand(&seed);
+            g[i] = 1.0f + 0.1f * glue_rand(&seed);
+        }
+        double ss = 0;
+        for (size_t i = 0; i < n; i++)
+            ss += (double)x[i] * x[i];
+        double inv = 1.0 / sqrt(ss / (double)n + PB_RMS_EPS);
+        pb_rmsnorm(y, x, g, n, PB_RMS_EPS);
+        for (size_t i = 0; i < n; i++) {
+            double ref = x[i] * inv * g[i];
+            cr_assert(fabs(y[i] - ref) <= 1e-5 * fabs(ref) + 1e-7, "n=%zu i=%zu: %g vs %g", n, i, y[i], ref);
+        }
+        /* In place gives the same bits. */
+        float *z = malloc(n * sizeof *z);
+        memcpy(z, x, n * sizeof *z);
+        pb_rmsnorm(z, z, g, n, PB_RMS_EPS);
+        cr_assert(memcmp(z, y, n * sizeof *z) == 0, "n=%zu: in place differs", n);
+        free(x), free(g), free(y), free(z);
+    }
+}
+
+Test(glue, rmsnorm_of_zeros_is_finite)
+{
+    float x[8] = { 0 }, g[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, y[8];
+    pb_rmsnorm(y, x, g, 8, PB_RMS_EPS);
+    for (int i = 0; i < 8; i++)
+        cr_assert(y[i] == 0.0f, "y[%d] = %g", i, y[i]);
+}
+
+Test(glue, silu_mul_and_residual_match_reference)
+{
+    enum { N = 3072 };
+    static float g[N], u[N], y[N], x[N], x0[N];
+    unsigned seed = 3;
+    for (int i = 0; i < N; i++) {
+        g[i] = 8.0f * glue_rand(&seed);
+        u[i] = glue_rand(&seed);
+        x[i] = x0[i] = glue_rand(&seed);
+    }
+    g[0] = -100.0f; /* e^100 overflows a float: silu must still be -0, not NaN */
+    g[1] = 100.0f;
+    pb_silu_mul(y, g, u, N);
+    for (int i = 0; i < N; i++) {
+        double ref = (double)g[i] / (1.0 + exp(-(double)g[i])) * u[i];
+        cr_assert(isfinite(y[i]) && fabs(y[i] - ref) <= 1e-6 * fabs((double)g[i] * u[i]) + 1e-7,
+                  "i=%d g=%g u=%g: %g vs %g", i, g[i], u[i], y[i], ref);
+    }
+    pb_residual_add(x, y, N);
+    for (int i = 0; i < N; i++)
+        cr_assert(x[i] == x0[i] + y[i], "i=%d", i);
+}
+
+/* Each row exactly once, for every executor kind and schedule. */
+static void count_rows(void *ctx, size_t r0, size_t r1)
+{
+    int *hits = ctx;
+    for (size_t r = r0; r < r1; r++)
+        __atomic_fetch_add(&hits[r], 1, __ATOMIC_RELAXED);
+}
+
+Test(exec, rows_cover_every_row_once)
+{
+    static const size_t rows[] = { 1, 2, 5, 97, 1000 };
+    static const size_t chunks[] = { 0, 1, 7, 64 };
+    for (int kind = 0; kind < PB_DISPATCH_KINDS; kind++)
+        for (int t = 1; t <= 3; t++)
+            for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+                pb_exec e;
+                cr_assert_eq(pb_exec_open(&e, kind, t, NULL, chunks[c], 0), 0);
+                for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+                    int *hits = calloc(rows[r], sizeof *hits);
+                    pb_exec_rows(&e, rows[r], count_rows, hits);
+                    for (size_t i = 0; i < rows[r]; i++)
+                        cr_assert_eq(hits[i], 1, "%s t=%d chunk=%zu rows=%zu: row %zu hit %d times",
+                                     pb_dispatch_kind_names[kind], t, chunks[c], rows[r], i, hits[i]);
+                    free(hits);
+                }
+                cr_assert_eq(e.dispatches, 5);
+                pb_exec_close(&e);
+            }
+}
+
+Test(exec, bad_kind_or_threads)
+{
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, -1, 1, NULL, 0, 0), -1);
+    cr_assert_eq(pb_exec_open(&e, PB_DISPATCH_KINDS, 1, NULL, 0, 0), -1);
+    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 0, NULL, 0, 0), -1);
+}
+
+static pb_util_cpu ucpu(int cpu, double busy)
+{
+    pb_util_cpu c = { .cpu = cpu, .nsamples = 1 };
+    c.mean.busy = busy;
+    return c;
+}
+
+Test(sweep, busy_over_pinned_cpus_and_imbalance)
+{
+    pb_util_cpu cpus[] = { ucpu(0, 95), ucpu(1, 50), ucpu(2, 20), ucpu(3, NAN) };
+    pb_util_result u = { .cpu = cpus, .ncpu = 4 };
+    pb_sweep_meas m;
+    int pinned[] = { 0, 1 };
+    pb_sweep_busy(&u, pinned, 2, &m);
+    cr_expect_float_eq(m.busy_mean, 72.5, 1e-9);
+    cr_expect_float_eq(m.busy_min, 50, 1e-9);
+    cr_expect_float_eq(m.busy_max, 95, 1e-9);
+    cr_expect(m.imbalance, "95 vs 50 differ by 45 > 40 points");
+    int pinned2[] = { 1, 2 };
+    pb_sweep_busy(&u, pinned2, 2, &m);
+    cr_expect(!m.imbalance, "50 vs 20: 30 points");
+    int one[] = { 2 };
+    pb_sweep_busy(&u, one, 1, &m);
+    cr_expect(!m.imbalance && m.busy_mean == 20, "one cpu is never imbalanced");
+    int none[] = { 3, 9 };
+    pb_sweep_busy(&u, none, 2, &m);
+    cr_expect(isnan(m.busy_mean) && !m.imbalance, "no pinned cpu with a sample: NaN");
+}
+
+Test(floor, parse_cpu_cells)
+{
+    int c[16];
+    cr_assert_eq(pb_floor_parse_cpus("0 1", c, 16), 2);
+    cr_assert(c[0] == 0 && c[1] == 1);
+    cr_assert_eq(pb_floor_parse_cpus("4,0-2", c, 16), 4);
+    cr_assert(c[0] == 4 && c[1] == 0 && c[2] == 1 && c[3] == 2);
+    cr_assert_eq(pb_floor_parse_cpus("3-1", c, 16), -1);
+    cr_assert_eq(pb_floor_parse_cpus("", c, 16), 0);
+}
+
+Test(floor, from_memory_floor_csv)
+{
+    char dir[] = "/tmp/pbfloor-XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/memory_floor.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement\n"
+          "r,h,read,avx2,1,0,768,768,10,31,30,29,nan,n/a\n"
+          "r,h,read,avx512-nt,1,0,768,768,10,35,34,33,nan,n/a\n"
+          "r,h,copy,copy-avx2,1,0,768,768,10,50,49,48,nan,n/a\n"
+          "r,h,read,avx512-nt,2,\"0,1\",768,768,10,66,64,60,400,far\n"
+          "r,h,read,avx2,2,1 0,768,768,10,99,99,99,400,far\n",
+          f);
+    fclose(f);
+    pb_floor fl;
+    char err[256];
+    int one[] = { 0 }, two[] = { 0, 1 }, other[] = { 5 };
+    cr_assert_eq(pb_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 0);
+    cr_expect_float_eq(fl.gbps_median, 34, 1e-9);
+    cr_expect_str_eq(fl.kernel, "avx512-nt");
+    cr_expect_str_eq(fl.source, "memory_floor.csv");
+    cr_assert_eq(pb_floor_from_csv(dir, two, 2, &fl, err, sizeof err), 0);
+    cr_expect_float_eq(fl.gbps_median, 64, 1e-9, "the row for cpus 1 0 is another placement");
+    cr_expect_eq(pb_floor_from_csv(dir, other, 1, &fl, err, sizeof err), 1);
+    unlink(path);
+    cr_expect_eq(pb_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 1, "no file: not found");
+    rmdir(dir);
+}
+
+Test(floor, measured_over_a_buffer)
+{
+    size_t bytes = (4u << 20) + 77; /* an odd tail: the last thread reads it */
+    unsigned char *buf = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++)
+        buf[i] = (unsigned char)(i * 31);
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
+    pb_floor fl;
+    char err[256];
+    cr_assert_eq(pb_floor_measure(&e, buf, bytes, 3, &fl, err, sizeof err), 0, "%s", err);
+    cr_expect(fl.gbps_median > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
+    cr_expect_str_eq(fl.source, "measured");
+    cr_expect(fl.kernel[0] != '\0');
+    pb_exec_close(&e);
+    free(buf);
+}
