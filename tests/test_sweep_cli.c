@@ -1,0 +1,133 @@
+/* bench_sweep as a user runs it: bad input is one line naming the option, exit status 2, nothing written
+ * (and no weights built); a one-token run writes sweep.csv and cpu_util.csv with the promised columns. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness_run.h"
+#include "pb_model.h"
+#include "pb_topo.h"
+
+static void expect_bad(const char *args, const char *option)
+{
+    harness_expect_bad("bench_sweep", "", args, option);
+}
+
+Test(sweep_cli, unknown_names)
+{
+    expect_bad("--model qwen9", "--model");
+    expect_bad("--format q9_0", "--format");
+    expect_bad("--format q8_0,q8_0", "--format");
+    expect_bad("--policy spin,nope", "--policy");
+    expect_bad("--cpus nope", "--cpus");
+    expect_bad("--cpus p,", "--cpus");
+    expect_bad("--cpus 4096", "--cpus");
+    expect_bad("--bogus", "--bogus");
+    harness_expect_bad("bench_sweep", "POOLBENCH_KERNEL=bogus", "--quick", "POOLBENCH_KERNEL");
+}
+
+Test(sweep_cli, empty_set)
+{
+    char err[256];
+    pb_topo *t = pb_topo_load(NULL, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    pb_cpulist *l = malloc(sizeof *l);
+    bool empty = pb_topo_set(t, "e", l, err, sizeof err) != 0;
+    free(l);
+    pb_topo_free(t);
+    if (!empty)
+        cr_skip_test("this machine has E-cores");
+    expect_bad("--cpus e", "--cpus");
+    expect_bad("--cpus p,e", "--cpus");
+}
+
+Test(sweep_cli, bad_numbers)
+{
+    expect_bad("--schedule dynamic:0", "--schedule");
+    expect_bad("--schedule dynamic:", "--schedule");
+    expect_bad("--schedule dynamic:x", "--schedule");
+    expect_bad("--schedule static,guided", "--schedule");
+    expect_bad("--batch 0", "--batch");
+    expect_bad("--batch 17", "--batch");
+    expect_bad("--threads 0", "--threads");
+    expect_bad("--threads 1000", "--threads");
+    expect_bad("--tokens 0", "--tokens");
+    expect_bad("--interval-ms 5", "--interval-ms");
+    expect_bad("--out a --run-dir b", "--out");
+}
+
+/* MemAvailable in bytes, 0 when unknown. */
+static unsigned long long mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+/* llama3-8b in f32 needs ~32 GB: refused on any machine with less than 64 GB available, before a byte of it
+ * is built (the refusal is immediate, so the test is fast). */
+Test(sweep_cli, preset_too_big_for_memory)
+{
+    unsigned long long need = pb_model_token_bytes(pb_model_get(PB_MODEL_LLAMA3_8B), KERN_F32);
+    unsigned long long avail = mem_available();
+    if (avail == 0 || need <= avail / 2)
+        cr_skip_test("this machine has room for %llu bytes", need);
+    expect_bad("--model llama3-8b --format f32", "MemAvailable");
+    expect_bad("--model llama3-8b --format q8_0,f32", "--format f32");
+}
+
+Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
+{
+    const char *bin = getenv("POOLBENCH_BIN");
+    cr_assert_not_null(bin);
+    char dir[] = "/tmp/pbsweep-XXXXXX", cmd[8192], cwd[4096], path[128], line[4096];
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd,
+             "POOLBENCH_PLOTS=/nonexistent '%s/%s/bench_sweep' --policy spin,omp --threads 1 --tokens 2 --warmup 0 "
+             "--floor-passes 3 --out %s/run >/dev/null 2>&1",
+             bin[0] == '/' ? "" : cwd, bin, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "threads",
+                                        "cpuset", "cpus", "batch", "tokens", "ms_per_token_min",
+                                        "ms_per_token_median", "ms_per_token_max", "tok_per_s", "weight_bytes",
+                                        "gbps_effective", "floor_gbps", "floor_source", "pct_of_floor",
+                                        "dispatches_per_token", "busy_pct_mean", "busy_pct_min", "busy_pct_max",
+                                        "imbalance_flag", "rt_ns", "placement" };
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        char want[64];
+        snprintf(want, sizeof want, ",%s,", cols[i]);
+        char padded[4200];
+        snprintf(padded, sizeof padded, ",%s", line);
+        padded[strcspn(padded, "\n")] = ',';
+        cr_expect(strstr(padded, want) != NULL, "sweep.csv has a %s column", cols[i]);
+    }
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        cr_expect(strstr(line, ",qwen3-0.6b,q8_0,") != NULL, "row: %s", line);
+        cr_expect(strstr(line, ",197.0,") != NULL, "197 dispatches a token: %s", line);
+        cr_expect(strstr(line, ",measured,") != NULL, "floor measured in the same run: %s", line);
+    }
+    fclose(f);
+    cr_expect_eq(rows, 2, "spin and omp at 1 thread");
+    snprintf(path, sizeof path, "%s/run/cpu_util.csv", dir);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "run_id,host,point,stat,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
