@@ -13,6 +13,7 @@
 #include "pb_decode.h"
 #include "pb_floor.h"
 #include "pb_machine.h"
+#include "pb_membuf.h"
 #include "pb_pingpong.h"
 #include "pb_plot.h"
 #include "pb_run.h"
@@ -208,20 +209,6 @@ static void sw_sets(sw_run *sr)
     }
 }
 
-/* MemAvailable in bytes, 0 when /proc/meminfo cannot say. */
-static uint64_t sw_mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (uint64_t)kb * 1024;
-}
-
 static void sw_defaults(sw_run *sr)
 {
     sw_opts *o = &sr->o;
@@ -258,7 +245,8 @@ static void sw_defaults(sw_run *sr)
             pb_cli_fail(PROG, "--threads: %ld is more than the largest core set's %d PUs", o->threads.v[t], largest);
     /* Weights are built one format at a time: the largest must fit in half of what is available, so the
      * run neither swaps nor pushes everything else on the machine out of the page cache. */
-    uint64_t avail = sw_mem_available();
+    uint64_t avail = 0;
+    pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
     for (int f = 0; f < o->formats.n; f++) {
         kern_format fmt = (kern_format)o->formats.v[f];
         uint64_t bytes = pb_model_token_bytes(sr->model, fmt);
@@ -477,7 +465,7 @@ static void sw_measure(sw_run *sr)
                     pb_exec fl;
                     if (pb_exec_open(&fl, POOL_SPIN, threads, place.cpu, 0, 0) != 0)
                         sw_fail("read floor at %d threads: %s", threads, strerror(errno));
-                    if (pb_floor_measure(&fl, w.arena, (size_t)w.bytes, (int)o->floor_passes, &b.floor, err,
+                    if (pb_floor_measure(fl.p, w.arena, (size_t)w.bytes, (int)o->floor_passes, &b.floor, err,
                                          sizeof err) != 0)
                         sw_fail("read floor at %d threads: %s", threads, err);
                     pb_exec_close(&fl);

@@ -5,11 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "pb_glue.h"
-
-#define PB_HUGE (2u << 20) /* the arena's alignment: one x86-64 huge page */
+#include "pb_membuf.h"
 
 /* The matvecs of a layer, in pb_model_matvecs' order. */
 enum { MV_Q, MV_K, MV_V, MV_O, MV_GATE, MV_UP, MV_DOWN };
@@ -65,22 +63,6 @@ static void pb_gen_rows(void *ctx, size_t r0, size_t r1)
     free(row);
 }
 
-static int pb_arena_alloc(pb_decode_weights *w)
-{
-    size_t len = (size_t)w->bytes + PB_HUGE;
-    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map == MAP_FAILED)
-        return -1;
-    uintptr_t a = ((uintptr_t)map + PB_HUGE - 1) & ~(uintptr_t)(PB_HUGE - 1);
-    /* Huge pages halve the TLB misses of a weight stream; THP in madvise mode gives them only on request.
-     * A refusal is not an error: the floor is read over the same pages, so the comparison stays fair. */
-    madvise((void *)a, (size_t)w->bytes, MADV_HUGEPAGE);
-    w->map = map;
-    w->map_len = len;
-    w->arena = (unsigned char *)a;
-    return 0;
-}
-
 int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
                             pb_decode_progress_fn progress, void *pctx)
 {
@@ -98,11 +80,14 @@ int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format
     w->off = calloc((size_t)w->nmv, sizeof *w->off);
     size_t ngamma = (2 * (size_t)m->layers + 1) * m->hidden;
     w->gamma = malloc(ngamma * sizeof *w->gamma);
-    if (!w->mv || !w->off || !w->gamma || pb_arena_alloc(w) != 0) {
+    /* Huge pages halve the TLB misses of a weight stream (THP in madvise mode gives them only on request);
+     * a refusal is not an error: the floor is read over the same pages, so the comparison stays fair. */
+    if (!w->mv || !w->off || !w->gamma || pb_membuf_map(&w->buf, (size_t)w->bytes, true) != 0) {
         pb_decode_weights_free(w);
         errno = ENOMEM;
         return -1;
     }
+    w->arena = w->buf.p;
     pb_model_matvecs(m, w->mv, w->nmv);
     uint64_t s = pb_stream(seed, 0, 0);
     for (size_t i = 0; i < ngamma; i++)
@@ -131,8 +116,8 @@ int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format
 
 void pb_decode_weights_free(pb_decode_weights *w)
 {
-    if (w->map)
-        munmap(w->map, w->map_len);
+    if (w->buf.map)
+        pb_membuf_unmap(&w->buf);
     free(w->mv);
     free(w->off);
     free(w->gamma);

@@ -22,6 +22,7 @@
 
 #include "kern.h"
 #include "pb_exec.h"
+#include "pb_membuf.h"
 #include "pb_model.h"
 
 typedef struct pb_decode_weights {
@@ -33,8 +34,7 @@ typedef struct pb_decode_weights {
     uint64_t *off;          /* byte offset of each matvec's matrix in the arena */
     unsigned char *arena;   /* the weights, matrices back to back */
     uint64_t bytes;         /* weight bytes (= pb_model_token_bytes) */
-    void *map;              /* the mapping that holds the arena */
-    size_t map_len;
+    pb_membuf buf;          /* the 2 MiB-aligned mapping that holds the arena */
     float *gamma;           /* RMSNorm weights: (2 x layers + 1) x hidden */
 } pb_decode_weights;
 

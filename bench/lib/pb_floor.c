@@ -8,96 +8,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_memfloor.h"
 #include "pb_memread.h"
-#include "pb_stats.h"
-#include "pb_time.h"
 
-#define PB_LINE 64
 #define PB_FLOOR_MAX_CPUS 1024 /* a cpus cell longer than this cannot match a pool (POOL_MAX_THREADS) */
 
-/* One thread's sum on its own cache line: the threads write them at the end of every pass. */
-typedef struct pb_floor_slot {
-    _Alignas(PB_LINE) uint64_t sum;
-} pb_floor_slot;
-
-typedef struct pb_floor_pass {
-    const unsigned char *buf;
-    size_t lines;            /* bytes / 64: the unit of the split, so every share starts on a line */
-    size_t bytes;
-    pb_memkern_fn fn;
-    pb_floor_slot *slot;
-} pb_floor_pass;
-
-static void pb_floor_read(void *ctx, int id, int n)
-{
-    /* ctx is the caller's pb_floor_pass, alive for the dispatch; each thread writes only its own slot. */
-    const pb_floor_pass *p = ctx;
-    size_t l0, l1;
-    pool_split(p->lines, id, n, &l0, &l1);
-    size_t b0 = l0 * PB_LINE, b1 = id == n - 1 ? p->bytes : l1 * PB_LINE;
-    p->slot[id].sum = b1 > b0 ? p->fn(NULL, p->buf + b0, b1 - b0) : 0;
-}
-
-static uint64_t pb_floor_once(pb_exec *ex, pb_floor_pass *p, double *ns)
-{
-    uint64_t t0 = pb_now_ns();
-    pb_exec_run(ex, pb_floor_read, p);
-    *ns = (double)(pb_now_ns() - t0);
-    uint64_t sum = 0;
-    for (int i = 0; i < ex->threads; i++)
-        sum += p->slot[i].sum;
-    return sum;
-}
-
-int pb_floor_measure(pb_exec *ex, const void *buf, size_t bytes, int passes, pb_floor *out, char *err,
-                     size_t errlen)
+int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, pb_floor *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "measured");
-    pb_floor_slot *slot = aligned_alloc(PB_LINE, (size_t)ex->threads * sizeof *slot);
-    double *gbps = malloc((size_t)(passes > 0 ? passes : 1) * sizeof *gbps);
-    if (!slot || !gbps) {
-        free(slot);
-        free(gbps);
-        snprintf(err, errlen, "out of memory");
+    /* pb_memfloor splits in whole pages, in two halves (for its copies): read all but a sub-8 KiB tail. */
+    size_t span = bytes / (2 * PB_MF_UNIT) * (2 * PB_MF_UNIT);
+    pb_mf_ctx *c = malloc(sizeof *c); /* 64 KiB of per-thread slots: not on the stack */
+    if (!c || span == 0) {
+        free(c);
+        snprintf(err, errlen, span ? "out of memory" : "a buffer of %zu bytes is too small to measure", bytes);
         return -1;
     }
-    pb_floor_pass p = { .buf = buf, .lines = bytes / PB_LINE, .bytes = bytes, .slot = slot };
-    uint64_t expect = 0;
-    bool have_expect = false;
+    /* pb_mf_* only read the buffer in read passes (the cast drops const for its context's field type). */
+    pb_mf_init(c, p, (uint8_t *)(uintptr_t)buf, span);
     int rc = -1;
     snprintf(err, errlen, "no read kernel runs on this cpu");
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
         if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
             continue;
-        p.fn = k->fn;
-        double ns;
-        uint64_t sum = pb_floor_once(ex, &p, &ns); /* untimed: wakes the threads, warms the TLB */
-        if (!have_expect) {
-            expect = sum;
-            have_expect = true;
+        if (rc != 0) {
+            /* The buffer holds weights, not pb_mf_touch's pattern: the first kernel's sum is the reference
+             * every pass of every kernel must reproduce. */
+            uint64_t ns;
+            c->expect_sum = pb_mf_pass(c, k, &ns);
         }
-        bool ok = sum == expect;
-        for (int i = 0; i < passes && ok; i++) {
-            ok = pb_floor_once(ex, &p, &ns) == expect;
-            gbps[i] = (double)bytes / ns;
-        }
-        if (!ok) {
+        pb_mf_point pt;
+        pb_mf_measure(c, k, passes, &pt);
+        if (!pt.valid) {
             snprintf(err, errlen, "read kernel %s summed the buffer wrong", k->name);
             rc = -1;
             break;
         }
-        pb_summary s = pb_summarize(gbps, (size_t)passes);
-        if (rc != 0 || s.median > out->gbps_median) {
-            out->gbps_best = s.max;
-            out->gbps_median = s.median;
-            out->gbps_min = s.min;
+        if (rc != 0 || pt.gbps.median > out->gbps_median) {
+            out->gbps_best = pt.gbps.max;
+            out->gbps_median = pt.gbps.median;
+            out->gbps_min = pt.gbps.min;
             snprintf(out->kernel, sizeof out->kernel, "%s", k->name);
         }
         rc = 0;
     }
-    free(slot);
-    free(gbps);
+    free(c);
     return rc;
 }
 

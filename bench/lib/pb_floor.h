@@ -1,17 +1,18 @@
 /* pb_floor.h — the read floor a decode is held against: the streaming read bandwidth of a buffer through
- * the same pinned threads (an executor), or the figure bench_memory_floor left in memory_floor.csv of the
- * same run directory.
+ * a pool pinned to the same cpus, or the figure bench_memory_floor left in memory_floor.csv of the same run
+ * directory.
  *
- * Measured: every read kernel of pb_memread this CPU has; per kernel one untimed pass, then `passes` timed
- * passes, each one dispatch in which thread i reads its static share (64-byte aligned) of the buffer. Every
- * pass's byte sum is checked against the first kernel's: a kernel that reads wrong fails the measurement.
- * The floor is the kernel with the best median pass. GB/s = 1e9 bytes/s. */
+ * Measured with bench_memory_floor's own passes (pb_memfloor): every read kernel of pb_memread this CPU
+ * has; per kernel one untimed pass, then `passes` timed passes, each one pool dispatch in which thread i
+ * reads its static share (whole pages) of the buffer. Every pass's byte sum is checked against the first
+ * kernel's: a kernel that reads wrong fails the measurement. The floor is the kernel with the best median
+ * pass. GB/s = 1e9 bytes/s. */
 #ifndef PB_FLOOR_H
 #define PB_FLOOR_H
 
 #include <stddef.h>
 
-#include "pb_exec.h"
+#include "pool.h"
 
 typedef struct pb_floor {
     double gbps_best, gbps_median, gbps_min; /* of the chosen kernel's passes */
@@ -19,9 +20,9 @@ typedef struct pb_floor {
     char source[24];                         /* "measured" or "memory_floor.csv" */
 } pb_floor;
 
-/* 0, or -1 with the reason in err (no kernel, a wrong byte sum). buf holds bytes of written memory. */
-int pb_floor_measure(pb_exec *ex, const void *buf, size_t bytes, int passes, pb_floor *out, char *err,
-                     size_t errlen);
+/* 0, or -1 with the reason in err (no kernel, a wrong byte sum). buf holds bytes of written memory (at least
+ * 8 KiB; a tail under 8 KiB is not read). */
+int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, pb_floor *out, char *err, size_t errlen);
 
 /* The read floor for exactly these cpus (in this order) from DIR/memory_floor.csv: of the rows with op
  * "read", that thread count and that cpu list, the kernel with the best gbps_median. 0 found, 1 when the

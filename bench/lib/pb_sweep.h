@@ -19,7 +19,7 @@
 #include "pb_stats.h"
 #include "pb_util.h"
 
-#define PB_SWEEP_IMBALANCE 40.0
+#define PB_SWEEP_IMBALANCE PB_UTIL_SPREAD_FLAG /* pb_util_spread's 40 points, over the pinned cpus only */
 
 typedef struct pb_sweep_meas {
     pb_summary ms;            /* ms per token over the timed tokens */
