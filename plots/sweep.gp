@@ -23,11 +23,11 @@ e_from = STATS_min
 stats csv using ((column("smt_threads") > 0) ? column("threads") : 1e9) nooutput
 smt_from = STATS_min
 if (e_from < 1e9) {
-    set arrow 1 from first e_from - 0.5, graph 0 to first e_from - 0.5, graph 1 nohead dt 3 lc rgb "dark-orange"
+    set arrow 1 from first e_from - 0.5, graph 0 to first e_from - 0.5, graph 1 nohead dt 3 lw 2 lc rgb "dark-orange"
     set label 1 "E-cores →" at first e_from - 0.45, graph 0.97 left textcolor rgb "dark-orange"
 }
 if (smt_from < 1e9) {
-    set arrow 2 from first smt_from - 0.5, graph 0 to first smt_from - 0.5, graph 1 nohead dt 3 lc rgb "purple"
+    set arrow 2 from first smt_from - 0.5, graph 0 to first smt_from - 0.5, graph 1 nohead dt 3 lw 2 lc rgb "purple"
     set label 2 "SMT siblings →" at first smt_from - 0.45, graph 0.92 left textcolor rgb "purple"
 }
 
