@@ -263,7 +263,7 @@ static void sw_defaults(sw_run *sr)
 /* ---------------------------------------------------------------- measuring */
 
 typedef struct sw_progress {
-    uint64_t t0;
+    uint64_t t0, last; /* start, and the last line drawn */
     const char *what;
 } sw_progress;
 
@@ -282,15 +282,13 @@ static void sw_status(const char *fmt, ...)
 
 static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
 {
-    /* ctx is the caller's sw_progress; called on the caller's thread between dispatches. */
-    const sw_progress *p = ctx;
-    static uint64_t last;
-    uint64_t now = pb_now_ns();
-    if (done < total && now - last < 500000000ull && isatty(STDERR_FILENO))
+    /* ctx is the caller's sw_progress; called on the caller's thread between dispatches. A terminal gets a
+     * redraw twice a second, a log a line every 5 s. */
+    sw_progress *p = ctx;
+    uint64_t now = pb_now_ns(), every = isatty(STDERR_FILENO) ? 500000000ull : 5000000000ull;
+    if (done < total && p->last && now - p->last < every)
         return;
-    if (done < total && !isatty(STDERR_FILENO) && now - last < 5000000000ull)
-        return;
-    last = now;
+    p->last = now;
     sw_status("building %s weights: %5.1f%% of %.2f GiB, %.1f s", p->what, 100.0 * (double)done / (double)total,
               (double)total / (1 << 30), (double)(now - p->t0) / 1e9);
 }
