@@ -345,6 +345,19 @@ static void sw_fail(const char *fmt, ...)
     exit(1);
 }
 
+/* The read floor over the weight arena through a spin pool pinned like the point (only: one kernel). */
+static void sw_floor(const sw_run *sr, const pb_decode_weights *w, const pb_cpulist *place, const char *only,
+                     pb_floor *out)
+{
+    char err[512];
+    pb_exec fl;
+    if (pb_exec_open(&fl, POOL_SPIN, place->n, place->cpu, 0, 0) != 0)
+        sw_fail("read floor at %d threads: %s", place->n, strerror(errno));
+    if (pb_floor_measure(fl.p, w->arena, (size_t)w->bytes, (int)sr->o.floor_passes, only, out, err, sizeof err) != 0)
+        sw_fail("read floor at %d threads: %s", place->n, err);
+    pb_exec_close(&fl);
+}
+
 typedef struct sw_block {
     kern_format fmt;
     const pb_decode_weights *w;
@@ -381,7 +394,12 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 r->batch = (int)batch;
                 r->tokens = (int)sr->o.tokens;
                 r->weight_bytes = b->w->bytes;
-                r->floor = b->floor;
+                /* A measured floor is measured again beside every point, with the kernel the block chose: on a
+                 * shared machine the bandwidth moves within seconds, and a ratio holds only side by side. */
+                if (strcmp(b->floor.source, "measured") == 0)
+                    sw_floor(sr, b->w, b->place, b->floor.kernel, &r->floor);
+                else
+                    r->floor = b->floor;
                 sw_describe(sr, b->place, r);
                 double left = *done ? (double)(pb_now_ns() - t0) / 1e9 / *done * (total - *done) : 0;
                 sw_status("[%d/%d] %s %s %s threads=%d cpus=%s M=%zu  %.0f s left", *done + 1, total, r->format,
@@ -460,13 +478,7 @@ static void sw_measure(sw_run *sr)
                 if (rc != 0) {
                     sw_status("[%d/%d] read floor: %s threads=%d cpus=%s", done + 1, total, kern_format_names[fmt],
                               threads, set->name);
-                    pb_exec fl;
-                    if (pb_exec_open(&fl, POOL_SPIN, threads, place.cpu, 0, 0) != 0)
-                        sw_fail("read floor at %d threads: %s", threads, strerror(errno));
-                    if (pb_floor_measure(fl.p, w.arena, (size_t)w.bytes, (int)o->floor_passes, &b.floor, err,
-                                         sizeof err) != 0)
-                        sw_fail("read floor at %d threads: %s", threads, err);
-                    pb_exec_close(&fl);
+                    sw_floor(sr, &w, &place, NULL, &b.floor);
                 }
                 sw_points(sr, &b, &done, total, t0);
             }

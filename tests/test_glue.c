@@ -196,7 +196,11 @@ Test(floor, measured_over_a_buffer)
     cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
     pb_floor fl;
     char err[256];
-    cr_assert_eq(pb_floor_measure(e.p, buf, bytes, 3, &fl, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_floor_measure(e.p, buf, bytes, 3, NULL, &fl, err, sizeof err), 0, "%s", err);
+    pb_floor one;
+    cr_assert_eq(pb_floor_measure(e.p, buf, bytes, 3, "scalar", &one, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(one.kernel, "scalar");
+    cr_expect_eq(pb_floor_measure(e.p, buf, bytes, 3, "nope", &one, err, sizeof err), -1);
     cr_expect(fl.gbps_median > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
     cr_expect_str_eq(fl.source, "measured");
     cr_expect(fl.kernel[0] != '\0');

@@ -13,7 +13,8 @@
 
 #define PB_FLOOR_MAX_CPUS 1024 /* a cpus cell longer than this cannot match a pool (POOL_MAX_THREADS) */
 
-int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, pb_floor *out, char *err, size_t errlen)
+int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
+                     size_t errlen)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "measured");
@@ -28,9 +29,10 @@ int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, pb_floo
     /* pb_mf_* only read the buffer in read passes (the cast drops const for its context's field type). */
     pb_mf_init(c, p, (uint8_t *)(uintptr_t)buf, span);
     int rc = -1;
-    snprintf(err, errlen, "no read kernel runs on this cpu");
+    snprintf(err, errlen, only ? "read kernel %s does not run on this cpu" : "no read kernel runs on this cpu",
+             only);
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
-        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
+        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k) || (only && strcmp(k->name, only) != 0))
             continue;
         if (rc != 0) {
             /* The buffer holds weights, not pb_mf_touch's pattern: the first kernel's sum is the reference

@@ -6,7 +6,7 @@
  * has; per kernel one untimed pass, then `passes` timed passes, each one pool dispatch in which thread i
  * reads its static share (whole pages) of the buffer. Every pass's byte sum is checked against the first
  * kernel's: a kernel that reads wrong fails the measurement. The floor is the kernel with the best median
- * pass. GB/s = 1e9 bytes/s. */
+ * pass (only: measure just the kernel of that name, e.g. the one an earlier call chose). GB/s = 1e9 bytes/s. */
 #ifndef PB_FLOOR_H
 #define PB_FLOOR_H
 
@@ -22,7 +22,8 @@ typedef struct pb_floor {
 
 /* 0, or -1 with the reason in err (no kernel, a wrong byte sum). buf holds bytes of written memory (at least
  * 8 KiB; a tail under 8 KiB is not read). */
-int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, pb_floor *out, char *err, size_t errlen);
+int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
+                     size_t errlen);
 
 /* The read floor for exactly these cpus (in this order) from DIR/memory_floor.csv: of the rows with op
  * "read", that thread count and that cpu list, the kernel with the best gbps_median. 0 found, 1 when the
