@@ -51,7 +51,7 @@ typedef struct pb_sweep_row {
     int p_cores, e_cores, smt_threads; /* how the placement splits: first PUs of P / other kinds, SMT siblings */
     uint64_t weight_bytes;    /* one token's */
     pb_sweep_meas m;
-    pb_floor floor;
+    pb_floor floor;           /* measured just before the point, or from memory_floor.csv */
     double rt_before, rt_after; /* round trip between the first two cpus of the set, around the point */
     char placement[8];        /* near, far, mixed, n/a */
     bool verified;            /* the last token's logits equal the first point's of that format and batch */

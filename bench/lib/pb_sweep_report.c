@@ -44,8 +44,8 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         noisy += is_noisy;
     }
     fprintf(f, "\nms: per token (median and range over the timed tokens); tok/s = M x 1000 / ms_med; GB/s: one token's "
-               "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus (source in "
-               "sweep.csv); %%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
+               "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus just before the "
+               "point (or memory_floor.csv: floor_source); %%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
                "over the timed tokens, mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
                "first two cpus.\n");
     if (imbalanced)
