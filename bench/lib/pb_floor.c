@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_csvread.h"
 #include "pb_memfloor.h"
 #include "pb_memread.h"
 
@@ -83,93 +84,47 @@ int pb_floor_parse_cpus(const char *s, int *out, int max)
     return n;
 }
 
-/* Splits one CSV line into fields in place (quoted fields may hold commas; "" is a quote). */
-static int pb_csv_split(char *line, char **f, int max)
-{
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        char *w = p;
-        f[n++] = w;
-        bool quoted = *p == '"';
-        if (quoted)
-            p++;
-        while (*p && (quoted || (*p != ',' && *p != '\n' && *p != '\r'))) {
-            if (quoted && *p == '"') {
-                if (p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                    continue;
-                }
-                quoted = false;
-                p++;
-                continue;
-            }
-            *w++ = *p++;
-        }
-        bool more = *p == ',';
-        *w = '\0';
-        if (!more)
-            break;
-        p++;
-    }
-    return n;
-}
-
-static int pb_col(char **f, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(f[i], name) == 0)
-            return i;
-    return -1;
-}
-
 int pb_floor_from_csv(const char *dir, const int *cpus, int threads, pb_floor *out, char *err, size_t errlen)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/memory_floor.csv", dir);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return 1;
-    enum { NF = 64 };
-    char line[8192], *f[NF];
-    int rc = -1;
-    if (!fgets(line, sizeof line, fp)) {
-        snprintf(err, errlen, "%s: empty", path);
-        fclose(fp);
+    pb_table t;
+    pb_csverr e;
+    if (pb_table_load(&t, path, &e) != 0) {
+        if (e.missing)
+            return 1;
+        snprintf(err, errlen, "%s", e.msg);
         return -1;
     }
-    int nf = pb_csv_split(line, f, NF);
-    int c_op = pb_col(f, nf, "op"), c_k = pb_col(f, nf, "kernel"), c_t = pb_col(f, nf, "threads"),
-        c_cpus = pb_col(f, nf, "cpus"), c_med = pb_col(f, nf, "gbps_median"), c_best = pb_col(f, nf, "gbps_best"),
-        c_min = pb_col(f, nf, "gbps_min");
-    if (c_op < 0 || c_k < 0 || c_t < 0 || c_cpus < 0 || c_med < 0 || c_best < 0 || c_min < 0) {
-        snprintf(err, errlen, "%s: no op/kernel/threads/cpus/gbps_{best,median,min} columns", path);
-        fclose(fp);
+    static const char *const need[] = { "op", "kernel", "threads", "cpus", "gbps_best", "gbps_median", "gbps_min",
+                                        NULL };
+    if (pb_table_require(&t, need, &e) != 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        pb_table_free(&t);
         return -1;
     }
-    rc = 1;
+    int c_op = pb_table_col(&t, "op"), c_k = pb_table_col(&t, "kernel"), c_t = pb_table_col(&t, "threads"),
+        c_cpus = pb_table_col(&t, "cpus"), c_best = pb_table_col(&t, "gbps_best"),
+        c_med = pb_table_col(&t, "gbps_median"), c_min = pb_table_col(&t, "gbps_min");
+    int rc = 1;
     memset(out, 0, sizeof *out);
-    while (fgets(line, sizeof line, fp)) {
-        int n = pb_csv_split(line, f, NF);
-        if (n <= c_op || n <= c_k || n <= c_t || n <= c_cpus || n <= c_med || n <= c_best || n <= c_min)
+    int got[PB_FLOOR_MAX_CPUS];
+    for (size_t r = 0; r < t.nrows; r++) {
+        if (strcmp(pb_table_str(&t, r, c_op), "read") != 0 || pb_table_num(&t, r, c_t) != threads)
             continue;
-        if (strcmp(f[c_op], "read") != 0 || atoi(f[c_t]) != threads)
-            continue;
-        int got[PB_FLOOR_MAX_CPUS];
-        int ng = pb_floor_parse_cpus(f[c_cpus], got, (int)(sizeof got / sizeof *got));
+        int ng = pb_floor_parse_cpus(pb_table_str(&t, r, c_cpus), got, PB_FLOOR_MAX_CPUS);
         if (ng != threads || memcmp(got, cpus, (size_t)threads * sizeof *cpus) != 0)
             continue;
-        double med = strtod(f[c_med], NULL);
-        if (rc == 1 || med > out->gbps_median) {
-            out->gbps_median = med;
-            out->gbps_best = strtod(f[c_best], NULL);
-            out->gbps_min = strtod(f[c_min], NULL);
-            snprintf(out->kernel, sizeof out->kernel, "%s", f[c_k]);
-            snprintf(out->source, sizeof out->source, "memory_floor.csv");
-            rc = 0;
-        }
+        double med = pb_table_num(&t, r, c_med);
+        if (!(med > 0) || (rc == 0 && med <= out->gbps_median))
+            continue;
+        out->gbps_median = med;
+        out->gbps_best = pb_table_num(&t, r, c_best);
+        out->gbps_min = pb_table_num(&t, r, c_min);
+        snprintf(out->kernel, sizeof out->kernel, "%s", pb_table_str(&t, r, c_k));
+        snprintf(out->source, sizeof out->source, "memory_floor.csv");
+        rc = 0;
     }
-    fclose(fp);
+    pb_table_free(&t);
     return rc;
 }
