@@ -523,7 +523,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": %s\n", err);
         return 1;
     }
-    printf("\nresults: %s/sweep.csv %s/cpu_util.csv\n", sr.run.dir, sr.run.dir);
+    printf("\nresults: %s/sweep.csv, cpu_util.csv, sweep_cpu.csv\n", sr.run.dir);
     if (pb_plot_run("sweep.gp", sr.run.dir) == 0)
         printf("plots: %s/sweep.png %s/sweep.svg\n", sr.run.dir, sr.run.dir);
     for (int i = 0; i < sr.nrows; i++)

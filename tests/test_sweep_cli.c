@@ -126,7 +126,20 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
     f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
     cr_assert_not_null(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "run_id,host,point,stat,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct\n");
+    cr_expect_str_eq(line, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/run/sweep_cpu.csv", dir);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct\n");
+    int pinned = 0;
+    while (fgets(line, sizeof line, f)) {
+        int point, cpu, pin;
+        if (sscanf(line, "%*[^,],%*[^,],%d,%d,%d,", &point, &cpu, &pin) == 3)
+            pinned += cpu == 0 && pin == 1;
+    }
+    cr_expect_eq(pinned, 2, "cpu 0 is pinned in both points (1 thread on the first cpu of p)");
     fclose(f);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);

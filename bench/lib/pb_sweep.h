@@ -64,8 +64,10 @@ double pb_sweep_gbps(const pb_sweep_row *r);
 double pb_sweep_pct_of_floor(const pb_sweep_row *r);
 double pb_sweep_floor_tok_per_s(const pb_sweep_row *r);
 
-/* The readable table (stdout), sweep.csv and cpu_util.csv (long: every sampler interval of every point, and
- * one mean row per cpu per point). The writers return 0, or -1 with errno (a file already there: EEXIST). */
+/* The readable table (stdout), sweep.csv, and the busy figures: cpu_util.csv (bench_cpu_util's columns plus
+ * point: every sampler interval of every point, t_ms = sampled time with the points laid end to end) and
+ * sweep_cpu.csv (one row per cpu per point: its mean over the point, and whether the point pinned it). The
+ * writers return 0, or -1 with errno (a file already there: EEXIST). */
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n);
 int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n);
 int pb_sweep_write_util_csv(const pb_run *run, const pb_sweep_row *rows, int n);

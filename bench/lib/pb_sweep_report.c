@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "pb_csv.h"
+#include "pb_floor.h"
 #include "pb_sweep.h"
+
+#define PB_SWEEP_MAX_LIST 1024 /* cpus in a row's list: a pool's most */
 
 double pb_sweep_tok_per_s(const pb_sweep_row *r) { return r->batch * 1000.0 / r->m.ms.median; }
 double pb_sweep_gbps(const pb_sweep_row *r) { return (double)r->weight_bytes / (r->m.ms.median * 1e6); }
@@ -146,25 +149,47 @@ int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
     return pb_csv_close(c);
 }
 
+/* Whether cpu is one of the row's pinned cpus (its cpus text, space-separated). */
+static bool pb_sweep_pinned(const pb_sweep_row *r, int cpu)
+{
+    int got[PB_SWEEP_MAX_LIST];
+    int n = pb_floor_parse_cpus(r->cpus, got, PB_SWEEP_MAX_LIST);
+    for (int i = 0; i < n; i++)
+        if (got[i] == cpu)
+            return true;
+    return false;
+}
+
 int pb_sweep_write_util_csv(const pb_run *run, const pb_sweep_row *rows, int n)
 {
-    pb_csv *c = pb_csv_open(run->dir, "cpu_util.csv",
-                            "run_id,host,point,stat,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct");
+    /* bench_cpu_util's columns first, so plots/cpu_util.gp draws the sweep's heatmap too; t_ms is sampled
+     * time, the points' timed stretches laid end to end. */
+    pb_csv *c = pb_csv_open(run->dir, "cpu_util.csv", "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point");
     if (!c)
         return -1;
+    double t0 = 0;
     for (int i = 0; i < n; i++) {
         const pb_util_result *u = &rows[i].m.util;
         for (size_t k = 0; k < u->nsamples; k++) {
             const pb_util_sample *s = &u->samples[k];
-            pb_csv_row(c, "%s,%s,%d,interval,%.1f,%d,%.1f,%.1f,%.1f,%.1f", run->run_id, run->host, rows[i].point,
-                       s->t_ms, s->cpu, s->busy, s->user, s->sys, s->steal);
+            pb_csv_row(c, "%s,%s,%.1f,%d,%.1f,%.1f,%.1f,%.1f,%d", run->run_id, run->host, t0 + s->t_ms, s->cpu,
+                       s->busy, s->user, s->sys, s->steal, rows[i].point);
         }
+        t0 += rows[i].m.have_util ? u->wall_ms : 0;
+    }
+    if (pb_csv_close(c) != 0)
+        return -1;
+    c = pb_csv_open(run->dir, "sweep_cpu.csv", "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct");
+    if (!c)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const pb_util_result *u = &rows[i].m.util;
         for (int k = 0; k < u->ncpu; k++) {
             const pb_util_cpu *cu = &u->cpu[k];
-            if (cu->nsamples == 0 && isnan(cu->mean.busy))
+            if (isnan(cu->mean.busy))
                 continue;
-            pb_csv_row(c, "%s,%s,%d,mean,%.1f,%d,%.1f,%.1f,%.1f,%.1f", run->run_id, run->host, rows[i].point,
-                       u->wall_ms, cu->cpu, cu->mean.busy, cu->mean.user, cu->mean.sys, cu->mean.steal);
+            pb_csv_row(c, "%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f", run->run_id, run->host, rows[i].point, cu->cpu,
+                       pb_sweep_pinned(&rows[i], cu->cpu), cu->mean.busy, cu->mean.user, cu->mean.sys, cu->mean.steal);
         }
     }
     return pb_csv_close(c);
