@@ -103,7 +103,7 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
                                         "cpuset", "cpus", "batch", "tokens", "ms_per_token_min",
                                         "ms_per_token_median", "ms_per_token_max", "tok_per_s", "weight_bytes",
                                         "gbps_effective", "floor_gbps", "floor_source", "pct_of_floor",
-                                        "dispatches_per_token", "busy_pct_mean", "busy_pct_min", "busy_pct_max",
+                                        "dispatches_per_token", "glue_ms_median", "glue_pct", "busy_pct_mean", "busy_pct_min", "busy_pct_max",
                                         "imbalance_flag", "rt_ns", "placement" };
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
         char want[64];

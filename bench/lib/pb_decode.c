@@ -8,6 +8,7 @@
 
 #include "pb_glue.h"
 #include "pb_membuf.h"
+#include "pb_time.h"
 
 /* The matvecs of a layer, in pb_model_matvecs' order. */
 enum { MV_Q, MV_K, MV_V, MV_O, MV_GATE, MV_UP, MV_DOWN };
@@ -189,7 +190,9 @@ static int pb_mv(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y)
                      .act = a, .y = y, .ldy = (size_t)w->mv[i].rows };
     if (kern_job_check(&job) != 0)
         return -1;
+    uint64_t t0 = pb_now_ns();
     pb_exec_rows(ex, job.rows, kern_job_rows, &job); /* the job is only read by kern_job_rows */
+    d->dispatch_ns += pb_now_ns() - t0;
     return 0;
 }
 
@@ -206,6 +209,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
 {
     const pb_model *m = &d->w->shape;
     size_t M = d->batch, H = (size_t)m->hidden;
+    d->dispatch_ns = 0;
     for (size_t r = 0; r < M; r++) {
         uint64_t s = pb_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
         for (size_t c = 0; c < H; c++)

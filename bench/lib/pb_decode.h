@@ -59,6 +59,7 @@ typedef struct pb_decode {
     float *g, *u;  /* batch x ffn */
     float *logits; /* batch x vocab */
     kern_act act_hidden, act_q, act_ffn;
+    uint64_t dispatch_ns; /* the last token's time inside dispatches; the rest of the token is serial glue */
 } pb_decode;
 
 /* 0, or -1 with errno (EINVAL: batch out of range or a variant that cannot run the format; ENOMEM). */

@@ -36,7 +36,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
 {
     memset(out, 0, sizeof *out);
     out->busy_mean = out->busy_min = out->busy_max = NAN;
-    double *ms = malloc((size_t)tokens * sizeof *ms);
+    double *ms = malloc(2 * (size_t)tokens * sizeof *ms), *glue = ms + tokens;
     if (!ms) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -53,6 +53,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
         uint64_t t0 = pb_now_ns();
         int rc = pb_decode_token(d, ex, tok);
         ms[i] = (double)(pb_now_ns() - t0) / 1e6;
+        glue[i] = ms[i] - (double)d->dispatch_ns / 1e6;
         if (rc != 0) {
             if (s) {
                 pb_util_result r;
@@ -70,6 +71,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
         pb_sweep_busy(&out->util, cpus, ncpus, out);
     }
     out->ms = pb_summarize(ms, (size_t)tokens);
+    out->glue_ms = pb_summarize(glue, (size_t)tokens);
     free(ms);
     return 0;
 job_failed:

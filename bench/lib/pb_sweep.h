@@ -23,6 +23,8 @@
 
 typedef struct pb_sweep_meas {
     pb_summary ms;            /* ms per token over the timed tokens */
+    pb_summary glue_ms;       /* of which serial glue: the token's time outside its dispatches (norms, activation
+                               * quantization, SiLU, adds, the input) */
     double dispatches_per_token;
     pb_util_result util;      /* every cpu, over the timed tokens (free with pb_util_result_free) */
     bool have_util;           /* false when the sampler could not run (util and busy_* are then empty/NaN) */

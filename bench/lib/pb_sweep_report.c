@@ -26,9 +26,9 @@ static double pb_rt_mean(const pb_sweep_row *r)
 
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
 {
-    fprintf(f, "\n%-6s %-8s %-11s %-9s %3s %2s %8s %15s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format", "policy",
-            "schedule", "cpuset", "thr", "M", "ms_med", "ms_min-max", "tok/s", "GB/s", "floor", "%floor", "disp",
-            "busy% mean[min-max]", "rt_ns", "place");
+    fprintf(f, "\n%-6s %-8s %-11s %-9s %3s %2s %8s %15s %6s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format", "policy",
+            "schedule", "cpuset", "thr", "M", "ms_med", "ms_min-max", "glue%", "tok/s", "GB/s", "floor", "%floor",
+            "disp", "busy% mean[min-max]", "rt_ns", "place");
     int imbalanced = 0, unverified = 0, noisy = 0;
     for (int i = 0; i < n; i++) {
         const pb_sweep_row *r = &rows[i];
@@ -37,16 +37,17 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         snprintf(busy, sizeof busy, "%.0f [%.0f-%.0f]%s", r->m.busy_mean, r->m.busy_min, r->m.busy_max,
                  r->m.imbalance ? " !" : "");
         bool is_noisy = r->m.ms.spread > 0.25;
-        fprintf(f, "%-6s %-8s %-11s %-9s %3d %2d %8.2f %15s %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
+        fprintf(f, "%-6s %-8s %-11s %-9s %3d %2d %8.2f %15s %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
                 r->format, r->policy, r->schedule, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
-                pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
+                100.0 * r->m.glue_ms.median / r->m.ms.median, pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
                 r->m.dispatches_per_token, busy, pb_rt_mean(r), r->placement, is_noisy ? "  noisy" : "",
                 r->verified ? "" : "  LOGITS DIFFER");
         imbalanced += r->m.imbalance;
         unverified += !r->verified;
         noisy += is_noisy;
     }
-    fprintf(f, "\nms: per token (median and range over the timed tokens); tok/s = M x 1000 / ms_med; GB/s: one token's "
+    fprintf(f, "\nms: per token (median and range over the timed tokens); glue%%: the token's serial time outside its "
+               "dispatches (norms, activation quantization, SiLU, adds);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
                "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus just before the "
                "point (or memory_floor.csv: floor_source); %%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
                "over the timed tokens, mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
@@ -135,12 +136,13 @@ int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
         char cpuset[1100];
         pb_csv_row(c,
                    "%s,%s,%d,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
-                   "%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
+                   "%.1f,%.4f,%.2f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
                    run->run_id, run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule,
                    r->threads, pb_csv_safe(r->cpuset, cpuset, sizeof cpuset), r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
                    pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
                    r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
-                   pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.busy_mean, r->m.busy_min,
+                   pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.glue_ms.median,
+                   100.0 * r->m.glue_ms.median / r->m.ms.median, r->m.busy_mean, r->m.busy_min,
                    r->m.busy_max, r->m.imbalance, pb_rt_mean(r), r->rt_before, r->rt_after, r->placement, r->p_cores,
                    r->e_cores, r->smt_threads, r->verified, id[i], label[i]);
     }
