@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness_run.h"
+#include "pb_csvread.h"
 #include "pb_model.h"
 #include "pb_topo.h"
 
@@ -87,7 +88,7 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
 {
     const char *bin = getenv("POOLBENCH_BIN");
     cr_assert_not_null(bin);
-    char dir[] = "/tmp/pbsweep-XXXXXX", cmd[8192], cwd[4096], path[128], line[4096];
+    char dir[] = "/tmp/pbsweep-XXXXXX", cmd[8192], cwd[4096], path[128];
     cr_assert_not_null(mkdtemp(dir));
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(cmd, sizeof cmd,
@@ -96,32 +97,31 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
              bin[0] == '/' ? "" : cwd, bin, dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_not_null(fgets(line, sizeof line, f));
+    pb_table t;
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(&t, path, &e), 0, "every row has the header's fields: %s", e.msg);
     static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "threads",
                                         "cpuset", "cpus", "batch", "tokens", "ms_per_token_min",
                                         "ms_per_token_median", "ms_per_token_max", "tok_per_s", "weight_bytes",
                                         "gbps_effective", "floor_gbps", "floor_source", "pct_of_floor",
-                                        "dispatches_per_token", "glue_ms_median", "glue_pct", "busy_pct_mean", "busy_pct_min", "busy_pct_max",
-                                        "imbalance_flag", "rt_ns", "placement" };
-    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
-        char want[64];
-        snprintf(want, sizeof want, ",%s,", cols[i]);
-        char padded[4200];
-        snprintf(padded, sizeof padded, ",%s", line);
-        padded[strcspn(padded, "\n")] = ',';
-        cr_expect(strstr(padded, want) != NULL, "sweep.csv has a %s column", cols[i]);
+                                        "dispatches_per_token", "glue_ms_median", "glue_pct", "busy_pct_mean",
+                                        "busy_pct_min", "busy_pct_max", "imbalance_flag", "rt_ns", "placement",
+                                        "verified", NULL };
+    cr_assert_eq(pb_table_require(&t, cols, &e), 0, "%s", e.msg);
+    cr_expect_eq(t.nrows, 2, "spin and omp at 1 thread");
+    for (size_t r = 0; r < t.nrows; r++) {
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "model")), "qwen3-0.6b");
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "format")), "q8_0");
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "policy")), r ? "omp" : "spin");
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 197, "7 x 28 + 1");
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "floor_source")), "measured");
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "verified")), 1, "logits equal across points");
+        double tps = pb_table_num(&t, r, pb_table_col(&t, "tok_per_s")), fl = pb_table_num(&t, r, pb_table_col(&t, "floor_gbps"));
+        cr_expect(tps > 0 && fl > 0, "row %zu: tok/s %g, floor %g", r, tps, fl);
     }
-    int rows = 0;
-    while (fgets(line, sizeof line, f)) {
-        rows++;
-        cr_expect(strstr(line, ",qwen3-0.6b,q8_0,") != NULL, "row: %s", line);
-        cr_expect(strstr(line, ",197.0,") != NULL, "197 dispatches a token: %s", line);
-        cr_expect(strstr(line, ",measured,") != NULL, "floor measured in the same run: %s", line);
-    }
-    fclose(f);
-    cr_expect_eq(rows, 2, "spin and omp at 1 thread");
+    pb_table_free(&t);
+    FILE *f;
+    char line[4096];
     snprintf(path, sizeof path, "%s/run/cpu_util.csv", dir);
     f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);

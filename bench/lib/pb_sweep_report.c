@@ -106,8 +106,9 @@ static void pb_sweep_series(const pb_sweep_row *rows, int n, int i, char *buf, s
 #define PB_SWEEP_HEADER                                                                                             \
     "run_id,host,point,model,format,kernel,policy,schedule,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"       \
     "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
-    "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,busy_pct_mean,busy_pct_min,"        \
-    "busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified,series_id,series"
+    "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,"           \
+    "busy_pct_mean,busy_pct_min,busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,"       \
+    "e_cores,smt_threads,verified,series_id,series"
 
 int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
 {
