@@ -36,11 +36,12 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
 {
     memset(out, 0, sizeof *out);
     out->busy_mean = out->busy_min = out->busy_max = NAN;
-    double *ms = malloc(2 * (size_t)tokens * sizeof *ms), *glue = ms + tokens;
+    double *ms = malloc(2 * (size_t)tokens * sizeof *ms);
     if (!ms) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    double *glue = ms + tokens; /* the second half: each token's time outside its dispatches */
     uint64_t tok = 0;
     for (int i = 0; i < warmup; i++, tok++) {
         if (pb_decode_token(d, ex, tok) != 0)
