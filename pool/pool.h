@@ -87,7 +87,8 @@ int pool_policy_parse(const char *name, pool_policy *out);
  * cpu (a helper that time-shares the caller's cpu cannot overlap anything: EINVAL). POOL_ASYNC_INHERIT
  * leaves the helper the affinity mask of the thread that creates it (of the thread that submits, for spawn):
  * created by a caller pinned to one cpu, the helper time-shares that cpu. That is the mistake bench_overlap
- * measures, so it stays expressible.
+ * measures, so it stays expressible; such a helper never spins (spinning on the one cpu would only delay
+ * the thread it waits for): it and pool_wait sleep at once, whatever the policy.
  *
  * Waiting (pool_async_config.policy): spin — the idle helper spins idle_us after a job, then sleeps, and
  * pool_wait spins (yielding after a bounded spin); hybrid — both spin spin_us, then sleep; condvar — both

@@ -121,6 +121,13 @@ static bool pool_async_cpu_valid(int cpu)
     return !(CPU_COUNT(&mine) == 1 && CPU_ISSET(cpu, &mine));
 }
 
+/* The calling thread may run on one cpu only. */
+static bool pool_async_caller_one_cpu(void)
+{
+    cpu_set_t mine;
+    return sched_getaffinity(0, sizeof mine, &mine) == 0 && CPU_COUNT(&mine) == 1;
+}
+
 pool_async *pool_async_create(const pool_async_config *cfg)
 {
     if (!cfg || (unsigned)cfg->policy >= POOL_POLICY_COUNT || !pool_async_cpu_valid(cfg->cpu)) {
@@ -135,6 +142,11 @@ pool_async *pool_async_create(const pool_async_config *cfg)
     a->cpu = cfg->cpu;
     a->policy = cfg->policy;
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &a->worker_budget_ns, &a->caller_budget_ns);
+    if (a->cpu == POOL_ASYNC_INHERIT && pool_async_caller_one_cpu()) {
+        /* The helper will share the caller's only cpu: a spinning wait there only delays the one thread
+         * that can end it (until the spin yields), so both sides sleep at once instead. */
+        a->worker_budget_ns = a->caller_budget_ns = 0;
+    }
     pool_sleepq_init(&a->work_q);
     pool_sleepq_init(&a->done_q);
     int rc = 0;
