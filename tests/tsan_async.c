@@ -91,6 +91,16 @@ int main(void)
                 passed++;
         }
     }
+    /* A caller pinned to one cpu: the inheriting helper shares it and both sides sleep at once. */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    if (sched_setaffinity(0, sizeof one, &one) == 0) {
+        if (check(POOL_SPIN, POOL_ASYNC_INHERIT, 3000))
+            failed++;
+        else
+            passed++;
+    }
     printf("tsan_async: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
