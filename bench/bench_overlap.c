@@ -445,9 +445,9 @@ static void ov_parse(ov_run *r, int argc, char **argv)
         { .name = "cols", .kind = PB_OPT_INT, .dest = &o->cols, .min = QK8_0, .max = 1 << 20, .metavar = "N",
           .help = "columns of the matvec, a multiple of the q8_0 block (32)", .dflt = "2048" },
         { .name = "steps", .kind = PB_OPT_INT, .dest = &o->steps, .min = 10, .max = 1000000, .metavar = "K",
-          .help = "pipeline steps per timed run", .dflt = "200 (60 with --quick)" },
+          .help = "pipeline steps per timed run", .dflt = "100 (40 with --quick)" },
         { .name = "reps", .kind = PB_OPT_INT, .dest = &o->reps, .min = 3, .max = 1000, .metavar = "N",
-          .help = "timed runs per mode and ratio (the median is quoted)", .dflt = "7 (3 with --quick)" },
+          .help = "timed runs per mode and ratio (the median is quoted)", .dflt = "11 (5 with --quick)" },
         { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "A,B",
           .help = "the caller's cpu, then the helper's (OS ids, different)", .dflt = "two physical cores" },
         { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick, .help = "a short run (CI): 3 ratios, fewer steps" },
@@ -485,9 +485,9 @@ static void ov_defaults(ov_run *r, const pb_topo *topo)
             o->ratios.v[o->ratios.n++] = v[i];
     }
     if (o->steps == 0)
-        o->steps = o->quick ? 60 : 200;
+        o->steps = o->quick ? 40 : 100;
     if (o->reps == 0)
-        o->reps = o->quick ? 3 : 7;
+        o->reps = o->quick ? 5 : 11;
     r->helper_cpu = -1;
     if (o->cpus.n) {
         if (o->cpus.n > 2)
