@@ -107,7 +107,19 @@ static int pool_async_start(struct pool_async *a, void *(*start)(void *))
 
 /* ---------------------------------------------------------------- life cycle */
 
-/* A pinned helper must exist, and must not be pinned to the only cpu the caller may run on. */
+/* The one cpu the calling thread may run on, or -1 when it may run on several (or the mask is unknown). */
+static int pool_async_caller_only_cpu(void)
+{
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) != 1)
+        return -1;
+    for (int c = 0;; c++)
+        if (CPU_ISSET(c, &mine))
+            return c;
+}
+
+/* A pinned helper's cpu must exist and must not be the caller's only cpu (pthread_create refuses one
+ * outside the process's set). */
 static bool pool_async_cpu_valid(int cpu)
 {
     if (cpu == POOL_ASYNC_INHERIT)
@@ -115,17 +127,7 @@ static bool pool_async_cpu_valid(int cpu)
     long conf = sysconf(_SC_NPROCESSORS_CONF);
     if (cpu < 0 || cpu >= CPU_SETSIZE || (conf > 0 && cpu >= conf))
         return false;
-    cpu_set_t mine;
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
-        return true; /* unknown: pthread_create still refuses a cpu outside the process's set */
-    return !(CPU_COUNT(&mine) == 1 && CPU_ISSET(cpu, &mine));
-}
-
-/* The calling thread may run on one cpu only. */
-static bool pool_async_caller_one_cpu(void)
-{
-    cpu_set_t mine;
-    return sched_getaffinity(0, sizeof mine, &mine) == 0 && CPU_COUNT(&mine) == 1;
+    return cpu != pool_async_caller_only_cpu();
 }
 
 pool_async *pool_async_create(const pool_async_config *cfg)
@@ -142,7 +144,7 @@ pool_async *pool_async_create(const pool_async_config *cfg)
     a->cpu = cfg->cpu;
     a->policy = cfg->policy;
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &a->worker_budget_ns, &a->caller_budget_ns);
-    if (a->cpu == POOL_ASYNC_INHERIT && pool_async_caller_one_cpu()) {
+    if (a->cpu == POOL_ASYNC_INHERIT && pool_async_caller_only_cpu() >= 0) {
         /* The helper will share the caller's only cpu: a spinning wait there only delays the one thread
          * that can end it (until the spin yields), so both sides sleep at once instead. */
         a->worker_budget_ns = a->caller_budget_ns = 0;
