@@ -28,6 +28,7 @@ do for [fmt in "png svg"] {
     set title "Share of the ideal ceiling reached"
     set ylabel "% of ceiling"
     set yrange [0:110]
+    set key bottom right opaque box
     plot for [m in modes] csv using "ratio":(sel(m, "pct_of_ceiling")) with linespoints title m, \
          100 with lines dt 2 lc rgb "gray30" title "ceiling"
 }
