@@ -435,7 +435,7 @@ static void ov_parse(ov_run *r, int argc, char **argv)
     o->cols = 2048;
     const pb_opt opts[] = {
         { .name = "modes", .kind = PB_OPT_CHOICES, .dest = &o->modes, .choices = ov_mode_names, .metavar = "LIST",
-          .help = "serial, async-spawn, async-inherit, async-pinned, or all (serial is always measured)",
+          .help = "modes to measure, or all (serial is always measured: the others are relative to it)",
           .dflt = "all" },
         { .name = "ratios", .kind = PB_OPT_DLIST, .dest = &o->ratios, .dmin = 0, .dmax = 100, .dmin_open = true,
           .metavar = "LIST", .help = "prep / job time ratios to size the prep for (> 0)",
