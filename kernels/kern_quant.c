@@ -28,9 +28,13 @@ static float apply_inv(inv_scale s, float x)
     return s.divide ? x / s.d : x * s.id;
 }
 
-static int clamp_i(int v, int lo, int hi)
+/* v clamped to [lo, hi] before the conversion to int (a float outside int's range must never be converted;
+ * NaN gives lo). */
+static int clamp_to_int(float v, int lo, int hi)
 {
-    return v < lo ? lo : v > hi ? hi : v;
+    if (!(v >= (float)lo))
+        return lo;
+    return v > (float)hi ? hi : (int)v;
 }
 
 static float block_amax(const float *x, int n)
@@ -75,7 +79,7 @@ void kern_quantize_row_q8_0(const float *x, block_q8_0 *y, size_t n)
         inv_scale s = inv_scale_of(fminf(block_amax(x, QK8_0) / 127.0f, HALF_MAX));
         y[b].d = kern_float_to_half(s.d);
         for (int j = 0; j < QK8_0; j++)
-            y[b].qs[j] = (int8_t)clamp_i((int)roundf(apply_inv(s, x[j])), -127, 127);
+            y[b].qs[j] = (int8_t)clamp_to_int(roundf(apply_inv(s, x[j])), -127, 127);
     }
 }
 
@@ -112,8 +116,8 @@ static void quantize_q4_0(const float *x, void *w, size_t n)
         y[b].d = kern_float_to_half(s.d);
         for (int j = 0; j < QK4_0 / 2; j++) {
             /* x / d lies in [-8, 8], so + 8.5 is never negative and the cast truncates like floor */
-            int lo = clamp_i((int)(apply_inv(s, x[j]) + 8.5f), 0, 15);
-            int hi = clamp_i((int)(apply_inv(s, x[j + QK4_0 / 2]) + 8.5f), 0, 15);
+            int lo = clamp_to_int(apply_inv(s, x[j]) + 8.5f, 0, 15);
+            int hi = clamp_to_int(apply_inv(s, x[j + QK4_0 / 2]) + 8.5f, 0, 15);
             y[b].qs[j] = (uint8_t)(lo | (hi << 4));
         }
     }
@@ -179,7 +183,7 @@ static void quantize_tq2_0(const float *x, void *w, size_t n)
         y[b].d = kern_float_to_half(s.d);
         memset(y[b].qs, 0, sizeof y[b].qs);
         for (int e = 0; e < QK_K; e++) {
-            int q = clamp_i((int)lroundf(apply_inv(s, x[e])), -1, 1) + 1;
+            int q = clamp_to_int(roundf(apply_inv(s, x[e])), -1, 1) + 1;
             y[b].qs[tq2_byte(e)] |= (uint8_t)(q << tq2_shift(e));
         }
     }
@@ -203,7 +207,7 @@ void kern_quantize_row_q8_K(const float *x, block_q8_K *y, size_t n)
         inv_scale s = inv_scale_of(block_amax(x, QK_K) / 127.0f);
         y[b].d = s.d;
         for (int j = 0; j < QK_K; j++)
-            y[b].qs[j] = (int8_t)clamp_i((int)roundf(apply_inv(s, x[j])), -127, 127);
+            y[b].qs[j] = (int8_t)clamp_to_int(roundf(apply_inv(s, x[j])), -127, 127);
         for (int i = 0; i < QK_K / 16; i++) {
             int sum = 0;
             for (int j = 0; j < 16; j++)
