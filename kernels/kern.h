@@ -148,9 +148,12 @@ typedef struct kern_act {
  * 1..KERN_BATCH_MAX, unknown format) or ENOMEM. */
 int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap);
 void kern_act_free(kern_act *a);
-/* Prepares rows 0..batch-1 from x (batch x cols floats, row-major). 0, or -1 (EINVAL: batch out of
- * 1..cap). */
+/* Prepares rows 0..batch-1 from x (batch x cols floats, row-major), quantizing with the fastest variant this
+ * CPU runs (every variant's quantizer gives the reference's bytes). 0, or -1 (EINVAL: batch out of 1..cap).
+ * Values must not be NaN. */
 int kern_act_set(kern_act *a, const float *x, size_t batch);
+/* The same with a given variant's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */
+int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v);
 
 /* ---- matvec / matmul ---- */
 

@@ -261,5 +261,9 @@ const kern_isa kern_isa_avx2 = {
         [KERN_Q1_0] = rows_q1_0,
         [KERN_TQ2_0] = rows_tq2_0,
     },
+    .act = {
+        [KERN_ACT_Q8_0] = kern_act_q8_0_avx2,
+        [KERN_ACT_Q8_K] = kern_act_q8_K_avx2,
+    },
     .rows_per_pass = KERN256_ROWS,
 };

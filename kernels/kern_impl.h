@@ -3,12 +3,15 @@
 #ifndef KERN_IMPL_H
 #define KERN_IMPL_H
 
+#include <math.h>
+
 #include "kern.h"
 
 typedef enum kern_act_kind {
     KERN_ACT_F32,  /* the floats as given */
     KERN_ACT_Q8_0, /* q8_0 blocks of 32 */
     KERN_ACT_Q8_K, /* q8_K blocks of 256 */
+    KERN_ACT_KINDS
 } kern_act_kind;
 
 /* Per format: the reference conversions and the activation its dot product takes. n is a multiple of the
@@ -27,11 +30,26 @@ extern const kern_traits kern_traits_table[KERN_FORMAT_COUNT];
 typedef void (*kern_rows_fn)(const void *w, size_t row_bytes, size_t n, const kern_act *a, size_t m,
                              float *y);
 
-/* One ISA variant: a kernel per format (NULL = not implemented) and whether this CPU can run it. */
+/* Quantizes one activation row x into row m of a (ggml blocks and the derived arrays). */
+typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x);
+
+/* One ISA variant: a kernel per format (NULL = not implemented), an activation quantizer per activation
+ * kind (NULL = the reference's), and its rows per pass. */
 typedef struct kern_isa {
     kern_rows_fn rows[KERN_FORMAT_COUNT];
+    kern_act_fn act[KERN_ACT_KINDS];
     int rows_per_pass;
 } kern_isa;
+
+/* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c). */
+void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x);
+void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x);
+#if defined(__x86_64__)
+void kern_act_q8_0_avx2(kern_act *a, size_t m, const float *x);
+void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x);
+void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x);
+void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x);
+#endif
 
 extern const kern_isa kern_isa_scalar;
 #if defined(__x86_64__)
@@ -63,6 +81,70 @@ static inline float kern_h2f(kern_half h)
         v.u |= sign;
     }
     return v.f;
+}
+
+/* ---- scale arithmetic shared by the reference quantizers and the SIMD activation quantizers, so that both
+ * give the same bits ---- */
+
+#define KERN_HALF_MAX 65504.0f
+
+/* The smaller of two floats that are not NaN (fminf is a libm call on baseline x86-64). */
+static inline float kern_fmin(float a, float b)
+{
+    return b < a ? b : a;
+}
+
+/* The largest |x[j]|; a NaN is skipped. */
+static inline float kern_amax(const float *x, int n)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < n; j++)
+        amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+    return amax;
+}
+
+/* x / d as x * (1/d) like ggml, except when 1/d overflows (d below ~2.9e-39): then divide. */
+typedef struct kern_inv {
+    float d, id;
+    bool divide;
+} kern_inv;
+
+static inline kern_inv kern_inv_of(float d)
+{
+    kern_inv s = { .d = d, .id = d != 0.0f ? 1.0f / d : 0.0f };
+    s.divide = isinf(s.id);
+    return s;
+}
+
+static inline float kern_inv_apply(kern_inv s, float x)
+{
+    return s.divide ? x / s.d : x * s.id;
+}
+
+/* q8_0's scale: amax / 127, saturated at the largest half. */
+static inline kern_inv kern_q8_0_scale(float amax)
+{
+    return kern_inv_of(kern_fmin(amax / 127.0f, KERN_HALF_MAX));
+}
+
+/* q8_K's scale: amax / 127 (a float, no saturation needed). */
+static inline kern_inv kern_q8_K_scale(float amax)
+{
+    return kern_inv_of(amax / 127.0f);
+}
+
+/* roundf (nearest, halves away from zero) clamped to [lo, hi], without a libm call (baseline x86-64 has no
+ * rounding instruction). Exact: after the clamp |v| is small, so v - trunc(v) is computed without rounding.
+ * NaN gives lo. The SIMD quantizers do the same steps: clamp, truncate, +-1 on a fraction of at least 1/2. */
+static inline int kern_round_clamp(float v, int lo, int hi)
+{
+    if (!(v >= (float)lo))
+        return lo;
+    if (v > (float)hi)
+        return hi;
+    int t = (int)v;
+    float frac = v - (float)t;
+    return t + (frac >= 0.5f) - (frac <= -0.5f);
 }
 
 /* Activation row m's pieces; per-block arrays have kern_act_blocks entries per row. */

@@ -1,5 +1,5 @@
-/* kern_matvec.c — activations, and the row loop shared by every variant: one thread (kern_run), the pool
- * (kern_run_pool through pool_rows), a batch of activation rows (matmul). */
+/* kern_matvec.c — the row loop shared by every variant: one thread (kern_run), the pool (kern_run_pool
+ * through pool_rows), a batch of activation rows (matmul). */
 #include "kern_impl.h"
 
 #include <errno.h>
@@ -14,96 +14,6 @@ static int fail(int err)
 {
     errno = err;
     return -1;
-}
-
-/* ---- activations ---- */
-
-int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
-{
-    memset(a, 0, sizeof *a);
-    const kern_format_info *fi = kern_format_get(fmt);
-    if (!fi || cols == 0 || cols % (size_t)fi->block != 0 || cap == 0 || cap > KERN_BATCH_MAX)
-        return fail(EINVAL);
-    a->fmt = fmt;
-    a->cols = cols;
-    a->cap = cap;
-    switch (kern_traits_table[fmt].act) {
-    case KERN_ACT_F32:
-        a->f32 = malloc(cap * cols * sizeof(float));
-        break;
-    case KERN_ACT_Q8_0:
-        a->q8 = malloc(cap * (cols / QK8_0) * sizeof(block_q8_0));
-        break;
-    case KERN_ACT_Q8_K:
-        a->q8k = malloc(cap * (cols / QK_K) * sizeof(block_q8_K));
-        break;
-    }
-    if (!a->f32) {
-        size_t nb = cap * kern_act_blocks(a);
-        a->qs = malloc(cap * cols);
-        a->scale = malloc(nb * sizeof(float));
-        a->nsumb = malloc(nb * sizeof(int32_t));
-        a->nsum4 = malloc(cap * (cols / 4) * sizeof(int32_t));
-    }
-    if (!a->f32 && !(a->qs && a->scale && a->nsumb && a->nsum4 && (a->q8 || a->q8k))) {
-        kern_act_free(a);
-        return fail(ENOMEM);
-    }
-    return 0;
-}
-
-void kern_act_free(kern_act *a)
-{
-    free(a->f32);
-    free(a->q8);
-    free(a->q8k);
-    free(a->qs);
-    free(a->scale);
-    free(a->nsumb);
-    free(a->nsum4);
-    memset(a, 0, sizeof *a);
-}
-
-/* The derived arrays of one block of n quants: its copy into qs, nsumb and nsum4. */
-static void set_derived(kern_act *a, size_t m, size_t b, size_t n, const int8_t *q, float scale)
-{
-    size_t nb = kern_act_blocks(a);
-    memcpy(a->qs + m * a->cols + b * n, q, n);
-    a->scale[m * nb + b] = scale;
-    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4) + b * (n / 4);
-    int32_t sum = 0;
-    for (size_t i = 0; i < n / 4; i++) {
-        nsum4[i] = -(q[4 * i] + q[4 * i + 1] + q[4 * i + 2] + q[4 * i + 3]);
-        sum += nsum4[i];
-    }
-    a->nsumb[m * nb + b] = sum;
-}
-
-int kern_act_set(kern_act *a, const float *x, size_t batch)
-{
-    if (batch == 0 || batch > a->cap)
-        return fail(EINVAL);
-    size_t cols = a->cols;
-    for (size_t m = 0; m < batch; m++) {
-        const float *xm = x + m * cols;
-        if (a->f32) {
-            memcpy(a->f32 + m * cols, xm, cols * sizeof(float));
-        } else if (a->q8) {
-            size_t nb = cols / QK8_0;
-            block_q8_0 *q = a->q8 + m * nb;
-            kern_quantize_row_q8_0(xm, q, cols);
-            for (size_t b = 0; b < nb; b++)
-                set_derived(a, m, b, QK8_0, q[b].qs, kern_h2f(q[b].d));
-        } else {
-            size_t nb = cols / QK_K;
-            block_q8_K *q = a->q8k + m * nb;
-            kern_quantize_row_q8_K(xm, q, cols);
-            for (size_t b = 0; b < nb; b++)
-                set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
-        }
-    }
-    a->batch = batch;
-    return 0;
 }
 
 /* ---- jobs ---- */

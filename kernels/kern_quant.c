@@ -8,41 +8,13 @@
 #include <math.h>
 #include <string.h>
 
-#define HALF_MAX 65504.0f
-
-/* x / d as x * (1/d) like ggml, except when 1/d overflows (d below ~2.9e-39): then divide. */
-typedef struct inv_scale {
-    float d, id;
-    bool divide;
-} inv_scale;
-
-static inv_scale inv_scale_of(float d)
-{
-    inv_scale s = { .d = d, .id = d != 0.0f ? 1.0f / d : 0.0f };
-    s.divide = isinf(s.id);
-    return s;
-}
-
-static float apply_inv(inv_scale s, float x)
-{
-    return s.divide ? x / s.d : x * s.id;
-}
-
 /* v clamped to [lo, hi] before the conversion to int (a float outside int's range must never be converted;
- * NaN gives lo). */
+ * NaN gives lo), truncated toward zero. */
 static int clamp_to_int(float v, int lo, int hi)
 {
     if (!(v >= (float)lo))
         return lo;
     return v > (float)hi ? hi : (int)v;
-}
-
-static float block_amax(const float *x, int n)
-{
-    float amax = 0.0f;
-    for (int j = 0; j < n; j++)
-        amax = fmaxf(amax, fabsf(x[j]));
-    return amax;
 }
 
 /* ---- f32, f16 ---- */
@@ -76,10 +48,10 @@ static void dequantize_f16(const void *w, float *x, size_t n)
 void kern_quantize_row_q8_0(const float *x, block_q8_0 *y, size_t n)
 {
     for (size_t b = 0; b < n / QK8_0; b++, x += QK8_0) {
-        inv_scale s = inv_scale_of(fminf(block_amax(x, QK8_0) / 127.0f, HALF_MAX));
+        kern_inv s = kern_q8_0_scale(kern_amax(x, QK8_0));
         y[b].d = kern_float_to_half(s.d);
         for (int j = 0; j < QK8_0; j++)
-            y[b].qs[j] = (int8_t)clamp_to_int(roundf(apply_inv(s, x[j])), -127, 127);
+            y[b].qs[j] = (int8_t)kern_round_clamp(kern_inv_apply(s, x[j]), -127, 127);
     }
 }
 
@@ -112,12 +84,12 @@ static void quantize_q4_0(const float *x, void *w, size_t n)
             }
         }
         float d = max / -8.0f;
-        inv_scale s = inv_scale_of(copysignf(fminf(fabsf(d), HALF_MAX), d));
+        kern_inv s = kern_inv_of(copysignf(kern_fmin(fabsf(d), KERN_HALF_MAX), d));
         y[b].d = kern_float_to_half(s.d);
         for (int j = 0; j < QK4_0 / 2; j++) {
             /* x / d lies in [-8, 8], so + 8.5 is never negative and the cast truncates like floor */
-            int lo = clamp_to_int(apply_inv(s, x[j]) + 8.5f, 0, 15);
-            int hi = clamp_to_int(apply_inv(s, x[j + QK4_0 / 2]) + 8.5f, 0, 15);
+            int lo = clamp_to_int(kern_inv_apply(s, x[j]) + 8.5f, 0, 15);
+            int hi = clamp_to_int(kern_inv_apply(s, x[j + QK4_0 / 2]) + 8.5f, 0, 15);
             y[b].qs[j] = (uint8_t)(lo | (hi << 4));
         }
     }
@@ -144,7 +116,7 @@ static void quantize_q1_0(const float *x, void *w, size_t n)
         float sum = 0.0f;
         for (int j = 0; j < QK1_0; j++)
             sum += fabsf(x[j]);
-        y[b].d = kern_float_to_half(fminf(sum / (float)QK1_0, HALF_MAX));
+        y[b].d = kern_float_to_half(kern_fmin(sum / (float)QK1_0, KERN_HALF_MAX));
         memset(y[b].qs, 0, sizeof y[b].qs);
         for (int j = 0; j < QK1_0; j++)
             if (x[j] >= 0.0f)
@@ -179,11 +151,11 @@ static void quantize_tq2_0(const float *x, void *w, size_t n)
 {
     block_tq2_0 *y = w;
     for (size_t b = 0; b < n / QK_K; b++, x += QK_K) {
-        inv_scale s = inv_scale_of(fminf(block_amax(x, QK_K), HALF_MAX));
+        kern_inv s = kern_inv_of(kern_fmin(kern_amax(x, QK_K), KERN_HALF_MAX));
         y[b].d = kern_float_to_half(s.d);
         memset(y[b].qs, 0, sizeof y[b].qs);
         for (int e = 0; e < QK_K; e++) {
-            int q = clamp_to_int(roundf(apply_inv(s, x[e])), -1, 1) + 1;
+            int q = kern_round_clamp(kern_inv_apply(s, x[e]), -1, 1) + 1;
             y[b].qs[tq2_byte(e)] |= (uint8_t)(q << tq2_shift(e));
         }
     }
@@ -204,10 +176,10 @@ static void dequantize_tq2_0(const void *w, float *x, size_t n)
 void kern_quantize_row_q8_K(const float *x, block_q8_K *y, size_t n)
 {
     for (size_t b = 0; b < n / QK_K; b++, x += QK_K) {
-        inv_scale s = inv_scale_of(block_amax(x, QK_K) / 127.0f);
+        kern_inv s = kern_q8_K_scale(kern_amax(x, QK_K));
         y[b].d = s.d;
         for (int j = 0; j < QK_K; j++)
-            y[b].qs[j] = (int8_t)clamp_to_int(roundf(apply_inv(s, x[j])), -127, 127);
+            y[b].qs[j] = (int8_t)kern_round_clamp(kern_inv_apply(s, x[j]), -127, 127);
         for (int i = 0; i < QK_K / 16; i++) {
             int sum = 0;
             for (int j = 0; j < 16; j++)

@@ -114,5 +114,9 @@ const kern_isa kern_isa_scalar = {
         [KERN_Q1_0] = rows_q1_0,
         [KERN_TQ2_0] = rows_tq2_0,
     },
+    .act = {
+        [KERN_ACT_Q8_0] = kern_act_q8_0_ref,
+        [KERN_ACT_Q8_K] = kern_act_q8_K_ref,
+    },
     .rows_per_pass = 1,
 };

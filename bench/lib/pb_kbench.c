@@ -94,20 +94,39 @@ static double run_sample(kern_job *job, pool *p, const char *w, size_t rb, size_
     return (double)(pb_now_ns() - t0);
 }
 
+/* Reads every cache line of [p, p + n): puts a matrix into the caches of its level without running a
+ * kernel over it (which, for the scalar kernels at batch 16, takes seconds). */
+static void touch(const char *p, size_t n)
+{
+    volatile char sink = 0;
+    char acc = 0;
+    for (size_t i = 0; i < n; i += 64)
+        acc ^= p[i];
+    sink = acc;
+    (void)sink;
+}
+
 int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out)
 {
     size_t rb = row_bytes(pt->fmt, pt->cols);
     if (rb == 0 || pt->rows == 0 || pt->rows * rb > b->filled || b->fmt != pt->fmt || pt->batch < 1 ||
-        pt->batch > KERN_BATCH_MAX) {
+        pt->batch > KERN_BATCH_MAX || pt->min_samples < 1 || pt->max_samples < pt->min_samples) {
         errno = EINVAL;
         return -1;
     }
-    size_t n = pt->rows;
-    if (pt->level == PB_KB_DRAM && pt->window_bytes / rb < n)
-        n = pt->window_bytes / rb > 0 ? pt->window_bytes / rb : 1;
+    /* l3, dram: windows of at most cap rows walk through the matrix; l2: the whole matrix each sample */
+    bool windows = pt->level != PB_KB_L2;
+    size_t threads = pt->pool ? (size_t)pool_threads(pt->pool) : 1;
+    size_t cap = pt->rows;
+    if (windows) {
+        size_t half = pt->rows / 2 > 0 ? pt->rows / 2 : 1;
+        cap = pt->window_bytes / rb > 0 ? pt->window_bytes / rb : 1;
+        cap = cap < half ? cap : half;
+    }
+    size_t n = windows ? (cap < 64 * threads ? cap : 64 * threads) : pt->rows;
     kern_act act;
     float *x = malloc((size_t)pt->batch * pt->cols * sizeof(float));
-    float *y = malloc((size_t)pt->batch * n * sizeof(float));
+    float *y = malloc((size_t)pt->batch * cap * sizeof(float));
     double *gbps = malloc((size_t)pt->max_samples * sizeof(double));
     double *ns = malloc((size_t)pt->max_samples * sizeof(double));
     int rc = -1;
@@ -115,19 +134,29 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         goto out_free;
     fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
     kern_act_set(&act, x, (size_t)pt->batch);
-    kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = n };
+    kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap };
 
-    size_t start = 0;
-    double warm = run_sample(&job, pt->pool, b->mem, rb, start, 1);
+    if (pt->level != PB_KB_DRAM)
+        touch(b->mem, pt->rows * rb);
+    /* Warm-up, untimed in the results: it sizes the passes per sample (l2) or the window (l3, dram) */
+    double target = pt->min_sample_us * 1e3;
+    double warm = run_sample(&job, pt->pool, b->mem, rb, 0, 1);
     if (warm < 0)
         goto out_act;
     int passes = 1;
-    if (pt->level != PB_KB_DRAM && warm < pt->min_sample_us * 1e3)
-        passes = (int)ceil(pt->min_sample_us * 1e3 / fmax(warm, 1.0));
+    if (!windows && warm < target) {
+        passes = (int)ceil(target / fmax(warm, 1.0));
+    } else if (windows) {
+        double want = 2 * target / fmax(warm / (double)n, 1e-3);
+        n = want < (double)cap ? (size_t)want : cap;
+        n = n < 8 * threads ? (8 * threads < cap ? 8 * threads : cap) : n;
+        job.rows = n;
+    }
+    size_t start = 0;
     int k = 0;
     uint64_t t0 = pb_now_ns();
     while (k < pt->max_samples) {
-        if (pt->level == PB_KB_DRAM) { /* the next window; wrap before running off the matrix */
+        if (windows) { /* the next window; wrap before running off the matrix */
             start += n;
             if (start + n > pt->rows)
                 start = 0;

@@ -3,11 +3,13 @@
  * fills a pb_kbench_result; bench_kernels prints and writes it.
  *
  * How a point is timed:
- *  - l2 and l3: the whole matrix is one sample (repeated within a sample until it lasts min_sample_us), so
- *    it stays in the cache of its level between samples; with threads, each thread's static share of rows
- *    is the same every time, so each core keeps its own share in its L2.
- *  - dram: samples are consecutive windows of window_bytes walking through a matrix several times the
- *    last-level cache, so every window comes from memory.
+ *  - l2: the whole matrix is one sample (repeated within a sample until it lasts min_sample_us), so it
+ *    stays in L2 between samples; with threads, each thread's static share of rows is the same every time,
+ *    so each core keeps its own share in its own L2.
+ *  - l3, dram: samples are consecutive windows of rows walking through the matrix (read once beforehand
+ *    for l3), so a row comes back only after the whole matrix has passed: from L3 for an l3-sized matrix,
+ *    from memory for one several times the last-level cache. A window lasts about 2 x min_sample_us and
+ *    holds at most window_bytes and half the matrix.
  *  - The activation is quantized once before the samples (it is O(cols); pb_kbench_act_ns measures it
  *    apart): the GB/s are the weight stream's alone.
  *  - One untimed warm-up sample; then samples until budget_s has passed and at least min_samples were
@@ -52,10 +54,10 @@ typedef struct pb_kbench_point {
     size_t rows;            /* rows of the matrix (its bytes are the level's working set) */
     int batch;              /* activation rows, 1..KERN_BATCH_MAX */
     pool *pool;             /* NULL: one thread, the caller */
-    size_t window_bytes;    /* dram: bytes per sample */
+    size_t window_bytes;    /* l3, dram: most bytes per sample */
     double budget_s;        /* time to spend sampling */
     int min_samples, max_samples;
-    double min_sample_us;   /* l2, l3: passes per sample are raised until a sample lasts this long */
+    double min_sample_us;   /* shortest sample (l2: more passes; l3, dram: windows of twice this) */
 } pb_kbench_point;
 
 typedef struct pb_kbench_result {
