@@ -1,0 +1,247 @@
+/* pb_kbench.c — timing the kernels for bench_kernels (see pb_kbench.h for what a sample is). */
+#include "pb_kbench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pb_time.h"
+
+#define PB_KB_TEMPLATE_ROWS 64 /* distinct rows a buffer repeats */
+#define PB_KB_HUGE (2u << 20)
+
+const char *const pb_kbench_level_names[PB_KB_LEVELS + 1] = {
+    [PB_KB_L2] = "l2", [PB_KB_L3] = "l3", [PB_KB_DRAM] = "dram", [PB_KB_LEVELS] = NULL,
+};
+
+/* xorshift64*: reproducible inputs without global state. */
+static float next_uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    uint64_t r = *s * 0x2545f4914f6cdd1dull;
+    return (float)((r >> 40) * 0x1p-24) * 2.0f - 1.0f;
+}
+
+static void fill_floats(float *x, size_t n, uint64_t seed)
+{
+    uint64_t s = seed | 1;
+    for (size_t i = 0; i < n; i++)
+        x[i] = next_uniform(&s);
+}
+
+static size_t row_bytes(kern_format f, size_t cols)
+{
+    return (size_t)kern_format_matrix_bytes(f, 1, cols);
+}
+
+int pb_kbench_buf_init(pb_kbench_buf *b, size_t cap)
+{
+    memset(b, 0, sizeof *b);
+    cap = (cap + PB_KB_HUGE - 1) / PB_KB_HUGE * PB_KB_HUGE;
+    b->mem = aligned_alloc(PB_KB_HUGE, cap);
+    if (!b->mem)
+        return -1;
+    (void)madvise(b->mem, cap, MADV_HUGEPAGE); /* a request: without THP the buffer still works */
+    b->cap = cap;
+    b->fmt = KERN_FORMAT_COUNT;
+    return 0;
+}
+
+void pb_kbench_buf_free(pb_kbench_buf *b)
+{
+    free(b->mem);
+    memset(b, 0, sizeof *b);
+}
+
+size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t bytes)
+{
+    size_t rb = row_bytes(f, cols);
+    if (rb == 0)
+        return 0;
+    size_t rows = (bytes < b->cap ? bytes : b->cap) / rb;
+    if (b->fmt == f && b->cols == cols && b->filled >= rows * rb)
+        return rows;
+    size_t tmpl = rows < PB_KB_TEMPLATE_ROWS ? rows : PB_KB_TEMPLATE_ROWS;
+    float *x = malloc(cols * sizeof(float));
+    if (!x)
+        return 0;
+    for (size_t r = 0; r < tmpl; r++) {
+        fill_floats(x, cols, 0x9e3779b97f4a7c15ull * (r + 1));
+        kern_quantize_row(f, x, b->mem + r * rb, cols);
+    }
+    free(x);
+    for (size_t r = tmpl; r < rows; r++) /* the copy also pages the buffer in before any timing */
+        memcpy(b->mem + r * rb, b->mem + (r % tmpl) * rb, rb);
+    b->fmt = f;
+    b->cols = cols;
+    b->filled = rows * rb;
+    return rows;
+}
+
+/* One sample: passes runs of job over rows [start, start + n). Returns ns, or -1 when the job is refused. */
+static double run_sample(kern_job *job, pool *p, const char *w, size_t rb, size_t start, int passes)
+{
+    job->w = w + start * rb;
+    uint64_t t0 = pb_now_ns();
+    for (int i = 0; i < passes; i++)
+        if ((p ? kern_run_pool(p, 0, job) : kern_run(job)) != 0)
+            return -1.0;
+    return (double)(pb_now_ns() - t0);
+}
+
+/* Reads every cache line of [p, p + n): puts a matrix into the caches of its level without running a
+ * kernel over it (which, for the scalar kernels at batch 16, takes seconds). */
+static void touch(const char *p, size_t n)
+{
+    volatile char sink = 0;
+    char acc = 0;
+    for (size_t i = 0; i < n; i += 64)
+        acc ^= p[i];
+    sink = acc;
+    (void)sink;
+}
+
+int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out)
+{
+    size_t rb = row_bytes(pt->fmt, pt->cols);
+    if (rb == 0 || pt->rows == 0 || pt->rows * rb > b->filled || b->fmt != pt->fmt || pt->batch < 1 ||
+        pt->batch > KERN_BATCH_MAX || pt->min_samples < 1 || pt->max_samples < pt->min_samples) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* l3, dram: windows of at most cap rows walk through the matrix; l2: the whole matrix each sample */
+    bool windows = pt->level != PB_KB_L2;
+    size_t threads = pt->pool ? (size_t)pool_threads(pt->pool) : 1;
+    size_t cap = pt->rows;
+    if (windows) {
+        size_t half = pt->rows / 2 > 0 ? pt->rows / 2 : 1;
+        cap = pt->window_bytes / rb > 0 ? pt->window_bytes / rb : 1;
+        cap = cap < half ? cap : half;
+    }
+    size_t n = windows ? (cap < 64 * threads ? cap : 64 * threads) : pt->rows;
+    kern_act act;
+    float *x = malloc((size_t)pt->batch * pt->cols * sizeof(float));
+    float *y = malloc((size_t)pt->batch * cap * sizeof(float));
+    double *gbps = malloc((size_t)pt->max_samples * sizeof(double));
+    double *ns = malloc((size_t)pt->max_samples * sizeof(double));
+    int rc = -1;
+    if (!x || !y || !gbps || !ns || kern_act_init(&act, pt->fmt, pt->cols, (size_t)pt->batch) != 0)
+        goto out_free;
+    fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
+    kern_act_set(&act, x, (size_t)pt->batch);
+    kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap };
+
+    if (pt->level != PB_KB_DRAM)
+        touch(b->mem, pt->rows * rb);
+    /* Warm-up, untimed in the results: it sizes the passes per sample (l2) or the window (l3, dram) */
+    double target = pt->min_sample_us * 1e3;
+    double warm = run_sample(&job, pt->pool, b->mem, rb, 0, 1);
+    if (warm < 0)
+        goto out_act;
+    int passes = 1;
+    if (!windows && warm < target) {
+        passes = (int)ceil(target / fmax(warm, 1.0));
+    } else if (windows) {
+        double want = 2 * target / fmax(warm / (double)n, 1e-3);
+        n = want < (double)cap ? (size_t)want : cap;
+        n = n < 8 * threads ? (8 * threads < cap ? 8 * threads : cap) : n;
+        job.rows = n;
+    }
+    size_t start = 0;
+    int k = 0;
+    uint64_t t0 = pb_now_ns();
+    while (k < pt->max_samples) {
+        if (windows) { /* the next window; wrap before running off the matrix */
+            start += n;
+            if (start + n > pt->rows)
+                start = 0;
+        }
+        double t = run_sample(&job, pt->pool, b->mem, rb, start, passes);
+        if (t < 0)
+            goto out_act;
+        ns[k] = t;
+        gbps[k] = (double)passes * (double)(n * rb) / t;
+        k++;
+        if (k >= pt->min_samples && (double)(pb_now_ns() - t0) >= pt->budget_s * 1e9)
+            break;
+    }
+    out->gbps = pb_summarize(gbps, (size_t)k);
+    pb_summary tns = pb_summarize(ns, (size_t)k);
+    double per_pass = tns.median / passes;
+    out->gops_median = (double)n * (double)pt->cols * pt->batch / per_pass;
+    out->ns_per_row = per_pass / (double)n;
+    out->rows_per_sample = n * (size_t)passes;
+    rc = 0;
+out_act:
+    kern_act_free(&act);
+out_free:
+    free(x);
+    free(y);
+    free(gbps);
+    free(ns);
+    return rc;
+}
+
+double pb_kbench_act_ns(kern_format f, size_t cols)
+{
+    enum { REPS = 15 };
+    kern_act a;
+    float *x = malloc(cols * sizeof(float));
+    if (!x || kern_act_init(&a, f, cols, 1) != 0) {
+        free(x);
+        return NAN;
+    }
+    fill_floats(x, cols, 7);
+    double t[REPS];
+    for (int i = 0; i < REPS; i++) {
+        uint64_t t0 = pb_now_ns();
+        kern_act_set(&a, x, 1);
+        t[i] = (double)(pb_now_ns() - t0);
+    }
+    kern_act_free(&a);
+    free(x);
+    return pb_summarize(t, REPS).median;
+}
+
+int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size_t errlen)
+{
+    enum { ROWS = 19 }; /* no multiple of any rows-per-pass */
+    size_t rb = row_bytes(f, cols);
+    char *w = malloc(ROWS * rb);
+    float *x = malloc(cols * sizeof(float)), ys[ROWS], yv[ROWS];
+    int rc = -1;
+    if (!w || !x) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (size_t r = 0; r < ROWS; r++) {
+        fill_floats(x, cols, 99 + r);
+        kern_quantize_row(f, x, w + r * rb, cols);
+    }
+    fill_floats(x, cols, 5);
+    if (kern_matvec(f, KERN_SCALAR, w, x, ys, ROWS, cols) != 0 || kern_matvec(f, v, w, x, yv, ROWS, cols) != 0) {
+        snprintf(err, errlen, "%s/%s: matvec refused: %s", kern_format_names[f], kern_variant_name(v),
+                 strerror(errno));
+        goto out;
+    }
+    double big = 0.0;
+    for (int r = 0; r < ROWS; r++)
+        big = fmax(big, fabs(ys[r]));
+    for (int r = 0; r < ROWS; r++) {
+        if (!(fabs(yv[r] - ys[r]) <= 1e-3 * big + 1e-6)) {
+            snprintf(err, errlen, "%s/%s row %d: %.9g, scalar reference %.9g", kern_format_names[f],
+                     kern_variant_name(v), r, yv[r], ys[r]);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(w);
+    free(x);
+    return rc;
+}

@@ -1,0 +1,80 @@
+/* pb_kbench.h — measuring the kernels' roofline: GB/s of weights streamed by one format x variant at a
+ * working-set level (fits L2, fits L3, DRAM), a batch of activation rows and a thread count. Measuring only
+ * fills a pb_kbench_result; bench_kernels prints and writes it.
+ *
+ * How a point is timed:
+ *  - l2: the whole matrix is one sample (repeated within a sample until it lasts min_sample_us), so it
+ *    stays in L2 between samples; with threads, each thread's static share of rows is the same every time,
+ *    so each core keeps its own share in its own L2.
+ *  - l3, dram: samples are consecutive windows of rows walking through the matrix (read once beforehand
+ *    for l3), so a row comes back only after the whole matrix has passed: from L3 for an l3-sized matrix,
+ *    from memory for one several times the last-level cache. A window lasts about 2 x min_sample_us and
+ *    holds at most window_bytes and half the matrix.
+ *  - The activation is quantized once before the samples (it is O(cols); pb_kbench_act_ns measures it
+ *    apart): the GB/s are the weight stream's alone.
+ *  - One untimed warm-up sample; then samples until budget_s has passed and at least min_samples were
+ *    taken (at most max_samples). */
+#ifndef PB_KBENCH_H
+#define PB_KBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern.h"
+#include "pb_stats.h"
+#include "pool.h"
+
+typedef enum pb_kbench_level { PB_KB_L2, PB_KB_L3, PB_KB_DRAM, PB_KB_LEVELS } pb_kbench_level;
+
+/* "l2", "l3", "dram"; NULL-terminated, indexed by level. */
+extern const char *const pb_kbench_level_names[PB_KB_LEVELS + 1];
+
+/* A weight matrix big enough for every point: filled once per format (a few distinct quantized rows
+ * repeated, so that filling hundreds of MiB costs a copy, not a quantization), paged in before timing. */
+typedef struct pb_kbench_buf {
+    char *mem;
+    size_t cap;        /* bytes allocated */
+    size_t filled;     /* bytes holding format fmt's rows */
+    kern_format fmt;
+    size_t cols;
+} pb_kbench_buf;
+
+/* 0, or -1 with errno. Asks for transparent huge pages (madvise), like a memory-floor read would use. */
+int pb_kbench_buf_init(pb_kbench_buf *b, size_t cap);
+void pb_kbench_buf_free(pb_kbench_buf *b);
+/* Makes the first bytes (whole rows of cols) hold format f; returns the rows that fit. */
+size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t bytes);
+
+typedef struct pb_kbench_point {
+    kern_format fmt;
+    kern_variant variant;
+    pb_kbench_level level;
+    size_t cols;
+    size_t rows;            /* rows of the matrix (its bytes are the level's working set) */
+    int batch;              /* activation rows, 1..KERN_BATCH_MAX */
+    pool *pool;             /* NULL: one thread, the caller */
+    size_t window_bytes;    /* l3, dram: most bytes per sample */
+    double budget_s;        /* time to spend sampling */
+    int min_samples, max_samples;
+    double min_sample_us;   /* shortest sample (l2: more passes; l3, dram: windows of twice this) */
+} pb_kbench_point;
+
+typedef struct pb_kbench_result {
+    pb_summary gbps;        /* per sample: weight bytes / time */
+    double gops_median;     /* weight elements x batch / median time, 1e9 per second */
+    double ns_per_row;      /* median time per weight row (for the whole batch) */
+    size_t rows_per_sample; /* rows streamed in one sample */
+} pb_kbench_result;
+
+/* Times one point on the matrix in b (filled for pt->fmt). 0, or -1 with errno (the job was refused). */
+int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out);
+
+/* Nanoseconds to quantize one activation row of cols values for format f (median of a few). */
+double pb_kbench_act_ns(kern_format f, size_t cols);
+
+/* Checks variant v against the scalar reference on a small matrix: 0 when every row agrees within 1e-3
+ * of the largest |y| (the Criterion tests hold the exact tolerances), -1 otherwise with a line in err. */
+int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size_t errlen);
+
+#endif

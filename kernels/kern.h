@@ -1,0 +1,190 @@
+/* kern.h — quantized weight formats (ggml byte layouts) and the matvec / matmul kernels that stream them.
+ *
+ * Formats (kern_format.h has the table): f32, f16, q8_0, q4_0, q1_0, tq2_0. Every format has a reference
+ * quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle every other
+ * variant is tested against), AVX2, AVX-512 with VNNI; a NEON slot is kept in the variant table.
+ *
+ * How a matvec runs:
+ *   1. kern_act_init(&a, fmt, cols, batch) once; kern_act_set(&a, x, batch) quantizes the activation rows
+ *      ONCE per matvec (q8_0 for q8_0/q4_0/q1_0 weights, q8_K for tq2_0, f32 kept as is for f32/f16).
+ *   2. A kern_job names the weights, the activation, the output and the variant; kern_job_rows(job, r0, r1)
+ *      computes rows r0..r1 for every activation row; it is what the pool calls through pool_rows.
+ *   3. kern_matvec / kern_matmul (one thread) and kern_run_pool (threads) wrap the two steps.
+ *
+ * Bit-exactness: a row's result depends only on (format, variant, weights row, activation row). A variant
+ * computes each row with the same instruction sequence whether it handles it alone or in a group of rows
+ * (its rows-per-pass), so splitting rows over threads, in any chunks, never changes a bit. Integer parts of
+ * the quantized dot products are exact; the float accumulation order differs between variants, so variants
+ * agree within a tolerance (tests/test_kernels_dot.c states it), not bit for bit.
+ *
+ * Errors: functions return 0, or -1 with errno = EINVAL (bad shape: cols not a multiple of the format's
+ * block, zero or too many batch rows, an activation prepared for another format or width) or ENOTSUP (a
+ * variant this build or CPU cannot run). Nothing is read or written on an error.
+ */
+#ifndef KERN_H
+#define KERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern_format.h"
+#include "pool.h"
+
+/* ---- block layouts (ggml's, byte for byte) ---- */
+
+typedef uint16_t kern_half; /* IEEE 754 binary16 bits */
+
+#define QK8_0 32
+#define QK4_0 32
+#define QK1_0 128
+#define QK_K 256
+
+/* x = qs[j] * d */
+typedef struct block_q8_0 {
+    kern_half d;
+    int8_t qs[QK8_0];
+} block_q8_0;
+
+/* x[j] = ((qs[j] & 15) - 8) * d and x[j + 16] = ((qs[j] >> 4) - 8) * d, j < 16 */
+typedef struct block_q4_0 {
+    kern_half d;
+    uint8_t qs[QK4_0 / 2];
+} block_q4_0;
+
+/* bit j = (qs[j / 8] >> (j % 8)) & 1 (least significant bit first); x[j] = bit ? +d : -d; d = mean |x| */
+typedef struct block_q1_0 {
+    kern_half d;
+    uint8_t qs[QK1_0 / 8];
+} block_q1_0;
+
+/* Element e = 128*h + 32*l + m (h < 2, l < 4, m < 32) is q = (qs[32*h + m] >> (2*l)) & 3, x = (q - 1) * d:
+ * each byte holds four elements 32 apart. d comes after the quants. */
+typedef struct block_tq2_0 {
+    uint8_t qs[QK_K / 4];
+    kern_half d;
+} block_tq2_0;
+
+/* The activation format of tq2_0's dot product: x = qs[j] * d, bsums[i] = sum of qs[16*i .. 16*i + 15]. */
+typedef struct block_q8_K {
+    float d;
+    int8_t qs[QK_K];
+    int16_t bsums[QK_K / 16];
+} block_q8_K;
+
+_Static_assert(sizeof(block_q8_0) == 34, "q8_0 block is 34 bytes");
+_Static_assert(sizeof(block_q4_0) == 18, "q4_0 block is 18 bytes");
+_Static_assert(sizeof(block_q1_0) == 18, "q1_0 block is 18 bytes");
+_Static_assert(sizeof(block_tq2_0) == 66, "tq2_0 block is 66 bytes");
+_Static_assert(sizeof(block_q8_K) == 292, "q8_K block is 292 bytes");
+
+/* ---- half precision, portable (no F16C): round to nearest even, overflow to inf, NaN stays NaN ---- */
+
+float kern_half_to_float(kern_half h);
+kern_half kern_float_to_half(float f);
+
+/* ---- reference quantization (ggml's algorithms), one row of n values, n a multiple of the block ----
+ * A block whose scale would overflow a half stores the largest finite half (65504) and saturates its
+ * quants, so no input makes an infinite or NaN scale; an all-zero block stores d = 0 and no NaN. */
+
+/* 0, or -1 (errno = EINVAL) when n is not a multiple of the format's block. */
+int kern_quantize_row(kern_format f, const float *x, void *w, size_t n);
+int kern_dequantize_row(kern_format f, const void *w, float *x, size_t n);
+
+/* The activation formats. Quants stay within [-127, 127] (never -128): the SIMD kernels rely on it. */
+void kern_quantize_row_q8_0(const float *x, block_q8_0 *y, size_t n);
+void kern_quantize_row_q8_K(const float *x, block_q8_K *y, size_t n);
+void kern_dequantize_row_q8_K(const block_q8_K *y, float *x, size_t n);
+
+/* ---- ISA variants ---- */
+
+typedef enum kern_variant {
+    KERN_SCALAR,
+    KERN_AVX2,   /* AVX2 + FMA + F16C */
+    KERN_AVX512, /* AVX-512 F/BW/VL/DQ + VNNI */
+    KERN_NEON,   /* arm64: slot kept, no kernels yet */
+    KERN_VARIANT_COUNT
+} kern_variant;
+
+/* "scalar", "avx2", "avx512", "neon"; NULL for an unknown value. */
+const char *kern_variant_name(kern_variant v);
+/* 0 and *out on a known name, -1 otherwise. */
+int kern_variant_parse(const char *name, kern_variant *out);
+/* Built into this binary and runnable on this CPU (__builtin_cpu_supports). */
+bool kern_variant_supported(kern_variant v);
+/* The fastest supported variant. */
+kern_variant kern_variant_best(void);
+/* POOLBENCH_KERNEL=scalar|avx2|avx512|neon, or the best variant when unset. A set but unknown or
+ * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what is accepted on
+ * this CPU: asking for a variant the CPU lacks is an error, never a silent fallback. */
+int kern_variant_select(kern_variant *out, char *err, size_t errlen);
+/* Rows a variant processes per pass (the activation is loaded once per pass and reused for these rows). */
+int kern_variant_rows_per_pass(kern_variant v);
+
+/* ---- activations ---- */
+
+#define KERN_BATCH_MAX 16
+
+/* An activation of `batch` rows of `cols` values, prepared for one weight format. The quantized forms keep
+ * ggml's block layout plus derived arrays the SIMD kernels use so that no per-row work repeats: the quants
+ * back to back, the block scales as floats, and minus the sums of the quants per block and per 4 (nsum4[i] =
+ * -(q[4i] + .. + q[4i+3])), which seed an unsigned x signed integer dot product (VNNI vpdpbusd) so that an
+ * offset added to the weights to make them unsigned cancels exactly. */
+typedef struct kern_act {
+    kern_format fmt;    /* weight format it feeds */
+    size_t cols;        /* values per row */
+    size_t cap;         /* rows allocated (1..KERN_BATCH_MAX) */
+    size_t batch;       /* rows set by the last kern_act_set */
+    float *f32;         /* f32, f16: cap x cols floats */
+    block_q8_0 *q8;     /* q8_0, q4_0, q1_0: cap x cols/32 blocks */
+    block_q8_K *q8k;    /* tq2_0: cap x cols/256 blocks */
+    int8_t *qs;         /* quantized: the quants back to back, cap x cols (no scales in between) */
+    float *scale;       /* quantized: per activation block, its scale as a float */
+    int32_t *nsumb;     /* quantized: per activation block, minus the sum of its quants */
+    int32_t *nsum4;     /* quantized: cap x cols/4 */
+} kern_act;
+
+/* Allocates for up to cap rows. 0, or -1 with errno EINVAL (cols not a multiple of the block, cap out of
+ * 1..KERN_BATCH_MAX, unknown format) or ENOMEM. */
+int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap);
+void kern_act_free(kern_act *a);
+/* Prepares rows 0..batch-1 from x (batch x cols floats, row-major), quantizing with the fastest variant this
+ * CPU runs (every variant's quantizer gives the reference's bytes). 0, or -1 (EINVAL: batch out of 1..cap).
+ * Values must not be NaN. */
+int kern_act_set(kern_act *a, const float *x, size_t batch);
+/* The same with a given variant's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */
+int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v);
+
+/* ---- matvec / matmul ---- */
+
+/* y[m * ldy + r] = dot(weights row r, activation row m) for r < rows and m < act->batch. */
+typedef struct kern_job {
+    kern_format fmt;
+    kern_variant variant;
+    const void *w;        /* rows x cols weights in fmt, rows back to back (kern_format_matrix_bytes) */
+    size_t rows;
+    const kern_act *act;  /* prepared for fmt and cols; its batch is M */
+    float *y;
+    size_t ldy;           /* >= rows when batch > 1 */
+} kern_job;
+
+/* 0 when the job can run, else -1 with errno (EINVAL, ENOTSUP). */
+int kern_job_check(const kern_job *job);
+/* Rows r0..r1 of a checked job, for every activation row. The weight rows are streamed once: a few rows
+ * at a time are kept in L1 while every activation row is applied to them. Signature of pool_rows_fn. */
+void kern_job_rows(void *job, size_t r0, size_t r1);
+/* One thread: check, then all rows. */
+int kern_run(const kern_job *job);
+/* Threaded through pool_rows(p, rows, chunk, ...): chunk 0 = static split, k = dynamic claims of k rows.
+ * Bit-identical to kern_run. */
+int kern_run_pool(pool *p, size_t chunk, const kern_job *job);
+
+/* Convenience for one activation row of floats: quantizes x once (allocating a kern_act), then runs.
+ * -1 with EINVAL when cols is not a multiple of the format's block. */
+int kern_matvec(kern_format f, kern_variant v, const void *w, const float *x, float *y, size_t rows,
+                size_t cols);
+/* As kern_matvec for a batch of M (1..KERN_BATCH_MAX) activation rows x (M x cols); y is M x rows. */
+int kern_matmul(kern_format f, kern_variant v, const void *w, const float *x, size_t m, float *y,
+                size_t rows, size_t cols);
+
+#endif

@@ -1,0 +1,116 @@
+/* kern_act.c — activations: allocation, and quantization once per matvec. The reference path (ggml's
+ * quantizer, then the derived arrays) is the oracle; a SIMD variant may quantize instead, and must give the
+ * same bytes (tests/test_kernels_act.c compares every array). kern_act_set uses the fastest variant this
+ * CPU runs, since the activation is quantized on every matvec. */
+#include "kern_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(int err)
+{
+    errno = err;
+    return -1;
+}
+
+int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
+{
+    memset(a, 0, sizeof *a);
+    const kern_format_info *fi = kern_format_get(fmt);
+    if (!fi || cols == 0 || cols % (size_t)fi->block != 0 || cap == 0 || cap > KERN_BATCH_MAX)
+        return fail(EINVAL);
+    a->fmt = fmt;
+    a->cols = cols;
+    a->cap = cap;
+    kern_act_kind kind = kern_traits_table[fmt].act;
+    bool ok;
+    if (kind == KERN_ACT_F32) {
+        ok = (a->f32 = malloc(cap * cols * sizeof(float))) != NULL;
+    } else {
+        size_t nb = cap * kern_act_blocks(a);
+        if (kind == KERN_ACT_Q8_0)
+            a->q8 = malloc(nb * sizeof(block_q8_0));
+        else
+            a->q8k = malloc(nb * sizeof(block_q8_K));
+        a->qs = malloc(cap * cols);
+        a->scale = malloc(nb * sizeof(float));
+        a->nsumb = malloc(nb * sizeof(int32_t));
+        a->nsum4 = malloc(cap * (cols / 4) * sizeof(int32_t));
+        ok = a->qs && a->scale && a->nsumb && a->nsum4 && (a->q8 || a->q8k);
+    }
+    if (!ok) {
+        kern_act_free(a);
+        return fail(ENOMEM);
+    }
+    return 0;
+}
+
+void kern_act_free(kern_act *a)
+{
+    free(a->f32);
+    free(a->q8);
+    free(a->q8k);
+    free(a->qs);
+    free(a->scale);
+    free(a->nsumb);
+    free(a->nsum4);
+    memset(a, 0, sizeof *a);
+}
+
+/* The derived arrays of block b of row m (n quants q with scale): the copy into qs, scale, nsum4, nsumb. */
+static void set_derived(kern_act *a, size_t m, size_t b, size_t n, const int8_t *q, float scale)
+{
+    size_t nb = kern_act_blocks(a);
+    memcpy(a->qs + m * a->cols + b * n, q, n);
+    a->scale[m * nb + b] = scale;
+    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4) + b * (n / 4);
+    int32_t sum = 0;
+    for (size_t i = 0; i < n / 4; i++) {
+        nsum4[i] = -(q[4 * i] + q[4 * i + 1] + q[4 * i + 2] + q[4 * i + 3]);
+        sum += nsum4[i];
+    }
+    a->nsumb[m * nb + b] = sum;
+}
+
+void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x)
+{
+    size_t nb = a->cols / QK8_0;
+    block_q8_0 *q = a->q8 + m * nb;
+    kern_quantize_row_q8_0(x, q, a->cols);
+    for (size_t b = 0; b < nb; b++)
+        set_derived(a, m, b, QK8_0, q[b].qs, kern_h2f(q[b].d));
+}
+
+void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x)
+{
+    size_t nb = a->cols / QK_K;
+    block_q8_K *q = a->q8k + m * nb;
+    kern_quantize_row_q8_K(x, q, a->cols);
+    for (size_t b = 0; b < nb; b++)
+        set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
+}
+
+int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v)
+{
+    if (batch == 0 || batch > a->cap)
+        return fail(EINVAL);
+    const kern_isa *isa = kern_isa_get(v);
+    if (!isa)
+        return fail(ENOTSUP);
+    kern_act_kind kind = kern_traits_table[a->fmt].act;
+    kern_act_fn fn = isa->act[kind] ? isa->act[kind] : kern_isa_scalar.act[kind];
+    for (size_t m = 0; m < batch; m++) {
+        if (kind == KERN_ACT_F32)
+            memcpy(a->f32 + m * a->cols, x + m * a->cols, a->cols * sizeof(float));
+        else
+            fn(a, m, x + m * a->cols);
+    }
+    a->batch = batch;
+    return 0;
+}
+
+int kern_act_set(kern_act *a, const float *x, size_t batch)
+{
+    return kern_act_set_variant(a, x, batch, kern_variant_best());
+}

@@ -1,0 +1,93 @@
+/* kern_act_avx2.c — activation quantization (q8_0, q8_K) with AVX2, 8 values a step. Same bytes as the
+ * reference (kern_act.c): the scale arithmetic is the shared kern_impl.h code, and each value goes through
+ * the steps of kern_round_clamp (clamp, truncate, +-1 on a fraction of at least one half) lane for lane. */
+#include "kern_impl.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+static inline __m256 scaled(const float *x, kern_inv s)
+{
+    __m256 v = _mm256_loadu_ps(x);
+    return s.divide ? _mm256_div_ps(v, _mm256_set1_ps(s.d)) : _mm256_mul_ps(v, _mm256_set1_ps(s.id));
+}
+
+/* kern_round_clamp(v, -127, 127) of 8 values. max_ps returns its second operand for a NaN, like the
+ * reference's "not >= lo". */
+static inline __m256i round_clamp8(__m256 v)
+{
+    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-127.0f)), _mm256_set1_ps(127.0f));
+    __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256 frac = _mm256_sub_ps(v, t);
+    __m256i q = _mm256_cvttps_epi32(t);
+    __m256i up = _mm256_castps_si256(_mm256_cmp_ps(frac, _mm256_set1_ps(0.5f), _CMP_GE_OQ));
+    __m256i down = _mm256_castps_si256(_mm256_cmp_ps(frac, _mm256_set1_ps(-0.5f), _CMP_LE_OQ));
+    return _mm256_add_epi32(_mm256_sub_epi32(q, up), down); /* a true compare is -1 */
+}
+
+static float amax_of(const float *x, int n)
+{
+    const __m256 abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 m = _mm256_setzero_ps();
+    for (int j = 0; j < n; j += 8)
+        m = _mm256_max_ps(m, _mm256_and_ps(_mm256_loadu_ps(x + j), abs));
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
+}
+
+/* Quantizes n values (a multiple of 32) into q, their minus sums of 4 into nsum4; returns minus their sum. */
+static int32_t quant_block(const float *x, int n, kern_inv s, int8_t *q, int32_t *nsum4)
+{
+    __m256i total = _mm256_setzero_si256();
+    for (int j = 0; j < n; j += 32) {
+        __m256i a = round_clamp8(scaled(x + j, s)), b = round_clamp8(scaled(x + j + 8, s));
+        __m256i c = round_clamp8(scaled(x + j + 16, s)), d = round_clamp8(scaled(x + j + 24, s));
+        /* the packs interleave 128-bit lanes; the permute puts the 32 bytes back in order */
+        __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+        bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i *)(q + j), bytes);
+        __m256i pairs = _mm256_maddubs_epi16(_mm256_set1_epi8(1), bytes);
+        __m256i sums = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+        _mm256_storeu_si256((__m256i *)(nsum4 + j / 4), sums);
+        total = _mm256_add_epi32(total, sums);
+    }
+    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(t);
+}
+
+void kern_act_q8_0_avx2(kern_act *a, size_t m, const float *x)
+{
+    size_t nb = a->cols / QK8_0;
+    block_q8_0 *blk = a->q8 + m * nb;
+    int8_t *qs = a->qs + m * a->cols;
+    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
+    for (size_t b = 0; b < nb; b++) {
+        kern_inv s = kern_q8_0_scale(amax_of(x + b * QK8_0, QK8_0));
+        a->nsumb[m * nb + b] = quant_block(x + b * QK8_0, QK8_0, s, qs + b * QK8_0, nsum4 + b * (QK8_0 / 4));
+        blk[b].d = kern_float_to_half(s.d);
+        memcpy(blk[b].qs, qs + b * QK8_0, QK8_0);
+        a->scale[m * nb + b] = kern_h2f(blk[b].d);
+    }
+}
+
+void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x)
+{
+    size_t nb = a->cols / QK_K;
+    block_q8_K *blk = a->q8k + m * nb;
+    int8_t *qs = a->qs + m * a->cols;
+    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
+    for (size_t b = 0; b < nb; b++) {
+        kern_inv s = kern_q8_K_scale(amax_of(x + b * QK_K, QK_K));
+        int32_t *n4 = nsum4 + b * (QK_K / 4);
+        a->nsumb[m * nb + b] = quant_block(x + b * QK_K, QK_K, s, qs + b * QK_K, n4);
+        blk[b].d = s.d;
+        memcpy(blk[b].qs, qs + b * QK_K, QK_K);
+        for (int i = 0; i < QK_K / 16; i++)
+            blk[b].bsums[i] = (int16_t)-(n4[4 * i] + n4[4 * i + 1] + n4[4 * i + 2] + n4[4 * i + 3]);
+        a->scale[m * nb + b] = s.d;
+    }
+}

@@ -1,0 +1,84 @@
+/* kern_act_avx512.c — activation quantization (q8_0, q8_K) with AVX-512, 16 values a step. Same bytes as the
+ * reference (kern_act.c): the scale arithmetic is the shared kern_impl.h code, and each value goes through
+ * the steps of kern_round_clamp (clamp, truncate, +-1 on a fraction of at least one half) lane for lane. */
+#include "kern_impl.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+static inline __m512 scaled(const float *x, kern_inv s)
+{
+    __m512 v = _mm512_loadu_ps(x);
+    return s.divide ? _mm512_div_ps(v, _mm512_set1_ps(s.d)) : _mm512_mul_ps(v, _mm512_set1_ps(s.id));
+}
+
+/* kern_round_clamp(v, -127, 127) of 16 values. max_ps returns its second operand for a NaN, like the
+ * reference's "not >= lo". */
+static inline __m512i round_clamp16(__m512 v)
+{
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-127.0f)), _mm512_set1_ps(127.0f));
+    __m512 t = _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m512 frac = _mm512_sub_ps(v, t);
+    __m512i q = _mm512_cvttps_epi32(t);
+    __mmask16 up = _mm512_cmp_ps_mask(frac, _mm512_set1_ps(0.5f), _CMP_GE_OQ);
+    __mmask16 down = _mm512_cmp_ps_mask(frac, _mm512_set1_ps(-0.5f), _CMP_LE_OQ);
+    q = _mm512_mask_add_epi32(q, up, q, _mm512_set1_epi32(1));
+    return _mm512_mask_sub_epi32(q, down, q, _mm512_set1_epi32(1));
+}
+
+static float amax_of(const float *x, int n)
+{
+    __m512 m = _mm512_setzero_ps();
+    for (int j = 0; j < n; j += 16)
+        m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + j)));
+    return _mm512_reduce_max_ps(m);
+}
+
+/* Quantizes n values (a multiple of 32) into q, their minus sums of 4 into nsum4; returns minus their sum. */
+static int32_t quant_block(const float *x, int n, kern_inv s, int8_t *q, int32_t *nsum4)
+{
+    for (int j = 0; j < n; j += 16)
+        _mm_storeu_si128((__m128i *)(q + j), _mm512_cvtepi32_epi8(round_clamp16(scaled(x + j, s))));
+    __m512i total = _mm512_setzero_si512();
+    for (int j = 0; j < n; j += 32) { /* each int32 lane: a group of 4 quants times 1 */
+        __m512i bytes = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(q + j)));
+        __m512i sums = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                        _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1), bytes));
+        _mm256_storeu_si256((__m256i *)(nsum4 + j / 4), _mm512_castsi512_si256(sums));
+        total = _mm512_add_epi32(total, sums);
+    }
+    return _mm512_reduce_add_epi32(total);
+}
+
+void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x)
+{
+    size_t nb = a->cols / QK8_0;
+    block_q8_0 *blk = a->q8 + m * nb;
+    int8_t *qs = a->qs + m * a->cols;
+    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
+    for (size_t b = 0; b < nb; b++) {
+        kern_inv s = kern_q8_0_scale(amax_of(x + b * QK8_0, QK8_0));
+        a->nsumb[m * nb + b] = quant_block(x + b * QK8_0, QK8_0, s, qs + b * QK8_0, nsum4 + b * (QK8_0 / 4));
+        blk[b].d = kern_float_to_half(s.d);
+        memcpy(blk[b].qs, qs + b * QK8_0, QK8_0);
+        a->scale[m * nb + b] = kern_h2f(blk[b].d);
+    }
+}
+
+void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x)
+{
+    size_t nb = a->cols / QK_K;
+    block_q8_K *blk = a->q8k + m * nb;
+    int8_t *qs = a->qs + m * a->cols;
+    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
+    for (size_t b = 0; b < nb; b++) {
+        kern_inv s = kern_q8_K_scale(amax_of(x + b * QK_K, QK_K));
+        int32_t *n4 = nsum4 + b * (QK_K / 4);
+        a->nsumb[m * nb + b] = quant_block(x + b * QK_K, QK_K, s, qs + b * QK_K, n4);
+        blk[b].d = s.d;
+        memcpy(blk[b].qs, qs + b * QK_K, QK_K);
+        for (int i = 0; i < QK_K / 16; i++)
+            blk[b].bsums[i] = (int16_t)-(n4[4 * i] + n4[4 * i + 1] + n4[4 * i + 2] + n4[4 * i + 3]);
+        a->scale[m * nb + b] = s.d;
+    }
+}

@@ -1,0 +1,337 @@
+/* kern_avx512.c — AVX-512 (F/BW/VL/DQ) + VNNI kernels. Compiled with the AVX-512 flags; only called after
+ * kern_dispatch.c saw the CPU features. Only 512-bit vpdpbusd is used (EVEX, AVX512-VNNI): the 256-bit
+ * form would be encoded as AVX-VNNI, which Zen 4 lacks.
+ *
+ * Shape shared by every format: a pass handles KERN512_ROWS weight rows against one activation row; the
+ * activation pieces of a step are loaded once and reused for every row of the pass. Each row has its own
+ * accumulators and its own fixed instruction sequence, so a row computed in a pass of 4 and a row computed
+ * alone (the remainder) give identical bits.
+ *
+ * Integer trick (quantized formats): vpdpbusd multiplies unsigned bytes by signed bytes. Weights are made
+ * unsigned by an offset (q8_0: x ^ 0x80 = q + 128; q4_0: the nibble = q + 8; q1_0: 2*bit = (2*bit - 1) + 1;
+ * tq2_0: the 2-bit code = q + 1) and the accumulator starts at -offset * (sum of the activation quants) of
+ * its lanes (kern_act's nsum4 / nsumb), so every lane ends holding the exact signed dot product. */
+#include "kern_impl.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+#define KERN512_ROWS 8
+#define INLINE static inline __attribute__((always_inline))
+
+/* The rows driver: passes of KERN512_ROWS rows, then single rows, through the same inline pass. */
+#define KERN512_ROWS_FN(name)                                                                                 \
+    static void rows_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)        \
+    {                                                                                                         \
+        const char *wr = w;                                                                                   \
+        size_t i = 0;                                                                                         \
+        for (; i + KERN512_ROWS <= n; i += KERN512_ROWS)                                                      \
+            pass_##name(wr + i * rb, rb, KERN512_ROWS, a, m, y + i);                                          \
+        for (; i < n; i++)                                                                                    \
+            pass_##name(wr + i * rb, rb, 1, a, m, y + i);                                                     \
+    }
+
+static const char *row_ptr(const char *w, size_t rb, int r)
+{
+    return w + (size_t)r * rb;
+}
+
+/* Rows of a pass are short streams side by side, which the hardware prefetcher learns too late; each row
+ * step therefore prefetches the same place one pass ahead (p + nr * rb, into L2). Past the last row this
+ * names memory the kernel never reads, which a prefetch may do: it cannot fault. */
+INLINE void prefetch_ahead(const char *p, size_t ahead)
+{
+    _mm_prefetch(p + ahead, _MM_HINT_T1);
+}
+
+/* The halves h0 (lanes 0-7) and h1 (lanes 8-15) as floats: a block pair's scales. */
+INLINE __m512 half_pair(kern_half h0, kern_half h1)
+{
+    __m256i h = _mm256_mask_set1_epi16(_mm256_set1_epi16((short)h0), 0xFF00, (short)h1);
+    return _mm512_cvtph_ps(h);
+}
+
+/* Floats f0 (lanes 0-7) and f1 (lanes 8-15). */
+INLINE __m512 float_pair(float f0, float f1)
+{
+    return _mm512_insertf32x8(_mm512_set1_ps(f0), _mm256_set1_ps(f1), 1);
+}
+
+/* Lanes 0..left-1 of a 16-lane tail. */
+INLINE __mmask16 tail16(size_t left)
+{
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
+/* ---- f32, f16: two accumulators per row, 32 values a step, masked loads for the last < 32 ---- */
+
+INLINE __m512 load_f32(const float *p, __mmask16 k)
+{
+    return _mm512_maskz_loadu_ps(k, p);
+}
+
+INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
+{
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, p));
+}
+
+#define FLOAT_PASS(name, wtype, load)                                                                         \
+    INLINE void pass_##name(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)    \
+    {                                                                                                         \
+        const float *x = kern_act_f32(a, m);                                                                  \
+        size_t cols = a->cols, ahead = (size_t)nr * rb;                                                       \
+        __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];                                                        \
+        _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++) acc0[r] = acc1[r] = _mm512_setzero_ps();         \
+        size_t i = 0;                                                                                         \
+        for (; i + 32 <= cols; i += 32) {                                                                     \
+            __m512 x0 = _mm512_loadu_ps(x + i), x1 = _mm512_loadu_ps(x + i + 16);                            \
+            _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
+            {                                                                                                 \
+                const wtype *wp = (const wtype *)row_ptr(w, rb, r) + i;                                       \
+                prefetch_ahead((const char *)wp, ahead);                                                      \
+                acc0[r] = _mm512_fmadd_ps(load(wp, 0xFFFF), x0, acc0[r]);                                    \
+                acc1[r] = _mm512_fmadd_ps(load(wp + 16, 0xFFFF), x1, acc1[r]);                               \
+            }                                                                                                 \
+        }                                                                                                     \
+        if (i < cols) {                                                                                       \
+            __mmask16 k0 = tail16(cols - i), k1 = cols - i > 16 ? tail16(cols - i - 16) : 0;                  \
+            __m512 x0 = load_f32(x + i, k0), x1 = load_f32(x + i + 16, k1);                                   \
+            _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
+            {                                                                                                 \
+                const wtype *wp = (const wtype *)row_ptr(w, rb, r) + i;                                       \
+                acc0[r] = _mm512_fmadd_ps(load(wp, k0), x0, acc0[r]);                                        \
+                acc1[r] = _mm512_fmadd_ps(load(wp + 16, k1), x1, acc1[r]);                                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++) y[r] =                                           \
+            _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));                                            \
+    }
+
+FLOAT_PASS(f32, float, load_f32)
+FLOAT_PASS(f16, kern_half, load_f16)
+KERN512_ROWS_FN(f32)
+KERN512_ROWS_FN(f16)
+
+/* ---- q8_0: two blocks (64 quants) a step ---- */
+
+/* The quants of blocks b[0] and b[1] (b[1] absent when two == 0: zero lanes). */
+INLINE __m512i q8_0_quants(const block_q8_0 *b, int two)
+{
+    __m256i lo = _mm256_loadu_si256((const __m256i *)b[0].qs);
+    if (!two)
+        return _mm512_zextsi256_si512(lo);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256((const __m256i *)b[1].qs), 1);
+}
+
+INLINE __m512 q8_0_step(const block_q8_0 *b, int two, __m512i xq, __m512i seed, __m512 dx, __m512 acc)
+{
+    /* q ^ 0x80 = q + 128 as an unsigned byte; seed = -128 * (sum of the activation quants per lane) */
+    __m512i u = _mm512_xor_si512(q8_0_quants(b, two), _mm512_set1_epi8((char)0x80));
+    __m512i s = _mm512_dpbusd_epi32(seed, u, xq);
+    __m512 d = _mm512_mul_ps(half_pair(b[0].d, two ? b[1].d : 0), dx);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), d, acc);
+}
+
+INLINE void pass_q8_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
+{
+    size_t ahead = (size_t)nr * rb;
+    const int8_t *xq = kern_act_qs(a, m);
+    const int32_t *ns = kern_act_nsum4(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK8_0;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    size_t b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        __m512i x = _mm512_loadu_si512(xq + b * QK8_0);
+        __m512i seed = _mm512_slli_epi32(_mm512_loadu_si512(ns + b * (QK8_0 / 4)), 7);
+        __m512 d = float_pair(dx[b], dx[b + 1]);
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++) {
+            const block_q8_0 *blk = (const block_q8_0 *)row_ptr(w, rb, r) + b;
+            prefetch_ahead((const char *)blk, ahead);
+            acc[r] = q8_0_step(blk, 1, x, seed, d, acc[r]);
+        }
+    }
+    if (b < nb) { /* an odd block: the upper lanes see zero weights, activations and seeds */
+        __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * QK8_0)));
+        __m512i seed = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(0x00FF, ns + b * (QK8_0 / 4)), 7);
+        __m512 d = float_pair(dx[b], 0.0f);
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++)
+            acc[r] = q8_0_step((const block_q8_0 *)row_ptr(w, rb, r) + b, 0, x, seed, d, acc[r]);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        y[r] = _mm512_reduce_add_ps(acc[r]);
+}
+KERN512_ROWS_FN(q8_0)
+
+/* ---- q4_0: two blocks a step; nibbles are q + 8, unsigned already ---- */
+
+INLINE __m512i q4_0_quants(const block_q4_0 *b, int two)
+{
+    __m128i q0 = _mm_loadu_si128((const __m128i *)b[0].qs);
+    __m128i q1 = two ? _mm_loadu_si128((const __m128i *)b[1].qs) : _mm_setzero_si128();
+    __m512i z = _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(q0), q1, 1));
+    /* 128-bit lanes q0, q0, q1, q1; the second copy of each shifted so its high nibbles come down:
+     * lanes become elements 0-15, 16-31 of block 0, then of block 1 */
+    z = _mm512_shuffle_i64x2(z, z, _MM_SHUFFLE(1, 1, 0, 0));
+    z = _mm512_srlv_epi64(z, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4));
+    return _mm512_and_si512(z, _mm512_set1_epi8(0x0F));
+}
+
+INLINE __m512 q4_0_step(const block_q4_0 *b, int two, __m512i xq, __m512i seed, __m512 dx, __m512 acc)
+{
+    __m512i s = _mm512_dpbusd_epi32(seed, q4_0_quants(b, two), xq); /* seed = -8 * sums */
+    __m512 d = _mm512_mul_ps(half_pair(b[0].d, two ? b[1].d : 0), dx);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), d, acc);
+}
+
+INLINE void pass_q4_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
+{
+    size_t ahead = (size_t)nr * rb;
+    const int8_t *xq = kern_act_qs(a, m);
+    const int32_t *ns = kern_act_nsum4(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK4_0;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    size_t b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        __m512i x = _mm512_loadu_si512(xq + b * QK4_0);
+        __m512i seed = _mm512_slli_epi32(_mm512_loadu_si512(ns + b * (QK4_0 / 4)), 3);
+        __m512 d = float_pair(dx[b], dx[b + 1]);
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++) {
+            const block_q4_0 *blk = (const block_q4_0 *)row_ptr(w, rb, r) + b;
+            prefetch_ahead((const char *)blk, ahead);
+            acc[r] = q4_0_step(blk, 1, x, seed, d, acc[r]);
+        }
+    }
+    if (b < nb) {
+        __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * QK4_0)));
+        __m512i seed = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(0x00FF, ns + b * (QK4_0 / 4)), 3);
+        __m512 d = float_pair(dx[b], 0.0f);
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++)
+            acc[r] = q4_0_step((const block_q4_0 *)row_ptr(w, rb, r) + b, 0, x, seed, d, acc[r]);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        y[r] = _mm512_reduce_add_ps(acc[r]);
+}
+KERN512_ROWS_FN(q4_0)
+
+/* ---- q1_0: one block (128 = two 64-quant halves) a step; a bit becomes 2 or 0, the seed subtracts 1 ---- */
+
+INLINE __m512i q1_0_half(const uint8_t *bits8, __m512i xq, __m512i seed)
+{
+    uint64_t bits;
+    memcpy(&bits, bits8, sizeof bits);
+    __m512i u = _mm512_maskz_mov_epi8(_cvtu64_mask64(bits), _mm512_set1_epi8(2));
+    return _mm512_dpbusd_epi32(seed, u, xq);
+}
+
+INLINE void pass_q1_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
+{
+    size_t ahead = (size_t)nr * rb;
+    const int8_t *xq = kern_act_qs(a, m);
+    const int32_t *ns = kern_act_nsum4(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK1_0;
+    __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        acc0[r] = acc1[r] = _mm512_setzero_ps();
+    for (size_t b = 0; b < nb; b++) {
+        const int8_t *x = xq + b * QK1_0;
+        __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
+        __m512i s0 = _mm512_loadu_si512(ns + b * (QK1_0 / 4)), s1 = _mm512_loadu_si512(ns + b * (QK1_0 / 4) + 16);
+        const float *d = dx + b * (QK1_0 / QK8_0);
+        __m512 d0 = float_pair(d[0], d[1]), d1 = float_pair(d[2], d[3]);
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++) {
+            const block_q1_0 *blk = (const block_q1_0 *)row_ptr(w, rb, r) + b;
+            if (b % 4 == 0) /* a block is 18 bytes: one prefetch per 72 */
+                prefetch_ahead((const char *)blk, ahead);
+            __m512 dw = _mm512_set1_ps(_cvtsh_ss(blk->d));
+            __m512i p0 = q1_0_half(blk->qs, x0, s0), p1 = q1_0_half(blk->qs + 8, x1, s1);
+            acc0[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p0), _mm512_mul_ps(d0, dw), acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p1), _mm512_mul_ps(d1, dw), acc1[r]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
+}
+KERN512_ROWS_FN(q1_0)
+
+/* ---- tq2_0 x q8_K: one block (256) a step ----
+ * Byte i of the 64 holds elements 32*l + i (i < 32) or 128 + 32*l + i - 32 (i >= 32) in bits 2l..2l+1, so
+ * (qs >> 2l) & 3 pairs with the activation's quants 32l..32l+31 and 128+32l..128+32l+31. */
+
+INLINE __m512i act_pair(const int8_t *x, int l)
+{
+    __m256i lo = _mm256_loadu_si256((const __m256i *)(x + 32 * l));
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(x + 128 + 32 * l));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+INLINE void pass_tq2_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
+{
+    size_t ahead = (size_t)nr * rb;
+    const int8_t *xq = kern_act_qs(a, m);
+    const int32_t *ns = kern_act_nsumb(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK_K;
+    const __m512i three = _mm512_set1_epi8(3);
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (size_t b = 0; b < nb; b++) {
+        const int8_t *x = xq + b * QK_K;
+        __m512i x0 = act_pair(x, 0), x1 = act_pair(x, 1), x2 = act_pair(x, 2), x3 = act_pair(x, 3);
+        /* codes are q + 1: the block's -sum in lane 0 takes the 1 back out */
+        __m512i seed = _mm512_zextsi128_si512(_mm_cvtsi32_si128(ns[b]));
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++) {
+            const block_tq2_0 *blk = (const block_tq2_0 *)row_ptr(w, rb, r) + b;
+            prefetch_ahead((const char *)blk, ahead);
+            __m512i q = _mm512_loadu_si512(blk->qs);
+            /* two dependency chains, joined at the end */
+            __m512i sa = _mm512_dpbusd_epi32(seed, _mm512_and_si512(q, three), x0);
+            __m512i sb = _mm512_dpbusd_epi32(_mm512_setzero_si512(),
+                                             _mm512_and_si512(_mm512_srli_epi16(q, 2), three), x1);
+            sa = _mm512_dpbusd_epi32(sa, _mm512_and_si512(_mm512_srli_epi16(q, 4), three), x2);
+            sb = _mm512_dpbusd_epi32(sb, _mm512_and_si512(_mm512_srli_epi16(q, 6), three), x3);
+            __m512 d = _mm512_set1_ps(_cvtsh_ss(blk->d) * dx[b]);
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sa, sb)), d, acc[r]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < nr; r++)
+        y[r] = _mm512_reduce_add_ps(acc[r]);
+}
+KERN512_ROWS_FN(tq2_0)
+
+const kern_isa kern_isa_avx512 = {
+    .rows = {
+        [KERN_F32] = rows_f32,
+        [KERN_F16] = rows_f16,
+        [KERN_Q8_0] = rows_q8_0,
+        [KERN_Q4_0] = rows_q4_0,
+        [KERN_Q1_0] = rows_q1_0,
+        [KERN_TQ2_0] = rows_tq2_0,
+    },
+    .act = {
+        [KERN_ACT_Q8_0] = kern_act_q8_0_avx512,
+        [KERN_ACT_Q8_K] = kern_act_q8_K_avx512,
+    },
+    .rows_per_pass = KERN512_ROWS,
+};

@@ -1,0 +1,191 @@
+/* kern_impl.h — internals shared by the kernel files: the format traits, the per-ISA kernel tables and the
+ * helpers every variant uses to walk an activation. Not part of the public API (kern.h is). */
+#ifndef KERN_IMPL_H
+#define KERN_IMPL_H
+
+#include <math.h>
+
+#include "kern.h"
+
+typedef enum kern_act_kind {
+    KERN_ACT_F32,  /* the floats as given */
+    KERN_ACT_Q8_0, /* q8_0 blocks of 32 */
+    KERN_ACT_Q8_K, /* q8_K blocks of 256 */
+    KERN_ACT_KINDS
+} kern_act_kind;
+
+/* Per format: the reference conversions and the activation its dot product takes. n is a multiple of the
+ * format's block (checked by the public wrappers). */
+typedef struct kern_traits {
+    void (*quantize)(const float *x, void *w, size_t n);
+    void (*dequantize)(const void *w, float *x, size_t n);
+    kern_act_kind act;
+} kern_traits;
+
+extern const kern_traits kern_traits_table[KERN_FORMAT_COUNT];
+
+/* y[i] = dot(row i, activation row m) for i < n, the rows starting at w, row_bytes apart. A kernel computes
+ * each row with the same instructions whatever n is (it may group rows, never change a row's arithmetic),
+ * which is what makes threaded results bit-identical. */
+typedef void (*kern_rows_fn)(const void *w, size_t row_bytes, size_t n, const kern_act *a, size_t m,
+                             float *y);
+
+/* Quantizes one activation row x into row m of a (ggml blocks and the derived arrays). */
+typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x);
+
+/* One ISA variant: a kernel per format (NULL = not implemented), an activation quantizer per activation
+ * kind (NULL = the reference's), and its rows per pass. */
+typedef struct kern_isa {
+    kern_rows_fn rows[KERN_FORMAT_COUNT];
+    kern_act_fn act[KERN_ACT_KINDS];
+    int rows_per_pass;
+} kern_isa;
+
+/* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c). */
+void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x);
+void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x);
+#if defined(__x86_64__)
+void kern_act_q8_0_avx2(kern_act *a, size_t m, const float *x);
+void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x);
+void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x);
+void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x);
+#endif
+
+extern const kern_isa kern_isa_scalar;
+#if defined(__x86_64__)
+extern const kern_isa kern_isa_avx2;
+extern const kern_isa kern_isa_avx512;
+#endif
+
+/* The variant's table; NULL when this build or CPU cannot run it. */
+const kern_isa *kern_isa_get(kern_variant v);
+/* The same without the CPU check, for hot paths after kern_job_check. */
+const kern_isa *kern_isa_unchecked(kern_variant v);
+
+/* Half to float, inlined into the scalar loops (kern_half_to_float is this, out of line). */
+static inline float kern_h2f(kern_half h)
+{
+    union {
+        uint32_t u;
+        float f;
+    } v;
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    if (exp == 0x1f) { /* inf, NaN: keep the payload, NaN stays NaN */
+        v.u = sign | 0x7f800000u | (man << 13);
+    } else if (exp != 0) { /* normal: rebias 15 -> 127 */
+        v.u = sign | ((exp + 112u) << 23) | (man << 13);
+    } else { /* zero or subnormal: man * 2^-24, exact in a float */
+        v.f = (float)man * 0x1p-24f;
+        v.u |= sign;
+    }
+    return v.f;
+}
+
+/* ---- scale arithmetic shared by the reference quantizers and the SIMD activation quantizers, so that both
+ * give the same bits ---- */
+
+#define KERN_HALF_MAX 65504.0f
+
+/* The smaller of two floats that are not NaN (fminf is a libm call on baseline x86-64). */
+static inline float kern_fmin(float a, float b)
+{
+    return b < a ? b : a;
+}
+
+/* The largest |x[j]|; a NaN is skipped. */
+static inline float kern_amax(const float *x, int n)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < n; j++)
+        amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+    return amax;
+}
+
+/* x / d as x * (1/d) like ggml, except when 1/d overflows (d below ~2.9e-39): then divide. */
+typedef struct kern_inv {
+    float d, id;
+    bool divide;
+} kern_inv;
+
+static inline kern_inv kern_inv_of(float d)
+{
+    kern_inv s = { .d = d, .id = d != 0.0f ? 1.0f / d : 0.0f };
+    s.divide = isinf(s.id);
+    return s;
+}
+
+static inline float kern_inv_apply(kern_inv s, float x)
+{
+    return s.divide ? x / s.d : x * s.id;
+}
+
+/* q8_0's scale: amax / 127, saturated at the largest half. */
+static inline kern_inv kern_q8_0_scale(float amax)
+{
+    return kern_inv_of(kern_fmin(amax / 127.0f, KERN_HALF_MAX));
+}
+
+/* q8_K's scale: amax / 127 (a float, no saturation needed). */
+static inline kern_inv kern_q8_K_scale(float amax)
+{
+    return kern_inv_of(amax / 127.0f);
+}
+
+/* roundf (nearest, halves away from zero) clamped to [lo, hi], without a libm call (baseline x86-64 has no
+ * rounding instruction). Exact: after the clamp |v| is small, so v - trunc(v) is computed without rounding.
+ * NaN gives lo. The SIMD quantizers do the same steps: clamp, truncate, +-1 on a fraction of at least 1/2. */
+static inline int kern_round_clamp(float v, int lo, int hi)
+{
+    if (!(v >= (float)lo))
+        return lo;
+    if (v > (float)hi)
+        return hi;
+    int t = (int)v;
+    float frac = v - (float)t;
+    return t + (frac >= 0.5f) - (frac <= -0.5f);
+}
+
+/* Activation row m's pieces; per-block arrays have kern_act_blocks entries per row. */
+static inline size_t kern_act_blocks(const kern_act *a)
+{
+    return kern_traits_table[a->fmt].act == KERN_ACT_Q8_K ? a->cols / QK_K : a->cols / QK8_0;
+}
+
+static inline const float *kern_act_f32(const kern_act *a, size_t m)
+{
+    return a->f32 + m * a->cols;
+}
+
+static inline const block_q8_0 *kern_act_q8(const kern_act *a, size_t m)
+{
+    return a->q8 + m * (a->cols / QK8_0);
+}
+
+static inline const block_q8_K *kern_act_q8k(const kern_act *a, size_t m)
+{
+    return a->q8k + m * (a->cols / QK_K);
+}
+
+static inline const float *kern_act_scale(const kern_act *a, size_t m)
+{
+    return a->scale + m * kern_act_blocks(a);
+}
+
+static inline const int8_t *kern_act_qs(const kern_act *a, size_t m)
+{
+    return a->qs + m * a->cols;
+}
+
+static inline const int32_t *kern_act_nsumb(const kern_act *a, size_t m)
+{
+    return a->nsumb + m * kern_act_blocks(a);
+}
+
+static inline const int32_t *kern_act_nsum4(const kern_act *a, size_t m)
+{
+    return a->nsum4 + m * (a->cols / 4);
+}
+
+#endif

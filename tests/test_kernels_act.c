@@ -1,0 +1,109 @@
+/* test_kernels_act.c — activation quantization: every variant's quantizer gives the reference's bytes
+ * (ggml blocks and the derived arrays), on random, tie-breaking, constant, zero, large and subnormal rows;
+ * and the derived arrays mean what kern.h says. */
+#include <criterion/criterion.h>
+#include <errno.h>
+
+#include "kern_test_util.h"
+
+#define ACT_COLS 1024
+#define ACT_ROWS 3
+
+static void check_same(const kern_act *a, const kern_act *b, const char *what, kern_variant v)
+{
+    size_t cols = a->cols, n = a->batch, nb = a->q8k ? cols / QK_K : cols / QK8_0;
+    const char *vn = kern_variant_name(v);
+    if (a->q8)
+        cr_assert(memcmp(a->q8, b->q8, n * nb * sizeof(block_q8_0)) == 0, "%s %s: q8_0 blocks differ", vn, what);
+    if (a->q8k)
+        cr_assert(memcmp(a->q8k, b->q8k, n * nb * sizeof(block_q8_K)) == 0, "%s %s: q8_K blocks differ", vn, what);
+    cr_assert(memcmp(a->qs, b->qs, n * cols) == 0, "%s %s: qs differ", vn, what);
+    cr_assert(memcmp(a->scale, b->scale, n * nb * sizeof(float)) == 0, "%s %s: scales differ", vn, what);
+    cr_assert(memcmp(a->nsumb, b->nsumb, n * nb * sizeof(int32_t)) == 0, "%s %s: nsumb differ", vn, what);
+    cr_assert(memcmp(a->nsum4, b->nsum4, n * cols / 4 * sizeof(int32_t)) == 0, "%s %s: nsum4 differ", vn, what);
+}
+
+/* Ties: with a block's amax 127 the scale is 1, so k + 0.5 lands exactly between two quants. */
+static void make_ties(float *x, size_t n, kt_rng *r)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = (i % 32 == 0) ? 127.0f : (float)((int)(kt_next(r) % 253) - 126) + ((kt_next(r) & 1) ? 0.5f : -0.5f);
+}
+
+static void make_inputs(int kind, float *x, size_t n, kt_rng *r)
+{
+    switch (kind) {
+    case 0: kt_fill(r, x, n, -3.0f, 3.0f); return;
+    case 1: make_ties(x, n, r); return;
+    case 2: for (size_t i = 0; i < n; i++) x[i] = 0.37f; return;
+    case 3: memset(x, 0, n * sizeof(float)); return;
+    case 4: kt_fill(r, x, n, -1e7f, 1e7f); return;        /* q8_0's scale saturates at 65504 */
+    case 5: kt_fill(r, x, n, -1e-39f, 1e-39f); return;    /* 1/d overflows: the divide path */
+    default: /* magnitudes from 1e-30 to 1e30 side by side */
+        for (size_t i = 0; i < n; i++)
+            x[i] = kt_uniform(r, -1.0f, 1.0f) * powf(10.0f, (float)((int)(i % 61) - 30));
+        return;
+    }
+}
+
+static const char *const kinds[] = { "random", "ties", "constant", "zero", "large", "subnormal", "mixed" };
+
+Test(kern_act, every_variant_gives_the_reference_bytes)
+{
+    const kern_format fs[] = { KERN_Q8_0, KERN_TQ2_0 }; /* q8_0 and q8_K activations */
+    float *x = malloc(ACT_ROWS * ACT_COLS * sizeof(float));
+    for (size_t fi = 0; fi < 2; fi++) {
+        for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++) {
+            kt_rng r = { .s = 500 + (uint64_t)k };
+            make_inputs(k, x, ACT_ROWS * ACT_COLS, &r);
+            kern_act ref;
+            cr_assert_eq(kern_act_init(&ref, fs[fi], ACT_COLS, ACT_ROWS), 0);
+            cr_assert_eq(kern_act_set_variant(&ref, x, ACT_ROWS, KERN_SCALAR), 0);
+            for (int v = 1; v < KERN_VARIANT_COUNT; v++) {
+                if (!kern_variant_supported((kern_variant)v))
+                    continue;
+                kern_act got;
+                cr_assert_eq(kern_act_init(&got, fs[fi], ACT_COLS, ACT_ROWS), 0);
+                cr_assert_eq(kern_act_set_variant(&got, x, ACT_ROWS, (kern_variant)v), 0);
+                check_same(&ref, &got, kinds[k], (kern_variant)v);
+                kern_act_free(&got);
+            }
+            kern_act_free(&ref);
+        }
+    }
+    free(x);
+}
+
+Test(kern_act, derived_arrays)
+{
+    kt_rng r = { .s = 3 };
+    float x[512];
+    kt_fill(&r, x, 512, -1.0f, 1.0f);
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_TQ2_0, 512, 1), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    for (int b = 0; b < 2; b++) {
+        int sum = 0;
+        for (int j = 0; j < QK_K; j++) {
+            cr_assert_eq(a.qs[b * QK_K + j], a.q8k[b].qs[j]);
+            cr_assert(a.qs[b * QK_K + j] >= -127, "never -128");
+            sum += a.q8k[b].qs[j];
+        }
+        cr_assert_eq(a.nsumb[b], -sum);
+        cr_assert_eq(a.scale[b], a.q8k[b].d);
+        for (int i = 0; i < QK_K / 4; i++) {
+            const int8_t *q = a.q8k[b].qs + 4 * i;
+            cr_assert_eq(a.nsum4[b * QK_K / 4 + i], -(q[0] + q[1] + q[2] + q[3]));
+        }
+    }
+    cr_assert_eq(kern_act_set_variant(&a, x, 1, KERN_NEON), -1);
+    cr_assert_eq(errno, ENOTSUP);
+    kern_act_free(&a);
+    kern_act f;
+    cr_assert_eq(kern_act_init(&f, KERN_F16, 7, 2), 0);
+    float two[14];
+    kt_fill(&r, two, 14, -1.0f, 1.0f);
+    cr_assert_eq(kern_act_set(&f, two, 2), 0);
+    cr_assert(memcmp(f.f32, two, sizeof two) == 0, "f32 activations are kept as given");
+    kern_act_free(&f);
+}

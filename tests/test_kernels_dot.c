@@ -1,0 +1,279 @@
+/* test_kernels_dot.c — dot products: every variant against a double-precision dot of the dequantized values
+ * (tolerance KT_DOT_REL_TOL of sum |w_i x_i|), every SIMD variant against the scalar reference, row m of a
+ * matmul equal (bit for bit) to the matvec of activation m, and the shape errors. */
+#include <criterion/criterion.h>
+#include <errno.h>
+
+#include "kern_test_util.h"
+
+/* Widths per format: one block, a few, an odd count (the 512-bit kernels' half-pair tail), and for the float
+ * formats widths that leave every tail length. */
+static size_t widths(kern_format f, size_t *out)
+{
+    if (f == KERN_F32 || f == KERN_F16) {
+        const size_t w[] = { 1, 7, 15, 16, 17, 31, 33, 1013 };
+        memcpy(out, w, sizeof w);
+        return sizeof w / sizeof w[0];
+    }
+    size_t b = (size_t)kern_format_get(f)->block, n = 0;
+    const size_t k[] = { 1, 2, 3, 7, 16 };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (b * k[i] <= 4096)
+            out[n++] = b * k[i];
+    return n;
+}
+
+/* rows x cols weights and one activation row through variant v; checks each row against the oracle, and
+ * returns the outputs (caller frees). */
+static float *check_against_oracle(kern_format f, kern_variant v, const void *w, const kern_act *a, size_t rows)
+{
+    float *y = malloc(rows * sizeof(float));
+    kern_job job = { .fmt = f, .variant = v, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
+    cr_assert_eq(kern_run(&job), 0, "%s/%s", kern_format_names[f], kern_variant_name(v));
+    size_t rb = kt_row_bytes(f, a->cols);
+    for (size_t r = 0; r < rows; r++) {
+        double mag, want = kt_oracle(f, (const char *)w + r * rb, a, 0, &mag);
+        double tol = KT_DOT_REL_TOL * mag + 1e-30;
+        cr_assert(fabs(y[r] - want) <= tol, "%s/%s cols %zu row %zu: %.9g vs exact %.9g (tolerance %.3g)",
+                  kern_format_names[f], kern_variant_name(v), a->cols, r, y[r], want, tol);
+    }
+    return y;
+}
+
+/* Every supported variant of every format, on weights from make_w. */
+static void dot_all(void *(*make_w)(kt_rng *r, kern_format f, size_t rows, size_t cols))
+{
+    const size_t rows = 6;
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        size_t ws[16], nw = widths((kern_format)f, ws);
+        for (size_t i = 0; i < nw; i++) {
+            size_t cols = ws[i];
+            kt_rng r = { .s = 1000 * (uint64_t)f + cols };
+            void *w = make_w(&r, (kern_format)f, rows, cols);
+            float *x = kt_floats(&r, cols, -2.0f, 2.0f);
+            kern_act a;
+            cr_assert_eq(kern_act_init(&a, (kern_format)f, cols, 1), 0);
+            cr_assert_eq(kern_act_set(&a, x, 1), 0);
+            float *ref = check_against_oracle((kern_format)f, KERN_SCALAR, w, &a, rows);
+            for (int v = 1; v < KERN_VARIANT_COUNT; v++) {
+                if (!kern_variant_supported((kern_variant)v))
+                    continue;
+                float *y = check_against_oracle((kern_format)f, (kern_variant)v, w, &a, rows);
+                for (size_t k = 0; k < rows; k++) { /* against the scalar reference: twice the oracle bound */
+                    double mag, exact = kt_oracle((kern_format)f, (char *)w + k * kt_row_bytes((kern_format)f, cols),
+                                                  &a, 0, &mag);
+                    (void)exact;
+                    cr_assert(fabs(y[k] - ref[k]) <= 2 * KT_DOT_REL_TOL * mag + 1e-30,
+                              "%s/%s vs scalar, cols %zu row %zu: %.9g vs %.9g", kern_format_names[f],
+                              kern_variant_name((kern_variant)v), cols, k, y[k], ref[k]);
+                }
+                free(y);
+            }
+            free(ref);
+            kern_act_free(&a);
+            free(x);
+            free(w);
+        }
+    }
+}
+
+static void *quantized_weights(kt_rng *r, kern_format f, size_t rows, size_t cols)
+{
+    return kt_weights(r, f, rows, cols);
+}
+
+/* Arbitrary bytes with finite scales: q8_0's -128, tq2_0's unused code 3 and every nibble pattern, which a
+ * quantizer never writes but a file may hold; every variant must still agree with the dequantized values. */
+static void *raw_weights(kt_rng *r, kern_format f, size_t rows, size_t cols)
+{
+    if (f == KERN_F32 || f == KERN_F16)
+        return kt_weights(r, f, rows, cols);
+    size_t rb = kt_row_bytes(f, cols), nb = rows * cols / (size_t)kern_format_get(f)->block;
+    uint8_t *w = malloc(rows * rb);
+    for (size_t i = 0; i < rows * rb; i++)
+        w[i] = (uint8_t)kt_next(r);
+    size_t bb = (size_t)kern_format_get(f)->block_bytes, doff = f == KERN_TQ2_0 ? 64 : 0;
+    for (size_t b = 0; b < nb; b++) {
+        kern_half d = kern_float_to_half(kt_uniform(r, -0.1f, 0.1f));
+        memcpy(w + b * bb + doff, &d, sizeof d);
+    }
+    return w;
+}
+
+Test(kern_dot, quantized_weights_every_variant, .timeout = 60)
+{
+    dot_all(quantized_weights);
+}
+
+Test(kern_dot, raw_bytes_every_variant, .timeout = 60)
+{
+    dot_all(raw_weights);
+}
+
+Test(kern_dot, q8_0_integer_part_exact)
+{
+    /* All quants at the extremes: w = -128 (raw) and x = +-127; the sums are far from float rounding, so
+     * every variant must give exactly d_w * d_x * sum. */
+    const size_t cols = 96;
+    block_q8_0 w[3];
+    float x[96];
+    for (int b = 0; b < 3; b++) {
+        w[b].d = kern_float_to_half(1.0f);
+        for (int j = 0; j < 32; j++)
+            w[b].qs[j] = (j % 3 == 0) ? -128 : 127;
+    }
+    for (size_t i = 0; i < cols; i++)
+        x[i] = (i % 2) ? 1.0f : -1.0f;
+    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+        if (!kern_variant_supported((kern_variant)v))
+            continue;
+        float y;
+        cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_variant)v, w, x, &y, 1, cols), 0);
+        /* x quantizes to +-127 with d = 1/127 */
+        long sumi = 0;
+        for (size_t i = 0; i < cols; i++)
+            sumi += (long)w[i / 32].qs[i % 32] * ((i % 2) ? 127 : -127);
+        float dx = kern_half_to_float(kern_float_to_half(1.0f / 127.0f));
+        cr_assert_eq(y, (float)sumi * dx, "%s: %.9g vs %.9g", kern_variant_name((kern_variant)v), y,
+                     (float)sumi * dx);
+    }
+}
+
+/* ---- matmul ---- */
+
+Test(kern_matmul, row_m_equals_matvec_of_activation_m, .timeout = 60)
+{
+    const size_t rows = 7;
+    const size_t batches[] = { 1, 3, 16 };
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        /* 8192 q8_0 columns make 8.5 KiB rows: the matmul's L1 group is smaller than a pass there */
+        const size_t colss[] = { 256, 8192 };
+        for (size_t ci = 0; ci < 2; ci++) {
+            size_t cols = colss[ci];
+            kt_rng r = { .s = 77 + (uint64_t)f };
+            void *w = kt_weights(&r, (kern_format)f, rows, cols);
+            float *x = kt_floats(&r, KERN_BATCH_MAX * cols, -1.0f, 1.0f);
+            for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+                if (!kern_variant_supported((kern_variant)v))
+                    continue;
+                for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+                    size_t m = batches[bi];
+                    float *y = malloc(m * rows * sizeof(float)), one[7];
+                    cr_assert_eq(kern_matmul((kern_format)f, (kern_variant)v, w, x, m, y, rows, cols), 0);
+                    for (size_t k = 0; k < m; k++) {
+                        cr_assert_eq(kern_matvec((kern_format)f, (kern_variant)v, w, x + k * cols, one, rows, cols), 0);
+                        cr_assert(memcmp(one, y + k * rows, sizeof one) == 0, "%s/%s cols %zu batch %zu row %zu",
+                                  kern_format_names[f], kern_variant_name((kern_variant)v), cols, m, k);
+                    }
+                    free(y);
+                }
+            }
+            free(x);
+            free(w);
+        }
+    }
+}
+
+Test(kern_matmul, strided_output)
+{
+    const size_t rows = 5, cols = 64, m = 2, ldy = 9;
+    kt_rng r = { .s = 5 };
+    void *w = kt_weights(&r, KERN_Q8_0, rows, cols);
+    float *x = kt_floats(&r, m * cols, -1.0f, 1.0f);
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q8_0, cols, m), 0);
+    cr_assert_eq(kern_act_set(&a, x, m), 0);
+    float y[18], packed[10];
+    for (int i = 0; i < 18; i++)
+        y[i] = -1234.0f;
+    kern_job job = { .fmt = KERN_Q8_0, .variant = kern_variant_best(), .w = w, .rows = rows, .act = &a,
+                     .y = y, .ldy = ldy };
+    cr_assert_eq(kern_run(&job), 0);
+    cr_assert_eq(kern_matmul(KERN_Q8_0, kern_variant_best(), w, x, m, packed, rows, cols), 0);
+    for (size_t k = 0; k < m; k++) {
+        cr_assert(memcmp(y + k * ldy, packed + k * rows, rows * sizeof(float)) == 0);
+        for (size_t i = rows; i < ldy; i++)
+            cr_assert_eq(y[k * ldy + i], -1234.0f, "the gap between output rows is not written");
+    }
+    job.ldy = rows - 1;
+    cr_assert_eq(kern_run(&job), -1, "ldy < rows with a batch");
+    kern_act_free(&a);
+    free(x);
+    free(w);
+}
+
+/* ---- shapes and errors ---- */
+
+Test(kern_shape, cols_not_a_multiple_of_the_block)
+{
+    float x[300] = { 0 }, y[2] = { 7.0f, 7.0f };
+    char w[2 * 300 * 4];
+    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0 };
+    for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
+        size_t cols = (size_t)kern_format_get(fs[k])->block + 4;
+        errno = 0;
+        cr_assert_eq(kern_matvec(fs[k], KERN_SCALAR, w, x, y, 2, cols), -1, "%s", kern_format_names[fs[k]]);
+        cr_assert_eq(errno, EINVAL);
+        cr_assert(y[0] == 7.0f && y[1] == 7.0f, "nothing written on an error");
+        kern_act a;
+        cr_assert_eq(kern_act_init(&a, fs[k], cols, 1), -1);
+        cr_assert_eq(errno, EINVAL);
+    }
+}
+
+Test(kern_shape, bad_jobs)
+{
+    kt_rng r = { .s = 9 };
+    void *w = kt_weights(&r, KERN_Q4_0, 3, 64);
+    float *x = kt_floats(&r, 64, -1.0f, 1.0f), y[3];
+    kern_act a, b;
+    cr_assert_eq(kern_act_init(&a, KERN_Q4_0, 64, 2), 0);
+    cr_assert_eq(kern_act_init(&b, KERN_Q8_0, 64, 1), 0);
+    cr_assert_eq(kern_act_set(&a, x, 3), -1, "batch over the capacity");
+    kern_job job = { .fmt = KERN_Q4_0, .variant = KERN_SCALAR, .w = w, .rows = 3, .act = &a, .y = y };
+    cr_assert_eq(kern_run(&job), -1, "an activation never set");
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    cr_assert_eq(kern_run(&job), 0);
+    cr_assert_eq(kern_act_set(&b, x, 1), 0);
+    job.act = &b;
+    cr_assert_eq(kern_run(&job), -1, "an activation prepared for another format");
+    cr_assert_eq(errno, EINVAL);
+    job.act = &a;
+    job.variant = KERN_NEON;
+    cr_assert_eq(kern_run(&job), -1);
+    cr_assert_eq(errno, ENOTSUP, "no NEON kernels on this build");
+    job.variant = KERN_SCALAR;
+    job.rows = 0;
+    cr_assert_eq(kern_run(&job), 0, "zero rows is nothing to do");
+    kern_act_free(&b);
+    cr_assert_eq(kern_act_init(&b, KERN_Q8_0, 64, KERN_BATCH_MAX + 1), -1);
+    kern_act_free(&a);
+    free(x);
+    free(w);
+}
+
+Test(kern_shape, rows_around_the_pass)
+{
+    /* 1..9 rows: below, at and past the 4-row pass, every row checked against the single-row result */
+    const size_t cols = 128;
+    kt_rng r = { .s = 11 };
+    void *w = kt_weights(&r, KERN_Q8_0, 9, cols);
+    float *x = kt_floats(&r, cols, -1.0f, 1.0f);
+    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+        if (!kern_variant_supported((kern_variant)v))
+            continue;
+        float all[9];
+        cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_variant)v, w, x, all, 9, cols), 0);
+        for (size_t n = 1; n <= 9; n++) {
+            for (size_t r0 = 0; r0 + n <= 9; r0 += 2) {
+                float part[9];
+                const char *wr = (const char *)w + r0 * kt_row_bytes(KERN_Q8_0, cols);
+                cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_variant)v, wr, x, part, n, cols), 0);
+                cr_assert(memcmp(part, all + r0, n * sizeof(float)) == 0, "%s rows %zu..%zu",
+                          kern_variant_name((kern_variant)v), r0, r0 + n);
+            }
+        }
+    }
+    free(x);
+    free(w);
+}
