@@ -142,6 +142,14 @@ typedef struct kern_act {
     float *scale;       /* quantized: per activation block, its scale as a float */
     int32_t *nsumb;     /* quantized: per activation block, minus the sum of its quants */
     int32_t *nsum4;     /* quantized: cap x cols/4 */
+    /* Per-lane forms the SIMD kernels load instead of rebuilding them for every row (q8_0 activations):
+     * seed4[i] = nsum4[i] x the offset the kernels add to the weight quants to make them unsigned (128 for
+     * q8_0, 8 for q4_0, 1 for q1_0), dx4[i] = the scale of the block holding values 4i..4i+3. */
+    int32_t *seed4;     /* cap x cols/4 */
+    float *dx4;         /* cap x cols/4 */
+    /* q8_K activations: each block's quants reordered for 512-bit tq2_0 kernels: 64-byte group l (l < 4)
+     * holds quants 32l..32l+31 then 128+32l..128+32l+31, the elements one tq2_0 byte column covers. */
+    int8_t *qsp;        /* cap x cols */
 } kern_act;
 
 /* Allocates for up to cap rows. 0, or -1 with errno EINVAL (cols not a multiple of the block, cap out of

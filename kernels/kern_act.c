@@ -37,7 +37,13 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
         a->scale = malloc(nb * sizeof(float));
         a->nsumb = malloc(nb * sizeof(int32_t));
         a->nsum4 = malloc(cap * (cols / 4) * sizeof(int32_t));
-        ok = a->qs && a->scale && a->nsumb && a->nsum4 && (a->q8 || a->q8k);
+        if (kind == KERN_ACT_Q8_0) {
+            a->seed4 = malloc(cap * (cols / 4) * sizeof(int32_t));
+            a->dx4 = malloc(cap * (cols / 4) * sizeof(float));
+        } else {
+            a->qsp = malloc(cap * cols);
+        }
+        ok = a->qs && a->scale && a->nsumb && a->nsum4 && ((a->q8 && a->seed4 && a->dx4) || (a->q8k && a->qsp));
     }
     if (!ok) {
         kern_act_free(a);
@@ -55,6 +61,9 @@ void kern_act_free(kern_act *a)
     free(a->scale);
     free(a->nsumb);
     free(a->nsum4);
+    free(a->seed4);
+    free(a->dx4);
+    free(a->qsp);
     memset(a, 0, sizeof *a);
 }
 
@@ -91,6 +100,29 @@ void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x)
         set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
 }
 
+/* The per-lane forms of row m (kern.h): plain loops over what the quantizer wrote, shared by every variant. */
+static void set_lanes(kern_act *a, size_t m)
+{
+    size_t n4 = a->cols / 4;
+    if (a->q8) {
+        const int32_t *nsum4 = a->nsum4 + m * n4;
+        const float *scale = a->scale + m * (a->cols / QK8_0);
+        int32_t offset = kern_traits_table[a->fmt].offset;
+        for (size_t i = 0; i < n4; i++) {
+            a->seed4[m * n4 + i] = nsum4[i] * offset;
+            a->dx4[m * n4 + i] = scale[i / (QK8_0 / 4)];
+        }
+    } else {
+        const int8_t *qs = a->qs + m * a->cols;
+        int8_t *qsp = a->qsp + m * a->cols;
+        for (size_t b = 0; b < a->cols / QK_K; b++)
+            for (int l = 0; l < 4; l++) {
+                memcpy(qsp + b * QK_K + 64 * l, qs + b * QK_K + 32 * l, 32);
+                memcpy(qsp + b * QK_K + 64 * l + 32, qs + b * QK_K + 128 + 32 * l, 32);
+            }
+    }
+}
+
 int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v)
 {
     if (batch == 0 || batch > a->cap)
@@ -103,8 +135,10 @@ int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant
     for (size_t m = 0; m < batch; m++) {
         if (kind == KERN_ACT_F32)
             memcpy(a->f32 + m * a->cols, x + m * a->cols, a->cols * sizeof(float));
-        else
+        else {
             fn(a, m, x + m * a->cols);
+            set_lanes(a, m);
+        }
     }
     a->batch = batch;
     return 0;

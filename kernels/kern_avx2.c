@@ -8,7 +8,7 @@
  * ones. Saturation is avoided by keeping the unsigned side small: q8_0 multiplies |w| (0..128) by the
  * activation with w's sign applied (|x| <= 127, kern_act's guarantee): 2 * 128 * 127 < 32767, exact even for
  * w = -128. q4_0 (0..15), q1_0 (0 or 2) and tq2_0 (0..2) codes are small by construction; their offsets are
- * taken back out with the activation sums (nsum4, nsumb). */
+ * taken back out with the activation sums (seed4, nsumb). */
 #include "kern_impl.h"
 
 #include <immintrin.h>
@@ -17,13 +17,16 @@
 #define KERN256_ROWS 4
 #define INLINE static inline __attribute__((always_inline))
 
+/* The rows driver: passes of KERN256_ROWS rows while the rows are small enough to sit in cache, one row
+ * at a time when they stream (KERN_STREAM_BYTES) and for the remainder, all through the same inline pass. */
 #define KERN256_ROWS_FN(name)                                                                                 \
     static void rows_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)        \
     {                                                                                                         \
         const char *wr = w;                                                                                   \
         size_t i = 0;                                                                                         \
-        for (; i + KERN256_ROWS <= n; i += KERN256_ROWS)                                                      \
-            pass_##name(wr + i * rb, rb, KERN256_ROWS, a, m, y + i);                                          \
+        if (n * rb <= KERN_STREAM_BYTES)                                                                      \
+            for (; i + KERN256_ROWS <= n; i += KERN256_ROWS)                                                  \
+                pass_##name(wr + i * rb, rb, KERN256_ROWS, a, m, y + i);                                      \
         for (; i < n; i++)                                                                                    \
             pass_##name(wr + i * rb, rb, 1, a, m, y + i);                                                     \
     }
@@ -131,7 +134,7 @@ KERN256_ROWS_FN(q8_0)
 INLINE void pass_q4_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
 {
     const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *ns = kern_act_nsum4(a, m);
+    const int32_t *seed = a->seed4 + m * (a->cols / 4);
     const float *dx = kern_act_scale(a, m);
     size_t nb = a->cols / QK4_0;
     const __m128i low4 = _mm_set1_epi8(0x0F);
@@ -141,14 +144,14 @@ INLINE void pass_q4_0(const char *w, size_t rb, const int nr, const kern_act *a,
         acc[r] = _mm256_setzero_ps();
     for (size_t b = 0; b < nb; b++) {
         __m256i x = _mm256_loadu_si256((const __m256i *)(xq + b * QK4_0));
-        __m256i seed = _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(ns + b * (QK4_0 / 4))), 3);
+        __m256i s8 = _mm256_loadu_si256((const __m256i *)(seed + b * (QK4_0 / 4))); /* -8 x sums */
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const block_q4_0 *blk = (const block_q4_0 *)row_ptr(w, rb, r) + b;
             __m128i v = _mm_loadu_si128((const __m128i *)blk->qs);
             __m256i u = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(v, low4)),
                                                 _mm_and_si128(_mm_srli_epi16(v, 4), low4), 1);
-            __m256i s = _mm256_add_epi32(madd_pairs(_mm256_maddubs_epi16(u, x)), seed);
+            __m256i s = _mm256_add_epi32(madd_pairs(_mm256_maddubs_epi16(u, x)), s8);
             __m256 d = _mm256_set1_ps(_cvtsh_ss(blk->d) * dx[b]);
             acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), d, acc[r]);
         }
@@ -177,7 +180,7 @@ INLINE __m256i q1_0_codes(const uint8_t *bits4)
 INLINE void pass_q1_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
 {
     const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *ns = kern_act_nsum4(a, m);
+    const int32_t *ns = a->seed4 + m * (a->cols / 4); /* -1 x sums */
     const float *dx = kern_act_scale(a, m);
     size_t nb = a->cols / QK1_0;
     __m256 acc0[KERN256_ROWS], acc1[KERN256_ROWS];

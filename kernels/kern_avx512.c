@@ -10,7 +10,7 @@
  * Integer trick (quantized formats): vpdpbusd multiplies unsigned bytes by signed bytes. Weights are made
  * unsigned by an offset (q8_0: x ^ 0x80 = q + 128; q4_0: the nibble = q + 8; q1_0: 2*bit = (2*bit - 1) + 1;
  * tq2_0: the 2-bit code = q + 1) and the accumulator starts at -offset * (sum of the activation quants) of
- * its lanes (kern_act's nsum4 / nsumb), so every lane ends holding the exact signed dot product. */
+ * its lanes (kern_act's seed4 / nsumb), so every lane ends holding the exact signed dot product. */
 #include "kern_impl.h"
 
 #include <immintrin.h>
@@ -19,14 +19,16 @@
 #define KERN512_ROWS 8
 #define INLINE static inline __attribute__((always_inline))
 
-/* The rows driver: passes of KERN512_ROWS rows, then single rows, through the same inline pass. */
+/* The rows driver: passes of KERN512_ROWS rows while the rows are small enough to sit in cache, one row
+ * at a time when they stream (KERN_STREAM_BYTES) and for the remainder, all through the same inline pass. */
 #define KERN512_ROWS_FN(name)                                                                                 \
     static void rows_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)        \
     {                                                                                                         \
         const char *wr = w;                                                                                   \
         size_t i = 0;                                                                                         \
-        for (; i + KERN512_ROWS <= n; i += KERN512_ROWS)                                                      \
-            pass_##name(wr + i * rb, rb, KERN512_ROWS, a, m, y + i);                                          \
+        if (n * rb <= KERN_STREAM_BYTES)                                                                      \
+            for (; i + KERN512_ROWS <= n; i += KERN512_ROWS)                                                  \
+                pass_##name(wr + i * rb, rb, KERN512_ROWS, a, m, y + i);                                      \
         for (; i < n; i++)                                                                                    \
             pass_##name(wr + i * rb, rb, 1, a, m, y + i);                                                     \
     }
@@ -36,25 +38,11 @@ static const char *row_ptr(const char *w, size_t rb, int r)
     return w + (size_t)r * rb;
 }
 
-/* Rows of a pass are short streams side by side, which the hardware prefetcher learns too late; each row
- * step therefore prefetches the same place one pass ahead (p + nr * rb, into L2). Past the last row this
- * names memory the kernel never reads, which a prefetch may do: it cannot fault. */
-INLINE void prefetch_ahead(const char *p, size_t ahead)
-{
-    _mm_prefetch(p + ahead, _MM_HINT_T1);
-}
-
 /* The halves h0 (lanes 0-7) and h1 (lanes 8-15) as floats: a block pair's scales. */
 INLINE __m512 half_pair(kern_half h0, kern_half h1)
 {
     __m256i h = _mm256_mask_set1_epi16(_mm256_set1_epi16((short)h0), 0xFF00, (short)h1);
     return _mm512_cvtph_ps(h);
-}
-
-/* Floats f0 (lanes 0-7) and f1 (lanes 8-15). */
-INLINE __m512 float_pair(float f0, float f1)
-{
-    return _mm512_insertf32x8(_mm512_set1_ps(f0), _mm256_set1_ps(f1), 1);
 }
 
 /* Lanes 0..left-1 of a 16-lane tail. */
@@ -79,7 +67,7 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
     INLINE void pass_##name(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)    \
     {                                                                                                         \
         const float *x = kern_act_f32(a, m);                                                                  \
-        size_t cols = a->cols, ahead = (size_t)nr * rb;                                                       \
+        size_t cols = a->cols;                                                                                \
         __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];                                                        \
         _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++) acc0[r] = acc1[r] = _mm512_setzero_ps();         \
         size_t i = 0;                                                                                         \
@@ -88,7 +76,6 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
             _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const wtype *wp = (const wtype *)row_ptr(w, rb, r) + i;                                       \
-                prefetch_ahead((const char *)wp, ahead);                                                      \
                 acc0[r] = _mm512_fmadd_ps(load(wp, 0xFFFF), x0, acc0[r]);                                    \
                 acc1[r] = _mm512_fmadd_ps(load(wp + 16, 0xFFFF), x1, acc1[r]);                               \
             }                                                                                                 \
@@ -112,137 +99,95 @@ FLOAT_PASS(f16, kern_half, load_f16)
 KERN512_ROWS_FN(f32)
 KERN512_ROWS_FN(f16)
 
-/* ---- q8_0: two blocks (64 quants) a step ---- */
+/* ---- q8_0 and q4_0: two blocks (64 quants) a step ----
+ * The activation side of a step is three loads (quants, seeds, lane scales) from kern_act's lane arrays;
+ * an odd last block uses the lower half, the upper lanes seeing zero weights, activations and seeds. */
 
-/* The quants of blocks b[0] and b[1] (b[1] absent when two == 0: zero lanes). */
-INLINE __m512i q8_0_quants(const block_q8_0 *b, int two)
+/* Lanes 0-7 of a zmm load only: the odd block. */
+#define LOWER8 ((__mmask16)0x00FF)
+
+/* The quants of blocks b[0] and b[1] (b[1] absent when two == 0: zero lanes) plus 128, unsigned. */
+INLINE __m512i q8_0_codes(const block_q8_0 *b, int two)
 {
     __m256i lo = _mm256_loadu_si256((const __m256i *)b[0].qs);
-    if (!two)
-        return _mm512_zextsi256_si512(lo);
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256((const __m256i *)b[1].qs), 1);
+    __m512i q = two ? _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256((const __m256i *)b[1].qs), 1)
+                    : _mm512_zextsi256_si512(lo);
+    return _mm512_xor_si512(q, _mm512_set1_epi8((char)0x80)); /* q ^ 0x80 = q + 128 as an unsigned byte */
 }
 
-INLINE __m512 q8_0_step(const block_q8_0 *b, int two, __m512i xq, __m512i seed, __m512 dx, __m512 acc)
-{
-    /* q ^ 0x80 = q + 128 as an unsigned byte; seed = -128 * (sum of the activation quants per lane) */
-    __m512i u = _mm512_xor_si512(q8_0_quants(b, two), _mm512_set1_epi8((char)0x80));
-    __m512i s = _mm512_dpbusd_epi32(seed, u, xq);
-    __m512 d = _mm512_mul_ps(half_pair(b[0].d, two ? b[1].d : 0), dx);
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), d, acc);
-}
-
-INLINE void pass_q8_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
-{
-    size_t ahead = (size_t)nr * rb;
-    const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *ns = kern_act_nsum4(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK8_0;
-    __m512 acc[KERN512_ROWS];
-#pragma GCC unroll 8
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm512_setzero_ps();
-    size_t b = 0;
-    for (; b + 2 <= nb; b += 2) {
-        __m512i x = _mm512_loadu_si512(xq + b * QK8_0);
-        __m512i seed = _mm512_slli_epi32(_mm512_loadu_si512(ns + b * (QK8_0 / 4)), 7);
-        __m512 d = float_pair(dx[b], dx[b + 1]);
-#pragma GCC unroll 8
-        for (int r = 0; r < nr; r++) {
-            const block_q8_0 *blk = (const block_q8_0 *)row_ptr(w, rb, r) + b;
-            prefetch_ahead((const char *)blk, ahead);
-            acc[r] = q8_0_step(blk, 1, x, seed, d, acc[r]);
-        }
-    }
-    if (b < nb) { /* an odd block: the upper lanes see zero weights, activations and seeds */
-        __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * QK8_0)));
-        __m512i seed = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(0x00FF, ns + b * (QK8_0 / 4)), 7);
-        __m512 d = float_pair(dx[b], 0.0f);
-#pragma GCC unroll 8
-        for (int r = 0; r < nr; r++)
-            acc[r] = q8_0_step((const block_q8_0 *)row_ptr(w, rb, r) + b, 0, x, seed, d, acc[r]);
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < nr; r++)
-        y[r] = _mm512_reduce_add_ps(acc[r]);
-}
-KERN512_ROWS_FN(q8_0)
-
-/* ---- q4_0: two blocks a step; nibbles are q + 8, unsigned already ---- */
-
-INLINE __m512i q4_0_quants(const block_q4_0 *b, int two)
+/* Nibbles of blocks b[0], b[1] (q + 8): 128-bit lanes q0, q0, q1, q1, the second copy of each shifted so its
+ * high nibbles come down: elements 0-15, 16-31 of block 0, then of block 1. */
+INLINE __m512i q4_0_codes(const block_q4_0 *b, int two)
 {
     __m128i q0 = _mm_loadu_si128((const __m128i *)b[0].qs);
     __m128i q1 = two ? _mm_loadu_si128((const __m128i *)b[1].qs) : _mm_setzero_si128();
     __m512i z = _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(q0), q1, 1));
-    /* 128-bit lanes q0, q0, q1, q1; the second copy of each shifted so its high nibbles come down:
-     * lanes become elements 0-15, 16-31 of block 0, then of block 1 */
     z = _mm512_shuffle_i64x2(z, z, _MM_SHUFFLE(1, 1, 0, 0));
     z = _mm512_srlv_epi64(z, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4));
     return _mm512_and_si512(z, _mm512_set1_epi8(0x0F));
 }
 
-INLINE __m512 q4_0_step(const block_q4_0 *b, int two, __m512i xq, __m512i seed, __m512 dx, __m512 acc)
+/* One row's step: codes x activation from the seeds (-offset x sums: exact signed products), then the two
+ * block scales (d_w x d_x per lane) and one fused multiply-add into the row's accumulator. */
+INLINE __m512 pair_step(__m512i codes, kern_half d0, kern_half d1, __m512i x, __m512i seed, __m512 dx, __m512 acc)
 {
-    __m512i s = _mm512_dpbusd_epi32(seed, q4_0_quants(b, two), xq); /* seed = -8 * sums */
-    __m512 d = _mm512_mul_ps(half_pair(b[0].d, two ? b[1].d : 0), dx);
+    __m512i s = _mm512_dpbusd_epi32(seed, codes, x);
+    __m512 d = _mm512_mul_ps(half_pair(d0, d1), dx);
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), d, acc);
 }
 
-INLINE void pass_q4_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
-{
-    size_t ahead = (size_t)nr * rb;
-    const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *ns = kern_act_nsum4(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK4_0;
-    __m512 acc[KERN512_ROWS];
-#pragma GCC unroll 8
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm512_setzero_ps();
-    size_t b = 0;
-    for (; b + 2 <= nb; b += 2) {
-        __m512i x = _mm512_loadu_si512(xq + b * QK4_0);
-        __m512i seed = _mm512_slli_epi32(_mm512_loadu_si512(ns + b * (QK4_0 / 4)), 3);
-        __m512 d = float_pair(dx[b], dx[b + 1]);
-#pragma GCC unroll 8
-        for (int r = 0; r < nr; r++) {
-            const block_q4_0 *blk = (const block_q4_0 *)row_ptr(w, rb, r) + b;
-            prefetch_ahead((const char *)blk, ahead);
-            acc[r] = q4_0_step(blk, 1, x, seed, d, acc[r]);
-        }
+#define PAIR_PASS(name, block_t, codes)                                                                       \
+    INLINE void pass_##name(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)    \
+    {                                                                                                         \
+        const int8_t *xq = kern_act_qs(a, m);                                                                 \
+        const int32_t *seed = a->seed4 + m * (a->cols / 4);                                                   \
+        const float *dx = a->dx4 + m * (a->cols / 4);                                                         \
+        size_t nb = a->cols / 32;                                                                             \
+        __m512 acc[KERN512_ROWS];                                                                             \
+        _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++) acc[r] = _mm512_setzero_ps();                    \
+        size_t b = 0;                                                                                         \
+        for (; b + 2 <= nb; b += 2) {                                                                         \
+            __m512i x = _mm512_loadu_si512(xq + b * 32), s = _mm512_loadu_si512(seed + b * 8);               \
+            __m512 d = _mm512_loadu_ps(dx + b * 8);                                                           \
+            _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
+            {                                                                                                 \
+                const block_t *blk = (const block_t *)row_ptr(w, rb, r) + b;                                  \
+                acc[r] = pair_step(codes(blk, 1), blk[0].d, blk[1].d, x, s, d, acc[r]);                       \
+            }                                                                                                 \
+        }                                                                                                     \
+        if (b < nb) {                                                                                         \
+            __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * 32)));          \
+            __m512i s = _mm512_maskz_loadu_epi32(LOWER8, seed + b * 8);                                       \
+            __m512 d = _mm512_maskz_loadu_ps(LOWER8, dx + b * 8);                                             \
+            _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++)                                              \
+            {                                                                                                 \
+                const block_t *blk = (const block_t *)row_ptr(w, rb, r) + b;                                  \
+                acc[r] = pair_step(codes(blk, 0), blk[0].d, 0, x, s, d, acc[r]);                              \
+            }                                                                                                 \
+        }                                                                                                     \
+        _Pragma("GCC unroll 8") for (int r = 0; r < nr; r++) y[r] = _mm512_reduce_add_ps(acc[r]);             \
     }
-    if (b < nb) {
-        __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * QK4_0)));
-        __m512i seed = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(0x00FF, ns + b * (QK4_0 / 4)), 3);
-        __m512 d = float_pair(dx[b], 0.0f);
-#pragma GCC unroll 8
-        for (int r = 0; r < nr; r++)
-            acc[r] = q4_0_step((const block_q4_0 *)row_ptr(w, rb, r) + b, 0, x, seed, d, acc[r]);
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < nr; r++)
-        y[r] = _mm512_reduce_add_ps(acc[r]);
-}
+
+PAIR_PASS(q8_0, block_q8_0, q8_0_codes)
+PAIR_PASS(q4_0, block_q4_0, q4_0_codes)
+KERN512_ROWS_FN(q8_0)
 KERN512_ROWS_FN(q4_0)
 
 /* ---- q1_0: one block (128 = two 64-quant halves) a step; a bit becomes 2 or 0, the seed subtracts 1 ---- */
 
-INLINE __m512i q1_0_half(const uint8_t *bits8, __m512i xq, __m512i seed)
+INLINE __m512 q1_0_half(const uint8_t *bits8, __m512i x, __m512i seed, __m512 dwx, __m512 acc)
 {
     uint64_t bits;
     memcpy(&bits, bits8, sizeof bits);
-    __m512i u = _mm512_maskz_mov_epi8(_cvtu64_mask64(bits), _mm512_set1_epi8(2));
-    return _mm512_dpbusd_epi32(seed, u, xq);
+    __m512i codes = _mm512_maskz_mov_epi8(_cvtu64_mask64(bits), _mm512_set1_epi8(2));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(seed, codes, x)), dwx, acc);
 }
 
 INLINE void pass_q1_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
 {
-    size_t ahead = (size_t)nr * rb;
     const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *ns = kern_act_nsum4(a, m);
-    const float *dx = kern_act_scale(a, m);
+    const int32_t *seed = a->seed4 + m * (a->cols / 4);
+    const float *dx = a->dx4 + m * (a->cols / 4);
     size_t nb = a->cols / QK1_0;
     __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];
 #pragma GCC unroll 8
@@ -251,18 +196,14 @@ INLINE void pass_q1_0(const char *w, size_t rb, const int nr, const kern_act *a,
     for (size_t b = 0; b < nb; b++) {
         const int8_t *x = xq + b * QK1_0;
         __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
-        __m512i s0 = _mm512_loadu_si512(ns + b * (QK1_0 / 4)), s1 = _mm512_loadu_si512(ns + b * (QK1_0 / 4) + 16);
-        const float *d = dx + b * (QK1_0 / QK8_0);
-        __m512 d0 = float_pair(d[0], d[1]), d1 = float_pair(d[2], d[3]);
+        __m512i s0 = _mm512_loadu_si512(seed + b * 32), s1 = _mm512_loadu_si512(seed + b * 32 + 16);
+        __m512 d0 = _mm512_loadu_ps(dx + b * 32), d1 = _mm512_loadu_ps(dx + b * 32 + 16);
 #pragma GCC unroll 8
         for (int r = 0; r < nr; r++) {
             const block_q1_0 *blk = (const block_q1_0 *)row_ptr(w, rb, r) + b;
-            if (b % 4 == 0) /* a block is 18 bytes: one prefetch per 72 */
-                prefetch_ahead((const char *)blk, ahead);
             __m512 dw = _mm512_set1_ps(_cvtsh_ss(blk->d));
-            __m512i p0 = q1_0_half(blk->qs, x0, s0), p1 = q1_0_half(blk->qs + 8, x1, s1);
-            acc0[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p0), _mm512_mul_ps(d0, dw), acc0[r]);
-            acc1[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p1), _mm512_mul_ps(d1, dw), acc1[r]);
+            acc0[r] = q1_0_half(blk->qs, x0, s0, _mm512_mul_ps(d0, dw), acc0[r]);
+            acc1[r] = q1_0_half(blk->qs + 8, x1, s1, _mm512_mul_ps(d1, dw), acc1[r]);
         }
     }
 #pragma GCC unroll 8
@@ -272,20 +213,12 @@ INLINE void pass_q1_0(const char *w, size_t rb, const int nr, const kern_act *a,
 KERN512_ROWS_FN(q1_0)
 
 /* ---- tq2_0 x q8_K: one block (256) a step ----
- * Byte i of the 64 holds elements 32*l + i (i < 32) or 128 + 32*l + i - 32 (i >= 32) in bits 2l..2l+1, so
- * (qs >> 2l) & 3 pairs with the activation's quants 32l..32l+31 and 128+32l..128+32l+31. */
-
-INLINE __m512i act_pair(const int8_t *x, int l)
-{
-    __m256i lo = _mm256_loadu_si256((const __m256i *)(x + 32 * l));
-    __m256i hi = _mm256_loadu_si256((const __m256i *)(x + 128 + 32 * l));
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-}
+ * Byte i of the 64 holds elements 32l + i (i < 32) or 128 + 32l + i - 32 (i >= 32) in bits 2l..2l+1, so
+ * (qs >> 2l) & 3 pairs with the 64-byte group l of kern_act's reordered quants (qsp). */
 
 INLINE void pass_tq2_0(const char *w, size_t rb, const int nr, const kern_act *a, size_t m, float *y)
 {
-    size_t ahead = (size_t)nr * rb;
-    const int8_t *xq = kern_act_qs(a, m);
+    const int8_t *xq = a->qsp + m * a->cols;
     const int32_t *ns = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
     size_t nb = a->cols / QK_K;
@@ -296,13 +229,13 @@ INLINE void pass_tq2_0(const char *w, size_t rb, const int nr, const kern_act *a
         acc[r] = _mm512_setzero_ps();
     for (size_t b = 0; b < nb; b++) {
         const int8_t *x = xq + b * QK_K;
-        __m512i x0 = act_pair(x, 0), x1 = act_pair(x, 1), x2 = act_pair(x, 2), x3 = act_pair(x, 3);
+        __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
+        __m512i x2 = _mm512_loadu_si512(x + 128), x3 = _mm512_loadu_si512(x + 192);
         /* codes are q + 1: the block's -sum in lane 0 takes the 1 back out */
         __m512i seed = _mm512_zextsi128_si512(_mm_cvtsi32_si128(ns[b]));
 #pragma GCC unroll 8
         for (int r = 0; r < nr; r++) {
             const block_tq2_0 *blk = (const block_tq2_0 *)row_ptr(w, rb, r) + b;
-            prefetch_ahead((const char *)blk, ahead);
             __m512i q = _mm512_loadu_si512(blk->qs);
             /* two dependency chains, joined at the end */
             __m512i sa = _mm512_dpbusd_epi32(seed, _mm512_and_si512(q, three), x0);

@@ -201,10 +201,10 @@ void kern_dequantize_row_q8_K(const block_q8_K *y, float *x, size_t n)
 const kern_traits kern_traits_table[KERN_FORMAT_COUNT] = {
     [KERN_F32] = { .quantize = quantize_f32, .dequantize = dequantize_f32, .act = KERN_ACT_F32 },
     [KERN_F16] = { .quantize = quantize_f16, .dequantize = dequantize_f16, .act = KERN_ACT_F32 },
-    [KERN_Q8_0] = { .quantize = quantize_q8_0, .dequantize = dequantize_q8_0, .act = KERN_ACT_Q8_0 },
-    [KERN_Q4_0] = { .quantize = quantize_q4_0, .dequantize = dequantize_q4_0, .act = KERN_ACT_Q8_0 },
-    [KERN_Q1_0] = { .quantize = quantize_q1_0, .dequantize = dequantize_q1_0, .act = KERN_ACT_Q8_0 },
-    [KERN_TQ2_0] = { .quantize = quantize_tq2_0, .dequantize = dequantize_tq2_0, .act = KERN_ACT_Q8_K },
+    [KERN_Q8_0] = { .quantize = quantize_q8_0, .dequantize = dequantize_q8_0, .act = KERN_ACT_Q8_0, .offset = 128 },
+    [KERN_Q4_0] = { .quantize = quantize_q4_0, .dequantize = dequantize_q4_0, .act = KERN_ACT_Q8_0, .offset = 8 },
+    [KERN_Q1_0] = { .quantize = quantize_q1_0, .dequantize = dequantize_q1_0, .act = KERN_ACT_Q8_0, .offset = 1 },
+    [KERN_TQ2_0] = { .quantize = quantize_tq2_0, .dequantize = dequantize_tq2_0, .act = KERN_ACT_Q8_K, .offset = 1 },
 };
 
 int kern_quantize_row(kern_format f, const float *x, void *w, size_t n)
