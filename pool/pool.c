@@ -3,10 +3,12 @@
  * A job is published by writing the job descriptor (plain fields), then bumping one generation counter.
  * Workers wait for the generation to change, run their share, and count themselves done on one completion
  * counter the caller waits on. Spin, hybrid and condvar differ only in how long a waiter spins before it
- * sleeps on a condition variable (pool_wait_budget): condvar 0, hybrid spin_us, spin the idle budget for
- * workers and forever for the caller. Spawn creates and joins threads for every job.
+ * sleeps on a condition variable (pool_policy_budgets): condvar 0, hybrid spin_us, spin the idle budget for
+ * workers and forever for the caller. Spawn creates and joins threads for every job. The wait/wake handshake
+ * lives in pool_wait.c (pool_impl.h), shared with the asynchronous worker (pool_async.c).
  */
 #include "pool.h"
+#include "pool_impl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,23 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#define POOL_CACHE_LINE 64
-/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 50 µs). Bounded so
- * that more threads than cores cannot livelock: the thread a spinner waits for gets the cpu. */
-#define POOL_SPINS_BEFORE_YIELD 2048u
-/* How often (in pauses) a spinning waiter reads the clock to check its budget. */
-#define POOL_CLOCK_EVERY 64u
-#define POOL_FOREVER_NS UINT64_MAX
-
-/* Sleepers waiting for one word to change, with the Dekker-style handshake described at pool_wake. */
-typedef struct pool_sleepq {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    atomic_uint sleepers; /* waiters between their announce and their wake-up */
-} pool_sleepq;
 
 typedef struct pool_worker {
     struct pool *p;
@@ -98,78 +84,6 @@ int pool_policy_parse(const char *name, pool_policy *out)
     return -1;
 }
 
-static inline void pool_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
-static uint64_t pool_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* ---------------------------------------------------------------- waiting and waking */
-
-/* True once *word reached the state the waiter wants: == value when want_equal, != value otherwise. */
-static inline bool pool_word_ready(unsigned v, unsigned value, bool want_equal)
-{
-    return (v == value) == want_equal;
-}
-
-/* Spins (pause, then yield after a bounded spin) for up to budget_ns, then sleeps on q until *word is
- * ready. Returns the word's value that made it ready. */
-static unsigned pool_wait(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, pool_sleepq *q)
-{
-    /* acquire: pairs with the publisher's seq_cst RMW on word, so whatever the publisher wrote before
-     * (the job descriptor, or a worker's results) is visible once we see the new value. */
-    unsigned v = atomic_load_explicit(word, memory_order_acquire);
-    if (pool_word_ready(v, value, want_equal))
-        return v;
-    if (budget_ns > 0) {
-        uint64_t t0 = budget_ns == POOL_FOREVER_NS ? 0 : pool_now_ns();
-        for (unsigned spins = 1;; spins++) {
-            pool_cpu_relax();
-            v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
-            if (pool_word_ready(v, value, want_equal))
-                return v;
-            if (spins >= POOL_SPINS_BEFORE_YIELD)
-                sched_yield();
-            if (budget_ns != POOL_FOREVER_NS && spins % POOL_CLOCK_EVERY == 0 && pool_now_ns() - t0 >= budget_ns)
-                break;
-        }
-    }
-    pthread_mutex_lock(&q->mu);
-    /* seq_cst announce then seq_cst re-check: with the publisher's seq_cst RMW then seq_cst load of
-     * sleepers (pool_wake), one total order means either we see the new value here, or the publisher
-     * sees sleepers > 0 and broadcasts under the mutex we hold until pthread_cond_wait releases it. */
-    atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    while (!pool_word_ready(v = atomic_load_explicit(word, memory_order_seq_cst), value, want_equal))
-        pthread_cond_wait(&q->cv, &q->mu);
-    /* relaxed: the count only decides whether a publisher takes the mutex; a stale non-zero costs one
-     * spurious broadcast. */
-    atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&q->mu);
-    return v;
-}
-
-/* Called by a publisher right after its seq_cst RMW on the word q's sleepers wait on. */
-static void pool_wake(pool_sleepq *q)
-{
-    /* seq_cst: the other half of the handshake in pool_wait (a store-load pair needs seq_cst on both
-     * sides; an acquire load could be ordered before our RMW's store and miss an announcing sleeper). */
-    if (atomic_load_explicit(&q->sleepers, memory_order_seq_cst) > 0) {
-        pthread_mutex_lock(&q->mu);
-        pthread_cond_broadcast(&q->cv);
-        pthread_mutex_unlock(&q->mu);
-    }
-}
-
 /* ---------------------------------------------------------------- workers */
 
 static void *pool_worker_main(void *arg)
@@ -178,7 +92,7 @@ static void *pool_worker_main(void *arg)
     struct pool *p = w->p;
     unsigned seen = 0;
     for (;;) {
-        seen = pool_wait(&p->gen, seen, false, p->worker_budget_ns, &p->work_q);
+        seen = pool_wait_word(&p->gen, seen, false, p->worker_budget_ns, &p->work_q);
         if (p->stop)
             break;
         p->fn(p->ctx, w->id, p->n);
@@ -193,21 +107,10 @@ static void *pool_worker_main(void *arg)
     return NULL;
 }
 
-static int pool_attr_for(pthread_attr_t *attr, const struct pool *p, int id)
-{
-    int rc = pthread_attr_init(attr);
-    if (rc != 0 || !p->cpus)
-        return rc;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(p->cpus[id], &set);
-    return pthread_attr_setaffinity_np(attr, sizeof set, &set);
-}
-
 static int pool_start_thread(struct pool *p, int id, void *(*start)(void *))
 {
     pthread_attr_t attr;
-    int rc = pool_attr_for(&attr, p, id);
+    int rc = pool_attr_pinned(&attr, p->cpus ? p->cpus[id] : -1);
     if (rc == 0)
         rc = pthread_create(&p->tids[id], &attr, start, &p->workers[id]);
     pthread_attr_destroy(&attr);
@@ -278,36 +181,12 @@ static bool pool_config_valid(const pool_config *cfg)
     return true;
 }
 
-static uint64_t pool_us_to_ns(unsigned us)
-{
-    return us == POOL_SPIN_FOREVER ? POOL_FOREVER_NS : (uint64_t)us * 1000u;
-}
-
-static void pool_set_budgets(struct pool *p, const pool_config *cfg)
-{
-    unsigned idle = cfg->idle_us ? cfg->idle_us : POOL_DEFAULT_IDLE_US;
-    switch (cfg->policy) {
-    case POOL_SPIN:
-        p->worker_budget_ns = pool_us_to_ns(idle);
-        p->caller_budget_ns = POOL_FOREVER_NS;
-        break;
-    case POOL_HYBRID:
-        p->worker_budget_ns = p->caller_budget_ns = pool_us_to_ns(cfg->spin_us);
-        break;
-    default: /* condvar; spawn never waits on the words */
-        p->worker_budget_ns = p->caller_budget_ns = 0;
-        break;
-    }
-}
-
 /* ---------------------------------------------------------------- life cycle */
 
 static void pool_free(struct pool *p)
 {
-    pthread_mutex_destroy(&p->work_q.mu);
-    pthread_cond_destroy(&p->work_q.cv);
-    pthread_mutex_destroy(&p->done_q.mu);
-    pthread_cond_destroy(&p->done_q.cv);
+    pool_sleepq_destroy(&p->work_q);
+    pool_sleepq_destroy(&p->done_q);
     if (p->caller_pinned)
         sched_setaffinity(0, sizeof p->caller_saved_mask, &p->caller_saved_mask);
     free(p->cpus);
@@ -355,11 +234,9 @@ pool *pool_create(const pool_config *cfg)
     memset(p, 0, size);
     p->n = cfg->threads;
     p->policy = cfg->policy;
-    pool_set_budgets(p, cfg);
-    pthread_mutex_init(&p->work_q.mu, NULL);
-    pthread_cond_init(&p->work_q.cv, NULL);
-    pthread_mutex_init(&p->done_q.mu, NULL);
-    pthread_cond_init(&p->done_q.cv, NULL);
+    pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &p->worker_budget_ns, &p->caller_budget_ns);
+    pool_sleepq_init(&p->work_q);
+    pool_sleepq_init(&p->done_q);
     p->tids = calloc((size_t)p->n, sizeof *p->tids);
     p->workers = calloc((size_t)p->n, sizeof *p->workers);
     if (cfg->cpus && (p->cpus = malloc((size_t)p->n * sizeof *p->cpus)))
@@ -444,7 +321,7 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
     pool_wake(&p->work_q);
     fn(ctx, 0, p->n);
-    pool_wait(&p->done, p->done_target, true, p->caller_budget_ns, &p->done_q);
+    pool_wait_word(&p->done, p->done_target, true, p->caller_budget_ns, &p->done_q);
 }
 
 void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)

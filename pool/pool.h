@@ -9,6 +9,8 @@
  *  - pool_rows(p, rows, chunk, fn, ctx): covers 0..rows with fn(ctx, r0, r1) calls, each row exactly once.
  *    chunk 0 = static contiguous split (pool_split), chunk k = dynamic claims of k rows.
  *  - A pool is driven by one thread at a time, and fn must not call back into the same pool.
+ *  - pool_submit / pool_wait (the asynchronous pair, at the end): one helper thread runs a job while the
+ *    caller does other work.
  */
 #ifndef POOL_H
 #define POOL_H
@@ -68,5 +70,57 @@ pool_policy pool_get_policy(const pool *p);
 const char *pool_policy_name(pool_policy policy);
 /* 0 and *out set on a known name, -1 otherwise. */
 int pool_policy_parse(const char *name, pool_policy *out);
+
+/* ---------------------------------------------------------------- the asynchronous pair
+ *
+ * "Submit, do other work, wait": one helper thread runs one job at a time for one driving thread, while that
+ * thread goes on with its own serial work. It pays only when the helper really runs on another cpu.
+ *
+ *  - pool_submit(a, fn, ctx) returns at once: a persistent helper is handed the job by one generation bump
+ *    (no syscall while the helper spins); the spawn policy calls pthread_create instead.
+ *  - pool_wait(a) returns once fn(ctx) has returned; everything fn wrote is then visible to the caller.
+ *    Each submitted job runs exactly once, on the helper. pool_wait with no job pending returns at once.
+ *  - One job in flight: pool_submit before the pool_wait of the previous job fails with EBUSY (nothing runs).
+ *    One driving thread at a time; fn must not call back into the same pool_async.
+ *
+ * Placement (pool_async_config.cpu): an OS cpu id pins the helper there, and must not be the caller's only
+ * cpu (a helper that time-shares the caller's cpu cannot overlap anything: EINVAL). POOL_ASYNC_INHERIT
+ * leaves the helper the affinity mask of the thread that creates it (of the thread that submits, for spawn):
+ * created by a caller pinned to one cpu, the helper time-shares that cpu. That is the mistake bench_overlap
+ * measures, so it stays expressible; such a helper never spins (spinning on the one cpu would only delay
+ * the thread it waits for): it and pool_wait sleep at once, whatever the policy.
+ *
+ * Waiting (pool_async_config.policy): spin — the idle helper spins idle_us after a job, then sleeps, and
+ * pool_wait spins (yielding after a bounded spin); hybrid — both spin spin_us, then sleep; condvar — both
+ * sleep at once; spawn — pthread_create in pool_submit, pthread_join in pool_wait: the baseline. */
+
+#define POOL_ASYNC_INHERIT (-1)
+
+typedef struct pool_async pool_async;
+typedef void (*pool_task_fn)(void *ctx);
+
+typedef struct pool_async_config {
+    int cpu;            /* the helper's OS cpu, or POOL_ASYNC_INHERIT */
+    pool_policy policy; /* spin (default), hybrid, condvar, spawn */
+    unsigned spin_us;   /* hybrid: spin budget before sleeping (POOL_SPIN_FOREVER = never sleep) */
+    unsigned idle_us;   /* spin: the helper's idle budget before sleeping; 0 = POOL_DEFAULT_IDLE_US */
+} pool_async_config;
+
+/* Policy spin, default budgets, the helper on cpu. */
+pool_async_config pool_async_config_default(int cpu);
+
+/* NULL with errno = EINVAL on a bad config (unknown policy, a cpu that does not exist, is not allowed to
+ * this process, or is the caller's only cpu), or the errno of a failed allocation or thread creation. */
+pool_async *pool_async_create(const pool_async_config *cfg);
+/* Waits for a pending job, then stops and joins the helper. */
+void pool_async_destroy(pool_async *a);
+
+/* 0, or -1 with errno EBUSY (a job is pending) or the error of pthread_create (spawn): the job not run. */
+int pool_submit(pool_async *a, pool_task_fn fn, void *ctx);
+void pool_wait(pool_async *a);
+
+/* The cpu the helper was configured with (POOL_ASYNC_INHERIT included) and its policy. */
+int pool_async_cpu(const pool_async *a);
+pool_policy pool_async_policy(const pool_async *a);
 
 #endif

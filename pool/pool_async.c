@@ -1,0 +1,227 @@
+/* pool_async.c — the asynchronous pair: one helper thread, one job in flight (see pool.h).
+ *
+ * A persistent helper waits on a generation counter exactly like a pool worker: pool_submit writes the job
+ * descriptor (plain fields), then bumps the generation; the helper runs the job and bumps a completion
+ * counter that pool_wait waits for. Both waits are pool_wait_word (pool_wait.c): spin for the policy's
+ * budget, then sleep with the handshake that never loses a wake-up. Spawn creates a thread per job.
+ */
+#include "pool.h"
+#include "pool_impl.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pool_async {
+    /* Read-only after pool_async_create. */
+    int cpu;
+    pool_policy policy;
+    uint64_t worker_budget_ns; /* how long the idle helper spins before sleeping */
+    uint64_t caller_budget_ns; /* how long pool_wait spins before sleeping */
+    pthread_t tid;             /* the persistent helper, or the spawned thread of the pending job */
+
+    /* The caller's own state: only the driving thread reads or writes these. */
+    bool pending;       /* a job was submitted and not yet waited for */
+    unsigned submitted; /* jobs submitted so far (wraps): pool_wait waits for done to reach it */
+
+    /* The job descriptor: written by the caller before the generation's bump, read by the helper after
+     * its acquire of it, so plain fields suffice (for spawn, pthread_create orders them). */
+    pool_task_fn fn;
+    void *ctx;
+    bool stop;
+
+    /* Contended words, each on its own cache line: the caller writes gen and reads done, the helper the
+     * other way round; sharing a line would bounce it on every job. */
+    alignas(POOL_CACHE_LINE) atomic_uint gen;    /* bumped once per job: the publish */
+    alignas(POOL_CACHE_LINE) atomic_uint done;   /* bumped once per finished job */
+    alignas(POOL_CACHE_LINE) pool_sleepq work_q; /* the helper asleep waiting for a new generation */
+    alignas(POOL_CACHE_LINE) pool_sleepq done_q; /* the caller asleep waiting for completion */
+};
+
+_Static_assert(offsetof(struct pool_async, gen) % POOL_CACHE_LINE == 0, "gen on its own cache line");
+_Static_assert(offsetof(struct pool_async, done) % POOL_CACHE_LINE == 0, "done on its own cache line");
+_Static_assert(offsetof(struct pool_async, work_q) % POOL_CACHE_LINE == 0, "work_q on its own cache line");
+_Static_assert(offsetof(struct pool_async, done_q) % POOL_CACHE_LINE == 0, "done_q on its own cache line");
+
+pool_async_config pool_async_config_default(int cpu)
+{
+    return (pool_async_config){
+        .cpu = cpu,
+        .policy = POOL_SPIN,
+        .spin_us = POOL_DEFAULT_SPIN_US,
+        .idle_us = POOL_DEFAULT_IDLE_US,
+    };
+}
+
+int pool_async_cpu(const pool_async *a) { return a->cpu; }
+pool_policy pool_async_policy(const pool_async *a) { return a->policy; }
+
+/* ---------------------------------------------------------------- the helper */
+
+static void *pool_async_main(void *arg)
+{
+    struct pool_async *a = arg;
+    unsigned seen = 0;
+    for (;;) {
+        seen = pool_wait_word(&a->gen, seen, false, a->worker_budget_ns, &a->work_q);
+        if (a->stop)
+            break;
+        a->fn(a->ctx);
+        /* seq_cst RMW: releases the job's writes to pool_wait's acquire of done, and is the publisher half
+         * of the sleep handshake when the caller sleeps. */
+        atomic_fetch_add_explicit(&a->done, 1, memory_order_seq_cst);
+        pool_wake(&a->done_q);
+    }
+    return NULL;
+}
+
+static void *pool_async_spawned(void *arg)
+{
+    struct pool_async *a = arg;
+    a->fn(a->ctx);
+    return NULL;
+}
+
+/* Starts and ends at once: pool_async_create's check that spawn's cpu can take a thread. */
+static void *pool_async_noop(void *arg)
+{
+    return arg;
+}
+
+static int pool_async_start(struct pool_async *a, void *(*start)(void *))
+{
+    pthread_attr_t attr;
+    int rc = pool_attr_pinned(&attr, a->cpu);
+    if (rc == 0)
+        rc = pthread_create(&a->tid, &attr, start, a);
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+/* The one cpu the calling thread may run on, or -1 when it may run on several (or the mask is unknown). */
+static int pool_async_caller_only_cpu(void)
+{
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) != 1)
+        return -1;
+    for (int c = 0;; c++)
+        if (CPU_ISSET(c, &mine))
+            return c;
+}
+
+/* A pinned helper's cpu must exist and must not be the caller's only cpu (pthread_create refuses one
+ * outside the process's set). */
+static bool pool_async_cpu_valid(int cpu)
+{
+    if (cpu == POOL_ASYNC_INHERIT)
+        return true;
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    if (cpu < 0 || cpu >= CPU_SETSIZE || (conf > 0 && cpu >= conf))
+        return false;
+    return cpu != pool_async_caller_only_cpu();
+}
+
+pool_async *pool_async_create(const pool_async_config *cfg)
+{
+    if (!cfg || (unsigned)cfg->policy >= POOL_POLICY_COUNT || !pool_async_cpu_valid(cfg->cpu)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t size = (sizeof(struct pool_async) + POOL_CACHE_LINE - 1) / POOL_CACHE_LINE * POOL_CACHE_LINE;
+    struct pool_async *a = aligned_alloc(POOL_CACHE_LINE, size);
+    if (!a)
+        return NULL;
+    memset(a, 0, size);
+    a->cpu = cfg->cpu;
+    a->policy = cfg->policy;
+    pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &a->worker_budget_ns, &a->caller_budget_ns);
+    if (a->cpu == POOL_ASYNC_INHERIT && pool_async_caller_only_cpu() >= 0) {
+        /* The helper will share the caller's only cpu: a spinning wait there only delays the one thread
+         * that can end it (until the spin yields), so both sides sleep at once instead. */
+        a->worker_budget_ns = a->caller_budget_ns = 0;
+    }
+    pool_sleepq_init(&a->work_q);
+    pool_sleepq_init(&a->done_q);
+    int rc = 0;
+    if (a->policy != POOL_SPAWN) {
+        rc = pool_async_start(a, pool_async_main);
+    } else if (a->cpu >= 0) {
+        /* Spawn creates its threads later: try one now, so that a cpu this process may not use fails here
+         * and not at the first pool_submit. */
+        rc = pool_async_start(a, pool_async_noop);
+        if (rc == 0)
+            pthread_join(a->tid, NULL);
+    }
+    if (rc != 0) {
+        pool_sleepq_destroy(&a->work_q);
+        pool_sleepq_destroy(&a->done_q);
+        free(a);
+        errno = rc;
+        return NULL;
+    }
+    return a;
+}
+
+void pool_async_destroy(pool_async *a)
+{
+    if (!a)
+        return;
+    pool_wait(a);
+    if (a->policy != POOL_SPAWN) {
+        a->stop = true;
+        /* seq_cst RMW: releases stop to the helper's acquire of gen, and publishes for pool_wake. */
+        atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
+        pool_wake(&a->work_q);
+        pthread_join(a->tid, NULL);
+    }
+    pool_sleepq_destroy(&a->work_q);
+    pool_sleepq_destroy(&a->done_q);
+    free(a);
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+int pool_submit(pool_async *a, pool_task_fn fn, void *ctx)
+{
+    if (a->pending) {
+        errno = EBUSY;
+        return -1;
+    }
+    a->fn = fn;
+    a->ctx = ctx;
+    if (a->policy == POOL_SPAWN) {
+        int rc = pool_async_start(a, pool_async_spawned); /* pthread_create orders the descriptor */
+        if (rc != 0) {
+            errno = rc;
+            return -1;
+        }
+    } else {
+        a->submitted++;
+        /* seq_cst RMW: releases the job descriptor to the helper's acquire of gen, and is the publisher
+         * half of the sleep handshake. */
+        atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
+        pool_wake(&a->work_q);
+    }
+    a->pending = true;
+    return 0;
+}
+
+void pool_wait(pool_async *a)
+{
+    if (!a->pending)
+        return;
+    if (a->policy == POOL_SPAWN)
+        pthread_join(a->tid, NULL); /* join orders the job's writes before our reads */
+    else
+        pool_wait_word(&a->done, a->submitted, true, a->caller_budget_ns, &a->done_q);
+    a->pending = false;
+}

@@ -1,0 +1,46 @@
+/* pool_impl.h — internals shared by the pool's source files (pool.c, pool_async.c); not part of the API.
+ *
+ * The wait/wake handshake: a publisher changes one word with a seq_cst RMW, then calls pool_wake; a waiter
+ * calls pool_wait_word, which spins (pause, then yield) for a budget and then sleeps on a pool_sleepq until
+ * the word is ready. The handshake (described at pool_wait_word) never loses a wake-up. */
+#ifndef POOL_IMPL_H
+#define POOL_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pool.h"
+
+#define POOL_CACHE_LINE 64
+#define POOL_FOREVER_NS UINT64_MAX
+
+/* Sleepers waiting for one word to change. */
+typedef struct pool_sleepq {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_uint sleepers; /* waiters between their announce and their wake-up */
+} pool_sleepq;
+
+void pool_sleepq_init(pool_sleepq *q);
+void pool_sleepq_destroy(pool_sleepq *q);
+
+/* Waits until *word == value (want_equal) or != value (!want_equal): spins up to budget_ns (0 = sleep at
+ * once, POOL_FOREVER_NS = never sleep), then sleeps on q. Returns the value that made it ready. The load
+ * that sees it is an acquire: what the publisher wrote before its RMW is visible on return. */
+unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, pool_sleepq *q);
+
+/* Called by a publisher right after its seq_cst RMW on the word q's sleepers wait on. */
+void pool_wake(pool_sleepq *q);
+
+/* The spin budgets of a policy: how long an idle worker spins before sleeping, and how long the caller
+ * spins on completion. spin: idle_us (0 = POOL_DEFAULT_IDLE_US) and forever; hybrid: spin_us both;
+ * condvar and spawn: 0. */
+void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us, uint64_t *worker_ns,
+                         uint64_t *caller_ns);
+
+/* pthread_attr_init, plus affinity to the one cpu when cpu >= 0. 0 or the error number. */
+int pool_attr_pinned(pthread_attr_t *attr, int cpu);
+
+#endif

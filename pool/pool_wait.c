@@ -1,0 +1,124 @@
+/* pool_wait.c — the wait/wake handshake and the policies' spin budgets (see pool_impl.h). */
+#include "pool_impl.h"
+
+#include <sched.h>
+#include <time.h>
+
+/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 50 µs). Bounded so
+ * that more threads than cores cannot livelock: the thread a spinner waits for gets the cpu. */
+#define POOL_SPINS_BEFORE_YIELD 2048u
+/* How often (in pauses) a spinning waiter reads the clock to check its budget. */
+#define POOL_CLOCK_EVERY 64u
+
+static inline void pool_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static uint64_t pool_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void pool_sleepq_init(pool_sleepq *q)
+{
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    atomic_init(&q->sleepers, 0);
+}
+
+void pool_sleepq_destroy(pool_sleepq *q)
+{
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+}
+
+/* True once *word reached the state the waiter wants: == value when want_equal, != value otherwise. */
+static inline bool pool_word_ready(unsigned v, unsigned value, bool want_equal)
+{
+    return (v == value) == want_equal;
+}
+
+unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, pool_sleepq *q)
+{
+    /* acquire: pairs with the publisher's seq_cst RMW on word, so whatever the publisher wrote before
+     * (the job descriptor, or a worker's results) is visible once we see the new value. */
+    unsigned v = atomic_load_explicit(word, memory_order_acquire);
+    if (pool_word_ready(v, value, want_equal))
+        return v;
+    if (budget_ns > 0) {
+        uint64_t t0 = budget_ns == POOL_FOREVER_NS ? 0 : pool_now_ns();
+        for (unsigned spins = 1;; spins++) {
+            pool_cpu_relax();
+            v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
+            if (pool_word_ready(v, value, want_equal))
+                return v;
+            if (spins >= POOL_SPINS_BEFORE_YIELD)
+                sched_yield();
+            if (budget_ns != POOL_FOREVER_NS && spins % POOL_CLOCK_EVERY == 0 && pool_now_ns() - t0 >= budget_ns)
+                break;
+        }
+    }
+    pthread_mutex_lock(&q->mu);
+    /* seq_cst announce then seq_cst re-check: with the publisher's seq_cst RMW then seq_cst load of
+     * sleepers (pool_wake), one total order means either we see the new value here, or the publisher
+     * sees sleepers > 0 and broadcasts under the mutex we hold until pthread_cond_wait releases it. */
+    atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
+    while (!pool_word_ready(v = atomic_load_explicit(word, memory_order_seq_cst), value, want_equal))
+        pthread_cond_wait(&q->cv, &q->mu);
+    /* relaxed: the count only decides whether a publisher takes the mutex; a stale non-zero costs one
+     * spurious broadcast. */
+    atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&q->mu);
+    return v;
+}
+
+void pool_wake(pool_sleepq *q)
+{
+    /* seq_cst: the other half of the handshake in pool_wait_word (a store-load pair needs seq_cst on both
+     * sides; an acquire load could be ordered before our RMW's store and miss an announcing sleeper). */
+    if (atomic_load_explicit(&q->sleepers, memory_order_seq_cst) > 0) {
+        pthread_mutex_lock(&q->mu);
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+    }
+}
+
+static uint64_t pool_us_to_ns(unsigned us)
+{
+    return us == POOL_SPIN_FOREVER ? POOL_FOREVER_NS : (uint64_t)us * 1000u;
+}
+
+void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us, uint64_t *worker_ns,
+                         uint64_t *caller_ns)
+{
+    switch (policy) {
+    case POOL_SPIN:
+        *worker_ns = pool_us_to_ns(idle_us ? idle_us : POOL_DEFAULT_IDLE_US);
+        *caller_ns = POOL_FOREVER_NS;
+        break;
+    case POOL_HYBRID:
+        *worker_ns = *caller_ns = pool_us_to_ns(spin_us);
+        break;
+    default: /* condvar; spawn never waits on the words */
+        *worker_ns = *caller_ns = 0;
+        break;
+    }
+}
+
+int pool_attr_pinned(pthread_attr_t *attr, int cpu)
+{
+    int rc = pthread_attr_init(attr);
+    if (rc != 0 || cpu < 0)
+        return rc;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_attr_setaffinity_np(attr, sizeof set, &set);
+}
