@@ -43,6 +43,7 @@ typedef struct kb_row {
     int threads;
     uint64_t bytes;
     pb_kbench_result r;
+    double read_gbps; /* dram, 1 thread: the plain read of the same buffer just before (NaN otherwise) */
 } kb_row;
 
 typedef struct kb_ctx {
@@ -53,6 +54,7 @@ typedef struct kb_ctx {
     kb_row *rows;
     int nrows;
     double act_ns[KERN_FORMAT_COUNT];
+    const char *read_kernel; /* pb_memread's kernel behind read_gbps */
     pb_run run;
 } kb_ctx;
 
@@ -73,7 +75,8 @@ static void kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
           .metavar = "LIST", .help = "thread counts, e.g. 1,2 or 1-8", .dflt = "1 and every PU" },
         { .name = "batch", .kind = PB_OPT_LIST, .dest = &o->batches, .min = 1, .max = KERN_BATCH_MAX,
-          .metavar = "LIST", .help = "activation rows per weight pass (1 = matvec)", .dflt = "1,4,16 (1,16 with --quick)" },
+          .metavar = "LIST", .help = "activation rows per weight pass (1 = matvec)",
+          .dflt = "1,4,16 (1,16 with --quick)" },
         { .name = "cols", .kind = PB_OPT_INT, .dest = &o->cols, .min = 256, .max = 1 << 20, .metavar = "N",
           .help = "weights per row, a multiple of 256", .dflt = "4096" },
         { .name = "l2-kib", .kind = PB_OPT_INT, .dest = &o->l2_kib, .min = 16, .max = 1 << 20, .metavar = "KIB",
@@ -139,7 +142,8 @@ static void kb_defaults(kb_ctx *c, const pb_topo *topo)
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     static pb_cpulist all, placed;
     char err[256];
-    if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 || pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
+    if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||
+        pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
         pb_cli_fail(PROG, "topology: %s", err);
     for (int i = 0; i < placed.n; i++)
         c->cpus[c->ncpus++] = placed.cpu[i];
@@ -227,6 +231,10 @@ static pool *make_pool(const kb_ctx *c, int threads)
     return p;
 }
 
+/* DRAM samples are windows of up to this many bytes (a few ms of streaming): long enough that the
+ * prefetcher's ramp at a window's start and the timer do not show. */
+#define DRAM_WINDOW(o) ((size_t)((o)->quick ? 16 : 32) << 20)
+
 static void kb_measure_all(kb_ctx *c)
 {
     const kb_opts *o = &c->o;
@@ -255,17 +263,22 @@ static void kb_measure_all(kb_ctx *c)
                 pb_kbench_level level = (pb_kbench_level)o->levels.v[l];
                 int threads = (int)o->threads.v[t];
                 size_t rows = pb_kbench_buf_fill(&buf, fmt, (size_t)o->cols, level_bytes(c, level, threads));
+                double read = NAN;
+                if (level == PB_KB_DRAM && threads == 1) /* the floor side by side, not from another run */
+                    read = pb_kbench_read_gbps(&buf, rows * (size_t)kern_format_matrix_bytes(fmt, 1, (uint64_t)o->cols),
+                                               DRAM_WINDOW(o), o->budget_ms / 1e3, o->quick ? 3 : 5, &c->read_kernel);
                 for (int v = 0; v < o->variants.n; v++) {
                     for (int b = 0; b < o->batches.n; b++) {
                         kb_row *row = &c->rows[c->nrows];
                         row->threads = threads;
+                        row->read_gbps = read;
                         row->pt = (pb_kbench_point){
                             .fmt = fmt, .variant = (kern_variant)o->variants.v[v], .level = level,
                             .cols = (size_t)o->cols, .rows = rows, .batch = (int)o->batches.v[b],
                             .pool = threads > 1 ? pools[t] : NULL,
-                            .window_bytes = (size_t)(o->quick ? 4 : 8) << 20, .budget_s = o->budget_ms / 1e3,
-                            .min_samples = o->quick ? 3 : 5, .max_samples = 1000,
-                            .min_sample_us = o->quick ? 100 : 200,
+                            .window_bytes = level == PB_KB_DRAM ? DRAM_WINDOW(o) : (size_t)8 << 20,
+                            .budget_s = o->budget_ms / 1e3, .min_samples = o->quick ? 3 : 5, .max_samples = 1000,
+                            .min_sample_us = level == PB_KB_DRAM ? 1000 : o->quick ? 100 : 200,
                         };
                         row->bytes = kern_format_matrix_bytes(fmt, rows, (uint64_t)o->cols);
                         char what[64];
@@ -326,30 +339,36 @@ static const kb_row *find_row(const kb_ctx *c, kern_format f, kern_variant v, pb
 
 static void kb_print(const kb_ctx *c)
 {
-    printf("\nworking sets: l2 %.2f MiB per thread (half of %.0f KiB), l3 %.1f MiB (half of %.0f MiB%s), dram %.0f MiB; "
-           "%ld columns\n",
+    printf("\nworking sets: l2 %.2f MiB per thread (half of %.0f KiB), l3 %.1f MiB (half of %.0f MiB%s), "
+           "dram %.0f MiB; %ld columns\n",
            (double)c->l2 / 2 / MIB, (double)c->l2 / 1024, (double)c->l3 / 2 / MIB, (double)c->l3 / MIB,
            c->l3_guessed ? ", assumed" : "", (double)c->dram / MIB, c->o.cols);
     if (c->l3_guessed)
         printf("***WARNING*** hwloc reports an L3 over %llu MiB per instance under a hypervisor, which is the host's "
                "total; %llu MiB assumed (set --l3-kib)\n",
                KB_L3_IMPLAUSIBLE >> 20, KB_L3_ASSUMED >> 20);
-    printf("\n%-6s %-7s %-5s %3s %5s %9s %9s %17s %9s %9s\n", "format", "variant", "level", "thr", "batch", "MiB",
-           "GB/s", "(min-max)", "Gop/s", "ns/row");
+    printf("\n%-6s %-7s %-5s %3s %5s %9s %9s %17s %9s %9s %7s\n", "format", "variant", "level", "thr", "batch", "MiB",
+           "GB/s", "(min-max)", "Gop/s", "ns/row", "x_read");
     for (int i = 0; i < c->nrows; i++) {
         const kb_row *r = &c->rows[i];
         bool noisy = r->r.gbps.spread > 0.5;
-        printf("%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.1f%s\n", kern_format_names[r->pt.fmt],
+        char ratio[16] = "-";
+        if (!isnan(r->read_gbps))
+            snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
+        printf("%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.1f %7s%s\n", kern_format_names[r->pt.fmt],
                kern_variant_name(r->pt.variant), pb_kbench_level_names[r->pt.level], r->threads, r->pt.batch,
                (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max, r->r.gops_median,
-               r->r.ns_per_row, noisy ? "  (noisy: spread > 50%)" : "");
+               r->r.ns_per_row, ratio, noisy ? "  (noisy: spread > 50%)" : "");
     }
-    printf("\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second.\n");
+    printf("\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
+           "x_read (dram, 1 thread): GB/s over the median of pb_memread's '%s' read of the same buffer, measured\n"
+           "just before the format's dram points (the memory floor side by side).\n",
+           c->read_kernel ? c->read_kernel : "-");
 
     printf("\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-7s", "format", "variant");
     for (int l = 0; l < c->o.levels.n; l++)
         printf(" %8s", pb_kbench_level_names[c->o.levels.v[l]]);
-    printf("\n");
+    printf(" %8s\n", "x_read");
     for (int f = 0; f < c->o.formats.n; f++) {
         for (int v = 0; v < c->o.variants.n; v++) {
             printf("%-6s %-7s", kern_format_names[c->o.formats.v[f]], variant_names[c->o.variants.v[v]]);
@@ -361,6 +380,10 @@ static void kb_print(const kb_ctx *c)
                 else
                     printf(" %8s", "-");
             }
+            const kb_row *d = find_row(c, (kern_format)c->o.formats.v[f], (kern_variant)c->o.variants.v[v], PB_KB_DRAM,
+                                       1, 1);
+            if (d && !isnan(d->read_gbps))
+                printf(" %7.0f%%", 100 * d->r.gbps.median / d->read_gbps);
             printf("\n");
         }
     }

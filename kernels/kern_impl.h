@@ -23,11 +23,6 @@ typedef struct kern_traits {
     int32_t offset;  /* added to the weight quants by the SIMD kernels to make them unsigned (kern_act.seed4) */
 } kern_traits;
 
-/* A call whose rows hold more bytes than this is taken to stream from L3 or memory: kernels then walk one
- * row at a time, one sequential stream the hardware prefetcher follows (8 rows side by side read at ~60% of
- * the memory floor on Zen 5), instead of sharing each activation load among several rows (which pays in
- * L1/L2). Same per-row arithmetic either way, so no result bit depends on it. */
-#define KERN_STREAM_BYTES (1u << 20)
 
 extern const kern_traits kern_traits_table[KERN_FORMAT_COUNT];
 

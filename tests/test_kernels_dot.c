@@ -280,8 +280,8 @@ Test(kern_shape, rows_around_the_pass)
 
 Test(kern_shape, streaming_rows_equal_rows_in_passes, .timeout = 60)
 {
-    /* A call over more than 1 MiB of rows walks them one at a time (one stream for the prefetcher); a call
-     * over a few rows shares activation loads among them. Each row must come out the same either way. */
+    /* A call over many rows groups rows a quarter of the call apart; calls over 8 rows group other rows
+     * (and over 1 MiB of rows the streams are long). Each row must come out the same either way. */
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         const size_t cols = 1024;
         size_t rb = kt_row_bytes((kern_format)f, cols), rows = (1u << 20) / rb + 11;
@@ -295,7 +295,8 @@ Test(kern_shape, streaming_rows_equal_rows_in_passes, .timeout = 60)
             for (size_t r0 = 0; r0 < rows; r0 += 8) {
                 size_t n = rows - r0 < 8 ? rows - r0 : 8;
                 float part[8];
-                cr_assert_eq(kern_matvec((kern_format)f, (kern_variant)v, (const char *)w + r0 * rb, x, part, n, cols), 0);
+                const char *wr = (const char *)w + r0 * rb;
+                cr_assert_eq(kern_matvec((kern_format)f, (kern_variant)v, wr, x, part, n, cols), 0);
                 cr_assert(memcmp(part, all + r0, n * sizeof(float)) == 0, "%s/%s rows %zu..%zu",
                           kern_format_names[f], kern_variant_name((kern_variant)v), r0, r0 + n);
             }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "pb_memread.h"
 #include "pb_time.h"
 
 #define PB_KB_TEMPLATE_ROWS 64 /* distinct rows a buffer repeats */
@@ -185,6 +186,41 @@ out_free:
     free(gbps);
     free(ns);
     return rc;
+}
+
+double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
+                           int min_samples, const char **name)
+{
+    static const char *const pref[] = { "avx512", "avx2", "scalar" };
+    const pb_memkern *k = NULL;
+    for (size_t i = 0; i < sizeof pref / sizeof pref[0] && !k; i++) {
+        const pb_memkern *c = pb_memkern_find(pref[i]);
+        if (c && pb_memkern_supported(c))
+            k = c;
+    }
+    bytes = bytes < b->filled ? bytes : b->filled;
+    size_t win = window_bytes < bytes / 2 ? window_bytes : bytes / 2;
+    enum { MAX = 1000 };
+    double g[MAX];
+    int n = 0;
+    if (!k || win == 0)
+        return NAN;
+    *name = k->name;
+    volatile uint64_t sink = k->fn(NULL, b->mem, win); /* warm-up */
+    size_t start = 0;
+    uint64_t t0 = pb_now_ns();
+    while (n < MAX) {
+        start += win;
+        if (start + win > bytes)
+            start = 0;
+        uint64_t t = pb_now_ns();
+        sink += k->fn(NULL, b->mem + start, win);
+        g[n++] = (double)win / (double)(pb_now_ns() - t);
+        if (n >= min_samples && (double)(pb_now_ns() - t0) >= budget_s * 1e9)
+            break;
+    }
+    (void)sink;
+    return pb_summarize(g, (size_t)n).median;
 }
 
 double pb_kbench_act_ns(kern_format f, size_t cols)

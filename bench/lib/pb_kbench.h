@@ -70,6 +70,12 @@ typedef struct pb_kbench_result {
 /* Times one point on the matrix in b (filled for pt->fmt). 0, or -1 with errno (the job was refused). */
 int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out);
 
+/* The same-run floor beside the dram points: GB/s (median over samples) of the widest plain read kernel of
+ * pb_memread ("avx512", else "avx2", else "scalar") over windows of window_bytes walking through the first
+ * bytes of b, on the calling thread. *name receives the kernel's name. NaN when nothing could be read. */
+double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
+                           int min_samples, const char **name);
+
 /* Nanoseconds to quantize one activation row of cols values for format f (median of a few). */
 double pb_kbench_act_ns(kern_format f, size_t cols);
 
