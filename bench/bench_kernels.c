@@ -43,7 +43,7 @@ typedef struct kb_row {
     int threads;
     uint64_t bytes;
     pb_kbench_result r;
-    double read_gbps; /* dram, 1 thread: the plain read of the same buffer just before (NaN otherwise) */
+    double read_gbps; /* dram, 1 thread: the plain read of the same buffer just before the point (NaN otherwise) */
 } kb_row;
 
 typedef struct kb_ctx {
@@ -263,15 +263,15 @@ static void kb_measure_all(kb_ctx *c)
                 pb_kbench_level level = (pb_kbench_level)o->levels.v[l];
                 int threads = (int)o->threads.v[t];
                 size_t rows = pb_kbench_buf_fill(&buf, fmt, (size_t)o->cols, level_bytes(c, level, threads));
-                double read = NAN;
-                if (level == PB_KB_DRAM && threads == 1) /* the floor side by side, not from another run */
-                    read = pb_kbench_read_gbps(&buf, rows * (size_t)kern_format_matrix_bytes(fmt, 1, (uint64_t)o->cols),
-                                               DRAM_WINDOW(o), o->budget_ms / 1e3, o->quick ? 3 : 5, &c->read_kernel);
                 for (int v = 0; v < o->variants.n; v++) {
                     for (int b = 0; b < o->batches.n; b++) {
                         kb_row *row = &c->rows[c->nrows];
                         row->threads = threads;
-                        row->read_gbps = read;
+                        row->read_gbps = NAN;
+                        if (level == PB_KB_DRAM && threads == 1) /* the floor just before, not from another run */
+                            row->read_gbps = pb_kbench_read_gbps(
+                                &buf, rows * (size_t)kern_format_matrix_bytes(fmt, 1, (uint64_t)o->cols),
+                                DRAM_WINDOW(o), o->budget_ms / 1e3, o->quick ? 3 : 5, &c->read_kernel);
                         row->pt = (pb_kbench_point){
                             .fmt = fmt, .variant = (kern_variant)o->variants.v[v], .level = level,
                             .cols = (size_t)o->cols, .rows = rows, .batch = (int)o->batches.v[b],
@@ -362,7 +362,7 @@ static void kb_print(const kb_ctx *c)
     }
     printf("\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
            "x_read (dram, 1 thread): GB/s over the median of pb_memread's '%s' read of the same buffer, measured\n"
-           "just before the format's dram points (the memory floor side by side).\n",
+           "just before each point (the memory floor side by side, so that a vCPU move does not skew the ratio).\n",
            c->read_kernel ? c->read_kernel : "-");
 
     printf("\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-7s", "format", "variant");
