@@ -43,7 +43,7 @@ typedef struct kb_row {
     int threads;
     uint64_t bytes;
     pb_kbench_result r;
-    double read_gbps; /* dram, 1 thread: the plain read of the same buffer just before the point (NaN otherwise) */
+    double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
 } kb_row;
 
 typedef struct kb_ctx {
@@ -268,7 +268,7 @@ static void kb_measure_all(kb_ctx *c)
                         kb_row *row = &c->rows[c->nrows];
                         row->threads = threads;
                         row->read_gbps = NAN;
-                        if (level == PB_KB_DRAM && threads == 1) /* the floor just before, not from another run */
+                        if (level == PB_KB_DRAM && threads == 1 && o->batches.v[b] == 1) /* the floor just before */
                             row->read_gbps = pb_kbench_read_gbps(
                                 &buf, rows * (size_t)kern_format_matrix_bytes(fmt, 1, (uint64_t)o->cols),
                                 DRAM_WINDOW(o), o->budget_ms / 1e3, o->quick ? 3 : 5, &c->read_kernel);
@@ -361,7 +361,7 @@ static void kb_print(const kb_ctx *c)
                r->r.ns_per_row, ratio, noisy ? "  (noisy: spread > 50%)" : "");
     }
     printf("\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
-           "x_read (dram, 1 thread): GB/s over the median of pb_memread's '%s' read of the same buffer, measured\n"
+           "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same buffer, measured\n"
            "just before each point (the memory floor side by side, so that a vCPU move does not skew the ratio).\n",
            c->read_kernel ? c->read_kernel : "-");
 
