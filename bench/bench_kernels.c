@@ -361,8 +361,9 @@ static void kb_print(const kb_ctx *c)
                r->r.ns_per_row, ratio, noisy ? "  (noisy: spread > 50%)" : "");
     }
     printf("\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
-           "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same buffer,\n"
-           "measured just before each point (the memory floor side by side, so that a vCPU move does not skew the ratio).\n",
+           "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same\n"
+           "buffer, measured just before each point (the memory floor side by side: a vCPU move between runs\n"
+           "cannot skew the ratio).\n",
            c->read_kernel ? c->read_kernel : "-");
 
     printf("\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-7s", "format", "variant");
