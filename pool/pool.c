@@ -34,6 +34,7 @@ struct pool {
     pool_policy policy;
     uint64_t worker_budget_ns; /* how long an idle worker spins before sleeping */
     uint64_t caller_budget_ns; /* how long the caller spins on completion before sleeping */
+    unsigned yield_after;      /* pauses before a spinner yields: fewer when threads outnumber their cpus */
     int *cpus;                 /* NULL or n cpu ids */
     pthread_t *tids;           /* n entries; [0] unused (the caller is worker 0) */
     pool_worker *workers;      /* n entries */
@@ -92,7 +93,7 @@ static void *pool_worker_main(void *arg)
     struct pool *p = w->p;
     unsigned seen = 0;
     for (;;) {
-        seen = pool_wait_word(&p->gen, seen, false, p->worker_budget_ns, &p->work_q);
+        seen = pool_wait_word(&p->gen, seen, false, p->worker_budget_ns, p->yield_after, &p->work_q);
         if (p->stop)
             break;
         p->fn(p->ctx, w->id, p->n);
@@ -126,6 +127,21 @@ static int pool_online_cpus(void)
         return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/* More threads than cpus to run them: two pinned to one cpu, or more threads than the process's cpus. */
+static bool pool_oversubscribed(const pool_config *cfg)
+{
+    if (!cfg->cpus)
+        return cfg->threads > pool_online_cpus();
+    cpu_set_t seen;
+    CPU_ZERO(&seen);
+    for (int i = 0; i < cfg->threads; i++) {
+        if (CPU_ISSET(cfg->cpus[i], &seen))
+            return true;
+        CPU_SET(cfg->cpus[i], &seen);
+    }
+    return false;
 }
 
 pool_config pool_config_default(void)
@@ -235,6 +251,7 @@ pool *pool_create(const pool_config *cfg)
     p->n = cfg->threads;
     p->policy = cfg->policy;
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &p->worker_budget_ns, &p->caller_budget_ns);
+    p->yield_after = pool_oversubscribed(cfg) ? POOL_SPINS_OVERSUBSCRIBED : POOL_SPINS_BEFORE_YIELD;
     pool_sleepq_init(&p->work_q);
     pool_sleepq_init(&p->done_q);
     p->tids = calloc((size_t)p->n, sizeof *p->tids);
@@ -321,7 +338,7 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
     pool_wake(&p->work_q);
     fn(ctx, 0, p->n);
-    pool_wait_word(&p->done, p->done_target, true, p->caller_budget_ns, &p->done_q);
+    pool_wait_word(&p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
 }
 
 void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)

@@ -70,7 +70,7 @@ static void *pool_async_main(void *arg)
     struct pool_async *a = arg;
     unsigned seen = 0;
     for (;;) {
-        seen = pool_wait_word(&a->gen, seen, false, a->worker_budget_ns, &a->work_q);
+        seen = pool_wait_word(&a->gen, seen, false, a->worker_budget_ns, POOL_SPINS_BEFORE_YIELD, &a->work_q);
         if (a->stop)
             break;
         a->fn(a->ctx);
@@ -222,6 +222,6 @@ void pool_wait(pool_async *a)
     if (a->policy == POOL_SPAWN)
         pthread_join(a->tid, NULL); /* join orders the job's writes before our reads */
     else
-        pool_wait_word(&a->done, a->submitted, true, a->caller_budget_ns, &a->done_q);
+        pool_wait_word(&a->done, a->submitted, true, a->caller_budget_ns, POOL_SPINS_BEFORE_YIELD, &a->done_q);
     a->pending = false;
 }

@@ -4,10 +4,8 @@
 #include <sched.h>
 #include <time.h>
 
-/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 50 µs). Bounded so
- * that more threads than cores cannot livelock: the thread a spinner waits for gets the cpu. */
-#define POOL_SPINS_BEFORE_YIELD 2048u
-/* How often (in pauses) a spinning waiter reads the clock to check its budget. */
+/* How often (in pauses) a spinning waiter reads the clock to check its budget; once it yields, every time
+ * (a yield can take microseconds, so 64 of them would overshoot a hybrid budget by far). */
 #define POOL_CLOCK_EVERY 64u
 
 static inline void pool_cpu_relax(void)
@@ -45,7 +43,8 @@ static inline bool pool_word_ready(unsigned v, unsigned value, bool want_equal)
     return (v == value) == want_equal;
 }
 
-unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, pool_sleepq *q)
+unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, unsigned yield_after,
+                        pool_sleepq *q)
 {
     /* acquire: pairs with the publisher's seq_cst RMW on word, so whatever the publisher wrote before
      * (the job descriptor, or a worker's results) is visible once we see the new value. */
@@ -59,9 +58,11 @@ unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint
             v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
             if (pool_word_ready(v, value, want_equal))
                 return v;
-            if (spins >= POOL_SPINS_BEFORE_YIELD)
+            bool yielding = spins >= yield_after;
+            if (yielding)
                 sched_yield();
-            if (budget_ns != POOL_FOREVER_NS && spins % POOL_CLOCK_EVERY == 0 && pool_now_ns() - t0 >= budget_ns)
+            if (budget_ns != POOL_FOREVER_NS && (yielding || spins % POOL_CLOCK_EVERY == 0) &&
+                pool_now_ns() - t0 >= budget_ns)
                 break;
         }
     }
