@@ -7,6 +7,8 @@
  * half-written list behind. */
 #include "pb_cli.h"
 
+#include "pb_err.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -27,16 +29,6 @@ typedef struct pb_kind_ops {
     const char *metavar; /* when the table gives none; NULL: the kind takes no value */
     const char *hint;    /* appended to "accepted ..." in errors */
 } pb_kind_ops;
-
-static int fail(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* ---- bounds, as numbers and as text ------------------------------------------------------------------ */
 
@@ -106,7 +98,7 @@ static int reject(const pb_opt *o, const char *hint, char *why, size_t len, cons
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     accepted_text(o, acc, sizeof acc);
-    return fail(why, len, "%s: accepted %s%s", head, acc, hint ? hint : "");
+    return pb_errf(why, len, "%s: accepted %s%s", head, acc, hint ? hint : "");
 }
 
 /* ---- numbers: strict, the element ends at *end ------------------------------------------------------- */
@@ -195,7 +187,7 @@ int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, si
     pb_list tmp = { .n = 0 };
     char why[PB_ERR_MAX];
     if (list_of(&o, s, int_elem, &tmp, why, sizeof why) < 0)
-        return err ? fail(err, errlen, "%s", why) : -1;
+        return err ? pb_errf(err, errlen, "%s", why) : -1;
     *out = tmp;
     return 0;
 }
@@ -214,7 +206,7 @@ static int parse_flag(const pb_opt *o, const char *val, char *why, size_t len)
                 return 0;
             }
     if (val)
-        return fail(why, len, "'%s' is not a switch value: accepted 1/0, yes/no, true/false, on/off", val);
+        return pb_errf(why, len, "'%s' is not a switch value: accepted 1/0, yes/no, true/false, on/off", val);
     *(bool *)o->dest = true;
     return 0;
 }
@@ -447,23 +439,23 @@ static int parse_option(const pb_cli *cli, int argc, char **argv, int *i, bool *
     char why[PB_ERR_MAX];
     int k = find_opt(cli->opts, name, n);
     if (k < 0 && n == 4 && strncmp(name, "help", 4) == 0)
-        return fail(err, len, "%s: --help takes no value (got '%s')", prog, arg);
+        return pb_errf(err, len, "%s: --help takes no value (got '%s')", prog, arg);
     if (k < 0)
-        return fail(err, len, "%s: unknown option '--%.*s' (see %s --help)", prog, (int)n, name, prog);
+        return pb_errf(err, len, "%s: unknown option '--%.*s' (see %s --help)", prog, (int)n, name, prog);
     const pb_opt *o = &cli->opts[k];
     const char *val = eq ? eq + 1 : NULL;
     if (!metavar_of(o) && eq)
-        return fail(err, len, "%s: --%s takes no value (got '%s')", prog, o->name, arg);
+        return pb_errf(err, len, "%s: --%s takes no value (got '%s')", prog, o->name, arg);
     if (metavar_of(o) && !eq) {
         /* a following "--x" is the next option, not this one's value */
         if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
-            return fail(err, len, "%s: --%s: missing value (%s)", prog, o->name, metavar_of(o));
+            return pb_errf(err, len, "%s: --%s: missing value (%s)", prog, o->name, metavar_of(o));
         val = argv[++*i];
     }
     if (val && val[0] == '\0')
-        return fail(err, len, "%s: --%s: empty value (%s)", prog, o->name, metavar_of(o));
+        return pb_errf(err, len, "%s: --%s: empty value (%s)", prog, o->name, metavar_of(o));
     if (kind_ops[o->kind].parse(o, val, why, sizeof why) < 0)
-        return fail(err, len, "%s: --%s: %s", prog, o->name, why);
+        return pb_errf(err, len, "%s: --%s: %s", prog, o->name, why);
     seen[k] = true;
     return 0;
 }
@@ -480,7 +472,7 @@ static int apply_env(const pb_cli *cli, char **argv, const bool *seen, char *err
         if (seen[k] || !val || val[0] == '\0')
             continue;
         if (kind_ops[o->kind].parse(o, val, why, sizeof why) < 0)
-            return fail(err, len, "%s: %s (--%s): %s", prog_of(cli, argv), var, o->name, why);
+            return pb_errf(err, len, "%s: %s (--%s): %s", prog_of(cli, argv), var, o->name, why);
     }
     return 0;
 }
@@ -493,7 +485,7 @@ int pb_cli_parse_into(const pb_cli *cli, int argc, char **argv, int *first_posit
     if (!err || errlen == 0)
         err = local, errlen = sizeof local;
     if (count_opts(cli->opts) > PB_CLI_MAX_OPTS)
-        return fail(err, errlen, "%s: more than %d options in the table", prog, PB_CLI_MAX_OPTS);
+        return pb_errf(err, errlen, "%s: more than %d options in the table", prog, PB_CLI_MAX_OPTS);
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -508,12 +500,12 @@ int pb_cli_parse_into(const pb_cli *cli, int argc, char **argv, int *first_posit
             return 1;
         }
         if (a[1] != '-')
-            return fail(err, errlen, "%s: unknown option '%s' (see %s --help)", prog, a, prog);
+            return pb_errf(err, errlen, "%s: unknown option '%s' (see %s --help)", prog, a, prog);
         if (parse_option(cli, argc, argv, &i, seen, err, errlen) < 0)
             return -1;
     }
     if (i < argc && !cli->positional)
-        return fail(err, errlen, "%s: unexpected argument '%s' (see %s --help)", prog, argv[i], prog);
+        return pb_errf(err, errlen, "%s: unexpected argument '%s' (see %s --help)", prog, argv[i], prog);
     if (apply_env(cli, argv, seen, err, errlen) < 0)
         return -1;
     if (first_positional)

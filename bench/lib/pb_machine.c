@@ -1,11 +1,11 @@
 /* pb_machine.c — probing the machine into a pb_machine (see pb_machine.h); pb_machine_report.c formats it. */
 #include "pb_machine.h"
 
+#include "pb_err.h"
 #include "pb_run.h"
 
 #include <libcpuid.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -19,19 +19,6 @@
 #ifndef PB_CFLAGS
 #define PB_CFLAGS "unknown" /* the Makefile passes the flags it compiled with */
 #endif
-
-static int machine_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int machine_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* libcpuid prints warnings ("APIC ID are not supported") to stderr; the header reports what matters. */
 static void cpuid_quiet(const char *msg)
@@ -107,7 +94,7 @@ int pb_machine_cpuid(pb_machine *m, const char *dump, char *err, size_t errlen)
     snprintf(m->vendor, sizeof m->vendor, "unknown");
     snprintf(m->brand, sizeof m->brand, "unknown");
     if (!cpuid_present())
-        return machine_fail(err, errlen, "cpuid: this CPU has no CPUID instruction");
+        return pb_errf(err, errlen, "cpuid: this CPU has no CPUID instruction");
     struct cpu_raw_data_array_t raw = { 0 };
     struct system_id_t sys = { 0 };
     libcpuid_warn_fn_t old_warn = cpuid_set_warn_function(cpuid_quiet);
@@ -127,7 +114,7 @@ int pb_machine_cpuid(pb_machine *m, const char *dump, char *err, size_t errlen)
     cpuid_set_warn_function(old_warn);
     if (rc != 0) {
         cpuid_free_raw_data_array(&raw);
-        return machine_fail(err, errlen, "cpuid: %s%s%s", cpuid_error(), dump ? " reading " : "", dump ? dump : "");
+        return pb_errf(err, errlen, "cpuid: %s%s%s", cpuid_error(), dump ? " reading " : "", dump ? dump : "");
     }
     if (sys.num_cpu_types > 0) {
         const struct cpu_id_t *c = &sys.cpu_types[0];

@@ -1,8 +1,9 @@
 #include "pb_run.h"
 
+#include "pb_err.h"
+
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,18 +23,6 @@ void pb_hostname(char *buf, size_t len)
     for (char *p = buf; *p; p++) /* a host name becomes a directory name and a CSV field */
         if (*p == '/' || *p == ',' || *p == '"' || *p == ' ')
             *p = '_';
-}
-
-static int pb_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int pb_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
 }
 
 /* 1 empty, 0 not empty, -1 not a readable directory. */
@@ -79,22 +68,22 @@ int pb_run_check(const char *out, bool join, char *err, size_t errlen)
         return 0;
     const char *opt = join ? "--run-dir" : "--out";
     if (out[0] == '\0')
-        return pb_fail(err, errlen, "%s: '%s' is empty: accepted a directory path", opt, out);
+        return pb_errf(err, errlen, "%s: '%s' is empty: accepted a directory path", opt, out);
     struct stat st;
     if (stat(out, &st) != 0) {
         if (join)
-            return pb_fail(err, errlen, "--run-dir: '%s' %s: accepted an existing run directory", out, "does not exist");
+            return pb_errf(err, errlen, "--run-dir: '%s' %s: accepted an existing run directory", out, "does not exist");
         if (!pb_parent_writable(out))
-            return pb_fail(err, errlen, "--out: '%s' %s: accepted a new or empty directory in a writable place", out,
+            return pb_errf(err, errlen, "--out: '%s' %s: accepted a new or empty directory in a writable place", out,
                            "cannot be created");
         return 0;
     }
     if (!S_ISDIR(st.st_mode))
-        return pb_fail(err, errlen, "%s: '%s' %s", opt, out, "is not a directory");
+        return pb_errf(err, errlen, "%s: '%s' %s", opt, out, "is not a directory");
     if (access(out, W_OK | X_OK) != 0)
-        return pb_fail(err, errlen, "%s: '%s' %s", opt, out, "is not writable");
+        return pb_errf(err, errlen, "%s: '%s' %s", opt, out, "is not writable");
     if (!join && pb_dir_empty(out) != 1)
-        return pb_fail(err, errlen, "--out: '%s' %s: accepted a new or empty directory (results are never overwritten)",
+        return pb_errf(err, errlen, "--out: '%s' %s: accepted a new or empty directory (results are never overwritten)",
                        out, "is not empty");
     return 0;
 }
@@ -166,11 +155,11 @@ int pb_run_prepare(pb_run *run, const char *out, bool join, char *err, size_t er
         return -1;
     if (!out) {
         if (pb_new_stamped(run) != 0)
-            return pb_fail(err, errlen, "cannot create a run directory under %s: %s", "results/", strerror(errno));
+            return pb_errf(err, errlen, "cannot create a run directory under %s: %s", "results/", strerror(errno));
     } else {
         snprintf(run->dir, sizeof run->dir, "%s", out);
         if (!join && pb_mkdirs(out) != 0)
-            return pb_fail(err, errlen, "--out: cannot create '%s': %s", out, strerror(errno));
+            return pb_errf(err, errlen, "--out: cannot create '%s': %s", out, strerror(errno));
     }
     char base[256];
     pb_basename(run->dir, base, sizeof base);

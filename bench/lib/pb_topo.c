@@ -2,6 +2,8 @@
  * sets and placement live in pb_topo_sets.c. */
 #include "pb_topo.h"
 
+#include "pb_err.h"
+
 #include <hwloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,12 +16,10 @@ static pb_topo *topo_fail(pb_topo *t, hwloc_topology_t h, char *err, size_t errl
 
 static pb_topo *topo_fail(pb_topo *t, hwloc_topology_t h, char *err, size_t errlen, const char *fmt, ...)
 {
-    if (errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    pb_verrf(err, errlen, fmt, ap);
+    va_end(ap);
     if (h)
         hwloc_topology_destroy(h);
     free(t);

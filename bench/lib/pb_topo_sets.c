@@ -2,27 +2,14 @@
  * functions of a loaded pb_topo, so the tests drive them from XML fixtures of machines we do not have. */
 #include "pb_topo.h"
 
+#include "pb_err.h"
 #include "pool.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int sets_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int sets_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int pb_topo_find(const pb_topo *t, int cpu)
 {
@@ -58,7 +45,7 @@ int pb_topo_check_cpu(const pb_topo *t, int cpu, char *err, size_t errlen)
     char buf[256];
     allowed_list(t, &here);
     pb_cpulist_format(&here, buf, sizeof buf);
-    return sets_fail(err, errlen, "cpu %d %s (cpus here: %s)", cpu,
+    return pb_errf(err, errlen, "cpu %d %s (cpus here: %s)", cpu,
                      i < 0 ? "does not exist" : "is outside this process's affinity", buf);
 }
 
@@ -76,7 +63,7 @@ static int explicit_set(const pb_topo *t, const char *name, pb_cpulist *out, cha
         if (lo >= 0 && *end == '-' && isdigit((unsigned char)end[1]))
             hi = strtol(end + 1, &end, 10);
         if (lo < 0 || errno || hi < lo || hi >= PB_MAX_CPUS || (*end != ',' && *end != '\0'))
-            return sets_fail(err, errlen, "unknown cpu set '%s': %s (ids 0..%d, ranges ascending)", name, accepted,
+            return pb_errf(err, errlen, "unknown cpu set '%s': %s (ids 0..%d, ranges ascending)", name, accepted,
                              PB_MAX_CPUS - 1);
         for (long c = lo; c <= hi; c++)
             want[c] = true;
@@ -94,7 +81,7 @@ static int explicit_set(const pb_topo *t, const char *name, pb_cpulist *out, cha
         allowed_list(t, &here);
         pb_cpulist_format(&missing, miss, sizeof miss);
         pb_cpulist_format(&here, buf, sizeof buf);
-        return sets_fail(err, errlen, "cpu set '%s': cpu%s %s not available here (cpus here: %s)", name,
+        return pb_errf(err, errlen, "cpu set '%s': cpu%s %s not available here (cpus here: %s)", name,
                          missing.n > 1 ? "s" : "", miss, buf);
     }
     out->n = 0;
@@ -133,7 +120,7 @@ int pb_topo_set(const pb_topo *t, const char *name, pb_cpulist *out, char *err, 
 {
     out->n = 0;
     if (!name || !*name)
-        return sets_fail(err, errlen, "empty cpu set name: accepted all, smt, physical, p, e, p+e, numa:N, 0-3,8");
+        return pb_errf(err, errlen, "empty cpu set name: accepted all, smt, physical, p, e, p+e, numa:N, 0-3,8");
     set_kind kind = SET_NUMA;
     int numa = -1;
     bool named = false;
@@ -149,7 +136,7 @@ int pb_topo_set(const pb_topo *t, const char *name, pb_cpulist *out, char *err, 
         for (int n = 0; v >= 0 && *end == '\0' && n < t->nnuma; n++)
             exists |= t->numa[n].os == v;
         if (!exists)
-            return sets_fail(err, errlen, "cpu set '%s': no such NUMA node (this machine has %d, numa:%d..numa:%d)",
+            return pb_errf(err, errlen, "cpu set '%s': no such NUMA node (this machine has %d, numa:%d..numa:%d)",
                              name, t->nnuma, t->nnuma ? t->numa[0].os : 0,
                              t->nnuma ? t->numa[t->nnuma - 1].os : 0);
         numa = (int)v;
@@ -167,10 +154,10 @@ int pb_topo_set(const pb_topo *t, const char *name, pb_cpulist *out, char *err, 
             out->cpu[out->n++] = p->os;
     }
     if (kind == SET_E && t->nkinds < 2)
-        return sets_fail(err, errlen, "cpu set 'e' is empty: this machine has one kind of core, so no E-cores "
+        return pb_errf(err, errlen, "cpu set 'e' is empty: this machine has one kind of core, so no E-cores "
                                       "(use p, physical or all)");
     if (out->n == 0)
-        return sets_fail(err, errlen, "cpu set '%s' is empty here%s", name,
+        return pb_errf(err, errlen, "cpu set '%s' is empty here%s", name,
                          any ? ": none of its cpus is in this process's affinity" : "");
     return 0;
 }
@@ -196,10 +183,10 @@ int pb_topo_place(const pb_topo *t, const pb_cpulist *set, int n, pb_cpulist *ou
 {
     out->n = 0;
     if (n < 1 || n > set->n)
-        return sets_fail(err, errlen, "%d threads do not fit a set of %d cpus: accepted 1..%d", n, set->n, set->n);
+        return pb_errf(err, errlen, "%d threads do not fit a set of %d cpus: accepted 1..%d", n, set->n, set->n);
     place_key *keys = malloc(sizeof *keys * (size_t)set->n);
     if (!keys)
-        return sets_fail(err, errlen, "placement: out of memory");
+        return pb_errf(err, errlen, "placement: out of memory");
     for (int i = 0; i < set->n; i++) {
         int k = pb_topo_find(t, set->cpu[i]);
         if (k < 0) {
@@ -219,10 +206,10 @@ int pb_topo_place_named(const pb_topo *t, const char *name, int n, pb_cpulist *o
 {
     pb_cpulist *set = malloc(sizeof *set);
     if (!set)
-        return sets_fail(err, errlen, "placement: out of memory");
+        return pb_errf(err, errlen, "placement: out of memory");
     int rc = pb_topo_set(t, name, set, err, errlen);
     if (rc == 0 && (n < 1 || n > set->n))
-        rc = sets_fail(err, errlen, "%d threads do not fit cpu set '%s' (%d cpus): accepted 1..%d", n, name,
+        rc = pb_errf(err, errlen, "%d threads do not fit cpu set '%s' (%d cpus): accepted 1..%d", n, name,
                        set->n, set->n);
     if (rc == 0)
         rc = pb_topo_place(t, set, n, out, err, errlen);
