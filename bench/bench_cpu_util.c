@@ -20,7 +20,7 @@
 
 #include "pb_cli.h"
 #include "pb_csv.h"
-#include "pb_machine.h"
+#include "pb_harness.h"
 #include "pb_plot.h"
 #include "pb_procstat.h"
 #include "pb_run.h"
@@ -263,16 +263,15 @@ int main(int argc, char **argv)
             pb_cli_fail(PROG, "--run-dir: '%s' already holds cpu_util.csv: accepted a run directory without one",
                         o.run_dir);
     }
-    pb_topo *topo = pb_topo_load(NULL, err, sizeof err);
-    if (!topo)
-        pb_cli_fail(PROG, "hwloc: %s", err);
-    resolve_cpus(&o, topo);
+    /* The run directory is not pb_harness's: it is made only once the command runs (see below). */
+    static pb_harness h; /* large; static keeps it off the stack (main runs once) */
+    pb_harness_begin(&h, PROG, o.out, o.run_dir);
+    resolve_cpus(&o, h.topo);
     /* Probed before the command starts: libcpuid moves this thread across the cpus, and the load average
      * in the header should be the machine's before the command added to it. */
-    static pb_machine machine; /* large; static keeps it off the stack (main runs once) */
-    if (pb_machine_probe(&machine, topo, err, sizeof err) != 0)
-        fprintf(stderr, "%s: machine identity incomplete: %s\n", PROG, err);
-    pb_topo_free(topo);
+    pb_harness_probe(&h);
+    pb_topo_free(h.topo);
+    h.topo = NULL;
 
     /* Blocked from here on in every thread (the sampler blocks all signals itself): wait_forwarding takes
      * them synchronously. The child gets the original mask back before exec. */
@@ -312,10 +311,10 @@ int main(int argc, char **argv)
     r.sampled_ok = pb_util_sampler_stop(s, &r.util) == 0;
     int code = exit_code(r.status);
     if (have_dir) {
-        pb_machine_print_header(&machine, stdout);
+        pb_machine_print_header(&h.machine, stdout);
         print_summary(&run, &r, cmd);
         fflush(stdout);
-        if (write_csv(&run, &r) == 0 && pb_machine_write_csv(&machine, run.dir, run.run_id, err, sizeof err) >= 0)
+        if (write_csv(&run, &r) == 0 && pb_machine_write_csv(&h.machine, run.dir, run.run_id, err, sizeof err) >= 0)
             draw_plots(&run, &r);
         else
             have_dir = false;

@@ -10,17 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kern.h"
 #include "pb_cli.h"
 #include "pb_csv.h"
+#include "pb_harness.h"
 #include "pb_kbench.h"
-#include "pb_machine.h"
-#include "pb_plot.h"
-#include "pb_run.h"
 #include "pb_time.h"
-#include "pb_topo.h"
 
 #define PROG "bench_kernels"
 #define MIB (1024.0 * 1024.0)
@@ -55,7 +51,7 @@ typedef struct kb_ctx {
     int nrows;
     double act_ns[KERN_FORMAT_COUNT];
     const char *read_kernel; /* pb_memread's kernel behind read_gbps */
-    pb_run run;
+    pb_harness h;
 } kb_ctx;
 
 /* ---------------------------------------------------------------- options */
@@ -85,11 +81,9 @@ static void kb_parse(kb_ctx *c, int argc, char **argv)
           .help = "L3 size per instance, overriding hwloc's", .dflt = "hwloc" },
         { .name = "budget-ms", .kind = PB_OPT_DOUBLE, .dest = &o->budget_ms, .dmin = 1, .dmax = 60000,
           .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
-        { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick, .help = "a short run (CI): under a minute" },
-        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
-          .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
-        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (never replacing a file)" },
+        PB_OPT_QUICK(&o->quick, "a short run (CI): under a minute"),
+        PB_OPT_OUT(&o->out),
+        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -107,8 +101,6 @@ static void add_all(pb_list *l, int n)
 static void kb_defaults(kb_ctx *c, const pb_topo *topo)
 {
     kb_opts *o = &c->o;
-    if (o->out && o->run_dir)
-        pb_cli_fail(PROG, "--out and --run-dir: give one of them");
     if (o->cols % 256 != 0)
         pb_cli_fail(PROG, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)", o->cols);
     if (o->formats.n == 0)
@@ -203,15 +195,6 @@ static uint64_t level_bytes(const kb_ctx *c, pb_kbench_level level, int threads)
 
 /* ---------------------------------------------------------------- measuring */
 
-static void progress(int done, int total, uint64_t t0, const char *what)
-{
-    double el = (double)(pb_now_ns() - t0) / 1e9;
-    double left = done > 0 ? el / done * (total - done) : 0;
-    bool tty = isatty(STDERR_FILENO);
-    fprintf(stderr, "%s[%d/%d] %-44s %5.0f s left%s", tty ? "\r" : "", done + 1, total, what, left, tty ? " " : "\n");
-    fflush(stderr);
-}
-
 static pool *make_pool(const kb_ctx *c, int threads)
 {
     char err[256];
@@ -285,7 +268,7 @@ static void kb_measure_all(kb_ctx *c)
                         snprintf(what, sizeof what, "%s %s %s threads=%d batch=%ld", kern_format_names[fmt],
                                  variant_names[o->variants.v[v]], pb_kbench_level_names[level], threads,
                                  o->batches.v[b]);
-                        progress(c->nrows, total, t0, what);
+                        pb_progress(c->nrows, total, t0, "%-44s", what);
                         if (pb_kbench_measure(&buf, &row->pt, &row->r) != 0) {
                             fprintf(stderr, "\n" PROG ": %s: %s\n", what, strerror(errno));
                             exit(1);
@@ -297,8 +280,7 @@ static void kb_measure_all(kb_ctx *c)
         }
         c->act_ns[fmt] = pb_kbench_act_ns(fmt, (size_t)o->cols);
     }
-    fprintf(stderr, "%smeasured %d points in %.1f s%40s\n", isatty(STDERR_FILENO) ? "\r" : "", total,
-            (double)(pb_now_ns() - t0) / 1e9, "");
+    pb_progress_done(total, "points", t0);
     for (int t = 0; t < nt; t++)
         pool_destroy(pools[t]);
     free(pools);
@@ -313,12 +295,12 @@ static void kb_measure_all(kb_ctx *c)
 
 static int kb_write_csv(const kb_ctx *c)
 {
-    pb_csv *csv = pb_csv_open(c->run.dir, "kernels.csv", KB_HEADER);
+    pb_csv *csv = pb_csv_open(c->h.run.dir, "kernels.csv", KB_HEADER);
     if (!csv)
         return -1;
     for (int i = 0; i < c->nrows; i++) {
         const kb_row *r = &c->rows[i];
-        pb_csv_row(csv, "%s,%s,%s,%s,%zu,%zu,%d,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.2f", c->run.run_id, c->run.host,
+        pb_csv_row(csv, "%s,%s,%s,%s,%zu,%zu,%d,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.2f", c->h.run.run_id, c->h.run.host,
                    kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), r->pt.rows, r->pt.cols,
                    r->pt.batch, r->threads, (unsigned long long)r->bytes, pb_kbench_level_names[r->pt.level],
                    r->r.gbps.min, r->r.gbps.median, r->r.gbps.max, r->r.gops_median, r->r.ns_per_row);
@@ -398,20 +380,12 @@ int main(int argc, char **argv)
 {
     static kb_ctx c;
     kb_parse(&c, argc, argv);
-    char err[512];
-    pb_topo *topo = pb_topo_load(NULL, err, sizeof err);
-    if (!topo)
-        pb_cli_fail(PROG, "hwloc: %s", err);
-    kb_defaults(&c, topo);
-    static pb_machine m;
-    if (pb_machine_probe(&m, topo, err, sizeof err) != 0)
-        fprintf(stderr, PROG ": machine identity incomplete: %s\n", err);
-    kb_sizes(&c, topo, &m);
-    const char *dir = c.o.run_dir ? c.o.run_dir : c.o.out;
-    if (pb_run_prepare(&c.run, dir, c.o.run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
-    pb_machine_print_header(&m, stdout);
+    pb_harness_begin(&c.h, PROG, c.o.out, c.o.run_dir);
+    kb_defaults(&c, c.h.topo);
+    pb_harness_open(&c.h);
+    kb_sizes(&c, c.h.topo, &c.h.machine);
 
+    char err[512];
     /* The scalar kernel is the oracle: a variant that disagrees is not worth timing. */
     for (int f = 0; f < c.o.formats.n; f++) {
         for (int v = 0; v < c.o.variants.n; v++) {
@@ -425,17 +399,12 @@ int main(int argc, char **argv)
     kb_measure_all(&c);
     kb_print(&c);
     if (kb_write_csv(&c) != 0) {
-        fprintf(stderr, PROG ": writing %s/kernels.csv: %s\n", c.run.dir, strerror(errno));
+        fprintf(stderr, PROG ": writing %s/kernels.csv: %s\n", c.h.run.dir, strerror(errno));
         return 1;
     }
-    if (pb_machine_write_csv(&m, c.run.dir, c.run.run_id, err, sizeof err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err);
-        return 1;
-    }
-    printf("\nresults: %s/kernels.csv\n", c.run.dir);
-    if (pb_plot_run("kernels.gp", c.run.dir) == 0)
-        printf("plots: %s/kernels.png %s/kernels_threads.png\n", c.run.dir, c.run.dir);
-    pb_topo_free(topo);
+    static const char *const results[] = { "kernels.csv", NULL };
+    static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
+    int rc = pb_harness_close(&c.h, "kernels.gp", results, plots);
     free(c.rows);
-    return 0;
+    return rc;
 }

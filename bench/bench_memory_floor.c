@@ -12,16 +12,13 @@
 
 #include "pb_cli.h"
 #include "pb_csv.h"
-#include "pb_machine.h"
+#include "pb_harness.h"
 #include "pb_membuf.h"
 #include "pb_memfloor.h"
 #include "pb_memread.h"
 #include "pb_model.h"
 #include "pb_pingpong.h"
-#include "pb_plot.h"
-#include "pb_run.h"
 #include "pb_time.h"
-#include "pb_topo.h"
 
 #define PROG "bench_memory_floor"
 #define MF_MAX_KERNS 32
@@ -72,7 +69,6 @@ typedef struct mf_run {
     const char *kern_names[MF_MAX_KERNS + 1]; /* the table's names: --kernel's choices */
     const pb_memkern *kerns[MF_MAX_KERNS];   /* selected, in table order (reads, copies, writes) */
     int nkerns;
-    const pb_topo *topo;
     pb_cpulist set;     /* --cpus, in logical order; placements are taken from it */
     uint64_t size_mib;
     uint64_t llc_bytes; /* what the default size was computed from */
@@ -83,7 +79,7 @@ typedef struct mf_run {
     mf_token *tokens;
     int ntokens;
     bool invalid;
-    pb_run run;
+    pb_harness h;
     pb_mf_ctx ctx; /* the thread count being measured (64 KiB of per-thread slots: not for the stack) */
 } mf_run;
 
@@ -107,11 +103,9 @@ static void mf_parse(mf_run *r, int argc, char **argv)
           .help = "timed passes per point, after one untimed warm-up", .dflt = "20 (10 with --quick)" },
         { .name = "no-thp", .kind = PB_OPT_FLAG, .dest = &o->no_thp,
           .help = "do not ask for transparent huge pages (madvise)" },
-        { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick, .help = "a short run (CI): 10 passes, a buffer of max(768 MiB, 2 x LLC)" },
-        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
-          .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
-        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (never replacing a file)" },
+        PB_OPT_QUICK(&o->quick, "a short run (CI): 10 passes, a buffer of max(768 MiB, 2 x LLC)"),
+        PB_OPT_OUT(&o->out),
+        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -165,8 +159,6 @@ static void mf_check(mf_run *r, const pb_topo *topo)
 {
     mf_opts *o = &r->o;
     char err[512];
-    if (o->out && o->run_dir)
-        pb_cli_fail(PROG, "--out and --run-dir: give one of them");
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)
         pb_cli_fail(PROG, "--cpus: %s", err);
     if (o->threads.n == 0)
@@ -224,7 +216,7 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
 {
     char err[256];
     pb_cpulist place;
-    if (pb_topo_place(r->topo, &r->set, threads, &place, err, sizeof err) != 0) {
+    if (pb_topo_place(r->h.topo, &r->set, threads, &place, err, sizeof err) != 0) {
         fprintf(stderr, PROG ": placing %d threads: %s\n", threads, err);
         exit(1);
     }
@@ -252,10 +244,7 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
             (unsigned long long)(thp >> 20), "");
     int first = r->nrows;
     for (int k = 0; k < r->nkerns; k++) {
-        double el = (double)(pb_now_ns() - t0) / 1e9;
-        fprintf(stderr, "\r[%d/%d] %-16s threads=%-3d %5.0f s left ", *done + 1, total, r->kerns[k]->name, threads,
-                *done ? el / *done * (total - *done) : 0.0);
-        fflush(stderr);
+        pb_progress(*done, total, t0, "%-16s threads=%-3d", r->kerns[k]->name, threads);
         mf_row *row = &r->rows[r->nrows++];
         memset(row, 0, sizeof *row);
         pb_mf_measure(ctx, r->kerns[k], (int)r->o.passes, &row->pt);
@@ -372,24 +361,24 @@ static void mf_print(const mf_run *r)
 
 static int mf_write_csv(const mf_run *r)
 {
-    pb_csv *c = pb_csv_open(r->run.dir, "memory_floor.csv", MF_HEADER);
+    pb_csv *c = pb_csv_open(r->h.run.dir, "memory_floor.csv", MF_HEADER);
     if (!c)
         return -1;
     for (int i = 0; i < r->nrows; i++) {
         const mf_row *row = &r->rows[i];
-        pb_csv_row(c, "%s,%s,%s,%s,%d,%s,%llu,%llu,%d,%.3f,%.3f,%.3f,%.1f,%s", r->run.run_id, r->run.host,
+        pb_csv_row(c, "%s,%s,%s,%s,%d,%s,%llu,%llu,%d,%.3f,%.3f,%.3f,%.1f,%s", r->h.run.run_id, r->h.run.host,
                    pb_memop_name(row->pt.kern->op), row->pt.kern->name, row->pt.threads, row->cpus,
                    (unsigned long long)r->size_mib, (unsigned long long)(row->thp_bytes >> 20), row->pt.passes,
                    row->pt.gbps.max, row->pt.gbps.median, row->pt.gbps.min, mf_rt(row), row->placement);
     }
     if (pb_csv_close(c) != 0)
         return -1;
-    c = pb_csv_open(r->run.dir, "token_floor.csv", MF_TOKEN_HEADER);
+    c = pb_csv_open(r->h.run.dir, "token_floor.csv", MF_TOKEN_HEADER);
     if (!c)
         return -1;
     for (int i = 0; i < r->ntokens; i++) {
         const mf_token *tk = &r->tokens[i];
-        pb_csv_row(c, "%s,%s,%s,%s,%d,%llu,%.3f,%.4f,%.2f,%s,%s", r->run.run_id, r->run.host, tk->model->name,
+        pb_csv_row(c, "%s,%s,%s,%s,%d,%llu,%.3f,%.4f,%.2f,%s,%s", r->h.run.run_id, r->h.run.host, tk->model->name,
                    kern_format_get(tk->format)->name, tk->floor->threads, (unsigned long long)tk->weight_bytes,
                    tk->floor->gbps, tk->ms_per_token, tk->tok_per_s, tk->floor->kern->name, tk->floor->placement);
     }
@@ -400,21 +389,9 @@ int main(int argc, char **argv)
 {
     static mf_run r;
     mf_parse(&r, argc, argv);
-    char err[512];
-    pb_topo *topo = pb_topo_load(NULL, err, sizeof err);
-    if (!topo)
-        pb_cli_fail(PROG, "hwloc: %s", err);
-    r.topo = topo;
-    mf_check(&r, topo);
-    const char *dir = r.o.run_dir ? r.o.run_dir : r.o.out;
-    if (pb_run_prepare(&r.run, dir, r.o.run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
-
-    static pb_machine m;
-    if (pb_machine_probe(&m, topo, err, sizeof err) != 0)
-        fprintf(stderr, PROG ": warning: %s\n", err);
-    pb_machine_print_header(&m, stdout);
-    fflush(stdout);
+    pb_harness_begin(&r.h, PROG, r.o.out, r.o.run_dir);
+    mf_check(&r, r.h.topo);
+    pb_harness_open(&r.h);
 
     r.rows = calloc((size_t)r.o.threads.n * (size_t)r.nkerns, sizeof *r.rows);
     if (!r.rows) {
@@ -425,22 +402,21 @@ int main(int argc, char **argv)
     uint64_t t0 = pb_now_ns();
     for (int t = 0; t < r.o.threads.n; t++)
         mf_block(&r, (int)r.o.threads.v[t], &done, total, t0);
-    fprintf(stderr, "\rmeasured %d points in %.1f s%40s\n", total, (double)(pb_now_ns() - t0) / 1e9, "");
+    pb_progress_done(total, "points", t0);
     if (r.invalid) {
         fprintf(stderr, PROG ": validation failed: no results written\n");
         return 1;
     }
     mf_derive(&r);
     mf_print(&r);
-    if (mf_write_csv(&r) != 0 || pb_machine_write_csv(&m, r.run.dir, r.run.run_id, err, sizeof err) < 0) {
-        fprintf(stderr, PROG ": writing results into %s: %s\n", r.run.dir, errno ? strerror(errno) : err);
+    if (mf_write_csv(&r) != 0) {
+        fprintf(stderr, PROG ": writing results into %s: %s\n", r.h.run.dir, strerror(errno));
         return 1;
     }
-    printf("\nresults: %s/memory_floor.csv %s/token_floor.csv\n", r.run.dir, r.run.dir);
-    if (pb_plot_run("memory_floor.gp", r.run.dir) == 0)
-        printf("plots: %s/memory_floor.png %s/token_floor.png\n", r.run.dir, r.run.dir);
-    pb_topo_free(topo);
+    static const char *const results[] = { "memory_floor.csv", "token_floor.csv", NULL };
+    static const char *const plots[] = { "memory_floor.png", "token_floor.png", NULL };
+    int rc = pb_harness_close(&r.h, "memory_floor.gp", results, plots);
     free(r.rows);
     free(r.tokens);
-    return 0;
+    return rc;
 }

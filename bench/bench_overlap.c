@@ -18,18 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kern.h"
 #include "pb_cli.h"
 #include "pb_csv.h"
-#include "pb_machine.h"
+#include "pb_harness.h"
 #include "pb_pingpong.h"
-#include "pb_plot.h"
-#include "pb_run.h"
 #include "pb_stats.h"
 #include "pb_time.h"
-#include "pb_topo.h"
 #include "pool.h"
 
 #define PROG "bench_overlap"
@@ -97,7 +93,7 @@ typedef struct ov_run {
     ov_work work;
     ov_point *points;
     int npoints;
-    pb_run run;
+    pb_harness h;
 } ov_run;
 
 /* ---------------------------------------------------------------- the work */
@@ -288,16 +284,6 @@ static void ov_calibrate(ov_run *r, double ratio, double job_ns)
         ov_work_prep(w, n);
 }
 
-static void ov_progress(int done, int total, uint64_t t0, double ratio, double job_ns)
-{
-    double el = (double)(pb_now_ns() - t0) / 1e9;
-    double left = done > 0 ? el / done * (total - done) : 0;
-    bool tty = isatty(STDERR_FILENO);
-    fprintf(stderr, "%s[%d/%d] ratio %.2f (job %.0f us) %5.0f s left%s", tty ? "\r" : "", done + 1, total, ratio,
-            job_ns / 1e3, left, tty ? "   " : "\n");
-    fflush(stderr);
-}
-
 static bool ov_mode_runs(const ov_run *r, ov_mode m)
 {
     return !ov_modes[m].elsewhere || r->helper_cpu >= 0;
@@ -377,7 +363,7 @@ static void ov_cpus_text(const ov_run *r, ov_mode m, char *buf, size_t len)
 
 static int ov_write_csv(const ov_run *r)
 {
-    pb_csv *c = pb_csv_open(r->run.dir, "overlap.csv", OV_HEADER);
+    pb_csv *c = pb_csv_open(r->h.run.dir, "overlap.csv", OV_HEADER);
     if (!c)
         return -1;
     for (int p = 0; p < r->npoints; p++) {
@@ -389,7 +375,7 @@ static int ov_write_csv(const ov_run *r)
             char cpus[32];
             ov_cpus_text(r, (ov_mode)m, cpus, sizeof cpus);
             pb_csv_row(c, "%s,%s,%s,%.3g,%.2f,%.2f,%.2f,%.4f,%.1f,%s,%.4f,%.2f,%.2f,%.3f,%ld,%ld,%ld,%ld,%zu,%s,%.1f,%s",
-                       r->run.run_id, r->run.host, ov_mode_names[m], pt->ratio, pt->prep.median / 1e3,
+                       r->h.run.run_id, r->h.run.host, ov_mode_names[m], pt->ratio, pt->prep.median / 1e3,
                        pt->job.median / 1e3, f.us, f.speedup, f.pct, cpus, f.ceiling, f.us_min, f.us_max,
                        pt->prep.median / pt->job.median, r->o.steps, r->o.reps, r->o.rows, r->o.cols, pt->prep_n,
                        kern_variant_name(r->variant), pt->rt_ns, pb_placement(pt->rt_ns));
@@ -450,11 +436,9 @@ static void ov_parse(ov_run *r, int argc, char **argv)
           .help = "timed runs per mode and ratio (the median is quoted)", .dflt = "11 (5 with --quick)" },
         { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "A,B",
           .help = "the caller's cpu, then the helper's (OS ids, different)", .dflt = "two physical cores" },
-        { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick, .help = "a short run (CI): 3 ratios, fewer steps" },
-        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
-          .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
-        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (never replacing a file)" },
+        PB_OPT_QUICK(&o->quick, "a short run (CI): 3 ratios, fewer steps"),
+        PB_OPT_OUT(&o->out),
+        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -468,8 +452,6 @@ static void ov_defaults(ov_run *r, const pb_topo *topo)
 {
     ov_opts *o = &r->o;
     char err[256];
-    if (o->out && o->run_dir)
-        pb_cli_fail(PROG, "--out and --run-dir: give one of them");
     if (o->cols % QK8_0 != 0)
         pb_cli_fail(PROG, "--cols %ld is not a multiple of the q8_0 block: accepted multiples of %d", o->cols, QK8_0);
     if (kern_variant_select(&r->variant, err, sizeof err) != 0)
@@ -527,19 +509,9 @@ int main(int argc, char **argv)
 {
     static ov_run r;
     ov_parse(&r, argc, argv);
-    char err[512];
-    pb_topo *topo = pb_topo_load(NULL, err, sizeof err);
-    if (!topo)
-        pb_cli_fail(PROG, "hwloc: %s", err);
-    ov_defaults(&r, topo);
-    const char *dir = r.o.run_dir ? r.o.run_dir : r.o.out;
-    if (pb_run_prepare(&r.run, dir, r.o.run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
-
-    static pb_machine m;
-    if (pb_machine_probe(&m, topo, err, sizeof err) != 0)
-        fprintf(stderr, PROG ": machine identity incomplete: %s\n", err);
-    pb_machine_print_header(&m, stdout);
+    pb_harness_begin(&r.h, PROG, r.o.out, r.o.run_dir);
+    ov_defaults(&r, r.h.topo);
+    pb_harness_open(&r.h);
     if (r.helper_cpu < 0)
         fprintf(stderr, PROG ": WARNING one cpu only: async-spawn and async-pinned are skipped\n");
 
@@ -554,25 +526,19 @@ int main(int argc, char **argv)
         ov_point *pt = &r.points[r.npoints++];
         pt->ratio = r.o.ratios.v[p];
         double job_ns = ov_job_ns(&r.work); /* again per point: the machine's state drifts */
-        ov_progress(p, r.o.ratios.n, t0, pt->ratio, job_ns);
+        pb_progress(p, r.o.ratios.n, t0, "ratio %.2f (job %.0f us)", pt->ratio, job_ns / 1e3);
         ov_measure_point(&r, pt, job_ns);
     }
-    fprintf(stderr, "%smeasured %d ratios in %.1f s%40s\n", isatty(STDERR_FILENO) ? "\r" : "", r.npoints,
-            (double)(pb_now_ns() - t0) / 1e9, "");
+    pb_progress_done(r.npoints, "ratios", t0);
     ov_print_table(&r);
     if (ov_write_csv(&r) != 0) {
-        fprintf(stderr, PROG ": writing %s/overlap.csv: %s\n", r.run.dir, strerror(errno));
+        fprintf(stderr, PROG ": writing %s/overlap.csv: %s\n", r.h.run.dir, strerror(errno));
         return 1;
     }
-    if (pb_machine_write_csv(&m, r.run.dir, r.run.run_id, err, sizeof err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err);
-        return 1;
-    }
-    printf("\nresults: %s/overlap.csv\n", r.run.dir);
-    if (pb_plot_run("overlap.gp", r.run.dir) == 0)
-        printf("plots: %s/overlap.png %s/overlap.svg\n", r.run.dir, r.run.dir);
+    static const char *const results[] = { "overlap.csv", NULL };
+    static const char *const plots[] = { "overlap.png", "overlap.svg", NULL };
+    int rc = pb_harness_close(&r.h, "overlap.gp", results, plots);
     ov_work_free(&r.work);
     free(r.points);
-    pb_topo_free(topo);
-    return 0;
+    return rc;
 }

@@ -6,17 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pb_cli.h"
 #include "pb_csv.h"
 #include "pb_dispatch.h"
+#include "pb_harness.h"
 #include "pb_pingpong.h"
-#include "pb_plot.h"
-#include "pb_run.h"
 #include "pb_time.h"
-#include "pb_topo.h"
-#include "pb_machine.h"
 
 #define PROG "bench_pool_overhead"
 #define RT_BATCHES 11
@@ -46,7 +42,7 @@ typedef struct po_run {
     int ncpus;
     po_row *rows;
     int nrows, cap;
-    pb_run run;
+    pb_harness h;
 } po_run;
 
 static const char *po_placement(double before, double after)
@@ -90,16 +86,6 @@ static double po_roundtrip(po_run *pr)
     return rt.ns_batch_mean;
 }
 
-static void po_progress(int done, int total, uint64_t t0, const char *what)
-{
-    double el = (double)(pb_now_ns() - t0) / 1e9;
-    double left = done > 0 ? el / done * (total - done) : 0;
-    /* On a terminal the line redraws itself; in a log, one line per point. */
-    bool tty = isatty(STDERR_FILENO);
-    fprintf(stderr, "%s[%d/%d] %-40s %5.0f s left%s", tty ? "\r" : "", done + 1, total, what, left, tty ? " " : "\n");
-    fflush(stderr);
-}
-
 /* Measures one (threads, kind) block: round trip, every gap x job, round trip. */
 static void po_block(po_run *pr, int threads, int kind, int *done, int total, uint64_t t0)
 {
@@ -113,7 +99,7 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
             char what[64];
             snprintf(what, sizeof what, "%s threads=%d gap=%ldus job=%ldns", pb_dispatch_kind_names[kind], threads,
                      pr->o.gaps.v[g], pr->o.jobs.v[j]);
-            po_progress((*done)++, total, t0, what);
+            pb_progress((*done)++, total, t0, "%-40s", what);
             pb_dispatch_point pt = { .kind = kind, .threads = threads, .cpus = cpus,
                                      .gap_us = (unsigned)pr->o.gaps.v[g], .job_ns = (unsigned)pr->o.jobs.v[j],
                                      .spin_us = (unsigned)pr->o.spin_us, .reps = (int)pr->o.reps,
@@ -172,7 +158,7 @@ static void po_cpus_text(const po_run *pr, int threads, char *buf, size_t len)
 
 static int po_write_csv(const po_run *pr)
 {
-    pb_csv *c = pb_csv_open(pr->run.dir, "pool_overhead.csv", PO_HEADER);
+    pb_csv *c = pb_csv_open(pr->h.run.dir, "pool_overhead.csv", PO_HEADER);
     if (!c)
         return -1;
     for (int i = 0; i < pr->nrows; i++) {
@@ -181,7 +167,7 @@ static int po_write_csv(const po_run *pr)
         po_cpus_text(pr, r->kind < 0 ? 2 : r->threads, cpus, sizeof cpus);
         pb_csv_row(c,
                    "%s,%s,%s,%d,%s,%u,%u,%ld,%ld,%ld,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s,%.3f,%.3f",
-                   pr->run.run_id, pr->run.host, po_kind_name(r->kind), r->threads, cpus, r->gap_us, r->job_ns,
+                   pr->h.run.run_id, pr->h.run.host, po_kind_name(r->kind), r->threads, cpus, r->gap_us, r->job_ns,
                    r->kind == POOL_HYBRID ? pr->o.spin_us : 0, r->kind < 0 ? RT_BATCHES : pr->o.reps, r->r.k,
                    r->r.samples.min, r->r.samples.median, r->r.samples.p90, r->r.samples.p99, r->r.samples.max,
                    r->r.batch_mean_ns, r->r.batches.min, r->r.batches.max, r->rt_before, r->rt_after, r->placement,
@@ -236,11 +222,9 @@ static void po_parse(po_run *pr, int argc, char **argv)
           .help = "target length of one batch of back-to-back dispatches", .dflt = "10 (2 with --quick)" },
         { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "LIST",
           .help = "OS cpu ids to pin threads to, in order (caller on the first)", .dflt = "one per core, then SMT siblings" },
-        { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick, .help = "a short run (CI): fewer, shorter batches" },
-        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
-          .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
-        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (never replacing a file)" },
+        PB_OPT_QUICK(&o->quick, "a short run (CI): fewer, shorter batches"),
+        PB_OPT_OUT(&o->out),
+        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -252,8 +236,6 @@ static void po_parse(po_run *pr, int argc, char **argv)
 static void po_defaults(po_run *pr, const pb_topo *topo)
 {
     po_opts *o = &pr->o;
-    if (o->out && o->run_dir)
-        pb_cli_fail(PROG, "--out and --run-dir: give one of them");
     if (o->policies.n == 0)
         for (int k = 0; k < PB_DISPATCH_KINDS; k++)
             o->policies.v[o->policies.n++] = k;
@@ -296,39 +278,24 @@ int main(int argc, char **argv)
 {
     static po_run pr;
     po_parse(&pr, argc, argv);
-    char err[512];
-    pb_topo *topo = pb_topo_load(NULL, err, sizeof err);
-    if (!topo)
-        pb_cli_fail(PROG, "hwloc: %s", err);
-    po_defaults(&pr, topo);
-    const char *dir = pr.o.run_dir ? pr.o.run_dir : pr.o.out;
-    if (pb_run_prepare(&pr.run, dir, pr.o.run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
-
-    static pb_machine m;
-    if (pb_machine_probe(&m, topo, err, sizeof err) != 0)
-        fprintf(stderr, PROG ": machine identity incomplete: %s\n", err);
-    pb_machine_print_header(&m, stdout);
+    pb_harness_begin(&pr.h, PROG, pr.o.out, pr.o.run_dir);
+    po_defaults(&pr, pr.h.topo);
+    pb_harness_open(&pr.h);
     int total = pr.o.threads.n * pr.o.policies.n * pr.o.gaps.n * pr.o.jobs.n, done = 0;
     uint64_t t0 = pb_now_ns();
     for (int t = 0; t < pr.o.threads.n; t++)
         for (int k = 0; k < pr.o.policies.n; k++)
             po_block(&pr, (int)pr.o.threads.v[t], (int)pr.o.policies.v[k], &done, total, t0);
-    fprintf(stderr, "%smeasured %d points in %.1f s%40s\n", isatty(STDERR_FILENO) ? "\r" : "", total, (double)(pb_now_ns() - t0) / 1e9, "");
+    pb_progress_done(total, "points", t0);
     po_ratios_to_omp(&pr);
     po_print_table(&pr);
     if (po_write_csv(&pr) != 0) {
-        fprintf(stderr, PROG ": writing %s/pool_overhead.csv: %s\n", pr.run.dir, strerror(errno));
+        fprintf(stderr, PROG ": writing %s/pool_overhead.csv: %s\n", pr.h.run.dir, strerror(errno));
         return 1;
     }
-    if (pb_machine_write_csv(&m, pr.run.dir, pr.run.run_id, err, sizeof err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err);
-        return 1;
-    }
-    printf("\nresults: %s/pool_overhead.csv\n", pr.run.dir);
-    if (pb_plot_run("pool_overhead.gp", pr.run.dir) == 0)
-        printf("plots: %s/pool_overhead_threads.png %s/pool_overhead_gap.png\n", pr.run.dir, pr.run.dir);
-    pb_topo_free(topo);
+    static const char *const results[] = { "pool_overhead.csv", NULL };
+    static const char *const plots[] = { "pool_overhead_threads.png", "pool_overhead_gap.png", NULL };
+    int rc = pb_harness_close(&pr.h, "pool_overhead.gp", results, plots);
     free(pr.rows);
-    return 0;
+    return rc;
 }

@@ -12,14 +12,11 @@
 #include "pb_cli.h"
 #include "pb_decode.h"
 #include "pb_floor.h"
-#include "pb_machine.h"
+#include "pb_harness.h"
 #include "pb_membuf.h"
 #include "pb_pingpong.h"
-#include "pb_plot.h"
-#include "pb_run.h"
 #include "pb_sweep.h"
 #include "pb_time.h"
-#include "pb_topo.h"
 
 #define PROG "bench_sweep"
 #define SW_MAX_SETS 16
@@ -48,8 +45,7 @@ typedef struct sw_run {
     int nsched;
     sw_set set[SW_MAX_SETS];
     int nsets;
-    pb_topo *topo;
-    pb_run run;
+    pb_harness h; /* its topo: the live machine */
     pb_sweep_row *rows;
     int nrows, cap;
     float *ref[KERN_FORMAT_COUNT][KERN_BATCH_MAX + 1]; /* the first point's logits per format and batch */
@@ -93,10 +89,8 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
           .dflt = "100" },
         { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
-        { .name = "quick", .kind = PB_OPT_FLAG, .dest = &o->quick,
-          .help = "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens" },
-        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
-          .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" },
+        PB_OPT_QUICK(&o->quick, "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens"),
+        PB_OPT_OUT(&o->out),
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
           .help = "add the results to an existing run directory (its memory_floor.csv, if any, is the floor)" },
         { 0 },
@@ -164,7 +158,7 @@ static void sw_sets(sw_run *sr)
     if (!sr->o.cpus) {
         static const char *const cand[] = { "p", "e", "p+e", "physical", "smt" };
         for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
-            if (pb_topo_set(sr->topo, cand[i], &l, err, sizeof err) != 0)
+            if (pb_topo_set(sr->h.topo, cand[i], &l, err, sizeof err) != 0)
                 continue; /* e with one kind: not a set this machine has */
             bool dup = false;
             for (int k = 0; k < sr->nsets && !dup; k++)
@@ -191,7 +185,7 @@ static void sw_sets(sw_run *sr)
             strcat(item, p);
         }
         if (item[0] && (!numeric || sep != ',')) {
-            if (pb_topo_set(sr->topo, item, &l, err, sizeof err) != 0)
+            if (pb_topo_set(sr->h.topo, item, &l, err, sizeof err) != 0)
                 pb_cli_fail(PROG, "--cpus: %s", err);
             sw_add_set(sr, item, &l);
             item[0] = '\0';
@@ -199,7 +193,7 @@ static void sw_sets(sw_run *sr)
         if (!numeric) {
             if (*p == '\0')
                 pb_cli_fail(PROG, "--cpus: an empty set name in '%s'", sr->o.cpus);
-            if (pb_topo_set(sr->topo, p, &l, err, sizeof err) != 0)
+            if (pb_topo_set(sr->h.topo, p, &l, err, sizeof err) != 0)
                 pb_cli_fail(PROG, "--cpus: %s", err);
             sw_add_set(sr, p, &l);
         }
@@ -213,8 +207,6 @@ static void sw_defaults(sw_run *sr)
 {
     sw_opts *o = &sr->o;
     char err[512];
-    if (o->out && o->run_dir)
-        pb_cli_fail(PROG, "--out and --run-dir: give one of them");
     sr->model = pb_model_get((pb_model_id)o->model);
     if (o->formats.n == 0)
         o->formats.v[o->formats.n++] = KERN_Q8_0;
@@ -267,19 +259,6 @@ typedef struct sw_progress {
     const char *what;
 } sw_progress;
 
-static void sw_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sw_status(const char *fmt, ...)
-{
-    bool tty = isatty(STDERR_FILENO);
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(tty ? "\r" : "", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(tty ? "\033[K" : "\n", stderr);
-    va_end(ap);
-    fflush(stderr);
-}
-
 static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
 {
     /* ctx is the caller's sw_progress; called on the caller's thread between dispatches. A terminal gets a
@@ -289,7 +268,7 @@ static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
     if (done < total && p->last && now - p->last < every)
         return;
     p->last = now;
-    sw_status("building %s weights: %5.1f%% of %.2f GiB, %.1f s", p->what, 100.0 * (double)done / (double)total,
+    pb_status("building %s weights: %5.1f%% of %.2f GiB, %.1f s", p->what, 100.0 * (double)done / (double)total,
               (double)total / (1 << 30), (double)(now - p->t0) / 1e9);
 }
 
@@ -323,7 +302,7 @@ static void sw_describe(const sw_run *sr, const pb_cpulist *place, pb_sweep_row 
     for (int i = 0; i < place->n && o + 12 < sizeof r->cpus; i++)
         o += (size_t)snprintf(r->cpus + o, sizeof r->cpus - o, "%s%d", i ? " " : "", place->cpu[i]);
     for (int i = 0; i < place->n; i++) {
-        const pb_topo_pu *pu = &sr->topo->pu[pb_topo_find(sr->topo, place->cpu[i])];
+        const pb_topo_pu *pu = &sr->h.topo->pu[pb_topo_find(sr->h.topo, place->cpu[i])];
         if (pu->smt > 0)
             r->smt_threads++;
         else if (pu->kind == 0)
@@ -401,9 +380,8 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 else
                     r->floor = b->floor;
                 sw_describe(sr, b->place, r);
-                double left = *done ? (double)(pb_now_ns() - t0) / 1e9 / *done * (total - *done) : 0;
-                sw_status("[%d/%d] %s %s %s threads=%d cpus=%s M=%zu  %.0f s left", *done + 1, total, r->format,
-                          r->policy, r->schedule, threads, b->set->name, batch, left);
+                pb_progress(*done, total, t0, "%s %s %s threads=%d cpus=%s M=%zu", r->format, r->policy,
+                            r->schedule, threads, b->set->name, batch);
                 r->rt_before = sw_roundtrip(sr, b->pair);
                 pb_exec ex;
                 if (pb_exec_open(&ex, kind, threads, b->place->cpu, sr->chunk[s], (unsigned)sr->o.spin_us) != 0)
@@ -449,7 +427,7 @@ static void sw_measure(sw_run *sr)
     int big = 0;
     for (int s = 1; s < sr->nsets; s++)
         big = sr->set[s].cpus.n > sr->set[big].cpus.n ? s : big;
-    if (pb_topo_place(sr->topo, &sr->set[big].cpus, sr->set[big].cpus.n, &build_place, err, sizeof err) != 0)
+    if (pb_topo_place(sr->h.topo, &sr->set[big].cpus, sr->set[big].cpus.n, &build_place, err, sizeof err) != 0)
         sw_fail("%s", err);
     for (int f = 0; f < o->formats.n; f++) {
         kern_format fmt = (kern_format)o->formats.v[f];
@@ -463,20 +441,20 @@ static void sw_measure(sw_run *sr)
         pb_exec_close(&gen);
         for (int s = 0; s < sr->nsets; s++) {
             const sw_set *set = &sr->set[s];
-            if (pb_topo_place(sr->topo, &set->cpus, set->cpus.n < 2 ? 1 : 2, &pair, err, sizeof err) != 0)
+            if (pb_topo_place(sr->h.topo, &set->cpus, set->cpus.n < 2 ? 1 : 2, &pair, err, sizeof err) != 0)
                 sw_fail("%s", err);
             for (int t = 0; t < o->threads.n; t++) {
                 int threads = (int)o->threads.v[t];
                 if (threads > set->cpus.n)
                     continue;
-                if (pb_topo_place(sr->topo, &set->cpus, threads, &place, err, sizeof err) != 0)
+                if (pb_topo_place(sr->h.topo, &set->cpus, threads, &place, err, sizeof err) != 0)
                     sw_fail("%s", err);
                 sw_block b = { .fmt = fmt, .w = &w, .set = set, .place = &place, .pair = &pair };
-                int rc = pb_floor_from_csv(sr->run.dir, place.cpu, threads, &b.floor, err, sizeof err);
+                int rc = pb_floor_from_csv(sr->h.run.dir, place.cpu, threads, &b.floor, err, sizeof err);
                 if (rc < 0)
                     fprintf(stderr, "\n" PROG ": %s; measuring the floor instead\n", err);
                 if (rc != 0) {
-                    sw_status("[%d/%d] read floor: %s threads=%d cpus=%s", done + 1, total, kern_format_names[fmt],
+                    pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", done + 1, total, kern_format_names[fmt],
                               threads, set->name);
                     sw_floor(sr, &w, &place, NULL, &b.floor);
                 }
@@ -485,28 +463,16 @@ static void sw_measure(sw_run *sr)
         }
         pb_decode_weights_free(&w);
     }
-    sw_status("measured %d points in %.1f s", total, (double)(pb_now_ns() - t0) / 1e9);
-    if (isatty(STDERR_FILENO))
-        fputc('\n', stderr);
+    pb_progress_done(total, "points", t0);
 }
 
 int main(int argc, char **argv)
 {
     static sw_run sr;
     sw_parse(&sr, argc, argv);
-    char err[512];
-    sr.topo = pb_topo_load(NULL, err, sizeof err);
-    if (!sr.topo)
-        pb_cli_fail(PROG, "hwloc: %s", err);
+    pb_harness_begin(&sr.h, PROG, sr.o.out, sr.o.run_dir);
     sw_defaults(&sr);
-    const char *dir = sr.o.run_dir ? sr.o.run_dir : sr.o.out;
-    if (pb_run_prepare(&sr.run, dir, sr.o.run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
-
-    static pb_machine m;
-    if (pb_machine_probe(&m, sr.topo, err, sizeof err) != 0)
-        fprintf(stderr, PROG ": machine identity incomplete: %s\n", err);
-    pb_machine_print_header(&m, stdout);
+    pb_harness_open(&sr.h);
     printf("model %s, kernel %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.model->name,
            kern_variant_name(sr.variant), sr.o.tokens, sr.o.warmup, sr.o.seed);
     fflush(stdout);
@@ -515,24 +481,20 @@ int main(int argc, char **argv)
     int status = 0;
     for (int i = 0; i < sr.nrows; i++)
         status |= !sr.rows[i].verified;
-    if (pb_sweep_write_csv(&sr.run, sr.rows, sr.nrows) != 0 || pb_sweep_write_util_csv(&sr.run, sr.rows, sr.nrows) != 0) {
-        fprintf(stderr, PROG ": writing %s: %s\n", sr.run.dir, strerror(errno));
+    if (pb_sweep_write_csv(&sr.h.run, sr.rows, sr.nrows) != 0 || pb_sweep_write_util_csv(&sr.h.run, sr.rows, sr.nrows) != 0) {
+        fprintf(stderr, PROG ": writing %s: %s\n", sr.h.run.dir, strerror(errno));
         return 1;
     }
-    if (pb_machine_write_csv(&m, sr.run.dir, sr.run.run_id, err, sizeof err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+    static const char *const results[] = { "sweep.csv", "cpu_util.csv", "sweep_cpu.csv", NULL };
+    static const char *const plots[] = { "sweep.png", "sweep.svg", NULL };
+    if (pb_harness_close(&sr.h, "sweep.gp", results, plots) != 0)
         return 1;
-    }
-    printf("\nresults: %s/sweep.csv, cpu_util.csv, sweep_cpu.csv\n", sr.run.dir);
-    if (pb_plot_run("sweep.gp", sr.run.dir) == 0)
-        printf("plots: %s/sweep.png %s/sweep.svg\n", sr.run.dir, sr.run.dir);
     for (int i = 0; i < sr.nrows; i++)
         pb_util_result_free(&sr.rows[i].m.util);
     free(sr.rows);
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         for (int b = 0; b <= KERN_BATCH_MAX; b++)
             free(sr.ref[f][b]);
-    pb_topo_free(sr.topo);
     if (status)
         fprintf(stderr, PROG ": some points did not reproduce the reference logits (see LOGITS DIFFER)\n");
     return status;
