@@ -1,27 +1,26 @@
-/* harness_run.h — running a harness as a user would, for the CLI tests: in a fresh empty directory, with
+/* harness_run.h — running a harness as a user would, for the CLI tests: inside a directory of the test's, with
  * $POOLBENCH_BIN (set by make test) locating the programs. Header-only: each test file that includes it gets
  * its own static copies. */
 #ifndef HARNESS_RUN_H
 #define HARNESS_RUN_H
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs `env PROG args` (env: "VAR=value ..." or ""; args shell-quoted) inside a fresh empty directory.
- * Returns the exit status (-1 when killed), the stderr text in err, and in *wrote whether anything appeared
- * in the directory. */
-static int harness_run(const char *prog, const char *env, const char *args, char *err, size_t errlen, int *wrote)
+#include "test_files.h"
+
+/* Runs `cd DIR && env PROG args` (env: "VAR=value ..." or ""; args shell-quoted, relative paths land in DIR)
+ * with stdout discarded. Returns the exit status (-1 when killed) and the stderr text in err. */
+static inline int harness_run_in(const char *dir, const char *prog, const char *env, const char *args,
+                                 char *err, size_t errlen)
 {
     const char *bin = getenv("POOLBENCH_BIN");
     cr_assert_not_null(bin, "POOLBENCH_BIN is set by make test");
-    char dir[] = "/tmp/pbcli-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char cwd[4096], cmd[8192], errpath[64];
+    char cwd[4096], cmd[16384], errpath[4200];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(errpath, sizeof errpath, "%s.err", dir);
     snprintf(cmd, sizeof cmd, "cd %s && %s '%s/%s/%s' %s >/dev/null 2>%s", dir, env, bin[0] == '/' ? "" : cwd, bin,
@@ -33,24 +32,25 @@ static int harness_run(const char *prog, const char *env, const char *args, char
     if (f)
         fclose(f);
     unlink(errpath);
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    *wrote = 0;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            *wrote = 1;
-    if (d)
-        closedir(d);
-    char rm[128];
-    snprintf(rm, sizeof rm, "rm -rf %s", dir);
-    if (system(rm) != 0) {
-        /* a leftover temporary directory is not a test failure */
-    }
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/* harness_run_in a fresh empty directory, removed afterwards; *wrote says whether anything appeared in it. */
+static inline int harness_run(const char *prog, const char *env, const char *args, char *err, size_t errlen,
+                              int *wrote)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbcli");
+    int rc = harness_run_in(dir, prog, env, args, err, errlen);
+    *wrote = !tf_dir_empty(dir);
+    if (tf_rmrf(dir) != 0) {
+        /* a leftover temporary directory is not a test failure */
+    }
+    return rc;
+}
+
 /* The bad-input contract: exit status 2, one line on stderr naming `option`, nothing written. */
-static void harness_expect_bad(const char *prog, const char *env, const char *args, const char *option)
+static inline void harness_expect_bad(const char *prog, const char *env, const char *args, const char *option)
 {
     char err[2048];
     int wrote;

@@ -2,59 +2,16 @@
  * option, exit status 2 and nothing written; a tiny run writes kernels.csv with the issue's columns. */
 #include <criterion/criterion.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-typedef struct kc_result {
-    int status;      /* exit status, -1 when killed */
-    char err[2048];  /* stderr */
-    char dir[64];    /* the --out directory given to the run (removed by kc_cleanup) */
-    bool dir_exists; /* it was created */
-} kc_result;
+#include "harness_run.h"
 
-/* Runs `env bench_kernels args --out DIR` from the repository root, DIR a name that does not exist yet. */
-static void kc_run(const char *env, const char *args, kc_result *r)
-{
-    const char *bin = getenv("POOLBENCH_BIN");
-    cr_assert_not_null(bin, "POOLBENCH_BIN is set by make test");
-    char base[] = "/tmp/pbkc-XXXXXX";
-    cr_assert_not_null(mkdtemp(base));
-    snprintf(r->dir, sizeof r->dir, "%s/out", base);
-    char errpath[80], cmd[4096];
-    snprintf(errpath, sizeof errpath, "%s/stderr", base);
-    snprintf(cmd, sizeof cmd, "%s %s/bench_kernels %s --out %s >/dev/null 2>%s", env ? env : "", bin, args, r->dir,
-             errpath);
-    int rc = system(cmd);
-    r->status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    FILE *f = fopen(errpath, "r");
-    size_t n = f ? fread(r->err, 1, sizeof r->err - 1, f) : 0;
-    r->err[n] = '\0';
-    if (f)
-        fclose(f);
-    struct stat st;
-    r->dir_exists = stat(r->dir, &st) == 0;
-}
-
-static void kc_cleanup(kc_result *r)
-{
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf '%.*s'", (int)(strlen(r->dir) - 4), r->dir); /* the mkdtemp base */
-    cr_assert_eq(system(cmd), 0);
-}
-
+/* With --out: the directory it names must not appear either. */
 static void expect_refused(const char *env, const char *args, const char *named)
 {
-    kc_result r;
-    kc_run(env, args, &r);
-    cr_expect_eq(r.status, 2, "'%s %s': exit %d: %s", env ? env : "", args, r.status, r.err);
-    cr_expect(strstr(r.err, named), "'%s': the message names %s: %s", args, named, r.err);
-    const char *nl = strchr(r.err, '\n');
-    cr_expect(nl && nl[1] == '\0', "'%s': one line: %s", args, r.err);
-    cr_expect(!r.dir_exists, "'%s': nothing written", args);
-    kc_cleanup(&r);
+    char with_out[512];
+    snprintf(with_out, sizeof with_out, "%s --out out", args);
+    harness_expect_bad("bench_kernels", env ? env : "", with_out, named);
 }
 
 Test(kernels_cli, bad_options)
@@ -71,12 +28,14 @@ Test(kernels_cli, bad_options)
 
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
 {
-    kc_result r;
-    kc_run(NULL, "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 --cols 512",
-           &r);
-    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    char path[128], line[512];
-    snprintf(path, sizeof path, "%s/kernels.csv", r.dir);
+    char dir[64], err[8192], path[128], line[512];
+    tf_tmpdir(dir, sizeof dir, "pbkc");
+    int rc = harness_run_in(dir, "bench_kernels", "",
+                            "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 "
+                            "--cols 512 --out out",
+                            err, sizeof err);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
     cr_assert_not_null(fgets(line, sizeof line, f));
@@ -89,5 +48,5 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
     }
     fclose(f);
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
-    kc_cleanup(&r);
+    cr_assert_eq(tf_rmrf(dir), 0);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "pb_machine.h"
+#include "test_files.h"
 
 static void from_dump(pb_machine *m, const char *file)
 {
@@ -169,17 +170,6 @@ Test(machine, warnings)
     free(h);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "%s", path);
-    static char buf[16384];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 Test(machine, csv)
 {
     char dir[] = "/tmp/pb_machine_XXXXXX", path[64], err[256] = "";
@@ -191,7 +181,7 @@ Test(machine, csv)
     snprintf(m.cflags, sizeof m.cflags, "-O1 -fsanitize=address,undefined");
     cr_assert_eq(pb_machine_write_csv(&m, dir, "run-1", err, sizeof err), 0, "%s", err);
     snprintf(path, sizeof path, "%s/machine.csv", dir);
-    const char *csv = slurp(path);
+    const char *csv = tf_slurp("%s", path);
     cr_expect(strncmp(csv, "key,value\nrun_id,run-1\n", 23) == 0, "%s", csv);
     cr_expect(strstr(csv, "\nvendor,AuthenticAMD\n"), "%s", csv);
     cr_expect(strstr(csv, "\next_family,25\n"), "%s", csv);

@@ -13,6 +13,7 @@
 #include "pb_run.h"
 #include "pb_stats.h"
 #include "pb_time.h"
+#include "test_files.h"
 
 Test(stats, percentiles_on_known_data)
 {
@@ -45,29 +46,10 @@ Test(stats, edge_cases)
     cr_assert(isnan(s.spread) && isnan(s.cv), "spread and CV of a zero median/mean are NaN");
 }
 
-static char *tmpdir(void)
-{
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/pbtest-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    return dir;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    static char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 Test(csv, written_to_temp_then_published)
 {
-    char *dir = tmpdir();
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbtest");
     char path[128], tmp[160];
     pb_csv *c = pb_csv_open(dir, "x.csv", "a,b");
     cr_assert_not_null(c);
@@ -77,13 +59,14 @@ Test(csv, written_to_temp_then_published)
     cr_assert_neq(access(path, F_OK), 0, "no final file before close");
     cr_assert_eq(access(tmp, F_OK), 0);
     cr_assert_eq(pb_csv_close(c), 0);
-    cr_assert_str_eq(slurp(path), "a,b\n1,two\n");
+    cr_assert_str_eq(tf_slurp("%s", path), "a,b\n1,two\n");
     cr_assert_neq(access(tmp, F_OK), 0, "temp file gone");
 }
 
 Test(csv, never_overwrites_and_abort_leaves_nothing)
 {
-    char *dir = tmpdir();
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbtest");
     char path[128];
     snprintf(path, sizeof path, "%s/x.csv", dir);
     pb_csv *c = pb_csv_open(dir, "x.csv", "a");
@@ -115,7 +98,8 @@ Test(csv, fields_are_quoted_when_needed)
 
 Test(run, out_must_be_new_or_empty)
 {
-    char *dir = tmpdir();
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbtest");
     char err[512], sub[128], under[300];
     pb_run r;
     snprintf(sub, sizeof sub, "%s/new/deeper", dir);
@@ -142,7 +126,8 @@ Test(run, out_must_be_new_or_empty)
 
 Test(run, default_is_a_new_stamped_directory_with_latest)
 {
-    char *dir = tmpdir();
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbtest");
     char cwd[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     cr_assert_eq(chdir(dir), 0);

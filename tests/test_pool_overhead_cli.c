@@ -1,13 +1,8 @@
 /* bench_pool_overhead's bad-input contract: one line naming the option and what is accepted, exit status 2,
  * nothing written. Runs the harness as a user would ($POOLBENCH_BIN, set by make test). */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "harness_run.h"
 
@@ -35,9 +30,9 @@ Test(pool_overhead_cli, bad_policy_gap_cpu_option)
 
 Test(pool_overhead_cli, out_onto_non_empty_or_unwritable)
 {
-    char dir[] = "/tmp/pbpo-out-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char file[64], args[256];
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbpo-out");
+    char file[96], args[256];
     snprintf(file, sizeof file, "%s/keep", dir);
     FILE *f = fopen(file, "w");
     fputs("precious\n", f);

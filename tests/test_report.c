@@ -12,6 +12,7 @@
 #include "pb_csvread.h"
 #include "pb_digest.h"
 #include "pb_findings.h"
+#include "test_files.h"
 
 #define RUNS "tests/data/runs"
 
@@ -45,19 +46,6 @@ static int sh(char *out, size_t len, const char *fmt, ...)
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-static char *slurp(const char *dir, const char *name)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s exists", path);
-    static char buf[1 << 17];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static long file_size(const char *dir, const char *name)
 {
     char path[600];
@@ -72,7 +60,7 @@ Test(report, complete_run_every_section_and_plot)
     copy_fixture("complete", dir, sizeof dir);
     int rc = sh(out, sizeof out, "$B/bench_report %s", dir);
     cr_assert_eq(rc, 0, "%s", out);
-    const char *md = slurp(dir, "report.md");
+    const char *md = tf_slurp("%s/report.md", dir);
     static const char *const sections[] = { "## Machine", "## Sources", "## Headline", "## Findings", "## Noise",
                                             "## Plots", NULL };
     for (const char *const *s = sections; *s; s++)
@@ -95,7 +83,7 @@ Test(report, missing_harnesses_are_lines_not_errors)
     char dir[256], out[8192];
     copy_fixture("missing", dir, sizeof dir);
     cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
-    const char *md = slurp(dir, "report.md");
+    const char *md = tf_slurp("%s/report.md", dir);
     cr_expect(strstr(md, "- kernels.csv: missing: bench_kernels did not run"), "%s", md);
     cr_expect(strstr(md, "- sweep.csv: missing"));
     cr_expect(strstr(md, "- overlap.csv: missing"));
@@ -112,7 +100,7 @@ Test(report, malformed_csv_named_by_file_line_column)
     cr_assert_eq(rc, 1, "a malformed CSV makes the exit status 1: %s", out);
     cr_expect(strstr(out, "sweep.csv:6:156: 27 fields where the header has 26"), "stderr: %s", out);
     cr_expect(strstr(out, "kernels.csv:4:") && strstr(out, "unterminated quoted field"), "stderr: %s", out);
-    const char *md = slurp(dir, "report.md");
+    const char *md = tf_slurp("%s/report.md", dir);
     cr_expect(strstr(md, "- sweep.csv: MALFORMED, left out:"));
     cr_expect(strstr(md, "**Dispatch**"), "the good CSVs are still reported");
     cr_expect_null(strstr(md, "**Kernels**"));
@@ -227,7 +215,7 @@ Test(compare, two_machines_side_by_side)
     snprintf(dir, sizeof dir, "%s/cmp", tmpl);
     int rc = sh(out, sizeof out, "$B/bench_compare " RUNS "/complete " RUNS "/laptop --out %s", dir);
     cr_assert_eq(rc, 0, "%s", out);
-    const char *md = slurp(dir, "compare.md");
+    const char *md = tf_slurp("%s/compare.md", dir);
     cr_expect(strstr(md, "# poolbench comparison: devbox vs laptop"));
     cr_expect(strstr(md, "| spin dispatch, no gap, empty job | ns | 129 ns | 179 ns (1.39×) |"), "%s", md);
     cr_expect(strstr(md, "| read floor, 1 thread | GB/s | 34.2 | 22.0 (0.64×) |"));
@@ -257,7 +245,7 @@ Test(compare, malformed_run_is_compared_on_what_it_has)
     snprintf(dir, sizeof dir, "%s/cmp", tmpl);
     int rc = sh(out, sizeof out, "$B/bench_compare --no-plots " RUNS "/complete " RUNS "/malformed --out %s", dir);
     cr_assert_eq(rc, 1, "%s", out);
-    const char *md = slurp(dir, "compare.md");
+    const char *md = tf_slurp("%s/compare.md", dir);
     cr_expect(strstr(md, "sweep.csv (decode-token sweep): in devbox/complete; not in devbox/malformed."), "%s", md);
     cr_expect(strstr(md, "Malformed, left out: `" RUNS "/malformed/sweep.csv:6:156:"), "%s", md);
 }

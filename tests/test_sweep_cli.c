@@ -86,16 +86,12 @@ Test(sweep_cli, preset_too_big_for_memory)
 
 Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
 {
-    const char *bin = getenv("POOLBENCH_BIN");
-    cr_assert_not_null(bin);
-    char dir[] = "/tmp/pbsweep-XXXXXX", cmd[8192], cwd[4096], path[128];
-    cr_assert_not_null(mkdtemp(dir));
-    cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    snprintf(cmd, sizeof cmd,
-             "POOLBENCH_PLOTS=/nonexistent '%s/%s/bench_sweep' --policy spin,omp --threads 1 --tokens 2 --warmup 0 "
-             "--floor-passes 3 --out %s/run >/dev/null 2>&1",
-             bin[0] == '/' ? "" : cwd, bin, dir);
-    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char dir[64], err[8192], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbsweep");
+    int rc = harness_run_in(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                            "--policy spin,omp --threads 1 --tokens 2 --warmup 0 --floor-passes 3 --out run", err,
+                            sizeof err);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
     snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
     pb_table t;
     pb_csverr e;
@@ -141,6 +137,5 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
     }
     cr_expect_eq(pinned, 2, "cpu 0 is pinned in both points (1 thread on the first cpu of p)");
     fclose(f);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_expect_eq(system(cmd), 0);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_files.h"
+
 #define MAX_ARGS 32
 
 static void sleep_ms(long ms)
@@ -19,20 +21,6 @@ static void sleep_ms(long ms)
     struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0)
         ;
-}
-
-/* A fresh directory for one test's files; the run directory inside it does not exist yet. */
-static void scratch(char *dir, size_t len)
-{
-    snprintf(dir, len, "/tmp/pb_util_cli_XXXXXX");
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-}
-
-static void cleanup(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* dir is mkdtemp's: no quote in it */
-    cr_expect_eq(system(cmd), 0);
 }
 
 /* Starts bench_cpu_util with args (NULL-terminated); its stdout and stderr go to DIR/out.txt. */
@@ -89,53 +77,39 @@ static bool exists(const char *dir, const char *name)
     return access(p, F_OK) == 0;
 }
 
-static char *slurp(const char *dir, const char *name)
-{
-    static char buf[1 << 16]; /* one test per process under Criterion */
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "r");
-    if (!f)
-        return NULL;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 Test(util_cli, exit_status_passes_through)
 {
     char dir[64], out[96];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     cr_expect_eq(run(dir, (const char *[]){ "--interval-ms", "10", "--out", out, "--", "sh", "-c", "exit 3", NULL }),
                  3);
-    char *csv = slurp(out, "cpu_util.csv");
+    char *csv = tf_read("%s/cpu_util.csv", out);
     cr_assert_not_null(csv, "cpu_util.csv written even when the command fails");
     const char *header = "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct\n";
     cr_expect(strncmp(csv, header, strlen(header)) == 0, "%s", csv);
-    char *log = slurp(dir, "out.txt");
+    char *log = tf_read("%s/out.txt", dir);
     cr_expect(strstr(log, "busy%") && strstr(log, "\nall "), "summary table: %s", log);
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }
 
 Test(util_cli, success_and_options_without_dashes)
 {
     char dir[64], out[96];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     cr_expect_eq(run(dir, (const char *[]){ "--out", out, "true", NULL }), 0);
     cr_expect(exists(out, "cpu_util.csv"));
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }
 
 Test(util_cli, killed_by_a_signal)
 {
     char dir[64], out[96];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "sh", "-c", "kill -KILL $$", NULL }), 128 + 9);
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }
 
 /* SIGTERM or SIGINT to bench_cpu_util reaches the command: both end promptly with 128 + the signal, and the
@@ -143,12 +117,12 @@ Test(util_cli, killed_by_a_signal)
 static void forwards(int sig)
 {
     char dir[64], out[96], script[256];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     snprintf(script, sizeof script, "echo $$ > %s/pid.tmp && mv %s/pid.tmp %s/pid && exec sleep 30", dir, dir, dir);
     pid_t pid = start(dir, (const char *[]){ "--out", out, "--", "sh", "-c", script, NULL });
     char *text = NULL;
-    for (int i = 0; i < 500 && !(text = slurp(dir, "pid")); i++)
+    for (int i = 0; i < 500 && !(text = tf_read("%s/pid", dir)); i++)
         sleep_ms(10);
     cr_assert_not_null(text, "the command started");
     long child = strtol(text, NULL, 10);
@@ -164,7 +138,7 @@ static void forwards(int sig)
     cr_expect_lt(s, 2.0, "ended %.2f s after the signal", s);
     cr_expect(kill((pid_t)child, 0) != 0 && errno == ESRCH, "the command (pid %ld) is gone", child);
     cr_expect(exists(out, "cpu_util.csv"), "what was sampled is kept");
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }
 
 Test(util_cli, sigterm_forwarded) { forwards(SIGTERM); }
@@ -173,23 +147,23 @@ Test(util_cli, sigint_forwarded) { forwards(SIGINT); }
 Test(util_cli, missing_or_unrunnable_command)
 {
     char dir[64], out[96];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "no-such-command-poolbench", NULL }), 127);
-    char *log = slurp(dir, "out.txt");
+    char *log = tf_read("%s/out.txt", dir);
     cr_expect(strstr(log, "no-such-command-poolbench") && strstr(log, "No such file"), "%s", log);
     cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "tests/data/procstat/normal.0", NULL }), 127,
                  "a file without execute permission");
-    log = slurp(dir, "out.txt");
+    log = tf_read("%s/out.txt", dir);
     cr_expect(strstr(log, "Permission denied"), "%s", log);
     cr_expect(!exists(dir, "run"), "a command that cannot run leaves no run directory");
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }
 
 Test(util_cli, bad_options_exit_2_and_write_nothing)
 {
     char dir[64], out[96], existing[128];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     const char *const *cases[] = {
         (const char *[]){ "--interval-ms", "5", "--out", out, "--", "true", NULL },
@@ -204,8 +178,8 @@ Test(util_cli, bad_options_exit_2_and_write_nothing)
         (const char *[]){ "--run-dir", out, "--", "true", NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cr_expect_eq(run(dir, cases[i]), 2, "case %zu: %s", i, slurp(dir, "out.txt"));
-        char *log = slurp(dir, "out.txt");
+        cr_expect_eq(run(dir, cases[i]), 2, "case %zu: %s", i, tf_read("%s/out.txt", dir));
+        char *log = tf_read("%s/out.txt", dir);
         cr_expect(strchr(log, '\n') == strrchr(log, '\n'), "case %zu: one line: %s", i, log);
         cr_expect(!exists(dir, "run"), "case %zu wrote nothing", i);
     }
@@ -214,18 +188,18 @@ Test(util_cli, bad_options_exit_2_and_write_nothing)
     fclose(fopen(existing, "w"));
     cr_expect_eq(run(dir, (const char *[]){ "--run-dir", dir, "--", "touch", out, NULL }), 2);
     cr_expect(!exists(dir, "run"), "the command did not run");
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }
 
 Test(util_cli, chosen_cpus_only)
 {
     char dir[64], out[96];
-    scratch(dir, sizeof dir);
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
     snprintf(out, sizeof out, "%s/run", dir);
     cr_assert_eq(run(dir, (const char *[]){ "--interval-ms", "10", "--cpus", "0", "--out", out, "--", "sleep", "0.1",
                                             NULL }),
                  0);
-    char *csv = slurp(out, "cpu_util.csv");
+    char *csv = tf_read("%s/cpu_util.csv", out);
     cr_assert_not_null(csv);
     int rows = 0;
     for (char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
@@ -235,5 +209,5 @@ Test(util_cli, chosen_cpus_only)
         rows++;
     }
     cr_expect_geq(rows, 3, "about 10 samples of cpu 0 in 100 ms");
-    cleanup(dir);
+    cr_expect_eq(tf_rmrf(dir), 0);
 }

@@ -1,0 +1,82 @@
+/* test_files.h — scratch directories and whole-file reads for the tests. Header-only: each test file that
+ * includes it gets its own static copies (Criterion runs each test in a process of its own, so the one read
+ * buffer is never shared between tests). */
+#ifndef TEST_FILES_H
+#define TEST_FILES_H
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A fresh empty directory /tmp/TAG-XXXXXX, its name in dir. */
+static inline void tf_tmpdir(char *dir, size_t len, const char *tag)
+{
+    snprintf(dir, len, "/tmp/%s-XXXXXX", tag);
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
+}
+
+/* rm -rf DIR (a mkdtemp name: no quote in it); the shell's status. */
+static inline int tf_rmrf(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+/* True when dir holds nothing (or cannot be read). */
+static inline bool tf_dir_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool empty = true;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = false;
+    if (d)
+        closedir(d);
+    return empty;
+}
+
+static inline char *tf_vread(const char *fmt, va_list ap)
+{
+    static char buf[1 << 17];
+    char path[4200];
+    vsnprintf(path, sizeof path, fmt, ap);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The text of the file at the path printf(fmt, ...) (up to 128 KiB), NULL when it cannot be opened. The
+ * buffer is reused by the next read. */
+static inline char *tf_read(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *tf_read(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = tf_vread(fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* The same, failing the test when the file is missing. */
+static inline char *tf_slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *tf_slurp(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = tf_vread(fmt, ap);
+    va_end(ap);
+    cr_assert_not_null(text, "the file %s exists", fmt);
+    return text;
+}
+
+#endif
