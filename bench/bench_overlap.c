@@ -239,30 +239,28 @@ static double ov_time(ov_run *r, ov_loop loop, ov_mode m)
     return ns;
 }
 
-/* Median ns of one prep of the current size, timed one by one. */
-static double ov_prep_ns(ov_work *w)
+/* Median ns of one fn(w) (after an untimed call), timed one by one. */
+static double ov_median_ns(ov_work *w, void (*fn)(ov_work *))
 {
     double t[OV_CALIB_REPS];
-    ov_prep(w);
+    fn(w);
     for (int i = 0; i < OV_CALIB_REPS; i++) {
         uint64_t t0 = pb_now_ns();
-        ov_prep(w);
+        fn(w);
         t[i] = (double)(pb_now_ns() - t0);
     }
     return pb_summarize(t, OV_CALIB_REPS).median;
 }
 
-static double ov_job_ns(ov_work *w)
+/* ov_job typed for ov_median_ns (a pool_task_fn takes void *). */
+static void ov_job_alone(ov_work *w)
 {
-    double t[OV_CALIB_REPS];
     ov_job(w);
-    for (int i = 0; i < OV_CALIB_REPS; i++) {
-        uint64_t t0 = pb_now_ns();
-        ov_job(w);
-        t[i] = (double)(pb_now_ns() - t0);
-    }
-    return pb_summarize(t, OV_CALIB_REPS).median;
 }
+
+/* One prep of the current size, and one job. */
+static double ov_prep_ns(ov_work *w) { return ov_median_ns(w, ov_prep); }
+static double ov_job_ns(ov_work *w) { return ov_median_ns(w, ov_job_alone); }
 
 static size_t ov_round_block(double n)
 {

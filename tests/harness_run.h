@@ -35,6 +35,14 @@ static inline int harness_run_in(const char *dir, const char *prog, const char *
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/* harness_run_in that must succeed: any other exit status fails the test, quoting stderr. */
+static inline void harness_run_ok(const char *dir, const char *prog, const char *env, const char *args)
+{
+    char err[8192];
+    int rc = harness_run_in(dir, prog, env, args, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s %s: exit %d: %s", prog, args, rc, err);
+}
+
 /* harness_run_in a fresh empty directory, removed afterwards; *wrote says whether anything appeared in it. */
 static inline int harness_run(const char *prog, const char *env, const char *args, char *err, size_t errlen,
                               int *wrote)

@@ -163,19 +163,24 @@ static int list_element(const pb_opt *o, const char *p, const char **next, pb_li
 typedef int (*pb_element_parser)(const pb_opt *o, const char *p, const char **next, void *out, char *why,
                                  size_t len);
 
-static int list_of(const pb_opt *o, const char *s, pb_element_parser elem, void *out, char *why, size_t len)
+/* Parses the whole list into tmp (a zeroed pb_list or pb_dlist of size bytes, what elem fills), then copies it
+ * to dest: a rejected list leaves dest as it was. */
+static int list_into(const pb_opt *o, const char *s, pb_element_parser elem, void *tmp, size_t size, void *dest,
+                     char *why, size_t len)
 {
     const char *p = s;
     for (;;) {
-        if (elem(o, p, &p, out, why, len) < 0)
+        if (elem(o, p, &p, tmp, why, len) < 0)
             return -1;
         if (*p == '\0')
-            return 0;
+            break;
         p++; /* the ',' */
     }
+    memcpy(dest, tmp, size);
+    return 0;
 }
 
-/* Adapts list_element to the type-erased element signature: out is the pb_list list_of was given. */
+/* Adapts list_element to the type-erased element signature: out is the pb_list list_into was given. */
 static int int_elem(const pb_opt *o, const char *p, const char **next, void *out, char *why, size_t len)
 {
     return list_element(o, p, next, out, why, len);
@@ -186,9 +191,8 @@ int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, si
     pb_opt o = { .kind = PB_OPT_LIST, .min = min, .max = max };
     pb_list tmp = { .n = 0 };
     char why[PB_ERR_MAX];
-    if (list_of(&o, s, int_elem, &tmp, why, sizeof why) < 0)
+    if (list_into(&o, s, int_elem, &tmp, sizeof tmp, out, why, sizeof why) < 0)
         return err ? pb_errf(err, errlen, "%s", why) : -1;
-    *out = tmp;
     return 0;
 }
 
@@ -256,7 +260,7 @@ static int parse_double(const pb_opt *o, const char *val, char *why, size_t len)
 
 static const char dlist_hint[] = " (comma-separated)";
 
-/* out is the pb_dlist parse_dlist handed to list_of. */
+/* out is the pb_dlist parse_dlist handed to list_into. */
 static int dlist_elem(const pb_opt *o, const char *p, const char **next, void *out, char *why, size_t len)
 {
     pb_dlist *l = out;
@@ -272,10 +276,7 @@ static int dlist_elem(const pb_opt *o, const char *p, const char **next, void *o
 static int parse_dlist(const pb_opt *o, const char *val, char *why, size_t len)
 {
     pb_dlist tmp = { .n = 0 };
-    if (list_of(o, val, dlist_elem, &tmp, why, len) < 0)
-        return -1;
-    *(pb_dlist *)o->dest = tmp;
-    return 0;
+    return list_into(o, val, dlist_elem, &tmp, sizeof tmp, o->dest, why, len);
 }
 
 static int parse_string(const pb_opt *o, const char *val, char *why, size_t len)
@@ -288,10 +289,7 @@ static int parse_string(const pb_opt *o, const char *val, char *why, size_t len)
 static int parse_list(const pb_opt *o, const char *val, char *why, size_t len)
 {
     pb_list tmp = { .n = 0 };
-    if (list_of(o, val, int_elem, &tmp, why, len) < 0)
-        return -1;
-    *(pb_list *)o->dest = tmp;
-    return 0;
+    return list_into(o, val, int_elem, &tmp, sizeof tmp, o->dest, why, len);
 }
 
 static int find_choice(const pb_opt *o, const char *p, size_t n)
@@ -315,7 +313,7 @@ static int add_choice(const pb_opt *o, pb_list *l, int c, char *why, size_t len)
     return 0;
 }
 
-/* out is the pb_list parse_choices handed to list_of. "all" adds every choice in table order. */
+/* out is the pb_list parse_choices handed to list_into. "all" adds every choice in table order. */
 static int choice_elem(const pb_opt *o, const char *p, const char **next, void *out, char *why, size_t len)
 {
     size_t n = strcspn(p, ",");
@@ -336,10 +334,7 @@ static int choice_elem(const pb_opt *o, const char *p, const char **next, void *
 static int parse_choices(const pb_opt *o, const char *val, char *why, size_t len)
 {
     pb_list tmp = { .n = 0 };
-    if (list_of(o, val, choice_elem, &tmp, why, len) < 0)
-        return -1;
-    *(pb_list *)o->dest = tmp;
-    return 0;
+    return list_into(o, val, choice_elem, &tmp, sizeof tmp, o->dest, why, len);
 }
 
 static int parse_choice(const pb_opt *o, const char *val, char *why, size_t len)
