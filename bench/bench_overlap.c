@@ -347,6 +347,13 @@ static bool ov_selected(const ov_run *r, ov_mode m)
     return false;
 }
 
+/* A row of the CSV and the table: a mode measured at this point and asked for (serial always: the base of
+ * every speedup). */
+static bool ov_reported(const ov_run *r, const ov_point *pt, ov_mode m)
+{
+    return pt->measured[m] && (m == OV_SERIAL || ov_selected(r, m));
+}
+
 static void ov_cpus_text(const ov_run *r, ov_mode m, char *buf, size_t len)
 {
     if (!ov_modes[m].async)
@@ -367,7 +374,7 @@ static int ov_write_csv(const ov_run *r)
     for (int p = 0; p < r->npoints; p++) {
         const ov_point *pt = &r->points[p];
         for (int m = 0; m < OV_MODES; m++) {
-            if (!pt->measured[m] || (m != OV_SERIAL && !ov_selected(r, (ov_mode)m)))
+            if (!ov_reported(r, pt, (ov_mode)m))
                 continue;
             ov_figures f = ov_figures_of(pt, (ov_mode)m);
             char cpus[32];
@@ -391,7 +398,7 @@ static void ov_print_table(const ov_run *r)
     for (int p = 0; p < r->npoints; p++) {
         const ov_point *pt = &r->points[p];
         for (int m = 0; m < OV_MODES; m++) {
-            if (!pt->measured[m] || (m != OV_SERIAL && !ov_selected(r, (ov_mode)m)))
+            if (!ov_reported(r, pt, (ov_mode)m))
                 continue;
             ov_figures f = ov_figures_of(pt, (ov_mode)m);
             bool noisy = pt->mode[m].spread > OV_NOISY_SPREAD;
