@@ -121,6 +121,7 @@ INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a,
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const block_q8_0 *blk = (const block_q8_0 *)row_ptr(w, rs, r) + b;
+            kern_prefetch_stream(blk);
             __m256i q = _mm256_loadu_si256((const __m256i *)blk->qs);
             __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(x, q));
             __m256 d = _mm256_set1_ps(_cvtsh_ss(blk->d) * dx[b]);
@@ -152,6 +153,7 @@ INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a,
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const block_q4_0 *blk = (const block_q4_0 *)row_ptr(w, rs, r) + b;
+            kern_prefetch_stream(blk);
             __m128i v = _mm_loadu_si128((const __m128i *)blk->qs);
             __m256i u = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(v, low4)),
                                                 _mm_and_si128(_mm_srli_epi16(v, 4), low4), 1);

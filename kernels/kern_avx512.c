@@ -157,6 +157,7 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const block_t *blk = (const block_t *)row_ptr(w, rs, r) + b;                                  \
+                kern_prefetch_stream(blk);                                                                    \
                 __m512 dw = half_pair(blk[0].d, blk[1].d);                                                    \
                 acc[r] = pair_step(codes(blk, 1), dw, x, s, d, acc[r]);                                       \
             }                                                                                                 \
