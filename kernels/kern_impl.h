@@ -72,8 +72,9 @@ const kern_isa *kern_isa_get(kern_variant v);
 /* The same without the CPU check, for hot paths after kern_job_check. */
 const kern_isa *kern_isa_unchecked(kern_variant v);
 
-/* Software prefetch of a weight stream: each SIMD pass asks, every step and for each of its rows, for the
- * line KERN_PREFETCH_BYTES ahead of what it reads. A pass reads 4 rows a quarter of the call apart, so this
+/* Software prefetch of a weight stream: the passes that can keep up with memory (AVX-512 q8_0 and q4_0, AVX2
+ * q8_0; not yet f32, f16, q1_0, tq2_0) ask, every step and for each of their rows, for the line
+ * KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
  * keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
  * on Zen 5 (qwen3-0.6b decode, q8_0, 1 thread) +3-5% against no prefetch, where 1 KiB and 2 KiB ahead did
  * less and 1 KiB with T0 did worse. Non-temporal (locality 0): the weights are read once, so they should not
