@@ -10,7 +10,8 @@
 #define GUARD 64
 #define MAXN 20000
 #define BUFN ((MAXN + 2 * GUARD + 128 + 63) / 64 * 64) /* aligned_alloc wants a multiple of the alignment */
-static const size_t sizes[] = { 0, 1, 7, 8, 31, 63, 64, 65, 127, 255, 511, 512, 513, 1023, 4095, 4097, 12345, MAXN };
+static const size_t sizes[] = { 0,   1,   7,   8,   31,   63,   64,   65,   127,   255,
+                                511, 512, 513, 1023, 2049, 4095, 4097, 12345, MAXN };
 
 static void fill(uint8_t *p, size_t n, unsigned seed)
 {
@@ -70,6 +71,37 @@ Test(memread, read_kernels_match_the_oracle)
     }
     cr_assert_geq(tested, 1);
     free(buf);
+}
+
+/* Every size across a few whole steps of the multi-stream kernels (*-4s: 4 streams of up to 128-byte steps):
+ * each split into quarters and a tail under 4 steps, so a tail byte skipped or also read by a stream shows. */
+Test(memread, read_kernels_match_the_oracle_across_the_stream_split)
+{
+    uint8_t *buf = alloc_buf();
+    fill(buf, BUFN, 11);
+    static const size_t offs[] = { 0, 1, 31, 63 };
+    for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
+            continue;
+        for (size_t n = 3 * 512; n <= 5 * 512 + 64; n++)
+            for (size_t o = 0; o < sizeof offs / sizeof *offs; o++) {
+                const uint8_t *p = buf + GUARD + offs[o];
+                cr_assert_eq(k->fn(NULL, p, n), pb_memsum(p, n), "%s size %zu offset %zu", k->name, n, offs[o]);
+            }
+    }
+    free(buf);
+}
+
+Test(memread, the_decode_read_pattern_is_in_the_table)
+{
+#if defined(__x86_64__)
+    static const char *const names[] = { "avx2-4s", "avx512-4s" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const pb_memkern *k = pb_memkern_find(names[i]);
+        cr_assert_not_null(k, "%s", names[i]);
+        cr_assert_eq(k->op, PB_MEMOP_READ, "%s", names[i]);
+    }
+#endif
 }
 
 Test(memread, copy_kernels_copy_exactly_the_range)

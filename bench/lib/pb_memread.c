@@ -153,10 +153,14 @@ const pb_memkern pb_memkerns[] = {
     PB_K("avx2", PB_MEMOP_READ, "avx2", pb_isa_avx2, pb_memread_avx2, 1, "256-bit loads, 4 accumulators"),
     PB_K("avx2-nt", PB_MEMOP_READ, "avx2", pb_isa_avx2, pb_memread_avx2_nt, 1,
          "256-bit streaming loads (vmovntdqa), 4 accumulators"),
+    PB_K("avx2-4s", PB_MEMOP_READ, "avx2", pb_isa_avx2, pb_memread_avx2_4s, 1,
+         "256-bit loads on 4 streams a quarter apart, NTA prefetch 1.5 KiB ahead, 2 accumulators each"),
     PB_K("avx512", PB_MEMOP_READ, "avx512f+avx512bw", pb_isa_avx512, pb_memread_avx512, 1,
          "512-bit loads, 8 accumulators"),
     PB_K("avx512-nt", PB_MEMOP_READ, "avx512f+avx512bw", pb_isa_avx512, pb_memread_avx512_nt, 1,
          "512-bit streaming loads (vmovntdqa), 8 accumulators"),
+    PB_K("avx512-4s", PB_MEMOP_READ, "avx512f+avx512bw", pb_isa_avx512, pb_memread_avx512_4s, 1,
+         "512-bit loads on 4 streams a quarter apart, NTA prefetch 1.5 KiB ahead, 2 accumulators each"),
 #endif
     PB_K("copy-scalar", PB_MEMOP_COPY, "", pb_isa_none, pb_memcopy_scalar, 2, "64-bit loads and stores"),
 #if defined(__x86_64__)

@@ -6,9 +6,11 @@
 #include <immintrin.h>
 #include <stdbool.h>
 
+#include "kern_impl.h" /* kern_prefetch_stream: the decode passes' prefetch, so the floor reads as they do */
 #include "pb_memread.h"
 
-#define PB_V 32 /* bytes per vector */
+#define PB_V 32    /* bytes per vector */
+#define PB_LINE 64 /* a cache line: what one prefetch fetches */
 
 static inline __m256i pb_sad(__m256i v) { return _mm256_sad_epu8(v, _mm256_setzero_si256()); }
 
@@ -53,6 +55,38 @@ uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
     return pb_read(src, bytes, true);
+}
+
+/* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: PB_MR_STREAMS streams a quarter of
+ * the range apart, each asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. A step
+ * is one line per stream (two vectors) from the 64-byte aligned start, so every load is aligned and each
+ * line gets one prefetch; head and tail go through pb_read once each. */
+uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    const uint8_t *p = src;
+    size_t head = pb_mem_head(p, PB_LINE, bytes), quarter = (bytes - head) / PB_MR_STREAMS / PB_LINE * PB_LINE;
+    uint64_t sum = pb_memsum_tail(p, head);
+    const uint8_t *s0 = p + head, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (size_t i = 0; i < quarter; i += PB_LINE) {
+        kern_prefetch_stream(s0 + i);
+        kern_prefetch_stream(s1 + i);
+        kern_prefetch_stream(s2 + i);
+        kern_prefetch_stream(s3 + i);
+        a0 = _mm256_add_epi64(a0, pb_sad(pb_load(s0 + i, false)));
+        a1 = _mm256_add_epi64(a1, pb_sad(pb_load(s0 + i + PB_V, false)));
+        a2 = _mm256_add_epi64(a2, pb_sad(pb_load(s1 + i, false)));
+        a3 = _mm256_add_epi64(a3, pb_sad(pb_load(s1 + i + PB_V, false)));
+        a4 = _mm256_add_epi64(a4, pb_sad(pb_load(s2 + i, false)));
+        a5 = _mm256_add_epi64(a5, pb_sad(pb_load(s2 + i + PB_V, false)));
+        a6 = _mm256_add_epi64(a6, pb_sad(pb_load(s3 + i, false)));
+        a7 = _mm256_add_epi64(a7, pb_sad(pb_load(s3 + i + PB_V, false)));
+    }
+    sum += pb_hsum(_mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3)),
+                                    _mm256_add_epi64(_mm256_add_epi64(a4, a5), _mm256_add_epi64(a6, a7))));
+    size_t done = head + PB_MR_STREAMS * quarter;
+    return sum + pb_read(p + done, bytes - done, false);
 }
 
 /* Aligned on the destination (non-temporal stores need it); the source is loaded unaligned. */

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #include <stdbool.h>
 
+#include "kern_impl.h" /* kern_prefetch_stream: the decode passes' prefetch, so the floor reads as they do */
 #include "pb_memread.h"
 
 #define PB_V 64 /* bytes per vector: one cache line */
@@ -53,6 +54,45 @@ uint64_t pb_memread_avx512_nt(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
     return pb_read(src, bytes, true);
+}
+
+_Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s kernels prefetch 1.5 KiB ahead");
+
+/* The decode passes' read pattern (kern_avx512.c): PB_MR_STREAMS streams a quarter of the range apart, each
+ * asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. Each quarter is a whole number
+ * of steps (two lines) from the 64-byte aligned start, so every load is aligned; the head before it and the
+ * tail after the fourth quarter (under PB_MR_STREAMS steps) go through pb_read once each. */
+uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    const uint8_t *p = src;
+    size_t head = pb_mem_head(p, PB_V, bytes), quarter = (bytes - head) / PB_MR_STREAMS / (2 * PB_V) * (2 * PB_V);
+    uint64_t sum = pb_memsum_tail(p, head);
+    const uint8_t *s0 = p + head, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (size_t i = 0; i < quarter; i += 2 * PB_V) {
+        kern_prefetch_stream(s0 + i);
+        kern_prefetch_stream(s0 + i + PB_V);
+        kern_prefetch_stream(s1 + i);
+        kern_prefetch_stream(s1 + i + PB_V);
+        kern_prefetch_stream(s2 + i);
+        kern_prefetch_stream(s2 + i + PB_V);
+        kern_prefetch_stream(s3 + i);
+        kern_prefetch_stream(s3 + i + PB_V);
+        a0 = _mm512_add_epi64(a0, pb_sad(pb_load(s0 + i, false)));
+        a1 = _mm512_add_epi64(a1, pb_sad(pb_load(s0 + i + PB_V, false)));
+        a2 = _mm512_add_epi64(a2, pb_sad(pb_load(s1 + i, false)));
+        a3 = _mm512_add_epi64(a3, pb_sad(pb_load(s1 + i + PB_V, false)));
+        a4 = _mm512_add_epi64(a4, pb_sad(pb_load(s2 + i, false)));
+        a5 = _mm512_add_epi64(a5, pb_sad(pb_load(s2 + i + PB_V, false)));
+        a6 = _mm512_add_epi64(a6, pb_sad(pb_load(s3 + i, false)));
+        a7 = _mm512_add_epi64(a7, pb_sad(pb_load(s3 + i + PB_V, false)));
+    }
+    __m512i a = _mm512_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3)),
+                                 _mm512_add_epi64(_mm512_add_epi64(a4, a5), _mm512_add_epi64(a6, a7)));
+    sum += (uint64_t)_mm512_reduce_add_epi64(a);
+    size_t done = head + PB_MR_STREAMS * quarter;
+    return sum + pb_read(p + done, bytes - done, false);
 }
 
 static inline void pb_store(uint8_t *d, __m512i v, bool nt)
