@@ -140,7 +140,8 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, dx), acc);
 }
 
-#define PAIR_PASS(name, block_t, codes)                                                                       \
+/* pf: whether the pass prefetches its streams (kern_impl.h); the arithmetic is the same either way. */
+#define PAIR_PASS(name, block_t, codes, pf)                                                                   \
     INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,     \
                             size_t ys)                                                                    \
     {                                                                                                         \
@@ -157,7 +158,8 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const block_t *blk = (const block_t *)row_ptr(w, rs, r) + b;                                  \
-                kern_prefetch_stream(blk);                                                                    \
+                if (pf)                                                                                       \
+                    kern_prefetch_stream(blk);                                                                \
                 __m512 dw = half_pair(blk[0].d, blk[1].d);                                                    \
                 acc[r] = pair_step(codes(blk, 1), dw, x, s, d, acc[r]);                                       \
             }                                                                                                 \
@@ -223,12 +225,16 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
         }                                                                                                     \
     }
 
-PAIR_PASS(q8_0, block_q8_0, q8_0_codes)
-PAIR_PASS(q4_0, block_q4_0, q4_0_codes)
+PAIR_PASS(q8_0, block_q8_0, q8_0_codes, 1)
+PAIR_PASS(q4_0, block_q4_0, q4_0_codes, 1)
+PAIR_PASS(q8_0_cached, block_q8_0, q8_0_codes, 0)
+PAIR_PASS(q4_0_cached, block_q4_0, q4_0_codes, 0)
 PAIR_BATCH_PASS(q8_0, block_q8_0, q8_0_codes)
 PAIR_BATCH_PASS(q4_0, block_q4_0, q4_0_codes)
 KERN512_ROWS_FN(q8_0)
 KERN512_ROWS_FN(q4_0)
+KERN512_ROWS_FN(q8_0_cached)
+KERN512_ROWS_FN(q4_0_cached)
 
 /* ---- q1_0: one block (128 = two 64-quant halves) a step; a bit becomes 2 or 0, the seed subtracts 1 ---- */
 
@@ -318,6 +324,10 @@ const kern_isa kern_isa_avx512 = {
         [KERN_Q4_0] = rows_q4_0,
         [KERN_Q1_0] = rows_q1_0,
         [KERN_TQ2_0] = rows_tq2_0,
+    },
+    .rows_cached = {
+        [KERN_Q8_0] = rows_q8_0_cached,
+        [KERN_Q4_0] = rows_q4_0_cached,
     },
     .batch = {
         [KERN_Q8_0] = batch_q8_0,

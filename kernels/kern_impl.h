@@ -46,6 +46,9 @@ typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x);
  * activation quantizer per activation kind (NULL = the reference's), and its rows per pass. */
 typedef struct kern_isa {
     kern_rows_fn rows[KERN_FORMAT_COUNT];
+    /* The same rows without software prefetch, for a job whose weights are in cache (kern_job.cached);
+     * NULL: rows[] serves both. Same arithmetic, so the same bits. */
+    kern_rows_fn rows_cached[KERN_FORMAT_COUNT];
     kern_batch_fn batch[KERN_FORMAT_COUNT]; /* NULL: the matmul applies rows[] once per activation row */
     kern_act_fn act[KERN_ACT_KINDS];
     int rows_per_pass;

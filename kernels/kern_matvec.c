@@ -39,7 +39,7 @@ void kern_job_rows(void *ctx, size_t r0, size_t r1)
     const kern_job *job = ctx;
     const kern_act *a = job->act;
     const kern_isa *isa = kern_isa_unchecked(job->variant);
-    kern_rows_fn fn = isa->rows[job->fmt];
+    kern_rows_fn fn = job->cached && isa->rows_cached[job->fmt] ? isa->rows_cached[job->fmt] : isa->rows[job->fmt];
     size_t rb = (size_t)kern_format_matrix_bytes(job->fmt, 1, a->cols);
     const char *w = job->w;
     if (a->batch == 1) {

@@ -135,7 +135,9 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         goto out_free;
     fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
     kern_act_set(&act, x, (size_t)pt->batch);
-    kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap };
+    /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
+    kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap,
+                     .cached = pt->level != PB_KB_DRAM };
 
     if (pt->level != PB_KB_DRAM)
         touch(b->mem, pt->rows * rb);
