@@ -54,6 +54,8 @@ BINS    = $(patsubst bench/%.c,$(BUILD)/bin/%,$(BENCH_SRC))
 TESTBIN = $(BUILD)/bin/poolbench_tests
 TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
+# Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
+.SECONDARY:
 .PHONY: all deps test check asan-test tsan-test report clean fuzz help
 all: $(BINS)
 
