@@ -17,27 +17,7 @@
 #define KERN256_ROWS 4
 #define INLINE static inline __attribute__((always_inline))
 
-/* The rows driver. A pass computes KERN256_ROWS rows side by side, sharing each activation load among them.
- * The rows it takes are a quarter of the call's rows apart (i, i + q, i + 2q, i + 3q), so the weights
- * arrive as four long sequential streams: neighbours (i .. i+3) make short streams the hardware prefetcher
- * learns too late, 60% of the memory floor on Zen 5 where quarters reach 85-95%; in cache both shapes run
- * alike. The rest (n % KERN256_ROWS rows) goes one at a time through the same inline pass; a row has the same
- * instructions either way, so no result bit depends on how rows were grouped. */
-#define KERN256_ROWS_FN(name)                                                                                 \
-    static void rows_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)        \
-    {                                                                                                         \
-        const char *wr = w;                                                                                   \
-        size_t q = n / KERN256_ROWS;                                                                          \
-        for (size_t i = 0; i < q; i++)                                                                        \
-            pass_##name(wr + i * rb, q * rb, KERN256_ROWS, a, m, y + i, q);                                   \
-        for (size_t i = q * KERN256_ROWS; i < n; i++)                                                         \
-            pass_##name(wr + i * rb, rb, 1, a, m, y + i, 1);                                                  \
-    }
-
-static const char *row_ptr(const char *w, size_t rb, int r)
-{
-    return w + (size_t)r * rb;
-}
+#define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
 
 /* The sum of 8 floats, in one fixed order. */
 INLINE float hsum8(__m256 v)
@@ -79,7 +59,7 @@ INLINE __m256 load8_f16(const kern_half *p)
             __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);                             \
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
-                const wtype *wp = (const wtype *)row_ptr(w, rs, r) + i;                                       \
+                const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
                 acc0[r] = _mm256_fmadd_ps(load8(wp), x0, acc0[r]);                                            \
                 acc1[r] = _mm256_fmadd_ps(load8(wp + 8), x1, acc1[r]);                                        \
             }                                                                                                 \
@@ -92,7 +72,7 @@ INLINE __m256 load8_f16(const kern_half *p)
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 wtype wt[16] = { 0 };                                                                         \
-                memcpy(wt, (const wtype *)row_ptr(w, rs, r) + i, left * sizeof(wtype));                       \
+                memcpy(wt, (const wtype *)kern_row_ptr(w, rs, r) + i, left * sizeof(wtype));                       \
                 acc0[r] = _mm256_fmadd_ps(load8(wt), x0, acc0[r]);                                            \
                 acc1[r] = _mm256_fmadd_ps(load8(wt + 8), x1, acc1[r]);                                        \
             }                                                                                                 \
@@ -120,7 +100,7 @@ INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a,
         __m256i x = _mm256_loadu_si256((const __m256i *)(xq + b * QK8_0));
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
-            const block_q8_0 *blk = (const block_q8_0 *)row_ptr(w, rs, r) + b;
+            const block_q8_0 *blk = (const block_q8_0 *)kern_row_ptr(w, rs, r) + b;
             kern_prefetch_stream(blk);
             __m256i q = _mm256_loadu_si256((const __m256i *)blk->qs);
             __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(x, q));
@@ -154,7 +134,7 @@ INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a,
         __m256i s8 = _mm256_loadu_si256((const __m256i *)(seed + b * (QK4_0 / 4))); /* -8 x sums */
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
-            const block_q4_0 *blk = (const block_q4_0 *)row_ptr(w, rs, r) + b;
+            const block_q4_0 *blk = (const block_q4_0 *)kern_row_ptr(w, rs, r) + b;
             __m128i v = _mm_loadu_si128((const __m128i *)blk->qs);
             __m256i u = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(v, low4)),
                                                 _mm_and_si128(_mm_srli_epi16(v, 4), low4), 1);
@@ -204,7 +184,7 @@ INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a,
             float dx0 = dx[e / QK8_0], dx1 = dx[e / QK8_0 + 1];
 #pragma GCC unroll 4
             for (int r = 0; r < nr; r++) {
-                const block_q1_0 *blk = (const block_q1_0 *)row_ptr(w, rs, r) + b;
+                const block_q1_0 *blk = (const block_q1_0 *)kern_row_ptr(w, rs, r) + b;
                 float dw = _cvtsh_ss(blk->d);
                 __m256i p0 = _mm256_add_epi32(madd_pairs(_mm256_maddubs_epi16(q1_0_codes(blk->qs + 4 * k), x0)), s0);
                 __m256i p1 =
@@ -239,7 +219,7 @@ INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a
         __m256i seed = _mm256_setr_epi32(ns[b], 0, 0, 0, 0, 0, 0, 0);
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
-            const block_tq2_0 *blk = (const block_tq2_0 *)row_ptr(w, rs, r) + b;
+            const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
             /* int16 pair sums stay small (8 steps x 2 x 2 x 127 < 32767), so they add before widening */
             __m256i p16 = _mm256_setzero_si256();
             for (int h = 0; h < 2; h++) {

@@ -19,27 +19,7 @@
 #define KERN512_ROWS 4
 #define INLINE static inline __attribute__((always_inline))
 
-/* The rows driver. A pass computes KERN512_ROWS rows side by side, sharing each activation load among them.
- * The rows it takes are a quarter of the call's rows apart (i, i + q, i + 2q, i + 3q), so the weights
- * arrive as four long sequential streams: neighbours (i .. i+3) make short streams the hardware prefetcher
- * learns too late, 60% of the memory floor on Zen 5 where quarters reach 85-95%; in cache both shapes run
- * alike. The rest (n % KERN512_ROWS rows) goes one at a time through the same inline pass; a row has the same
- * instructions either way, so no result bit depends on how rows were grouped. */
-#define KERN512_ROWS_FN(name)                                                                                 \
-    static void rows_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)        \
-    {                                                                                                         \
-        const char *wr = w;                                                                                   \
-        size_t q = n / KERN512_ROWS;                                                                          \
-        for (size_t i = 0; i < q; i++)                                                                        \
-            pass_##name(wr + i * rb, q * rb, KERN512_ROWS, a, m, y + i, q);                                   \
-        for (size_t i = q * KERN512_ROWS; i < n; i++)                                                         \
-            pass_##name(wr + i * rb, rb, 1, a, m, y + i, 1);                                                  \
-    }
-
-static const char *row_ptr(const char *w, size_t rb, int r)
-{
-    return w + (size_t)r * rb;
-}
+#define KERN512_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN512_ROWS) /* kern_impl.h */
 
 /* The halves h0 (lanes 0-7) and h1 (lanes 8-15) as floats: a block pair's scales. */
 INLINE __m512 half_pair(kern_half h0, kern_half h1)
@@ -79,7 +59,7 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
             __m512 x0 = _mm512_loadu_ps(x + i), x1 = _mm512_loadu_ps(x + i + 16);                            \
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
-                const wtype *wp = (const wtype *)row_ptr(w, rs, r) + i;                                       \
+                const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
                 acc0[r] = _mm512_fmadd_ps(load(wp, 0xFFFF), x0, acc0[r]);                                    \
                 acc1[r] = _mm512_fmadd_ps(load(wp + 16, 0xFFFF), x1, acc1[r]);                               \
             }                                                                                                 \
@@ -89,7 +69,7 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
             __m512 x0 = load_f32(x + i, k0), x1 = load_f32(x + i + 16, k1);                                   \
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
-                const wtype *wp = (const wtype *)row_ptr(w, rs, r) + i;                                       \
+                const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
                 acc0[r] = _mm512_fmadd_ps(load(wp, k0), x0, acc0[r]);                                        \
                 acc1[r] = _mm512_fmadd_ps(load(wp + 16, k1), x1, acc1[r]);                                   \
             }                                                                                                 \
@@ -157,7 +137,7 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
             __m512 d = _mm512_loadu_ps(dx + b * 8);                                                           \
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
-                const block_t *blk = (const block_t *)row_ptr(w, rs, r) + b;                                  \
+                const block_t *blk = (const block_t *)kern_row_ptr(w, rs, r) + b;                                  \
                 if (pf)                                                                                       \
                     kern_prefetch_stream(blk);                                                                \
                 __m512 dw = half_pair(blk[0].d, blk[1].d);                                                    \
@@ -170,7 +150,7 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
             __m512 d = _mm512_maskz_loadu_ps(LOWER8, dx + b * 8);                                             \
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
-                const block_t *blk = (const block_t *)row_ptr(w, rs, r) + b;                                  \
+                const block_t *blk = (const block_t *)kern_row_ptr(w, rs, r) + b;                                  \
                 acc[r] = pair_step(codes(blk, 0), half_pair(blk[0].d, 0), x, s, d, acc[r]);                   \
             }                                                                                                 \
         }                                                                                                     \
@@ -263,7 +243,7 @@ INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a,
         __m512 d0 = _mm512_loadu_ps(dx + b * 32), d1 = _mm512_loadu_ps(dx + b * 32 + 16);
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
-            const block_q1_0 *blk = (const block_q1_0 *)row_ptr(w, rs, r) + b;
+            const block_q1_0 *blk = (const block_q1_0 *)kern_row_ptr(w, rs, r) + b;
             __m512 dw = _mm512_set1_ps(_cvtsh_ss(blk->d));
             acc0[r] = q1_0_half(blk->qs, x0, s0, _mm512_mul_ps(d0, dw), acc0[r]);
             acc1[r] = q1_0_half(blk->qs + 8, x1, s1, _mm512_mul_ps(d1, dw), acc1[r]);
@@ -298,7 +278,7 @@ INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a
         __m512i seed = _mm512_zextsi128_si512(_mm_cvtsi32_si128(ns[b]));
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
-            const block_tq2_0 *blk = (const block_tq2_0 *)row_ptr(w, rs, r) + b;
+            const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
             __m512i q = _mm512_loadu_si512(blk->qs);
             /* two dependency chains, joined at the end */
             __m512i sa = _mm512_dpbusd_epi32(seed, _mm512_and_si512(q, three), x0);
