@@ -50,35 +50,4 @@ static int32_t quant_block(const float *x, int n, kern_inv s, int8_t *q, int32_t
     return _mm512_reduce_add_epi32(total);
 }
 
-void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x)
-{
-    size_t nb = a->cols / QK8_0;
-    block_q8_0 *blk = a->q8 + m * nb;
-    int8_t *qs = a->qs + m * a->cols;
-    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
-    for (size_t b = 0; b < nb; b++) {
-        kern_inv s = kern_q8_0_scale(amax_of(x + b * QK8_0, QK8_0));
-        a->nsumb[m * nb + b] = quant_block(x + b * QK8_0, QK8_0, s, qs + b * QK8_0, nsum4 + b * (QK8_0 / 4));
-        blk[b].d = kern_float_to_half(s.d);
-        memcpy(blk[b].qs, qs + b * QK8_0, QK8_0);
-        a->scale[m * nb + b] = kern_h2f(blk[b].d);
-    }
-}
-
-void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x)
-{
-    size_t nb = a->cols / QK_K;
-    block_q8_K *blk = a->q8k + m * nb;
-    int8_t *qs = a->qs + m * a->cols;
-    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
-    for (size_t b = 0; b < nb; b++) {
-        kern_inv s = kern_q8_K_scale(amax_of(x + b * QK_K, QK_K));
-        int32_t *n4 = nsum4 + b * (QK_K / 4);
-        a->nsumb[m * nb + b] = quant_block(x + b * QK_K, QK_K, s, qs + b * QK_K, n4);
-        blk[b].d = s.d;
-        memcpy(blk[b].qs, qs + b * QK_K, QK_K);
-        for (int i = 0; i < QK_K / 16; i++)
-            blk[b].bsums[i] = (int16_t)-(n4[4 * i] + n4[4 * i + 1] + n4[4 * i + 2] + n4[4 * i + 3]);
-        a->scale[m * nb + b] = s.d;
-    }
-}
+KERN_ACT_DRIVERS(avx512) /* kern_impl.h */

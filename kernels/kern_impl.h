@@ -240,4 +240,41 @@ static inline const int32_t *kern_act_nsum4(const kern_act *a, size_t m)
     return a->nsum4 + m * (a->cols / 4);
 }
 
+/* The activation row drivers of a SIMD variant, expanded once in each kern_act_<isa>.c, where amax_of (the
+ * block's largest |x|) and quant_block (quants, minus the sums per 4, returns minus the block's sum) are that
+ * ISA's static helpers. Per block: the scale from the reference's rule, the quants in ggml's block and in the
+ * back-to-back copy, the scale as the kernels read it; q8_K also fills bsums from the sums per 4. */
+#define KERN_ACT_DRIVERS(isa)                                                                                 \
+    void kern_act_q8_0_##isa(kern_act *a, size_t m, const float *x)                                          \
+    {                                                                                                         \
+        size_t nb = a->cols / QK8_0;                                                                          \
+        block_q8_0 *blk = a->q8 + m * nb;                                                                     \
+        int8_t *qs = a->qs + m * a->cols;                                                                     \
+        int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);                                                        \
+        for (size_t b = 0; b < nb; b++) {                                                                     \
+            kern_inv s = kern_q8_0_scale(amax_of(x + b * QK8_0, QK8_0));                                      \
+            a->nsumb[m * nb + b] = quant_block(x + b * QK8_0, QK8_0, s, qs + b * QK8_0, nsum4 + b * (QK8_0 / 4)); \
+            blk[b].d = kern_float_to_half(s.d);                                                               \
+            memcpy(blk[b].qs, qs + b * QK8_0, QK8_0);                                                         \
+            a->scale[m * nb + b] = kern_h2f(blk[b].d);                                                        \
+        }                                                                                                     \
+    }                                                                                                         \
+    void kern_act_q8_K_##isa(kern_act *a, size_t m, const float *x)                                          \
+    {                                                                                                         \
+        size_t nb = a->cols / QK_K;                                                                           \
+        block_q8_K *blk = a->q8k + m * nb;                                                                    \
+        int8_t *qs = a->qs + m * a->cols;                                                                     \
+        int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);                                                        \
+        for (size_t b = 0; b < nb; b++) {                                                                     \
+            kern_inv s = kern_q8_K_scale(amax_of(x + b * QK_K, QK_K));                                        \
+            int32_t *n4 = nsum4 + b * (QK_K / 4);                                                             \
+            a->nsumb[m * nb + b] = quant_block(x + b * QK_K, QK_K, s, qs + b * QK_K, n4);                     \
+            blk[b].d = s.d;                                                                                   \
+            memcpy(blk[b].qs, qs + b * QK_K, QK_K);                                                           \
+            for (int i = 0; i < QK_K / 16; i++)                                                               \
+                blk[b].bsums[i] = (int16_t)-(n4[4 * i] + n4[4 * i + 1] + n4[4 * i + 2] + n4[4 * i + 3]);     \
+            a->scale[m * nb + b] = s.d;                                                                       \
+        }                                                                                                     \
+    }
+
 #endif
