@@ -162,6 +162,15 @@ void kern_act_free(kern_act *a);
 int kern_act_set(kern_act *a, const float *x, size_t batch);
 /* The same with a given variant's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */
 int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v);
+/* Columns per activation block for weights of format f: 32 (q8_0 activations), 256 (q8_K), 1 (f32 kept as
+ * is); 0 for an unknown format. */
+size_t kern_act_block(kern_format f);
+/* Prepares only columns c0..c1 of rows 0..batch-1 (x: the full batch x cols rows), with kern_act_set's
+ * quantizer and bytes: threads that each produced a slice of the activation can quantize their own slices of
+ * one kern_act concurrently (disjoint slices write disjoint bytes). c0 and c1 must be multiples of
+ * kern_act_block. Leaves a->batch alone: whoever starts the slices sets it, before, on one thread. 0, or -1
+ * with errno EINVAL. */
+int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1);
 
 /* ---- matvec / matmul ---- */
 

@@ -82,40 +82,39 @@ static void set_derived(kern_act *a, size_t m, size_t b, size_t n, const int8_t 
     a->nsumb[m * nb + b] = sum;
 }
 
-void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x)
+void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)
 {
-    size_t nb = a->cols / QK8_0;
-    block_q8_0 *q = a->q8 + m * nb;
-    kern_quantize_row_q8_0(x, q, a->cols);
-    for (size_t b = 0; b < nb; b++)
+    block_q8_0 *q = a->q8 + m * (a->cols / QK8_0);
+    kern_quantize_row_q8_0(x + b0 * QK8_0, q + b0, (b1 - b0) * QK8_0); /* ggml's quantizer is block by block */
+    for (size_t b = b0; b < b1; b++)
         set_derived(a, m, b, QK8_0, q[b].qs, kern_h2f(q[b].d));
 }
 
-void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x)
+void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)
 {
-    size_t nb = a->cols / QK_K;
-    block_q8_K *q = a->q8k + m * nb;
-    kern_quantize_row_q8_K(x, q, a->cols);
-    for (size_t b = 0; b < nb; b++)
+    block_q8_K *q = a->q8k + m * (a->cols / QK_K);
+    kern_quantize_row_q8_K(x + b0 * QK_K, q + b0, (b1 - b0) * QK_K);
+    for (size_t b = b0; b < b1; b++)
         set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
 }
 
-/* The per-lane forms of row m (kern.h): plain loops over what the quantizer wrote, shared by every variant. */
-static void set_lanes(kern_act *a, size_t m)
+/* The per-lane forms of blocks b0..b1 of row m (kern.h): plain loops over what the quantizer wrote, shared by
+ * every variant. */
+static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
 {
     size_t n4 = a->cols / 4;
     if (a->q8) {
         const int32_t *nsum4 = a->nsum4 + m * n4;
         const float *scale = a->scale + m * (a->cols / QK8_0);
         int32_t offset = kern_traits_table[a->fmt].offset;
-        for (size_t i = 0; i < n4; i++) {
+        for (size_t i = b0 * (QK8_0 / 4); i < b1 * (QK8_0 / 4); i++) {
             a->seed4[m * n4 + i] = nsum4[i] * offset;
             a->dx4[m * n4 + i] = scale[i / (QK8_0 / 4)];
         }
     } else {
         const int8_t *qs = a->qs + m * a->cols;
         int8_t *qsp = a->qsp + m * a->cols;
-        for (size_t b = 0; b < a->cols / QK_K; b++)
+        for (size_t b = b0; b < b1; b++)
             for (int l = 0; l < 4; l++) {
                 memcpy(qsp + b * QK_K + 64 * l, qs + b * QK_K + 32 * l, 32);
                 memcpy(qsp + b * QK_K + 64 * l + 32, qs + b * QK_K + 128 + 32 * l, 32);
@@ -123,23 +122,32 @@ static void set_lanes(kern_act *a, size_t m)
     }
 }
 
-int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v)
+/* Columns c0..c1 (block multiples, checked by the callers) of rows 0..batch-1 with variant v's quantizer. */
+static int set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1, kern_variant v)
 {
-    if (batch == 0 || batch > a->cap)
-        return fail(EINVAL);
     const kern_isa *isa = kern_isa_get(v);
     if (!isa)
         return fail(ENOTSUP);
     kern_act_kind kind = kern_traits_table[a->fmt].act;
     kern_act_fn fn = isa->act[kind] ? isa->act[kind] : kern_isa_scalar.act[kind];
+    size_t blk = kern_act_block(a->fmt);
     for (size_t m = 0; m < batch; m++) {
         if (kind == KERN_ACT_F32)
-            memcpy(a->f32 + m * a->cols, x + m * a->cols, a->cols * sizeof(float));
+            memcpy(a->f32 + m * a->cols + c0, x + m * a->cols + c0, (c1 - c0) * sizeof(float));
         else {
-            fn(a, m, x + m * a->cols);
-            set_lanes(a, m);
+            fn(a, m, x + m * a->cols, c0 / blk, c1 / blk);
+            set_lanes(a, m, c0 / blk, c1 / blk);
         }
     }
+    return 0;
+}
+
+int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v)
+{
+    if (batch == 0 || batch > a->cap)
+        return fail(EINVAL);
+    if (set_cols(a, x, batch, 0, a->cols, v) != 0)
+        return -1;
     a->batch = batch;
     return 0;
 }
@@ -147,4 +155,27 @@ int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant
 int kern_act_set(kern_act *a, const float *x, size_t batch)
 {
     return kern_act_set_variant(a, x, batch, kern_variant_best());
+}
+
+size_t kern_act_block(kern_format f)
+{
+    const kern_format_info *fi = kern_format_get(f);
+    if (!fi)
+        return 0;
+    switch (kern_traits_table[f].act) {
+    case KERN_ACT_Q8_0:
+        return QK8_0;
+    case KERN_ACT_Q8_K:
+        return QK_K;
+    default:
+        return 1;
+    }
+}
+
+int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1)
+{
+    size_t blk = kern_act_block(a->fmt);
+    if (batch == 0 || batch > a->cap || c0 > c1 || c1 > a->cols || c0 % blk != 0 || c1 % blk != 0)
+        return fail(EINVAL);
+    return set_cols(a, x, batch, c0, c1, kern_variant_best());
 }

@@ -39,8 +39,10 @@ typedef void (*kern_batch_fn)(const void *w, size_t rb, size_t n, const kern_act
                               float *y, size_t ldy);
 #define KERN_BATCH_STEP 4
 
-/* Quantizes one activation row x into row m of a (ggml blocks and the derived arrays). */
-typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x);
+/* Quantizes blocks b0..b1 of one activation row x (the whole row: block b reads x + b x block) into row m of
+ * a (ggml blocks and the derived arrays). Writes only those blocks' entries, so threads may fill disjoint
+ * block ranges of one row. */
+typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 
 /* One ISA variant: a kernel per format (NULL = not implemented), a matmul kernel per format (optional), an
  * activation quantizer per activation kind (NULL = the reference's), and its rows per pass. */
@@ -55,13 +57,13 @@ typedef struct kern_isa {
 } kern_isa;
 
 /* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c). */
-void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x);
-void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x);
+void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
+void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 #if defined(__x86_64__)
-void kern_act_q8_0_avx2(kern_act *a, size_t m, const float *x);
-void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x);
-void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x);
-void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x);
+void kern_act_q8_0_avx2(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
+void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
+void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
+void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 #endif
 
 extern const kern_isa kern_isa_scalar;
@@ -245,13 +247,13 @@ static inline const int32_t *kern_act_nsum4(const kern_act *a, size_t m)
  * ISA's static helpers. Per block: the scale from the reference's rule, the quants in ggml's block and in the
  * back-to-back copy, the scale as the kernels read it; q8_K also fills bsums from the sums per 4. */
 #define KERN_ACT_DRIVERS(isa)                                                                                 \
-    void kern_act_q8_0_##isa(kern_act *a, size_t m, const float *x)                                          \
+    void kern_act_q8_0_##isa(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)                    \
     {                                                                                                         \
         size_t nb = a->cols / QK8_0;                                                                          \
         block_q8_0 *blk = a->q8 + m * nb;                                                                     \
         int8_t *qs = a->qs + m * a->cols;                                                                     \
         int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);                                                        \
-        for (size_t b = 0; b < nb; b++) {                                                                     \
+        for (size_t b = b0; b < b1; b++) {                                                                    \
             kern_inv s = kern_q8_0_scale(amax_of(x + b * QK8_0, QK8_0));                                      \
             a->nsumb[m * nb + b] = quant_block(x + b * QK8_0, QK8_0, s, qs + b * QK8_0, nsum4 + b * (QK8_0 / 4)); \
             blk[b].d = kern_float_to_half(s.d);                                                               \
@@ -259,13 +261,13 @@ static inline const int32_t *kern_act_nsum4(const kern_act *a, size_t m)
             a->scale[m * nb + b] = kern_h2f(blk[b].d);                                                        \
         }                                                                                                     \
     }                                                                                                         \
-    void kern_act_q8_K_##isa(kern_act *a, size_t m, const float *x)                                          \
+    void kern_act_q8_K_##isa(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)                    \
     {                                                                                                         \
         size_t nb = a->cols / QK_K;                                                                           \
         block_q8_K *blk = a->q8k + m * nb;                                                                    \
         int8_t *qs = a->qs + m * a->cols;                                                                     \
         int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);                                                        \
-        for (size_t b = 0; b < nb; b++) {                                                                     \
+        for (size_t b = b0; b < b1; b++) {                                                                    \
             kern_inv s = kern_q8_K_scale(amax_of(x + b * QK_K, QK_K));                                        \
             int32_t *n4 = nsum4 + b * (QK_K / 4);                                                             \
             a->nsumb[m * nb + b] = quant_block(x + b * QK_K, QK_K, s, qs + b * QK_K, n4);                     \

@@ -107,3 +107,64 @@ Test(kern_act, derived_arrays)
     cr_assert(memcmp(f.f32, two, sizeof two) == 0, "f32 activations are kept as given");
     kern_act_free(&f);
 }
+
+/* Every array of a, including the per-lane forms, equals b's over a->batch rows. */
+static void check_all_arrays(const kern_act *a, const kern_act *b, const char *what)
+{
+    size_t n = a->batch, cols = a->cols;
+    if (a->f32) {
+        cr_assert(memcmp(a->f32, b->f32, n * cols * sizeof(float)) == 0, "%s: floats differ", what);
+        return;
+    }
+    check_same(a, b, what, KERN_SCALAR);
+    if (a->seed4) {
+        cr_assert(memcmp(a->seed4, b->seed4, n * cols / 4 * sizeof(int32_t)) == 0, "%s: seed4 differ", what);
+        cr_assert(memcmp(a->dx4, b->dx4, n * cols / 4 * sizeof(float)) == 0, "%s: dx4 differ", what);
+    }
+    if (a->qsp)
+        cr_assert(memcmp(a->qsp, b->qsp, n * cols) == 0, "%s: qsp differ", what);
+}
+
+/* Slices set in any order (as threads would, each its own) give kern_act_set's bytes in every array. */
+Test(kern_act, column_slices_give_the_whole_rows_bytes)
+{
+    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_TQ2_0, KERN_F16 };
+    float *x = malloc(ACT_ROWS * ACT_COLS * sizeof(float));
+    kt_rng r = { .s = 91 };
+    kt_fill(&r, x, ACT_ROWS * ACT_COLS, -3.0f, 3.0f);
+    for (size_t fi = 0; fi < sizeof fs / sizeof fs[0]; fi++) {
+        size_t blk = kern_act_block(fs[fi]), nb = ACT_COLS / blk;
+        kern_act whole, sliced;
+        cr_assert_eq(kern_act_init(&whole, fs[fi], ACT_COLS, ACT_ROWS), 0);
+        cr_assert_eq(kern_act_init(&sliced, fs[fi], ACT_COLS, ACT_ROWS), 0);
+        cr_assert_eq(kern_act_set(&whole, x, ACT_ROWS), 0);
+        /* Slices of 1, 2, 3, ... blocks, set last slice first. */
+        size_t cut[64], nc = 0;
+        for (size_t b = 0, w = 1; b < nb; b += w++)
+            cut[nc++] = b;
+        cut[nc] = nb;
+        for (size_t i = nc; i-- > 0;)
+            cr_assert_eq(kern_act_set_cols(&sliced, x, ACT_ROWS, cut[i] * blk, cut[i + 1] * blk), 0);
+        cr_assert_eq(sliced.batch, 0, "set_cols must leave batch to the caller");
+        sliced.batch = ACT_ROWS;
+        check_all_arrays(&sliced, &whole, kern_format_names[fs[fi]]);
+        /* Not a block multiple, reversed, beyond the row, a batch out of range: EINVAL, nothing written. */
+        if (blk > 1) {
+            errno = 0;
+            cr_assert_eq(kern_act_set_cols(&sliced, x, ACT_ROWS, 1, blk), -1);
+            cr_assert_eq(errno, EINVAL);
+            cr_assert_eq(kern_act_set_cols(&sliced, x, ACT_ROWS, 0, blk + 1), -1);
+        }
+        cr_assert_eq(kern_act_set_cols(&sliced, x, ACT_ROWS, 2 * blk, blk), -1);
+        cr_assert_eq(kern_act_set_cols(&sliced, x, ACT_ROWS, 0, ACT_COLS + blk), -1);
+        cr_assert_eq(kern_act_set_cols(&sliced, x, 0, 0, blk), -1);
+        cr_assert_eq(kern_act_set_cols(&sliced, x, ACT_ROWS + 1, 0, blk), -1);
+        check_all_arrays(&sliced, &whole, "after the refused calls");
+        kern_act_free(&whole);
+        kern_act_free(&sliced);
+    }
+    cr_assert_eq(kern_act_block(KERN_Q8_0), 32);
+    cr_assert_eq(kern_act_block(KERN_TQ2_0), 256);
+    cr_assert_eq(kern_act_block(KERN_F32), 1);
+    free(x);
+}
