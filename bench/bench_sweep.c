@@ -26,7 +26,7 @@
 
 typedef struct sw_opts {
     long model;
-    pb_list formats, policies, threads, batches;
+    pb_list formats, policies, glues, threads, batches;
     const char *schedule, *cpus, *out, *run_dir;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
     bool quick;
@@ -68,6 +68,10 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
           .dflt = "all (spin,condvar,spawn with --quick)" },
         { .name = "schedule", .kind = PB_OPT_STRING, .dest = &o->schedule, .metavar = "LIST",
           .help = "row split of each matvec: static, dynamic:N (claims of N rows), comma-separated", .dflt = "static" },
+        { .name = "glue", .kind = PB_OPT_CHOICES, .dest = &o->glues, .choices = pb_glue_mode_names,
+          .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
+          "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization), or all",
+          .dflt = "fused" },
         { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
           .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8 (each within its core set)",
           .dflt = "1..the set's PUs (1..2 with --quick)" },
@@ -100,7 +104,7 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
         .opts = opts,
         .summary =
             "Decode-token budget of a model preset: every layer's q, k, v, o, gate, up, down matvecs in order, one\n"
-            "dispatch each, with the serial glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
+            "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (measured in the\n"
             "same run, or memory_floor.csv of --run-dir), busy % per pinned cpu, the core-to-core round trip.",
@@ -217,6 +221,8 @@ static void sw_defaults(sw_run *sr)
     }
     if (o->batches.n == 0)
         o->batches.v[o->batches.n++] = 1;
+    if (o->glues.n == 0)
+        o->glues.v[o->glues.n++] = PB_GLUE_FUSED;
     if (o->tokens == 0)
         o->tokens = o->quick ? 8 : 20;
     if (o->floor_passes == 0)
@@ -345,7 +351,7 @@ typedef struct sw_block {
     pb_floor floor;
 } sw_block;
 
-/* Every batch x policy x schedule at one (format, set, threads). */
+/* Every batch x policy x schedule x glue mode at one (format, set, threads). */
 static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint64_t t0)
 {
     int threads = b->place->n;
@@ -356,8 +362,9 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
             sw_fail("%s with %s, batch %zu: %s", kern_format_names[b->fmt], kern_variant_name(sr->variant), batch,
                     strerror(errno));
         for (int k = 0; k < sr->o.policies.n; k++) {
-            for (int s = 0; s < sr->nsched; s++) {
-                int kind = (int)sr->o.policies.v[k];
+            for (int sg = 0; sg < sr->nsched * sr->o.glues.n; sg++) { /* each schedule with each glue mode */
+                int kind = (int)sr->o.policies.v[k], s = sg / sr->o.glues.n;
+                d.glue = (pb_glue_mode)sr->o.glues.v[sg % sr->o.glues.n];
                 pb_sweep_row *r = sw_add(sr);
                 r->point = sr->nrows;
                 r->model = sr->model->name;
@@ -368,6 +375,7 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                     snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", sr->chunk[s]);
                 else
                     snprintf(r->schedule, sizeof r->schedule, "static");
+                r->glue = pb_glue_mode_names[d.glue];
                 r->cpuset = b->set->name;
                 r->threads = threads;
                 r->batch = (int)batch;
@@ -380,8 +388,8 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 else
                     r->floor = b->floor;
                 sw_describe(sr, b->place, r);
-                pb_progress(*done, total, t0, "%s %s %s threads=%d cpus=%s M=%zu", r->format, r->policy,
-                            r->schedule, threads, b->set->name, batch);
+                pb_progress(*done, total, t0, "%s %s %s %s glue threads=%d cpus=%s M=%zu", r->format, r->policy,
+                            r->schedule, r->glue, threads, b->set->name, batch);
                 r->rt_before = sw_roundtrip(sr, b->pair);
                 pb_exec ex;
                 if (pb_exec_open(&ex, kind, threads, b->place->cpu, sr->chunk[s], (unsigned)sr->o.spin_us) != 0)
@@ -418,7 +426,7 @@ static void sw_measure(sw_run *sr)
     for (int s = 0; s < sr->nsets; s++)
         for (int t = 0; t < o->threads.n; t++)
             total += o->threads.v[t] <= sr->set[s].cpus.n;
-    total *= o->formats.n * o->batches.n * o->policies.n * sr->nsched;
+    total *= o->formats.n * o->batches.n * o->policies.n * sr->nsched * o->glues.n;
     int done = 0;
     uint64_t t0 = pb_now_ns();
     static pb_cpulist build_place, place, pair;

@@ -1,6 +1,6 @@
 /* A decode token (pb_decode) on a tiny model: weights built on 1 or 3 threads are the same bytes, and one
  * token's lm_head outputs are bit-identical at 1 and N threads for every policy (OpenMP included) and both
- * schedules, for every format, at batch 1 and 3. */
+ * schedules and both glue modes (serial, fused), for every format, at batch 1 and 3. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,10 +22,11 @@ static void build(pb_decode_weights *w, kern_format f, int threads)
 }
 
 /* Logits of token 5 through an executor; returns a malloc'd copy. */
-static float *token(const pb_decode_weights *w, size_t batch, int kind, int threads, size_t chunk)
+static float *token(const pb_decode_weights *w, size_t batch, int kind, int threads, size_t chunk, pb_glue_mode glue)
 {
     pb_decode d;
     cr_assert_eq(pb_decode_init(&d, w, kern_variant_best(), batch), 0);
+    d.glue = glue;
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
@@ -59,7 +60,7 @@ Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 
         build(&w, (kern_format)f, 2);
         for (size_t b = 0; b < sizeof batches / sizeof *batches; b++) {
             size_t n = batches[b] * tiny.vocab;
-            float *ref = token(&w, batches[b], POOL_SPIN, 1, 0);
+            float *ref = token(&w, batches[b], POOL_SPIN, 1, 0, PB_GLUE_SERIAL);
             double rms = 0;
             for (size_t i = 0; i < n; i++) {
                 cr_assert(isfinite(ref[i]), "%s: logit %zu is %g", kern_format_names[f], i, ref[i]);
@@ -67,12 +68,18 @@ Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 
             }
             cr_assert(rms > 0, "%s: logits all zero", kern_format_names[f]);
             for (int kind = 0; kind < PB_DISPATCH_KINDS; kind++)
-                for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
-                    float *got = token(&w, batches[b], kind, 3, chunks[c]);
-                    cr_assert(memcmp(ref, got, n * sizeof *got) == 0, "%s M=%zu %s chunk %zu at 3 threads differs",
-                              kern_format_names[f], batches[b], pb_dispatch_kind_names[kind], chunks[c]);
-                    free(got);
-                }
+                for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+                    for (int g = 0; g < PB_GLUE_MODES; g++) {
+                        float *got = token(&w, batches[b], kind, 3, chunks[c], (pb_glue_mode)g);
+                        cr_assert(memcmp(ref, got, n * sizeof *got) == 0,
+                                  "%s M=%zu %s chunk %zu glue %s at 3 threads differs", kern_format_names[f],
+                                  batches[b], pb_dispatch_kind_names[kind], chunks[c], pb_glue_mode_names[g]);
+                        free(got);
+                    }
+            float *one = token(&w, batches[b], POOL_SPIN, 1, 0, PB_GLUE_FUSED);
+            cr_assert(memcmp(ref, one, n * sizeof *one) == 0, "%s M=%zu: fused at 1 thread differs",
+                      kern_format_names[f], batches[b]);
+            free(one);
             free(ref);
         }
         pb_decode_weights_free(&w);
@@ -83,7 +90,7 @@ Test(decode, tokens_differ_and_repeat)
 {
     pb_decode_weights w;
     build(&w, KERN_Q4_0, 1);
-    float *a = token(&w, 1, POOL_SPIN, 1, 0), *b = token(&w, 1, POOL_CONDVAR, 2, 0);
+    float *a = token(&w, 1, POOL_SPIN, 1, 0, PB_GLUE_SERIAL), *b = token(&w, 1, POOL_CONDVAR, 2, 0, PB_GLUE_FUSED);
     cr_assert(memcmp(a, b, tiny.vocab * sizeof *a) == 0, "the same token twice gives the same logits");
     pb_decode d;
     pb_exec e;

@@ -10,6 +10,7 @@
 #include "pb_exec.h"
 #include "pb_floor.h"
 #include "pb_glue.h"
+#include "pb_glue_impl.h"
 #include "pb_sweep.h"
 
 static float glue_rand(unsigned *s)
@@ -67,23 +68,34 @@ Test(glue, silu_mul_and_residual_match_reference)
     }
     g[0] = -100.0f; /* e^100 overflows a float: silu must still be -0, not NaN */
     g[1] = 100.0f;
+    g[2] = -87.5f; /* around the exponential's clamps */
+    g[3] = 88.5f;
+    g[4] = 0.0f;
+    g[5] = -1e-30f;
     pb_silu_mul(y, g, u, N);
     for (int i = 0; i < N; i++) {
         double ref = (double)g[i] / (1.0 + exp(-(double)g[i])) * u[i];
         cr_assert(isfinite(y[i]) && fabs(y[i] - ref) <= 1e-6 * fabs((double)g[i] * u[i]) + 1e-7,
                   "i=%d g=%g u=%g: %g vs %g", i, g[i], u[i], y[i], ref);
     }
+    /* The scalar form (any CPU) gives the dispatched path's bits. */
+    static float ys[N];
+    pb_silu_mul_scalar(ys, g, u, N);
+    cr_assert(memcmp(ys, y, sizeof y) == 0, "scalar and dispatched SiLU differ");
     pb_residual_add(x, y, N);
     for (int i = 0; i < N; i++)
         cr_assert(x[i] == x0[i] + y[i], "i=%d", i);
 }
 
-/* Each row exactly once, for every executor kind and schedule. */
+/* Each row exactly once, for every executor kind and schedule. hits[-1] counts ranges that start off the
+ * grain (hits[-2]). */
 static void count_rows(void *ctx, size_t r0, size_t r1)
 {
     int *hits = ctx;
     for (size_t r = r0; r < r1; r++)
         __atomic_fetch_add(&hits[r], 1, __ATOMIC_RELAXED);
+    if (r0 % (size_t)hits[-2] != 0)
+        __atomic_fetch_add(&hits[-1], 1, __ATOMIC_RELAXED);
 }
 
 Test(exec, rows_cover_every_row_once)
@@ -95,15 +107,22 @@ Test(exec, rows_cover_every_row_once)
             for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
                 pb_exec e;
                 cr_assert_eq(pb_exec_open(&e, kind, t, NULL, chunks[c], 0), 0);
-                for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
-                    int *hits = calloc(rows[r], sizeof *hits);
-                    pb_exec_rows(&e, rows[r], count_rows, hits);
-                    for (size_t i = 0; i < rows[r]; i++)
-                        cr_assert_eq(hits[i], 1, "%s t=%d chunk=%zu rows=%zu: row %zu hit %d times",
-                                     pb_dispatch_kind_names[kind], t, chunks[c], rows[r], i, hits[i]);
-                    free(hits);
-                }
-                cr_assert_eq(e.dispatches, 5);
+                for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
+                    for (int grain = 1; grain <= 32; grain *= 32) {
+                        int *mem = calloc(rows[r] + 2, sizeof *mem), *hits = mem + 2;
+                        hits[-2] = grain;
+                        if (grain == 1)
+                            pb_exec_rows(&e, rows[r], count_rows, hits);
+                        else
+                            pb_exec_rows_grain(&e, rows[r], (size_t)grain, count_rows, hits);
+                        for (size_t i = 0; i < rows[r]; i++)
+                            cr_assert_eq(hits[i], 1, "%s t=%d chunk=%zu rows=%zu grain=%d: row %zu hit %d times",
+                                         pb_dispatch_kind_names[kind], t, chunks[c], rows[r], grain, i, hits[i]);
+                        cr_assert_eq(hits[-1], 0, "%s t=%d chunk=%zu rows=%zu: a range off the grain of %d",
+                                     pb_dispatch_kind_names[kind], t, chunks[c], rows[r], grain);
+                        free(mem);
+                    }
+                cr_assert_eq(e.dispatches, 10);
                 pb_exec_close(&e);
             }
 }
@@ -206,4 +225,37 @@ Test(floor, measured_over_a_buffer)
     cr_expect(fl.kernel[0] != '\0');
     pb_exec_close(&e);
     free(buf);
+}
+
+/* Every slice of a row, at any offset and length (vector body, scalar tail), gives the whole row's bits: the
+ * fused decode computes SiLU over each thread's rows. And the exponential over its whole range: every float
+ * step of 1/64 in [-100, 100] against exp() in double. */
+Test(glue, silu_slices_and_range)
+{
+    enum { N = 301 };
+    static float g[N], u[N], whole[N], part[N];
+    unsigned seed = 11;
+    for (int i = 0; i < N; i++) {
+        g[i] = 20.0f * glue_rand(&seed);
+        u[i] = glue_rand(&seed);
+    }
+    pb_silu_mul(whole, g, u, N);
+    for (size_t a = 0; a < 20; a++)
+        for (size_t b = a; b <= N; b += 7) {
+            memset(part, 0, sizeof part);
+            pb_silu_mul(part + a, g + a, u + a, b - a);
+            cr_assert(memcmp(part + a, whole + a, (b - a) * sizeof(float)) == 0, "slice %zu..%zu differs", a, b);
+        }
+    enum { R = 12801 };
+    static float gr[R], one[R], yr[R];
+    for (int i = 0; i < R; i++) {
+        gr[i] = -100.0f + (float)i / 64.0f;
+        one[i] = 1.0f;
+    }
+    pb_silu_mul(yr, gr, one, R);
+    for (int i = 0; i < R; i++) {
+        double ref = (double)gr[i] / (1.0 + exp(-(double)gr[i]));
+        cr_assert(fabs(yr[i] - ref) <= 3e-7 * fabs(ref) + 1e-30 || (gr[i] < -87 && fabs(yr[i]) < 1e-35),
+                  "g=%g: %.9g vs %.9g", gr[i], yr[i], ref);
+    }
 }

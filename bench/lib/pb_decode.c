@@ -182,18 +182,62 @@ void pb_decode_free(pb_decode *d)
     memset(d, 0, sizeof *d);
 }
 
-/* One matvec (a matmul for batch > 1): one dispatch of ex. */
-static int pb_mv(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y)
+const char *const pb_glue_mode_names[PB_GLUE_MODES + 1] = { "serial", "fused", NULL };
+
+/* A matvec and the row-local glue fused after it (pb_decode.h): on rows r0..r1 of y, for every batch row,
+ * y = SiLU(gate) * y when gate is set, then the slice quantized into next when next is set. */
+typedef struct pb_fused {
+    kern_job job;
+    const float *gate; /* batch x job.rows, computed by the previous dispatch */
+    kern_act *next;    /* the next matvec's activation (cols = job.rows), its batch set before the dispatch */
+} pb_fused;
+
+static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
+{
+    /* ctx is pb_mv's pb_fused, alive for the whole dispatch; threads get disjoint row ranges, so they write
+     * disjoint slices of y and (r0, r1 whole activation blocks: pb_exec_rows_grain) disjoint blocks of next. */
+    const pb_fused *f = ctx;
+    kern_job_rows((void *)&f->job, r0, r1); /* void * for pool_rows_fn's sake: kern_job_rows only reads the job */
+    size_t batch = f->job.act->batch, ld = f->job.ldy;
+    if (f->gate)
+        for (size_t m = 0; m < batch; m++)
+            pb_silu_mul(f->job.y + m * ld + r0, f->gate + m * ld + r0, f->job.y + m * ld + r0, r1 - r0);
+    /* Cannot fail: pb_mv checked the batch, and r0, r1 are multiples of the block (the last one is rows, a
+     * multiple since next's kern_act_init accepted cols = rows). */
+    if (f->next)
+        (void)kern_act_set_cols(f->next, f->job.y, batch, r0, r1);
+}
+
+/* One matvec (a matmul for batch > 1): one dispatch of ex, with gate and next as in pb_fused (NULL: none). */
+static int pb_mv_fused(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y, const float *gate,
+                       kern_act *next)
 {
     const pb_decode_weights *w = d->w;
-    kern_job job = { .fmt = w->fmt, .variant = d->variant, .w = w->arena + w->off[i], .rows = (size_t)w->mv[i].rows,
-                     .act = a, .y = y, .ldy = (size_t)w->mv[i].rows };
-    if (kern_job_check(&job) != 0)
+    pb_fused f = { .job = { .fmt = w->fmt, .variant = d->variant, .w = w->arena + w->off[i],
+                            .rows = (size_t)w->mv[i].rows, .act = a, .y = y, .ldy = (size_t)w->mv[i].rows },
+                   .gate = gate, .next = next };
+    if (kern_job_check(&f.job) != 0)
         return -1;
+    if (next) {
+        if (next->cols != f.job.rows || a->batch > next->cap) {
+            errno = EINVAL;
+            return -1;
+        }
+        next->batch = a->batch; /* before the dispatch: its threads only read it */
+    }
+    size_t grain = d->glue == PB_GLUE_FUSED ? kern_act_block(w->fmt) : 1;
     uint64_t t0 = pb_now_ns();
-    pb_exec_rows(ex, job.rows, kern_job_rows, &job); /* the job is only read by kern_job_rows */
+    if (gate || next)
+        pb_exec_rows_grain(ex, f.job.rows, grain, pb_fused_rows, &f);
+    else /* the job is only read by kern_job_rows */
+        pb_exec_rows_grain(ex, f.job.rows, grain, kern_job_rows, &f.job);
     d->dispatch_ns += pb_now_ns() - t0;
     return 0;
+}
+
+static int pb_mv(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y)
+{
+    return pb_mv_fused(d, ex, i, a, y, NULL, NULL);
 }
 
 /* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into a. */
@@ -216,20 +260,29 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
             d->x[r * H + c] = pb_unit(&s);
     }
     int rc = 0;
+    bool fused = d->glue == PB_GLUE_FUSED;
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
         pb_norm(d, 2 * l, &d->act_hidden);
-        rc |= pb_mv(d, ex, b + MV_Q, &d->act_hidden, d->q);
+        if (fused)
+            rc |= pb_mv_fused(d, ex, b + MV_Q, &d->act_hidden, d->q, NULL, &d->act_q);
+        else
+            rc |= pb_mv(d, ex, b + MV_Q, &d->act_hidden, d->q);
         rc |= pb_mv(d, ex, b + MV_K, &d->act_hidden, d->kv);
         rc |= pb_mv(d, ex, b + MV_V, &d->act_hidden, d->kv);
-        kern_act_set(&d->act_q, d->q, M);
+        if (!fused)
+            kern_act_set(&d->act_q, d->q, M);
         rc |= pb_mv(d, ex, b + MV_O, &d->act_q, d->h);
         pb_residual_add(d->x, d->h, M * H);
         pb_norm(d, 2 * l + 1, &d->act_hidden);
         rc |= pb_mv(d, ex, b + MV_GATE, &d->act_hidden, d->g);
-        rc |= pb_mv(d, ex, b + MV_UP, &d->act_hidden, d->u);
-        pb_silu_mul(d->g, d->g, d->u, M * (size_t)m->ffn);
-        kern_act_set(&d->act_ffn, d->g, M);
+        if (fused) { /* u = SiLU(g) * u, quantized: down's input */
+            rc |= pb_mv_fused(d, ex, b + MV_UP, &d->act_hidden, d->u, d->g, &d->act_ffn);
+        } else {
+            rc |= pb_mv(d, ex, b + MV_UP, &d->act_hidden, d->u);
+            pb_silu_mul(d->u, d->g, d->u, M * (size_t)m->ffn);
+            kern_act_set(&d->act_ffn, d->u, M);
+        }
         rc |= pb_mv(d, ex, b + MV_DOWN, &d->act_ffn, d->h);
         pb_residual_add(d->x, d->h, M * H);
     }

@@ -13,7 +13,16 @@
  * Weights are synthetic: each row from a seeded generator keyed by (seed, matrix, row), quantized once into
  * one 2 MiB-aligned arena (THP requested) by the executor's threads, so the bits never depend on the thread
  * count, and the memory floor can be read over the very same pages. Outputs are bit-identical for any
- * executor, thread count and schedule (the kernels compute a row whole; the glue is serial). */
+ * executor, thread count, schedule and glue mode (the kernels compute a row whole; the glue of a value never
+ * depends on who computes it).
+ *
+ * Glue modes. serial: every line of glue above runs on the calling thread between dispatches, as the simplest
+ * engine does. fused: the glue that is row-local runs inside the dispatch that produced its rows, on the thread
+ * that computed them: q's slice quantized into o's activation, and SiLU(gate)·up plus its quantization into
+ * down's activation in up's dispatch (gate and up split alike, in whole activation blocks, so a thread's gate
+ * rows are its own). What needs a whole row (the norms' sum of squares) and the residual adds stay serial. At
+ * 2 threads on the 2-vCPU test machine serial glue was 7-10% of a token, mostly reading the other core's
+ * half of gate and up (24 KiB) where fused mode moves 3 KiB of quants. */
 #ifndef PB_DECODE_H
 #define PB_DECODE_H
 
@@ -47,6 +56,9 @@ int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format
                             pb_decode_progress_fn progress, void *pctx);
 void pb_decode_weights_free(pb_decode_weights *w);
 
+typedef enum pb_glue_mode { PB_GLUE_SERIAL, PB_GLUE_FUSED, PB_GLUE_MODES } pb_glue_mode;
+extern const char *const pb_glue_mode_names[PB_GLUE_MODES + 1]; /* "serial", "fused", NULL */
+
 /* A token's working state for batch rows (1..KERN_BATCH_MAX) and one kernel variant. */
 typedef struct pb_decode {
     const pb_decode_weights *w;
@@ -59,6 +71,7 @@ typedef struct pb_decode {
     float *g, *u;  /* batch x ffn */
     float *logits; /* batch x vocab */
     kern_act act_hidden, act_q, act_ffn;
+    pb_glue_mode glue;    /* serial after pb_decode_init; the caller may set it between tokens */
     uint64_t dispatch_ns; /* the last token's time inside dispatches; the rest of the token is serial glue */
 } pb_decode;
 

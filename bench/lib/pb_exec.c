@@ -72,6 +72,35 @@ void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx)
         pb_omp_rows(e->threads, rows, e->chunk, fn, ctx);
 }
 
+typedef struct pb_grain {
+    pool_rows_fn fn;
+    void *ctx;
+    size_t grain, rows;
+} pb_grain;
+
+static void pb_grain_rows(void *ctx, size_t u0, size_t u1)
+{
+    /* ctx is pb_exec_rows_grain's pb_grain, alive until the dispatch returns; only read here. */
+    const pb_grain *g = ctx;
+    size_t r1 = u1 * g->grain < g->rows ? u1 * g->grain : g->rows;
+    g->fn(g->ctx, u0 * g->grain, r1);
+}
+
+void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+{
+    if (grain <= 1) {
+        pb_exec_rows(e, rows, fn, ctx);
+        return;
+    }
+    pb_grain g = { .fn = fn, .ctx = ctx, .grain = grain, .rows = rows };
+    size_t units = (rows + grain - 1) / grain, chunk = e->chunk ? (e->chunk + grain - 1) / grain : 0;
+    e->dispatches++;
+    if (e->p)
+        pool_rows(e->p, units, chunk, pb_grain_rows, &g);
+    else
+        pb_omp_rows(e->threads, units, chunk, pb_grain_rows, &g);
+}
+
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx)
 {
     e->dispatches++;

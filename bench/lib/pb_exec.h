@@ -30,6 +30,10 @@ typedef struct pb_exec {
 int pb_exec_open(pb_exec *e, int kind, int threads, const int *cpus, size_t chunk, unsigned spin_us);
 /* Covers 0..rows with fn(ctx, r0, r1): one dispatch. */
 void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx);
+/* The same, split in multiples of grain rows: every range starts at a multiple of grain (the last may end
+ * short at rows). Static: pool_split over the ceil(rows / grain) units; dynamic:k claims ceil(k / grain) units.
+ * For work whose epilogue needs whole blocks (a slice quantized into an activation's blocks). grain > 0. */
+void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx);
 /* Every thread id 0..threads-1 calls fn(ctx, id, threads) once: one dispatch. */
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx);
 /* Destroys the pool, or unpins the OpenMP team and the caller. */

@@ -2,6 +2,9 @@
 #include "pb_glue.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "pb_glue_impl.h"
 
 void pb_rmsnorm(float *y, const float *x, const float *gamma, size_t n, float eps)
 {
@@ -14,10 +17,44 @@ void pb_rmsnorm(float *y, const float *x, const float *gamma, size_t n, float ep
         y[i] = x[i] * inv * gamma[i];
 }
 
-void pb_silu_mul(float *y, const float *g, const float *u, size_t n)
+/* e^t, pb_glue_impl.h's recipe. */
+static float pb_exp(float t)
+{
+    t = t < PB_EXP_LO ? PB_EXP_LO : t;
+    t = t > PB_EXP_HI ? PB_EXP_HI : t;
+    float n = rintf(t * PB_LOG2E); /* round to nearest even, as the vector round does */
+    float r = fmaf(n, -PB_LN2_HI, t);
+    r = fmaf(n, -PB_LN2_LO, r);
+    float p = fmaf(PB_EXP_C7, r, PB_EXP_C6);
+    p = fmaf(p, r, PB_EXP_C5);
+    p = fmaf(p, r, PB_EXP_C4);
+    p = fmaf(p, r, PB_EXP_C3);
+    p = fmaf(p, r, PB_EXP_C2);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    /* 2^n from its bits: n + 127 is in 1..254 after the clamp, a normal float's biased exponent. */
+    unsigned bits = (unsigned)((int)n + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        y[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+        y[i] = g[i] / (1.0f + pb_exp(-g[i])) * u[i];
+}
+
+void pb_silu_mul(float *y, const float *g, const float *u, size_t n)
+{
+#if defined(__x86_64__)
+    /* glibc's expf is ~3.5 ns a value here, half of a layer's serial glue in qwen3-0.6b; 8 lanes take ~1/10. */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        pb_silu_mul_avx2(y, g, u, n);
+        return;
+    }
+#endif
+    pb_silu_mul_scalar(y, g, u, n);
 }
 
 void pb_residual_add(float *x, const float *d, size_t n)

@@ -47,6 +47,7 @@ typedef struct pb_sweep_row {
     int point;                /* 1.. in measuring order; the key of cpu_util.csv */
     const char *model, *format, *kernel, *policy;
     char schedule[32];        /* "static", "dynamic:N" */
+    const char *glue;         /* pb_glue_mode_names: serial, fused */
     const char *cpuset;       /* the --cpus name */
     int threads, batch, tokens;
     char cpus[256];           /* the pinned OS cpu ids, space-separated, caller first */

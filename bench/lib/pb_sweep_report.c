@@ -26,8 +26,8 @@ static double pb_rt_mean(const pb_sweep_row *r)
 
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
 {
-    fprintf(f, "\n%-6s %-8s %-11s %-9s %3s %2s %8s %15s %6s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format", "policy",
-            "schedule", "cpuset", "thr", "M", "ms_med", "ms_min-max", "glue%", "tok/s", "GB/s", "floor", "%floor",
+    fprintf(f, "\n%-6s %-8s %-11s %-6s %-9s %3s %2s %8s %15s %6s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format",
+            "policy", "schedule", "glue", "cpuset", "thr", "M", "ms_med", "ms_min-max", "glue%", "tok/s", "GB/s", "floor", "%floor",
             "disp", "busy% mean[min-max]", "rt_ns", "place");
     int imbalanced = 0, unverified = 0, noisy = 0;
     for (int i = 0; i < n; i++) {
@@ -37,8 +37,8 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         snprintf(busy, sizeof busy, "%.0f [%.0f-%.0f]%s", r->m.busy_mean, r->m.busy_min, r->m.busy_max,
                  r->m.imbalance ? " !" : "");
         bool is_noisy = r->m.ms.spread > 0.25;
-        fprintf(f, "%-6s %-8s %-11s %-9s %3d %2d %8.2f %15s %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
-                r->format, r->policy, r->schedule, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
+        fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %8.2f %15s %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
+                r->format, r->policy, r->schedule, r->glue, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
                 100.0 * r->m.glue_ms.median / r->m.ms.median, pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
                 r->m.dispatches_per_token, busy, pb_rt_mean(r), r->placement, is_noisy ? "  noisy" : "",
                 r->verified ? "" : "  LOGITS DIFFER");
@@ -46,8 +46,9 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         unverified += !r->verified;
         noisy += is_noisy;
     }
-    fprintf(f, "\nms: per token (median and range over the timed tokens); glue%%: the token's serial time outside its "
-               "dispatches (norms, activation quantization, SiLU, adds);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
+    fprintf(f, "\nms: per token (median and range over the timed tokens); glue: serial (all glue on the calling thread) or "
+               "fused (row-local glue inside the dispatches);\nglue%%: the token's serial time outside its dispatches "
+               "(norms, adds; with serial glue also activation quantization and SiLU);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
                "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus just before the "
                "point (or memory_floor.csv: floor_source); %%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
                "over the timed tokens, mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
@@ -78,14 +79,15 @@ static const char *pb_csv_safe(const char *s, char *buf, size_t len)
     return buf;
 }
 
-/* The plot's line label of row i: its policy, plus each of format, schedule, core set and batch that takes
- * more than one value in the run (commas become ';' so the label needs no quoting). */
+/* The plot's line label of row i: its policy, plus each of format, schedule, glue, core set and batch that
+ * takes more than one value in the run (commas become ';' so the label needs no quoting). */
 static void pb_sweep_series(const pb_sweep_row *rows, int n, int i, char *buf, size_t len)
 {
-    bool vf = false, vs = false, vc = false, vb = false;
+    bool vf = false, vs = false, vg = false, vc = false, vb = false;
     for (int k = 1; k < n; k++) {
         vf |= strcmp(rows[k].format, rows[0].format) != 0;
         vs |= strcmp(rows[k].schedule, rows[0].schedule) != 0;
+        vg |= strcmp(rows[k].glue, rows[0].glue) != 0;
         vc |= strcmp(rows[k].cpuset, rows[0].cpuset) != 0;
         vb |= rows[k].batch != rows[0].batch;
     }
@@ -95,6 +97,8 @@ static void pb_sweep_series(const pb_sweep_row *rows, int n, int i, char *buf, s
         o += (size_t)snprintf(buf + o, len - o, " %s", r->format);
     if (vs && o < len)
         o += (size_t)snprintf(buf + o, len - o, " %s", r->schedule);
+    if (vg && o < len)
+        o += (size_t)snprintf(buf + o, len - o, " %s glue", r->glue);
     if (vc && o < len)
         o += (size_t)snprintf(buf + o, len - o, " cpus=%s", r->cpuset);
     if (vb && o < len)
@@ -104,7 +108,7 @@ static void pb_sweep_series(const pb_sweep_row *rows, int n, int i, char *buf, s
 }
 
 #define PB_SWEEP_HEADER                                                                                             \
-    "run_id,host,point,model,format,kernel,policy,schedule,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"       \
+    "run_id,host,point,model,format,kernel,policy,schedule,glue,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"  \
     "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
     "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,"           \
     "busy_pct_mean,busy_pct_min,busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,"       \
@@ -136,10 +140,10 @@ int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
         const pb_sweep_row *r = &rows[i];
         char cpuset[1100];
         pb_csv_row(c,
-                   "%s,%s,%d,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
+                   "%s,%s,%d,%s,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
                    "%.1f,%.4f,%.2f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
                    run->run_id, run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule,
-                   r->threads, pb_csv_safe(r->cpuset, cpuset, sizeof cpuset), r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
+                   r->glue, r->threads, pb_csv_safe(r->cpuset, cpuset, sizeof cpuset), r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
                    pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
                    r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
                    pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.glue_ms.median,

@@ -1,0 +1,34 @@
+/* pb_glue_avx2.c — SiLU(g)·u, 8 values a step (pb_glue_impl.h's recipe, lane for lane the scalar's). */
+#include "pb_glue_impl.h"
+
+#include <immintrin.h>
+
+static inline __m256 pb_exp8(__m256 t)
+{
+    t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(PB_EXP_LO)), _mm256_set1_ps(PB_EXP_HI));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(PB_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-PB_LN2_HI), t);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-PB_LN2_LO), r);
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(PB_EXP_C7), r, _mm256_set1_ps(PB_EXP_C6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PB_EXP_C5));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PB_EXP_C4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PB_EXP_C3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PB_EXP_C2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    /* n is integral and in -126..127 after the clamp: its biased exponent fits, so 2^n is normal. */
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 gv = _mm256_loadu_ps(g + i);
+        __m256 e = pb_exp8(_mm256_sub_ps(_mm256_setzero_ps(), gv));
+        __m256 s = _mm256_div_ps(gv, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(s, _mm256_loadu_ps(u + i)));
+    }
+    pb_silu_mul_scalar(y + i, g + i, u + i, n - i);
+}

@@ -1,0 +1,34 @@
+/* pb_glue_impl.h — the SiLU's exponential, shared by pb_glue.c (scalar) and pb_glue_avx2.c (8 lanes). Both
+ * run the same operations in the same order (fused multiply-adds where these say fma: C's fmaf and the FMA
+ * instruction both round once), so a value's bits never depend on which path, or which slice of a row,
+ * computed it. Not a public header: pb_glue.h is. */
+#ifndef PB_GLUE_IMPL_H
+#define PB_GLUE_IMPL_H
+
+#include <stddef.h>
+
+/* e^t for t clamped to [PB_EXP_LO, PB_EXP_HI]: n = round(t log2 e) stays in -126..127, so 2^n is a normal
+ * float built from its exponent bits and e^t never overflows (silu(-100) is then -100 / (1 + e^88), finite).
+ * t - n ln 2 is taken in two fma steps (Cody and Waite's split of ln 2: the high part has 16 significant bits,
+ * so n x its high part is exact), leaving |r| <= 0.347, where the Taylor polynomial to r^7 is within 2e-8 of
+ * e^r (r^8/8! at the ends) before rounding. */
+#define PB_EXP_LO (-87.0f)
+#define PB_EXP_HI 88.0f
+#define PB_LOG2E 1.44269504088896341f
+#define PB_LN2_HI 0.693145751953125f
+#define PB_LN2_LO 1.42860682030941723e-6f
+#define PB_EXP_C7 (1.0f / 5040.0f)
+#define PB_EXP_C6 (1.0f / 720.0f)
+#define PB_EXP_C5 (1.0f / 120.0f)
+#define PB_EXP_C4 (1.0f / 24.0f)
+#define PB_EXP_C3 (1.0f / 6.0f)
+#define PB_EXP_C2 0.5f
+
+/* y[i] = silu(g[i]) * u[i] for i < n, the scalar form (any n). */
+void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n);
+#if defined(__x86_64__)
+/* The same with AVX2 + FMA, 8 values a step, the tail through the scalar form: same bits. */
+void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n);
+#endif
+
+#endif
