@@ -106,8 +106,9 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
             "Decode-token budget of a model preset: every layer's q, k, v, o, gate, up, down matvecs in order, one\n"
             "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
-            "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (measured in the\n"
-            "same run, or memory_floor.csv of --run-dir), busy % per pinned cpu, the core-to-core round trip.",
+            "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
+            "the weights after each timed token, on the point's own pool; just before the point for omp; or\n"
+            "memory_floor.csv of --run-dir), busy % per pinned cpu, the core-to-core round trip.",
     };
     pb_cli_parse(&cli, argc, argv);
 }
@@ -343,6 +344,12 @@ static void sw_floor(const sw_run *sr, const pb_decode_weights *w, const pb_cpul
     pb_exec_close(&fl);
 }
 
+/* pb_sweep_between's hook: one interleaved floor pass (ctx: the point's pb_floor_live). */
+static void sw_floor_pass(void *ctx)
+{
+    pb_floor_live_pass(ctx);
+}
+
 typedef struct sw_block {
     kern_format fmt;
     const pb_decode_weights *w;
@@ -382,11 +389,14 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 r->tokens = (int)sr->o.tokens;
                 r->weight_bytes = b->w->bytes;
                 /* A measured floor is measured again beside every point, with the kernel the block chose: on a
-                 * shared machine the bandwidth moves within seconds, and a ratio holds only side by side. */
-                if (strcmp(b->floor.source, "measured") == 0)
-                    sw_floor(sr, b->w, b->place, b->floor.kernel, &r->floor);
-                else
+                 * shared machine the bandwidth moves within seconds, and a ratio holds only side by side. Through
+                 * a pool, one floor pass after each timed token on the point's own pool (pb_floor_live); OpenMP
+                 * has no pool to lend, so its floor is measured just before, on a spin pool pinned alike. */
+                bool live = strcmp(b->floor.source, "measured") == 0 && kind != PB_DISPATCH_OMP;
+                if (strcmp(b->floor.source, "measured") != 0)
                     r->floor = b->floor;
+                else if (!live)
+                    sw_floor(sr, b->w, b->place, b->floor.kernel, &r->floor);
                 sw_describe(sr, b->place, r);
                 pb_progress(*done, total, t0, "%s %s %s %s glue threads=%d cpus=%s M=%zu", r->format, r->policy,
                             r->schedule, r->glue, threads, b->set->name, batch);
@@ -395,9 +405,16 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 if (pb_exec_open(&ex, kind, threads, b->place->cpu, sr->chunk[s], (unsigned)sr->o.spin_us) != 0)
                     sw_fail("%s with %d threads: %s", r->policy, threads, strerror(errno));
                 char err[512];
+                pb_floor_live fl;
+                pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &fl };
+                if (live && pb_floor_live_open(&fl, ex.p, b->w->arena, (size_t)b->w->bytes, b->floor.kernel,
+                                               (int)sr->o.tokens, err, sizeof err) != 0)
+                    sw_fail("read floor at %d threads: %s", threads, err);
                 if (pb_sweep_measure(&d, &ex, (int)sr->o.warmup, (int)sr->o.tokens, (int)sr->o.interval_ms,
-                                     b->place->cpu, threads, &r->m, err, sizeof err) != 0)
+                                     b->place->cpu, threads, &between, &r->m, err, sizeof err) != 0)
                     sw_fail("%s %s: %s", r->format, r->policy, err);
+                if (live && pb_floor_live_close(&fl, &r->floor, err, sizeof err) != 0)
+                    sw_fail("read floor at %d threads: %s", threads, err);
                 pb_exec_close(&ex);
                 r->rt_after = sw_roundtrip(sr, b->pair);
                 const char *pa = pb_placement(r->rt_before), *pz = pb_placement(r->rt_after);

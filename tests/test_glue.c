@@ -259,3 +259,38 @@ Test(glue, silu_slices_and_range)
                   "g=%g: %.9g vs %.9g", gr[i], yr[i], ref);
     }
 }
+
+/* The interleaved floor: one figure per pass, "interleaved", and a buffer that changes between passes (a pass
+ * that read something else than the first) is refused, not averaged in. */
+Test(floor, live_passes_and_a_changed_buffer)
+{
+    size_t bytes = 1u << 20;
+    unsigned char *buf = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++)
+        buf[i] = (unsigned char)(i * 31 + 7);
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
+    char err[256];
+    pb_floor_live l;
+    cr_expect_eq(pb_floor_live_open(&l, e.p, buf, bytes, "nope", 4, err, sizeof err), -1);
+    cr_expect_eq(pb_floor_live_open(&l, e.p, buf, bytes, "copy-scalar", 4, err, sizeof err), -1, "not a read");
+    cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < 6; i++) /* two beyond cap: ignored */
+        pb_floor_live_pass(&l);
+    cr_expect_eq(l.n, 4);
+    pb_floor fl;
+    cr_assert_eq(pb_floor_live_close(&l, &fl, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(fl.source, "interleaved");
+    cr_expect_str_eq(fl.kernel, "scalar");
+    cr_expect(fl.gbps_min > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
+    cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    pb_floor_live_pass(&l);
+    buf[12345]++;
+    pb_floor_live_pass(&l);
+    cr_expect_eq(pb_floor_live_close(&l, &fl, err, sizeof err), -1);
+    cr_expect(strstr(err, "1 of 2") != NULL, "%s", err);
+    cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(pb_floor_live_close(&l, &fl, err, sizeof err), -1, "no pass: no floor");
+    pb_exec_close(&e);
+    free(buf);
+}

@@ -94,7 +94,7 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
     pb_table t;
     pb_csverr e;
     cr_assert_eq(pb_table_load(&t, path, &e), 0, "every row has the header's fields: %s", e.msg);
-    static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "threads",
+    static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "glue", "threads",
                                         "cpuset", "cpus", "batch", "tokens", "ms_per_token_min",
                                         "ms_per_token_median", "ms_per_token_max", "tok_per_s", "weight_bytes",
                                         "gbps_effective", "floor_gbps", "floor_source", "pct_of_floor",
@@ -108,7 +108,9 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "format")), "q8_0");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "policy")), r ? "omp" : "spin");
         cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 197, "7 x 28 + 1");
-        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "floor_source")), "measured");
+        /* A pool interleaves its floor passes with the tokens; OpenMP's is measured before the point. */
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "floor_source")), r ? "measured" : "interleaved");
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "glue")), "fused", "the default glue mode");
         cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "verified")), 1, "logits equal across points");
         double tps = pb_table_num(&t, r, pb_table_col(&t, "tok_per_s")), fl = pb_table_num(&t, r, pb_table_col(&t, "floor_gbps"));
         cr_expect(tps > 0 && fl > 0, "row %zu: tok/s %g, floor %g", r, tps, fl);

@@ -14,21 +14,30 @@
 
 #define PB_FLOOR_MAX_CPUS 1024 /* a cpus cell longer than this cannot match a pool (POOL_MAX_THREADS) */
 
-int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
-                     size_t errlen)
+/* A pb_memfloor context over buf (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two halves
+ * for its copies), or NULL with the reason in err. */
+static pb_mf_ctx *pb_floor_ctx(pool *p, const void *buf, size_t bytes, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    snprintf(out->source, sizeof out->source, "measured");
-    /* pb_memfloor splits in whole pages, in two halves (for its copies): read all but a sub-8 KiB tail. */
     size_t span = bytes / (2 * PB_MF_UNIT) * (2 * PB_MF_UNIT);
     pb_mf_ctx *c = malloc(sizeof *c); /* 64 KiB of per-thread slots: not on the stack */
     if (!c || span == 0) {
         free(c);
         snprintf(err, errlen, span ? "out of memory" : "a buffer of %zu bytes is too small to measure", bytes);
-        return -1;
+        return NULL;
     }
     /* pb_mf_* only read the buffer in read passes (the cast drops const for its context's field type). */
     pb_mf_init(c, p, (uint8_t *)(uintptr_t)buf, span);
+    return c;
+}
+
+int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
+                     size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->source, sizeof out->source, "measured");
+    pb_mf_ctx *c = pb_floor_ctx(p, buf, bytes, err, errlen);
+    if (!c)
+        return -1;
     int rc = -1;
     snprintf(err, errlen, only ? "read kernel %s does not run on this cpu" : "no read kernel runs on this cpu",
              only);
@@ -57,6 +66,60 @@ int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const c
         rc = 0;
     }
     free(c);
+    return rc;
+}
+
+int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel, int cap,
+                       char *err, size_t errlen)
+{
+    memset(l, 0, sizeof *l);
+    l->k = pb_memkern_find(kernel);
+    if (!l->k || l->k->op != PB_MEMOP_READ || !pb_memkern_supported(l->k)) {
+        snprintf(err, errlen, "read kernel %s does not run on this cpu", kernel);
+        return -1;
+    }
+    l->cap = cap > 0 ? cap : 1;
+    l->gbps = malloc((size_t)l->cap * sizeof *l->gbps);
+    l->c = l->gbps ? pb_floor_ctx(p, buf, bytes, err, errlen) : NULL;
+    if (!l->c) {
+        if (!l->gbps)
+            snprintf(err, errlen, "out of memory");
+        free(l->gbps);
+        return -1;
+    }
+    uint64_t ns;
+    l->c->expect_sum = pb_mf_pass(l->c, l->k, &ns); /* untimed: the reference sum every pass must give */
+    return 0;
+}
+
+void pb_floor_live_pass(pb_floor_live *l)
+{
+    if (l->n >= l->cap)
+        return;
+    uint64_t ns;
+    l->wrong += pb_mf_pass(l->c, l->k, &ns) != l->c->expect_sum;
+    l->gbps[l->n++] = (double)l->c->bytes / (double)(ns ? ns : 1);
+}
+
+int pb_floor_live_close(pb_floor_live *l, pb_floor *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int rc = 0;
+    if (l->n == 0 || l->wrong) {
+        snprintf(err, errlen, l->n ? "read kernel %s summed the buffer wrong in %d of %d passes"
+                                   : "no floor pass was run", l->k->name, l->wrong, l->n);
+        rc = -1;
+    } else {
+        pb_summary g = pb_summarize(l->gbps, (size_t)l->n);
+        out->gbps_best = g.max;
+        out->gbps_median = g.median;
+        out->gbps_min = g.min;
+        snprintf(out->kernel, sizeof out->kernel, "%s", l->k->name);
+        snprintf(out->source, sizeof out->source, "interleaved");
+    }
+    free(l->c);
+    free(l->gbps);
+    memset(l, 0, sizeof *l);
     return rc;
 }
 

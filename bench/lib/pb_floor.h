@@ -25,6 +25,31 @@ typedef struct pb_floor {
 int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
                      size_t errlen);
 
+/* A floor measured between a harness's own timed steps (bench_sweep: one pass after each decode token), through
+ * the very pool that runs the steps, so both see the same machine from moment to moment: on a shared host the
+ * bandwidth drifts by 10% within seconds, and a floor measured before a point is then held against tokens
+ * that ran in another weather. Each pass is one pool_run over buf with one read kernel, checked against the
+ * first (untimed) pass's byte sum.
+ *
+ *   pb_floor_live l;  pb_floor_live_open(&l, pool, buf, bytes, "avx512-4s", n, err, len);
+ *   ...  pb_floor_live_pass(&l);  ... (up to n times)
+ *   pb_floor_live_close(&l, &floor, err, len);      // best/median/min over the passes; source "interleaved" */
+typedef struct pb_floor_live {
+    struct pb_mf_ctx *c;
+    const struct pb_memkern *k;
+    double *gbps;
+    int n, cap;
+    int wrong; /* passes whose byte sum was not the first pass's */
+} pb_floor_live;
+
+/* 0, or -1 with the reason in err (unknown or unsupported kernel, buffer too small, out of memory). */
+int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel, int cap,
+                       char *err, size_t errlen);
+/* One timed pass (ignored beyond cap). */
+void pb_floor_live_pass(pb_floor_live *l);
+/* The summary into out and frees l. 0, or -1 with the reason in err (no pass, or a wrong byte sum). */
+int pb_floor_live_close(pb_floor_live *l, pb_floor *out, char *err, size_t errlen);
+
 /* The read floor for exactly these cpus (in this order) from DIR/memory_floor.csv: of the rows with op
  * "read", that thread count and that cpu list, the kernel with the best gbps_median. 0 found, 1 when the
  * file or a matching row is absent, -1 when the file cannot be parsed (reason in err). */

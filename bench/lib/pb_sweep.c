@@ -32,7 +32,7 @@ void pb_sweep_busy(const pb_util_result *u, const int *cpus, int ncpus, pb_sweep
 }
 
 int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int interval_ms, const int *cpus, int ncpus,
-                     pb_sweep_meas *out, char *err, size_t errlen)
+                     const pb_sweep_between *between, pb_sweep_meas *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->busy_mean = out->busy_min = out->busy_max = NAN;
@@ -63,6 +63,8 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
             }
             goto job_failed;
         }
+        if (between && between->fn)
+            between->fn(between->ctx);
     }
     out->dispatches_per_token = (double)(ex->dispatches - disp0) / tokens;
     if (s) {

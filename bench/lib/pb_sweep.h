@@ -32,11 +32,17 @@ typedef struct pb_sweep_meas {
     bool imbalance;
 } pb_sweep_meas;
 
+/* Called after each timed token, outside its timing (NULL: nothing): bench_sweep's interleaved floor pass. */
+typedef struct pb_sweep_between {
+    void (*fn)(void *ctx);
+    void *ctx;
+} pb_sweep_between;
+
 /* Runs warmup + tokens tokens (token numbers 0..warmup+tokens-1, so every point ends on the same token and
- * its d->logits can be compared bit for bit). interval_ms: the sampler's; cpus[0..ncpus): the pinned cpus.
- * 0, or -1 with the reason in err (a job check failed). */
+ * its d->logits can be compared bit for bit), with between->fn after each timed one. interval_ms: the
+ * sampler's; cpus[0..ncpus): the pinned cpus. 0, or -1 with the reason in err (a job check failed). */
 int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int interval_ms, const int *cpus, int ncpus,
-                     pb_sweep_meas *out, char *err, size_t errlen);
+                     const pb_sweep_between *between, pb_sweep_meas *out, char *err, size_t errlen);
 
 /* Busy mean/min/max and the imbalance flag over the pinned cpus of a sampler result (NaN when no pinned cpu
  * has a sample). Pure: the tests feed it results. */
