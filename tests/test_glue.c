@@ -48,6 +48,28 @@ Test(glue, rmsnorm_matches_reference)
     }
 }
 
+/* The AVX2 sum of squares is the scalar form's, bit for bit, at every length around the vector width. */
+Test(glue, sumsq_forms_agree)
+{
+    enum { N = 1000 };
+    static float x[N];
+    unsigned seed = 5;
+    for (int i = 0; i < N; i++)
+        x[i] = 1e3f * glue_rand(&seed) * glue_rand(&seed);
+    for (size_t n = 0; n <= N; n += (n < 40 ? 1 : 97)) {
+        double s = pb_sumsq_scalar(x, n), ref = 0;
+        for (size_t i = 0; i < n; i++)
+            ref += (double)x[i] * x[i];
+        cr_assert(fabs(s - ref) <= 1e-12 * ref, "n=%zu: %.17g vs %.17g", n, s, ref);
+#if defined(__x86_64__)
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+            double v = pb_sumsq_avx2(x, n);
+            cr_assert(memcmp(&v, &s, sizeof v) == 0, "n=%zu: avx2 %.17g, scalar %.17g", n, v, s);
+        }
+#endif
+    }
+}
+
 Test(glue, rmsnorm_of_zeros_is_finite)
 {
     float x[8] = { 0 }, g[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, y[8];

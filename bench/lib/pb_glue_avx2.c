@@ -1,4 +1,5 @@
-/* pb_glue_avx2.c — SiLU(g)·u, 8 values a step (pb_glue_impl.h's recipe, lane for lane the scalar's). */
+/* pb_glue_avx2.c — SiLU(g)·u and RMSNorm's sum of squares, 8 values a step (pb_glue_impl.h's recipes, lane
+ * for lane the scalar forms'). */
 #include "pb_glue_impl.h"
 
 #include <immintrin.h>
@@ -31,4 +32,23 @@ void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n)
         _mm256_storeu_ps(y + i, _mm256_mul_ps(s, _mm256_loadu_ps(u + i)));
     }
     pb_silu_mul_scalar(y + i, g + i, u + i, n - i);
+}
+
+double pb_sumsq_avx2(const float *x, size_t n)
+{
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd(); /* lanes 0-3 and 4-7 */
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(v)), b = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+        /* the square is exact in double, so the fused add rounds exactly as the scalar's add does */
+        lo = _mm256_fmadd_pd(a, a, lo);
+        hi = _mm256_fmadd_pd(b, b, hi);
+    }
+    double lane[PB_SS_LANES];
+    _mm256_storeu_pd(lane, lo);
+    _mm256_storeu_pd(lane + 4, hi);
+    for (; i < n; i++) /* i is a multiple of 8 here, so element i goes to lane i % 8 as in the scalar form */
+        lane[i % PB_SS_LANES] += (double)x[i] * x[i];
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }

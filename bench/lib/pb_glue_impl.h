@@ -24,6 +24,16 @@
 #define PB_EXP_C3 (1.0f / 6.0f)
 #define PB_EXP_C2 0.5f
 
+/* RMSNorm's sum of squares in double over 8 lanes: lane i % 8 adds x[i]^2 (exact in double: 24-bit
+ * significands), in index order, and the lanes combine as ((0+1)+(2+3))+((4+5)+(6+7)). A fixed order, so the
+ * scalar form and 8-wide AVX2 (two 4-double accumulators) give the same bits; 8 chains instead of one also
+ * make it ~8x faster than a plain loop, whose every add waited for the last. */
+#define PB_SS_LANES 8
+double pb_sumsq_scalar(const float *x, size_t n);
+#if defined(__x86_64__)
+double pb_sumsq_avx2(const float *x, size_t n);
+#endif
+
 /* y[i] = silu(g[i]) * u[i] for i < n, the scalar form (any n). */
 void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n);
 #if defined(__x86_64__)
