@@ -107,8 +107,9 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
             "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
-            "the weights after each timed token, on the point's own pool; just before the point for omp; or\n"
-            "memory_floor.csv of --run-dir), busy % per pinned cpu, the core-to-core round trip.",
+            "the weights after each timed token on the point's own pool for spin and hybrid; just before the\n"
+            "point for condvar, spawn and omp; or memory_floor.csv of --run-dir), busy % per pinned cpu, the\n"
+            "core-to-core round trip.",
     };
     pb_cli_parse(&cli, argc, argv);
 }
@@ -389,10 +390,12 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 r->tokens = (int)sr->o.tokens;
                 r->weight_bytes = b->w->bytes;
                 /* A measured floor is measured again beside every point, with the kernel the block chose: on a
-                 * shared machine the bandwidth moves within seconds, and a ratio holds only side by side. Through
-                 * a pool, one floor pass after each timed token on the point's own pool (pb_floor_live); OpenMP
-                 * has no pool to lend, so its floor is measured just before, on a spin pool pinned alike. */
-                bool live = strcmp(b->floor.source, "measured") == 0 && kind != PB_DISPATCH_OMP;
+                 * shared machine the bandwidth moves within seconds, and a ratio holds only side by side. With
+                 * spinning workers (spin, hybrid: a floor pass follows a token within its spin budget), one floor
+                 * pass after each timed token on the point's own pool (pb_floor_live). A sleeping pool's floor
+                 * passes would pay its wake-ups (and on a VM its halted vCPUs measured 10% lower floors), OpenMP
+                 * has no pool to lend: for those the floor is measured just before, on a spin pool pinned alike. */
+                bool live = strcmp(b->floor.source, "measured") == 0 && (kind == POOL_SPIN || kind == POOL_HYBRID);
                 if (strcmp(b->floor.source, "measured") != 0)
                     r->floor = b->floor;
                 else if (!live)
