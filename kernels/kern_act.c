@@ -148,7 +148,10 @@ int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant
         return fail(EINVAL);
     if (set_cols(a, x, batch, 0, a->cols, v) != 0)
         return -1;
-    a->batch = batch;
+    /* Stored only on a change: the struct's line then stays shared in the cache of every thread that reads
+     * this activation, where a store on every matvec would send each of them back to this core for it. */
+    if (a->batch != batch)
+        a->batch = batch;
     return 0;
 }
 

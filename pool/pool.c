@@ -28,12 +28,12 @@ typedef struct pool_worker {
     int id;
 } pool_worker;
 
-/* pool_rows' job: its rows callback and how to split. */
+/* pool_rows' job: its rows callback and how to split (chunk and rows in rows, chunk a multiple of grain). It
+ * lives only in struct pool (rows_job), which is how its runners find their pool. */
 typedef struct pool_rows_job {
-    struct pool *p;
     pool_rows_fn fn;
     void *ctx;
-    size_t rows, chunk;
+    size_t rows, chunk, grain;
 } pool_rows_job;
 
 struct pool {
@@ -366,8 +366,9 @@ void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)
 static void pool_rows_static(void *arg, int id, int n)
 {
     const pool_rows_job *j = arg;
-    size_t r0, r1;
-    pool_split(j->rows, id, n, &r0, &r1);
+    size_t u0, u1, g = j->grain;
+    pool_split((j->rows + g - 1) / g, id, n, &u0, &u1);
+    size_t r0 = u0 * g, r1 = u1 * g < j->rows ? u1 * g : j->rows;
     if (r0 < r1)
         j->fn(j->ctx, r0, r1);
 }
@@ -377,9 +378,12 @@ static void pool_rows_dynamic(void *arg, int id, int n)
     (void)id;
     (void)n;
     const pool_rows_job *j = arg;
+    /* arg is &p->rows_job (pool_rows_grain passes nothing else), so stepping back by its offset gives the pool;
+     * const is dropped only to reach next_row, an atomic meant to be written. */
+    struct pool *p = (struct pool *)(uintptr_t)((const char *)j - offsetof(struct pool, rows_job));
     for (;;) {
         /* relaxed: atomicity alone keeps claims disjoint; the reset to 0 is ordered by the job's publish. */
-        size_t r0 = atomic_fetch_add_explicit(&j->p->next_row, j->chunk, memory_order_relaxed);
+        size_t r0 = atomic_fetch_add_explicit(&p->next_row, j->chunk, memory_order_relaxed);
         if (r0 >= j->rows)
             break;
         size_t r1 = j->rows - r0 < j->chunk ? j->rows : r0 + j->chunk;
@@ -389,14 +393,22 @@ static void pool_rows_dynamic(void *arg, int id, int n)
 
 void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)
 {
+    pool_rows_grain(p, rows, chunk, 1, fn, ctx);
+}
+
+void pool_rows_grain(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx)
+{
     if (rows == 0)
         return;
     if (p->n == 1) {
         fn(ctx, 0, rows);
         return;
     }
+    grain = grain ? grain : 1;
+    chunk = chunk < rows ? chunk : rows;
+    chunk = (chunk + grain - 1) / grain * grain;
     /* No worker reads rows_job now: the last job's were all counted done before its pool_run returned. */
-    p->rows_job = (pool_rows_job){ .p = p, .fn = fn, .ctx = ctx, .rows = rows, .chunk = chunk < rows ? chunk : rows };
+    p->rows_job = (pool_rows_job){ .fn = fn, .ctx = ctx, .rows = rows, .chunk = chunk, .grain = grain };
     /* relaxed: published to the workers with the job by pool_run's seq_cst RMW on gen (or pthread_create).
      * Static splits never touch the counter, so they do not pay for moving its line. */
     if (chunk != 0)

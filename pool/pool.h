@@ -8,6 +8,9 @@
  *  - pool_run(p, fn, ctx): every worker id 0..n-1 calls fn(ctx, id, n) exactly once; returns when all did.
  *  - pool_rows(p, rows, chunk, fn, ctx): covers 0..rows with fn(ctx, r0, r1) calls, each row exactly once.
  *    chunk 0 = static contiguous split (pool_split), chunk k = dynamic claims of k rows.
+ *  - pool_rows_grain(p, rows, chunk, grain, fn, ctx): the same, every range starting at a multiple of grain
+ *    (the last may end short at rows): static splits ceil(rows / grain) units, dynamic claims round chunk up
+ *    to a multiple of grain. For work done in blocks (a slice quantized into whole activation blocks).
  *  - A pool is driven by one thread at a time, and fn must not call back into the same pool.
  *  - pool_submit / pool_wait (the asynchronous pair, at the end): one helper thread runs a job while the
  *    caller does other work.
@@ -58,6 +61,8 @@ void pool_destroy(pool *p);
 
 void pool_run(pool *p, pool_fn fn, void *ctx);
 void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx);
+/* grain 0 counts as 1. */
+void pool_rows_grain(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx);
 
 /* Static split of total items over n threads: thread id gets [*r0, *r1); the first total % n threads
  * take one more. */

@@ -23,7 +23,7 @@ static pool *make_pool(int threads, pool_policy policy)
 
 typedef struct cover_ctx {
     atomic_int *hits;
-    size_t rows;
+    size_t rows, grain;
     atomic_int calls;
 } cover_ctx;
 
@@ -31,6 +31,7 @@ static void cover_rows(void *arg, size_t r0, size_t r1)
 {
     cover_ctx *c = arg;
     cr_assert(r0 < r1 && r1 <= c->rows, "bad range [%zu, %zu) of %zu", r0, r1, c->rows);
+    cr_assert(c->grain <= 1 || r0 % c->grain == 0, "range [%zu, %zu) starts off the grain %zu", r0, r1, c->grain);
     for (size_t r = r0; r < r1; r++)
         atomic_fetch_add(&c->hits[r], 1);
     atomic_fetch_add(&c->calls, 1);
@@ -60,6 +61,36 @@ Test(pool, rows_cover_every_row_once)
             pool_destroy(p);
         }
     }
+    free(hits);
+}
+
+/* Ranges start on the grain, rows are covered once, and a static split over units still gives each thread
+ * one range. */
+Test(pool, rows_grain_cover_every_row_once_on_the_grain)
+{
+    static const int threads[] = { 2, 3 };
+    static const size_t rows[] = { 1, 31, 32, 33, 100, 1000 };
+    static const size_t chunks[] = { 0, 1, 40 };
+    static const size_t grains[] = { 0, 1, 32 };
+    atomic_int *hits = calloc(1000, sizeof *hits);
+    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            pool *p = make_pool(threads[t], (pool_policy)pol);
+            for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
+                for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+                    for (size_t g = 0; g < sizeof grains / sizeof *grains; g++) {
+                        memset(hits, 0, 1000 * sizeof *hits);
+                        cover_ctx ctx = { .hits = hits, .rows = rows[r], .grain = grains[g] };
+                        pool_rows_grain(p, rows[r], chunks[c], grains[g], cover_rows, &ctx);
+                        for (size_t i = 0; i < rows[r]; i++)
+                            cr_assert_eq(atomic_load(&hits[i]), 1, "%s threads=%d rows=%zu chunk=%zu grain=%zu: row %zu",
+                                         pool_policy_name(pol), threads[t], rows[r], chunks[c], grains[g], i);
+                        size_t units = grains[g] > 1 ? (rows[r] + grains[g] - 1) / grains[g] : rows[r];
+                        if (chunks[c] == 0 && units >= (size_t)threads[t])
+                            cr_assert_eq(atomic_load(&ctx.calls), threads[t], "static split: one range per thread");
+                    }
+            pool_destroy(p);
+        }
     free(hits);
 }
 

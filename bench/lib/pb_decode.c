@@ -13,6 +13,15 @@
 /* The matvecs of a layer, in pb_model_matvecs' order. */
 enum { MV_Q, MV_K, MV_V, MV_O, MV_GATE, MV_UP, MV_DOWN };
 
+/* A matvec and the row-local glue fused after it (pb_decode.h): on rows r0..r1 of y, for every batch row,
+ * y = SiLU(gate) * y when gate is set, then the slice quantized into next when next is set. */
+struct pb_fused {
+    kern_job job;
+    const float *gate; /* batch x job.rows, computed by the previous dispatch */
+    kern_act *next;    /* the next matvec's activation (cols = job.rows), its batch set before the dispatch */
+};
+typedef struct pb_fused pb_fused;
+
 /* splitmix64: a full-period 64-bit generator whose every output is a good hash of its counter, so a row's
  * stream can start anywhere from (seed, matrix, row) without a sequential pass. */
 static uint64_t pb_mix(uint64_t *s)
@@ -143,7 +152,9 @@ int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, siz
     d->g = malloc(batch * m->ffn * sizeof(float));
     d->u = malloc(batch * m->ffn * sizeof(float));
     d->logits = malloc(batch * m->vocab * sizeof(float));
-    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits ||
+    d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
+    d->jobs_glue = -1;
+    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs ||
         kern_act_init(&d->act_hidden, w->fmt, m->hidden, batch) != 0 ||
         kern_act_init(&d->act_q, w->fmt, m->q_dim, batch) != 0 ||
         kern_act_init(&d->act_ffn, w->fmt, m->ffn, batch) != 0) {
@@ -176,6 +187,7 @@ void pb_decode_free(pb_decode *d)
     free(d->g);
     free(d->u);
     free(d->logits);
+    free(d->jobs);
     kern_act_free(&d->act_hidden);
     kern_act_free(&d->act_q);
     kern_act_free(&d->act_ffn);
@@ -184,17 +196,10 @@ void pb_decode_free(pb_decode *d)
 
 const char *const pb_glue_mode_names[PB_GLUE_MODES + 1] = { "serial", "fused", NULL };
 
-/* A matvec and the row-local glue fused after it (pb_decode.h): on rows r0..r1 of y, for every batch row,
- * y = SiLU(gate) * y when gate is set, then the slice quantized into next when next is set. */
-typedef struct pb_fused {
-    kern_job job;
-    const float *gate; /* batch x job.rows, computed by the previous dispatch */
-    kern_act *next;    /* the next matvec's activation (cols = job.rows), its batch set before the dispatch */
-} pb_fused;
 
 static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
 {
-    /* ctx is pb_mv's pb_fused, alive for the whole dispatch; threads get disjoint row ranges, so they write
+    /* ctx is one of d->jobs, alive as long as d; threads get disjoint row ranges, so they write
      * disjoint slices of y and (r0, r1 whole activation blocks: pb_exec_rows_grain) disjoint blocks of next. */
     const pb_fused *f = ctx;
     kern_job_rows((void *)&f->job, r0, r1); /* void * for pool_rows_fn's sake: kern_job_rows only reads the job */
@@ -208,36 +213,60 @@ static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
         (void)kern_act_set_cols(f->next, f->job.y, batch, r0, r1);
 }
 
-/* One matvec (a matmul for batch > 1): one dispatch of ex, with gate and next as in pb_fused (NULL: none). */
-static int pb_mv_fused(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y, const float *gate,
-                       kern_act *next)
+/* Job i: matvec i from a into y, with gate and next as in pb_fused (NULL: none). */
+static void pb_job(pb_decode *d, int i, const kern_act *a, float *y, const float *gate, kern_act *next)
 {
     const pb_decode_weights *w = d->w;
-    pb_fused f = { .job = { .fmt = w->fmt, .variant = d->variant, .w = w->arena + w->off[i],
-                            .rows = (size_t)w->mv[i].rows, .act = a, .y = y, .ldy = (size_t)w->mv[i].rows },
-                   .gate = gate, .next = next };
-    if (kern_job_check(&f.job) != 0)
+    d->jobs[i] = (pb_fused){ .job = { .fmt = w->fmt, .variant = d->variant, .w = w->arena + w->off[i],
+                                      .rows = (size_t)w->mv[i].rows, .act = a, .y = y,
+                                      .ldy = (size_t)w->mv[i].rows },
+                             .gate = gate, .next = next };
+}
+
+/* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow). */
+static void pb_jobs_build(pb_decode *d)
+{
+    const pb_model *m = &d->w->shape;
+    bool fused = d->glue == PB_GLUE_FUSED;
+    for (int l = 0; l < m->layers; l++) {
+        int b = l * PB_MODEL_MATVECS_PER_LAYER;
+        pb_job(d, b + MV_Q, &d->act_hidden, d->q, NULL, fused ? &d->act_q : NULL);
+        pb_job(d, b + MV_K, &d->act_hidden, d->kv, NULL, NULL);
+        pb_job(d, b + MV_V, &d->act_hidden, d->kv, NULL, NULL);
+        pb_job(d, b + MV_O, &d->act_q, d->h, NULL, NULL);
+        pb_job(d, b + MV_GATE, &d->act_hidden, d->g, NULL, NULL);
+        /* fused: u = SiLU(g) * u, quantized: down's input */
+        pb_job(d, b + MV_UP, &d->act_hidden, d->u, fused ? d->g : NULL, fused ? &d->act_ffn : NULL);
+        pb_job(d, b + MV_DOWN, &d->act_ffn, d->h, NULL, NULL);
+    }
+    pb_job(d, d->w->nmv - 1, &d->act_hidden, d->logits, NULL, NULL);
+    d->jobs_glue = (int)d->glue;
+}
+
+/* Matvec i (a matmul for batch > 1): one dispatch of ex. */
+static int pb_mv(pb_decode *d, pb_exec *ex, int i)
+{
+    pb_fused *f = &d->jobs[i];
+    if (kern_job_check(&f->job) != 0)
         return -1;
-    if (next) {
-        if (next->cols != f.job.rows || a->batch > next->cap) {
+    if (f->next) {
+        size_t batch = f->job.act->batch;
+        if (f->next->cols != f->job.rows || batch > f->next->cap) {
             errno = EINVAL;
             return -1;
         }
-        next->batch = a->batch; /* before the dispatch: its threads only read it */
+        /* Before the dispatch (its threads only read it), and only on a change, so the line stays shared. */
+        if (f->next->batch != batch)
+            f->next->batch = batch;
     }
-    size_t grain = d->glue == PB_GLUE_FUSED ? kern_act_block(w->fmt) : 1;
+    size_t grain = d->glue == PB_GLUE_FUSED ? kern_act_block(d->w->fmt) : 1;
     uint64_t t0 = pb_now_ns();
-    if (gate || next)
-        pb_exec_rows_grain(ex, f.job.rows, grain, pb_fused_rows, &f);
+    if (f->gate || f->next)
+        pb_exec_rows_grain(ex, f->job.rows, grain, pb_fused_rows, f);
     else /* the job is only read by kern_job_rows */
-        pb_exec_rows_grain(ex, f.job.rows, grain, kern_job_rows, &f.job);
+        pb_exec_rows_grain(ex, f->job.rows, grain, kern_job_rows, &f->job);
     d->dispatch_ns += pb_now_ns() - t0;
     return 0;
-}
-
-static int pb_mv(pb_decode *d, pb_exec *ex, int i, const kern_act *a, float *y)
-{
-    return pb_mv_fused(d, ex, i, a, y, NULL, NULL);
 }
 
 /* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into a. */
@@ -261,33 +290,30 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     }
     int rc = 0;
     bool fused = d->glue == PB_GLUE_FUSED;
+    if (d->jobs_glue != (int)d->glue)
+        pb_jobs_build(d);
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
         pb_norm(d, 2 * l, &d->act_hidden);
-        if (fused)
-            rc |= pb_mv_fused(d, ex, b + MV_Q, &d->act_hidden, d->q, NULL, &d->act_q);
-        else
-            rc |= pb_mv(d, ex, b + MV_Q, &d->act_hidden, d->q);
-        rc |= pb_mv(d, ex, b + MV_K, &d->act_hidden, d->kv);
-        rc |= pb_mv(d, ex, b + MV_V, &d->act_hidden, d->kv);
+        rc |= pb_mv(d, ex, b + MV_Q);
+        rc |= pb_mv(d, ex, b + MV_K);
+        rc |= pb_mv(d, ex, b + MV_V);
         if (!fused)
             kern_act_set(&d->act_q, d->q, M);
-        rc |= pb_mv(d, ex, b + MV_O, &d->act_q, d->h);
+        rc |= pb_mv(d, ex, b + MV_O);
         pb_residual_add(d->x, d->h, M * H);
         pb_norm(d, 2 * l + 1, &d->act_hidden);
-        rc |= pb_mv(d, ex, b + MV_GATE, &d->act_hidden, d->g);
-        if (fused) { /* u = SiLU(g) * u, quantized: down's input */
-            rc |= pb_mv_fused(d, ex, b + MV_UP, &d->act_hidden, d->u, d->g, &d->act_ffn);
-        } else {
-            rc |= pb_mv(d, ex, b + MV_UP, &d->act_hidden, d->u);
+        rc |= pb_mv(d, ex, b + MV_GATE);
+        rc |= pb_mv(d, ex, b + MV_UP);
+        if (!fused) {
             pb_silu_mul(d->u, d->g, d->u, M * (size_t)m->ffn);
             kern_act_set(&d->act_ffn, d->u, M);
         }
-        rc |= pb_mv(d, ex, b + MV_DOWN, &d->act_ffn, d->h);
+        rc |= pb_mv(d, ex, b + MV_DOWN);
         pb_residual_add(d->x, d->h, M * H);
     }
     if (rc != 0)
         return -1;
     pb_norm(d, 2 * m->layers, &d->act_hidden);
-    return pb_mv(d, ex, d->w->nmv - 1, &d->act_hidden, d->logits);
+    return pb_mv(d, ex, d->w->nmv - 1);
 }

@@ -72,6 +72,9 @@ typedef struct pb_decode {
     float *logits; /* batch x vocab */
     kern_act act_hidden, act_q, act_ffn;
     pb_glue_mode glue;    /* serial after pb_decode_init; the caller may set it between tokens */
+    struct pb_fused *jobs; /* every matvec's job, built once per glue mode (a worker then finds each one where
+                            * it left it, in its own cache, instead of on the caller's stack) */
+    int jobs_glue;         /* the glue mode jobs were built for; -1 none */
     uint64_t dispatch_ns; /* the last token's time inside dispatches; the rest of the token is serial glue */
 } pb_decode;
 

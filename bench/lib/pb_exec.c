@@ -92,13 +92,14 @@ void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, 
         pb_exec_rows(e, rows, fn, ctx);
         return;
     }
+    e->dispatches++;
+    if (e->p) {
+        pool_rows_grain(e->p, rows, e->chunk, grain, fn, ctx);
+        return;
+    }
     pb_grain g = { .fn = fn, .ctx = ctx, .grain = grain, .rows = rows };
     size_t units = (rows + grain - 1) / grain, chunk = e->chunk ? (e->chunk + grain - 1) / grain : 0;
-    e->dispatches++;
-    if (e->p)
-        pool_rows(e->p, units, chunk, pb_grain_rows, &g);
-    else
-        pb_omp_rows(e->threads, units, chunk, pb_grain_rows, &g);
+    pb_omp_rows(e->threads, units, chunk, pb_grain_rows, &g);
 }
 
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx)
