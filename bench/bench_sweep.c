@@ -96,7 +96,8 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
         PB_OPT_QUICK(&o->quick, "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens"),
         PB_OPT_OUT(&o->out),
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (its memory_floor.csv, if any, is the floor)" },
+          .help = "add the results to an existing run directory (its memory_floor.csv, if any, is the floor of the "
+                  "points that cannot interleave one)" },
         { 0 },
     };
     const pb_cli cli = {
@@ -107,9 +108,9 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
             "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
-            "the weights after each timed token on the point's own pool for spin and hybrid; just before the\n"
-            "point for condvar, spawn and omp; or memory_floor.csv of --run-dir), busy % per pinned cpu, the\n"
-            "core-to-core round trip.",
+            "the weights after each timed token on the point's own pool for spin and hybrid; for condvar, spawn\n"
+            "and omp memory_floor.csv of --run-dir if it has the cpus, else measured just before the point), busy %\n"
+            "per pinned cpu, the core-to-core round trip.",
     };
     pb_cli_parse(&cli, argc, argv);
 }
@@ -395,7 +396,7 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                  * pass after each timed token on the point's own pool (pb_floor_live). A sleeping pool's floor
                  * passes would pay its wake-ups (and on a VM its halted vCPUs measured 10% lower floors), OpenMP
                  * has no pool to lend: for those the floor is measured just before, on a spin pool pinned alike. */
-                bool live = strcmp(b->floor.source, "measured") == 0 && (kind == POOL_SPIN || kind == POOL_HYBRID);
+                bool live = kind == POOL_SPIN || kind == POOL_HYBRID; /* memory_floor.csv or not */
                 if (strcmp(b->floor.source, "measured") != 0)
                     r->floor = b->floor;
                 else if (!live)
@@ -411,8 +412,12 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 pb_floor_live fl;
                 pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &fl };
                 if (live && pb_floor_live_open(&fl, ex.p, b->w->arena, (size_t)b->w->bytes, b->floor.kernel,
-                                               (int)sr->o.tokens, err, sizeof err) != 0)
-                    sw_fail("read floor at %d threads: %s", threads, err);
+                                               (int)sr->o.tokens, err, sizeof err) != 0) {
+                    fprintf(stderr, "\n" PROG ": interleaved floor: %s; the block's floor instead\n", err);
+                    live = false;
+                    between.fn = NULL;
+                    r->floor = b->floor;
+                }
                 if (pb_sweep_measure(&d, &ex, (int)sr->o.warmup, (int)sr->o.tokens, (int)sr->o.interval_ms,
                                      b->place->cpu, threads, &between, &r->m, err, sizeof err) != 0)
                     sw_fail("%s %s: %s", r->format, r->policy, err);
