@@ -5,6 +5,7 @@
 #   make check      make test + the tests under AddressSanitizer/UBSan + the ThreadSanitizer pool harness
 #   make report     the default suite into results/<host>/<stamp>/ (QUICK=1 for a short one)
 #   make deps       install missing Debian packages (apt-get update first)
+#   make likwid-compare  bench_memory_floor against likwid-bench, back to back (installs likwid; ARGS=...)
 #   make fuzz       fuzz the CSV reader with libFuzzer for 60 s
 #
 # Files are picked up by name, so adding a module needs no edit here:
@@ -56,11 +57,11 @@ TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
-.PHONY: all deps test check asan-test tsan-test report clean fuzz help
+.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test report clean fuzz help
 all: $(BINS)
 
 help:
-	@sed -n '2,15p' Makefile
+	@sed -n '2,16p' Makefile
 
 deps:
 	@sh scripts/deps.sh
@@ -120,6 +121,13 @@ check: test asan-test tsan-test
 
 report: deps all
 	@sh scripts/report.sh $(if $(QUICK),--quick,)
+
+deps-likwid:
+	@sh scripts/deps.sh likwid
+
+# ARGS: the script's options, e.g. make likwid-compare ARGS="--threads 1,2 --rounds 3".
+likwid-compare: deps deps-likwid all
+	@sh scripts/likwid_compare.sh $(ARGS)
 
 # libFuzzer on the CSV reader for 60 s (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:
