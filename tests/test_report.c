@@ -207,6 +207,21 @@ Test(report, findings_follow_the_data)
     cr_expect(strstr(after, "2 threads decode 2.00× faster than 1 (101.4 vs 50.7 tok/s"), "%s", after);
 }
 
+/* likwid_compare.csv, when the script ran into the run: one finding per thread count, the ratios from the rows
+ * (tests/data/likwid_compare.csv: 1 thread one-stream 31.5 vs 30, floor 36; 2 threads 45 and 60 vs 50). */
+Test(report, likwid_comparison_finding)
+{
+    char dir[256], out[640], cmd[600];
+    copy_fixture("complete", dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "cp tests/data/likwid_compare.csv %s/", dir);
+    cr_assert_eq(system(cmd), 0);
+    finding(dir, "Against likwid-bench, 1 round back to back at 1 thread (likwid", out, sizeof out);
+    cr_expect(strstr(out, "likwid's best 30.0 GB/s") && strstr(out, "read 1.05× its best load kernel") &&
+                  strstr(out, "floor, which also counts the 4-stream kernels a decode reads with, 1.20×"), "%s", out);
+    finding(dir, "Against likwid-bench, 1 round back to back at 2 threads (far placement; ", out, sizeof out);
+    cr_expect(strstr(out, "read 0.90× its best") && strstr(out, "with, 1.20× (range 1.200-1.200)"), "%s", out);
+}
+
 Test(compare, two_machines_side_by_side)
 {
     char tmpl[] = "/tmp/pbcmp-XXXXXX", out[8192];

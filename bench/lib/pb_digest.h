@@ -110,6 +110,22 @@ typedef struct pb_dg_util {
     struct { int cpu; double mean, max, steal_max; int samples; } c[PB_DG_MAX];
 } pb_dg_util;
 
+/* likwid_compare.csv, per thread count: over the rounds, our best one-stream kernel (median of its passes) and
+ * our floor (the best median of every read kernel) as ratios to likwid-bench's best load kernel of the same
+ * round: the median ratio and its range. */
+typedef struct pb_dg_likwid_pt {
+    int threads, rounds;
+    double likwid_median;                    /* the median over rounds of likwid's best GB/s */
+    double one_x, one_min, one_max;          /* one-stream / likwid: median, min, max over rounds (NaN: none ran) */
+    double floor_x, floor_min, floor_max;    /* floor / likwid */
+    char placement[PB_DG_NAME];              /* the rounds' placements: one word, or "mixed" */
+} pb_dg_likwid_pt;
+typedef struct pb_dg_likwid {
+    bool have;
+    int n;
+    pb_dg_likwid_pt t[16];
+} pb_dg_likwid;
+
 /* Noise: placements seen, round-trip range, load. */
 typedef struct pb_dg_noise {
     int near, far, other;           /* rows tagged so, over every CSV with a placement column */
@@ -128,6 +144,7 @@ typedef struct pb_digest {
     pb_dg_overlap overlap;
     pb_dg_util util;
     pb_dg_noise noise;
+    pb_dg_likwid likwid;
 } pb_digest;
 
 /* Reads every section the run directory has. */
@@ -140,6 +157,7 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd);
 void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd);
 void pb_digest_misc(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd);
 void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd);
+void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd);
 
 /* Look-ups: NULL when absent. */
 const pb_dg_dispatch *pb_dg_find_policy(const pb_dg_pool *p, const char *policy);

@@ -1,4 +1,5 @@
-/* Findings on kernels (kernels.csv), overlap (overlap.csv) and per-core utilisation (cpu_util.csv). */
+/* Findings on kernels (kernels.csv), overlap (overlap.csv), per-core utilisation (cpu_util.csv) and the
+ * likwid-bench comparison (likwid_compare.csv). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,8 +56,29 @@ static void utilisation(pb_findings *f, const pb_dg_util *u)
         pb_findings_add(f, "Per-core utilisation over the sampled work: %s.", buf);
 }
 
+static void likwid(pb_findings *f, const pb_dg_likwid *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        const pb_dg_likwid_pt *t = &l->t[i];
+        char one[160] = "no one-stream kernel ran";
+        if (!isnan(t->one_x))
+            snprintf(one, sizeof one, "our best one-stream read kernel (likwid's pattern) read %s its best load kernel "
+                     "(range %s-%s)", PB_X(t->one_x), PB_NUM(t->one_min, 3), PB_NUM(t->one_max, 3));
+        char place[64] = "";
+        if (strcmp(t->placement, "n/a") != 0 && t->placement[0])
+            snprintf(place, sizeof place, "%s placement; ", t->placement);
+        pb_findings_add(f, "Against likwid-bench, %d round%s back to back at %d thread%s (%slikwid's best %s GB/s, "
+                        "median over rounds): %s; our floor, which also counts the 4-stream kernels a decode reads "
+                        "with, %s (range %s-%s).", t->rounds, PB_S(t->rounds), t->threads, PB_S(t->threads), place,
+                        PB_NUM(t->likwid_median, 1), one, PB_X(t->floor_x), PB_NUM(t->floor_min, 3),
+                        PB_NUM(t->floor_max, 3));
+    }
+}
+
 void pb_findings_other(pb_findings *f, const pb_digest *d)
 {
+    if (d->likwid.have)
+        likwid(f, &d->likwid);
     if (d->kern.have)
         kernels(f, d);
     if (d->overlap.have)

@@ -12,6 +12,8 @@ static const char *const need_kernels[] = { "format", "variant", "threads", "lev
 static const char *const need_sweep[] = { "format", "policy", "threads", "tok_per_s", NULL };
 static const char *const need_cpuutil[] = { "cpu", "busy_pct", NULL };
 static const char *const need_overlap[] = { "mode", "ratio", "speedup", NULL };
+static const char *const need_likwid[] = { "round", "threads", "tool", "kernel", "gbps", "gbps_median", "placement",
+                                           NULL };
 
 const pb_kind_info pb_kinds[PB_K_COUNT] = {
     [PB_K_MACHINE] = { .file = "machine.csv", .harness = "every harness", .what = "machine facts",
@@ -30,6 +32,8 @@ const pb_kind_info pb_kinds[PB_K_COUNT] = {
                        .what = "per-core utilisation", .need = need_cpuutil },
     [PB_K_OVERLAP] = { .file = "overlap.csv", .harness = "bench_overlap", .plot = "overlap.gp",
                        .what = "overlap of serial work with a pool job", .need = need_overlap },
+    [PB_K_LIKWID] = { .file = "likwid_compare.csv", .harness = "scripts/likwid_compare.sh",
+                      .what = "likwid-bench comparison", .need = need_likwid },
 };
 
 int pb_rundata_load(pb_rundata *rd, const char *dir, char *err, size_t errlen)

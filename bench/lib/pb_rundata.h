@@ -17,6 +17,7 @@ typedef enum pb_kind {
     PB_K_SWEEP,
     PB_K_CPUUTIL,
     PB_K_OVERLAP,
+    PB_K_LIKWID,
     PB_K_COUNT
 } pb_kind;
 
