@@ -108,9 +108,9 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
             "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
-            "the weights after each timed token on the point's own pool for spin and hybrid; for condvar, spawn\n"
-            "and omp memory_floor.csv of --run-dir if it has the cpus, else measured just before the point), busy %\n"
-            "per pinned cpu, the core-to-core round trip.",
+            "the weights after each timed token on the point's own pool for spin, hybrid and any pool at 1 thread;\n"
+            "otherwise memory_floor.csv of --run-dir if it has the cpus, else measured just before the point),\n"
+            "busy % per pinned cpu, the core-to-core round trip.",
     };
     pb_cli_parse(&cli, argc, argv);
 }
@@ -396,7 +396,8 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                  * pass after each timed token on the point's own pool (pb_floor_live). A sleeping pool's floor
                  * passes would pay its wake-ups (and on a VM its halted vCPUs measured 10% lower floors), OpenMP
                  * has no pool to lend: for those the floor is measured just before, on a spin pool pinned alike. */
-                bool live = kind == POOL_SPIN || kind == POOL_HYBRID; /* memory_floor.csv or not */
+                /* memory_floor.csv or not; at 1 thread a pool of any policy runs the pass inline, no wake-up */
+                bool live = kind == POOL_SPIN || kind == POOL_HYBRID || (threads == 1 && kind != PB_DISPATCH_OMP);
                 if (strcmp(b->floor.source, "measured") != 0)
                     r->floor = b->floor;
                 else if (!live)

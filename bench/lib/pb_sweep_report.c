@@ -50,8 +50,8 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
                "fused (row-local glue inside the dispatches);\nglue%%: the token's serial time outside its dispatches "
                "(norms, adds; with serial glue also activation quantization and SiLU);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
                "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus (floor_source "
-               "interleaved: one pass after each timed token, on the point's own spinning pool; measured: just before the "
-               "point (condvar, spawn, omp); "
+               "interleaved: one pass after each timed token, on the point's own pool (spin, hybrid, any pool at 1 thread); "
+               "measured: just before the point; "
                "or memory_floor.csv);\n%%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
                "over the timed tokens, mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
                "first two cpus.\n");
