@@ -11,12 +11,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* A fresh empty directory /tmp/TAG-XXXXXX, its name in dir. */
 static inline void tf_tmpdir(char *dir, size_t len, const char *tag)
 {
     snprintf(dir, len, "/tmp/%s-XXXXXX", tag);
     cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
+}
+
+/* Runs a shell command line; its stdout (and whatever the line redirects there) into out. The exit status, or
+ * -1 when it was killed. */
+static inline int tf_run(char *out, size_t len, const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "popen %s", cmd);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 /* rm -rf DIR (a mkdtemp name: no quote in it); the shell's status. */

@@ -4,19 +4,14 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
+#include "test_files.h"
 
 /* Runs `sh scripts/likwid_compare.sh ARGS 2>&1` from the repository root; output into out. Exit status. */
 static int run_script(const char *args, char *out, size_t len)
 {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "sh scripts/likwid_compare.sh %s 2>&1", args);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    int rc = pclose(p);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return tf_run(out, len, cmd);
 }
 
 Test(likwid_compare, summary_picks_the_best_of_each_side)

@@ -38,12 +38,7 @@ static int sh(char *out, size_t len, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof cmd, "B='%s'; (%s) 2>&1", bin ? bin : "build/bin", line);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    int rc = pclose(p);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    return tf_run(out, len, cmd);
 }
 
 static long file_size(const char *dir, const char *name)
