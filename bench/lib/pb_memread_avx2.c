@@ -6,7 +6,7 @@
 #include <immintrin.h>
 #include <stdbool.h>
 
-#include "kern_impl.h" /* kern_prefetch_stream: the decode passes' prefetch, so the floor reads as they do */
+#include "kern.h" /* kern_prefetch_stream: the decode passes' prefetch, so the floor reads as they do */
 #include "pb_memread.h"
 
 #define PB_V 32    /* bytes per vector */
