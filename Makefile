@@ -108,10 +108,12 @@ asan-test: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" build-asan/bin/poolbench_tests
 	ASAN_OPTIONS=detect_leaks=1 POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2
 
+# The harnesses use the pool and kernels, and tsan_decode bench/lib's decode (hence hwloc's and OpenMP's link
+# flags; its executors are pools only, so no OpenMP team runs under TSan).
 build-tsan/bin/%: tests/%.c
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" build-tsan/libpool.a build-tsan/libkernels.a
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" build-tsan/libpool.a build-tsan/libkernels.a build-tsan/libpb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fsanitize=thread $< build-tsan/libkernels.a build-tsan/libpool.a -lm -pthread -fsanitize=thread -o $@
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< build-tsan/libpb.a build-tsan/libkernels.a build-tsan/libpool.a $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
 
 tsan-test: deps $(TSANBINS)
 	@for t in $(TSANBINS); do echo "== $$t"; TSAN_OPTIONS=halt_on_error=1 $$t || exit 1; done
