@@ -63,8 +63,9 @@ typedef struct pb_dg_token {
 /* The best decode point of one model × format (batch 1). */
 typedef struct pb_dg_decode {
     char model[PB_DG_NAME], format[PB_DG_NAME], policy[PB_DG_NAME], schedule[PB_DG_NAME], cpuset[PB_DG_NAME];
+    char glue[PB_DG_NAME];          /* "serial", "fused", or "" when the CSV predates the glue column */
     int threads;
-    double tok_s, ms_median, pct_floor, gbps, floor_gbps, weight_bytes, dispatches;
+    double tok_s, ms_median, pct_floor, gbps, floor_gbps, weight_bytes, dispatches, glue_pct;
 } pb_dg_decode;
 
 typedef struct pb_dg_sweep {
@@ -83,6 +84,8 @@ typedef struct pb_dg_sweep {
     double worst_busy_min, worst_busy_max;
     double ms_spread_max;           /* the largest (max - min) / median of ms per token over points */
     pb_dg_decode noisiest;
+    bool have_glue;                 /* the focus format ran one point with both glue modes: */
+    pb_dg_decode glue_fused, glue_serial; /* that pair, at its most threads */
 } pb_dg_sweep;
 
 /* Kernel throughput of one format: the best variant per level at 1 thread, and at the most threads. */

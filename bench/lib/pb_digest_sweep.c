@@ -9,7 +9,7 @@
 
 typedef struct sweep_cols {
     int model, format, policy, schedule, threads, cpuset, batch, msmin, msmed, msmax, tok, wb, gbps, floor, pct,
-        disp, bmin, bmax, imb;
+        disp, bmin, bmax, imb, glue, gluepct;
 } sweep_cols;
 
 static sweep_cols sweep_cols_of(const pb_table *t)
@@ -24,7 +24,8 @@ static sweep_cols sweep_cols_of(const pb_table *t)
         .gbps = pb_table_col(t, "gbps_effective"), .floor = pb_table_col(t, "floor_gbps"),
         .pct = pb_table_col(t, "pct_of_floor"), .disp = pb_table_col(t, "dispatches_per_token"),
         .bmin = pb_table_col(t, "busy_pct_min"), .bmax = pb_table_col(t, "busy_pct_max"),
-        .imb = pb_table_col(t, "imbalance_flag"),
+        .imb = pb_table_col(t, "imbalance_flag"), .glue = pb_table_col(t, "glue"),
+        .gluepct = pb_table_col(t, "glue_pct"),
     };
 }
 
@@ -33,12 +34,14 @@ static pb_dg_decode decode_of(const pb_table *t, const sweep_cols *c, size_t r)
     pb_dg_decode d = { .threads = pb_dg_int(t, r, c->threads), .tok_s = pb_table_num(t, r, c->tok),
                        .ms_median = pb_table_num(t, r, c->msmed), .pct_floor = pb_table_num(t, r, c->pct),
                        .gbps = pb_table_num(t, r, c->gbps), .floor_gbps = pb_table_num(t, r, c->floor),
-                       .weight_bytes = pb_table_num(t, r, c->wb), .dispatches = pb_table_num(t, r, c->disp) };
+                       .weight_bytes = pb_table_num(t, r, c->wb), .dispatches = pb_table_num(t, r, c->disp),
+                       .glue_pct = c->gluepct >= 0 ? pb_table_num(t, r, c->gluepct) : NAN };
     pb_dg_copy(d.model, pb_table_str(t, r, c->model));
     pb_dg_copy(d.format, pb_table_str(t, r, c->format));
     pb_dg_copy(d.policy, pb_table_str(t, r, c->policy));
     pb_dg_copy(d.schedule, pb_table_str(t, r, c->schedule));
     pb_dg_copy(d.cpuset, pb_table_str(t, r, c->cpuset));
+    pb_dg_copy(d.glue, c->glue >= 0 ? pb_table_str(t, r, c->glue) : "");
     return d;
 }
 
@@ -113,6 +116,33 @@ static const pb_dg_decode *focus_of(const pb_dg_sweep *s)
     return &s->best[0];
 }
 
+/* The same point but for its glue mode. */
+static bool same_but_glue(const pb_dg_decode *a, const pb_dg_decode *b)
+{
+    return same_model_format(a, b) && same_policy(a, b) && same_set(a, b) && same_threads(a, b) &&
+           strcmp(a->schedule, b->schedule) == 0;
+}
+
+/* A focus-format point run with fused and with serial glue: the pair at the most threads (first seen on a tie). */
+static void glue_pair(pb_dg_sweep *s, const pb_table *t, const sweep_cols *c, const pb_dg_decode *focus)
+{
+    for (size_t r = 0; r < t->nrows; r++) {
+        pb_dg_decode fu = decode_of(t, c, r);
+        if (!is_decode(t, c, r) || !same_model_format(&fu, focus) || strcmp(fu.glue, "fused") != 0 ||
+            (s->have_glue && fu.threads <= s->glue_fused.threads))
+            continue;
+        for (size_t k = 0; k < t->nrows; k++) {
+            pb_dg_decode se = decode_of(t, c, k);
+            if (is_decode(t, c, k) && strcmp(se.glue, "serial") == 0 && same_but_glue(&fu, &se)) {
+                s->have_glue = true;
+                s->glue_fused = fu;
+                s->glue_serial = se;
+                break;
+            }
+        }
+    }
+}
+
 void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
 {
     memset(s, 0, sizeof *s);
@@ -145,6 +175,7 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
             maxthr = d.threads;
     }
     qsort(s->by_thr, (size_t)s->nthr, sizeof s->by_thr[0], by_threads);
+    glue_pair(s, t, &c, f);
     for (size_t r = 0; r < t->nrows; r++) {
         pb_dg_decode d = decode_of(t, &c, r);
         if (is_decode(t, &c, r) && same_model_format(&d, f) && d.threads == maxthr)

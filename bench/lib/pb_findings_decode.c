@@ -134,6 +134,16 @@ static void imbalance(pb_findings *f, const pb_dg_sweep *s)
                     PB_PCT(s->worst_busy_min), PB_PCT(s->worst_busy_max));
 }
 
+static void glue(pb_findings *f, const pb_dg_sweep *s)
+{
+    const pb_dg_decode *fu = &s->glue_fused, *se = &s->glue_serial;
+    pb_findings_add(f, "Fused glue (SiLU and activation quantization inside the dispatches) against serial glue, "
+                    "same point (%s %s, %s, %d thread%s): %s vs %s tok/s (%s); the serial part of a token %s%% vs %s%%.",
+                    fu->model, fu->format, fu->policy, fu->threads, PB_S(fu->threads), PB_NUM(fu->tok_s, 1),
+                    PB_NUM(se->tok_s, 1), PB_X(fu->tok_s / se->tok_s), PB_NUM(fu->glue_pct, 1),
+                    PB_NUM(se->glue_pct, 1));
+}
+
 void pb_findings_decode(pb_findings *f, const pb_digest *d)
 {
     const pb_dg_sweep *s = &d->sweep;
@@ -144,4 +154,6 @@ void pb_findings_decode(pb_findings *f, const pb_digest *d)
     core_sets(f, s);
     formats(f, s);
     imbalance(f, s);
+    if (s->have_glue)
+        glue(f, s);
 }
