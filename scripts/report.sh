@@ -18,11 +18,11 @@ done
 BIN=${POOLBENCH_BIN:-build/bin}
 RESULTS=${POOLBENCH_RESULTS:-results}
 
-# The suite: harness | seconds it took on the 2-core development VM (kernels: a guess until it lands) |
-# arguments. Measured 2026-11-29: quick 36 s, full 2:29 without bench_kernels. The sweep covers the issue's matrix:
+# The suite: harness | seconds it took on the 2-core development VM | arguments. Measured 2026-11-29: quick
+# 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the issue's matrix:
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
-# harness's defaults for threads and sets).
-SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --tokens 10"
+# harness's defaults for threads and sets), each point with serial and with fused glue.
+SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10"
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
 bench_memory_floor|20|--quick
@@ -31,9 +31,9 @@ bench_sweep|15|--quick --tokens 5
 bench_overlap|5|--quick"
 else
     SUITE="bench_pool_overhead|20|
-bench_memory_floor|95|
+bench_memory_floor|100|
 bench_kernels|60|
-bench_sweep|40|$SWEEP_FULL
+bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
 fi
 

@@ -96,14 +96,16 @@ static void token_ceiling(pb_findings *f, const pb_digest *d)
             best = i;
     if (best < 0)
         return;
-    char tail[200] = "";
+    char tail[320] = "";
     for (int i = 0; i < d->sweep.nbest; i++) {
         const pb_dg_decode *b = &d->sweep.best[i];
         if (strcmp(b->model, tk->model) == 0 && strcmp(b->format, fmt) == 0)
-            snprintf(tail, sizeof tail, "; the best decode measured reached %s tok/s, %s of that ceiling",
-                     PB_NUM(b->tok_s, 1), PB_PCT(100 * b->tok_s / tk->t[best].ceiling));
+            snprintf(tail, sizeof tail, "; the best decode measured reached %s tok/s, %s of that ceiling (%s of "
+                     "the floor measured beside it, which the sweep's %% of floor quotes)", PB_NUM(b->tok_s, 1),
+                     PB_PCT(100 * b->tok_s / tk->t[best].ceiling), PB_PCT(b->pct_floor));
     }
-    pb_findings_add(f, "The read floor caps %s in %s at %s tok/s on %d thread%s (%s ms per token for %s of weights)%s.",
+    pb_findings_add(f, "bench_memory_floor's best read caps %s in %s at %s tok/s on %d thread%s (%s ms per token for %s of "
+                    "weights)%s.",
                     tk->model, fmt, PB_NUM(tk->t[best].ceiling, 1), tk->t[best].threads, PB_S(tk->t[best].threads), PB_NUM(tk->t[best].ms, 2),
                     PB_BYTES(tk->t[best].weight_bytes), tail);
 }
