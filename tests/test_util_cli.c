@@ -39,6 +39,11 @@ static pid_t start(const char *dir, const char *const *args)
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
+        /* A test runner started in the background (`cmd &` from a script) inherits SIGINT ignored, and so would
+         * the command bench_cpu_util runs: the forwarded SIGINT would then be ignored by design. Start from the
+         * defaults, as a foreground shell does. */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
