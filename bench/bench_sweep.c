@@ -97,7 +97,7 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
         PB_OPT_OUT(&o->out),
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
           .help = "add the results to an existing run directory (its memory_floor.csv, if any, is the floor of the "
-                  "points that cannot interleave one)" },
+                  "omp points, which cannot interleave one)" },
         { 0 },
     };
     const pb_cli cli = {
@@ -108,9 +108,9 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
             "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
-            "the weights after each timed token on the point's own pool for spin, hybrid and any pool at 1 thread;\n"
-            "otherwise memory_floor.csv of --run-dir if it has the cpus, else measured just before the point),\n"
-            "busy % per pinned cpu, the core-to-core round trip.",
+            "the weights after each timed token, on the point's own pool when its workers spin, else on a spin\n"
+            "pool made for the pass; for omp memory_floor.csv of --run-dir if it has the cpus, else measured just\n"
+            "before the point), busy % per pinned cpu over the tokens alone, the core-to-core round trip.",
     };
     pb_cli_parse(&cli, argc, argv);
 }
@@ -346,10 +346,49 @@ static void sw_floor(const sw_run *sr, const pb_decode_weights *w, const pb_cpul
     pb_exec_close(&fl);
 }
 
-/* pb_sweep_between's hook: one interleaved floor pass (ctx: the point's pb_floor_live). */
+/* A point's interleaved floor: its passes run on the point's own pool when its workers spin, else each on a
+ * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass: on this VM its halted vCPUs
+ * measured 10% lower floors). */
+typedef struct sw_live {
+    pb_floor_live fl;
+    const pb_cpulist *place;
+    pool *own; /* NULL: a fresh spin pool per pass */
+} sw_live;
+
+static void sw_noop(void *ctx, int id, int n)
+{
+    (void)ctx;
+    (void)id;
+    (void)n;
+}
+
+/* A spin pool pinned like the point, its workers already running (one empty dispatch first, so that no pass
+ * waits for a thread to start), or NULL. */
+static pool *sw_spin_pool(const pb_cpulist *place)
+{
+    pool_config cfg = pool_config_default();
+    cfg.threads = place->n;
+    cfg.policy = POOL_SPIN;
+    cfg.cpus = place->cpu;
+    pool *p = pool_create(&cfg);
+    if (p)
+        pool_run(p, sw_noop, NULL);
+    return p;
+}
+
+/* pb_sweep_between's hook: one interleaved floor pass (ctx: the point's sw_live). */
 static void sw_floor_pass(void *ctx)
 {
-    pb_floor_live_pass(ctx);
+    sw_live *lv = ctx;
+    if (lv->own) {
+        pb_floor_live_pass(&lv->fl, lv->own);
+        return;
+    }
+    pool *p = sw_spin_pool(lv->place);
+    if (p) {
+        pb_floor_live_pass(&lv->fl, p);
+        pool_destroy(p);
+    }
 }
 
 typedef struct sw_block {
@@ -390,14 +429,14 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 r->batch = (int)batch;
                 r->tokens = (int)sr->o.tokens;
                 r->weight_bytes = b->w->bytes;
-                /* A measured floor is measured again beside every point, with the kernel the block chose: on a
-                 * shared machine the bandwidth moves within seconds, and a ratio holds only side by side. With
-                 * spinning workers (spin, hybrid: a floor pass follows a token within its spin budget), one floor
-                 * pass after each timed token on the point's own pool (pb_floor_live). A sleeping pool's floor
-                 * passes would pay its wake-ups (and on a VM its halted vCPUs measured 10% lower floors), OpenMP
-                 * has no pool to lend: for those the floor is measured just before, on a spin pool pinned alike. */
-                /* memory_floor.csv or not; at 1 thread a pool of any policy runs the pass inline, no wake-up */
-                bool live = kind == POOL_SPIN || kind == POOL_HYBRID || (threads == 1 && kind != PB_DISPATCH_OMP);
+                /* The floor is measured again beside every point, with the kernel the block chose: on a shared
+                 * machine the bandwidth moves within seconds, and a ratio holds only side by side. A pool point
+                 * interleaves one floor pass after each timed token (sw_live: on its own pool when the workers
+                 * spin: spin, hybrid within its budget, any pool at 1 thread; else on a spin pool made for the
+                 * pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus:
+                 * its floor is measured just before the point (or taken from memory_floor.csv). */
+                bool live = kind != PB_DISPATCH_OMP;
+                bool spinning = kind == POOL_SPIN || kind == POOL_HYBRID || threads == 1;
                 if (strcmp(b->floor.source, "measured") != 0)
                     r->floor = b->floor;
                 else if (!live)
@@ -410,19 +449,26 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 if (pb_exec_open(&ex, kind, threads, b->place->cpu, sr->chunk[s], (unsigned)sr->o.spin_us) != 0)
                     sw_fail("%s with %d threads: %s", r->policy, threads, strerror(errno));
                 char err[512];
-                pb_floor_live fl;
-                pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &fl };
-                if (live && pb_floor_live_open(&fl, ex.p, b->w->arena, (size_t)b->w->bytes, b->floor.kernel,
-                                               (int)sr->o.tokens, err, sizeof err) != 0) {
-                    fprintf(stderr, "\n" PROG ": interleaved floor: %s; the block's floor instead\n", err);
-                    live = false;
-                    between.fn = NULL;
-                    r->floor = b->floor;
+                sw_live lv = { .place = b->place, .own = spinning ? ex.p : NULL };
+                pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
+                if (live) {
+                    pool *first = lv.own ? lv.own : sw_spin_pool(b->place);
+                    int rc = first ? pb_floor_live_open(&lv.fl, first, b->w->arena, (size_t)b->w->bytes,
+                                                        b->floor.kernel, (int)sr->o.tokens, err, sizeof err)
+                                   : (snprintf(err, sizeof err, "no spin pool: %s", strerror(errno)), -1);
+                    if (first && !lv.own)
+                        pool_destroy(first);
+                    if (rc != 0) {
+                        fprintf(stderr, "\n" PROG ": interleaved floor: %s; the block's floor instead\n", err);
+                        live = false;
+                        between.fn = NULL;
+                        r->floor = b->floor;
+                    }
                 }
                 if (pb_sweep_measure(&d, &ex, (int)sr->o.warmup, (int)sr->o.tokens, (int)sr->o.interval_ms,
                                      b->place->cpu, threads, &between, &r->m, err, sizeof err) != 0)
                     sw_fail("%s %s: %s", r->format, r->policy, err);
-                if (live && pb_floor_live_close(&fl, &r->floor, err, sizeof err) != 0)
+                if (live && pb_floor_live_close(&lv.fl, &r->floor, err, sizeof err) != 0)
                     sw_fail("read floor at %d threads: %s", threads, err);
                 pb_exec_close(&ex);
                 r->rt_after = sw_roundtrip(sr, b->pair);

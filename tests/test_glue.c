@@ -297,8 +297,14 @@ Test(floor, live_passes_and_a_changed_buffer)
     cr_expect_eq(pb_floor_live_open(&l, e.p, buf, bytes, "nope", 4, err, sizeof err), -1);
     cr_expect_eq(pb_floor_live_open(&l, e.p, buf, bytes, "copy-scalar", 4, err, sizeof err), -1, "not a read");
     cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    pool_config one = pool_config_default();
+    one.threads = 1;
+    pool *p1 = pool_create(&one);
+    pb_floor_live_pass(&l, p1); /* another thread count: ignored */
+    cr_expect_eq(l.n, 0);
+    pool_destroy(p1);
     for (int i = 0; i < 6; i++) /* two beyond cap: ignored */
-        pb_floor_live_pass(&l);
+        pb_floor_live_pass(&l, e.p);
     cr_expect_eq(l.n, 4);
     pb_floor fl;
     cr_assert_eq(pb_floor_live_close(&l, &fl, err, sizeof err), 0, "%s", err);
@@ -306,9 +312,9 @@ Test(floor, live_passes_and_a_changed_buffer)
     cr_expect_str_eq(fl.kernel, "scalar");
     cr_expect(fl.gbps_min > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
     cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
-    pb_floor_live_pass(&l);
+    pb_floor_live_pass(&l, e.p);
     buf[12345]++;
-    pb_floor_live_pass(&l);
+    pb_floor_live_pass(&l, e.p);
     cr_expect_eq(pb_floor_live_close(&l, &fl, err, sizeof err), -1);
     cr_expect(strstr(err, "1 of 2") != NULL, "%s", err);
     cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);

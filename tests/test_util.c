@@ -112,3 +112,33 @@ Test(util_sampler, spread)
     r.ncpu = 1;
     cr_expect_float_eq(pb_util_spread(&r), 0.0, 1e-9);
 }
+
+/* A pause keeps its window out of the means and the series: 300 ms counted, 300 ms paused, 300 ms counted.
+ * Asserted on the ticks that elapsed (all states together), which load on the machine does not change. */
+Test(util_sampler, pause_counts_nothing)
+{
+    char err[256];
+    const int cpu0[] = { 0 };
+    pb_util_sampler *s = pb_util_sampler_start(20, cpu0, 1, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    uint64_t t0 = pb_now_ns();
+    sleep_ms(300);
+    double pause_ms = (double)(pb_now_ns() - t0) / 1e6;
+    pb_util_sampler_pause(s);
+    pb_util_sampler_pause(s); /* a second pause does nothing */
+    sleep_ms(300);
+    pb_util_sampler_resume(s);
+    double resume_ms = (double)(pb_now_ns() - t0) / 1e6;
+    pb_util_sampler_resume(s);
+    sleep_ms(300);
+    pb_util_result r;
+    cr_assert_eq(pb_util_sampler_stop(s, &r), 0);
+    cr_assert_eq(r.ncpu, 1);
+    /* 600 ms counted = 60 ticks (USER_HZ 100), give or take the boundaries; 90 if the pause counted */
+    cr_expect(r.cpu[0].mean.ticks >= 50 && r.cpu[0].mean.ticks <= 72, "%llu ticks counted",
+              (unsigned long long)r.cpu[0].mean.ticks);
+    for (size_t i = 0; i < r.nsamples; i++)
+        cr_expect(r.samples[i].t_ms <= pause_ms + 5 || r.samples[i].t_ms >= resume_ms - 5,
+                  "a sample at %.1f ms, inside the pause (%.1f-%.1f ms)", r.samples[i].t_ms, pause_ms, resume_ms);
+    pb_util_result_free(&r);
+}

@@ -92,10 +92,11 @@ int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes,
     return 0;
 }
 
-void pb_floor_live_pass(pb_floor_live *l)
+void pb_floor_live_pass(pb_floor_live *l, pool *p)
 {
-    if (l->n >= l->cap)
+    if (l->n >= l->cap || pool_threads(p) != l->c->threads)
         return;
+    l->c->pool = p; /* pb_mf_pass runs on c->pool; the slice of each thread id is the same on any pool */
     uint64_t ns;
     l->wrong += pb_mf_pass(l->c, l->k, &ns) != l->c->expect_sum;
     l->gbps[l->n++] = (double)l->c->bytes / (double)(ns ? ns : 1);

@@ -29,10 +29,11 @@ int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const c
  * the very pool that runs the steps, so both see the same machine from moment to moment: on a shared host the
  * bandwidth drifts by 10% within seconds, and a floor measured before a point is then held against tokens
  * that ran in another weather. Each pass is one pool_run over buf with one read kernel, checked against the
- * first (untimed) pass's byte sum.
+ * first (untimed) pass's byte sum. Each pass names its pool: the same one, or (for a pool whose workers sleep,
+ * which would pay its wake-ups in the pass) a spin pool of the same threads and cpus made for that pass.
  *
  *   pb_floor_live l;  pb_floor_live_open(&l, pool, buf, bytes, "avx512-4s", n, err, len);
- *   ...  pb_floor_live_pass(&l);  ... (up to n times)
+ *   ...  pb_floor_live_pass(&l, pool);  ... (up to n times)
  *   pb_floor_live_close(&l, &floor, err, len);      // best/median/min over the passes; source "interleaved" */
 typedef struct pb_floor_live {
     struct pb_mf_ctx *c;
@@ -45,8 +46,9 @@ typedef struct pb_floor_live {
 /* 0, or -1 with the reason in err (unknown or unsupported kernel, buffer too small, out of memory). */
 int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel, int cap,
                        char *err, size_t errlen);
-/* One timed pass (ignored beyond cap). */
-void pb_floor_live_pass(pb_floor_live *l);
+/* One timed pass on p, a pool of as many threads as the one given to open (ignored beyond cap, or when p has
+ * another thread count). */
+void pb_floor_live_pass(pb_floor_live *l, pool *p);
 /* The summary into out and frees l. 0, or -1 with the reason in err (no pass, or a wrong byte sum). */
 int pb_floor_live_close(pb_floor_live *l, pb_floor *out, char *err, size_t errlen);
 

@@ -63,8 +63,13 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
             }
             goto job_failed;
         }
-        if (between && between->fn)
+        if (between && between->fn) {
+            if (s) /* the floor pass is not the token's: keep it out of busy % */
+                pb_util_sampler_pause(s);
             between->fn(between->ctx);
+            if (s)
+                pb_util_sampler_resume(s);
+        }
     }
     out->dispatches_per_token = (double)(ex->dispatches - disp0) / tokens;
     if (s) {

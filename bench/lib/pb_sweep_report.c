@@ -50,10 +50,10 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
                "fused (row-local glue inside the dispatches);\nglue%%: the token's serial time outside its dispatches "
                "(norms, adds; with serial glue also activation quantization and SiLU);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
                "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus (floor_source "
-               "interleaved: one pass after each timed token, on the point's own pool (spin, hybrid, any pool at 1 thread); "
-               "measured: just before the point; "
+               "interleaved: one pass after each timed token, on the point's pool or a spin pool made for it; "
+               "measured: just before the point (omp); "
                "or memory_floor.csv);\n%%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
-               "over the timed tokens, mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
+               "over the timed tokens (floor passes left out), mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
                "first two cpus.\n");
     if (imbalanced)
         fprintf(f, "! %d point(s) imbalanced: their busiest and least busy pinned cpus differ by more than %.0f points.\n",

@@ -17,9 +17,10 @@ struct pb_util_sampler {
     pthread_mutex_t mu;
     pthread_cond_t cv;        /* signalled by stop; the thread waits on it between readings */
     bool stop;                /* guarded by mu */
+    bool paused;              /* guarded by mu: between pause and resume, nothing is counted */
 
-    /* Everything below is touched by the sampler thread only while it runs, and by the caller only before
-     * pthread_create and after pthread_join, which order those accesses. */
+    /* Everything below is touched by the sampler thread while it holds mu, by pause and resume (which take
+     * mu), and by the caller otherwise only before pthread_create and after pthread_join. */
     int interval_ms;
     uint64_t t0_ns;
     double last_ms;           /* end of the last interval taken */
@@ -101,6 +102,17 @@ static void take_reading(pb_util_sampler *s, bool final)
     s->last_ms = t_ms;
 }
 
+/* Reads /proc/stat and counts nothing: the next reading's interval starts now (the end of a pause). */
+static void discard_reading(pb_util_sampler *s)
+{
+    if (pb_procstat_read(NULL, &s->snap[1 - s->prev], &s->buf, &s->bufcap) < 0) {
+        s->failed = true;
+        return;
+    }
+    s->prev = 1 - s->prev;
+    s->last_ms = (double)(pb_now_ns() - s->t0_ns) / 1e6;
+}
+
 static struct timespec ns_to_timespec(uint64_t ns)
 {
     return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
@@ -120,11 +132,32 @@ static void *sampler_main(void *arg)
         while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu, &ts) != ETIMEDOUT)
             ;
         bool stop = s->stop;
+        if (!stop && !s->paused)
+            take_reading(s, false);
         pthread_mutex_unlock(&s->mu);
         if (stop)
             return NULL;
-        take_reading(s, false);
     }
+}
+
+void pb_util_sampler_pause(pb_util_sampler *s)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->paused) {
+        take_reading(s, true); /* the interval up to now counts (kept as a sample when long enough) */
+        s->paused = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+void pb_util_sampler_resume(pb_util_sampler *s)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->paused) {
+        discard_reading(s);
+        s->paused = false;
+    }
+    pthread_mutex_unlock(&s->mu);
 }
 
 static void sampler_free(pb_util_sampler *s)
@@ -209,7 +242,8 @@ int pb_util_sampler_stop(pb_util_sampler *s, pb_util_result *out)
     pthread_join(s->thread, NULL);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
-    take_reading(s, true);
+    if (!s->paused) /* stopped while paused: the pause already took the last reading that counts */
+        take_reading(s, true);
 
     memset(out, 0, sizeof *out);
     out->interval_ms = s->interval_ms;

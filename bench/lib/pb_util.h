@@ -54,6 +54,11 @@ typedef struct pb_util_sampler pb_util_sampler;
  * PB_UTIL_INTERVAL_MAX_MS]; cpus: the ids to keep (NULL or ncpu 0 = every cpu in /proc/stat at start,
  * plus any that appears later). NULL with a one-line reason in err on failure. */
 pb_util_sampler *pb_util_sampler_start(int interval_ms, const int *cpus, int ncpu, char *err, size_t errlen);
+/* Between pause and resume nothing is counted, neither in the means nor in the series (which jumps over the
+ * gap): bench_sweep pauses around the floor pass it runs after each token, so busy % is the tokens' alone.
+ * Each takes one /proc/stat reading (~20 µs). A second pause, or a resume without a pause, does nothing. */
+void pb_util_sampler_pause(pb_util_sampler *s);
+void pb_util_sampler_resume(pb_util_sampler *s);
 
 /* Takes a last reading (the partial interval since the last sample counts in the means, and becomes a
  * sample when it lasted at least half an interval), stops the thread, fills out and frees the sampler.
