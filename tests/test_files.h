@@ -32,6 +32,16 @@ static inline int tf_run(char *out, size_t len, const char *cmd)
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/* Writes text into DIR/NAME (a fixture the test builds), failing the test when it cannot. */
+static inline void tf_write(const char *dir, const char *name, const char *text)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert(fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+}
+
 /* rm -rf DIR (a mkdtemp name: no quote in it); the shell's status. */
 static inline int tf_rmrf(const char *dir)
 {

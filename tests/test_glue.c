@@ -12,6 +12,7 @@
 #include "pb_glue.h"
 #include "pb_glue_impl.h"
 #include "pb_sweep.h"
+#include "test_files.h"
 
 static float glue_rand(unsigned *s)
 {
@@ -202,16 +203,13 @@ Test(floor, from_memory_floor_csv)
     char dir[] = "/tmp/pbfloor-XXXXXX", path[64];
     cr_assert_not_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/memory_floor.csv", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement\n"
+    tf_write(dir, "memory_floor.csv",
+          "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement\n"
           "r,h,read,avx2,1,0,768,768,10,31,30,29,nan,n/a\n"
           "r,h,read,avx512-nt,1,0,768,768,10,35,34,33,nan,n/a\n"
           "r,h,copy,copy-avx2,1,0,768,768,10,50,49,48,nan,n/a\n"
           "r,h,read,avx512-nt,2,\"0,1\",768,768,10,66,64,60,400,far\n"
-          "r,h,read,avx2,2,1 0,768,768,10,99,99,99,400,far\n",
-          f);
-    fclose(f);
+          "r,h,read,avx2,2,1 0,768,768,10,99,99,99,400,far\n");
     pb_floor fl;
     char err[256];
     int one[] = { 0 }, two[] = { 0, 1 }, other[] = { 5 };

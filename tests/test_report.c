@@ -220,18 +220,15 @@ Test(report, likwid_comparison_finding)
 /* A sweep that ran a point with both glue modes: the finding pairs them at the most threads that have both. */
 Test(report, glue_modes_side_by_side)
 {
-    char dir[64], path[128], out[640];
+    char dir[64], out[640];
     tf_tmpdir(dir, sizeof dir, "pbglue");
-    snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    FILE *fp = fopen(path, "w");
-    cr_assert_not_null(fp);
-    fputs("model,format,policy,schedule,glue,threads,cpuset,batch,tok_per_s,ms_per_token_median,glue_pct\n"
+    tf_write(dir, "sweep.csv",
+          "model,format,policy,schedule,glue,threads,cpuset,batch,tok_per_s,ms_per_token_median,glue_pct\n"
           "qwen3-0.6b,q8_0,spin,static,serial,1,p,1,50.0,20.0,1.9\n"
           "qwen3-0.6b,q8_0,spin,static,fused,1,p,1,51.0,19.6,1.0\n"
           "qwen3-0.6b,q8_0,spin,static,serial,2,p,1,80.0,12.5,8.0\n"
           "qwen3-0.6b,q8_0,spin,static,fused,2,p,1,88.0,11.4,3.0\n"
-          "qwen3-0.6b,q8_0,hybrid,static,fused,4,p,1,90.0,11.1,3.0\n", fp);
-    fclose(fp);
+          "qwen3-0.6b,q8_0,hybrid,static,fused,4,p,1,90.0,11.1,3.0\n");
     finding(dir, "Fused glue", out, sizeof out);
     cr_expect(strstr(out, "(qwen3-0.6b q8_0, spin, 2 threads): 88.0 vs 80.0 tok/s (1.10×)") &&
                   strstr(out, "3.0% vs 8.0%"), "%s", out);
