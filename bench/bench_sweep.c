@@ -96,8 +96,8 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
         PB_OPT_QUICK(&o->quick, "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens"),
         PB_OPT_OUT(&o->out),
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (its memory_floor.csv, if any, is the floor of the "
-                  "omp points, which cannot interleave one)" },
+          .help = "add the results to an existing run directory (its memory_floor.csv, if any, chooses the floor's "
+                  "read kernel)" },
         { 0 },
     };
     const pb_cli cli = {
@@ -109,8 +109,8 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
             "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
             "the weights after each timed token, on the point's own pool when its workers spin, else on a spin\n"
-            "pool made for the pass; for omp memory_floor.csv of --run-dir if it has the cpus, else measured just\n"
-            "before the point), busy % per pinned cpu over the tokens alone, the core-to-core round trip.",
+            "pool made for the pass; for omp, measured just before the point), busy % per pinned cpu over the\n"
+            "tokens alone, the core-to-core round trip. With --run-dir, memory_floor.csv names the read kernel.",
     };
     pb_cli_parse(&cli, argc, argv);
 }
@@ -434,12 +434,11 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                  * interleaves one floor pass after each timed token (sw_live: on its own pool when the workers
                  * spin: spin, hybrid within its budget, any pool at 1 thread; else on a spin pool made for the
                  * pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus:
-                 * its floor is measured just before the point (or taken from memory_floor.csv). */
+                 * its floor is measured just before the point, never taken from memory_floor.csv (minutes old,
+                 * perhaps in another placement: it once made an omp point 147% of its floor). */
                 bool live = kind != PB_DISPATCH_OMP;
                 bool spinning = kind == POOL_SPIN || kind == POOL_HYBRID || threads == 1;
-                if (strcmp(b->floor.source, "measured") != 0)
-                    r->floor = b->floor;
-                else if (!live)
+                if (!live)
                     sw_floor(sr, b->w, b->place, b->floor.kernel, &r->floor);
                 sw_describe(sr, b->place, r);
                 pb_progress(*done, total, t0, "%s %s %s %s glue threads=%d cpus=%s M=%zu", r->format, r->policy,

@@ -217,6 +217,20 @@ Test(report, likwid_comparison_finding)
     cr_expect(strstr(out, "read 0.90× its best") && strstr(out, "with, 1.20× (range 1.200-1.200)"), "%s", out);
 }
 
+/* The ceiling from bench_memory_floor says so when the decode it is held against ran in another placement. */
+Test(report, ceiling_names_a_placement_mismatch)
+{
+    char dir[256], out[640], cmd[600];
+    copy_fixture("complete", dir, sizeof dir);
+    finding(dir, "bench_memory_floor's best read caps", out, sizeof out);
+    cr_expect_null(strstr(out, "another placement"), "both near: %s", out);
+    snprintf(cmd, sizeof cmd, "sed -i 's/,near$/,far/' %s/sweep.csv", dir);
+    cr_assert_eq(system(cmd), 0);
+    finding(dir, "bench_memory_floor's best read caps", out, sizeof out);
+    cr_expect(strstr(out, "but bench_memory_floor ran near and that decode far, so the ceiling is another placement's"),
+              "%s", out);
+}
+
 /* A sweep that ran a point with both glue modes: the finding pairs them at the most threads that have both. */
 Test(report, glue_modes_side_by_side)
 {

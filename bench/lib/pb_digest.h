@@ -64,6 +64,7 @@ typedef struct pb_dg_token {
 typedef struct pb_dg_decode {
     char model[PB_DG_NAME], format[PB_DG_NAME], policy[PB_DG_NAME], schedule[PB_DG_NAME], cpuset[PB_DG_NAME];
     char glue[PB_DG_NAME];          /* "serial", "fused", or "" when the CSV predates the glue column */
+    char placement[PB_DG_NAME];     /* near, far, mixed, n/a; "" when the CSV has no such column */
     int threads;
     double tok_s, ms_median, pct_floor, gbps, floor_gbps, weight_bytes, dispatches, glue_pct;
 } pb_dg_decode;

@@ -9,7 +9,7 @@
 
 typedef struct sweep_cols {
     int model, format, policy, schedule, threads, cpuset, batch, msmin, msmed, msmax, tok, wb, gbps, floor, pct,
-        disp, bmin, bmax, imb, glue, gluepct;
+        disp, bmin, bmax, imb, glue, gluepct, place;
 } sweep_cols;
 
 static sweep_cols sweep_cols_of(const pb_table *t)
@@ -25,7 +25,7 @@ static sweep_cols sweep_cols_of(const pb_table *t)
         .pct = pb_table_col(t, "pct_of_floor"), .disp = pb_table_col(t, "dispatches_per_token"),
         .bmin = pb_table_col(t, "busy_pct_min"), .bmax = pb_table_col(t, "busy_pct_max"),
         .imb = pb_table_col(t, "imbalance_flag"), .glue = pb_table_col(t, "glue"),
-        .gluepct = pb_table_col(t, "glue_pct"),
+        .gluepct = pb_table_col(t, "glue_pct"), .place = pb_table_col(t, "placement"),
     };
 }
 
@@ -42,6 +42,7 @@ static pb_dg_decode decode_of(const pb_table *t, const sweep_cols *c, size_t r)
     pb_dg_copy(d.schedule, pb_table_str(t, r, c->schedule));
     pb_dg_copy(d.cpuset, pb_table_str(t, r, c->cpuset));
     pb_dg_copy(d.glue, c->glue >= 0 ? pb_table_str(t, r, c->glue) : "");
+    pb_dg_copy(d.placement, c->place >= 0 ? pb_table_str(t, r, c->place) : "");
     return d;
 }
 

@@ -51,8 +51,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
                "(norms, adds; with serial glue also activation quantization and SiLU);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
                "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus (floor_source "
                "interleaved: one pass after each timed token, on the point's pool or a spin pool made for it; "
-               "measured: just before the point (omp); "
-               "or memory_floor.csv);\n%%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
+               "measured: just before the point (omp));\n%%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
                "over the timed tokens (floor passes left out), mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
                "first two cpus.\n");
     if (imbalanced)
