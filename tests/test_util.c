@@ -142,3 +142,27 @@ Test(util_sampler, pause_counts_nothing)
                   "a sample at %.1f ms, inside the pause (%.1f-%.1f ms)", r.samples[i].t_ms, pause_ms, resume_ms);
     pb_util_result_free(&r);
 }
+
+/* Windows shorter than half an interval between pauses (a sweep's tokens between its floor passes) still add
+ * up to whole samples: 12 windows of 20 ms at a 100 ms interval make a few samples, not none. */
+Test(util_sampler, short_windows_between_pauses_make_samples)
+{
+    char err[256];
+    const int cpu0[] = { 0 };
+    pb_util_sampler *s = pb_util_sampler_start(100, cpu0, 1, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    for (int i = 0; i < 12; i++) {
+        sleep_ms(20);
+        pb_util_sampler_pause(s);
+        sleep_ms(20);
+        pb_util_sampler_resume(s);
+    }
+    pb_util_result r;
+    cr_assert_eq(pb_util_sampler_stop(s, &r), 0);
+    cr_assert_eq(r.ncpu, 1);
+    cr_expect(r.nsamples >= 2 && r.nsamples <= 6, "%zu samples from 240 ms counted in 20 ms windows", r.nsamples);
+    cr_expect_eq(r.cpu[0].nsamples, r.nsamples);
+    cr_expect(r.cpu[0].mean.ticks >= 18 && r.cpu[0].mean.ticks <= 34, "%llu ticks counted of 24",
+              (unsigned long long)r.cpu[0].mean.ticks);
+    pb_util_result_free(&r);
+}

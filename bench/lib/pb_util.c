@@ -34,6 +34,11 @@ struct pb_util_sampler {
     size_t bufcap;
     pb_util_sample *samples;
     size_t nsamples, samplecap;
+    /* The counted time not yet in a sample: readings add to it, and a sample is emitted once it spans at least
+     * half an interval, so short windows between pauses still make whole samples. */
+    pb_cpu_load pend[PB_PROCSTAT_MAX_CPUS];
+    pb_cpu_load pend_all;
+    double pend_ms;
     bool seen[PB_PROCSTAT_MAX_CPUS];  /* present in some reading */
     pb_util_cpu acc[PB_PROCSTAT_MAX_CPUS];
     pb_util_cpu acc_all;      /* the kept cpus together, interval by interval */
@@ -61,8 +66,43 @@ static bool push_sample(pb_util_sampler *s, const pb_util_sample *x)
     return true;
 }
 
-/* Reads /proc/stat and adds the interval since the previous reading. A final reading that covers less than
- * half an interval counts in the means but is not kept as a sample: its few ticks would make a noisy point. */
+static void clear_pending(pb_util_sampler *s)
+{
+    memset(s->pend, 0, sizeof s->pend);
+    memset(&s->pend_all, 0, sizeof s->pend_all);
+    s->pend_ms = 0;
+}
+
+/* Emits the pending time as one sample per kept cpu (and one "all" interval), then clears it. */
+static void emit_pending(pb_util_sampler *s, double t_ms)
+{
+    for (int c = 0; c < PB_PROCSTAT_MAX_CPUS; c++) {
+        if (s->pend[c].ticks == 0)
+            continue;
+        pb_cpu_load l = s->pend[c];
+        pb_cpu_load_finish(&l);
+        pb_util_cpu *a = &s->acc[c];
+        if (a->nsamples == 0 || l.busy > a->max_busy)
+            a->max_busy = l.busy;
+        a->nsamples++;
+        pb_util_sample x = { .t_ms = t_ms, .cpu = c, .busy = (float)l.busy, .user = (float)l.user,
+                             .sys = (float)l.sys, .steal = (float)l.steal };
+        if (!push_sample(s, &x))
+            s->failed = true;
+    }
+    if (s->pend_all.ticks > 0) {
+        pb_cpu_load l = s->pend_all;
+        pb_cpu_load_finish(&l);
+        if (s->acc_all.nsamples == 0 || l.busy > s->acc_all.max_busy)
+            s->acc_all.max_busy = l.busy;
+        s->acc_all.nsamples++;
+    }
+    clear_pending(s);
+}
+
+/* Reads /proc/stat and counts the interval since the previous reading: in the means at once, and in the
+ * pending sample, which is emitted when it spans at least half an interval. A final reading's leftover too
+ * short for a sample counts in the means only: its few ticks would make a noisy point. */
 static void take_reading(pb_util_sampler *s, bool final)
 {
     pb_procstat *prev = &s->snap[s->prev], *cur = &s->snap[1 - s->prev];
@@ -71,33 +111,22 @@ static void take_reading(pb_util_sampler *s, bool final)
         return;
     }
     double t_ms = (double)(pb_now_ns() - s->t0_ns) / 1e6;
-    bool keep_sample = !final || t_ms - s->last_ms >= s->interval_ms / 2.0;
     int ncpu = cur->ncpu > prev->ncpu ? cur->ncpu : prev->ncpu;
-    pb_cpu_load sum = { 0 };
     for (int c = 0; c < ncpu; c++) {
         pb_cpu_load l;
         s->seen[c] |= cur->present[c] && (s->all || s->keep[c]);
         if (!(s->all || s->keep[c]) || !pb_procstat_load(prev, cur, c, &l))
             continue;
-        if (keep_sample)
-            pb_util_cpu_add(&s->acc[c], &l);
-        else
-            pb_cpu_load_sum(&s->acc[c].mean, &l);
-        pb_cpu_load_sum(&sum, &l);
-        s->acc[c].nsamples += keep_sample;
-        pb_util_sample x = { .t_ms = t_ms, .cpu = c, .busy = (float)l.busy, .user = (float)l.user,
-                             .sys = (float)l.sys, .steal = (float)l.steal };
-        if (keep_sample && !push_sample(s, &x))
-            s->failed = true;
+        pb_cpu_load_sum(&s->acc[c].mean, &l);
+        pb_cpu_load_sum(&s->acc_all.mean, &l);
+        pb_cpu_load_sum(&s->pend[c], &l);
+        pb_cpu_load_sum(&s->pend_all, &l);
     }
-    if (sum.ticks > 0) {
-        pb_cpu_load_finish(&sum);
-        if (keep_sample)
-            pb_util_cpu_add(&s->acc_all, &sum);
-        else
-            pb_cpu_load_sum(&s->acc_all.mean, &sum);
-        s->acc_all.nsamples += keep_sample;
-    }
+    s->pend_ms += t_ms - s->last_ms;
+    if (s->pend_ms >= s->interval_ms / 2.0)
+        emit_pending(s, t_ms);
+    else if (final)
+        clear_pending(s);
     s->prev = 1 - s->prev;
     s->last_ms = t_ms;
 }
@@ -144,7 +173,7 @@ void pb_util_sampler_pause(pb_util_sampler *s)
 {
     pthread_mutex_lock(&s->mu);
     if (!s->paused) {
-        take_reading(s, true); /* the interval up to now counts (kept as a sample when long enough) */
+        take_reading(s, false); /* the time up to now counts; a short window waits in pend for the next */
         s->paused = true;
     }
     pthread_mutex_unlock(&s->mu);
