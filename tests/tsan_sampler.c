@@ -1,0 +1,38 @@
+/* ThreadSanitizer harness for the /proc/stat sampler: a plain main, because Criterion aborts under TSan. The
+ * sampler thread takes its readings while the caller pauses and resumes it (as bench_sweep does around its
+ * floor passes): both touch the readings, the pending sample and the series, under the sampler's mutex. A
+ * missing lock is a race TSan reports. Exits non-zero when the result is not what the windows imply. */
+#include <stdio.h>
+#include <time.h>
+
+#include "pb_util.h"
+
+static void sleep_us(long us)
+{
+    struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+int main(void)
+{
+    char err[256];
+    pb_util_sampler *s = pb_util_sampler_start(10, NULL, 0, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "tsan_sampler: %s\n", err);
+        return 2;
+    }
+    for (int i = 0; i < 60; i++) {
+        sleep_us(3000 + 1000 * (i % 7)); /* windows around the 10 ms interval's readings */
+        pb_util_sampler_pause(s);
+        sleep_us(2000);
+        pb_util_sampler_resume(s);
+    }
+    pb_util_result r;
+    int rc = pb_util_sampler_stop(s, &r);
+    int bad = rc != 0 || r.ncpu < 1 || r.nsamples == 0;
+    printf("tsan_sampler: %d cpus, %zu samples over 60 paused and resumed windows%s\n", r.ncpu, r.nsamples,
+           bad ? ": WRONG" : "");
+    pb_util_result_free(&r);
+    return bad;
+}
