@@ -399,6 +399,25 @@ typedef struct sw_block {
     pb_floor floor;
 } sw_block;
 
+/* Opens lv's interleaved floor over the block's weights with the block's kernel (own: the point's pool when its
+ * workers spin, else NULL: a spin pool per pass). False, with a line on stderr, when it cannot: the point then
+ * takes the block's floor. */
+static bool sw_live_open(sw_live *lv, const sw_block *b, pool *own, int tokens)
+{
+    *lv = (sw_live){ .place = b->place, .own = own };
+    pool *first = own ? own : sw_spin_pool(b->place);
+    char err[512];
+    snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
+    int rc = first ? pb_floor_live_open(&lv->fl, first, b->w->arena, (size_t)b->w->bytes, b->floor.kernel, tokens,
+                                        err, sizeof err)
+                   : -1;
+    if (first && !own)
+        pool_destroy(first);
+    if (rc != 0)
+        fprintf(stderr, "\n" PROG ": interleaved floor: %s; the block's floor instead\n", err);
+    return rc == 0;
+}
+
 /* Every batch x policy x schedule x glue mode at one (format, set, threads). */
 static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint64_t t0)
 {
@@ -448,22 +467,12 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 if (pb_exec_open(&ex, kind, threads, b->place->cpu, sr->chunk[s], (unsigned)sr->o.spin_us) != 0)
                     sw_fail("%s with %d threads: %s", r->policy, threads, strerror(errno));
                 char err[512];
-                sw_live lv = { .place = b->place, .own = spinning ? ex.p : NULL };
-                pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
-                if (live) {
-                    pool *first = lv.own ? lv.own : sw_spin_pool(b->place);
-                    int rc = first ? pb_floor_live_open(&lv.fl, first, b->w->arena, (size_t)b->w->bytes,
-                                                        b->floor.kernel, (int)sr->o.tokens, err, sizeof err)
-                                   : (snprintf(err, sizeof err, "no spin pool: %s", strerror(errno)), -1);
-                    if (first && !lv.own)
-                        pool_destroy(first);
-                    if (rc != 0) {
-                        fprintf(stderr, "\n" PROG ": interleaved floor: %s; the block's floor instead\n", err);
-                        live = false;
-                        between.fn = NULL;
-                        r->floor = b->floor;
-                    }
+                sw_live lv;
+                if (live && !sw_live_open(&lv, b, spinning ? ex.p : NULL, (int)sr->o.tokens)) {
+                    live = false;
+                    r->floor = b->floor;
                 }
+                pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
                 if (pb_sweep_measure(&d, &ex, (int)sr->o.warmup, (int)sr->o.tokens, (int)sr->o.interval_ms,
                                      b->place->cpu, threads, &between, &r->m, err, sizeof err) != 0)
                     sw_fail("%s %s: %s", r->format, r->policy, err);
