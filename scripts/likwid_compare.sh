@@ -102,11 +102,10 @@ ours_round() { # round threads
     cpus=$(cat "$tmp/cpus.$2" 2>/dev/null)
     [ -n "$cpus" ] || cpus=$(seq -s, 0 $(($2 - 1)))
     o=$tmp/ours.$1.$2
-    kernels=$("$BIN/bench_memory_floor" --help | sed -n 's/.*--kernel.*\[one of \(.*\); env.*/\1/p' | tr -d ' ' |
-        tr ',' '\n' | grep -v -e '^copy-' -e '^write-' | paste -sd, -)
-    if ! "$BIN/bench_memory_floor" --threads "$2" --cpus "$cpus" --size "$SIZE" --kernel "$kernels" --out "$o" \
+    if ! "$BIN/bench_memory_floor" --threads "$2" --cpus "$cpus" --size "$SIZE" --kernel "$READ_KERNELS" --out "$o" \
         >"$tmp/ours.log" 2>&1; then
-        # a kernel this CPU lacks is refused up front: retry with the default set, reads only
+        # a read kernel this CPU lacks is refused up front: retry with the default set (every kernel this CPU
+        # has, copies and writes too; only the reads are kept below)
         "$BIN/bench_memory_floor" --threads "$2" --cpus "$cpus" --size "$SIZE" --out "$o.2" >"$tmp/ours.log" 2>&1 ||
             { sed -n '$p' "$tmp/ours.log" >&2; fail "bench_memory_floor failed at $2 threads"; }
         o=$o.2
@@ -118,6 +117,9 @@ ours_round() { # round threads
         "$o/memory_floor.csv" >>"$tmp/rows"
 }
 
+# Every read kernel bench_memory_floor knows (its --help lists them), once for all rounds.
+READ_KERNELS=$("$BIN/bench_memory_floor" --help | sed -n 's/.*--kernel.*\[one of \(.*\); env.*/\1/p' | tr -d ' ' |
+    tr ',' '\n' | grep -v -e '^copy-' -e '^write-' | paste -sd, -)
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
     for t in $(echo "$THREADS" | tr ',' ' '); do
