@@ -30,7 +30,9 @@ LDLIBS    = $(PKG_LIBS) -fopenmp -lm -pthread $(SAN)
 ARCH := $(shell uname -m)
 ifeq ($(ARCH),x86_64)
 AVX2_FLAGS   = -mavx2 -mfma -mf16c
-AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mavxvnni
+# No -mavxvnni: the files use the EVEX (zmm) VNNI form, checked at run time as avx512vnni; with -mavxvnni the
+# compiler may emit VEX AVX-VNNI, which Zen 4, Ice Lake and Cascade Lake lack (nothing checks for it).
+AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni
 else
 AVX2_FLAGS   =
 AVX512_FLAGS =
@@ -110,10 +112,21 @@ asan-test: deps
 
 # The harnesses use the pool and kernels, and tsan_decode bench/lib's decode (hence hwloc's and OpenMP's link
 # flags; its executors are pools only, so no OpenMP team runs under TSan).
-build-tsan/bin/%: tests/%.c
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" build-tsan/libpool.a build-tsan/libkernels.a build-tsan/libpb.a
+# The libraries come from one sub-make with the TSan flags, run when a source or header of theirs is newer
+# than them: it rebuilds what that touches (its .d files know the headers), and the libraries are touched
+# together after it, so a binary relinks when something it links changed, and only then. Not inside that
+# sub-make (BUILD=build-tsan), where the libraries' own rules apply.
+TSAN_LIBS = build-tsan/libpb.a build-tsan/libkernels.a build-tsan/libpool.a
+TSAN_INPUTS = $(POOL_SRC) $(KERN_SRC) $(PB_SRC) $(wildcard pool/*.h kernels/*.h bench/lib/*.h)
+ifneq ($(BUILD),build-tsan)
+$(TSAN_LIBS) &: $(TSAN_INPUTS)
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_LIBS)
+	@touch $(TSAN_LIBS)
+endif
+
+build-tsan/bin/%: tests/%.c $(TSAN_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< build-tsan/libpb.a build-tsan/libkernels.a build-tsan/libpool.a $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< $(TSAN_LIBS) $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
 
 tsan-test: deps $(TSANBINS)
 	@for t in $(TSANBINS); do echo "== $$t"; TSAN_OPTIONS=halt_on_error=1 $$t || exit 1; done
