@@ -56,7 +56,7 @@ static void resolve_cpus(cu_opts *o, const pb_topo *t)
         return;
     pb_cpulist *set = malloc(sizeof *set);
     if (!set || pb_topo_set(t, o->cpus, set, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "--cpus: %s", set ? err : "out of memory");
+        pb_cli_fail_opt(PROG, "cpus", o->cpus, "%s", set ? err : "out of memory");
     for (int i = 0; i < set->n && o->ncpu < PB_PROCSTAT_MAX_CPUS; i++)
         o->cpu[o->ncpu++] = set->cpu[i];
     free(set);

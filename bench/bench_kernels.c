@@ -243,6 +243,11 @@ static void kb_measure_all(kb_ctx *c)
         kern_format fmt = (kern_format)o->formats.v[f];
         for (int l = 0; l < o->levels.n; l++) {
             for (int t = 0; t < nt; t++) {
+                /* The pools live together: the caller is bound to this one's cpus[0] for its block only. */
+                if (pool_bind_caller(pools[t]) != 0) {
+                    fprintf(stderr, "\n" PROG ": binding to cpu %d: %s\n", c->cpus[0], strerror(errno));
+                    exit(1);
+                }
                 pb_kbench_level level = (pb_kbench_level)o->levels.v[l];
                 int threads = (int)o->threads.v[t];
                 size_t rows = pb_kbench_buf_fill(&buf, fmt, (size_t)o->cols, level_bytes(c, level, threads));
@@ -276,6 +281,7 @@ static void kb_measure_all(kb_ctx *c)
                         c->nrows++;
                     }
                 }
+                pool_unbind_caller(pools[t]);
             }
         }
         c->act_ns[fmt] = pb_kbench_act_ns(fmt, (size_t)o->cols);

@@ -160,14 +160,15 @@ static void mf_check(mf_run *r, const pb_topo *topo)
     mf_opts *o = &r->o;
     char err[512];
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "--cpus: %s", err);
+        pb_cli_fail_opt(PROG, "cpus", o->cpus, "%s", err);
     if (o->threads.n == 0)
         for (int t = 1; t <= r->set.n && o->threads.n < PB_LIST_MAX; t++)
             o->threads.v[o->threads.n++] = t;
     for (int i = 0; i < o->threads.n; i++)
         if (o->threads.v[i] > r->set.n)
-            pb_cli_fail(PROG, "--threads %ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)",
-                        o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
+            pb_cli_fail_opt(PROG, "threads", o->threads.text,
+                            "%ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)", o->threads.v[i],
+                            o->cpus ? o->cpus : "all", r->set.n, r->set.n);
     mf_pick_kernels(r);
     uint64_t llc = r->llc_bytes = mf_llc_bytes(topo);
     r->size_mib = o->size_mib ? (uint64_t)o->size_mib : pb_mf_default_mib(llc, o->quick);
@@ -225,7 +226,7 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
     cfg.threads = threads;
     cfg.policy = POOL_SPIN;
     cfg.cpus = place.cpu;
-    pool *p = pool_create(&cfg);
+    pool *p = pool_create_bound(&cfg); /* the caller on cpus[0] until pool_destroy */
     pb_membuf buf;
     size_t bytes = (size_t)r->size_mib << 20;
     if (!p || pb_membuf_map(&buf, bytes, !r->o.no_thp) != 0) {

@@ -478,12 +478,14 @@ static void ov_defaults(ov_run *r, const pb_topo *topo)
     r->helper_cpu = -1;
     if (o->cpus.n) {
         if (o->cpus.n > 2)
-            pb_cli_fail(PROG, "--cpus: give the caller's cpu and the helper's (two ids), not %d", o->cpus.n);
+            pb_cli_fail_opt(PROG, "cpus", o->cpus.text, "give the caller's cpu and the helper's (two ids), not %d",
+                            o->cpus.n);
         for (int i = 0; i < o->cpus.n; i++)
             if (pb_topo_check_cpu(topo, (int)o->cpus.v[i], err, sizeof err) != 0)
-                pb_cli_fail(PROG, "--cpus: %s", err);
+                pb_cli_fail_opt(PROG, "cpus", o->cpus.text, "%s", err);
         if (o->cpus.n == 2 && o->cpus.v[0] == o->cpus.v[1])
-            pb_cli_fail(PROG, "--cpus: the helper's cpu must differ from the caller's (%ld)", o->cpus.v[0]);
+            pb_cli_fail_opt(PROG, "cpus", o->cpus.text, "the helper's cpu must differ from the caller's (%ld)",
+                            o->cpus.v[0]);
         r->caller_cpu = (int)o->cpus.v[0];
         if (o->cpus.n == 2)
             r->helper_cpu = (int)o->cpus.v[1];

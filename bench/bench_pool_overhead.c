@@ -243,7 +243,7 @@ static void po_defaults(po_run *pr, const pb_topo *topo)
         char err[256];
         for (int i = 0; i < o->cpus.n; i++) {
             if (pb_topo_check_cpu(topo, (int)o->cpus.v[i], err, sizeof err) != 0)
-                pb_cli_fail(PROG, "--cpus: %s", err);
+                pb_cli_fail_opt(PROG, "cpus", o->cpus.text, "%s", err);
             pr->cpus[pr->ncpus++] = (int)o->cpus.v[i];
         }
     } else {

@@ -66,7 +66,7 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_dispatch_kind_names,
           .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), or all",
           .dflt = "all (spin,condvar,spawn with --quick)" },
-        { .name = "schedule", .kind = PB_OPT_STRING, .dest = &o->schedule, .metavar = "LIST",
+        { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",
           .help = "row split of each matvec: static, dynamic:N (claims of N rows), comma-separated", .dflt = "static" },
         { .name = "glue", .kind = PB_OPT_CHOICES, .dest = &o->glues, .choices = pb_glue_mode_names,
           .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
@@ -123,7 +123,7 @@ static void sw_schedules(sw_run *sr)
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (sr->nsched == SW_MAX_SCHED)
-            pb_cli_fail(PROG, "--schedule: at most %d schedules", SW_MAX_SCHED);
+            pb_cli_fail_opt(PROG, "schedule", sr->o.schedule, "at most %d schedules", SW_MAX_SCHED);
         char *end = NULL;
         long n = 0;
         if (strcmp(t, "static") == 0) {
@@ -135,17 +135,18 @@ static void sw_schedules(sw_run *sr)
             n = strtol(t + 8, &end, 10);
         }
         if (!end || end == t + 8 || *end || errno || n < 1 || n > 1000000000L)
-            pb_cli_fail(PROG, "--schedule: '%s' is not static or dynamic:N with N from 1 to 1000000000", t);
+            pb_cli_fail_opt(PROG, "schedule", sr->o.schedule,
+                            "'%s' is not static or dynamic:N with N from 1 to 1000000000", t);
         sr->chunk[sr->nsched++] = (size_t)n;
     }
     if (sr->nsched == 0)
-        pb_cli_fail(PROG, "--schedule: give static or dynamic:N");
+        pb_cli_fail_opt(PROG, "schedule", sr->o.schedule, "give static or dynamic:N");
 }
 
 static void sw_add_set(sw_run *sr, const char *name, const pb_cpulist *cpus)
 {
     if (sr->nsets == SW_MAX_SETS)
-        pb_cli_fail(PROG, "--cpus: at most %d sets", SW_MAX_SETS);
+        pb_cli_fail_opt(PROG, "cpus", sr->o.cpus, "at most %d sets", SW_MAX_SETS);
     sw_set *s = &sr->set[sr->nsets++];
     snprintf(s->name, sizeof s->name, "%s", name);
     s->cpus = *cpus;
@@ -193,15 +194,15 @@ static void sw_sets(sw_run *sr)
         }
         if (item[0] && (!numeric || sep != ',')) {
             if (pb_topo_set(sr->h.topo, item, &l, err, sizeof err) != 0)
-                pb_cli_fail(PROG, "--cpus: %s", err);
+                pb_cli_fail_opt(PROG, "cpus", sr->o.cpus, "%s", err);
             sw_add_set(sr, item, &l);
             item[0] = '\0';
         }
         if (!numeric) {
             if (*p == '\0')
-                pb_cli_fail(PROG, "--cpus: an empty set name in '%s'", sr->o.cpus);
+                pb_cli_fail_opt(PROG, "cpus", sr->o.cpus, "an empty set name in '%s'", sr->o.cpus);
             if (pb_topo_set(sr->h.topo, p, &l, err, sizeof err) != 0)
-                pb_cli_fail(PROG, "--cpus: %s", err);
+                pb_cli_fail_opt(PROG, "cpus", sr->o.cpus, "%s", err);
             sw_add_set(sr, p, &l);
         }
         if (sep == '\0')
@@ -243,7 +244,8 @@ static void sw_defaults(sw_run *sr)
     }
     for (int t = 0; t < o->threads.n; t++)
         if (o->threads.v[t] > largest)
-            pb_cli_fail(PROG, "--threads: %ld is more than the largest core set's %d PUs", o->threads.v[t], largest);
+            pb_cli_fail_opt(PROG, "threads", o->threads.text, "%ld is more than the largest core set's %d PUs",
+                            o->threads.v[t], largest);
     /* Weights are built one format at a time: the largest must fit in half of what is available, so the
      * run neither swaps nor pushes everything else on the machine out of the page cache. */
     uint64_t avail = 0;
@@ -370,7 +372,7 @@ static pool *sw_spin_pool(const pb_cpulist *place)
     cfg.threads = place->n;
     cfg.policy = POOL_SPIN;
     cfg.cpus = place->cpu;
-    pool *p = pool_create(&cfg);
+    pool *p = pool_create_bound(&cfg); /* inside the point's binding, to the same cpu */
     if (p)
         pool_run(p, sw_noop, NULL);
     return p;

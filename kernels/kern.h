@@ -114,7 +114,7 @@ int kern_variant_parse(const char *name, kern_variant *out);
 bool kern_variant_supported(kern_variant v);
 /* The fastest supported variant. */
 kern_variant kern_variant_best(void);
-/* POOLBENCH_KERNEL=scalar|avx2|avx512|neon, or the best variant when unset. A set but unknown or
+/* POOLBENCH_KERNEL=scalar|avx2|avx512|neon, or the best variant when unset or empty. An unknown or
  * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what is accepted on
  * this CPU: asking for a variant the CPU lacks is an error, never a silent fallback. */
 int kern_variant_select(kern_variant *out, char *err, size_t errlen);

@@ -102,7 +102,7 @@ int kern_variant_rows_per_pass(kern_variant v)
 int kern_variant_select(kern_variant *out, char *err, size_t errlen)
 {
     const char *s = getenv("POOLBENCH_KERNEL");
-    if (!s) {
+    if (!s || !*s) { /* empty means unset, as for every POOLBENCH_* variable */
         *out = kern_variant_best();
         return 0;
     }

@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,8 +45,11 @@ struct pool {
     int *cpus;                 /* NULL or n cpu ids */
     pthread_t *tids;           /* n entries; [0] unused (the caller is worker 0) */
     pool_worker *workers;      /* n entries */
-    bool caller_pinned;
-    cpu_set_t caller_saved_mask;
+
+    /* pool_bind_caller's state: only the driving thread reads or writes these (a pool is driven by one thread
+     * at a time), so plain fields suffice. */
+    bool caller_bound;         /* the caller is pinned to cpus[0] by pool_bind_caller */
+    cpu_set_t caller_saved_mask; /* the mask pool_bind_caller replaced: pool_unbind_caller restores it */
 
     unsigned done_target; /* caller only: the value of done once the current job is finished */
 
@@ -172,32 +174,6 @@ pool_config pool_config_default(void)
     return cfg;
 }
 
-static int pool_env_fail(char *err, size_t errlen, const char *fmt, const char *var, const char *val)
-{
-    if (errlen > 0)
-        snprintf(err, errlen, fmt, var, val);
-    errno = EINVAL;
-    return -1;
-}
-
-int pool_config_from_env(pool_config *cfg, char *err, size_t errlen)
-{
-    const char *t = getenv("POOLBENCH_THREADS");
-    if (t) {
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(t, &end, 10);
-        if (*t == '\0' || *end != '\0' || errno != 0 || v < 1 || v > POOL_MAX_THREADS)
-            return pool_env_fail(err, errlen, "%s='%s' is not a thread count: accepted 1..1024", "POOLBENCH_THREADS", t);
-        cfg->threads = (int)v;
-    }
-    const char *pol = getenv("POOLBENCH_POLICY");
-    if (pol && pool_policy_parse(pol, &cfg->policy) != 0)
-        return pool_env_fail(err, errlen, "%s='%s' is not a policy: accepted spin, condvar, hybrid, spawn",
-                             "POOLBENCH_POLICY", pol);
-    return 0;
-}
-
 static bool pool_config_valid(const pool_config *cfg)
 {
     if (!cfg || cfg->threads < 1 || cfg->threads > POOL_MAX_THREADS || (unsigned)cfg->policy >= POOL_POLICY_COUNT)
@@ -217,8 +193,6 @@ static void pool_free(struct pool *p)
 {
     pool_sleepq_destroy(&p->work_q);
     pool_sleepq_destroy(&p->done_q);
-    if (p->caller_pinned)
-        sched_setaffinity(0, sizeof p->caller_saved_mask, &p->caller_saved_mask);
     free(p->cpus);
     free(p->tids);
     free(p->workers);
@@ -236,19 +210,55 @@ static void pool_stop_workers(struct pool *p, int started)
         pthread_join(p->tids[i], NULL);
 }
 
-static int pool_pin_caller(struct pool *p)
+int pool_bind_caller(pool *p)
 {
     if (!p->cpus)
         return 0;
+    if (p->caller_bound) {
+        errno = EBUSY;
+        return -1;
+    }
     if (sched_getaffinity(0, sizeof p->caller_saved_mask, &p->caller_saved_mask) != 0)
-        return errno;
+        return -1;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(p->cpus[0], &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0)
-        return EINVAL; /* the cpu is offline or outside this process's cpuset */
-    p->caller_pinned = true;
+        return -1; /* EINVAL: the cpu went offline, or this thread's cpuset no longer holds it */
+    p->caller_bound = true;
     return 0;
+}
+
+void pool_unbind_caller(pool *p)
+{
+    if (!p->caller_bound)
+        return;
+    sched_setaffinity(0, sizeof p->caller_saved_mask, &p->caller_saved_mask);
+    p->caller_bound = false;
+}
+
+pool *pool_create_bound(const pool_config *cfg)
+{
+    pool *p = pool_create(cfg);
+    if (p && pool_bind_caller(p) != 0) {
+        int e = errno;
+        pool_destroy(p);
+        errno = e;
+        return NULL;
+    }
+    return p;
+}
+
+/* The cpus no thread of the pool runs on yet: the caller's cpus[0] (taken only once it binds) and, for spawn,
+ * every cpu (its threads start with each job). Each takes a thread now, so that a cpu this process may not
+ * use fails pool_create, as a worker's does when it starts. 0 or the error of starting the thread. */
+static int pool_check_cpus(const struct pool *p)
+{
+    int upto = p->policy == POOL_SPAWN ? p->n : 1;
+    int rc = 0;
+    for (int i = 0; p->cpus && rc == 0 && i < upto; i++)
+        rc = pool_cpu_usable(p->cpus[i]);
+    return rc;
 }
 
 pool *pool_create(const pool_config *cfg)
@@ -279,7 +289,7 @@ pool *pool_create(const pool_config *cfg)
     }
     for (int i = 0; i < p->n; i++)
         p->workers[i] = (pool_worker){ .p = p, .id = i };
-    int rc = pool_pin_caller(p);
+    int rc = pool_check_cpus(p);
     int started = 1;
     if (p->policy != POOL_SPAWN) {
         for (; rc == 0 && started < p->n; started++)
@@ -300,6 +310,7 @@ void pool_destroy(pool *p)
 {
     if (!p)
         return;
+    pool_unbind_caller(p);
     if (p->policy != POOL_SPAWN)
         pool_stop_workers(p, p->n);
     pool_free(p);

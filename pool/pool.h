@@ -12,6 +12,7 @@
  *    (the last may end short at rows): static splits ceil(rows / grain) units, dynamic claims round chunk up
  *    to a multiple of grain. For work done in blocks (a slice quantized into whole activation blocks).
  *  - A pool is driven by one thread at a time, and fn must not call back into the same pool.
+ *  - pool_bind_caller / pool_unbind_caller: the span during which the driving thread runs on cpus[0] (below).
  *  - pool_submit / pool_wait (the asynchronous pair, at the end): one helper thread runs a job while the
  *    caller does other work.
  */
@@ -38,7 +39,8 @@ typedef struct pool_config {
     pool_policy policy;
     unsigned spin_us;   /* hybrid: spin budget before sleeping (POOL_SPIN_FOREVER = never sleep) */
     unsigned idle_us;   /* spin: idle budget before sleeping; 0 = POOL_DEFAULT_IDLE_US */
-    const int *cpus;    /* optional: threads OS cpu ids; worker i on cpus[i], the caller on cpus[0] */
+    const int *cpus;    /* optional: threads OS cpu ids; worker i on cpus[i], the caller on cpus[0] while
+                           bound (pool_bind_caller) */
 } pool_config;
 
 typedef struct pool pool;
@@ -48,16 +50,42 @@ typedef void (*pool_rows_fn)(void *ctx, size_t r0, size_t r1);
 /* A config with defaults: threads = cpus this process may run on, policy spin, hybrid budget 50 µs. */
 pool_config pool_config_default(void);
 
-/* Overrides cfg from POOLBENCH_THREADS (1..1024) and POOLBENCH_POLICY (spin|condvar|hybrid|spawn).
- * Unset variables leave cfg alone; a set but bad or empty value returns -1 with errno = EINVAL and writes
- * one line saying what was wrong and what is accepted into err (if errlen > 0). */
+/* Overrides cfg from POOLBENCH_THREADS and POOLBENCH_POLICY (spin|condvar|hybrid|spawn). POOLBENCH_THREADS
+ * takes the harnesses' --threads forms: a count, a list or ranges ("4", "1,2,4", "1-8", "1-3,8"), every
+ * count within 1..1024, ascending ranges, no empty item, no count twice; a pool takes the largest (the harness
+ * that reads the same variable sweeps the list). Unset or empty variables leave cfg alone; a bad value returns
+ * -1 with errno = EINVAL and writes one line naming the variable, what was wrong and what is accepted into err
+ * (if errlen > 0). */
 int pool_config_from_env(pool_config *cfg, char *err, size_t errlen);
 
 /* NULL with errno = EINVAL on a bad config (threads out of range, unknown policy, a pin cpu that does not
  * exist or that this process may not run on), or the errno of a failed allocation or thread creation.
- * With cpus set, the calling thread is pinned to cpus[0] until pool_destroy restores its old mask. */
+ * Leaves the calling thread's affinity alone, whatever cfg->cpus holds (see pool_bind_caller). */
 pool *pool_create(const pool_config *cfg);
+/* Unbinds the caller if it is still bound to p (pool_unbind_caller: call it from the bound thread). */
 void pool_destroy(pool *p);
+
+/* The caller is worker 0: with cpus set, its share runs on cpus[0] only while it is bound to the pool.
+ *
+ *   pool_bind_caller(p);   pool_run(p, ...) ... pool_run(p, ...);   pool_unbind_caller(p);
+ *
+ * pool_bind_caller pins the calling thread to cpus[0] and keeps the mask it replaced in p; pool_unbind_caller
+ * puts that mask back. Binding is explicit because it cannot be tied to a pool's life: with several pools
+ * alive (a harness that makes one per thread count up front), a pin taken by each pool_create and undone by
+ * each pool_destroy left the caller on the newest pool's cpu while it drove the older ones, and on one cpu
+ * for good when they were destroyed in creation order. Nor is it done by pool_run: two affinity syscalls
+ * per job would cost more than the dispatch being measured. pool_run never changes the caller's affinity.
+ *
+ *  - 0, or -1 with errno: EBUSY when p is already bound (unbind first), EINVAL when this thread may not run
+ *    on cpus[0], or the error of sched_getaffinity. A pool without cpus has nothing to bind: 0, no change.
+ *  - Bindings of different pools nest: unbind (or destroy) them in the reverse order of binding, from the
+ *    thread that bound them, since each restores the mask it found.
+ *  - pool_unbind_caller on a pool that is not bound does nothing. */
+int pool_bind_caller(pool *p);
+void pool_unbind_caller(pool *p);
+/* pool_create then pool_bind_caller, for a pool whose caller stays bound until pool_destroy (one pool at a
+ * time, or nested ones): NULL with pool_create's errno or the binding's (nothing left behind). */
+pool *pool_create_bound(const pool_config *cfg);
 
 void pool_run(pool *p, pool_fn fn, void *ctx);
 void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx);

@@ -89,12 +89,6 @@ static void *pool_async_spawned(void *arg)
     return NULL;
 }
 
-/* Starts and ends at once: pool_async_create's check that spawn's cpu can take a thread. */
-static void *pool_async_noop(void *arg)
-{
-    return arg;
-}
-
 static int pool_async_start(struct pool_async *a, void *(*start)(void *))
 {
     pthread_attr_t attr;
@@ -157,9 +151,7 @@ pool_async *pool_async_create(const pool_async_config *cfg)
     } else if (a->cpu >= 0) {
         /* Spawn creates its threads later: try one now, so that a cpu this process may not use fails here
          * and not at the first pool_submit. */
-        rc = pool_async_start(a, pool_async_noop);
-        if (rc == 0)
-            pthread_join(a->tid, NULL);
+        rc = pool_cpu_usable(a->cpu);
     }
     if (rc != 0) {
         pool_sleepq_destroy(&a->work_q);

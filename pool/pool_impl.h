@@ -53,4 +53,8 @@ void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us,
 /* pthread_attr_init, plus affinity to the one cpu when cpu >= 0. 0 or the error number. */
 int pool_attr_pinned(pthread_attr_t *attr, int cpu);
 
+/* Starts and joins a thread pinned to cpu: 0, or the error of pthread_create (EINVAL for a cpu outside this
+ * process's set). How a pool checks a cpu it does not start a thread on yet, without moving the caller. */
+int pool_cpu_usable(int cpu);
+
 #endif

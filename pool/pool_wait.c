@@ -1,4 +1,4 @@
-/* pool_wait.c — the wait/wake handshake and the policies' spin budgets (see pool_impl.h). */
+/* pool_wait.c — the wait/wake handshake, the policies' spin budgets and pinned thread start (see pool_impl.h). */
 #include "pool_impl.h"
 
 #include <sched.h>
@@ -122,4 +122,23 @@ int pool_attr_pinned(pthread_attr_t *attr, int cpu)
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     return pthread_attr_setaffinity_np(attr, sizeof set, &set);
+}
+
+/* Starts and ends at once: pool_cpu_usable's probe. */
+static void *pool_noop(void *arg)
+{
+    return arg;
+}
+
+int pool_cpu_usable(int cpu)
+{
+    pthread_attr_t attr;
+    pthread_t tid;
+    int rc = pool_attr_pinned(&attr, cpu);
+    if (rc == 0)
+        rc = pthread_create(&tid, &attr, pool_noop, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        pthread_join(tid, NULL);
+    return rc;
 }

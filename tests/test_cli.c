@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pb_cli.h"
+#include "threads_forms.h"
 
 static const char *const policy_names[] = { "spin", "condvar", "hybrid", "spawn", NULL };
 
@@ -20,10 +21,10 @@ typedef struct fx {
     bool quick;
     long iters, warm_up, seed, wait;
     double ratio;
-    const char *out;
+    const char *out, *schedule, *cpus;
     pb_list threads, policy;
     pb_dlist ratios;
-    pb_opt opts[11];
+    pb_opt opts[13];
     pb_cli cli;
     char err[1024];
     int first;
@@ -46,6 +47,8 @@ static void fx_init(fx *f, bool positional)
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &f->policy, .choices = policy_names, .help = "pools",
           .dflt = "all" },
         { .name = "wait", .kind = PB_OPT_CHOICE, .dest = &f->wait, .choices = policy_names, .help = "one pool" },
+        { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &f->schedule, .help = "static, dynamic:N" },
+        { .name = "cpus", .kind = PB_OPT_STRING, .dest = &f->cpus, .metavar = "SET", .help = "checked later" },
         { 0 },
     };
     _Static_assert(sizeof opts == sizeof f->opts, "fx.opts holds the whole table");
@@ -233,18 +236,26 @@ Test(cli, bad_integers)
     cr_assert(strstr(f.err, "'abc' is not an integer"), "%s", f.err);
 }
 
+/* Each of bad, as --name=VALUE, is refused with an error naming --name (the caller then checks that none
+ * was stored: a refused value leaves dest alone). */
+static void expect_all_refused(fx *f, const char *name, const char *const *bad, size_t n)
+{
+    char arg[64], opt[32];
+    snprintf(opt, sizeof opt, "--%s", name);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(arg, sizeof arg, "--%s=%s", name, bad[i]);
+        expect_error(f, PARSE(f, arg), opt);
+    }
+}
+
 Test(cli, bad_lists)
 {
     static const char *const bad[] = { "1-", "-1", "abc", "3-1", "", ",", "0", "1025", "1,", ",1", "1,,2",
                                        "1-2-3", "1-300", "1 ,2", "0x10", "1-99999999999999999999" };
     fx f;
     fx_init(&f, false);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char arg[64];
-        snprintf(arg, sizeof arg, "--threads=%s", bad[i]);
-        expect_error(&f, PARSE(&f, arg), "--threads");
-        cr_assert_eq(f.threads.n, 0, "'%s' left %d values", bad[i], f.threads.n);
-    }
+    expect_all_refused(&f, "threads", bad, sizeof bad / sizeof bad[0]);
+    cr_assert_eq(f.threads.n, 0, "a refused list left %d values", f.threads.n);
 }
 
 Test(cli, list_error_message_names_element_option_and_range)
@@ -258,6 +269,35 @@ Test(cli, list_error_message_names_element_option_and_range)
     expect_error(&f, PARSE(&f, "--threads", "3-1"), "'3-1'");
     cr_assert(strstr(f.err, "descending"), "%s", f.err);
     expect_error(&f, PARSE(&f, "--threads", "1-300"), "256");
+}
+
+Test(cli, lists_refuse_values_given_twice)
+{
+    fx f;
+    fx_init(&f, false);
+    static const char *const bad[] = { "2,2", "1-3,2", "4,1-4", "1-2,2-3" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        expect_error(&f, PARSE(&f, "--threads", (char *)bad[i]), "--threads");
+        cr_assert(strstr(f.err, "twice"), "%s", f.err);
+        cr_assert_eq(f.threads.n, 0, "'%s' left values", bad[i]);
+    }
+    expect_error(&f, PARSE(&f, "--ratios", "0.5,0.25,0.5"), "--ratios");
+    cr_assert(strstr(f.err, "'0.5' is given twice"), "%s", f.err);
+    cr_assert_eq(PARSE(&f, "--ratios", "0.5,0.25"), 0, "%s", f.err);
+}
+
+Test(cli, words_refuse_empty_and_repeated_items)
+{
+    static const char *const bad[] = { ",static,,static", "static,static", ",static", "static,", "a,,b", ",", "",
+                                       "dynamic:4,static,dynamic:4" };
+    fx f;
+    fx_init(&f, false);
+    expect_all_refused(&f, "schedule", bad, sizeof bad / sizeof bad[0]);
+    cr_assert_null(f.schedule, "a refused list was stored");
+    PARSE(&f, "--schedule", "static,static");
+    cr_assert(strstr(f.err, "'static' is given twice"), "%s", f.err);
+    cr_assert_eq(PARSE(&f, "--schedule", "static,dynamic:4,dynamic:8"), 0, "%s", f.err);
+    cr_assert_str_eq(f.schedule, "static,dynamic:4,dynamic:8");
 }
 
 Test(cli, bad_doubles)
@@ -380,7 +420,8 @@ Test(cli, bad_env_names_variable)
     fx_init(&f, false);
     setenv("POOLBENCH_THREADS", "0", 1);
     expect_error(&f, PARSE0(&f), "POOLBENCH_THREADS");
-    cr_assert(strstr(f.err, "--threads") && strstr(f.err, "'0' is out of range"), "%s", f.err);
+    cr_assert_str_eq(f.err, "bench_t: POOLBENCH_THREADS=0: '0' is out of range: accepted 1..1024 (a list like 1,2,4 "
+                            "or a range like 1-8)");
     unsetenv("POOLBENCH_THREADS");
     setenv("POOLBENCH_QUICK", "maybe", 1);
     expect_error(&f, PARSE0(&f), "POOLBENCH_QUICK");
@@ -410,6 +451,46 @@ Test(cli, env_custom_name_and_none)
     cr_assert_eq(PARSE0(&f), 0, "%s", f.err);
     cr_assert_eq(f.seed, -12);
     cr_assert_null(f.out);
+}
+
+/* The same table as the pool's reader (test_pool.c): what one accepts the other does, the pool sizing itself
+ * for the largest count of the list a harness sweeps. */
+Test(cli, env_threads_takes_the_pools_forms)
+{
+    for (size_t i = 0; i < THREADS_FORMS_N; i++) {
+        const threads_form *t = &threads_forms[i];
+        fx f;
+        fx_init(&f, false);
+        setenv("POOLBENCH_THREADS", t->text, 1);
+        int rc = PARSE0(&f);
+        if (t->largest == 0) {
+            expect_error(&f, rc, "POOLBENCH_THREADS=");
+            cr_assert_eq(f.threads.n, 0, "'%s' left %d values", t->text, f.threads.n);
+            continue;
+        }
+        cr_assert_eq(rc, 0, "'%s' refused: %s", t->text, f.err);
+        long largest = 0;
+        for (int k = 0; k < f.threads.n; k++)
+            largest = f.threads.v[k] > largest ? f.threads.v[k] : largest;
+        cr_assert_eq(largest, t->largest, "'%s': largest %ld", t->text, largest);
+    }
+}
+
+/* A value a harness checks after parsing (a cpu set against the machine) is blamed on where it came from. */
+Test(cli, origin_names_the_variable_or_the_option)
+{
+    fx f;
+    fx_init(&f, false);
+    char buf[128];
+    setenv("POOLBENCH_CPUS", "abc", 1);
+    setenv("POOLBENCH_THREADS", "1,2", 1);
+    cr_assert_eq(PARSE0(&f), 0, "%s", f.err);
+    cr_assert_str_eq(pb_cli_origin("cpus", f.cpus, buf, sizeof buf), "POOLBENCH_CPUS=abc");
+    cr_assert_str_eq(pb_cli_origin("threads", f.threads.text, buf, sizeof buf), "POOLBENCH_THREADS=1,2");
+    cr_assert_eq(PARSE(&f, "--cpus", "abc", "--threads=1,2"), 0, "%s", f.err); /* the same text, from argv */
+    cr_assert_str_eq(pb_cli_origin("cpus", f.cpus, buf, sizeof buf), "--cpus");
+    cr_assert_str_eq(pb_cli_origin("threads", f.threads.text, buf, sizeof buf), "--threads");
+    cr_assert_str_eq(pb_cli_origin("threads", NULL, buf, sizeof buf), "--threads", "a default");
 }
 
 /* ---- --help ------------------------------------------------------------------------------------------ */
@@ -500,8 +581,9 @@ Test(cli, parse_list_rejects)
 
 /* ---- pb_cli_parse exits --------------------------------------------------------------------------------- */
 
-/* Runs pb_cli_parse in a child; returns its exit status and what it wrote to stderr. */
-static int parse_in_child(fx *f, int argc, char **argv, char *errout, size_t len)
+/* Runs fn(arg) in a child, stdout to /dev/null; returns its exit status (99 when fn returned) and what it
+ * wrote to stderr. */
+static int run_in_child(void (*fn)(void *), void *arg, char *errout, size_t len)
 {
     int fd[2];
     cr_assert_eq(pipe(fd), 0);
@@ -511,7 +593,7 @@ static int parse_in_child(fx *f, int argc, char **argv, char *errout, size_t len
         dup2(fd[1], 2);
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 1);
-        pb_cli_parse(&f->cli, argc, argv);
+        fn(arg);
         _exit(99);
     }
     close(fd[1]);
@@ -521,6 +603,25 @@ static int parse_in_child(fx *f, int argc, char **argv, char *errout, size_t len
     int st;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+typedef struct parse_args {
+    fx *f;
+    int argc;
+    char **argv;
+} parse_args;
+
+static void parse_fn(void *arg)
+{
+    parse_args *a = arg;
+    pb_cli_parse(&a->f->cli, a->argc, a->argv);
+}
+
+/* pb_cli_parse in a child: its exit status and stderr. */
+static int parse_in_child(fx *f, int argc, char **argv, char *errout, size_t len)
+{
+    parse_args a = { .f = f, .argc = argc, .argv = argv };
+    return run_in_child(parse_fn, &a, errout, len);
 }
 
 Test(cli, parse_exits_2_with_one_line)
@@ -544,4 +645,23 @@ Test(cli, parse_exits_2_with_one_line)
 Test(cli, fail_prints_prog_and_exits_2, .exit_code = 2, .init = cr_redirect_stderr)
 {
     pb_cli_fail("bench_t", "--cpus: cpu %d does not exist", 99);
+}
+
+static void fail_opt_fn(void *text)
+{
+    pb_cli_fail_opt("bench_t", "cpus", text, "unknown cpu set '%s'", (const char *)text);
+}
+
+Test(cli, fail_opt_names_the_variable_a_value_came_from)
+{
+    fx f;
+    fx_init(&f, false);
+    char err[512];
+    setenv("POOLBENCH_CPUS", "abc", 1);
+    cr_assert_eq(PARSE0(&f), 0, "%s", f.err);
+    cr_assert_eq(run_in_child(fail_opt_fn, (void *)f.cpus, err, sizeof err), 2);
+    cr_assert(strncmp(err, "bench_t: POOLBENCH_CPUS=abc: unknown cpu set 'abc'\n", 51) == 0, "%s", err);
+    cr_assert_eq(PARSE(&f, "--cpus", "abc"), 0, "%s", f.err);
+    cr_assert_eq(run_in_child(fail_opt_fn, (void *)f.cpus, err, sizeof err), 2);
+    cr_assert(strncmp(err, "bench_t: --cpus: unknown cpu set 'abc'\n", 39) == 0, "%s", err);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "pool.h"
+#include "threads_forms.h"
 
 static pool *make_pool(int threads, pool_policy policy)
 {
@@ -21,17 +23,22 @@ static pool *make_pool(int threads, pool_policy policy)
     return p;
 }
 
+/* Ranges are checked where they run (on workers too, where a failed cr_assert is no clean test failure):
+ * a bad one is counted in bad, which the test's own thread asserts after the job. */
 typedef struct cover_ctx {
     atomic_int *hits;
     size_t rows, grain;
     atomic_int calls;
+    atomic_int bad; /* ranges empty, past rows, or starting off the grain */
 } cover_ctx;
 
 static void cover_rows(void *arg, size_t r0, size_t r1)
 {
     cover_ctx *c = arg;
-    cr_assert(r0 < r1 && r1 <= c->rows, "bad range [%zu, %zu) of %zu", r0, r1, c->rows);
-    cr_assert(c->grain <= 1 || r0 % c->grain == 0, "range [%zu, %zu) starts off the grain %zu", r0, r1, c->grain);
+    if (r0 >= r1 || r1 > c->rows || (c->grain > 1 && r0 % c->grain != 0)) {
+        atomic_fetch_add(&c->bad, 1);
+        return;
+    }
     for (size_t r = r0; r < r1; r++)
         atomic_fetch_add(&c->hits[r], 1);
     atomic_fetch_add(&c->calls, 1);
@@ -51,6 +58,8 @@ Test(pool, rows_cover_every_row_once)
                     memset(hits, 0, 1000 * sizeof *hits);
                     cover_ctx ctx = { .hits = hits, .rows = rows[r] };
                     pool_rows(p, rows[r], chunks[c], cover_rows, &ctx);
+                    cr_assert_eq(atomic_load(&ctx.bad), 0, "%s threads=%d rows=%zu chunk=%zu: a bad range",
+                                 pool_policy_name(pol), threads[t], rows[r], chunks[c]);
                     for (size_t i = 0; i < rows[r]; i++)
                         cr_assert_eq(atomic_load(&hits[i]), 1, "%s threads=%d rows=%zu chunk=%zu: row %zu hit %d times",
                                      pool_policy_name(pol), threads[t], rows[r], chunks[c], i, atomic_load(&hits[i]));
@@ -82,6 +91,9 @@ Test(pool, rows_grain_cover_every_row_once_on_the_grain)
                         memset(hits, 0, 1000 * sizeof *hits);
                         cover_ctx ctx = { .hits = hits, .rows = rows[r], .grain = grains[g] };
                         pool_rows_grain(p, rows[r], chunks[c], grains[g], cover_rows, &ctx);
+                        cr_assert_eq(atomic_load(&ctx.bad), 0, "%s threads=%d rows=%zu chunk=%zu grain=%zu: a range "
+                                     "empty, too long or off the grain", pool_policy_name(pol), threads[t], rows[r],
+                                     chunks[c], grains[g]);
                         for (size_t i = 0; i < rows[r]; i++)
                             cr_assert_eq(atomic_load(&hits[i]), 1, "%s threads=%d rows=%zu chunk=%zu grain=%zu: row %zu",
                                          pool_policy_name(pol), threads[t], rows[r], chunks[c], grains[g], i);
@@ -203,36 +215,132 @@ Test(pool, pinning_to_a_missing_cpu_fails_cleanly)
     cr_assert_eq(thread_count(), before);
 }
 
+/* Each slot's cpu, written by the slot's own thread and read by the test's thread after pool_run. */
 static void record_cpu(void *arg, int id, int n)
 {
     (void)n;
     ((int *)arg)[id] = sched_getcpu();
 }
 
+/* The first n cpus of this thread's allowed mask (what pinning may use, unlike the online count): false
+ * when it holds fewer. */
+static bool allowed_cpus(int *out, int n)
+{
+    cpu_set_t set;
+    int k = 0;
+    cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+    for (int c = 0; c < CPU_SETSIZE && k < n; c++)
+        if (CPU_ISSET(c, &set))
+            out[k++] = c;
+    return k == n;
+}
+
+/* The first two allowed cpus into c and the caller's mask into before, or the test skipped with its reason
+ * printed (Criterion shows a skip's reason only when verbose). */
+static void need_two_cpus(int c[2], cpu_set_t *before, const char *test)
+{
+    cr_assert_eq(sched_getaffinity(0, sizeof *before, before), 0);
+    if (allowed_cpus(c, 2))
+        return;
+    printf("pool::%s: skipped: fewer than 2 cpus in this thread's allowed mask\n", test);
+    cr_skip_test("fewer than 2 cpus in this thread's allowed mask");
+}
+
+static pool *make_pinned(int threads, pool_policy policy, const int *cpus)
+{
+    pool_config cfg = pool_config_default();
+    cfg.threads = threads;
+    cfg.policy = policy;
+    cfg.cpus = cpus;
+    pool *p = pool_create(&cfg);
+    cr_assert_not_null(p, "pool_create(%d, %s, pinned): errno %d", threads, pool_policy_name(policy), errno);
+    return p;
+}
+
+static void assert_mask_is(const cpu_set_t *want, const char *when)
+{
+    cpu_set_t now;
+    cr_assert_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    cr_assert(CPU_EQUAL(want, &now), "%s: the caller's mask is not what it was (%d cpus, was %d)", when,
+              CPU_COUNT(&now), CPU_COUNT(want));
+}
+
+/* One job on p with the caller bound: each slot's cpu into seen. */
+static void run_bound(pool *p, int *seen)
+{
+    cr_assert_eq(pool_bind_caller(p), 0, "pool_bind_caller: errno %d", errno);
+    pool_run(p, record_cpu, seen);
+    pool_unbind_caller(p);
+}
+
 Test(pool, pinning_binds_worker_i_to_cpus_i)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 2)
-        cr_skip_test("needs 2 cpus");
+    int c[2];
+    cpu_set_t before;
+    need_two_cpus(c, &before, "pinning_binds_worker_i_to_cpus_i");
+    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
+        int cpus[] = { c[1], c[0] };
+        pool *p = make_pinned(2, (pool_policy)pol, cpus);
+        assert_mask_is(&before, "after pool_create");
+        int seen[2] = { -1, -1 };
+        run_bound(p, seen);
+        assert_mask_is(&before, "after pool_unbind_caller");
+        cr_assert_eq(seen[0], c[1], "%s: caller on cpu %d", pool_policy_name(pol), seen[0]);
+        cr_assert_eq(seen[1], c[0], "%s: worker on cpu %d", pool_policy_name(pol), seen[1]);
+        cr_assert_eq(pool_bind_caller(p), 0);
+        pool_destroy(p);
+        assert_mask_is(&before, "pool_destroy of a bound pool");
+    }
+}
+
+/* Two pinned pools alive at once (a harness that makes one per thread count up front): each job runs its
+ * caller's share on its own pool's cpus[0], bound one after the other and nested, and the caller ends with
+ * its own mask whatever the order of destruction. */
+Test(pool, two_live_pools_each_run_the_caller_on_its_own_cpu)
+{
+    int c[2];
+    cpu_set_t before;
+    need_two_cpus(c, &before, "two_live_pools_each_run_the_caller_on_its_own_cpu");
+    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
+        const char *name = pool_policy_name((pool_policy)pol);
+        int on_a[] = { c[0], c[1] }, on_b[] = { c[1], c[0] };
+        pool *a = make_pinned(2, (pool_policy)pol, on_a), *b = make_pinned(2, (pool_policy)pol, on_b);
+        int seen_a[2] = { -1, -1 }, seen_b[2] = { -1, -1 }, again_a[2] = { -1, -1 };
+        run_bound(a, seen_a);
+        run_bound(b, seen_b);
+        cr_assert_eq(pool_bind_caller(a), 0);
+        run_bound(b, seen_b); /* nested inside a's binding */
+        pool_run(a, record_cpu, again_a);
+        pool_unbind_caller(a);
+        pool_destroy(a);
+        pool_destroy(b);
+        assert_mask_is(&before, "after destroying the older pool, then the newer");
+        cr_assert(seen_a[0] == c[0] && seen_a[1] == c[1], "%s: pool A's slots ran on cpus %d,%d, not %d,%d", name,
+                  seen_a[0], seen_a[1], c[0], c[1]);
+        cr_assert(seen_b[0] == c[1] && seen_b[1] == c[0], "%s: pool B's slots ran on cpus %d,%d, not %d,%d", name,
+                  seen_b[0], seen_b[1], c[1], c[0]);
+        cr_assert_eq(again_a[0], c[0], "%s: after B's nested binding, A's caller ran on cpu %d", name, again_a[0]);
+    }
+}
+
+Test(pool, bind_is_exclusive_and_a_no_op_without_cpus)
+{
+    int c[1];
+    cr_assert(allowed_cpus(c, 1));
+    pool *p = make_pinned(1, POOL_SPIN, c);
+    cr_assert_eq(pool_bind_caller(p), 0);
+    errno = 0;
+    cr_assert_eq(pool_bind_caller(p), -1, "a second binding would lose the first's saved mask");
+    cr_assert_eq(errno, EBUSY);
+    pool_unbind_caller(p);
+    pool_unbind_caller(p); /* not bound: nothing to do */
+    pool_destroy(p);
     cpu_set_t before;
     sched_getaffinity(0, sizeof before, &before);
-    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
-        int cpus[] = { 1, 0 };
-        pool_config cfg = pool_config_default();
-        cfg.threads = 2;
-        cfg.policy = (pool_policy)pol;
-        cfg.cpus = cpus;
-        pool *p = pool_create(&cfg);
-        cr_assert_not_null(p);
-        int seen[2] = { -1, -1 };
-        pool_run(p, record_cpu, seen);
-        cr_assert_eq(seen[0], 1, "%s: caller on cpu %d", pool_policy_name(pol), seen[0]);
-        cr_assert_eq(seen[1], 0, "%s: worker on cpu %d", pool_policy_name(pol), seen[1]);
-        pool_destroy(p);
-        cpu_set_t after;
-        sched_getaffinity(0, sizeof after, &after);
-        cr_assert(CPU_EQUAL(&before, &after), "pool_destroy restores the caller's mask");
-    }
+    pool *u = make_pool(2, POOL_SPIN);
+    cr_assert_eq(pool_bind_caller(u), 0);
+    assert_mask_is(&before, "binding a pool without cpus");
+    pool_destroy(u);
 }
 
 static double cpu_seconds(void)
@@ -310,27 +418,55 @@ Test(pool_env, unset_leaves_config_alone)
     cr_assert_eq(cfg.policy, POOL_SPIN);
 }
 
-Test(pool_env, invalid_and_empty_values_are_errors)
+/* The same table as the harnesses' --threads (test_cli.c): lists and ranges size the pool for their largest
+ * count; anything else is refused with one line naming the variable and its value, cfg left alone. */
+Test(pool_env, threads_takes_the_harness_forms)
 {
-    static const char *bad_threads[] = { "", "0", "-1", "abc", "3x", "1025", "99999999999999999999" };
-    for (size_t i = 0; i < sizeof bad_threads / sizeof *bad_threads; i++) {
-        setenv("POOLBENCH_THREADS", bad_threads[i], 1);
+    unsetenv("POOLBENCH_POLICY");
+    for (size_t i = 0; i < THREADS_FORMS_N; i++) {
+        const threads_form *t = &threads_forms[i];
+        setenv("POOLBENCH_THREADS", t->text, 1);
         pool_config cfg = pool_config_default();
-        int before = cfg.threads;
-        char err[256] = "";
+        cfg.threads = 7;
+        char err[256] = "", want[64];
         errno = 0;
-        cr_assert_eq(pool_config_from_env(&cfg, err, sizeof err), -1, "'%s' accepted", bad_threads[i]);
+        int rc = pool_config_from_env(&cfg, err, sizeof err);
+        if (t->largest > 0) {
+            cr_assert_eq(rc, 0, "'%s' refused: %s", t->text, err);
+            cr_assert_eq(cfg.threads, t->largest, "'%s' gave %d threads", t->text, cfg.threads);
+            continue;
+        }
+        cr_assert_eq(rc, -1, "'%s' accepted (%d threads)", t->text, cfg.threads);
         cr_assert_eq(errno, EINVAL);
-        cr_assert(strstr(err, "POOLBENCH_THREADS") && strstr(err, "1..1024"), "message: %s", err);
-        cr_assert_eq(cfg.threads, before);
+        snprintf(want, sizeof want, "POOLBENCH_THREADS=%s: ", t->text);
+        cr_assert(strncmp(err, want, strlen(want)) == 0 && strstr(err, "1..1024"), "message: %s", err);
+        cr_assert_eq(cfg.threads, 7, "'%s' changed the config", t->text);
     }
-    unsetenv("POOLBENCH_THREADS");
-    static const char *bad_policy[] = { "", "nope", "SPIN", "spin " };
+}
+
+Test(pool_env, empty_values_are_unset)
+{
+    setenv("POOLBENCH_THREADS", "", 1);
+    setenv("POOLBENCH_POLICY", "", 1);
+    pool_config cfg = pool_config_default();
+    cfg.threads = 7;
+    char err[256] = "";
+    cr_assert_eq(pool_config_from_env(&cfg, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.threads, 7);
+    cr_assert_eq(cfg.policy, POOL_SPIN);
+}
+
+Test(pool_env, bad_policy_is_an_error_and_changes_nothing)
+{
+    static const char *bad_policy[] = { "nope", "SPIN", "spin ", "spin,condvar" };
     for (size_t i = 0; i < sizeof bad_policy / sizeof *bad_policy; i++) {
+        setenv("POOLBENCH_THREADS", "3", 1);
         setenv("POOLBENCH_POLICY", bad_policy[i], 1);
         pool_config cfg = pool_config_default();
+        cfg.threads = 7;
         char err[256] = "";
         cr_assert_eq(pool_config_from_env(&cfg, err, sizeof err), -1, "'%s' accepted", bad_policy[i]);
-        cr_assert(strstr(err, "POOLBENCH_POLICY") && strstr(err, "condvar"), "message: %s", err);
+        cr_assert(strstr(err, "POOLBENCH_POLICY=") && strstr(err, "condvar"), "message: %s", err);
+        cr_assert_eq(cfg.threads, 7, "a good POOLBENCH_THREADS beside a bad policy changed the config");
     }
 }

@@ -2,7 +2,9 @@
  *
  * Every kind is one row of kind_ops[] (value parser, default metavar, hint for errors); nothing else switches
  * on the kind. Value parsers write a reason without any prefix; the caller adds "PROG: --name: " or
- * "PROG: VAR (--name): ", so a message looks the same whether the value came from argv or the environment.
+ * "PROG: VAR=VALUE: ", so a message looks the same whether the value came from argv or the environment, and
+ * names where it came from. A harness's own later checks get the same heads from pb_cli_origin, which tells
+ * an environment value by its address (getenv's string, which pb_cli stores or records in a list's .text).
  * Parsers fill a local copy first and store into dest only on success, so a rejected value never leaves a
  * half-written list behind. */
 #include "pb_cli.h"
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Options a table may hold: bounds the "given on the command line" marks kept on the stack. */
 #define PB_CLI_MAX_OPTS 128
@@ -80,6 +83,8 @@ static void accepted_text(const pb_opt *o, char *buf, size_t len)
         if (hi < DBL_MAX)
             snprintf(high, sizeof high, "%s <= %g", low[0] ? " and" : "", hi);
         snprintf(buf, len, "%s%s%s", low[0] || high[0] ? "a number" : "any number", low, high);
+    } else if (o->kind == PB_OPT_WORDS) {
+        snprintf(buf, len, "comma-separated words, each once");
     } else if ((o->kind == PB_OPT_CHOICES || o->kind == PB_OPT_CHOICE) && o->choices) {
         size_t at = (size_t)snprintf(buf, len, "one of");
         for (int i = 0; o->choices[i] && at < len; i++)
@@ -130,6 +135,14 @@ static int scan_double(const char *p, char **end, double *v)
 
 static const char list_hint[] = " (a list like 1,2,4 or a range like 1-8)";
 
+static bool list_has(const pb_list *l, long v)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] == v)
+            return true;
+    return false;
+}
+
 /* One element of a list, p .. the next ',' or the end: "N" or "A-B". Appends to out. */
 static int list_element(const pb_opt *o, const char *p, const char **next, pb_list *out, char *why, size_t len)
 {
@@ -154,8 +167,11 @@ static int list_element(const pb_opt *o, const char *p, const char **next, pb_li
         return reject(o, list_hint, why, len, "'%.*s' is a descending range", elen, p);
     if ((unsigned long)(b - a) >= (unsigned long)(PB_LIST_MAX - out->n))
         return reject(o, list_hint, why, len, "more than %d values in '%.*s'", PB_LIST_MAX, elen, p);
-    for (long k = 0; k <= b - a; k++) /* by offset: v <= b would overflow when b is LONG_MAX */
+    for (long k = 0; k <= b - a; k++) { /* by offset: v <= b would overflow when b is LONG_MAX */
+        if (list_has(out, a + k))
+            return reject(o, list_hint, why, len, "%ld is given twice", a + k);
         out->v[out->n++] = a + k;
+    }
     return 0;
 }
 
@@ -267,6 +283,9 @@ static int dlist_elem(const pb_opt *o, const char *p, const char **next, void *o
     double v;
     if (double_element(o, p, next, &v, why, len, dlist_hint) < 0)
         return -1;
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] == v) /* equal values, whatever their spelling ("0.5" and ".50") */
+            return reject(o, dlist_hint, why, len, "'%.*s' is given twice", (int)(*next - p), p);
     if (l->n == PB_LIST_MAX)
         return reject(o, dlist_hint, why, len, "more than %d values", PB_LIST_MAX);
     l->v[l->n++] = v;
@@ -275,7 +294,7 @@ static int dlist_elem(const pb_opt *o, const char *p, const char **next, void *o
 
 static int parse_dlist(const pb_opt *o, const char *val, char *why, size_t len)
 {
-    pb_dlist tmp = { .n = 0 };
+    pb_dlist tmp = { .n = 0, .text = val };
     return list_into(o, val, dlist_elem, &tmp, sizeof tmp, o->dest, why, len);
 }
 
@@ -288,7 +307,7 @@ static int parse_string(const pb_opt *o, const char *val, char *why, size_t len)
 
 static int parse_list(const pb_opt *o, const char *val, char *why, size_t len)
 {
-    pb_list tmp = { .n = 0 };
+    pb_list tmp = { .n = 0, .text = val };
     return list_into(o, val, int_elem, &tmp, sizeof tmp, o->dest, why, len);
 }
 
@@ -304,9 +323,8 @@ static const char choices_hint[] = " (comma-separated, or all)";
 
 static int add_choice(const pb_opt *o, pb_list *l, int c, char *why, size_t len)
 {
-    for (int i = 0; i < l->n; i++)
-        if (l->v[i] == c)
-            return reject(o, choices_hint, why, len, "'%s' is given twice", o->choices[c]);
+    if (list_has(l, c))
+        return reject(o, choices_hint, why, len, "'%s' is given twice", o->choices[c]);
     if (l->n == PB_LIST_MAX)
         return reject(o, choices_hint, why, len, "more than %d values", PB_LIST_MAX);
     l->v[l->n++] = c;
@@ -333,7 +351,7 @@ static int choice_elem(const pb_opt *o, const char *p, const char **next, void *
 
 static int parse_choices(const pb_opt *o, const char *val, char *why, size_t len)
 {
-    pb_list tmp = { .n = 0 };
+    pb_list tmp = { .n = 0, .text = val };
     return list_into(o, val, choice_elem, &tmp, sizeof tmp, o->dest, why, len);
 }
 
@@ -346,6 +364,28 @@ static int parse_choice(const pb_opt *o, const char *val, char *why, size_t len)
     return 0;
 }
 
+/* out is the string parse_words handed to list_into, which starts at the first word: a word is refused when
+ * empty or when an earlier one reads the same. */
+static int word_elem(const pb_opt *o, const char *p, const char **next, void *out, char *why, size_t len)
+{
+    const char *first = *(const char **)out;
+    size_t n = strcspn(p, ",");
+    *next = p + n;
+    if (n == 0)
+        return reject(o, NULL, why, len, "empty element");
+    for (const char *q = first; q < p; q += strcspn(q, ",") + 1)
+        if (strcspn(q, ",") == n && strncmp(q, p, n) == 0)
+            return reject(o, NULL, why, len, "'%.*s' is given twice", (int)n, p);
+    return 0;
+}
+
+/* The harness reads the words itself; stored only when every one passed. */
+static int parse_words(const pb_opt *o, const char *val, char *why, size_t len)
+{
+    const char *tmp = val;
+    return list_into(o, val, word_elem, &tmp, sizeof tmp, o->dest, why, len);
+}
+
 static const pb_kind_ops kind_ops[] = {
     [PB_OPT_FLAG] = { .parse = parse_flag, .metavar = NULL },
     [PB_OPT_INT] = { .parse = parse_int, .metavar = "N" },
@@ -355,6 +395,7 @@ static const pb_kind_ops kind_ops[] = {
     [PB_OPT_DLIST] = { .parse = parse_dlist, .metavar = "X,Y", .hint = dlist_hint },
     [PB_OPT_CHOICES] = { .parse = parse_choices, .metavar = "NAMES", .hint = choices_hint },
     [PB_OPT_CHOICE] = { .parse = parse_choice, .metavar = "NAME" },
+    [PB_OPT_WORDS] = { .parse = parse_words, .metavar = "LIST" },
 };
 
 /* ---- the table ---------------------------------------------------------------------------------------- */
@@ -467,7 +508,7 @@ static int apply_env(const pb_cli *cli, char **argv, const bool *seen, char *err
         if (seen[k] || !val || val[0] == '\0')
             continue;
         if (kind_ops[o->kind].parse(o, val, why, sizeof why) < 0)
-            return pb_errf(err, len, "%s: %s (--%s): %s", prog_of(cli, argv), var, o->name, why);
+            return pb_errf(err, len, "%s: %s=%s: %s", prog_of(cli, argv), var, val, why);
     }
     return 0;
 }
@@ -531,4 +572,29 @@ void pb_cli_fail(const char *prog, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     exit(2);
+}
+
+const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len)
+{
+    /* getenv's string is the tail of its "VAR=value" entry: an address match is exact, and tells apart
+     * the same text given on the command line. */
+    for (char **e = environ; text && e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq && eq + 1 == text) {
+            snprintf(buf, len, "%s", *e);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "--%s", name);
+    return buf;
+}
+
+void pb_cli_fail_opt(const char *prog, const char *name, const char *text, const char *fmt, ...)
+{
+    char head[PB_ERR_MAX], msg[PB_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pb_cli_fail(prog, "%s: %s", pb_cli_origin(name, text, head, sizeof head), msg);
 }

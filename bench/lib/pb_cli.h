@@ -22,11 +22,13 @@
  *    argument); without it, any argument left over is an error.
  *  - A value may not be empty; "--name VALUE" does not take a VALUE that starts with "--" (missing value).
  *  - An empty environment variable counts as unset; a flag's variable takes 1/0, yes/no, true/false, on/off.
- *    An option given on the command line ignores its variable, even a bad one.
+ *    An option given on the command line ignores its variable, even a bad one. An error about a value that
+ *    came from a variable names the variable and its value ("POOLBENCH_CPUS=abc: ..."), not the option.
  *  - min == max == 0: no bound (INT: any long; LIST: 0..LONG_MAX). dmin == dmax == 0: no upper bound and no
  *    lower bound unless dmin_open (then > 0). NaN and infinities are never accepted.
  *  - List elements are non-negative integers (a '-' separates a range's ends); at most PB_LIST_MAX values.
- *  - CHOICES: "all" is every choice in table order; a name given twice is an error.
+ *  - Every list kind (LIST, DLIST, CHOICES, WORDS) refuses an empty item (",1", "1,,2", "1,") and a value
+ *    given twice ("2,2", "1-3,2", "static,static"). CHOICES: "all" is every choice in table order.
  *  - A rejected value leaves dest unchanged. */
 #ifndef PB_CLI_H
 #define PB_CLI_H
@@ -45,16 +47,21 @@ typedef enum pb_opt_kind {
     PB_OPT_DLIST,   /* pb_dlist *dest: doubles within [dmin, dmax], comma-separated */
     PB_OPT_CHOICES, /* pb_list *dest: indices into choices[] (NULL-terminated), comma-separated names, or "all" */
     PB_OPT_CHOICE,  /* long *dest: one index into choices[] */
+    PB_OPT_WORDS,   /* const char **dest: comma-separated words the harness reads itself ("static,dynamic:4") */
 } pb_opt_kind;
 
+/* text: the string an option's values were parsed from (argv's or the environment's, alive as long as the
+ * process: pass it to pb_cli_fail_opt); NULL when pb_cli did not fill the list (a harness's default). */
 typedef struct pb_list {
     int n;           /* 0 = not given: the harness applies its default */
     long v[PB_LIST_MAX];
+    const char *text;
 } pb_list;
 
 typedef struct pb_dlist {
     int n;
     double v[PB_LIST_MAX];
+    const char *text;
 } pb_dlist;
 
 typedef struct pb_opt {
@@ -92,5 +99,15 @@ int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, si
 /* Prints "PROG: MESSAGE" to stderr and exits 2: the one-line error for input checks a table cannot express
  * (a cpu that does not exist, a buffer larger than memory). */
 void pb_cli_fail(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* Where option `name`'s value came from, as an error's head: "VAR=TEXT" when text is the value of an
+ * environment variable (the very string pb_cli stored: a STRING or WORDS option's dest, a list's .text),
+ * "--NAME" otherwise (the command line, or NULL: a default). Returns buf. */
+const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len);
+
+/* pb_cli_fail for a value the harness checks after parsing (a cpu set against this machine):
+ * "PROG: ORIGIN: MESSAGE", ORIGIN from pb_cli_origin, so a bad POOLBENCH_CPUS is named as such. */
+void pb_cli_fail_opt(const char *prog, const char *name, const char *text, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn));
 
 #endif

@@ -87,7 +87,7 @@ static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_point *pt)
     cfg.policy = (pool_policy)pt->kind;
     cfg.spin_us = pt->spin_us;
     cfg.cpus = pt->cpus;
-    d->p = pool_create(&cfg);
+    d->p = pool_create_bound(&cfg); /* the caller on cpus[0] until pb_dispatcher_close */
     return d->p ? 0 : -1;
 }
 

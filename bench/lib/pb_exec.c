@@ -39,7 +39,7 @@ int pb_exec_open(pb_exec *e, int kind, int threads, const int *cpus, size_t chun
     cfg.policy = (pool_policy)kind;
     cfg.spin_us = spin_us;
     cfg.cpus = cpus;
-    e->p = pool_create(&cfg);
+    e->p = pool_create_bound(&cfg); /* the caller on cpus[0] until pb_exec_close */
     return e->p ? 0 : -1;
 }
 
