@@ -1,12 +1,11 @@
 # cpu_util.gp — per-cpu utilisation of one run: a heatmap (time × cpu, 0–100 % busy) and the mean busy % per
-# cpu. Called as `gnuplot -c plots/cpu_util.gp RUN_DIR` (bench_cpu_util and bench_report do); reads
-# RUN_DIR/cpu_util.csv (run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct; one row per cpu per
-# interval, t_ms = the end of the interval) and writes RUN_DIR/cpu_util_heatmap.png/.svg and cpu_util_mean.png/.svg.
-if (ARGC < 1) { print "usage: gnuplot -c plots/cpu_util.gp RUN_DIR"; exit status 2 }
-dir = ARG1
-csv = dir . "/cpu_util.csv"
-rows = int(system(sprintf("awk 'END { print NR - 1 }' '%s' 2>/dev/null || echo 0", csv)))
-if (rows < 1) { print sprintf("cpu_util.gp: no samples in %s: no plot", csv); exit }
+# cpu. Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there, for bench_cpu_util, bench_sweep
+# and bench_report; by hand: cd RUN_DIR && gnuplot PATH/plots/cpu_util.gp). Reads cpu_util.csv
+# (run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct; one row per cpu per interval, t_ms = the end of the
+# interval) and writes cpu_util_heatmap.png/.svg and cpu_util_mean.png/.svg. Names are fixed and relative: no
+# path is ever part of the script's text. pb_plot.c does not start it on a CSV without samples (stats would
+# stop with an error).
+csv = "cpu_util.csv"
 set datafile separator ","
 set datafile columnheaders
 
@@ -15,7 +14,9 @@ stats csv using 3:4 nooutput
 interval_ms = STATS_min_x
 cpu_min = STATS_min_y
 cpu_max = STATS_max_y
-host = system(sprintf("awk -F, 'NR==2 { print $2; exit }' '%s'", csv))
+# The host of the first sample, read as data (a host name is never part of a command).
+host = ""
+stats csv using (host = strcol(2), 0) every ::0::0 nooutput
 
 # Mean busy % per cpu: the mean of its samples (the harness's table weighs by ticks, which agrees unless a
 # cpu came or went mid-run), tabulated first so the bars can carry their values.
@@ -30,8 +31,8 @@ do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1100,(300 + 40 * (cpu_max - cpu_min + 1)) font ",10" } else { set terminal svg size 1100,(300 + 40 * (cpu_max - cpu_min + 1)) font ",10" }
 
     # Heatmap: each sample is a box over its interval and its cpu, coloured by busy %.
-    set output dir . "/cpu_util_heatmap." . fmt
-    set title sprintf("busy %% per cpu over time — %s (%.0f ms samples)", host, interval_ms)
+    set output "cpu_util_heatmap." . fmt
+    set title sprintf("busy %% per cpu over time — %s (%.0f ms samples)", host, interval_ms) noenhanced
     set xlabel "time (s)"
     set ylabel "cpu"
     set ytics 1
@@ -45,8 +46,8 @@ do for [fmt in "png svg"] {
 
     unset colorbox
     if (fmt eq "png") { set terminal pngcairo size 800,450 font ",10" } else { set terminal svg size 800,450 font ",10" }
-    set output dir . "/cpu_util_mean." . fmt
-    set title sprintf("mean busy %% per cpu — %s", host)
+    set output "cpu_util_mean." . fmt
+    set title sprintf("mean busy %% per cpu — %s", host) noenhanced
     set xlabel "cpu"
     set ylabel "busy %"
     set xtics 1

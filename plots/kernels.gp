@@ -1,22 +1,29 @@
 # kernels.gp — the kernels' roofline from kernels.csv (bench_kernels).
-# usage: gnuplot -c plots/kernels.gp RUN_DIR
-#   RUN_DIR/kernels.png/.svg:         GB/s per format, one panel per level (l2, l3, dram), 1 thread, batch 1
-#   RUN_DIR/kernels_threads.png/.svg: the same at the largest thread count measured
+# Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
+# 'has_floor=1' PATH/plots/kernels.gp). Names are fixed and relative: no path is ever part of the script's text.
+#   kernels.png/.svg:         GB/s per format, one panel per level (l2, l3, dram), 1 thread, batch 1
+#   kernels_threads.png/.svg: the same at the largest thread count measured (when there are several)
 # The memory floor (memory_floor.csv's 1-thread read, column gbps_best) is drawn as a dashed line on every
-# panel when that file is in the same run directory.
-dir = ARG1
-csv = dir.'/kernels.csv'
-floorcsv = dir.'/memory_floor.csv'
+# panel when that file is in the same run directory: has_floor (1/0, from pb_plot_spec.c) says so.
+csv = 'kernels.csv'
+floorcsv = 'memory_floor.csv'
+if (!exists("has_floor")) { has_floor = 0 }
 set datafile separator ','
 set datafile missing NaN
 
-# The variants and levels present, in a fixed order (column 4 is variant, 10 is level: the CSV's order), so
-# a variant keeps its colour from run to run and absent ones draw no empty series.
-present(col, v) = system("awk -F, -v v=".v." 'NR > 1 && $".col." == v { n++ } END { print n + 0 }' '".csv."'") + 0
+# The variants and levels present, in a fixed order, so a variant keeps its colour from run to run and absent
+# ones draw no empty series. stats reads them as data: a CSV field is never part of a command (columnheaders:
+# the header row is not a value).
+add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
+seen_v = ""
+seen_l = ""
+set datafile columnheaders
+stats csv using (seen_v = add_word(seen_v, strcol("variant")), seen_l = add_word(seen_l, strcol("level")), 0) nooutput
+unset datafile columnheaders
 variants = ""
-do for [v in "scalar avx2 avx512 neon"] { if (present(4, v) > 0) { variants = variants.v." " } }
+do for [v in "scalar avx2 avx512 neon"] { if (strstrt(" ".seen_v, " ".v." ")) { variants = variants.v." " } }
 levels = ""
-do for [l in "l2 l3 dram"] { if (present(10, l) > 0) { levels = levels.l." " } }
+do for [l in "l2 l3 dram"] { if (strstrt(" ".seen_l, " ".l." ")) { levels = levels.l." " } }
 vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avx512" ? 0x56b4e9 : 0xe69f00
 fmtx(s) = s eq "f32" ? 0 : s eq "f16" ? 1 : s eq "q8_0" ? 2 : s eq "q4_0" ? 3 : s eq "q1_0" ? 4 : s eq "tq2_0" ? 5 : NaN
 vshift(v) = v eq "scalar" ? -0.2 : v eq "avx2" ? 0.0 : v eq "avx512" ? 0.2 : 0.1
@@ -26,9 +33,8 @@ sel(v, l, t) = (strcol("variant") eq v && strcol("level") eq l && column("thread
 stats csv using (column("threads")) nooutput
 maxthr = STATS_max
 
-hasfloor = system('[ -f "'.floorcsv.'" ] && echo 1 || echo 0') + 0
 floor = NaN
-if (hasfloor) {
+if (has_floor) {
     stats floorcsv using ((strcol("op") eq "read" && column("threads") == 1) ? column("gbps_best") : NaN) nooutput
     floor = STATS_max
 }
@@ -38,7 +44,7 @@ do for [fmt in "png svg"] {
         thr = (tsel == 1) ? 1 : maxthr
         if (tsel == 2 && maxthr == 1) { break }
         if (fmt eq "png") { set terminal pngcairo size 1200,460 font ",10" } else { set terminal svg size 1200,460 font ",10" }
-        set output dir.(tsel == 1 ? '/kernels.' : '/kernels_threads.').fmt
+        set output (tsel == 1 ? 'kernels.' : 'kernels_threads.').fmt
         set termoption noenhanced
         set multiplot layout 1,words(levels) title sprintf("Kernel roofline: GB/s of weights (median), %d thread%s, batch 1", thr, thr > 1 ? "s" : "")
         set xtics ("f32" 0, "f16" 1, "q8_0" 2, "q4_0" 3, "q1_0" 4, "tq2_0" 5)
@@ -51,7 +57,7 @@ do for [fmt in "png svg"] {
             set xlabel "weights in ".(l eq "l2" ? "L2" : l eq "l3" ? "L3" : "DRAM")
             plot for [v in variants] csv using (fmtx(strcol("format")) + vshift(v)):(sel(v, l, thr)) \
                      with points pt 7 ps 1.2 lc rgb vcolor(v) title v, \
-                 (hasfloor ? floor : NaN) with lines dt 2 lc rgb "gray30" title (hasfloor ? "memory floor (1 thread)" : "")
+                 (has_floor ? floor : NaN) with lines dt 2 lc rgb "gray30" title (has_floor ? "memory floor (1 thread)" : "")
         }
         unset multiplot
     }

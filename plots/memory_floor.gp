@@ -1,37 +1,50 @@
 # memory_floor.gp — the streaming read floor from memory_floor.csv and the per-token ceilings from
 # token_floor.csv.
-# usage: gnuplot -c plots/memory_floor.gp RUN_DIR
-#   RUN_DIR/memory_floor.png/.svg: best-pass GB/s vs threads, a line per kernel (reads solid, copy and write
-#                                  dashed), the floor (best read kernel per thread count) as a thick line
-#                                  labelled with its placement (near, far, mixed)
-#   RUN_DIR/token_floor.png/.svg:  tok/s ceiling per format, a bar per thread count, one panel per model
-dir = ARG1
-csv = dir.'/memory_floor.csv'
-tok = dir.'/token_floor.csv'
+# Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
+# 'has_token=1' PATH/plots/memory_floor.gp). Names are fixed and relative: no path is ever part of the script's
+# text.
+#   memory_floor.png/.svg: best-pass GB/s vs threads, a line per kernel (reads solid, copy and write dashed), the
+#                          floor (best read kernel per thread count) as a thick line labelled with its placement
+#                          (near, far, mixed); the floor line needs token_floor.csv
+#   token_floor.png/.svg:  tok/s ceiling per format, a bar per thread count, one panel per model (when
+#                          token_floor.csv is there: has_token, 1/0 from pb_plot_spec.c, says so)
+csv = 'memory_floor.csv'
+tok = 'token_floor.csv'
+if (!exists("has_token")) { has_token = 0 }
 set datafile separator ','
 set datafile missing NaN
 
-# The kernels, models and thread counts present, in file order (awk is in every base system).
-uniq(file, col) = system(sprintf("awk -F, 'NR > 1 && !seen[$%d]++ { printf \"%%s \", $%d }' '%s'", col, col, file))
-# kernels of one op, in file order
-kernels_of(op) = system(sprintf("awk -F, 'NR > 1 && $3 == \"%s\" && !seen[$4]++ { printf \"%%s \", $4 }' '%s'", op, csv))
-reads = kernels_of("read")
-others = kernels_of("copy").kernels_of("write")
-models = uniq(tok, 3)
-threads = uniq(tok, 5)
+# The kernels of each op, and the models and thread counts of the token floor, in file order. stats reads them
+# as data: a CSV field is never part of a command (columnheaders: the header row is not a value).
+set datafile columnheaders
+add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
+reads = ""
+copies = ""
+writes = ""
+stats csv using (op = strcol("op"), k = strcol("kernel"), reads = (op eq "read") ? add_word(reads, k) : reads, \
+                 copies = (op eq "copy") ? add_word(copies, k) : copies, \
+                 writes = (op eq "write") ? add_word(writes, k) : writes, 0) nooutput
+others = copies.writes
+models = ""
+threads = ""
+if (has_token) {
+    stats tok using (models = add_word(models, strcol("model")), threads = add_word(threads, strcol("threads")), 0) \
+          nooutput
+}
+unset datafile columnheaders
 formats = "f16 q8_0 q4_0 q1_0 tq2_0"
 
 gbps(k) = (strcol("kernel") eq k) ? column("gbps_best") : NaN
 floor_at(m, f) = (strcol("model") eq m && strcol("format") eq f) ? column("floor_gbps") : NaN
 fidx(f) = (f eq "f16") ? 0 : (f eq "q8_0") ? 1 : (f eq "q4_0") ? 2 : (f eq "q1_0") ? 3 : 4
 nthr = words(threads)
-barw = 0.8 / nthr
+barw = 0.8 / (nthr > 0 ? nthr : 1)
 ceiling_at(m, t) = (strcol("model") eq m && column("threads") == t) ? column("tok_per_s_ceiling") : NaN
 m1 = word(models, 1)
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size 960,600 font ",10"; } else { set terminal svg noenhanced size 960,600 font ",10"; }
-    set output dir.'/memory_floor.'.fmt
+    set output 'memory_floor.'.fmt
     set title "Streaming bandwidth vs threads (best pass of each point); the read floor is the best read kernel"
     set xlabel "threads"
     set ylabel "GB/s (1e9 B/s; copy counts read + write)"
@@ -43,23 +56,27 @@ do for [fmt in "png svg"] {
     set autoscale xfix
     plot for [k in reads] csv using "threads":(gbps(k)) with linespoints lw 2 dt 1 pt 7 ps 0.6 title k, \
          for [k in others] csv using "threads":(gbps(k)) with linespoints lw 1 dt 2 pt 7 ps 0.6 title k, \
-         tok using "threads":(floor_at(m1, "f16")) with linespoints lw 5 lc rgb "black" pt 5 ps 1.2 title "read floor", \
-         tok using "threads":(floor_at(m1, "f16")):(strcol("placement")) with labels offset 0,1.2 notitle
+         for [t = 1:has_token] tok using "threads":(floor_at(m1, "f16")) with linespoints lw 5 lc rgb "black" pt 5 ps 1.2 \
+             title "read floor", \
+         for [t = 1:has_token] tok using "threads":(floor_at(m1, "f16")):(strcol("placement")) with labels offset 0,1.2 \
+             notitle
 
-    set output dir.'/token_floor.'.fmt
-    unset offsets
-    set xtics ("f16" 0, "q8_0" 1, "q4_0" 2, "q1_0" 3, "tq2_0" 4)
-    set style fill solid 0.8 border -1
-    set boxwidth barw
-    set xrange [-0.6:words(formats) - 0.4]
-    set multiplot layout words(models), 1 title "Decode ceiling per token at the read floor (weights / floor GB/s)"
-    do for [m in models] {
-        set title m
-        set xlabel ""
-        set ylabel "tok/s ceiling"
-        plot for [i = 1:nthr] tok using (fidx(strcol("format")) - 0.4 + barw * (i - 0.5)):(ceiling_at(m, word(threads, i) + 0)) \
-             with boxes title sprintf("%s thr", word(threads, i))
+    if (has_token) {
+        set output 'token_floor.'.fmt
+        unset offsets
+        set xtics ("f16" 0, "q8_0" 1, "q4_0" 2, "q1_0" 3, "tq2_0" 4)
+        set style fill solid 0.8 border -1
+        set boxwidth barw
+        set xrange [-0.6:words(formats) - 0.4]
+        set multiplot layout words(models), 1 title "Decode ceiling per token at the read floor (weights / floor GB/s)"
+        do for [m in models] {
+            set title m
+            set xlabel ""
+            set ylabel "tok/s ceiling"
+            plot for [i = 1:nthr] tok using (fidx(strcol("format")) - 0.4 + barw * (i - 0.5)):(ceiling_at(m, word(threads, i) + 0)) \
+                 with boxes title sprintf("%s thr", word(threads, i))
+        }
+        unset multiplot
+        unset xrange
     }
-    unset multiplot
-    unset xrange
 }

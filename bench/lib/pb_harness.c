@@ -60,9 +60,10 @@ int pb_harness_close(pb_harness *h, const char *script, const char *const *resul
         return 1;
     }
     print_paths("\nresults:", h->run.dir, results);
-    if (pb_plot_run(script, h->run.dir) == 0)
+    int plot = pb_plot_run(script, h->run.dir);
+    if (plot == 0)
         print_paths("plots:", h->run.dir, plots);
-    return 0;
+    return plot < 0 ? 1 : 0; /* a plot that failed fails the run (its line is on stderr; the CSVs stay) */
 }
 
 /* ---------------------------------------------------------------- progress */

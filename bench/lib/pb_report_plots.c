@@ -9,6 +9,12 @@
 #include "pb_plot.h"
 #include "pb_report.h"
 
+/* pb_plot_run's answer: drawn, nothing to draw (a CSV without rows: not a failure), or failed. */
+static pb_plot_state plot_state(int rc)
+{
+    return rc == 0 ? PB_PLOT_DRAWN : rc > 0 ? PB_PLOT_NO_CSV : PB_PLOT_FAILED;
+}
+
 int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
 {
     int failed = 0;
@@ -23,10 +29,8 @@ int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
             log->state[k] = PB_PLOT_NO_SCRIPT;
         else if (!gnuplot)
             log->state[k] = PB_PLOT_NO_GNUPLOT;
-        else if (pb_plot_run(pb_kinds[k].plot, rd->dir) == 0)
-            log->state[k] = PB_PLOT_DRAWN;
         else
-            log->state[k] = PB_PLOT_FAILED;
+            log->state[k] = plot_state(pb_plot_run(pb_kinds[k].plot, rd->dir));
         failed += log->state[k] == PB_PLOT_FAILED;
     }
     return failed;

@@ -1,0 +1,191 @@
+/* pb_plot_spec.c — see pb_plot_spec.h. One table row per script; the facts are numbers read from fixed file
+ * names in the directory. */
+#include "pb_plot_spec.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef void (*facts_fn)(int dirfd, pb_plot_job *job);
+
+/* ---------------------------------------------------------------- reading the directory */
+
+/* The names opened here are the data files the scripts name too: fixed, relative, never starting with '<'
+ * (gnuplot runs a data file so named as a shell command). */
+static FILE *open_at(int dirfd, const char *name)
+{
+    assert(name[0] != '<' && !strchr(name, '/'));
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+/* A regular file with something in it. */
+static bool present(int dirfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dirfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+/* The lines of name that begin with `first` (any non-empty line when first is 0); 0 when it cannot be read. */
+static long count_lines(int dirfd, const char *name, int first)
+{
+    FILE *f = open_at(dirfd, name);
+    if (!f)
+        return 0;
+    long n = 0;
+    int prev = '\n', c;
+    while ((c = getc(f)) != EOF) {
+        n += prev == '\n' && c != '\n' && (first == 0 || c == first);
+        prev = c;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The first line of name without its line end; "" when it cannot be read. */
+static void first_line(int dirfd, const char *name, char *buf, size_t len)
+{
+    FILE *f = open_at(dirfd, name);
+    buf[0] = '\0';
+    if (f && !fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    if (f)
+        fclose(f);
+    buf[strcspn(buf, "\r\n")] = '\0';
+}
+
+/* True when the CSV header names the column col. */
+static bool has_column(const char *header, const char *col)
+{
+    size_t n = strlen(col);
+    for (const char *p = header; (p = strstr(p, col)); p++)
+        if ((p == header || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------- building the job */
+
+/* inline: only assert calls it, and an NDEBUG build must not warn that it is unused. */
+static inline bool identifier(const char *s)
+{
+    if (!isalpha((unsigned char)*s))
+        return false;
+    while (isalnum((unsigned char)*s) || *s == '_')
+        s++;
+    return *s == '\0';
+}
+
+/* Appends `name=v;`: a literal identifier and a number, the only text gnuplot's parser gets from here. */
+static void var(pb_plot_job *job, const char *name, long v)
+{
+    assert(identifier(name));
+    size_t at = strlen(job->vars);
+    snprintf(job->vars + at, sizeof job->vars - at, "%s=%ld; ", name, v);
+}
+
+static void out(pb_plot_job *job, const char *stem, bool optional)
+{
+    assert(job->n < PB_PLOT_MAX_STEMS);
+    job->optional[job->n] = optional;
+    job->stem[job->n++] = stem;
+}
+
+/* ---------------------------------------------------------------- per script */
+
+static void memory_floor_facts(int dirfd, pb_plot_job *job)
+{
+    bool tok = present(dirfd, "token_floor.csv");
+    var(job, "has_token", tok);
+    if (tok)
+        out(job, "token_floor", false);
+}
+
+/* kernels_threads is drawn when the run measured more than one thread count: stats in the script knows that. */
+static void kernels_facts(int dirfd, pb_plot_job *job)
+{
+    var(job, "has_floor", present(dirfd, "memory_floor.csv"));
+    out(job, "kernels_threads", true);
+}
+
+/* Older sweep.csv files lack the series and placement columns. */
+static void sweep_facts(int dirfd, pb_plot_job *job)
+{
+    char hdr[4096];
+    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
+    var(job, "by_id", has_column(hdr, "series_id") && has_column(hdr, "series"));
+    var(job, "has_e_cores", has_column(hdr, "e_cores"));
+    var(job, "has_smt", has_column(hdr, "smt_threads"));
+}
+
+/* gnuplot's stats cannot be asked about a file without a data row: it stops with an error. */
+static void cpu_util_facts(int dirfd, pb_plot_job *job)
+{
+    if (count_lines(dirfd, "cpu_util.csv", 0) < 2)
+        job->skip = "cpu_util.csv holds no samples: no plot";
+}
+
+/* The data files pb_compare_data writes: blocks of one run each, a title line ('"') first; the dispatch table's
+ * header holds "policy" and one quoted label per run (the labels have their own quotes removed). */
+static void compare_facts(int dirfd, pb_plot_job *job)
+{
+    static const struct { const char *file, *flag, *count, *stem; } blocks[] = {
+        { "compare_floor.dat", "has_floor", "floor_blocks", "compare_floor" },
+        { "compare_decode.dat", "has_decode", "decode_blocks", "compare_decode" },
+    };
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        long n = present(dirfd, blocks[i].file) ? count_lines(dirfd, blocks[i].file, '"') : 0;
+        var(job, blocks[i].flag, n > 0);
+        var(job, blocks[i].count, n);
+        if (n > 0)
+            out(job, blocks[i].stem, false);
+    }
+    char hdr[4096];
+    first_line(dirfd, "compare_dispatch.dat", hdr, sizeof hdr);
+    long quotes = 0;
+    for (const char *p = hdr; *p; p++)
+        quotes += *p == '"';
+    var(job, "has_dispatch", quotes >= 2);
+    var(job, "dispatch_cols", 1 + quotes / 2);
+    if (quotes >= 2)
+        out(job, "compare_dispatch", false);
+}
+
+static const struct plot_spec {
+    const char *script;
+    const char *stem[4]; /* always drawn */
+    facts_fn facts;      /* NULL when the script needs none */
+} specs[] = {
+    { .script = "pool_overhead.gp", .stem = { "pool_overhead_threads", "pool_overhead_gap" } },
+    { .script = "overlap.gp", .stem = { "overlap", "overlap_pct" } },
+    { .script = "memory_floor.gp", .stem = { "memory_floor" }, .facts = memory_floor_facts },
+    { .script = "kernels.gp", .stem = { "kernels" }, .facts = kernels_facts },
+    { .script = "sweep.gp", .stem = { "sweep", "sweep_floor" }, .facts = sweep_facts },
+    { .script = "cpu_util.gp", .stem = { "cpu_util_heatmap", "cpu_util_mean" }, .facts = cpu_util_facts },
+    { .script = "compare.gp", .facts = compare_facts },
+};
+
+int pb_plot_job_for(const char *name, int dirfd, pb_plot_job *job)
+{
+    *job = (pb_plot_job){ .n = 0 };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        const struct plot_spec *s = &specs[i];
+        if (strcmp(s->script, name) != 0)
+            continue;
+        for (int k = 0; k < 4 && s->stem[k]; k++)
+            out(job, s->stem[k], false);
+        if (s->facts)
+            s->facts(dirfd, job);
+        return 0;
+    }
+    return -1;
+}
