@@ -5,9 +5,10 @@
  * Runs CMD (fork/exec, inheriting stdin/stdout/stderr), samples until it exits, then writes cpu_util.csv,
  * prints a per-cpu summary (mean and max busy, like `mpstat -P ALL`) and draws plots/cpu_util.gp (a time ×
  * cpu heatmap and the mean per cpu). It exits with CMD's status (128 + N when a signal N ended it), so it can
- * stand in front of any command in a script; SIGINT and SIGTERM are passed on to CMD. A command that is
- * missing or cannot be executed: one error line and 127, as a shell does; bad options: 2, before anything
- * runs or is written. */
+ * stand in front of any command in a script; SIGINT, SIGTERM and SIGHUP are passed on to CMD. A command that is
+ * missing: one error line and 127; one that cannot be executed (not executable, a directory): 126, as a shell
+ * does; bad options, or an output that cannot be claimed: 2, before anything runs. Its own header and table go
+ * to stderr: CMD's stdout is CMD's alone. Each sample reaches cpu_util.csv's partial file as it is taken. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -28,7 +29,9 @@
 #include "pb_util.h"
 
 #define PROG "bench_cpu_util"
-#define EXIT_CANNOT_RUN 127 /* what sh answers for a command it cannot find or execute */
+#define EXIT_NOT_FOUND 127   /* what sh answers for a command it cannot find */
+#define EXIT_CANNOT_EXEC 126 /* ... and for one it found but cannot execute */
+#define CU_HEADER "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct"
 #define MIN_TRUSTED_TICKS 20 /* per cpu: 0.2 s, so one tick moves a mean by at most 5 points */
 
 typedef struct cu_opts {
@@ -80,12 +83,13 @@ static pid_t spawn(char **argv, const sigset_t *child_mask)
     }
     if (pid == 0) {
         /* Only async-signal-safe calls here: the parent has a sampler thread. */
+        pb_stop_child_defaults(); /* SIGPIPE was ignored here; the command gets the default back */
         sigprocmask(SIG_SETMASK, child_mask, NULL);
         execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fds[1], &e, sizeof e);
         (void)w;
-        _exit(EXIT_CANNOT_RUN);
+        _exit(EXIT_NOT_FOUND);
     }
     close(fds[1]);
     int child_errno = 0;
@@ -101,7 +105,7 @@ static pid_t spawn(char **argv, const sigset_t *child_mask)
     return pid;
 }
 
-/* Waits for the child, passing SIGINT and SIGTERM on. The signals are blocked in every thread and taken here
+/* Waits for the child, passing SIGINT, SIGTERM and SIGHUP on. The signals are blocked in every thread and taken here
  * with sigwaitinfo, so no handler and no global are needed. Returns the waitpid status. */
 static int wait_forwarding(pid_t pid, const sigset_t *waitset)
 {
@@ -109,7 +113,7 @@ static int wait_forwarding(pid_t pid, const sigset_t *waitset)
     for (;;) {
         siginfo_t si;
         int sig = sigwaitinfo(waitset, &si);
-        if (sig == SIGINT || sig == SIGTERM) {
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
             kill(pid, sig);
         } else if (sig == SIGCHLD) {
             pid_t r = waitpid(pid, &status, WNOHANG);
@@ -129,99 +133,107 @@ static int exit_code(int status)
     return 1;
 }
 
-static void print_cell(double v)
+static void print_cell(FILE *f, double v)
 {
     if (isnan(v))
-        printf(" %8s", "-");
+        fprintf(f, " %8s", "-");
     else
-        printf(" %8.1f", v);
+        fprintf(f, " %8.1f", v);
 }
 
-static void print_row(const pb_util_cpu *c)
+static void print_row(FILE *f, const pb_util_cpu *c)
 {
     if (c->cpu < 0)
-        printf("%-5s", "all");
+        fprintf(f, "%-5s", "all");
     else
-        printf("%-5d", c->cpu);
-    print_cell(c->mean.busy);
-    print_cell(c->max_busy);
-    print_cell(c->mean.user);
-    print_cell(c->mean.sys);
-    print_cell(c->mean.steal);
-    printf(" %8zu\n", c->nsamples);
+        fprintf(f, "%-5d", c->cpu);
+    print_cell(f, c->mean.busy);
+    print_cell(f, c->max_busy);
+    print_cell(f, c->mean.user);
+    print_cell(f, c->mean.sys);
+    print_cell(f, c->mean.steal);
+    fprintf(f, " %8zu\n", c->nsamples);
 }
 
-/* The summary table: the run's context first, then one row per cpu and an "all" row (mpstat -P ALL). */
-static void print_summary(const pb_run *run, const cu_run *r, char **cmd)
+/* The summary table, on f (stderr: the command owns stdout): the run's context first, then one row per cpu and
+ * an "all" row (mpstat -P ALL). */
+static void print_summary(FILE *f, const pb_run *run, const cu_run *r, char **cmd)
 {
-    printf("# %s  host %s  run %s  interval %d ms  wall %.2f s\n# command:", PROG, run->host, run->run_id,
-           r->util.interval_ms, r->util.wall_ms / 1000.0);
+    fprintf(f, "# %s  host %s  run %s  interval %d ms  wall %.2f s\n# command:", PROG, run->host, run->run_id,
+            r->util.interval_ms, r->util.wall_ms / 1000.0);
     for (char **a = cmd; *a; a++)
-        printf(" %s", *a);
-    printf("\n# %% of each cpu's time (USER_HZ ticks); busy = user + sys + steal; max over %d ms samples\n",
-           r->util.interval_ms);
-    printf("%-5s %8s %8s %8s %8s %8s %8s\n", "cpu", "busy%", "max%", "user%", "sys%", "steal%", "samples");
-    print_row(&r->util.all);
+        fprintf(f, " %s", *a);
+    fprintf(f, "\n# %% of each cpu's time (USER_HZ ticks); busy = user + sys + steal; max over %d ms samples\n",
+            r->util.interval_ms);
+    fprintf(f, "%-5s %8s %8s %8s %8s %8s %8s\n", "cpu", "busy%", "max%", "user%", "sys%", "steal%", "samples");
+    print_row(f, &r->util.all);
     for (int i = 0; i < r->util.ncpu; i++)
-        print_row(&r->util.cpu[i]);
+        print_row(f, &r->util.cpu[i]);
     if (!r->sampled_ok)
-        printf("# WARNING: some /proc/stat readings failed: the series has gaps\n");
+        fprintf(f, "# WARNING: some /proc/stat readings failed: the series has gaps\n");
     /* /proc/stat counts 1/100 s ticks: a run of a few ticks per cpu gives figures in steps of tens of points */
     uint64_t per_cpu = r->util.ncpu ? r->util.all.mean.ticks / (uint64_t)r->util.ncpu : 0;
     if (per_cpu < MIN_TRUSTED_TICKS)
-        printf("# WARNING: the command ran for %llu tick(s) per cpu (1/100 s each): these figures are too coarse "
-               "to trust\n", (unsigned long long)per_cpu);
+        fprintf(f, "# WARNING: the command ran for %llu tick(s) per cpu (1/100 s each): these figures are too coarse "
+                   "to trust\n", (unsigned long long)per_cpu);
 }
 
-/* A CSV field as text (quoted when needed), for fields that repeat on every row. */
-static char *csv_text(const char *s)
+/* Where the samples go as the sampler takes them: cpu_util.csv's partial file. */
+typedef struct cu_sink {
+    const pb_run *run;
+    pb_csv *csv;
+} cu_sink;
+
+static void cu_write_sample(void *ctx, const pb_util_sample *x)
 {
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (!f)
-        return NULL;
-    pb_csv_field(f, s);
-    fclose(f);
-    return out;
+    const cu_sink *k = ctx;
+    pb_csv_row(k->csv, "%s,%s,%.1f,%d,%.2f,%.2f,%.2f,%.2f", k->run->run_id, k->run->host, x->t_ms, x->cpu, x->busy,
+               x->user, x->sys, x->steal);
 }
 
-static int write_csv(const pb_run *run, const cu_run *r)
+/* The run directory and cpu_util.csv, claimed before the command starts (exit 2 when refused: the command
+ * never runs). */
+static void cu_open(pb_run *run, cu_sink *k, const cu_opts *o)
 {
-    pb_csv *c = pb_csv_open(run->dir, "cpu_util.csv",
-                            "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct");
-    char *id = csv_text(run->run_id), *host = csv_text(run->host);
-    if (!c || !id || !host) {
+    char err[512];
+    const char *dir = o->run_dir ? o->run_dir : o->out;
+    if (pb_run_prepare(run, dir, o->run_dir != NULL, err, sizeof err) != 0)
+        pb_cli_fail(PROG, "%s", err);
+    k->run = run;
+    k->csv = pb_csv_open(run->dir, "cpu_util.csv", CU_HEADER);
+    if (k->csv)
+        return;
+    int e = errno;
+    pb_run_discard(run);
+    if (e == EEXIST)
+        pb_cli_fail(PROG, "--run-dir: '%s' already holds cpu_util.csv: accepted a run directory without one",
+                    run->dir);
+    if (e == EBUSY)
+        pb_cli_fail(PROG, "%s/cpu_util.csv: another process is writing it now", run->dir);
+    pb_cli_fail(PROG, "cannot create %s/cpu_util.csv: %s", run->dir, strerror(e));
+}
+
+/* Publishes cpu_util.csv and machine.csv and draws the plots. 0, or 1 after a line on stderr. */
+static int cu_finish(const pb_harness *h, const pb_run *run, cu_sink *k, const cu_run *r)
+{
+    char err[512];
+    if (pb_csv_close(k->csv) != 0) {
         fprintf(stderr, "%s: cannot write %s/cpu_util.csv: %s\n", PROG, run->dir, strerror(errno));
-        if (c)
-            pb_csv_abort(c);
-        free(id);
-        free(host);
-        return -1;
+        return 1;
     }
-    for (size_t i = 0; i < r->util.nsamples; i++) {
-        const pb_util_sample *x = &r->util.samples[i];
-        pb_csv_row(c, "%s,%s,%.1f,%d,%.2f,%.2f,%.2f,%.2f", id, host, x->t_ms, x->cpu, x->busy, x->user, x->sys,
-                   x->steal);
-    }
-    free(id);
-    free(host);
-    if (pb_csv_close(c) != 0) {
-        fprintf(stderr, "%s: cannot write %s/cpu_util.csv: %s\n", PROG, run->dir, strerror(errno));
-        return -1;
+    if (pb_machine_write_csv(&h->machine, run->dir, run->run_id, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", PROG, err);
+        return 1;
     }
     fprintf(stderr, "%s: wrote %s/cpu_util.csv\n", PROG, run->dir);
-    return 0;
-}
-
-static void draw_plots(const pb_run *run, const cu_run *r)
-{
     if (r->util.nsamples == 0) {
         fprintf(stderr, "%s: no full interval was sampled: no plot\n", PROG);
-        return;
+        return 0;
     }
-    if (pb_plot_run("cpu_util.gp", run->dir) == 0)
+    int rc = pb_plot_run("cpu_util.gp", run->dir);
+    if (rc == 0)
         fprintf(stderr, "%s: plots %s/cpu_util_heatmap.png %s/cpu_util_mean.png\n", PROG, run->dir, run->dir);
+    return rc < 0 ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -252,18 +264,6 @@ int main(int argc, char **argv)
         pb_cli_fail(PROG, "no command given: accepted %s [options] -- CMD [ARGS...]", PROG);
     if (o.out && o.run_dir)
         pb_cli_fail(PROG, "--out and --run-dir: accepted one of them, not both");
-    char err[512];
-    const char *dir = o.run_dir ? o.run_dir : o.out;
-    if (pb_run_check(dir, o.run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
-    if (o.run_dir) {
-        char csv[4096];
-        snprintf(csv, sizeof csv, "%s/cpu_util.csv", o.run_dir);
-        if (access(csv, F_OK) == 0)
-            pb_cli_fail(PROG, "--run-dir: '%s' already holds cpu_util.csv: accepted a run directory without one",
-                        o.run_dir);
-    }
-    /* The run directory is not pb_harness's: it is made only once the command runs (see below). */
     static pb_harness h; /* large; static keeps it off the stack (main runs once) */
     pb_harness_begin(&h, PROG, o.out, o.run_dir);
     resolve_cpus(&o, h.topo);
@@ -272,6 +272,10 @@ int main(int argc, char **argv)
     pb_harness_probe(&h);
     pb_topo_free(h.topo);
     h.topo = NULL;
+    pb_run run;
+    cu_sink sink;
+    cu_open(&run, &sink, &o);
+    signal(SIGPIPE, SIG_IGN); /* a closed stdout or stderr must not cost the command's status */
 
     /* Blocked from here on in every thread (the sampler blocks all signals itself): wait_forwarding takes
      * them synchronously. The child gets the original mask back before exec. */
@@ -279,47 +283,41 @@ int main(int argc, char **argv)
     sigemptyset(&waitset);
     sigaddset(&waitset, SIGINT);
     sigaddset(&waitset, SIGTERM);
+    sigaddset(&waitset, SIGHUP);
     sigaddset(&waitset, SIGCHLD);
     sigprocmask(SIG_BLOCK, &waitset, &old);
 
-    pb_util_sampler *s = pb_util_sampler_start((int)o.interval_ms, o.ncpu ? o.cpu : NULL, o.ncpu, err,
-                                               sizeof err);
+    char err[512];
+    pb_util_sampler *s = pb_util_sampler_start_sink((int)o.interval_ms, o.ncpu ? o.cpu : NULL, o.ncpu,
+                                                    cu_write_sample, &sink, err, sizeof err);
     if (!s) {
         fprintf(stderr, "%s: %s\n", PROG, err);
+        pb_csv_abort(sink.csv);
+        pb_run_discard(&run);
         return 1;
     }
     char **cmd = argv + first;
     pid_t pid = spawn(cmd, &old);
     if (pid < 0) {
-        fprintf(stderr, "%s: %s: %s\n", PROG, cmd[0], strerror(errno));
+        int e = errno;
+        fprintf(stderr, "%s: %s: %s\n", PROG, cmd[0], strerror(e));
         pb_util_result discard;
         pb_util_sampler_stop(s, &discard);
         pb_util_result_free(&discard);
-        return EXIT_CANNOT_RUN;
+        /* A command that cannot run leaves nothing behind. */
+        pb_csv_abort(sink.csv);
+        pb_run_discard(&run);
+        return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
     }
-    /* The run directory is created only once the command is running: a command that cannot run leaves
-     * nothing behind. pb_run_check passed above, so this fails only if the directory changed meanwhile. */
-    pb_run run;
-    bool have_dir = pb_run_prepare(&run, dir, o.run_dir != NULL, err, sizeof err) == 0;
-    if (!have_dir)
-        fprintf(stderr, "%s: %s; the command runs on, but nothing will be written\n", PROG, err);
-    else
-        fprintf(stderr, "%s: sampling every %ld ms until %s exits (pid %d)\n", PROG, o.interval_ms, cmd[0],
-                (int)pid);
+    fprintf(stderr, "%s: sampling every %ld ms until %s exits (pid %d)\n", PROG, o.interval_ms, cmd[0], (int)pid);
 
     cu_run r = { .status = wait_forwarding(pid, &waitset) };
     r.sampled_ok = pb_util_sampler_stop(s, &r.util) == 0;
     int code = exit_code(r.status);
-    if (have_dir) {
-        pb_machine_print_header(&h.machine, stdout);
-        print_summary(&run, &r, cmd);
-        fflush(stdout);
-        if (write_csv(&run, &r) == 0 && pb_machine_write_csv(&h.machine, run.dir, run.run_id, err, sizeof err) >= 0)
-            draw_plots(&run, &r);
-        else
-            have_dir = false;
-    }
+    pb_machine_print_header(&h.machine, stderr);
+    print_summary(stderr, &run, &r, cmd);
+    int wrote = cu_finish(&h, &run, &sink, &r);
     pb_util_result_free(&r.util);
     /* Results that could not be written are a failure of their own, unless the command already failed. */
-    return code == 0 && !have_dir ? 1 : code;
+    return code == 0 ? wrote : code;
 }

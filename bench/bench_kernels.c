@@ -52,6 +52,7 @@ typedef struct kb_ctx {
     double act_ns[KERN_FORMAT_COUNT];
     const char *read_kernel; /* pb_memread's kernel behind read_gbps */
     pb_harness h;
+    pb_csv *csv;             /* kernels.csv, a row as each point is measured */
 } kb_ctx;
 
 /* ---------------------------------------------------------------- options */
@@ -214,9 +215,69 @@ static pool *make_pool(const kb_ctx *c, int threads)
     return p;
 }
 
+#define KB_HEADER                                                                                                \
+    "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,gops_median,"  \
+    "ns_per_row"
+
+static void kb_write_row(const kb_ctx *c, const kb_row *r)
+{
+    pb_csv_row(c->csv, "%s,%s,%s,%s,%zu,%zu,%d,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.2f", c->h.run.run_id, c->h.run.host,
+               kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), r->pt.rows, r->pt.cols, r->pt.batch,
+               r->threads, (unsigned long long)r->bytes, pb_kbench_level_names[r->pt.level], r->r.gbps.min,
+               r->r.gbps.median, r->r.gbps.max, r->r.gops_median, r->r.ns_per_row);
+}
+
 /* DRAM samples are windows of up to this many bytes (a few ms of streaming): long enough that the
  * prefetcher's ramp at a window's start and the timer do not show. */
 #define DRAM_WINDOW(o) ((size_t)((o)->quick ? 16 : 32) << 20)
+
+/* One point: the weights already in buf (rows of fmt); its row measured, kept and written to kernels.csv. */
+static void kb_point(kb_ctx *c, pb_kbench_buf *buf, pool *p, pb_kbench_point pt, int threads, int total, uint64_t t0)
+{
+    const kb_opts *o = &c->o;
+    kb_row *row = &c->rows[c->nrows];
+    row->threads = threads;
+    row->read_gbps = NAN;
+    if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) /* the floor just before */
+        row->read_gbps = pb_kbench_read_gbps(buf, pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols),
+                                             DRAM_WINDOW(o), o->budget_ms / 1e3, o->quick ? 3 : 5, &c->read_kernel);
+    pt.pool = threads > 1 ? p : NULL;
+    pt.window_bytes = pt.level == PB_KB_DRAM ? DRAM_WINDOW(o) : (size_t)8 << 20;
+    pt.budget_s = o->budget_ms / 1e3;
+    pt.min_samples = o->quick ? 3 : 5;
+    pt.max_samples = 1000;
+    pt.min_sample_us = pt.level == PB_KB_DRAM ? 1000 : o->quick ? 100 : 200;
+    row->pt = pt;
+    row->bytes = kern_format_matrix_bytes(pt.fmt, pt.rows, pt.cols);
+    char what[64];
+    snprintf(what, sizeof what, "%s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
+             kern_variant_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
+    pb_progress(c->nrows, total, t0, "%-44s", what);
+    if (pb_kbench_measure(buf, &row->pt, &row->r) != 0) {
+        fprintf(stderr, "\n" PROG ": %s: %s\n", what, strerror(errno));
+        exit(1);
+    }
+    kb_write_row(c, row);
+    c->nrows++;
+}
+
+/* Every variant x batch at one (format, level, threads); false when a signal asked to stop. */
+static bool kb_block(kb_ctx *c, pb_kbench_buf *buf, pool *p, kern_format fmt, pb_kbench_level level, int threads,
+                     int total, uint64_t t0)
+{
+    const kb_opts *o = &c->o;
+    size_t rows = pb_kbench_buf_fill(buf, fmt, (size_t)o->cols, level_bytes(c, level, threads));
+    for (int v = 0; v < o->variants.n; v++) {
+        for (int b = 0; b < o->batches.n; b++) {
+            if (pb_stop_signal())
+                return false;
+            pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)o->variants.v[v], .level = level,
+                                   .cols = (size_t)o->cols, .rows = rows, .batch = (int)o->batches.v[b] };
+            kb_point(c, buf, p, pt, threads, total, t0);
+        }
+    }
+    return true;
+}
 
 static void kb_measure_all(kb_ctx *c)
 {
@@ -229,64 +290,34 @@ static void kb_measure_all(kb_ctx *c)
             uint64_t b = level_bytes(c, (pb_kbench_level)o->levels.v[l], (int)o->threads.v[t]);
             cap = b > cap ? b : cap;
         }
+    int total = o->formats.n * o->levels.n * nt * o->variants.n * o->batches.n;
+    c->rows = calloc((size_t)total, sizeof *c->rows);
     pb_kbench_buf buf;
-    if (!pools || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
+    if (!pools || !c->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
         fprintf(stderr, PROG ": %.0f MiB of weights: %s\n", (double)cap / MIB, strerror(errno));
         exit(1);
     }
     for (int t = 0; t < nt; t++)
         pools[t] = make_pool(c, (int)o->threads.v[t]);
-    int total = o->formats.n * o->levels.n * nt * o->variants.n * o->batches.n;
-    c->rows = calloc((size_t)total, sizeof *c->rows);
     uint64_t t0 = pb_now_ns();
-    for (int f = 0; f < o->formats.n; f++) {
+    bool go = true;
+    for (int f = 0; go && f < o->formats.n; f++) {
         kern_format fmt = (kern_format)o->formats.v[f];
-        for (int l = 0; l < o->levels.n; l++) {
-            for (int t = 0; t < nt; t++) {
+        for (int l = 0; go && l < o->levels.n; l++)
+            for (int t = 0; go && t < nt; t++) {
                 /* The pools live together: the caller is bound to this one's cpus[0] for its block only. */
                 if (pool_bind_caller(pools[t]) != 0) {
                     fprintf(stderr, "\n" PROG ": binding to cpu %d: %s\n", c->cpus[0], strerror(errno));
                     exit(1);
                 }
-                pb_kbench_level level = (pb_kbench_level)o->levels.v[l];
-                int threads = (int)o->threads.v[t];
-                size_t rows = pb_kbench_buf_fill(&buf, fmt, (size_t)o->cols, level_bytes(c, level, threads));
-                for (int v = 0; v < o->variants.n; v++) {
-                    for (int b = 0; b < o->batches.n; b++) {
-                        kb_row *row = &c->rows[c->nrows];
-                        row->threads = threads;
-                        row->read_gbps = NAN;
-                        if (level == PB_KB_DRAM && threads == 1 && o->batches.v[b] == 1) /* the floor just before */
-                            row->read_gbps = pb_kbench_read_gbps(
-                                &buf, rows * (size_t)kern_format_matrix_bytes(fmt, 1, (uint64_t)o->cols),
-                                DRAM_WINDOW(o), o->budget_ms / 1e3, o->quick ? 3 : 5, &c->read_kernel);
-                        row->pt = (pb_kbench_point){
-                            .fmt = fmt, .variant = (kern_variant)o->variants.v[v], .level = level,
-                            .cols = (size_t)o->cols, .rows = rows, .batch = (int)o->batches.v[b],
-                            .pool = threads > 1 ? pools[t] : NULL,
-                            .window_bytes = level == PB_KB_DRAM ? DRAM_WINDOW(o) : (size_t)8 << 20,
-                            .budget_s = o->budget_ms / 1e3, .min_samples = o->quick ? 3 : 5, .max_samples = 1000,
-                            .min_sample_us = level == PB_KB_DRAM ? 1000 : o->quick ? 100 : 200,
-                        };
-                        row->bytes = kern_format_matrix_bytes(fmt, rows, (uint64_t)o->cols);
-                        char what[64];
-                        snprintf(what, sizeof what, "%s %s %s threads=%d batch=%ld", kern_format_names[fmt],
-                                 variant_names[o->variants.v[v]], pb_kbench_level_names[level], threads,
-                                 o->batches.v[b]);
-                        pb_progress(c->nrows, total, t0, "%-44s", what);
-                        if (pb_kbench_measure(&buf, &row->pt, &row->r) != 0) {
-                            fprintf(stderr, "\n" PROG ": %s: %s\n", what, strerror(errno));
-                            exit(1);
-                        }
-                        c->nrows++;
-                    }
-                }
+                go = kb_block(c, &buf, pools[t], fmt, (pb_kbench_level)o->levels.v[l], (int)o->threads.v[t], total,
+                              t0);
                 pool_unbind_caller(pools[t]);
             }
-        }
-        c->act_ns[fmt] = pb_kbench_act_ns(fmt, (size_t)o->cols);
+        if (go)
+            c->act_ns[fmt] = pb_kbench_act_ns(fmt, (size_t)o->cols);
     }
-    pb_progress_done(total, "points", t0);
+    pb_progress_done(c->nrows, "points", t0);
     for (int t = 0; t < nt; t++)
         pool_destroy(pools[t]);
     free(pools);
@@ -294,25 +325,6 @@ static void kb_measure_all(kb_ctx *c)
 }
 
 /* ---------------------------------------------------------------- reporting */
-
-#define KB_HEADER                                                                                                \
-    "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,gops_median,"  \
-    "ns_per_row"
-
-static int kb_write_csv(const kb_ctx *c)
-{
-    pb_csv *csv = pb_csv_open(c->h.run.dir, "kernels.csv", KB_HEADER);
-    if (!csv)
-        return -1;
-    for (int i = 0; i < c->nrows; i++) {
-        const kb_row *r = &c->rows[i];
-        pb_csv_row(csv, "%s,%s,%s,%s,%zu,%zu,%d,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.2f", c->h.run.run_id, c->h.run.host,
-                   kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), r->pt.rows, r->pt.cols,
-                   r->pt.batch, r->threads, (unsigned long long)r->bytes, pb_kbench_level_names[r->pt.level],
-                   r->r.gbps.min, r->r.gbps.median, r->r.gbps.max, r->r.gops_median, r->r.ns_per_row);
-    }
-    return pb_csv_close(csv);
-}
 
 static const kb_row *find_row(const kb_ctx *c, kern_format f, kern_variant v, pb_kbench_level l, int threads,
                               int batch)
@@ -377,8 +389,11 @@ static void kb_print(const kb_ctx *c)
         }
     }
     printf("\nactivation quantization, once per matvec and not in the GB/s above (ns per %ld-value row):", c->o.cols);
-    for (int f = 0; f < c->o.formats.n; f++)
-        printf(" %s %.0f", kern_format_names[c->o.formats.v[f]], c->act_ns[c->o.formats.v[f]]);
+    for (int f = 0; f < c->o.formats.n; f++) {
+        double ns = c->act_ns[c->o.formats.v[f]]; /* 0: a signal stopped the run before this format */
+        if (ns > 0)
+            printf(" %s %.0f", kern_format_names[c->o.formats.v[f]], ns);
+    }
     printf("\n");
 }
 
@@ -389,6 +404,7 @@ int main(int argc, char **argv)
     pb_harness_begin(&c.h, PROG, c.o.out, c.o.run_dir);
     kb_defaults(&c, c.h.topo);
     pb_harness_open(&c.h);
+    c.csv = pb_harness_csv(&c.h, "kernels.csv", KB_HEADER);
     kb_sizes(&c, c.h.topo, &c.h.machine);
 
     char err[512];
@@ -404,13 +420,8 @@ int main(int argc, char **argv)
     }
     kb_measure_all(&c);
     kb_print(&c);
-    if (kb_write_csv(&c) != 0) {
-        fprintf(stderr, PROG ": writing %s/kernels.csv: %s\n", c.h.run.dir, strerror(errno));
-        return 1;
-    }
-    static const char *const results[] = { "kernels.csv", NULL };
     static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
-    int rc = pb_harness_close(&c.h, "kernels.gp", results, plots);
+    int rc = pb_harness_close(&c.h, "kernels.gp", plots);
     free(c.rows);
     return rc;
 }

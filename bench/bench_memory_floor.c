@@ -80,6 +80,7 @@ typedef struct mf_run {
     int ntokens;
     bool invalid;
     pb_harness h;
+    pb_csv *csv, *token_csv; /* memory_floor.csv (a block's rows as the block ends), token_floor.csv */
     pb_mf_ctx ctx; /* the thread count being measured (64 KiB of per-thread slots: not for the stack) */
 } mf_run;
 
@@ -212,6 +213,36 @@ static void mf_cpus_text(const pb_cpulist *l, char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? " " : "", l->cpu[i]);
 }
 
+#define MF_HEADER                                                                                                  \
+    "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement"
+#define MF_TOKEN_HEADER                                                                                            \
+    "run_id,host,model,format,threads,weight_bytes,floor_gbps,ms_per_token,tok_per_s_ceiling,floor_kernel,placement"
+
+static double mf_rt(const mf_row *row)
+{
+    return isnan(row->rt_before) ? row->rt_after : isnan(row->rt_after) ? row->rt_before
+                                                                        : (row->rt_before + row->rt_after) / 2;
+}
+
+static void mf_write_row(const mf_run *r, const mf_row *row)
+{
+    pb_csv_row(r->csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%d,%.3f,%.3f,%.3f,%.1f,%s", r->h.run.run_id, r->h.run.host,
+               pb_memop_name(row->pt.kern->op), row->pt.kern->name, row->pt.threads, row->cpus,
+               (unsigned long long)r->size_mib, (unsigned long long)(row->thp_bytes >> 20), row->pt.passes,
+               row->pt.gbps.max, row->pt.gbps.median, row->pt.gbps.min, mf_rt(row), row->placement);
+}
+
+static void mf_write_tokens(const mf_run *r)
+{
+    for (int i = 0; i < r->ntokens; i++) {
+        const mf_token *tk = &r->tokens[i];
+        pb_csv_row(r->token_csv, "%s,%s,%s,%s,%d,%llu,%.3f,%.4f,%.2f,%s,%s", r->h.run.run_id, r->h.run.host,
+                   tk->model->name, kern_format_get(tk->format)->name, tk->floor->threads,
+                   (unsigned long long)tk->weight_bytes, tk->floor->gbps, tk->ms_per_token, tk->tok_per_s,
+                   tk->floor->kern->name, tk->floor->placement);
+    }
+}
+
 /* One thread count: a pool pinned to the placement, a fresh buffer first-touched by it, every kernel. */
 static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
 {
@@ -244,7 +275,7 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
             threads, (unsigned long long)r->size_mib, ctx->touch_s, (double)bytes / ctx->touch_s / 1e9,
             (unsigned long long)(thp >> 20), "");
     int first = r->nrows;
-    for (int k = 0; k < r->nkerns; k++) {
+    for (int k = 0; k < r->nkerns && !pb_stop_signal(); k++) {
         pb_progress(*done, total, t0, "%-16s threads=%-3d", r->kerns[k]->name, threads);
         mf_row *row = &r->rows[r->nrows++];
         memset(row, 0, sizeof *row);
@@ -265,6 +296,7 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
         r->rows[i].rt_before = before;
         r->rows[i].rt_after = after;
         snprintf(r->rows[i].placement, sizeof r->rows[i].placement, "%s", mf_placement(before, after));
+        mf_write_row(r, &r->rows[i]); /* the round trip after the block completes a row: written now */
     }
 }
 
@@ -313,12 +345,6 @@ static bool mf_is_floor(const mf_run *r, const mf_row *row)
     return false;
 }
 
-static double mf_rt(const mf_row *row)
-{
-    return isnan(row->rt_before) ? row->rt_after : isnan(row->rt_after) ? row->rt_before
-                                                                        : (row->rt_before + row->rt_after) / 2;
-}
-
 static void mf_print(const mf_run *r)
 {
     printf("\nbuffer %llu MiB, %ld timed passes per point after one warm-up; GB/s = 1e9 B/s (copy counts read + "
@@ -355,37 +381,6 @@ static void mf_print(const mf_run *r)
     }
 }
 
-#define MF_HEADER                                                                                                  \
-    "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement"
-#define MF_TOKEN_HEADER                                                                                            \
-    "run_id,host,model,format,threads,weight_bytes,floor_gbps,ms_per_token,tok_per_s_ceiling,floor_kernel,placement"
-
-static int mf_write_csv(const mf_run *r)
-{
-    pb_csv *c = pb_csv_open(r->h.run.dir, "memory_floor.csv", MF_HEADER);
-    if (!c)
-        return -1;
-    for (int i = 0; i < r->nrows; i++) {
-        const mf_row *row = &r->rows[i];
-        pb_csv_row(c, "%s,%s,%s,%s,%d,%s,%llu,%llu,%d,%.3f,%.3f,%.3f,%.1f,%s", r->h.run.run_id, r->h.run.host,
-                   pb_memop_name(row->pt.kern->op), row->pt.kern->name, row->pt.threads, row->cpus,
-                   (unsigned long long)r->size_mib, (unsigned long long)(row->thp_bytes >> 20), row->pt.passes,
-                   row->pt.gbps.max, row->pt.gbps.median, row->pt.gbps.min, mf_rt(row), row->placement);
-    }
-    if (pb_csv_close(c) != 0)
-        return -1;
-    c = pb_csv_open(r->h.run.dir, "token_floor.csv", MF_TOKEN_HEADER);
-    if (!c)
-        return -1;
-    for (int i = 0; i < r->ntokens; i++) {
-        const mf_token *tk = &r->tokens[i];
-        pb_csv_row(c, "%s,%s,%s,%s,%d,%llu,%.3f,%.4f,%.2f,%s,%s", r->h.run.run_id, r->h.run.host, tk->model->name,
-                   kern_format_get(tk->format)->name, tk->floor->threads, (unsigned long long)tk->weight_bytes,
-                   tk->floor->gbps, tk->ms_per_token, tk->tok_per_s, tk->floor->kern->name, tk->floor->placement);
-    }
-    return pb_csv_close(c);
-}
-
 int main(int argc, char **argv)
 {
     static mf_run r;
@@ -393,6 +388,8 @@ int main(int argc, char **argv)
     pb_harness_begin(&r.h, PROG, r.o.out, r.o.run_dir);
     mf_check(&r, r.h.topo);
     pb_harness_open(&r.h);
+    r.csv = pb_harness_csv(&r.h, "memory_floor.csv", MF_HEADER);
+    r.token_csv = pb_harness_csv(&r.h, "token_floor.csv", MF_TOKEN_HEADER);
 
     r.rows = calloc((size_t)r.o.threads.n * (size_t)r.nkerns, sizeof *r.rows);
     if (!r.rows) {
@@ -401,22 +398,20 @@ int main(int argc, char **argv)
     }
     int total = r.o.threads.n * r.nkerns, done = 0;
     uint64_t t0 = pb_now_ns();
-    for (int t = 0; t < r.o.threads.n; t++)
+    for (int t = 0; t < r.o.threads.n && !pb_stop_signal(); t++)
         mf_block(&r, (int)r.o.threads.v[t], &done, total, t0);
-    pb_progress_done(total, "points", t0);
+    pb_progress_done(r.nrows, "points", t0);
     if (r.invalid) {
+        pb_harness_drop_csv(&r.h, r.csv);
+        pb_harness_drop_csv(&r.h, r.token_csv);
         fprintf(stderr, PROG ": validation failed: no results written\n");
         return 1;
     }
     mf_derive(&r);
+    mf_write_tokens(&r);
     mf_print(&r);
-    if (mf_write_csv(&r) != 0) {
-        fprintf(stderr, PROG ": writing results into %s: %s\n", r.h.run.dir, strerror(errno));
-        return 1;
-    }
-    static const char *const results[] = { "memory_floor.csv", "token_floor.csv", NULL };
     static const char *const plots[] = { "memory_floor.png", "token_floor.png", NULL };
-    int rc = pb_harness_close(&r.h, "memory_floor.gp", results, plots);
+    int rc = pb_harness_close(&r.h, "memory_floor.gp", plots);
     free(r.rows);
     free(r.tokens);
     return rc;

@@ -94,6 +94,7 @@ typedef struct ov_run {
     ov_point *points;
     int npoints;
     pb_harness h;
+    pb_csv *csv; /* overlap.csv: a point's rows as the point ends */
 } ov_run;
 
 /* ---------------------------------------------------------------- the work */
@@ -366,27 +367,20 @@ static void ov_cpus_text(const ov_run *r, ov_mode m, char *buf, size_t len)
     "run_id,host,mode,ratio,prep_us,job_us,us_per_step,speedup,pct_of_ceiling,cpus,ceiling,us_per_step_min,"       \
     "us_per_step_max,prep_ratio_measured,steps,reps,rows,cols,prep_n,variant,rt_ns,placement"
 
-static int ov_write_csv(const ov_run *r)
+static void ov_write_point(const ov_run *r, const ov_point *pt)
 {
-    pb_csv *c = pb_csv_open(r->h.run.dir, "overlap.csv", OV_HEADER);
-    if (!c)
-        return -1;
-    for (int p = 0; p < r->npoints; p++) {
-        const ov_point *pt = &r->points[p];
-        for (int m = 0; m < OV_MODES; m++) {
-            if (!ov_reported(r, pt, (ov_mode)m))
-                continue;
-            ov_figures f = ov_figures_of(pt, (ov_mode)m);
-            char cpus[32];
-            ov_cpus_text(r, (ov_mode)m, cpus, sizeof cpus);
-            pb_csv_row(c, "%s,%s,%s,%.3g,%.2f,%.2f,%.2f,%.4f,%.1f,%s,%.4f,%.2f,%.2f,%.3f,%ld,%ld,%ld,%ld,%zu,%s,%.1f,%s",
-                       r->h.run.run_id, r->h.run.host, ov_mode_names[m], pt->ratio, pt->prep.median / 1e3,
-                       pt->job.median / 1e3, f.us, f.speedup, f.pct, cpus, f.ceiling, f.us_min, f.us_max,
-                       pt->prep.median / pt->job.median, r->o.steps, r->o.reps, r->o.rows, r->o.cols, pt->prep_n,
-                       kern_variant_name(r->variant), pt->rt_ns, pb_placement(pt->rt_ns));
-        }
+    for (int m = 0; m < OV_MODES; m++) {
+        if (!ov_reported(r, pt, (ov_mode)m))
+            continue;
+        ov_figures f = ov_figures_of(pt, (ov_mode)m);
+        char cpus[32];
+        ov_cpus_text(r, (ov_mode)m, cpus, sizeof cpus);
+        pb_csv_row(r->csv, "%s,%s,%s,%.3g,%.2f,%.2f,%.2f,%.4f,%.1f,%s,%.4f,%.2f,%.2f,%.3f,%ld,%ld,%ld,%ld,%zu,%s,%.1f,%s",
+                   r->h.run.run_id, r->h.run.host, ov_mode_names[m], pt->ratio, pt->prep.median / 1e3,
+                   pt->job.median / 1e3, f.us, f.speedup, f.pct, cpus, f.ceiling, f.us_min, f.us_max,
+                   pt->prep.median / pt->job.median, r->o.steps, r->o.reps, r->o.rows, r->o.cols, pt->prep_n,
+                   kern_variant_name(r->variant), pt->rt_ns, pb_placement(pt->rt_ns));
     }
-    return pb_csv_close(c);
 }
 
 static void ov_print_table(const ov_run *r)
@@ -519,6 +513,7 @@ int main(int argc, char **argv)
     pb_harness_begin(&r.h, PROG, r.o.out, r.o.run_dir);
     ov_defaults(&r, r.h.topo);
     pb_harness_open(&r.h);
+    r.csv = pb_harness_csv(&r.h, "overlap.csv", OV_HEADER);
     if (r.helper_cpu < 0)
         fprintf(stderr, PROG ": WARNING one cpu only: async-spawn and async-pinned are skipped\n");
 
@@ -529,22 +524,18 @@ int main(int argc, char **argv)
     if (!r.points)
         ov_oom();
     uint64_t t0 = pb_now_ns();
-    for (int p = 0; p < r.o.ratios.n; p++) {
+    for (int p = 0; p < r.o.ratios.n && !pb_stop_signal(); p++) {
         ov_point *pt = &r.points[r.npoints++];
         pt->ratio = r.o.ratios.v[p];
         double job_ns = ov_job_ns(&r.work); /* again per point: the machine's state drifts */
         pb_progress(p, r.o.ratios.n, t0, "ratio %.2f (job %.0f us)", pt->ratio, job_ns / 1e3);
         ov_measure_point(&r, pt, job_ns);
+        ov_write_point(&r, pt);
     }
     pb_progress_done(r.npoints, "ratios", t0);
     ov_print_table(&r);
-    if (ov_write_csv(&r) != 0) {
-        fprintf(stderr, PROG ": writing %s/overlap.csv: %s\n", r.h.run.dir, strerror(errno));
-        return 1;
-    }
-    static const char *const results[] = { "overlap.csv", NULL };
     static const char *const plots[] = { "overlap.png", "overlap.svg", NULL };
-    int rc = pb_harness_close(&r.h, "overlap.gp", results, plots);
+    int rc = pb_harness_close(&r.h, "overlap.gp", plots);
     ov_work_free(&r.work);
     free(r.points);
     return rc;

@@ -43,6 +43,8 @@ typedef struct po_run {
     po_row *rows;
     int nrows, cap;
     pb_harness h;
+    pb_csv *csv;  /* pool_overhead.csv: a thread count's rows once its omp block gave ratio_to_omp */
+    int written;  /* rows[0..written) are in it */
 } po_run;
 
 static const char *po_placement(double before, double after)
@@ -94,8 +96,8 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
         cpus[i] = pr->cpus[i % pr->ncpus];
     double before = po_roundtrip(pr);
     int first = pr->nrows;
-    for (int g = 0; g < pr->o.gaps.n; g++) {
-        for (int j = 0; j < pr->o.jobs.n; j++) {
+    for (int g = 0; g < pr->o.gaps.n && !pb_stop_signal(); g++) {
+        for (int j = 0; j < pr->o.jobs.n && !pb_stop_signal(); j++) {
             char what[64];
             snprintf(what, sizeof what, "%s threads=%d gap=%ldus job=%ldns", pb_dispatch_kind_names[kind], threads,
                      pr->o.gaps.v[g], pr->o.jobs.v[j]);
@@ -129,12 +131,14 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
     }
 }
 
-static void po_ratios_to_omp(po_run *pr)
+/* ratio_to_omp of rows[from..nrows): omp's point at the same threads, gap and job, NaN when it was not measured
+ * (not asked for, or a signal stopped the run first). */
+static void po_ratios_to_omp(po_run *pr, int from)
 {
-    for (int i = 0; i < pr->nrows; i++) {
+    for (int i = from; i < pr->nrows; i++) {
         po_row *a = &pr->rows[i];
         a->ratio_to_omp = NAN;
-        for (int k = 0; k < pr->nrows && a->kind >= 0; k++) {
+        for (int k = from; k < pr->nrows && a->kind >= 0; k++) {
             const po_row *b = &pr->rows[k];
             if (b->kind == PB_DISPATCH_OMP && b->threads == a->threads && b->gap_us == a->gap_us && b->job_ns == a->job_ns)
                 a->ratio_to_omp = a->r.batch_mean_ns / b->r.batch_mean_ns;
@@ -156,16 +160,14 @@ static void po_cpus_text(const po_run *pr, int threads, char *buf, size_t len)
     "run_id,host,policy,threads,cpus,gap_us,job_ns,spin_us,reps,k,ns_min,ns_median,ns_p90,ns_p99,ns_max,"              \
     "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp"
 
-static int po_write_csv(const po_run *pr)
+/* Writes the rows not yet written: a thread count's blocks are complete once the last (omp's) gave the ratio. */
+static void po_write_rows(po_run *pr)
 {
-    pb_csv *c = pb_csv_open(pr->h.run.dir, "pool_overhead.csv", PO_HEADER);
-    if (!c)
-        return -1;
-    for (int i = 0; i < pr->nrows; i++) {
-        const po_row *r = &pr->rows[i];
+    for (; pr->written < pr->nrows; pr->written++) {
+        const po_row *r = &pr->rows[pr->written];
         char cpus[256];
         po_cpus_text(pr, r->kind < 0 ? 2 : r->threads, cpus, sizeof cpus);
-        pb_csv_row(c,
+        pb_csv_row(pr->csv,
                    "%s,%s,%s,%d,%s,%u,%u,%ld,%ld,%ld,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s,%.3f,%.3f",
                    pr->h.run.run_id, pr->h.run.host, po_kind_name(r->kind), r->threads, cpus, r->gap_us, r->job_ns,
                    r->kind == POOL_HYBRID ? pr->o.spin_us : 0, r->kind < 0 ? RT_BATCHES : pr->o.reps, r->r.k,
@@ -173,7 +175,6 @@ static int po_write_csv(const po_run *pr)
                    r->r.batch_mean_ns, r->r.batches.min, r->r.batches.max, r->rt_before, r->rt_after, r->placement,
                    r->ratio_to_rt, r->ratio_to_omp);
     }
-    return pb_csv_close(c);
 }
 
 static void po_print_table(const po_run *pr)
@@ -281,21 +282,20 @@ int main(int argc, char **argv)
     pb_harness_begin(&pr.h, PROG, pr.o.out, pr.o.run_dir);
     po_defaults(&pr, pr.h.topo);
     pb_harness_open(&pr.h);
+    pr.csv = pb_harness_csv(&pr.h, "pool_overhead.csv", PO_HEADER);
     int total = pr.o.threads.n * pr.o.policies.n * pr.o.gaps.n * pr.o.jobs.n, done = 0;
     uint64_t t0 = pb_now_ns();
-    for (int t = 0; t < pr.o.threads.n; t++)
-        for (int k = 0; k < pr.o.policies.n; k++)
+    for (int t = 0; t < pr.o.threads.n && !pb_stop_signal(); t++) {
+        int from = pr.nrows;
+        for (int k = 0; k < pr.o.policies.n && !pb_stop_signal(); k++)
             po_block(&pr, (int)pr.o.threads.v[t], (int)pr.o.policies.v[k], &done, total, t0);
-    pb_progress_done(total, "points", t0);
-    po_ratios_to_omp(&pr);
-    po_print_table(&pr);
-    if (po_write_csv(&pr) != 0) {
-        fprintf(stderr, PROG ": writing %s/pool_overhead.csv: %s\n", pr.h.run.dir, strerror(errno));
-        return 1;
+        po_ratios_to_omp(&pr, from);
+        po_write_rows(&pr);
     }
-    static const char *const results[] = { "pool_overhead.csv", NULL };
+    pb_progress_done(done, "points", t0);
+    po_print_table(&pr);
     static const char *const plots[] = { "pool_overhead_threads.png", "pool_overhead_gap.png", NULL };
-    int rc = pb_harness_close(&pr.h, "pool_overhead.gp", results, plots);
+    int rc = pb_harness_close(&pr.h, "pool_overhead.gp", plots);
     free(pr.rows);
     return rc;
 }

@@ -46,6 +46,7 @@ typedef struct sw_run {
     sw_set set[SW_MAX_SETS];
     int nsets;
     pb_harness h; /* its topo: the live machine */
+    pb_sweep_out out; /* sweep.csv, cpu_util.csv, sweep_cpu.csv: a point's rows as it ends */
     pb_sweep_row *rows;
     int nrows, cap;
     float *ref[KERN_FORMAT_COUNT][KERN_BATCH_MAX + 1]; /* the first point's logits per format and batch */
@@ -430,8 +431,8 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
         if (pb_decode_init(&d, b->w, sr->variant, batch) != 0)
             sw_fail("%s with %s, batch %zu: %s", kern_format_names[b->fmt], kern_variant_name(sr->variant), batch,
                     strerror(errno));
-        for (int k = 0; k < sr->o.policies.n; k++) {
-            for (int sg = 0; sg < sr->nsched * sr->o.glues.n; sg++) { /* each schedule with each glue mode */
+        for (int k = 0; k < sr->o.policies.n && !pb_stop_signal(); k++) {
+            for (int sg = 0; sg < sr->nsched * sr->o.glues.n && !pb_stop_signal(); sg++) { /* schedule x glue */
                 int kind = (int)sr->o.policies.v[k], s = sg / sr->o.glues.n;
                 d.glue = (pb_glue_mode)sr->o.glues.v[sg % sr->o.glues.n];
                 pb_sweep_row *r = sw_add(sr);
@@ -494,6 +495,8 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                     memcpy(*ref, d.logits, nl * sizeof **ref);
                 }
                 r->verified = memcmp(*ref, d.logits, nl * sizeof **ref) == 0;
+                if (pb_sweep_out_row(&sr->out, r) != 0)
+                    sw_fail("writing point %d: %s", r->point, strerror(errno));
                 (*done)++;
             }
         }
@@ -519,7 +522,7 @@ static void sw_measure(sw_run *sr)
         big = sr->set[s].cpus.n > sr->set[big].cpus.n ? s : big;
     if (pb_topo_place(sr->h.topo, &sr->set[big].cpus, sr->set[big].cpus.n, &build_place, err, sizeof err) != 0)
         sw_fail("%s", err);
-    for (int f = 0; f < o->formats.n; f++) {
+    for (int f = 0; f < o->formats.n && !pb_stop_signal(); f++) {
         kern_format fmt = (kern_format)o->formats.v[f];
         pb_decode_weights w;
         pb_exec gen;
@@ -529,11 +532,11 @@ static void sw_measure(sw_run *sr)
         if (pb_decode_weights_build(&w, sr->model, fmt, (uint64_t)o->seed, &gen, sw_build_progress, &pg) != 0)
             sw_fail("building %s %s weights: %s", sr->model->name, kern_format_names[fmt], strerror(errno));
         pb_exec_close(&gen);
-        for (int s = 0; s < sr->nsets; s++) {
+        for (int s = 0; s < sr->nsets && !pb_stop_signal(); s++) {
             const sw_set *set = &sr->set[s];
             if (pb_topo_place(sr->h.topo, &set->cpus, set->cpus.n < 2 ? 1 : 2, &pair, err, sizeof err) != 0)
                 sw_fail("%s", err);
-            for (int t = 0; t < o->threads.n; t++) {
+            for (int t = 0; t < o->threads.n && !pb_stop_signal(); t++) {
                 int threads = (int)o->threads.v[t];
                 if (threads > set->cpus.n)
                     continue;
@@ -553,7 +556,20 @@ static void sw_measure(sw_run *sr)
         }
         pb_decode_weights_free(&w);
     }
-    pb_progress_done(total, "points", t0);
+    pb_progress_done(done, "points", t0);
+}
+
+/* Claims the three CSVs before anything is measured; a row's series label names the dimensions the options
+ * vary. */
+static void sw_open_outputs(sw_run *sr)
+{
+    pb_sweep_out *o = &sr->out;
+    o->run = &sr->h.run;
+    o->varies = (pb_sweep_varies){ .format = sr->o.formats.n > 1, .schedule = sr->nsched > 1,
+                                   .glue = sr->o.glues.n > 1, .cpuset = sr->nsets > 1, .batch = sr->o.batches.n > 1 };
+    o->sweep = pb_harness_csv(&sr->h, "sweep.csv", PB_SWEEP_HEADER);
+    o->util = pb_harness_csv(&sr->h, "cpu_util.csv", PB_SWEEP_UTIL_HEADER);
+    o->cpu = pb_harness_csv(&sr->h, "sweep_cpu.csv", PB_SWEEP_CPU_HEADER);
 }
 
 int main(int argc, char **argv)
@@ -563,6 +579,7 @@ int main(int argc, char **argv)
     pb_harness_begin(&sr.h, PROG, sr.o.out, sr.o.run_dir);
     sw_defaults(&sr);
     pb_harness_open(&sr.h);
+    sw_open_outputs(&sr);
     printf("model %s, kernel %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.model->name,
            kern_variant_name(sr.variant), sr.o.tokens, sr.o.warmup, sr.o.seed);
     fflush(stdout);
@@ -571,14 +588,9 @@ int main(int argc, char **argv)
     int status = 0;
     for (int i = 0; i < sr.nrows; i++)
         status |= !sr.rows[i].verified;
-    if (pb_sweep_write_csv(&sr.h.run, sr.rows, sr.nrows) != 0 || pb_sweep_write_util_csv(&sr.h.run, sr.rows, sr.nrows) != 0) {
-        fprintf(stderr, PROG ": writing %s: %s\n", sr.h.run.dir, strerror(errno));
-        return 1;
-    }
-    static const char *const results[] = { "sweep.csv", "cpu_util.csv", "sweep_cpu.csv", NULL };
     static const char *const plots[] = { "sweep.png", "sweep.svg", NULL };
-    if (pb_harness_close(&sr.h, "sweep.gp", results, plots) != 0)
-        return 1;
+    int rc = pb_harness_close(&sr.h, "sweep.gp", plots);
+    pb_sweep_out_free(&sr.out);
     for (int i = 0; i < sr.nrows; i++)
         pb_util_result_free(&sr.rows[i].m.util);
     free(sr.rows);
@@ -587,5 +599,5 @@ int main(int argc, char **argv)
             free(sr.ref[f][b]);
     if (status)
         fprintf(stderr, PROG ": some points did not reproduce the reference logits (see LOGITS DIFFER)\n");
-    return status;
+    return rc ? rc : status;
 }

@@ -65,7 +65,15 @@ failed=""
 left=$total
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 printf '%s\n' "$SUITE" | {
+    # Ctrl-C (or a TERM/HUP from a supervisor) reaches the running harness too: it publishes the rows it
+    # measured and exits 128 + signal. The suite then stops, and bench_report still reads what is there (the
+    # report says the run is incomplete); the exit status is the harness's.
+    stop=0
+    trap 'stop=130' INT
+    trap 'stop=143' TERM
+    trap 'stop=129' HUP
     while IFS='|' read -r h est args; do
+        [ "$stop" -ne 0 ] && break
         i=$((i + 1))
         now=$(date +%s)
         elapsed=$((now - start))
@@ -80,6 +88,12 @@ printf '%s\n' "$SUITE" | {
         rc=$?
         left=$((left - est))
         [ $left -lt 0 ] && left=0
+        case $rc in
+        129 | 130 | 143)
+            stop=$rc
+            echo "report: [$i/$count] $h stopped by a signal (exit $rc): the suite stops here" >&2
+            break ;;
+        esac
         if [ $rc -ne 0 ]; then
             echo "report: [$i/$count] $h FAILED (exit $rc); its output is in $dir/$h.txt; going on" >&2
             failed="$failed $h"
@@ -99,5 +113,6 @@ printf '%s\n' "$SUITE" | {
         echo "report: bench_report is not built; the CSVs are in $dir" >&2
         status=1
     fi
+    [ "$stop" -ne 0 ] && status=$stop
     exit $status
 }

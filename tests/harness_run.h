@@ -5,10 +5,13 @@
 #define HARNESS_RUN_H
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_files.h"
@@ -68,6 +71,66 @@ static inline void harness_expect_bad(const char *prog, const char *env, const c
     char *nl = strchr(err, '\n');
     cr_expect(nl && nl[1] == '\0', "%s %s: one line: %s", env, args, err);
     cr_expect_eq(wrote, 0, "%s %s: nothing written", env, args);
+}
+
+#define HARNESS_MAX_ARGS 32
+
+static inline void harness_sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* Starts $POOLBENCH_BIN/PROG with args (NULL-terminated) in the background, in directory dir (NULL: the
+ * current one), its stdout and stderr into log. SIGINT, SIGTERM, SIGHUP and SIGPIPE start at their defaults, as
+ * under a foreground shell (a runner started in the background inherits SIGINT ignored). */
+static inline pid_t harness_start(const char *prog, const char *dir, const char *const *args, const char *log)
+{
+    const char *bin = getenv("POOLBENCH_BIN");
+    char path[4600], cwd[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    bin = bin ? bin : "build/bin";
+    snprintf(path, sizeof path, "%s%s%s/%s", bin[0] == '/' ? "" : cwd, bin[0] == '/' ? "" : "/", bin, prog);
+    char *argv[HARNESS_MAX_ARGS + 2];
+    int n = 0;
+    argv[n++] = path;
+    for (; args[n - 1] && n < HARNESS_MAX_ARGS; n++)
+        argv[n] = (char *)args[n - 1]; /* execv takes char *const[]; it does not write the strings */
+    argv[n] = NULL;
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        if (dir && chdir(dir) != 0)
+            _exit(98);
+        execv(path, argv);
+        _exit(99);
+    }
+    return pid;
+}
+
+/* Waits at most timeout_ms; the exit code (128 + signal when killed), or -1 after a timeout (then killed). */
+static inline int harness_finish(pid_t pid, long timeout_ms)
+{
+    int status;
+    for (long waited = 0; waited <= timeout_ms; waited += 10) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        harness_sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
 }
 
 #endif

@@ -1,5 +1,5 @@
 /* bench_cpu_util as a user runs it ($POOLBENCH_BIN/bench_cpu_util): the command's exit status passes through,
- * SIGINT/SIGTERM reach the command, a command that cannot run gives 127, bad options give 2 and write nothing. */
+ * SIGINT/SIGTERM/SIGHUP reach the command, a missing command gives 127 and one that cannot be executed 126, bad options give 2 and write nothing. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,63 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness_run.h"
 #include "test_files.h"
-
-#define MAX_ARGS 32
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 /* Starts bench_cpu_util with args (NULL-terminated); its stdout and stderr go to DIR/out.txt. */
 static pid_t start(const char *dir, const char *const *args)
 {
-    const char *bin = getenv("POOLBENCH_BIN");
-    char path[512], log[512];
-    snprintf(path, sizeof path, "%s/bench_cpu_util", bin ? bin : "build/bin");
+    char log[512];
     snprintf(log, sizeof log, "%s/out.txt", dir);
-    char *argv[MAX_ARGS + 2];
-    int n = 0;
-    argv[n++] = path;
-    for (; args[n - 1] && n < MAX_ARGS; n++)
-        argv[n] = (char *)args[n - 1]; /* execv takes char *const[]; it does not write the strings */
-    argv[n] = NULL;
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        /* A test runner started in the background (`cmd &` from a script) inherits SIGINT ignored, and so would
-         * the command bench_cpu_util runs: the forwarded SIGINT would then be ignored by design. Start from the
-         * defaults, as a foreground shell does. */
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execv(path, argv);
-        _exit(99);
-    }
-    return pid;
+    return harness_start("bench_cpu_util", NULL, args, log);
 }
 
-/* Waits at most timeout_ms; the exit code (128 + signal when killed), or -1 after a timeout (then killed). */
-static int finish(pid_t pid, long timeout_ms)
-{
-    int status;
-    for (long waited = 0; waited <= timeout_ms; waited += 10) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid)
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        sleep_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return -1;
-}
+#define sleep_ms harness_sleep_ms
+#define finish harness_finish
 
 static int run(const char *dir, const char *const *args)
 {
@@ -148,6 +104,7 @@ static void forwards(int sig)
 
 Test(util_cli, sigterm_forwarded) { forwards(SIGTERM); }
 Test(util_cli, sigint_forwarded) { forwards(SIGINT); }
+Test(util_cli, sighup_forwarded) { forwards(SIGHUP); }
 
 Test(util_cli, missing_or_unrunnable_command)
 {
@@ -157,10 +114,11 @@ Test(util_cli, missing_or_unrunnable_command)
     cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "no-such-command-poolbench", NULL }), 127);
     char *log = tf_read("%s/out.txt", dir);
     cr_expect(strstr(log, "no-such-command-poolbench") && strstr(log, "No such file"), "%s", log);
-    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "tests/data/procstat/normal.0", NULL }), 127,
-                 "a file without execute permission");
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "tests/data/procstat/normal.0", NULL }), 126,
+                 "a file without execute permission: 126, as sh answers");
     log = tf_read("%s/out.txt", dir);
     cr_expect(strstr(log, "Permission denied"), "%s", log);
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "tests/data", NULL }), 126, "a directory: 126");
     cr_expect(!exists(dir, "run"), "a command that cannot run leaves no run directory");
     cr_expect_eq(tf_rmrf(dir), 0);
 }

@@ -1,94 +1,47 @@
+/* pb_csv.c — see pb_csv.h. */
 #include "pb_csv.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
+
+/* fsync at most this often: one per row would cost a disk flush per kernel point (tens of ms on some disks),
+ * and the kernel's page cache already survives the process (a SIGKILL); a second bounds what a power cut
+ * takes. */
+#define PB_CSV_SYNC_NS 1000000000ull
 
 struct pb_csv {
     FILE *f;
     char path[4096];
-    char tmp[4096 + 8];
-    int failed; /* a write failed: close must not publish the file */
+    char partial[4096 + 32];
+    long rows;
+    uint64_t last_sync_ns;
+    bool failed; /* a write failed: close must not publish the file */
 };
 
-pb_csv *pb_csv_open(const char *dir, const char *name, const char *header)
+static uint64_t pb_csv_now_ns(void)
 {
-    pb_csv *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if ((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, name) >= sizeof c->path) {
-        free(c);
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    snprintf(c->tmp, sizeof c->tmp, "%s.tmp", c->path);
-    if (access(c->path, F_OK) == 0) {
-        free(c);
-        errno = EEXIST;
-        return NULL;
-    }
-    c->f = fopen(c->tmp, "w");
-    if (!c->f) {
-        int e = errno;
-        free(c);
-        errno = e;
-        return NULL;
-    }
-    if (fprintf(c->f, "%s\n", header) < 0)
-        c->failed = 1;
-    return c;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void pb_csv_row(pb_csv *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (vfprintf(c->f, fmt, ap) < 0 || fputc('\n', c->f) == EOF)
-        c->failed = 1;
-    va_end(ap);
-}
+/* ---------------------------------------------------------------- quoting */
 
-const char *pb_csv_path(const pb_csv *c) { return c->path; }
-
-void pb_csv_abort(pb_csv *c)
-{
-    if (!c)
-        return;
-    fclose(c->f);
-    unlink(c->tmp);
-    free(c);
-}
-
-int pb_csv_close(pb_csv *c)
-{
-    int rc = 0, e = 0;
-    if (c->failed || fflush(c->f) != 0 || fsync(fileno(c->f)) != 0) {
-        rc = -1;
-        e = c->failed ? EIO : errno;
-    }
-    if (fclose(c->f) != 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    }
-    /* link() rather than rename(): it fails on an existing name, so a result is never overwritten even if
-     * another process created it after pb_csv_open checked. */
-    if (rc == 0 && link(c->tmp, c->path) != 0) {
-        rc = -1;
-        e = errno;
-    }
-    unlink(c->tmp);
-    free(c);
-    if (rc != 0)
-        errno = e;
-    return rc;
-}
+static bool pb_csv_needs_quotes(const char *s) { return strpbrk(s, ",\"\n\r") != NULL; }
 
 void pb_csv_field(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
+    if (!pb_csv_needs_quotes(s)) {
         fputs(s, f);
         return;
     }
@@ -99,4 +52,244 @@ void pb_csv_field(FILE *f, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+char *pb_csv_field_str(char *buf, size_t len, const char *s)
+{
+    if (len == 0)
+        return buf;
+    FILE *f = fmemopen(buf, len, "w");
+    if (!f) {
+        buf[0] = '\0';
+        return buf;
+    }
+    /* fmemopen keeps the last byte for the terminator: a value too long for buf is cut, never overrun. */
+    setvbuf(f, NULL, _IONBF, 0);
+    pb_csv_field(f, s);
+    fclose(f);
+    buf[len - 1] = '\0';
+    return buf;
+}
+
+/* ---------------------------------------------------------------- the row formatter */
+
+/* One conversion of a row's format: "%[flags][width][.prec][length]conv", copied into spec. Returns the
+ * format past it, or NULL when it is not one pb_csv_row supports (see pb_csv.h). */
+static const char *pb_csv_spec(const char *fmt, char *spec, size_t len, char *length, char *conv)
+{
+    const char *p = fmt + 1;
+    p += strspn(p, "-+ #0");
+    p += strspn(p, "0123456789");
+    if (*p == '.') {
+        p++;
+        p += strspn(p, "0123456789");
+    }
+    const char *lm = p;
+    p += strspn(p, "hlz");
+    size_t nlen = (size_t)(p - lm);
+    if (nlen > 2 || !*p || !strchr("diuxcfegs%", *p) || (size_t)(p - fmt) + 2 > len)
+        return NULL;
+    *length = nlen == 0 ? ' ' : nlen == 2 ? (lm[0] == 'l' ? 'L' : 'H') : lm[0]; /* L = ll, H = hh */
+    *conv = *p;
+    memcpy(spec, fmt, (size_t)(p - fmt) + 1);
+    spec[p - fmt + 1] = '\0';
+    return p + 1;
+}
+
+/* Prints one argument per spec; the argument's type follows printf's rules for that conversion and length,
+ * which the format attribute has checked at the call site. Building the format at run time is safe here:
+ * spec is a copy of one conversion of the caller's literal format. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void pb_csv_arg(FILE *f, const char *spec, char length, char conv, va_list *ap)
+{
+    if (conv == 's') {
+        const char *s = va_arg(*ap, const char *);
+        char buf[1024];
+        s = s ? s : "";
+        if (strcmp(spec, "%s") != 0) { /* width or precision: applied first, then quoted */
+            snprintf(buf, sizeof buf, spec, s);
+            s = buf;
+        }
+        pb_csv_field(f, s);
+    } else if (conv == 'f' || conv == 'e' || conv == 'g') {
+        fprintf(f, spec, va_arg(*ap, double));
+    } else if (conv == 'd' || conv == 'i') {
+        if (length == 'l')
+            fprintf(f, spec, va_arg(*ap, long));
+        else if (length == 'L')
+            fprintf(f, spec, va_arg(*ap, long long));
+        else if (length == 'z')
+            fprintf(f, spec, va_arg(*ap, ssize_t));
+        else
+            fprintf(f, spec, va_arg(*ap, int)); /* h and hh arguments are promoted to int */
+    } else if (conv == 'c') {
+        fprintf(f, spec, va_arg(*ap, int));
+    } else {
+        if (length == 'l')
+            fprintf(f, spec, va_arg(*ap, unsigned long));
+        else if (length == 'L')
+            fprintf(f, spec, va_arg(*ap, unsigned long long));
+        else if (length == 'z')
+            fprintf(f, spec, va_arg(*ap, size_t));
+        else
+            fprintf(f, spec, va_arg(*ap, unsigned));
+    }
+}
+#pragma GCC diagnostic pop
+
+/* printf into f, every %s argument quoted as a CSV field. -1 on an unsupported conversion (a bug in the
+ * caller's literal format: the row is then marked failed). */
+static int pb_csv_vprint(FILE *f, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int rc = 0;
+    while (*fmt) {
+        const char *pct = strchr(fmt, '%');
+        size_t lit = pct ? (size_t)(pct - fmt) : strlen(fmt);
+        fwrite(fmt, 1, lit, f);
+        if (!pct)
+            break;
+        char spec[32], length, conv;
+        const char *next = pb_csv_spec(pct, spec, sizeof spec, &length, &conv);
+        if (!next) {
+            rc = -1;
+            break;
+        }
+        if (conv == '%')
+            fputc('%', f);
+        else
+            pb_csv_arg(f, spec, length, conv, &aq);
+        fmt = next;
+    }
+    va_end(aq);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the file */
+
+/* Another process is writing DIR/NAME now: one of DIR/NAME.partial-* (not ours) is locked. */
+static bool pb_csv_other_writer(const char *dir, const char *name, const char *ours)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "%s%s", name, PB_CSV_PARTIAL);
+    size_t plen = strlen(prefix);
+    bool busy = false;
+    struct dirent *e;
+    while (!busy && (e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, plen) != 0 || strcmp(e->d_name, ours) == 0)
+            continue;
+        /* O_NONBLOCK: a FIFO planted under this name must not block the open. */
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) != 0 &&
+            errno == EWOULDBLOCK)
+            busy = true;
+        close(fd); /* closing drops a lock we may have taken on a stale file */
+    }
+    closedir(d);
+    return busy;
+}
+
+static pb_csv *pb_csv_fail(pb_csv *c, int fd, int e)
+{
+    if (fd >= 0) {
+        close(fd);
+        unlink(c->partial);
+    }
+    free(c);
+    errno = e;
+    return NULL;
+}
+
+pb_csv *pb_csv_open(const char *dir, const char *name, const char *header)
+{
+    pb_csv *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if ((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, name) >= sizeof c->path ||
+        (size_t)snprintf(c->partial, sizeof c->partial, "%s%sXXXXXX", c->path, PB_CSV_PARTIAL) >= sizeof c->partial)
+        return pb_csv_fail(c, -1, ENAMETOOLONG);
+    if (access(c->path, F_OK) == 0)
+        return pb_csv_fail(c, -1, EEXIST);
+    int fd = mkostemp(c->partial, O_CLOEXEC);
+    if (fd < 0)
+        return pb_csv_fail(c, -1, errno);
+    /* Ours first, then look for others: two writers starting together each see the other's lock and both
+     * refuse, rather than both measuring and one losing its results at the end. */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || pb_csv_other_writer(dir, name, strrchr(c->partial, '/') + 1))
+        return pb_csv_fail(c, fd, EBUSY);
+    fchmod(fd, 0644); /* mkstemp's 0600 would hide results from other users of a shared machine */
+    c->f = fdopen(fd, "w");
+    if (!c->f)
+        return pb_csv_fail(c, fd, errno);
+    c->last_sync_ns = pb_csv_now_ns();
+    if (fprintf(c->f, "%s\n", header) < 0 || fflush(c->f) != 0)
+        c->failed = true;
+    return c;
+}
+
+void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap)
+{
+    if (pb_csv_vprint(c->f, fmt, ap) != 0 || fputc('\n', c->f) == EOF || fflush(c->f) != 0) {
+        c->failed = true;
+        return;
+    }
+    c->rows++;
+    uint64_t now = pb_csv_now_ns();
+    if (now - c->last_sync_ns >= PB_CSV_SYNC_NS) {
+        if (fsync(fileno(c->f)) != 0)
+            c->failed = true;
+        c->last_sync_ns = now;
+    }
+}
+
+void pb_csv_row(pb_csv *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pb_csv_vrow(c, fmt, ap);
+    va_end(ap);
+}
+
+long pb_csv_rows(const pb_csv *c) { return c->rows; }
+const char *pb_csv_path(const pb_csv *c) { return c->path; }
+const char *pb_csv_partial_path(const pb_csv *c) { return c->partial; }
+
+void pb_csv_abort(pb_csv *c)
+{
+    if (!c)
+        return;
+    fclose(c->f);
+    unlink(c->partial);
+    free(c);
+}
+
+int pb_csv_close(pb_csv *c)
+{
+    int e = 0;
+    if (c->failed)
+        e = EIO;
+    else if (fflush(c->f) != 0 || fsync(fileno(c->f)) != 0)
+        e = errno;
+    /* link() rather than rename(): it fails on an existing name, so a result is never overwritten even if
+     * another process created it after pb_csv_open checked. The lock goes with fclose, after the link. */
+    if (e == 0 && link(c->partial, c->path) != 0)
+        e = errno;
+    if (fclose(c->f) != 0 && e == 0)
+        e = errno;
+    if (e == 0)
+        unlink(c->partial);
+    free(c);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    return 0;
 }

@@ -81,5 +81,8 @@ void pb_machine_print_header(const pb_machine *m, FILE *f);
 /* DIR/machine.csv as key,value rows (run_id first when given). 0 written; 1 when the run directory already
  * holds one (harnesses joining a run share it); -1 with the reason in err. */
 int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen);
+/* Appends `incomplete,NOTE` to DIR/machine.csv (a harness stopped by a signal; one line per stopped harness of
+ * a joined run). 0, or -1 with the reason in err. */
+int pb_machine_mark_incomplete(const char *dir, const char *note, char *err, size_t errlen);
 
 #endif

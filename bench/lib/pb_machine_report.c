@@ -4,9 +4,13 @@
 #include "pb_csv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "pb_err.h"
 
 /* 1310720 -> "1.25 MiB", 49152 -> "48 KiB", 1065353216 -> "1016 MiB". */
 static void fmt_bytes(uint64_t b, char *buf, size_t len)
@@ -104,24 +108,17 @@ void pb_machine_print_header(const pb_machine *m, FILE *f)
         fprintf(f, "***WARNING*** %s\n", lines[i]);
 }
 
-/* One key,value row; the value quoted by pb_csv_field when it holds a comma or quote (compiler flags). */
+/* One key,value row; pb_csv_row quotes the value when it holds a comma or quote (compiler flags). */
 static void kv(pb_csv *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void kv(pb_csv *c, const char *key, const char *fmt, ...)
 {
-    char value[512], *quoted = NULL;
-    size_t qlen = 0;
+    char value[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(value, sizeof value, fmt, ap);
     va_end(ap);
-    FILE *q = open_memstream(&quoted, &qlen);
-    if (q) {
-        pb_csv_field(q, value);
-        fclose(q);
-    }
-    pb_csv_row(c, "%s,%s", key, quoted ? quoted : "");
-    free(quoted);
+    pb_csv_row(c, "%s,%s", key, value);
 }
 
 static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
@@ -193,5 +190,28 @@ int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_i
         snprintf(err, errlen, "cannot write %s/machine.csv: %s", dir, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+int pb_machine_mark_incomplete(const char *dir, const char *note, char *err, size_t errlen)
+{
+    char path[4096 + 16], field[1200];
+    snprintf(path, sizeof path, "%s/machine.csv", dir);
+    /* O_APPEND: several harnesses of one joined run may each add their line; O_NOFOLLOW: machine.csv is ours,
+     * a link planted under its name is not followed. */
+    int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return pb_errf(err, errlen, "cannot mark %s incomplete: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "a");
+    if (!f) {
+        close(fd);
+        return pb_errf(err, errlen, "cannot mark %s incomplete: %s", path, strerror(errno));
+    }
+    fprintf(f, "incomplete,%s\n", pb_csv_field_str(field, sizeof field, note));
+    int bad = fflush(f) != 0 || fsync(fd) != 0;
+    int e = errno;
+    bad |= fclose(f) != 0;
+    if (bad)
+        return pb_errf(err, errlen, "cannot mark %s incomplete: %s", path, strerror(e));
     return 0;
 }

@@ -25,19 +25,24 @@ void pb_hostname(char *buf, size_t len)
             *p = '_';
 }
 
-/* 1 empty, 0 not empty, -1 not a readable directory. */
-static int pb_dir_empty(const char *path)
+/* 1 empty, 0 not empty (the first entry found, and how many more, in what), -1 not a readable directory. */
+static int pb_dir_empty(const char *path, char *what, size_t len)
 {
     DIR *d = opendir(path);
     if (!d)
         return -1;
     struct dirent *e;
-    int empty = 1;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            empty = 0;
+    int n = 0;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n++ == 0)
+            snprintf(what, len, "%.200s", e->d_name);
+    }
     closedir(d);
-    return empty;
+    if (n > 1)
+        snprintf(what + strlen(what), len - strlen(what), " and %d more", n - 1);
+    return n == 0;
 }
 
 /* The nearest existing ancestor of path must be a writable directory. */
@@ -69,6 +74,9 @@ int pb_run_check(const char *out, bool join, char *err, size_t errlen)
     const char *opt = join ? "--run-dir" : "--out";
     if (out[0] == '\0')
         return pb_errf(err, errlen, "%s: '%s' is empty: accepted a directory path", opt, out);
+    if (strlen(out) > PB_RUN_DIR_MAX)
+        return pb_errf(err, errlen, "%s: the path is %zu bytes long: accepted at most %d (the longest file name "
+                       "must still fit in PATH_MAX)", opt, strlen(out), PB_RUN_DIR_MAX);
     struct stat st;
     if (stat(out, &st) != 0) {
         if (join)
@@ -82,9 +90,10 @@ int pb_run_check(const char *out, bool join, char *err, size_t errlen)
         return pb_errf(err, errlen, "%s: '%s' %s", opt, out, "is not a directory");
     if (access(out, W_OK | X_OK) != 0)
         return pb_errf(err, errlen, "%s: '%s' %s", opt, out, "is not writable");
-    if (!join && pb_dir_empty(out) != 1)
-        return pb_errf(err, errlen, "--out: '%s' %s: accepted a new or empty directory (results are never overwritten)",
-                       out, "is not empty");
+    char found[320] = "";
+    if (!join && pb_dir_empty(out, found, sizeof found) != 1)
+        return pb_errf(err, errlen, "--out: '%s' is not empty (it holds %s): accepted a new or empty directory "
+                       "(results are never overwritten)", out, found);
     return 0;
 }
 
@@ -132,6 +141,7 @@ static int pb_new_stamped(pb_run *run)
         else
             snprintf(run->dir, sizeof run->dir, "%s/%s-%d", base, stamp, i);
         if (mkdir(run->dir, 0777) == 0) {
+            run->created = true;
             char latest[4096];
             snprintf(latest, sizeof latest, "%s/latest", base);
             unlink(latest);
@@ -154,18 +164,39 @@ int pb_run_prepare(pb_run *run, const char *out, bool join, char *err, size_t er
     if (pb_run_check(out, join, err, errlen) != 0)
         return -1;
     if (!out) {
+        run->stamped = true;
         if (pb_new_stamped(run) != 0)
             return pb_errf(err, errlen, "cannot create a run directory under %s: %s", "results/", strerror(errno));
     } else {
         snprintf(run->dir, sizeof run->dir, "%s", out);
+        struct stat st;
+        run->created = !join && stat(out, &st) != 0;
         if (!join && pb_mkdirs(out) != 0)
             return pb_errf(err, errlen, "--out: cannot create '%s': %s", out, strerror(errno));
     }
     char base[256];
     pb_basename(run->dir, base, sizeof base);
+    for (char *p = base; *p; p++) /* an id is one line: a newline or tab in a name would split plots' fields */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '_';
     if (out)
         snprintf(run->run_id, sizeof run->run_id, "%s", base);
     else
         snprintf(run->run_id, sizeof run->run_id, "%s-%s", run->host, base);
     return 0;
+}
+
+void pb_run_discard(const pb_run *run)
+{
+    if (!run->created || rmdir(run->dir) != 0)
+        return;
+    if (!run->stamped)
+        return;
+    /* results/<host>/latest pointed at the directory just removed: a dangling link helps nobody. */
+    char latest[4200], target[256], base[256];
+    snprintf(latest, sizeof latest, "results/%s/latest", run->host);
+    ssize_t n = readlink(latest, target, sizeof target - 1);
+    pb_basename(run->dir, base, sizeof base);
+    if (n > 0 && (target[n] = '\0', strcmp(target, base) == 0))
+        unlink(latest);
 }

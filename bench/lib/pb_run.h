@@ -4,7 +4,7 @@
  *  - --out DIR: DIR must not exist or be an empty directory; its parents are created.
  *  - join (the --run-dir option, used by `make report` to put several harnesses into one run): DIR must
  *    exist; the harness then refuses to replace any file in it (pb_csv_open fails on an existing name).
- * The run id is "<host>-<stamp>" (or DIR's base name with --out/--run-dir). */
+ * The run id is "<host>-<stamp>" (or DIR's base name with --out/--run-dir, control characters made '_'). */
 #ifndef PB_RUN_H
 #define PB_RUN_H
 
@@ -15,12 +15,20 @@ typedef struct pb_run {
     char dir[4096];
     char run_id[512];
     char host[128];
+    bool created;  /* this run made dir (pb_run_discard may remove it) */
+    bool stamped;  /* dir is results/<host>/<stamp>, linked from results/<host>/latest */
 } pb_run;
+
+/* The longest --out / --run-dir accepted: the longest name written inside it must still fit in PATH_MAX. */
+#define PB_RUN_DIR_MAX 3900
 
 /* Validates only: returns 0, or -1 with a one-line reason in err. Creates nothing. */
 int pb_run_check(const char *out, bool join, char *err, size_t errlen);
 /* Validates, then creates the directory. 0, or -1 with a one-line reason in err. */
 int pb_run_prepare(pb_run *run, const char *out, bool join, char *err, size_t errlen);
+/* Removes the run directory again when this run created it and nothing was written into it (a command that
+ * could not be run), and the `latest` link that pointed at it. */
+void pb_run_discard(const pb_run *run);
 /* The short host name (gethostname up to the first dot), "unknown" when unavailable. */
 void pb_hostname(char *buf, size_t len);
 

@@ -15,6 +15,7 @@
 #include "pb_decode.h"
 #include "pb_exec.h"
 #include "pb_floor.h"
+#include "pb_csv.h"
 #include "pb_run.h"
 #include "pb_stats.h"
 #include "pb_util.h"
@@ -73,12 +74,38 @@ double pb_sweep_gbps(const pb_sweep_row *r);
 double pb_sweep_pct_of_floor(const pb_sweep_row *r);
 double pb_sweep_floor_tok_per_s(const pb_sweep_row *r);
 
-/* The readable table (stdout), sweep.csv, and the busy figures: cpu_util.csv (bench_cpu_util's columns plus
- * point: every sampler interval of every point, t_ms = sampled time with the points laid end to end) and
- * sweep_cpu.csv (one row per cpu per point: its mean over the point, and whether the point pinned it). The
- * writers return 0, or -1 with errno (a file already there: EEXIST). */
+/* The readable table (stdout). */
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n);
-int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n);
-int pb_sweep_write_util_csv(const pb_run *run, const pb_sweep_row *rows, int n);
+
+/* The CSVs, a point's rows as the point ends: sweep.csv; cpu_util.csv (bench_cpu_util's columns plus point:
+ * every sampler interval of every point, t_ms = sampled time with the points laid end to end); sweep_cpu.csv
+ * (one row per cpu per point: its mean over the point, and whether the point pinned it). */
+#define PB_SWEEP_HEADER                                                                                             \
+    "run_id,host,point,model,format,kernel,policy,schedule,glue,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"  \
+    "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
+    "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,"           \
+    "busy_pct_mean,busy_pct_min,busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,"       \
+    "e_cores,smt_threads,verified,series_id,series"
+#define PB_SWEEP_UTIL_HEADER "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point"
+#define PB_SWEEP_CPU_HEADER "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct"
+
+/* Which dimensions the run varies (from its options, so a row's series label is known when it is measured):
+ * the plot's line label names the policy plus each of these that takes more than one value. */
+typedef struct pb_sweep_varies {
+    bool format, schedule, glue, cpuset, batch;
+} pb_sweep_varies;
+
+typedef struct pb_sweep_out {
+    const pb_run *run;
+    pb_csv *sweep, *util, *cpu; /* sweep.csv, cpu_util.csv, sweep_cpu.csv */
+    pb_sweep_varies varies;
+    char (*label)[160];         /* series labels in order of first appearance: series_id = index + 1 */
+    int nlabels, cap;
+    double util_t0;             /* cpu_util.csv's t_ms of the next point's first interval */
+} pb_sweep_out;
+
+/* Writes one measured point into the three CSVs. -1 (errno ENOMEM) when the label table cannot grow. */
+int pb_sweep_out_row(pb_sweep_out *o, const pb_sweep_row *r);
+void pb_sweep_out_free(pb_sweep_out *o);
 
 #endif

@@ -1,5 +1,6 @@
 /* pb_sweep_report.c — bench_sweep's reporters: the table, sweep.csv and cpu_util.csv. They only format rows
- * that pb_sweep_measure and the harness filled. */
+ * that pb_sweep_measure and the harness filled, each as its point ends. */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -63,98 +64,57 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         fprintf(f, "LOGITS DIFFER: %d point(s) did not reproduce the first point's logits bit for bit.\n", unverified);
 }
 
-/* A CSV-safe copy of s: quoted (quotes doubled) when it holds a comma or a quote. */
-static const char *pb_csv_safe(const char *s, char *buf, size_t len)
+/* The plot's line label of a row: its policy, plus each dimension the run varies (commas become ';' so the
+ * label reads the same in gnuplot's key as in the CSV). */
+static void pb_sweep_series(const pb_sweep_varies *v, const pb_sweep_row *r, char *buf, size_t len)
 {
-    if (!strpbrk(s, ",\"\n"))
-        return s;
-    size_t o = 0;
-    buf[o++] = '"';
-    for (; *s && o + 3 < len; s++) {
-        if (*s == '"')
-            buf[o++] = '"';
-        buf[o++] = *s == '\n' ? ' ' : *s;
-    }
-    buf[o++] = '"';
-    buf[o] = '\0';
-    return buf;
-}
-
-/* The plot's line label of row i: its policy, plus each of format, schedule, glue, core set and batch that
- * takes more than one value in the run (commas become ';' so the label needs no quoting). */
-static void pb_sweep_series(const pb_sweep_row *rows, int n, int i, char *buf, size_t len)
-{
-    bool vf = false, vs = false, vg = false, vc = false, vb = false;
-    for (int k = 1; k < n; k++) {
-        vf |= strcmp(rows[k].format, rows[0].format) != 0;
-        vs |= strcmp(rows[k].schedule, rows[0].schedule) != 0;
-        vg |= strcmp(rows[k].glue, rows[0].glue) != 0;
-        vc |= strcmp(rows[k].cpuset, rows[0].cpuset) != 0;
-        vb |= rows[k].batch != rows[0].batch;
-    }
-    const pb_sweep_row *r = &rows[i];
     size_t o = (size_t)snprintf(buf, len, "%s", r->policy);
-    if (vf && o < len)
+    if (v->format && o < len)
         o += (size_t)snprintf(buf + o, len - o, " %s", r->format);
-    if (vs && o < len)
+    if (v->schedule && o < len)
         o += (size_t)snprintf(buf + o, len - o, " %s", r->schedule);
-    if (vg && o < len)
+    if (v->glue && o < len)
         o += (size_t)snprintf(buf + o, len - o, " %s glue", r->glue);
-    if (vc && o < len)
+    if (v->cpuset && o < len)
         o += (size_t)snprintf(buf + o, len - o, " cpus=%s", r->cpuset);
-    if (vb && o < len)
+    if (v->batch && o < len)
         snprintf(buf + o, len - o, " M=%d", r->batch);
     for (char *c = buf; *c; c++)
         *c = *c == ',' ? ';' : *c == '"' ? '\'' : *c;
 }
 
-#define PB_SWEEP_HEADER                                                                                             \
-    "run_id,host,point,model,format,kernel,policy,schedule,glue,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"  \
-    "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
-    "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,"           \
-    "busy_pct_mean,busy_pct_min,busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,"       \
-    "e_cores,smt_threads,verified,series_id,series"
-
-int pb_sweep_write_csv(const pb_run *run, const pb_sweep_row *rows, int n)
+/* The series id of a label: a known label keeps its first row's id, a new one takes the next. 0 when out of
+ * memory. */
+static int pb_sweep_series_id(pb_sweep_out *o, const char *label)
 {
-    pb_csv *c = pb_csv_open(run->dir, "sweep.csv", PB_SWEEP_HEADER);
-    if (!c)
-        return -1;
-    char (*label)[160] = calloc((size_t)(n > 0 ? n : 1), sizeof *label);
-    int *id = calloc((size_t)(n > 0 ? n : 1), sizeof *id);
-    if (!label || !id) {
-        free(label);
-        free(id);
-        pb_csv_abort(c);
-        return -1;
+    for (int k = 0; k < o->nlabels; k++)
+        if (strcmp(o->label[k], label) == 0)
+            return k + 1;
+    if (o->nlabels == o->cap) {
+        int cap = o->cap ? 2 * o->cap : 32;
+        char(*l)[160] = realloc(o->label, (size_t)cap * sizeof *l);
+        if (!l)
+            return 0;
+        o->label = l;
+        o->cap = cap;
     }
-    /* Series ids in order of first appearance: a known label takes its first row's id. */
-    for (int i = 0, next = 1; i < n; i++) {
-        pb_sweep_series(rows, n, i, label[i], sizeof label[i]);
-        for (int k = 0; k < i && !id[i]; k++)
-            if (strcmp(label[k], label[i]) == 0)
-                id[i] = id[k];
-        if (!id[i])
-            id[i] = next++;
-    }
-    for (int i = 0; i < n; i++) {
-        const pb_sweep_row *r = &rows[i];
-        char cpuset[1100];
-        pb_csv_row(c,
-                   "%s,%s,%d,%s,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
-                   "%.1f,%.4f,%.2f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
-                   run->run_id, run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule,
-                   r->glue, r->threads, pb_csv_safe(r->cpuset, cpuset, sizeof cpuset), r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
-                   pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
-                   r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
-                   pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.glue_ms.median,
-                   100.0 * r->m.glue_ms.median / r->m.ms.median, r->m.busy_mean, r->m.busy_min,
-                   r->m.busy_max, r->m.imbalance, pb_rt_mean(r), r->rt_before, r->rt_after, r->placement, r->p_cores,
-                   r->e_cores, r->smt_threads, r->verified, id[i], label[i]);
-    }
-    free(label);
-    free(id);
-    return pb_csv_close(c);
+    snprintf(o->label[o->nlabels++], sizeof o->label[0], "%s", label);
+    return o->nlabels;
+}
+
+static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, const char *label)
+{
+    pb_csv_row(o->sweep,
+               "%s,%s,%d,%s,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
+               "%.1f,%.4f,%.2f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
+               o->run->run_id, o->run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule, r->glue,
+               r->threads, r->cpuset, r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
+               pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
+               r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
+               pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.glue_ms.median,
+               100.0 * r->m.glue_ms.median / r->m.ms.median, r->m.busy_mean, r->m.busy_min, r->m.busy_max,
+               r->m.imbalance, pb_rt_mean(r), r->rt_before, r->rt_after, r->placement, r->p_cores, r->e_cores,
+               r->smt_threads, r->verified, id, label);
 }
 
 /* Whether cpu is one of the row's pinned cpus (its cpus text, space-separated). */
@@ -168,37 +128,43 @@ static bool pb_sweep_pinned(const pb_sweep_row *r, int cpu)
     return false;
 }
 
-int pb_sweep_write_util_csv(const pb_run *run, const pb_sweep_row *rows, int n)
+/* cpu_util.csv: bench_cpu_util's columns first, so plots/cpu_util.gp draws the sweep's heatmap too; t_ms is
+ * sampled time, the points' timed stretches laid end to end. sweep_cpu.csv: each cpu's mean over the point. */
+static void pb_sweep_write_util(pb_sweep_out *o, const pb_sweep_row *r)
 {
-    /* bench_cpu_util's columns first, so plots/cpu_util.gp draws the sweep's heatmap too; t_ms is sampled
-     * time, the points' timed stretches laid end to end. */
-    pb_csv *c = pb_csv_open(run->dir, "cpu_util.csv", "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point");
-    if (!c)
-        return -1;
-    double t0 = 0;
-    for (int i = 0; i < n; i++) {
-        const pb_util_result *u = &rows[i].m.util;
-        for (size_t k = 0; k < u->nsamples; k++) {
-            const pb_util_sample *s = &u->samples[k];
-            pb_csv_row(c, "%s,%s,%.1f,%d,%.1f,%.1f,%.1f,%.1f,%d", run->run_id, run->host, t0 + s->t_ms, s->cpu,
-                       s->busy, s->user, s->sys, s->steal, rows[i].point);
-        }
-        t0 += rows[i].m.have_util ? u->wall_ms : 0;
+    const pb_util_result *u = &r->m.util;
+    for (size_t k = 0; k < u->nsamples; k++) {
+        const pb_util_sample *x = &u->samples[k];
+        pb_csv_row(o->util, "%s,%s,%.1f,%d,%.1f,%.1f,%.1f,%.1f,%d", o->run->run_id, o->run->host, o->util_t0 + x->t_ms,
+                   x->cpu, x->busy, x->user, x->sys, x->steal, r->point);
     }
-    if (pb_csv_close(c) != 0)
-        return -1;
-    c = pb_csv_open(run->dir, "sweep_cpu.csv", "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct");
-    if (!c)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        const pb_util_result *u = &rows[i].m.util;
-        for (int k = 0; k < u->ncpu; k++) {
-            const pb_util_cpu *cu = &u->cpu[k];
-            if (isnan(cu->mean.busy))
-                continue;
-            pb_csv_row(c, "%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f", run->run_id, run->host, rows[i].point, cu->cpu,
-                       pb_sweep_pinned(&rows[i], cu->cpu), cu->mean.busy, cu->mean.user, cu->mean.sys, cu->mean.steal);
-        }
+    o->util_t0 += r->m.have_util ? u->wall_ms : 0;
+    for (int k = 0; k < u->ncpu; k++) {
+        const pb_util_cpu *cu = &u->cpu[k];
+        if (isnan(cu->mean.busy))
+            continue;
+        pb_csv_row(o->cpu, "%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f", o->run->run_id, o->run->host, r->point, cu->cpu,
+                   pb_sweep_pinned(r, cu->cpu), cu->mean.busy, cu->mean.user, cu->mean.sys, cu->mean.steal);
     }
-    return pb_csv_close(c);
+}
+
+int pb_sweep_out_row(pb_sweep_out *o, const pb_sweep_row *r)
+{
+    char label[160];
+    pb_sweep_series(&o->varies, r, label, sizeof label);
+    int id = pb_sweep_series_id(o, label);
+    if (!id) {
+        errno = ENOMEM;
+        return -1;
+    }
+    pb_sweep_write_main(o, r, id, label);
+    pb_sweep_write_util(o, r);
+    return 0;
+}
+
+void pb_sweep_out_free(pb_sweep_out *o)
+{
+    free(o->label);
+    o->label = NULL;
+    o->nlabels = o->cap = 0;
 }

@@ -34,6 +34,8 @@ struct pb_util_sampler {
     size_t bufcap;
     pb_util_sample *samples;
     size_t nsamples, samplecap;
+    pb_util_sink sink;        /* called with each sample as it is made (NULL: none); set before the thread starts */
+    void *sink_ctx;
     /* The counted time not yet in a sample: readings add to it, and a sample is emitted once it spans at least
      * half an interval, so short windows between pauses still make whole samples. */
     pb_cpu_load pend[PB_PROCSTAT_MAX_CPUS];
@@ -89,6 +91,8 @@ static void emit_pending(pb_util_sampler *s, double t_ms)
                              .sys = (float)l.sys, .steal = (float)l.steal };
         if (!push_sample(s, &x))
             s->failed = true;
+        if (s->sink)
+            s->sink(s->sink_ctx, &x);
     }
     if (s->pend_all.ticks > 0) {
         pb_cpu_load l = s->pend_all;
@@ -199,6 +203,12 @@ static void sampler_free(pb_util_sampler *s)
 
 pb_util_sampler *pb_util_sampler_start(int interval_ms, const int *cpus, int ncpu, char *err, size_t errlen)
 {
+    return pb_util_sampler_start_sink(interval_ms, cpus, ncpu, NULL, NULL, err, errlen);
+}
+
+pb_util_sampler *pb_util_sampler_start_sink(int interval_ms, const int *cpus, int ncpu, pb_util_sink sink,
+                                            void *sink_ctx, char *err, size_t errlen)
+{
     if (interval_ms < PB_UTIL_INTERVAL_MIN_MS || interval_ms > PB_UTIL_INTERVAL_MAX_MS) {
         snprintf(err, errlen, "interval %d ms is outside %d..%d", interval_ms, PB_UTIL_INTERVAL_MIN_MS,
                  PB_UTIL_INTERVAL_MAX_MS);
@@ -210,6 +220,8 @@ pb_util_sampler *pb_util_sampler_start(int interval_ms, const int *cpus, int ncp
         return NULL;
     }
     s->interval_ms = interval_ms;
+    s->sink = sink;
+    s->sink_ctx = sink_ctx;
     s->all = !cpus || ncpu <= 0;
     if (!s->all) {
         s->want = malloc((size_t)ncpu * sizeof *s->want);

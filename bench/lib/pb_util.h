@@ -54,6 +54,12 @@ typedef struct pb_util_sampler pb_util_sampler;
  * PB_UTIL_INTERVAL_MAX_MS]; cpus: the ids to keep (NULL or ncpu 0 = every cpu in /proc/stat at start,
  * plus any that appears later). NULL with a one-line reason in err on failure. */
 pb_util_sampler *pb_util_sampler_start(int interval_ms, const int *cpus, int ncpu, char *err, size_t errlen);
+/* The same, and sink(ctx, sample) is called with every sample as it is made (on the sampler's thread, with its
+ * lock held: keep it short; pb_util_sampler_stop returns after the last call), so a caller can write each
+ * sample to disk as it comes (bench_cpu_util) and lose none to a kill. */
+typedef void (*pb_util_sink)(void *ctx, const pb_util_sample *x);
+pb_util_sampler *pb_util_sampler_start_sink(int interval_ms, const int *cpus, int ncpu, pb_util_sink sink,
+                                            void *sink_ctx, char *err, size_t errlen);
 /* Between pause and resume nothing is counted, neither in the means nor in the series (which jumps over the
  * gap): bench_sweep pauses around the floor pass it runs after each token, so busy % is the tokens' alone.
  * Each takes one /proc/stat reading (~20 µs). A second pause, or a resume without a pause, does nothing. */
