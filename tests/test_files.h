@@ -11,7 +11,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/wait.h>
+
+/* The cpus this process may run on (its affinity mask, which a container or taskset narrows below what
+ * sysconf counts online): up to max ids ascending into cpu; the count. */
+static inline int tf_allowed_cpus(int *cpu, int max)
+{
+    cpu_set_t set;
+    cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+    int n = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+        if (CPU_ISSET(c, &set))
+            cpu[n++] = c;
+    return n;
+}
 
 /* A fresh empty directory /tmp/TAG-XXXXXX, its name in dir. */
 static inline void tf_tmpdir(char *dir, size_t len, const char *tag)
