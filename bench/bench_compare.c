@@ -36,59 +36,90 @@ static void usage(FILE *f)
                "  ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg} (plots/compare.gp).\n"
                "  --out DIR    where to write; must not exist or be empty\n"
                "  --no-plots   write the plot data but do not draw\n"
-               "exit: 0 ok; 1 written but a CSV was malformed or a plot failed; 2 bad usage\n",
+               "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
+               "      that is not a run directory\n",
             PB_CMP_RUNS);
 }
 
-int main(int argc, char **argv)
+typedef struct cmp_args {
+    const char *dirs[PB_CMP_RUNS], *out;
+    int n;
+    bool draw;
+} cmp_args;
+
+/* The command line into a. 0: go on; -1: --help was answered (exit 0); 2: bad usage, said in one line. */
+static int parse_args(int argc, char **argv, cmp_args *a)
 {
-    const char *dirs[PB_CMP_RUNS], *out = NULL;
-    int n = 0;
-    bool draw = true;
+    *a = (cmp_args){ .draw = true };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strncmp(argv[i], "--out=", 6) == 0) {
-            out = argv[i] + 6;
+            return -1;
+        } else if (strcmp(argv[i], "--out") == 0 || strncmp(argv[i], "--out=", 6) == 0) {
+            /* as pb_cli reads values: a following "--x" is the next option, not this one's value */
+            if (argv[i][5] == '=')
+                a->out = argv[i] + 6;
+            else
+                a->out = i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0 ? argv[++i] : "";
+            if (!*a->out) {
+                fprintf(stderr, "bench_compare: --out: missing value (DIR, where to write)\n");
+                return 2;
+            }
         } else if (strcmp(argv[i], "--no-plots") == 0) {
-            draw = false;
+            a->draw = false;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "bench_compare: unknown option '%s' (accepted: --out DIR, --no-plots, --help)\n", argv[i]);
             return 2;
-        } else if (n == PB_CMP_RUNS) {
+        } else if (a->n == PB_CMP_RUNS) {
             fprintf(stderr, "bench_compare: more than %d run directories\n", PB_CMP_RUNS);
             return 2;
         } else {
-            dirs[n++] = argv[i];
+            a->dirs[a->n++] = argv[i];
         }
     }
-    if (n < 2 || !out) {
+    if (a->n < 2 || !a->out) {
         fprintf(stderr, "bench_compare: needs at least two run directories and --out DIR "
                         "(usage: bench_compare DIR DIR [DIR...] --out DIR)\n");
         return 2;
     }
-    pb_compare c = { .n = n, .run = calloc((size_t)n, sizeof(pb_cmp_run)) };
+    return 0;
+}
+
+/* Loads and digests every run, saying what each leaves out. -1 (said in one line) when a directory is not a run
+ * directory: before anything is written. *bad: the malformed sources. */
+static int load_runs(pb_compare *c, const cmp_args *a, int *bad)
+{
+    char err[4400];
+    for (int i = 0; i < a->n; i++) {
+        if (pb_rundata_load(&c->run[i].rd, a->dirs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "bench_compare: %s\n", err);
+            return -1;
+        }
+        pb_rundata_print_problems(stderr, &c->run[i].rd, "bench_compare", "left out");
+        *bad += pb_rundata_bad(&c->run[i].rd);
+        pb_digest_run(&c->run[i].d, &c->run[i].rd);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cmp_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    const char *out = a.out;
+    pb_compare c = { .n = a.n, .run = calloc((size_t)a.n, sizeof(pb_cmp_run)) };
     if (!c.run) {
         fprintf(stderr, "bench_compare: out of memory\n");
         return 1;
     }
-    char err[4400];
     int bad = 0;
-    for (int i = 0; i < n; i++) {
-        if (pb_rundata_load(&c.run[i].rd, dirs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "bench_compare: %s\n", err);
-            free_runs(&c);
-            return 2;
-        }
-        for (int k = 0; k < PB_K_COUNT; k++)
-            if (c.run[i].rd.src[k].state == PB_SRC_BAD)
-                fprintf(stderr, "bench_compare: %s (left out)\n", c.run[i].rd.src[k].err);
-        bad += pb_rundata_bad(&c.run[i].rd);
-        pb_digest_run(&c.run[i].d, &c.run[i].rd);
+    if (load_runs(&c, &a, &bad) != 0) {
+        free_runs(&c);
+        return 2;
     }
+    char err[4400];
     pb_run run;
     if (pb_run_prepare(&run, out, false, err, sizeof err) != 0) {
         fprintf(stderr, "bench_compare: --out %s: %s\n", out, err);
@@ -100,7 +131,7 @@ int main(int argc, char **argv)
     if (pb_compare_data(&c, out) != 0) {
         fprintf(stderr, "bench_compare: cannot write the plot data in %s: %s\n", out, strerror(errno));
         failed = 1;
-    } else if (draw) {
+    } else if (a.draw) {
         failed = pb_plot_run("compare.gp", out) < 0;
     }
     char path[4200];

@@ -1,8 +1,11 @@
 /* bench_report DIR: reads a run directory's CSVs (whichever exist), draws every plot (PNG and SVG) and writes
- * DIR/report.md. A missing CSV is a line in the report; a malformed one is reported with its file, line and
- * column, left out, and makes the exit status 1 (as does a plot that fails). Bad usage: exit 2. */
+ * DIR/report.md. A missing CSV is a line in the report, and a partial file a killed harness left stands in for
+ * its CSV (the report says so at the top); a malformed CSV, a file that is not a regular one, or a malformed
+ * numeric cell is reported with its file (line and column), left out, and makes the exit status 1 (as does a
+ * plot that fails). Bad usage, or a directory holding none of the CSVs: exit 2, nothing written. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pb_digest.h"
@@ -20,13 +23,32 @@ static void write_report(FILE *f, const void *arg)
     pb_report_md(f, j->rd, j->d, j->log);
 }
 
+/* Draws the plots of the kinds whose CSV is there under its own name: the plot scripts read DIR/<kind>.csv, so a
+ * kind read from a partial file has nothing for them (the view shares rd's tables and is never freed as a run). */
+static int draw_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
+{
+    pb_rundata *view = malloc(sizeof *view);
+    if (!view) {
+        fprintf(stderr, "bench_report: out of memory\n");
+        return 1;
+    }
+    memcpy(view, rd, sizeof *view);
+    for (int k = 0; k < PB_K_COUNT; k++)
+        if (view->src[k].state == PB_SRC_PARTIAL)
+            view->src[k].state = PB_SRC_MISSING;
+    int failed = pb_report_plots(view, draw, log);
+    free(view);
+    return failed;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_report [--no-plots] DIR\n"
                "  Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
                "  machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
                "  --no-plots  do not (re)draw plots; embed the PNGs already there\n"
-               "exit: 0 ok; 1 report written but a CSV was malformed or a plot failed; 2 bad usage or no DIR\n");
+               "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
+               "      DIR is not a run directory (none of those CSVs, nor a partial file of one)\n");
 }
 
 int main(int argc, char **argv)
@@ -56,13 +78,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_report: %s\n", err);
         return 2;
     }
-    for (int k = 0; k < PB_K_COUNT; k++)
-        if (rd.src[k].state == PB_SRC_BAD)
-            fprintf(stderr, "bench_report: %s (left out of the report)\n", rd.src[k].err);
+    pb_rundata_print_problems(stderr, &rd, "bench_report", "left out of the report");
+    if (pb_rundata_incomplete(&rd))
+        fprintf(stderr, "bench_report: %s is an incomplete run (report.md says what is missing at its top)\n", dir);
     pb_digest d;
     pb_digest_run(&d, &rd);
     pb_plotlog log;
-    int failed = pb_report_plots(&rd, draw, &log);
+    int failed = draw_plots(&rd, draw, &log);
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
     report_job job = { &rd, &d, &log };

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pb_csvread.h"
@@ -141,4 +142,76 @@ Test(csvread, load_names_the_file_and_tells_missing_from_bad)
     snprintf(want, sizeof want, "%s:3:2: 1 field where the header has 2", path);
     cr_assert(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
     remove(path);
+}
+
+/* The loaders read regular files only, at once: a FIFO would block the open, /dev/zero would never end. */
+Test(csvread, load_refuses_what_is_not_a_regular_file, .timeout = 20)
+{
+    char dir[] = "/tmp/pbcsv-XXXXXX", path[64], cmd[200];
+    cr_assert_not_null(mkdtemp(dir));
+    static const struct {
+        const char *make, *what;
+    } cases[] = {
+        { "mkfifo %s/x.csv", "not a regular file (a FIFO)" },
+        { "ln -s /dev/zero %s/x.csv", "not a regular file (a character device)" },
+        { "mkdir %s/x.csv", "not a regular file (a directory)" },
+        { "truncate -s 300M %s/x.csv", "300 MiB, more than the 256 MiB a CSV may hold" },
+    };
+    snprintf(path, sizeof path, "%s/x.csv", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "rm -rf %s/x.csv && ", dir);
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), cases[i].make, dir);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        pb_table t;
+        pb_csverr e;
+        cr_expect_eq(pb_table_load(&t, path, &e), -1);
+        cr_expect(e.unreadable && !e.missing, "%s", e.msg);
+        char want[200];
+        snprintf(want, sizeof want, "%s: %s", path, cases[i].what);
+        cr_expect_str_eq(e.msg, want);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* A partial file a killed writer left: its last line, cut mid-way (inside quotes too), is left out. */
+Test(csvread, load_partial_drops_a_cut_last_record)
+{
+    static const struct {
+        const char *text;
+        size_t rows;
+        bool cut;
+    } cases[] = {
+        { "a,b\n1,2\n3,4\n", 2, false },
+        { "a,b\n1,2\n3,", 1, true },
+        { "a,b\n1,2\n3,\"x\ny", 1, true },
+        { "a,b\n1,\"x\ny\"\n", 1, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[] = "/tmp/pbcsv-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        FILE *f = fdopen(fd, "w");
+        fputs(cases[i].text, f);
+        fclose(f);
+        pb_table t;
+        pb_csverr e;
+        bool cut = !cases[i].cut;
+        cr_assert_eq(pb_table_load_partial(&t, path, &cut, &e), 0, "%s", e.msg);
+        cr_expect_eq(t.nrows, cases[i].rows, "case %zu", i);
+        cr_expect_eq(cut, cases[i].cut, "case %zu", i);
+        pb_table_free(&t);
+        remove(path);
+    }
+}
+
+Test(csvread, keep_rows_drops_the_others_with_their_lines)
+{
+    pb_table t = parse_ok("a,b\n1,2\n3,4\n5,6\n");
+    bool keep[] = { true, false, true };
+    cr_assert_eq(pb_table_keep_rows(&t, keep), 1u);
+    cr_assert_eq(t.nrows, 2u);
+    cr_assert_str_eq(pb_table_str(&t, 1, 0), "5");
+    cr_assert_eq(t.line[1], 4u);
+    pb_table_free(&t);
 }

@@ -8,46 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pb_csv.h"
-#include "pb_csvread.h"
 #include "pb_digest.h"
 #include "pb_findings.h"
-#include "test_files.h"
-
-#define RUNS "tests/data/runs"
-
-/* A fresh copy of a fixture (the report writes into its run directory). */
-static void copy_fixture(const char *name, char *dir, size_t len)
-{
-    char tmpl[] = "/tmp/pbrep-XXXXXX";
-    cr_assert_not_null(mkdtemp(tmpl));
-    snprintf(dir, len, "%s/%s", tmpl, name);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp -r " RUNS "/%s %s", name, dir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-/* Runs a shell command line with $POOLBENCH_BIN as B; returns its exit status, stdout+stderr in out. */
-static int sh(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int sh(char *out, size_t len, const char *fmt, ...)
-{
-    const char *bin = getenv("POOLBENCH_BIN");
-    char line[4096], cmd[4600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "B='%s'; (%s) 2>&1", bin ? bin : "build/bin", line);
-    return tf_run(out, len, cmd);
-}
-
-static long file_size(const char *dir, const char *name)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct stat st;
-    return stat(path, &st) == 0 ? (long)st.st_size : -1;
-}
+#include "report_fixture.h"
 
 Test(report, complete_run_every_section_and_plot)
 {
@@ -108,52 +71,6 @@ Test(report, bad_usage)
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report /nonexistent/run"), 2);
     cr_expect(strstr(out, "/nonexistent/run"), "%s", out);
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --bogus x"), 2);
-}
-
-/* Rewrites one cell of a CSV (row r, column name) through the reader and the writer's quoting. */
-static void set_cell(const char *dir, const char *file, size_t row, const char *col, const char *value)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
-    int c = pb_table_col(&t, col);
-    cr_assert_geq(c, 0);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    for (size_t r = 0; r <= t.nrows; r++) {
-        for (size_t i = 0; i < t.ncols; i++) {
-            if (i)
-                fputc(',', f);
-            const char *v = r == 0 ? t.header[i] : t.cells[(r - 1) * t.ncols + i];
-            pb_csv_field(f, r == row + 1 && (int)i == c ? value : v);
-        }
-        fputc('\n', f);
-    }
-    fclose(f);
-    pb_table_free(&t);
-}
-
-/* The first row where every (column, value) pair matches. */
-static size_t find_row(const char *dir, const char *file, const char *const *kv)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
-    for (size_t r = 0; r < t.nrows; r++) {
-        bool all = true;
-        for (const char *const *p = kv; *p; p += 2)
-            all &= strcmp(pb_table_str(&t, r, pb_table_col(&t, p[0])), p[1]) == 0;
-        if (all) {
-            pb_table_free(&t);
-            return r;
-        }
-    }
-    cr_assert_fail("no matching row in %s", file);
-    return 0;
 }
 
 /* The first finding that starts with prefix, copied out. */
@@ -289,7 +206,8 @@ Test(compare, malformed_run_is_compared_on_what_it_has)
     cr_assert_eq(rc, 1, "%s", out);
     const char *md = tf_slurp("%s/compare.md", dir);
     cr_expect(strstr(md, "sweep.csv (decode-token sweep): in devbox/complete; not in devbox/malformed."), "%s", md);
-    cr_expect(strstr(md, "Malformed, left out: `" RUNS "/malformed/sweep.csv:6:156:"), "%s", md);
+    cr_expect(strstr(md, "- devbox/malformed, sweep.csv: MALFORMED, left out: " RUNS "/malformed/sweep.csv:6:156:"),
+              "%s", md);
 }
 
 /* The CI check (scripts/check_run.sh) passes on a reported complete run and names what a run lacks. */

@@ -1,4 +1,5 @@
-/* compare.md and the data behind plots/compare.gp. */
+/* compare.md. Every piece of text read from the run directories (labels, directories, machine facts, figure
+ * labels, error messages) goes through PB_MD or PB_MD_LINE (pb_mdesc.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "pb_compare.h"
 #include "pb_fmt.h"
+#include "pb_mdesc.h"
 #include "pb_report.h"
 
 static const char *run_host(const pb_cmp_run *r)
@@ -57,19 +59,19 @@ static void runs_table(FILE *o, const pb_compare *c)
 {
     fprintf(o, "## Runs\n\n| |");
     for (int i = 0; i < c->n; i++)
-        fprintf(o, " %s |", c->run[i].label);
+        fprintf(o, " %s |", PB_MD(c->run[i].label));
     fprintf(o, "\n|---|");
     for (int i = 0; i < c->n; i++)
         fprintf(o, "---|");
     fprintf(o, "\n| directory |");
     for (int i = 0; i < c->n; i++)
-        fprintf(o, " %s |", c->run[i].rd.dir);
+        fprintf(o, " %s |", PB_MD(c->run[i].rd.dir));
     fprintf(o, "\n");
     for (const char *const *k = machine_keys; *k; k++) {
         fprintf(o, "| %s |", *k);
         for (int i = 0; i < c->n; i++) {
             const char *v = pb_machine_value(&c->run[i].rd, *k);
-            fprintf(o, " %s |", v && *v ? v : "—");
+            fprintf(o, " %s |", v && *v ? PB_MD(v) : "—");
         }
         fprintf(o, "\n");
     }
@@ -81,10 +83,10 @@ static void shared_table(FILE *o, const pb_compare *c)
 {
     const pb_cmp_run *a = &c->run[0];
     fprintf(o, "## Headline, side by side\n\nRatios are to the first run (%s); for ns, lower is better.\n\n",
-            a->label);
+            PB_MD(a->label));
     fprintf(o, "| figure | unit |");
     for (int i = 0; i < c->n; i++)
-        fprintf(o, " %s |", c->run[i].label);
+        fprintf(o, " %s |", PB_MD(c->run[i].label));
     fprintf(o, "\n|---|---|");
     for (int i = 0; i < c->n; i++)
         fprintf(o, "---:|");
@@ -99,7 +101,7 @@ static void shared_table(FILE *o, const pb_compare *c)
             continue;
         shown++;
         int dec = strcmp(fa->unit, "threads") == 0 ? 0 : 1;
-        fprintf(o, "| %s | %s | %s |", fa->label, fa->unit,
+        fprintf(o, "| %s | %s | %s |", PB_MD(fa->label), fa->unit,
                 strcmp(fa->unit, "ns") == 0 ? PB_NS(fa->v) : PB_NUM(fa->v, dec));
         for (int i = 1; i < c->n; i++) {
             const pb_fig *fb = fig_of(&c->run[i], fa->key);
@@ -121,14 +123,15 @@ static void not_shared(FILE *o, const pb_compare *c)
         char have[512] = "", lack[512] = "";
         size_t oh = 0, ol = 0;
         for (int i = 0; i < c->n; i++) {
-            bool ok = c->run[i].rd.src[k].state == PB_SRC_OK;
+            bool ok = pb_rundata_table(&c->run[i].rd, (pb_kind)k) != NULL;
             char *b = ok ? have : lack;
             size_t *n = ok ? &oh : &ol;
             if (*n < sizeof have - 80)
                 *n += (size_t)snprintf(b + *n, sizeof have - *n, "%s%s", *n ? ", " : "", c->run[i].label);
         }
         if (oh && ol) {
-            fprintf(o, "- %s (%s): in %s; not in %s.\n", pb_kinds[k].file, pb_kinds[k].what, have, lack);
+            fprintf(o, "- %s (%s): in %s; not in %s.\n", pb_kinds[k].file, pb_kinds[k].what, PB_MD_LINE(have),
+                    PB_MD_LINE(lack));
             lines++;
         }
     }
@@ -143,10 +146,10 @@ static void not_shared(FILE *o, const pb_compare *c)
             }
             if (everywhere || !first_owner)
                 continue;
-            fprintf(o, "- %s: only in", x->label);
+            fprintf(o, "- %s: only in", PB_MD(x->label));
             for (int j = 0, m = 0; j < c->n; j++)
                 if (fig_of(&c->run[j], x->key))
-                    fprintf(o, "%s %s", m++ ? "," : "", c->run[j].label);
+                    fprintf(o, "%s %s", m++ ? "," : "", PB_MD(c->run[j].label));
             fprintf(o, ".\n");
             lines++;
         }
@@ -158,7 +161,8 @@ static void not_shared(FILE *o, const pb_compare *c)
             const char *v = pb_machine_value(&c->run[i].rd, *k);
             if ((v0 || v) && (!v0 || !v || strcmp(v0, v) != 0)) {
                 fprintf(o, "- %s differs: %s in %s, %s in %s; the runs are compared on the figures they share.\n", *k,
-                        v0 ? v0 : "none", c->run[0].label, v ? v : "none", c->run[i].label);
+                        PB_MD(v0 ? v0 : "none"), PB_MD(c->run[0].label), PB_MD(v ? v : "none"),
+                        PB_MD(c->run[i].label));
                 lines++;
             }
         }
@@ -168,19 +172,53 @@ static void not_shared(FILE *o, const pb_compare *c)
     fprintf(o, "\n");
 }
 
+/* Runs stopped before they finished, each sign named with its run. */
+static void incomplete_runs(FILE *o, const pb_compare *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        n += pb_rundata_incomplete(&c->run[i].rd);
+    if (!n)
+        return;
+    fprintf(o, "**INCOMPLETE RUNS.** A harness was stopped before it finished: its figures cover only the rows it "
+               "measured.\n\n");
+    for (int i = 0; i < c->n; i++)
+        pb_report_incomplete_items(o, &c->run[i].rd, c->run[i].label);
+    fprintf(o, "\n");
+}
+
+static bool left_out(const pb_source *s) { return s->state == PB_SRC_BAD || s->nbad > 0; }
+
+/* CSVs left out (malformed, not read) and rows left out (malformed cells), each named with its run. */
+static void left_out_sources(FILE *o, const pb_compare *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        for (int k = 0; k < PB_K_COUNT; k++)
+            n += left_out(&c->run[i].rd.src[k]);
+    if (!n)
+        return;
+    fprintf(o, "Left out of the comparison:\n\n");
+    for (int i = 0; i < c->n; i++)
+        for (int k = 0; k < PB_K_COUNT; k++) {
+            char lead[400];
+            snprintf(lead, sizeof lead, "- %s, %s: ", PB_MD(c->run[i].label), pb_kinds[k].file);
+            pb_report_source_problems(o, &c->run[i].rd.src[k], lead);
+        }
+    fprintf(o, "\n");
+}
+
 void pb_compare_md(FILE *o, const pb_compare *c, const char *out_dir)
 {
     fprintf(o, "# poolbench comparison:");
     for (int i = 0; i < c->n; i++)
-        fprintf(o, "%s %s", i ? " vs" : "", c->run[i].label);
+        fprintf(o, "%s %s", i ? " vs" : "", PB_MD(c->run[i].label));
     fprintf(o, "\n\n");
+    incomplete_runs(o, c);
+    left_out_sources(o, c);
     runs_table(o, c);
     shared_table(o, c);
     not_shared(o, c);
-    for (int i = 0; i < c->n; i++)
-        for (int k = 0; k < PB_K_COUNT; k++)
-            if (c->run[i].rd.src[k].state == PB_SRC_BAD)
-                fprintf(o, "Malformed, left out: `%s`\n\n", c->run[i].rd.src[k].err);
     fprintf(o, "## Plots\n\n");
     pb_report_embed_pngs(o, out_dir);
 }

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PB_CSV_MAX_COLS 4096                  /* a header wider than this is not a harness's CSV */
-#define PB_CSV_MAX_BYTES ((size_t)1 << 30)    /* nor is a file above 1 GiB */
+#define PB_CSV_MAX_COLS 4096 /* a header wider than this is not a harness's CSV */
 
 /* The parser's cursor: input position, its line and column, and the growing list of field offsets. */
 typedef struct pb_cparse {
@@ -257,55 +256,26 @@ int pb_table_parse(pb_table *t, const char *name, const char *data, size_t len, 
     return 0;
 }
 
-int pb_table_load(pb_table *t, const char *path, pb_csverr *e)
-{
-    memset(t, 0, sizeof *t);
-    memset(e, 0, sizeof *e);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        e->missing = errno == ENOENT;
-        snprintf(e->msg, sizeof e->msg, "%.300s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? 2 * cap : 65536;
-            char *nb = ncap <= PB_CSV_MAX_BYTES ? realloc(buf, ncap) : NULL;
-            if (!nb) {
-                snprintf(e->msg, sizeof e->msg, "%.300s: larger than %zu MiB or out of memory", path,
-                         PB_CSV_MAX_BYTES >> 20);
-                free(buf);
-                fclose(f);
-                return -1;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(e->msg, sizeof e->msg, "%.300s: read error", path);
-        free(buf);
-        return -1;
-    }
-    int rc = pb_table_parse(t, path, buf, len, e);
-    free(buf);
-    return rc;
-}
-
 void pb_table_free(pb_table *t)
 {
     free(t->text);
     free(t->header);
     free(t->line);
     memset(t, 0, sizeof *t);
+}
+
+size_t pb_table_keep_rows(pb_table *t, const bool *keep)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        if (!keep[r])
+            continue;
+        memmove(t->cells + n * t->ncols, t->cells + r * t->ncols, t->ncols * sizeof *t->cells);
+        t->line[n++] = t->line[r];
+    }
+    size_t dropped = t->nrows - n;
+    t->nrows = n;
+    return dropped;
 }
 
 int pb_table_col(const pb_table *t, const char *name)

@@ -18,7 +18,8 @@
  * when there is no position, line = col = 0). */
 typedef struct pb_csverr {
     size_t line, col;
-    bool missing; /* the file does not exist (pb_table_load only) */
+    bool missing;    /* the file does not exist (the loaders only) */
+    bool unreadable; /* not parsed at all: not a regular file, too large, or a read error (the loaders only) */
     char msg[640];
 } pb_csverr;
 
@@ -34,9 +35,21 @@ typedef struct pb_table {
 /* Parses data[0..len) (need not be NUL-terminated). 0 on success; -1 with e filled (t left empty). name is
  * what messages call the input. */
 int pb_table_parse(pb_table *t, const char *name, const char *data, size_t len, pb_csverr *e);
-/* Reads and parses a file. 0 on success; -1 with e filled; e->missing tells a missing file from a bad one. */
+/* The most a CSV file may hold: a harness writes a few MiB at most, and the table takes about three times the
+ * file's size in memory. */
+#define PB_CSV_MAX_MIB 256
+
+/* Reads and parses a file. 0 on success; -1 with e filled; e->missing tells a missing file from a bad one.
+ * Only a regular file of at most PB_CSV_MAX_MIB is read: a FIFO, a device (a link to /dev/zero), a directory
+ * or a socket under a CSV's name is refused at once, without blocking ("PATH: not a regular file (a FIFO)"),
+ * as is a larger file ("PATH: 300 MiB, more than the 256 MiB a CSV may hold"); e->unreadable is then set. */
 int pb_table_load(pb_table *t, const char *path, pb_csverr *e);
+/* The same for a partial file a writer killed mid-way left (pb_csv.h): a last record without its line end, cut
+ * mid-way, is left out, and *cut says whether there was one. */
+int pb_table_load_partial(pb_table *t, const char *path, bool *cut, pb_csverr *e);
 void pb_table_free(pb_table *t);
+/* Keeps the rows r with keep[r] (in order) and drops the others; returns how many were dropped. */
+size_t pb_table_keep_rows(pb_table *t, const bool *keep);
 
 /* The index of the column called name, -1 when there is none. */
 int pb_table_col(const pb_table *t, const char *name);

@@ -27,6 +27,15 @@ int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log);
 
 /* The whole report.md. */
 void pb_report_md(FILE *out, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log);
+/* "sweep.csv: from sweep.csv.partial-a1B2c3, left by a killed harness (bench_sweep): 9 rows" for a kind read
+ * from a partial file, into buf (raw text: escape it for Markdown). Returns buf. */
+const char *pb_report_partial_note(const pb_source *s, const pb_kind_info *ki, char *buf, size_t len);
+/* One Markdown list item per sign that rd is an incomplete run (each `incomplete` fact, each kind read from a
+ * partial file), each after "label: " when label is not NULL. Returns how many. */
+int pb_report_incomplete_items(FILE *out, const pb_rundata *rd, const char *label);
+/* What is wrong with a source, one Markdown line each after lead ("- sweep.csv: ", "  - "): a malformed or
+ * unread file, or its malformed cells. Returns how many lines. */
+int pb_report_source_problems(FILE *out, const pb_source *s, const char *lead);
 /* The headline section alone (tables per part). */
 void pb_report_headline(FILE *out, const pb_digest *d);
 /* Embeds every PNG in dir (sorted), each with a link to its SVG. */

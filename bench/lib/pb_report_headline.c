@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pb_fmt.h"
+#include "pb_mdesc.h"
 #include "pb_report.h"
 
 static void dispatch_table(FILE *o, const pb_dg_pool *p)
@@ -15,8 +16,9 @@ static void dispatch_table(FILE *o, const pb_dg_pool *p)
     fprintf(o, "|---|---:|---:|---:|---:|---|---:|---:|\n");
     for (int i = 0; i < p->n; i++) {
         const pb_dg_dispatch *d = &p->d[i];
-        fprintf(o, "| %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", d->policy, PB_NS(d->ns), PB_NS(d->ns_median),
-                PB_NS(d->ns_p99), PB_NS(d->rt_before), PB_NS(d->rt_after), d->placement, PB_X(d->x_rt), PB_X(d->x_omp));
+        fprintf(o, "| %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", PB_MD(d->policy), PB_NS(d->ns),
+                PB_NS(d->ns_median), PB_NS(d->ns_p99), PB_NS(d->rt_before), PB_NS(d->rt_after), PB_MD(d->placement),
+                PB_X(d->x_rt), PB_X(d->x_omp));
     }
     fprintf(o, "\n");
 }
@@ -28,8 +30,8 @@ static void floor_table(FILE *o, const pb_dg_floor *f)
     fprintf(o, "|---:|---:|---|---:|---:|---|---|---:|\n");
     for (int i = 0; i < f->n; i++) {
         const pb_dg_floorpt *p = &f->pt[i];
-        fprintf(o, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", p->threads, PB_NUM(p->best, 1), p->kernel,
-                PB_NUM(p->median, 1), PB_NUM(p->min, 1), p->cpus, p->placement, PB_NS(p->rt_ns));
+        fprintf(o, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", p->threads, PB_NUM(p->best, 1), PB_MD(p->kernel),
+                PB_NUM(p->median, 1), PB_NUM(p->min, 1), PB_MD(p->cpus), PB_MD(p->placement), PB_NS(p->rt_ns));
     }
     fprintf(o, "\n");
 }
@@ -41,9 +43,9 @@ static void decode_table(FILE *o, const pb_dg_sweep *s)
     fprintf(o, "|---|---|---:|---:|---:|---:|---|---|---:|---|\n");
     for (int i = 0; i < s->nbest; i++) {
         const pb_dg_decode *d = &s->best[i];
-        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", d->model, d->format, PB_NUM(d->tok_s, 1),
-                PB_NUM(d->ms_median, 2), PB_PCT(d->pct_floor), PB_NUM(d->gbps, 1), d->policy, d->schedule, d->threads,
-                d->cpuset);
+        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", PB_MD(d->model), PB_MD(d->format),
+                PB_NUM(d->tok_s, 1), PB_NUM(d->ms_median, 2), PB_PCT(d->pct_floor), PB_NUM(d->gbps, 1),
+                PB_MD(d->policy), PB_MD(d->schedule), d->threads, PB_MD(d->cpuset));
     }
     fprintf(o, "\n");
 }
@@ -60,8 +62,9 @@ static void kernel_table(FILE *o, const pb_dg_kernels *k)
     fprintf(o, "|---|---:|---|---:|---:|---|---:|\n");
     for (int i = 0; i < k->n; i++) {
         const pb_dg_kern *e = &k->k[i];
-        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s |\n", e->format, PB_NUM(e->l2, 1), e->variant_l2,
-                PB_NUM(e->l3, 1), PB_NUM(e->dram, 1), e->variant_dram, PB_NUM(e->dram_nthr, 1));
+        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(e->l2, 1),
+                PB_MD(e->variant_l2), PB_NUM(e->l3, 1), PB_NUM(e->dram, 1), PB_MD(e->variant_dram),
+                PB_NUM(e->dram_nthr, 1));
     }
     fprintf(o, "\n");
 }
@@ -71,7 +74,7 @@ static void overlap_table(FILE *o, const pb_dg_overlap *ov)
     fprintf(o, "**Overlap** (each mode at the prep/job ratio nearest 1):\n\n");
     fprintf(o, "| mode | ratio | µs per step | speed-up | %% of ceiling |\n|---|---:|---:|---:|---:|\n");
     for (int i = 0; i < ov->n; i++)
-        fprintf(o, "| %s | %s | %s | %s | %s |\n", ov->m[i].mode, PB_NUM(ov->m[i].ratio, 2),
+        fprintf(o, "| %s | %s | %s | %s | %s |\n", PB_MD(ov->m[i].mode), PB_NUM(ov->m[i].ratio, 2),
                 PB_NUM(ov->m[i].us_per_step, 1), PB_X(ov->m[i].speedup), PB_PCT(ov->m[i].pct_ceiling));
     fprintf(o, "\n");
 }

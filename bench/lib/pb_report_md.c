@@ -1,8 +1,11 @@
-/* report.md: the sections in order. */
+/* report.md: the sections in order. Every piece of text read from the run directory goes through PB_MD or
+ * PB_MD_LINE (pb_mdesc.h); the rest is this file's own words. */
 #include <stdio.h>
 #include <string.h>
 
 #include "pb_findings.h"
+#include "pb_fmt.h"
+#include "pb_mdesc.h"
 #include "pb_report.h"
 
 static const char *base_name(const char *dir)
@@ -22,13 +25,13 @@ static void machine_block(FILE *o, const pb_rundata *rd)
     const pb_table *t = pb_rundata_table(rd, PB_K_MACHINE);
     if (!t) {
         fprintf(o, "No machine.csv in this run directory (%s).\n\n",
-                rd->src[PB_K_MACHINE].state == PB_SRC_BAD ? rd->src[PB_K_MACHINE].err : "missing");
+                rd->src[PB_K_MACHINE].state == PB_SRC_BAD ? PB_MD_LINE(rd->src[PB_K_MACHINE].err) : "missing");
         return;
     }
     int ck = pb_table_col(t, "key"), cv = pb_table_col(t, "value");
     fprintf(o, "| fact | value |\n|---|---|\n");
     for (size_t r = 0; r < t->nrows; r++)
-        fprintf(o, "| %s | %s |\n", pb_table_str(t, r, ck), pb_table_str(t, r, cv));
+        fprintf(o, "| %s | %s |\n", PB_MD(pb_table_str(t, r, ck)), PB_MD(pb_table_str(t, r, cv)));
     fprintf(o, "\n");
 }
 
@@ -41,21 +44,89 @@ static const char *const plot_words[] = {
     [PB_PLOT_FAILED] = "PLOT FAILED (gnuplot's error is on stderr)",
 };
 
+const char *pb_report_partial_note(const pb_source *s, const pb_kind_info *ki, char *buf, size_t len)
+{
+    char who[160];
+    if (s->live)
+        snprintf(who, sizeof who, "which %s is still writing (it holds the file's lock)", ki->harness);
+    else
+        snprintf(who, sizeof who, "left by a killed harness (%s)", ki->harness);
+    snprintf(buf, len, "%s: from %s, %s: %zu row%s%s", ki->file, s->partial, who, s->t.nrows, PB_S(s->t.nrows),
+             s->cut ? " (a last row cut mid-way left out)" : "");
+    return buf;
+}
+
+int pb_report_incomplete_items(FILE *o, const pb_rundata *rd, const char *label)
+{
+    const char *v[PB_INCOMPLETE_MAX];
+    int n = pb_machine_values(rd, PB_INCOMPLETE_KEY, v, PB_INCOMPLETE_MAX);
+    const char *sep = label ? ": " : "";
+    label = label ? PB_MD(label) : "";
+    for (int i = 0; i < n; i++)
+        fprintf(o, "- %s%s%s\n", label, sep, PB_MD_LINE(v[i]));
+    for (int k = 0; k < PB_K_COUNT; k++) {
+        char note[1024];
+        if (rd->src[k].state != PB_SRC_PARTIAL)
+            continue;
+        fprintf(o, "- %s%s%s\n", label, sep,
+                PB_MD_LINE(pb_report_partial_note(&rd->src[k], &pb_kinds[k], note, sizeof note)));
+        n++;
+    }
+    return n;
+}
+
+static void incomplete_warning(FILE *o, const pb_rundata *rd)
+{
+    if (!pb_rundata_incomplete(rd))
+        return;
+    fprintf(o, "**INCOMPLETE RUN.** A harness was stopped before it finished (or is still running): the figures "
+               "below cover only the rows it measured, and a section may be missing for the same reason.\n\n");
+    pb_report_incomplete_items(o, rd, NULL);
+    fprintf(o, "\n");
+}
+
+int pb_report_source_problems(FILE *o, const pb_source *s, const char *lead)
+{
+    if (s->state == PB_SRC_BAD) {
+        fprintf(o, "%s%s, left out: %s\n", lead, s->unreadable ? "NOT READ" : "MALFORMED", PB_MD_LINE(s->err));
+        return 1;
+    }
+    int kept = s->nbad < PB_SRC_CELLS_KEPT ? s->nbad : PB_SRC_CELLS_KEPT;
+    for (int i = 0; i < kept; i++)
+        fprintf(o, "%sMALFORMED CELL: %s\n", lead, PB_MD_LINE(s->bad[i]));
+    if (s->nbad > kept)
+        fprintf(o, "%sMALFORMED CELLS: %d more, their rows left out too\n", lead, s->nbad - kept);
+    return s->nbad;
+}
+
+/* One kind's line: rows and plots, missing, partial, or left out; then its malformed cells. */
+static void source_line(FILE *o, const pb_source *s, const pb_kind_info *ki, pb_plot_state plot)
+{
+    char note[1024];
+    if (s->state == PB_SRC_MISSING) {
+        fprintf(o, "- %s: missing: %s did not run into this directory, so there is no %s section.\n", ki->file,
+                ki->harness, ki->what);
+        return;
+    }
+    if (s->state == PB_SRC_BAD) {
+        snprintf(note, sizeof note, "- %s: ", ki->file);
+        pb_report_source_problems(o, s, note);
+        return;
+    }
+    if (s->state == PB_SRC_PARTIAL)
+        fprintf(o, "- %s%s\n", PB_MD_LINE(pb_report_partial_note(s, ki, note, sizeof note)),
+                ki->plot ? "; no plot (the plot scripts read the finished CSV)" : "");
+    else
+        fprintf(o, "- %s (%s): %zu rows%s%s\n", ki->file, ki->harness, s->t.nrows, plot != PB_PLOT_NO_CSV ? "; " : "",
+                plot_words[plot]);
+    pb_report_source_problems(o, s, "  - ");
+}
+
 static void sources(FILE *o, const pb_rundata *rd, const pb_plotlog *log)
 {
     fprintf(o, "## Sources\n\n");
-    for (int k = 0; k < PB_K_COUNT; k++) {
-        const pb_source *s = &rd->src[k];
-        const pb_kind_info *ki = &pb_kinds[k];
-        if (s->state == PB_SRC_MISSING)
-            fprintf(o, "- %s: missing: %s did not run into this directory, so there is no %s section.\n", ki->file,
-                    ki->harness, ki->what);
-        else if (s->state == PB_SRC_BAD)
-            fprintf(o, "- %s: MALFORMED, left out: `%s`\n", ki->file, s->err);
-        else
-            fprintf(o, "- %s (%s): %zu rows%s%s\n", ki->file, ki->harness, s->t.nrows,
-                    log->state[k] != PB_PLOT_NO_CSV ? "; " : "", plot_words[log->state[k]]);
-    }
+    for (int k = 0; k < PB_K_COUNT; k++)
+        source_line(o, &rd->src[k], &pb_kinds[k], log->state[k]);
     fprintf(o, "\n");
 }
 
@@ -63,7 +134,7 @@ static void sentences(FILE *o, const char *title, const pb_findings *f, const ch
 {
     fprintf(o, "## %s\n\n", title);
     for (int i = 0; i < f->n; i++)
-        fprintf(o, "- %s\n", f->s[i]);
+        fprintf(o, "- %s\n", PB_MD_LINE(f->s[i]));
     if (!f->n)
         fprintf(o, "%s\n", none);
     fprintf(o, "\n");
@@ -72,8 +143,9 @@ static void sentences(FILE *o, const char *title, const pb_findings *f, const ch
 void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log)
 {
     const char *host = pb_machine_value(rd, "host"), *id = pb_machine_value(rd, "run_id");
-    fprintf(o, "# poolbench report: %s, run %s\n\n", host && *host ? host : "unknown host",
-            id && *id ? id : base_name(rd->dir));
+    fprintf(o, "# poolbench report: %s, run %s\n\n", host && *host ? PB_MD(host) : "unknown host",
+            PB_MD(id && *id ? id : base_name(rd->dir)));
+    incomplete_warning(o, rd);
     fprintf(o, "Where a decode token's time goes on this machine. Every figure below is read from the CSVs in this "
                "directory; every sentence is computed from them.\n\n");
     machine_block(o, rd);
