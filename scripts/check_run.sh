@@ -39,6 +39,10 @@ if [ -x "$BIN/bench_sweep" ]; then
 fi
 [ -x "$BIN/bench_overlap" ] && need_header overlap.csv run_id,host,mode,ratio,speedup,pct_of_ceiling
 
+for p in "$dir"/*.partial-*; do
+    [ -e "$p" ] && fail "${p##*/}: a harness was killed before it published this CSV"
+done
+
 npng=0
 for p in "$dir"/*.png; do
     [ -e "$p" ] || continue
@@ -56,6 +60,8 @@ else
     done
     grep -q "MALFORMED" "$md" && fail "report.md names a malformed CSV: $(grep MALFORMED "$md")"
     grep -q "PLOT FAILED" "$md" && fail "report.md names a failed plot: $(grep 'PLOT FAILED' "$md")"
+    grep -q "NOT READ" "$md" && fail "report.md names a CSV it could not read: $(grep 'NOT READ' "$md")"
+    grep -q "INCOMPLETE RUN" "$md" && fail "report.md says the run is incomplete: $(grep -A3 'INCOMPLETE RUN' "$md")"
     echo "== report.md headline ($md)"
     sed -n '/^## Headline$/,/^## Findings$/p' "$md" | sed '$d'
 fi

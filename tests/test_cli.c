@@ -597,8 +597,12 @@ static int run_in_child(void (*fn)(void *), void *arg, char *errout, size_t len)
         _exit(99);
     }
     close(fd[1]);
-    ssize_t n = read(fd[0], errout, len - 1);
-    errout[n > 0 ? n : 0] = '\0';
+    /* Until EOF: the child's stderr is unbuffered, so one line can arrive in several writes. */
+    size_t got = 0;
+    ssize_t n;
+    while (got < len - 1 && (n = read(fd[0], errout + got, len - 1 - got)) > 0)
+        got += (size_t)n;
+    errout[got] = '\0';
     close(fd[0]);
     int st;
     waitpid(pid, &st, 0);

@@ -1,11 +1,14 @@
 /* Drawing a run's plots and embedding them. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pb_mdesc.h"
 #include "pb_plot.h"
 #include "pb_report.h"
 
@@ -36,10 +39,13 @@ int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
     return failed;
 }
 
+/* A PNG whose name is a plain file name (letters, digits, '_', '-', '.'): the ones the plot scripts write. Any
+ * other name in the directory is not ours and is not linked: it could close the link or start a URL. */
 static int png_only(const struct dirent *e)
 {
     size_t n = strlen(e->d_name);
-    return n > 4 && strcmp(e->d_name + n - 4, ".png") == 0;
+    return n > 4 && strcmp(e->d_name + n - 4, ".png") == 0 &&
+           strspn(e->d_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == n;
 }
 
 void pb_report_embed_pngs(FILE *out, const char *dir)
@@ -54,9 +60,9 @@ void pb_report_embed_pngs(FILE *out, const char *dir)
         char stem[256], svg[4400];
         snprintf(stem, sizeof stem, "%.*s", (int)(strlen(list[i]->d_name) - 4), list[i]->d_name);
         snprintf(svg, sizeof svg, "%s/%s.svg", dir, stem);
-        fprintf(out, "![%s](%s.png)\n", stem, stem);
+        fprintf(out, "![%s](%s.png)\n", PB_MD(stem), stem);
         if (access(svg, R_OK) == 0)
-            fprintf(out, "[%s.svg](%s.svg)\n\n", stem, stem);
+            fprintf(out, "[%s.svg](%s.svg)\n\n", PB_MD(stem), stem);
         else
             fprintf(out, "(no SVG drawn)\n\n");
         free(list[i]);
@@ -66,11 +72,25 @@ void pb_report_embed_pngs(FILE *out, const char *dir)
 
 int pb_write_file(const char *path, void (*writer)(FILE *, const void *), const void *arg)
 {
+    /* A unique temporary name beside the target (two bench_report runs on one directory never share it), renamed
+     * over the target only once it is whole. */
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= sizeof tmp) {
+        errno = ENAMETOOLONG;
         return -1;
+    }
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    fchmod(fd, 0644); /* mkstemp's 0600 would hide the report from other users */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
     writer(f, arg);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
