@@ -108,7 +108,7 @@ test: deps
 
 asan-test: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" build-asan/bin/poolbench_tests
-	ASAN_OPTIONS=detect_leaks=1 POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2
 
 # The harnesses use the pool and kernels, and tsan_decode bench/lib's decode (hence hwloc's and OpenMP's link
 # flags; its executors are pools only, so no OpenMP team runs under TSan).

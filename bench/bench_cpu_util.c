@@ -57,12 +57,11 @@ static void resolve_cpus(cu_opts *o, const pb_topo *t)
     char err[512];
     if (!o->cpus)
         return;
-    pb_cpulist *set = malloc(sizeof *set);
-    if (!set || pb_topo_set(t, o->cpus, set, err, sizeof err) != 0)
-        pb_cli_fail_opt(PROG, "cpus", o->cpus, "%s", set ? err : "out of memory");
-    for (int i = 0; i < set->n && o->ncpu < PB_PROCSTAT_MAX_CPUS; i++)
-        o->cpu[o->ncpu++] = set->cpu[i];
-    free(set);
+    pb_cpulist set; /* 4 KiB: on the stack, so the exit below leaks nothing */
+    if (pb_topo_set(t, o->cpus, &set, err, sizeof err) != 0)
+        pb_cli_fail_opt(PROG, "cpus", o->cpus, "%s", err);
+    for (int i = 0; i < set.n && o->ncpu < PB_PROCSTAT_MAX_CPUS; i++)
+        o->cpu[o->ncpu++] = set.cpu[i];
 }
 
 /* fork + exec with stdio inherited. The child reports a failed exec through a close-on-exec pipe: a
