@@ -9,17 +9,31 @@
 #   make fuzz       fuzz the CSV reader with libFuzzer for 60 s
 #
 # Files are picked up by name, so adding a module needs no edit here:
-#   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/lib/*.c -> libpb.a, bench/bench_*.c -> programs,
-#   tests/test_*.c -> one Criterion binary, tests/tsan_*.c -> plain mains built with ThreadSanitizer.
-#   kernels/*_avx2.c and kernels/*_avx512.c get their ISA flags; everything else is built for baseline x86-64,
-#   and the ISA variants are chosen at run time.
+#   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
+#   programs, tests/test_*.c -> one Criterion binary, tests/tsan_*.c -> plain mains built with ThreadSanitizer.
+#   Files under an x86/ folder are built on x86-64 only; *_avx2.c and *_avx512.c get their ISA flags; everything
+#   else is built for the baseline ISA, and the ISA variants are chosen at run time.
+#
+# Layers: bench/base < io < platform < machine < measure < harness < report < the mains (bench/bench_*.c).
+# A file is compiled with the include paths of its own layer and the layers below only (LAYER_INC), so a
+# lower layer that includes a higher one's header does not compile: the build enforces the direction. pool/
+# sees only itself, kernels/ itself and pool/ (the matvec splits rows over a pool); bench/machine and above
+# see pool/, bench/measure and above kernels/.
 
 CC       ?= cc
 BUILD    ?= build
 SAN      ?=
 OPT      ?= -O2
 WARN      = -Wall -Wextra -Wpedantic -Werror
-CPPFLAGS += -D_GNU_SOURCE -Ipool -Ikernels -Ibench/lib
+CPPFLAGS += -D_GNU_SOURCE
+INC_base     = -Ibench/base
+INC_io       = $(INC_base) -Ibench/io
+INC_platform = $(INC_io) -Ibench/platform
+INC_machine  = $(INC_platform) -Ibench/machine -Ipool
+INC_measure  = $(INC_machine) -Ibench/measure -Ikernels
+INC_harness  = $(INC_measure) -Ibench/harness
+INC_report   = $(INC_harness) -Ibench/report
+INC_ALL      = $(INC_report)
 CFLAGS   += -std=c11 $(OPT) -g $(WARN) -pthread -fopenmp $(SAN)
 PKGS      = hwloc libcpuid
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -39,11 +53,13 @@ AVX512_FLAGS =
 endif
 
 POOL_SRC   = $(wildcard pool/*.c)
-KERN_SRC   = $(wildcard kernels/*.c)
+KERN_SRC   = $(wildcard kernels/*.c kernels/*/*.c)
+PB_LAYERS  = base io platform machine measure harness report
+PB_SRC     = $(foreach l,$(PB_LAYERS),$(wildcard bench/$(l)/*.c bench/$(l)/*/*.c))
 ifneq ($(ARCH),x86_64)
-KERN_SRC  := $(filter-out %_avx2.c %_avx512.c,$(KERN_SRC))
+KERN_SRC  := $(filter-out %/x86/%,$(KERN_SRC))
+PB_SRC    := $(filter-out %/x86/%,$(PB_SRC))
 endif
-PB_SRC     = $(wildcard bench/lib/*.c)
 BENCH_SRC  = $(wildcard bench/bench_*.c)
 TEST_SRC   = $(wildcard tests/test_*.c)
 TSAN_SRC   = $(wildcard tests/tsan_*.c)
@@ -68,20 +84,27 @@ help:
 deps:
 	@sh scripts/deps.sh
 
+# Each object's include paths: its layer's (see the top).
+$(BUILD)/obj/pool/%.o: LAYER_INC = -Ipool
+$(BUILD)/obj/kernels/%.o: LAYER_INC = -Ipool -Ikernels
+$(foreach l,$(PB_LAYERS),$(eval $(BUILD)/obj/bench/$(l)/%.o: LAYER_INC = $(INC_$(l))))
+$(BUILD)/obj/bench/bench_%.o: LAYER_INC = $(INC_ALL)
+$(BUILD)/obj/tests/%.o: LAYER_INC = $(INC_ALL)
+
 $(BUILD)/obj/%_avx2.o: %_avx2.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%_avx512.o: %_avx512.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(AVX512_FLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX512_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # Machine identity records the flags this build used (machine.csv and the context header).
-$(BUILD)/obj/bench/lib/pb_machine.o: CPPFLAGS += -DPB_CFLAGS='"$(strip $(CFLAGS))"'
+$(BUILD)/obj/bench/machine/pb_machine.o: CPPFLAGS += -DPB_CFLAGS='"$(strip $(CFLAGS))"'
 
 $(LIBPOOL): $(call obj,$(POOL_SRC))
 	@mkdir -p $(dir $@)
@@ -110,14 +133,14 @@ asan-test: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" build-asan/bin/poolbench_tests
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp POOLBENCH_BIN=build-asan/bin build-asan/bin/poolbench_tests -j2
 
-# The harnesses use the pool and kernels, and tsan_decode bench/lib's decode (hence hwloc's and OpenMP's link
+# The harnesses use the pool and kernels, and tsan_decode bench/measure's decode (hence hwloc's and OpenMP's link
 # flags; its executors are pools only, so no OpenMP team runs under TSan).
 # The libraries come from one sub-make with the TSan flags, run when a source or header of theirs is newer
 # than them: it rebuilds what that touches (its .d files know the headers), and the libraries are touched
 # together after it, so a binary relinks when something it links changed, and only then. Not inside that
 # sub-make (BUILD=build-tsan), where the libraries' own rules apply.
 TSAN_LIBS = build-tsan/libpb.a build-tsan/libkernels.a build-tsan/libpool.a
-TSAN_INPUTS = $(POOL_SRC) $(KERN_SRC) $(PB_SRC) $(wildcard pool/*.h kernels/*.h bench/lib/*.h)
+TSAN_INPUTS = $(POOL_SRC) $(KERN_SRC) $(PB_SRC) $(wildcard pool/*.h kernels/*.h bench/*/*.h)
 ifneq ($(BUILD),build-tsan)
 $(TSAN_LIBS) &: $(TSAN_INPUTS)
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_LIBS)
@@ -126,7 +149,7 @@ endif
 
 build-tsan/bin/%: tests/%.c $(TSAN_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< $(TSAN_LIBS) $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
+	$(CC) $(CPPFLAGS) $(INC_ALL) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< $(TSAN_LIBS) $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
 
 tsan-test: deps $(TSANBINS)
 	@for t in $(TSANBINS); do echo "== $$t"; TSAN_OPTIONS=halt_on_error=1 $$t || exit 1; done

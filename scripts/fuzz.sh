@@ -13,9 +13,9 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang
 fi
 mkdir -p build-fuzz/corpus
-echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined tests/fuzz_csvread.c bench/lib/pb_csvread.c"
-"$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/lib -O1 -g -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=all tests/fuzz_csvread.c bench/lib/pb_csvread.c -o build-fuzz/fuzz_csvread
+echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined tests/fuzz_csvread.c bench/io/pb_csvread.c"
+"$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/io -O1 -g -fsanitize=fuzzer,address,undefined \
+    -fno-sanitize-recover=all tests/fuzz_csvread.c bench/io/pb_csvread.c -o build-fuzz/fuzz_csvread
 # Seeds: the hand-written cases and every fixture CSV (the reader's real inputs).
 for f in tests/data/fuzz_csv/* tests/data/runs/*/*.csv; do
     [ -f "$f" ] && cp "$f" "build-fuzz/corpus/seed-$(echo "$f" | tr '/' '_')"

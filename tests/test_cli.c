@@ -1,4 +1,4 @@
-/* test_cli.c — the option table interpreter (bench/lib/pb_cli.c) through pb_cli_parse_into, plus one forked
+/* test_cli.c — the option table interpreter (bench/base/pb_cli.c) through pb_cli_parse_into, plus one forked
  * check that pb_cli_parse prints one line and exits 2. Criterion runs each test in its own process, so the
  * setenv calls below do not leak between tests. */
 #include <criterion/criterion.h>

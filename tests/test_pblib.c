@@ -1,4 +1,4 @@
-/* bench/lib basics: statistics on known data and their edge cases, the CSV writer's no-overwrite and
+/* bench/ library basics: statistics on known data and their edge cases, the CSV writer's no-overwrite and
  * no-half-file guarantees, run directories, and the round trip's placement tag. */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-/* The one piece of global mutable state in bench/lib: a signal handler has no context argument, so the signal
+/* The one piece of global mutable state in bench/: a signal handler has no context argument, so the signal
  * number can only reach the measuring loop through a static. sig_atomic_t and volatile make the handler's
  * store and the loop's load well defined (C11 7.14.1.1); no other data is shared with the handler. */
 static volatile sig_atomic_t pb_stop_sig;

@@ -1,4 +1,4 @@
-/* pb_err.h — the one-line error every bench/lib function reports through a caller's buffer:
+/* pb_err.h — the one-line error every bench/ library function reports through a caller's buffer:
  *
  *   if (bad) return pb_errf(err, errlen, "--cpus: %d does not exist", cpu);   // fills err, returns -1
  */
