@@ -106,15 +106,17 @@ $(BUILD)/obj/%.o: %.c
 # Machine identity records the flags this build used (machine.csv and the context header).
 $(BUILD)/obj/bench/machine/pb_machine.o: CPPFLAGS += -DPB_CFLAGS='"$(strip $(CFLAGS))"'
 
+# Each archive is made afresh: `ar rcs` only adds and replaces members, so a renamed or removed source's old
+# object would stay in it and clash with (or stand in for) the new one at link time.
 $(LIBPOOL): $(call obj,$(POOL_SRC))
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(LIBKERN): $(call obj,$(KERN_SRC))
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(LIBPB): $(call obj,$(PB_SRC))
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS_A)
 	@mkdir -p $(dir $@)

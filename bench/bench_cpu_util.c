@@ -26,7 +26,7 @@
 #include "pb_procstat.h"
 #include "pb_run.h"
 #include "pb_topo.h"
-#include "pb_util.h"
+#include "pb_sampler.h"
 
 #define PROG "bench_cpu_util"
 #define EXIT_NOT_FOUND 127   /* what sh answers for a command it cannot find */
@@ -45,7 +45,7 @@ typedef struct cu_opts {
 
 /* What one run of the command gave: the sampler's result and how the command ended. */
 typedef struct cu_run {
-    pb_util_result util;
+    pb_sampler_result util;
     int status;              /* the waitpid status */
     bool sampled_ok;
 } cu_run;
@@ -140,7 +140,7 @@ static void print_cell(FILE *f, double v)
         fprintf(f, " %8.1f", v);
 }
 
-static void print_row(FILE *f, const pb_util_cpu *c)
+static void print_row(FILE *f, const pb_sampler_cpu *c)
 {
     if (c->cpu < 0)
         fprintf(f, "%-5s", "all");
@@ -183,7 +183,7 @@ typedef struct cu_sink {
     pb_csv *csv;
 } cu_sink;
 
-static void cu_write_sample(void *ctx, const pb_util_sample *x)
+static void cu_write_sample(void *ctx, const pb_sampler_sample *x)
 {
     const cu_sink *k = ctx;
     pb_csv_row(k->csv, "%s,%s,%.1f,%d,%.2f,%.2f,%.2f,%.2f", k->run->run_id, k->run->host, x->t_ms, x->cpu, x->busy,
@@ -237,10 +237,10 @@ static int cu_finish(const pb_harness *h, const pb_run *run, cu_sink *k, const c
 
 int main(int argc, char **argv)
 {
-    cu_opts o = { .interval_ms = PB_UTIL_INTERVAL_DEFAULT_MS };
+    cu_opts o = { .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
-        { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o.interval_ms, .min = PB_UTIL_INTERVAL_MIN_MS,
-          .max = PB_UTIL_INTERVAL_MAX_MS, .metavar = "N", .help = "sampling interval in ms", .dflt = "100" },
+        { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o.interval_ms, .min = PB_SAMPLER_INTERVAL_MIN_MS,
+          .max = PB_SAMPLER_INTERVAL_MAX_MS, .metavar = "N", .help = "sampling interval in ms", .dflt = "100" },
         { .name = "out", .kind = PB_OPT_STRING, .dest = &o.out, .metavar = "DIR",
           .help = "write into a new (or empty) directory DIR", .dflt = "results/<host>/<stamp>" },
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o.run_dir, .metavar = "DIR",
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &waitset, &old);
 
     char err[512];
-    pb_util_sampler *s = pb_util_sampler_start_sink((int)o.interval_ms, o.ncpu ? o.cpu : NULL, o.ncpu,
+    pb_sampler *s = pb_sampler_start_sink((int)o.interval_ms, o.ncpu ? o.cpu : NULL, o.ncpu,
                                                     cu_write_sample, &sink, err, sizeof err);
     if (!s) {
         fprintf(stderr, "%s: %s\n", PROG, err);
@@ -300,9 +300,9 @@ int main(int argc, char **argv)
     if (pid < 0) {
         int e = errno;
         fprintf(stderr, "%s: %s: %s\n", PROG, cmd[0], strerror(e));
-        pb_util_result discard;
-        pb_util_sampler_stop(s, &discard);
-        pb_util_result_free(&discard);
+        pb_sampler_result discard;
+        pb_sampler_stop(s, &discard);
+        pb_sampler_result_free(&discard);
         /* A command that cannot run leaves nothing behind. */
         pb_csv_abort(sink.csv);
         pb_run_discard(&run);
@@ -311,12 +311,12 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: sampling every %ld ms until %s exits (pid %d)\n", PROG, o.interval_ms, cmd[0], (int)pid);
 
     cu_run r = { .status = wait_forwarding(pid, &waitset) };
-    r.sampled_ok = pb_util_sampler_stop(s, &r.util) == 0;
+    r.sampled_ok = pb_sampler_stop(s, &r.util) == 0;
     int code = exit_code(r.status);
     pb_machine_print_header(&h.machine, stderr);
     print_summary(stderr, &run, &r, cmd);
     int wrote = cu_finish(&h, &run, &sink, &r);
-    pb_util_result_free(&r.util);
+    pb_sampler_result_free(&r.util);
     /* Results that could not be written are a failure of their own, unless the command already failed. */
     return code == 0 ? wrote : code;
 }

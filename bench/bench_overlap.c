@@ -2,8 +2,8 @@
  *
  * A pipeline of K steps. Each step has a "device" job (a q8_0 matvec, rows x cols) and a CPU prep (RMSNorm of
  * a vector, then its q8_0 quantization: the activation of a next matvec) on the caller. serial runs the prep,
- * then the job, on the caller; the async modes submit the job to a helper (pool_submit), run the prep, then
- * pool_wait: the prep overlaps the job, at best a step costs max(prep, job) instead of prep + job.
+ * then the job, on the caller; the async modes submit the job to a helper (pool_async_submit), run the prep, then
+ * pool_async_wait: the prep overlaps the job, at best a step costs max(prep, job) instead of prep + job.
  *   async-spawn    pthread_create for every job, the thread pinned to the other cpu
  *   async-inherit  a persistent helper created after the caller pinned itself to one cpu: it inherits that
  *                  mask and time-shares the caller's core
@@ -208,12 +208,12 @@ static void ov_step(ov_work *w, ov_loop loop, ov_mode m, pool_async *a)
             ov_prep(w);
         ov_job(w);
     } else {
-        if (pool_submit(a, ov_job, w) != 0) {
-            fprintf(stderr, PROG ": %s: pool_submit: %s\n", ov_mode_names[m], strerror(errno));
+        if (pool_async_submit(a, ov_job, w) != 0) {
+            fprintf(stderr, PROG ": %s: pool_async_submit: %s\n", ov_mode_names[m], strerror(errno));
             exit(1);
         }
         ov_prep(w);
-        pool_wait(a);
+        pool_async_wait(a);
     }
 }
 

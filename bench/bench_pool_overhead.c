@@ -9,7 +9,7 @@
 
 #include "pb_cli.h"
 #include "pb_csv.h"
-#include "pb_dispatch.h"
+#include "pb_dispatch_cost.h"
 #include "pb_harness.h"
 #include "pb_pingpong.h"
 #include "pb_time.h"
@@ -31,7 +31,7 @@ typedef struct po_row {
     int kind; /* PB_DISPATCH_* kind, -1 = pingpong */
     int threads;
     unsigned gap_us, job_ns;
-    pb_dispatch_result r;
+    pb_dispatch_cost_result r;
     double rt_before, rt_after, ratio_to_rt, ratio_to_omp;
     char placement[8];
 } po_row;
@@ -102,7 +102,7 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
             snprintf(what, sizeof what, "%s threads=%d gap=%ldus job=%ldns", pb_dispatch_kind_names[kind], threads,
                      pr->o.gaps.v[g], pr->o.jobs.v[j]);
             pb_progress((*done)++, total, t0, "%-40s", what);
-            pb_dispatch_point pt = { .kind = kind, .threads = threads, .cpus = cpus,
+            pb_dispatch_cost_point pt = { .kind = kind, .threads = threads, .cpus = cpus,
                                      .gap_us = (unsigned)pr->o.gaps.v[g], .job_ns = (unsigned)pr->o.jobs.v[j],
                                      .spin_us = (unsigned)pr->o.spin_us, .reps = (int)pr->o.reps,
                                      .batch_ms = pr->o.batch_ms };
@@ -111,7 +111,7 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
             row->threads = threads;
             row->gap_us = pt.gap_us;
             row->job_ns = pt.job_ns;
-            if (pb_dispatch_measure(&pt, &row->r) != 0) {
+            if (pb_dispatch_cost_measure(&pt, &row->r) != 0) {
                 fprintf(stderr, "\n" PROG ": %s with %d threads: %s\n", pb_dispatch_kind_names[kind], threads,
                         strerror(errno));
                 exit(1);

@@ -11,7 +11,7 @@
 
 #include "pb_cli.h"
 #include "pb_decode.h"
-#include "pb_floor.h"
+#include "pb_decode_floor.h"
 #include "pb_harness.h"
 #include "pb_membuf.h"
 #include "pb_pingpong.h"
@@ -58,7 +58,7 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
 {
     sw_opts *o = &sr->o;
     *o = (sw_opts){ .model = PB_MODEL_QWEN3_0_6B, .tokens = 0, .warmup = 3, .seed = 1,
-                    .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_UTIL_INTERVAL_DEFAULT_MS };
+                    .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
         { .name = "model", .kind = PB_OPT_CHOICE, .dest = &o->model, .choices = pb_model_names, .metavar = "NAME",
           .help = "model preset (qwen3-0.6b, qwen3-8b, llama3-8b)", .dflt = "qwen3-0.6b" },
@@ -89,8 +89,8 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
           .help = "seed of the synthetic weights and inputs", .dflt = "1" },
         { .name = "spin-us", .kind = PB_OPT_INT, .dest = &o->spin_us, .min = 0, .max = 1000000, .metavar = "N",
           .help = "hybrid policy's spin budget before sleeping, µs", .dflt = "50" },
-        { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_UTIL_INTERVAL_MIN_MS,
-          .max = PB_UTIL_INTERVAL_MAX_MS, .metavar = "MS", .help = "/proc/stat sampling interval during each point",
+        { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_SAMPLER_INTERVAL_MIN_MS,
+          .max = PB_SAMPLER_INTERVAL_MAX_MS, .metavar = "MS", .help = "/proc/stat sampling interval during each point",
           .dflt = "100" },
         { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
@@ -338,13 +338,13 @@ static void sw_fail(const char *fmt, ...)
 
 /* The read floor over the weight arena through a spin pool pinned like the point (only: one kernel). */
 static void sw_floor(const sw_run *sr, const pb_decode_weights *w, const pb_cpulist *place, const char *only,
-                     pb_floor *out)
+                     pb_decode_floor *out)
 {
     char err[512];
     pb_exec fl;
     if (pb_exec_open(&fl, POOL_SPIN, place->n, place->cpu, 0, 0) != 0)
         sw_fail("read floor at %d threads: %s", place->n, strerror(errno));
-    if (pb_floor_measure(fl.p, w->arena, (size_t)w->bytes, (int)sr->o.floor_passes, only, out, err, sizeof err) != 0)
+    if (pb_decode_floor_measure(fl.p, w->arena, (size_t)w->bytes, (int)sr->o.floor_passes, only, out, err, sizeof err) != 0)
         sw_fail("read floor at %d threads: %s", place->n, err);
     pb_exec_close(&fl);
 }
@@ -353,7 +353,7 @@ static void sw_floor(const sw_run *sr, const pb_decode_weights *w, const pb_cpul
  * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass: on this VM its halted vCPUs
  * measured 10% lower floors). */
 typedef struct sw_live {
-    pb_floor_live fl;
+    pb_decode_floor_live fl;
     const pb_cpulist *place;
     pool *own; /* NULL: a fresh spin pool per pass */
 } sw_live;
@@ -384,12 +384,12 @@ static void sw_floor_pass(void *ctx)
 {
     sw_live *lv = ctx;
     if (lv->own) {
-        pb_floor_live_pass(&lv->fl, lv->own);
+        pb_decode_floor_live_pass(&lv->fl, lv->own);
         return;
     }
     pool *p = sw_spin_pool(lv->place);
     if (p) {
-        pb_floor_live_pass(&lv->fl, p);
+        pb_decode_floor_live_pass(&lv->fl, p);
         pool_destroy(p);
     }
 }
@@ -399,7 +399,7 @@ typedef struct sw_block {
     const pb_decode_weights *w;
     const sw_set *set;
     const pb_cpulist *place, *pair;
-    pb_floor floor;
+    pb_decode_floor floor;
 } sw_block;
 
 /* Opens lv's interleaved floor over the block's weights with the block's kernel (own: the point's pool when its
@@ -411,7 +411,7 @@ static bool sw_live_open(sw_live *lv, const sw_block *b, pool *own, int tokens)
     pool *first = own ? own : sw_spin_pool(b->place);
     char err[512];
     snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
-    int rc = first ? pb_floor_live_open(&lv->fl, first, b->w->arena, (size_t)b->w->bytes, b->floor.kernel, tokens,
+    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, b->w->arena, (size_t)b->w->bytes, b->floor.kernel, tokens,
                                         err, sizeof err)
                    : -1;
     if (first && !own)
@@ -479,7 +479,7 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 if (pb_sweep_measure(&d, &ex, (int)sr->o.warmup, (int)sr->o.tokens, (int)sr->o.interval_ms,
                                      b->place->cpu, threads, &between, &r->m, err, sizeof err) != 0)
                     sw_fail("%s %s: %s", r->format, r->policy, err);
-                if (live && pb_floor_live_close(&lv.fl, &r->floor, err, sizeof err) != 0)
+                if (live && pb_decode_floor_live_close(&lv.fl, &r->floor, err, sizeof err) != 0)
                     sw_fail("read floor at %d threads: %s", threads, err);
                 pb_exec_close(&ex);
                 r->rt_after = sw_roundtrip(sr, b->pair);
@@ -543,7 +543,7 @@ static void sw_measure(sw_run *sr)
                 if (pb_topo_place(sr->h.topo, &set->cpus, threads, &place, err, sizeof err) != 0)
                     sw_fail("%s", err);
                 sw_block b = { .fmt = fmt, .w = &w, .set = set, .place = &place, .pair = &pair };
-                int rc = pb_floor_from_csv(sr->h.run.dir, place.cpu, threads, &b.floor, err, sizeof err);
+                int rc = pb_decode_floor_from_csv(sr->h.run.dir, place.cpu, threads, &b.floor, err, sizeof err);
                 if (rc < 0)
                     fprintf(stderr, "\n" PROG ": %s; measuring the floor instead\n", err);
                 if (rc != 0) {
@@ -592,7 +592,7 @@ int main(int argc, char **argv)
     int rc = pb_harness_close(&sr.h, "sweep.gp", plots);
     pb_sweep_out_free(&sr.out);
     for (int i = 0; i < sr.nrows; i++)
-        pb_util_result_free(&sr.rows[i].m.util);
+        pb_sampler_result_free(&sr.rows[i].m.util);
     free(sr.rows);
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         for (int b = 0; b <= KERN_BATCH_MAX; b++)

@@ -5,7 +5,7 @@
  * counter the caller waits on. Spin, hybrid and condvar differ only in how long a waiter spins before it
  * sleeps on a condition variable (pool_policy_budgets): condvar 0, hybrid spin_us, spin the idle budget for
  * workers and forever for the caller. Spawn creates and joins threads for every job. The wait/wake handshake
- * lives in pool_wait.c (pool_impl.h), shared with the asynchronous worker (pool_async.c).
+ * lives in pool_handshake.c (pool_impl.h), shared with the asynchronous worker (pool_async.c).
  */
 #include "pool.h"
 #include "pool_impl.h"
@@ -109,7 +109,7 @@ static void *pool_worker_main(void *arg)
     struct pool *p = w->p;
     unsigned seen = 0;
     for (;;) {
-        seen = pool_wait_word(&p->gen, seen, false, p->worker_budget_ns, p->yield_after, &p->work_q);
+        seen = pool_word_wait(&p->gen, seen, false, p->worker_budget_ns, p->yield_after, &p->work_q);
         if (p->stop)
             break;
         p->fn(p->ctx, w->id, p->n);
@@ -119,7 +119,7 @@ static void *pool_worker_main(void *arg)
         /* Generation g is the g-th job, so the last worker of job g brings done to g * (n - 1) (mod 2^32,
          * like the caller's target): only that one wakes a sleeping caller. */
         if (done == seen * ((unsigned)p->n - 1))
-            pool_wake(&p->done_q);
+            pool_word_wake(&p->done_q);
     }
     return NULL;
 }
@@ -203,9 +203,9 @@ static void pool_free(struct pool *p)
 static void pool_stop_workers(struct pool *p, int started)
 {
     p->stop = true;
-    /* seq_cst RMW: releases stop to the workers' acquire of gen, and publishes for pool_wake. */
+    /* seq_cst RMW: releases stop to the workers' acquire of gen, and publishes for pool_word_wake. */
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
-    pool_wake(&p->work_q);
+    pool_word_wake(&p->work_q);
     for (int i = 1; i < started; i++)
         pthread_join(p->tids[i], NULL);
 }
@@ -361,9 +361,9 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     /* seq_cst RMW: releases the job descriptor to the workers' acquire of gen, and is the publisher half
      * of the sleep handshake. */
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
-    pool_wake(&p->work_q);
+    pool_word_wake(&p->work_q);
     fn(ctx, 0, p->n);
-    pool_wait_word(&p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
+    pool_word_wait(&p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
 }
 
 void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)

@@ -13,7 +13,7 @@
  *    to a multiple of grain. For work done in blocks (a slice quantized into whole activation blocks).
  *  - A pool is driven by one thread at a time, and fn must not call back into the same pool.
  *  - pool_bind_caller / pool_unbind_caller: the span during which the driving thread runs on cpus[0] (below).
- *  - pool_submit / pool_wait (the asynchronous pair, at the end): one helper thread runs a job while the
+ *  - pool_async_submit / pool_async_wait (the asynchronous pair, at the end): one helper thread runs a job while the
  *    caller does other work.
  */
 #ifndef POOL_H
@@ -109,11 +109,12 @@ int pool_policy_parse(const char *name, pool_policy *out);
  * "Submit, do other work, wait": one helper thread runs one job at a time for one driving thread, while that
  * thread goes on with its own serial work. It pays only when the helper really runs on another cpu.
  *
- *  - pool_submit(a, fn, ctx) returns at once: a persistent helper is handed the job by one generation bump
+ *  - pool_async_submit(a, fn, ctx) returns at once: a persistent helper is handed the job by one generation bump
  *    (no syscall while the helper spins); the spawn policy calls pthread_create instead.
- *  - pool_wait(a) returns once fn(ctx) has returned; everything fn wrote is then visible to the caller.
- *    Each submitted job runs exactly once, on the helper. pool_wait with no job pending returns at once.
- *  - One job in flight: pool_submit before the pool_wait of the previous job fails with EBUSY (nothing runs).
+ *  - pool_async_wait(a) returns once fn(ctx) has returned; everything fn wrote is then visible to the caller.
+ *    Each submitted job runs exactly once, on the helper. pool_async_wait with no job pending returns at once.
+ *  - One job in flight: pool_async_submit before the pool_async_wait of the previous job fails with EBUSY
+ *    (nothing runs).
  *    One driving thread at a time; fn must not call back into the same pool_async.
  *
  * Placement (pool_async_config.cpu): an OS cpu id pins the helper there, and must not be the caller's only
@@ -121,11 +122,11 @@ int pool_policy_parse(const char *name, pool_policy *out);
  * leaves the helper the affinity mask of the thread that creates it (of the thread that submits, for spawn):
  * created by a caller pinned to one cpu, the helper time-shares that cpu. That is the mistake bench_overlap
  * measures, so it stays expressible; such a helper never spins (spinning on the one cpu would only delay
- * the thread it waits for): it and pool_wait sleep at once, whatever the policy.
+ * the thread it waits for): it and pool_async_wait sleep at once, whatever the policy.
  *
  * Waiting (pool_async_config.policy): spin — the idle helper spins idle_us after a job, then sleeps, and
- * pool_wait spins (yielding after a bounded spin); hybrid — both spin spin_us, then sleep; condvar — both
- * sleep at once; spawn — pthread_create in pool_submit, pthread_join in pool_wait: the baseline. */
+ * pool_async_wait spins (yielding after a bounded spin); hybrid — both spin spin_us, then sleep; condvar — both
+ * sleep at once; spawn — pthread_create in pool_async_submit, pthread_join in pool_async_wait: the baseline. */
 
 #define POOL_ASYNC_INHERIT (-1)
 
@@ -149,8 +150,8 @@ pool_async *pool_async_create(const pool_async_config *cfg);
 void pool_async_destroy(pool_async *a);
 
 /* 0, or -1 with errno EBUSY (a job is pending) or the error of pthread_create (spawn): the job not run. */
-int pool_submit(pool_async *a, pool_task_fn fn, void *ctx);
-void pool_wait(pool_async *a);
+int pool_async_submit(pool_async *a, pool_task_fn fn, void *ctx);
+void pool_async_wait(pool_async *a);
 
 /* The cpu the helper was configured with (POOL_ASYNC_INHERIT included) and its policy. */
 int pool_async_cpu(const pool_async *a);

@@ -1,8 +1,8 @@
 /* pool_async.c — the asynchronous pair: one helper thread, one job in flight (see pool.h).
  *
- * A persistent helper waits on a generation counter exactly like a pool worker: pool_submit writes the job
+ * A persistent helper waits on a generation counter exactly like a pool worker: pool_async_submit writes the job
  * descriptor (plain fields), then bumps the generation; the helper runs the job and bumps a completion
- * counter that pool_wait waits for. Both waits are pool_wait_word (pool_wait.c): spin for the policy's
+ * counter that pool_async_wait waits for. Both waits are pool_word_wait (pool_handshake.c): spin for the policy's
  * budget, then sleep with the handshake that never loses a wake-up. Spawn creates a thread per job.
  */
 #include "pool.h"
@@ -24,12 +24,12 @@ struct pool_async {
     int cpu;
     pool_policy policy;
     uint64_t worker_budget_ns; /* how long the idle helper spins before sleeping */
-    uint64_t caller_budget_ns; /* how long pool_wait spins before sleeping */
+    uint64_t caller_budget_ns; /* how long pool_async_wait spins before sleeping */
     pthread_t tid;             /* the persistent helper, or the spawned thread of the pending job */
 
     /* The caller's own state: only the driving thread reads or writes these. */
     bool pending;       /* a job was submitted and not yet waited for */
-    unsigned submitted; /* jobs submitted so far (wraps): pool_wait waits for done to reach it */
+    unsigned submitted; /* jobs submitted so far (wraps): pool_async_wait waits for done to reach it */
 
     /* The job descriptor: written by the caller before the generation's bump, read by the helper after
      * its acquire of it, so plain fields suffice (for spawn, pthread_create orders them). */
@@ -70,14 +70,14 @@ static void *pool_async_main(void *arg)
     struct pool_async *a = arg;
     unsigned seen = 0;
     for (;;) {
-        seen = pool_wait_word(&a->gen, seen, false, a->worker_budget_ns, POOL_SPINS_BEFORE_YIELD, &a->work_q);
+        seen = pool_word_wait(&a->gen, seen, false, a->worker_budget_ns, POOL_SPINS_BEFORE_YIELD, &a->work_q);
         if (a->stop)
             break;
         a->fn(a->ctx);
-        /* seq_cst RMW: releases the job's writes to pool_wait's acquire of done, and is the publisher half
+        /* seq_cst RMW: releases the job's writes to pool_async_wait's acquire of done, and is the publisher half
          * of the sleep handshake when the caller sleeps. */
         atomic_fetch_add_explicit(&a->done, 1, memory_order_seq_cst);
-        pool_wake(&a->done_q);
+        pool_word_wake(&a->done_q);
     }
     return NULL;
 }
@@ -150,7 +150,7 @@ pool_async *pool_async_create(const pool_async_config *cfg)
         rc = pool_async_start(a, pool_async_main);
     } else if (a->cpu >= 0) {
         /* Spawn creates its threads later: try one now, so that a cpu this process may not use fails here
-         * and not at the first pool_submit. */
+         * and not at the first pool_async_submit. */
         rc = pool_cpu_usable(a->cpu);
     }
     if (rc != 0) {
@@ -167,12 +167,12 @@ void pool_async_destroy(pool_async *a)
 {
     if (!a)
         return;
-    pool_wait(a);
+    pool_async_wait(a);
     if (a->policy != POOL_SPAWN) {
         a->stop = true;
-        /* seq_cst RMW: releases stop to the helper's acquire of gen, and publishes for pool_wake. */
+        /* seq_cst RMW: releases stop to the helper's acquire of gen, and publishes for pool_word_wake. */
         atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
-        pool_wake(&a->work_q);
+        pool_word_wake(&a->work_q);
         pthread_join(a->tid, NULL);
     }
     pool_sleepq_destroy(&a->work_q);
@@ -182,7 +182,7 @@ void pool_async_destroy(pool_async *a)
 
 /* ---------------------------------------------------------------- jobs */
 
-int pool_submit(pool_async *a, pool_task_fn fn, void *ctx)
+int pool_async_submit(pool_async *a, pool_task_fn fn, void *ctx)
 {
     if (a->pending) {
         errno = EBUSY;
@@ -201,19 +201,19 @@ int pool_submit(pool_async *a, pool_task_fn fn, void *ctx)
         /* seq_cst RMW: releases the job descriptor to the helper's acquire of gen, and is the publisher
          * half of the sleep handshake. */
         atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
-        pool_wake(&a->work_q);
+        pool_word_wake(&a->work_q);
     }
     a->pending = true;
     return 0;
 }
 
-void pool_wait(pool_async *a)
+void pool_async_wait(pool_async *a)
 {
     if (!a->pending)
         return;
     if (a->policy == POOL_SPAWN)
         pthread_join(a->tid, NULL); /* join orders the job's writes before our reads */
     else
-        pool_wait_word(&a->done, a->submitted, true, a->caller_budget_ns, POOL_SPINS_BEFORE_YIELD, &a->done_q);
+        pool_word_wait(&a->done, a->submitted, true, a->caller_budget_ns, POOL_SPINS_BEFORE_YIELD, &a->done_q);
     a->pending = false;
 }

@@ -1,8 +1,8 @@
 /* pool_impl.h — internals shared by the pool's source files (pool.c, pool_async.c); not part of the API.
  *
- * The wait/wake handshake: a publisher changes one word with a seq_cst RMW, then calls pool_wake; a waiter
- * calls pool_wait_word, which spins (pause, then yield) for a budget and then sleeps on a pool_sleepq until
- * the word is ready. The handshake (described at pool_wait_word) never loses a wake-up. */
+ * The wait/wake handshake: a publisher changes one word with a seq_cst RMW, then calls pool_word_wake; a waiter
+ * calls pool_word_wait, which spins (pause, then yield) for a budget and then sleeps on a pool_sleepq until
+ * the word is ready. The handshake (described at pool_word_wait) never loses a wake-up. */
 #ifndef POOL_IMPL_H
 #define POOL_IMPL_H
 
@@ -38,11 +38,11 @@ void pool_sleepq_destroy(pool_sleepq *q);
  * pauses) up to budget_ns (0 = sleep at once, POOL_FOREVER_NS = never sleep), then sleeps on q. Returns
  * the value that made it ready. The load that sees it is an acquire: what the publisher wrote before its
  * RMW is visible on return. */
-unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, unsigned yield_after,
+unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, unsigned yield_after,
                         pool_sleepq *q);
 
 /* Called by a publisher right after its seq_cst RMW on the word q's sleepers wait on. */
-void pool_wake(pool_sleepq *q);
+void pool_word_wake(pool_sleepq *q);
 
 /* The spin budgets of a policy: how long an idle worker spins before sleeping, and how long the caller
  * spins on completion. spin: idle_us (0 = POOL_DEFAULT_IDLE_US) and forever; hybrid: spin_us both;

@@ -1,4 +1,4 @@
-/* The asynchronous pair's contract: a submitted job runs exactly once, on the helper, and pool_wait returns
+/* The asynchronous pair's contract: a submitted job runs exactly once, on the helper, and pool_async_wait returns
  * only after it ended; one job in flight; placement (pinned elsewhere, inherited, refused on the caller's
  * only cpu), seen from inside the job. */
 #include <criterion/criterion.h>
@@ -69,13 +69,13 @@ Test(async, job_runs_once_and_wait_returns_after_it_ended)
             pool_async *a = make_async(cpus[k], (pool_policy)pol);
             for (int it = 0; it < 200; it++) {
                 once_ctx c = { .sleep_us = it % 50 == 0 ? 2000 : it % 3 };
-                cr_assert_eq(pool_submit(a, once_job, &c), 0);
-                pool_wait(a);
-                cr_assert(atomic_load(&c.ended), "%s cpu %d job %d: pool_wait returned before the job ended",
+                cr_assert_eq(pool_async_submit(a, once_job, &c), 0);
+                pool_async_wait(a);
+                cr_assert(atomic_load(&c.ended), "%s cpu %d job %d: pool_async_wait returned before the job ended",
                           pool_policy_name(pol), cpus[k], it);
                 cr_assert_eq(atomic_load(&c.runs), 1, "%s cpu %d job %d ran %d times", pool_policy_name(pol),
                              cpus[k], it, atomic_load(&c.runs));
-                pool_wait(a); /* nothing pending: returns at once */
+                pool_async_wait(a); /* nothing pending: returns at once */
                 if (it % 50 == 25)
                     usleep(1000); /* the idle helper falls asleep, and must wake for the next job */
             }
@@ -89,11 +89,11 @@ Test(async, submit_while_pending_is_ebusy_and_runs_nothing)
     for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
         pool_async *a = make_async(POOL_ASYNC_INHERIT, (pool_policy)pol);
         once_ctx first = { .sleep_us = 20000 }, second = { 0 };
-        cr_assert_eq(pool_submit(a, once_job, &first), 0);
+        cr_assert_eq(pool_async_submit(a, once_job, &first), 0);
         errno = 0;
-        cr_assert_eq(pool_submit(a, once_job, &second), -1);
+        cr_assert_eq(pool_async_submit(a, once_job, &second), -1);
         cr_assert_eq(errno, EBUSY);
-        pool_wait(a);
+        pool_async_wait(a);
         cr_assert_eq(atomic_load(&first.runs), 1);
         cr_assert_eq(atomic_load(&second.runs), 0, "%s: a refused job never runs", pool_policy_name(pol));
         pool_async_destroy(a);
@@ -105,7 +105,7 @@ Test(async, destroy_waits_for_a_pending_job)
     for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
         pool_async *a = make_async(POOL_ASYNC_INHERIT, (pool_policy)pol);
         once_ctx c = { .sleep_us = 10000 };
-        cr_assert_eq(pool_submit(a, once_job, &c), 0);
+        cr_assert_eq(pool_async_submit(a, once_job, &c), 0);
         pool_async_destroy(a);
         cr_assert(atomic_load(&c.ended), "%s", pool_policy_name(pol));
         cr_assert_eq(atomic_load(&c.runs), 1);
@@ -136,8 +136,8 @@ Test(async, inherit_runs_on_the_callers_one_cpu)
         pool_async *a = make_async(POOL_ASYNC_INHERIT, (pool_policy)pol);
         for (int it = 0; it < 20; it++) {
             where_ctx w = { .cpu = -1 };
-            cr_assert_eq(pool_submit(a, where_job, &w), 0);
-            pool_wait(a);
+            cr_assert_eq(pool_async_submit(a, where_job, &w), 0);
+            pool_async_wait(a);
             cr_assert(w.mask_ok);
             cr_assert_eq(CPU_COUNT(&w.mask), 1, "%s: the helper's mask is the caller's one cpu", pool_policy_name(pol));
             cr_assert(CPU_ISSET(cpu, &w.mask));
@@ -162,8 +162,8 @@ Test(async, pinned_runs_on_its_cpu_never_the_callers)
         cr_assert_eq(pool_async_policy(a), (pool_policy)pol);
         for (int it = 0; it < 20; it++) {
             where_ctx w = { .cpu = -1 };
-            cr_assert_eq(pool_submit(a, where_job, &w), 0);
-            pool_wait(a);
+            cr_assert_eq(pool_async_submit(a, where_job, &w), 0);
+            pool_async_wait(a);
             cr_assert(w.mask_ok);
             cr_assert_eq(CPU_COUNT(&w.mask), 1);
             cr_assert(CPU_ISSET(theirs, &w.mask));

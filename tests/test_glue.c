@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "pb_exec.h"
-#include "pb_floor.h"
+#include "pb_decode_floor.h"
 #include "pb_glue.h"
 #include "pb_glue_impl.h"
 #include "pb_sweep.h"
@@ -158,17 +158,17 @@ Test(exec, bad_kind_or_threads)
     cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 0, NULL, 0, 0), -1);
 }
 
-static pb_util_cpu ucpu(int cpu, double busy)
+static pb_sampler_cpu ucpu(int cpu, double busy)
 {
-    pb_util_cpu c = { .cpu = cpu, .nsamples = 1 };
+    pb_sampler_cpu c = { .cpu = cpu, .nsamples = 1 };
     c.mean.busy = busy;
     return c;
 }
 
 Test(sweep, busy_over_pinned_cpus_and_imbalance)
 {
-    pb_util_cpu cpus[] = { ucpu(0, 95), ucpu(1, 50), ucpu(2, 20), ucpu(3, NAN) };
-    pb_util_result u = { .cpu = cpus, .ncpu = 4 };
+    pb_sampler_cpu cpus[] = { ucpu(0, 95), ucpu(1, 50), ucpu(2, 20), ucpu(3, NAN) };
+    pb_sampler_result u = { .cpu = cpus, .ncpu = 4 };
     pb_sweep_meas m;
     int pinned[] = { 0, 1 };
     pb_sweep_busy(&u, pinned, 2, &m);
@@ -190,12 +190,12 @@ Test(sweep, busy_over_pinned_cpus_and_imbalance)
 Test(floor, parse_cpu_cells)
 {
     int c[16];
-    cr_assert_eq(pb_floor_parse_cpus("0 1", c, 16), 2);
+    cr_assert_eq(pb_decode_floor_parse_cpus("0 1", c, 16), 2);
     cr_assert(c[0] == 0 && c[1] == 1);
-    cr_assert_eq(pb_floor_parse_cpus("4,0-2", c, 16), 4);
+    cr_assert_eq(pb_decode_floor_parse_cpus("4,0-2", c, 16), 4);
     cr_assert(c[0] == 4 && c[1] == 0 && c[2] == 1 && c[3] == 2);
-    cr_assert_eq(pb_floor_parse_cpus("3-1", c, 16), -1);
-    cr_assert_eq(pb_floor_parse_cpus("", c, 16), 0);
+    cr_assert_eq(pb_decode_floor_parse_cpus("3-1", c, 16), -1);
+    cr_assert_eq(pb_decode_floor_parse_cpus("", c, 16), 0);
 }
 
 Test(floor, from_memory_floor_csv)
@@ -210,18 +210,18 @@ Test(floor, from_memory_floor_csv)
           "r,h,copy,copy-avx2,1,0,768,768,10,50,49,48,nan,n/a\n"
           "r,h,read,avx512-nt,2,\"0,1\",768,768,10,66,64,60,400,far\n"
           "r,h,read,avx2,2,1 0,768,768,10,99,99,99,400,far\n");
-    pb_floor fl;
+    pb_decode_floor fl;
     char err[256];
     int one[] = { 0 }, two[] = { 0, 1 }, other[] = { 5 };
-    cr_assert_eq(pb_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 0);
+    cr_assert_eq(pb_decode_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 0);
     cr_expect_float_eq(fl.gbps_median, 34, 1e-9);
     cr_expect_str_eq(fl.kernel, "avx512-nt");
     cr_expect_str_eq(fl.source, "memory_floor.csv");
-    cr_assert_eq(pb_floor_from_csv(dir, two, 2, &fl, err, sizeof err), 0);
+    cr_assert_eq(pb_decode_floor_from_csv(dir, two, 2, &fl, err, sizeof err), 0);
     cr_expect_float_eq(fl.gbps_median, 64, 1e-9, "the row for cpus 1 0 is another placement");
-    cr_expect_eq(pb_floor_from_csv(dir, other, 1, &fl, err, sizeof err), 1);
+    cr_expect_eq(pb_decode_floor_from_csv(dir, other, 1, &fl, err, sizeof err), 1);
     unlink(path);
-    cr_expect_eq(pb_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 1, "no file: not found");
+    cr_expect_eq(pb_decode_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 1, "no file: not found");
     rmdir(dir);
 }
 
@@ -233,13 +233,13 @@ Test(floor, measured_over_a_buffer)
         buf[i] = (unsigned char)(i * 31);
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
-    pb_floor fl;
+    pb_decode_floor fl;
     char err[256];
-    cr_assert_eq(pb_floor_measure(e.p, buf, bytes, 3, NULL, &fl, err, sizeof err), 0, "%s", err);
-    pb_floor one;
-    cr_assert_eq(pb_floor_measure(e.p, buf, bytes, 3, "scalar", &one, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, NULL, &fl, err, sizeof err), 0, "%s", err);
+    pb_decode_floor one;
+    cr_assert_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, "scalar", &one, err, sizeof err), 0, "%s", err);
     cr_expect_str_eq(one.kernel, "scalar");
-    cr_expect_eq(pb_floor_measure(e.p, buf, bytes, 3, "nope", &one, err, sizeof err), -1);
+    cr_expect_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, "nope", &one, err, sizeof err), -1);
     cr_expect(fl.gbps_median > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
     cr_expect_str_eq(fl.source, "measured");
     cr_expect(fl.kernel[0] != '\0');
@@ -291,32 +291,32 @@ Test(floor, live_passes_and_a_changed_buffer)
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
     char err[256];
-    pb_floor_live l;
-    cr_expect_eq(pb_floor_live_open(&l, e.p, buf, bytes, "nope", 4, err, sizeof err), -1);
-    cr_expect_eq(pb_floor_live_open(&l, e.p, buf, bytes, "copy-scalar", 4, err, sizeof err), -1, "not a read");
-    cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    pb_decode_floor_live l;
+    cr_expect_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "nope", 4, err, sizeof err), -1);
+    cr_expect_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "copy-scalar", 4, err, sizeof err), -1, "not a read");
+    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
     pool_config one = pool_config_default();
     one.threads = 1;
     pool *p1 = pool_create(&one);
-    pb_floor_live_pass(&l, p1); /* another thread count: ignored */
+    pb_decode_floor_live_pass(&l, p1); /* another thread count: ignored */
     cr_expect_eq(l.n, 0);
     pool_destroy(p1);
     for (int i = 0; i < 6; i++) /* two beyond cap: ignored */
-        pb_floor_live_pass(&l, e.p);
+        pb_decode_floor_live_pass(&l, e.p);
     cr_expect_eq(l.n, 4);
-    pb_floor fl;
-    cr_assert_eq(pb_floor_live_close(&l, &fl, err, sizeof err), 0, "%s", err);
+    pb_decode_floor fl;
+    cr_assert_eq(pb_decode_floor_live_close(&l, &fl, err, sizeof err), 0, "%s", err);
     cr_expect_str_eq(fl.source, "interleaved");
     cr_expect_str_eq(fl.kernel, "scalar");
     cr_expect(fl.gbps_min > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
-    cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
-    pb_floor_live_pass(&l, e.p);
+    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    pb_decode_floor_live_pass(&l, e.p);
     buf[12345]++;
-    pb_floor_live_pass(&l, e.p);
-    cr_expect_eq(pb_floor_live_close(&l, &fl, err, sizeof err), -1);
+    pb_decode_floor_live_pass(&l, e.p);
+    cr_expect_eq(pb_decode_floor_live_close(&l, &fl, err, sizeof err), -1);
     cr_expect(strstr(err, "1 of 2") != NULL, "%s", err);
-    cr_assert_eq(pb_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
-    cr_expect_eq(pb_floor_live_close(&l, &fl, err, sizeof err), -1, "no pass: no floor");
+    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(pb_decode_floor_live_close(&l, &fl, err, sizeof err), -1, "no pass: no floor");
     pb_exec_close(&e);
     free(buf);
 }

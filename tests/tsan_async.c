@@ -1,8 +1,8 @@
 /* ThreadSanitizer harness for the asynchronous pair: a plain main, because Criterion aborts under TSan.
- * The caller writes the job's input with plain stores before pool_submit and, while the job runs, does its
+ * The caller writes the job's input with plain stores before pool_async_submit and, while the job runs, does its
  * own work on other data; the job reads that input and writes its output with plain stores; the caller
- * reads the output after pool_wait. A missing happens-before (descriptor to helper, helper's writes to the
- * caller after pool_wait) is a data race TSan reports; a job that ran twice, never, or not before pool_wait
+ * reads the output after pool_async_wait. A missing happens-before (descriptor to helper, helper's writes to the
+ * caller after pool_async_wait) is a data race TSan reports; a job that ran twice, never, or not before pool_async_wait
  * returned gives a wrong count. TSAN_OPTIONS=halt_on_error=1 makes a race fatal. */
 #include <sched.h>
 #include <stdio.h>
@@ -54,13 +54,13 @@ static int check(pool_policy pol, int cpu, int iters)
     int failed = 0;
     for (int it = 0; it < iters && !failed; it++) {
         j->input = it * 1000; /* plain write before the publish: the descriptor handoff */
-        if (pool_submit(a, fill, j) != 0) {
+        if (pool_async_submit(a, fill, j) != 0) {
             failed = 1;
             break;
         }
         for (int i = 0; i < SLOTS; i++) /* the caller's own work meanwhile, on its own data */
             own[i] += i;
-        pool_wait(a);
+        pool_async_wait(a);
         for (int i = 0; i < SLOTS; i++)
             failed |= j->out[i] != it * 1000 + i;
         failed |= j->runs != it + 1;

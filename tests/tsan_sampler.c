@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "pb_util.h"
+#include "pb_sampler.h"
 
 static void sleep_us(long us)
 {
@@ -17,22 +17,22 @@ static void sleep_us(long us)
 int main(void)
 {
     char err[256];
-    pb_util_sampler *s = pb_util_sampler_start(10, NULL, 0, err, sizeof err);
+    pb_sampler *s = pb_sampler_start(10, NULL, 0, err, sizeof err);
     if (!s) {
         fprintf(stderr, "tsan_sampler: %s\n", err);
         return 2;
     }
     for (int i = 0; i < 60; i++) {
         sleep_us(3000 + 1000 * (i % 7)); /* windows around the 10 ms interval's readings */
-        pb_util_sampler_pause(s);
+        pb_sampler_pause(s);
         sleep_us(2000);
-        pb_util_sampler_resume(s);
+        pb_sampler_resume(s);
     }
-    pb_util_result r;
-    int rc = pb_util_sampler_stop(s, &r);
+    pb_sampler_result r;
+    int rc = pb_sampler_stop(s, &r);
     int bad = rc != 0 || r.ncpu < 1 || r.nsamples == 0;
     printf("tsan_sampler: %d cpus, %zu samples over 60 paused and resumed windows%s\n", r.ncpu, r.nsamples,
            bad ? ": WRONG" : "");
-    pb_util_result_free(&r);
+    pb_sampler_result_free(&r);
     return bad;
 }

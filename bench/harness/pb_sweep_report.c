@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pb_csv.h"
-#include "pb_floor.h"
+#include "pb_decode_floor.h"
 #include "pb_sweep.h"
 
 #define PB_SWEEP_MAX_LIST 1024 /* cpus in a row's list: a pool's most */
@@ -121,7 +121,7 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
 static bool pb_sweep_pinned(const pb_sweep_row *r, int cpu)
 {
     int got[PB_SWEEP_MAX_LIST];
-    int n = pb_floor_parse_cpus(r->cpus, got, PB_SWEEP_MAX_LIST);
+    int n = pb_decode_floor_parse_cpus(r->cpus, got, PB_SWEEP_MAX_LIST);
     for (int i = 0; i < n; i++)
         if (got[i] == cpu)
             return true;
@@ -132,15 +132,15 @@ static bool pb_sweep_pinned(const pb_sweep_row *r, int cpu)
  * sampled time, the points' timed stretches laid end to end. sweep_cpu.csv: each cpu's mean over the point. */
 static void pb_sweep_write_util(pb_sweep_out *o, const pb_sweep_row *r)
 {
-    const pb_util_result *u = &r->m.util;
+    const pb_sampler_result *u = &r->m.util;
     for (size_t k = 0; k < u->nsamples; k++) {
-        const pb_util_sample *x = &u->samples[k];
+        const pb_sampler_sample *x = &u->samples[k];
         pb_csv_row(o->util, "%s,%s,%.1f,%d,%.1f,%.1f,%.1f,%.1f,%d", o->run->run_id, o->run->host, o->util_t0 + x->t_ms,
                    x->cpu, x->busy, x->user, x->sys, x->steal, r->point);
     }
     o->util_t0 += r->m.have_util ? u->wall_ms : 0;
     for (int k = 0; k < u->ncpu; k++) {
-        const pb_util_cpu *cu = &u->cpu[k];
+        const pb_sampler_cpu *cu = &u->cpu[k];
         if (isnan(cu->mean.busy))
             continue;
         pb_csv_row(o->cpu, "%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f", o->run->run_id, o->run->host, r->point, cu->cpu,

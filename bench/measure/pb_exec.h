@@ -13,7 +13,7 @@
 #include <sched.h>
 #include <stddef.h>
 
-#include "pb_dispatch.h"
+#include "pb_dispatch_cost.h"
 #include "pool.h"
 
 typedef struct pb_exec {

@@ -9,7 +9,11 @@
  * and writes span the whole buffer; a copy reads the first half and writes the second. The buffer is
  * filled with a pattern that repeats every half, so a copy leaves it as it was and every read and copy
  * pass can be checked against the byte sum the fill produced (the STREAM habit: validate after timing).
- * Writes overwrite the pattern: measure them after the reads and copies of the same buffer. */
+ * Writes overwrite the pattern: measure them after the reads and copies of the same buffer.
+ *
+ * Which is which: pb_memread holds the kernels (one thread, one slice); this file runs one of them over a pool
+ * and a buffer (the floor measurement); pb_decode_floor picks, repeats or reads back such a floor for one decode
+ * point. */
 #ifndef PB_MEMFLOOR_H
 #define PB_MEMFLOOR_H
 
@@ -62,8 +66,8 @@ int pb_mf_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errle
 void pb_mf_init(pb_mf_ctx *c, pool *p, uint8_t *buf, size_t bytes);
 /* First touch through the pool: each thread writes the fill pattern into its slice. Sets expect_sum. */
 void pb_mf_touch(pb_mf_ctx *c);
-/* One untimed pass, then passes timed ones (passes >= 1). */
-void pb_mf_measure(pb_mf_ctx *c, const pb_memkern *k, int passes, pb_mf_point *out);
+/* One untimed pass, then passes timed ones (passes >= 1). 0, or -1 with errno ENOMEM (nothing measured). */
+int pb_mf_measure(pb_mf_ctx *c, const pb_memkern *k, int passes, pb_mf_point *out);
 /* One pass of k; its duration in ns. Returns the byte sum over all threads. */
 uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns);
 /* The byte sum a pass of k must return on a freshly touched buffer (see above). */

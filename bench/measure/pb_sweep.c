@@ -9,13 +9,13 @@
 
 #include "pb_time.h"
 
-void pb_sweep_busy(const pb_util_result *u, const int *cpus, int ncpus, pb_sweep_meas *out)
+void pb_sweep_busy(const pb_sampler_result *u, const int *cpus, int ncpus, pb_sweep_meas *out)
 {
     double sum = 0, lo = INFINITY, hi = -INFINITY;
     int n = 0;
     for (int i = 0; i < ncpus; i++) {
         for (int k = 0; k < u->ncpu; k++) {
-            const pb_util_cpu *c = &u->cpu[k];
+            const pb_sampler_cpu *c = &u->cpu[k];
             if (c->cpu != cpus[i] || isnan(c->mean.busy))
                 continue;
             sum += c->mean.busy;
@@ -48,7 +48,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
             goto job_failed;
     }
     char uerr[256];
-    pb_util_sampler *s = pb_util_sampler_start(interval_ms, NULL, 0, uerr, sizeof uerr);
+    pb_sampler *s = pb_sampler_start(interval_ms, NULL, 0, uerr, sizeof uerr);
     long disp0 = ex->dispatches;
     for (int i = 0; i < tokens; i++, tok++) {
         uint64_t t0 = pb_now_ns();
@@ -57,24 +57,24 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
         glue[i] = ms[i] - (double)d->dispatch_ns / 1e6;
         if (rc != 0) {
             if (s) {
-                pb_util_result r;
-                pb_util_sampler_stop(s, &r);
-                pb_util_result_free(&r);
+                pb_sampler_result r;
+                pb_sampler_stop(s, &r);
+                pb_sampler_result_free(&r);
             }
             goto job_failed;
         }
         if (between && between->fn) {
             if (s) /* the floor pass is not the token's: keep it out of busy % */
-                pb_util_sampler_pause(s);
+                pb_sampler_pause(s);
             between->fn(between->ctx);
             if (s)
-                pb_util_sampler_resume(s);
+                pb_sampler_resume(s);
         }
     }
     out->dispatches_per_token = (double)(ex->dispatches - disp0) / tokens;
     if (s) {
         /* A reading that failed mid-point still leaves what was gathered: keep it. */
-        pb_util_sampler_stop(s, &out->util);
+        pb_sampler_stop(s, &out->util);
         out->have_util = true;
         pb_sweep_busy(&out->util, cpus, ncpus, out);
     }

@@ -14,20 +14,20 @@
 
 #include "pb_decode.h"
 #include "pb_exec.h"
-#include "pb_floor.h"
+#include "pb_decode_floor.h"
 #include "pb_csv.h"
 #include "pb_run.h"
 #include "pb_stats.h"
-#include "pb_util.h"
+#include "pb_sampler.h"
 
-#define PB_SWEEP_IMBALANCE PB_UTIL_SPREAD_FLAG /* pb_util_spread's 40 points, over the pinned cpus only */
+#define PB_SWEEP_IMBALANCE PB_SAMPLER_SPREAD_FLAG /* pb_sampler_spread's 40 points, over the pinned cpus only */
 
 typedef struct pb_sweep_meas {
     pb_summary ms;            /* ms per token over the timed tokens */
     pb_summary glue_ms;       /* of which serial glue: the token's time outside its dispatches (norms, activation
                                * quantization, SiLU, adds, the input) */
     double dispatches_per_token;
-    pb_util_result util;      /* every cpu, over the timed tokens (free with pb_util_result_free) */
+    pb_sampler_result util;      /* every cpu, over the timed tokens (free with pb_sampler_result_free) */
     bool have_util;           /* false when the sampler could not run (util and busy_* are then empty/NaN) */
     double busy_mean, busy_min, busy_max; /* over the pinned cpus' mean busy % */
     bool imbalance;
@@ -47,7 +47,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
 
 /* Busy mean/min/max and the imbalance flag over the pinned cpus of a sampler result (NaN when no pinned cpu
  * has a sample). Pure: the tests feed it results. */
-void pb_sweep_busy(const pb_util_result *u, const int *cpus, int ncpus, pb_sweep_meas *out);
+void pb_sweep_busy(const pb_sampler_result *u, const int *cpus, int ncpus, pb_sweep_meas *out);
 
 /* One row of sweep.csv: a measured point and what it is held against. */
 typedef struct pb_sweep_row {
@@ -61,7 +61,7 @@ typedef struct pb_sweep_row {
     int p_cores, e_cores, smt_threads; /* how the placement splits: first PUs of P / other kinds, SMT siblings */
     uint64_t weight_bytes;    /* one token's */
     pb_sweep_meas m;
-    pb_floor floor;           /* measured just before the point, or from memory_floor.csv */
+    pb_decode_floor floor;           /* measured just before the point, or from memory_floor.csv */
     double rt_before, rt_after; /* round trip between the first two cpus of the set, around the point */
     char placement[8];        /* near, far, mixed, n/a */
     bool verified;            /* the last token's logits equal the first point's of that format and batch */

@@ -159,7 +159,7 @@ void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd);
 void pb_digest_floor(pb_dg_floor *f, pb_dg_token *tk, const pb_rundata *rd);
 void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd);
 void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd);
-void pb_digest_misc(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd);
+void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd);
 void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd);
 void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd);
 

@@ -12,14 +12,18 @@ typedef struct pb_findings {
     char s[PB_FINDINGS_MAX][640];
 } pb_findings;
 
+/* Appends one sentence (dropped past PB_FINDINGS_MAX). pb_findings_list.c: every findings file writes through
+ * it, and it calls none of them. */
 void pb_findings_add(pb_findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Every finding of a run, in report order. */
+/* Every finding of a run, in report order (pb_findings.c: the only caller of the parts below). */
 void pb_findings_make(pb_findings *f, const pb_digest *d);
-/* The parts: dispatch and read floor; decode; kernels, overlap and utilisation. */
+/* The parts, one file each: dispatch cost and read floor; decode; read bandwidth beside the floor (kernels,
+ * likwid); overlap and per-core utilisation. */
 void pb_findings_pool(pb_findings *f, const pb_digest *d);
 void pb_findings_decode(pb_findings *f, const pb_digest *d);
-void pb_findings_other(pb_findings *f, const pb_digest *d);
+void pb_findings_bandwidth(pb_findings *f, const pb_digest *d);
+void pb_findings_overlap_util(pb_findings *f, const pb_digest *d);
 /* Noise notes: placements, spreads, load (machine facts from rd). */
 void pb_noise_notes(pb_findings *f, const pb_digest *d, const pb_rundata *rd);
 

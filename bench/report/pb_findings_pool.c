@@ -1,21 +1,10 @@
 /* Findings on dispatch cost (pool_overhead.csv) and the read floor (memory_floor.csv, token_floor.csv). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pb_findings.h"
 #include "pb_fmt.h"
-
-void pb_findings_add(pb_findings *f, const char *fmt, ...)
-{
-    if (f->n == PB_FINDINGS_MAX)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->s[f->n++], sizeof f->s[0], fmt, ap);
-    va_end(ap);
-}
 
 static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
 {
@@ -129,12 +118,4 @@ void pb_findings_pool(pb_findings *f, const pb_digest *d)
         floor_scaling(f, &d->floor);
     if (d->token.have)
         token_ceiling(f, d);
-}
-
-void pb_findings_make(pb_findings *f, const pb_digest *d)
-{
-    memset(f, 0, sizeof *f);
-    pb_findings_pool(f, d);
-    pb_findings_decode(f, d);
-    pb_findings_other(f, d);
 }

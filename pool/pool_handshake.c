@@ -1,4 +1,5 @@
-/* pool_wait.c — the wait/wake handshake, the policies' spin budgets and pinned thread start (see pool_impl.h). */
+/* pool_handshake.c — the wait/wake handshake on one word (pool_word_wait, pool_word_wake), the policies' spin
+ * budgets and pinned thread start (see pool_impl.h). */
 #include "pool_impl.h"
 
 #include <sched.h>
@@ -43,7 +44,7 @@ static inline bool pool_word_ready(unsigned v, unsigned value, bool want_equal)
     return (v == value) == want_equal;
 }
 
-unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, unsigned yield_after,
+unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, unsigned yield_after,
                         pool_sleepq *q)
 {
     /* acquire: pairs with the publisher's seq_cst RMW on word, so whatever the publisher wrote before
@@ -68,7 +69,7 @@ unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint
     }
     pthread_mutex_lock(&q->mu);
     /* seq_cst announce then seq_cst re-check: with the publisher's seq_cst RMW then seq_cst load of
-     * sleepers (pool_wake), one total order means either we see the new value here, or the publisher
+     * sleepers (pool_word_wake), one total order means either we see the new value here, or the publisher
      * sees sleepers > 0 and broadcasts under the mutex we hold until pthread_cond_wait releases it. */
     atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
     while (!pool_word_ready(v = atomic_load_explicit(word, memory_order_seq_cst), value, want_equal))
@@ -80,9 +81,9 @@ unsigned pool_wait_word(atomic_uint *word, unsigned value, bool want_equal, uint
     return v;
 }
 
-void pool_wake(pool_sleepq *q)
+void pool_word_wake(pool_sleepq *q)
 {
-    /* seq_cst: the other half of the handshake in pool_wait_word (a store-load pair needs seq_cst on both
+    /* seq_cst: the other half of the handshake in pool_word_wait (a store-load pair needs seq_cst on both
      * sides; an acquire load could be ordered before our RMW's store and miss an announcing sleeper). */
     if (atomic_load_explicit(&q->sleepers, memory_order_seq_cst) > 0) {
         pthread_mutex_lock(&q->mu);

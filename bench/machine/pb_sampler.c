@@ -1,5 +1,5 @@
-/* pb_util.c — the /proc/stat sampler thread; see pb_util.h. */
-#include "pb_util.h"
+/* pb_sampler.c — the /proc/stat sampler thread; see pb_sampler.h. */
+#include "pb_sampler.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 
 #include "pb_time.h"
 
-struct pb_util_sampler {
+struct pb_sampler {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;        /* signalled by stop; the thread waits on it between readings */
@@ -32,9 +32,9 @@ struct pb_util_sampler {
     int prev;                 /* index of the previous reading in snap */
     char *buf;                /* pb_procstat_read's buffer */
     size_t bufcap;
-    pb_util_sample *samples;
+    pb_sampler_sample *samples;
     size_t nsamples, samplecap;
-    pb_util_sink sink;        /* called with each sample as it is made (NULL: none); set before the thread starts */
+    pb_sampler_sink sink;        /* called with each sample as it is made (NULL: none); set before the thread starts */
     void *sink_ctx;
     /* The counted time not yet in a sample: readings add to it, and a sample is emitted once it spans at least
      * half an interval, so short windows between pauses still make whole samples. */
@@ -42,23 +42,23 @@ struct pb_util_sampler {
     pb_cpu_load pend_all;
     double pend_ms;
     bool seen[PB_PROCSTAT_MAX_CPUS];  /* present in some reading */
-    pb_util_cpu acc[PB_PROCSTAT_MAX_CPUS];
-    pb_util_cpu acc_all;      /* the kept cpus together, interval by interval */
+    pb_sampler_cpu acc[PB_PROCSTAT_MAX_CPUS];
+    pb_sampler_cpu acc_all;      /* the kept cpus together, interval by interval */
     bool failed;              /* a reading or an allocation failed: the series has a gap */
 };
 
-void pb_util_cpu_add(pb_util_cpu *c, const pb_cpu_load *l)
+void pb_sampler_cpu_add(pb_sampler_cpu *c, const pb_cpu_load *l)
 {
     if (c->mean.ticks == 0 || l->busy > c->max_busy)
         c->max_busy = l->busy;
     pb_cpu_load_sum(&c->mean, l);
 }
 
-static bool push_sample(pb_util_sampler *s, const pb_util_sample *x)
+static bool push_sample(pb_sampler *s, const pb_sampler_sample *x)
 {
     if (s->nsamples == s->samplecap) {
         size_t ncap = s->samplecap ? s->samplecap * 2 : 1024;
-        pb_util_sample *n = realloc(s->samples, ncap * sizeof *n);
+        pb_sampler_sample *n = realloc(s->samples, ncap * sizeof *n);
         if (!n)
             return false;
         s->samples = n;
@@ -68,7 +68,7 @@ static bool push_sample(pb_util_sampler *s, const pb_util_sample *x)
     return true;
 }
 
-static void clear_pending(pb_util_sampler *s)
+static void clear_pending(pb_sampler *s)
 {
     memset(s->pend, 0, sizeof s->pend);
     memset(&s->pend_all, 0, sizeof s->pend_all);
@@ -76,18 +76,18 @@ static void clear_pending(pb_util_sampler *s)
 }
 
 /* Emits the pending time as one sample per kept cpu (and one "all" interval), then clears it. */
-static void emit_pending(pb_util_sampler *s, double t_ms)
+static void emit_pending(pb_sampler *s, double t_ms)
 {
     for (int c = 0; c < PB_PROCSTAT_MAX_CPUS; c++) {
         if (s->pend[c].ticks == 0)
             continue;
         pb_cpu_load l = s->pend[c];
         pb_cpu_load_finish(&l);
-        pb_util_cpu *a = &s->acc[c];
+        pb_sampler_cpu *a = &s->acc[c];
         if (a->nsamples == 0 || l.busy > a->max_busy)
             a->max_busy = l.busy;
         a->nsamples++;
-        pb_util_sample x = { .t_ms = t_ms, .cpu = c, .busy = (float)l.busy, .user = (float)l.user,
+        pb_sampler_sample x = { .t_ms = t_ms, .cpu = c, .busy = (float)l.busy, .user = (float)l.user,
                              .sys = (float)l.sys, .steal = (float)l.steal };
         if (!push_sample(s, &x))
             s->failed = true;
@@ -107,7 +107,7 @@ static void emit_pending(pb_util_sampler *s, double t_ms)
 /* Reads /proc/stat and counts the interval since the previous reading: in the means at once, and in the
  * pending sample, which is emitted when it spans at least half an interval. A final reading's leftover too
  * short for a sample counts in the means only: its few ticks would make a noisy point. */
-static void take_reading(pb_util_sampler *s, bool final)
+static void take_reading(pb_sampler *s, bool final)
 {
     pb_procstat *prev = &s->snap[s->prev], *cur = &s->snap[1 - s->prev];
     if (pb_procstat_read(NULL, cur, &s->buf, &s->bufcap) < 0) {
@@ -136,7 +136,7 @@ static void take_reading(pb_util_sampler *s, bool final)
 }
 
 /* Reads /proc/stat and counts nothing: the next reading's interval starts now (the end of a pause). */
-static void discard_reading(pb_util_sampler *s)
+static void discard_reading(pb_sampler *s)
 {
     if (pb_procstat_read(NULL, &s->snap[1 - s->prev], &s->buf, &s->bufcap) < 0) {
         s->failed = true;
@@ -153,7 +153,7 @@ static struct timespec ns_to_timespec(uint64_t ns)
 
 static void *sampler_main(void *arg)
 {
-    pb_util_sampler *s = arg;
+    pb_sampler *s = arg;
     uint64_t period = (uint64_t)s->interval_ms * 1000000u, deadline = s->t0_ns;
     for (;;) {
         deadline += period;
@@ -173,7 +173,7 @@ static void *sampler_main(void *arg)
     }
 }
 
-void pb_util_sampler_pause(pb_util_sampler *s)
+void pb_sampler_pause(pb_sampler *s)
 {
     pthread_mutex_lock(&s->mu);
     if (!s->paused) {
@@ -183,7 +183,7 @@ void pb_util_sampler_pause(pb_util_sampler *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-void pb_util_sampler_resume(pb_util_sampler *s)
+void pb_sampler_resume(pb_sampler *s)
 {
     pthread_mutex_lock(&s->mu);
     if (s->paused) {
@@ -193,7 +193,7 @@ void pb_util_sampler_resume(pb_util_sampler *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-static void sampler_free(pb_util_sampler *s)
+static void sampler_free(pb_sampler *s)
 {
     free(s->buf);
     free(s->samples);
@@ -201,20 +201,20 @@ static void sampler_free(pb_util_sampler *s)
     free(s);
 }
 
-pb_util_sampler *pb_util_sampler_start(int interval_ms, const int *cpus, int ncpu, char *err, size_t errlen)
+pb_sampler *pb_sampler_start(int interval_ms, const int *cpus, int ncpu, char *err, size_t errlen)
 {
-    return pb_util_sampler_start_sink(interval_ms, cpus, ncpu, NULL, NULL, err, errlen);
+    return pb_sampler_start_sink(interval_ms, cpus, ncpu, NULL, NULL, err, errlen);
 }
 
-pb_util_sampler *pb_util_sampler_start_sink(int interval_ms, const int *cpus, int ncpu, pb_util_sink sink,
+pb_sampler *pb_sampler_start_sink(int interval_ms, const int *cpus, int ncpu, pb_sampler_sink sink,
                                             void *sink_ctx, char *err, size_t errlen)
 {
-    if (interval_ms < PB_UTIL_INTERVAL_MIN_MS || interval_ms > PB_UTIL_INTERVAL_MAX_MS) {
-        snprintf(err, errlen, "interval %d ms is outside %d..%d", interval_ms, PB_UTIL_INTERVAL_MIN_MS,
-                 PB_UTIL_INTERVAL_MAX_MS);
+    if (interval_ms < PB_SAMPLER_INTERVAL_MIN_MS || interval_ms > PB_SAMPLER_INTERVAL_MAX_MS) {
+        snprintf(err, errlen, "interval %d ms is outside %d..%d", interval_ms, PB_SAMPLER_INTERVAL_MIN_MS,
+                 PB_SAMPLER_INTERVAL_MAX_MS);
         return NULL;
     }
-    pb_util_sampler *s = calloc(1, sizeof *s);
+    pb_sampler *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -274,7 +274,7 @@ pb_util_sampler *pb_util_sampler_start_sink(int interval_ms, const int *cpus, in
     return s;
 }
 
-int pb_util_sampler_stop(pb_util_sampler *s, pb_util_result *out)
+int pb_sampler_stop(pb_sampler *s, pb_sampler_result *out)
 {
     pthread_mutex_lock(&s->mu);
     s->stop = true;
@@ -318,14 +318,14 @@ int pb_util_sampler_stop(pb_util_sampler *s, pb_util_result *out)
     return ok ? 0 : -1;
 }
 
-void pb_util_result_free(pb_util_result *r)
+void pb_sampler_result_free(pb_sampler_result *r)
 {
     free(r->samples);
     free(r->cpu);
     memset(r, 0, sizeof *r);
 }
 
-double pb_util_spread(const pb_util_result *r)
+double pb_sampler_spread(const pb_sampler_result *r)
 {
     double lo = INFINITY, hi = -INFINITY;
     int n = 0;

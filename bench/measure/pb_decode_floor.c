@@ -1,5 +1,5 @@
-/* pb_floor.c — see pb_floor.h. */
-#include "pb_floor.h"
+/* pb_decode_floor.c — see pb_decode_floor.h. */
+#include "pb_decode_floor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 /* A pb_memfloor context over buf (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two halves
  * for its copies), or NULL with the reason in err. */
-static pb_mf_ctx *pb_floor_ctx(pool *p, const void *buf, size_t bytes, char *err, size_t errlen)
+static pb_mf_ctx *pb_decode_floor_ctx(pool *p, const void *buf, size_t bytes, char *err, size_t errlen)
 {
     size_t span = bytes / (2 * PB_MF_UNIT) * (2 * PB_MF_UNIT);
     pb_mf_ctx *c = malloc(sizeof *c); /* 64 KiB of per-thread slots: not on the stack */
@@ -30,12 +30,12 @@ static pb_mf_ctx *pb_floor_ctx(pool *p, const void *buf, size_t bytes, char *err
     return c;
 }
 
-int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
-                     size_t errlen)
+int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only,
+                            pb_decode_floor *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "measured");
-    pb_mf_ctx *c = pb_floor_ctx(p, buf, bytes, err, errlen);
+    pb_mf_ctx *c = pb_decode_floor_ctx(p, buf, bytes, err, errlen);
     if (!c)
         return -1;
     int rc = -1;
@@ -51,7 +51,11 @@ int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const c
             c->expect_sum = pb_mf_pass(c, k, &ns);
         }
         pb_mf_point pt;
-        pb_mf_measure(c, k, passes, &pt);
+        if (pb_mf_measure(c, k, passes, &pt) != 0) {
+            snprintf(err, errlen, "read kernel %s: %s", k->name, strerror(errno));
+            rc = -1;
+            break;
+        }
         if (!pt.valid) {
             snprintf(err, errlen, "read kernel %s summed the buffer wrong", k->name);
             rc = -1;
@@ -69,8 +73,8 @@ int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const c
     return rc;
 }
 
-int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel, int cap,
-                       char *err, size_t errlen)
+int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel,
+                              int cap, char *err, size_t errlen)
 {
     memset(l, 0, sizeof *l);
     l->k = pb_memkern_find(kernel);
@@ -80,7 +84,7 @@ int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes,
     }
     l->cap = cap > 0 ? cap : 1;
     l->gbps = malloc((size_t)l->cap * sizeof *l->gbps);
-    l->c = l->gbps ? pb_floor_ctx(p, buf, bytes, err, errlen) : NULL;
+    l->c = l->gbps ? pb_decode_floor_ctx(p, buf, bytes, err, errlen) : NULL;
     if (!l->c) {
         if (!l->gbps)
             snprintf(err, errlen, "out of memory");
@@ -92,7 +96,7 @@ int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes,
     return 0;
 }
 
-void pb_floor_live_pass(pb_floor_live *l, pool *p)
+void pb_decode_floor_live_pass(pb_decode_floor_live *l, pool *p)
 {
     if (l->n >= l->cap || pool_threads(p) != l->c->threads)
         return;
@@ -102,7 +106,7 @@ void pb_floor_live_pass(pb_floor_live *l, pool *p)
     l->gbps[l->n++] = (double)l->c->bytes / (double)(ns ? ns : 1);
 }
 
-int pb_floor_live_close(pb_floor_live *l, pb_floor *out, char *err, size_t errlen)
+int pb_decode_floor_live_close(pb_decode_floor_live *l, pb_decode_floor *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int rc = 0;
@@ -124,7 +128,7 @@ int pb_floor_live_close(pb_floor_live *l, pb_floor *out, char *err, size_t errle
     return rc;
 }
 
-int pb_floor_parse_cpus(const char *s, int *out, int max)
+int pb_decode_floor_parse_cpus(const char *s, int *out, int max)
 {
     int n = 0;
     while (*s) {
@@ -148,7 +152,8 @@ int pb_floor_parse_cpus(const char *s, int *out, int max)
     return n;
 }
 
-int pb_floor_from_csv(const char *dir, const int *cpus, int threads, pb_floor *out, char *err, size_t errlen)
+int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
+                             size_t errlen)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/memory_floor.csv", dir);
@@ -176,7 +181,7 @@ int pb_floor_from_csv(const char *dir, const int *cpus, int threads, pb_floor *o
     for (size_t r = 0; r < t.nrows; r++) {
         if (strcmp(pb_table_str(&t, r, c_op), "read") != 0 || pb_table_num(&t, r, c_t) != threads)
             continue;
-        int ng = pb_floor_parse_cpus(pb_table_str(&t, r, c_cpus), got, PB_FLOOR_MAX_CPUS);
+        int ng = pb_decode_floor_parse_cpus(pb_table_str(&t, r, c_cpus), got, PB_FLOOR_MAX_CPUS);
         if (ng != threads || memcmp(got, cpus, (size_t)threads * sizeof *cpus) != 0)
             continue;
         double med = pb_table_num(&t, r, c_med);

@@ -1,8 +1,8 @@
-/* pb_dispatch.h — measuring the cost of one dispatch: a pool policy or an OpenMP parallel region, with the
+/* pb_dispatch_cost.h — measuring the cost of one dispatch: a pool policy or an OpenMP parallel region, with the
  * caller doing gap_us of serial work between dispatches and every thread doing job_ns of work per dispatch.
- * Measuring only fills pb_dispatch_result; printing and CSV live in the harness. */
-#ifndef PB_DISPATCH_H
-#define PB_DISPATCH_H
+ * Measuring only fills pb_dispatch_cost_result; printing and CSV live in the harness. */
+#ifndef PB_DISPATCH_COST_H
+#define PB_DISPATCH_COST_H
 
 #include <stdint.h>
 
@@ -13,7 +13,7 @@
 #define PB_DISPATCH_OMP POOL_POLICY_COUNT
 #define PB_DISPATCH_KINDS (POOL_POLICY_COUNT + 1)
 
-typedef struct pb_dispatch_point {
+typedef struct pb_dispatch_cost_point {
     int kind;          /* a pool_policy, or PB_DISPATCH_OMP */
     int threads;
     const int *cpus;   /* threads OS cpu ids to pin to */
@@ -22,19 +22,19 @@ typedef struct pb_dispatch_point {
     unsigned spin_us;  /* hybrid's spin budget */
     int reps;          /* batches */
     double batch_ms;   /* target length of one batch; the batch size K follows from a warm-up */
-} pb_dispatch_point;
+} pb_dispatch_cost_point;
 
-typedef struct pb_dispatch_result {
+typedef struct pb_dispatch_cost_result {
     double batch_mean_ns;  /* median over batches of (batch time - gap time) / K */
     pb_summary batches;    /* the per-batch means */
     pb_summary samples;    /* single dispatches timed one by one (for percentiles) */
     long k;                /* dispatches per batch */
-} pb_dispatch_result;
+} pb_dispatch_cost_result;
 
 /* "spin", "condvar", "hybrid", "spawn", "omp"; NULL-terminated, indexed by kind. */
 extern const char *const pb_dispatch_kind_names[PB_DISPATCH_KINDS + 1];
 
 /* 0, or -1 with errno when the pool could not be created. */
-int pb_dispatch_measure(const pb_dispatch_point *pt, pb_dispatch_result *out);
+int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_result *out);
 
 #endif

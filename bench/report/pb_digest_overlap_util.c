@@ -76,7 +76,7 @@ static void digest_util(pb_dg_util *u, const pb_table *t)
     u->have = u->n > 0;
 }
 
-void pb_digest_misc(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd)
+void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd)
 {
     memset(o, 0, sizeof *o);
     memset(u, 0, sizeof *u);

@@ -1,29 +1,36 @@
-/* pb_floor.h — the read floor a decode is held against: the streaming read bandwidth of a buffer through
- * a pool pinned to the same cpus, or the figure bench_memory_floor left in memory_floor.csv of the same run
- * directory.
+/* pb_decode_floor.h — the read floor one decode point is held against: the streaming read bandwidth of a buffer
+ * through a pool pinned to the same cpus, or the figure bench_memory_floor left in memory_floor.csv of the same
+ * run directory.
+ *
+ * Three files, three layers of one idea (bench/measure):
+ *   pb_memread       the read (copy, write) kernels as a table: what one thread runs over one slice.
+ *   pb_memfloor      the floor measurement over a pool (pb_mf_*): first touch, timed passes of one kernel, the
+ *                    byte-sum check; bench_memory_floor's whole job.
+ *   pb_decode_floor  (this file) a floor for one decode point: chosen over the kernels on pb_memfloor's passes,
+ *                    interleaved with the point's tokens, or read back from memory_floor.csv.
  *
  * Measured with bench_memory_floor's own passes (pb_memfloor): every read kernel of pb_memread this CPU
  * has; per kernel one untimed pass, then `passes` timed passes, each one pool dispatch in which thread i
  * reads its static share (whole pages) of the buffer. Every pass's byte sum is checked against the first
  * kernel's: a kernel that reads wrong fails the measurement. The floor is the kernel with the best median
  * pass (only: measure just the kernel of that name, e.g. the one an earlier call chose). GB/s = 1e9 bytes/s. */
-#ifndef PB_FLOOR_H
-#define PB_FLOOR_H
+#ifndef PB_DECODE_FLOOR_H
+#define PB_DECODE_FLOOR_H
 
 #include <stddef.h>
 
 #include "pool.h"
 
-typedef struct pb_floor {
+typedef struct pb_decode_floor {
     double gbps_best, gbps_median, gbps_min; /* of the chosen kernel's passes */
     char kernel[32];                         /* its name ("avx512-nt") */
     char source[24];                         /* "measured" or "memory_floor.csv" */
-} pb_floor;
+} pb_decode_floor;
 
 /* 0, or -1 with the reason in err (no kernel, a wrong byte sum). buf holds bytes of written memory (at least
  * 8 KiB; a tail under 8 KiB is not read). */
-int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only, pb_floor *out, char *err,
-                     size_t errlen);
+int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only,
+                            pb_decode_floor *out, char *err, size_t errlen);
 
 /* A floor measured between a harness's own timed steps (bench_sweep: one pass after each decode token), through
  * the very pool that runs the steps, so both see the same machine from moment to moment: on a shared host the
@@ -32,33 +39,34 @@ int pb_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const c
  * first (untimed) pass's byte sum. Each pass names its pool: the same one, or (for a pool whose workers sleep,
  * which would pay its wake-ups in the pass) a spin pool of the same threads and cpus made for that pass.
  *
- *   pb_floor_live l;  pb_floor_live_open(&l, pool, buf, bytes, "avx512-4s", n, err, len);
- *   ...  pb_floor_live_pass(&l, pool);  ... (up to n times)
- *   pb_floor_live_close(&l, &floor, err, len);      // best/median/min over the passes; source "interleaved" */
-typedef struct pb_floor_live {
+ *   pb_decode_floor_live l;  pb_decode_floor_live_open(&l, pool, buf, bytes, "avx512-4s", n, err, len);
+ *   ...  pb_decode_floor_live_pass(&l, pool);  ... (up to n times)
+ *   pb_decode_floor_live_close(&l, &floor, err, len);      // best/median/min over the passes; source "interleaved" */
+typedef struct pb_decode_floor_live {
     struct pb_mf_ctx *c;
     const struct pb_memkern *k;
     double *gbps;
     int n, cap;
     int wrong; /* passes whose byte sum was not the first pass's */
-} pb_floor_live;
+} pb_decode_floor_live;
 
 /* 0, or -1 with the reason in err (unknown or unsupported kernel, buffer too small, out of memory). */
-int pb_floor_live_open(pb_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel, int cap,
-                       char *err, size_t errlen);
+int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel,
+                              int cap, char *err, size_t errlen);
 /* One timed pass on p, a pool of as many threads as the one given to open (ignored beyond cap, or when p has
  * another thread count). */
-void pb_floor_live_pass(pb_floor_live *l, pool *p);
+void pb_decode_floor_live_pass(pb_decode_floor_live *l, pool *p);
 /* The summary into out and frees l. 0, or -1 with the reason in err (no pass, or a wrong byte sum). */
-int pb_floor_live_close(pb_floor_live *l, pb_floor *out, char *err, size_t errlen);
+int pb_decode_floor_live_close(pb_decode_floor_live *l, pb_decode_floor *out, char *err, size_t errlen);
 
 /* The read floor for exactly these cpus (in this order) from DIR/memory_floor.csv: of the rows with op
  * "read", that thread count and that cpu list, the kernel with the best gbps_median. 0 found, 1 when the
  * file or a matching row is absent, -1 when the file cannot be parsed (reason in err). */
-int pb_floor_from_csv(const char *dir, const int *cpus, int threads, pb_floor *out, char *err, size_t errlen);
+int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
+                             size_t errlen);
 
 /* Parses a cpu list as it appears in a CSV cell ("0 1", "0,2-3", "0;1"): numbers, '-' ranges, any other
  * separator. Returns the count (at most max), -1 on a malformed range. */
-int pb_floor_parse_cpus(const char *s, int *out, int max);
+int pb_decode_floor_parse_cpus(const char *s, int *out, int max);
 
 #endif

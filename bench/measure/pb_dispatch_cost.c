@@ -1,4 +1,4 @@
-#include "pb_dispatch.h"
+#include "pb_dispatch_cost.h"
 
 #include <errno.h>
 #include <omp.h>
@@ -74,7 +74,7 @@ static double pb_batch(pb_dispatcher *d, long k, uint64_t gap_ns)
     return (double)(t1 - t0 - gap_total) / (double)k;
 }
 
-static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_point *pt)
+static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_cost_point *pt)
 {
     *d = (pb_dispatcher){ .p = NULL, .threads = pt->threads, .job_ns = pt->job_ns };
     if (pt->kind == PB_DISPATCH_OMP) {
@@ -91,7 +91,7 @@ static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_point *pt)
     return d->p ? 0 : -1;
 }
 
-static void pb_dispatcher_close(pb_dispatcher *d, const pb_dispatch_point *pt)
+static void pb_dispatcher_close(pb_dispatcher *d, const pb_dispatch_cost_point *pt)
 {
     if (d->p)
         pool_destroy(d->p);
@@ -104,7 +104,7 @@ static long pb_clamp_long(double v, long lo, long hi)
     return v < (double)lo ? lo : v > (double)hi ? hi : (long)v;
 }
 
-int pb_dispatch_measure(const pb_dispatch_point *pt, pb_dispatch_result *out)
+int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_result *out)
 {
     pb_dispatcher d;
     if (pb_dispatcher_open(&d, pt) != 0)
