@@ -235,9 +235,10 @@ pb_csv *pb_csv_open(const char *dir, const char *name, const char *header)
     return c;
 }
 
-void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap)
+/* Ends the row just printed (ok: it printed whole): its newline, the flush, the count and the periodic fsync. */
+static void pb_csv_end_row(pb_csv *c, bool ok)
 {
-    if (pb_csv_vprint(c->f, fmt, ap) != 0 || fputc('\n', c->f) == EOF || fflush(c->f) != 0) {
+    if (!ok || fputc('\n', c->f) == EOF || fflush(c->f) != 0) {
         c->failed = true;
         return;
     }
@@ -249,6 +250,10 @@ void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap)
         c->last_sync_ns = now;
     }
 }
+
+void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap) { pb_csv_end_row(c, pb_csv_vprint(c->f, fmt, ap) == 0); }
+
+void pb_csv_line(pb_csv *c, const char *line) { pb_csv_end_row(c, line && fputs(line, c->f) != EOF); }
 
 void pb_csv_row(pb_csv *c, const char *fmt, ...)
 {

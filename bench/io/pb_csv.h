@@ -33,6 +33,10 @@ pb_csv *pb_csv_open(const char *dir, const char *name, const char *header);
  * modifiers (no '*', no %n). A write error is remembered: pb_csv_close then fails. */
 void pb_csv_row(pb_csv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* One finished row, without newline, written as it is: its text fields already quoted (pb_csv_field), as
+ * pb_csv_values (pb_schema.h) builds it. Flushed and counted like pb_csv_row's; NULL marks a row lost (a
+ * failed write: pb_csv_close then fails). */
+void pb_csv_line(pb_csv *c, const char *line);
 /* Rows written so far (the header not counted). */
 long pb_csv_rows(const pb_csv *c);
 /* Flushes, fsyncs and links the partial file to DIR/NAME, then removes the partial name. 0 on success; -1

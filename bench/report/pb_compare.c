@@ -130,8 +130,8 @@ static void not_shared(FILE *o, const pb_compare *c)
                 *n += (size_t)snprintf(b + *n, sizeof have - *n, "%s%s", *n ? ", " : "", c->run[i].label);
         }
         if (oh && ol) {
-            fprintf(o, "- %s (%s): in %s; not in %s.\n", pb_kinds[k].file, pb_kinds[k].what, PB_MD_LINE(have),
-                    PB_MD_LINE(lack));
+            fprintf(o, "- %s (%s): in %s; not in %s.\n", pb_kinds[k].schema->file, pb_kinds[k].what,
+                    PB_MD_LINE(have), PB_MD_LINE(lack));
             lines++;
         }
     }
@@ -202,7 +202,7 @@ static void left_out_sources(FILE *o, const pb_compare *c)
     for (int i = 0; i < c->n; i++)
         for (int k = 0; k < PB_K_COUNT; k++) {
             char lead[400];
-            snprintf(lead, sizeof lead, "- %s, %s: ", PB_MD(c->run[i].label), pb_kinds[k].file);
+            snprintf(lead, sizeof lead, "- %s, %s: ", PB_MD(c->run[i].label), pb_kinds[k].schema->file);
             pb_report_source_problems(o, &c->run[i].rd.src[k], lead);
         }
     fprintf(o, "\n");

@@ -51,8 +51,8 @@ const char *pb_report_partial_note(const pb_source *s, const pb_kind_info *ki, c
         snprintf(who, sizeof who, "which %s is still writing (it holds the file's lock)", ki->harness);
     else
         snprintf(who, sizeof who, "left by a killed harness (%s)", ki->harness);
-    snprintf(buf, len, "%s: from %s, %s: %zu row%s%s", ki->file, s->partial, who, s->t.nrows, PB_S(s->t.nrows),
-             s->cut ? " (a last row cut mid-way left out)" : "");
+    snprintf(buf, len, "%s: from %s, %s: %zu row%s%s", ki->schema->file, s->partial, who, s->t.nrows,
+             PB_S(s->t.nrows), s->cut ? " (a last row cut mid-way left out)" : "");
     return buf;
 }
 
@@ -104,12 +104,12 @@ static void source_line(FILE *o, const pb_source *s, const pb_kind_info *ki, pb_
 {
     char note[1024];
     if (s->state == PB_SRC_MISSING) {
-        fprintf(o, "- %s: missing: %s did not run into this directory, so there is no %s section.\n", ki->file,
-                ki->harness, ki->what);
+        fprintf(o, "- %s: missing: %s did not run into this directory, so there is no %s section.\n",
+                ki->schema->file, ki->harness, ki->what);
         return;
     }
     if (s->state == PB_SRC_BAD) {
-        snprintf(note, sizeof note, "- %s: ", ki->file);
+        snprintf(note, sizeof note, "- %s: ", ki->schema->file);
         pb_report_source_problems(o, s, note);
         return;
     }
@@ -117,8 +117,8 @@ static void source_line(FILE *o, const pb_source *s, const pb_kind_info *ki, pb_
         fprintf(o, "- %s%s\n", PB_MD_LINE(pb_report_partial_note(s, ki, note, sizeof note)),
                 ki->plot ? "; no plot (the plot scripts read the finished CSV)" : "");
     else
-        fprintf(o, "- %s (%s): %zu rows%s%s\n", ki->file, ki->harness, s->t.nrows, plot != PB_PLOT_NO_CSV ? "; " : "",
-                plot_words[plot]);
+        fprintf(o, "- %s (%s): %zu rows%s%s\n", ki->schema->file, ki->harness, s->t.nrows,
+                plot != PB_PLOT_NO_CSV ? "; " : "", plot_words[plot]);
     pb_report_source_problems(o, s, "  - ");
 }
 

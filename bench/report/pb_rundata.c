@@ -12,75 +12,44 @@
 
 #include "pb_csv.h"
 
-static const char *const need_machine[] = { "key", "value", NULL };
-static const char *const need_pool[] = { "policy", "threads", "gap_us", "job_ns", "ns_batch_mean", NULL };
-static const char *const need_memory[] = { "op", "kernel", "threads", "gbps_best", NULL };
-static const char *const need_token[] = { "model", "format", "threads", "tok_per_s_ceiling", NULL };
-static const char *const need_kernels[] = { "format", "variant", "threads", "level", "gbps_median", NULL };
-static const char *const need_sweep[] = { "format", "policy", "threads", "tok_per_s", NULL };
-static const char *const need_cpuutil[] = { "cpu", "busy_pct", NULL };
-static const char *const need_overlap[] = { "mode", "ratio", "speedup", NULL };
-static const char *const need_likwid[] = { "round", "threads", "tool", "kernel", "gbps", "gbps_median", "placement",
-                                           NULL };
+/* The columns the readers use, per kind; a file that lacks one is not read (every other column is optional to
+ * them, so older CSVs still load). */
+#define END PB_NEED_END
+static const int need_machine[] = { PB_MACHINE_key, PB_MACHINE_value, END };
+static const int need_pool[] = { PB_POOL_policy, PB_POOL_threads, PB_POOL_gap_us, PB_POOL_job_ns,
+                                 PB_POOL_ns_batch_mean, END };
+static const int need_memory[] = { PB_MEMORY_op, PB_MEMORY_kernel, PB_MEMORY_threads, PB_MEMORY_gbps_best, END };
+static const int need_token[] = { PB_TOKEN_model, PB_TOKEN_format, PB_TOKEN_threads, PB_TOKEN_tok_per_s_ceiling,
+                                  END };
+static const int need_kernels[] = { PB_KERNELS_format, PB_KERNELS_variant, PB_KERNELS_threads, PB_KERNELS_level,
+                                    PB_KERNELS_gbps_median, END };
+static const int need_sweep[] = { PB_SWEEP_format, PB_SWEEP_policy, PB_SWEEP_threads, PB_SWEEP_tok_per_s, END };
+static const int need_cpuutil[] = { PB_CPUUTIL_cpu, PB_CPUUTIL_busy_pct, END };
+static const int need_overlap[] = { PB_OVERLAP_mode, PB_OVERLAP_ratio, PB_OVERLAP_speedup, END };
+static const int need_likwid[] = { PB_LIKWID_round, PB_LIKWID_threads, PB_LIKWID_tool, PB_LIKWID_kernel,
+                                   PB_LIKWID_gbps, PB_LIKWID_gbps_median, PB_LIKWID_placement, END };
+#undef END
 
-/* The numeric columns the digests read, per kind. A column a file lacks is not checked (older CSVs). */
-#define COUNT(c) { c, PB_CELL_COUNT }
-#define FIGURE(c) { c, PB_CELL_FIGURE }
-#define OPTIONAL(c) { c, PB_CELL_OPTIONAL }
-#define END_CELLS { NULL, PB_CELL_COUNT }
-static const pb_cell_check cells_none[] = { END_CELLS };
-static const pb_cell_check cells_pool[] = {
-    COUNT("threads"), FIGURE("gap_us"), FIGURE("job_ns"), FIGURE("ns_batch_mean"), OPTIONAL("ns_median"),
-    OPTIONAL("ns_p99"), OPTIONAL("rt_ns_before"), OPTIONAL("rt_ns_after"), OPTIONAL("ratio_to_rt"),
-    OPTIONAL("ratio_to_omp"), OPTIONAL("spin_us"), END_CELLS,
-};
-static const pb_cell_check cells_memory[] = {
-    COUNT("threads"), FIGURE("gbps_best"), OPTIONAL("gbps_median"), OPTIONAL("gbps_min"), OPTIONAL("rt_ns"),
-    OPTIONAL("thp_mib"), OPTIONAL("size_mib"), END_CELLS,
-};
-static const pb_cell_check cells_token[] = {
-    COUNT("threads"), FIGURE("tok_per_s_ceiling"), OPTIONAL("ms_per_token"), OPTIONAL("weight_bytes"),
-    END_CELLS,
-};
-static const pb_cell_check cells_kernels[] = {
-    COUNT("threads"), COUNT("batch"), FIGURE("gbps_median"), END_CELLS,
-};
-static const pb_cell_check cells_sweep[] = {
-    COUNT("threads"), COUNT("batch"), FIGURE("tok_per_s"), OPTIONAL("ms_per_token_min"),
-    OPTIONAL("ms_per_token_median"), OPTIONAL("ms_per_token_max"), OPTIONAL("weight_bytes"),
-    OPTIONAL("gbps_effective"), OPTIONAL("floor_gbps"), OPTIONAL("pct_of_floor"), OPTIONAL("dispatches_per_token"),
-    OPTIONAL("busy_pct_min"), OPTIONAL("busy_pct_max"), OPTIONAL("glue_pct"), OPTIONAL("rt_ns"),
-    END_CELLS,
-};
-static const pb_cell_check cells_cpuutil[] = { OPTIONAL("busy_pct"), OPTIONAL("steal_pct"), END_CELLS };
-static const pb_cell_check cells_overlap[] = {
-    FIGURE("ratio"), FIGURE("speedup"), OPTIONAL("pct_of_ceiling"), OPTIONAL("us_per_step"), END_CELLS,
-};
-static const pb_cell_check cells_likwid[] = {
-    COUNT("round"), COUNT("threads"), OPTIONAL("gbps"), OPTIONAL("gbps_median"), END_CELLS,
-};
-
+#define KIND(K) .schema = &pb_schema_tables[PB_K_##K]
 const pb_kind_info pb_kinds[PB_K_COUNT] = {
-    [PB_K_MACHINE] = { .file = "machine.csv", .harness = "every harness", .what = "machine facts",
-                       .need = need_machine, .cells = cells_none },
-    [PB_K_POOL] = { .file = "pool_overhead.csv", .harness = "bench_pool_overhead", .plot = "pool_overhead.gp",
-                    .what = "dispatch cost per policy", .need = need_pool, .cells = cells_pool },
-    [PB_K_MEMORY] = { .file = "memory_floor.csv", .harness = "bench_memory_floor", .plot = "memory_floor.gp",
-                      .what = "streaming read floor", .need = need_memory, .cells = cells_memory },
-    [PB_K_TOKEN] = { .file = "token_floor.csv", .harness = "bench_memory_floor",
-                     .what = "per-token floors", .need = need_token, .cells = cells_token },
-    [PB_K_KERNELS] = { .file = "kernels.csv", .harness = "bench_kernels", .plot = "kernels.gp",
-                       .what = "kernel roofline", .need = need_kernels, .cells = cells_kernels },
-    [PB_K_SWEEP] = { .file = "sweep.csv", .harness = "bench_sweep", .plot = "sweep.gp",
-                     .what = "decode-token sweep", .need = need_sweep, .cells = cells_sweep },
-    [PB_K_CPUUTIL] = { .file = "cpu_util.csv", .harness = "bench_sweep or bench_cpu_util", .plot = "cpu_util.gp",
-                       .what = "per-core utilisation", .need = need_cpuutil, .cells = cells_cpuutil },
-    [PB_K_OVERLAP] = { .file = "overlap.csv", .harness = "bench_overlap", .plot = "overlap.gp",
-                       .what = "overlap of serial work with a pool job", .need = need_overlap,
-                       .cells = cells_overlap },
-    [PB_K_LIKWID] = { .file = "likwid_compare.csv", .harness = "scripts/likwid_compare.sh",
-                      .what = "likwid-bench comparison", .need = need_likwid, .cells = cells_likwid },
+    [PB_K_MACHINE] = { KIND(MACHINE), .harness = "every harness", .what = "machine facts", .need = need_machine },
+    [PB_K_POOL] = { KIND(POOL), .harness = "bench_pool_overhead", .plot = "pool_overhead.gp",
+                    .what = "dispatch cost per policy", .need = need_pool },
+    [PB_K_MEMORY] = { KIND(MEMORY), .harness = "bench_memory_floor", .plot = "memory_floor.gp",
+                      .what = "streaming read floor", .need = need_memory },
+    [PB_K_TOKEN] = { KIND(TOKEN), .harness = "bench_memory_floor", .what = "per-token floors", .need = need_token },
+    [PB_K_KERNELS] = { KIND(KERNELS), .harness = "bench_kernels", .plot = "kernels.gp", .what = "kernel roofline",
+                       .need = need_kernels },
+    [PB_K_SWEEP] = { KIND(SWEEP), .harness = "bench_sweep", .plot = "sweep.gp", .what = "decode-token sweep",
+                     .need = need_sweep },
+    [PB_K_CPUUTIL] = { KIND(CPUUTIL), .harness = "bench_sweep or bench_cpu_util", .plot = "cpu_util.gp",
+                       .what = "per-core utilisation", .need = need_cpuutil },
+    [PB_K_OVERLAP] = { KIND(OVERLAP), .harness = "bench_overlap", .plot = "overlap.gp",
+                       .what = "overlap of serial work with a pool job", .need = need_overlap },
+    [PB_K_LIKWID] = { KIND(LIKWID), .harness = "scripts/likwid_compare.sh", .what = "likwid-bench comparison",
+                      .need = need_likwid },
 };
+#undef KIND
 
 /* -1, 0 or 1 as a is earlier than, as late as, or later than b. */
 static int time_cmp(struct timespec a, struct timespec b)
@@ -127,20 +96,31 @@ static bool held_by_writer(const char *path)
     return held;
 }
 
+/* pb_table_require on the names of ki's need list. */
+static int require(const pb_table *t, const pb_kind_info *ki, pb_csverr *e)
+{
+    const char *names[PB_SWEEP_NCOLS + 1]; /* a need list is at most a kind's columns */
+    int n = 0;
+    for (const int *c = ki->need; *c != PB_NEED_END && n < PB_SWEEP_NCOLS; c++)
+        names[n++] = ki->schema->cols[*c].name;
+    names[n] = NULL;
+    return pb_table_require(t, names, e);
+}
+
 /* One kind: its CSV, else its newest partial file; then the columns and cells the readers need. */
 static void load_source(pb_source *s, const char *dir, const pb_kind_info *ki)
 {
     char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, ki->file);
+    snprintf(path, sizeof path, "%s/%s", dir, ki->schema->file);
     pb_csverr e;
     int rc = pb_table_load(&s->t, path, &e);
-    bool partial = rc != 0 && e.missing && newest_partial(dir, ki->file, s->partial, sizeof s->partial);
+    bool partial = rc != 0 && e.missing && newest_partial(dir, ki->schema->file, s->partial, sizeof s->partial);
     if (partial) {
         snprintf(path, sizeof path, "%s/%s", dir, s->partial);
         s->live = held_by_writer(path);
         rc = pb_table_load_partial(&s->t, path, &s->cut, &e);
     }
-    if (rc == 0 && pb_table_require(&s->t, ki->need, &e) != 0) {
+    if (rc == 0 && require(&s->t, ki, &e) != 0) {
         pb_table_free(&s->t);
         rc = -1;
     }
@@ -151,7 +131,7 @@ static void load_source(pb_source *s, const char *dir, const pb_kind_info *ki)
         return;
     }
     s->state = partial ? PB_SRC_PARTIAL : PB_SRC_OK;
-    pb_source_check_cells(s, ki->cells);
+    pb_source_check_cells(s, ki->schema);
 }
 
 int pb_rundata_load(pb_rundata *rd, const char *dir, char *err, size_t errlen)
@@ -195,7 +175,7 @@ int pb_machine_values(const pb_rundata *rd, const char *key, const char **out, i
     const pb_table *t = pb_rundata_table(rd, PB_K_MACHINE);
     if (!t)
         return 0;
-    int ck = pb_table_col(t, "key"), cv = pb_table_col(t, "value"), n = 0;
+    int ck = pb_table_col(t, PB_COL(MACHINE, key)), cv = pb_table_col(t, PB_COL(MACHINE, value)), n = 0;
     for (size_t r = 0; r < t->nrows && n < max; r++)
         if (strcmp(pb_table_str(t, r, ck), key) == 0)
             out[n++] = pb_table_str(t, r, cv);

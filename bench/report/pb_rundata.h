@@ -8,41 +8,18 @@
 #include <stdio.h>
 
 #include "pb_csvread.h"
+#include "pb_schema.h"
 
-typedef enum pb_kind {
-    PB_K_MACHINE,
-    PB_K_POOL,
-    PB_K_MEMORY,
-    PB_K_TOKEN,
-    PB_K_KERNELS,
-    PB_K_SWEEP,
-    PB_K_CPUUTIL,
-    PB_K_OVERLAP,
-    PB_K_LIKWID,
-    PB_K_COUNT
-} pb_kind;
-
-/* What a numeric column the readers use may hold. What each rule accepts is one table (pb_rundata_cells.c);
- * which rule a column follows is in its kind's row of pb_kinds. A cell that breaks its rule is a malformed
- * cell: named by file, line and column, and its row left out of every table and finding. */
-typedef enum pb_cell_rule {
-    PB_CELL_COUNT,    /* a positive integer: threads, batch, round */
-    PB_CELL_FIGURE,   /* a finite number >= 0, always there: the figure a row exists for, or a setting */
-    PB_CELL_OPTIONAL, /* the same, or nan or empty where the harness measured nothing (ratios, round trips) */
-} pb_cell_rule;
-
-typedef struct pb_cell_check {
-    const char *col;
-    pb_cell_rule rule;
-} pb_cell_check;
+/* A column the readers use: its index in the kind's schema (PB_POOL_threads, ...); a list of them ends with
+ * PB_NEED_END. Which rule a cell follows is its column's in the schema (pb_schema.h). */
+#define PB_NEED_END (-1)
 
 typedef struct pb_kind_info {
-    const char *file;              /* "pool_overhead.csv" */
-    const char *harness;           /* the program that writes it */
+    const pb_schema *schema;       /* its file and columns */
+    const char *harness;           /* the programs that write it, for the report's words */
     const char *plot;              /* plots/<plot> draws it; NULL when none */
     const char *what;              /* a few words for the report */
-    const char *const *need;       /* columns the readers use, NULL-terminated */
-    const pb_cell_check *cells;    /* the numeric ones among them and what they may hold, { NULL }-terminated */
+    const int *need;               /* columns the readers use, PB_NEED_END-terminated */
 } pb_kind_info;
 
 extern const pb_kind_info pb_kinds[PB_K_COUNT];
@@ -77,9 +54,9 @@ int pb_rundata_load(pb_rundata *rd, const char *dir, char *err, size_t errlen);
 void pb_rundata_free(pb_rundata *rd);
 /* The table of a kind, NULL unless it loaded (from the CSV or a partial file). */
 const pb_table *pb_rundata_table(const pb_rundata *rd, pb_kind k);
-/* Checks the cells of s's table against checks ({ NULL }-terminated): a malformed cell's row is dropped and
- * the cell noted in s (nbad, bad). */
-void pb_source_check_cells(pb_source *s, const pb_cell_check *checks);
+/* Checks the cells of s's table against their columns' rules in schema (a column the table lacks is not
+ * checked: older CSVs): a malformed cell's row is dropped and the cell noted in s (nbad, bad). */
+void pb_source_check_cells(pb_source *s, const pb_schema *schema);
 /* A machine.csv value, NULL when absent. */
 const char *pb_machine_value(const pb_rundata *rd, const char *key);
 /* Every value of a machine.csv key that may repeat (`incomplete`), in file order: how many (up to max). */

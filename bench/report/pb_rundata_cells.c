@@ -15,6 +15,7 @@ static const struct cell_rule {
     bool integer;
     bool absent_ok;      /* nan or an empty field: not measured */
 } cell_rules[] = {
+    [PB_CELL_NONE] = { .accepts = "text", .min = -HUGE_VAL, .max = HUGE_VAL, .absent_ok = true },
     [PB_CELL_COUNT] = { .accepts = "a positive integer", .min = 1, .max = 1e9, .integer = true },
     [PB_CELL_FIGURE] = { .accepts = "a finite number ≥ 0", .min = 0, .max = HUGE_VAL },
     [PB_CELL_OPTIONAL] = { .accepts = "a finite number ≥ 0, or nan or empty when not measured", .min = 0,
@@ -51,7 +52,7 @@ static void note(pb_source *s, size_t r, int c, const struct cell_rule *rule)
              t->name, t->line[r], c + 1, t->header[c], shown, rule->accepts);
 }
 
-void pb_source_check_cells(pb_source *s, const pb_cell_check *checks)
+void pb_source_check_cells(pb_source *s, const pb_schema *schema)
 {
     pb_table *t = &s->t;
     bool *keep = malloc(t->nrows ? t->nrows : 1);
@@ -59,11 +60,12 @@ void pb_source_check_cells(pb_source *s, const pb_cell_check *checks)
         return; /* out of memory: the rows stay unchecked rather than the run unreported */
     memset(keep, 1, t->nrows);
     for (size_t r = 0; r < t->nrows; r++)
-        for (const pb_cell_check *k = checks; k->col; k++) {
-            int c = pb_table_col(t, k->col);
-            if (c >= 0 && !cell_ok(&cell_rules[k->rule], pb_table_str(t, r, c))) {
+        for (int k = 0; k < schema->ncols; k++) {
+            const pb_column *col = &schema->cols[k];
+            int c = col->rule == PB_CELL_NONE ? -1 : pb_table_col(t, col->name);
+            if (c >= 0 && !cell_ok(&cell_rules[col->rule], pb_table_str(t, r, c))) {
                 keep[r] = false;
-                note(s, r, c, &cell_rules[k->rule]);
+                note(s, r, c, &cell_rules[col->rule]);
             }
         }
     pb_table_keep_rows(t, keep);

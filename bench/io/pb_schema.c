@@ -1,0 +1,144 @@
+/* pb_schema.c — the tables of pb_schema.h, generated from its column lists, and the row writer. */
+#include "pb_schema.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_mdesc.h"
+
+/* One pb_column per X(...) entry; the name is the identifier's text, so it is spelled once, in the list. */
+#define PB_COLUMN(n, t, f, u, r, m)                                                                                 \
+    { .name = #n, .type = PB_T_##t, .fmt = f, .unit = u, .rule = PB_CELL_##r, .meaning = m },
+/* The header line: ",a" ",b" ... concatenated at compile time; the schema points one past the leading comma. */
+#define PB_HEADER_NAME(n, ...) "," #n
+
+#define PB_SCHEMA_TABLE(K, LIST) static const pb_column cols_##K[] = { LIST(PB_COLUMN) };
+PB_SCHEMA_TABLE(MACHINE, PB_MACHINE_COLS)
+PB_SCHEMA_TABLE(POOL, PB_POOL_COLS)
+PB_SCHEMA_TABLE(MEMORY, PB_MEMORY_COLS)
+PB_SCHEMA_TABLE(TOKEN, PB_TOKEN_COLS)
+PB_SCHEMA_TABLE(KERNELS, PB_KERNELS_COLS)
+PB_SCHEMA_TABLE(SWEEP, PB_SWEEP_COLS)
+PB_SCHEMA_TABLE(CPUUTIL, PB_CPUUTIL_COLS)
+PB_SCHEMA_TABLE(OVERLAP, PB_OVERLAP_COLS)
+PB_SCHEMA_TABLE(LIKWID, PB_LIKWID_COLS)
+PB_SCHEMA_TABLE(SWEEPUTIL, PB_SWEEPUTIL_COLS)
+PB_SCHEMA_TABLE(SWEEPCPU, PB_SWEEPCPU_COLS)
+PB_SCHEMA_TABLE(MKEY, PB_MACHINE_KEYS)
+PB_SCHEMA_TABLE(MKIND, PB_MACHINE_KIND_KEYS)
+PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
+
+#define PB_SCHEMA(K, f, h)                                                                                          \
+    [PB_K_##K] = { .kind = PB_K_##K, .file = f, .harness = h, .header = (PB_##K##_COLS(PB_HEADER_NAME)) + 1,        \
+                   .cols = cols_##K, .ncols = PB_##K##_NCOLS }
+
+const pb_schema pb_schema_tables[PB_SCHEMA_COUNT] = {
+    PB_SCHEMA(MACHINE, "machine.csv", "every harness"),
+    PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead"),
+    PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor"),
+    PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor"),
+    PB_SCHEMA(KERNELS, "kernels.csv", "bench_kernels"),
+    PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep"),
+    PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util"),
+    PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap"),
+    PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh"),
+    PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep"),
+    PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep"),
+};
+
+const pb_schema *pb_schema_get(pb_kind k) { return &pb_schema_tables[k]; }
+const char *pb_schema_header(pb_kind k) { return pb_schema_tables[k].header; }
+const char *pb_schema_name(pb_kind k, int col) { return pb_schema_tables[k].cols[col].name; }
+
+int pb_schema_col(pb_kind k, const char *name)
+{
+    for (int c = 0; c < pb_schema_tables[k].ncols; c++)
+        if (strcmp(pb_schema_tables[k].cols[c].name, name) == 0)
+            return c;
+    return -1;
+}
+
+const pb_column *pb_machine_key(int key) { return &cols_MKEY[key]; }
+const pb_column *pb_machine_kind_key(int key) { return &cols_MKIND[key]; }
+const pb_column *pb_machine_cache_key(int key) { return &cols_MCACHE[key]; }
+
+/* ---------------------------------------------------------------- writing */
+
+/* The format comes from the column's entry in the lists above, each a literal checked against its type by the
+ * round-trip test (tests/test_schema.c); a format from anywhere else never reaches here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+void pb_value_print(FILE *f, const pb_column *col, pb_value v)
+{
+    switch (col->type) {
+    case PB_T_TEXT:
+        pb_csv_field(f, v.s ? v.s : "");
+        break;
+    case PB_T_INT:
+        fprintf(f, col->fmt, v.i);
+        break;
+    case PB_T_U64:
+        fprintf(f, col->fmt, v.u);
+        break;
+    case PB_T_REAL:
+        fprintf(f, col->fmt, v.d);
+        break;
+    }
+}
+#pragma GCC diagnostic pop
+
+void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&line, &len);
+    if (!f) {
+        pb_csv_line(c, NULL); /* out of memory: the row is lost, and the file marked failed */
+        return;
+    }
+    for (int i = 0; i < s->ncols; i++) {
+        if (i)
+            fputc(',', f);
+        pb_value_print(f, &s->cols[i], v[i]);
+    }
+    bool ok = fclose(f) == 0;
+    pb_csv_line(c, ok ? line : NULL);
+    free(line);
+}
+
+/* ---------------------------------------------------------------- the README's table */
+
+static const char *const type_names[] = {
+    [PB_T_TEXT] = "text", [PB_T_INT] = "integer", [PB_T_U64] = "integer", [PB_T_REAL] = "number",
+};
+
+static void markdown_head(FILE *f, const char *first)
+{
+    fprintf(f, "| %s | type | unit | meaning |\n|---|---|---|---|\n", first);
+}
+
+/* One table row per column; a machine key's name after its prefix (kindK_, lL_). */
+static void markdown_rows(FILE *f, const pb_column *cols, int n, const char *prefix)
+{
+    for (int i = 0; i < n; i++) {
+        const pb_column *c = &cols[i];
+        fprintf(f, "| `%s%s` | %s | %s | %s |\n", prefix, c->name, type_names[c->type], PB_MD(c->unit),
+                PB_MD(c->meaning));
+    }
+}
+
+void pb_schema_markdown(FILE *f)
+{
+    for (int k = 0; k < PB_SCHEMA_COUNT; k++) {
+        const pb_schema *s = &pb_schema_tables[k];
+        fprintf(f, "%s### %s (%s)\n\n", k ? "\n" : "", s->file, s->harness);
+        markdown_head(f, "column");
+        markdown_rows(f, s->cols, s->ncols, "");
+    }
+    fprintf(f, "\n### machine.csv keys\n\n");
+    markdown_head(f, "key");
+    markdown_rows(f, cols_MKEY, PB_MKEY_COUNT, "");
+    markdown_rows(f, cols_MKIND, PB_MKIND_COUNT, "kindK_");
+    markdown_rows(f, cols_MCACHE, PB_MCACHE_COUNT, "lL_");
+}

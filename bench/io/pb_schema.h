@@ -1,0 +1,374 @@
+/* pb_schema.h — every CSV the harnesses write, its columns declared once.
+ *
+ * Each kind's columns are one X-macro list, X(name, type, fmt, unit, rule, meaning):
+ *   name     the column's name, an identifier: the header text is #name, and PB_<KIND>_<name> its index
+ *   type     TEXT, INT (long long), U64 (unsigned long long) or REAL (double): which pb_value member holds it
+ *   fmt      how the writer prints it (printf, for the type above); a text field is always quoted by pb_csv_field
+ *   unit     "ns", "GB/s", "%", ... ("" when none)
+ *   rule     what the report accepts in the cell: NONE (text), COUNT, FIGURE or OPTIONAL (pb_cell_rule)
+ *   meaning  a short phrase for the README's table (bench_report --schema-md)
+ * From the lists come: the column-index enums (PB_SWEEP_pct_of_floor), the header lines, the tables
+ * pb_schema_get returns, the report's validation rules and the README's columns table. A writer fills one
+ * pb_value per column, indexed by the enum, and pb_csv_values prints the row:
+ *
+ *   pb_value v[PB_CPUUTIL_NCOLS];
+ *   v[PB_CPUUTIL_run_id].s = run->run_id;  v[PB_CPUUTIL_cpu].i = cpu;  v[PB_CPUUTIL_busy_pct].d = busy; ...
+ *   pb_csv_values(csv, pb_schema_get(PB_K_CPUUTIL), v);
+ *
+ * A reader names a column by the same identifier: pb_table_col(t, PB_COL(SWEEP, pct_of_floor)).
+ * Changing a name, an order or a format changes the files: bump the schema version (pb_machine.h) with it. */
+#ifndef PB_SCHEMA_H
+#define PB_SCHEMA_H
+
+#include <stdio.h>
+
+#include "pb_csv.h"
+
+/* The CSV kinds. Those before PB_K_COUNT are what bench_report reads; the two after are written only (bench_sweep's
+ * own cpu_util.csv columns, and sweep_cpu.csv), checked by bench_report --check. */
+typedef enum pb_kind {
+    PB_K_MACHINE,
+    PB_K_POOL,
+    PB_K_MEMORY,
+    PB_K_TOKEN,
+    PB_K_KERNELS,
+    PB_K_SWEEP,
+    PB_K_CPUUTIL,
+    PB_K_OVERLAP,
+    PB_K_LIKWID,
+    PB_K_COUNT,
+    PB_K_SWEEPUTIL = PB_K_COUNT, /* cpu_util.csv as bench_sweep writes it: bench_cpu_util's columns plus point */
+    PB_K_SWEEPCPU,               /* sweep_cpu.csv */
+    PB_SCHEMA_COUNT
+} pb_kind;
+
+typedef enum pb_col_type { PB_T_TEXT, PB_T_INT, PB_T_U64, PB_T_REAL } pb_col_type;
+
+/* What a cell may hold. What each rule accepts is one table (bench/report/pb_rundata_cells.c); a cell that
+ * breaks its column's rule is a malformed cell: named by file, line and column, and its row left out. */
+typedef enum pb_cell_rule {
+    PB_CELL_NONE,     /* text: anything */
+    PB_CELL_COUNT,    /* a positive integer: threads, batch, round */
+    PB_CELL_FIGURE,   /* a finite number >= 0, always there: the figure a row exists for, or a setting */
+    PB_CELL_OPTIONAL, /* the same, or nan or empty where the harness measured nothing (ratios, round trips) */
+} pb_cell_rule;
+
+/* ---------------------------------------------------------------- the columns */
+
+/* Every row of every kind starts with the run and the machine it came from. */
+#define PB_RUN_COLS(X)                                                                                              \
+    X(run_id, TEXT, "%s", "", NONE, "the run's id (one per run directory)")                                         \
+    X(host, TEXT, "%s", "", NONE, "the machine's host name")
+
+#define PB_POOL_COLS(X)                                                                                             \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(policy, TEXT, "%s", "", NONE, "dispatch policy (spin, condvar, hybrid, spawn, omp; rt: the round trip)")      \
+    X(threads, INT, "%lld", "", COUNT, "threads in the pool, the caller included")                                  \
+    X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
+    X(gap_us, INT, "%lld", "µs", FIGURE, "caller's serial busy work between dispatches")                            \
+    X(job_ns, INT, "%lld", "ns", FIGURE, "busy work per thread per dispatch")                                       \
+    X(spin_us, INT, "%lld", "µs", OPTIONAL, "hybrid's spin budget before sleeping (0 for the others)")              \
+    X(reps, INT, "%lld", "", OPTIONAL, "batches measured")                                                          \
+    X(k, INT, "%lld", "", OPTIONAL, "dispatches per batch")                                                         \
+    X(ns_min, REAL, "%.1f", "ns", OPTIONAL, "fastest dispatch")                                                     \
+    X(ns_median, REAL, "%.1f", "ns", OPTIONAL, "median dispatch")                                                   \
+    X(ns_p90, REAL, "%.1f", "ns", OPTIONAL, "90th percentile dispatch")                                             \
+    X(ns_p99, REAL, "%.1f", "ns", OPTIONAL, "99th percentile dispatch")                                             \
+    X(ns_max, REAL, "%.1f", "ns", OPTIONAL, "slowest dispatch")                                                     \
+    X(ns_batch_mean, REAL, "%.1f", "ns", FIGURE, "median over batches of a batch's mean dispatch")                  \
+    X(ns_batch_min, REAL, "%.1f", "ns", OPTIONAL, "least batch mean")                                               \
+    X(ns_batch_max, REAL, "%.1f", "ns", OPTIONAL, "greatest batch mean")                                            \
+    X(rt_ns_before, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip just before the block")                  \
+    X(rt_ns_after, REAL, "%.1f", "ns", OPTIONAL, "the same just after")                                             \
+    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")                                  \
+    X(ratio_to_rt, REAL, "%.3f", "x", OPTIONAL, "ns_batch_mean / the block's round trip")                           \
+    X(ratio_to_omp, REAL, "%.3f", "x", OPTIONAL, "ns_batch_mean / omp's at the same threads, gap and job")
+
+#define PB_MEMORY_COLS(X)                                                                                           \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(op, TEXT, "%s", "", NONE, "read, copy or write")                                                              \
+    X(kernel, TEXT, "%s", "", NONE, "the streaming kernel")                                                         \
+    X(threads, INT, "%lld", "", COUNT, "threads streaming")                                                         \
+    X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
+    X(size_mib, U64, "%llu", "MiB", OPTIONAL, "buffer size")                                                        \
+    X(thp_mib, U64, "%llu", "MiB", OPTIONAL, "of it in transparent huge pages")                                     \
+    X(passes, INT, "%lld", "", OPTIONAL, "passes over the buffer")                                                  \
+    X(gbps_best, REAL, "%.3f", "GB/s", FIGURE, "best pass")                                                         \
+    X(gbps_median, REAL, "%.3f", "GB/s", OPTIONAL, "median pass")                                                   \
+    X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "slowest pass")                                                     \
+    X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip (mean of before and after)")                    \
+    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")
+
+#define PB_TOKEN_COLS(X)                                                                                            \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(model, TEXT, "%s", "", NONE, "the model's shape")                                                             \
+    X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
+    X(threads, INT, "%lld", "", COUNT, "threads of the floor used")                                                 \
+    X(weight_bytes, U64, "%llu", "B", OPTIONAL, "weight bytes read per token")                                      \
+    X(floor_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "the read floor at these threads")                                \
+    X(ms_per_token, REAL, "%.4f", "ms", OPTIONAL, "weight bytes / floor")                                           \
+    X(tok_per_s_ceiling, REAL, "%.2f", "tok/s", FIGURE, "the decode ceiling the floor allows")                      \
+    X(floor_kernel, TEXT, "%s", "", NONE, "the read kernel of the floor")                                           \
+    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")
+
+#define PB_KERNELS_COLS(X)                                                                                          \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
+    X(variant, TEXT, "%s", "", NONE, "kernel variant (scalar, avx2, avx512, ...)")                                  \
+    X(rows, INT, "%lld", "", OPTIONAL, "matrix rows")                                                               \
+    X(cols, INT, "%lld", "", OPTIONAL, "matrix columns")                                                            \
+    X(batch, INT, "%lld", "", COUNT, "activation vectors per pass")                                                 \
+    X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \
+    X(bytes, U64, "%llu", "B", OPTIONAL, "weight bytes")                                                            \
+    X(level, TEXT, "%s", "", NONE, "where the weights live: l2, l3 or dram")                                        \
+    X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "slowest sample")                                                   \
+    X(gbps_median, REAL, "%.3f", "GB/s", FIGURE, "median sample")                                                   \
+    X(gbps_max, REAL, "%.3f", "GB/s", OPTIONAL, "fastest sample")                                                   \
+    X(gops_median, REAL, "%.3f", "Gop/s", OPTIONAL, "multiply-adds per second, median sample")                      \
+    X(ns_per_row, REAL, "%.2f", "ns", OPTIONAL, "per weight row, median sample")
+
+#define PB_SWEEP_COLS(X)                                                                                            \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(point, INT, "%lld", "", OPTIONAL, "the point's number in the run")                                            \
+    X(model, TEXT, "%s", "", NONE, "the model's shape")                                                             \
+    X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
+    X(kernel, TEXT, "%s", "", NONE, "kernel variant")                                                               \
+    X(policy, TEXT, "%s", "", NONE, "executor: a pool policy or omp")                                               \
+    X(schedule, TEXT, "%s", "", NONE, "how rows are split over threads")                                            \
+    X(glue, TEXT, "%s", "", NONE, "serial or fused glue")                                                           \
+    X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \
+    X(cpuset, TEXT, "%s", "", NONE, "the named core set")                                                           \
+    X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
+    X(batch, INT, "%lld", "", COUNT, "tokens decoded together (M)")                                                 \
+    X(tokens, INT, "%lld", "", OPTIONAL, "timed tokens")                                                            \
+    X(ms_per_token_min, REAL, "%.4f", "ms", OPTIONAL, "fastest token")                                              \
+    X(ms_per_token_median, REAL, "%.4f", "ms", OPTIONAL, "median token")                                            \
+    X(ms_per_token_max, REAL, "%.4f", "ms", OPTIONAL, "slowest token")                                              \
+    X(tok_per_s, REAL, "%.3f", "tok/s", FIGURE, "batch x 1000 / median ms")                                         \
+    X(weight_bytes, U64, "%llu", "B", OPTIONAL, "weight bytes read per token")                                      \
+    X(gbps_effective, REAL, "%.3f", "GB/s", OPTIONAL, "weight bytes per median token")                              \
+    X(floor_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "median read floor through the same cpus")                        \
+    X(floor_gbps_best, REAL, "%.3f", "GB/s", OPTIONAL, "best read floor through the same cpus")                     \
+    X(floor_kernel, TEXT, "%s", "", NONE, "the read kernel of the floor")                                           \
+    X(floor_source, TEXT, "%s", "", NONE, "interleaved or measured")                                                \
+    X(pct_of_floor, REAL, "%.2f", "%", OPTIONAL, "gbps_effective / floor_gbps")                                     \
+    X(floor_tok_per_s, REAL, "%.3f", "tok/s", OPTIONAL, "the ceiling the floor allows")                             \
+    X(dispatches_per_token, REAL, "%.1f", "", OPTIONAL, "pool dispatches per token")                                \
+    X(glue_ms_median, REAL, "%.4f", "ms", OPTIONAL, "serial time outside the dispatches, median token")             \
+    X(glue_pct, REAL, "%.2f", "%", OPTIONAL, "glue_ms_median / median token")                                       \
+    X(busy_pct_mean, REAL, "%.1f", "%", OPTIONAL, "mean busy of the pinned cpus")                                   \
+    X(busy_pct_min, REAL, "%.1f", "%", OPTIONAL, "least busy pinned cpu")                                           \
+    X(busy_pct_max, REAL, "%.1f", "%", OPTIONAL, "busiest pinned cpu")                                              \
+    X(imbalance_flag, INT, "%lld", "", OPTIONAL, "1 when busiest and least busy differ too much")                   \
+    X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip between the set's first two cpus (mean)")                    \
+    X(rt_ns_before, REAL, "%.1f", "ns", OPTIONAL, "the round trip before the point")                                \
+    X(rt_ns_after, REAL, "%.1f", "ns", OPTIONAL, "the round trip after the point")                                  \
+    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")                                  \
+    X(p_cores, INT, "%lld", "", OPTIONAL, "performance cores pinned")                                               \
+    X(e_cores, INT, "%lld", "", OPTIONAL, "efficiency cores pinned")                                                \
+    X(smt_threads, INT, "%lld", "", OPTIONAL, "threads sharing a core with another")                                \
+    X(verified, INT, "%lld", "", OPTIONAL, "1 when the logits equal the first point's")                             \
+    X(series_id, INT, "%lld", "", OPTIONAL, "the plot line's number")                                               \
+    X(series, TEXT, "%s", "", NONE, "the plot line's label")
+
+/* cpu_util.csv: bench_cpu_util prints percentages with PCT; bench_sweep with its own and adds point. */
+#define PB_UTIL_COLS(X, PCT)                                                                                        \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(t_ms, REAL, "%.1f", "ms", OPTIONAL, "end of the sample's interval")                                           \
+    X(cpu, INT, "%lld", "", FIGURE, "OS cpu id")                                                                    \
+    X(busy_pct, REAL, PCT, "%", OPTIONAL, "busy share of the interval")                                             \
+    X(user_pct, REAL, PCT, "%", OPTIONAL, "user share")                                                             \
+    X(sys_pct, REAL, PCT, "%", OPTIONAL, "system share")                                                            \
+    X(steal_pct, REAL, PCT, "%", OPTIONAL, "stolen by the hypervisor")
+#define PB_CPUUTIL_COLS(X) PB_UTIL_COLS(X, "%.2f")
+#define PB_SWEEPUTIL_COLS(X)                                                                                        \
+    PB_UTIL_COLS(X, "%.1f")                                                                                         \
+    X(point, INT, "%lld", "", OPTIONAL, "the sweep point sampled")
+
+#define PB_SWEEPCPU_COLS(X)                                                                                         \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(point, INT, "%lld", "", OPTIONAL, "the sweep point")                                                          \
+    X(cpu, INT, "%lld", "", FIGURE, "OS cpu id")                                                                    \
+    X(pinned, INT, "%lld", "", FIGURE, "1 when the point pinned a thread to it")                                    \
+    X(busy_pct, REAL, "%.1f", "%", OPTIONAL, "mean busy share over the point")                                      \
+    X(user_pct, REAL, "%.1f", "%", OPTIONAL, "user share")                                                          \
+    X(sys_pct, REAL, "%.1f", "%", OPTIONAL, "system share")                                                         \
+    X(steal_pct, REAL, "%.1f", "%", OPTIONAL, "stolen by the hypervisor")
+
+#define PB_OVERLAP_COLS(X)                                                                                          \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(mode, TEXT, "%s", "", NONE, "serial, async-spawn, async-inherit or async-pinned")                             \
+    X(ratio, REAL, "%.3g", "", FIGURE, "prep / job time asked for")                                                 \
+    X(prep_us, REAL, "%.2f", "µs", OPTIONAL, "caller's prep, median")                                               \
+    X(job_us, REAL, "%.2f", "µs", OPTIONAL, "helper's job, median")                                                 \
+    X(us_per_step, REAL, "%.2f", "µs", OPTIONAL, "one step, median rep")                                            \
+    X(speedup, REAL, "%.4f", "x", FIGURE, "serial / this mode")                                                     \
+    X(pct_of_ceiling, REAL, "%.1f", "%", OPTIONAL, "speedup / ceiling")                                             \
+    X(cpus, TEXT, "%s", "", NONE, "caller's cpu, then the helper's")                                                \
+    X(ceiling, REAL, "%.4f", "x", OPTIONAL, "serial / max(prep, job)")                                              \
+    X(us_per_step_min, REAL, "%.2f", "µs", OPTIONAL, "fastest rep")                                                 \
+    X(us_per_step_max, REAL, "%.2f", "µs", OPTIONAL, "slowest rep")                                                 \
+    X(prep_ratio_measured, REAL, "%.3f", "", OPTIONAL, "prep / job time reached")                                   \
+    X(steps, INT, "%lld", "", OPTIONAL, "steps per rep")                                                            \
+    X(reps, INT, "%lld", "", OPTIONAL, "reps")                                                                      \
+    X(rows, INT, "%lld", "", OPTIONAL, "matrix rows")                                                               \
+    X(cols, INT, "%lld", "", OPTIONAL, "matrix columns")                                                            \
+    X(prep_n, INT, "%lld", "", OPTIONAL, "prep work units per step")                                                \
+    X(variant, TEXT, "%s", "", NONE, "kernel variant")                                                              \
+    X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip between caller and helper")                                  \
+    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trip")
+
+/* likwid_compare.csv: written by scripts/likwid_compare.sh, which takes its header from bench_report --header. */
+#define PB_LIKWID_COLS(X)                                                                                           \
+    X(round, INT, "%lld", "", COUNT, "round of the back-to-back comparison")                                        \
+    X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \
+    X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned")                                                              \
+    X(tool, TEXT, "%s", "", NONE, "likwid or poolbench")                                                            \
+    X(kernel, TEXT, "%s", "", NONE, "the streaming kernel")                                                         \
+    X(gbps, REAL, "%.3f", "GB/s", OPTIONAL, "likwid-bench's figure")                                                \
+    X(gbps_median, REAL, "%.3f", "GB/s", OPTIONAL, "poolbench's median pass")                                       \
+    X(gbps_best, REAL, "%.3f", "GB/s", OPTIONAL, "poolbench's best pass")                                           \
+    X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "poolbench's slowest pass")                                         \
+    X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip")                                               \
+    X(placement, TEXT, "%s", "", NONE, "near, far or mixed")
+
+/* machine.csv is key,value; its keys are declared the same way (the value's type, format and rule). */
+#define PB_MACHINE_COLS(X)                                                                                          \
+    X(key, TEXT, "%s", "", NONE, "a machine fact's name (see the keys below)")                                      \
+    X(value, TEXT, "%s", "", NONE, "its value")
+
+#define PB_MACHINE_KEYS(X)                                                                                          \
+    X(run_id, TEXT, "%s", "", NONE, "the run's id")                                                                 \
+    X(host, TEXT, "%s", "", NONE, "host name")                                                                      \
+    X(schema_version, INT, "%lld", "", COUNT, "version of these CSV columns")                                       \
+    X(git, TEXT, "%s", "", NONE, "git revision of the build")                                                       \
+    X(vendor, TEXT, "%s", "", NONE, "cpu vendor")                                                                   \
+    X(brand, TEXT, "%s", "", NONE, "cpu brand string")                                                              \
+    X(codename, TEXT, "%s", "", NONE, "cpu codename")                                                               \
+    X(ext_family, INT, "%lld", "", FIGURE, "cpu family")                                                            \
+    X(ext_model, INT, "%lld", "", FIGURE, "cpu model")                                                              \
+    X(stepping, INT, "%lld", "", FIGURE, "cpu stepping")                                                            \
+    X(cores, INT, "%lld", "", COUNT, "physical cores")                                                              \
+    X(pus, INT, "%lld", "", COUNT, "processing units (hardware threads)")                                           \
+    X(kinds, INT, "%lld", "", FIGURE, "core kinds (the kindK_* keys, K from 0)")                                    \
+    X(numa_nodes, INT, "%lld", "", FIGURE, "NUMA nodes")                                                            \
+    X(memory_bytes, U64, "%llu", "B", FIGURE, "installed memory")                                                   \
+    X(isa, TEXT, "%s", "", NONE, "instruction set extensions")                                                      \
+    X(hypervisor, TEXT, "%s", "", NONE, "hypervisor, or none")                                                      \
+    X(kernel, TEXT, "%s", "", NONE, "OS kernel release")                                                            \
+    X(compiler, TEXT, "%s", "", NONE, "compiler of the build")                                                      \
+    X(cflags, TEXT, "%s", "", NONE, "compiler flags of the build")                                                  \
+    X(thp, TEXT, "%s", "", NONE, "transparent huge pages setting")                                                  \
+    X(governor, TEXT, "%s", "", NONE, "cpu frequency governor")                                                     \
+    X(loadavg_1m, REAL, "%.2f", "", NONE, "load average, 1 min (-1: unavailable)")                                  \
+    X(loadavg_5m, REAL, "%.2f", "", NONE, "load average, 5 min")                                                    \
+    X(loadavg_15m, REAL, "%.2f", "", NONE, "load average, 15 min")
+
+/* Per core kind K: key kindK_NAME. */
+#define PB_MACHINE_KIND_KEYS(X)                                                                                     \
+    X(purpose, TEXT, "%s", "", NONE, "performance or efficiency")                                                   \
+    X(core_type, TEXT, "%s", "", NONE, "the kind's core type")                                                      \
+    X(cores, INT, "%lld", "", FIGURE, "its cores")                                                                  \
+    X(pus, INT, "%lld", "", FIGURE, "its processing units")                                                         \
+    X(max_mhz, INT, "%lld", "MHz", FIGURE, "its highest clock")
+
+/* Per cache level L: keys lL_NAME, the per-kind ones lL_NAME_kindK. */
+#define PB_MACHINE_CACHE_KEYS(X)                                                                                    \
+    X(bytes, U64, "%llu", "B", FIGURE, "size of one cache of kind K: key lL_bytes_kindK")                           \
+    X(shared_by, INT, "%lld", "", FIGURE, "PUs sharing one, kind K: key lL_shared_by_kindK")                        \
+    X(instances, INT, "%lld", "", FIGURE, "caches of the level")                                                    \
+    X(total_bytes, U64, "%llu", "B", FIGURE, "their total size")
+
+/* ---------------------------------------------------------------- column indices */
+
+#define PB_SCHEMA_ENUM(P, n, ...) PB_##P##_##n,
+#define PB_E_POOL(n, ...) PB_SCHEMA_ENUM(POOL, n, __VA_ARGS__)
+#define PB_E_MEMORY(n, ...) PB_SCHEMA_ENUM(MEMORY, n, __VA_ARGS__)
+#define PB_E_TOKEN(n, ...) PB_SCHEMA_ENUM(TOKEN, n, __VA_ARGS__)
+#define PB_E_KERNELS(n, ...) PB_SCHEMA_ENUM(KERNELS, n, __VA_ARGS__)
+#define PB_E_SWEEP(n, ...) PB_SCHEMA_ENUM(SWEEP, n, __VA_ARGS__)
+#define PB_E_CPUUTIL(n, ...) PB_SCHEMA_ENUM(CPUUTIL, n, __VA_ARGS__)
+#define PB_E_SWEEPUTIL(n, ...) PB_SCHEMA_ENUM(SWEEPUTIL, n, __VA_ARGS__)
+#define PB_E_SWEEPCPU(n, ...) PB_SCHEMA_ENUM(SWEEPCPU, n, __VA_ARGS__)
+#define PB_E_OVERLAP(n, ...) PB_SCHEMA_ENUM(OVERLAP, n, __VA_ARGS__)
+#define PB_E_LIKWID(n, ...) PB_SCHEMA_ENUM(LIKWID, n, __VA_ARGS__)
+#define PB_E_MACHINE(n, ...) PB_SCHEMA_ENUM(MACHINE, n, __VA_ARGS__)
+#define PB_E_MKEY(n, ...) PB_SCHEMA_ENUM(MKEY, n, __VA_ARGS__)
+#define PB_E_MKIND(n, ...) PB_SCHEMA_ENUM(MKIND, n, __VA_ARGS__)
+#define PB_E_MCACHE(n, ...) PB_SCHEMA_ENUM(MCACHE, n, __VA_ARGS__)
+
+enum { PB_POOL_COLS(PB_E_POOL) PB_POOL_NCOLS };
+enum { PB_MEMORY_COLS(PB_E_MEMORY) PB_MEMORY_NCOLS };
+enum { PB_TOKEN_COLS(PB_E_TOKEN) PB_TOKEN_NCOLS };
+enum { PB_KERNELS_COLS(PB_E_KERNELS) PB_KERNELS_NCOLS };
+enum { PB_SWEEP_COLS(PB_E_SWEEP) PB_SWEEP_NCOLS };
+enum { PB_CPUUTIL_COLS(PB_E_CPUUTIL) PB_CPUUTIL_NCOLS };
+enum { PB_SWEEPUTIL_COLS(PB_E_SWEEPUTIL) PB_SWEEPUTIL_NCOLS };
+enum { PB_SWEEPCPU_COLS(PB_E_SWEEPCPU) PB_SWEEPCPU_NCOLS };
+enum { PB_OVERLAP_COLS(PB_E_OVERLAP) PB_OVERLAP_NCOLS };
+enum { PB_LIKWID_COLS(PB_E_LIKWID) PB_LIKWID_NCOLS };
+enum { PB_MACHINE_COLS(PB_E_MACHINE) PB_MACHINE_NCOLS };
+enum { PB_MACHINE_KEYS(PB_E_MKEY) PB_MKEY_COUNT };     /* machine.csv's keys: PB_MKEY_host, ... */
+enum { PB_MACHINE_KIND_KEYS(PB_E_MKIND) PB_MKIND_COUNT };
+enum { PB_MACHINE_CACHE_KEYS(PB_E_MCACHE) PB_MCACHE_COUNT };
+
+/* ---------------------------------------------------------------- the tables */
+
+typedef struct pb_column {
+    const char *name;
+    pb_col_type type;
+    const char *fmt;
+    const char *unit;
+    pb_cell_rule rule;
+    const char *meaning;
+} pb_column;
+
+typedef struct pb_schema {
+    pb_kind kind;
+    const char *file;    /* "sweep.csv" */
+    const char *harness; /* the program that writes it */
+    const char *header;  /* the header line, without newline */
+    const pb_column *cols;
+    int ncols;
+} pb_schema;
+
+/* Every kind's schema, indexed by pb_kind (an array, so other tables can point into it at compile time). */
+extern const pb_schema pb_schema_tables[PB_SCHEMA_COUNT];
+/* The schema of a kind (PB_K_MACHINE .. PB_SCHEMA_COUNT - 1). */
+const pb_schema *pb_schema_get(pb_kind k);
+/* Its header line: the column names, comma-separated, without newline. */
+const char *pb_schema_header(pb_kind k);
+/* A column's name by index (PB_SWEEP_pct_of_floor), and its index by name (-1 when the kind has none). */
+const char *pb_schema_name(pb_kind k, int col);
+int pb_schema_col(pb_kind k, const char *name);
+/* A column's name, written as the kind and the identifier: PB_COL(SWEEP, pct_of_floor). A name that is not a
+ * column of the kind does not compile. */
+#define PB_COL(KIND, name) pb_schema_name(PB_K_##KIND, PB_##KIND##_##name)
+
+/* machine.csv's fixed keys (PB_MKEY_*), and the per-kind and per-cache ones (PB_MKIND_*, PB_MCACHE_*). */
+const pb_column *pb_machine_key(int key);
+const pb_column *pb_machine_kind_key(int key);
+const pb_column *pb_machine_cache_key(int key);
+/* A machine.csv key's name: PB_MKEY(schema_version). */
+#define PB_MKEY(name) (pb_machine_key(PB_MKEY_##name)->name)
+
+/* One cell's value, in the member the column's type names: s (TEXT; NULL writes an empty field), i (INT),
+ * u (U64), d (REAL). */
+typedef union pb_value {
+    const char *s;
+    long long i;
+    unsigned long long u;
+    double d;
+} pb_value;
+
+/* Prints one value by its column's type and format; a text value quoted as a CSV field. */
+void pb_value_print(FILE *f, const pb_column *col, pb_value v);
+/* Writes one row of s: v holds s->ncols values, in column order. Written through pb_csv_line, so the row is
+ * flushed, counted and a failed write remembered like pb_csv_row's. */
+void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v);
+
+/* The README's columns table: one Markdown table per kind (column, type, unit, meaning), then machine.csv's
+ * keys. */
+void pb_schema_markdown(FILE *f);
+
+#endif
