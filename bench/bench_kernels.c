@@ -15,6 +15,7 @@
 #include "pb_cli.h"
 #include "pb_csv.h"
 #include "pb_harness.h"
+#include "pb_schema.h"
 #include "pb_kbench.h"
 #include "pb_time.h"
 
@@ -215,16 +216,20 @@ static pool *make_pool(const kb_ctx *c, int threads)
     return p;
 }
 
-#define KB_HEADER                                                                                                \
-    "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,gops_median,"  \
-    "ns_per_row"
+#define KB_HEADER pb_schema_header(PB_K_KERNELS)
 
 static void kb_write_row(const kb_ctx *c, const kb_row *r)
 {
-    pb_csv_row(c->csv, "%s,%s,%s,%s,%zu,%zu,%d,%d,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.2f", c->h.run.run_id, c->h.run.host,
-               kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), r->pt.rows, r->pt.cols, r->pt.batch,
-               r->threads, (unsigned long long)r->bytes, pb_kbench_level_names[r->pt.level], r->r.gbps.min,
-               r->r.gbps.median, r->r.gbps.max, r->r.gops_median, r->r.ns_per_row);
+    const pb_value v[PB_KERNELS_NCOLS] = {
+        [PB_KERNELS_run_id].s = c->h.run.run_id, [PB_KERNELS_host].s = c->h.run.host,
+        [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_variant_name(r->pt.variant),
+        [PB_KERNELS_rows].i = (long long)r->pt.rows, [PB_KERNELS_cols].i = (long long)r->pt.cols,
+        [PB_KERNELS_batch].i = r->pt.batch, [PB_KERNELS_threads].i = r->threads, [PB_KERNELS_bytes].u = r->bytes,
+        [PB_KERNELS_level].s = pb_kbench_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,
+        [PB_KERNELS_gbps_median].d = r->r.gbps.median, [PB_KERNELS_gbps_max].d = r->r.gbps.max,
+        [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
+    };
+    pb_csv_values(c->csv, pb_schema_get(PB_K_KERNELS), v);
 }
 
 /* DRAM samples are windows of up to this many bytes (a few ms of streaming): long enough that the

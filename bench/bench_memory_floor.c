@@ -13,6 +13,7 @@
 #include "pb_cli.h"
 #include "pb_csv.h"
 #include "pb_harness.h"
+#include "pb_schema.h"
 #include "pb_membuf.h"
 #include "pb_memfloor.h"
 #include "pb_memread.h"
@@ -213,10 +214,8 @@ static void mf_cpus_text(const pb_cpulist *l, char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? " " : "", l->cpu[i]);
 }
 
-#define MF_HEADER                                                                                                  \
-    "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement"
-#define MF_TOKEN_HEADER                                                                                            \
-    "run_id,host,model,format,threads,weight_bytes,floor_gbps,ms_per_token,tok_per_s_ceiling,floor_kernel,placement"
+#define MF_HEADER pb_schema_header(PB_K_MEMORY)
+#define MF_TOKEN_HEADER pb_schema_header(PB_K_TOKEN)
 
 static double mf_rt(const mf_row *row)
 {
@@ -226,20 +225,31 @@ static double mf_rt(const mf_row *row)
 
 static void mf_write_row(const mf_run *r, const mf_row *row)
 {
-    pb_csv_row(r->csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%d,%.3f,%.3f,%.3f,%.1f,%s", r->h.run.run_id, r->h.run.host,
-               pb_memop_name(row->pt.kern->op), row->pt.kern->name, row->pt.threads, row->cpus,
-               (unsigned long long)r->size_mib, (unsigned long long)(row->thp_bytes >> 20), row->pt.passes,
-               row->pt.gbps.max, row->pt.gbps.median, row->pt.gbps.min, mf_rt(row), row->placement);
+    const pb_value v[PB_MEMORY_NCOLS] = {
+        [PB_MEMORY_run_id].s = r->h.run.run_id, [PB_MEMORY_host].s = r->h.run.host,
+        [PB_MEMORY_op].s = pb_memop_name(row->pt.kern->op), [PB_MEMORY_kernel].s = row->pt.kern->name,
+        [PB_MEMORY_threads].i = row->pt.threads, [PB_MEMORY_cpus].s = row->cpus, [PB_MEMORY_size_mib].u = r->size_mib,
+        [PB_MEMORY_thp_mib].u = row->thp_bytes >> 20, [PB_MEMORY_passes].i = row->pt.passes,
+        [PB_MEMORY_gbps_best].d = row->pt.gbps.max, [PB_MEMORY_gbps_median].d = row->pt.gbps.median,
+        [PB_MEMORY_gbps_min].d = row->pt.gbps.min, [PB_MEMORY_rt_ns].d = mf_rt(row),
+        [PB_MEMORY_placement].s = row->placement,
+    };
+    pb_csv_values(r->csv, pb_schema_get(PB_K_MEMORY), v);
 }
 
 static void mf_write_tokens(const mf_run *r)
 {
     for (int i = 0; i < r->ntokens; i++) {
         const mf_token *tk = &r->tokens[i];
-        pb_csv_row(r->token_csv, "%s,%s,%s,%s,%d,%llu,%.3f,%.4f,%.2f,%s,%s", r->h.run.run_id, r->h.run.host,
-                   tk->model->name, kern_format_get(tk->format)->name, tk->floor->threads,
-                   (unsigned long long)tk->weight_bytes, tk->floor->gbps, tk->ms_per_token, tk->tok_per_s,
-                   tk->floor->kern->name, tk->floor->placement);
+        const pb_value v[PB_TOKEN_NCOLS] = {
+            [PB_TOKEN_run_id].s = r->h.run.run_id, [PB_TOKEN_host].s = r->h.run.host,
+            [PB_TOKEN_model].s = tk->model->name, [PB_TOKEN_format].s = kern_format_get(tk->format)->name,
+            [PB_TOKEN_threads].i = tk->floor->threads, [PB_TOKEN_weight_bytes].u = tk->weight_bytes,
+            [PB_TOKEN_floor_gbps].d = tk->floor->gbps, [PB_TOKEN_ms_per_token].d = tk->ms_per_token,
+            [PB_TOKEN_tok_per_s_ceiling].d = tk->tok_per_s, [PB_TOKEN_floor_kernel].s = tk->floor->kern->name,
+            [PB_TOKEN_placement].s = tk->floor->placement,
+        };
+        pb_csv_values(r->token_csv, pb_schema_get(PB_K_TOKEN), v);
     }
 }
 
