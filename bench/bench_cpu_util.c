@@ -27,11 +27,12 @@
 #include "pb_run.h"
 #include "pb_topo.h"
 #include "pb_sampler.h"
+#include "pb_schema.h"
 
 #define PROG "bench_cpu_util"
 #define EXIT_NOT_FOUND 127   /* what sh answers for a command it cannot find */
 #define EXIT_CANNOT_EXEC 126 /* ... and for one it found but cannot execute */
-#define CU_HEADER "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct"
+#define CU_HEADER pb_schema_header(PB_K_CPUUTIL)
 #define MIN_TRUSTED_TICKS 20 /* per cpu: 0.2 s, so one tick moves a mean by at most 5 points */
 
 typedef struct cu_opts {
@@ -186,8 +187,12 @@ typedef struct cu_sink {
 static void cu_write_sample(void *ctx, const pb_sampler_sample *x)
 {
     const cu_sink *k = ctx;
-    pb_csv_row(k->csv, "%s,%s,%.1f,%d,%.2f,%.2f,%.2f,%.2f", k->run->run_id, k->run->host, x->t_ms, x->cpu, x->busy,
-               x->user, x->sys, x->steal);
+    const pb_value v[PB_CPUUTIL_NCOLS] = {
+        [PB_CPUUTIL_run_id].s = k->run->run_id, [PB_CPUUTIL_host].s = k->run->host, [PB_CPUUTIL_t_ms].d = x->t_ms,
+        [PB_CPUUTIL_cpu].i = x->cpu, [PB_CPUUTIL_busy_pct].d = x->busy, [PB_CPUUTIL_user_pct].d = x->user,
+        [PB_CPUUTIL_sys_pct].d = x->sys, [PB_CPUUTIL_steal_pct].d = x->steal,
+    };
+    pb_csv_values(k->csv, pb_schema_get(PB_K_CPUUTIL), v);
 }
 
 /* The run directory and cpu_util.csv, claimed before the command starts (exit 2 when refused: the command

@@ -24,6 +24,7 @@
 #include "pb_csv.h"
 #include "pb_harness.h"
 #include "pb_pingpong.h"
+#include "pb_schema.h"
 #include "pb_stats.h"
 #include "pb_time.h"
 #include "pool.h"
@@ -363,9 +364,7 @@ static void ov_cpus_text(const ov_run *r, ov_mode m, char *buf, size_t len)
         snprintf(buf, len, "%d %d", r->caller_cpu, ov_modes[m].elsewhere ? r->helper_cpu : r->caller_cpu);
 }
 
-#define OV_HEADER                                                                                                   \
-    "run_id,host,mode,ratio,prep_us,job_us,us_per_step,speedup,pct_of_ceiling,cpus,ceiling,us_per_step_min,"       \
-    "us_per_step_max,prep_ratio_measured,steps,reps,rows,cols,prep_n,variant,rt_ns,placement"
+#define OV_HEADER pb_schema_header(PB_K_OVERLAP)
 
 static void ov_write_point(const ov_run *r, const ov_point *pt)
 {
@@ -375,11 +374,19 @@ static void ov_write_point(const ov_run *r, const ov_point *pt)
         ov_figures f = ov_figures_of(pt, (ov_mode)m);
         char cpus[32];
         ov_cpus_text(r, (ov_mode)m, cpus, sizeof cpus);
-        pb_csv_row(r->csv, "%s,%s,%s,%.3g,%.2f,%.2f,%.2f,%.4f,%.1f,%s,%.4f,%.2f,%.2f,%.3f,%ld,%ld,%ld,%ld,%zu,%s,%.1f,%s",
-                   r->h.run.run_id, r->h.run.host, ov_mode_names[m], pt->ratio, pt->prep.median / 1e3,
-                   pt->job.median / 1e3, f.us, f.speedup, f.pct, cpus, f.ceiling, f.us_min, f.us_max,
-                   pt->prep.median / pt->job.median, r->o.steps, r->o.reps, r->o.rows, r->o.cols, pt->prep_n,
-                   kern_variant_name(r->variant), pt->rt_ns, pb_placement(pt->rt_ns));
+        const pb_value v[PB_OVERLAP_NCOLS] = {
+            [PB_OVERLAP_run_id].s = r->h.run.run_id, [PB_OVERLAP_host].s = r->h.run.host,
+            [PB_OVERLAP_mode].s = ov_mode_names[m], [PB_OVERLAP_ratio].d = pt->ratio,
+            [PB_OVERLAP_prep_us].d = pt->prep.median / 1e3, [PB_OVERLAP_job_us].d = pt->job.median / 1e3,
+            [PB_OVERLAP_us_per_step].d = f.us, [PB_OVERLAP_speedup].d = f.speedup,
+            [PB_OVERLAP_pct_of_ceiling].d = f.pct, [PB_OVERLAP_cpus].s = cpus, [PB_OVERLAP_ceiling].d = f.ceiling,
+            [PB_OVERLAP_us_per_step_min].d = f.us_min, [PB_OVERLAP_us_per_step_max].d = f.us_max,
+            [PB_OVERLAP_prep_ratio_measured].d = pt->prep.median / pt->job.median, [PB_OVERLAP_steps].i = r->o.steps,
+            [PB_OVERLAP_reps].i = r->o.reps, [PB_OVERLAP_rows].i = r->o.rows, [PB_OVERLAP_cols].i = r->o.cols,
+            [PB_OVERLAP_prep_n].i = (long long)pt->prep_n, [PB_OVERLAP_variant].s = kern_variant_name(r->variant),
+            [PB_OVERLAP_rt_ns].d = pt->rt_ns, [PB_OVERLAP_placement].s = pb_placement(pt->rt_ns),
+        };
+        pb_csv_values(r->csv, pb_schema_get(PB_K_OVERLAP), v);
     }
 }
 

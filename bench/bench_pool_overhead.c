@@ -12,6 +12,7 @@
 #include "pb_dispatch_cost.h"
 #include "pb_harness.h"
 #include "pb_pingpong.h"
+#include "pb_schema.h"
 #include "pb_time.h"
 
 #define PROG "bench_pool_overhead"
@@ -156,9 +157,7 @@ static void po_cpus_text(const po_run *pr, int threads, char *buf, size_t len)
         o += (size_t)snprintf(buf + o, len - o, "%s%d", i ? " " : "", pr->cpus[i % pr->ncpus]);
 }
 
-#define PO_HEADER                                                                                                   \
-    "run_id,host,policy,threads,cpus,gap_us,job_ns,spin_us,reps,k,ns_min,ns_median,ns_p90,ns_p99,ns_max,"              \
-    "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp"
+#define PO_HEADER pb_schema_header(PB_K_POOL)
 
 /* Writes the rows not yet written: a thread count's blocks are complete once the last (omp's) gave the ratio. */
 static void po_write_rows(po_run *pr)
@@ -167,13 +166,21 @@ static void po_write_rows(po_run *pr)
         const po_row *r = &pr->rows[pr->written];
         char cpus[256];
         po_cpus_text(pr, r->kind < 0 ? 2 : r->threads, cpus, sizeof cpus);
-        pb_csv_row(pr->csv,
-                   "%s,%s,%s,%d,%s,%u,%u,%ld,%ld,%ld,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s,%.3f,%.3f",
-                   pr->h.run.run_id, pr->h.run.host, po_kind_name(r->kind), r->threads, cpus, r->gap_us, r->job_ns,
-                   r->kind == POOL_HYBRID ? pr->o.spin_us : 0, r->kind < 0 ? RT_BATCHES : pr->o.reps, r->r.k,
-                   r->r.samples.min, r->r.samples.median, r->r.samples.p90, r->r.samples.p99, r->r.samples.max,
-                   r->r.batch_mean_ns, r->r.batches.min, r->r.batches.max, r->rt_before, r->rt_after, r->placement,
-                   r->ratio_to_rt, r->ratio_to_omp);
+        const pb_value v[PB_POOL_NCOLS] = {
+            [PB_POOL_run_id].s = pr->h.run.run_id, [PB_POOL_host].s = pr->h.run.host,
+            [PB_POOL_policy].s = po_kind_name(r->kind), [PB_POOL_threads].i = r->threads, [PB_POOL_cpus].s = cpus,
+            [PB_POOL_gap_us].i = r->gap_us, [PB_POOL_job_ns].i = r->job_ns,
+            [PB_POOL_spin_us].i = r->kind == POOL_HYBRID ? pr->o.spin_us : 0,
+            [PB_POOL_reps].i = r->kind < 0 ? RT_BATCHES : pr->o.reps, [PB_POOL_k].i = r->r.k,
+            [PB_POOL_ns_min].d = r->r.samples.min, [PB_POOL_ns_median].d = r->r.samples.median,
+            [PB_POOL_ns_p90].d = r->r.samples.p90, [PB_POOL_ns_p99].d = r->r.samples.p99,
+            [PB_POOL_ns_max].d = r->r.samples.max, [PB_POOL_ns_batch_mean].d = r->r.batch_mean_ns,
+            [PB_POOL_ns_batch_min].d = r->r.batches.min, [PB_POOL_ns_batch_max].d = r->r.batches.max,
+            [PB_POOL_rt_ns_before].d = r->rt_before, [PB_POOL_rt_ns_after].d = r->rt_after,
+            [PB_POOL_placement].s = r->placement, [PB_POOL_ratio_to_rt].d = r->ratio_to_rt,
+            [PB_POOL_ratio_to_omp].d = r->ratio_to_omp,
+        };
+        pb_csv_values(pr->csv, pb_schema_get(PB_K_POOL), v);
     }
 }
 
