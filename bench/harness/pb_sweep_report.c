@@ -104,17 +104,27 @@ static int pb_sweep_series_id(pb_sweep_out *o, const char *label)
 
 static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, const char *label)
 {
-    pb_csv_row(o->sweep,
-               "%s,%s,%d,%s,%s,%s,%s,%s,%s,%d,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.3f,%llu,%.3f,%.3f,%.3f,%s,%s,%.2f,%.3f,"
-               "%.1f,%.4f,%.2f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%s,%d,%d,%d,%d,%d,%s",
-               o->run->run_id, o->run->host, r->point, r->model, r->format, r->kernel, r->policy, r->schedule, r->glue,
-               r->threads, r->cpuset, r->cpus, r->batch, r->tokens, r->m.ms.min, r->m.ms.median, r->m.ms.max,
-               pb_sweep_tok_per_s(r), (unsigned long long)r->weight_bytes, pb_sweep_gbps(r), r->floor.gbps_median,
-               r->floor.gbps_best, r->floor.kernel, r->floor.source, pb_sweep_pct_of_floor(r),
-               pb_sweep_floor_tok_per_s(r), r->m.dispatches_per_token, r->m.glue_ms.median,
-               100.0 * r->m.glue_ms.median / r->m.ms.median, r->m.busy_mean, r->m.busy_min, r->m.busy_max,
-               r->m.imbalance, pb_rt_mean(r), r->rt_before, r->rt_after, r->placement, r->p_cores, r->e_cores,
-               r->smt_threads, r->verified, id, label);
+#define S(col) [PB_SWEEP_##col]
+    const pb_value v[PB_SWEEP_NCOLS] = {
+        S(run_id).s = o->run->run_id, S(host).s = o->run->host, S(point).i = r->point, S(model).s = r->model,
+        S(format).s = r->format, S(kernel).s = r->kernel, S(policy).s = r->policy, S(schedule).s = r->schedule,
+        S(glue).s = r->glue, S(threads).i = r->threads, S(cpuset).s = r->cpuset, S(cpus).s = r->cpus,
+        S(batch).i = r->batch, S(tokens).i = r->tokens, S(ms_per_token_min).d = r->m.ms.min,
+        S(ms_per_token_median).d = r->m.ms.median, S(ms_per_token_max).d = r->m.ms.max,
+        S(tok_per_s).d = pb_sweep_tok_per_s(r), S(weight_bytes).u = r->weight_bytes,
+        S(gbps_effective).d = pb_sweep_gbps(r), S(floor_gbps).d = r->floor.gbps_median,
+        S(floor_gbps_best).d = r->floor.gbps_best, S(floor_kernel).s = r->floor.kernel,
+        S(floor_source).s = r->floor.source, S(pct_of_floor).d = pb_sweep_pct_of_floor(r),
+        S(floor_tok_per_s).d = pb_sweep_floor_tok_per_s(r), S(dispatches_per_token).d = r->m.dispatches_per_token,
+        S(glue_ms_median).d = r->m.glue_ms.median, S(glue_pct).d = 100.0 * r->m.glue_ms.median / r->m.ms.median,
+        S(busy_pct_mean).d = r->m.busy_mean, S(busy_pct_min).d = r->m.busy_min, S(busy_pct_max).d = r->m.busy_max,
+        S(imbalance_flag).i = r->m.imbalance, S(rt_ns).d = pb_rt_mean(r), S(rt_ns_before).d = r->rt_before,
+        S(rt_ns_after).d = r->rt_after, S(placement).s = r->placement, S(p_cores).i = r->p_cores,
+        S(e_cores).i = r->e_cores, S(smt_threads).i = r->smt_threads, S(verified).i = r->verified,
+        S(series_id).i = id, S(series).s = label,
+    };
+#undef S
+    pb_csv_values(o->sweep, pb_schema_get(PB_K_SWEEP), v);
 }
 
 /* Whether cpu is one of the row's pinned cpus (its cpus text, space-separated). */
@@ -135,16 +145,27 @@ static void pb_sweep_write_util(pb_sweep_out *o, const pb_sweep_row *r)
     const pb_sampler_result *u = &r->m.util;
     for (size_t k = 0; k < u->nsamples; k++) {
         const pb_sampler_sample *x = &u->samples[k];
-        pb_csv_row(o->util, "%s,%s,%.1f,%d,%.1f,%.1f,%.1f,%.1f,%d", o->run->run_id, o->run->host, o->util_t0 + x->t_ms,
-                   x->cpu, x->busy, x->user, x->sys, x->steal, r->point);
+        const pb_value v[PB_SWEEPUTIL_NCOLS] = {
+            [PB_SWEEPUTIL_run_id].s = o->run->run_id, [PB_SWEEPUTIL_host].s = o->run->host,
+            [PB_SWEEPUTIL_t_ms].d = o->util_t0 + x->t_ms, [PB_SWEEPUTIL_cpu].i = x->cpu,
+            [PB_SWEEPUTIL_busy_pct].d = x->busy, [PB_SWEEPUTIL_user_pct].d = x->user, [PB_SWEEPUTIL_sys_pct].d = x->sys,
+            [PB_SWEEPUTIL_steal_pct].d = x->steal, [PB_SWEEPUTIL_point].i = r->point,
+        };
+        pb_csv_values(o->util, pb_schema_get(PB_K_SWEEPUTIL), v);
     }
     o->util_t0 += r->m.have_util ? u->wall_ms : 0;
     for (int k = 0; k < u->ncpu; k++) {
         const pb_sampler_cpu *cu = &u->cpu[k];
         if (isnan(cu->mean.busy))
             continue;
-        pb_csv_row(o->cpu, "%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.1f", o->run->run_id, o->run->host, r->point, cu->cpu,
-                   pb_sweep_pinned(r, cu->cpu), cu->mean.busy, cu->mean.user, cu->mean.sys, cu->mean.steal);
+        const pb_value v[PB_SWEEPCPU_NCOLS] = {
+            [PB_SWEEPCPU_run_id].s = o->run->run_id, [PB_SWEEPCPU_host].s = o->run->host,
+            [PB_SWEEPCPU_point].i = r->point, [PB_SWEEPCPU_cpu].i = cu->cpu,
+            [PB_SWEEPCPU_pinned].i = pb_sweep_pinned(r, cu->cpu), [PB_SWEEPCPU_busy_pct].d = cu->mean.busy,
+            [PB_SWEEPCPU_user_pct].d = cu->mean.user, [PB_SWEEPCPU_sys_pct].d = cu->mean.sys,
+            [PB_SWEEPCPU_steal_pct].d = cu->mean.steal,
+        };
+        pb_csv_values(o->cpu, pb_schema_get(PB_K_SWEEPCPU), v);
     }
 }
 

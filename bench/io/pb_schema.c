@@ -69,24 +69,35 @@ const pb_column *pb_machine_cache_key(int key) { return &cols_MCACHE[key]; }
  * round-trip test (tests/test_schema.c); a format from anywhere else never reaches here. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-void pb_value_print(FILE *f, const pb_column *col, pb_value v)
+void pb_value_format(char *buf, size_t len, const pb_column *col, pb_value v)
 {
     switch (col->type) {
     case PB_T_TEXT:
-        pb_csv_field(f, v.s ? v.s : "");
+        snprintf(buf, len, "%s", v.s ? v.s : "");
         break;
     case PB_T_INT:
-        fprintf(f, col->fmt, v.i);
+        snprintf(buf, len, col->fmt, v.i);
         break;
     case PB_T_U64:
-        fprintf(f, col->fmt, v.u);
+        snprintf(buf, len, col->fmt, v.u);
         break;
     case PB_T_REAL:
-        fprintf(f, col->fmt, v.d);
+        snprintf(buf, len, col->fmt, v.d);
         break;
     }
 }
 #pragma GCC diagnostic pop
+
+void pb_value_print(FILE *f, const pb_column *col, pb_value v)
+{
+    char num[64]; /* the longest number a column's format prints: "%.4f" of 1e30 is 36 bytes */
+    if (col->type == PB_T_TEXT) {
+        pb_csv_field(f, v.s ? v.s : "");
+        return;
+    }
+    pb_value_format(num, sizeof num, col, v);
+    fputs(num, f);
+}
 
 void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v)
 {

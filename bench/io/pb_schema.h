@@ -262,7 +262,8 @@ typedef enum pb_cell_rule {
     X(governor, TEXT, "%s", "", NONE, "cpu frequency governor")                                                     \
     X(loadavg_1m, REAL, "%.2f", "", NONE, "load average, 1 min (-1: unavailable)")                                  \
     X(loadavg_5m, REAL, "%.2f", "", NONE, "load average, 5 min")                                                    \
-    X(loadavg_15m, REAL, "%.2f", "", NONE, "load average, 15 min")
+    X(loadavg_15m, REAL, "%.2f", "", NONE, "load average, 15 min")                                                  \
+    X(incomplete, TEXT, "%s", "", NONE, "added by a harness stopped before it finished, one per harness")
 
 /* Per core kind K: key kindK_NAME. */
 #define PB_MACHINE_KIND_KEYS(X)                                                                                     \
@@ -350,7 +351,7 @@ const pb_column *pb_machine_key(int key);
 const pb_column *pb_machine_kind_key(int key);
 const pb_column *pb_machine_cache_key(int key);
 /* A machine.csv key's name: PB_MKEY(schema_version). */
-#define PB_MKEY(name) (pb_machine_key(PB_MKEY_##name)->name)
+#define PB_MKEY(key) (pb_machine_key(PB_MKEY_##key)->name)
 
 /* One cell's value, in the member the column's type names: s (TEXT; NULL writes an empty field), i (INT),
  * u (U64), d (REAL). */
@@ -361,7 +362,9 @@ typedef union pb_value {
     double d;
 } pb_value;
 
-/* Prints one value by its column's type and format; a text value quoted as a CSV field. */
+/* One value by its column's type and format, into buf (cut to len, always terminated); text as it is. */
+void pb_value_format(char *buf, size_t len, const pb_column *col, pb_value v);
+/* The same onto f, a text value quoted as a CSV field. */
 void pb_value_print(FILE *f, const pb_column *col, pb_value v);
 /* Writes one row of s: v holds s->ncols values, in column order. Written through pb_csv_line, so the row is
  * flushed, counted and a failed write remembered like pb_csv_row's. */

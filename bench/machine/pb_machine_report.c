@@ -2,6 +2,7 @@
 #include "pb_machine.h"
 
 #include "pb_csv.h"
+#include "pb_schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,77 +109,82 @@ void pb_machine_print_header(const pb_machine *m, FILE *f)
         fprintf(f, "***WARNING*** %s\n", lines[i]);
 }
 
-/* One key,value row; pb_csv_row quotes the value when it holds a comma or quote (compiler flags). */
-static void kv(pb_csv *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void kv(pb_csv *c, const char *key, const char *fmt, ...)
+/* One key,value row whose value is printed by its key's type and format in the schema (pb_schema.h). */
+static void kv_value(pb_csv *c, const char *key, const pb_column *col, pb_value v)
 {
     char value[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
+    pb_value_format(value, sizeof value, col, v);
     pb_csv_row(c, "%s,%s", key, value);
+}
+
+/* A fixed key by its identifier, a kind's key (kindK_NAME), a cache level's (lL_NAME) and its per-kind ones
+ * (lL_NAME_kindK): the names and formats are the schema's. */
+#define KV(id, member, val) kv_value(c, PB_MKEY(id), pb_machine_key(PB_MKEY_##id), (pb_value){ .member = (val) })
+#define KIND_KV(id, member, val)                                                                                    \
+    (snprintf(key, sizeof key, "kind%d_%s", k, pb_machine_kind_key(PB_MKIND_##id)->name),                          \
+     kv_value(c, key, pb_machine_kind_key(PB_MKIND_##id), (pb_value){ .member = (val) }))
+#define CACHE_KV(id, suffix, member, val)                                                                           \
+    (snprintf(key, sizeof key, "l%d_%s%s", cc->level, pb_machine_cache_key(PB_MCACHE_##id)->name, suffix),          \
+     kv_value(c, key, pb_machine_cache_key(PB_MCACHE_##id), (pb_value){ .member = (val) }))
+
+static void kv_caches(const pb_machine *m, pb_csv *c)
+{
+    for (int i = 0; i < m->ncaches; i++) {
+        const pb_topo_cache *cc = &m->cache[i];
+        char key[64], suffix[16];
+        for (int k = 0; k < m->nkinds; k++) {
+            snprintf(suffix, sizeof suffix, "_kind%d", k);
+            CACHE_KV(bytes, suffix, u, cc->bytes[k]);
+            CACHE_KV(shared_by, suffix, i, cc->shared_by[k]);
+        }
+        CACHE_KV(instances, "", i, cc->instances);
+        CACHE_KV(total_bytes, "", u, cc->total_bytes);
+    }
 }
 
 static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
 {
     if (run_id)
-        kv(c, "run_id", "%s", run_id);
-    kv(c, "host", "%s", m->host);
-    kv(c, "schema_version", "%d", m->schema);
-    kv(c, "git", "%s", m->git);
-    kv(c, "vendor", "%s", m->vendor);
-    kv(c, "brand", "%s", m->brand);
-    kv(c, "codename", "%s", m->codename);
-    kv(c, "ext_family", "%d", m->ext_family);
-    kv(c, "ext_model", "%d", m->ext_model);
-    kv(c, "stepping", "%d", m->stepping);
-    kv(c, "cores", "%d", m->cores);
-    kv(c, "pus", "%d", m->pus);
-    kv(c, "kinds", "%d", m->nkinds);
+        KV(run_id, s, run_id);
+    KV(host, s, m->host);
+    KV(schema_version, i, m->schema);
+    KV(git, s, m->git);
+    KV(vendor, s, m->vendor);
+    KV(brand, s, m->brand);
+    KV(codename, s, m->codename);
+    KV(ext_family, i, m->ext_family);
+    KV(ext_model, i, m->ext_model);
+    KV(stepping, i, m->stepping);
+    KV(cores, i, m->cores);
+    KV(pus, i, m->pus);
+    KV(kinds, i, m->nkinds);
     for (int k = 0; k < m->nkinds; k++) {
         const pb_machine_kind *mk = &m->kind[k];
         char key[64];
-#define KIND_KV(field, fmt, val) (snprintf(key, sizeof key, "kind%d_%s", k, field), kv(c, key, fmt, val))
-        KIND_KV("purpose", "%s", mk->purpose);
-        KIND_KV("core_type", "%s", mk->core_type);
-        KIND_KV("cores", "%d", mk->cores);
-        KIND_KV("pus", "%d", mk->pus);
-        KIND_KV("max_mhz", "%d", mk->max_mhz);
-#undef KIND_KV
+        KIND_KV(purpose, s, mk->purpose);
+        KIND_KV(core_type, s, mk->core_type);
+        KIND_KV(cores, i, mk->cores);
+        KIND_KV(pus, i, mk->pus);
+        KIND_KV(max_mhz, i, mk->max_mhz);
     }
-    for (int i = 0; i < m->ncaches; i++) {
-        const pb_topo_cache *cc = &m->cache[i];
-        char key[64];
-        for (int k = 0; k < m->nkinds; k++) {
-            snprintf(key, sizeof key, "l%d_bytes_kind%d", cc->level, k);
-            kv(c, key, "%llu", (unsigned long long)cc->bytes[k]);
-            snprintf(key, sizeof key, "l%d_shared_by_kind%d", cc->level, k);
-            kv(c, key, "%d", cc->shared_by[k]);
-        }
-        snprintf(key, sizeof key, "l%d_instances", cc->level);
-        kv(c, key, "%d", cc->instances);
-        snprintf(key, sizeof key, "l%d_total_bytes", cc->level);
-        kv(c, key, "%llu", (unsigned long long)cc->total_bytes);
-    }
-    kv(c, "numa_nodes", "%d", m->nnuma);
-    kv(c, "memory_bytes", "%llu", (unsigned long long)m->memory);
-    kv(c, "isa", "%s", m->isa);
-    kv(c, "hypervisor", "%s", m->hypervisor ? m->hypervisor_name : "none");
-    kv(c, "kernel", "%s", m->kernel);
-    kv(c, "compiler", "%s", m->compiler);
-    kv(c, "cflags", "%s", m->cflags);
-    kv(c, "thp", "%s", m->thp);
-    kv(c, "governor", "%s", m->governor[0] ? m->governor : "unreadable");
-    kv(c, "loadavg_1m", "%.2f", m->load[0]);
-    kv(c, "loadavg_5m", "%.2f", m->load[1]);
-    kv(c, "loadavg_15m", "%.2f", m->load[2]);
+    kv_caches(m, c);
+    KV(numa_nodes, i, m->nnuma);
+    KV(memory_bytes, u, m->memory);
+    KV(isa, s, m->isa);
+    KV(hypervisor, s, m->hypervisor ? m->hypervisor_name : "none");
+    KV(kernel, s, m->kernel);
+    KV(compiler, s, m->compiler);
+    KV(cflags, s, m->cflags);
+    KV(thp, s, m->thp);
+    KV(governor, s, m->governor[0] ? m->governor : "unreadable");
+    KV(loadavg_1m, d, m->load[0]);
+    KV(loadavg_5m, d, m->load[1]);
+    KV(loadavg_15m, d, m->load[2]);
 }
 
 int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen)
 {
-    pb_csv *c = pb_csv_open(dir, "machine.csv", "key,value");
+    pb_csv *c = pb_csv_open(dir, pb_schema_get(PB_K_MACHINE)->file, pb_schema_header(PB_K_MACHINE));
     if (!c && errno == EEXIST)
         return 1;
     if (!c) {
@@ -207,7 +213,7 @@ int pb_machine_mark_incomplete(const char *dir, const char *note, char *err, siz
         close(fd);
         return pb_errf(err, errlen, "cannot mark %s incomplete: %s", path, strerror(errno));
     }
-    fprintf(f, "incomplete,%s\n", pb_csv_field_str(field, sizeof field, note));
+    fprintf(f, "%s,%s\n", PB_MKEY(incomplete), pb_csv_field_str(field, sizeof field, note));
     int bad = fflush(f) != 0 || fsync(fd) != 0;
     int e = errno;
     bad |= fclose(f) != 0;

@@ -17,6 +17,7 @@
 #include "pb_decode_floor.h"
 #include "pb_csv.h"
 #include "pb_run.h"
+#include "pb_schema.h"
 #include "pb_stats.h"
 #include "pb_sampler.h"
 
@@ -80,14 +81,9 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n);
 /* The CSVs, a point's rows as the point ends: sweep.csv; cpu_util.csv (bench_cpu_util's columns plus point:
  * every sampler interval of every point, t_ms = sampled time with the points laid end to end); sweep_cpu.csv
  * (one row per cpu per point: its mean over the point, and whether the point pinned it). */
-#define PB_SWEEP_HEADER                                                                                             \
-    "run_id,host,point,model,format,kernel,policy,schedule,glue,threads,cpuset,cpus,batch,tokens,ms_per_token_min,"  \
-    "ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,floor_gbps,floor_gbps_best,"         \
-    "floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,"           \
-    "busy_pct_mean,busy_pct_min,busy_pct_max,imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,"       \
-    "e_cores,smt_threads,verified,series_id,series"
-#define PB_SWEEP_UTIL_HEADER "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point"
-#define PB_SWEEP_CPU_HEADER "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct"
+#define PB_SWEEP_HEADER pb_schema_header(PB_K_SWEEP)          /* the columns: pb_schema.h */
+#define PB_SWEEP_UTIL_HEADER pb_schema_header(PB_K_SWEEPUTIL)
+#define PB_SWEEP_CPU_HEADER pb_schema_header(PB_K_SWEEPCPU)
 
 /* Which dimensions the run varies (from its options, so a row's series label is known when it is measured):
  * the plot's line label names the policy plus each of these that takes more than one value. */

@@ -67,7 +67,7 @@ int pb_rundata_bad(const pb_rundata *rd);
 void pb_rundata_print_problems(FILE *f, const pb_rundata *rd, const char *prog, const char *tail);
 /* The key a stopped harness adds to machine.csv, once per stopped harness: "bench_sweep: SIGTERM after 9 rows
  * (sweep.csv)". */
-#define PB_INCOMPLETE_KEY "incomplete"
+#define PB_INCOMPLETE_KEY PB_MKEY(incomplete)
 #define PB_INCOMPLETE_MAX 16
 /* How many signs of an incomplete run there are: `incomplete` facts, and kinds read from a partial file. */
 int pb_rundata_incomplete(const pb_rundata *rd);
