@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pb_schema.h"
+
 typedef void (*facts_fn)(int dirfd, pb_plot_job *job);
 
 /* ---------------------------------------------------------------- reading the directory */
@@ -122,9 +124,9 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
 {
     char hdr[4096];
     first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
-    var(job, "by_id", has_column(hdr, "series_id") && has_column(hdr, "series"));
-    var(job, "has_e_cores", has_column(hdr, "e_cores"));
-    var(job, "has_smt", has_column(hdr, "smt_threads"));
+    var(job, "by_id", has_column(hdr, PB_COL(SWEEP, series_id)) && has_column(hdr, PB_COL(SWEEP, series)));
+    var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
+    var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
 }
 
 /* gnuplot's stats cannot be asked about a file without a data row: it stops with an error. */

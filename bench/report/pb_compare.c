@@ -13,7 +13,7 @@
 
 static const char *run_host(const pb_cmp_run *r)
 {
-    const char *h = pb_machine_value(&r->rd, "host");
+    const char *h = pb_machine_value(&r->rd, PB_MKEY(host));
     return h && *h ? h : "unknown";
 }
 
@@ -51,10 +51,6 @@ static const pb_fig *fig_of(const pb_cmp_run *r, const char *key)
     return NULL;
 }
 
-static const char *const machine_keys[] = { "brand", "vendor", "cores", "pus", "kinds", "l3_total_bytes",
-                                            "memory_bytes", "isa", "hypervisor", "kernel", "compiler", "thp",
-                                            "governor", "git", "schema_version", NULL };
-
 static void runs_table(FILE *o, const pb_compare *c)
 {
     fprintf(o, "## Runs\n\n| |");
@@ -67,6 +63,12 @@ static void runs_table(FILE *o, const pb_compare *c)
     for (int i = 0; i < c->n; i++)
         fprintf(o, " %s |", PB_MD(c->run[i].rd.dir));
     fprintf(o, "\n");
+    char l3[64];
+    snprintf(l3, sizeof l3, "l3_%s", pb_machine_cache_key(PB_MCACHE_total_bytes)->name);
+    const char *const machine_keys[] = { PB_MKEY(brand), PB_MKEY(vendor), PB_MKEY(cores), PB_MKEY(pus),
+                                         PB_MKEY(kinds), l3, PB_MKEY(memory_bytes), PB_MKEY(isa),
+                                         PB_MKEY(hypervisor), PB_MKEY(kernel), PB_MKEY(compiler), PB_MKEY(thp),
+                                         PB_MKEY(governor), PB_MKEY(git), PB_MKEY(schema_version), NULL };
     for (const char *const *k = machine_keys; *k; k++) {
         fprintf(o, "| %s |", *k);
         for (int i = 0; i < c->n; i++) {
@@ -154,7 +156,7 @@ static void not_shared(FILE *o, const pb_compare *c)
             lines++;
         }
     }
-    static const char *const version_keys[] = { "git", "schema_version", NULL };
+    const char *const version_keys[] = { PB_MKEY(git), PB_MKEY(schema_version), NULL };
     for (const char *const *k = version_keys; *k; k++) {
         const char *v0 = pb_machine_value(&c->run[0].rd, *k);
         for (int i = 1; i < c->n; i++) {

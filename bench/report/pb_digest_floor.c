@@ -21,10 +21,12 @@ static void keep_best(double *best, int *thr, double v, int threads)
 
 static void digest_memory(pb_dg_floor *f, const pb_table *t)
 {
-    int cop = pb_table_col(t, "op"), ck = pb_table_col(t, "kernel"), cth = pb_table_col(t, "threads"),
-        cb = pb_table_col(t, "gbps_best"), cm = pb_table_col(t, "gbps_median"), cmin = pb_table_col(t, "gbps_min"),
-        crt = pb_table_col(t, "rt_ns"), cpl = pb_table_col(t, "placement"), ccp = pb_table_col(t, "cpus"),
-        cthp = pb_table_col(t, "thp_mib"), csz = pb_table_col(t, "size_mib");
+    int cop = pb_table_col(t, PB_COL(MEMORY, op)), ck = pb_table_col(t, PB_COL(MEMORY, kernel)),
+        cth = pb_table_col(t, PB_COL(MEMORY, threads)), cb = pb_table_col(t, PB_COL(MEMORY, gbps_best)),
+        cm = pb_table_col(t, PB_COL(MEMORY, gbps_median)), cmin = pb_table_col(t, PB_COL(MEMORY, gbps_min)),
+        crt = pb_table_col(t, PB_COL(MEMORY, rt_ns)), cpl = pb_table_col(t, PB_COL(MEMORY, placement)),
+        ccp = pb_table_col(t, PB_COL(MEMORY, cpus)), cthp = pb_table_col(t, PB_COL(MEMORY, thp_mib)),
+        csz = pb_table_col(t, PB_COL(MEMORY, size_mib));
     for (size_t r = 0; r < t->nrows; r++) {
         const char *op = pb_table_str(t, r, cop);
         int thr = pb_dg_int(t, r, cth);
@@ -60,9 +62,9 @@ static void digest_memory(pb_dg_floor *f, const pb_table *t)
 /* Per-token floors of one model: qwen3-0.6b (the default suite's) when present, else the first. */
 static void digest_token(pb_dg_token *tk, const pb_table *t)
 {
-    int cmo = pb_table_col(t, "model"), cf = pb_table_col(t, "format"), cth = pb_table_col(t, "threads"),
-        cms = pb_table_col(t, "ms_per_token"), cc = pb_table_col(t, "tok_per_s_ceiling"),
-        cw = pb_table_col(t, "weight_bytes");
+    int cmo = pb_table_col(t, PB_COL(TOKEN, model)), cf = pb_table_col(t, PB_COL(TOKEN, format)),
+        cth = pb_table_col(t, PB_COL(TOKEN, threads)), cms = pb_table_col(t, PB_COL(TOKEN, ms_per_token)),
+        cc = pb_table_col(t, PB_COL(TOKEN, tok_per_s_ceiling)), cw = pb_table_col(t, PB_COL(TOKEN, weight_bytes));
     for (size_t r = 0; r < t->nrows; r++) {
         const char *m = pb_table_str(t, r, cmo);
         if (!tk->model[0] || (strcmp(m, "qwen3-0.6b") == 0 && strcmp(tk->model, m) != 0)) {

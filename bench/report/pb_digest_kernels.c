@@ -33,8 +33,9 @@ void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
     const pb_table *t = pb_rundata_table(rd, PB_K_KERNELS);
     if (!t)
         return;
-    int cf = pb_table_col(t, "format"), cv = pb_table_col(t, "variant"), cth = pb_table_col(t, "threads"),
-        cl = pb_table_col(t, "level"), cg = pb_table_col(t, "gbps_median"), cb = pb_table_col(t, "batch");
+    int cf = pb_table_col(t, PB_COL(KERNELS, format)), cv = pb_table_col(t, PB_COL(KERNELS, variant)),
+        cth = pb_table_col(t, PB_COL(KERNELS, threads)), cl = pb_table_col(t, PB_COL(KERNELS, level)),
+        cg = pb_table_col(t, PB_COL(KERNELS, gbps_median)), cb = pb_table_col(t, PB_COL(KERNELS, batch));
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++)
         if (pb_dg_int(t, r, cth) > maxthr)

@@ -86,9 +86,10 @@ void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd)
     const pb_table *t = pb_rundata_table(rd, PB_K_LIKWID);
     if (!t)
         return;
-    int cr = pb_table_col(t, "round"), ct = pb_table_col(t, "threads"), ctool = pb_table_col(t, "tool"),
-        ck = pb_table_col(t, "kernel"), cg = pb_table_col(t, "gbps"), cm = pb_table_col(t, "gbps_median"),
-        cp = pb_table_col(t, "placement");
+    int cr = pb_table_col(t, PB_COL(LIKWID, round)), ct = pb_table_col(t, PB_COL(LIKWID, threads)),
+        ctool = pb_table_col(t, PB_COL(LIKWID, tool)), ck = pb_table_col(t, PB_COL(LIKWID, kernel)),
+        cg = pb_table_col(t, PB_COL(LIKWID, gbps)), cm = pb_table_col(t, PB_COL(LIKWID, gbps_median)),
+        cp = pb_table_col(t, PB_COL(LIKWID, placement));
     lk_round rs[LK_ROUNDS];
     int n = 0;
     for (size_t r = 0; r < t->nrows; r++) {

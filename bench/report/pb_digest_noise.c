@@ -14,9 +14,11 @@ static void range(double *lo, double *hi, double v)
         *hi = v;
 }
 
-static void scan_placements(pb_dg_noise *n, const pb_table *t, const char *const *rt_cols)
+/* A table's placement tags and round trips: the columns of kind k at index place and at rt_cols (ending with
+ * PB_NEED_END). */
+static void scan_placements(pb_dg_noise *n, const pb_table *t, pb_kind k, int place, const int *rt_cols)
 {
-    int cp = pb_table_col(t, "placement");
+    int cp = pb_table_col(t, pb_schema_name(k, place));
     for (size_t r = 0; r < t->nrows; r++) {
         const char *p = pb_table_str(t, r, cp);
         if (strcmp(p, "near") == 0)
@@ -25,8 +27,8 @@ static void scan_placements(pb_dg_noise *n, const pb_table *t, const char *const
             n->far++;
         else if (cp >= 0 && *p && strcmp(p, "n/a") != 0)
             n->other++;
-        for (const char *const *c = rt_cols; *c; c++)
-            range(&n->rt_min, &n->rt_max, pb_table_num(t, r, pb_table_col(t, *c)));
+        for (const int *c = rt_cols; *c != PB_NEED_END; c++)
+            range(&n->rt_min, &n->rt_max, pb_table_num(t, r, pb_table_col(t, pb_schema_name(k, *c))));
     }
 }
 
@@ -34,15 +36,16 @@ void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd)
 {
     memset(n, 0, sizeof *n);
     n->rt_min = n->rt_max = n->dispatch_p99_over_median = n->floor_spread_max = NAN;
-    static const char *const pool_rt[] = { "rt_ns_before", "rt_ns_after", NULL };
-    static const char *const one_rt[] = { "rt_ns", NULL };
+    static const int pool_rt[] = { PB_POOL_rt_ns_before, PB_POOL_rt_ns_after, PB_NEED_END };
+    static const int memory_rt[] = { PB_MEMORY_rt_ns, PB_NEED_END };
+    static const int sweep_rt[] = { PB_SWEEP_rt_ns, PB_NEED_END };
     const pb_table *t;
     if ((t = pb_rundata_table(rd, PB_K_POOL)))
-        scan_placements(n, t, pool_rt);
+        scan_placements(n, t, PB_K_POOL, PB_POOL_placement, pool_rt);
     if ((t = pb_rundata_table(rd, PB_K_MEMORY)))
-        scan_placements(n, t, one_rt);
+        scan_placements(n, t, PB_K_MEMORY, PB_MEMORY_placement, memory_rt);
     if ((t = pb_rundata_table(rd, PB_K_SWEEP)))
-        scan_placements(n, t, one_rt);
+        scan_placements(n, t, PB_K_SWEEP, PB_SWEEP_placement, sweep_rt);
     for (int i = 0; i < d->pool.n; i++)
         if (strcmp(d->pool.d[i].policy, "spin") == 0)
             n->dispatch_p99_over_median = d->pool.d[i].ns_p99 / d->pool.d[i].ns_median;

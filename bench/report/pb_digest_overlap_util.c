@@ -8,8 +8,9 @@
 
 static void digest_overlap(pb_dg_overlap *o, const pb_table *t)
 {
-    int cm = pb_table_col(t, "mode"), cr = pb_table_col(t, "ratio"), cs = pb_table_col(t, "speedup"),
-        cp = pb_table_col(t, "pct_of_ceiling"), cu = pb_table_col(t, "us_per_step");
+    int cm = pb_table_col(t, PB_COL(OVERLAP, mode)), cr = pb_table_col(t, PB_COL(OVERLAP, ratio)),
+        cs = pb_table_col(t, PB_COL(OVERLAP, speedup)), cp = pb_table_col(t, PB_COL(OVERLAP, pct_of_ceiling)),
+        cu = pb_table_col(t, PB_COL(OVERLAP, us_per_step));
     for (size_t r = 0; r < t->nrows; r++) {
         const char *mode = pb_table_str(t, r, cm);
         double ratio = pb_table_num(t, r, cr);
@@ -44,8 +45,8 @@ static int cpu_number(const char *s)
 
 static void digest_util(pb_dg_util *u, const pb_table *t)
 {
-    int cc = pb_table_col(t, "cpu"), cb = pb_table_col(t, "busy_pct"), cs = pb_table_col(t, "steal_pct"),
-        cstat = pb_table_col(t, "stat");
+    int cc = pb_table_col(t, PB_COL(CPUUTIL, cpu)), cb = pb_table_col(t, PB_COL(CPUUTIL, busy_pct)),
+        cs = pb_table_col(t, PB_COL(CPUUTIL, steal_pct)), cstat = pb_table_col(t, "stat");
     for (size_t r = 0; r < t->nrows; r++) {
         /* A sweep's cpu_util.csv adds per-point "mean" rows beside the "interval" samples: count samples only. */
         if (cstat >= 0 && strcmp(pb_table_str(t, r, cstat), "interval") != 0)

@@ -22,13 +22,18 @@ typedef struct pool_cols {
 
 static pool_cols pool_cols_of(const pb_table *t)
 {
-    return (pool_cols){ .policy = pb_table_col(t, "policy"), .threads = pb_table_col(t, "threads"),
-                        .gap = pb_table_col(t, "gap_us"), .job = pb_table_col(t, "job_ns"),
-                        .batch = pb_table_col(t, "ns_batch_mean"), .median = pb_table_col(t, "ns_median"),
-                        .p99 = pb_table_col(t, "ns_p99"), .rt0 = pb_table_col(t, "rt_ns_before"),
-                        .rt1 = pb_table_col(t, "rt_ns_after"), .place = pb_table_col(t, "placement"),
-                        .xrt = pb_table_col(t, "ratio_to_rt"), .xomp = pb_table_col(t, "ratio_to_omp"),
-                        .spin = pb_table_col(t, "spin_us") };
+    return (pool_cols){ .policy = pb_table_col(t, PB_COL(POOL, policy)),
+                        .threads = pb_table_col(t, PB_COL(POOL, threads)), .gap = pb_table_col(t, PB_COL(POOL, gap_us)),
+                        .job = pb_table_col(t, PB_COL(POOL, job_ns)),
+                        .batch = pb_table_col(t, PB_COL(POOL, ns_batch_mean)),
+                        .median = pb_table_col(t, PB_COL(POOL, ns_median)),
+                        .p99 = pb_table_col(t, PB_COL(POOL, ns_p99)),
+                        .rt0 = pb_table_col(t, PB_COL(POOL, rt_ns_before)),
+                        .rt1 = pb_table_col(t, PB_COL(POOL, rt_ns_after)),
+                        .place = pb_table_col(t, PB_COL(POOL, placement)),
+                        .xrt = pb_table_col(t, PB_COL(POOL, ratio_to_rt)),
+                        .xomp = pb_table_col(t, PB_COL(POOL, ratio_to_omp)),
+                        .spin = pb_table_col(t, PB_COL(POOL, spin_us)) };
 }
 
 static bool is_pingpong(const pb_table *t, const pool_cols *c, size_t r)
@@ -51,7 +56,7 @@ static double rt_of(const pb_table *t, const pool_cols *c, size_t r)
  * oversubscribed), else the largest measured. */
 static int headline_threads(const pb_table *t, const pool_cols *c, const pb_rundata *rd)
 {
-    const char *pus = pb_machine_value(rd, "pus");
+    const char *pus = pb_machine_value(rd, PB_MKEY(pus));
     int want = pus ? atoi(pus) : -1, best = -1;
     for (size_t r = 0; r < t->nrows; r++) {
         if (is_pingpong(t, c, r))

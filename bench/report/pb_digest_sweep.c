@@ -15,17 +15,18 @@ typedef struct sweep_cols {
 static sweep_cols sweep_cols_of(const pb_table *t)
 {
     return (sweep_cols){
-        .model = pb_table_col(t, "model"), .format = pb_table_col(t, "format"),
-        .policy = pb_table_col(t, "policy"), .schedule = pb_table_col(t, "schedule"),
-        .threads = pb_table_col(t, "threads"), .cpuset = pb_table_col(t, "cpuset"),
-        .batch = pb_table_col(t, "batch"), .msmin = pb_table_col(t, "ms_per_token_min"),
-        .msmed = pb_table_col(t, "ms_per_token_median"), .msmax = pb_table_col(t, "ms_per_token_max"),
-        .tok = pb_table_col(t, "tok_per_s"), .wb = pb_table_col(t, "weight_bytes"),
-        .gbps = pb_table_col(t, "gbps_effective"), .floor = pb_table_col(t, "floor_gbps"),
-        .pct = pb_table_col(t, "pct_of_floor"), .disp = pb_table_col(t, "dispatches_per_token"),
-        .bmin = pb_table_col(t, "busy_pct_min"), .bmax = pb_table_col(t, "busy_pct_max"),
-        .imb = pb_table_col(t, "imbalance_flag"), .glue = pb_table_col(t, "glue"),
-        .gluepct = pb_table_col(t, "glue_pct"), .place = pb_table_col(t, "placement"),
+        .model = pb_table_col(t, PB_COL(SWEEP, model)), .format = pb_table_col(t, PB_COL(SWEEP, format)),
+        .policy = pb_table_col(t, PB_COL(SWEEP, policy)), .schedule = pb_table_col(t, PB_COL(SWEEP, schedule)),
+        .threads = pb_table_col(t, PB_COL(SWEEP, threads)), .cpuset = pb_table_col(t, PB_COL(SWEEP, cpuset)),
+        .batch = pb_table_col(t, PB_COL(SWEEP, batch)), .msmin = pb_table_col(t, PB_COL(SWEEP, ms_per_token_min)),
+        .msmed = pb_table_col(t, PB_COL(SWEEP, ms_per_token_median)),
+        .msmax = pb_table_col(t, PB_COL(SWEEP, ms_per_token_max)), .tok = pb_table_col(t, PB_COL(SWEEP, tok_per_s)),
+        .wb = pb_table_col(t, PB_COL(SWEEP, weight_bytes)), .gbps = pb_table_col(t, PB_COL(SWEEP, gbps_effective)),
+        .floor = pb_table_col(t, PB_COL(SWEEP, floor_gbps)), .pct = pb_table_col(t, PB_COL(SWEEP, pct_of_floor)),
+        .disp = pb_table_col(t, PB_COL(SWEEP, dispatches_per_token)),
+        .bmin = pb_table_col(t, PB_COL(SWEEP, busy_pct_min)), .bmax = pb_table_col(t, PB_COL(SWEEP, busy_pct_max)),
+        .imb = pb_table_col(t, PB_COL(SWEEP, imbalance_flag)), .glue = pb_table_col(t, PB_COL(SWEEP, glue)),
+        .gluepct = pb_table_col(t, PB_COL(SWEEP, glue_pct)), .place = pb_table_col(t, PB_COL(SWEEP, placement)),
     };
 }
 

@@ -28,7 +28,7 @@ static void machine_block(FILE *o, const pb_rundata *rd)
                 rd->src[PB_K_MACHINE].state == PB_SRC_BAD ? PB_MD_LINE(rd->src[PB_K_MACHINE].err) : "missing");
         return;
     }
-    int ck = pb_table_col(t, "key"), cv = pb_table_col(t, "value");
+    int ck = pb_table_col(t, PB_COL(MACHINE, key)), cv = pb_table_col(t, PB_COL(MACHINE, value));
     fprintf(o, "| fact | value |\n|---|---|\n");
     for (size_t r = 0; r < t->nrows; r++)
         fprintf(o, "| %s | %s |\n", PB_MD(pb_table_str(t, r, ck)), PB_MD(pb_table_str(t, r, cv)));
@@ -142,7 +142,7 @@ static void sentences(FILE *o, const char *title, const pb_findings *f, const ch
 
 void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log)
 {
-    const char *host = pb_machine_value(rd, "host"), *id = pb_machine_value(rd, "run_id");
+    const char *host = pb_machine_value(rd, PB_MKEY(host)), *id = pb_machine_value(rd, PB_MKEY(run_id));
     fprintf(o, "# poolbench report: %s, run %s\n\n", host && *host ? PB_MD(host) : "unknown host",
             PB_MD(id && *id ? id : base_name(rd->dir)));
     incomplete_warning(o, rd);

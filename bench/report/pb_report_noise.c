@@ -48,20 +48,21 @@ static const char *machine_first(const pb_rundata *rd, const char *a, const char
 
 static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
 {
-    const char *la = machine_first(rd, "loadavg_1m", "loadavg"), *pus = machine_first(rd, "pus", "cores");
+    const char *la = machine_first(rd, PB_MKEY(loadavg_1m), "loadavg"), /* older runs: loadavg */
+               *pus = machine_first(rd, PB_MKEY(pus), PB_MKEY(cores));
     double l, n;
     if (la && pb_parse_num(la, &l) == 0 && pus && pb_parse_num(pus, &n) == 0 && n > 0)
         pb_findings_add(f, "Load average at start: %s over %s PUs (%s per PU)%s.", la, pus, PB_NUM(l / n, 2),
                         l / n > 0.5 ? ": above 0.5 per PU, other work shared the machine and may have disturbed the "
                                       "figures" : "");
-    const char *hv = pb_machine_value(rd, "hypervisor");
+    const char *hv = pb_machine_value(rd, PB_MKEY(hypervisor));
     if (hv && *hv && strcmp(hv, "none") != 0)
         pb_findings_add(f, "Hypervisor: %s. Virtual cpus can be moved under a run; the placement tags above say "
                         "where they were.", hv);
-    const char *gov = pb_machine_value(rd, "governor");
+    const char *gov = pb_machine_value(rd, PB_MKEY(governor));
     if (gov && *gov && strcmp(gov, "performance") != 0)
         pb_findings_add(f, "Frequency governor: %s (not performance).", gov);
-    const char *thp = pb_machine_value(rd, "thp");
+    const char *thp = pb_machine_value(rd, PB_MKEY(thp));
     const pb_dg_floorpt *one = d->floor.have ? &d->floor.pt[0] : NULL;
     if (one && !isnan(one->thp_mib))
         pb_findings_add(f, "Transparent huge pages: %s; the read buffer got %s MiB of huge pages out of %s MiB.",
