@@ -18,6 +18,7 @@
 #include "pb_schema.h"
 #include "pb_kbench.h"
 #include "pb_time.h"
+#include "pb_tuning.h"
 
 #define PROG "bench_kernels"
 #define MIB (1024.0 * 1024.0)
@@ -356,14 +357,14 @@ static void kb_print(const kb_ctx *c)
            "GB/s", "(min-max)", "Gop/s", "ns/row", "x_read");
     for (int i = 0; i < c->nrows; i++) {
         const kb_row *r = &c->rows[i];
-        bool noisy = r->r.gbps.spread > 0.5;
+        bool noisy = r->r.gbps.spread > PB_NOISY_SPREAD;
         char ratio[16] = "-";
         if (!isnan(r->read_gbps))
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
         printf("%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.1f %7s%s\n", kern_format_names[r->pt.fmt],
                kern_variant_name(r->pt.variant), pb_kbench_level_names[r->pt.level], r->threads, r->pt.batch,
                (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max, r->r.gops_median,
-               r->r.ns_per_row, ratio, noisy ? "  (noisy: spread > 50%)" : "");
+               r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
     }
     printf("\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
            "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same\n"

@@ -20,12 +20,12 @@
 #include "pb_model.h"
 #include "pb_pingpong.h"
 #include "pb_time.h"
+#include "pb_tuning.h"
 
 #define PROG "bench_memory_floor"
 #define MF_MAX_KERNS 32
 #define RT_BATCHES 11
 #define RT_ITERS 20000
-#define MF_NOISY_SPREAD 0.25 /* (best - min) / median of a point above this is flagged */
 
 /* The formats a per-token floor is given for (f32 is no decode format anyone ships). */
 static const kern_format mf_formats[] = { KERN_F16, KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0 };
@@ -181,8 +181,8 @@ static void mf_check(mf_run *r, const pb_topo *topo)
     } else {
         fprintf(stderr, PROG ": warning: MemAvailable unreadable; the buffer size is not checked\n");
     }
-    if (llc && (r->size_mib << 20) < 4 * llc)
-        fprintf(stderr, PROG ": warning: a %llu MiB buffer is less than 4x the last-level cache (%llu MiB): "
+    if (llc && (r->size_mib << 20) < PB_BUFFER_MIN_LLC_FACTOR * llc)
+        fprintf(stderr, PROG ": warning: a %llu MiB buffer is less than " PB_STR(PB_BUFFER_MIN_LLC_FACTOR) "x the last-level cache (%llu MiB): "
                         "this measures the cache, not memory\n",
                 (unsigned long long)r->size_mib, (unsigned long long)(llc >> 20));
     if (o->passes == 0)
@@ -360,8 +360,8 @@ static void mf_print(const mf_run *r)
     printf("\nbuffer %llu MiB, %ld timed passes per point after one warm-up; GB/s = 1e9 B/s (copy counts read + "
            "write)\n\n",
            (unsigned long long)r->size_mib, r->o.passes);
-    if (r->llc_bytes && (r->size_mib << 20) < 4 * r->llc_bytes)
-        printf("WARNING: the buffer is less than 4x the last-level cache (%llu MiB): these are cache figures, not a memory floor\n\n",
+    if (r->llc_bytes && (r->size_mib << 20) < PB_BUFFER_MIN_LLC_FACTOR * r->llc_bytes)
+        printf("WARNING: the buffer is less than " PB_STR(PB_BUFFER_MIN_LLC_FACTOR) "x the last-level cache (%llu MiB): these are cache figures, not a memory floor\n\n",
                (unsigned long long)(r->llc_bytes >> 20));
     printf("%-6s %-16s %3s %-12s %9s %9s %9s %8s %8s %-6s\n", "op", "kernel", "thr", "cpus", "best", "median", "min",
            "thp_MiB", "rt_ns", "place");
@@ -371,7 +371,7 @@ static void mf_print(const mf_run *r)
                row->pt.kern->name, row->pt.threads, row->cpus, row->pt.gbps.max, row->pt.gbps.median,
                row->pt.gbps.min, (unsigned long long)(row->thp_bytes >> 20), mf_rt(row), row->placement,
                mf_is_floor(r, row) ? "  <- floor" : "",
-               row->pt.gbps.spread > MF_NOISY_SPREAD ? "  (noisy: spread > 25%)" : "");
+               row->pt.gbps.spread > PB_NOISY_SPREAD ? PB_NOISY_NOTE : "");
     }
     printf("\nread floor (best read kernel, best pass):\n");
     for (int t = 0; t < r->nfloors; t++)

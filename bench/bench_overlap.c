@@ -27,12 +27,12 @@
 #include "pb_schema.h"
 #include "pb_stats.h"
 #include "pb_time.h"
+#include "pb_tuning.h"
 #include "pool.h"
 
 #define PROG "bench_overlap"
 #define OV_WARMUP_STEPS 3
 #define OV_CALIB_REPS 15
-#define OV_NOISY_SPREAD 0.25 /* (max - min) / median of a mode's repetitions above this: say so */
 
 typedef enum ov_mode { OV_SERIAL, OV_SPAWN, OV_INHERIT, OV_PINNED, OV_MODES } ov_mode;
 
@@ -402,7 +402,7 @@ static void ov_print_table(const ov_run *r)
             if (!ov_reported(r, pt, (ov_mode)m))
                 continue;
             ov_figures f = ov_figures_of(pt, (ov_mode)m);
-            bool noisy = pt->mode[m].spread > OV_NOISY_SPREAD;
+            bool noisy = pt->mode[m].spread > PB_NOISY_SPREAD;
             if (m == OV_SERIAL)
                 printf("%6.2f %8.1f %8.1f %7.2fx ", pt->ratio, pt->prep.median / 1e3, pt->job.median / 1e3, f.ceiling);
             else
@@ -413,7 +413,7 @@ static void ov_print_table(const ov_run *r)
     }
     printf("\nratio: the prep / job time asked for (prep_ratio_measured in the CSV is what the sizing reached); "
            "ceiling = serial / max(prep, job); %%ceiling = speedup / ceiling; (noisy): the reps spread over %.0f%%.\n",
-           100 * OV_NOISY_SPREAD);
+           100 * PB_NOISY_SPREAD);
     if (r->helper_cpu < 0)
         printf("one cpu only: async-spawn and async-pinned need a second cpu and were skipped.\n");
 }

@@ -14,6 +14,7 @@
 #include "pb_pingpong.h"
 #include "pb_schema.h"
 #include "pb_time.h"
+#include "pb_tuning.h"
 
 #define PROG "bench_pool_overhead"
 #define RT_BATCHES 11
@@ -100,7 +101,7 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
     for (int g = 0; g < pr->o.gaps.n && !pb_stop_signal(); g++) {
         for (int j = 0; j < pr->o.jobs.n && !pb_stop_signal(); j++) {
             char what[64];
-            snprintf(what, sizeof what, "%s threads=%d gap=%ldus job=%ldns", pb_dispatch_kind_names[kind], threads,
+            snprintf(what, sizeof what, "%s threads=%d gap=%ldus job=%ldns", pb_exec_kind_names[kind], threads,
                      pr->o.gaps.v[g], pr->o.jobs.v[j]);
             pb_progress((*done)++, total, t0, "%-40s", what);
             pb_dispatch_cost_point pt = { .kind = kind, .threads = threads, .cpus = cpus,
@@ -113,7 +114,7 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
             row->gap_us = pt.gap_us;
             row->job_ns = pt.job_ns;
             if (pb_dispatch_cost_measure(&pt, &row->r) != 0) {
-                fprintf(stderr, "\n" PROG ": %s with %d threads: %s\n", pb_dispatch_kind_names[kind], threads,
+                fprintf(stderr, "\n" PROG ": %s with %d threads: %s\n", pb_exec_kind_names[kind], threads,
                         strerror(errno));
                 exit(1);
             }
@@ -141,13 +142,13 @@ static void po_ratios_to_omp(po_run *pr, int from)
         a->ratio_to_omp = NAN;
         for (int k = from; k < pr->nrows && a->kind >= 0; k++) {
             const po_row *b = &pr->rows[k];
-            if (b->kind == PB_DISPATCH_OMP && b->threads == a->threads && b->gap_us == a->gap_us && b->job_ns == a->job_ns)
+            if (b->kind == PB_EXEC_OMP && b->threads == a->threads && b->gap_us == a->gap_us && b->job_ns == a->job_ns)
                 a->ratio_to_omp = a->r.batch_mean_ns / b->r.batch_mean_ns;
         }
     }
 }
 
-static const char *po_kind_name(int kind) { return kind < 0 ? "pingpong" : pb_dispatch_kind_names[kind]; }
+static const char *po_kind_name(int kind) { return kind < 0 ? "pingpong" : pb_exec_kind_names[kind]; }
 
 static void po_cpus_text(const po_run *pr, int threads, char *buf, size_t len)
 {
@@ -194,10 +195,10 @@ static void po_print_table(const po_run *pr)
             if (r->kind < 0 || r->threads != pr->o.threads.v[t])
                 continue;
             double rt = (r->rt_before + r->rt_after) / 2;
-            bool noisy = r->r.batches.spread > 0.5;
+            bool noisy = r->r.batches.spread > PB_NOISY_SPREAD;
             printf("%-8s %3d %6u %7u %11.1f %11.1f %11.1f %9.1f %6s %8.2f %8.3f%s\n", po_kind_name(r->kind),
                    r->threads, r->gap_us, r->job_ns, r->r.batch_mean_ns, r->r.samples.median, r->r.samples.p99, rt,
-                   r->placement, r->ratio_to_rt, r->ratio_to_omp, noisy ? "  (noisy: batch spread > 50%)" : "");
+                   r->placement, r->ratio_to_rt, r->ratio_to_omp, noisy ? PB_NOISY_NOTE : "");
         }
     }
     printf("\nbatch_ns: median over %ld batches of the mean dispatch in a batch; x_rt: batch_ns / the same block's "
@@ -214,7 +215,7 @@ static void po_parse(po_run *pr, int argc, char **argv)
     o->reps = 0;
     o->batch_ms = 0;
     const pb_opt opts[] = {
-        { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_dispatch_kind_names,
+        { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
           .metavar = "LIST", .help = "policies to measure (spin, condvar, hybrid, spawn, omp, or all)", .dflt = "all" },
         { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
           .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8", .dflt = "1..PUs, then 2xPUs (oversubscribed)" },
@@ -245,7 +246,7 @@ static void po_defaults(po_run *pr, const pb_topo *topo)
 {
     po_opts *o = &pr->o;
     if (o->policies.n == 0)
-        for (int k = 0; k < PB_DISPATCH_KINDS; k++)
+        for (int k = 0; k < PB_EXEC_KINDS; k++)
             o->policies.v[o->policies.n++] = k;
     if (o->cpus.n) {
         char err[256];

@@ -64,7 +64,7 @@ static void sw_parse(sw_run *sr, int argc, char **argv)
           .help = "model preset (qwen3-0.6b, qwen3-8b, llama3-8b)", .dflt = "qwen3-0.6b" },
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
           .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, or all)", .dflt = "q8_0" },
-        { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_dispatch_kind_names,
+        { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
           .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), or all",
           .dflt = "all (spin,condvar,spawn with --quick)" },
         { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",
@@ -221,7 +221,7 @@ static void sw_defaults(sw_run *sr)
         o->formats.v[o->formats.n++] = KERN_Q8_0;
     if (o->policies.n == 0) {
         static const int quick[] = { POOL_SPIN, POOL_CONDVAR, POOL_SPAWN };
-        for (int k = 0; k < (o->quick ? 3 : PB_DISPATCH_KINDS); k++)
+        for (int k = 0; k < (o->quick ? 3 : PB_EXEC_KINDS); k++)
             o->policies.v[o->policies.n++] = o->quick ? quick[k] : k;
     }
     if (o->batches.n == 0)
@@ -342,7 +342,7 @@ static void sw_floor(const sw_run *sr, const pb_decode_weights *w, const pb_cpul
 {
     char err[512];
     pb_exec fl;
-    if (pb_exec_open(&fl, POOL_SPIN, place->n, place->cpu, 0, 0) != 0)
+    if (pb_exec_open(&fl, PB_EXEC_SPIN, place->n, place->cpu, 0, 0) != 0)
         sw_fail("read floor at %d threads: %s", place->n, strerror(errno));
     if (pb_decode_floor_measure(fl.p, w->arena, (size_t)w->bytes, (int)sr->o.floor_passes, only, out, err, sizeof err) != 0)
         sw_fail("read floor at %d threads: %s", place->n, err);
@@ -440,7 +440,7 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 r->model = sr->model->name;
                 r->format = kern_format_names[b->fmt];
                 r->kernel = kern_variant_name(sr->variant);
-                r->policy = pb_dispatch_kind_names[kind];
+                r->policy = pb_exec_kind_names[kind];
                 if (sr->chunk[s])
                     snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", sr->chunk[s]);
                 else
@@ -458,7 +458,7 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                  * pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus:
                  * its floor is measured just before the point, never taken from memory_floor.csv (minutes old,
                  * perhaps in another placement: it once made an omp point 147% of its floor). */
-                bool live = kind != PB_DISPATCH_OMP;
+                bool live = kind != PB_EXEC_OMP;
                 bool spinning = kind == POOL_SPIN || kind == POOL_HYBRID || threads == 1;
                 if (!live)
                     sw_floor(sr, b->w, b->place, b->floor.kernel, &r->floor);
@@ -526,7 +526,7 @@ static void sw_measure(sw_run *sr)
         kern_format fmt = (kern_format)o->formats.v[f];
         pb_decode_weights w;
         pb_exec gen;
-        if (pb_exec_open(&gen, POOL_SPIN, build_place.n, build_place.cpu, 0, 0) != 0)
+        if (pb_exec_open(&gen, PB_EXEC_SPIN, build_place.n, build_place.cpu, 0, 0) != 0)
             sw_fail("weight builder: %s", strerror(errno));
         sw_progress pg = { .t0 = pb_now_ns(), .what = kern_format_names[fmt] };
         if (pb_decode_weights_build(&w, sr->model, fmt, (uint64_t)o->seed, &gen, sw_build_progress, &pg) != 0)

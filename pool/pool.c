@@ -78,12 +78,9 @@ _Static_assert(offsetof(struct pool, next_row) % POOL_CACHE_LINE == 0, "next_row
 _Static_assert(offsetof(struct pool, work_q) % POOL_CACHE_LINE == 0, "work_q on its own cache line");
 _Static_assert(offsetof(struct pool, done_q) % POOL_CACHE_LINE == 0, "done_q on its own cache line");
 
-static const char *const pool_policy_names[POOL_POLICY_COUNT] = {
-    [POOL_SPIN] = "spin",
-    [POOL_CONDVAR] = "condvar",
-    [POOL_HYBRID] = "hybrid",
-    [POOL_SPAWN] = "spawn",
-};
+#define POOL_NAME_ENTRY(policy, name) [policy] = name,
+static const char *const pool_policy_names[POOL_POLICY_COUNT] = { POOL_POLICY_NAMES(POOL_NAME_ENTRY) };
+#undef POOL_NAME_ENTRY
 
 const char *pool_policy_name(pool_policy policy)
 {

@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+#include "pool_tuning.h"
+
 typedef enum pool_policy {
     POOL_SPIN,    /* workers spin on one generation counter; sleep only after idle_us without a job */
     POOL_CONDVAR, /* workers and caller sleep on condition variables between jobs */
@@ -29,10 +31,15 @@ typedef enum pool_policy {
     POOL_POLICY_COUNT
 } pool_policy;
 
+/* The policies' names as one list to expand, X(policy, "name"): pool_policy_name's table, and any table that
+ * extends it (bench's executor kinds add "omp"), come from here, so a name is written once. */
+#define POOL_POLICY_NAMES(X)                                                                                   \
+    X(POOL_SPIN, "spin") X(POOL_CONDVAR, "condvar") X(POOL_HYBRID, "hybrid") X(POOL_SPAWN, "spawn")
+
 #define POOL_MAX_THREADS 1024
 #define POOL_SPIN_FOREVER 0xFFFFFFFFu
-#define POOL_DEFAULT_IDLE_US 5000u /* spin policy: an idle worker sleeps after this long without a job */
-#define POOL_DEFAULT_SPIN_US 50u   /* hybrid policy's default spin budget */
+/* POOL_DEFAULT_IDLE_US (spin: an idle worker sleeps after this long without a job) and POOL_DEFAULT_SPIN_US
+ * (hybrid's default spin budget) come from pool_tuning.h, which holds every tunable of the pool. */
 
 typedef struct pool_config {
     int threads;        /* 1..POOL_MAX_THREADS, the caller included */

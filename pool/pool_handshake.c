@@ -5,10 +5,6 @@
 #include <sched.h>
 #include <time.h>
 
-/* How often (in pauses) a spinning waiter reads the clock to check its budget; once it yields, every time
- * (a yield can take microseconds, so 64 of them would overshoot a hybrid budget by far). */
-#define POOL_CLOCK_EVERY 64u
-
 static inline void pool_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -26,13 +26,8 @@ typedef struct pool_sleepq {
 void pool_sleepq_init(pool_sleepq *q);
 void pool_sleepq_destroy(pool_sleepq *q);
 
-/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 0.8 ms). Bounded so
- * that a waiter never holds a cpu another thread needs for long; not shorter, because a yielding waiter
- * sees the next job a syscall late (at 2048 pauses, a 20 µs caller gap already doubled a dispatch here). */
-#define POOL_SPINS_BEFORE_YIELD 32768u
-/* The same when threads outnumber their cpus: the thread a spinner waits for is likely waiting for this
- * very cpu, so spinning only delays it; yield almost at once. */
-#define POOL_SPINS_OVERSUBSCRIBED 16u
+/* The spin budgets (POOL_SPINS_BEFORE_YIELD, POOL_SPINS_OVERSUBSCRIBED, POOL_CLOCK_EVERY) are in
+ * pool_tuning.h, with every other tunable of the pool. */
 
 /* Waits until *word == value (want_equal) or != value (!want_equal): spins (yielding after yield_after
  * pauses) up to budget_ns (0 = sleep at once, POOL_FOREVER_NS = never sleep), then sleeps on q. Returns

@@ -15,7 +15,7 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
 static void build(pb_decode_weights *w, kern_format f, int threads)
 {
     pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, threads, NULL, 0, 0), 0);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, threads, NULL, 0, 0), 0);
     cr_assert_eq(pb_decode_weights_build(w, &tiny, f, 42, &e, NULL, NULL), 0, "%s", kern_format_names[f]);
     cr_assert_eq(e.dispatches, 7 * tiny.layers + 1, "one dispatch per matrix");
     pb_exec_close(&e);
@@ -67,13 +67,13 @@ Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 
                 rms += (double)ref[i] * ref[i];
             }
             cr_assert(rms > 0, "%s: logits all zero", kern_format_names[f]);
-            for (int kind = 0; kind < PB_DISPATCH_KINDS; kind++)
+            for (int kind = 0; kind < PB_EXEC_KINDS; kind++)
                 for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
                     for (int g = 0; g < PB_GLUE_MODES; g++) {
                         float *got = token(&w, batches[b], kind, 3, chunks[c], (pb_glue_mode)g);
                         cr_assert(memcmp(ref, got, n * sizeof *got) == 0,
                                   "%s M=%zu %s chunk %zu glue %s at 3 threads differs", kern_format_names[f],
-                                  batches[b], pb_dispatch_kind_names[kind], chunks[c], pb_glue_mode_names[g]);
+                                  batches[b], pb_exec_kind_names[kind], chunks[c], pb_glue_mode_names[g]);
                         free(got);
                     }
             float *one = token(&w, batches[b], POOL_SPIN, 1, 0, PB_GLUE_FUSED);
@@ -95,7 +95,7 @@ Test(decode, tokens_differ_and_repeat)
     pb_decode d;
     pb_exec e;
     cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
-    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 1, NULL, 0, 0), 0);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 6), 0);
     cr_assert(memcmp(a, d.logits, tiny.vocab * sizeof *a) != 0, "another token gives other logits");
     pb_exec_close(&e);
@@ -116,7 +116,7 @@ Test(decode, bad_batch_and_shape)
     pb_model odd = tiny;
     odd.hidden = 100; /* not a multiple of q8_0's 32 */
     pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 1, NULL, 0, 0), 0);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
     cr_assert_eq(pb_decode_weights_build(&w, &odd, KERN_Q8_0, 1, &e, NULL, NULL), -1);
     pb_exec_close(&e);
 }

@@ -125,7 +125,7 @@ Test(exec, rows_cover_every_row_once)
 {
     static const size_t rows[] = { 1, 2, 5, 97, 1000 };
     static const size_t chunks[] = { 0, 1, 7, 64 };
-    for (int kind = 0; kind < PB_DISPATCH_KINDS; kind++)
+    for (int kind = 0; kind < PB_EXEC_KINDS; kind++)
         for (int t = 1; t <= 3; t++)
             for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
                 pb_exec e;
@@ -140,9 +140,9 @@ Test(exec, rows_cover_every_row_once)
                             pb_exec_rows_grain(&e, rows[r], (size_t)grain, count_rows, hits);
                         for (size_t i = 0; i < rows[r]; i++)
                             cr_assert_eq(hits[i], 1, "%s t=%d chunk=%zu rows=%zu grain=%d: row %zu hit %d times",
-                                         pb_dispatch_kind_names[kind], t, chunks[c], rows[r], grain, i, hits[i]);
+                                         pb_exec_kind_names[kind], t, chunks[c], rows[r], grain, i, hits[i]);
                         cr_assert_eq(hits[-1], 0, "%s t=%d chunk=%zu rows=%zu: a range off the grain of %d",
-                                     pb_dispatch_kind_names[kind], t, chunks[c], rows[r], grain);
+                                     pb_exec_kind_names[kind], t, chunks[c], rows[r], grain);
                         free(mem);
                     }
                 cr_assert_eq(e.dispatches, 10);
@@ -154,8 +154,8 @@ Test(exec, bad_kind_or_threads)
 {
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, -1, 1, NULL, 0, 0), -1);
-    cr_assert_eq(pb_exec_open(&e, PB_DISPATCH_KINDS, 1, NULL, 0, 0), -1);
-    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 0, NULL, 0, 0), -1);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_KINDS, 1, NULL, 0, 0), -1);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 0, NULL, 0, 0), -1);
 }
 
 static pb_sampler_cpu ucpu(int cpu, double busy)
@@ -232,7 +232,7 @@ Test(floor, measured_over_a_buffer)
     for (size_t i = 0; i < bytes; i++)
         buf[i] = (unsigned char)(i * 31);
     pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
     pb_decode_floor fl;
     char err[256];
     cr_assert_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, NULL, &fl, err, sizeof err), 0, "%s", err);
@@ -289,7 +289,7 @@ Test(floor, live_passes_and_a_changed_buffer)
     for (size_t i = 0; i < bytes; i++)
         buf[i] = (unsigned char)(i * 31 + 7);
     pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, POOL_SPIN, 2, NULL, 0, 0), 0);
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
     char err[256];
     pb_decode_floor_live l;
     cr_expect_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "nope", 4, err, sizeof err), -1);

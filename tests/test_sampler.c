@@ -8,6 +8,7 @@
 
 #include "pb_time.h"
 #include "pb_sampler.h"
+#include "pb_tuning.h"
 
 static void sleep_ms(long ms)
 {
@@ -108,7 +109,7 @@ Test(util_sampler, spread)
     c[2].mean.busy = NAN; /* offline: ignored */
     pb_sampler_result r = { .cpu = c, .ncpu = 3 };
     cr_expect_float_eq(pb_sampler_spread(&r), 53.0, 1e-9);
-    cr_expect_gt(pb_sampler_spread(&r), PB_SAMPLER_SPREAD_FLAG, "one core busy, one idle: flagged");
+    cr_expect_gt(pb_sampler_spread(&r), PB_IMBALANCE_POINTS, "one core busy, one idle: flagged");
     r.ncpu = 1;
     cr_expect_float_eq(pb_sampler_spread(&r), 0.0, 1e-9);
 }

@@ -45,7 +45,7 @@ int main(void)
     for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
         pb_decode_weights w;
         pb_exec gen;
-        if (pb_exec_open(&gen, POOL_SPIN, 2, NULL, 0, 0) != 0 ||
+        if (pb_exec_open(&gen, PB_EXEC_SPIN, 2, NULL, 0, 0) != 0 ||
             pb_decode_weights_build(&w, &tiny, fs[k], 7, &gen, NULL, NULL) != 0)
             return 2;
         pb_exec_close(&gen);

@@ -9,6 +9,7 @@
 #include "pb_csv.h"
 #include "pb_decode_floor.h"
 #include "pb_sweep.h"
+#include "pb_tuning.h"
 
 #define PB_SWEEP_MAX_LIST 1024 /* cpus in a row's list: a pool's most */
 
@@ -37,7 +38,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         snprintf(range, sizeof range, "%.2f-%.2f", r->m.ms.min, r->m.ms.max);
         snprintf(busy, sizeof busy, "%.0f [%.0f-%.0f]%s", r->m.busy_mean, r->m.busy_min, r->m.busy_max,
                  r->m.imbalance ? " !" : "");
-        bool is_noisy = r->m.ms.spread > 0.25;
+        bool is_noisy = r->m.ms.spread > PB_NOISY_SPREAD;
         fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %8.2f %15s %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
                 r->format, r->policy, r->schedule, r->glue, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
                 100.0 * r->m.glue_ms.median / r->m.ms.median, pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
@@ -59,7 +60,8 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         fprintf(f, "! %d point(s) imbalanced: their busiest and least busy pinned cpus differ by more than %.0f points.\n",
                 imbalanced, PB_SWEEP_IMBALANCE);
     if (noisy)
-        fprintf(f, "noisy: %d point(s) whose token times spread more than 25%% of the median (max - min).\n", noisy);
+        fprintf(f, "noisy: %d point(s) whose token times spread more than %d%% of the median (max - min).\n", noisy,
+                PB_NOISY_SPREAD_PCT);
     if (unverified)
         fprintf(f, "LOGITS DIFFER: %d point(s) did not reproduce the first point's logits bit for bit.\n", unverified);
 }

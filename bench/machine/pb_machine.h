@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "pb_topo.h"
+#include "pb_tuning.h"
 
 #define PB_SCHEMA_VERSION 1 /* of every CSV poolbench writes; bump when a column changes meaning */
 
@@ -53,6 +54,9 @@ typedef struct pb_machine {
     char governor[32];  /* cpufreq scaling_governor of the first cpu, "" when unreadable */
     double load[3];     /* load average over 1, 5, 15 minutes; -1 when unavailable */
     char git[48];       /* short revision, "unknown" without git */
+    /* the thresholds and tunables the run is judged and run by (pb_tunings, set by the harness: the table sees
+     * layers above this one), echoed into machine.csv as key,value rows; NULL: none written */
+    const pb_tuning *tunings;
 } pb_machine;
 
 /* Everything about the live machine: pb_machine_cpuid(NULL), pb_machine_merge_topo, pb_machine_os.

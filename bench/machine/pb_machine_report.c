@@ -30,10 +30,10 @@ int pb_machine_warnings(const pb_machine *m, char (*lines)[192], int max)
 {
     int n = 0;
     int cpus = m->pus > 0 ? m->pus : 1;
-    if (n < max && m->load[0] > 0.5 * cpus)
+    if (n < max && m->load[0] > PB_LOADED_PER_CPU * cpus)
         snprintf(lines[n++], sizeof lines[0],
-                 "load average %.2f is above 0.5 per cpu (%d cpus): other work is running, timings will be noisy",
-                 m->load[0], cpus);
+                 "load average %.2f is above %g per cpu (%d cpus): other work is running, timings will be noisy",
+                 m->load[0], PB_LOADED_PER_CPU, cpus);
     if (n < max && m->hypervisor)
         snprintf(lines[n++], sizeof lines[0],
                  "running under a hypervisor (%s): vCPUs can move between physical cores under you, so placement "
@@ -180,6 +180,10 @@ static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
     KV(loadavg_1m, d, m->load[0]);
     KV(loadavg_5m, d, m->load[1]);
     KV(loadavg_15m, d, m->load[2]);
+    /* The thresholds and tunables (pb_tunings): keys from that table, not from the schema's fixed keys. %.17g:
+     * the value read back is the one the run used (200, 0.25, 1.2 print as such). */
+    for (const pb_tuning *t = m->tunings; t && t->key; t++)
+        pb_csv_row(c, "%s,%.17g", t->key, t->value);
 }
 
 int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen)

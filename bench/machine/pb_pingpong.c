@@ -116,3 +116,9 @@ const char *pb_placement(double rt_ns)
         return "n/a";
     return rt_ns > PB_FAR_RT_NS ? "far" : "near";
 }
+
+const char *pb_placement_pair(const pb_topo *t, int a, int b, bool trust_topo, double rt_ns)
+{
+    const char *topo = trust_topo && t ? pb_pair_place_name(pb_topo_pair_place(t, a, b)) : NULL;
+    return topo ? topo : pb_placement(rt_ns);
+}

@@ -76,8 +76,7 @@ void pb_sampler_result_free(pb_sampler_result *r);
 
 /* The spread of a run: the busiest kept cpu's mean busy % minus the least busy one's (cpus without samples
  * ignored; 0 with fewer than two). A sweep that pinned N threads to the kept cpus flags a point whose spread
- * exceeds PB_SAMPLER_SPREAD_FLAG: the work did not spread over the cpus it claims. */
-#define PB_SAMPLER_SPREAD_FLAG 40.0
+ * exceeds PB_IMBALANCE_POINTS (pb_tuning.h): the work did not spread over the cpus it claims. */
 double pb_sampler_spread(const pb_sampler_result *r);
 
 /* Adds one interval to a run's summary: its ticks to the mean, its busy % to the max. The caller then

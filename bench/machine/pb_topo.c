@@ -165,6 +165,22 @@ static void load_caches(pb_topo *t, hwloc_topology_t h)
     }
 }
 
+/* The last-level cache and the package above each PU: where a cache line between two PUs has to travel
+ * (pb_topo_pair_place). The LLC is the deepest-numbered data or unified level that has objects above PUs. */
+static void load_groups(pb_topo *t, hwloc_topology_t h)
+{
+    int llc_depth = -1;
+    for (int level = PB_MAX_CACHE_LEVELS; level >= 2 && llc_depth < 0; level--)
+        llc_depth = hwloc_get_cache_type_depth(h, (unsigned)level, HWLOC_OBJ_CACHE_DATA);
+    for (int i = 0; i < t->npus; i++) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, (unsigned)i);
+        hwloc_obj_t llc = llc_depth >= 0 ? hwloc_get_ancestor_obj_by_depth(h, (unsigned)llc_depth, pu) : NULL;
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_PACKAGE, pu);
+        t->pu[i].llc = llc ? (int)llc->logical_index : -1;
+        t->pu[i].package = pkg ? (int)pkg->logical_index : -1;
+    }
+}
+
 /* On the live machine, a PU outside the process's binding (taskset, cgroup) is not allowed. */
 static void load_allowed(pb_topo *t, hwloc_topology_t h)
 {
@@ -201,6 +217,7 @@ pb_topo *pb_topo_load(const char *xml_path, char *err, size_t errlen)
     if (load_numa(t, h) != 0)
         return topo_fail(t, h, err, errlen, "topology: more than %d NUMA nodes", PB_MAX_NUMA);
     load_caches(t, h);
+    load_groups(t, h);
     load_allowed(t, h);
     hwloc_topology_destroy(h);
     return t;

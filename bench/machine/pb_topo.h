@@ -43,6 +43,8 @@ typedef struct pb_topo_pu {
     int smt;     /* 0 = the first PU of its core, 1.. its SMT siblings */
     int kind;    /* cpukind rank: 0 = highest performance, nkinds-1 = lowest */
     int numa;    /* index into pb_topo.numa, -1 if no node holds it */
+    int llc;     /* logical index of the last-level cache above it (L3 where there is one), -1 if none */
+    int package; /* logical index of its package, -1 if the topology has none */
     bool allowed; /* this process may run on it (always true for an XML topology) */
 } pb_topo_pu;
 
@@ -100,6 +102,16 @@ int pb_topo_default_threads(const pb_topo *t, char *err, size_t errlen);
  * PB_LIST_MAX). */
 int pb_topo_npus(const pb_topo *t);
 void pb_topo_thread_counts(const pb_topo *t, pb_list *out);
+
+/* Where two cpus sit relative to each other, as far as the topology can tell: a cache line between them
+ * crosses nothing (SMT siblings), stays in one last-level cache (near: one die or chiplet), or leaves it
+ * (far: another chiplet's L3, another package). UNKNOWN when the topology cannot say: a cpu it does not
+ * hold, or two cores of one package with no cache level above them that tells its chiplets apart. */
+typedef enum pb_pair_place { PB_PAIR_UNKNOWN, PB_PAIR_SMT, PB_PAIR_NEAR, PB_PAIR_FAR } pb_pair_place;
+/* a == b is PB_PAIR_SMT (one PU shares everything with itself). */
+pb_pair_place pb_topo_pair_place(const pb_topo *t, int cpu_a, int cpu_b);
+/* "smt", "near", "far"; NULL for PB_PAIR_UNKNOWN. */
+const char *pb_pair_place_name(pb_pair_place p);
 
 /* "0,2,4-7": runs of three or more become ranges. Truncated (ending in "...") if buf is too small. */
 void pb_cpulist_format(const pb_cpulist *l, char *buf, size_t len);

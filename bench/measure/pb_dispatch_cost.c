@@ -1,26 +1,11 @@
 #include "pb_dispatch_cost.h"
 
 #include <errno.h>
-#include <omp.h>
-#include <sched.h>
 #include <stdlib.h>
 
-#include "pb_exec.h"
 #include "pb_time.h"
 
-const char *const pb_dispatch_kind_names[PB_DISPATCH_KINDS + 1] = {
-    [POOL_SPIN] = "spin", [POOL_CONDVAR] = "condvar", [POOL_HYBRID] = "hybrid",
-    [POOL_SPAWN] = "spawn", [PB_DISPATCH_OMP] = "omp", [PB_DISPATCH_KINDS] = NULL,
-};
-
-/* What one dispatch runs and on what: a pool, or an OpenMP team of `threads`. */
-typedef struct pb_dispatcher {
-    pool *p; /* NULL for omp */
-    cpu_set_t saved; /* omp: the caller's mask before pinning the team */
-    int threads;
-    uint64_t job_ns;
-} pb_dispatcher;
-
+/* What one dispatch runs: every thread busy for job_ns, or an empty job (the dispatch alone). */
 static void pb_job_empty(void *ctx, int id, int n)
 {
     (void)ctx;
@@ -35,18 +20,14 @@ static void pb_job_busy(void *ctx, int id, int n)
     pb_spin_ns(*(const uint64_t *)ctx);
 }
 
+typedef struct pb_dispatcher {
+    pb_exec e;
+    uint64_t job_ns; /* read by every thread during a dispatch, written only before the first */
+} pb_dispatcher;
+
 static void pb_dispatch_once(pb_dispatcher *d)
 {
-    if (d->p) {
-        pool_run(d->p, d->job_ns ? pb_job_busy : pb_job_empty, &d->job_ns);
-        return;
-    }
-    uint64_t job_ns = d->job_ns;
-#pragma omp parallel num_threads(d->threads)
-    {
-        if (job_ns)
-            pb_spin_ns(job_ns);
-    }
+    pb_exec_run(&d->e, d->job_ns ? pb_job_busy : pb_job_empty, &d->job_ns);
 }
 
 /* Busy-waits gap_ns and returns the time it really took (the clock reads bracket it). */
@@ -74,29 +55,11 @@ static double pb_batch(pb_dispatcher *d, long k, uint64_t gap_ns)
     return (double)(t1 - t0 - gap_total) / (double)k;
 }
 
+/* The executor of the point's kind, its caller on cpus[0] (a pool's caller stays bound until close). */
 static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_cost_point *pt)
 {
-    *d = (pb_dispatcher){ .p = NULL, .threads = pt->threads, .job_ns = pt->job_ns };
-    if (pt->kind == PB_DISPATCH_OMP) {
-        sched_getaffinity(0, sizeof d->saved, &d->saved);
-        pb_omp_pin(pt->threads, pt->cpus, &d->saved);
-        return 0;
-    }
-    pool_config cfg = pool_config_default();
-    cfg.threads = pt->threads;
-    cfg.policy = (pool_policy)pt->kind;
-    cfg.spin_us = pt->spin_us;
-    cfg.cpus = pt->cpus;
-    d->p = pool_create_bound(&cfg); /* the caller on cpus[0] until pb_dispatcher_close */
-    return d->p ? 0 : -1;
-}
-
-static void pb_dispatcher_close(pb_dispatcher *d, const pb_dispatch_cost_point *pt)
-{
-    if (d->p)
-        pool_destroy(d->p);
-    else
-        pb_omp_pin(pt->threads, NULL, &d->saved);
+    d->job_ns = pt->job_ns;
+    return pb_exec_open(&d->e, pt->kind, pt->threads, pt->cpus, 0, pt->spin_us);
 }
 
 static long pb_clamp_long(double v, long lo, long hi)
@@ -121,7 +84,7 @@ int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_
     if (!means || !samples) {
         free(means);
         free(samples);
-        pb_dispatcher_close(&d, pt);
+        pb_exec_close(&d.e);
         errno = ENOMEM;
         return -1;
     }
@@ -133,7 +96,7 @@ int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_
         pb_dispatch_once(&d);
         samples[i] = (double)(pb_now_ns() - t0);
     }
-    pb_dispatcher_close(&d, pt);
+    pb_exec_close(&d.e);
     out->batches = pb_summarize(means, (size_t)reps);
     out->batch_mean_ns = out->batches.median;
     out->samples = pb_summarize(samples, (size_t)ns);

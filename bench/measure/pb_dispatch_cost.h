@@ -6,15 +6,11 @@
 
 #include <stdint.h>
 
+#include "pb_exec.h"
 #include "pb_stats.h"
-#include "pool.h"
-
-/* The OpenMP peer is measured beside the pool's policies, as one more "policy". */
-#define PB_DISPATCH_OMP POOL_POLICY_COUNT
-#define PB_DISPATCH_KINDS (POOL_POLICY_COUNT + 1)
 
 typedef struct pb_dispatch_cost_point {
-    int kind;          /* a pool_policy, or PB_DISPATCH_OMP */
+    pb_exec_kind kind; /* a pool policy, or the OpenMP peer: one dispatch = one pb_exec_run */
     int threads;
     const int *cpus;   /* threads OS cpu ids to pin to */
     unsigned gap_us;   /* caller's serial busy work between dispatches */
@@ -30,9 +26,6 @@ typedef struct pb_dispatch_cost_result {
     pb_summary samples;    /* single dispatches timed one by one (for percentiles) */
     long k;                /* dispatches per batch */
 } pb_dispatch_cost_result;
-
-/* "spin", "condvar", "hybrid", "spawn", "omp"; NULL-terminated, indexed by kind. */
-extern const char *const pb_dispatch_kind_names[PB_DISPATCH_KINDS + 1];
 
 /* 0, or -1 with errno when the pool could not be created. */
 int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_result *out);

@@ -5,7 +5,30 @@
 #include <omp.h>
 #include <string.h>
 
-void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
+/* The pool kinds' names are the pool's (a pool kind's value is its policy's); OpenMP's is added here. */
+#define PB_EXEC_POOL_NAME(policy, name) [policy] = name,
+const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1] = {
+    POOL_POLICY_NAMES(PB_EXEC_POOL_NAME)
+    [PB_EXEC_OMP] = "omp",
+    [PB_EXEC_KINDS] = NULL,
+};
+#undef PB_EXEC_POOL_NAME
+
+int pb_exec_kind_parse(const char *name, pb_exec_kind *out)
+{
+    for (int k = 0; k < PB_EXEC_KINDS; k++) {
+        if (name && strcmp(name, pb_exec_kind_names[k]) == 0) {
+            *out = (pb_exec_kind)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Pins each thread of an OpenMP team of `threads` to cpus[thread number] (the caller is thread 0), or back
+ * to *restore when cpus is NULL. libgomp keeps its threads between regions of the same size, so the pinning
+ * holds for later regions of that size. */
+static void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
 {
 #pragma omp parallel num_threads(threads)
     {
@@ -18,17 +41,17 @@ void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
     }
 }
 
-int pb_exec_open(pb_exec *e, int kind, int threads, const int *cpus, size_t chunk, unsigned spin_us)
+int pb_exec_open(pb_exec *e, pb_exec_kind kind, int threads, const int *cpus, size_t chunk, unsigned spin_us)
 {
     memset(e, 0, sizeof *e);
-    if (kind < 0 || kind >= PB_DISPATCH_KINDS || threads < 1 || threads > POOL_MAX_THREADS) {
+    if ((unsigned)kind >= PB_EXEC_KINDS || threads < 1 || threads > POOL_MAX_THREADS) {
         errno = EINVAL;
         return -1;
     }
     e->kind = kind;
     e->threads = threads;
     e->chunk = chunk;
-    if (kind == PB_DISPATCH_OMP) {
+    if (kind == PB_EXEC_OMP) {
         sched_getaffinity(0, sizeof e->saved, &e->saved);
         if (cpus)
             pb_omp_pin(threads, cpus, &e->saved);

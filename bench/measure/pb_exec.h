@@ -1,7 +1,8 @@
-/* pb_exec.h — one way to run a row loop on threads: a pool policy (spin, condvar, hybrid, spawn) through
- * pool_rows, or OpenMP's `parallel for` (the peer every comparison carries), pinned the same way. A harness
- * that sweeps policies opens one executor per point and calls pb_exec_rows for each matvec, so a policy is a
- * value, not a branch in the harness.
+/* pb_exec.h — the executor: one way to run work on threads, of one of five kinds — a pool policy (spin,
+ * condvar, hybrid, spawn) through pool_run/pool_rows, or OpenMP (the peer every comparison carries: a
+ * `parallel` region, a `parallel for`), pinned the same way. Everything that runs work on threads over the
+ * kinds goes through it: the dispatch-cost measurement (pb_dispatch_cost), the decode (pb_decode) and the
+ * sweep (bench_sweep), so a kind is a value, not a branch in a harness, and its name comes from one table.
  *
  * Schedules: chunk 0 = static contiguous split (pool_split's ranges: the first rows % n threads take one
  * more; OpenMP: schedule(static) over those n ranges), chunk k = dynamic claims of k rows (OpenMP:
@@ -13,11 +14,27 @@
 #include <sched.h>
 #include <stddef.h>
 
-#include "pb_dispatch_cost.h"
 #include "pool.h"
 
+/* The kinds: the pool's policies keep their values (a pool kind converts to its pool_policy as is), OpenMP
+ * comes after them. */
+typedef enum pb_exec_kind {
+    PB_EXEC_SPIN = POOL_SPIN,
+    PB_EXEC_CONDVAR = POOL_CONDVAR,
+    PB_EXEC_HYBRID = POOL_HYBRID,
+    PB_EXEC_SPAWN = POOL_SPAWN,
+    PB_EXEC_OMP = POOL_POLICY_COUNT, /* OpenMP's team (libgomp), the peer */
+    PB_EXEC_KINDS
+} pb_exec_kind;
+
+/* "spin", "condvar", "hybrid", "spawn" (the pool's own names, POOL_POLICY_NAMES), "omp"; indexed by kind,
+ * NULL-terminated: the --policy choices of the harnesses and the policy column of their CSVs. */
+extern const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1];
+/* 0 and *out set on a known name, -1 otherwise. */
+int pb_exec_kind_parse(const char *name, pb_exec_kind *out);
+
 typedef struct pb_exec {
-    int kind;          /* a pool_policy, or PB_DISPATCH_OMP */
+    pb_exec_kind kind;
     int threads;
     size_t chunk;      /* 0 static, k dynamic */
     pool *p;           /* NULL for omp */
@@ -27,7 +44,7 @@ typedef struct pb_exec {
 
 /* Opens an executor of `threads` threads pinned to cpus[0..threads) (cpus may be NULL: unpinned); spin_us
  * is the hybrid policy's budget. 0, or -1 with errno (EINVAL: bad kind or threads; pool_create's errors). */
-int pb_exec_open(pb_exec *e, int kind, int threads, const int *cpus, size_t chunk, unsigned spin_us);
+int pb_exec_open(pb_exec *e, pb_exec_kind kind, int threads, const int *cpus, size_t chunk, unsigned spin_us);
 /* Covers 0..rows with fn(ctx, r0, r1): one dispatch. */
 void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx);
 /* The same, split in multiples of grain rows: every range starts at a multiple of grain (the last may end
@@ -38,10 +55,5 @@ void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, 
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx);
 /* Destroys the pool, or unpins the OpenMP team and the caller. */
 void pb_exec_close(pb_exec *e);
-
-/* Pins each thread of an OpenMP team of `threads` to cpus[thread number] (the caller is thread 0), or back
- * to *restore when cpus is NULL. libgomp keeps its threads between regions of the same size, so the pinning
- * holds for later regions of that size. */
-void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore);
 
 #endif

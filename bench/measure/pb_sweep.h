@@ -20,8 +20,9 @@
 #include "pb_schema.h"
 #include "pb_stats.h"
 #include "pb_sampler.h"
+#include "pb_tuning.h"
 
-#define PB_SWEEP_IMBALANCE PB_SAMPLER_SPREAD_FLAG /* pb_sampler_spread's 40 points, over the pinned cpus only */
+#define PB_SWEEP_IMBALANCE PB_IMBALANCE_POINTS /* pb_tuning.h's 40 points, over the pinned cpus only */
 
 typedef struct pb_sweep_meas {
     pb_summary ms;            /* ms per token over the timed tokens */

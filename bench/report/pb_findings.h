@@ -4,6 +4,7 @@
 #define PB_FINDINGS_H
 
 #include "pb_digest.h"
+#include "pb_tuning.h" /* the thresholds the findings judge by */
 
 #define PB_FINDINGS_MAX 64
 

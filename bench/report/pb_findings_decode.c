@@ -18,7 +18,7 @@ static void thread_scaling(pb_findings *f, const pb_dg_sweep *s)
     else
         snprintf(how, sizeof how, "%s slower than", PB_PCT(100 * (1 - r)));
     char why[200];
-    if (b->pct_floor >= 85)
+    if (b->pct_floor >= PB_MEMORY_BOUND_PCT)
         snprintf(why, sizeof why, ": memory-bound at %s GB/s, %s of the floor", PB_NUM(b->gbps, 1),
                  PB_PCT(b->pct_floor));
     else

@@ -52,7 +52,7 @@ static void hybrid_by_gap(pb_findings *f, const pb_dg_pool *p)
         return;
     pb_findings_add(f, "At %d threads, hybrid (spin budget %s µs) costs %s of caller gap%s.", p->threads,
                     PB_NUM(p->spin_us, 0), buf,
-                    last > 4 * first ? ": its workers fall asleep once the caller's gap outlasts the budget" : "");
+                    last > PB_ASLEEP_FACTOR * first ? ": its workers fall asleep once the caller's gap outlasts the budget" : "");
 }
 
 static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
@@ -62,7 +62,7 @@ static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
         double r = top->best / one->best;
         pb_findings_add(f, "%d thread%s read %s the 1-thread floor (%s vs %s GB/s, placement %s)%s.", top->threads, PB_S(top->threads),
                         PB_X(r), PB_NUM(top->best, 1), PB_NUM(one->best, 1), top->placement[0] ? top->placement : "untagged",
-                        r < 1.2 ? ": one thread nearly saturates the memory path" : "");
+                        r < PB_SATURATED_FACTOR ? ": one thread nearly saturates the memory path" : "");
     } else if (one) {
         pb_findings_add(f, "One thread reads %s GB/s (%s kernel, placement %s).", PB_NUM(one->best, 1), one->kernel,
                         one->placement);

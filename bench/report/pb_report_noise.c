@@ -5,6 +5,7 @@
 
 #include "pb_findings.h"
 #include "pb_fmt.h"
+#include "pb_tunings.h"
 
 static void placements(pb_findings *f, const pb_dg_noise *n)
 {
@@ -53,8 +54,8 @@ static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
     double l, n;
     if (la && pb_parse_num(la, &l) == 0 && pus && pb_parse_num(pus, &n) == 0 && n > 0)
         pb_findings_add(f, "Load average at start: %s over %s PUs (%s per PU)%s.", la, pus, PB_NUM(l / n, 2),
-                        l / n > 0.5 ? ": above 0.5 per PU, other work shared the machine and may have disturbed the "
-                                      "figures" : "");
+                        l / n > PB_LOADED_PER_CPU ? ": above " PB_STR(PB_LOADED_PER_CPU) " per PU, other work shared the "
+                                                    "machine and may have disturbed the figures" : "");
     const char *hv = pb_machine_value(rd, PB_MKEY(hypervisor));
     if (hv && *hv && strcmp(hv, "none") != 0)
         pb_findings_add(f, "Hypervisor: %s. Virtual cpus can be moved under a run; the placement tags above say "
@@ -73,10 +74,36 @@ static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
                             d->util.c[i].cpu, PB_PCT(d->util.c[i].steal_max));
 }
 
+/* One sentence listing the table's rows whose key starts with prefix ("threshold_" or "tuning_"), as this build
+ * has them, and a note for each the run's machine.csv gives another value (the run was tagged by that one). */
+static void tuning_list(pb_findings *f, const pb_rundata *rd, const char *prefix, const char *what)
+{
+    char buf[600], diff[300];
+    size_t o = 0, od = 0, plen = strlen(prefix);
+    buf[0] = diff[0] = '\0';
+    for (const pb_tuning *t = pb_tunings; t->key; t++) {
+        if (strncmp(t->key, prefix, plen) != 0)
+            continue;
+        if (o < sizeof buf)
+            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s %g %s", o ? "; " : "", t->key + plen, t->value,
+                                  t->unit);
+        const char *v = pb_machine_value(rd, t->key);
+        double run;
+        if (v && pb_parse_num(v, &run) == 0 && run != t->value && od < sizeof diff)
+            od += (size_t)snprintf(diff + od, sizeof diff - od, "%s%s %s", od ? ", " : "", t->key, v);
+    }
+    if (o)
+        pb_findings_add(f, "%s (machine.csv, keys %s...): %s.%s%s%s", what, prefix, buf,
+                        od ? " This run's machine.csv has " : "", diff,
+                        od ? ": its harnesses tagged their rows by those; this report judges by its own." : "");
+}
+
 void pb_noise_notes(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
 {
     memset(f, 0, sizeof *f);
     placements(f, &d->noise);
     spreads(f, d);
     load(f, d, rd);
+    tuning_list(f, rd, "threshold_", "Judged by these thresholds");
+    tuning_list(f, rd, "tuning_", "Run with these tunables");
 }

@@ -1,0 +1,46 @@
+/* pb_tunings.c — the table (see pb_tunings.h). Each value is the macro its code uses, so the table cannot
+ * disagree with what ran; the why is the one-line form of the comment at that macro. */
+#include "pb_tunings.h"
+
+#include <string.h>
+
+#include "kern.h"
+#include "pool.h"
+
+const pb_tuning pb_tunings[] = {
+    { "threshold_far_rt_ns", PB_FAR_RT_NS, "ns",
+      "round trip above it tags a pair far when the topology cannot tell (near pairs here: 150-170 ns)" },
+    { "threshold_noisy_spread", PB_NOISY_SPREAD, "fraction of median",
+      "(max - min) / median above it marks a point noisy, in every harness and the report" },
+    { "threshold_memory_bound_pct", PB_MEMORY_BOUND_PCT, "% of floor",
+      "a decode at or above it is memory-bound; the rest is dispatch, glue and activations at best" },
+    { "threshold_saturated_factor", PB_SATURATED_FACTOR, "x 1-thread floor",
+      "N threads reading less than this over one: one thread nearly saturates the memory path" },
+    { "threshold_asleep_factor", PB_ASLEEP_FACTOR, "x",
+      "hybrid's cost over spin's growing more than this across caller gaps: its workers fell asleep" },
+    { "threshold_imbalance_points", PB_IMBALANCE_POINTS, "busy % points",
+      "busiest minus least busy pinned cpu above it: the work did not spread over its cpus" },
+    { "threshold_loaded_per_cpu", PB_LOADED_PER_CPU, "load average per cpu",
+      "above it at start, other work shared the machine" },
+    { "threshold_buffer_min_llc_factor", PB_BUFFER_MIN_LLC_FACTOR, "x last-level cache",
+      "a read buffer smaller than this measures the cache, not memory" },
+    { "tuning_pool_default_idle_us", POOL_DEFAULT_IDLE_US, "us",
+      "spin policy: an idle worker sleeps after this long without a job (pool_tuning.h)" },
+    { "tuning_pool_default_spin_us", POOL_DEFAULT_SPIN_US, "us",
+      "hybrid policy's default spin budget before sleeping (pool_tuning.h)" },
+    { "tuning_pool_spins_before_yield", POOL_SPINS_BEFORE_YIELD, "pauses",
+      "a spinning waiter yields its cpu after this many pauses, ~0.8 ms on Zen 4 (pool_tuning.h)" },
+    { "tuning_pool_spins_oversubscribed", POOL_SPINS_OVERSUBSCRIBED, "pauses",
+      "the same when threads outnumber cpus: yield almost at once (pool_tuning.h)" },
+    { "tuning_kern_prefetch_bytes", KERN_PREFETCH_BYTES, "bytes",
+      "the weight passes prefetch this far ahead of each row they read (kern.h)" },
+    { NULL, 0, NULL, NULL },
+};
+
+const pb_tuning *pb_tuning_find(const char *key)
+{
+    for (const pb_tuning *t = pb_tunings; t->key; t++)
+        if (strcmp(t->key, key) == 0)
+            return t;
+    return NULL;
+}

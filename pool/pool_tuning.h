@@ -1,0 +1,30 @@
+/* pool_tuning.h — every tunable of the pool in one place: the spin and sleep budgets of the policies, and when
+ * a spinning waiter yields its cpu. Values were chosen on the development machine (an EPYC Zen 4 VM); each
+ * says why. pool.h includes this file (the default budgets are part of the API); bench/ echoes the values
+ * into machine.csv (pb_tunings), so a run says what it ran with.
+ *
+ * Units are in the names: _US microseconds, SPINS pauses (one `pause` ≈ 25 ns on Zen 4, ≈ 140 cycles on
+ * Skylake and later Intel cores, a `yield` hint on arm64). */
+#ifndef POOL_TUNING_H
+#define POOL_TUNING_H
+
+/* spin policy: an idle worker sleeps after this long without a job. Long enough that a decode's dispatches
+ * (a few hundred per token, tens of µs apart) never find a sleeper; short enough that a pool left idle
+ * between harness points stops burning its cpus within a blink. */
+#define POOL_DEFAULT_IDLE_US 5000u
+/* hybrid policy's default spin budget: about the gap between two matvecs of a small model's decode, so a
+ * caller with that gap still finds its workers awake, and one with a longer gap sees them fall asleep. */
+#define POOL_DEFAULT_SPIN_US 50u
+
+/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 0.8 ms). Bounded so
+ * that a waiter never holds a cpu another thread needs for long; not shorter, because a yielding waiter
+ * sees the next job a syscall late (at 2048 pauses, a 20 µs caller gap already doubled a dispatch here). */
+#define POOL_SPINS_BEFORE_YIELD 32768u
+/* The same when threads outnumber their cpus: the thread a spinner waits for is likely waiting for this
+ * very cpu, so spinning only delays it; yield almost at once. */
+#define POOL_SPINS_OVERSUBSCRIBED 16u
+/* How often (in pauses) a spinning waiter reads the clock to check its budget; once it yields, every time
+ * (a yield can take microseconds, so 64 of them would overshoot a hybrid budget by far). */
+#define POOL_CLOCK_EVERY 64u
+
+#endif

@@ -1,0 +1,74 @@
+/* The executor's kinds: one names table, the pool's names for the pool kinds and "omp" after them, which the
+ * harnesses' --policy choices and CSV columns use; and the dispatch-cost measurement running every kind
+ * through the executor. (Row coverage of every kind is test_glue's exec suite.) */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "pb_dispatch_cost.h"
+#include "pb_exec.h"
+
+Test(exec_kinds, names_are_the_pools_then_omp)
+{
+    for (int k = 0; k < POOL_POLICY_COUNT; k++) {
+        const char *pool_name = pool_policy_name((pool_policy)k);
+        cr_assert_not_null(pb_exec_kind_names[k], "kind %d has no name", k);
+        cr_assert_str_eq(pb_exec_kind_names[k], pool_name, "kind %d: the executor and the pool disagree", k);
+    }
+    cr_assert_str_eq(pb_exec_kind_names[PB_EXEC_OMP], "omp");
+    cr_assert_null(pb_exec_kind_names[PB_EXEC_KINDS], "the table is NULL-terminated (option choices)");
+    cr_assert_eq((int)PB_EXEC_SPIN, (int)POOL_SPIN);
+    cr_assert_eq((int)PB_EXEC_SPAWN, (int)POOL_SPAWN);
+    cr_assert_eq(PB_EXEC_KINDS, POOL_POLICY_COUNT + 1);
+}
+
+Test(exec_kinds, parse_round_trips)
+{
+    for (int k = 0; k < PB_EXEC_KINDS; k++) {
+        pb_exec_kind out = PB_EXEC_KINDS;
+        cr_assert_eq(pb_exec_kind_parse(pb_exec_kind_names[k], &out), 0, "%s", pb_exec_kind_names[k]);
+        cr_assert_eq((int)out, k, "%s parsed as %d", pb_exec_kind_names[k], (int)out);
+    }
+    pb_exec_kind out = PB_EXEC_SPIN;
+    cr_assert_eq(pb_exec_kind_parse("openmp", &out), -1);
+    cr_assert_eq(pb_exec_kind_parse(NULL, &out), -1);
+    cr_assert_eq((int)out, (int)PB_EXEC_SPIN, "a failed parse leaves *out alone");
+}
+
+/* The job the dispatch-cost measurement hands every thread runs once per thread per dispatch, whatever the
+ * kind: counted here through pb_exec_run, the call pb_dispatch_cost_measure times. */
+static void count_calls(void *ctx, int id, int n)
+{
+    (void)id;
+    (void)n;
+    __atomic_fetch_add((int *)ctx, 1, __ATOMIC_RELAXED);
+}
+
+Test(exec_kinds, every_kind_runs_each_thread_once)
+{
+    for (int k = 0; k < PB_EXEC_KINDS; k++) {
+        pb_exec e;
+        cr_assert_eq(pb_exec_open(&e, (pb_exec_kind)k, 2, NULL, 0, 50), 0, "%s", pb_exec_kind_names[k]);
+        int calls = 0;
+        for (int i = 0; i < 5; i++)
+            pb_exec_run(&e, count_calls, &calls);
+        cr_assert_eq(calls, 10, "%s: %d calls for 5 dispatches of 2 threads", pb_exec_kind_names[k], calls);
+        cr_assert_eq(e.dispatches, 5);
+        pb_exec_close(&e);
+    }
+}
+
+Test(exec_kinds, dispatch_cost_measures_every_kind)
+{
+    for (int k = 0; k < PB_EXEC_KINDS; k++) {
+        pb_dispatch_cost_point pt = { .kind = (pb_exec_kind)k, .threads = 2, .cpus = NULL, .gap_us = 0,
+                                      .job_ns = 100, .spin_us = 50, .reps = 3, .batch_ms = 0.2 };
+        pb_dispatch_cost_result r;
+        cr_assert_eq(pb_dispatch_cost_measure(&pt, &r), 0, "%s", pb_exec_kind_names[k]);
+        cr_assert_gt(r.k, 0, "%s", pb_exec_kind_names[k]);
+        cr_assert(r.batch_mean_ns > 0 && r.samples.median > 0, "%s: %.1f ns, %.1f ns", pb_exec_kind_names[k],
+                  r.batch_mean_ns, r.samples.median);
+    }
+    pb_dispatch_cost_point bad = { .kind = PB_EXEC_KINDS, .threads = 2, .reps = 3, .batch_ms = 0.2 };
+    pb_dispatch_cost_result r;
+    cr_assert_eq(pb_dispatch_cost_measure(&bad, &r), -1, "an unknown kind is refused before any work");
+}
