@@ -223,7 +223,7 @@ static void kb_write_row(const kb_ctx *c, const kb_row *r)
 {
     const pb_value v[PB_KERNELS_NCOLS] = {
         [PB_KERNELS_run_id].s = c->h.run.run_id, [PB_KERNELS_host].s = c->h.run.host,
-        [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_variant_name(r->pt.variant),
+        [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_variant_name(r->r.ran),
         [PB_KERNELS_rows].i = (long long)r->pt.rows, [PB_KERNELS_cols].i = (long long)r->pt.cols,
         [PB_KERNELS_batch].i = r->pt.batch, [PB_KERNELS_threads].i = r->threads, [PB_KERNELS_bytes].u = r->bytes,
         [PB_KERNELS_level].s = pb_kbench_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,

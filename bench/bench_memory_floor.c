@@ -139,7 +139,7 @@ static void mf_pick_kernels(mf_run *r)
             r->kerns[r->nkerns++] = kern;
         else if (!all)
             pb_cli_fail(PROG, "--kernel %s: this CPU lacks %s (kernels it has: run with --help, or leave --kernel out)",
-                        kern->name, kern->isa);
+                        kern->name, kern_isa_needs(kern->isa));
     }
 }
 

@@ -439,7 +439,7 @@ static void sw_points(sw_run *sr, const sw_block *b, int *done, int total, uint6
                 r->point = sr->nrows;
                 r->model = sr->model->name;
                 r->format = kern_format_names[b->fmt];
-                r->kernel = kern_variant_name(sr->variant);
+                r->kernel = kern_isa_name(kern_matvec_isa(b->fmt, sr->variant)); /* the ISA that ran for this format */
                 r->policy = pb_exec_kind_names[kind];
                 if (sr->chunk[s])
                     snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", sr->chunk[s]);

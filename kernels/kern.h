@@ -2,7 +2,7 @@
  *
  * Formats (kern_format.h has the table): f32, f16, q8_0, q4_0, q1_0, tq2_0. Every format has a reference
  * quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle every other
- * variant is tested against), AVX2, AVX-512 with VNNI; a NEON slot is kept in the variant table.
+ * variant is tested against), AVX2, AVX-512 with VNNI (kern_isa.h: the ISAs; NEON, dotprod, i8mm have slots).
  *
  * How a matvec runs:
  *   1. kern_act_init(&a, fmt, cols, batch) once; kern_act_set(&a, x, batch) quantizes the activation rows
@@ -18,8 +18,8 @@
  * agree within a tolerance (tests/test_kernels_dot.c states it), not bit for bit.
  *
  * Errors: functions return 0, or -1 with errno = EINVAL (bad shape: cols not a multiple of the format's
- * block, zero or too many batch rows, an activation prepared for another format or width) or ENOTSUP (a
- * variant this build or CPU cannot run). Nothing is read or written on an error.
+ * block, zero or too many batch rows, an activation prepared for another format or width) or ENOTSUP (an
+ * ISA this build or CPU cannot run). Nothing is read or written on an error.
  */
 #ifndef KERN_H
 #define KERN_H
@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "kern_format.h"
+#include "kern_isa.h"
 #include "pool.h"
 
 /* ---- block layouts (ggml's, byte for byte) ---- */
@@ -96,30 +97,45 @@ void kern_quantize_row_q8_0(const float *x, block_q8_0 *y, size_t n);
 void kern_quantize_row_q8_K(const float *x, block_q8_K *y, size_t n);
 void kern_dequantize_row_q8_K(const block_q8_K *y, float *x, size_t n);
 
-/* ---- ISA variants ---- */
+/* ---- ISA variants: a kernel variant is the ISA it is written for (kern_isa.h is the seam) ----
+ * A variant's table may lack a format: the format then runs with the best variant below it that has it
+ * (kern_matvec_isa says which), so asking for a variant the CPU runs never fails for want of a kernel. */
 
-typedef enum kern_variant {
-    KERN_SCALAR,
-    KERN_AVX2,   /* AVX2 + FMA + F16C */
-    KERN_AVX512, /* AVX-512 F/BW/VL/DQ + VNNI */
-    KERN_NEON,   /* arm64: slot kept, no kernels yet */
-    KERN_VARIANT_COUNT
-} kern_variant;
+/* The kernels' older name for an ISA, kept so that code written against it builds unchanged: the same enum
+ * and values (the constants are plain aliases, so they have the enum's type). New code says kern_isa and
+ * KERN_ISA_*. */
+typedef kern_isa kern_variant;
+#define KERN_SCALAR KERN_ISA_SCALAR
+#define KERN_AVX2 KERN_ISA_AVX2
+#define KERN_AVX512 KERN_ISA_AVX512
+#define KERN_NEON KERN_ISA_NEON
+#define KERN_VARIANT_COUNT KERN_ISA_COUNT
 
-/* "scalar", "avx2", "avx512", "neon"; NULL for an unknown value. */
-const char *kern_variant_name(kern_variant v);
-/* 0 and *out on a known name, -1 otherwise. */
-int kern_variant_parse(const char *name, kern_variant *out);
-/* Built into this binary and runnable on this CPU (__builtin_cpu_supports). */
-bool kern_variant_supported(kern_variant v);
-/* The fastest supported variant. */
-kern_variant kern_variant_best(void);
-/* POOLBENCH_KERNEL=scalar|avx2|avx512|neon, or the best variant when unset or empty. An unknown or
- * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what is accepted on
- * this CPU: asking for a variant the CPU lacks is an error, never a silent fallback. */
-int kern_variant_select(kern_variant *out, char *err, size_t errlen);
-/* Rows a variant processes per pass (the activation is loaded once per pass and reused for these rows). */
-int kern_variant_rows_per_pass(kern_variant v);
+/* The same older names for kern_isa_name, _supported, _best and _select. */
+static inline const char *kern_variant_name(kern_variant v)
+{
+    return kern_isa_name(v);
+}
+
+static inline bool kern_variant_supported(kern_variant v)
+{
+    return kern_isa_supported(v);
+}
+
+static inline kern_variant kern_variant_best(void)
+{
+    return kern_isa_best();
+}
+
+static inline int kern_variant_select(kern_variant *out, char *err, size_t errlen)
+{
+    return kern_isa_select(out, err, errlen);
+}
+
+/* The ISA whose matvec kernel runs for format f when want is asked for: want when its table has f, else the
+ * best ISA below it that has f (kern_isa_pick). KERN_ISA_COUNT when want cannot run on this CPU or f is
+ * unknown. What a harness reports as the variant that ran. */
+kern_isa kern_matvec_isa(kern_format f, kern_isa want);
 
 /* ---- activations ---- */
 
@@ -135,6 +151,7 @@ typedef struct kern_act {
     size_t cols;        /* values per row */
     size_t cap;         /* rows allocated (1..KERN_BATCH_MAX) */
     size_t batch;       /* rows set by the last kern_act_set */
+    kern_isa isa;       /* whose quantizer the last kern_act_set / _set_isa ran (kern_act_isa's answer) */
     float *f32;         /* f32, f16: cap x cols floats */
     block_q8_0 *q8;     /* q8_0, q4_0, q1_0: cap x cols/32 blocks */
     block_q8_K *q8k;    /* tq2_0: cap x cols/256 blocks */
@@ -156,12 +173,16 @@ typedef struct kern_act {
  * 1..KERN_BATCH_MAX, unknown format) or ENOMEM. */
 int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap);
 void kern_act_free(kern_act *a);
-/* Prepares rows 0..batch-1 from x (batch x cols floats, row-major), quantizing with the fastest variant this
- * CPU runs (every variant's quantizer gives the reference's bytes). 0, or -1 (EINVAL: batch out of 1..cap).
- * Values must not be NaN. */
+/* Prepares rows 0..batch-1 from x (batch x cols floats, row-major), quantizing with the chosen ISA's
+ * quantizer (kern_isa_chosen: POOLBENCH_KERNEL, else the fastest this CPU runs; every ISA's quantizer gives
+ * the reference's bytes). 0, or -1 (EINVAL: batch out of 1..cap). Values must not be NaN. */
 int kern_act_set(kern_act *a, const float *x, size_t batch);
-/* The same with a given variant's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */
-int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v);
+/* The same with a given ISA's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */
+int kern_act_set_isa(kern_act *a, const float *x, size_t batch, kern_isa isa);
+/* The ISA whose activation quantizer runs for weights of format f when want is asked for (kern_isa_pick
+ * over the quantizer table); KERN_ISA_COUNT when want cannot run here or f is unknown. f32 and f16 keep
+ * their floats: no quantizer, so scalar. */
+kern_isa kern_act_isa(kern_format f, kern_isa want);
 /* Columns per activation block for weights of format f: 32 (q8_0 activations), 256 (q8_K), 1 (f32 kept as
  * is); 0 for an unknown format. */
 size_t kern_act_block(kern_format f);
@@ -194,7 +215,7 @@ static inline void kern_prefetch_stream(const void *p)
 /* y[m * ldy + r] = dot(weights row r, activation row m) for r < rows and m < act->batch. */
 typedef struct kern_job {
     kern_format fmt;
-    kern_variant variant;
+    kern_variant variant; /* the ISA asked for; a format its table lacks runs with kern_matvec_isa's */
     const void *w;        /* rows x cols weights in fmt, rows back to back (kern_format_matrix_bytes) */
     size_t rows;
     const kern_act *act;  /* prepared for fmt and cols; its batch is M */
@@ -205,7 +226,7 @@ typedef struct kern_job {
                            * Never changes a result bit. Default false: a decode streams its weights. */
 } kern_job;
 
-/* 0 when the job can run, else -1 with errno (EINVAL, ENOTSUP). */
+/* 0 when the job can run, else -1 with errno (EINVAL; ENOTSUP: the variant cannot run on this CPU). */
 int kern_job_check(const kern_job *job);
 /* Rows r0..r1 of a checked job, for every activation row. The weight rows are streamed once: a few rows
  * at a time are kept in L1 while every activation row is applied to them. Signature of pool_rows_fn. */
@@ -216,8 +237,8 @@ int kern_run(const kern_job *job);
  * Bit-identical to kern_run. */
 int kern_run_pool(pool *p, size_t chunk, const kern_job *job);
 
-/* Convenience for one activation row of floats: quantizes x once (allocating a kern_act), then runs.
- * -1 with EINVAL when cols is not a multiple of the format's block. */
+/* Convenience for one activation row of floats: quantizes x once with v's quantizer (allocating a kern_act),
+ * then runs. -1 with EINVAL when cols is not a multiple of the format's block. */
 int kern_matvec(kern_format f, kern_variant v, const void *w, const float *x, float *y, size_t rows,
                 size_t cols);
 /* As kern_matvec for a batch of M (1..KERN_BATCH_MAX) activation rows x (M x cols); y is M x rows. */

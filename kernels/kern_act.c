@@ -1,7 +1,8 @@
 /* kern_act.c — activations: allocation, and quantization once per matvec. The reference path (ggml's
  * quantizer, then the derived arrays) is the oracle; a SIMD variant may quantize instead, and must give the
- * same bytes (tests/test_kernels_act.c compares every array). kern_act_set uses the fastest variant this
- * CPU runs, since the activation is quantized on every matvec. */
+ * same bytes (tests/test_kernels_act.c compares every array). kern_act_set uses the chosen ISA's quantizer
+ * (kern_isa_chosen: POOLBENCH_KERNEL, else the fastest this CPU runs), since the activation is quantized on
+ * every matvec; POOLBENCH_KERNEL=scalar quantizes with the reference. */
 #include "kern_impl.h"
 
 #include <errno.h>
@@ -122,42 +123,74 @@ static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
     }
 }
 
-/* Columns c0..c1 (block multiples, checked by the callers) of rows 0..batch-1 with variant v's quantizer. */
-static int set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1, kern_variant v)
+/* The quantizers per ISA and activation kind: the one table kern_act_set reads. A row per ISA; NULL where
+ * that ISA has none, so the kind falls back down the ISA's chain. f32 activations are copied, not quantized. */
+static const kern_act_fn act_quantizers[KERN_ISA_COUNT][KERN_ACT_KINDS] = {
+    [KERN_ISA_SCALAR] = { [KERN_ACT_Q8_0] = kern_act_q8_0_ref, [KERN_ACT_Q8_K] = kern_act_q8_K_ref },
+#if defined(__x86_64__)
+    [KERN_ISA_AVX2] = { [KERN_ACT_Q8_0] = kern_act_q8_0_avx2, [KERN_ACT_Q8_K] = kern_act_q8_K_avx2 },
+    [KERN_ISA_AVX512] = { [KERN_ACT_Q8_0] = kern_act_q8_0_avx512, [KERN_ACT_Q8_K] = kern_act_q8_K_avx512 },
+#endif
+};
+
+/* The ISA whose quantizer of a (quantized) kind runs when isa is asked for: isa's own, else down its chain. */
+static kern_isa act_pick(kern_act_kind kind, kern_isa isa)
 {
-    const kern_isa *isa = kern_isa_get(v);
-    if (!isa)
+    if (act_quantizers[isa][kind])
+        return isa;
+    unsigned have = 0;
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (act_quantizers[i][kind])
+            have |= kern_isa_bit((kern_isa)i);
+    return kern_isa_pick(isa, have);
+}
+
+kern_isa kern_act_isa(kern_format f, kern_isa want)
+{
+    if (!kern_format_get(f) || !kern_isa_supported(want))
+        return KERN_ISA_COUNT;
+    kern_act_kind kind = kern_traits_table[f].act;
+    return kind == KERN_ACT_F32 ? KERN_ISA_SCALAR : act_pick(kind, want);
+}
+
+/* Columns c0..c1 (block multiples, checked by the callers) of rows 0..batch-1 with isa's quantizer. */
+static int set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1, kern_isa isa)
+{
+    if (!kern_isa_supported(isa))
         return fail(ENOTSUP);
     kern_act_kind kind = kern_traits_table[a->fmt].act;
-    kern_act_fn fn = isa->act[kind] ? isa->act[kind] : kern_isa_scalar.act[kind];
     size_t blk = kern_act_block(a->fmt);
     for (size_t m = 0; m < batch; m++) {
-        if (kind == KERN_ACT_F32)
+        if (kind == KERN_ACT_F32) {
             memcpy(a->f32 + m * a->cols + c0, x + m * a->cols + c0, (c1 - c0) * sizeof(float));
-        else {
-            fn(a, m, x + m * a->cols, c0 / blk, c1 / blk);
+        } else {
+            /* Scalar has every kind, so the pick always finds a quantizer. */
+            act_quantizers[act_pick(kind, isa)][kind](a, m, x + m * a->cols, c0 / blk, c1 / blk);
             set_lanes(a, m, c0 / blk, c1 / blk);
         }
     }
     return 0;
 }
 
-int kern_act_set_variant(kern_act *a, const float *x, size_t batch, kern_variant v)
+int kern_act_set_isa(kern_act *a, const float *x, size_t batch, kern_isa isa)
 {
     if (batch == 0 || batch > a->cap)
         return fail(EINVAL);
-    if (set_cols(a, x, batch, 0, a->cols, v) != 0)
+    if (set_cols(a, x, batch, 0, a->cols, isa) != 0)
         return -1;
     /* Stored only on a change: the struct's line then stays shared in the cache of every thread that reads
      * this activation, where a store on every matvec would send each of them back to this core for it. */
     if (a->batch != batch)
         a->batch = batch;
+    kern_isa ran = kern_act_isa(a->fmt, isa);
+    if (a->isa != ran)
+        a->isa = ran;
     return 0;
 }
 
 int kern_act_set(kern_act *a, const float *x, size_t batch)
 {
-    return kern_act_set_variant(a, x, batch, kern_variant_best());
+    return kern_act_set_isa(a, x, batch, kern_isa_chosen());
 }
 
 size_t kern_act_block(kern_format f)
@@ -180,5 +213,5 @@ int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size
     size_t blk = kern_act_block(a->fmt);
     if (batch == 0 || batch > a->cap || c0 > c1 || c1 > a->cols || c0 % blk != 0 || c1 % blk != 0)
         return fail(EINVAL);
-    return set_cols(a, x, batch, c0, c1, kern_variant_best());
+    return set_cols(a, x, batch, c0, c1, kern_isa_chosen());
 }

@@ -1,132 +1,46 @@
-/* kern_dispatch.c — which ISA variants exist and which this CPU can run. Built for baseline x86-64; the
- * variants live in their own files (kern_avx2.c, kern_avx512.c) compiled with their -m flags and are only
- * called after __builtin_cpu_supports said yes (libcpuid 0.6.2 cannot see AVX-512 on AMD). */
+/* kern_dispatch.c — which matvec table runs a (format, ISA): the tables by ISA, and the per-format fallback
+ * down the ISA's chain (kern_isa.h). Built for baseline x86-64; the tables live in their own files
+ * (kern_avx2.c, kern_avx512.c) compiled with their -m flags, and run only after kern_job_check saw that the
+ * CPU has the asked ISA (kern_isa_supported), which includes every ISA below it. */
 #include "kern_impl.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-typedef struct kern_variant_desc {
-    const char *name;
-    const kern_isa *isa; /* NULL: not built for this architecture */
-    bool (*cpu_ok)(void);
-    const char *needs;   /* what the CPU must have, for the error message */
-} kern_variant_desc;
-
-static bool cpu_any(void)
-{
-    return true;
-}
-
+/* A table per ISA; NULL where this build has none (its formats fall back). The arm64 port adds its NEON,
+ * dotprod and i8mm tables here. */
+static const kern_table *const kern_tables[KERN_ISA_COUNT] = {
+    [KERN_ISA_SCALAR] = &kern_table_scalar,
 #if defined(__x86_64__)
-static bool cpu_avx2(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-}
-
-/* The avx512 file is also compiled with -mavx2 -mfma -mf16c: those must be there too. */
-static bool cpu_avx512(void)
-{
-    return cpu_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vnni");
-}
+    [KERN_ISA_AVX2] = &kern_table_avx2,
+    [KERN_ISA_AVX512] = &kern_table_avx512,
 #endif
-
-/* In order of preference, fastest last. */
-static const kern_variant_desc kern_variants[KERN_VARIANT_COUNT] = {
-    [KERN_SCALAR] = { .name = "scalar", .isa = &kern_isa_scalar, .cpu_ok = cpu_any, .needs = "nothing" },
-#if defined(__x86_64__)
-    [KERN_AVX2] = { .name = "avx2", .isa = &kern_isa_avx2, .cpu_ok = cpu_avx2, .needs = "avx2, fma, f16c" },
-    [KERN_AVX512] = { .name = "avx512", .isa = &kern_isa_avx512, .cpu_ok = cpu_avx512,
-                      .needs = "avx512f/bw/vl/dq, avx512vnni" },
-#else
-    [KERN_AVX2] = { .name = "avx2", .needs = "an x86-64 build" },
-    [KERN_AVX512] = { .name = "avx512", .needs = "an x86-64 build" },
-#endif
-    /* The slot for arm64: a kern_neon.c table goes here. */
-    [KERN_NEON] = { .name = "neon", .needs = "an arm64 build with NEON kernels (not written yet)" },
 };
 
-const char *kern_variant_name(kern_variant v)
+const kern_table *kern_table_get(kern_isa isa)
 {
-    return (unsigned)v < KERN_VARIANT_COUNT ? kern_variants[v].name : NULL;
+    return kern_isa_supported(isa) ? kern_tables[isa] : NULL;
 }
 
-int kern_variant_parse(const char *name, kern_variant *out)
+const kern_table *kern_table_pick(const kern_table *const tables[KERN_ISA_COUNT], kern_format f, kern_isa isa)
 {
-    for (int i = 0; i < KERN_VARIANT_COUNT; i++) {
-        if (name && strcmp(name, kern_variants[i].name) == 0) {
-            *out = (kern_variant)i;
-            return 0;
-        }
-    }
-    return -1;
+    const kern_table *own = tables[isa];
+    if (own && own->rows[f]) /* the usual case, one load and a test: this runs for every chunk of rows */
+        return own;
+    unsigned have = 0; /* the ISAs whose tables have a kernel for f */
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (tables[i] && tables[i]->rows[f])
+            have |= kern_isa_bit((kern_isa)i);
+    kern_isa got = kern_isa_pick(isa, have);
+    return got < KERN_ISA_COUNT ? tables[got] : NULL;
 }
 
-bool kern_variant_supported(kern_variant v)
+const kern_table *kern_table_for(kern_format f, kern_isa isa)
 {
-    if ((unsigned)v >= KERN_VARIANT_COUNT)
-        return false;
-    const kern_variant_desc *d = &kern_variants[v];
-    return d->isa && d->cpu_ok && d->cpu_ok();
+    return kern_table_pick(kern_tables, f, isa);
 }
 
-const kern_isa *kern_isa_get(kern_variant v)
+kern_isa kern_matvec_isa(kern_format f, kern_isa want)
 {
-    return kern_variant_supported(v) ? kern_variants[v].isa : NULL;
-}
-
-const kern_isa *kern_isa_unchecked(kern_variant v)
-{
-    return kern_variants[v].isa;
-}
-
-kern_variant kern_variant_best(void)
-{
-    for (int i = KERN_VARIANT_COUNT - 1; i > 0; i--)
-        if (kern_variant_supported((kern_variant)i))
-            return (kern_variant)i;
-    return KERN_SCALAR;
-}
-
-int kern_variant_rows_per_pass(kern_variant v)
-{
-    const kern_isa *isa = kern_isa_get(v);
-    return isa ? isa->rows_per_pass : 0;
-}
-
-int kern_variant_select(kern_variant *out, char *err, size_t errlen)
-{
-    const char *s = getenv("POOLBENCH_KERNEL");
-    if (!s || !*s) { /* empty means unset, as for every POOLBENCH_* variable */
-        *out = kern_variant_best();
-        return 0;
-    }
-    char ok[128] = "";
-    for (int i = 0; i < KERN_VARIANT_COUNT; i++) {
-        if (kern_variant_supported((kern_variant)i)) {
-            strncat(ok, *ok ? "|" : "", sizeof ok - strlen(ok) - 1);
-            strncat(ok, kern_variants[i].name, sizeof ok - strlen(ok) - 1);
-        }
-    }
-    kern_variant v;
-    if (kern_variant_parse(s, &v) != 0) {
-        if (errlen > 0)
-            snprintf(err, errlen, "POOLBENCH_KERNEL=%s: unknown kernel variant; this CPU accepts %s", s, ok);
-        errno = EINVAL;
-        return -1;
-    }
-    if (!kern_variant_supported(v)) {
-        if (errlen > 0)
-            snprintf(err, errlen, "POOLBENCH_KERNEL=%s: this CPU or build cannot run it (needs %s); accepted: %s",
-                     s, kern_variants[v].needs, ok);
-        errno = ENOTSUP;
-        return -1;
-    }
-    *out = v;
-    return 0;
+    if (!kern_format_get(f) || !kern_isa_supported(want))
+        return KERN_ISA_COUNT;
+    const kern_table *t = kern_table_for(f, want);
+    return t ? t->isa : KERN_ISA_COUNT;
 }

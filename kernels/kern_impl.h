@@ -44,19 +44,28 @@ typedef void (*kern_batch_fn)(const void *w, size_t rb, size_t n, const kern_act
  * block ranges of one row. */
 typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 
-/* One ISA variant: a kernel per format (NULL = not implemented), a matmul kernel per format (optional), an
- * activation quantizer per activation kind (NULL = the reference's), and its rows per pass. */
-typedef struct kern_isa {
+/* One ISA's matvec kernels: a kernel per format (NULL = not written: the format falls back down the ISA's
+ * chain, kern_table_for), a matmul kernel per format (optional), and its rows per pass. */
+typedef struct kern_table {
+    kern_isa isa; /* the ISA it is written for: kern_tables[isa] points here (tests/test_isa.c checks) */
     kern_rows_fn rows[KERN_FORMAT_COUNT];
     /* The same rows without software prefetch, for a job whose weights are in cache (kern_job.cached);
      * NULL: rows[] serves both. Same arithmetic, so the same bits. */
     kern_rows_fn rows_cached[KERN_FORMAT_COUNT];
     kern_batch_fn batch[KERN_FORMAT_COUNT]; /* NULL: the matmul applies rows[] once per activation row */
-    kern_act_fn act[KERN_ACT_KINDS];
     int rows_per_pass;
-} kern_isa;
+} kern_table;
 
-/* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c). */
+/* The rows[] initializer of a table with a kernel for every format, each file's static rows_<format>: the one
+ * list of formats the tables share (a table that lacks a format lists its rows itself). */
+#define KERN_ROWS_EVERY_FORMAT                                                                                \
+    {                                                                                                         \
+        [KERN_F32] = rows_f32, [KERN_F16] = rows_f16, [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0,       \
+        [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0,                                                   \
+    }
+
+/* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c), gathered in
+ * kern_act.c's table. */
 void kern_act_q8_0_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 #if defined(__x86_64__)
@@ -66,16 +75,20 @@ void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x, size_t b0, size
 void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 #endif
 
-extern const kern_isa kern_isa_scalar;
+extern const kern_table kern_table_scalar;
 #if defined(__x86_64__)
-extern const kern_isa kern_isa_avx2;
-extern const kern_isa kern_isa_avx512;
+extern const kern_table kern_table_avx2;
+extern const kern_table kern_table_avx512;
 #endif
 
-/* The variant's table; NULL when this build or CPU cannot run it. */
-const kern_isa *kern_isa_get(kern_variant v);
-/* The same without the CPU check, for hot paths after kern_job_check. */
-const kern_isa *kern_isa_unchecked(kern_variant v);
+/* ISA isa's own table (no fallback); NULL when this build has none or the CPU cannot run it. */
+const kern_table *kern_table_get(kern_isa isa);
+/* The table whose rows[f] runs for a job asking for ISA isa: isa's own when it has f, else the best one
+ * down isa's chain that has f. No CPU check (the hot path, after kern_job_check); NULL when none has f. */
+const kern_table *kern_table_for(kern_format f, kern_isa isa);
+/* The same over any tables by ISA (NULL = none): kern_table_for is this over the built ones; tests give
+ * tables with holes to see the fallback that no built table needs today. */
+const kern_table *kern_table_pick(const kern_table *const tables[KERN_ISA_COUNT], kern_format f, kern_isa isa);
 
 /* The rows driver shared by the SIMD variants. A pass computes ROWS rows side by side, sharing each
  * activation load among them. The rows it takes are a quarter of the call's rows apart (i, i + q, i + 2q,
@@ -225,42 +238,5 @@ static inline const int32_t *kern_act_nsum4(const kern_act *a, size_t m)
 {
     return a->nsum4 + m * (a->cols / 4);
 }
-
-/* The activation row drivers of a SIMD variant, expanded once in each kern_act_<isa>.c, where amax_of (the
- * block's largest |x|) and quant_block (quants, minus the sums per 4, returns minus the block's sum) are that
- * ISA's static helpers. Per block: the scale from the reference's rule, the quants in ggml's block and in the
- * back-to-back copy, the scale as the kernels read it; q8_K also fills bsums from the sums per 4. */
-#define KERN_ACT_DRIVERS(isa)                                                                                 \
-    void kern_act_q8_0_##isa(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)                    \
-    {                                                                                                         \
-        size_t nb = a->cols / QK8_0;                                                                          \
-        block_q8_0 *blk = a->q8 + m * nb;                                                                     \
-        int8_t *qs = a->qs + m * a->cols;                                                                     \
-        int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);                                                        \
-        for (size_t b = b0; b < b1; b++) {                                                                    \
-            kern_inv s = kern_q8_0_scale(amax_of(x + b * QK8_0, QK8_0));                                      \
-            a->nsumb[m * nb + b] = quant_block(x + b * QK8_0, QK8_0, s, qs + b * QK8_0, nsum4 + b * (QK8_0 / 4)); \
-            blk[b].d = kern_float_to_half(s.d);                                                               \
-            memcpy(blk[b].qs, qs + b * QK8_0, QK8_0);                                                         \
-            a->scale[m * nb + b] = kern_h2f(blk[b].d);                                                        \
-        }                                                                                                     \
-    }                                                                                                         \
-    void kern_act_q8_K_##isa(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)                    \
-    {                                                                                                         \
-        size_t nb = a->cols / QK_K;                                                                           \
-        block_q8_K *blk = a->q8k + m * nb;                                                                    \
-        int8_t *qs = a->qs + m * a->cols;                                                                     \
-        int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);                                                        \
-        for (size_t b = b0; b < b1; b++) {                                                                    \
-            kern_inv s = kern_q8_K_scale(amax_of(x + b * QK_K, QK_K));                                        \
-            int32_t *n4 = nsum4 + b * (QK_K / 4);                                                             \
-            a->nsumb[m * nb + b] = quant_block(x + b * QK_K, QK_K, s, qs + b * QK_K, n4);                     \
-            blk[b].d = s.d;                                                                                   \
-            memcpy(blk[b].qs, qs + b * QK_K, QK_K);                                                           \
-            for (int i = 0; i < QK_K / 16; i++)                                                               \
-                blk[b].bsums[i] = (int16_t)-(n4[4 * i] + n4[4 * i + 1] + n4[4 * i + 2] + n4[4 * i + 3]);     \
-            a->scale[m * nb + b] = s.d;                                                                       \
-        }                                                                                                     \
-    }
 
 #endif

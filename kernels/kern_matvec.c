@@ -1,5 +1,5 @@
-/* kern_matvec.c — the row loop shared by every variant: one thread (kern_run), the pool (kern_run_pool
- * through pool_rows), a batch of activation rows (matmul). */
+/* kern_matvec.c — the row loop shared by every variant (its table from kern_table_for): one thread
+ * (kern_run), the pool (kern_run_pool through pool_rows), a batch of activation rows (matmul). */
 #include "kern_impl.h"
 
 #include <errno.h>
@@ -27,8 +27,8 @@ int kern_job_check(const kern_job *job)
         return fail(EINVAL);
     if (a->batch > 1 && job->ldy < job->rows)
         return fail(EINVAL);
-    const kern_isa *isa = kern_isa_get(job->variant);
-    if (!isa || !isa->rows[job->fmt])
+    /* An ISA the CPU runs always finds a table: the chain ends at scalar, which has every format. */
+    if (!kern_isa_supported(job->variant) || !kern_table_for(job->fmt, job->variant))
         return fail(ENOTSUP);
     return 0;
 }
@@ -38,8 +38,8 @@ void kern_job_rows(void *ctx, size_t r0, size_t r1)
     /* ctx is the const kern_job * that kern_run / kern_run_pool handed to pool_rows; nothing writes it. */
     const kern_job *job = ctx;
     const kern_act *a = job->act;
-    const kern_isa *isa = kern_isa_unchecked(job->variant);
-    kern_rows_fn fn = job->cached && isa->rows_cached[job->fmt] ? isa->rows_cached[job->fmt] : isa->rows[job->fmt];
+    const kern_table *t = kern_table_for(job->fmt, job->variant);
+    kern_rows_fn fn = job->cached && t->rows_cached[job->fmt] ? t->rows_cached[job->fmt] : t->rows[job->fmt];
     size_t rb = (size_t)kern_format_matrix_bytes(job->fmt, 1, a->cols);
     const char *w = job->w;
     if (a->batch == 1) {
@@ -51,7 +51,7 @@ void kern_job_rows(void *ctx, size_t r0, size_t r1)
     size_t group = KERN_MATMUL_L1_BYTES / rb;
     if (group < 1)
         group = 1;
-    kern_batch_fn bfn = isa->batch[job->fmt];
+    kern_batch_fn bfn = t->batch[job->fmt];
     for (size_t r = r0; r < r1; r += group) {
         size_t n = r1 - r < group ? r1 - r : group;
         if (bfn) {
@@ -94,7 +94,7 @@ int kern_matmul(kern_format f, kern_variant v, const void *w, const float *x, si
     kern_act a;
     if (kern_act_init(&a, f, cols, m) != 0)
         return -1;
-    int rc = kern_act_set(&a, x, m);
+    int rc = kern_act_set_isa(&a, x, m, v);
     if (rc == 0) {
         kern_job job = { .fmt = f, .variant = v, .w = w, .rows = rows, .act = &a, .y = y, .ldy = rows };
         rc = kern_run(&job);

@@ -105,18 +105,8 @@ SCALAR_ROWS(q4_0)
 SCALAR_ROWS(q1_0)
 SCALAR_ROWS(tq2_0)
 
-const kern_isa kern_isa_scalar = {
-    .rows = {
-        [KERN_F32] = rows_f32,
-        [KERN_F16] = rows_f16,
-        [KERN_Q8_0] = rows_q8_0,
-        [KERN_Q4_0] = rows_q4_0,
-        [KERN_Q1_0] = rows_q1_0,
-        [KERN_TQ2_0] = rows_tq2_0,
-    },
-    .act = {
-        [KERN_ACT_Q8_0] = kern_act_q8_0_ref,
-        [KERN_ACT_Q8_K] = kern_act_q8_K_ref,
-    },
+const kern_table kern_table_scalar = {
+    .isa = KERN_ISA_SCALAR,
+    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
     .rows_per_pass = 1,
 };

@@ -58,13 +58,13 @@ Test(kern_act, every_variant_gives_the_reference_bytes)
             make_inputs(k, x, ACT_ROWS * ACT_COLS, &r);
             kern_act ref;
             cr_assert_eq(kern_act_init(&ref, fs[fi], ACT_COLS, ACT_ROWS), 0);
-            cr_assert_eq(kern_act_set_variant(&ref, x, ACT_ROWS, KERN_SCALAR), 0);
+            cr_assert_eq(kern_act_set_isa(&ref, x, ACT_ROWS, KERN_ISA_SCALAR), 0);
             for (int v = 1; v < KERN_VARIANT_COUNT; v++) {
                 if (!kern_variant_supported((kern_variant)v))
                     continue;
                 kern_act got;
                 cr_assert_eq(kern_act_init(&got, fs[fi], ACT_COLS, ACT_ROWS), 0);
-                cr_assert_eq(kern_act_set_variant(&got, x, ACT_ROWS, (kern_variant)v), 0);
+                cr_assert_eq(kern_act_set_isa(&got, x, ACT_ROWS, (kern_isa)v), 0);
                 check_same(&ref, &got, kinds[k], (kern_variant)v);
                 kern_act_free(&got);
             }
@@ -96,7 +96,7 @@ Test(kern_act, derived_arrays)
             cr_assert_eq(a.nsum4[b * QK_K / 4 + i], -(q[0] + q[1] + q[2] + q[3]));
         }
     }
-    cr_assert_eq(kern_act_set_variant(&a, x, 1, KERN_NEON), -1);
+    cr_assert_eq(kern_act_set_isa(&a, x, 1, KERN_ISA_NEON), -1);
     cr_assert_eq(errno, ENOTSUP);
     kern_act_free(&a);
     kern_act f;

@@ -1,5 +1,5 @@
 /* kern_job.cached only drops the software prefetch: wherever a variant has a cached kernel of its own
- * (kern_isa.rows_cached), it gives the same bits as the streaming one, and both stay within the stated
+ * (kern_table.rows_cached), it gives the same bits as the streaming one, and both stay within the stated
  * tolerance of the exact dot. A pair without one is not compared: kern_job_rows would run rows[] twice and
  * compare a kernel with itself. With no such pair on this CPU the test is skipped, with the reason printed. */
 #include <criterion/criterion.h>
@@ -41,11 +41,11 @@ Test(kernels_cached, same_bits_as_streaming)
 {
     int pairs = 0;
     for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        const kern_isa *isa = kern_isa_get((kern_variant)v);
-        for (int f = 0; isa && f < KERN_FORMAT_COUNT; f++) {
-            if (!isa->rows[f] || !isa->rows_cached[f])
+        const kern_table *t = kern_table_get((kern_isa)v);
+        for (int f = 0; t && f < KERN_FORMAT_COUNT; f++) {
+            if (!t->rows[f] || !t->rows_cached[f])
                 continue;
-            cr_assert(isa->rows_cached[f] != isa->rows[f], "%s/%s: the cached kernel is the streaming one",
+            cr_assert(t->rows_cached[f] != t->rows[f], "%s/%s: the cached kernel is the streaming one",
                       kern_format_names[f], kern_variant_name((kern_variant)v));
             run_both((kern_format)f, (kern_variant)v, 37, 512);
             pairs++;

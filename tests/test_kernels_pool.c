@@ -113,12 +113,12 @@ Test(kern_pool, null_pool_and_bad_job)
 Test(kern_variant, names_and_best)
 {
     for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        kern_variant back;
-        cr_assert_eq(kern_variant_parse(kern_variant_name((kern_variant)v), &back), 0);
+        kern_isa back;
+        cr_assert_eq(kern_isa_parse(kern_variant_name((kern_variant)v), &back), 0);
         cr_assert_eq(back, v);
     }
-    kern_variant v;
-    cr_assert_eq(kern_variant_parse("sse9", &v), -1);
+    kern_isa v;
+    cr_assert_eq(kern_isa_parse("sse9", &v), -1);
     cr_assert(kern_variant_supported(KERN_SCALAR));
     cr_assert(kern_variant_supported(kern_variant_best()));
     cr_assert(!kern_variant_supported(KERN_VARIANT_COUNT));

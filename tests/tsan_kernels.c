@@ -15,7 +15,7 @@
 
 int main(void)
 {
-    kern_variant v = kern_variant_best();
+    kern_isa v = kern_isa_best();
     const kern_format fs[] = { KERN_Q8_0, KERN_TQ2_0, KERN_F16 };
     int bad = 0;
     for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
@@ -47,7 +47,7 @@ int main(void)
                     memset(y, 0, sizeof y);
                     if (kern_run_pool(p, chunk, &job) != 0 || memcmp(y, ref, sizeof y) != 0) {
                         fprintf(stderr, "tsan_kernels: %s/%s %s chunk %zu differs from one thread\n",
-                                kern_format_names[f], kern_variant_name(v), pool_policy_name((pool_policy)pol), chunk);
+                                kern_format_names[f], kern_isa_name(v), pool_policy_name((pool_policy)pol), chunk);
                         bad = 1;
                     }
                 }

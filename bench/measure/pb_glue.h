@@ -1,11 +1,14 @@
 /* pb_glue.h — the serial work between a decode token's matvecs: RMSNorm of the hidden state, SiLU(gate)·up,
- * residual adds. Plain scalar loops on the calling thread, in a fixed order, so a token's bits never depend
- * on how its matvecs were split over threads. tests/test_glue.c checks them against a double-precision
- * reference. */
+ * residual adds. Loops on the calling thread, in a fixed order, so a token's bits never depend on how its
+ * matvecs were split over threads; the chosen ISA's forms (kern_isa_chosen: POOLBENCH_KERNEL, else the best
+ * this CPU runs; scalar under POOLBENCH_KERNEL=scalar) or the best below it, every form giving the scalar
+ * form's bits. tests/test_glue.c checks them against a double-precision reference. */
 #ifndef PB_GLUE_H
 #define PB_GLUE_H
 
 #include <stddef.h>
+
+#include "kern_isa.h"
 
 #define PB_RMS_EPS 1e-6f /* Qwen3's and Llama 3's rms_norm_eps */
 
@@ -15,5 +18,8 @@ void pb_rmsnorm(float *y, const float *x, const float *gamma, size_t n, float ep
 void pb_silu_mul(float *y, const float *g, const float *u, size_t n);
 /* x[i] += d[i]: a residual add. */
 void pb_residual_add(float *x, const float *d, size_t n);
+/* The ISA whose glue forms run when want is asked for: want, or the best below it with glue forms (avx512
+ * runs avx2's); KERN_ISA_COUNT when want cannot run here. pb_glue_isa(kern_isa_chosen()) is what runs. */
+kern_isa pb_glue_isa(kern_isa want);
 
 #endif

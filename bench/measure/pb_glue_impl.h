@@ -1,4 +1,5 @@
-/* pb_glue_impl.h — the SiLU's exponential, shared by pb_glue.c (scalar) and pb_glue_avx2.c (8 lanes). Both
+/* pb_glue_impl.h — the glue's forms by ISA (chosen in pb_glue.c) and the SiLU's exponential they share:
+ * pb_glue_scalar.c (scalar) and x86/pb_glue_avx2.c (8 lanes, its tails through the scalar forms). Both
  * run the same operations in the same order (fused multiply-adds where these say fma: C's fmaf and the FMA
  * instruction both round once), so a value's bits never depend on which path, or which slice of a row,
  * computed it. Not a public header: pb_glue.h is. */
@@ -6,6 +7,8 @@
 #define PB_GLUE_IMPL_H
 
 #include <stddef.h>
+
+#include "kern_isa.h"
 
 /* e^t for t clamped to [PB_EXP_LO, PB_EXP_HI]: n = round(t log2 e) stays in -126..127, so 2^n is a normal
  * float built from its exponent bits and e^t never overflows (silu(-100) is then -100 / (1 + e^88), finite).
@@ -40,5 +43,16 @@ void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n);
 /* The same with AVX2 + FMA, 8 values a step, the tail through the scalar form: same bits. */
 void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n);
 #endif
+
+/* One ISA's forms: what pb_rmsnorm and pb_silu_mul call. */
+typedef struct pb_glue_ops {
+    double (*sumsq)(const float *x, size_t n);
+    void (*silu_mul)(float *y, const float *g, const float *u, size_t n);
+} pb_glue_ops;
+
+/* The forms that run when isa is asked for (pb_glue_isa's); NULL when isa cannot run here. For tests. */
+const pb_glue_ops *pb_glue_ops_of(kern_isa isa);
+/* The forms pb_rmsnorm and pb_silu_mul call: the chosen ISA's (kern_isa_chosen), or the best below it. */
+const pb_glue_ops *pb_glue_ops_running(void);
 
 #endif

@@ -134,7 +134,8 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     if (!x || !y || !gbps || !ns || kern_act_init(&act, pt->fmt, pt->cols, (size_t)pt->batch) != 0)
         goto out_free;
     fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
-    kern_act_set(&act, x, (size_t)pt->batch);
+    if (kern_act_set_isa(&act, x, (size_t)pt->batch, pt->variant) != 0) /* the point's ISA, as a decode would */
+        goto out_act;
     /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
     kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap,
                      .cached = pt->level != PB_KB_DRAM };
@@ -179,6 +180,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     out->gops_median = (double)n * (double)pt->cols * pt->batch / per_pass;
     out->ns_per_row = per_pass / (double)n;
     out->rows_per_sample = n * (size_t)passes;
+    out->ran = kern_matvec_isa(pt->fmt, pt->variant);
     rc = 0;
 out_act:
     kern_act_free(&act);
@@ -193,13 +195,7 @@ out_free:
 double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
                            int min_samples, const char **name)
 {
-    static const char *const pref[] = { "avx512", "avx2", "scalar" };
-    const pb_memkern *k = NULL;
-    for (size_t i = 0; i < sizeof pref / sizeof pref[0] && !k; i++) {
-        const pb_memkern *c = pb_memkern_find(pref[i]);
-        if (c && pb_memkern_supported(c))
-            k = c;
-    }
+    const pb_memkern *k = pb_memkern_for(PB_MEMOP_READ, kern_isa_chosen());
     bytes = bytes < b->filled ? bytes : b->filled;
     size_t win = window_bytes < bytes / 2 ? window_bytes : bytes / 2;
     enum { MAX = 1000 };

@@ -65,21 +65,25 @@ typedef struct pb_kbench_result {
     double gops_median;     /* weight elements x batch / median time, 1e9 per second */
     double ns_per_row;      /* median time per weight row (for the whole batch) */
     size_t rows_per_sample; /* rows streamed in one sample */
+    kern_isa ran;           /* the ISA whose kernel ran (kern_matvec_isa): the point's variant, or the one below
+                             * it that a format its table lacks fell back to; what kernels.csv's variant says */
 } pb_kbench_result;
 
 /* Times one point on the matrix in b (filled for pt->fmt). 0, or -1 with errno (the job was refused). */
 int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out);
 
-/* The same-run floor beside the dram points: GB/s (median over samples) of the widest plain read kernel of
- * pb_memread ("avx512", else "avx2", else "scalar") over windows of window_bytes walking through the first
- * bytes of b, on the calling thread. *name receives the kernel's name. NaN when nothing could be read. */
+/* The same-run floor beside the dram points: GB/s (median over samples) of the plain read kernel of pb_memread
+ * for the chosen ISA (pb_memkern_for(read, kern_isa_chosen()): "avx512", "avx2" or "scalar") over windows of
+ * window_bytes walking through the first bytes of b, on the calling thread. *name receives the kernel's name.
+ * NaN when nothing could be read. */
 double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
                            int min_samples, const char **name);
 
 /* Nanoseconds to quantize one activation row of cols values for format f (median of a few). */
 double pb_kbench_act_ns(kern_format f, size_t cols);
 
-/* Checks variant v against the scalar reference on a small matrix: 0 when every row agrees within 1e-3
+/* Checks variant v (its activation quantizer and matvec kernels, with their fallbacks) against the scalar
+ * reference on a small matrix: 0 when every row agrees within 1e-3
  * of the largest |y| (the Criterion tests hold the exact tolerances), -1 otherwise with a line in err. */
 int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size_t errlen);
 

@@ -1,4 +1,5 @@
-/* pb_memread.c — the kernel table, the ISA checks, and the scalar kernels (baseline x86-64, 64-bit words).
+/* pb_memread.c — the kernel table (each row names its ISA: kern_isa.h decides where it runs), and the scalar
+ * kernels (baseline x86-64, 64-bit words).
  *
  * The scalar kernels sum bytes eight at a time (SWAR): a word's even and odd bytes are masked into four
  * 16-bit lanes and added to a lane accumulator, which holds at most 2 x 255 per word, so a lane accumulator
@@ -136,50 +137,42 @@ uint64_t pb_memsum(const void *p, size_t bytes)
     return pb_memsum_tail(p, bytes);
 }
 
-/* ---------------------------------------------------------------- ISA checks and the table */
+/* ---------------------------------------------------------------- the table */
 
-static bool pb_isa_none(void) { return true; }
-#if defined(__x86_64__)
-static bool pb_isa_avx2(void) { return __builtin_cpu_supports("avx2"); }
-/* vpsadbw on zmm registers is AVX512BW. */
-static bool pb_isa_avx512(void) { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
-#endif
-
-#define PB_K(nm, o, i, chk, f, t, w) { .name = nm, .op = o, .isa = i, .supported = chk, .fn = f, .traffic = t, .what = w }
+/* A row: name, op, ISA, function, what it does; the traffic follows from the op. */
+#define PB_K(nm, o, i, f, w)                                                                                  \
+    { .name = nm, .op = o, .isa = i, .fn = f, .traffic = (o) == PB_MEMOP_COPY ? 2 : 1, .what = w }
 
 const pb_memkern pb_memkerns[] = {
-    PB_K("scalar", PB_MEMOP_READ, "", pb_isa_none, pb_memread_scalar, 1, "64-bit loads, 4 accumulators"),
+    PB_K("scalar", PB_MEMOP_READ, KERN_ISA_SCALAR, pb_memread_scalar, "64-bit loads, 4 accumulators"),
 #if defined(__x86_64__)
-    PB_K("avx2", PB_MEMOP_READ, "avx2", pb_isa_avx2, pb_memread_avx2, 1, "256-bit loads, 4 accumulators"),
-    PB_K("avx2-nt", PB_MEMOP_READ, "avx2", pb_isa_avx2, pb_memread_avx2_nt, 1,
+    PB_K("avx2", PB_MEMOP_READ, KERN_ISA_AVX2, pb_memread_avx2, "256-bit loads, 4 accumulators"),
+    PB_K("avx2-nt", PB_MEMOP_READ, KERN_ISA_AVX2, pb_memread_avx2_nt,
          "256-bit streaming loads (vmovntdqa), 4 accumulators"),
-    PB_K("avx2-4s", PB_MEMOP_READ, "avx2", pb_isa_avx2, pb_memread_avx2_4s, 1,
+    PB_K("avx2-4s", PB_MEMOP_READ, KERN_ISA_AVX2, pb_memread_avx2_4s,
          "256-bit loads on 4 streams a quarter apart, NTA prefetch 1.5 KiB ahead, 2 accumulators each"),
-    PB_K("avx512", PB_MEMOP_READ, "avx512f+avx512bw", pb_isa_avx512, pb_memread_avx512, 1,
-         "512-bit loads, 8 accumulators"),
-    PB_K("avx512-nt", PB_MEMOP_READ, "avx512f+avx512bw", pb_isa_avx512, pb_memread_avx512_nt, 1,
+    PB_K("avx512", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512, "512-bit loads, 8 accumulators"),
+    PB_K("avx512-nt", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512_nt,
          "512-bit streaming loads (vmovntdqa), 8 accumulators"),
-    PB_K("avx512-4s", PB_MEMOP_READ, "avx512f+avx512bw", pb_isa_avx512, pb_memread_avx512_4s, 1,
+    PB_K("avx512-4s", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512_4s,
          "512-bit loads on 4 streams a quarter apart, NTA prefetch 1.5 KiB ahead, 2 accumulators each"),
 #endif
-    PB_K("copy-scalar", PB_MEMOP_COPY, "", pb_isa_none, pb_memcopy_scalar, 2, "64-bit loads and stores"),
+    PB_K("copy-scalar", PB_MEMOP_COPY, KERN_ISA_SCALAR, pb_memcopy_scalar, "64-bit loads and stores"),
 #if defined(__x86_64__)
-    PB_K("copy-avx2", PB_MEMOP_COPY, "avx2", pb_isa_avx2, pb_memcopy_avx2, 2, "256-bit loads and stores"),
-    PB_K("copy-avx2-nt", PB_MEMOP_COPY, "avx2", pb_isa_avx2, pb_memcopy_avx2_nt, 2,
+    PB_K("copy-avx2", PB_MEMOP_COPY, KERN_ISA_AVX2, pb_memcopy_avx2, "256-bit loads and stores"),
+    PB_K("copy-avx2-nt", PB_MEMOP_COPY, KERN_ISA_AVX2, pb_memcopy_avx2_nt,
          "256-bit loads, non-temporal stores (vmovntdq)"),
-    PB_K("copy-avx512", PB_MEMOP_COPY, "avx512f+avx512bw", pb_isa_avx512, pb_memcopy_avx512, 2,
-         "512-bit loads and stores"),
-    PB_K("copy-avx512-nt", PB_MEMOP_COPY, "avx512f+avx512bw", pb_isa_avx512, pb_memcopy_avx512_nt, 2,
+    PB_K("copy-avx512", PB_MEMOP_COPY, KERN_ISA_AVX512, pb_memcopy_avx512, "512-bit loads and stores"),
+    PB_K("copy-avx512-nt", PB_MEMOP_COPY, KERN_ISA_AVX512, pb_memcopy_avx512_nt,
          "512-bit loads, non-temporal stores (vmovntdq)"),
 #endif
-    PB_K("write-scalar", PB_MEMOP_WRITE, "", pb_isa_none, pb_memwrite_scalar, 1, "64-bit stores"),
+    PB_K("write-scalar", PB_MEMOP_WRITE, KERN_ISA_SCALAR, pb_memwrite_scalar, "64-bit stores"),
 #if defined(__x86_64__)
-    PB_K("write-avx2", PB_MEMOP_WRITE, "avx2", pb_isa_avx2, pb_memwrite_avx2, 1, "256-bit stores"),
-    PB_K("write-avx2-nt", PB_MEMOP_WRITE, "avx2", pb_isa_avx2, pb_memwrite_avx2_nt, 1,
+    PB_K("write-avx2", PB_MEMOP_WRITE, KERN_ISA_AVX2, pb_memwrite_avx2, "256-bit stores"),
+    PB_K("write-avx2-nt", PB_MEMOP_WRITE, KERN_ISA_AVX2, pb_memwrite_avx2_nt,
          "256-bit non-temporal stores (vmovntdq)"),
-    PB_K("write-avx512", PB_MEMOP_WRITE, "avx512f+avx512bw", pb_isa_avx512, pb_memwrite_avx512, 1,
-         "512-bit stores"),
-    PB_K("write-avx512-nt", PB_MEMOP_WRITE, "avx512f+avx512bw", pb_isa_avx512, pb_memwrite_avx512_nt, 1,
+    PB_K("write-avx512", PB_MEMOP_WRITE, KERN_ISA_AVX512, pb_memwrite_avx512, "512-bit stores"),
+    PB_K("write-avx512-nt", PB_MEMOP_WRITE, KERN_ISA_AVX512, pb_memwrite_avx512_nt,
          "512-bit non-temporal stores (vmovntdq)"),
 #endif
     { .name = NULL },
@@ -195,7 +188,28 @@ const pb_memkern *pb_memkern_find(const char *name)
     return NULL;
 }
 
-bool pb_memkern_supported(const pb_memkern *k) { return k && k->supported(); }
+bool pb_memkern_supported(const pb_memkern *k) { return k && kern_isa_supported(k->isa); }
+
+/* op's first row for an ISA: its plain kernel (the table's order); NULL when the ISA has none for op. */
+static const pb_memkern *pb_memkern_first(pb_memop op, kern_isa isa)
+{
+    for (const pb_memkern *k = pb_memkerns; k->name; k++)
+        if (k->op == op && k->isa == isa)
+            return k;
+    return NULL;
+}
+
+const pb_memkern *pb_memkern_for(pb_memop op, kern_isa want)
+{
+    if (!kern_isa_supported(want))
+        return NULL;
+    unsigned have = 0;
+    for (const pb_memkern *k = pb_memkerns; k->name; k++)
+        if (k->op == op)
+            have |= kern_isa_bit(k->isa);
+    kern_isa got = kern_isa_pick(want, have);
+    return got < KERN_ISA_COUNT ? pb_memkern_first(op, got) : NULL;
+}
 
 const char *pb_memop_name(pb_memop op)
 {

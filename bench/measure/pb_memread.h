@@ -1,7 +1,7 @@
 /* pb_memread.h — the memory-floor kernels as a table (likwid-bench style: a kernel is data, and rates are
  * computed from its declared traffic, never by the kernel). One file per ISA: pb_memread.c (baseline
- * x86-64: the scalar kernels and this table), pb_memread_avx2.c, pb_memread_avx512.c; a kernel runs only
- * where __builtin_cpu_supports says the CPU has its ISA.
+ * x86-64: the scalar kernels and this table), x86/pb_memread_avx2.c, x86/pb_memread_avx512.c; each row names
+ * its ISA (kern_isa.h) and runs only where kern_isa_supported says the CPU has it.
  *
  * Every kernel returns the byte sum (each byte as an unsigned value, added into a uint64_t) of the data it
  * moved: what it read (read, copy) or what it wrote (write). The sum is the same for any alignment, size
@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "kern_isa.h"
 
 typedef enum pb_memop {
     PB_MEMOP_READ,  /* reads src */
@@ -30,22 +32,25 @@ typedef uint64_t (*pb_memkern_fn)(void *dst, const void *src, size_t bytes);
 typedef struct pb_memkern {
     const char *name;   /* --kernel name, unique across ops: "avx512-nt", "copy-avx2", "write-avx512-nt" */
     pb_memop op;
-    const char *isa;    /* what the CPU needs, as __builtin_cpu_supports names ("avx512f+avx512bw"); "" none */
-    bool (*supported)(void);
+    kern_isa isa;       /* what it is written for; kern_isa_needs(isa) says what the CPU must have */
     pb_memkern_fn fn;
     int traffic;        /* bytes moved per byte of `bytes`: 1 read/write, 2 copy (read + write) */
     const char *what;   /* one line for --help and the report */
 } pb_memkern;
 
-/* The table, in order (reads first), NULL-name terminated. */
+/* The table, in order (reads first), NULL-name terminated. Within an op, an ISA's plain kernel comes before its
+ * variants (-nt, -4s). */
 extern const pb_memkern pb_memkerns[];
 /* Kernels in the table. */
 int pb_memkern_count(void);
 
 /* NULL for an unknown name. */
 const pb_memkern *pb_memkern_find(const char *name);
-/* The CPU can run k. */
+/* The CPU can run k (kern_isa_supported(k->isa)). */
 bool pb_memkern_supported(const pb_memkern *k);
+/* The plain kernel of op ("avx512", "copy-avx2", "write-scalar") for want or the best ISA below it that has
+ * one; NULL when want cannot run here. The kernel's isa says which ran. */
+const pb_memkern *pb_memkern_for(pb_memop op, kern_isa want);
 /* "read", "copy", "write". */
 const char *pb_memop_name(pb_memop op);
 

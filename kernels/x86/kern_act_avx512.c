@@ -1,10 +1,10 @@
 /* kern_act_avx512.c — activation quantization (q8_0, q8_K) with AVX-512, 16 values a step. Same bytes as the
- * reference (kern_act.c): the scale arithmetic is the shared kern_impl.h code, and each value goes through
- * the steps of kern_round_clamp (clamp, truncate, +-1 on a fraction of at least one half) lane for lane. */
-#include "kern_impl.h"
+ * reference (kern_act.c): the scale arithmetic (kern_impl.h) and the row drivers (kern_act_impl.h) are shared
+ * code, and each value goes through the steps of kern_round_clamp (clamp, truncate, +-1 on a fraction of at
+ * least one half) lane for lane. */
+#include "kern_act_impl.h"
 
 #include <immintrin.h>
-#include <string.h>
 
 static inline __m512 scaled(const float *x, kern_inv s)
 {
@@ -50,4 +50,13 @@ static int32_t quant_block(const float *x, int n, kern_inv s, int8_t *q, int32_t
     return _mm512_reduce_add_epi32(total);
 }
 
-KERN_ACT_DRIVERS(avx512) /* kern_impl.h */
+/* The row driver (kern_act_impl.h) with this file's steps. */
+void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)
+{
+    kern_act_quant_rows(a, m, x, b0, b1, QK8_0, amax_of, quant_block);
+}
+
+void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)
+{
+    kern_act_quant_rows(a, m, x, b0, b1, QK_K, amax_of, quant_block);
+}

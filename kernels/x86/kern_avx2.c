@@ -1,5 +1,5 @@
 /* kern_avx2.c — AVX2 + FMA + F16C kernels (Haswell / Zen 1 and later). Compiled with -mavx2 -mfma -mf16c;
- * only called after kern_dispatch.c saw the CPU features.
+ * only called after kern_job_check saw the CPU features (kern_isa.c).
  *
  * Same shape as kern_avx512.c: passes of KERN256_ROWS rows share each activation load, every row has its
  * own accumulators and a fixed instruction sequence, so a row gives the same bits in a pass or alone.
@@ -242,18 +242,8 @@ INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a
 }
 KERN256_ROWS_FN(tq2_0)
 
-const kern_isa kern_isa_avx2 = {
-    .rows = {
-        [KERN_F32] = rows_f32,
-        [KERN_F16] = rows_f16,
-        [KERN_Q8_0] = rows_q8_0,
-        [KERN_Q4_0] = rows_q4_0,
-        [KERN_Q1_0] = rows_q1_0,
-        [KERN_TQ2_0] = rows_tq2_0,
-    },
-    .act = {
-        [KERN_ACT_Q8_0] = kern_act_q8_0_avx2,
-        [KERN_ACT_Q8_K] = kern_act_q8_K_avx2,
-    },
+const kern_table kern_table_avx2 = {
+    .isa = KERN_ISA_AVX2,
+    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
     .rows_per_pass = KERN256_ROWS,
 };

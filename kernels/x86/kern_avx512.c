@@ -1,5 +1,5 @@
 /* kern_avx512.c — AVX-512 (F/BW/VL/DQ) + VNNI kernels. Compiled with the AVX-512 flags; only called after
- * kern_dispatch.c saw the CPU features. Only 512-bit vpdpbusd is used (EVEX, AVX512-VNNI): the 256-bit
+ * kern_job_check saw the CPU features (kern_isa.c). Only 512-bit vpdpbusd is used (EVEX, AVX512-VNNI): the 256-bit
  * form would be encoded as AVX-VNNI, which Zen 4 lacks.
  *
  * Shape shared by every format: a pass handles KERN512_ROWS weight rows against one activation row; the
@@ -296,15 +296,9 @@ INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a
 }
 KERN512_ROWS_FN(tq2_0)
 
-const kern_isa kern_isa_avx512 = {
-    .rows = {
-        [KERN_F32] = rows_f32,
-        [KERN_F16] = rows_f16,
-        [KERN_Q8_0] = rows_q8_0,
-        [KERN_Q4_0] = rows_q4_0,
-        [KERN_Q1_0] = rows_q1_0,
-        [KERN_TQ2_0] = rows_tq2_0,
-    },
+const kern_table kern_table_avx512 = {
+    .isa = KERN_ISA_AVX512,
+    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
     .rows_cached = {
         [KERN_Q8_0] = rows_q8_0_cached,
         [KERN_Q4_0] = rows_q4_0_cached,
@@ -312,10 +306,6 @@ const kern_isa kern_isa_avx512 = {
     .batch = {
         [KERN_Q8_0] = batch_q8_0,
         [KERN_Q4_0] = batch_q4_0,
-    },
-    .act = {
-        [KERN_ACT_Q8_0] = kern_act_q8_0_avx512,
-        [KERN_ACT_Q8_K] = kern_act_q8_K_avx512,
     },
     .rows_per_pass = KERN512_ROWS,
 };

@@ -28,8 +28,10 @@ static inline __m256i pb_load(const uint8_t *p, bool nt)
 }
 
 /* Four independent accumulators, one 32-byte load each per step: the loads never wait on an add. */
-static inline __attribute__((always_inline)) uint64_t pb_read(const uint8_t *p, size_t bytes, bool nt)
+static inline __attribute__((always_inline)) uint64_t pb_read(void *dst, const void *src, size_t bytes, bool nt)
 {
+    (void)dst; /* the kernels' shape: dst, src, bytes (pb_memkern_fn) */
+    const uint8_t *p = src;
     size_t head = pb_mem_head(p, PB_V, bytes);
     uint64_t sum = pb_memsum_tail(p, head);
     p += head;
@@ -45,17 +47,8 @@ static inline __attribute__((always_inline)) uint64_t pb_read(const uint8_t *p, 
     return sum + pb_memsum_tail(p, bytes);
 }
 
-uint64_t pb_memread_avx2(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_read(src, bytes, false);
-}
-
-uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_read(src, bytes, true);
-}
+uint64_t pb_memread_avx2(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, false); }
+uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, true); }
 
 /* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: PB_MR_STREAMS streams a quarter of
  * the range apart, each asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. A step
@@ -86,7 +79,16 @@ uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
     sum += pb_hsum(_mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3)),
                                     _mm256_add_epi64(_mm256_add_epi64(a4, a5), _mm256_add_epi64(a6, a7))));
     size_t done = head + PB_MR_STREAMS * quarter;
-    return sum + pb_read(p + done, bytes - done, false);
+    return sum + pb_read(NULL, p + done, bytes - done, false);
+}
+
+static inline void pb_store(uint8_t *d, __m256i v, bool nt)
+{
+    __m256i *o = (__m256i *)(void *)d; /* 32-byte aligned by the callers' head */
+    if (nt)
+        _mm256_stream_si256(o, v);
+    else
+        _mm256_store_si256(o, v);
 }
 
 /* Aligned on the destination (non-temporal stores need it); the source is loaded unaligned. */
@@ -101,14 +103,8 @@ static inline __attribute__((always_inline)) uint64_t pb_copy(uint8_t *d, const 
     for (; bytes >= 2 * PB_V; d += 2 * PB_V, s += 2 * PB_V, bytes -= 2 * PB_V) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)s);
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + PB_V));
-        __m256i *o = (__m256i *)(void *)d; /* 32-byte aligned by the head */
-        if (nt) {
-            _mm256_stream_si256(o, v0);
-            _mm256_stream_si256(o + 1, v1);
-        } else {
-            _mm256_store_si256(o, v0);
-            _mm256_store_si256(o + 1, v1);
-        }
+        pb_store(d, v0, nt);
+        pb_store(d + PB_V, v1, nt);
         a0 = _mm256_add_epi64(a0, pb_sad(v0));
         a1 = _mm256_add_epi64(a1, pb_sad(v1));
     }
@@ -120,22 +116,18 @@ static inline __attribute__((always_inline)) uint64_t pb_copy(uint8_t *d, const 
 uint64_t pb_memcopy_avx2(void *dst, const void *src, size_t bytes) { return pb_copy(dst, src, bytes, false); }
 uint64_t pb_memcopy_avx2_nt(void *dst, const void *src, size_t bytes) { return pb_copy(dst, src, bytes, true); }
 
-static inline __attribute__((always_inline)) uint64_t pb_write(uint8_t *d, size_t bytes, bool nt)
+static inline __attribute__((always_inline)) uint64_t pb_write(void *dst, const void *src, size_t bytes, bool nt)
 {
+    (void)src;
+    uint8_t *d = dst;
     size_t head = pb_mem_head(d, PB_V, bytes), n = bytes;
     pb_memwrite_tail(d, head);
     d += head;
     n -= head;
     const __m256i v = _mm256_set1_epi8((char)PB_MEMWRITE_BYTE);
     for (; n >= 2 * PB_V; d += 2 * PB_V, n -= 2 * PB_V) {
-        __m256i *o = (__m256i *)(void *)d; /* 32-byte aligned by the head */
-        if (nt) {
-            _mm256_stream_si256(o, v);
-            _mm256_stream_si256(o + 1, v);
-        } else {
-            _mm256_store_si256(o, v);
-            _mm256_store_si256(o + 1, v);
-        }
+        pb_store(d, v, nt);
+        pb_store(d + PB_V, v, nt);
     }
     if (nt)
         _mm_sfence(); /* as in pb_copy */
@@ -143,17 +135,8 @@ static inline __attribute__((always_inline)) uint64_t pb_write(uint8_t *d, size_
     return (uint64_t)bytes * PB_MEMWRITE_BYTE;
 }
 
-uint64_t pb_memwrite_avx2(void *dst, const void *src, size_t bytes)
-{
-    (void)src;
-    return pb_write(dst, bytes, false);
-}
-
-uint64_t pb_memwrite_avx2_nt(void *dst, const void *src, size_t bytes)
-{
-    (void)src;
-    return pb_write(dst, bytes, true);
-}
+uint64_t pb_memwrite_avx2(void *dst, const void *src, size_t bytes) { return pb_write(dst, src, bytes, false); }
+uint64_t pb_memwrite_avx2_nt(void *dst, const void *src, size_t bytes) { return pb_write(dst, src, bytes, true); }
 
 #else
 typedef int pb_memread_avx2_not_x86; /* ISO C wants a translation unit to declare something */

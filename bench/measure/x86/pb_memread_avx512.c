@@ -21,8 +21,10 @@ static inline __m512i pb_load(const uint8_t *p, bool nt)
 }
 
 /* Eight independent accumulators, one cache line each per step (512 bytes per iteration). */
-static inline __attribute__((always_inline)) uint64_t pb_read(const uint8_t *p, size_t bytes, bool nt)
+static inline __attribute__((always_inline)) uint64_t pb_read(void *dst, const void *src, size_t bytes, bool nt)
 {
+    (void)dst; /* the kernels' shape: dst, src, bytes (pb_memkern_fn) */
+    const uint8_t *p = src;
     size_t head = pb_mem_head(p, PB_V, bytes);
     uint64_t sum = pb_memsum_tail(p, head);
     p += head;
@@ -44,17 +46,8 @@ static inline __attribute__((always_inline)) uint64_t pb_read(const uint8_t *p, 
     return sum + pb_memsum_tail(p, bytes);
 }
 
-uint64_t pb_memread_avx512(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_read(src, bytes, false);
-}
-
-uint64_t pb_memread_avx512_nt(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_read(src, bytes, true);
-}
+uint64_t pb_memread_avx512(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, false); }
+uint64_t pb_memread_avx512_nt(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, true); }
 
 _Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s kernels prefetch 1.5 KiB ahead");
 
@@ -92,7 +85,7 @@ uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
                                  _mm512_add_epi64(_mm512_add_epi64(a4, a5), _mm512_add_epi64(a6, a7)));
     sum += (uint64_t)_mm512_reduce_add_epi64(a);
     size_t done = head + PB_MR_STREAMS * quarter;
-    return sum + pb_read(p + done, bytes - done, false);
+    return sum + pb_read(NULL, p + done, bytes - done, false);
 }
 
 static inline void pb_store(uint8_t *d, __m512i v, bool nt)
@@ -135,8 +128,10 @@ static inline __attribute__((always_inline)) uint64_t pb_copy(uint8_t *d, const 
 uint64_t pb_memcopy_avx512(void *dst, const void *src, size_t bytes) { return pb_copy(dst, src, bytes, false); }
 uint64_t pb_memcopy_avx512_nt(void *dst, const void *src, size_t bytes) { return pb_copy(dst, src, bytes, true); }
 
-static inline __attribute__((always_inline)) uint64_t pb_write(uint8_t *d, size_t bytes, bool nt)
+static inline __attribute__((always_inline)) uint64_t pb_write(void *dst, const void *src, size_t bytes, bool nt)
 {
+    (void)src;
+    uint8_t *d = dst;
     size_t head = pb_mem_head(d, PB_V, bytes), n = bytes;
     pb_memwrite_tail(d, head);
     d += head;
@@ -154,17 +149,8 @@ static inline __attribute__((always_inline)) uint64_t pb_write(uint8_t *d, size_
     return (uint64_t)bytes * PB_MEMWRITE_BYTE;
 }
 
-uint64_t pb_memwrite_avx512(void *dst, const void *src, size_t bytes)
-{
-    (void)src;
-    return pb_write(dst, bytes, false);
-}
-
-uint64_t pb_memwrite_avx512_nt(void *dst, const void *src, size_t bytes)
-{
-    (void)src;
-    return pb_write(dst, bytes, true);
-}
+uint64_t pb_memwrite_avx512(void *dst, const void *src, size_t bytes) { return pb_write(dst, src, bytes, false); }
+uint64_t pb_memwrite_avx512_nt(void *dst, const void *src, size_t bytes) { return pb_write(dst, src, bytes, true); }
 
 #else
 typedef int pb_memread_avx512_not_x86; /* ISO C wants a translation unit to declare something */

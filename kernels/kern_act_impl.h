@@ -1,0 +1,61 @@
+/* kern_act_impl.h — the activation row driver the SIMD quantizers share (kern_act_<isa>.c). Not public.
+ *
+ * Each ISA file writes the two per-block steps with its intrinsics — amax (the block's largest |x|) and
+ * quant (the quants, minus their sums per 4; returns minus the block's sum) — and defines its
+ * kern_act_q8_0_<isa> / kern_act_q8_K_<isa> as one call to the driver below with them. The driver is always
+ * inlined, so in that file the steps are direct calls the compiler inlines with the file's -m flags: the same
+ * code the drivers' former macro expanded to. Per block: the scale from the reference's rule
+ * (kern_impl.h), the quants in ggml's block and in the back-to-back copy, the scale as the kernels read it;
+ * q8_K also fills bsums from the sums per 4. */
+#ifndef KERN_ACT_IMPL_H
+#define KERN_ACT_IMPL_H
+
+#include <string.h>
+
+#include "kern_impl.h"
+
+typedef float (*kern_amax_fn)(const float *x, int n);
+typedef int32_t (*kern_quant_fn)(const float *x, int n, kern_inv s, int8_t *q, int32_t *nsum4);
+
+#define KERN_ACT_INLINE static inline __attribute__((always_inline))
+
+/* ggml's q8_0 block from the block's quants and scale; returns the scale as the kernels read it (the half's
+ * value). */
+static inline float kern_act_store_q8_0(block_q8_0 *blk, kern_inv s, const int8_t *q)
+{
+    blk->d = kern_float_to_half(s.d);
+    memcpy(blk->qs, q, QK8_0);
+    return kern_h2f(blk->d);
+}
+
+/* ggml's q8_K block, its bsums from the minus sums per 4; returns the scale (a float: as it is). */
+static inline float kern_act_store_q8_K(block_q8_K *blk, kern_inv s, const int8_t *q, const int32_t *n4)
+{
+    blk->d = s.d;
+    memcpy(blk->qs, q, QK_K);
+    for (int i = 0; i < QK_K / 16; i++)
+        blk->bsums[i] = (int16_t)-(n4[4 * i] + n4[4 * i + 1] + n4[4 * i + 2] + n4[4 * i + 3]);
+    return s.d;
+}
+
+/* Blocks b0..b1 of row m, blocks of qk values (QK8_0 or QK_K: a constant where this is inlined, so each
+ * expansion keeps one kind's code only). */
+KERN_ACT_INLINE void kern_act_quant_rows(kern_act *a, size_t m, const float *x, size_t b0, size_t b1, int qk,
+                                     kern_amax_fn amax, kern_quant_fn quant)
+{
+    size_t nb = a->cols / (size_t)qk;
+    int8_t *qs = a->qs + m * a->cols;
+    int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
+    for (size_t b = b0; b < b1; b++) {
+        const float *xb = x + b * (size_t)qk;
+        int8_t *q = qs + b * (size_t)qk;
+        int32_t *n4 = nsum4 + b * (size_t)(qk / 4);
+        float amx = amax(xb, qk);
+        kern_inv s = qk == QK8_0 ? kern_q8_0_scale(amx) : kern_q8_K_scale(amx);
+        a->nsumb[m * nb + b] = quant(xb, qk, s, q, n4);
+        a->scale[m * nb + b] = qk == QK8_0 ? kern_act_store_q8_0(a->q8 + m * nb + b, s, q)
+                                           : kern_act_store_q8_K(a->q8k + m * nb + b, s, q, n4);
+    }
+}
+
+#endif

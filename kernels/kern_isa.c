@@ -1,0 +1,168 @@
+/* kern_isa.c — the ISAs as data: name, chain, CPU check, what the CPU needs; the POOLBENCH_KERNEL choice.
+ * Built for baseline x86-64 (or any CPU): it only asks the CPU, it runs no ISA-specific code. */
+#include "kern_isa.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kern_isa_desc {
+    kern_isa below;     /* the next ISA down the chain; KERN_ISA_COUNT for scalar */
+    bool (*cpu_ok)(void);
+    const char *needs;  /* what the CPU must have, for the error line */
+} kern_isa_desc;
+
+const char *const kern_isa_names[KERN_ISA_COUNT + 1] = {
+    [KERN_ISA_SCALAR] = "scalar", [KERN_ISA_AVX2] = "avx2", [KERN_ISA_NEON] = "neon",
+    [KERN_ISA_AVX512] = "avx512", [KERN_ISA_DOTPROD] = "dotprod", [KERN_ISA_I8MM] = "i8mm",
+    [KERN_ISA_COUNT] = NULL,
+};
+
+static bool cpu_any(void)
+{
+    return true;
+}
+
+/* An ISA of another architecture than this build's, or one whose detection is not written yet. */
+static bool cpu_not_here(void)
+{
+    return false;
+}
+
+#if defined(__x86_64__)
+static bool cpu_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+/* The AVX-512 files are also compiled with -mavx2 -mfma -mf16c: those must be there too (and that makes
+ * avx2 a valid fallback wherever avx512 runs). */
+static bool cpu_avx512(void)
+{
+    return cpu_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vnni");
+}
+/* An x86-64 check where this build is x86-64; elsewhere the function is not even compiled. */
+#define CPU_X86(fn) fn
+#else
+#define CPU_X86(fn) cpu_not_here
+#endif
+
+static const kern_isa_desc kern_isas[KERN_ISA_COUNT] = {
+    [KERN_ISA_SCALAR] = { .below = KERN_ISA_COUNT, .cpu_ok = cpu_any, .needs = "nothing" },
+    [KERN_ISA_AVX2] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_X86(cpu_avx2), .needs = "avx2, fma, f16c (x86-64)" },
+    [KERN_ISA_AVX512] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avx512),
+                          .needs = "avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
+    /* The arm64 port: checks under #if defined(__aarch64__) from getauxval (AT_HWCAP: HWCAP_ASIMD,
+     * HWCAP_ASIMDDP; AT_HWCAP2: HWCAP2_I8MM), each including the ones below it, as cpu_avx512 does. */
+    [KERN_ISA_NEON] = { .below = KERN_ISA_SCALAR, .cpu_ok = cpu_not_here,
+                        .needs = "NEON (arm64; its detection is not written yet)" },
+    [KERN_ISA_DOTPROD] = { .below = KERN_ISA_NEON, .cpu_ok = cpu_not_here,
+                           .needs = "NEON, dotprod (arm64; its detection is not written yet)" },
+    [KERN_ISA_I8MM] = { .below = KERN_ISA_DOTPROD, .cpu_ok = cpu_not_here,
+                        .needs = "NEON, dotprod, i8mm (arm64; its detection is not written yet)" },
+};
+
+const char *kern_isa_name(kern_isa isa)
+{
+    return (unsigned)isa < KERN_ISA_COUNT ? kern_isa_names[isa] : NULL;
+}
+
+int kern_isa_parse(const char *name, kern_isa *out)
+{
+    for (int i = 0; name && i < KERN_ISA_COUNT; i++) {
+        if (strcmp(name, kern_isa_names[i]) == 0) {
+            *out = (kern_isa)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *kern_isa_needs(kern_isa isa)
+{
+    return (unsigned)isa < KERN_ISA_COUNT ? kern_isas[isa].needs : "a known ISA";
+}
+
+bool kern_isa_supported(kern_isa isa)
+{
+    return (unsigned)isa < KERN_ISA_COUNT && kern_isas[isa].cpu_ok();
+}
+
+kern_isa kern_isa_best(void)
+{
+    for (int i = KERN_ISA_COUNT - 1; i > KERN_ISA_SCALAR; i--)
+        if (kern_isa_supported((kern_isa)i))
+            return (kern_isa)i;
+    return KERN_ISA_SCALAR;
+}
+
+kern_isa kern_isa_below(kern_isa isa)
+{
+    return (unsigned)isa < KERN_ISA_COUNT ? kern_isas[isa].below : KERN_ISA_COUNT;
+}
+
+kern_isa kern_isa_pick(kern_isa want, unsigned have)
+{
+    for (kern_isa i = want; (unsigned)i < KERN_ISA_COUNT; i = kern_isa_below(i))
+        if (have & kern_isa_bit(i))
+            return i;
+    return KERN_ISA_COUNT;
+}
+
+/* "scalar|avx2|avx512": the ISAs this CPU runs, for the error line. */
+static void accepted(char *ok, size_t len)
+{
+    ok[0] = '\0';
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (kern_isa_supported((kern_isa)i))
+            snprintf(ok + strlen(ok), len - strlen(ok), "%s%s", ok[0] ? "|" : "", kern_isa_names[i]);
+}
+
+int kern_isa_select(kern_isa *out, char *err, size_t errlen)
+{
+    const char *s = getenv("POOLBENCH_KERNEL");
+    if (!s || !*s) { /* empty means unset, as for every POOLBENCH_* variable */
+        *out = kern_isa_best();
+        return 0;
+    }
+    char ok[128];
+    accepted(ok, sizeof ok);
+    kern_isa isa;
+    if (kern_isa_parse(s, &isa) != 0) {
+        if (errlen > 0)
+            snprintf(err, errlen, "POOLBENCH_KERNEL=%s: unknown ISA; this CPU accepts %s", s, ok);
+        errno = EINVAL;
+        return -1;
+    }
+    if (!kern_isa_supported(isa)) {
+        if (errlen > 0)
+            snprintf(err, errlen, "POOLBENCH_KERNEL=%s: this CPU or build cannot run it (needs %s); accepted: %s", s,
+                     kern_isa_needs(isa), ok);
+        errno = ENOTSUP;
+        return -1;
+    }
+    *out = isa;
+    return 0;
+}
+
+/* kern_isa_chosen's cache: written once under chosen_once, read-only after (pthread_once orders the write
+ * before every caller's read). */
+static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
+static kern_isa chosen_isa = KERN_ISA_SCALAR;
+
+static void choose(void)
+{
+    if (kern_isa_select(&chosen_isa, NULL, 0) != 0)
+        chosen_isa = kern_isa_best();
+}
+
+kern_isa kern_isa_chosen(void)
+{
+    pthread_once(&chosen_once, choose);
+    return chosen_isa;
+}

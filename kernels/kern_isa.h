@@ -1,0 +1,71 @@
+/* kern_isa.h — the one ISA seam: which instruction sets poolbench knows, which this CPU runs, which one the
+ * user chose (POOLBENCH_KERNEL), and how a table that lacks the chosen one falls back.
+ *
+ * Every table of ISA-specific code names its ISA with this enum: the matvec kernel tables (kern_impl.h), the
+ * activation quantizers (kern_act.c), the decode glue (bench/measure/pb_glue.c) and the memory-floor read
+ * kernels (bench/measure/pb_memread.c). Each resolves the same way: the requested ISA if its table has it,
+ * else the next one down the requested ISA's chain (kern_isa_below) that it has, and it reports which one ran.
+ *
+ * Chains (each ISA's CPU check includes everything below it, so an ISA this CPU runs can fall back to any
+ * ISA under it):   x86-64: scalar < avx2 < avx512        arm64: scalar < neon < dotprod < i8mm
+ *
+ * The ISAs are ordered fastest last within an architecture; kern_isa_best is the last one this CPU runs. */
+#ifndef KERN_ISA_H
+#define KERN_ISA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum kern_isa {
+    KERN_ISA_SCALAR,  /* plain C: any CPU */
+    KERN_ISA_AVX2,    /* x86-64: AVX2 + FMA + F16C */
+    KERN_ISA_AVX512,  /* x86-64: AVX-512 F/BW/VL/DQ + VNNI, EVEX encodings only (implies AVX2) */
+    KERN_ISA_NEON,    /* arm64: Advanced SIMD (the arm64 port fills its detection and tables) */
+    KERN_ISA_DOTPROD, /* arm64: + SDOT/UDOT (FEAT_DotProd) */
+    KERN_ISA_I8MM,    /* arm64: + SMMLA (FEAT_I8MM) */
+    KERN_ISA_COUNT    /* also "none": what a resolution returns when nothing fits */
+} kern_isa;
+
+/* "scalar", "avx2", "avx512", "neon", "dotprod", "i8mm", NULL-terminated, in enum order (option tables). */
+extern const char *const kern_isa_names[KERN_ISA_COUNT + 1];
+
+/* The name; NULL for an unknown value (KERN_ISA_COUNT included). */
+const char *kern_isa_name(kern_isa isa);
+/* 0 and *out on a known name, -1 otherwise. */
+int kern_isa_parse(const char *name, kern_isa *out);
+/* What the CPU must have, in words, for an error line ("avx2, fma, f16c"). */
+const char *kern_isa_needs(kern_isa isa);
+/* This build targets the ISA's architecture and the CPU has it (x86-64: __builtin_cpu_supports, since
+ * libcpuid 0.6.2 cannot see AVX-512 on AMD). */
+bool kern_isa_supported(kern_isa isa);
+/* The fastest ISA this CPU runs. */
+kern_isa kern_isa_best(void);
+/* The next ISA down isa's chain: avx512 -> avx2 -> scalar, i8mm -> dotprod -> neon -> scalar; KERN_ISA_COUNT
+ * below scalar (the end of every chain). */
+kern_isa kern_isa_below(kern_isa isa);
+
+/* A table's ISAs as a bit set: bit kern_isa_bit(i) set when the table has code for ISA i. */
+static inline unsigned kern_isa_bit(kern_isa isa)
+{
+    return 1u << (unsigned)isa;
+}
+
+/* The resolution every table uses: want itself when have holds it, else the first ISA down want's chain
+ * that have holds; KERN_ISA_COUNT when none does. Pure: it does not look at the CPU (callers check
+ * kern_isa_supported(want) first; everything below a supported ISA is supported). */
+kern_isa kern_isa_pick(kern_isa want, unsigned have);
+
+/* POOLBENCH_KERNEL=scalar|avx2|avx512|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
+ * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what this CPU
+ * accepts: asking for an ISA the CPU lacks is an error, never a silent fallback. Reads the environment on
+ * every call (harnesses call it once, at start-up, to fail before any work). */
+int kern_isa_select(kern_isa *out, char *err, size_t errlen);
+
+/* The ISA the code without an explicit one runs with (kern_act_set, the decode glue, the floor beside the
+ * kernel roofline): kern_isa_select's answer, read from the environment once, at the first call, and kept
+ * for the life of the process (a cached detection result, so the hot paths never call getenv). When
+ * POOLBENCH_KERNEL is unknown or unsupported it is the best ISA: the harnesses call kern_isa_select first and
+ * exit with its error line, so that value is only seen by a library user who ignored the error. */
+kern_isa kern_isa_chosen(void);
+
+#endif
