@@ -18,7 +18,9 @@
 # A file is compiled with the include paths of its own layer and the layers below only (LAYER_INC), so a
 # lower layer that includes a higher one's header does not compile: the build enforces the direction. pool/
 # sees only itself, kernels/ itself and pool/ (the matvec splits rows over a pool); bench/machine and above
-# see pool/, bench/measure and above kernels/.
+# see pool/, bench/measure and above kernels/. A layer's sub-folder (bench/measure/loops: each harness's measuring
+# loop) is part of the layer: its .c files are built with the layer's paths, and a sub-folder whose headers
+# others include is named in its layer's INC_ line.
 
 CC       ?= cc
 BUILD    ?= build
@@ -30,7 +32,7 @@ INC_base     = -Ibench/base
 INC_io       = $(INC_base) -Ibench/io
 INC_platform = $(INC_io) -Ibench/platform
 INC_machine  = $(INC_platform) -Ibench/machine -Ipool
-INC_measure  = $(INC_machine) -Ibench/measure -Ikernels
+INC_measure  = $(INC_machine) -Ibench/measure -Ibench/measure/loops -Ikernels
 INC_harness  = $(INC_measure) -Ibench/harness
 INC_report   = $(INC_harness) -Ibench/report
 INC_ALL      = $(INC_report)
@@ -142,7 +144,7 @@ asan-test: deps
 # together after it, so a binary relinks when something it links changed, and only then. Not inside that
 # sub-make (BUILD=build-tsan), where the libraries' own rules apply.
 TSAN_LIBS = build-tsan/libpb.a build-tsan/libkernels.a build-tsan/libpool.a
-TSAN_INPUTS = $(POOL_SRC) $(KERN_SRC) $(PB_SRC) $(wildcard pool/*.h kernels/*.h bench/*/*.h)
+TSAN_INPUTS = $(POOL_SRC) $(KERN_SRC) $(PB_SRC) $(wildcard pool/*.h kernels/*.h bench/*/*.h bench/*/*/*.h)
 ifneq ($(BUILD),build-tsan)
 $(TSAN_LIBS) &: $(TSAN_INPUTS)
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN="-fsanitize=thread" $(TSAN_LIBS)

@@ -1,8 +1,8 @@
 /* bench_kernels — the roofline: GB/s of weights streamed by every format x kernel variant with the weights
  * in L2, in L3 and in DRAM (working sets from hwloc's cache sizes), at 1..N threads and batch 1..16.
  *
- * Each (format, variant) is first checked against the scalar reference (a wrong kernel exits 1 before any
- * timing). The activation is quantized once per point, outside the timed loop: the GB/s are the weight
+ * Each (format, variant) is first checked against the scalar reference (a wrong kernel fails the run, exit 1,
+ * before any timing). The activation is quantized once per point, outside the timed loop: the GB/s are the weight
  * stream's; the quantization's own cost per activation row is printed below the table. kernels.csv holds
  * one row per point; the summary under the table is the 1-thread, batch-1 roofline. */
 #include <errno.h>
@@ -59,7 +59,7 @@ typedef struct kb_ctx {
 
 /* ---------------------------------------------------------------- options */
 
-static void kb_parse(kb_ctx *c, int argc, char **argv)
+static int kb_parse(kb_ctx *c, int argc, char **argv)
 {
     kb_opts *o = &c->o;
     o->cols = 4096;
@@ -92,7 +92,9 @@ static void kb_parse(kb_ctx *c, int argc, char **argv)
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Roofline of the matvec kernels: GB/s of weights per format and variant with\n"
                                     "the weights in L2, L3 and DRAM, at 1..N threads and batch 1..16." };
-    pb_cli_parse(&cli, argc, argv);
+    if (pb_harness_parse(&c->h, &cli, argc, argv, NULL) != 0)
+        return -1;
+    return pb_harness_begin(&c->h, PROG, o->out, o->run_dir);
 }
 
 static void add_all(pb_list *l, int n)
@@ -101,11 +103,12 @@ static void add_all(pb_list *l, int n)
         l->v[l->n++] = i;
 }
 
-static void kb_defaults(kb_ctx *c, const pb_topo *topo)
+static int kb_defaults(kb_ctx *c, const pb_topo *topo)
 {
     kb_opts *o = &c->o;
     if (o->cols % 256 != 0)
-        pb_cli_fail(PROG, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)", o->cols);
+        return pb_harness_refusef(&c->h, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)",
+                                  o->cols);
     if (o->formats.n == 0)
         add_all(&o->formats, KERN_FORMAT_COUNT);
     if (o->levels.n == 0)
@@ -122,7 +125,8 @@ static void kb_defaults(kb_ctx *c, const pb_topo *topo)
             for (int k = 0; k < KERN_VARIANT_COUNT; k++)
                 if (kern_variant_supported((kern_variant)k))
                     snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? "," : "", variant_names[k]);
-            pb_cli_fail(PROG, "--variant %s: this CPU or build cannot run it; this one runs %s", variant_names[v], ok);
+            return pb_harness_refusef(&c->h, "--variant %s: this CPU or build cannot run it; this one runs %s",
+                                      variant_names[v], ok);
         }
     }
     if (o->batches.n == 0) {
@@ -139,7 +143,7 @@ static void kb_defaults(kb_ctx *c, const pb_topo *topo)
     char err[256];
     if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||
         pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "topology: %s", err);
+        return pb_harness_refusef(&c->h, "topology: %s", err);
     for (int i = 0; i < placed.n; i++)
         c->cpus[c->ncpus++] = placed.cpu[i];
     if (o->threads.n == 0) {
@@ -147,6 +151,7 @@ static void kb_defaults(kb_ctx *c, const pb_topo *topo)
         if (c->ncpus > 1)
             o->threads.v[o->threads.n++] = c->ncpus;
     }
+    return 0;
 }
 
 /* Cache sizes from hwloc (pb_topo), or the options. 0 when the machine has no such level. */
@@ -198,22 +203,23 @@ static uint64_t level_bytes(const kb_ctx *c, pb_kbench_level level, int threads)
 
 /* ---------------------------------------------------------------- measuring */
 
-static pool *make_pool(const kb_ctx *c, int threads)
+/* NULL after pb_harness_fail. */
+static pool *make_pool(kb_ctx *c, int threads)
 {
     char err[256];
     pool_config cfg = pool_config_default();
-    if (pool_config_from_env(&cfg, err, sizeof err) != 0)
-        pb_cli_fail(PROG, "%s", err);
+    if (pool_config_from_env(&cfg, err, sizeof err) != 0) {
+        pb_harness_fail(&c->h, "%s", err);
+        return NULL;
+    }
     int cpus[POOL_MAX_THREADS];
     for (int i = 0; i < threads; i++)
         cpus[i] = c->cpus[i % c->ncpus];
     cfg.threads = threads;
     cfg.cpus = cpus;
     pool *p = pool_create(&cfg);
-    if (!p) {
-        fprintf(stderr, PROG ": a pool of %d threads: %s\n", threads, strerror(errno));
-        exit(1);
-    }
+    if (!p)
+        pb_harness_fail(&c->h, "a pool of %d threads: %s", threads, strerror(errno));
     return p;
 }
 
@@ -237,8 +243,9 @@ static void kb_write_row(const kb_ctx *c, const kb_row *r)
  * prefetcher's ramp at a window's start and the timer do not show. */
 #define DRAM_WINDOW(o) ((size_t)((o)->quick ? 16 : 32) << 20)
 
-/* One point: the weights already in buf (rows of fmt); its row measured, kept and written to kernels.csv. */
-static void kb_point(kb_ctx *c, pb_kbench_buf *buf, pool *p, pb_kbench_point pt, int threads, int total, uint64_t t0)
+/* One point: the weights already in buf (rows of fmt); its row measured, kept and written to kernels.csv. 0, or
+ * -1 after pb_harness_fail. */
+static int kb_point(kb_ctx *c, pb_kbench_buf *buf, pool *p, pb_kbench_point pt, int threads, int total, uint64_t t0)
 {
     const kb_opts *o = &c->o;
     kb_row *row = &c->rows[c->nrows];
@@ -259,15 +266,14 @@ static void kb_point(kb_ctx *c, pb_kbench_buf *buf, pool *p, pb_kbench_point pt,
     snprintf(what, sizeof what, "%s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
              kern_variant_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
     pb_progress(c->nrows, total, t0, "%-44s", what);
-    if (pb_kbench_measure(buf, &row->pt, &row->r) != 0) {
-        fprintf(stderr, "\n" PROG ": %s: %s\n", what, strerror(errno));
-        exit(1);
-    }
+    if (pb_kbench_measure(buf, &row->pt, &row->r) != 0)
+        return pb_harness_fail(&c->h, "%s: %s", what, strerror(errno));
     kb_write_row(c, row);
     c->nrows++;
+    return 0;
 }
 
-/* Every variant x batch at one (format, level, threads); false when a signal asked to stop. */
+/* Every variant x batch at one (format, level, threads); false when a signal asked to stop or a point failed. */
 static bool kb_block(kb_ctx *c, pb_kbench_buf *buf, pool *p, kern_format fmt, pb_kbench_level level, int threads,
                      int total, uint64_t t0)
 {
@@ -275,11 +281,12 @@ static bool kb_block(kb_ctx *c, pb_kbench_buf *buf, pool *p, kern_format fmt, pb
     size_t rows = pb_kbench_buf_fill(buf, fmt, (size_t)o->cols, level_bytes(c, level, threads));
     for (int v = 0; v < o->variants.n; v++) {
         for (int b = 0; b < o->batches.n; b++) {
-            if (pb_stop_signal())
+            if (!pb_harness_going(&c->h))
                 return false;
             pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)o->variants.v[v], .level = level,
                                    .cols = (size_t)o->cols, .rows = rows, .batch = (int)o->batches.v[b] };
-            kb_point(c, buf, p, pt, threads, total, t0);
+            if (kb_point(c, buf, p, pt, threads, total, t0) != 0)
+                return false;
         }
     }
     return true;
@@ -300,21 +307,22 @@ static void kb_measure_all(kb_ctx *c)
     c->rows = calloc((size_t)total, sizeof *c->rows);
     pb_kbench_buf buf;
     if (!pools || !c->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
-        fprintf(stderr, PROG ": %.0f MiB of weights: %s\n", (double)cap / MIB, strerror(errno));
-        exit(1);
+        pb_harness_fail(&c->h, "%.0f MiB of weights: %s", (double)cap / MIB, strerror(errno));
+        free(pools);
+        return;
     }
-    for (int t = 0; t < nt; t++)
-        pools[t] = make_pool(c, (int)o->threads.v[t]);
-    uint64_t t0 = pb_now_ns();
     bool go = true;
+    for (int t = 0; t < nt && go; t++)
+        go = (pools[t] = make_pool(c, (int)o->threads.v[t])) != NULL;
+    uint64_t t0 = pb_now_ns();
     for (int f = 0; go && f < o->formats.n; f++) {
         kern_format fmt = (kern_format)o->formats.v[f];
         for (int l = 0; go && l < o->levels.n; l++)
             for (int t = 0; go && t < nt; t++) {
                 /* The pools live together: the caller is bound to this one's cpus[0] for its block only. */
                 if (pool_bind_caller(pools[t]) != 0) {
-                    fprintf(stderr, "\n" PROG ": binding to cpu %d: %s\n", c->cpus[0], strerror(errno));
-                    exit(1);
+                    go = pb_harness_fail(&c->h, "binding to cpu %d: %s", c->cpus[0], strerror(errno)) == 0;
+                    break;
                 }
                 go = kb_block(c, &buf, pools[t], fmt, (pb_kbench_level)o->levels.v[l], (int)o->threads.v[t], total,
                               t0);
@@ -325,7 +333,8 @@ static void kb_measure_all(kb_ctx *c)
     }
     pb_progress_done(c->nrows, "points", t0);
     for (int t = 0; t < nt; t++)
-        pool_destroy(pools[t]);
+        if (pools[t])
+            pool_destroy(pools[t]);
     free(pools);
     pb_kbench_buf_free(&buf);
 }
@@ -406,25 +415,20 @@ static void kb_print(const kb_ctx *c)
 int main(int argc, char **argv)
 {
     static kb_ctx c;
-    kb_parse(&c, argc, argv);
-    pb_harness_begin(&c.h, PROG, c.o.out, c.o.run_dir);
-    kb_defaults(&c, c.h.topo);
-    pb_harness_open(&c.h);
-    c.csv = pb_harness_csv(&c.h, "kernels.csv", KB_HEADER);
+    if (kb_parse(&c, argc, argv) != 0 || kb_defaults(&c, c.h.topo) != 0 || pb_harness_open(&c.h) != 0 ||
+        !(c.csv = pb_harness_csv(&c.h, "kernels.csv", KB_HEADER)))
+        return pb_harness_refused(&c.h);
     kb_sizes(&c, c.h.topo, &c.h.machine);
 
     char err[512];
     /* The scalar kernel is the oracle: a variant that disagrees is not worth timing. */
-    for (int f = 0; f < c.o.formats.n; f++) {
-        for (int v = 0; v < c.o.variants.n; v++) {
+    for (int f = 0; f < c.o.formats.n && pb_harness_going(&c.h); f++)
+        for (int v = 0; v < c.o.variants.n && pb_harness_going(&c.h); v++)
             if (pb_kbench_verify((kern_format)c.o.formats.v[f], (kern_variant)c.o.variants.v[v], (size_t)c.o.cols,
-                                 err, sizeof err) != 0) {
-                fprintf(stderr, PROG ": verification failed: %s\n", err);
-                return 1;
-            }
-        }
-    }
-    kb_measure_all(&c);
+                                 err, sizeof err) != 0)
+                pb_harness_fail(&c.h, "verification failed: %s", err);
+    if (pb_harness_going(&c.h))
+        kb_measure_all(&c);
     kb_print(&c);
     static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
     int rc = pb_harness_close(&c.h, "kernels.gp", plots);

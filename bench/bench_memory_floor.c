@@ -87,7 +87,7 @@ typedef struct mf_run {
 
 /* ---------------------------------------------------------------- options and checks (before any work) */
 
-static void mf_parse(mf_run *r, int argc, char **argv)
+static int mf_parse(mf_run *r, int argc, char **argv)
 {
     mf_opts *o = &r->o;
     for (int i = 0; i < pb_memkern_count() && i < MF_MAX_KERNS; i++)
@@ -114,7 +114,9 @@ static void mf_parse(mf_run *r, int argc, char **argv)
                          .summary = "Streaming read bandwidth of a buffer far larger than the last-level cache, per\n"
                                     "thread count and kernel, with the round trip that says where the threads ran;\n"
                                     "the floor it sets per decode token for every model preset and format." };
-    pb_cli_parse(&cli, argc, argv);
+    if (pb_harness_parse(&r->h, &cli, argc, argv, NULL) != 0)
+        return -1;
+    return pb_harness_begin(&r->h, PROG, o->out, o->run_dir);
 }
 
 static int mf_cmp_long(const void *a, const void *b)
@@ -123,7 +125,7 @@ static int mf_cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void mf_pick_kernels(mf_run *r)
+static int mf_pick_kernels(mf_run *r)
 {
     pb_list *k = &r->o.kernels;
     bool all = k->n == 0 || k->n == pb_memkern_count(); /* none given, or "all": every kernel this CPU has */
@@ -138,9 +140,10 @@ static void mf_pick_kernels(mf_run *r)
         if (pb_memkern_supported(kern))
             r->kerns[r->nkerns++] = kern;
         else if (!all)
-            pb_cli_fail(PROG, "--kernel %s: this CPU lacks %s (kernels it has: run with --help, or leave --kernel out)",
-                        kern->name, kern_isa_needs(kern->isa));
+            return pb_harness_refusef(&r->h, "--kernel %s: this CPU lacks %s (kernels it has: run with --help, or "
+                                      "leave --kernel out)", kern->name, kern_isa_needs(kern->isa));
     }
+    return 0;
 }
 
 /* The last-level cache one thread's reads can hit: the largest instance above any kind's first PU. Not the
@@ -157,27 +160,28 @@ static uint64_t mf_llc_bytes(const pb_topo *t)
     return most ? most : c->total_bytes / (uint64_t)(c->instances > 0 ? c->instances : 1);
 }
 
-static void mf_check(mf_run *r, const pb_topo *topo)
+static int mf_check(mf_run *r, const pb_topo *topo)
 {
     mf_opts *o = &r->o;
     char err[512];
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)
-        pb_cli_fail_opt(PROG, "cpus", o->cpus, "%s", err);
+        return pb_harness_refuse_opt(&r->h, "cpus", o->cpus, "%s", err);
     if (o->threads.n == 0)
         for (int t = 1; t <= r->set.n && o->threads.n < PB_LIST_MAX; t++)
             o->threads.v[o->threads.n++] = t;
     for (int i = 0; i < o->threads.n; i++)
         if (o->threads.v[i] > r->set.n)
-            pb_cli_fail_opt(PROG, "threads", o->threads.text,
-                            "%ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)", o->threads.v[i],
-                            o->cpus ? o->cpus : "all", r->set.n, r->set.n);
-    mf_pick_kernels(r);
+            return pb_harness_refuse_opt(&r->h, "threads", o->threads.text,
+                                         "%ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)",
+                                         o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
+    if (mf_pick_kernels(r) != 0)
+        return -1;
     uint64_t llc = r->llc_bytes = mf_llc_bytes(topo);
     r->size_mib = o->size_mib ? (uint64_t)o->size_mib : pb_mf_default_mib(llc, o->quick);
     uint64_t avail;
     if (pb_mem_available(&avail) == 0) {
         if (pb_mf_check_size(r->size_mib, avail, err, sizeof err) != 0)
-            pb_cli_fail(PROG, "%s", err);
+            return pb_harness_refusef(&r->h, "%s", err);
     } else {
         fprintf(stderr, PROG ": warning: MemAvailable unreadable; the buffer size is not checked\n");
     }
@@ -187,6 +191,7 @@ static void mf_check(mf_run *r, const pb_topo *topo)
                 (unsigned long long)r->size_mib, (unsigned long long)(llc >> 20));
     if (o->passes == 0)
         o->passes = o->quick ? 10 : 20;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- measuring */
@@ -253,15 +258,14 @@ static void mf_write_tokens(const mf_run *r)
     }
 }
 
-/* One thread count: a pool pinned to the placement, a fresh buffer first-touched by it, every kernel. */
-static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
+/* One thread count: a pool pinned to the placement, a fresh buffer first-touched by it, every kernel. 0, or -1
+ * after pb_harness_fail (the block's rows measured before the failure are written all the same). */
+static int mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
 {
     char err[256];
     pb_cpulist place;
-    if (pb_topo_place(r->h.topo, &r->set, threads, &place, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": placing %d threads: %s\n", threads, err);
-        exit(1);
-    }
+    if (pb_topo_place(r->h.topo, &r->set, threads, &place, err, sizeof err) != 0)
+        return pb_harness_fail(&r->h, "placing %d threads: %s", threads, err);
     double before = mf_roundtrip(r);
     pool_config cfg = pool_config_default();
     cfg.threads = threads;
@@ -271,9 +275,11 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
     pb_membuf buf;
     size_t bytes = (size_t)r->size_mib << 20;
     if (!p || pb_membuf_map(&buf, bytes, !r->o.no_thp) != 0) {
-        fprintf(stderr, PROG ": %d threads: %s: %s\n", threads, p ? "mapping the buffer" : "pool_create",
-                strerror(errno));
-        exit(1);
+        pb_harness_fail(&r->h, "%d threads: %s: %s", threads, p ? "mapping the buffer" : "pool_create",
+                        strerror(errno));
+        if (p)
+            pool_destroy(p);
+        return -1;
     }
     pb_mf_ctx *ctx = &r->ctx;
     pb_mf_init(ctx, p, buf.p, bytes);
@@ -287,9 +293,13 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
     int first = r->nrows;
     for (int k = 0; k < r->nkerns && !pb_stop_signal(); k++) {
         pb_progress(*done, total, t0, "%-16s threads=%-3d", r->kerns[k]->name, threads);
-        mf_row *row = &r->rows[r->nrows++];
+        mf_row *row = &r->rows[r->nrows];
         memset(row, 0, sizeof *row);
-        pb_mf_measure(ctx, r->kerns[k], (int)r->o.passes, &row->pt);
+        if (pb_mf_measure(ctx, r->kerns[k], (int)r->o.passes, &row->pt) != 0) {
+            pb_harness_fail(&r->h, "%s with %d threads: %s", r->kerns[k]->name, threads, strerror(errno));
+            break;
+        }
+        r->nrows++;
         row->thp_bytes = thp;
         mf_cpus_text(&place, row->cpus, sizeof row->cpus);
         if (!row->pt.valid) {
@@ -308,10 +318,12 @@ static void mf_block(mf_run *r, int threads, int *done, int total, uint64_t t0)
         snprintf(r->rows[i].placement, sizeof r->rows[i].placement, "%s", mf_placement(before, after));
         mf_write_row(r, &r->rows[i]); /* the round trip after the block completes a row: written now */
     }
+    return r->h.failure[0] ? -1 : 0;
 }
 
-/* The floor per thread count (best read kernel, best pass), then the token floors it sets. */
-static void mf_derive(mf_run *r)
+/* The floor per thread count (best read kernel, best pass), then the token floors it sets. 0, or -1 after
+ * pb_harness_fail. */
+static int mf_derive(mf_run *r)
 {
     for (int t = 0; t < r->o.threads.n; t++) {
         mf_floor *f = &r->floors[r->nfloors];
@@ -328,10 +340,8 @@ static void mf_derive(mf_run *r)
             r->nfloors++;
     }
     r->tokens = calloc((size_t)PB_MODEL_COUNT * MF_NFORMATS * (size_t)(r->nfloors ? r->nfloors : 1), sizeof *r->tokens);
-    if (!r->tokens) {
-        perror(PROG);
-        exit(1);
-    }
+    if (!r->tokens)
+        return pb_harness_fail(&r->h, "the token floors: %s", strerror(errno));
     for (int m = 0; m < PB_MODEL_COUNT; m++)
         for (size_t f = 0; f < MF_NFORMATS; f++)
             for (int t = 0; t < r->nfloors; t++) {
@@ -343,6 +353,7 @@ static void mf_derive(mf_run *r)
                 tk->ms_per_token = (double)tk->weight_bytes / (tk->floor->gbps * 1e9) * 1e3;
                 tk->tok_per_s = 1e3 / tk->ms_per_token;
             }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- reporting */
@@ -394,21 +405,17 @@ static void mf_print(const mf_run *r)
 int main(int argc, char **argv)
 {
     static mf_run r;
-    mf_parse(&r, argc, argv);
-    pb_harness_begin(&r.h, PROG, r.o.out, r.o.run_dir);
-    mf_check(&r, r.h.topo);
-    pb_harness_open(&r.h);
-    r.csv = pb_harness_csv(&r.h, "memory_floor.csv", MF_HEADER);
-    r.token_csv = pb_harness_csv(&r.h, "token_floor.csv", MF_TOKEN_HEADER);
+    if (mf_parse(&r, argc, argv) != 0 || mf_check(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
+        !(r.csv = pb_harness_csv(&r.h, "memory_floor.csv", MF_HEADER)) ||
+        !(r.token_csv = pb_harness_csv(&r.h, "token_floor.csv", MF_TOKEN_HEADER)))
+        return pb_harness_refused(&r.h);
 
     r.rows = calloc((size_t)r.o.threads.n * (size_t)r.nkerns, sizeof *r.rows);
-    if (!r.rows) {
-        perror(PROG);
-        return 1;
-    }
+    if (!r.rows)
+        pb_harness_fail(&r.h, "the rows: %s", strerror(errno));
     int total = r.o.threads.n * r.nkerns, done = 0;
     uint64_t t0 = pb_now_ns();
-    for (int t = 0; t < r.o.threads.n && !pb_stop_signal(); t++)
+    for (int t = 0; t < r.o.threads.n && pb_harness_going(&r.h); t++)
         mf_block(&r, (int)r.o.threads.v[t], &done, total, t0);
     pb_progress_done(r.nrows, "points", t0);
     if (r.invalid) {
@@ -417,8 +424,8 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": validation failed: no results written\n");
         return 1;
     }
-    mf_derive(&r);
-    mf_write_tokens(&r);
+    if (mf_derive(&r) == 0) /* from the blocks measured, whatever stopped the loop */
+        mf_write_tokens(&r);
     mf_print(&r);
     static const char *const plots[] = { "memory_floor.png", "token_floor.png", NULL };
     int rc = pb_harness_close(&r.h, "memory_floor.gp", plots);

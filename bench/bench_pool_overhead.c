@@ -55,15 +55,18 @@ static const char *po_placement(double before, double after)
     return strcmp(a, b) == 0 ? a : "mixed";
 }
 
+/* A zeroed row at the end, or NULL after pb_harness_fail (the rows so far stay). */
 static po_row *po_add(po_run *pr)
 {
     if (pr->nrows == pr->cap) {
-        pr->cap = pr->cap ? 2 * pr->cap : 64;
-        pr->rows = realloc(pr->rows, (size_t)pr->cap * sizeof *pr->rows);
-        if (!pr->rows) {
-            perror(PROG);
-            exit(1);
+        int cap = pr->cap ? 2 * pr->cap : 64;
+        po_row *rows = realloc(pr->rows, (size_t)cap * sizeof *rows);
+        if (!rows) {
+            pb_harness_fail(&pr->h, "the rows: %s", strerror(errno));
+            return NULL;
         }
+        pr->rows = rows;
+        pr->cap = cap;
     }
     po_row *row = &pr->rows[pr->nrows++];
     memset(row, 0, sizeof *row);
@@ -77,6 +80,8 @@ static double po_roundtrip(po_run *pr)
     if (pr->ncpus < 2 || pb_pingpong(pr->cpus[0], pr->cpus[1], RT_BATCHES, pr->o.quick ? RT_ITERS / 4 : RT_ITERS, &rt) != 0)
         return NAN;
     po_row *row = po_add(pr);
+    if (!row)
+        return NAN;
     row->kind = -1;
     row->threads = 2;
     row->r.batch_mean_ns = rt.ns_batch_mean;
@@ -98,8 +103,8 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
         cpus[i] = pr->cpus[i % pr->ncpus];
     double before = po_roundtrip(pr);
     int first = pr->nrows;
-    for (int g = 0; g < pr->o.gaps.n && !pb_stop_signal(); g++) {
-        for (int j = 0; j < pr->o.jobs.n && !pb_stop_signal(); j++) {
+    for (int g = 0; g < pr->o.gaps.n && pb_harness_going(&pr->h); g++) {
+        for (int j = 0; j < pr->o.jobs.n && pb_harness_going(&pr->h); j++) {
             char what[64];
             snprintf(what, sizeof what, "%s threads=%d gap=%ldus job=%ldns", pb_exec_kind_names[kind], threads,
                      pr->o.gaps.v[g], pr->o.jobs.v[j]);
@@ -109,14 +114,16 @@ static void po_block(po_run *pr, int threads, int kind, int *done, int total, ui
                                      .spin_us = (unsigned)pr->o.spin_us, .reps = (int)pr->o.reps,
                                      .batch_ms = pr->o.batch_ms };
             po_row *row = po_add(pr);
+            if (!row)
+                break;
             row->kind = kind;
             row->threads = threads;
             row->gap_us = pt.gap_us;
             row->job_ns = pt.job_ns;
             if (pb_dispatch_cost_measure(&pt, &row->r) != 0) {
-                fprintf(stderr, "\n" PROG ": %s with %d threads: %s\n", pb_exec_kind_names[kind], threads,
-                        strerror(errno));
-                exit(1);
+                pr->nrows--; /* not measured */
+                pb_harness_fail(&pr->h, "%s with %d threads: %s", pb_exec_kind_names[kind], threads, strerror(errno));
+                break;
             }
         }
     }
@@ -208,7 +215,7 @@ static void po_print_table(const po_run *pr)
 
 /* ---------------------------------------------------------------- options */
 
-static void po_parse(po_run *pr, int argc, char **argv)
+static int po_parse(po_run *pr, int argc, char **argv)
 {
     po_opts *o = &pr->o;
     o->spin_us = POOL_DEFAULT_SPIN_US;
@@ -239,10 +246,12 @@ static void po_parse(po_run *pr, int argc, char **argv)
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Cost of one pool dispatch per policy, threads, gap and job size, against OpenMP's\n"
                                     "parallel region and the core-to-core round trip, measured in the same run." };
-    pb_cli_parse(&cli, argc, argv);
+    if (pb_harness_parse(&pr->h, &cli, argc, argv, NULL) != 0)
+        return -1;
+    return pb_harness_begin(&pr->h, PROG, o->out, o->run_dir);
 }
 
-static void po_defaults(po_run *pr, const pb_topo *topo)
+static int po_defaults(po_run *pr, const pb_topo *topo)
 {
     po_opts *o = &pr->o;
     if (o->policies.n == 0)
@@ -252,7 +261,7 @@ static void po_defaults(po_run *pr, const pb_topo *topo)
         char err[256];
         for (int i = 0; i < o->cpus.n; i++) {
             if (pb_topo_check_cpu(topo, (int)o->cpus.v[i], err, sizeof err) != 0)
-                pb_cli_fail_opt(PROG, "cpus", o->cpus.text, "%s", err);
+                return pb_harness_refuse_opt(&pr->h, "cpus", o->cpus.text, "%s", err);
             pr->cpus[pr->ncpus++] = (int)o->cpus.v[i];
         }
     } else {
@@ -260,7 +269,7 @@ static void po_defaults(po_run *pr, const pb_topo *topo)
         char err[256];
         if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||
             pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
-            pb_cli_fail(PROG, "topology: %s", err);
+            return pb_harness_refusef(&pr->h, "topology: %s", err);
         for (int i = 0; i < placed.n; i++)
             pr->cpus[pr->ncpus++] = placed.cpu[i];
     }
@@ -281,21 +290,20 @@ static void po_defaults(po_run *pr, const pb_topo *topo)
         o->reps = o->quick ? 5 : 15;
     if (o->batch_ms == 0)
         o->batch_ms = o->quick ? 2 : 10;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     static po_run pr;
-    po_parse(&pr, argc, argv);
-    pb_harness_begin(&pr.h, PROG, pr.o.out, pr.o.run_dir);
-    po_defaults(&pr, pr.h.topo);
-    pb_harness_open(&pr.h);
-    pr.csv = pb_harness_csv(&pr.h, "pool_overhead.csv", PO_HEADER);
+    if (po_parse(&pr, argc, argv) != 0 || po_defaults(&pr, pr.h.topo) != 0 || pb_harness_open(&pr.h) != 0 ||
+        !(pr.csv = pb_harness_csv(&pr.h, "pool_overhead.csv", PO_HEADER)))
+        return pb_harness_refused(&pr.h);
     int total = pr.o.threads.n * pr.o.policies.n * pr.o.gaps.n * pr.o.jobs.n, done = 0;
     uint64_t t0 = pb_now_ns();
-    for (int t = 0; t < pr.o.threads.n && !pb_stop_signal(); t++) {
+    for (int t = 0; t < pr.o.threads.n && pb_harness_going(&pr.h); t++) {
         int from = pr.nrows;
-        for (int k = 0; k < pr.o.policies.n && !pb_stop_signal(); k++)
+        for (int k = 0; k < pr.o.policies.n && pb_harness_going(&pr.h); k++)
             po_block(&pr, (int)pr.o.threads.v[t], (int)pr.o.policies.v[k], &done, total, t0);
         po_ratios_to_omp(&pr, from);
         po_write_rows(&pr);

@@ -1,6 +1,6 @@
-/* test_cli.c — the option table interpreter (bench/base/pb_cli.c) through pb_cli_parse_into, plus one forked
- * check that pb_cli_parse prints one line and exits 2. Criterion runs each test in its own process, so the
- * setenv calls below do not leak between tests. */
+/* test_cli.c — the option table interpreter (bench/base/pb_cli.c) through pb_cli_parse, plus forked checks
+ * that it never exits (only the mains do: they print its one line and exit 2). Criterion runs each test in its
+ * own process, so the setenv calls below do not leak between tests. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 
@@ -64,7 +64,7 @@ static int parse_argv(fx *f, char **argv)
         argc++;
     f->first = -7;
     f->err[0] = '\0';
-    return pb_cli_parse_into(&f->cli, argc, argv, &f->first, f->err, sizeof f->err);
+    return pb_cli_parse(&f->cli, argc, argv, &f->first, f->err, sizeof f->err);
 }
 /* PARSE(f, "--a", "1") parses { "bench_t", "--a", "1" }; PARSE0(f) parses no arguments. */
 #define PARSE(f, ...) parse_argv(f, (char *[]){ "bench_t", __VA_ARGS__, NULL })
@@ -579,7 +579,7 @@ Test(cli, parse_list_rejects)
     cr_assert_eq(pb_parse_list("x", 1, 8, &l, NULL, 0), -1, "a NULL err is allowed");
 }
 
-/* ---- pb_cli_parse exits --------------------------------------------------------------------------------- */
+/* ---- pb_cli_parse never exits ---------------------------------------------------------------------------- */
 
 /* Runs fn(arg) in a child, stdout to /dev/null; returns its exit status (99 when fn returned) and what it
  * wrote to stderr. */
@@ -615,57 +615,62 @@ typedef struct parse_args {
     char **argv;
 } parse_args;
 
+/* In the child: parses, then writes the returned status and message to stderr itself; a parse that exited
+ * instead never gets there (the child's status is then not 99). */
 static void parse_fn(void *arg)
 {
     parse_args *a = arg;
-    pb_cli_parse(&a->f->cli, a->argc, a->argv);
+    fx *f = a->f;
+    f->err[0] = '\0';
+    int rc = pb_cli_parse(&f->cli, a->argc, a->argv, NULL, f->err, sizeof f->err);
+    fprintf(stderr, "rc=%d %s", rc, f->err);
 }
 
-/* pb_cli_parse in a child: its exit status and stderr. */
+/* pb_cli_parse in a child: its exit status (99 when pb_cli_parse returned) and stderr. */
 static int parse_in_child(fx *f, int argc, char **argv, char *errout, size_t len)
 {
     parse_args a = { .f = f, .argc = argc, .argv = argv };
     return run_in_child(parse_fn, &a, errout, len);
 }
 
-Test(cli, parse_exits_2_with_one_line)
+Test(cli, parse_returns_the_one_line_and_never_exits)
 {
     fx f;
     fx_init(&f, false);
     char err[1024];
     int rc = parse_in_child(&f, 3, (char *[]){ "bench_t", "--threads", "0", NULL }, err, sizeof err);
-    const char line[] = "bench_t: --threads: '0' is out of range: accepted 1..1024 "
-                        "(a list like 1,2,4 or a range like 1-8)\n";
-    cr_assert_eq(rc, 2);
+    const char line[] = "rc=-1 bench_t: --threads: '0' is out of range: accepted 1..1024 "
+                        "(a list like 1,2,4 or a range like 1-8)";
+    cr_assert_eq(rc, 99, "bad input: pb_cli_parse returned (the main exits 2), stderr: %s", err);
     /* compared as a prefix: under ASan, LeakSanitizer may add its own note about Criterion's threads */
     cr_assert(strncmp(err, line, sizeof line - 1) == 0, "%s", err);
-    cr_assert_null(strstr(err + sizeof line - 1, "bench_t"), "more than one line: %s", err);
-    cr_assert_eq(parse_in_child(&f, 2, (char *[]){ "bench_t", "--help", NULL }, err, sizeof err), 0);
-    cr_assert_null(strstr(err, "bench_t"), "--help wrote to stderr: %s", err);
-    cr_assert_eq(parse_in_child(&f, 2, (char *[]){ "bench_t", "--quick", NULL }, err, sizeof err), 99,
-                 "a good parse returns");
+    cr_assert_null(strchr(err, '\n'), "one line, and nothing printed by pb_cli itself: %s", err);
+    cr_assert_eq(parse_in_child(&f, 2, (char *[]){ "bench_t", "--help", NULL }, err, sizeof err), 99,
+                 "--help returns (the main exits 0)");
+    cr_assert(strncmp(err, "rc=1 ", 5) == 0 && !strstr(err, "bench_t"), "--help: 1, nothing on stderr: %s", err);
+    cr_assert_eq(parse_in_child(&f, 2, (char *[]){ "bench_t", "--quick", NULL }, err, sizeof err), 99);
+    cr_assert(strncmp(err, "rc=0 ", 5) == 0, "a good parse returns 0: %s", err);
 }
 
-Test(cli, fail_prints_prog_and_exits_2, .exit_code = 2, .init = cr_redirect_stderr)
+Test(cli, errf_heads_the_message_with_prog)
 {
-    pb_cli_fail("bench_t", "--cpus: cpu %d does not exist", 99);
+    char err[128];
+    cr_assert_eq(pb_cli_errf(err, sizeof err, "bench_t", "--cpus: cpu %d does not exist", 99), -1);
+    cr_assert_str_eq(err, "bench_t: --cpus: cpu 99 does not exist");
+    cr_assert_eq(pb_cli_errf(err, 8, "bench_t", "long message"), -1, "a short buffer truncates");
+    cr_assert_str_eq(err, "bench_t");
 }
 
-static void fail_opt_fn(void *text)
-{
-    pb_cli_fail_opt("bench_t", "cpus", text, "unknown cpu set '%s'", (const char *)text);
-}
-
-Test(cli, fail_opt_names_the_variable_a_value_came_from)
+Test(cli, opt_errf_names_the_variable_a_value_came_from)
 {
     fx f;
     fx_init(&f, false);
     char err[512];
     setenv("POOLBENCH_CPUS", "abc", 1);
     cr_assert_eq(PARSE0(&f), 0, "%s", f.err);
-    cr_assert_eq(run_in_child(fail_opt_fn, (void *)f.cpus, err, sizeof err), 2);
-    cr_assert(strncmp(err, "bench_t: POOLBENCH_CPUS=abc: unknown cpu set 'abc'\n", 51) == 0, "%s", err);
+    cr_assert_eq(pb_cli_opt_errf(err, sizeof err, "bench_t", "cpus", f.cpus, "unknown cpu set '%s'", f.cpus), -1);
+    cr_assert_str_eq(err, "bench_t: POOLBENCH_CPUS=abc: unknown cpu set 'abc'");
     cr_assert_eq(PARSE(&f, "--cpus", "abc"), 0, "%s", f.err);
-    cr_assert_eq(run_in_child(fail_opt_fn, (void *)f.cpus, err, sizeof err), 2);
-    cr_assert(strncmp(err, "bench_t: --cpus: unknown cpu set 'abc'\n", 39) == 0, "%s", err);
+    cr_assert_eq(pb_cli_opt_errf(err, sizeof err, "bench_t", "cpus", f.cpus, "unknown cpu set '%s'", f.cpus), -1);
+    cr_assert_str_eq(err, "bench_t: --cpus: unknown cpu set 'abc'");
 }

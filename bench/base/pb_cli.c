@@ -513,7 +513,7 @@ static int apply_env(const pb_cli *cli, char **argv, const bool *seen, char *err
     return 0;
 }
 
-int pb_cli_parse_into(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen)
+int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen)
 {
     bool seen[PB_CLI_MAX_OPTS] = { false };
     char local[PB_ERR_MAX];
@@ -549,29 +549,14 @@ int pb_cli_parse_into(const pb_cli *cli, int argc, char **argv, int *first_posit
     return 0;
 }
 
-int pb_cli_parse(const pb_cli *cli, int argc, char **argv)
+int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...)
 {
-    char err[PB_ERR_MAX];
-    int first = argc;
-    int r = pb_cli_parse_into(cli, argc, argv, &first, err, sizeof err);
-    if (r == 1)
-        exit(0);
-    if (r < 0) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
-    return first;
-}
-
-void pb_cli_fail(const char *prog, const char *fmt, ...)
-{
+    char msg[PB_ERR_MAX];
     va_list ap;
-    fprintf(stderr, "%s: ", prog ? prog : "poolbench");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    exit(2);
+    return pb_errf(err, errlen, "%s: %s", prog ? prog : "poolbench", msg);
 }
 
 const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len)
@@ -589,12 +574,13 @@ const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t 
     return buf;
 }
 
-void pb_cli_fail_opt(const char *prog, const char *name, const char *text, const char *fmt, ...)
+int pb_cli_opt_errf(char *err, size_t errlen, const char *prog, const char *name, const char *text, const char *fmt,
+                    ...)
 {
     char head[PB_ERR_MAX], msg[PB_ERR_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pb_cli_fail(prog, "%s: %s", pb_cli_origin(name, text, head, sizeof head), msg);
+    return pb_cli_errf(err, errlen, prog, "%s: %s", pb_cli_origin(name, text, head, sizeof head), msg);
 }

@@ -1,6 +1,7 @@
 /* pb_cli.h — one option table per harness drives parsing, --help, range checks and POOLBENCH_* environment
  * overrides (stress-ng / mimalloc style). Every error is one line naming the option, the value and what is
- * accepted, followed by exit status 2, before the harness does any work.
+ * accepted, returned in the caller's buffer (pb_err's convention: nothing here exits); the main prints it and
+ * exits 2, before the harness does any work.
  *
  *   static long threads_v[PB_LIST_MAX]; static pb_list threads = { .v = threads_v };
  *   static const pb_opt opts[] = {
@@ -9,7 +10,7 @@
  *       { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &policies, .choices = policy_names, ... },
  *       { 0 } };
  *   pb_cli cli = { .prog = "bench_x", .summary = "...", .opts = opts };
- *   int first = pb_cli_parse(&cli, argc, argv);   // exits 0 after --help, 2 on bad input
+ *   int first, rc = pb_cli_parse(&cli, argc, argv, &first, err, sizeof err);  // 1: --help printed; -1: err
  *
  * Lists are "1,2,4", ranges "1-8", or both ("1-3,8"); a range's ends are inclusive and ascending.
  * Values come from "--name VALUE" or "--name=VALUE". An option's environment variable (POOLBENCH_<NAME>,
@@ -51,7 +52,7 @@ typedef enum pb_opt_kind {
 } pb_opt_kind;
 
 /* text: the string an option's values were parsed from (argv's or the environment's, alive as long as the
- * process: pass it to pb_cli_fail_opt); NULL when pb_cli did not fill the list (a harness's default). */
+ * process: pass it to pb_cli_opt_errf); NULL when pb_cli did not fill the list (a harness's default). */
 typedef struct pb_list {
     int n;           /* 0 = not given: the harness applies its default */
     long v[PB_LIST_MAX];
@@ -86,28 +87,26 @@ typedef struct pb_cli {
     bool positional;        /* accepts arguments after the options (a "--" is then optional) */
 } pb_cli;
 
-/* Parses argv; prints --help and exits 0, or prints one error line and exits 2. Returns the index of the
- * first positional argument (argc when there is none). */
-int pb_cli_parse(const pb_cli *cli, int argc, char **argv);
-
-/* The same without exiting: 0, 1 after --help was printed to stdout, or -1 with the one-line error in err. */
-int pb_cli_parse_into(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen);
+/* Parses argv: 0; 1 after --help was printed to stdout (the main then exits 0); or -1 with the one-line error
+ * "PROG: --name: ..." in err (the main prints it and exits 2). *first_positional (may be NULL): the index of
+ * the first positional argument, argc when there is none. Never exits. */
+int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen);
 
 /* Parses "1,2,4", "1-8", "1-3,8" into out within [min, max]. 0, or -1 with a reason in err. */
 int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, size_t errlen);
 
-/* Prints "PROG: MESSAGE" to stderr and exits 2: the one-line error for input checks a table cannot express
- * (a cpu that does not exist, a buffer larger than memory). */
-void pb_cli_fail(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* "PROG: MESSAGE" into err; returns -1: the one-line error of an input check a table cannot express (a cpu
+ * that does not exist, a buffer larger than memory). */
+int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Where option `name`'s value came from, as an error's head: "VAR=TEXT" when text is the value of an
  * environment variable (the very string pb_cli stored: a STRING or WORDS option's dest, a list's .text),
  * "--NAME" otherwise (the command line, or NULL: a default). Returns buf. */
 const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len);
 
-/* pb_cli_fail for a value the harness checks after parsing (a cpu set against this machine):
- * "PROG: ORIGIN: MESSAGE", ORIGIN from pb_cli_origin, so a bad POOLBENCH_CPUS is named as such. */
-void pb_cli_fail_opt(const char *prog, const char *name, const char *text, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5), noreturn));
+/* pb_cli_errf for a value the harness checks after parsing (a cpu set against this machine):
+ * "PROG: ORIGIN: MESSAGE", ORIGIN from pb_cli_origin, so a bad POOLBENCH_CPUS is named as such. Returns -1. */
+int pb_cli_opt_errf(char *err, size_t errlen, const char *prog, const char *name, const char *text, const char *fmt,
+                    ...) __attribute__((format(printf, 6, 7)));
 
 #endif

@@ -5,13 +5,19 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pb_plot.h"
 #include "pb_tunings.h"
-#include "pb_time.h"
 
-void pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir)
+int pb_harness_parse(pb_harness *h, const pb_cli *cli, int argc, char **argv, int *first)
+{
+    h->prog = cli->prog;
+    int rc = pb_cli_parse(cli, argc, argv, first, h->err, sizeof h->err);
+    h->helped = rc == 1;
+    return rc == 0 ? 0 : -1;
+}
+
+int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir)
 {
     char err[512];
     h->prog = prog;
@@ -19,9 +25,62 @@ void pb_harness_begin(pb_harness *h, const char *prog, const char *out, const ch
     h->run_dir = run_dir;
     h->topo = pb_topo_load(NULL, err, sizeof err);
     if (!h->topo)
-        pb_cli_fail(prog, "hwloc: %s", err);
+        return pb_harness_refusef(h, "hwloc: %s", err);
     if (out && run_dir)
-        pb_cli_fail(prog, "--out and --run-dir: give one of them");
+        return pb_harness_refusef(h, "--out and --run-dir: give one of them");
+    return 0;
+}
+
+int pb_harness_refusef(pb_harness *h, const char *fmt, ...)
+{
+    char msg[PB_HARNESS_ERR];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pb_cli_errf(h->err, sizeof h->err, h->prog, "%s", msg);
+}
+
+int pb_harness_refuse_opt(pb_harness *h, const char *name, const char *text, const char *fmt, ...)
+{
+    char msg[PB_HARNESS_ERR];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pb_cli_opt_errf(h->err, sizeof h->err, h->prog, name, text, "%s", msg);
+}
+
+int pb_harness_refused(pb_harness *h)
+{
+    if (!h->helped)
+        fprintf(stderr, "%s\n", h->err[0] ? h->err : "refused");
+    /* Nothing was measured: a claimed output's partial file would only be a stale file in the run directory. */
+    for (int i = 0; i < h->ncsv; i++)
+        pb_csv_abort(h->csv[i]);
+    h->ncsv = 0;
+    pb_topo_free(h->topo);
+    h->topo = NULL;
+    return h->helped ? 0 : 2;
+}
+
+int pb_harness_fail(pb_harness *h, const char *fmt, ...)
+{
+    char msg[PB_HARNESS_ERR];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* A newline first: a progress line may be waiting on the terminal for its redraw. */
+    fprintf(stderr, "\n%s: %s\n", h->prog, msg);
+    if (!h->failure[0]) /* the first failure is the cause; later ones follow from it */
+        snprintf(h->failure, sizeof h->failure, "%s", msg);
+    return -1;
+}
+
+bool pb_harness_going(const pb_harness *h)
+{
+    return !pb_stop_signal() && !h->failure[0];
 }
 
 void pb_harness_probe(pb_harness *h)
@@ -35,34 +94,39 @@ void pb_harness_probe(pb_harness *h)
     h->machine.tunings = pb_tunings; /* machine.csv says by which thresholds the run is judged */
 }
 
-void pb_harness_open(pb_harness *h)
+int pb_harness_open(pb_harness *h)
 {
     char err[512];
     const char *dir = h->run_dir ? h->run_dir : h->out;
     if (pb_run_prepare(&h->run, dir, h->run_dir != NULL, err, sizeof err) != 0)
-        pb_cli_fail(h->prog, "%s", err);
+        return pb_harness_refusef(h, "%s", err);
     pb_harness_probe(h);
     /* Written first, so a run killed mid-way still says which machine its partial files came from. */
     if (pb_machine_write_csv(&h->machine, h->run.dir, h->run.run_id, err, sizeof err) < 0)
-        pb_cli_fail(h->prog, "%s", err);
+        return pb_harness_refusef(h, "%s", err);
     pb_stop_install();
     pb_machine_print_header(&h->machine, stdout);
     fflush(stdout);
+    return 0;
 }
 
 pb_csv *pb_harness_csv(pb_harness *h, const char *name, const char *header)
 {
-    if (h->ncsv == PB_HARNESS_MAX_CSV)
-        pb_cli_fail(h->prog, "%s: more than %d outputs (PB_HARNESS_MAX_CSV)", name, PB_HARNESS_MAX_CSV);
+    if (h->ncsv == PB_HARNESS_MAX_CSV) {
+        pb_harness_refusef(h, "%s: more than %d outputs (PB_HARNESS_MAX_CSV)", name, PB_HARNESS_MAX_CSV);
+        return NULL;
+    }
     pb_csv *c = pb_csv_open(h->run.dir, name, header);
     if (!c && errno == EEXIST)
-        pb_cli_fail(h->prog, "%s: '%s' already holds %s: accepted a run directory without one (results are never "
-                    "replaced)", h->run_dir ? "--run-dir" : "--out", h->run.dir, name);
-    if (!c && errno == EBUSY)
-        pb_cli_fail(h->prog, "%s/%s: another process is writing it now (its %s%s* file is locked)", h->run.dir, name,
-                    name, PB_CSV_PARTIAL);
+        pb_harness_refusef(h, "%s: '%s' already holds %s: accepted a run directory without one (results are never "
+                           "replaced)", h->run_dir ? "--run-dir" : "--out", h->run.dir, name);
+    else if (!c && errno == EBUSY)
+        pb_harness_refusef(h, "%s/%s: another process is writing it now (its %s%s* file is locked)", h->run.dir,
+                           name, name, PB_CSV_PARTIAL);
+    else if (!c)
+        pb_harness_refusef(h, "cannot create %s/%s: %s", h->run.dir, name, strerror(errno));
     if (!c)
-        pb_cli_fail(h->prog, "cannot create %s/%s: %s", h->run.dir, name, strerror(errno));
+        return NULL;
     h->csv_name[h->ncsv] = name;
     h->csv[h->ncsv++] = c;
     return c;
@@ -113,21 +177,23 @@ static int publish_all(pb_harness *h, const char **names, long *rows)
     return rc;
 }
 
-/* What a stopped harness leaves in machine.csv: "PROG: SIGTERM after N rows (a.csv b.csv)". */
+/* What a stopped harness leaves in machine.csv: "PROG: SIGTERM after N rows (a.csv b.csv)", or after a failure
+ * "PROG: failed after N rows (a.csv): REASON". sig: 0 for a failure. */
 static int mark_incomplete(const pb_harness *h, int sig, long rows, const char *const *names)
 {
-    char note[1024], err[512];
-    size_t at = (size_t)snprintf(note, sizeof note, "%s: %s after %ld rows (", h->prog, pb_stop_name(sig), rows);
+    char note[2048], err[512];
+    const char *cause = sig ? pb_stop_name(sig) : "failed";
+    size_t at = (size_t)snprintf(note, sizeof note, "%s: %s after %ld rows (", h->prog, cause, rows);
     for (int i = 0; names[i] && at < sizeof note; i++)
         at += (size_t)snprintf(note + at, sizeof note - at, "%s%s", i ? " " : "", names[i]);
     if (at < sizeof note)
-        snprintf(note + at, sizeof note - at, ")");
+        snprintf(note + at, sizeof note - at, ")%s%s", sig ? "" : ": ", sig ? "" : h->failure);
     if (pb_machine_mark_incomplete(h->run.dir, note, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", h->prog, err);
         return 1;
     }
-    fprintf(stderr, "%s: stopped by %s: %s/machine.csv says the run is incomplete\n", h->prog, pb_stop_name(sig),
-            h->run.dir);
+    fprintf(stderr, "%s: %s%s: %s/machine.csv says the run is incomplete\n", h->prog, sig ? "stopped by " : "",
+            cause, h->run.dir);
     return 0;
 }
 
@@ -140,11 +206,12 @@ int pb_harness_close(pb_harness *h, const char *script, const char *const *plots
     int rc = publish_all(h, names, &rows);
     print_paths("\nresults:", h->run.dir, names);
     int sig = pb_stop_signal();
-    if (sig) {
+    if (sig || h->failure[0]) {
+        /* Stopped or failed: what was measured is published above; the plots of a part run are left out. */
         if (mark_incomplete(h, sig, rows, names) != 0)
             rc = 1;
         fflush(stdout);
-        return 128 + sig;
+        return sig ? 128 + sig : 1;
     }
     int plot = rc == 0 ? pb_plot_run(script, h->run.dir) : 1;
     if (plot == 0)
@@ -153,44 +220,4 @@ int pb_harness_close(pb_harness *h, const char *script, const char *const *plots
         rc = 1; /* a plot that failed fails the run (its line is on stderr; the CSVs stay) */
     fflush(stdout);
     return rc;
-}
-
-/* ---------------------------------------------------------------- progress */
-
-static void vstatus(const char *fmt, va_list ap)
-{
-    /* On a terminal the line redraws itself (\r, then clear to the end of the line); in a log, one line per
-     * call, so the log reads as a history. */
-    bool tty = isatty(STDERR_FILENO);
-    fputs(tty ? "\r" : "", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(tty ? "\033[K" : "\n", stderr);
-    fflush(stderr);
-}
-
-void pb_status(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vstatus(fmt, ap);
-    va_end(ap);
-}
-
-void pb_progress(int done, int total, uint64_t t0, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    double el = (double)(pb_now_ns() - t0) / 1e9;
-    double left = done > 0 ? el / done * (total - done) : 0;
-    pb_status("[%d/%d] %s %5.0f s left", done + 1, total, what, left);
-}
-
-void pb_progress_done(int n, const char *what, uint64_t t0)
-{
-    pb_status("measured %d %s in %.1f s", n, what, (double)(pb_now_ns() - t0) / 1e9);
-    if (isatty(STDERR_FILENO))
-        fputc('\n', stderr);
 }

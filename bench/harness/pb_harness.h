@@ -1,21 +1,27 @@
-/* pb_harness.h — the opening and closing every harness shares, its CSVs, and its progress line on stderr.
+/* pb_harness.h — the opening and closing every harness shares, and its CSVs (its progress line on stderr:
+ * pb_progress.h).
  *
  *   static pb_harness h;                                   // holds a pb_machine: static, off the stack
- *   parse the options (PB_OPT_QUICK / PB_OPT_OUT / PB_OPT_RUN_DIR in the table)
- *   pb_harness_begin(&h, PROG, o.out, o.run_dir);          // hwloc topology; --out with --run-dir: exit 2
- *   the harness's own checks on h.topo (exit 2 through pb_cli_fail: nothing is written yet)
- *   pb_harness_open(&h);                                   // run directory (exit 2), probe, machine.csv, header,
- *                                                          // SIGINT/SIGTERM/SIGHUP handled, SIGPIPE ignored
- *   pb_csv *c = pb_harness_csv(&h, "kernels.csv", HEADER); // every output name claimed before measuring (exit 2)
- *   for each point: if (pb_stop_signal()) break; measure; pb_csv_row(c, ...) (pb_progress each point,
- *   pb_progress_done after the last)
+ *   pb_harness_parse(&h, &cli, argc, argv, NULL)           // the option table (PB_OPT_QUICK / PB_OPT_OUT /
+ *                                                          // PB_OPT_RUN_DIR in it); -1 after --help or an error
+ *   pb_harness_begin(&h, PROG, o.out, o.run_dir)           // hwloc topology; --out with --run-dir: -1
+ *   the harness's own checks on h.topo (return pb_harness_refusef(&h, ...): nothing is written yet)
+ *   pb_harness_open(&h)                                    // run directory (-1 when refused), probe, machine.csv,
+ *                                                          // header, SIGINT/SIGTERM/SIGHUP handled, SIGPIPE ignored
+ *   pb_csv *c = pb_harness_csv(&h, "kernels.csv", HEADER); // every output name claimed before measuring (NULL)
+ *   any of these failed: return pb_harness_refused(&h);    // the one line, exit status 2 (0 after --help)
+ *   for each point: if (pb_stop_signal()) break; measure (a failure: pb_harness_fail(&h, ...), break);
+ *   pb_csv_row(c, ...) (pb_progress each point, pb_progress_done after the last)
  *   print the table
  *   return pb_harness_close(&h, "kernels.gp", plots);     // publishes the CSVs, plots; the exit status
  *
- * Rows reach the disk as they are measured (pb_csv: a partial file, flushed per row). When a signal stopped the
- * loop, pb_harness_close publishes what was measured, adds an `incomplete` line to machine.csv naming the
- * signal and the rows kept, skips the plots and returns 128 + the signal. A harness that needs the machine's
- * identity for its checks calls pb_harness_probe before pb_harness_open. */
+ * Only the mains exit: every step here returns a status and leaves its one-line message in h.err (pb_err's
+ * convention), and the main returns pb_harness_refused's or pb_harness_close's status. Rows reach the disk as
+ * they are measured (pb_csv: a partial file, flushed per row). When a signal stopped the loop, pb_harness_close
+ * publishes what was measured, adds an `incomplete` line to machine.csv naming the signal and the rows kept,
+ * skips the plots and returns 128 + the signal; after pb_harness_fail it does the same with the reason and
+ * returns 1. A harness that needs the machine's identity for its checks calls pb_harness_probe before
+ * pb_harness_open. */
 #ifndef PB_HARNESS_H
 #define PB_HARNESS_H
 
@@ -24,6 +30,7 @@
 #include "pb_cli.h"
 #include "pb_csv.h"
 #include "pb_machine.h"
+#include "pb_progress.h" /* pb_progress, pb_status: every harness draws one */
 #include "pb_run.h"
 #include "pb_stop.h"
 #include "pb_topo.h"
@@ -38,6 +45,7 @@
       .help = "add the results to an existing run directory (never replacing a file)" }
 
 #define PB_HARNESS_MAX_CSV 8
+#define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
 
 typedef struct pb_harness {
     const char *prog;
@@ -49,22 +57,47 @@ typedef struct pb_harness {
     pb_csv *csv[PB_HARNESS_MAX_CSV]; /* the outputs, published by pb_harness_close */
     const char *csv_name[PB_HARNESS_MAX_CSV]; /* their file names (the callers' strings, which outlive them) */
     int ncsv;
+    char err[PB_HARNESS_ERR];     /* why a set-up step refused: "PROG: ...", printed by pb_harness_refused */
+    bool helped;                  /* --help was printed: pb_harness_refused returns 0 */
+    char failure[PB_HARNESS_ERR]; /* why measuring failed mid-run (pb_harness_fail); "" when it did not */
 } pb_harness;
 
-/* Loads the live topology ("PROG: hwloc: REASON", exit 2, on failure) and refuses --out together with
- * --run-dir (exit 2). */
-void pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir);
+/* Parses the harness's option table (pb_cli_parse; first: may be NULL). 0, or -1 after --help was printed or
+ * with the one-line error in h->err: either way the main returns pb_harness_refused(h). */
+int pb_harness_parse(pb_harness *h, const pb_cli *cli, int argc, char **argv, int *first);
+
+/* Loads the live topology ("PROG: hwloc: REASON" on failure) and refuses --out together with --run-dir. 0, or
+ * -1 with the line in h->err. */
+int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir);
+
+/* A harness's own check refused its input: "PROG: MESSAGE" into h->err; returns -1. The _opt form heads the
+ * message with where option `name`'s value came from (pb_cli_origin: "--cpus" or "POOLBENCH_CPUS=..."). */
+int pb_harness_refusef(pb_harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int pb_harness_refuse_opt(pb_harness *h, const char *name, const char *text, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The exit status of a harness refused before measuring: prints h->err on stderr (one line), drops every output
+ * claimed so far (their partial files) and frees the topology. 2, or 0 when --help was what stopped it. */
+int pb_harness_refused(pb_harness *h);
+
+/* Measuring failed mid-run (out of memory, a pool that cannot start): prints "PROG: REASON" on stderr and keeps
+ * the first reason for pb_harness_close, which publishes the rows measured so far, marks the run incomplete
+ * with the reason and returns 1. Returns -1, for `return pb_harness_fail(...)`. */
+int pb_harness_fail(pb_harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The measuring loop goes on: no signal asked to stop and nothing failed. */
+bool pb_harness_going(const pb_harness *h);
 
 /* Probes the machine's identity once; what is missing is a warning on stderr, not an error. */
 void pb_harness_probe(pb_harness *h);
 
-/* After the harness's own checks: creates (or joins) the run directory, exit 2 when it is refused; probes
- * the machine unless that was done; writes machine.csv (a joined run may hold one already: kept), installs
- * pb_stop's handlers, prints the context header on stdout and flushes it. */
-void pb_harness_open(pb_harness *h);
+/* After the harness's own checks: creates (or joins) the run directory (-1 with h->err when it is refused);
+ * probes the machine unless that was done; writes machine.csv (a joined run may hold one already: kept),
+ * installs pb_stop's handlers, prints the context header on stdout and flushes it. 0 or -1. */
+int pb_harness_open(pb_harness *h);
 
-/* Claims DIR/NAME for this harness and opens its partial file with the header written: exit 2 with one line
- * when the name is taken (a joined run that holds it), another process is writing it, or it cannot be
+/* Claims DIR/NAME for this harness and opens its partial file with the header written: NULL with one line in
+ * h->err when the name is taken (a joined run that holds it), another process is writing it, or it cannot be
  * created. Call for every output before measuring anything. */
 pb_csv *pb_harness_csv(pb_harness *h, const char *name, const char *header);
 
@@ -72,16 +105,11 @@ pb_csv *pb_harness_csv(pb_harness *h, const char *name, const char *header);
 void pb_harness_drop_csv(pb_harness *h, pb_csv *c);
 
 /* After the last row: publishes every CSV (in the order they were claimed), prints "results: DIR/NAME ..."
- * and, unless a signal stopped the harness, draws the script's plots (plots: NULL-terminated file names) and
- * prints "plots: DIR/NAME ...". When a signal stopped it, appends `incomplete` to machine.csv and returns
- * 128 + the signal. Frees the topology. 0, 1 after an error line on stderr, or 128 + signal. */
+ * and, unless a signal stopped the harness or measuring failed, draws the script's plots (plots:
+ * NULL-terminated file names) and prints "plots: DIR/NAME ...". When a signal stopped it, appends
+ * `incomplete,PROG: SIGNAL after N rows (FILES)` to machine.csv and returns 128 + the signal; after
+ * pb_harness_fail, `incomplete,PROG: failed after N rows (FILES): REASON`, and returns 1. Frees the topology.
+ * 0, 1 after an error line on stderr, or 128 + signal. */
 int pb_harness_close(pb_harness *h, const char *script, const char *const *plots);
-
-/* "[done+1/total] WHAT  N s left" on stderr, N extrapolated from the time since t0 (pb_now_ns). */
-void pb_progress(int done, int total, uint64_t t0, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* "measured N WHAT in S s": the line that ends the progress. */
-void pb_progress_done(int n, const char *what, uint64_t t0);
-/* One status line on stderr: on a terminal it redraws itself in place; in a log it is a line of its own. */
-void pb_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -1,0 +1,28 @@
+/* pb_overlap_report.h — bench_overlap's reporters: overlap.csv's rows of a point as it ends, and the table. They
+ * only format what pb_overlap measured. */
+#ifndef PB_OVERLAP_REPORT_H
+#define PB_OVERLAP_REPORT_H
+
+#include <stdio.h>
+
+#include "pb_cli.h"
+#include "pb_csv.h"
+#include "pb_overlap.h"
+#include "pb_run.h"
+
+typedef struct pb_ov_report {
+    const pb_run *run;
+    pb_csv *csv;             /* overlap.csv */
+    const pb_overlap *ov;
+    const pb_list *modes;    /* the modes asked for (serial is reported whatever: every speedup's base) */
+    long rows, cols;         /* the job's matvec */
+    kern_variant variant;
+} pb_ov_report;
+
+/* The point's rows: every mode measured and asked for. */
+void pb_ov_write_point(const pb_ov_report *r, const pb_ov_point *pt);
+
+/* The table of points[0..n) on f, with its legend. */
+void pb_ov_print_table(FILE *f, const pb_ov_report *r, const pb_ov_point *points, int n);
+
+#endif

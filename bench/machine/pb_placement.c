@@ -1,0 +1,43 @@
+/* pb_placement.c — see pb_placement.h. */
+#include "pb_placement.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_pingpong.h"
+
+double pb_roundtrip_ns(int a, int b, int batches, int iters)
+{
+    pb_rt rt;
+    if (b < 0 || a == b || pb_pingpong(a, b, batches, iters, &rt) != 0)
+        return NAN;
+    return rt.ns_batch_mean;
+}
+
+const char *pb_placement_between(double before, double after)
+{
+    const char *a = pb_placement(before), *b = pb_placement(after);
+    return strcmp(a, b) == 0 ? a : "mixed";
+}
+
+double pb_rt_between(double before, double after)
+{
+    return isnan(before) ? after : isnan(after) ? before : (before + after) / 2;
+}
+
+void pb_cpus_text(const int *cpu, int ncpu, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < n && ncpu > 0; i++) {
+        char id[16];
+        int w = snprintf(id, sizeof id, "%s%d", i ? " " : "", cpu[i % ncpu]);
+        if (at + (size_t)w >= len)
+            break;
+        memcpy(buf + at, id, (size_t)w + 1);
+        at += (size_t)w;
+    }
+}

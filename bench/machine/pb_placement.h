@@ -1,0 +1,24 @@
+/* pb_placement.h — where a block of points ran, as every harness records it: the round trip between two cpus
+ * measured before and after the block (pb_pingpong), its near/far tag, and the pinned cpus as text. One copy of
+ * what bench_pool_overhead, bench_memory_floor, bench_sweep and bench_overlap each tag their rows with. */
+#ifndef PB_PLACEMENT_H
+#define PB_PLACEMENT_H
+
+#include <stddef.h>
+
+/* The round trip between cpus a and b: pb_pingpong's batch mean over batches x iters, NaN when there is no
+ * second cpu (b < 0, a == b) or a thread could not be pinned: a row then says n/a, it does not fail. */
+double pb_roundtrip_ns(int a, int b, int batches, int iters);
+
+/* "near" or "far" when the round trips before and after a block agree (pb_placement), "mixed" when the vCPUs
+ * moved in between (or only one was measured), "n/a" when neither was. */
+const char *pb_placement_between(double before, double after);
+
+/* The block's round trip: the mean of the two, or the one that was measured (NaN when neither). */
+double pb_rt_between(double before, double after);
+
+/* The pinned cpus as a row's text, "3 5 7": cpu[i % ncpu] for i < n (threads wrap around a shorter list),
+ * space-separated; an id that would not fit in len is left out whole. */
+void pb_cpus_text(const int *cpu, int ncpu, int n, char *buf, size_t len);
+
+#endif

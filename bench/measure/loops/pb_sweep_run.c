@@ -1,0 +1,422 @@
+/* pb_sweep_run.c — see pb_sweep_run.h. */
+#include "pb_sweep_run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pb_decode.h"
+#include "pb_decode_floor.h"
+#include "pb_err.h"
+#include "pb_membuf.h"
+#include "pb_placement.h"
+#include "pb_progress.h"
+#include "pb_stop.h"
+#include "pb_time.h"
+
+#define RT_BATCHES 7
+#define RT_ITERS 10000
+
+/* ---------------------------------------------------------------- the plan */
+
+int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t errlen)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec ? spec : "static");
+    char *save = NULL;
+    p->nsched = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (p->nsched == PB_SWEEP_MAX_SCHED)
+            return pb_errf(err, errlen, "at most %d schedules", PB_SWEEP_MAX_SCHED);
+        char *end = NULL;
+        long n = 0;
+        if (strcmp(t, "static") == 0) {
+            p->chunk[p->nsched++] = 0;
+            continue;
+        }
+        if (strncmp(t, "dynamic:", 8) == 0) {
+            errno = 0;
+            n = strtol(t + 8, &end, 10);
+        }
+        if (!end || end == t + 8 || *end || errno || n < 1 || n > 1000000000L)
+            return pb_errf(err, errlen, "'%s' is not static or dynamic:N with N from 1 to 1000000000", t);
+        p->chunk[p->nsched++] = (size_t)n;
+    }
+    return p->nsched ? 0 : pb_errf(err, errlen, "give static or dynamic:N");
+}
+
+int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
+{
+    uint64_t avail = 0;
+    pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
+    for (int f = 0; f < p->formats->n; f++) {
+        kern_format fmt = (kern_format)p->formats->v[f];
+        uint64_t bytes = pb_model_token_bytes(p->model, fmt);
+        if (bytes == 0)
+            return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
+                           kern_format_names[fmt], p->model->name);
+        if (avail && bytes > avail / 2)
+            return pb_errf(err, errlen, "--model %s --format %s: the weights need %.2f GiB, more than half of "
+                           "MemAvailable (%.2f GiB); choose a smaller preset or format", p->model->name,
+                           kern_format_names[fmt], (double)bytes / (1 << 30), (double)avail / (1 << 30));
+    }
+    return 0;
+}
+
+static int count_points(const pb_sweep_plan *p)
+{
+    int total = 0;
+    for (int s = 0; s < p->sets->n; s++)
+        for (int t = 0; t < p->threads->n; t++)
+            total += p->threads->v[t] <= p->sets->set[s].cpus.n;
+    return total * p->formats->n * p->batches->n * p->policies->n * p->nsched * p->glues->n;
+}
+
+/* ---------------------------------------------------------------- floors */
+
+/* One block: a format's weights at one (set, threads). */
+typedef struct sw_block {
+    const pb_sweep_plan *p;
+    kern_format fmt;
+    const pb_decode_weights *w;
+    const pb_cpuset *set;
+    const pb_cpulist *place, *pair; /* the threads' cpus; the set's first two, for the round trip */
+    pb_decode_floor floor;          /* the block's: from memory_floor.csv or measured */
+} sw_block;
+
+/* The read floor over the weight arena through a spin pool pinned like the point (only: one kernel). */
+static int sw_floor(const sw_block *b, const char *only, pb_decode_floor *out, char *err, size_t errlen)
+{
+    char why[512];
+    pb_exec fl;
+    int n = b->place->n;
+    if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->place->cpu, 0, 0) != 0)
+        return pb_errf(err, errlen, "read floor at %d threads: %s", n, strerror(errno));
+    int rc = pb_decode_floor_measure(fl.p, b->w->arena, (size_t)b->w->bytes, b->p->floor_passes, only, out, why,
+                                     sizeof why);
+    pb_exec_close(&fl);
+    return rc == 0 ? 0 : pb_errf(err, errlen, "read floor at %d threads: %s", n, why);
+}
+
+/* A point's interleaved floor: its passes run on the point's own pool when its workers spin, else each on a
+ * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass: on this VM its halted vCPUs
+ * measured 10% lower floors). */
+typedef struct sw_live {
+    pb_decode_floor_live fl;
+    const pb_cpulist *place;
+    pool *own; /* NULL: a fresh spin pool per pass */
+} sw_live;
+
+static void sw_noop(void *ctx, int id, int n)
+{
+    (void)ctx;
+    (void)id;
+    (void)n;
+}
+
+/* A spin pool pinned like the point, its workers already running (one empty dispatch first, so that no pass
+ * waits for a thread to start), or NULL. */
+static pool *sw_spin_pool(const pb_cpulist *place)
+{
+    pool_config cfg = pool_config_default();
+    cfg.threads = place->n;
+    cfg.policy = POOL_SPIN;
+    cfg.cpus = place->cpu;
+    pool *p = pool_create_bound(&cfg); /* inside the point's binding, to the same cpu */
+    if (p)
+        pool_run(p, sw_noop, NULL);
+    return p;
+}
+
+/* pb_sweep_between's hook: one interleaved floor pass (ctx: the point's sw_live). */
+static void sw_floor_pass(void *ctx)
+{
+    sw_live *lv = ctx;
+    if (lv->own) {
+        pb_decode_floor_live_pass(&lv->fl, lv->own);
+        return;
+    }
+    pool *p = sw_spin_pool(lv->place);
+    if (p) {
+        pb_decode_floor_live_pass(&lv->fl, p);
+        pool_destroy(p);
+    }
+}
+
+/* Opens lv's interleaved floor over the block's weights with the block's kernel (own: the point's pool when its
+ * workers spin, else NULL: a spin pool per pass). False, with a line on stderr, when it cannot: the point then
+ * takes the block's floor. */
+static bool sw_live_open(sw_live *lv, const sw_block *b, pool *own)
+{
+    *lv = (sw_live){ .place = b->place, .own = own };
+    pool *first = own ? own : sw_spin_pool(b->place);
+    char err[512];
+    snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
+    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, b->w->arena, (size_t)b->w->bytes, b->floor.kernel,
+                                               b->p->tokens, err, sizeof err)
+                   : -1;
+    if (first && !own)
+        pool_destroy(first);
+    if (rc != 0)
+        fprintf(stderr, "\n%s: interleaved floor: %s; the block's floor instead\n", b->p->prog, err);
+    return rc == 0;
+}
+
+/* ---------------------------------------------------------------- one point */
+
+/* What the point is: its names and sizes, its pinned cpus and how they split into core kinds. */
+static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_sweep_row *r)
+{
+    const pb_sweep_plan *p = b->p;
+    r->model = p->model->name;
+    r->format = kern_format_names[b->fmt];
+    r->kernel = kern_isa_name(kern_matvec_isa(b->fmt, p->variant)); /* the ISA that ran for this format */
+    r->policy = pb_exec_kind_names[kind];
+    if (p->chunk[s])
+        snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", p->chunk[s]);
+    else
+        snprintf(r->schedule, sizeof r->schedule, "static");
+    r->glue = pb_glue_mode_names[d->glue];
+    r->cpuset = b->set->name;
+    r->threads = b->place->n;
+    r->batch = (int)d->batch;
+    r->tokens = p->tokens;
+    r->weight_bytes = b->w->bytes;
+    pb_cpus_text(b->place->cpu, b->place->n, b->place->n, r->cpus, sizeof r->cpus);
+    for (int i = 0; i < b->place->n; i++) {
+        const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->place->cpu[i])];
+        if (pu->smt > 0)
+            r->smt_threads++;
+        else if (pu->kind == 0)
+            r->p_cores++;
+        else
+            r->e_cores++;
+    }
+}
+
+/* The timed tokens through the point's executor, with their floor. The floor is measured again beside every
+ * point, with the kernel the block chose: on a shared machine the bandwidth moves within seconds, and a ratio
+ * holds only side by side. A pool point interleaves one floor pass after each timed token (sw_live: on its own
+ * pool when the workers spin: spin, hybrid within its budget, any pool at 1 thread; else on a spin pool made for
+ * the pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus: its floor is
+ * measured just before the point, never taken from memory_floor.csv (minutes old, perhaps in another placement:
+ * it once made an omp point 147% of its floor). */
+static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_row *r, char *err, size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
+    int threads = b->place->n;
+    bool live = kind != PB_EXEC_OMP; /* omp's floor: measured by sw_point just before */
+    bool spinning = kind == POOL_SPIN || kind == POOL_HYBRID || threads == 1;
+    pb_exec ex;
+    if (pb_exec_open(&ex, kind, threads, b->place->cpu, p->chunk[s], p->spin_us) != 0)
+        return pb_errf(err, errlen, "%s with %d threads: %s", r->policy, threads, strerror(errno));
+    sw_live lv;
+    if (live && !sw_live_open(&lv, b, spinning ? ex.p : NULL)) {
+        live = false;
+        r->floor = b->floor;
+    }
+    pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
+    char why[512];
+    int rc = pb_sweep_measure(d, &ex, p->warmup, p->tokens, p->interval_ms, b->place->cpu, threads, &between, &r->m,
+                              why, sizeof why);
+    if (rc != 0)
+        pb_errf(err, errlen, "%s %s: %s", r->format, r->policy, why);
+    /* closed whether or not the tokens ran: a failed point leaves no pool or floor context behind */
+    if (live && pb_decode_floor_live_close(&lv.fl, &r->floor, why, sizeof why) != 0 && rc == 0)
+        rc = pb_errf(err, errlen, "read floor at %d threads: %s", threads, why);
+    pb_exec_close(&ex);
+    return rc;
+}
+
+/* Every point ends on the same token: its logits must match the first point's of its format and batch bit for
+ * bit. -1 (ENOMEM) when the first copy cannot be kept. */
+static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, pb_sweep_row *r)
+{
+    size_t nl = d->batch * (size_t)b->p->model->vocab;
+    float **ref = &run->ref[b->fmt][d->batch];
+    if (!*ref) {
+        *ref = malloc(nl * sizeof **ref);
+        if (!*ref)
+            return -1;
+        memcpy(*ref, d->logits, nl * sizeof **ref);
+    }
+    r->verified = memcmp(*ref, d->logits, nl * sizeof **ref) == 0;
+    return 0;
+}
+
+/* The round trip between the set's first two placed cpus (NaN for a one-cpu set). */
+static double sw_roundtrip(const sw_block *b)
+{
+    const pb_cpulist *pair = b->pair;
+    return pb_roundtrip_ns(pair->cpu[0], pair->n > 1 ? pair->cpu[1] : -1, RT_BATCHES,
+                           b->p->quick ? RT_ITERS / 4 : RT_ITERS);
+}
+
+/* One point: policy `kind`, schedule s, d's batch and glue mode in block b. Its row is kept and handed on; a
+ * point that failed is dropped from the table (and never reached the CSVs, or only in part). */
+static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind, int s, char *err, size_t errlen)
+{
+    pb_sweep_row *r = pb_vec_push(&run->rows);
+    if (!r)
+        return pb_errf(err, errlen, "the rows: %s", strerror(errno));
+    r->point = (int)run->rows.n;
+    sw_label(b, d, kind, s, r);
+    int rc = kind == PB_EXEC_OMP ? sw_floor(b, b->floor.kernel, &r->floor, err, errlen) : 0;
+    if (rc == 0) {
+        pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d", r->format,
+                    r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch);
+        r->rt_before = sw_roundtrip(b);
+        rc = sw_time(b, d, kind, s, r, err, errlen);
+        r->rt_after = sw_roundtrip(b);
+        snprintf(r->placement, sizeof r->placement, "%s", pb_placement_between(r->rt_before, r->rt_after));
+    }
+    if (rc == 0 && sw_verify(run, b, d, r) != 0)
+        rc = pb_errf(err, errlen, "the reference logits: %s", strerror(errno));
+    if (rc == 0 && b->p->row(b->p->ctx, r) != 0)
+        rc = pb_errf(err, errlen, "writing point %d: %s", r->point, strerror(errno));
+    if (rc != 0) {
+        pb_sampler_result_free(&r->m.util);
+        pb_vec_pop(&run->rows);
+        return -1;
+    }
+    run->done++;
+    return 0;
+}
+
+/* Every batch x policy x schedule x glue mode of one block. */
+static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
+    int rc = 0;
+    for (int bi = 0; bi < p->batches->n && rc == 0 && !pb_stop_signal(); bi++) {
+        size_t batch = (size_t)p->batches->v[bi];
+        pb_decode d;
+        if (pb_decode_init(&d, b->w, p->variant, batch) != 0)
+            return pb_errf(err, errlen, "%s with %s, batch %zu: %s", kern_format_names[b->fmt],
+                           kern_variant_name(p->variant), batch, strerror(errno));
+        for (int k = 0; k < p->policies->n && rc == 0 && !pb_stop_signal(); k++)
+            for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
+                d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
+                rc = sw_point(run, b, &d, (int)p->policies->v[k], sg / p->glues->n, err, errlen);
+            }
+        pb_decode_free(&d);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- blocks and formats */
+
+/* The block's floor: memory_floor.csv's for these very cpus when the run has one, else measured now. */
+static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
+{
+    char why[512];
+    int rc = b->p->run_dir ? pb_decode_floor_from_csv(b->p->run_dir, b->place->cpu, b->place->n, &b->floor, why,
+                                                      sizeof why)
+                           : 1;
+    if (rc < 0)
+        fprintf(stderr, "\n%s: %s; measuring the floor instead\n", b->p->prog, why);
+    if (rc == 0)
+        return 0;
+    pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, kern_format_names[b->fmt],
+              b->place->n, b->set->name);
+    return sw_floor(b, NULL, &b->floor, err, errlen);
+}
+
+/* Every set x thread count of one format's weights. */
+static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
+    static pb_cpulist place, pair; /* 4 KiB each: off the stack */
+    b->place = &place;
+    b->pair = &pair;
+    for (int s = 0; s < p->sets->n && !pb_stop_signal(); s++) {
+        b->set = &p->sets->set[s];
+        if (pb_topo_place(p->topo, &b->set->cpus, b->set->cpus.n < 2 ? 1 : 2, &pair, err, errlen) != 0)
+            return -1;
+        for (int t = 0; t < p->threads->n && !pb_stop_signal(); t++) {
+            int threads = (int)p->threads->v[t];
+            if (threads > b->set->cpus.n)
+                continue;
+            if (pb_topo_place(p->topo, &b->set->cpus, threads, &place, err, errlen) != 0 ||
+                sw_block_floor(run, b, err, errlen) != 0 || sw_points(run, b, err, errlen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+typedef struct sw_build {
+    uint64_t t0, last; /* start, and the last line drawn */
+    const char *what;
+} sw_build;
+
+static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    /* ctx is the caller's sw_build; called on the caller's thread between dispatches. A terminal gets a redraw
+     * twice a second, a log a line every 5 s. */
+    sw_build *p = ctx;
+    uint64_t now = pb_now_ns(), every = isatty(STDERR_FILENO) ? 500000000ull : 5000000000ull;
+    if (done < total && p->last && now - p->last < every)
+        return;
+    p->last = now;
+    pb_status("building %s weights: %5.1f%% of %.2f GiB, %.1f s", p->what, 100.0 * (double)done / (double)total,
+              (double)total / (1 << 30), (double)(now - p->t0) / 1e9);
+}
+
+/* One format: its weights built by every cpu of the largest set (first-touched where the points read them). */
+static int sw_format(pb_sweep_run *run, const pb_sweep_plan *p, kern_format fmt, const pb_cpulist *builders,
+                     char *err, size_t errlen)
+{
+    pb_decode_weights w;
+    pb_exec gen;
+    if (pb_exec_open(&gen, PB_EXEC_SPIN, builders->n, builders->cpu, 0, 0) != 0)
+        return pb_errf(err, errlen, "weight builder: %s", strerror(errno));
+    sw_build pg = { .t0 = pb_now_ns(), .what = kern_format_names[fmt] };
+    int rc = pb_decode_weights_build(&w, p->model, fmt, p->seed, &gen, sw_build_progress, &pg);
+    pb_exec_close(&gen);
+    if (rc != 0)
+        return pb_errf(err, errlen, "building %s %s weights: %s", p->model->name, kern_format_names[fmt],
+                       strerror(errno));
+    sw_block b = { .p = p, .fmt = fmt, .w = &w };
+    rc = sw_blocks(run, &b, err, errlen);
+    pb_decode_weights_free(&w);
+    return rc;
+}
+
+int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen)
+{
+    static pb_cpulist builders; /* 4 KiB: off the stack */
+    run->rows = PB_VEC(pb_sweep_row);
+    run->done = 0;
+    run->total = count_points(p);
+    run->t0 = pb_now_ns();
+    const pb_cpuset *big = &p->sets->set[pb_cpusets_largest(p->sets)];
+    int rc = pb_topo_place(p->topo, &big->cpus, big->cpus.n, &builders, err, errlen);
+    for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)
+        rc = sw_format(run, p, (kern_format)p->formats->v[f], &builders, err, errlen);
+    pb_progress_done(run->done, "points", run->t0);
+    return rc;
+}
+
+int pb_sweep_run_unverified(const pb_sweep_run *run)
+{
+    int n = 0;
+    for (size_t i = 0; i < run->rows.n; i++)
+        n += !PB_VEC_AT(&run->rows, pb_sweep_row, i)->verified;
+    return n;
+}
+
+void pb_sweep_run_free(pb_sweep_run *run)
+{
+    for (size_t i = 0; i < run->rows.n; i++)
+        pb_sampler_result_free(&PB_VEC_AT(&run->rows, pb_sweep_row, i)->m.util);
+    pb_vec_free(&run->rows);
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        for (int b = 0; b <= KERN_BATCH_MAX; b++) {
+            free(run->ref[f][b]);
+            run->ref[f][b] = NULL;
+        }
+}

@@ -1,0 +1,68 @@
+/* pb_sweep_run.h — bench_sweep's measuring loop. For each format the weights are built once (by every cpu of the
+ * largest set: first-touched where the points read them); every core set x thread count is a block (its
+ * placement, its round-trip pair and its read floor), and every batch x policy x schedule x glue mode in a block
+ * is one point (pb_sweep_measure). Each point's row goes to the caller as the point ends (plan->row: the CSVs)
+ * and stays in the run for the table.
+ *
+ * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept (the
+ * harness publishes them); a signal (pb_stop_signal) ends the loop at the next point with 0. */
+#ifndef PB_SWEEP_RUN_H
+#define PB_SWEEP_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_cli.h"
+#include "pb_cpusets.h"
+#include "pb_model.h"
+#include "pb_sweep.h"
+#include "pb_vec.h"
+
+#define PB_SWEEP_MAX_SCHED 16
+
+/* What to measure: the options, defaults applied. The lists are the caller's (they outlive the run). */
+typedef struct pb_sweep_plan {
+    const char *prog;                 /* heads the warnings on stderr */
+    const pb_model *model;
+    kern_variant variant;
+    const pb_topo *topo;              /* the live machine */
+    const pb_cpusets *sets;
+    const pb_list *formats, *policies, *glues, *threads, *batches;
+    size_t chunk[PB_SWEEP_MAX_SCHED]; /* the schedules: 0 = static, k = dynamic:k */
+    int nsched;
+    int tokens, warmup, interval_ms, floor_passes;
+    unsigned spin_us;
+    uint64_t seed;
+    bool quick;                       /* shorter round trips */
+    const char *run_dir;              /* its memory_floor.csv, if any, names each block's read kernel */
+    int (*row)(void *ctx, const pb_sweep_row *r); /* each point as it ends: 0, or -1 with errno (it stops) */
+    void *ctx;
+} pb_sweep_plan;
+
+typedef struct pb_sweep_run {
+    pb_vec rows;                      /* pb_sweep_row, in measuring order */
+    float *ref[KERN_FORMAT_COUNT][KERN_BATCH_MAX + 1]; /* the first point's logits per format and batch */
+    int done, total;                  /* points, for the progress line */
+    uint64_t t0;
+} pb_sweep_run;
+
+/* --schedule's words: "static" or "dynamic:N" (1 <= N <= 1e9), comma-separated, into p->chunk / p->nsched.
+ * NULL: static. 0, or -1 with the reason (no head: the caller names the option) in err. */
+int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t errlen);
+
+/* Refuses a format whose weights would not fit: a width that is not a multiple of its block, or weights larger
+ * than half of MemAvailable (the run would swap, or push the rest of the machine out of the page cache). 0, or
+ * -1 with the line (naming --model and --format) in err. */
+int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen);
+
+/* Every point of the plan (see the top). 0, or -1 with the reason in err; run->rows holds what was measured
+ * either way. */
+int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen);
+
+/* Points whose last logits differed from the first point's of their format and batch. */
+int pb_sweep_run_unverified(const pb_sweep_run *run);
+
+void pb_sweep_run_free(pb_sweep_run *run);
+
+#endif
