@@ -10,6 +10,7 @@
 
 #include "pb_digest.h"
 #include "pb_report.h"
+#include "pb_runcheck.h"
 
 typedef struct report_job {
     const pb_rundata *rd;
@@ -41,12 +42,28 @@ static int draw_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
     return failed;
 }
 
+/* --check DIR: exit 0 when DIR matches the schemas, 1 with one line per problem, 2 when DIR is not a directory. */
+static int check_dir(const char *dir)
+{
+    int problems = pb_check_run_dir(stdout, dir);
+    if (problems > 0)
+        fprintf(stderr, "bench_report: %s: %d problem%s\n", dir, problems, problems == 1 ? "" : "s");
+    else if (problems == 0)
+        printf("%s: every CSV matches its schema\n", dir);
+    return problems < 0 ? 2 : problems > 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_report [--no-plots] DIR\n"
                "  Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
                "  machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
                "  --no-plots  do not (re)draw plots; embed the PNGs already there\n"
+               "       bench_report --check DIR\n"
+               "  Checks DIR's CSVs against their schemas (header, rows, each cell; machine.csv's keys; every file\n"
+               "  of a harness that ran; no partial file): one line per problem, exit 1 on any, 0 when clean.\n"
+               "       bench_report --schema-md\n"
+               "  Prints the CSV columns as Markdown tables (README's \"CSV columns\").\n"
                "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
                "      DIR is not a run directory (none of those CSVs, nor a partial file of one)\n");
 }
@@ -61,6 +78,16 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "--no-plots") == 0) {
             draw = false;
+        } else if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--schema-md") == 0) {
+            bool check = argv[i][2] == 'c';
+            if (argc != (check ? 3 : 2) || i != 1) {
+                fprintf(stderr, "bench_report: %s stands alone (usage: bench_report %s)\n", argv[i],
+                        check ? "--check DIR" : "--schema-md");
+                return 2;
+            }
+            if (!check)
+                pb_schema_markdown(stdout);
+            return check ? check_dir(argv[2]) : 0;
         } else if (argv[i][0] == '-' || dir) {
             fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] DIR)\n", argv[i]);
             return 2;

@@ -1,27 +1,27 @@
 # cpu_util.gp — per-cpu utilisation of one run: a heatmap (time × cpu, 0–100 % busy) and the mean busy % per
 # cpu. Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there, for bench_cpu_util, bench_sweep
-# and bench_report; by hand: cd RUN_DIR && gnuplot PATH/plots/cpu_util.gp). Reads cpu_util.csv
-# (run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct; one row per cpu per interval, t_ms = the end of the
-# interval) and writes cpu_util_heatmap.png/.svg and cpu_util_mean.png/.svg. Names are fixed and relative: no
-# path is ever part of the script's text. pb_plot.c does not start it on a CSV without samples (stats would
+# and bench_report; by hand: cd RUN_DIR && gnuplot PATH/plots/cpu_util.gp). Reads cpu_util.csv (one row per cpu
+# per interval, t_ms = the end of the interval; columns read by name, as bench/io/pb_schema.h declares them) and
+# writes cpu_util_heatmap.png/.svg and cpu_util_mean.png/.svg. Names are fixed and relative: no path is ever part
+# of the script's text. pb_plot.c does not start it on a CSV without samples (stats would
 # stop with an error).
 csv = "cpu_util.csv"
 set datafile separator ","
 set datafile columnheaders
 
 # The interval is the first sample's end time (the sampler starts at 0), the cpu range the ids present.
-stats csv using 3:4 nooutput
+stats csv using "t_ms":"cpu" nooutput
 interval_ms = STATS_min_x
 cpu_min = STATS_min_y
 cpu_max = STATS_max_y
 # The host of the first sample, read as data (a host name is never part of a command).
 host = ""
-stats csv using (host = strcol(2), 0) every ::0::0 nooutput
+stats csv using (host = strcol("host"), 0) every ::0::0 nooutput
 
 # Mean busy % per cpu: the mean of its samples (the harness's table weighs by ticks, which agrees unless a
 # cpu came or went mid-run), tabulated first so the bars can carry their values.
 set table $means
-plot csv using 4:5 smooth unique
+plot csv using "cpu":"busy_pct" smooth unique
 unset table
 
 do for [fmt in "png svg"] {
@@ -41,7 +41,7 @@ do for [fmt in "png svg"] {
     set cblabel "busy %"
     set palette defined (0 "#ffffff", 20 "#fde0c5", 50 "#f59e4c", 80 "#d7301f", 100 "#7f0000")
     set style fill solid 1.0 noborder
-    plot csv using (($3 - interval_ms / 2) / 1000):4:(interval_ms / 2000.0):(0.5):5 \
+    plot csv using ((column("t_ms") - interval_ms / 2) / 1000):"cpu":(interval_ms / 2000.0):(0.5):"busy_pct" \
          with boxxyerror fillcolor palette notitle
 
     unset colorbox

@@ -62,7 +62,7 @@ typedef enum pb_cell_rule {
 
 #define PB_POOL_COLS(X)                                                                                             \
     PB_RUN_COLS(X)                                                                                                  \
-    X(policy, TEXT, "%s", "", NONE, "dispatch policy (spin, condvar, hybrid, spawn, omp; rt: the round trip)")      \
+    X(policy, TEXT, "%s", "", NONE, "dispatch policy (spin, condvar, hybrid, spawn, omp; pingpong: the round trip)") \
     X(threads, INT, "%lld", "", COUNT, "threads in the pool, the caller included")                                  \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(gap_us, INT, "%lld", "µs", FIGURE, "caller's serial busy work between dispatches")                            \

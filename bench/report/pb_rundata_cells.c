@@ -14,8 +14,9 @@ static const struct cell_rule {
     double min, max;
     bool integer;
     bool absent_ok;      /* nan or an empty field: not measured */
+    bool any;            /* text: every cell follows it */
 } cell_rules[] = {
-    [PB_CELL_NONE] = { .accepts = "text", .min = -HUGE_VAL, .max = HUGE_VAL, .absent_ok = true },
+    [PB_CELL_NONE] = { .accepts = "text", .any = true },
     [PB_CELL_COUNT] = { .accepts = "a positive integer", .min = 1, .max = 1e9, .integer = true },
     [PB_CELL_FIGURE] = { .accepts = "a finite number ≥ 0", .min = 0, .max = HUGE_VAL },
     [PB_CELL_OPTIONAL] = { .accepts = "a finite number ≥ 0, or nan or empty when not measured", .min = 0,
@@ -30,12 +31,18 @@ static bool blank(const char *s)
 static bool cell_ok(const struct cell_rule *r, const char *s)
 {
     double v;
+    if (r->any)
+        return true;
     if (pb_parse_num(s, &v) != 0)
         return r->absent_ok && blank(s);
     if (isnan(v))
         return r->absent_ok;
     return v >= r->min && v < r->max && (!r->integer || v == floor(v));
 }
+
+const char *pb_cell_accepts(pb_cell_rule rule) { return cell_rules[rule].accepts; }
+
+bool pb_cell_ok(pb_cell_rule rule, const char *s) { return cell_ok(&cell_rules[rule], s); }
 
 /* Notes the malformed cell (row r, column c) in s: the message is one line, the cell quoted printable. */
 static void note(pb_source *s, size_t r, int c, const struct cell_rule *rule)
