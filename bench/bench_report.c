@@ -53,6 +53,57 @@ static int check_dir(const char *dir)
     return problems < 0 ? 2 : problems > 0;
 }
 
+/* --header FILE: the schema's header line of a CSV kind by its file name (scripts/likwid_compare.sh writes its
+ * CSV with it). */
+static int print_header(const char *file)
+{
+    for (int k = 0; k < PB_SCHEMA_COUNT; k++)
+        if (strcmp(pb_schema_get((pb_kind)k)->file, file) == 0) {
+            printf("%s\n", pb_schema_header((pb_kind)k));
+            return 0;
+        }
+    fprintf(stderr, "bench_report: --header: '%s' is not a CSV a harness writes (likwid_compare.csv, sweep.csv, ...)\n",
+            file);
+    return 2;
+}
+
+/* --schema-md: README's "CSV columns" tables. */
+static int print_markdown(const char *unused)
+{
+    (void)unused;
+    pb_schema_markdown(stdout);
+    return 0;
+}
+
+/* The modes that stand alone, each with its argument or none. */
+static const struct schema_mode {
+    const char *name, *arg;
+    int (*run)(const char *arg);
+} schema_modes[] = {
+    { "--check", "DIR", check_dir },
+    { "--schema-md", NULL, print_markdown },
+    { "--header", "FILE", print_header },
+};
+
+static const struct schema_mode *schema_mode(const char *name)
+{
+    for (size_t i = 0; i < sizeof schema_modes / sizeof schema_modes[0]; i++)
+        if (strcmp(name, schema_modes[i].name) == 0)
+            return &schema_modes[i];
+    return NULL;
+}
+
+static int schema_main(int argc, char **argv)
+{
+    const struct schema_mode *m = schema_mode(argv[1]);
+    if (argc != (m->arg ? 3 : 2)) {
+        fprintf(stderr, "bench_report: %s stands alone (usage: bench_report %s%s%s)\n", m->name, m->name,
+                m->arg ? " " : "", m->arg ? m->arg : "");
+        return 2;
+    }
+    return m->run(argv[2]); /* argv[argc] is NULL: no argument */
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_report [--no-plots] DIR\n"
@@ -64,6 +115,8 @@ static void usage(FILE *f)
                "  of a harness that ran; no partial file): one line per problem, exit 1 on any, 0 when clean.\n"
                "       bench_report --schema-md\n"
                "  Prints the CSV columns as Markdown tables (README's \"CSV columns\").\n"
+               "       bench_report --header FILE\n"
+               "  Prints the header line of the CSV called FILE (likwid_compare.csv, ...).\n"
                "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
                "      DIR is not a run directory (none of those CSVs, nor a partial file of one)\n");
 }
@@ -78,16 +131,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "--no-plots") == 0) {
             draw = false;
-        } else if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--schema-md") == 0) {
-            bool check = argv[i][2] == 'c';
-            if (argc != (check ? 3 : 2) || i != 1) {
-                fprintf(stderr, "bench_report: %s stands alone (usage: bench_report %s)\n", argv[i],
-                        check ? "--check DIR" : "--schema-md");
-                return 2;
-            }
-            if (!check)
-                pb_schema_markdown(stdout);
-            return check ? check_dir(argv[2]) : 0;
+        } else if (i == 1 && schema_mode(argv[1])) {
+            return schema_main(argc, argv);
         } else if (argv[i][0] == '-' || dir) {
             fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] DIR)\n", argv[i]);
             return 2;

@@ -1,47 +1,30 @@
 #!/bin/sh
 # CI check of a `make report` run directory: sh scripts/check_run.sh RUN_DIR [BIN_DIR]
-# For every suite harness built in BIN_DIR (default build/bin): its CSVs are there, each with its header; every
-# PNG is non-empty and each drawn plot has its SVG; report.md has its sections and names no malformed CSV or
-# failed plot. Prints report.md's headline table. Exit 1 on the first problem list, 0 when all is well.
+# Every suite harness built in BIN_DIR (default build/bin) ran; bench_report --check finds every CSV as its schema
+# says (header, rows, cells, machine.csv's keys, every file of a harness that ran, no partial file); every PNG
+# is non-empty; report.md has its sections and names no malformed CSV or failed plot. Prints report.md's headline
+# table. Exit 1 on the first problem list, 0 when all is well.
 set -u
 dir=${1:?usage: check_run.sh RUN_DIR [BIN_DIR]}
 BIN=${2:-build/bin}
 bad=0
 fail() { echo "check: $*" >&2; bad=1; }
 
-# csv | columns its header must hold
-need_header() {
-    f="$dir/$1"
-    if [ ! -s "$f" ]; then
-        fail "$1 is missing or empty"
-        return
-    fi
-    head=$(head -n 1 "$f")
-    for col in $(echo "$2" | tr ',' ' '); do
-        case ",$head," in
-        *",$col,"*) ;;
-        *) fail "$1: header lacks column '$col' (header: $head)" ;;
-        esac
-    done
-    [ "$(wc -l <"$f")" -ge 2 ] || fail "$1 has a header but no rows"
+# harness | the CSV that shows it ran (the rest of its files, and every column, are bench_report --check's)
+ran() {
+    [ -x "$BIN/$1" ] || return 0
+    [ -e "$dir/$2" ] || fail "$2 is missing: $1 is built but did not run"
 }
-
-need_header machine.csv key,value
-[ -x "$BIN/bench_pool_overhead" ] && need_header pool_overhead.csv run_id,host,policy,threads,gap_us,job_ns,ns_batch_mean,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp
-if [ -x "$BIN/bench_memory_floor" ]; then
-    need_header memory_floor.csv run_id,host,op,kernel,threads,gbps_best,gbps_median,gbps_min,rt_ns,placement
-    need_header token_floor.csv run_id,host,model,format,threads,weight_bytes,ms_per_token,tok_per_s_ceiling
+ran bench_pool_overhead pool_overhead.csv
+ran bench_memory_floor memory_floor.csv
+ran bench_kernels kernels.csv
+ran bench_sweep sweep.csv
+ran bench_overlap overlap.csv
+if [ ! -x "$BIN/bench_report" ]; then
+    fail "$BIN/bench_report is not built: the CSVs are not checked"
+else
+    "$BIN/bench_report" --check "$dir" >&2 || fail "bench_report --check $dir found the problems above"
 fi
-[ -x "$BIN/bench_kernels" ] && need_header kernels.csv run_id,host,format,variant,threads,level,gbps_median
-if [ -x "$BIN/bench_sweep" ]; then
-    need_header sweep.csv run_id,host,model,format,policy,threads,tok_per_s,pct_of_floor
-    need_header cpu_util.csv run_id,host,cpu,busy_pct
-fi
-[ -x "$BIN/bench_overlap" ] && need_header overlap.csv run_id,host,mode,ratio,speedup,pct_of_ceiling
-
-for p in "$dir"/*.partial-*; do
-    [ -e "$p" ] && fail "${p##*/}: a harness was killed before it published this CSV"
-done
 
 npng=0
 for p in "$dir"/*.png; do

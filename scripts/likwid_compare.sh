@@ -8,8 +8,8 @@
 # load_sse, load_avx, load_avx512, load_mem), then bench_memory_floor --threads T --cpus <the cpus likwid used>
 # --size <size> over its read kernels. Rounds alternate the order (likwid first, then ours first), so a drift
 # of the machine's bandwidth does not always favour one side. Writes likwid_compare.csv (one row per kernel per
-# round: tool, kernel, threads, cpus (space-separated), GB/s; ours also median/best/min of its passes, round trip and placement
-# around it) and prints, per thread count, likwid's best against our one-stream kernels (what likwid's load
+# round: tool, kernel, threads, cpus (space-separated), GB/s; ours also median/best/min of its passes, round trip and
+# placement around it; its columns come from bench_report --header, and are filled and read here by name) and prints, per thread count, likwid's best against our one-stream kernels (what likwid's load
 # kernels do: one sequential stream per thread) and against our floor (the best of all our kernels, including
 # the 4-stream ones a decode's matvecs read with). GB/s = 1e9 B/s on both sides (likwid's MByte/s is 1e6 B/s).
 # likwid's figure is the mean rate over its whole run; ours are per-pass statistics: compare medians.
@@ -23,11 +23,12 @@ RUNDIR=""
 # its passes) and our floor (the best median of all read kernels).
 summary() { # csv
     awk -F, '
-    NR == 1 { next }
-    { key = $2 SUBSEP $1; th[$2] = 1; rd[$1] = 1 }
-    $4 == "likwid" && $6 > lk[key] { lk[key] = $6; lkk[key] = $5 }
-    $4 == "poolbench" && $5 !~ /-4s$/ && $7 > one[key] { one[key] = $7; onek[key] = $5 }
-    $4 == "poolbench" && $7 > fl[key] { fl[key] = $7; flk[key] = $5; pl[key] = $11 }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { t = $c["threads"]; r = $c["round"]; tool = $c["tool"]; kern = $c["kernel"]; med = $c["gbps_median"] }
+    { key = t SUBSEP r; th[t] = 1; rd[r] = 1 }
+    tool == "likwid" && $c["gbps"] > lk[key] { lk[key] = $c["gbps"]; lkk[key] = kern }
+    tool == "poolbench" && kern !~ /-4s$/ && med > one[key] { one[key] = med; onek[key] = kern }
+    tool == "poolbench" && med > fl[key] { fl[key] = med; flk[key] = kern; pl[key] = $c["placement"] }
     END {
         printf "%-7s %-5s %-6s %-22s %-26s %-26s\n", "threads", "round", "place", "likwid best GB/s", "ours one-stream (x likwid)", "ours floor (x likwid)"
         for (t = 1; t <= 1024; t++) if (t in th) for (r = 1; r <= 1000; r++) if (r in rd) {
@@ -60,6 +61,7 @@ case "$SIZE" in *[!0-9]* | "" | 0) fail "--size '$SIZE': give MiB from 1" ;; esa
 command -v likwid-bench >/dev/null 2>&1 || fail "likwid-bench not found: make deps-likwid (Debian package likwid)"
 BIN=${POOLBENCH_BIN:-build/bin}
 [ -x "$BIN/bench_memory_floor" ] || fail "$BIN/bench_memory_floor not built: make all"
+HEADER=$("$BIN/bench_report" --header likwid_compare.csv) || fail "$BIN/bench_report not built: make all"
 
 if [ -n "$RUNDIR" ]; then
     [ -d "$RUNDIR" ] || fail "--run-dir $RUNDIR is not a directory"
@@ -78,7 +80,23 @@ csv=$dir/likwid_compare.csv
 tmp=$(mktemp -d) || fail "mktemp failed"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 host=$(uname -n); host=${host%%.*}
-echo "round,threads,cpus,tool,kernel,gbps,gbps_median,gbps_best,gbps_min,rt_ns,placement" >"$tmp/rows"
+echo "$HEADER" >"$tmp/rows"
+
+# One row from NAME=VALUE arguments, in the header's order (a column not given is empty; a name the header lacks
+# is a bug here, and stops the script).
+row() {
+    awk -v hdr="$HEADER" 'BEGIN {
+        n = split(hdr, h, ","); for (i = 1; i <= n; i++) known[h[i]] = 1
+        for (a = 1; a < ARGC; a++) {
+            k = ARGV[a]; sub(/=.*/, "", k)
+            if (!(k in known)) { print "likwid_compare: no column " k " in " hdr > "/dev/stderr"; exit 1 }
+            v[k] = substr(ARGV[a], length(k) + 2)
+        }
+        for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? "," : ""), v[h[i]]
+        printf "\n"
+        exit
+    }' "$@"
+}
 
 # likwid-bench once: prints "gbps cpus" (cpus as likwid pinned them, comma-separated) or nothing on failure.
 likwid_run() { # kernel threads
@@ -93,7 +111,8 @@ likwid_round() { # round threads
         [ -n "$lk" ] || continue
         gbps=${lk%% *}
         cpus=${lk#* }
-        echo "$1,$2,$(echo "$cpus" | tr ',' ' '),likwid,$k,$gbps,,,,," >>"$tmp/rows"
+        row round="$1" threads="$2" cpus="$(echo "$cpus" | tr ',' ' ')" tool=likwid kernel="$k" gbps="$gbps" \
+            >>"$tmp/rows" || fail "cannot write a row"
         [ -n "$cpus" ] && echo "$cpus" >"$tmp/cpus.$2"
     done
 }
@@ -110,11 +129,17 @@ ours_round() { # round threads
             { sed -n '$p' "$tmp/ours.log" >&2; fail "bench_memory_floor failed at $2 threads"; }
         o=$o.2
     fi
-    awk -F, -v r="$1" -v t="$2" -v c="$(echo "$cpus" | tr ',' ' ')" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["op"] == "read" { printf "%s,%s,%s,poolbench,%s,%s,%s,%s,%s,%s,%s\n", r, t, c, $col["kernel"],
-            $col["gbps_median"], $col["gbps_median"], $col["gbps_best"], $col["gbps_min"], $col["rt_ns"], $col["placement"] }' \
-        "$o/memory_floor.csv" >>"$tmp/rows"
+    # memory_floor.csv's read rows as likwid_compare.csv's, column by name; gbps is the median, the figure
+    # comparable with likwid's
+    awk -F, -v hdr="$HEADER" -v r="$1" -v t="$2" -v c="$(echo "$cpus" | tr ',' ' ')" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n = split(hdr, h, ","); next }
+        $col["op"] == "read" {
+            delete v
+            v["round"] = r; v["threads"] = t; v["cpus"] = c; v["tool"] = "poolbench"; v["gbps"] = $col["gbps_median"]
+            for (i = 1; i <= n; i++) if (!(h[i] in v) && (h[i] in col)) v[h[i]] = $col[h[i]]
+            for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? "," : ""), v[h[i]]
+            printf "\n"
+        }' "$o/memory_floor.csv" >>"$tmp/rows"
 }
 
 # Every read kernel bench_memory_floor knows (its --help lists them), once for all rounds.

@@ -151,6 +151,8 @@ Test(schema, check_fresh_run_then_broken_ones, .timeout = 120)
     fresh_run(dir, sizeof dir);
     int rc = sh(out, sizeof out, "$B/bench_report --check %s/run", dir);
     cr_assert_eq(rc, 0, "a fresh run matches the schemas: %s", out);
+    rc = sh(out, sizeof out, "$B/bench_report %s/run >/dev/null && sh scripts/check_run.sh %s/run $B", dir, dir);
+    cr_expect_eq(rc, 0, "and passes CI's check_run.sh once reported: %s", out);
 
     edit(dir, "sweep.csv", "1s/,pct_of_floor,/,pct_floor,/");
     rc = sh(out, sizeof out, "$B/bench_report --check %s/run", dir);
@@ -168,6 +170,16 @@ Test(schema, check_fresh_run_then_broken_ones, .timeout = 120)
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check %s/nothing-here", dir), 2, "%s", out);
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check"), 2, "%s", out);
     tf_rmrf(dir);
+}
+
+/* scripts/likwid_compare.sh takes its header from here: the schema's, and an unknown file is bad usage. */
+Test(schema, header_option)
+{
+    char out[1024];
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --header likwid_compare.csv"), 0, "%s", out);
+    cr_expect(strncmp(out, pb_schema_header(PB_K_LIKWID), strlen(pb_schema_header(PB_K_LIKWID))) == 0 &&
+              strcmp(out + strlen(pb_schema_header(PB_K_LIKWID)), "\n") == 0, "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --header nosuch.csv"), 2, "%s", out);
 }
 
 /* ---------------------------------------------------------------- README */
