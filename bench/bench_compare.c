@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_cli.h"
 #include "pb_compare.h"
 #include "pb_plot.h"
 #include "pb_report.h"
 #include "pb_run.h"
+#include "pb_tuning.h"
 
 typedef struct cmp_job {
     const pb_compare *c;
@@ -29,54 +31,48 @@ static void free_runs(pb_compare *c)
     free(c->run);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: bench_compare DIR DIR [DIR...] --out DIR [--no-plots]\n"
-               "  Compares up to %d run directories: OUT/compare.md with the headline figures side by side and\n"
-               "  ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg} (plots/compare.gp).\n"
-               "  --out DIR    where to write; must not exist or be empty\n"
-               "  --no-plots   write the plot data but do not draw\n"
-               "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
-               "      that is not a run directory\n",
-            PB_CMP_RUNS);
-}
-
 typedef struct cmp_args {
     const char *dirs[PB_CMP_RUNS], *out;
     int n;
     bool draw;
 } cmp_args;
 
-/* The command line into a. 0: go on; -1: --help was answered (exit 0); 2: bad usage, said in one line. */
+/* The command line into a, through pb_cli (the run directories may come before, between or after the options;
+ * no POOLBENCH_* variable applies: this is no harness). 0: go on; -1: --help was answered (exit 0); 2: bad
+ * usage, said in one line. */
 static int parse_args(int argc, char **argv, cmp_args *a)
 {
     *a = (cmp_args){ .draw = true };
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (strcmp(argv[i], "--out") == 0 || strncmp(argv[i], "--out=", 6) == 0) {
-            /* as pb_cli reads values: a following "--x" is the next option, not this one's value */
-            if (argv[i][5] == '=')
-                a->out = argv[i] + 6;
-            else
-                a->out = i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0 ? argv[++i] : "";
-            if (!*a->out) {
-                fprintf(stderr, "bench_compare: --out: missing value (DIR, where to write)\n");
-                return 2;
-            }
-        } else if (strcmp(argv[i], "--no-plots") == 0) {
-            a->draw = false;
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "bench_compare: unknown option '%s' (accepted: --out DIR, --no-plots, --help)\n", argv[i]);
-            return 2;
-        } else if (a->n == PB_CMP_RUNS) {
-            fprintf(stderr, "bench_compare: more than %d run directories\n", PB_CMP_RUNS);
-            return 2;
-        } else {
-            a->dirs[a->n++] = argv[i];
-        }
+    bool no_plots = false;
+    const pb_opt opts[] = {
+        { .name = "out", .kind = PB_OPT_STRING, .dest = &a->out, .metavar = "DIR", .env = "",
+          .help = "where to write; must not exist or be empty" },
+        { .name = "no-plots", .kind = PB_OPT_FLAG, .dest = &no_plots, .env = "",
+          .help = "write the plot data but do not draw" },
+        { 0 },
+    };
+    const pb_cli cli = {
+        .prog = "bench_compare", .opts = opts, .interleaved = true, .usage_tail = "DIR DIR [DIR...] --out DIR",
+        .summary = "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures side by\n"
+                   "side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
+                   "(plots/compare.gp).\n"
+                   "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
+                   "      that is not a run directory",
+    };
+    char err[1024];
+    int first = argc, rc = pb_cli_parse(&cli, argc, argv, &first, err, sizeof err);
+    if (rc != 0) {
+        if (rc < 0)
+            fprintf(stderr, "%s\n", err);
+        return rc < 0 ? 2 : -1;
     }
+    a->draw = !no_plots;
+    if (argc - first > PB_CMP_RUNS) {
+        fprintf(stderr, "bench_compare: more than %d run directories\n", PB_CMP_RUNS);
+        return 2;
+    }
+    for (int i = first; i < argc; i++)
+        a->dirs[a->n++] = argv[i];
     if (a->n < 2 || !a->out) {
         fprintf(stderr, "bench_compare: needs at least two run directories and --out DIR "
                         "(usage: bench_compare DIR DIR [DIR...] --out DIR)\n");

@@ -386,6 +386,30 @@ Test(cli, positional_index)
     cr_assert_eq(f.first, 1);
 }
 
+/* bench_compare's "A B --out X": arguments between options move, in order, after them. */
+Test(cli, interleaved_arguments_move_after_the_options)
+{
+    fx f;
+    fx_init(&f, false);
+    f.cli.interleaved = true;
+    char *argv[] = { "bench_t", "a", "--iters", "5", "b", "--quick", "c", "--", "d", "--seed", NULL };
+    cr_assert_eq(parse_argv(&f, argv), 0, "%s", f.err);
+    cr_assert(f.iters == 5 && f.quick && f.seed == 0, "options before \"--\" only");
+    const char *want[] = { "a", "b", "c", "d", "--seed" };
+    cr_assert_eq(f.first, 10 - 5, "first argument at %d", f.first);
+    for (int i = 0; i < 5; i++)
+        cr_assert_str_eq(argv[f.first + i], want[i], "argument %d", i);
+    char *plain[] = { "bench_t", "x", "--out", "o", "y", NULL };
+    cr_assert_eq(parse_argv(&f, plain), 0, "%s", f.err);
+    cr_assert(f.first == 3 && strcmp(plain[3], "x") == 0 && strcmp(plain[4], "y") == 0 && strcmp(f.out, "o") == 0);
+    char *last[] = { "bench_t", "x", "y", "--out", NULL };
+    cr_assert_eq(parse_argv(&f, last), -1, "an argument moved past the options is no option's value");
+    cr_assert(strstr(f.err, "--out: missing value"), "%s", f.err);
+    char *bad[] = { "bench_t", "x", "--bogus", NULL };
+    cr_assert_eq(parse_argv(&f, bad), -1, "an unknown option after an argument is still an error");
+    cr_assert(strstr(f.err, "--bogus"), "%s", f.err);
+}
+
 /* ---- environment ------------------------------------------------------------------------------------- */
 
 Test(cli, env_sets_value)

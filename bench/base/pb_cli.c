@@ -513,6 +513,59 @@ static int apply_env(const pb_cli *cli, char **argv, const bool *seen, char *err
     return 0;
 }
 
+/* Reverses argv[lo..hi). */
+static void reverse(char **argv, int lo, int hi)
+{
+    for (hi--; lo < hi; lo++, hi--) {
+        char *t = argv[lo];
+        argv[lo] = argv[hi];
+        argv[hi] = t;
+    }
+}
+
+/* Rotates argv[lo..hi) so that argv[mid..hi) comes first, each part in its order. */
+static void rotate(char **argv, int lo, int mid, int hi)
+{
+    reverse(argv, lo, mid);
+    reverse(argv, mid, hi);
+    reverse(argv, lo, hi);
+}
+
+/* The options of argv, from argv[1]. *first: the first positional argument's index. With cli->interleaved a
+ * positional met between options is moved past the ones left (the options move up one) and the parse goes on:
+ * argv[*first..argc) then holds every positional, in the order given. 0, 1 after --help, or -1 with err. */
+static int parse_args(const pb_cli *cli, int argc, char **argv, bool *seen, int *first, char *err, size_t errlen)
+{
+    const char *prog = prog_of(cli, argv);
+    int i = 1, end = argc; /* argv[end..argc): the positionals moved so far */
+    for (; i < end; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            rotate(argv, i + 1, end, argc); /* those moved came before the ones after "--" */
+            *first = i + 1;
+            return 0;
+        }
+        if ((a[0] != '-' || a[1] == '\0') && !cli->interleaved)
+            break; /* the first positional ("-" alone is one, by the stdin convention) */
+        if (a[0] != '-' || a[1] == '\0') {
+            rotate(argv, i, i + 1, argc);
+            end--;
+            i--;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            print_help(cli, argv, stdout);
+            return 1;
+        }
+        if (a[1] != '-')
+            return pb_errf(err, errlen, "%s: unknown option '%s' (see %s --help)", prog, a, prog);
+        if (parse_option(cli, end, argv, &i, seen, err, errlen) < 0) /* a value never comes from those moved */
+            return -1;
+    }
+    *first = i;
+    return 0;
+}
+
 int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen)
 {
     bool seen[PB_CLI_MAX_OPTS] = { false };
@@ -522,25 +575,10 @@ int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional
         err = local, errlen = sizeof local;
     if (count_opts(cli->opts) > PB_CLI_MAX_OPTS)
         return pb_errf(err, errlen, "%s: more than %d options in the table", prog, PB_CLI_MAX_OPTS);
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0')
-            break; /* the first positional ("-" alone is one, by the stdin convention) */
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            print_help(cli, argv, stdout);
-            return 1;
-        }
-        if (a[1] != '-')
-            return pb_errf(err, errlen, "%s: unknown option '%s' (see %s --help)", prog, a, prog);
-        if (parse_option(cli, argc, argv, &i, seen, err, errlen) < 0)
-            return -1;
-    }
-    if (i < argc && !cli->positional)
+    int i = argc, rc = parse_args(cli, argc, argv, seen, &i, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (i < argc && !cli->positional && !cli->interleaved)
         return pb_errf(err, errlen, "%s: unexpected argument '%s' (see %s --help)", prog, argv[i], prog);
     if (apply_env(cli, argv, seen, err, errlen) < 0)
         return -1;

@@ -20,7 +20,8 @@
  * Details the table relies on:
  *  - A repeated option: the last one wins. A flag takes no value ("--quick=1" is an error); "-h" = "--help".
  *  - With .positional, options end at "--" or at the first argument not starting with '-' ("-" alone is an
- *    argument); without it, any argument left over is an error.
+ *    argument); with .interleaved, only at "--": arguments may come between options, and argv is reordered
+ *    (options first, then the arguments in their order); without either, any argument left over is an error.
  *  - A value may not be empty; "--name VALUE" does not take a VALUE that starts with "--" (missing value).
  *  - An empty environment variable counts as unset; a flag's variable takes 1/0, yes/no, true/false, on/off.
  *    An option given on the command line ignores its variable, even a bad one. An error about a value that
@@ -85,6 +86,8 @@ typedef struct pb_cli {
     const char *usage_tail; /* after "[options]" in the usage line, e.g. "-- CMD [ARGS...]"; may be NULL */
     const pb_opt *opts;
     bool positional;        /* accepts arguments after the options (a "--" is then optional) */
+    bool interleaved;       /* accepts arguments anywhere among the options ("A B --out X", GNU getopt's way):
+                             * pb_cli_parse moves them, in order, after the options in argv */
 } pb_cli;
 
 /* Parses argv: 0; 1 after --help was printed to stdout (the main then exits 0); or -1 with the one-line error

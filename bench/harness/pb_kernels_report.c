@@ -1,0 +1,98 @@
+/* pb_kernels_report.c — see pb_kernels_report.h. */
+#include "pb_kernels_report.h"
+
+#include <math.h>
+
+#include "pb_schema.h"
+#include "pb_tuning.h"
+
+#define MIB (1024.0 * 1024.0)
+
+void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
+{
+    const pb_kbr_report *k = ctx;
+    const pb_value v[PB_KERNELS_NCOLS] = {
+        [PB_KERNELS_run_id].s = k->run->run_id, [PB_KERNELS_host].s = k->run->host,
+        [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_variant_name(r->r.ran),
+        [PB_KERNELS_rows].i = (long long)r->pt.rows, [PB_KERNELS_cols].i = (long long)r->pt.cols,
+        [PB_KERNELS_batch].i = r->pt.batch, [PB_KERNELS_threads].i = r->threads, [PB_KERNELS_bytes].u = r->bytes,
+        [PB_KERNELS_level].s = pb_kbench_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,
+        [PB_KERNELS_gbps_median].d = r->r.gbps.median, [PB_KERNELS_gbps_max].d = r->r.gbps.max,
+        [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
+    };
+    pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
+}
+
+static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
+{
+    const pb_kbr_sizes *s = &p->sizes;
+    fprintf(f, "\nworking sets: l2 %.2f MiB per thread (half of %.0f KiB), l3 %.1f MiB (half of %.0f MiB%s), "
+               "dram %.0f MiB; %zu columns\n",
+            (double)s->l2 / 2 / MIB, (double)s->l2 / 1024, (double)s->l3 / 2 / MIB, (double)s->l3 / MIB,
+            s->l3_guessed ? ", assumed" : "", (double)s->dram / MIB, p->cols);
+    if (s->l3_guessed)
+        fprintf(f, "***WARNING*** hwloc reports an L3 over %llu MiB per instance under a hypervisor, which is the "
+                   "host's total; %llu MiB assumed (set --l3-kib)\n",
+                PB_KBR_L3_IMPLAUSIBLE >> 20, PB_KBR_L3_ASSUMED >> 20);
+}
+
+static void kbr_print_points(FILE *f, const pb_kbr_run *run)
+{
+    fprintf(f, "\n%-6s %-7s %-5s %3s %5s %9s %9s %17s %9s %9s %7s\n", "format", "variant", "level", "thr", "batch",
+            "MiB", "GB/s", "(min-max)", "Gop/s", "ns/row", "x_read");
+    for (int i = 0; i < run->nrows; i++) {
+        const pb_kbr_row *r = &run->rows[i];
+        bool noisy = r->r.gbps.spread > PB_NOISY_SPREAD;
+        char ratio[16] = "-";
+        if (!isnan(r->read_gbps))
+            snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
+        fprintf(f, "%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.1f %7s%s\n",
+                kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), pb_kbench_level_names[r->pt.level],
+                r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
+                r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
+    }
+    fprintf(f, "\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
+               "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same\n"
+               "buffer, measured just before each point (the memory floor side by side: a vCPU move between runs\n"
+               "cannot skew the ratio).\n",
+            run->read_kernel ? run->read_kernel : "-");
+}
+
+/* One (format, variant) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
+static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run, kern_format fmt,
+                                    kern_variant v)
+{
+    fprintf(f, "%-6s %-7s", kern_format_names[fmt], kern_variant_name(v));
+    for (int l = 0; l < p->levels->n; l++) {
+        const pb_kbr_row *r = pb_kbr_find(run, fmt, v, (pb_kbench_level)p->levels->v[l], 1, 1);
+        if (r)
+            fprintf(f, " %8.2f", r->r.gbps.median);
+        else
+            fprintf(f, " %8s", "-");
+    }
+    const pb_kbr_row *d = pb_kbr_find(run, fmt, v, PB_KB_DRAM, 1, 1);
+    if (d && !isnan(d->read_gbps))
+        fprintf(f, " %7.0f%%", 100 * d->r.gbps.median / d->read_gbps);
+    fprintf(f, "\n");
+}
+
+void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
+{
+    kbr_print_sizes(f, p);
+    kbr_print_points(f, run);
+    fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-7s", "format", "variant");
+    for (int l = 0; l < p->levels->n; l++)
+        fprintf(f, " %8s", pb_kbench_level_names[p->levels->v[l]]);
+    fprintf(f, " %8s\n", "x_read");
+    for (int i = 0; i < p->formats->n; i++)
+        for (int v = 0; v < p->variants->n; v++)
+            kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]);
+    fprintf(f, "\nactivation quantization, once per matvec and not in the GB/s above (ns per %zu-value row):",
+            p->cols);
+    for (int i = 0; i < p->formats->n; i++) {
+        double ns = run->act_ns[p->formats->v[i]]; /* 0: the run stopped before this format */
+        if (ns > 0)
+            fprintf(f, " %s %.0f", kern_format_names[p->formats->v[i]], ns);
+    }
+    fprintf(f, "\n");
+}

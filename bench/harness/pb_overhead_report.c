@@ -1,0 +1,55 @@
+/* pb_overhead_report.c — see pb_overhead_report.h. */
+#include "pb_overhead_report.h"
+
+#include "pb_placement.h"
+#include "pb_schema.h"
+#include "pb_tuning.h"
+
+static void po_write_row(pb_po_report *r, const pb_po_plan *p, const pb_po_row *row)
+{
+    char cpus[256];
+    pb_cpus_text(p->cpus, p->ncpus, row->kind < 0 ? 2 : row->threads, cpus, sizeof cpus);
+    const pb_value v[PB_POOL_NCOLS] = {
+        [PB_POOL_run_id].s = r->run->run_id, [PB_POOL_host].s = r->run->host,
+        [PB_POOL_policy].s = pb_po_kind_name(row->kind), [PB_POOL_threads].i = row->threads, [PB_POOL_cpus].s = cpus,
+        [PB_POOL_gap_us].i = row->gap_us, [PB_POOL_job_ns].i = row->job_ns,
+        [PB_POOL_spin_us].i = row->kind == POOL_HYBRID ? p->spin_us : 0,
+        [PB_POOL_reps].i = row->kind < 0 ? PB_PO_RT_BATCHES : p->reps, [PB_POOL_k].i = row->r.k,
+        [PB_POOL_ns_min].d = row->r.samples.min, [PB_POOL_ns_median].d = row->r.samples.median,
+        [PB_POOL_ns_p90].d = row->r.samples.p90, [PB_POOL_ns_p99].d = row->r.samples.p99,
+        [PB_POOL_ns_max].d = row->r.samples.max, [PB_POOL_ns_batch_mean].d = row->r.batch_mean_ns,
+        [PB_POOL_ns_batch_min].d = row->r.batches.min, [PB_POOL_ns_batch_max].d = row->r.batches.max,
+        [PB_POOL_rt_ns_before].d = row->rt_before, [PB_POOL_rt_ns_after].d = row->rt_after,
+        [PB_POOL_placement].s = row->placement, [PB_POOL_ratio_to_rt].d = row->ratio_to_rt,
+        [PB_POOL_ratio_to_omp].d = row->ratio_to_omp,
+    };
+    pb_csv_values(r->csv, pb_schema_get(PB_K_POOL), v);
+}
+
+void pb_po_write_rows(pb_po_report *r, const pb_po_run *run)
+{
+    for (; r->written < run->rows.n; r->written++)
+        po_write_row(r, run->p, PB_VEC_AT(&run->rows, pb_po_row, r->written));
+}
+
+void pb_po_print_table(FILE *f, const pb_po_run *run)
+{
+    const pb_po_plan *p = run->p;
+    fprintf(f, "\n%-8s %3s %6s %7s %11s %11s %11s %9s %6s %8s %8s\n", "policy", "thr", "gap_us", "job_ns",
+            "batch_ns", "median_ns", "p99_ns", "rt_ns", "place", "x_rt", "x_omp");
+    for (int t = 0; t < p->threads->n; t++) {
+        for (size_t i = 0; i < run->rows.n; i++) {
+            const pb_po_row *r = PB_VEC_AT(&run->rows, pb_po_row, i);
+            if (r->kind < 0 || r->threads != p->threads->v[t])
+                continue;
+            double rt = (r->rt_before + r->rt_after) / 2;
+            bool noisy = r->r.batches.spread > PB_NOISY_SPREAD;
+            fprintf(f, "%-8s %3d %6u %7u %11.1f %11.1f %11.1f %9.1f %6s %8.2f %8.3f%s\n", pb_po_kind_name(r->kind),
+                    r->threads, r->gap_us, r->job_ns, r->r.batch_mean_ns, r->r.samples.median, r->r.samples.p99, rt,
+                    r->placement, r->ratio_to_rt, r->ratio_to_omp, noisy ? PB_NOISY_NOTE : "");
+        }
+    }
+    fprintf(f, "\nbatch_ns: median over %d batches of the mean dispatch in a batch; x_rt: batch_ns / the same block's "
+               "round trip (mean of before and after); x_omp: batch_ns / omp's at the same threads, gap and job.\n",
+            p->reps);
+}

@@ -1,0 +1,223 @@
+/* pb_kernels_run.c — see pb_kernels_run.h. */
+#include "pb_kernels_run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_err.h"
+#include "pb_progress.h"
+#include "pb_stop.h"
+#include "pb_time.h"
+
+#define MIB (1024.0 * 1024.0)
+/* DRAM samples are windows of up to this many bytes (a few ms of streaming): long enough that the prefetcher's
+ * ramp at a window's start and the timer do not show. */
+#define DRAM_WINDOW(p) ((size_t)((p)->quick ? 16 : 32) << 20)
+
+/* ---------------------------------------------------------------- sizes */
+
+/* A cache level's size per instance from hwloc (pb_topo), its total in *total. 0 when there is no such level. */
+static uint64_t topo_cache(const pb_topo *t, int level, uint64_t *total)
+{
+    for (int i = 0; i < t->ncaches; i++) {
+        if (t->cache[i].level == level) {
+            *total = t->cache[i].total_bytes;
+            return t->cache[i].bytes[0];
+        }
+    }
+    *total = 0;
+    return 0;
+}
+
+void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick)
+{
+    uint64_t l2_total;
+    *s = (pb_kbr_sizes){ .l2 = l2_kib ? (uint64_t)l2_kib << 10 : topo_cache(t, 2, &l2_total) };
+    if (s->l2 == 0)
+        s->l2 = 256u << 10;
+    s->l3 = topo_cache(t, 3, &s->l3_total);
+    uint64_t instances = s->l3 ? s->l3_total / s->l3 : 1;
+    if (l3_kib) {
+        s->l3 = (uint64_t)l3_kib << 10;
+    } else if (m->hypervisor && s->l3 > PB_KBR_L3_IMPLAUSIBLE) {
+        s->l3 = PB_KBR_L3_ASSUMED;
+        s->l3_guessed = true;
+    }
+    s->l3_total = s->l3 * (instances ? instances : 1);
+    uint64_t floor = (uint64_t)(quick ? 128 : 256) << 20;
+    uint64_t want = (quick ? 2 : 4) * (s->l3_total ? s->l3_total : s->l2 * 8);
+    s->dram = want > floor ? want : floor;
+    if (m->memory && s->dram > m->memory / 4)
+        s->dram = m->memory / 4;
+}
+
+static uint64_t level_bytes(const pb_kbr_sizes *s, pb_kbench_level level, int threads)
+{
+    switch (level) {
+    case PB_KB_L2:
+        return s->l2 / 2 * (uint64_t)threads;
+    case PB_KB_L3:
+        return s->l3 / 2;
+    default:
+        return s->dram;
+    }
+}
+
+int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen)
+{
+    char why[512];
+    for (int f = 0; f < p->formats->n; f++)
+        for (int v = 0; v < p->variants->n; v++)
+            if (pb_kbench_verify((kern_format)p->formats->v[f], (kern_variant)p->variants->v[v], p->cols, why,
+                                 sizeof why) != 0)
+                return pb_errf(err, errlen, "verification failed: %s", why);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- points */
+
+/* One point: the weights already in buf (rows of pt.fmt); its row measured, kept and handed to the caller. */
+static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
+                     int threads, char *err, size_t errlen)
+{
+    pb_kbr_row *row = &run->rows[run->nrows];
+    row->threads = threads;
+    row->read_gbps = NAN;
+    if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) /* the floor just before */
+        row->read_gbps = pb_kbench_read_gbps(buf, pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols),
+                                             DRAM_WINDOW(p), p->budget_ms / 1e3, p->quick ? 3 : 5, &run->read_kernel);
+    pt.pool = threads > 1 ? pl : NULL;
+    pt.window_bytes = pt.level == PB_KB_DRAM ? DRAM_WINDOW(p) : (size_t)8 << 20;
+    pt.budget_s = p->budget_ms / 1e3;
+    pt.min_samples = p->quick ? 3 : 5;
+    pt.max_samples = 1000;
+    pt.min_sample_us = pt.level == PB_KB_DRAM ? 1000 : p->quick ? 100 : 200;
+    row->pt = pt;
+    row->bytes = kern_format_matrix_bytes(pt.fmt, pt.rows, pt.cols);
+    char what[64];
+    snprintf(what, sizeof what, "%s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
+             kern_variant_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
+    pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
+    if (pb_kbench_measure(buf, &row->pt, &row->r) != 0)
+        return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
+    p->row(p->ctx, row);
+    run->nrows++;
+    return 0;
+}
+
+/* Every variant x batch at one (format, level, threads). */
+static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
+                     pb_kbench_level level, int threads, char *err, size_t errlen)
+{
+    size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
+    for (int v = 0; v < p->variants->n; v++)
+        for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
+            pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)p->variants->v[v], .level = level,
+                                   .cols = p->cols, .rows = rows, .batch = (int)p->batches->v[b] };
+            if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- pools and formats */
+
+/* A pool of `threads` pinned in the plan's order (POOLBENCH_POLICY and friends apply), or NULL with err. */
+static pool *kbr_pool(const pb_kbr_plan *p, int threads, char *err, size_t errlen)
+{
+    char why[256];
+    pool_config cfg = pool_config_default();
+    if (pool_config_from_env(&cfg, why, sizeof why) != 0) {
+        pb_errf(err, errlen, "%s", why);
+        return NULL;
+    }
+    int cpus[POOL_MAX_THREADS];
+    for (int i = 0; i < threads; i++)
+        cpus[i] = p->cpus[i % p->ncpus];
+    cfg.threads = threads;
+    cfg.cpus = cpus;
+    pool *pl = pool_create(&cfg);
+    if (!pl)
+        pb_errf(err, errlen, "a pool of %d threads: %s", threads, strerror(errno));
+    return pl;
+}
+
+/* Every level x thread count of one format. The pools live together: the caller is bound to one's cpus[0] for
+ * its block only. */
+static int kbr_format(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool **pools, kern_format fmt,
+                      char *err, size_t errlen)
+{
+    for (int l = 0; l < p->levels->n; l++)
+        for (int t = 0; t < p->threads->n && !pb_stop_signal(); t++) {
+            if (pool_bind_caller(pools[t]) != 0)
+                return pb_errf(err, errlen, "binding to cpu %d: %s", p->cpus[0], strerror(errno));
+            int rc = kbr_block(run, p, buf, pools[t], fmt, (pb_kbench_level)p->levels->v[l],
+                               (int)p->threads->v[t], err, errlen);
+            pool_unbind_caller(pools[t]);
+            if (rc != 0)
+                return -1;
+        }
+    if (!pb_stop_signal())
+        run->act_ns[fmt] = pb_kbench_act_ns(fmt, p->cols);
+    return 0;
+}
+
+/* The largest working set any point needs: the buffer's size. */
+static uint64_t kbr_cap(const pb_kbr_plan *p)
+{
+    uint64_t cap = 0;
+    for (int l = 0; l < p->levels->n; l++)
+        for (int t = 0; t < p->threads->n; t++) {
+            uint64_t b = level_bytes(&p->sizes, (pb_kbench_level)p->levels->v[l], (int)p->threads->v[t]);
+            cap = b > cap ? b : cap;
+        }
+    return cap;
+}
+
+int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errlen)
+{
+    int nt = p->threads->n;
+    memset(run, 0, sizeof *run);
+    run->total = p->formats->n * p->levels->n * nt * p->variants->n * p->batches->n;
+    run->rows = calloc((size_t)run->total, sizeof *run->rows);
+    pool **pools = calloc((size_t)nt, sizeof *pools);
+    uint64_t cap = kbr_cap(p);
+    pb_kbench_buf buf;
+    if (!pools || !run->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
+        free(pools);
+        return pb_errf(err, errlen, "%.0f MiB of weights: %s", (double)cap / MIB, strerror(errno));
+    }
+    int rc = 0;
+    for (int t = 0; t < nt && rc == 0; t++)
+        rc = (pools[t] = kbr_pool(p, (int)p->threads->v[t], err, errlen)) ? 0 : -1;
+    run->t0 = pb_now_ns();
+    for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)
+        rc = kbr_format(run, p, &buf, pools, (kern_format)p->formats->v[f], err, errlen);
+    pb_progress_done(run->nrows, "points", run->t0);
+    for (int t = 0; t < nt; t++)
+        if (pools[t])
+            pool_destroy(pools[t]);
+    free(pools);
+    pb_kbench_buf_free(&buf);
+    return rc;
+}
+
+const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_variant v, pb_kbench_level level,
+                              int threads, int batch)
+{
+    for (int i = 0; i < run->nrows; i++) {
+        const pb_kbr_row *r = &run->rows[i];
+        if (r->pt.fmt == f && r->pt.variant == v && r->pt.level == level && r->threads == threads &&
+            r->pt.batch == batch)
+            return r;
+    }
+    return NULL;
+}
+
+void pb_kbr_free(pb_kbr_run *run)
+{
+    free(run->rows);
+    run->rows = NULL;
+}

@@ -1,0 +1,77 @@
+/* pb_kernels_run.h — bench_kernels' measuring loop: the roofline of the matvec kernels. Working sets in L2 (half
+ * an L2 per thread), L3 (half an L3 instance) and DRAM, sized from hwloc's caches (or the options); one pool per
+ * thread count, all alive together, the caller bound to one's cpus for its block only; for every format x level x
+ * threads a buffer of weights, then every variant x batch a point (pb_kbench_measure), each row handed to the
+ * caller as it is measured. Before any timing every (format, variant) is checked against the scalar oracle.
+ *
+ * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept; a
+ * signal (pb_stop_signal) ends the loop at the next point with 0. */
+#ifndef PB_KERNELS_RUN_H
+#define PB_KERNELS_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_cli.h"
+#include "pb_kbench.h"
+#include "pb_machine.h"
+#include "pb_topo.h"
+
+/* An L3 instance larger than this, seen under a hypervisor, is the host's total, not what a vCPU owns. */
+#define PB_KBR_L3_IMPLAUSIBLE (256ull << 20)
+#define PB_KBR_L3_ASSUMED (32ull << 20)
+
+/* One point, one row of kernels.csv. */
+typedef struct pb_kbr_row {
+    pb_kbench_point pt;
+    int threads;
+    uint64_t bytes;
+    pb_kbench_result r;
+    double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
+} pb_kbr_row;
+
+/* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
+typedef struct pb_kbr_sizes {
+    uint64_t l2, l3, l3_total, dram;
+    bool l3_guessed; /* the L3 was implausible (a hypervisor's host total): PB_KBR_L3_ASSUMED instead */
+} pb_kbr_sizes;
+
+/* What to measure: the options, defaults applied (the caller's lists, alive for the run). */
+typedef struct pb_kbr_plan {
+    const pb_list *formats, *variants, *levels, *threads, *batches;
+    size_t cols;
+    double budget_ms;
+    bool quick;
+    const int *cpus; /* pinning order, one thread per core first; threads wrap around it */
+    int ncpus;
+    pb_kbr_sizes sizes;
+    void (*row)(void *ctx, const pb_kbr_row *r); /* each point's row as it is measured */
+    void *ctx;
+} pb_kbr_plan;
+
+typedef struct pb_kbr_run {
+    pb_kbr_row *rows;
+    int nrows, total;
+    double act_ns[KERN_FORMAT_COUNT]; /* activation quantization per row, per format measured (0: not reached) */
+    const char *read_kernel;          /* pb_memread's kernel behind read_gbps */
+    uint64_t t0;
+} pb_kbr_run;
+
+/* The working sets from the topology and the machine (its hypervisor and memory), or the options' sizes
+ * (l2_kib, l3_kib: 0 = hwloc's). */
+void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick);
+
+/* The scalar kernel is the oracle: a (format, variant) that disagrees is not worth timing. 0, or -1 with err. */
+int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen);
+
+/* Every point of the plan (see the top). 0, or -1 with err. */
+int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errlen);
+
+/* The row of (f, v, level, threads, batch), NULL when it was not measured. */
+const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_variant v, pb_kbench_level level,
+                              int threads, int batch);
+
+void pb_kbr_free(pb_kbr_run *run);
+
+#endif

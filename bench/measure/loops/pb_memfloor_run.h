@@ -1,0 +1,101 @@
+/* pb_memfloor_run.h — bench_memory_floor's measuring loop. One block per thread count: a spin pool pinned to the
+ * placement, a fresh buffer first-touched by its threads, every selected kernel (pb_mf_measure), the round trip
+ * between the set's first two cpus before and after (a block's rows are complete, placement and all, when it
+ * returns: the caller writes them then). At the end, the floor per thread count (the best read kernel's best
+ * pass) and the per-token floor it sets for every model preset and format.
+ *
+ * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept; a
+ * signal (pb_stop_signal) ends a block at the next kernel with 0. */
+#ifndef PB_MEMFLOOR_RUN_H
+#define PB_MEMFLOOR_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_cli.h"
+#include "pb_memfloor.h"
+#include "pb_memread.h"
+#include "pb_model.h"
+#include "pb_topo.h"
+
+#define PB_MFR_MAX_KERNS 32
+
+/* One measured point (one row of memory_floor.csv). */
+typedef struct pb_mfr_row {
+    pb_mf_point pt;
+    uint64_t thp_bytes;
+    double rt_before, rt_after;
+    char placement[8];
+    char cpus[256];
+} pb_mfr_row;
+
+/* The floor at one thread count: the best read kernel's best pass. */
+typedef struct pb_mfr_floor {
+    int threads;
+    double gbps;
+    const pb_memkern *kern;
+    char placement[8];
+} pb_mfr_floor;
+
+/* One row of token_floor.csv. */
+typedef struct pb_mfr_token {
+    const pb_model *model;
+    kern_format format;
+    uint64_t weight_bytes;
+    const pb_mfr_floor *floor;
+    double ms_per_token, tok_per_s;
+} pb_mfr_token;
+
+/* What to measure: the options, checked and defaulted. */
+typedef struct pb_mfr_plan {
+    const char *prog;                         /* heads the lines on stderr */
+    const pb_topo *topo;
+    const pb_cpulist *set;                    /* --cpus, logical order: placements are taken from it */
+    const pb_memkern *kerns[PB_MFR_MAX_KERNS]; /* in table order (reads, copies, writes) */
+    int nkerns;
+    const pb_list *threads;
+    uint64_t size_mib;
+    int passes;
+    bool quick, no_thp;
+} pb_mfr_plan;
+
+typedef struct pb_mfr_run {
+    const pb_mfr_plan *p;
+    pb_mfr_row *rows;                 /* threads x kernels at most */
+    int nrows;
+    pb_mfr_floor floors[PB_LIST_MAX];
+    int nfloors;
+    pb_mfr_token *tokens;             /* model x format x floor */
+    int ntokens;
+    bool invalid;                     /* a pass's byte sum was wrong: no row is a result */
+    int done, total;                  /* points, for the progress line */
+    uint64_t t0;
+    pb_mf_ctx ctx;                    /* the thread count being measured (64 KiB of per-thread slots) */
+} pb_mfr_run;
+
+/* --kernel's list (empty or "all": every kernel this CPU has, else each must run here) into p->kerns. 0, or -1
+ * with the line ("--kernel NAME: this CPU lacks ...") in err. */
+int pb_mfr_pick_kernels(pb_mfr_plan *p, pb_list *kernels, char *err, size_t errlen);
+
+/* The last-level cache one thread's reads can hit: the largest instance above any kind's first PU. Not the sum
+ * over instances: VMs often report the host's whole L3 once per vCPU (here hwloc sees 2 x 508 MB on a chiplet of
+ * 32 MiB), and a sum would double what is already too large. 0 when hwloc knows no cache. */
+uint64_t pb_mfr_llc_bytes(const pb_topo *t);
+
+/* 0, or -1 with err (the rows cannot be held). */
+int pb_mfr_begin(pb_mfr_run *run, const pb_mfr_plan *p, char *err, size_t errlen);
+
+/* One thread count's block. 0, or -1 with err (the rows it measured before the failure are complete all the
+ * same). */
+int pb_mfr_block(pb_mfr_run *run, int threads, char *err, size_t errlen);
+
+/* The floors and token floors from the rows measured. 0, or -1 with err. */
+int pb_mfr_derive(pb_mfr_run *run, char *err, size_t errlen);
+
+/* The row is its thread count's floor. */
+bool pb_mfr_is_floor(const pb_mfr_run *run, const pb_mfr_row *row);
+
+void pb_mfr_free(pb_mfr_run *run);
+
+#endif

@@ -1,0 +1,61 @@
+/* pb_overhead_run.h — bench_pool_overhead's measuring loop. Per thread count, one block per policy: the round
+ * trip between the first two cpus (a pingpong row), every gap x job point (pb_dispatch_cost), the round trip
+ * again; each point's ratio_to_rt is against the mean of the two, its placement near/far/mixed from them. Once
+ * a thread count's blocks are done, each point gets ratio_to_omp (omp's point at the same threads, gap and job):
+ * its rows are complete then, and the caller writes them.
+ *
+ * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept; a
+ * signal (pb_stop_signal) ends the loop at the next point with 0. */
+#ifndef PB_OVERHEAD_RUN_H
+#define PB_OVERHEAD_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_cli.h"
+#include "pb_dispatch_cost.h"
+#include "pb_vec.h"
+
+#define PB_PO_RT_BATCHES 11 /* a pingpong row's batches: its "reps" */
+#define PB_PO_RT_ITERS 20000
+
+/* One row of pool_overhead.csv: a dispatch point, or a round trip (kind -1, pingpong). */
+typedef struct pb_po_row {
+    int kind; /* a pb_exec_kind, -1 = pingpong */
+    int threads;
+    unsigned gap_us, job_ns;
+    pb_dispatch_cost_result r;
+    double rt_before, rt_after, ratio_to_rt, ratio_to_omp;
+    char placement[8];
+} pb_po_row;
+
+/* What to measure: the options, defaults applied (the caller's lists, alive for the run). */
+typedef struct pb_po_plan {
+    const int *cpus; /* pinning order; threads wrap around a shorter list */
+    int ncpus;
+    const pb_list *policies, *threads, *gaps, *jobs;
+    unsigned spin_us;
+    int reps;
+    double batch_ms;
+    bool quick; /* shorter round trips */
+} pb_po_plan;
+
+typedef struct pb_po_run {
+    const pb_po_plan *p;
+    pb_vec rows;     /* pb_po_row, in measuring order */
+    int done, total; /* points, for the progress line */
+    uint64_t t0;
+} pb_po_run;
+
+void pb_po_begin(pb_po_run *run, const pb_po_plan *p);
+
+/* Every policy's block at this thread count, then their ratio_to_omp. 0, or -1 with err. */
+int pb_po_threads(pb_po_run *run, int threads, char *err, size_t errlen);
+
+/* "pingpong" for a round-trip row, else the policy's name. */
+const char *pb_po_kind_name(int kind);
+
+void pb_po_free(pb_po_run *run);
+
+#endif
