@@ -38,8 +38,8 @@ typedef struct cmp_args {
 } cmp_args;
 
 /* The command line into a, through pb_cli (the run directories may come before, between or after the options;
- * no POOLBENCH_* variable applies: this is no harness). 0: go on; -1: --help was answered (exit 0); 2: bad
- * usage, said in one line. */
+ * no POOLBENCH_* variable applies: this is no harness). PB_CLI_GO, or the exit status (0 after --help; 2 after
+ * bad usage, said in one line). */
 static int parse_args(int argc, char **argv, cmp_args *a)
 {
     *a = (cmp_args){ .draw = true };
@@ -53,19 +53,15 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     };
     const pb_cli cli = {
         .prog = "bench_compare", .opts = opts, .interleaved = true, .usage_tail = "DIR DIR [DIR...] --out DIR",
-        .summary = "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures side by\n"
-                   "side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
+        .summary = "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures\n"
+                   "side by side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
                    "(plots/compare.gp).\n"
                    "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
                    "      that is not a run directory",
     };
-    char err[1024];
-    int first = argc, rc = pb_cli_parse(&cli, argc, argv, &first, err, sizeof err);
-    if (rc != 0) {
-        if (rc < 0)
-            fprintf(stderr, "%s\n", err);
-        return rc < 0 ? 2 : -1;
-    }
+    int first = argc, rc = pb_cli_parse_main(&cli, argc, argv, &first);
+    if (rc != PB_CLI_GO)
+        return rc;
     a->draw = !no_plots;
     if (argc - first > PB_CMP_RUNS) {
         fprintf(stderr, "bench_compare: more than %d run directories\n", PB_CMP_RUNS);
@@ -78,7 +74,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
                         "(usage: bench_compare DIR DIR [DIR...] --out DIR)\n");
         return 2;
     }
-    return 0;
+    return PB_CLI_GO;
 }
 
 /* Loads and digests every run, saying what each leaves out. -1 (said in one line) when a directory is not a run
@@ -102,8 +98,8 @@ int main(int argc, char **argv)
 {
     cmp_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc != 0)
-        return rc < 0 ? 0 : rc;
+    if (rc != PB_CLI_GO)
+        return rc;
     const char *out = a.out;
     pb_compare c = { .n = a.n, .run = calloc((size_t)a.n, sizeof(pb_cmp_run)) };
     if (!c.run) {

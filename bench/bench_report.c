@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_cli.h"
 #include "pb_digest.h"
 #include "pb_report.h"
 #include "pb_runcheck.h"
@@ -67,83 +68,80 @@ static int print_header(const char *file)
     return 2;
 }
 
-/* --schema-md: README's "CSV columns" tables. */
-static int print_markdown(const char *unused)
+/* The command line: the report of one run directory, or one of the modes that stand alone. */
+typedef struct report_args {
+    const char *dir, *check, *header; /* DIR; --check DIR; --header FILE */
+    bool no_plots, schema_md;
+} report_args;
+
+/* The modes given: --check, --header, --schema-md. */
+static int modes_of(const report_args *a)
 {
-    (void)unused;
-    pb_schema_markdown(stdout);
+    return (a->check != NULL) + (a->header != NULL) + a->schema_md;
+}
+
+/* The command line into a, through pb_cli (DIR may come before or after --no-plots; no POOLBENCH_* variable
+ * applies: this is no harness). PB_CLI_GO, or the exit status (0 after --help; 2 after bad usage, said in one
+ * line). */
+static int parse_args(int argc, char **argv, report_args *a)
+{
+    *a = (report_args){ 0 };
+    const pb_opt opts[] = {
+        { .name = "no-plots", .kind = PB_OPT_FLAG, .dest = &a->no_plots, .env = "",
+          .help = "do not (re)draw plots; embed the PNGs already there" },
+        { .name = "check", .kind = PB_OPT_STRING, .dest = &a->check, .metavar = "DIR", .env = "",
+          .help = "check DIR's CSVs against their schemas (header, rows, each cell; machine.csv's keys; every file "
+                  "of a harness that ran; no partial file): one line per problem, exit 1 on any; stands alone" },
+        { .name = "schema-md", .kind = PB_OPT_FLAG, .dest = &a->schema_md, .env = "",
+          .help = "print the CSV columns as Markdown tables (README's \"CSV columns\"); stands alone" },
+        { .name = "header", .kind = PB_OPT_STRING, .dest = &a->header, .metavar = "FILE", .env = "",
+          .help = "print the header line of the CSV called FILE (likwid_compare.csv, ...); stands alone" },
+        { 0 },
+    };
+    const pb_cli cli = {
+        .prog = "bench_report", .opts = opts, .interleaved = true, .usage_tail = "DIR",
+        .summary = "Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
+                   "machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
+                   "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
+                   "      DIR is not a run directory (none of those CSVs, nor a partial file of one)",
+    };
+    int first = argc, rc = pb_cli_parse_main(&cli, argc, argv, &first);
+    if (rc != PB_CLI_GO)
+        return rc;
+    int modes = modes_of(a), args = argc - first;
+    if (modes && (modes > 1 || args || a->no_plots))
+        fprintf(stderr, "bench_report: --check, --schema-md and --header stand alone (usage: bench_report --check "
+                        "DIR | --schema-md | --header FILE)\n");
+    else if (!modes && args == 0)
+        fprintf(stderr, "bench_report: no run directory given (usage: bench_report [--no-plots] DIR)\n");
+    else if (!modes && args > 1)
+        fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] DIR)\n", argv[first + 1]);
+    else
+        a->dir = args ? argv[first] : NULL;
+    return a->dir || (modes == 1 && !args && !a->no_plots) ? PB_CLI_GO : 2;
+}
+
+/* A mode that stands alone: its exit status. */
+static int run_mode(const report_args *a)
+{
+    if (a->check)
+        return check_dir(a->check);
+    if (a->header)
+        return print_header(a->header);
+    pb_schema_markdown(stdout); /* --schema-md: README's "CSV columns" tables */
     return 0;
-}
-
-/* The modes that stand alone, each with its argument or none. */
-static const struct schema_mode {
-    const char *name, *arg;
-    int (*run)(const char *arg);
-} schema_modes[] = {
-    { "--check", "DIR", check_dir },
-    { "--schema-md", NULL, print_markdown },
-    { "--header", "FILE", print_header },
-};
-
-static const struct schema_mode *schema_mode(const char *name)
-{
-    for (size_t i = 0; i < sizeof schema_modes / sizeof schema_modes[0]; i++)
-        if (strcmp(name, schema_modes[i].name) == 0)
-            return &schema_modes[i];
-    return NULL;
-}
-
-static int schema_main(int argc, char **argv)
-{
-    const struct schema_mode *m = schema_mode(argv[1]);
-    if (argc != (m->arg ? 3 : 2)) {
-        fprintf(stderr, "bench_report: %s stands alone (usage: bench_report %s%s%s)\n", m->name, m->name,
-                m->arg ? " " : "", m->arg ? m->arg : "");
-        return 2;
-    }
-    return m->run(argv[2]); /* argv[argc] is NULL: no argument */
-}
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: bench_report [--no-plots] DIR\n"
-               "  Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
-               "  machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
-               "  --no-plots  do not (re)draw plots; embed the PNGs already there\n"
-               "       bench_report --check DIR\n"
-               "  Checks DIR's CSVs against their schemas (header, rows, each cell; machine.csv's keys; every file\n"
-               "  of a harness that ran; no partial file): one line per problem, exit 1 on any, 0 when clean.\n"
-               "       bench_report --schema-md\n"
-               "  Prints the CSV columns as Markdown tables (README's \"CSV columns\").\n"
-               "       bench_report --header FILE\n"
-               "  Prints the header line of the CSV called FILE (likwid_compare.csv, ...).\n"
-               "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
-               "      DIR is not a run directory (none of those CSVs, nor a partial file of one)\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL;
-    bool draw = true;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--no-plots") == 0) {
-            draw = false;
-        } else if (i == 1 && schema_mode(argv[1])) {
-            return schema_main(argc, argv);
-        } else if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] DIR)\n", argv[i]);
-            return 2;
-        } else {
-            dir = argv[i];
-        }
-    }
-    if (!dir) {
-        fprintf(stderr, "bench_report: no run directory given (usage: bench_report [--no-plots] DIR)\n");
-        return 2;
-    }
+    report_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != PB_CLI_GO)
+        return rc;
+    if (!a.dir)
+        return run_mode(&a);
+    const char *dir = a.dir;
+    bool draw = !a.no_plots;
     pb_rundata rd;
     char err[4200];
     if (pb_rundata_load(&rd, dir, err, sizeof err) != 0) {

@@ -71,6 +71,13 @@ Test(report, bad_usage)
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report /nonexistent/run"), 2);
     cr_expect(strstr(out, "/nonexistent/run"), "%s", out);
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --bogus x"), 2);
+    cr_expect(strstr(out, "unknown option '--bogus'") && strstr(out, "--help"), "pb_cli's line: %s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report a b"), 2, "one run directory: %s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --schema-md x"), 2, "a mode stands alone: %s", out);
+    cr_expect(strstr(out, "stand alone"), "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check a --header b"), 2, "one mode at a time: %s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --help"), 0);
+    cr_expect(strstr(out, "--no-plots") && strstr(out, "--check DIR"), "the option table's help: %s", out);
 }
 
 /* The first finding that starts with prefix, copied out. */

@@ -587,6 +587,15 @@ int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional
     return 0;
 }
 
+int pb_cli_parse_main(const pb_cli *cli, int argc, char **argv, int *first_positional)
+{
+    char err[PB_ERR_MAX];
+    int rc = pb_cli_parse(cli, argc, argv, first_positional, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", err);
+    return rc == 0 ? PB_CLI_GO : rc < 0 ? 2 : 0;
+}
+
 int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...)
 {
     char msg[PB_ERR_MAX];

@@ -95,6 +95,11 @@ typedef struct pb_cli {
  * the first positional argument, argc when there is none. Never exits. */
 int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional, char *err, size_t errlen);
 
+/* pb_cli_parse for a main that has no harness to refuse through (bench_report, bench_compare): prints the error
+ * line on stderr itself. PB_CLI_GO to go on, else the main's exit status: 0 after --help, 2 after bad input. */
+#define PB_CLI_GO (-1)
+int pb_cli_parse_main(const pb_cli *cli, int argc, char **argv, int *first_positional);
+
 /* Parses "1,2,4", "1-8", "1-3,8" into out within [min, max]. 0, or -1 with a reason in err. */
 int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, size_t errlen);
 

@@ -31,24 +31,32 @@ int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const cha
     return 0;
 }
 
-int pb_harness_refusef(pb_harness *h, const char *fmt, ...)
+/* "PROG: [ORIGIN: ]MESSAGE" into h->err (name NULL: no origin); -1. */
+static int refuse_v(pb_harness *h, const char *name, const char *text, const char *fmt, va_list ap)
 {
     char msg[PB_HARNESS_ERR];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (!name)
+        return pb_cli_errf(h->err, sizeof h->err, h->prog, "%s", msg);
+    return pb_cli_opt_errf(h->err, sizeof h->err, h->prog, name, text, "%s", msg);
+}
+
+int pb_harness_refusef(pb_harness *h, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    refuse_v(h, NULL, NULL, fmt, ap);
     va_end(ap);
-    return pb_cli_errf(h->err, sizeof h->err, h->prog, "%s", msg);
+    return -1;
 }
 
 int pb_harness_refuse_opt(pb_harness *h, const char *name, const char *text, const char *fmt, ...)
 {
-    char msg[PB_HARNESS_ERR];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    refuse_v(h, name, text, fmt, ap);
     va_end(ap);
-    return pb_cli_opt_errf(h->err, sizeof h->err, h->prog, name, text, "%s", msg);
+    return -1;
 }
 
 int pb_harness_refused(pb_harness *h)
