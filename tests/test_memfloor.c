@@ -93,7 +93,7 @@ static void measure_all(int threads)
         if (!pb_memkern_supported(k))
             continue;
         pb_mf_point pt;
-        pb_mf_measure(&c, k, 3, &pt);
+        cr_assert_eq(pb_mf_measure(&c, k, 3, &pt), 0, "%s: measured (no out-of-memory)", k->name);
         cr_expect(pt.valid, "%s with %d threads", k->name, threads);
         cr_expect_eq(pt.passes, 3);
         cr_expect_eq(pt.gbps.n, 3);

@@ -8,6 +8,7 @@
 
 #include "pb_csv.h"
 #include "pb_decode_floor.h"
+#include "pb_placement.h"
 #include "pb_sweep.h"
 #include "pb_tuning.h"
 
@@ -19,11 +20,6 @@ double pb_sweep_pct_of_floor(const pb_sweep_row *r) { return 100.0 * pb_sweep_gb
 double pb_sweep_floor_tok_per_s(const pb_sweep_row *r)
 {
     return r->batch * r->floor.gbps_median * 1e9 / (double)r->weight_bytes;
-}
-
-static double pb_rt_mean(const pb_sweep_row *r)
-{
-    return isnan(r->rt_before) ? r->rt_after : isnan(r->rt_after) ? r->rt_before : (r->rt_before + r->rt_after) / 2;
 }
 
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
@@ -42,8 +38,8 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %8.2f %15s %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
                 r->format, r->policy, r->schedule, r->glue, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
                 100.0 * r->m.glue_ms.median / r->m.ms.median, pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
-                r->m.dispatches_per_token, busy, pb_rt_mean(r), r->placement, is_noisy ? "  noisy" : "",
-                r->verified ? "" : "  LOGITS DIFFER");
+                r->m.dispatches_per_token, busy, pb_rt_between(r->rt_before, r->rt_after), r->placement,
+                is_noisy ? "  noisy" : "", r->verified ? "" : "  LOGITS DIFFER");
         imbalanced += r->m.imbalance;
         unverified += !r->verified;
         noisy += is_noisy;
@@ -120,8 +116,8 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(floor_tok_per_s).d = pb_sweep_floor_tok_per_s(r), S(dispatches_per_token).d = r->m.dispatches_per_token,
         S(glue_ms_median).d = r->m.glue_ms.median, S(glue_pct).d = 100.0 * r->m.glue_ms.median / r->m.ms.median,
         S(busy_pct_mean).d = r->m.busy_mean, S(busy_pct_min).d = r->m.busy_min, S(busy_pct_max).d = r->m.busy_max,
-        S(imbalance_flag).i = r->m.imbalance, S(rt_ns).d = pb_rt_mean(r), S(rt_ns_before).d = r->rt_before,
-        S(rt_ns_after).d = r->rt_after, S(placement).s = r->placement, S(p_cores).i = r->p_cores,
+        S(imbalance_flag).i = r->m.imbalance, S(rt_ns).d = pb_rt_between(r->rt_before, r->rt_after),
+        S(rt_ns_before).d = r->rt_before, S(rt_ns_after).d = r->rt_after, S(placement).s = r->placement, S(p_cores).i = r->p_cores,
         S(e_cores).i = r->e_cores, S(smt_threads).i = r->smt_threads, S(verified).i = r->verified,
         S(series_id).i = id, S(series).s = label,
     };
