@@ -85,6 +85,10 @@ static void add_all(pb_list *l, int n)
 static int kb_defaults(kb_ctx *c, const pb_topo *topo)
 {
     kb_opts *o = &c->o;
+    char err[256];
+    pool_config env = pool_config_default(); /* the pools read POOLBENCH_POLICY etc.: refused here, before any work */
+    if (pool_config_from_env(&env, err, sizeof err) != 0)
+        return pb_harness_refusef(&c->h, "%s", err);
     if (o->cols % 256 != 0)
         return pb_harness_refusef(&c->h, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)",
                                   o->cols);
@@ -124,7 +128,6 @@ static int kb_defaults(kb_ctx *c, const pb_topo *topo)
                         .ctx = &c->report };
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     static pb_cpulist all, placed;
-    char err[256];
     if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||
         pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
         return pb_harness_refusef(&c->h, "topology: %s", err);

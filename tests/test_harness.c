@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "harness_run.h"
 #include "pb_harness.h"
 #include "test_files.h"
 
@@ -90,6 +91,14 @@ Test(harness, refused_set_up_returns_2_and_drops_the_claimed_outputs, .init = qu
     cr_assert_eq(files_starting(run, "t.csv"), 0, "nothing measured: no t.csv and no partial file");
     cr_assert_null(h.topo);
     cr_expect_eq(tf_rmrf(dir), 0);
+}
+
+/* A variable the pools read is input too: refused with one line before any work, not a failure once the outputs
+ * are claimed (bench_kernels read it only when it made its pools). */
+Test(harness, a_bad_pool_variable_is_refused_before_any_work, .timeout = 60)
+{
+    harness_expect_bad("bench_kernels", "POOLBENCH_POLICY=bogus", "--quick --format q8_0 --level l2 --threads 1",
+                       "POOLBENCH_POLICY");
 }
 
 Test(harness, help_is_refused_with_status_0, .init = quiet)
