@@ -135,7 +135,9 @@ static int sw_defaults(sw_run *sr)
     if (pb_cpusets_parse(sr->h.topo, o->cpus, &sr->sets, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "cpus", o->cpus, "%s", err);
     int largest = sr->sets.set[pb_cpusets_largest(&sr->sets)].cpus.n;
-    for (int t = 1; o->threads.n == 0 && t <= (o->quick && largest > 2 ? 2 : largest) && t <= PB_LIST_MAX; t++)
+    /* Decided once: testing threads.n in the loop would stop it after the first count it adds. */
+    bool default_threads = o->threads.n == 0;
+    for (int t = 1; default_threads && t <= (o->quick && largest > 2 ? 2 : largest) && t <= PB_LIST_MAX; t++)
         o->threads.v[o->threads.n++] = t;
     for (int t = 0; t < o->threads.n; t++)
         if (o->threads.v[t] > largest)

@@ -139,3 +139,26 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
     fclose(f);
     cr_expect_eq(tf_rmrf(dir), 0);
 }
+
+/* --quick without --threads sweeps 1..2 threads where the set has two cpus (the default list once stopped after
+ * its first count). q1_0: the smallest weights, so the run stays short. */
+Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
+{
+    int cpus[2];
+    if (tf_allowed_cpus(cpus, 2) < 2)
+        cr_skip_test("one cpu here: the default is 1 thread");
+    char dir[64], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbsweep");
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                   "--quick --format q1_0 --policy spin --tokens 1 --warmup 0 --floor-passes 3 --out run");
+    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
+    pb_table t;
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    int threads = pb_table_col(&t, "threads"), seen = 0;
+    for (size_t r = 0; r < t.nrows; r++)
+        seen |= 1 << (int)pb_table_num(&t, r, threads);
+    cr_expect_eq(seen, (1 << 1) | (1 << 2), "threads 1 and 2 in every set with two cpus (mask %#x)", seen);
+    pb_table_free(&t);
+    cr_expect_eq(tf_rmrf(dir), 0);
+}
