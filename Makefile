@@ -6,7 +6,7 @@
 #   make report     the default suite into results/<host>/<stamp>/ (QUICK=1 for a short one)
 #   make deps       install missing Debian packages (apt-get update first)
 #   make likwid-compare  bench_memory_floor against likwid-bench, back to back (installs likwid; ARGS=...)
-#   make fuzz       fuzz the CSV reader with libFuzzer for 60 s
+#   make fuzz       fuzz the CSV and GGUF readers with libFuzzer for 60 s each
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
@@ -29,7 +29,7 @@ OPT      ?= -O2
 WARN      = -Wall -Wextra -Wpedantic -Werror
 CPPFLAGS += -D_GNU_SOURCE
 INC_base     = -Ibench/base
-INC_io       = $(INC_base) -Ibench/io
+INC_io       = $(INC_base) -Ibench/io -Ibench/io/gguf
 INC_platform = $(INC_io) -Ibench/platform
 INC_machine  = $(INC_platform) -Ibench/machine -Ipool
 INC_measure  = $(INC_machine) -Ibench/measure -Ibench/measure/loops -Ikernels
@@ -171,7 +171,7 @@ deps-likwid:
 likwid-compare: deps deps-likwid all
 	@sh scripts/likwid_compare.sh $(ARGS)
 
-# libFuzzer on the CSV reader for 60 s (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
+# libFuzzer on the CSV and GGUF readers for 60 s each (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:
 	@sh scripts/fuzz.sh
 

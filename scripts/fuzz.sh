@@ -1,6 +1,6 @@
 #!/bin/sh
-# `make fuzz`: builds tests/fuzz_csvread.c with clang's libFuzzer (-fsanitize=fuzzer,address,undefined) and runs
-# it for FUZZ_SECONDS (default 60). Installs Debian's clang when it is missing, as make deps does. Exits non-zero
+# `make fuzz`: builds tests/fuzz_csvread.c and tests/fuzz_gguf.c with clang's libFuzzer (-fsanitize=fuzzer,address,
+# undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's clang when it is missing, as make deps does. Exits non-zero
 # on a crash or a sanitizer report; the failing input is kept under build-fuzz/.
 set -eu
 SECONDS_TO_RUN=${FUZZ_SECONDS:-60}
@@ -12,16 +12,25 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang
 fi
-mkdir -p build-fuzz/corpus
-echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined tests/fuzz_csvread.c bench/io/pb_csvread.c"
-"$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/io -O1 -g -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=all tests/fuzz_csvread.c bench/io/pb_csvread.c -o build-fuzz/fuzz_csvread
-# Seeds: the hand-written cases and every fixture CSV (the reader's real inputs).
-for f in tests/data/fuzz_csv/* tests/data/runs/*/*.csv; do
-    [ -f "$f" ] && cp "$f" "build-fuzz/corpus/seed-$(echo "$f" | tr '/' '_')"
-done
-echo "fuzz: running for ${SECONDS_TO_RUN}s"
-cd build-fuzz
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./fuzz_csvread -max_total_time="$SECONDS_TO_RUN" \
-    -max_len=8192 -print_final_stats=1 corpus
-echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s"
+# One target per reader of outside input, each built with its reader's sources and run for SECONDS_TO_RUN with
+# its own corpus: the CSV reader (seeds: the hand-written cases and every fixture CSV) and the GGUF reader
+# (seeds: tests/data/fuzz_gguf, small files of the shapes a model file has).
+fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
+    name=$1 max_len=$2
+    shift 2
+    mkdir -p "build-fuzz/corpus-$name"
+    echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined $*"
+    "$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/base -Ibench/io -Ibench/io/gguf -O1 -g \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" -o "build-fuzz/fuzz_$name"
+    for f in $SEEDS; do
+        [ -f "$f" ] && cp "$f" "build-fuzz/corpus-$name/seed-$(echo "$f" | tr '/' '_')"
+    done
+    echo "fuzz: running $name for ${SECONDS_TO_RUN}s"
+    (cd build-fuzz && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "./fuzz_$name" \
+        -max_total_time="$SECONDS_TO_RUN" -max_len="$max_len" -print_final_stats=1 "corpus-$name")
+}
+SEEDS="tests/data/fuzz_csv/* tests/data/runs/*/*.csv"
+fuzz_one csvread 8192 tests/fuzz_csvread.c bench/io/pb_csvread.c
+SEEDS="tests/data/fuzz_gguf/*"
+fuzz_one gguf 16384 tests/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/base/pb_err.c
+echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s per reader"
