@@ -1,12 +1,14 @@
 /* kern.h — quantized weight formats (ggml byte layouts) and the matvec / matmul kernels that stream them.
  *
- * Formats (kern_format.h has the table): f32, f16, q8_0, q4_0, q1_0, tq2_0. Every format has a reference
- * quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle every other
- * variant is tested against), AVX2, AVX-512 with VNNI (kern_isa.h: the ISAs; NEON, dotprod, i8mm have slots).
+ * Formats (kern_format.h has the table): f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K. Every format has a
+ * reference quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle
+ * every other variant is tested against), AVX2, AVX-512 with VNNI (kern_isa.h: the ISAs; NEON, dotprod, i8mm
+ * have slots; the arm64 tables lack q4_K and q6_K, which fall back to scalar there).
  *
  * How a matvec runs:
  *   1. kern_act_init(&a, fmt, cols, batch) once; kern_act_set(&a, x, batch) quantizes the activation rows
- *      ONCE per matvec (q8_0 for q8_0/q4_0/q1_0 weights, q8_K for tq2_0, f32 kept as is for f32/f16).
+ *      ONCE per matvec (q8_0 for q8_0/q4_0/q1_0 weights, q8_K for tq2_0/q4_K/q6_K, f32 kept as is for
+ *      f32/f16).
  *   2. A kern_job names the weights, the activation, the output and the variant; kern_job_rows(job, r0, r1)
  *      computes rows r0..r1 for every activation row; it is what the pool calls through pool_rows.
  *   3. kern_matvec / kern_matmul (one thread) and kern_run_pool (threads) wrap the two steps.
@@ -18,8 +20,8 @@
  * agree within a tolerance (tests/test_kernels_dot.c states it), not bit for bit.
  *
  * Errors: functions return 0, or -1 with errno = EINVAL (bad shape: cols not a multiple of the format's
- * block, zero or too many batch rows, an activation prepared for another format or width) or ENOTSUP (an
- * ISA this build or CPU cannot run). Nothing is read or written on an error.
+ * block, zero or too many batch rows, an activation that cannot feed the format (kern_act_feeds) or of
+ * another width) or ENOTSUP (an ISA this build or CPU cannot run). Nothing is read or written on an error.
  */
 #ifndef KERN_H
 #define KERN_H
@@ -66,7 +68,30 @@ typedef struct block_tq2_0 {
     kern_half d;
 } block_tq2_0;
 
-/* The activation format of tq2_0's dot product: x = qs[j] * d, bsums[i] = sum of qs[16*i .. 16*i + 15]. */
+/* Eight sub-blocks of 32 (element e in sub-block e / 32), each with a 6-bit scale sc and a 6-bit min m:
+ * x = d * sc * q - dmin * m, q = a nibble. Byte 32c + l of qs holds element 64c + l in its low nibble and
+ * 64c + 32 + l in its high one. scales packs the 16 six-bit values (kern_q4_K_scales unpacks them):
+ * j < 4: sc = scales[j] & 63, m = scales[j + 4] & 63; j >= 4: the low 4 bits in scales[j + 4] (sc: low
+ * nibble, m: high nibble), the top 2 in bits 6-7 of scales[j - 4] (sc) and scales[j] (m). */
+typedef struct block_q4_K {
+    kern_half d;
+    kern_half dmin;
+    uint8_t scales[12];
+    uint8_t qs[QK_K / 2];
+} block_q4_K;
+
+/* Sixteen sub-blocks of 16, each with an int8 scale: x = d * scales[e / 16] * (q - 32), q a 6-bit code. In
+ * half h (elements 128h ..), element 128h + 32k + l (k < 4, l < 32) has its low 4 bits in ql[64h + l + 32 *
+ * (k & 1)] (low nibble for k < 2, high for k >= 2) and its top 2 bits in bits 2k, 2k + 1 of qh[32h + l]. */
+typedef struct block_q6_K {
+    uint8_t ql[QK_K / 2];
+    uint8_t qh[QK_K / 4];
+    int8_t scales[QK_K / 16];
+    kern_half d;
+} block_q6_K;
+
+/* The activation format of tq2_0's, q4_K's and q6_K's dot products: x = qs[j] * d, bsums[i] = sum of
+ * qs[16*i .. 16*i + 15]. */
 typedef struct block_q8_K {
     float d;
     int8_t qs[QK_K];
@@ -78,6 +103,8 @@ _Static_assert(sizeof(block_q4_0) == 18, "q4_0 block is 18 bytes");
 _Static_assert(sizeof(block_q1_0) == 18, "q1_0 block is 18 bytes");
 _Static_assert(sizeof(block_tq2_0) == 66, "tq2_0 block is 66 bytes");
 _Static_assert(sizeof(block_q8_K) == 292, "q8_K block is 292 bytes");
+_Static_assert(sizeof(block_q4_K) == 144, "q4_K block is 144 bytes");
+_Static_assert(sizeof(block_q6_K) == 210, "q6_K block is 210 bytes");
 
 /* ---- half precision, portable (no F16C): round to nearest even, overflow to inf, NaN stays NaN ---- */
 
@@ -154,7 +181,7 @@ typedef struct kern_act {
     kern_isa isa;       /* whose quantizer the last kern_act_set / _set_isa ran (kern_act_isa's answer) */
     float *f32;         /* f32, f16: cap x cols floats */
     block_q8_0 *q8;     /* q8_0, q4_0, q1_0: cap x cols/32 blocks */
-    block_q8_K *q8k;    /* tq2_0: cap x cols/256 blocks */
+    block_q8_K *q8k;    /* tq2_0, q4_K, q6_K: cap x cols/256 blocks */
     int8_t *qs;         /* quantized: the quants back to back, cap x cols (no scales in between) */
     float *scale;       /* quantized: per activation block, its scale as a float */
     int32_t *nsumb;     /* quantized: per activation block, minus the sum of its quants */
@@ -183,6 +210,11 @@ int kern_act_set_isa(kern_act *a, const float *x, size_t batch, kern_isa isa);
  * over the quantizer table); KERN_ISA_COUNT when want cannot run here or f is unknown. f32 and f16 keep
  * their floats: no quantizer, so scalar. */
 kern_isa kern_act_isa(kern_format f, kern_isa want);
+/* Whether activation a can feed weights of format f: a was prepared for f, or a and f both take q8_K
+ * activations (tq2_0, q4_K, q6_K), whose arrays do not depend on the weight format, so one quantized input
+ * serves matvecs of different K-quants (a q4_K_M-like mix). q8_0 activations are not shared: seed4 holds
+ * the format's offset. */
+bool kern_act_feeds(const kern_act *a, kern_format f);
 /* Columns per activation block for weights of format f: 32 (q8_0 activations), 256 (q8_K), 1 (f32 kept as
  * is); 0 for an unknown format. */
 size_t kern_act_block(kern_format f);

@@ -9,9 +9,12 @@ static const kern_format_info kern_formats[KERN_FORMAT_COUNT] = {
     [KERN_Q4_0] = { .name = "q4_0", .block = 32, .block_bytes = 18, .act = "q8_0" },
     [KERN_Q1_0] = { .name = "q1_0", .block = 128, .block_bytes = 18, .act = "q8_0" },
     [KERN_TQ2_0] = { .name = "tq2_0", .block = 256, .block_bytes = 66, .act = "q8_K" },
+    [KERN_Q4_K] = { .name = "q4_K", .block = 256, .block_bytes = 144, .act = "q8_K" },
+    [KERN_Q6_K] = { .name = "q6_K", .block = 256, .block_bytes = 210, .act = "q8_K" },
 };
 
-const char *const kern_format_names[KERN_FORMAT_COUNT + 1] = { "f32", "f16", "q8_0", "q4_0", "q1_0", "tq2_0", NULL };
+const char *const kern_format_names[KERN_FORMAT_COUNT + 1] = { "f32",   "f16",  "q8_0", "q4_0", "q1_0",
+                                                               "tq2_0", "q4_K", "q6_K", NULL };
 
 const kern_format_info *kern_format_get(kern_format f)
 {

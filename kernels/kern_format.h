@@ -13,11 +13,13 @@ typedef enum kern_format {
     KERN_Q4_0,
     KERN_Q1_0,
     KERN_TQ2_0,
+    KERN_Q4_K,
+    KERN_Q6_K,
     KERN_FORMAT_COUNT
 } kern_format;
 
 typedef struct kern_format_info {
-    const char *name;  /* "f32", "f16", "q8_0", "q4_0", "q1_0", "tq2_0" */
+    const char *name;  /* "f32", "f16", "q8_0", "q4_0", "q1_0", "tq2_0", "q4_K", "q6_K" */
     int block;         /* weights per block */
     int block_bytes;   /* bytes per block */
     const char *act;   /* activation format its dot product takes: "f32", "q8_0", "q8_K" */

@@ -56,13 +56,13 @@ typedef struct kern_table {
     int rows_per_pass;
 } kern_table;
 
-/* The rows[] initializer of a table with a kernel for every format, each file's static rows_<format>: the one
- * list of formats the tables share (a table that lacks a format lists its rows itself). */
-#define KERN_ROWS_EVERY_FORMAT                                                                                \
-    {                                                                                                         \
-        [KERN_F32] = rows_f32, [KERN_F16] = rows_f16, [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0,       \
-        [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0,                                                   \
-    }
+/* The rows[] initializer of a table with a kernel for every format but the K-quants, each file's static
+ * rows_<format>: the one list of formats the tables share (a table that lacks a format lists its rows
+ * itself; one without q4_K and q6_K, arm64's, falls back to scalar for them). */
+#define KERN_ROWS_FIRST_SIX                                                                                   \
+    [KERN_F32] = rows_f32, [KERN_F16] = rows_f16, [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0,           \
+    [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0
+#define KERN_ROWS_EVERY_FORMAT { KERN_ROWS_FIRST_SIX }
 
 /* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c), gathered in
  * kern_act.c's table. */

@@ -18,10 +18,17 @@ static int fail(int err)
 
 /* ---- jobs ---- */
 
+bool kern_act_feeds(const kern_act *a, kern_format f)
+{
+    if (!kern_format_get(f) || !kern_format_get(a->fmt))
+        return false;
+    return a->fmt == f || (kern_traits_table[f].act == KERN_ACT_Q8_K && kern_traits_table[a->fmt].act == KERN_ACT_Q8_K);
+}
+
 int kern_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;
-    if (!kern_format_get(job->fmt) || !a || a->fmt != job->fmt || a->batch == 0 || a->batch > a->cap)
+    if (!kern_format_get(job->fmt) || !a || !kern_act_feeds(a, job->fmt) || a->batch == 0 || a->batch > a->cap)
         return fail(EINVAL);
     if (job->rows > 0 && (!job->w || !job->y))
         return fail(EINVAL);

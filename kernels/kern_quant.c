@@ -3,6 +3,7 @@
  * a scale too large for a half saturates at 65504 instead of becoming inf, and a scale so small that 1/d
  * overflows divides instead of multiplying by inf. */
 #include "kern_impl.h"
+#include "kern_kquant.h"
 
 #include <errno.h>
 #include <math.h>
@@ -205,6 +206,9 @@ const kern_traits kern_traits_table[KERN_FORMAT_COUNT] = {
     [KERN_Q4_0] = { .quantize = quantize_q4_0, .dequantize = dequantize_q4_0, .act = KERN_ACT_Q8_0, .offset = 8 },
     [KERN_Q1_0] = { .quantize = quantize_q1_0, .dequantize = dequantize_q1_0, .act = KERN_ACT_Q8_0, .offset = 1 },
     [KERN_TQ2_0] = { .quantize = quantize_tq2_0, .dequantize = dequantize_tq2_0, .act = KERN_ACT_Q8_K, .offset = 1 },
+    /* kern_quant_k.c */
+    [KERN_Q4_K] = { .quantize = kern_quantize_q4_K, .dequantize = kern_dequantize_q4_K, .act = KERN_ACT_Q8_K },
+    [KERN_Q6_K] = { .quantize = kern_quantize_q6_K, .dequantize = kern_dequantize_q6_K, .act = KERN_ACT_Q8_K },
 };
 
 int kern_quantize_row(kern_format f, const float *x, void *w, size_t n)

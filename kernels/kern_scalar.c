@@ -2,6 +2,7 @@
  * every SIMD variant is tested against. One float accumulator, blocks in order; the integer part of each
  * block is exact. */
 #include "kern_impl.h"
+#include "kern_kquant.h"
 
 static float dot_f32(const void *w, const kern_act *a, size_t m)
 {
@@ -91,6 +92,48 @@ static float dot_tq2_0(const void *w, const kern_act *a, size_t m)
     return sum;
 }
 
+/* q4_K: per sub-block j of 32, sc_j x (codes . x) and m_j x (sum of x, bsums 2j and 2j + 1) are exact
+ * integers; the block adds d x dx times the first and subtracts dmin x dx times the second. */
+static float dot_q4_K(const void *w, const kern_act *a, size_t m)
+{
+    const block_q4_K *wb = w;
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    float sum = 0.0f;
+    for (size_t b = 0; b < a->cols / QK_K; b++) {
+        int sumi = 0, summ = 0;
+        for (int j = 0; j < QK_K / 32; j++) {
+            int sc, mn, dot = 0;
+            kern_q4_K_scale_min(wb[b].scales, j, &sc, &mn);
+            for (int l = 0; l < 32; l++)
+                dot += kern_q4_K_code(&wb[b], 32 * j + l) * xb[b].qs[32 * j + l];
+            sumi += sc * dot;
+            summ += mn * (xb[b].bsums[2 * j] + xb[b].bsums[2 * j + 1]);
+        }
+        sum += (float)sumi * (kern_h2f(wb[b].d) * xb[b].d);
+        sum -= (float)summ * (kern_h2f(wb[b].dmin) * xb[b].d);
+    }
+    return sum;
+}
+
+/* q6_K: per sub-block of 16, scale x ((code - 32) . x), exact. */
+static float dot_q6_K(const void *w, const kern_act *a, size_t m)
+{
+    const block_q6_K *wb = w;
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    float sum = 0.0f;
+    for (size_t b = 0; b < a->cols / QK_K; b++) {
+        int sumi = 0;
+        for (int g = 0; g < QK_K / 16; g++) {
+            int dot = 0;
+            for (int l = 0; l < 16; l++)
+                dot += (kern_q6_K_code(&wb[b], 16 * g + l) - 32) * xb[b].qs[16 * g + l];
+            sumi += wb[b].scales[g] * dot;
+        }
+        sum += (float)sumi * (kern_h2f(wb[b].d) * xb[b].d);
+    }
+    return sum;
+}
+
 /* One rows function per format, each a loop over its dot. */
 #define SCALAR_ROWS(name)                                                                                     \
     static void rows_##name(const void *w, size_t row_bytes, size_t n, const kern_act *a, size_t m, float *y) \
@@ -104,9 +147,11 @@ SCALAR_ROWS(q8_0)
 SCALAR_ROWS(q4_0)
 SCALAR_ROWS(q1_0)
 SCALAR_ROWS(tq2_0)
+SCALAR_ROWS(q4_K)
+SCALAR_ROWS(q6_K)
 
 const kern_table kern_table_scalar = {
     .isa = KERN_ISA_SCALAR,
-    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
+    .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = rows_q4_K, [KERN_Q6_K] = rows_q6_K }, /* kern_impl.h */
     .rows_per_pass = 1,
 };

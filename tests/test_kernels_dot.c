@@ -85,8 +85,17 @@ static void *quantized_weights(kt_rng *r, kern_format f, size_t rows, size_t col
     return kt_weights(r, f, rows, cols);
 }
 
-/* Arbitrary bytes with finite scales: q8_0's -128, tq2_0's unused code 3 and every nibble pattern, which a
- * quantizer never writes but a file may hold; every variant must still agree with the dequantized values. */
+/* Where a block keeps its halves (its scales: random bytes there could be inf or NaN); returns how many. */
+static int half_offsets(kern_format f, size_t off[2])
+{
+    off[0] = f == KERN_TQ2_0 ? offsetof(block_tq2_0, d) : f == KERN_Q6_K ? offsetof(block_q6_K, d) : 0;
+    off[1] = offsetof(block_q4_K, dmin);
+    return f == KERN_Q4_K ? 2 : 1;
+}
+
+/* Arbitrary bytes with finite scales: q8_0's -128, tq2_0's unused code 3, every nibble pattern and every
+ * K-quant sub-block scale and min (q6_K's -128 included), which a quantizer never writes but a file may hold;
+ * every variant must still agree with the dequantized values. */
 static void *raw_weights(kt_rng *r, kern_format f, size_t rows, size_t cols)
 {
     if (f == KERN_F32 || f == KERN_F16)
@@ -95,11 +104,13 @@ static void *raw_weights(kt_rng *r, kern_format f, size_t rows, size_t cols)
     uint8_t *w = malloc(rows * rb);
     for (size_t i = 0; i < rows * rb; i++)
         w[i] = (uint8_t)kt_next(r);
-    size_t bb = (size_t)kern_format_get(f)->block_bytes, doff = f == KERN_TQ2_0 ? 64 : 0;
-    for (size_t b = 0; b < nb; b++) {
-        kern_half d = kern_float_to_half(kt_uniform(r, -0.1f, 0.1f));
-        memcpy(w + b * bb + doff, &d, sizeof d);
-    }
+    size_t bb = (size_t)kern_format_get(f)->block_bytes, off[2];
+    int nh = half_offsets(f, off);
+    for (size_t b = 0; b < nb; b++)
+        for (int k = 0; k < nh; k++) {
+            kern_half d = kern_float_to_half(kt_uniform(r, -0.1f, 0.1f));
+            memcpy(w + b * bb + off[k], &d, sizeof d);
+        }
     return w;
 }
 
@@ -211,7 +222,7 @@ Test(kern_shape, cols_not_a_multiple_of_the_block)
 {
     float x[300] = { 0 }, y[2] = { 7.0f, 7.0f };
     char w[2 * 300 * 4];
-    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0 };
+    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0, KERN_Q4_K, KERN_Q6_K };
     for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
         size_t cols = (size_t)kern_format_get(fs[k])->block + 4;
         errno = 0;

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 #include <stddef.h>
 
+#include "kern_kquant.h"
 #include "kern_test_util.h"
 
 /* ---- half precision ---- */
@@ -170,6 +171,47 @@ Test(kern_layout, q8_K_bsums)
 
 /* ---- round trips ---- */
 
+/* Sub-block j's grid of a K-quant block: its values are lo + step x k, k = 0..n-1 (q4_K: -dmin x m + d x sc x
+ * q; q6_K: d x sc x (q - 32), a negative scale turning it over). */
+static void kq_grid(kern_format f, const void *blk, int e, double *lo, double *step, int *n)
+{
+    if (f == KERN_Q4_K) {
+        const block_q4_K *b = blk;
+        int sc, m;
+        kern_q4_K_scale_min(b->scales, e / 32, &sc, &m);
+        *step = (double)(kern_half_to_float(b->d) * (float)sc);
+        *lo = -(double)(kern_half_to_float(b->dmin) * (float)m);
+        *n = 16;
+        return;
+    }
+    const block_q6_K *b = blk;
+    double s = (double)(kern_half_to_float(b->d) * (float)b->scales[e / 16]);
+    *step = fabs(s);
+    *lo = s >= 0 ? -32.0 * s : 31.0 * s;
+    *n = 64;
+}
+
+/* A K-quant block's error: half its sub-block's step, plus how far a value lies outside the grid. The
+ * quantizer rounds each scale up to reach its sub-block's values, so outside the grid is only the scales'
+ * rounding to halves (and q6_K's +32, which the codes stop one short of): checked where the scales are
+ * normal halves (amax >= 0.1); below, subnormal or zero scales lose the values, as every format's do. */
+static double kq_bound(kern_format f, const float *x, const void *blk, double amax)
+{
+    double worst = 0.0;
+    for (int e = 0; e < 256; e++) {
+        double lo, step, hi, miss;
+        int n;
+        kq_grid(f, blk, e, &lo, &step, &n);
+        hi = lo + step * (n - 1);
+        miss = fmax(0.0, fmax(lo - x[e], x[e] - hi));
+        if (amax >= 0.1)
+            cr_assert(miss <= amax * 0x1p-9 + (f == KERN_Q6_K ? step : 0.0), "%s element %d: %g lies %g outside "
+                      "its grid [%g, %g]", kern_format_names[f], e, x[e], miss, lo, hi);
+        worst = fmax(worst, 0.5 * step + miss);
+    }
+    return worst;
+}
+
 /* What one block's error may be, from its inputs and the stored scale. */
 static double rt_bound(kern_format f, const float *x, int n, const void *blk)
 {
@@ -198,6 +240,9 @@ static double rt_bound(kern_format f, const float *x, int n, const void *blk)
         double d16 = kern_half_to_float(((const block_tq2_0 *)blk)->d);
         return 0.5 * d16 + fabs(d16 - amax) + slack;
     }
+    case KERN_Q4_K:
+    case KERN_Q6_K:
+        return kq_bound(f, x, blk, amax) + slack;
     default:
         return 0.0;
     }
@@ -269,6 +314,7 @@ static void make_large(kern_format f, kt_rng *r, float *x, size_t n)
     static const float top[KERN_FORMAT_COUNT] = {
         [KERN_F32] = 3e38f, [KERN_F16] = 6.5e4f, [KERN_Q8_0] = 8e6f,
         [KERN_Q4_0] = 5e5f, [KERN_Q1_0] = 6e4f,  [KERN_TQ2_0] = 6e4f,
+        [KERN_Q4_K] = 4e6f, [KERN_Q6_K] = 2e8f, /* dmin = max / 63, d = max / (32 x 127) */
     };
     for (size_t i = 0; i < n; i++)
         x[i] = kt_uniform(r, 0.8f, 1.0f) * top[f] * ((kt_next(r) & 1) ? 1.0f : -1.0f);
@@ -310,6 +356,11 @@ Test(kern_round_trip, all_zero_gives_zero_scale)
     block_q4_0 q4;
     block_q1_0 q1;
     block_tq2_0 t2;
+    block_q4_K k4;
+    block_q6_K k6;
+    kern_quantize_row(KERN_Q4_K, x, &k4, 256);
+    kern_quantize_row(KERN_Q6_K, x, &k6, 256);
+    cr_assert(k4.d == 0 && k4.dmin == 0 && k6.d == 0, "K-quants: zero scales");
     kern_quantize_row(KERN_Q8_0, x, &q8, 32);
     kern_quantize_row(KERN_Q4_0, x, &q4, 32);
     kern_quantize_row(KERN_Q1_0, x, &q1, 128);
@@ -326,7 +377,7 @@ Test(kern_round_trip, beyond_half_range_saturates_finite)
     float x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (i & 1) ? 1e30f : -1e30f;
-    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0 };
+    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0, KERN_Q4_K, KERN_Q6_K };
     for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
         char w[8 * 34];
         float y[256];

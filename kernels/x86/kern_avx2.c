@@ -9,30 +9,16 @@
  * activation with w's sign applied (|x| <= 127, kern_act's guarantee): 2 * 128 * 127 < 32767, exact even for
  * w = -128. q4_0 (0..15), q1_0 (0 or 2) and tq2_0 (0..2) codes are small by construction; their offsets are
  * taken back out with the activation sums (seed4, nsumb). */
+#include "kern_avx2.h"
 #include "kern_impl.h"
+#include "kern_kquant.h"
 
 #include <immintrin.h>
 #include <string.h>
 
-#define KERN256_ROWS 4
 #define INLINE static inline __attribute__((always_inline))
 
 #define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
-
-/* The sum of 8 floats, in one fixed order. */
-INLINE float hsum8(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
-/* Pairs of int16 summed into int32 lanes: lane i holds bytes 4i..4i+3's products. */
-INLINE __m256i madd_pairs(__m256i p16)
-{
-    return _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
-}
 
 /* ---- f32, f16: two accumulators per row, 16 values a step; the last < 16 through a zero-padded copy ---- */
 
@@ -244,6 +230,6 @@ KERN256_ROWS_FN(tq2_0)
 
 const kern_table kern_table_avx2 = {
     .isa = KERN_ISA_AVX2,
-    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
+    .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = kern_rows_q4_K_avx2, [KERN_Q6_K] = kern_rows_q6_K_avx2 },
     .rows_per_pass = KERN256_ROWS,
 };

@@ -12,6 +12,7 @@
  * tq2_0: the 2-bit code = q + 1) and the accumulator starts at -offset * (sum of the activation quants) of
  * its lanes (kern_act's seed4 / nsumb), so every lane ends holding the exact signed dot product. */
 #include "kern_impl.h"
+#include "kern_kquant.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -298,7 +299,7 @@ KERN512_ROWS_FN(tq2_0)
 
 const kern_table kern_table_avx512 = {
     .isa = KERN_ISA_AVX512,
-    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
+    .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = kern_rows_q4_K_avx512, [KERN_Q6_K] = kern_rows_q6_K_avx512 },
     .rows_cached = {
         [KERN_Q8_0] = rows_q8_0_cached,
         [KERN_Q4_0] = rows_q4_0_cached,
