@@ -107,7 +107,8 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "model")), "qwen3-0.6b");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "format")), "q8_0");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "policy")), r ? "omp" : "spin");
-        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 197, "7 x 28 + 1");
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 253,
+                     "7 x 28 + 1 matvecs, 2 x 28 attention");
         /* A pool interleaves its floor passes with the tokens; OpenMP's is measured before the point. */
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "floor_source")), r ? "measured" : "interleaved");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "glue")), "fused", "the default glue mode");

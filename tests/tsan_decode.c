@@ -14,7 +14,10 @@
 /* Widths a multiple of 256 (tq2_0's block); q_dim 512 rows over 3 threads would split mid-block (170 2/3 rows
  * each) if the grain did not keep the fused slices whole; vocab not a multiple of anything. */
 static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_dim = 256, .ffn = 768, .layers = 2,
-                               .vocab = 1001 };
+                               .vocab = 1001, .n_head = 4, .n_kv_head = 2, .head_dim = 128, .qk_norm = true,
+                               .rope_neox = true, .rope_base = 1e6f };
+/* Attention over 300 cached positions: two chunks per key/value head, merged after the threads wrote them. */
+#define CONTEXT 300
 
 /* Token 5's logits through a fresh executor into out (vocab floats); 0, or -1 on any failure. */
 static int token(const pb_decode_weights *w, int kind, int threads, size_t chunk, pb_glue_mode glue, float *out)
@@ -25,6 +28,10 @@ static int token(const pb_decode_weights *w, int kind, int threads, size_t chunk
     d.glue = glue;
     pb_exec e;
     int rc = pb_exec_open(&e, kind, threads, NULL, chunk, 50);
+    if (rc == 0 && pb_decode_set_context(&d, CONTEXT, PB_KV_F16, &e) != 0) {
+        pb_exec_close(&e);
+        rc = -1;
+    }
     if (rc == 0) {
         /* two tokens: the second reuses the jobs and the activations the first left */
         rc = pb_decode_token(&d, &e, 4) | pb_decode_token(&d, &e, 5);

@@ -19,6 +19,7 @@ struct pb_fused {
     kern_job job;
     const float *gate; /* batch x job.rows, computed by the previous dispatch */
     kern_act *next;    /* the next matvec's activation (cols = job.rows), its batch set before the dispatch */
+    size_t grain;      /* rows are split in multiples of it: fused, the blocks of the activation it fills */
 };
 typedef struct pb_fused pb_fused;
 
@@ -48,6 +49,7 @@ static float pb_unit(uint64_t *s)
 typedef struct pb_gen {
     const pb_decode_weights *w;
     int mv;           /* matrix index */
+    kern_format fmt;  /* its format */
     unsigned char *dst;
     size_t row_bytes;
     float scale;      /* weights uniform in [-scale, scale] */
@@ -68,7 +70,7 @@ static void pb_gen_rows(void *ctx, size_t r0, size_t r1)
         uint64_t s = pb_stream(g->w->seed, (uint64_t)g->mv + 1, r);
         for (size_t c = 0; c < cols; c++)
             row[c] = pb_unit(&s) * g->scale;
-        kern_quantize_row(g->w->fmt, row, g->dst + r * g->row_bytes, cols);
+        kern_quantize_row(g->fmt, row, g->dst + r * g->row_bytes, cols);
     }
     free(row);
 }
@@ -76,40 +78,84 @@ static void pb_gen_rows(void *ctx, size_t r0, size_t r1)
 int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
                             pb_decode_progress_fn progress, void *pctx)
 {
-    memset(w, 0, sizeof *w);
-    w->shape = *m;
-    w->fmt = f;
-    w->seed = seed;
-    w->bytes = pb_model_token_bytes(m, f);
-    if (w->bytes == 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    w->nmv = pb_model_matvec_count(m);
-    w->mv = calloc((size_t)w->nmv, sizeof *w->mv);
-    w->off = calloc((size_t)w->nmv, sizeof *w->off);
-    size_t ngamma = (2 * (size_t)m->layers + 1) * m->hidden;
-    w->gamma = malloc(ngamma * sizeof *w->gamma);
-    /* Huge pages halve the TLB misses of a weight stream (THP in madvise mode gives them only on request);
-     * a refusal is not an error: the floor is read over the same pages, so the comparison stays fair. */
-    if (!w->mv || !w->off || !w->gamma || pb_membuf_map(&w->buf, (size_t)w->bytes, true) != 0) {
-        pb_decode_weights_free(w);
+    int n = pb_model_matvec_count(m);
+    kern_format *fmts = malloc((size_t)n * sizeof *fmts);
+    if (!fmts) {
+        memset(w, 0, sizeof *w);
         errno = ENOMEM;
         return -1;
     }
-    w->arena = w->buf.p;
-    pb_model_matvecs(m, w->mv, w->nmv);
-    uint64_t s = pb_stream(seed, 0, 0);
+    for (int i = 0; i < n; i++)
+        fmts[i] = f;
+    int rc = pb_decode_weights_build_fmts(w, m, fmts, seed, ex, progress, pctx);
+    int e = errno;
+    free(fmts);
+    errno = e;
+    return rc;
+}
+
+/* The norm weights: near 1, seeded (the layers' norms, then the q/k head norms when the shape has them). */
+static void pb_gammas(pb_decode_weights *w, size_t ngamma, size_t nqk)
+{
+    uint64_t s = pb_stream(w->seed, 0, 0);
     for (size_t i = 0; i < ngamma; i++)
         w->gamma[i] = 1.0f + 0.1f * pb_unit(&s);
-    uint64_t off = 0;
+    for (size_t i = 0; i < nqk; i++)
+        w->qk_gamma[i] = 1.0f + 0.1f * pb_unit(&s);
+}
+
+/* The arrays of w for shape m and formats fmts (bytes and offsets from them), the arena not yet mapped. 0, or -1
+ * with errno (EINVAL: a format that cannot hold its matrix). */
+static int pb_weights_layout(pb_decode_weights *w, const pb_model *m, const kern_format *fmts)
+{
+    w->shape = *m;
+    w->fmt = fmts[0];
+    w->nmv = pb_model_matvec_count(m);
+    w->mv = calloc((size_t)w->nmv, sizeof *w->mv);
+    w->off = calloc((size_t)w->nmv, sizeof *w->off);
+    w->mfmt = calloc((size_t)w->nmv, sizeof *w->mfmt);
+    w->gamma = malloc((2 * (size_t)m->layers + 1) * m->hidden * sizeof *w->gamma);
+    w->qk_gamma = m->qk_norm ? malloc(2 * (size_t)m->layers * m->head_dim * sizeof *w->qk_gamma) : NULL;
+    if (!w->mv || !w->off || !w->mfmt || !w->gamma || (m->qk_norm && !w->qk_gamma)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    pb_model_matvecs(m, w->mv, w->nmv);
+    for (int i = 0; i < w->nmv; i++) {
+        uint64_t b = kern_format_matrix_bytes(fmts[i], w->mv[i].rows, w->mv[i].cols);
+        if (b == 0) {
+            errno = EINVAL;
+            return -1;
+        }
+        w->mfmt[i] = fmts[i];
+        w->off[i] = w->bytes;
+        w->bytes += b;
+    }
+    return 0;
+}
+
+int pb_decode_weights_build_fmts(pb_decode_weights *w, const pb_model *m, const kern_format *fmts, uint64_t seed,
+                                 pb_exec *ex, pb_decode_progress_fn progress, void *pctx)
+{
+    memset(w, 0, sizeof *w);
+    w->seed = seed;
+    w->source = "arena";
+    /* Huge pages halve the TLB misses of a weight stream (THP in madvise mode gives them only on request);
+     * a refusal is not an error: the floor is read over the same pages, so the comparison stays fair. */
+    if (pb_weights_layout(w, m, fmts) != 0 || pb_membuf_map(&w->buf, (size_t)w->bytes, true) != 0) {
+        int e = errno == EINVAL ? EINVAL : ENOMEM;
+        pb_decode_weights_free(w);
+        errno = e;
+        return -1;
+    }
+    w->arena = w->buf.p;
+    pb_gammas(w, (2 * (size_t)m->layers + 1) * m->hidden, m->qk_norm ? 2 * (size_t)m->layers * m->head_dim : 0);
     for (int i = 0; i < w->nmv; i++) {
         const pb_matvec *mv = &w->mv[i];
-        w->off[i] = off;
         /* Uniform in ±sqrt(3/cols) has variance 1/cols: a unit-RMS input gives unit-RMS outputs, so 36
          * layers of residual adds stay far from overflow and from a quantizer's saturation. */
-        pb_gen g = { .w = w, .mv = i, .dst = w->arena + off,
-                     .row_bytes = (size_t)kern_format_matrix_bytes(f, 1, mv->cols),
+        pb_gen g = { .w = w, .mv = i, .fmt = fmts[i], .dst = w->arena + w->off[i],
+                     .row_bytes = (size_t)kern_format_matrix_bytes(fmts[i], 1, mv->cols),
                      .scale = sqrtf(3.0f / (float)mv->cols) };
         pb_exec_rows(ex, (size_t)mv->rows, pb_gen_rows, &g);
         if (g.failed) {
@@ -117,9 +163,8 @@ int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format
             errno = ENOMEM;
             return -1;
         }
-        off += kern_format_matrix_bytes(f, mv->rows, mv->cols);
         if (progress)
-            progress(pctx, off, w->bytes);
+            progress(pctx, w->off[i] + kern_format_matrix_bytes(fmts[i], mv->rows, mv->cols), w->bytes);
     }
     return 0;
 }
@@ -131,7 +176,41 @@ void pb_decode_weights_free(pb_decode_weights *w)
     free(w->mv);
     free(w->off);
     free(w->gamma);
+    free(w->mfmt);
+    free(w->qk_gamma);
+    free(w->bias);
     memset(w, 0, sizeof *w);
+}
+
+/* The activation matvec i reads: its slot (o reads act_q, down act_ffn, the others act_hidden) in its format. */
+static kern_act *pb_act_of(pb_decode *d, int i)
+{
+    kern_format f = d->w->mfmt[i];
+    int k = i % PB_MODEL_MATVECS_PER_LAYER;
+    if (i == d->w->nmv - 1 || (k != MV_O && k != MV_DOWN))
+        return &d->act_hidden[f];
+    return k == MV_O ? &d->act_q[f] : &d->act_ffn[f];
+}
+
+/* Every activation a matvec reads, each once, checked against the variant by a probe job: a variant that cannot
+ * run a format fails here, not in the middle of a token (the check reads the batch, which the first
+ * kern_act_set sets for real). 0, or -1 with errno. */
+static int pb_acts_init(pb_decode *d)
+{
+    const pb_decode_weights *w = d->w;
+    for (int i = 0; i < w->nmv; i++) {
+        kern_act *a = pb_act_of(d, i);
+        if (a->cap == 0 && kern_act_init(a, w->mfmt[i], (size_t)w->mv[i].cols, d->batch) != 0)
+            return -1;
+        kern_job probe = { .fmt = w->mfmt[i], .variant = d->variant, .w = w->arena, .rows = 1, .act = a, .y = d->h,
+                           .ldy = 1 };
+        a->batch = d->batch;
+        int rc = kern_job_check(&probe);
+        a->batch = 0;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch)
@@ -148,33 +227,29 @@ int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, siz
     d->x = malloc(batch * m->hidden * sizeof(float));
     d->h = malloc(batch * m->hidden * sizeof(float));
     d->q = malloc(batch * m->q_dim * sizeof(float));
-    d->kv = malloc(batch * m->kv_dim * sizeof(float));
+    d->kv = malloc(2 * batch * m->kv_dim * sizeof(float));
     d->g = malloc(batch * m->ffn * sizeof(float));
     d->u = malloc(batch * m->ffn * sizeof(float));
     d->logits = malloc(batch * m->vocab * sizeof(float));
     d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
     d->jobs_glue = -1;
-    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs ||
-        kern_act_init(&d->act_hidden, w->fmt, m->hidden, batch) != 0 ||
-        kern_act_init(&d->act_q, w->fmt, m->q_dim, batch) != 0 ||
-        kern_act_init(&d->act_ffn, w->fmt, m->ffn, batch) != 0) {
-        int e = errno == EINVAL ? EINVAL : ENOMEM;
+    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs) {
         pb_decode_free(d);
-        errno = e;
+        errno = ENOMEM;
         return -1;
     }
-    /* A variant that cannot run this format fails here, not in the middle of a token (the check reads the
-     * activation's batch, which the first kern_act_set sets for real). */
-    kern_job probe = { .fmt = w->fmt, .variant = v, .w = w->arena, .rows = 1, .act = &d->act_hidden, .y = d->h,
-                       .ldy = 1 };
-    d->act_hidden.batch = batch;
-    if (kern_job_check(&probe) != 0) {
+    if (!pb_model_attn_ok(m)) {
+        pb_decode_free(d);
+        errno = EINVAL;
+        return -1;
+    }
+    if (pb_acts_init(d) != 0 || pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
+        pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0) {
         int e = errno;
         pb_decode_free(d);
         errno = e;
         return -1;
     }
-    d->act_hidden.batch = 0;
     return 0;
 }
 
@@ -188,13 +263,41 @@ void pb_decode_free(pb_decode *d)
     free(d->u);
     free(d->logits);
     free(d->jobs);
-    kern_act_free(&d->act_hidden);
-    kern_act_free(&d->act_q);
-    kern_act_free(&d->act_ffn);
+    pb_attn_free(&d->attn);
+    pb_kv_free(&d->cache);
+    pb_rope_free(&d->rope);
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        kern_act_free(&d->act_hidden[f]);
+        kern_act_free(&d->act_q[f]);
+        kern_act_free(&d->act_ffn[f]);
+    }
     memset(d, 0, sizeof *d);
 }
 
 const char *const pb_glue_mode_names[PB_GLUE_MODES + 1] = { "serial", "fused", NULL };
+
+/* A cache row's seeded values (pb_kv_gen_fn; ctx: the weights): uniform with unit variance, as a normed and
+ * rotated key or a value of the projections' scale. */
+static void pb_kv_gen(void *ctx, uint64_t key, float *row, size_t n)
+{
+    const pb_decode_weights *w = ctx;
+    uint64_t s = pb_stream(w->seed, UINT64_MAX - 1, key);
+    for (size_t i = 0; i < n; i++)
+        row[i] = pb_unit(&s) * 1.7320508f;
+}
+
+int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex)
+{
+    const pb_model *m = &d->w->shape;
+    pb_attn_free(&d->attn);
+    pb_kv_free(&d->cache);
+    if (pb_kv_init(&d->cache, m, type, d->batch, context + 1) != 0 ||
+        pb_kv_fill(&d->cache, context, pb_kv_gen, (void *)d->w, ex) != 0 ||
+        pb_attn_init(&d->attn, m, &d->cache, d->batch) != 0)
+        return -1;
+    pb_rope_at(&d->rope, context);
+    return 0;
+}
 
 
 static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
@@ -213,14 +316,16 @@ static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
         (void)kern_act_set_cols(f->next, f->job.y, batch, r0, r1);
 }
 
-/* Job i: matvec i from a into y, with gate and next as in pb_fused (NULL: none). */
-static void pb_job(pb_decode *d, int i, const kern_act *a, float *y, const float *gate, kern_act *next)
+/* Job i: matvec i from its activation into y, with gate and next as in pb_fused (NULL: none). Fused, its rows
+ * are split in whole blocks of the activation it fills (next's, else one of its own format's). */
+static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *next)
 {
     const pb_decode_weights *w = d->w;
-    d->jobs[i] = (pb_fused){ .job = { .fmt = w->fmt, .variant = d->variant, .w = w->arena + w->off[i],
-                                      .rows = (size_t)w->mv[i].rows, .act = a, .y = y,
+    size_t grain = d->glue == PB_GLUE_FUSED ? kern_act_block(next ? next->fmt : w->mfmt[i]) : 1;
+    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = d->variant, .w = w->arena + w->off[i],
+                                      .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
                                       .ldy = (size_t)w->mv[i].rows },
-                             .gate = gate, .next = next };
+                             .gate = gate, .next = next, .grain = grain };
 }
 
 /* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow). */
@@ -230,16 +335,18 @@ static void pb_jobs_build(pb_decode *d)
     bool fused = d->glue == PB_GLUE_FUSED;
     for (int l = 0; l < m->layers; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
-        pb_job(d, b + MV_Q, &d->act_hidden, d->q, NULL, fused ? &d->act_q : NULL);
-        pb_job(d, b + MV_K, &d->act_hidden, d->kv, NULL, NULL);
-        pb_job(d, b + MV_V, &d->act_hidden, d->kv, NULL, NULL);
-        pb_job(d, b + MV_O, &d->act_q, d->h, NULL, NULL);
-        pb_job(d, b + MV_GATE, &d->act_hidden, d->g, NULL, NULL);
+        pb_job(d, b + MV_Q, d->q, NULL, NULL);
+        pb_job(d, b + MV_K, d->kv, NULL, NULL);
+        pb_job(d, b + MV_V, d->kv + d->batch * (size_t)m->kv_dim, NULL, NULL);
+        pb_job(d, b + MV_O, d->h, NULL, NULL);
+        pb_job(d, b + MV_GATE, d->g, NULL, NULL);
         /* fused: u = SiLU(g) * u, quantized: down's input */
-        pb_job(d, b + MV_UP, &d->act_hidden, d->u, fused ? d->g : NULL, fused ? &d->act_ffn : NULL);
-        pb_job(d, b + MV_DOWN, &d->act_ffn, d->h, NULL, NULL);
+        pb_job(d, b + MV_UP, d->u, fused ? d->g : NULL, fused ? pb_act_of(d, b + MV_DOWN) : NULL);
+        pb_job(d, b + MV_DOWN, d->h, NULL, NULL);
+        /* gate and up split alike, so that a thread's gate rows are its own in up's fused SiLU */
+        d->jobs[b + MV_GATE].grain = d->jobs[b + MV_UP].grain;
     }
-    pb_job(d, d->w->nmv - 1, &d->act_hidden, d->logits, NULL, NULL);
+    pb_job(d, d->w->nmv - 1, d->logits, NULL, NULL);
     d->jobs_glue = (int)d->glue;
 }
 
@@ -259,23 +366,57 @@ static int pb_mv(pb_decode *d, pb_exec *ex, int i)
         if (f->next->batch != batch)
             f->next->batch = batch;
     }
-    size_t grain = d->glue == PB_GLUE_FUSED ? kern_act_block(d->w->fmt) : 1;
     uint64_t t0 = pb_now_ns();
     if (f->gate || f->next)
-        pb_exec_rows_grain(ex, f->job.rows, grain, pb_fused_rows, f);
+        pb_exec_rows_grain(ex, f->job.rows, f->grain, pb_fused_rows, f);
     else /* the job is only read by kern_job_rows */
-        pb_exec_rows_grain(ex, f->job.rows, grain, kern_job_rows, &f->job);
+        pb_exec_rows_grain(ex, f->job.rows, f->grain, kern_job_rows, &f->job);
     d->dispatch_ns += pb_now_ns() - t0;
     return 0;
 }
 
-/* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into a. */
-static void pb_norm(pb_decode *d, int k, kern_act *a)
+/* Layer l's attention between v and o: q/k/v biases, q/k head norms (qwen3), RoPE on q and k, then pb_attn_layer,
+ * whose output is quantized into o's activation. Its dispatches count as dispatch time, all of it as attn_ns. */
+static void pb_attention(pb_decode *d, pb_exec *ex, int l)
+{
+    const pb_decode_weights *w = d->w;
+    const pb_model *m = &w->shape;
+    size_t M = d->batch, Q = (size_t)m->q_dim, KV = (size_t)m->kv_dim, D = (size_t)m->head_dim;
+    float eps = m->eps > 0 ? m->eps : PB_RMS_EPS, *k = d->kv, *v = d->kv + M * KV;
+    uint64_t t0 = pb_now_ns();
+    for (size_t r = 0; r < M; r++) {
+        float *qr = d->q + r * Q, *kr = k + r * KV, *vr = v + r * KV;
+        if (w->bias) {
+            const float *bq = w->bias + (size_t)l * (Q + 2 * KV);
+            pb_residual_add(qr, bq, Q);
+            pb_residual_add(kr, bq + Q, KV);
+            pb_residual_add(vr, bq + Q + KV, KV);
+        }
+        for (int h = 0; w->qk_gamma && h < m->n_head; h++)
+            pb_rmsnorm(qr + (size_t)h * D, qr + (size_t)h * D, w->qk_gamma + 2 * (size_t)l * D, D, eps);
+        for (int h = 0; w->qk_gamma && h < m->n_kv_head; h++)
+            pb_rmsnorm(kr + (size_t)h * D, kr + (size_t)h * D, w->qk_gamma + (2 * (size_t)l + 1) * D, D, eps);
+        pb_rope_apply(&d->rope, qr, m->n_head);
+        pb_rope_apply(&d->rope, kr, m->n_kv_head);
+    }
+    uint64_t before = d->attn.dispatch_ns;
+    pb_attn_layer(&d->attn, ex, l, d->q, k, v);
+    d->dispatch_ns += d->attn.dispatch_ns - before;
+    kern_act_set(pb_act_of(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, M);
+    d->attn_ns += pb_now_ns() - t0;
+}
+
+/* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into each format's act_hidden that a
+ * matvec reads. */
+static void pb_norm(pb_decode *d, int k)
 {
     size_t n = (size_t)d->w->shape.hidden;
+    float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
     for (size_t m = 0; m < d->batch; m++)
-        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, PB_RMS_EPS);
-    kern_act_set(a, d->h, d->batch);
+        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, eps);
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        if (d->act_hidden[f].cap)
+            kern_act_set(&d->act_hidden[f], d->h, d->batch);
 }
 
 int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
@@ -283,6 +424,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     const pb_model *m = &d->w->shape;
     size_t M = d->batch, H = (size_t)m->hidden;
     d->dispatch_ns = 0;
+    d->attn_ns = 0;
     for (size_t r = 0; r < M; r++) {
         uint64_t s = pb_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
         for (size_t c = 0; c < H; c++)
@@ -294,26 +436,26 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
         pb_jobs_build(d);
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
-        pb_norm(d, 2 * l, &d->act_hidden);
+        pb_norm(d, 2 * l);
         rc |= pb_mv(d, ex, b + MV_Q);
         rc |= pb_mv(d, ex, b + MV_K);
         rc |= pb_mv(d, ex, b + MV_V);
-        if (!fused)
-            kern_act_set(&d->act_q, d->q, M);
+        if (rc == 0)
+            pb_attention(d, ex, l);
         rc |= pb_mv(d, ex, b + MV_O);
         pb_residual_add(d->x, d->h, M * H);
-        pb_norm(d, 2 * l + 1, &d->act_hidden);
+        pb_norm(d, 2 * l + 1);
         rc |= pb_mv(d, ex, b + MV_GATE);
         rc |= pb_mv(d, ex, b + MV_UP);
         if (!fused) {
             pb_silu_mul(d->u, d->g, d->u, M * (size_t)m->ffn);
-            kern_act_set(&d->act_ffn, d->u, M);
+            kern_act_set(pb_act_of(d, b + MV_DOWN), d->u, M);
         }
         rc |= pb_mv(d, ex, b + MV_DOWN);
         pb_residual_add(d->x, d->h, M * H);
     }
     if (rc != 0)
         return -1;
-    pb_norm(d, 2 * m->layers, &d->act_hidden);
+    pb_norm(d, 2 * m->layers);
     return pb_mv(d, ex, d->w->nmv - 1);
 }

@@ -1,28 +1,37 @@
-/* pb_decode.h — one decode token of a model preset on synthetic weights: every layer's 7 matvecs in order
- * (q, k, v, o, gate, up, down), each one dispatch of an executor, with the serial glue between them, then
- * lm_head. What a real engine does for a token, minus attention:
+/* pb_decode.h — one decode token of a model (a preset on synthetic weights, or a model file's weights:
+ * bench/measure/model): every layer's 7 matvecs in order (q, k, v, o, gate, up, down), each one dispatch of an
+ * executor, attention over the KV cache between v and o (bench/measure/attn: two dispatches), with the serial
+ * glue between them, then lm_head. What a real engine does for a token:
  *
- *   h = RMSNorm(x)            quantized once, shared by q, k and v (3 dispatches)
- *   q = Wq h, k = Wk h, v = Wv h     k and v are computed and discarded (no KV cache, no attention)
- *   x += Wo q                 o takes q's output as its input (width q_dim) in place of attention's
+ *   h = RMSNorm(x)            quantized once per format that reads it, shared by q, k and v (3 dispatches)
+ *   q = Wq h, k = Wk h, v = Wv h     (+ biases: qwen2 files)
+ *   q, k: RMSNorm per head (qwen3), RoPE at the cache's position; k and v appended to the cache
+ *   a = attention of q over the cache's context positions and its own (2 dispatches)
+ *   x += Wo a
  *   h = RMSNorm(x)            quantized once, shared by gate and up (2 dispatches)
  *   x += Wdown (SiLU(Wgate h) · Wup h)
  *   ... every layer, then logits = Wlm RMSNorm(x)
+ *
+ * Every matvec keeps its own format (a model file mixes them): each activation is quantized once per format
+ * that reads it. The cache holds `context` positions filled once with seeded values (pb_decode_set_context; 0
+ * after init), and every token writes its own k and v at position `context`: each token of a point does the
+ * same work, and the logits of the last one can be compared bit for bit.
  *
  * A batch of M activation rows runs the same matvecs as matmuls (each weight row streamed once for all M).
  * Weights are synthetic: each row from a seeded generator keyed by (seed, matrix, row), quantized once into
  * one 2 MiB-aligned arena (THP requested) by the executor's threads, so the bits never depend on the thread
  * count, and the memory floor can be read over the very same pages. Outputs are bit-identical for any
  * executor, thread count, schedule and glue mode (the kernels compute a row whole; the glue of a value never
- * depends on who computes it).
+ * depends on who computes it; attention's chunks and merge are fixed by the context alone: pb_attn.h).
  *
  * Glue modes. serial: every line of glue above runs on the calling thread between dispatches, as the simplest
  * engine does. fused: the glue that is row-local runs inside the dispatch that produced its rows, on the thread
- * that computed them: q's slice quantized into o's activation, and SiLU(gate)·up plus its quantization into
+ * that computed them: SiLU(gate)·up plus its quantization into
  * down's activation in up's dispatch (gate and up split alike, in whole activation blocks, so a thread's gate
  * rows are its own). What needs a whole row (the norms' sum of squares) and the residual adds stay serial. At
  * 2 threads on the 2-vCPU test machine serial glue was 7-10% of a token, mostly reading the other core's
- * half of gate and up (24 KiB) where fused mode moves 3 KiB of quants. */
+ * half of gate and up (24 KiB) where fused mode moves 3 KiB of quants. Attention's output reaches o's activation
+ * serially in both modes (a head is 128 values, less than a q8_K block). */
 #ifndef PB_DECODE_H
 #define PB_DECODE_H
 
@@ -30,6 +39,7 @@
 #include <stdint.h>
 
 #include "kern.h"
+#include "pb_attn.h"
 #include "pb_exec.h"
 #include "pb_membuf.h"
 #include "pb_model.h"
@@ -42,9 +52,16 @@ typedef struct pb_decode_weights {
     pb_matvec *mv;          /* in token order */
     uint64_t *off;          /* byte offset of each matvec's matrix in the arena */
     unsigned char *arena;   /* the weights, matrices back to back */
-    uint64_t bytes;         /* weight bytes (= pb_model_token_bytes) */
-    pb_membuf buf;          /* the 2 MiB-aligned mapping that holds the arena */
+    uint64_t bytes;         /* weight bytes (= pb_model_token_bytes); the floor reads arena[0..bytes) */
+    pb_membuf buf;          /* the 2 MiB-aligned mapping that holds the arena (none when it is a file's mapping) */
     float *gamma;           /* RMSNorm weights: (2 x layers + 1) x hidden */
+    kern_format *mfmt;      /* each matvec's format: fmt for built weights, a model file's own types (fmt is then
+                             * the first one's) */
+    float *qk_gamma;        /* shape.qk_norm: layer l's q-head norm weights at 2l, its k-head ones at 2l + 1
+                             * (head_dim each); NULL otherwise */
+    float *bias;            /* layer l's q, k and v biases (q_dim + 2 kv_dim floats, zeros where a file has none);
+                             * NULL: no biases (every preset, llama and qwen3 files) */
+    const char *source;     /* "arena": built or copied into buf; "mmap": read where a model file is mapped */
 } pb_decode_weights;
 
 /* Called after each matrix with the weight bytes built so far. */
@@ -54,6 +71,9 @@ typedef void (*pb_decode_progress_fn)(void *ctx, uint64_t done, uint64_t total);
  * (EINVAL: the format cannot hold the shape; ENOMEM). */
 int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
                             pb_decode_progress_fn progress, void *pctx);
+/* The same with matvec i in format fmts[i] (pb_model_matvecs' order): a mix, as model files have. */
+int pb_decode_weights_build_fmts(pb_decode_weights *w, const pb_model *m, const kern_format *fmts, uint64_t seed,
+                                 pb_exec *ex, pb_decode_progress_fn progress, void *pctx);
 void pb_decode_weights_free(pb_decode_weights *w);
 
 typedef enum pb_glue_mode { PB_GLUE_SERIAL, PB_GLUE_FUSED, PB_GLUE_MODES } pb_glue_mode;
@@ -67,23 +87,36 @@ typedef struct pb_decode {
     float *x;      /* the residual stream, batch x hidden */
     float *h;      /* normed input / matvec output of width hidden */
     float *q;      /* batch x q_dim */
-    float *kv;     /* batch x kv_dim: k, then v, both discarded */
+    float *kv;     /* k (batch x kv_dim), then v (the same): appended to the cache */
     float *g, *u;  /* batch x ffn */
     float *logits; /* batch x vocab */
-    kern_act act_hidden, act_q, act_ffn;
+    /* The matvecs' inputs, one per format that reads them (a model file mixes formats; cap 0: none reads it):
+     * the normed hidden state (q, k, v, gate, up, lm_head), o's input and down's input. */
+    kern_act act_hidden[KERN_FORMAT_COUNT], act_q[KERN_FORMAT_COUNT], act_ffn[KERN_FORMAT_COUNT];
     pb_glue_mode glue;    /* serial after pb_decode_init; the caller may set it between tokens */
     struct pb_fused *jobs; /* every matvec's job, built once per glue mode (a worker then finds each one where
                             * it left it, in its own cache, instead of on the caller's stack) */
     int jobs_glue;         /* the glue mode jobs were built for; -1 none */
     uint64_t dispatch_ns; /* the last token's time inside dispatches; the rest of the token is serial glue */
+    /* Attention (bench/measure/attn): the cache at `context` positions of kv_type, RoPE at that position. */
+    pb_kv_cache cache;
+    pb_attn attn;
+    pb_rope rope;
+    uint64_t attn_ns;     /* the last token's time in attention: q/k norms, RoPE, its dispatches, o's input */
 } pb_decode;
 
-/* 0, or -1 with errno (EINVAL: batch out of range or a variant that cannot run the format; ENOMEM). */
+/* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without
+ * grouped-query heads (pb_model_attn_ok) or a variant that cannot run a format; ENOMEM). */
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch);
+/* A cache of type holding context positions (seeded from the weights' seed, filled through ex's threads): every
+ * later token attends over them and its own position. 0, or -1 with errno (EINVAL: a type that cannot hold the
+ * heads; ENOMEM). */
+int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex);
 void pb_decode_free(pb_decode *d);
 
-/* One token: the input hidden state for `token` (seeded), every matvec through ex, logits in d->logits.
- * Makes w->nmv dispatches. 0, or -1 with errno from a job check. */
+/* One token: the input hidden state for `token` (seeded), every matvec and attention through ex, logits in
+ * d->logits. Makes w->nmv + 2 x layers dispatches (PB_DECODE_DISPATCHES). 0, or -1 with errno from a job check. */
+#define PB_DECODE_DISPATCHES(w) ((w)->nmv + 2 * (w)->shape.layers)
 int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token);
 
 #endif

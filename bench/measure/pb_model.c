@@ -2,13 +2,18 @@
 
 #include <string.h>
 
+/* Heads, RoPE and norms as the models' config.json give them (qwen3: q/k norms, NeoX RoPE at base 1e6; Llama 3:
+ * base 5e5); every preset keeps the 1e-6 epsilon the synthetic decode always used (eps 0). */
 static const pb_model pb_models[PB_MODEL_COUNT] = {
     [PB_MODEL_QWEN3_0_6B] = { .name = "qwen3-0.6b", .hidden = 1024, .q_dim = 2048, .kv_dim = 1024, .ffn = 3072,
-                              .layers = 28, .vocab = 151936 },
+                              .layers = 28, .vocab = 151936, .n_head = 16, .n_kv_head = 8, .head_dim = 128,
+                              .qk_norm = true, .rope_neox = true, .rope_base = 1e6f },
     [PB_MODEL_QWEN3_8B] = { .name = "qwen3-8b", .hidden = 4096, .q_dim = 4096, .kv_dim = 1024, .ffn = 12288,
-                            .layers = 36, .vocab = 151936 },
+                            .layers = 36, .vocab = 151936, .n_head = 32, .n_kv_head = 8, .head_dim = 128,
+                            .qk_norm = true, .rope_neox = true, .rope_base = 1e6f },
     [PB_MODEL_LLAMA3_8B] = { .name = "llama3-8b", .hidden = 4096, .q_dim = 4096, .kv_dim = 1024, .ffn = 14336,
-                             .layers = 32, .vocab = 128256 },
+                             .layers = 32, .vocab = 128256, .n_head = 32, .n_kv_head = 8, .head_dim = 128,
+                             .rope_base = 5e5f },
 };
 
 const char *const pb_model_names[PB_MODEL_COUNT + 1] = { "qwen3-0.6b", "qwen3-8b", "llama3-8b", NULL };
@@ -27,6 +32,13 @@ int pb_model_parse(const char *name, pb_model_id *out)
         }
     }
     return -1;
+}
+
+bool pb_model_attn_ok(const pb_model *m)
+{
+    return m->n_kv_head >= 1 && m->n_head >= m->n_kv_head && m->n_head % m->n_kv_head == 0 && m->head_dim >= 2 &&
+           m->head_dim % 2 == 0 && m->q_dim == (uint64_t)m->n_head * m->head_dim &&
+           m->kv_dim == (uint64_t)m->n_kv_head * m->head_dim && m->rope_base > 0;
 }
 
 int pb_model_matvec_count(const pb_model *m)

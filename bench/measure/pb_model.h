@@ -9,6 +9,7 @@
 #ifndef PB_MODEL_H
 #define PB_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kern_format.h"
@@ -28,6 +29,14 @@ typedef struct pb_model {
     uint64_t ffn;     /* feed-forward width */
     int layers;
     uint64_t vocab;
+    /* Attention (bench/measure/attn): q_dim = n_head x head_dim, kv_dim = n_kv_head x head_dim, grouped-query
+     * (n_head a multiple of n_kv_head); pb_model_attn_ok says whether a shape is one. */
+    int n_head, n_kv_head;
+    uint64_t head_dim;
+    bool qk_norm;     /* qwen3: every q and k head RMSNormed (its own weights) before RoPE */
+    bool rope_neox;   /* RoPE rotates pairs (i, i + head_dim/2) (qwen2, qwen3), else (2i, 2i + 1) (llama) */
+    float rope_base;  /* RoPE's frequency base */
+    float eps;        /* RMSNorm's epsilon; 0: PB_RMS_EPS */
 } pb_model;
 
 typedef struct pb_matvec {
@@ -44,6 +53,10 @@ const pb_model *pb_model_get(pb_model_id id);
 int pb_model_parse(const char *name, pb_model_id *out);
 /* The names, NULL-terminated, in enum order (for option tables). */
 extern const char *const pb_model_names[PB_MODEL_COUNT + 1];
+
+/* Whether m's attention fields describe grouped-query heads: n_kv_head >= 1 dividing n_head, an even head_dim,
+ * q_dim and kv_dim their products, a positive RoPE base. */
+bool pb_model_attn_ok(const pb_model *m);
 
 /* Matvecs in one token: 7 x layers + 1. */
 int pb_model_matvec_count(const pb_model *m);

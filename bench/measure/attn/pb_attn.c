@@ -1,0 +1,154 @@
+/* pb_attn.c — see pb_attn.h: the two dispatches of a layer's attention and the choice of inner loops. */
+#include "pb_attn.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_attn_impl.h"
+#include "pb_time.h"
+
+/* The inner loops by ISA and cache type; an ISA without a row (avx512, the arm64 ones for now) runs the best one
+ * below it, and every row gives the same bits (pb_attn_impl.h). */
+static const pb_attn_ops attn_table[KERN_ISA_COUNT][PB_KV_TYPES] = {
+    [KERN_ISA_SCALAR] = {
+        [PB_KV_F16] = { pb_attn_scores_f16_scalar, pb_attn_weigh_f16_scalar, pb_attn_exp_sub_scalar },
+        [PB_KV_Q8_0] = { pb_attn_scores_q8_scalar, pb_attn_weigh_q8_scalar, pb_attn_exp_sub_scalar },
+    },
+#if defined(__x86_64__)
+    [KERN_ISA_AVX2] = {
+        [PB_KV_F16] = { pb_attn_scores_f16_avx2, pb_attn_weigh_f16_avx2, pb_attn_exp_sub_avx2 },
+        [PB_KV_Q8_0] = { pb_attn_scores_q8_avx2, pb_attn_weigh_q8_avx2, pb_attn_exp_sub_avx2 },
+    },
+#endif
+};
+
+/* The chosen ISA's loops (kern_isa_chosen), or the best below it; the scalar ones for a head width the vector
+ * forms do not take (not a multiple of 16). */
+static const pb_attn_ops *attn_ops(pb_kv_type t, size_t head_dim)
+{
+    unsigned have = 0;
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (attn_table[i][t].scores)
+            have |= kern_isa_bit((kern_isa)i);
+    kern_isa isa = head_dim % 16 == 0 ? kern_isa_pick(kern_isa_chosen(), have) : KERN_ISA_SCALAR;
+    return &attn_table[isa < KERN_ISA_COUNT ? isa : KERN_ISA_SCALAR][t];
+}
+
+static size_t attn_max_chunks(const pb_kv_cache *c)
+{
+    return (c->cap + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
+}
+
+int pb_attn_init(pb_attn *a, const pb_model *m, pb_kv_cache *kv, size_t batch)
+{
+    memset(a, 0, sizeof *a);
+    a->m = m;
+    a->kv = kv;
+    a->batch = batch;
+    a->ops = attn_ops(kv->type, kv->head_dim);
+    size_t nq = batch * (size_t)m->q_dim;
+    a->qs = malloc(nq * sizeof *a->qs);
+    a->out = malloc(nq * sizeof *a->out);
+    a->part = malloc(batch * (size_t)m->n_head * attn_max_chunks(kv) * (kv->head_dim + 2) * sizeof *a->part);
+    if (!a->qs || !a->out || !a->part) {
+        pb_attn_free(a);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+void pb_attn_free(pb_attn *a)
+{
+    free(a->qs);
+    free(a->out);
+    free(a->part);
+    memset(a, 0, sizeof *a);
+}
+
+/* The partial of (sequence, query head, chunk): m, l, then head_dim values of o. */
+static float *attn_part(const pb_attn *a, size_t seq, int head, size_t chunk)
+{
+    size_t i = (seq * (size_t)a->m->n_head + (size_t)head) * attn_max_chunks(a->kv) + chunk;
+    return a->part + i * (a->kv->head_dim + 2);
+}
+
+/* Work items r0..r1: (sequence, key/value head, chunk), chunk fastest. */
+static void attn_chunk_rows(void *ctx, size_t r0, size_t r1)
+{
+    /* ctx is the layer's pb_attn, only read here; each item writes its own partials. */
+    const pb_attn *a = ctx;
+    const pb_kv_cache *c = a->kv;
+    size_t d = c->head_dim, n = c->context + 1, nc = a->nchunks;
+    int group = a->m->n_head / a->m->n_kv_head;
+    float s[PB_ATTN_CHUNK];
+    for (size_t it = r0; it < r1; it++) {
+        size_t seq = it / ((size_t)c->n_kv * nc), ch = it % nc, t0 = ch * PB_ATTN_CHUNK;
+        int g = (int)(it / nc % (size_t)c->n_kv);
+        size_t cnt = n - t0 < PB_ATTN_CHUNK ? n - t0 : PB_ATTN_CHUNK;
+        const unsigned char *k = pb_kv_row(c, 0, a->layer, seq, g, t0), *v = pb_kv_row(c, 1, a->layer, seq, g, t0);
+        for (int h = g * group; h < (g + 1) * group; h++) {
+            a->ops->scores(k, c->row_bytes, cnt, a->qs + seq * (size_t)a->m->q_dim + (size_t)h * d, d, s);
+            float m = -INFINITY, l = 0;
+            for (size_t t = 0; t < cnt; t++)
+                m = s[t] > m ? s[t] : m;
+            a->ops->exp_sub(s, cnt, m);
+            for (size_t t = 0; t < cnt; t++)
+                l += s[t];
+            float *p = attn_part(a, seq, h, ch);
+            p[0] = m;
+            p[1] = l;
+            memset(p + 2, 0, d * sizeof *p);
+            a->ops->weigh(v, c->row_bytes, cnt, s, d, p + 2);
+        }
+    }
+}
+
+/* (sequence, query head) r0..r1: the chunks' partials merged in chunk order into out. */
+static void attn_merge_rows(void *ctx, size_t r0, size_t r1)
+{
+    /* ctx is the layer's pb_attn; each item writes its own head of out. */
+    const pb_attn *a = ctx;
+    size_t d = a->kv->head_dim;
+    for (size_t it = r0; it < r1; it++) {
+        size_t seq = it / (size_t)a->m->n_head;
+        int h = (int)(it % (size_t)a->m->n_head);
+        float *out = a->out + seq * (size_t)a->m->q_dim + (size_t)h * d, mx = -INFINITY, l = 0;
+        for (size_t ch = 0; ch < a->nchunks; ch++)
+            mx = attn_part(a, seq, h, ch)[0] > mx ? attn_part(a, seq, h, ch)[0] : mx;
+        memset(out, 0, d * sizeof *out);
+        for (size_t ch = 0; ch < a->nchunks; ch++) {
+            const float *p = attn_part(a, seq, h, ch);
+            float w = pb_attn_exp(p[0] - mx);
+            l += p[1] * w;
+            for (size_t j = 0; j < d; j++)
+                out[j] += p[2 + j] * w;
+        }
+        for (size_t j = 0; j < d; j++)
+            out[j] /= l;
+    }
+}
+
+void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v)
+{
+    const pb_model *m = a->m;
+    pb_kv_cache *c = a->kv;
+    size_t d = c->head_dim, pos = c->context;
+    for (size_t seq = 0; seq < a->batch; seq++)
+        for (int g = 0; g < c->n_kv; g++) {
+            size_t at = seq * (size_t)m->kv_dim + (size_t)g * d;
+            pb_kv_put(c, 0, layer, seq, g, pos, k + at);
+            pb_kv_put(c, 1, layer, seq, g, pos, v + at);
+        }
+    float scale = (float)(1.0 / sqrt((double)d));
+    for (size_t i = 0; i < a->batch * (size_t)m->q_dim; i++)
+        a->qs[i] = q[i] * scale;
+    a->layer = layer;
+    a->nchunks = (pos + 1 + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
+    uint64_t t0 = pb_now_ns();
+    pb_exec_rows(ex, a->batch * (size_t)c->n_kv * a->nchunks, attn_chunk_rows, a);
+    pb_exec_rows(ex, a->batch * (size_t)m->n_head, attn_merge_rows, a);
+    a->dispatch_ns += pb_now_ns() - t0;
+}

@@ -1,0 +1,104 @@
+/* pb_attn.h — attention over a KV cache for a decode token, split across an executor's threads.
+ *
+ * The cache holds, per layer, sequence (batch row) and key/value head, `cap` positions of K and of V, each one
+ * head_dim values as IEEE halves (f16) or q8_0 blocks (half d; int8 qs[32]: x = qs x d), positions back to back.
+ * Positions 0..context-1 are filled once with seeded values (pb_kv_fill: poolbench measures a decode step at a
+ * depth, not text generation); each token writes its own k and v at position `context` and attends over
+ * positions 0..context, so every token of a point does the same work and ends with the same bits.
+ *
+ * One layer's attention (pb_attn_layer), for query head h of key/value head g = h / (n_head / n_kv_head):
+ *   s_t = (q_h / sqrt(head_dim)) . k_t,   p_t = e^(s_t - max s),   out_h = sum_t p_t v_t / sum_t p_t.
+ * Split across the executor in two dispatches:
+ *   1. work items = (sequence, key/value head, chunk of PB_ATTN_CHUNK positions): for each of its group's query
+ *      heads a partial max m, sum l = sum e^(s - m) and weighted sum o = sum e^(s - m) v over its positions; the
+ *      group shares each K and V row, read once per item;
+ *   2. per (sequence, query head): the partials merged in chunk order, M = max m_c, L = sum l_c e^(m_c - M),
+ *      out = sum o_c e^(m_c - M) / L.
+ * The chunks are fixed by the position count alone and merged in a fixed order, and every sum inside a chunk
+ * runs in position order, so the output's bits depend on neither the thread count nor the schedule; every ISA's
+ * inner loops give the same bits too (pb_attn_impl.h). tests/test_attn.c holds it against a double-precision
+ * oracle. */
+#ifndef PB_ATTN_H
+#define PB_ATTN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pb_exec.h"
+#include "pb_membuf.h"
+#include "pb_model.h"
+
+#define PB_ATTN_CHUNK 256 /* positions per work item: 128 KiB of f16 K and V at head_dim 128, held in L2 while the
+                           * group's query heads read them */
+
+typedef enum pb_kv_type { PB_KV_F16, PB_KV_Q8_0, PB_KV_TYPES } pb_kv_type;
+extern const char *const pb_kv_type_names[PB_KV_TYPES + 1]; /* "f16", "q8_0", NULL */
+
+typedef struct pb_kv_cache {
+    pb_kv_type type;
+    int layers, n_kv;
+    size_t head_dim, batch, cap; /* cap: positions per sequence */
+    size_t row_bytes;            /* one position of one head */
+    size_t context;              /* positions filled (pb_kv_fill) */
+    pb_membuf buf;               /* K, then V: [layer][sequence][head][position] rows */
+} pb_kv_cache;
+
+/* Bytes one token reads from the cache of shape m at that context: K and V of positions 0..context (its own
+ * included) of every layer, head and sequence. 0 when type cannot hold m's heads (q8_0 needs head_dim % 32). */
+uint64_t pb_kv_bytes(const pb_model *m, pb_kv_type type, size_t batch, size_t context);
+
+/* A cache for m's heads, batch sequences and cap positions (huge pages asked for). 0, or -1 with errno (EINVAL: a
+ * head width the type cannot hold, or a shape without grouped-query heads; ENOMEM). */
+int pb_kv_init(pb_kv_cache *c, const pb_model *m, pb_kv_type type, size_t batch, size_t cap);
+void pb_kv_free(pb_kv_cache *c);
+
+/* A row of n values for the row keyed by key (the caller's seeded generator: the same key, the same values). */
+typedef void (*pb_kv_gen_fn)(void *ctx, uint64_t key, float *row, size_t n);
+/* Fills positions 0..context-1 of every K and V row through ex's threads (each its own rows: the first touch
+ * where they will be read); sets c->context. 0, or -1 with errno (EINVAL: context >= cap; ENOMEM). */
+int pb_kv_fill(pb_kv_cache *c, size_t context, pb_kv_gen_fn gen, void *gctx, pb_exec *ex);
+
+/* The row of (K: kv 0, V: kv 1) of a layer, sequence, head and position. */
+unsigned char *pb_kv_row(const pb_kv_cache *c, int kv, int layer, size_t seq, int head, size_t pos);
+/* Stores head_dim floats x there, in the cache's type. */
+void pb_kv_put(const pb_kv_cache *c, int kv, int layer, size_t seq, int head, size_t pos, const float *x);
+
+/* RoPE at one position: cos and sin of pos x base^(-2i / head_dim), i < head_dim / 2. */
+typedef struct pb_rope {
+    size_t head_dim;
+    bool neox;       /* rotate (i, i + head_dim/2), else (2i, 2i + 1) */
+    float *inv_freq; /* head_dim / 2 */
+    float *cos, *sin;
+    size_t pos;      /* the position cos and sin are for */
+} pb_rope;
+
+int pb_rope_init(pb_rope *r, size_t head_dim, float base, bool neox);
+void pb_rope_free(pb_rope *r);
+/* Sets the position (cos and sin computed once for it). */
+void pb_rope_at(pb_rope *r, size_t pos);
+/* Rotates heads x head_dim values in place at r's position. */
+void pb_rope_apply(const pb_rope *r, float *x, int heads);
+
+/* One token's attention state for a model's shape and a cache. */
+typedef struct pb_attn {
+    const pb_model *m;
+    pb_kv_cache *kv;
+    size_t batch;
+    float *qs;        /* batch x q_dim: the queries scaled by 1 / sqrt(head_dim) */
+    float *part;      /* the partials: [sequence][query head][chunk] x (head_dim + 2): m, l, o */
+    float *out;       /* batch x q_dim: the attention output (o's input) */
+    size_t nchunks;   /* chunks of the current layer's positions */
+    int layer;
+    const struct pb_attn_ops *ops; /* the chosen ISA's inner loops for the cache type */
+    uint64_t dispatch_ns;          /* time inside its dispatches, summed over every layer since init */
+} pb_attn;
+
+/* 0, or -1 with errno (ENOMEM). The cache must outlive a. */
+int pb_attn_init(pb_attn *a, const pb_model *m, pb_kv_cache *kv, size_t batch);
+void pb_attn_free(pb_attn *a);
+/* Layer l: k and v (batch x kv_dim, k already rotated) written at position kv->context, then q (batch x q_dim,
+ * rotated) attends over positions 0..context into a->out. Two dispatches of ex. */
+void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v);
+
+#endif

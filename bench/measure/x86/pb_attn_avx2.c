@@ -1,0 +1,215 @@
+/* pb_attn_avx2.c — attention's inner loops with AVX2 + FMA + F16C (pb_attn_impl.h's recipes, lane for lane the
+ * scalar forms': the same bits). The dot products take head widths that are multiples of 16, the weighted sums
+ * multiples of 8 (pb_attn.c sends other widths to the scalar forms). A weighted sum keeps 64 outputs in registers
+ * while it walks the chunk's positions, so each cache line of V is read once per chunk and no output is stored
+ * between positions. */
+#include "pb_attn_impl.h"
+
+#include <immintrin.h>
+
+static inline __m256 ld_f16(const kern_half *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+static inline __m256 ld_i8(const int8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+}
+
+/* pb_attn_fold on the lanes acc0 (0-7) and acc1 (8-15). */
+static inline float fold(__m256 acc0, __m256 acc1)
+{
+    __m256 v = _mm256_add_ps(acc0, acc1);
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    __m128 b = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    return _mm_cvtss_f32(_mm_add_ss(b, _mm_shuffle_ps(b, b, 1)));
+}
+
+/* Four positions at a time (eight independent accumulator chains hide the fma latency that one position's two
+ * chains would wait on); each position's lanes and fold are exactly the one-position form's. */
+#define PB_ATTN_ROWS 4
+
+void pb_attn_scores_f16_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d, float *s)
+{
+    size_t t = 0;
+    for (; t + PB_ATTN_ROWS <= n; t += PB_ATTN_ROWS) {
+        const kern_half *r0 = (const kern_half *)(const void *)(k + t * row_bytes);
+        const kern_half *r1 = (const kern_half *)(const void *)(k + (t + 1) * row_bytes);
+        const kern_half *r2 = (const kern_half *)(const void *)(k + (t + 2) * row_bytes);
+        const kern_half *r3 = (const kern_half *)(const void *)(k + (t + 3) * row_bytes);
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0;
+        for (size_t j = 0; j < d; j += 16) {
+            __m256 qa = _mm256_loadu_ps(q + j), qb = _mm256_loadu_ps(q + j + 8);
+            a0 = _mm256_fmadd_ps(qa, ld_f16(r0 + j), a0);
+            b0 = _mm256_fmadd_ps(qb, ld_f16(r0 + j + 8), b0);
+            a1 = _mm256_fmadd_ps(qa, ld_f16(r1 + j), a1);
+            b1 = _mm256_fmadd_ps(qb, ld_f16(r1 + j + 8), b1);
+            a2 = _mm256_fmadd_ps(qa, ld_f16(r2 + j), a2);
+            b2 = _mm256_fmadd_ps(qb, ld_f16(r2 + j + 8), b2);
+            a3 = _mm256_fmadd_ps(qa, ld_f16(r3 + j), a3);
+            b3 = _mm256_fmadd_ps(qb, ld_f16(r3 + j + 8), b3);
+        }
+        s[t] = fold(a0, b0);
+        s[t + 1] = fold(a1, b1);
+        s[t + 2] = fold(a2, b2);
+        s[t + 3] = fold(a3, b3);
+    }
+    for (; t < n; t++) {
+        const kern_half *row = (const kern_half *)(const void *)(k + t * row_bytes);
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        for (size_t j = 0; j < d; j += 16) {
+            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + j), ld_f16(row + j), acc0);
+            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + j + 8), ld_f16(row + j + 8), acc1);
+        }
+        s[t] = fold(acc0, acc1);
+    }
+}
+
+/* One q8_0 block of one position into its lanes (the recipe's blk, then acc += blk x d). */
+static inline void q8_block(const block_q8_0 *blk, const float *qb, __m256 *acc0, __m256 *acc1)
+{
+    __m256 dk = _mm256_set1_ps(kern_half_to_float(blk->d));
+    __m256 blk0 = _mm256_mul_ps(_mm256_loadu_ps(qb), ld_i8(blk->qs));
+    __m256 blk1 = _mm256_mul_ps(_mm256_loadu_ps(qb + 8), ld_i8(blk->qs + 8));
+    blk0 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), ld_i8(blk->qs + 16), blk0);
+    blk1 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), ld_i8(blk->qs + 24), blk1);
+    *acc0 = _mm256_fmadd_ps(blk0, dk, *acc0);
+    *acc1 = _mm256_fmadd_ps(blk1, dk, *acc1);
+}
+
+void pb_attn_scores_q8_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d, float *s)
+{
+    size_t t = 0;
+    for (; t + 2 <= n; t += 2) {
+        const block_q8_0 *r0 = (const block_q8_0 *)(const void *)(k + t * row_bytes);
+        const block_q8_0 *r1 = (const block_q8_0 *)(const void *)(k + (t + 1) * row_bytes);
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
+        for (size_t b = 0; b < d / QK8_0; b++) {
+            q8_block(r0 + b, q + b * QK8_0, &a0, &b0);
+            q8_block(r1 + b, q + b * QK8_0, &a1, &b1);
+        }
+        s[t] = fold(a0, b0);
+        s[t + 1] = fold(a1, b1);
+    }
+    for (; t < n; t++) {
+        const block_q8_0 *row = (const block_q8_0 *)(const void *)(k + t * row_bytes);
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        for (size_t b = 0; b < d / QK8_0; b++)
+            q8_block(row + b, q + b * QK8_0, &acc0, &acc1);
+        s[t] = fold(acc0, acc1);
+    }
+}
+
+/* Outputs j0..j0+63 over every position: eight independent chains (each o[j] summed over t in order) keep two
+ * fmas a cycle busy, named so that they stay in registers; one row's 64 outputs are a whole cache line of f16. */
+static void weigh_f16_64(const unsigned char *v, size_t row_bytes, size_t n, const float *p, float *o)
+{
+    __m256 o0 = _mm256_loadu_ps(o), o1 = _mm256_loadu_ps(o + 8), o2 = _mm256_loadu_ps(o + 16);
+    __m256 o3 = _mm256_loadu_ps(o + 24), o4 = _mm256_loadu_ps(o + 32), o5 = _mm256_loadu_ps(o + 40);
+    __m256 o6 = _mm256_loadu_ps(o + 48), o7 = _mm256_loadu_ps(o + 56);
+    for (size_t t = 0; t < n; t++) {
+        const kern_half *row = (const kern_half *)(const void *)(v + t * row_bytes);
+        __m256 pt = _mm256_set1_ps(p[t]);
+        o0 = _mm256_fmadd_ps(pt, ld_f16(row), o0);
+        o1 = _mm256_fmadd_ps(pt, ld_f16(row + 8), o1);
+        o2 = _mm256_fmadd_ps(pt, ld_f16(row + 16), o2);
+        o3 = _mm256_fmadd_ps(pt, ld_f16(row + 24), o3);
+        o4 = _mm256_fmadd_ps(pt, ld_f16(row + 32), o4);
+        o5 = _mm256_fmadd_ps(pt, ld_f16(row + 40), o5);
+        o6 = _mm256_fmadd_ps(pt, ld_f16(row + 48), o6);
+        o7 = _mm256_fmadd_ps(pt, ld_f16(row + 56), o7);
+    }
+    _mm256_storeu_ps(o, o0);
+    _mm256_storeu_ps(o + 8, o1);
+    _mm256_storeu_ps(o + 16, o2);
+    _mm256_storeu_ps(o + 24, o3);
+    _mm256_storeu_ps(o + 32, o4);
+    _mm256_storeu_ps(o + 40, o5);
+    _mm256_storeu_ps(o + 48, o6);
+    _mm256_storeu_ps(o + 56, o7);
+}
+
+void pb_attn_weigh_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o)
+{
+    size_t j = 0;
+    for (; j + 64 <= d; j += 64)
+        weigh_f16_64(v + j * sizeof(kern_half), row_bytes, n, p, o + j);
+    for (; j < d; j += 8) {
+        __m256 acc = _mm256_loadu_ps(o + j);
+        for (size_t t = 0; t < n; t++)
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(p[t]),
+                                  ld_f16((const kern_half *)(const void *)(v + t * row_bytes) + j), acc);
+        _mm256_storeu_ps(o + j, acc);
+    }
+}
+
+/* One q8_0 block (32 outputs) of one position into its four chains. */
+static inline void weigh_q8_block(const block_q8_0 *blk, float p, __m256 *a, __m256 *b, __m256 *c, __m256 *e)
+{
+    __m256 pd = _mm256_set1_ps(p * kern_half_to_float(blk->d));
+    *a = _mm256_fmadd_ps(pd, ld_i8(blk->qs), *a);
+    *b = _mm256_fmadd_ps(pd, ld_i8(blk->qs + 8), *b);
+    *c = _mm256_fmadd_ps(pd, ld_i8(blk->qs + 16), *c);
+    *e = _mm256_fmadd_ps(pd, ld_i8(blk->qs + 24), *e);
+}
+
+/* Two blocks (64 outputs) per pass, for the same reason as weigh_f16_64; an odd last block alone. */
+void pb_attn_weigh_q8_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o)
+{
+    size_t nb = d / QK8_0, b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        float *ob = o + b * QK8_0;
+        __m256 o0 = _mm256_loadu_ps(ob), o1 = _mm256_loadu_ps(ob + 8), o2 = _mm256_loadu_ps(ob + 16);
+        __m256 o3 = _mm256_loadu_ps(ob + 24), o4 = _mm256_loadu_ps(ob + 32), o5 = _mm256_loadu_ps(ob + 40);
+        __m256 o6 = _mm256_loadu_ps(ob + 48), o7 = _mm256_loadu_ps(ob + 56);
+        for (size_t t = 0; t < n; t++) {
+            const block_q8_0 *blk = (const block_q8_0 *)(const void *)(v + t * row_bytes) + b;
+            weigh_q8_block(blk, p[t], &o0, &o1, &o2, &o3);
+            weigh_q8_block(blk + 1, p[t], &o4, &o5, &o6, &o7);
+        }
+        _mm256_storeu_ps(ob, o0);
+        _mm256_storeu_ps(ob + 8, o1);
+        _mm256_storeu_ps(ob + 16, o2);
+        _mm256_storeu_ps(ob + 24, o3);
+        _mm256_storeu_ps(ob + 32, o4);
+        _mm256_storeu_ps(ob + 40, o5);
+        _mm256_storeu_ps(ob + 48, o6);
+        _mm256_storeu_ps(ob + 56, o7);
+    }
+    if (b < nb) {
+        float *ob = o + b * QK8_0;
+        __m256 o0 = _mm256_loadu_ps(ob), o1 = _mm256_loadu_ps(ob + 8), o2 = _mm256_loadu_ps(ob + 16);
+        __m256 o3 = _mm256_loadu_ps(ob + 24);
+        for (size_t t = 0; t < n; t++)
+            weigh_q8_block((const block_q8_0 *)(const void *)(v + t * row_bytes) + b, p[t], &o0, &o1, &o2, &o3);
+        _mm256_storeu_ps(ob, o0);
+        _mm256_storeu_ps(ob + 8, o1);
+        _mm256_storeu_ps(ob + 16, o2);
+        _mm256_storeu_ps(ob + 24, o3);
+    }
+}
+
+void pb_attn_exp_sub_avx2(float *x, size_t n, float m)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(m));
+        v = _mm256_max_ps(v, _mm256_set1_ps(PB_ATTN_EXP_LO));
+        __m256 t = _mm256_mul_ps(v, _mm256_set1_ps(PB_ATTN_LOG2E));
+        __m256 nn = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256 lo = _mm256_fmsub_ps(v, _mm256_set1_ps(PB_ATTN_LOG2E), t);
+        lo = _mm256_fmadd_ps(v, _mm256_set1_ps(PB_ATTN_LOG2E_LO), lo);
+        __m256 f = _mm256_add_ps(_mm256_sub_ps(t, nn), lo);
+        __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(PB_ATTN_P7), f, _mm256_set1_ps(PB_ATTN_P6));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(PB_ATTN_P5));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(PB_ATTN_P4));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(PB_ATTN_P3));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(PB_ATTN_P2));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(PB_ATTN_P1));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
+        __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(nn), _mm256_set1_epi32(127)), 23);
+        _mm256_storeu_ps(x + i, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+    }
+    pb_attn_exp_sub_scalar(x + i, n - i, m);
+}

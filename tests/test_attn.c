@@ -1,0 +1,282 @@
+/* test_attn.c — attention over the KV cache (bench/measure/attn): against a double-precision oracle for both cache
+ * types, several head widths and depths across chunk boundaries; bit-identical at every thread count and
+ * schedule; every ISA's inner loops giving the scalar loops' bits; the exponential and RoPE against libm in
+ * double; a decode token at depth bit-identical over threads and policies; the cache's bytes per token. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_attn.h"
+#include "pb_attn_impl.h"
+#include "pb_decode.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float rng_unit(uint64_t *s)
+{
+    return (float)(rng_next(s) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+static void gen(void *ctx, uint64_t key, float *row, size_t n)
+{
+    (void)ctx;
+    uint64_t s = key * 31 + 7;
+    for (size_t i = 0; i < n; i++)
+        row[i] = 1.7f * rng_unit(&s);
+}
+
+static pb_model shape(int heads, int kv, size_t d)
+{
+    return (pb_model){ .name = "t", .hidden = 256, .q_dim = (uint64_t)heads * d, .kv_dim = (uint64_t)kv * d,
+                       .ffn = 256, .layers = 2, .vocab = 10, .n_head = heads, .n_kv_head = kv, .head_dim = d,
+                       .rope_base = 1e4f };
+}
+
+/* A cache row as doubles (the values the cache holds, after its rounding). */
+static void row_values(const pb_kv_cache *c, const unsigned char *row, double *x)
+{
+    for (size_t j = 0; j < c->head_dim; j++) {
+        if (c->type == PB_KV_F16) {
+            x[j] = kern_half_to_float(((const kern_half *)(const void *)row)[j]);
+        } else {
+            const block_q8_0 *b = (const block_q8_0 *)(const void *)row + j / QK8_0;
+            x[j] = (double)kern_half_to_float(b->d) * b->qs[j % QK8_0];
+        }
+    }
+}
+
+/* The oracle: softmax(q . k / sqrt(d)) v in double over positions 0..context for query head h of sequence s. */
+static void oracle(const pb_kv_cache *c, const pb_model *m, int layer, size_t seq, int h, const float *q,
+                   double *out)
+{
+    size_t d = c->head_dim, n = c->context + 1;
+    int g = h / (m->n_head / m->n_kv_head);
+    double *sc = malloc(n * sizeof *sc), k[512], v[512], mx = -INFINITY, l = 0;
+    for (size_t t = 0; t < n; t++) {
+        row_values(c, pb_kv_row(c, 0, layer, seq, g, t), k);
+        double dot = 0;
+        for (size_t j = 0; j < d; j++)
+            dot += (double)q[j] * k[j];
+        sc[t] = dot / sqrt((double)d);
+        mx = sc[t] > mx ? sc[t] : mx;
+    }
+    memset(out, 0, d * sizeof *out);
+    for (size_t t = 0; t < n; t++) {
+        double p = exp(sc[t] - mx);
+        l += p;
+        row_values(c, pb_kv_row(c, 1, layer, seq, g, t), v);
+        for (size_t j = 0; j < d; j++)
+            out[j] += p * v[j];
+    }
+    for (size_t j = 0; j < d; j++)
+        out[j] /= l;
+    free(sc);
+}
+
+/* One layer's attention output (batch x q_dim) at a depth through an executor: a malloc'd copy. */
+static float *attend(const pb_model *m, pb_kv_type t, size_t batch, size_t context, int kind, int threads,
+                     size_t chunk, const float *q, const float *k, const float *v, pb_kv_cache *keep)
+{
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
+    pb_kv_cache c;
+    cr_assert_eq(pb_kv_init(&c, m, t, batch, context + 1), 0);
+    cr_assert_eq(pb_kv_fill(&c, context, gen, NULL, &e), 0);
+    pb_attn a;
+    cr_assert_eq(pb_attn_init(&a, m, &c, batch), 0);
+    pb_attn_layer(&a, &e, 1, q, k, v);
+    size_t n = batch * (size_t)m->q_dim;
+    float *out = malloc(n * sizeof *out);
+    memcpy(out, a.out, n * sizeof *out);
+    pb_attn_free(&a);
+    pb_exec_close(&e);
+    if (keep)
+        *keep = c;
+    else
+        pb_kv_free(&c);
+    return out;
+}
+
+static float *randoms(size_t n, uint64_t seed)
+{
+    float *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 1.5f * rng_unit(&seed);
+    return x;
+}
+
+Test(attn, matches_a_double_oracle_and_is_bit_exact_at_every_thread_count, .timeout = 120)
+{
+    static const size_t depths[] = { 0, 1, 255, 256, 600 };
+    static const struct { int heads, kv; size_t d; } shapes[] = { { 4, 2, 128 }, { 6, 2, 64 }, { 2, 1, 96 } };
+    for (size_t si = 0; si < 3; si++)
+        for (int t = 0; t < PB_KV_TYPES; t++)
+            for (size_t di = 0; di < sizeof depths / sizeof depths[0]; di++) {
+                pb_model m = shape(shapes[si].heads, shapes[si].kv, shapes[si].d);
+                size_t batch = 2, ctx = depths[di], nq = batch * (size_t)m.q_dim, nk = batch * (size_t)m.kv_dim;
+                float *q = randoms(nq, 1 + di), *k = randoms(nk, 2 + di), *v = randoms(nk, 3 + di);
+                pb_kv_cache c;
+                float *ref = attend(&m, (pb_kv_type)t, batch, ctx, PB_EXEC_SPIN, 1, 0, q, k, v, &c);
+                double worst = 0, want[512];
+                for (size_t s = 0; s < batch; s++)
+                    for (int h = 0; h < m.n_head; h++) {
+                        oracle(&c, &m, 1, s, h, q + s * m.q_dim + (size_t)h * m.head_dim, want);
+                        for (size_t j = 0; j < m.head_dim; j++) {
+                            double e = fabs(ref[s * m.q_dim + (size_t)h * m.head_dim + j] - want[j]);
+                            worst = e > worst ? e : worst;
+                        }
+                    }
+                cr_assert(worst < 2e-5, "%s d=%zu depth %zu: off the oracle by %g", pb_kv_type_names[t],
+                          m.head_dim, ctx, worst);
+                pb_kv_free(&c);
+                static const struct { int kind, threads; size_t chunk; } runs[] = {
+                    { PB_EXEC_SPIN, 2, 0 }, { PB_EXEC_SPIN, 3, 0 }, { PB_EXEC_CONDVAR, 3, 1 }, { PB_EXEC_OMP, 2, 3 },
+                };
+                for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+                    float *got = attend(&m, (pb_kv_type)t, batch, ctx, runs[r].kind, runs[r].threads, runs[r].chunk,
+                                        q, k, v, NULL);
+                    cr_assert(memcmp(ref, got, nq * sizeof *got) == 0, "%s d=%zu depth %zu: %d threads chunk %zu differ",
+                              pb_kv_type_names[t], m.head_dim, ctx, runs[r].threads, runs[r].chunk);
+                    free(got);
+                }
+                free(ref);
+                free(q);
+                free(k);
+                free(v);
+            }
+}
+
+Test(attn, every_isa_gives_the_scalar_bits)
+{
+#if defined(__x86_64__)
+    if (!kern_isa_supported(KERN_ISA_AVX2))
+        return;
+    static const size_t dims[] = { 16, 64, 128, 96 };
+    for (size_t di = 0; di < 4; di++) {
+        size_t d = dims[di], n = 37;
+        pb_model m = shape(2, 1, d);
+        for (int t = 0; t < PB_KV_TYPES; t++) {
+            if (t == PB_KV_Q8_0 && d % 32)
+                continue;
+            pb_exec e;
+            cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
+            pb_kv_cache c;
+            cr_assert_eq(pb_kv_init(&c, &m, (pb_kv_type)t, 1, n + 1), 0);
+            cr_assert_eq(pb_kv_fill(&c, n, gen, NULL, &e), 0);
+            pb_exec_close(&e);
+            const unsigned char *rows = pb_kv_row(&c, 0, 0, 0, 0, 0);
+            float *q = randoms(d, 9), *p = randoms(n, 10), s1[64], s2[64], o1[512] = { 0 }, o2[512] = { 0 };
+            bool f16 = t == PB_KV_F16;
+            (f16 ? pb_attn_scores_f16_scalar : pb_attn_scores_q8_scalar)(rows, c.row_bytes, n, q, d, s1);
+            (f16 ? pb_attn_scores_f16_avx2 : pb_attn_scores_q8_avx2)(rows, c.row_bytes, n, q, d, s2);
+            cr_assert(memcmp(s1, s2, n * sizeof *s1) == 0, "%s d=%zu: scores differ", pb_kv_type_names[t], d);
+            (f16 ? pb_attn_weigh_f16_scalar : pb_attn_weigh_q8_scalar)(rows, c.row_bytes, n, p, d, o1);
+            (f16 ? pb_attn_weigh_f16_avx2 : pb_attn_weigh_q8_avx2)(rows, c.row_bytes, n, p, d, o2);
+            cr_assert(memcmp(o1, o2, d * sizeof *o1) == 0, "%s d=%zu: weighted sums differ", pb_kv_type_names[t], d);
+            memcpy(s2, s1, sizeof s1);
+            pb_attn_exp_sub_scalar(s1, n, 0.25f);
+            pb_attn_exp_sub_avx2(s2, n, 0.25f);
+            cr_assert(memcmp(s1, s2, n * sizeof *s1) == 0, "exp differs");
+            free(q);
+            free(p);
+            pb_kv_free(&c);
+        }
+    }
+#endif
+}
+
+Test(attn, exp_is_close_to_libm)
+{
+    double worst = 0;
+    for (int i = 0; i <= 870000; i++) {
+        float x = -(float)i * 1e-4f;
+        double want = exp((double)x), got = pb_attn_exp(x);
+        double rel = fabs(got - want) / want;
+        worst = rel > worst ? rel : worst;
+    }
+    cr_assert(worst < 4e-7, "pb_attn_exp off libm by %g relative", worst);
+    cr_assert_eq(pb_attn_exp(0.0f), 1.0f);
+    cr_assert(pb_attn_exp(-1000.0f) > 0 && pb_attn_exp(-1000.0f) < 1e-37f, "clamped, not zero or NaN");
+}
+
+Test(attn, rope_matches_double_rotation)
+{
+    for (int neox = 0; neox < 2; neox++) {
+        pb_rope r;
+        cr_assert_eq(pb_rope_init(&r, 64, 10000.0f, neox), 0);
+        pb_rope_at(&r, 1234);
+        float *x = randoms(128, 5), *y = malloc(128 * sizeof *y);
+        memcpy(y, x, 128 * sizeof *y);
+        pb_rope_apply(&r, y, 2);
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < 32; i++) {
+                int a = neox ? i : 2 * i, b = neox ? i + 32 : 2 * i + 1;
+                double th = 1234.0 * pow(10000.0, -2.0 * i / 64.0);
+                double x0 = x[h * 64 + a], x1 = x[h * 64 + b];
+                cr_assert(fabs(y[h * 64 + a] - (x0 * cos(th) - x1 * sin(th))) < 1e-4, "neox %d pair %d", neox, i);
+                cr_assert(fabs(y[h * 64 + b] - (x0 * sin(th) + x1 * cos(th))) < 1e-4, "neox %d pair %d", neox, i);
+            }
+        free(x);
+        free(y);
+        pb_rope_free(&r);
+    }
+}
+
+Test(attn, kv_bytes)
+{
+    pb_model m = shape(16, 8, 128);
+    m.layers = 28; /* qwen3-0.6b's heads and layers: 112 KiB a position in f16 */
+    cr_assert_eq(pb_kv_bytes(&m, PB_KV_F16, 1, 4095), 4096ull * 112 * 1024);
+    cr_assert_eq(pb_kv_bytes(&m, PB_KV_Q8_0, 1, 0), 28ull * 8 * 2 * 136);
+    cr_assert_eq(pb_kv_bytes(&m, PB_KV_F16, 3, 0), 3 * pb_kv_bytes(&m, PB_KV_F16, 1, 0));
+    m = shape(2, 1, 48);
+    cr_assert_eq(pb_kv_bytes(&m, PB_KV_Q8_0, 1, 0), 0, "q8_0 cannot hold 48 values a head");
+    pb_kv_cache c;
+    cr_assert_eq(pb_kv_init(&c, &m, PB_KV_Q8_0, 1, 4), -1);
+}
+
+/* A decode token at depth: bit-identical at 1 and 3 threads over policies and schedules, for both cache types. */
+Test(attn, a_decode_token_at_depth_is_bit_exact_across_threads, .timeout = 120)
+{
+    pb_model m = shape(4, 2, 128);
+    m.hidden = 256;
+    m.ffn = 512;
+    m.vocab = 300;
+    m.qk_norm = true;
+    m.rope_neox = true;
+    pb_exec gen;
+    cr_assert_eq(pb_exec_open(&gen, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
+    pb_decode_weights w;
+    cr_assert_eq(pb_decode_weights_build(&w, &m, KERN_Q8_0, 3, &gen, NULL, NULL), 0);
+    pb_exec_close(&gen);
+    static const struct { int kind, threads; size_t chunk; } runs[] = {
+        { PB_EXEC_SPIN, 1, 0 }, { PB_EXEC_SPIN, 3, 0 }, { PB_EXEC_HYBRID, 2, 5 }, { PB_EXEC_OMP, 3, 0 },
+    };
+    for (int t = 0; t < PB_KV_TYPES; t++) {
+        float ref[300];
+        for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+            pb_decode d;
+            pb_exec e;
+            cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+            cr_assert_eq(pb_exec_open(&e, runs[r].kind, runs[r].threads, NULL, runs[r].chunk, 50), 0);
+            cr_assert_eq(pb_decode_set_context(&d, 700, (pb_kv_type)t, &e), 0);
+            cr_assert_eq(pb_decode_token(&d, &e, 9), 0);
+            cr_assert(d.attn_ns > 0 && d.attn_ns < d.dispatch_ns + d.attn_ns);
+            if (r == 0)
+                memcpy(ref, d.logits, sizeof ref);
+            else
+                cr_assert(memcmp(ref, d.logits, sizeof ref) == 0, "%s: %d threads differ", pb_kv_type_names[t],
+                          runs[r].threads);
+            pb_exec_close(&e);
+            pb_decode_free(&d);
+        }
+    }
+    pb_decode_weights_free(&w);
+}
