@@ -44,7 +44,8 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
     o->cols = 4096;
     const pb_opt opts[] = {
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
-          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, or all)", .dflt = "all" },
+          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K, or all)",
+          .dflt = "all" },
         { .name = "variant", .kind = PB_OPT_CHOICES, .dest = &o->variants, .choices = variant_names,
           .metavar = "LIST", .help = "kernel variants (scalar, avx2, avx512, neon); one this CPU lacks is an error",
           .dflt = "every variant this CPU runs", .env = "POOLBENCH_KERNEL" },

@@ -25,7 +25,8 @@ do for [v in "scalar avx2 avx512 neon"] { if (strstrt(" ".seen_v, " ".v." ")) { 
 levels = ""
 do for [l in "l2 l3 dram"] { if (strstrt(" ".seen_l, " ".l." ")) { levels = levels.l." " } }
 vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avx512" ? 0x56b4e9 : 0xe69f00
-fmtx(s) = s eq "f32" ? 0 : s eq "f16" ? 1 : s eq "q8_0" ? 2 : s eq "q4_0" ? 3 : s eq "q1_0" ? 4 : s eq "tq2_0" ? 5 : NaN
+fmtx(s) = s eq "f32" ? 0 : s eq "f16" ? 1 : s eq "q8_0" ? 2 : s eq "q4_0" ? 3 : s eq "q1_0" ? 4 : s eq "tq2_0" ? 5 : \
+          s eq "q4_K" ? 6 : s eq "q6_K" ? 7 : NaN
 vshift(v) = v eq "scalar" ? -0.2 : v eq "avx2" ? 0.0 : v eq "avx512" ? 0.2 : 0.1
 sel(v, l, t) = (strcol("variant") eq v && strcol("level") eq l && column("threads") == t && column("batch") == 1) \
                ? column("gbps_median") : NaN
@@ -47,8 +48,8 @@ do for [fmt in "png svg"] {
         set output (tsel == 1 ? 'kernels.' : 'kernels_threads.').fmt
         set termoption noenhanced
         set multiplot layout 1,words(levels) title sprintf("Kernel roofline: GB/s of weights (median), %d thread%s, batch 1", thr, thr > 1 ? "s" : "")
-        set xtics ("f32" 0, "f16" 1, "q8_0" 2, "q4_0" 3, "q1_0" 4, "tq2_0" 5)
-        set xrange [-0.5:5.5]
+        set xtics ("f32" 0, "f16" 1, "q8_0" 2, "q4_0" 3, "q1_0" 4, "tq2_0" 5, "q4_K" 6, "q6_K" 7)
+        set xrange [-0.5:7.5]
         set yrange [0:*]
         set grid ytics
         set ylabel "GB/s"

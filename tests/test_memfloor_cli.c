@@ -73,9 +73,11 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
                                      "tok_per_s_ceiling,";
     cr_expect(strncmp(csv, tok_header, strlen(tok_header)) == 0, "%s", csv);
     cr_expect(strstr(csv, ",qwen3-0.6b,q4_0,1,335241216,") != NULL, "%s", csv);
+    cr_expect(strstr(csv, ",qwen3-0.6b,q6_K,1,488893440,") && strstr(csv, ",qwen3-0.6b,q4_K_M,1,365518848,"), "%s",
+              csv);
     int lines = 0;
     for (char *p = csv; *p; p++)
         lines += *p == '\n';
-    cr_expect_eq(lines, 1 + 3 * 5, "3 models x 5 formats x 1 thread count");
+    cr_expect_eq(lines, 1 + 3 * 8, "3 models x 8 formats (q4_K_M a mix) x 1 thread count");
     cr_expect_eq(tf_rmrf(dir), 0);
 }

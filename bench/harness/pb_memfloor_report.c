@@ -29,7 +29,7 @@ void pb_mfr_write_tokens(const pb_mfr_report *r, const pb_mfr_run *run)
         const pb_mfr_token *tk = &run->tokens[i];
         const pb_value v[PB_TOKEN_NCOLS] = {
             [PB_TOKEN_run_id].s = r->run->run_id, [PB_TOKEN_host].s = r->run->host,
-            [PB_TOKEN_model].s = tk->model->name, [PB_TOKEN_format].s = kern_format_get(tk->format)->name,
+            [PB_TOKEN_model].s = tk->model->name, [PB_TOKEN_format].s = pb_wformat_name(tk->format),
             [PB_TOKEN_threads].i = tk->floor->threads, [PB_TOKEN_weight_bytes].u = tk->weight_bytes,
             [PB_TOKEN_floor_gbps].d = tk->floor->gbps, [PB_TOKEN_ms_per_token].d = tk->ms_per_token,
             [PB_TOKEN_tok_per_s_ceiling].d = tk->tok_per_s, [PB_TOKEN_floor_kernel].s = tk->floor->kern->name,
@@ -67,7 +67,7 @@ static void mfr_print_floors(FILE *f, const pb_mfr_run *run)
     fprintf(f, "\n");
     for (int i = 0; i < run->ntokens; i += run->nfloors) {
         const pb_mfr_token *tk = &run->tokens[i];
-        fprintf(f, "%-11s %-6s %9.1f", tk->model->name, kern_format_get(tk->format)->name,
+        fprintf(f, "%-11s %-6s %9.1f", tk->model->name, pb_wformat_name(tk->format),
                 (double)tk->weight_bytes / 1e6);
         for (int t = 0; t < run->nfloors; t++)
             fprintf(f, "  %7.2f ms (%6.1f)", tk[t].ms_per_token, tk[t].tok_per_s);

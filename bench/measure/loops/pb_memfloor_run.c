@@ -17,8 +17,9 @@
 #define RT_BATCHES 11
 #define RT_ITERS 20000
 
-/* The formats a per-token floor is given for (f32 is no decode format anyone ships). */
-static const kern_format mfr_formats[] = { KERN_F16, KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0 };
+/* The formats a per-token floor is given for (f32 is no decode format anyone ships), a mix among them. */
+static const pb_wformat mfr_formats[] = { KERN_F16,   KERN_Q8_0, KERN_Q4_0, KERN_Q1_0,
+                                          KERN_TQ2_0, KERN_Q4_K, KERN_Q6_K, PB_WF_Q4_K_M };
 #define MFR_NFORMATS (sizeof mfr_formats / sizeof *mfr_formats)
 
 /* ---------------------------------------------------------------- the plan */
@@ -184,7 +185,7 @@ int pb_mfr_derive(pb_mfr_run *run, char *err, size_t errlen)
                 pb_mfr_token *tk = &run->tokens[run->ntokens++];
                 tk->model = pb_model_get((pb_model_id)m);
                 tk->format = mfr_formats[f];
-                tk->weight_bytes = pb_model_token_bytes(tk->model, tk->format);
+                tk->weight_bytes = pb_wformat_token_bytes(tk->model, tk->format);
                 tk->floor = &run->floors[t];
                 tk->ms_per_token = (double)tk->weight_bytes / (tk->floor->gbps * 1e9) * 1e3;
                 tk->tok_per_s = 1e3 / tk->ms_per_token;

@@ -18,6 +18,7 @@
 #include "pb_memread.h"
 #include "pb_model.h"
 #include "pb_topo.h"
+#include "pb_wformat.h"
 
 #define PB_MFR_MAX_KERNS 32
 
@@ -41,7 +42,7 @@ typedef struct pb_mfr_floor {
 /* One row of token_floor.csv. */
 typedef struct pb_mfr_token {
     const pb_model *model;
-    kern_format format;
+    pb_wformat format; /* a format or a mix (pb_wformat.h) */
     uint64_t weight_bytes;
     const pb_mfr_floor *floor;
     double ms_per_token, tok_per_s;
