@@ -38,7 +38,7 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
     cr_assert_not_null(f, "%s", path);
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_str_eq(line, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
-                           "gbps_max,gops_median,ns_per_row\n");
+                           "gbps_max,gbps_act_median,gops_median,ns_per_row\n");
     int rows = 0;
     while (fgets(line, sizeof line, f)) {
         cr_assert(strstr(line, ",scalar,") && strstr(line, ",l2,"), "%s", line);
@@ -46,5 +46,40 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
     }
     fclose(f);
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
+    cr_assert_eq(tf_rmrf(dir), 0);
+}
+
+/* The K-quants through every variant this CPU runs, each row with both GB/s: the weights alone and quantizing the
+ * activation before every call (gbps_act_median, a number > 0; no speed is asserted). */
+Test(kernels_cli, k_quants_and_the_quantizing_column, .timeout = 60)
+{
+    char dir[64], path[128], line[512];
+    tf_tmpdir(dir, sizeof dir, "pbkq");
+    harness_run_ok(dir, "bench_kernels", "",
+                   "--format q4_K,q6_K --level l2 --l2-kib 64 --threads 1 --batch 1 --budget-ms 2 --cols 512 "
+                   "--out out");
+    snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    int col = 0, act = -1, plain = -1;
+    for (char *save = NULL, *t = strtok_r(line, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), col++) {
+        act = strcmp(t, "gbps_act_median") == 0 ? col : act;
+        plain = strcmp(t, "gbps_median") == 0 ? col : plain;
+    }
+    cr_assert(act >= 0 && plain >= 0, "kernels.csv has gbps_median and gbps_act_median");
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", line);
+        cr_assert(strstr(line, ",q4_K,") || strstr(line, ",q6_K,"), "%s", line);
+        col = 0;
+        for (char *save = NULL, *t = strtok_r(copy, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), col++)
+            if (col == act || col == plain)
+                cr_assert(strtod(t, NULL) > 0, "column %d of %s", col, line);
+        rows++;
+    }
+    fclose(f);
+    cr_assert_geq(rows, 2, "q4_K and q6_K, every variant");
     cr_assert_eq(tf_rmrf(dir), 0);
 }

@@ -25,7 +25,7 @@ static const struct {
     { PB_K_TOKEN, "run_id,host,model,format,threads,weight_bytes,floor_gbps,ms_per_token,tok_per_s_ceiling,"
                   "floor_kernel,placement" },
     { PB_K_KERNELS, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,"
-                    "gops_median,ns_per_row" },
+                    "gbps_act_median,gops_median,ns_per_row" },
     { PB_K_SWEEP, "run_id,host,point,model,format,kernel,policy,schedule,glue,threads,cpuset,cpus,batch,tokens,"
                   "ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,"
                   "floor_gbps,floor_gbps_best,floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,"

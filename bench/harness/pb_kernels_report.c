@@ -18,6 +18,7 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
         [PB_KERNELS_batch].i = r->pt.batch, [PB_KERNELS_threads].i = r->threads, [PB_KERNELS_bytes].u = r->bytes,
         [PB_KERNELS_level].s = pb_kbench_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,
         [PB_KERNELS_gbps_median].d = r->r.gbps.median, [PB_KERNELS_gbps_max].d = r->r.gbps.max,
+        [PB_KERNELS_gbps_act_median].d = r->r.gbps_act.median,
         [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
@@ -38,20 +39,22 @@ static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
 
 static void kbr_print_points(FILE *f, const pb_kbr_run *run)
 {
-    fprintf(f, "\n%-6s %-7s %-5s %3s %5s %9s %9s %17s %9s %9s %7s\n", "format", "variant", "level", "thr", "batch",
-            "MiB", "GB/s", "(min-max)", "Gop/s", "ns/row", "x_read");
+    fprintf(f, "\n%-6s %-7s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "level", "thr",
+            "batch", "MiB", "GB/s", "(min-max)", "+act", "Gop/s", "ns/row", "x_read");
     for (int i = 0; i < run->nrows; i++) {
         const pb_kbr_row *r = &run->rows[i];
         bool noisy = r->r.gbps.spread > PB_NOISY_SPREAD;
         char ratio[16] = "-";
         if (!isnan(r->read_gbps))
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
-        fprintf(f, "%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.1f %7s%s\n",
+        fprintf(f, "%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
                 kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), pb_kbench_level_names[r->pt.level],
                 r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
-                r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
+                r->r.gbps_act.median, r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
     }
-    fprintf(f, "\nGB/s: weight bytes per second, median over samples (1e9 B/s); Gop/s: weights x batch per second;\n"
+    fprintf(f, "\nGB/s: weight bytes per second, median over samples (1e9 B/s), the activation quantized once\n"
+               "beforehand; +act: the same quantizing it before every call, as a decode does for each matvec input\n"
+               "(a call: the whole matrix in l2, a window in l3 and dram); Gop/s: weights x batch per second;\n"
                "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same\n"
                "buffer, measured just before each point (the memory floor side by side: a vCPU move between runs\n"
                "cannot skew the ratio).\n",
@@ -66,9 +69,9 @@ static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_
     for (int l = 0; l < p->levels->n; l++) {
         const pb_kbr_row *r = pb_kbr_find(run, fmt, v, (pb_kbench_level)p->levels->v[l], 1, 1);
         if (r)
-            fprintf(f, " %8.2f", r->r.gbps.median);
+            fprintf(f, " %8.2f %8.2f", r->r.gbps.median, r->r.gbps_act.median);
         else
-            fprintf(f, " %8s", "-");
+            fprintf(f, " %8s %8s", "-", "-");
     }
     const pb_kbr_row *d = pb_kbr_find(run, fmt, v, PB_KB_DRAM, 1, 1);
     if (d && !isnan(d->read_gbps))
@@ -82,13 +85,12 @@ void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
     kbr_print_points(f, run);
     fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-7s", "format", "variant");
     for (int l = 0; l < p->levels->n; l++)
-        fprintf(f, " %8s", pb_kbench_level_names[p->levels->v[l]]);
+        fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->variants->n; v++)
             kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]);
-    fprintf(f, "\nactivation quantization, once per matvec and not in the GB/s above (ns per %zu-value row):",
-            p->cols);
+    fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {
         double ns = run->act_ns[p->formats->v[i]]; /* 0: the run stopped before this format */
         if (ns > 0)

@@ -124,6 +124,7 @@ typedef enum pb_cell_rule {
     X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "slowest sample")                                                   \
     X(gbps_median, REAL, "%.3f", "GB/s", FIGURE, "median sample")                                                   \
     X(gbps_max, REAL, "%.3f", "GB/s", OPTIONAL, "fastest sample")                                                   \
+    X(gbps_act_median, REAL, "%.3f", "GB/s", OPTIONAL, "median sample quantizing the activation before every call") \
     X(gops_median, REAL, "%.3f", "Gop/s", OPTIONAL, "multiply-adds per second, median sample")                      \
     X(ns_per_row, REAL, "%.2f", "ns", OPTIONAL, "per weight row, median sample")
 

@@ -84,13 +84,24 @@ size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t b
     return rows;
 }
 
-/* One sample: passes runs of job over rows [start, start + n). Returns ns, or -1 when the job is refused. */
-static double run_sample(kern_job *job, pool *p, const char *w, size_t rb, size_t start, int passes)
+/* The activation a call quantizes first, when a sample includes it: x's batch rows with isa's quantizer. */
+typedef struct requant {
+    kern_act *act;
+    const float *x;
+    size_t batch;
+    kern_isa isa;
+} requant;
+
+/* One sample: passes runs of job over rows [start, start + n), each after quantizing rq's activation when rq is
+ * given. Returns ns, or -1 when the job is refused. */
+static double run_sample(kern_job *job, pool *p, const char *w, size_t rb, size_t start, int passes,
+                         const requant *rq)
 {
     job->w = w + start * rb;
     uint64_t t0 = pb_now_ns();
     for (int i = 0; i < passes; i++)
-        if ((p ? kern_run_pool(p, 0, job) : kern_run(job)) != 0)
+        if ((rq && kern_act_set_isa(rq->act, rq->x, rq->batch, rq->isa) != 0) ||
+            (p ? kern_run_pool(p, 0, job) : kern_run(job)) != 0)
             return -1.0;
     return (double)(pb_now_ns() - t0);
 }
@@ -130,8 +141,9 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     float *y = malloc((size_t)pt->batch * cap * sizeof(float));
     double *gbps = malloc((size_t)pt->max_samples * sizeof(double));
     double *ns = malloc((size_t)pt->max_samples * sizeof(double));
+    double *gbps_act = malloc((size_t)pt->max_samples * sizeof(double));
     int rc = -1;
-    if (!x || !y || !gbps || !ns || kern_act_init(&act, pt->fmt, pt->cols, (size_t)pt->batch) != 0)
+    if (!x || !y || !gbps || !ns || !gbps_act || kern_act_init(&act, pt->fmt, pt->cols, (size_t)pt->batch) != 0)
         goto out_free;
     fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
     if (kern_act_set_isa(&act, x, (size_t)pt->batch, pt->variant) != 0) /* the point's ISA, as a decode would */
@@ -144,7 +156,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         touch(b->mem, pt->rows * rb);
     /* Warm-up, untimed in the results: it sizes the passes per sample (l2) or the window (l3, dram) */
     double target = pt->min_sample_us * 1e3;
-    double warm = run_sample(&job, pt->pool, b->mem, rb, 0, 1);
+    double warm = run_sample(&job, pt->pool, b->mem, rb, 0, 1, NULL);
     if (warm < 0)
         goto out_act;
     int passes = 1;
@@ -156,25 +168,30 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         n = n < 8 * threads ? (8 * threads < cap ? 8 * threads : cap) : n;
         job.rows = n;
     }
+    const requant rq = { .act = &act, .x = x, .batch = (size_t)pt->batch, .isa = pt->variant };
     size_t start = 0;
     int k = 0;
     uint64_t t0 = pb_now_ns();
     while (k < pt->max_samples) {
-        if (windows) { /* the next window; wrap before running off the matrix */
-            start += n;
-            if (start + n > pt->rows)
-                start = 0;
+        double t[2];
+        for (int q = 0; q < 2; q++) { /* plain, then quantizing the activation before every call */
+            if (windows) { /* the next window; wrap before running off the matrix */
+                start += n;
+                if (start + n > pt->rows)
+                    start = 0;
+            }
+            if ((t[q] = run_sample(&job, pt->pool, b->mem, rb, start, passes, q ? &rq : NULL)) < 0)
+                goto out_act;
         }
-        double t = run_sample(&job, pt->pool, b->mem, rb, start, passes);
-        if (t < 0)
-            goto out_act;
-        ns[k] = t;
-        gbps[k] = (double)passes * (double)(n * rb) / t;
+        ns[k] = t[0];
+        gbps[k] = (double)passes * (double)(n * rb) / t[0];
+        gbps_act[k] = (double)passes * (double)(n * rb) / t[1];
         k++;
         if (k >= pt->min_samples && (double)(pb_now_ns() - t0) >= pt->budget_s * 1e9)
             break;
     }
     out->gbps = pb_summarize(gbps, (size_t)k);
+    out->gbps_act = pb_summarize(gbps_act, (size_t)k);
     pb_summary tns = pb_summarize(ns, (size_t)k);
     double per_pass = tns.median / passes;
     out->gops_median = (double)n * (double)pt->cols * pt->batch / per_pass;
@@ -189,6 +206,7 @@ out_free:
     free(y);
     free(gbps);
     free(ns);
+    free(gbps_act);
     return rc;
 }
 

@@ -11,7 +11,9 @@
  *    from memory for one several times the last-level cache. A window lasts about 2 x min_sample_us and
  *    holds at most window_bytes and half the matrix.
  *  - The activation is quantized once before the samples (it is O(cols); pb_kbench_act_ns measures it
- *    apart): the GB/s are the weight stream's alone.
+ *    apart): the GB/s are the weight stream's alone. Every plain sample is followed by one that quantizes
+ *    the activation again (the point's ISA, on the calling thread) before every call, as a decode pays it
+ *    once per matvec input: gbps_act. A call is the point's matrix in l2, a window in l3 and dram.
  *  - One untimed warm-up sample; then samples until budget_s has passed and at least min_samples were
  *    taken (at most max_samples). */
 #ifndef PB_KBENCH_H
@@ -62,6 +64,7 @@ typedef struct pb_kbench_point {
 
 typedef struct pb_kbench_result {
     pb_summary gbps;        /* per sample: weight bytes / time */
+    pb_summary gbps_act;    /* the same with the activation quantized before every call (the samples between) */
     double gops_median;     /* weight elements x batch / median time, 1e9 per second */
     double ns_per_row;      /* median time per weight row (for the whole batch) */
     size_t rows_per_sample; /* rows streamed in one sample */

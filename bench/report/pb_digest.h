@@ -93,6 +93,7 @@ typedef struct pb_dg_sweep {
 typedef struct pb_dg_kern {
     char format[PB_DG_NAME], variant_l2[PB_DG_NAME], variant_dram[PB_DG_NAME];
     double l2, l3, dram, dram_nthr, scalar_l2;
+    double l2_act; /* the best in L2 quantizing the activation before every call; NaN before the column */
     int nthr;
 } pb_dg_kern;
 

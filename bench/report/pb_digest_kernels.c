@@ -1,5 +1,6 @@
 /* Kernel throughput from kernels.csv: per format, the best variant's median GB/s at 1 thread in L2, L3 and at
- * DRAM size, and at DRAM size on the most threads measured. Batch 1 (a matvec) only. */
+ * DRAM size, and at DRAM size on the most threads measured; in L2 also quantizing the activation before every
+ * call (gbps_act_median). Batch 1 (a matvec) only. */
 #include <math.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@ static pb_dg_kern *kern_entry(pb_dg_kernels *k, const char *format)
     if (k->n == (int)(sizeof k->k / sizeof k->k[0]))
         return NULL;
     pb_dg_kern *e = &k->k[k->n++];
-    *e = (pb_dg_kern){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN };
+    *e = (pb_dg_kern){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN, .l2_act = NAN };
     pb_dg_copy(e->format, format);
     return e;
 }
@@ -33,6 +34,7 @@ void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
     const pb_table *t = pb_rundata_table(rd, PB_K_KERNELS);
     if (!t)
         return;
+    int ca = pb_table_col(t, PB_COL(KERNELS, gbps_act_median)); /* NaN in a CSV from before the column */
     int cf = pb_table_col(t, PB_COL(KERNELS, format)), cv = pb_table_col(t, PB_COL(KERNELS, variant)),
         cth = pb_table_col(t, PB_COL(KERNELS, threads)), cl = pb_table_col(t, PB_COL(KERNELS, level)),
         cg = pb_table_col(t, PB_COL(KERNELS, gbps_median)), cb = pb_table_col(t, PB_COL(KERNELS, batch));
@@ -58,6 +60,7 @@ void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
             continue;
         if (strcmp(lvl, "l2") == 0) {
             keep_max(&e->l2, g, e->variant_l2, var);
+            keep_max(&e->l2_act, pb_table_num(t, r, ca), NULL, var);
             if (strcmp(var, "scalar") == 0)
                 keep_max(&e->scalar_l2, g, NULL, var);
         } else if (strcmp(lvl, "l3") == 0) {
