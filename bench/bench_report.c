@@ -11,6 +11,7 @@
 #include "pb_cli.h"
 #include "pb_digest.h"
 #include "pb_report.h"
+#include "pb_results_json.h"
 #include "pb_runcheck.h"
 
 typedef struct report_job {
@@ -132,6 +133,21 @@ static int run_mode(const report_args *a)
     return 0;
 }
 
+/* DIR/results.json: the run's points in Google Benchmark's JSON format. 0, or 1 after saying why not. */
+static int write_results_json(const pb_rundata *rd, const char *dir)
+{
+    pb_points ps;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    int rc = pb_points_of_run(&ps, rd) == 0 ? pb_results_json(path, rd, &ps) : -1;
+    if (rc != 0)
+        fprintf(stderr, "bench_report: cannot write %s: %s\n", path, strerror(errno));
+    else
+        printf("results: %s (%zu benchmarks)\n", path, ps.n);
+    pb_points_free(&ps);
+    return rc != 0;
+}
+
 int main(int argc, char **argv)
 {
     report_args a;
@@ -164,6 +180,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("report: %s\n", path);
+    failed |= write_results_json(&rd, dir);
     int bad = pb_rundata_bad(&rd);
     pb_rundata_free(&rd);
     return bad || failed ? 1 : 0;

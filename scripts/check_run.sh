@@ -2,8 +2,8 @@
 # CI check of a `make report` run directory: sh scripts/check_run.sh RUN_DIR [BIN_DIR]
 # Every suite harness built in BIN_DIR (default build/bin) ran; bench_report --check finds every CSV as its schema
 # says (header, rows, cells, machine.csv's keys, every file of a harness that ran, no partial file); every PNG
-# is non-empty; report.md has its sections and names no malformed CSV or failed plot. Prints report.md's headline
-# table. Exit 1 on the first problem list, 0 when all is well.
+# is non-empty; results.json is there; report.md has its sections and names no malformed CSV or failed plot.
+# Prints report.md's headline table. Exit 1 on the first problem list, 0 when all is well.
 set -u
 dir=${1:?usage: check_run.sh RUN_DIR [BIN_DIR]}
 BIN=${2:-build/bin}
@@ -33,6 +33,7 @@ for p in "$dir"/*.png; do
     [ -s "$p" ] || fail "${p##*/} is empty"
 done
 [ "$npng" -gt 0 ] || fail "no PNG in $dir"
+[ -s "$dir/results.json" ] || fail "results.json is missing or empty (bench_report writes it)"
 
 md="$dir/report.md"
 if [ ! -s "$md" ]; then

@@ -30,9 +30,7 @@ static bool starts_autolink(const unsigned char *p, const unsigned char *start)
     return *p == '.' && p - start >= 3 && strncasecmp((const char *)p - 3, "www", 3) == 0;
 }
 
-/* The length (2 to 4) of the valid UTF-8 sequence s starts, 0 when it starts none. A NUL ends the sequence
- * like any byte that is not a continuation byte, so s is never read past its end. */
-static size_t utf8_length(const unsigned char *s)
+size_t pb_utf8_length(const unsigned char *s)
 {
     static const unsigned least[5] = { [2] = 0x80, [3] = 0x800, [4] = 0x10000 }; /* below: an overlong form */
     size_t n = (s[0] >> 5) == 6 ? 2 : (s[0] >> 4) == 14 ? 3 : (s[0] >> 3) == 30 ? 4 : 0;
@@ -68,7 +66,7 @@ static size_t md_piece(const unsigned char *p, const unsigned char *start, char 
         memcpy(piece, form, strlen(form));
         return strlen(form);
     }
-    size_t n = utf8_length(p);
+    size_t n = pb_utf8_length(p);
     if (!n) {
         memcpy(piece, replacement, sizeof replacement - 1);
         return sizeof replacement - 1;

@@ -30,6 +30,10 @@
 
 /* Writes s, escaped, into buf[0..len) (len >= 4: room for "…" and the NUL) and returns buf. */
 const char *pb_md_escape(char *buf, size_t len, const char *s);
+/* The length (2 to 4) of the valid UTF-8 sequence s starts, 0 when it starts none (overlong forms, surrogates and
+ * code points above U+10FFFF included). A NUL ends the sequence like any byte that is not a continuation byte, so
+ * s is never read past its end. pb_json_str (pb_json.h) replaces what this refuses too. */
+size_t pb_utf8_length(const unsigned char *s);
 
 #define PB_MD(s) pb_md_escape((char[PB_MD_CELL + 4]){ 0 }, PB_MD_CELL + 4, (s))
 #define PB_MD_LINE(s) pb_md_escape((char[PB_MD_SENTENCE + 4]){ 0 }, PB_MD_SENTENCE + 4, (s))
