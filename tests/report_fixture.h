@@ -58,6 +58,15 @@ static inline long file_size(const char *dir, const char *name)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
+/* Reads DIR/file into t, failing the test when it does not parse. */
+static inline void load_csv(const char *dir, const char *file, pb_table *t)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(t, path, &e), 0, "%s", e.msg);
+}
+
 /* Rewrites one cell of a CSV (row r, column name) through the reader and the writer's quoting. */
 static inline void set_cell(const char *dir, const char *file, size_t row, const char *col, const char *value)
 {

@@ -17,33 +17,13 @@
 #include <unistd.h>
 
 #include "pb_plot_spec.h"
+#include "pb_repofile.h"
 
 extern char **environ;
 
-static bool pb_readable(const char *path) { return access(path, R_OK) == 0; }
-
 int pb_plot_script(const char *name, char *out, size_t len)
 {
-    const char *env = getenv("POOLBENCH_PLOTS");
-    if (env && *env) {
-        snprintf(out, len, "%s/%s", env, name);
-        if (pb_readable(out))
-            return 0;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(out, len, "%s/../../plots/%s", exe, name);
-            if (pb_readable(out))
-                return 0;
-        }
-    }
-    snprintf(out, len, "plots/%s", name);
-    return pb_readable(out) ? 0 : -1;
+    return pb_repo_file("POOLBENCH_PLOTS", "plots", name, out, len);
 }
 
 /* The PATH search execvp does (its default when PATH is unset), so the answer agrees with the spawn. */

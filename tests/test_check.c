@@ -1,0 +1,208 @@
+/* bench_check on copies of the quick fixture (a `make report QUICK=1` run of the development VM): a run against
+ * itself passes; halved decode rates fail naming the points; a 10% loss fails only where both runs' spreads are
+ * narrower than it; points in one run only are listed, not failed; the repository's invariants hold on the quick
+ * report, and a broken one fails with its reason; bad usage is exit 2. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_fixture.h"
+
+/* Two fresh copies of the quick fixture: the run and its baseline. */
+static void two_copies(char *run, char *base, size_t len)
+{
+    copy_fixture("quick", run, len);
+    copy_fixture("quick", base, len);
+}
+
+/* Multiplies column col of every row of DIR/file by k (through the reader and the writer's quoting). */
+static void scale_column(const char *dir, const char *file, const char *col, double k)
+{
+    pb_table t;
+    load_csv(dir, file, &t);
+    int c = pb_table_col(&t, col);
+    cr_assert_geq(c, 0, "%s has %s", file, col);
+    size_t n = t.nrows;
+    double *v = calloc(n, sizeof *v);
+    for (size_t r = 0; r < n; r++)
+        v[r] = pb_table_num(&t, r, c);
+    pb_table_free(&t);
+    for (size_t r = 0; r < n; r++) {
+        char cell[64];
+        snprintf(cell, sizeof cell, "%.4f", v[r] * k);
+        set_cell(dir, file, r, col, cell);
+    }
+    free(v);
+}
+
+/* A cell's text (row r, column col of DIR/file), in a buffer the next call reuses. */
+static const char *cell_of(const char *dir, const char *file, size_t r, const char *col)
+{
+    static char cell[128];
+    pb_table t;
+    load_csv(dir, file, &t);
+    snprintf(cell, sizeof cell, "%s", pb_table_str(&t, r, pb_table_col(&t, col)));
+    pb_table_free(&t);
+    return cell;
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+Test(check, a_run_against_itself_passes)
+{
+    char run[256], out[16384];
+    copy_fixture("quick", run, sizeof run);
+    int rc = sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, run);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "worse beyond both spreads") && !strstr(out, "FAIL"), "%s", out);
+    cr_expect(strstr(out, " 0 worse beyond both spreads"), "%s", out);
+    drop_fixture(run);
+}
+
+/* The issue's test: every sweep row's tok/s and % of floor halved. tok/s has a unit and is not compared; % of
+ * floor fails at every point but one, whose tokens spread 1.9x and its floor passes 1.09x more: halving its % of
+ * floor stays within what that point itself shows. */
+Test(check, halved_decode_fails_naming_the_points)
+{
+    char run[256], base[256], out[32768];
+    two_copies(run, base, sizeof run);
+    scale_column(run, "sweep.csv", "tok_per_s", 0.5);
+    scale_column(run, "sweep.csv", "pct_of_floor", 0.5);
+    int rc = sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base);
+    cr_expect_eq(rc, 1, "%s", out);
+    static const char *const points[] = {
+        "decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:1",
+        "decode/qwen3-0.6b/q8_0/condvar/static/fused/p/threads:1",
+        "decode/qwen3-0.6b/q8_0/spawn/static/fused/p/threads:1",
+        "decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:2",
+        "decode/qwen3-0.6b/q8_0/spawn/static/fused/p/threads:2",
+        NULL,
+    };
+    for (const char *const *p = points; *p; p++) {
+        char line[256];
+        snprintf(line, sizeof line, "FAIL %s pct_of_floor: baseline ", *p);
+        cr_expect(strstr(out, line), "names %s: %s", *p, out);
+    }
+    cr_expect(!strstr(out, "FAIL decode/qwen3-0.6b/q8_0/condvar/static/fused/p/threads:2"), "%s", out);
+    /* Each line says the figure, baseline, now, the band and why. */
+    cr_expect(strstr(out, "FAIL decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:1 pct_of_floor: baseline 74.41 "
+                          "(63.18..81.55), now 37.2 (31.59..40.77), allowed >= 57.65: 50% lower, more than its "
+                          "tokens' min and max time and its floor's best pass allow in the two runs\n"), "%s", out);
+    cr_expect_eq(count(out, "FAIL "), 5, "%s", out);
+    cr_expect(strstr(out, " 5 worse beyond both spreads"), "%s", out);
+    drop_fixture(run);
+    drop_fixture(base);
+}
+
+/* A 10% loss of one point's % of floor: a failure when both runs' tokens spread 1% (and their floors not at all),
+ * not when they spread 20%. */
+Test(check, a_loss_fails_only_beyond_both_spreads)
+{
+    char run[256], base[256], out[16384];
+    static const char *const spin1[] = { "policy", "spin", "threads", "1", NULL };
+    two_copies(run, base, sizeof run);
+    size_t r = find_row(run, "sweep.csv", spin1);
+    for (int i = 0; i < 2; i++) {
+        const char *dir = i ? base : run;
+        set_cell(dir, "sweep.csv", r, "ms_per_token_median", "100.0");
+        set_cell(dir, "sweep.csv", r, "ms_per_token_min", "99.0");
+        set_cell(dir, "sweep.csv", r, "ms_per_token_max", "101.0");
+        set_cell(dir, "sweep.csv", r, "floor_gbps_best", cell_of(dir, "sweep.csv", r, "floor_gbps"));
+    }
+    set_cell(base, "sweep.csv", r, "pct_of_floor", "60.00");
+    set_cell(run, "sweep.csv", r, "pct_of_floor", "54.00");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base), 1, "%s", out);
+    cr_expect(strstr(out, "FAIL decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:1 pct_of_floor: baseline 60 "
+                          "(59.41..60.61), now 54 (53.47..54.55), allowed >= 58.81: 10% lower"), "%s", out);
+    for (int i = 0; i < 2; i++) {
+        set_cell(i ? base : run, "sweep.csv", r, "ms_per_token_min", "80.0");
+        set_cell(i ? base : run, "sweep.csv", r, "ms_per_token_max", "120.0");
+    }
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base), 0, "within the spreads: %s", out);
+    drop_fixture(run);
+    drop_fixture(base);
+}
+
+Test(check, points_in_one_run_are_listed_not_failed)
+{
+    char run[256], base[256], out[65536];
+    two_copies(run, base, sizeof run);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "sed -i '/,spawn,static,fused,2,/d' %s/sweep.csv", run);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base), 0, "%s", out);
+    cr_expect(strstr(out, "only in the baseline: decode/qwen3-0.6b/q8_0/spawn/static/fused/p/threads:2\n"), "%s", out);
+    cr_expect(strstr(out, "1 points only in the baseline, 0 only in the run"), "%s", out);
+    /* A baseline that shares nothing with the run (its machine.csv only) is no pass. */
+    snprintf(cmd, sizeof cmd, "cd %s && rm $(ls *.csv | grep -v machine.csv)", base);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base), 1, "%s", out);
+    cr_expect(strstr(out, "FAIL the run and the baseline share no point"), "%s", out);
+    drop_fixture(run);
+    drop_fixture(base);
+}
+
+/* The repository's invariants hold on the quick report, each on at least one of its points. */
+Test(check, invariants_hold_on_the_quick_report)
+{
+    char run[256], out[16384];
+    copy_fixture("quick", run, sizeof run);
+    int rc = sh(out, sizeof out, "$B/bench_check %s", run);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(!strstr(out, "not checked") && !strstr(out, "FAIL"), "every invariant held by some point: %s", out);
+    cr_expect_geq(count(out, "\nok ") + (strncmp(out, "ok ", 3) == 0), 6, "%s", out);
+    cr_expect(strstr(out, "expect/invariants.txt held by"), "%s", out);
+    drop_fixture(run);
+}
+
+/* A point that breaks an invariant fails with the invariant's reason; so does a malformed run. */
+Test(check, a_broken_invariant_fails_with_its_reason)
+{
+    char run[256], out[16384];
+    copy_fixture("quick", run, sizeof run);
+    set_cell(run, "sweep.csv", 3, "verified", "0");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 1, "%s", out);
+    cr_expect(strstr(out, "FAIL decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:2 verified: baseline none "
+                          "(invariant, "), "%s", out);
+    cr_expect(strstr(out, "allowed >= 1: every point decodes the same seeded token"), "%s", out);
+    cr_expect(strstr(out, "BROKEN decode.verified >= 1: 1 of 6 points"), "%s", out);
+    set_cell(run, "sweep.csv", 3, "verified", "1");
+    set_cell(run, "kernels.csv", 0, "gbps_median", "-1");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 1, "%s", out);
+    cr_expect(strstr(out, "FAIL: ") && strstr(out, "kernels.csv:2:12: column 'gbps_median': '-1'"), "%s", out);
+    drop_fixture(run);
+}
+
+Test(check, bad_usage_is_exit_2)
+{
+    char out[4096], dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbcheck");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check"), 2, "%s", out);
+    cr_expect(strstr(out, "no run directory given"), "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check " RUNS "/quick " RUNS "/quick"), 2, "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check --bogus " RUNS "/quick"), 2, "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s/nothing", dir), 2, "%s", out);
+    cr_expect(strstr(out, "not a run directory"), "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check " RUNS "/quick --baseline %s", dir), 2, "%s", out);
+    static const struct { const char *line, *says; } bad[] = {
+        { "decode.verified >= 1\n", "no reason after a '#'" },
+        { "decode.verified > 1  # why\n", "'>' is no comparison" },
+        { "decoder.verified >= 1  # why\n", "no point family 'decoder'" },
+        { "decode.verified[format] >= 1  # why\n", "filter 'format'" },
+        { "decode.verified >= one  # why\n", "'one' is not a number" },
+        { "# only a comment\n", "no invariant in it" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tf_write(dir, "inv.txt", bad[i].line);
+        cr_expect_eq(sh(out, sizeof out, "$B/bench_check " RUNS "/quick --expect %s/inv.txt", dir), 2, "%s", out);
+        cr_expect(strstr(out, bad[i].says) && (i == 5 || strstr(out, "inv.txt:1:")), "%s: %s", bad[i].line, out);
+    }
+    tf_rmrf(dir);
+}
