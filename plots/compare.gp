@@ -18,7 +18,7 @@ do for [v in "has_floor has_decode has_dispatch floor_blocks decode_blocks dispa
 }
 
 do for [fmt in "png svg"] {
-    if (fmt eq "png") { set terminal pngcairo noenhanced size 900,560 font ",10"; } else { set terminal svg noenhanced size 900,560 font ",10"; }
+    if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,600 font ",11"; } else { set terminal svg noenhanced size 1200,600 font ",11"; }
     if (has_floor) {
         set output 'compare_floor.'.fmt
         set title "Streaming read floor vs threads"

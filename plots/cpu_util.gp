@@ -14,6 +14,12 @@ stats csv using "t_ms":"cpu" nooutput
 interval_ms = STATS_min_x
 cpu_min = STATS_min_y
 cpu_max = STATS_max_y
+seam = STATS_max_x / 1000 / 1500.0   # about a pixel (s) added to each half-width: antialiased edges that meet show a seam
+# Each sample covers its cpu from the previous sample's end (0 for the first) to its own: the boxes meet, however
+# the intervals vary (the sweep pauses the sampler during its floor passes), so the map has no gaps. PREV holds
+# each cpu's last end; since() returns it and moves it on (the using columns are evaluated in order).
+array PREV[cpu_max - cpu_min + 1]
+since(c, t) = (prev_t = PREV[c - cpu_min + 1], PREV[c - cpu_min + 1] = t, prev_t)
 # The host of the first sample, read as data (a host name is never part of a command).
 host = ""
 stats csv using (host = strcol("host"), 0) every ::0::0 nooutput
@@ -28,11 +34,11 @@ do for [fmt in "png svg"] {
     set datafile separator ","
     set datafile columnheaders
     set colorbox
-    if (fmt eq "png") { set terminal pngcairo size 1100,(300 + 40 * (cpu_max - cpu_min + 1)) font ",10" } else { set terminal svg size 1100,(300 + 40 * (cpu_max - cpu_min + 1)) font ",10" }
+    if (fmt eq "png") { set terminal pngcairo size 1200,(300 + 40 * (cpu_max - cpu_min + 1)) font ",11" } else { set terminal svg size 1200,(300 + 40 * (cpu_max - cpu_min + 1)) font ",11" }
 
     # Heatmap: each sample is a box over its interval and its cpu, coloured by busy %.
     set output "cpu_util_heatmap." . fmt
-    set title sprintf("busy %% per cpu over time — %s (%.0f ms samples)", host, interval_ms) noenhanced
+    set title sprintf("busy %% per cpu over time — %s (samples of about %.0f ms, each drawn from the sample before it)", host, interval_ms) noenhanced
     set xlabel "time (s)"
     set ylabel "cpu"
     set ytics 1
@@ -41,8 +47,10 @@ do for [fmt in "png svg"] {
     set cblabel "busy %"
     set palette defined (0 "#ffffff", 20 "#fde0c5", 50 "#f59e4c", 80 "#d7301f", 100 "#7f0000")
     set style fill solid 1.0 noborder
-    plot csv using ((column("t_ms") - interval_ms / 2) / 1000):"cpu":(interval_ms / 2000.0):(0.5):"busy_pct" \
-         with boxxyerror fillcolor palette notitle
+    do for [i=1:|PREV|] { PREV[i] = 0 }
+    set xrange [0:*]
+    plot csv using (t0 = since(column("cpu"), column("t_ms")), (t0 + column("t_ms")) / 2000):"cpu": \
+                   ((column("t_ms") - t0) / 2000 + seam):(0.51):"busy_pct" with boxxyerror fillcolor palette notitle
 
     unset colorbox
     if (fmt eq "png") { set terminal pngcairo size 800,450 font ",10" } else { set terminal svg size 800,450 font ",10" }

@@ -3,9 +3,9 @@
 # Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
 # 'has_token=1' PATH/plots/memory_floor.gp). Names are fixed and relative: no path is ever part of the script's
 # text.
-#   memory_floor.png/.svg: best-pass GB/s vs threads, a line per kernel (reads solid, copy and write dashed), the
-#                          floor (best read kernel per thread count) as a thick line labelled with its placement
-#                          (near, far, mixed); the floor line needs token_floor.csv
+#   memory_floor.png/.svg: best-pass GB/s vs threads, a panel per op (read, copy, write) and a line per kernel;
+#                          on the read panel the floor (best read kernel per thread count) as a thick line
+#                          labelled with its placement (near, far, mixed); the floor line needs token_floor.csv
 #   token_floor.png/.svg:  tok/s ceiling per format, a bar per thread count, one panel per model (when
 #                          token_floor.csv is there: has_token, 1/0 from pb_plot_spec.c, says so)
 csv = 'memory_floor.csv'
@@ -44,27 +44,41 @@ ceiling_at(m, t) = (strcol("model") eq m && column("threads") == t) ? column("to
 m1 = word(models, 1)
 
 do for [fmt in "png svg"] {
-    if (fmt eq "png") { set terminal pngcairo noenhanced size 960,600 font ",10"; } else { set terminal svg noenhanced size 960,600 font ",10"; }
+    if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,560 font ",11"; } else { set terminal svg noenhanced size 1200,560 font ",11"; }
     set output 'memory_floor.'.fmt
-    set title "Streaming bandwidth vs threads (best pass of each point); the read floor is the best read kernel"
+    # One panel per op, each with its own key (at most 8 entries: 7 read kernels and the floor).
+    set multiplot layout 1, (others eq "" ? 1 : (copies ne "" && writes ne "" ? 3 : 2)) \
+        title "Streaming bandwidth vs threads (best pass of each point); the read floor is the best read kernel"
     set xlabel "threads"
-    set ylabel "GB/s (1e9 B/s; copy counts read + write)"
+    set ylabel "GB/s (1e9 B/s)"
     set grid
-    set key outside right
+    set key below horizontal samplen 2
     set offsets graph 0.03, graph 0.03, graph 0.05, 0
     set yrange [0:*]
     set xtics 1
     set autoscale xfix
+    set title "read"
     plot for [k in reads] csv using "threads":(gbps(k)) with linespoints lw 2 dt 1 pt 7 ps 0.6 title k, \
-         for [k in others] csv using "threads":(gbps(k)) with linespoints lw 1 dt 2 pt 7 ps 0.6 title k, \
          for [t = 1:has_token] tok using "threads":(floor_at(m1, "f16")) with linespoints lw 5 lc rgb "black" pt 5 ps 1.2 \
              title "read floor", \
          for [t = 1:has_token] tok using "threads":(floor_at(m1, "f16")):(strcol("placement")) with labels offset 0,1.2 \
              notitle
+    do for [op in "copy write"] {
+        list = op eq "copy" ? copies : writes
+        if (list ne "") {
+            set title op.(op eq "copy" ? " (GB/s counts read + write)" : "")
+            plot for [k in list] csv using "threads":(gbps(k)) with linespoints lw 2 dt 1 pt 7 ps 0.6 title k
+        }
+    }
+    unset multiplot
+    unset offsets
 
     if (has_token) {
+        th = 80 + 210 * words(models)
+        if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,th font ",11" } else { set terminal svg noenhanced size 1200,th font ",11" }
         set output 'token_floor.'.fmt
-        unset offsets
+        set key outside right
+        set grid ytics
         set xtics ("f16" 0, "q8_0" 1, "q4_0" 2, "q1_0" 3, "tq2_0" 4, "q4_K" 5, "q6_K" 6, "q4_K_M" 7)
         set style fill solid 0.8 border -1
         set boxwidth barw

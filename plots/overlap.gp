@@ -10,25 +10,29 @@ set datafile missing NaN
 modes = "serial async-spawn async-inherit async-pinned"
 
 sel(m, col) = (strcol("mode") eq m) ? column(col) : NaN
+# The % axis reaches past 100 when a mode beat its ceiling (timing noise): no point is cut off.
+set datafile columnheaders
+stats csv using "pct_of_ceiling" nooutput
+pct_top = STATS_max * 1.08 > 110 ? STATS_max * 1.08 : 110
+unset datafile columnheaders
 
 do for [fmt in "png svg"] {
-    if (fmt eq "png") { set terminal pngcairo noenhanced size 900,560 font ",10"; } else { set terminal svg noenhanced size 900,560 font ",10"; }
+    if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,560 font ",11"; } else { set terminal svg noenhanced size 1200,560 font ",11"; }
     set output 'overlap.'.fmt
-    set title "Serial prep overlapped with a helper's q8_0 matvec: speed-up over serial"
+    set title "Serial prep overlapped with a helper's q8_0 matvec: speed-up over serial; dashed: the ceiling, serial / max(prep, job)"
     set xlabel "prep / job time (ratio asked for)"
     set ylabel "speed-up over serial (x)"
     set grid
     set yrange [0:*]
     set offsets graph 0.02, graph 0.02, graph 0.05, 0
-    set key top left
+    set key outside right top   # inside, it covered the lines of the low ratios
     plot for [m in modes] csv using "ratio":(sel(m, "speedup")) with linespoints title m, \
-         csv using "ratio":(sel("serial", "ceiling")) with lines dt 2 lw 2 lc rgb "gray30" title "ceiling: serial / max(prep, job)"
+         csv using "ratio":(sel("serial", "ceiling")) with lines dt 2 lw 2 lc rgb "gray30" title "ceiling"
 
     set output 'overlap_pct.'.fmt
     set title "Share of the ideal ceiling reached"
     set ylabel "% of ceiling"
-    set yrange [0:110]
-    set key bottom right opaque box
+    set yrange [0:pct_top]
     plot for [m in modes] csv using "ratio":(sel(m, "pct_of_ceiling")) with linespoints title m, \
          100 with lines dt 2 lc rgb "gray30" title "ceiling"
 }

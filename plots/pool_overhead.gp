@@ -1,39 +1,91 @@
 # pool_overhead.gp — dispatch cost per policy from pool_overhead.csv.
-# Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot
-# PATH/plots/pool_overhead.gp). Names are fixed and relative: no path is ever part of the script's text.
-#   pool_overhead_threads.png/.svg: cost vs threads (gap 0, empty job), log y, the round trip dashed
-#   pool_overhead_gap.png/.svg:     cost vs caller gap at the largest non-oversubscribed thread count
+# Run inside the run directory (bench/harness/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
+# 'pus=N' PATH/plots/pool_overhead.gp). Names are fixed and relative: no path is ever part of the script's text.
+#   pool_overhead_threads.png/.svg: cost vs threads (gap 0, empty job), log y, the tightest round trip of the run
+#                                   as a band from 1x to 2x (where a spin dispatch belongs: one hand-off there and
+#                                   one back), thread counts beyond the PUs shaded as oversubscribed
+#   pool_overhead_gap.png/.svg:     cost vs the caller's gap on a log axis (gap 0 drawn left of the smallest
+#                                   gap), at the largest thread count that is not oversubscribed, with the same band
+# pus (machine.csv's, 0 when unknown) comes from pb_plot_spec.c.
 csv = 'pool_overhead.csv'
 set datafile separator ','
 set datafile missing NaN
+if (!exists("pus")) { pus = 0 }
 policies = "spin condvar hybrid spawn omp"
+# A policy keeps its colour from run to run and from plot to plot (sweep.gp's palette).
+pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
+            p eq "omp" ? 0xe69f00 : 0x666666
+add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 
-# the largest thread count that still has a pingpong partner and is not oversubscribed: the median thread
-# count of the non-pingpong rows is a fair proxy; use the second-largest distinct count when there are 3+.
-stats csv using (column("threads")) nooutput
+set datafile columnheaders
+is_pp(dummy) = strcol("policy") eq "pingpong"
+# The policies the run measured, in the order above: an absent one draws nothing and has no key entry.
+seen = ""
+stats csv using (seen = add_word(seen, strcol("policy")), 0) nooutput
+known = policies
+policies = ""
+do for [p in known] { if (strstrt(" ".seen, " ".p." ")) { policies = policies.(policies eq "" ? "" : " ").p } }
+# The tightest round trip: the least batch mean of the pingpong rows (NaN when there are none).
+# stats undefines its variables when no row is valid (a 1-thread run has no pingpong row): have_stats() asks first.
+have_stats(dummy) = exists("STATS_records") ? STATS_records > 0 : 0
+rt = NaN
+stats csv using (is_pp(0) ? column("ns_batch_mean") : NaN) nooutput
+if (have_stats(0)) { rt = STATS_min }   # records: the valid (pingpong) rows only
+stats csv using "threads" nooutput
 maxthr = STATS_max
-stats csv using ((strcol("policy") ne "pingpong" && column("threads") < maxthr) ? column("threads") : NaN) nooutput
-gapthr = (exists("STATS_max") && STATS_records > 0) ? STATS_max : maxthr
+# The gap plot's thread count: the most threads that fit the PUs (every count when pus is unknown).
+stats csv using ((!is_pp(0) && (pus == 0 || column("threads") <= pus)) ? column("threads") : NaN) nooutput
+gapthr = have_stats(0) ? STATS_max : maxthr
+# The gaps, and the place of gap 0 on the log axis: a quarter of the smallest positive gap (1 when none).
+gaps = ""
+stats csv using (gaps = add_word(gaps, sprintf("%g", column("gap_us"))), 0) nooutput
+stats csv using (column("gap_us") > 0 ? column("gap_us") : NaN) nooutput
+g0 = have_stats(0) ? STATS_min / 4.0 : 1
+gmax = have_stats(0) ? STATS_max : 1
+unset datafile columnheaders
+xg(g) = g > 0 ? g : g0
+gap_tics = "set xtics ("
+do for [i=1:words(gaps)] { g = word(gaps, i) + 0; gap_tics = gap_tics.(i > 1 ? ", " : "").sprintf('"%g" %g', g, xg(g)) }
+gap_tics = gap_tics.")"
 
 sel(p, g, j) = (strcol("policy") eq p && column("gap_us") == g && column("job_ns") == j) ? column("ns_batch_mean") : NaN
 selthr(p, t, j) = (strcol("policy") eq p && column("threads") == t && column("job_ns") == j) ? column("ns_batch_mean") : NaN
+band_title = "round trip x1-2"
+band_words = rt == rt ? sprintf("; shaded: 1-2x the tightest round trip (%.0f ns)", rt) : ""
+# Outside, at the right: a key never covers a line; its short titles leave the plot most of the width.
+set key outside right top samplen 3
 
 do for [fmt in "png svg"] {
-    if (fmt eq "png") { set terminal pngcairo size 900,560 font ",10"; } else { set terminal svg size 900,560 font ",10"; }
+    if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,620 font ",11"; } else { set terminal svg noenhanced size 1200,620 font ",11"; }
     set output 'pool_overhead_threads.'.fmt
-    set title "Dispatch cost per policy (gap 0, empty job): median batch mean"
+    set title "Dispatch cost per policy (no caller gap, empty job): median batch mean".band_words
     set xlabel "threads"
     set ylabel "ns per dispatch (log)"
     set logscale y
     set grid
-    set offsets graph 0.03, graph 0.03, 0, 0
-    set key outside right
-    plot for [p in policies] csv using "threads":(sel(p, 0, 0)) with linespoints title p, \
-         csv using "threads":((strcol("policy") eq "pingpong") ? column("ns_batch_mean") : NaN) with points pt 6 lc rgb "gray40" title "round trip (pingpong)"
+    set xrange [0.5:maxthr + 0.5]
+    if (maxthr <= 16) { set xtics 1 } else { set xtics autofreq }
+    unset object
+    unset label
+    if (pus > 0 && pus < maxthr) {
+        set object 1 rect from first pus + 0.5, graph 0 to graph 1, graph 1 fc rgb "#f3e3e3" fs solid 1.0 noborder behind
+        set label 1 "oversubscribed: more threads than PUs" at first pus + 0.6, graph 0.04 left textcolor rgb "#a04040"
+    }
+    plot [0.5:maxthr + 0.5] '+' using 1:(rt):(2 * rt) with filledcurves fc rgb "#c8c8c8" fs solid 0.6 noborder \
+             title (rt == rt ? band_title : ""), \
+         for [p in policies] csv using "threads":(sel(p, 0, 0)) with linespoints lw 2 pt 7 ps 0.8 lc rgb pcolor(p) title p
 
     set output 'pool_overhead_gap.'.fmt
-    set title sprintf("Dispatch cost vs caller gap (%d threads, empty job)", gapthr)
-    set xlabel "serial work between dispatches (µs)"
-    plot for [p in policies] csv using "gap_us":(selthr(p, gapthr, 0)) with linespoints title p
-    unset logscale y
+    set title sprintf("Dispatch cost vs the caller's gap (%d threads, empty job)", gapthr).band_words
+    set xlabel "caller's serial work between dispatches (µs, log; 0 at the left)"
+    unset object
+    unset label
+    set logscale x
+    set xrange [g0 / 1.6:gmax * 1.6]
+    eval gap_tics
+    plot '+' using 1:(rt):(2 * rt) with filledcurves fc rgb "#c8c8c8" fs solid 0.6 noborder title (rt == rt ? band_title : ""), \
+         for [p in policies] csv using (xg(column("gap_us"))):(selthr(p, gapthr, 0)) with linespoints lw 2 pt 7 ps 0.8 \
+             lc rgb pcolor(p) title p
+    unset logscale
+    set xtics autofreq
 }

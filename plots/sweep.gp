@@ -1,81 +1,194 @@
-# sweep.gp — decode throughput per policy from sweep.csv.
-# Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
-# 'by_id=1; has_e_cores=1; has_smt=1' PATH/plots/sweep.gp). Names are fixed and relative: no path is ever part
-# of the script's text.
-#   sweep.png/.svg:       tok/s vs threads, a line per series, the read floor's ceiling dashed, and vertical
-#                         lines where the placement first takes an E-core or an SMT sibling
+# sweep.gp — decode throughput against threads from sweep.csv, as small multiples: one panel per weight format.
+# Run inside the run directory (bench/harness/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
+# 'has_glue=1; has_best=1; has_e_cores=1; has_smt=1' PATH/plots/sweep.gp). Names are fixed and relative: no path
+# is ever part of the script's text, and CSV fields are read as data only.
+#   sweep.png/.svg:       tok/s vs threads, a line per policy (each thread count's best core set and schedule), the
+#                         read floor's ceiling as a shaded band (the drawn points' median floor up to their best
+#                         floor pass), the best point of each thread count labelled with its % of the floor, and the
+#                         thread counts where the largest core set takes its first E-core or SMT sibling marked
+#                         (P | E | SMT under the axis)
 #   sweep_floor.png/.svg: the same points as % of the same-run read floor
-# A series is bench_sweep's series_id/series columns (policy, plus format / schedule / core set / batch where the
-# run has several); a sweep.csv without them (an older one) gets a line per policy and format. The boundaries need the
-# e_cores and smt_threads columns; without them there are none. Which columns the header holds comes from
-# pb_plot_spec.c as 1/0: by_id (series_id and series), has_e_cores, has_smt.
+# Decode only: batch 1 (the smallest batch when no row has 1), and fused glue (serial when the run has no fused
+# row); -e 'glue_all=1' draws both glue modes, serial dashed. Which optional columns the header holds comes from
+# pb_plot_spec.c as 1/0: has_glue (glue), has_best (floor_gbps_best), has_e_cores, has_smt (e_cores, smt_threads).
 csv = 'sweep.csv'
 set datafile separator ','
 set datafile missing NaN
-if (!exists("by_id")) { by_id = 0 }
-if (!exists("has_e_cores")) { has_e_cores = 0 }
-if (!exists("has_smt")) { has_smt = 0 }
+do for [v in "has_glue has_best has_e_cores has_smt glue_all"] { if (!exists(v)) { eval v." = 0" } }
 
-policies = "spin condvar hybrid spawn omp"
-formats = "f32 f16 q8_0 q4_0 q1_0 tq2_0"
-NP = words(policies)
+add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 widx(list, w) = sum [i=1:words(list)] ((word(list, i) eq w) ? i : 0)
-if (by_id) {
-    stats csv using "series_id" nooutput
-    K = int(STATS_max)
-} else {
-    K = NP * words(formats)
-}
-# Without series columns: one series per (format, policy); 0 (no series) for a name not in the lists.
-fallback(p, f) = (widx(policies, p) > 0 && widx(formats, f) > 0) ? (widx(formats, f) - 1) * NP + widx(policies, p) : 0
-sid(dummy) = by_id ? column("series_id") : fallback(strcol("policy"), strcol("format"))
-array LABEL[K]
-array N[K]
-do for [s=1:K] {
-    LABEL[s] = by_id ? "" : word(policies, (s - 1) % NP + 1).' '.word(formats, (s - 1) / NP + 1)
-    stats csv using ((sid(0) == s) ? 1 : 0) nooutput
-    N[s] = STATS_sum
-}
-if (by_id) { stats csv using (LABEL[int(column("series_id"))] = strcol("series"), 0) nooutput }
+# A policy keeps its colour from run to run (Okabe-Ito's palette, readable by the colour-blind).
+pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
+            p eq "omp" ? 0xe69f00 : 0x666666
 
-# The first thread count whose placement holds an E-core / an SMT sibling (1e9: none).
-e_from = 1e9
-smt_from = 1e9
-if (has_e_cores) { stats csv using ((column("e_cores") > 0) ? column("threads") : 1e9) nooutput; e_from = STATS_min }
-if (has_smt) { stats csv using ((column("smt_threads") > 0) ? column("threads") : 1e9) nooutput; smt_from = STATS_min }
-if (e_from < 1e9) {
-    set arrow 1 from first e_from - 0.5, graph 0 to first e_from - 0.5, graph 1 nohead dt 3 lw 2 lc rgb "dark-orange"
-    set label 1 "E-cores →" at first e_from - 0.45, graph 0.97 left textcolor rgb "dark-orange"
-}
-if (smt_from < 1e9) {
-    set arrow 2 from first smt_from - 0.5, graph 0 to first smt_from - 0.5, graph 1 nohead dt 3 lw 2 lc rgb "purple"
-    set label 2 "SMT siblings →" at first smt_from - 0.45, graph 0.92 left textcolor rgb "purple"
-}
+# ---------------------------------------------------------------- what the run holds
+set datafile columnheaders
+stats csv using "batch" nooutput
+bsel = STATS_min
+nfused = 0
+if (has_glue) { stats csv using (nfused = nfused + (strcol("glue") eq "fused"), 0) nooutput }
+glue_show = (has_glue && !glue_all) ? (nfused > 0 ? "fused" : "serial") : ""
+gluelist = glue_all && has_glue ? "fused serial" : "-"
+NG = words(gluelist)
+gidx(dummy) = (glue_all && has_glue) ? widx(gluelist, strcol("glue")) : 1
+sel(dummy) = column("batch") == bsel && (glue_show eq "" || strcol("glue") eq glue_show)
+seen_f = ""
+seen_p = ""
+stats csv using (sel(0) ? (seen_f = add_word(seen_f, strcol("format")), seen_p = add_word(seen_p, strcol("policy")), 0) : 0) nooutput
+stats csv using "threads" nooutput
+T = int(STATS_max)
+formats = ""
+policies = ""
+do for [f in "f32 f16 q8_0 q4_0 q1_0 tq2_0"] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
+do for [f in seen_f] { formats = add_word(formats, f) }
+do for [p in "spin condvar hybrid spawn omp"] { if (strstrt(" ".seen_p, " ".p." ")) { policies = policies.p." " } }
+do for [p in seen_p] { policies = add_word(policies, p) }
+NF = words(formats)
+NP = words(policies)
+NS = NP * NG
+if (NF == 0) { print "sweep.gp: no decode point to draw"; exit }
 
-sel(s, v) = (sid(0) == s) ? v : NaN
-ceiling(dummy) = column("batch") * column("floor_gbps") * 1e9 / column("weight_bytes")
+# ---------------------------------------------------------------- the best point of each format, series, threads
+# Index of (format, series, threads); a series is a policy (and a glue mode with glue_all).
+key(f, s, t) = ((f - 1) * NS + (s - 1)) * T + t
+N = NF * NS * T
+array BEST[N]
+array PCT[N]
+array FLO[N]
+array FHI[N]
+do for [i=1:N] { BEST[i] = -1 }
+ceiling(g) = column("batch") * g * 1e9 / column("weight_bytes")
+best_floor(dummy) = has_best ? column("floor_gbps_best") : column("floor_gbps")
+keep(k) = (BEST[k] = column("tok_per_s"), PCT[k] = column("pct_of_floor"), FLO[k] = ceiling(column("floor_gbps")), \
+           FHI[k] = ceiling(best_floor(0)), 0)
+rowkey(dummy) = key(widx(formats, strcol("format")), (widx(policies, strcol("policy")) - 1) * NG + gidx(0), int(column("threads")))
+stats csv using (sel(0) && column("tok_per_s") > BEST[rowkey(0)] ? keep(rowkey(0)) : 0) nooutput
+
+# One block per panel (index f - 1): the points "threads tok/s pct series", the floor band "threads low high",
+# and the labels "threads tok/s pct" of the best series at each thread count. Each block starts with a NaN row,
+# so none is empty.
+set print $LINES
+do for [f=1:NF] {
+    print "NaN NaN NaN 0"
+    do for [s=1:NS] { do for [t=1:T] { k = key(f, s, t); if (BEST[k] >= 0) { print sprintf("%d %.6g %.6g %d", t, BEST[k], PCT[k], s) } } }
+    print ""
+    print ""
+}
+set print $BAND
+do for [f=1:NF] {
+    print "NaN NaN NaN"
+    do for [t=1:T] {
+        lo = 1e300; hi = -1
+        do for [s=1:NS] { k = key(f, s, t); if (BEST[k] >= 0) { lo = FLO[k] < lo ? FLO[k] : lo; hi = FHI[k] > hi ? FHI[k] : hi } }
+        if (hi >= 0) { print sprintf("%d %.6g %.6g", t, lo, hi) }
+    }
+    print ""
+    print ""
+}
+set print $TOP
+do for [f=1:NF] {
+    print "NaN NaN NaN"
+    do for [t=1:T] {
+        b = -1
+        do for [s=1:NS] { k = key(f, s, t); if (BEST[k] > b) { b = BEST[k]; bp = PCT[k] } }
+        if (b >= 0) { print sprintf("%d %.6g %.6g", t, b, bp) }
+    }
+    print ""
+    print ""
+}
+unset print
+pct_top = 110
+do for [i=1:N] { if (BEST[i] >= 0 && PCT[i] * 1.05 > pct_top) { pct_top = PCT[i] * 1.05 } }
+
+# ---------------------------------------------------------------- core-set boundaries
+# Along the largest set (the one reaching the most threads): the first thread count with an E-core, with an SMT
+# sibling (1e9: none); each boundary is drawn halfway from the thread count before it.
+bigset = ""
+stats csv using (column("threads") == T ? (bigset = strcol("cpuset"), 0) : 0) nooutput
+e_line = 1e9
+smt_line = 1e9
+big(dummy) = strcol("cpuset") eq bigset
+if (has_e_cores) {
+    stats csv using ((big(0) && column("e_cores") > 0) ? column("threads") : 1e9) nooutput
+    e_from = STATS_min
+    stats csv using ((big(0) && column("threads") < e_from) ? column("threads") : 0) nooutput
+    e_line = e_from < 1e9 ? (STATS_max + e_from) / 2.0 : 1e9
+}
+if (has_smt) {
+    stats csv using ((big(0) && column("smt_threads") > 0) ? column("threads") : 1e9) nooutput
+    smt_from = STATS_min
+    stats csv using ((big(0) && column("threads") < smt_from) ? column("threads") : 0) nooutput
+    smt_line = smt_from < 1e9 ? (STATS_max + smt_from) / 2.0 : 1e9
+}
+unset datafile columnheaders
+set datafile separator whitespace   # the blocks above; sweep.csv is not read again
+bound_line(n, x) = sprintf("set arrow %d from first %g, graph 0 to first %g, graph 1 nohead dt 3 lw 1.5 lc rgb 'gray30'; ", n, x, x)
+# The region names sit above the plot, clear of the data: a line near 0 tok/s would run under them.
+region(n, name, a, b) = sprintf("set label %d '%s' at first %g, graph 1.03 center textcolor rgb 'gray30' front; ", n, name, (a + b) / 2.0)
+first_line = e_line < smt_line ? e_line : smt_line
+mark_sets = "unset arrow; unset label; "
+if (first_line < 1e9) { mark_sets = mark_sets.region(1, e_line < 1e9 ? "P" : "cores", 0.5, first_line) }
+if (e_line < 1e9) { mark_sets = mark_sets.bound_line(2, e_line).region(2, "E", e_line, smt_line < 1e9 ? smt_line : T + 0.5) }
+if (smt_line < 1e9) { mark_sets = mark_sets.bound_line(3, smt_line).region(3, "SMT", smt_line, T + 0.5) }
+
+# ---------------------------------------------------------------- layout
+cols = NF == 1 ? 1 : NF <= 4 ? 2 : 3
+rows = (NF + cols - 1) / cols
+W = 1200
+H = 110 + 400 * rows
+legend_h = 60.0 / H
+title_h = 40.0 / H
+pw = 1.0 / cols
+ph = (1.0 - legend_h - title_h) / rows
+serial_dash(s) = (NG == 2 && (s - 1) % NG == 1) ? 2 : 1
+stitle(s) = word(policies, (s - 1) / NG + 1).(NG == 2 ? " ".word(gluelist, (s - 1) % NG + 1) : "")
+scolor(s) = pcolor(word(policies, (s - 1) / NG + 1))
+what = (glue_show eq "" ? (has_glue ? "serial and fused glue, " : "") : glue_show." glue, ").sprintf("batch %d", bsel)
+
+# One panel per format at its place; ycol: 2 (tok/s) or 3 (% of floor).
+panel_at(i) = sprintf("set origin %g, %g; set size %g, %g", ((i - 1) % cols) * pw, legend_h + (rows - 1 - (i - 1) / cols) * ph, pw, ph)
 
 do for [fmt in "png svg"] {
-    if (fmt eq "png") { set terminal pngcairo noenhanced size 960,580 font ",10"; } else { set terminal svg noenhanced size 960,580 font ",10"; }
-    set output 'sweep.'.fmt
-    set title "Decode throughput per policy (median token) against the same-run read floor"
-    set xlabel "threads"
-    set ylabel "tokens/s"
-    set xtics 1
-    set grid
-    set yrange [0:*]
-    set offsets graph 0.03, graph 0.03, 0, 0
-    set key outside right
-    plot for [s=1:K] csv using "threads":(sel(s, column("tok_per_s"))) with linespoints lw 2 \
-             title (N[s] > 0 ? LABEL[s] : ""), \
-         for [s=1:K] csv using "threads":(sel(s, ceiling(0))) with lines dt 2 lc rgb "gray40" \
-             title (s == 1 ? "read floor (ceiling)" : "")
-
-    set output 'sweep_floor.'.fmt
-    set title "Decode as % of the same-run read floor of the same cpus"
-    set ylabel "% of floor"
-    set yrange [0:*]
-    plot for [s=1:K] csv using "threads":(sel(s, column("pct_of_floor"))) with linespoints lw 2 \
-             title (N[s] > 0 ? LABEL[s] : ""), \
-         90 with lines dt 2 lc rgb "gray40" title "90%"
+    if (fmt eq "png") { set terminal pngcairo noenhanced size W,H font ",11" } else { set terminal svg noenhanced size W,H font ",11" }
+    do for [view=1:2] {
+        set output (view == 1 ? 'sweep.' : 'sweep_floor.').fmt
+        set multiplot title (view == 1 ? "Decode tok/s per policy at each thread count's best core set (".what."); shaded: the read floor's ceiling (median to best pass); labels: % of floor" \
+                                         : "Decode as % of the same-run read floor of the same cpus (".what.")")
+        do for [i=1:NF] {
+            eval panel_at(i)
+            eval mark_sets
+            unset key
+            set title word(formats, i) offset 0, (first_line < 1e9 ? 0.6 : 0)
+            set xlabel "threads"
+            set ylabel (view == 1 ? "tok/s" : "% of floor")
+            set xrange [0.5:T + 0.5]
+            if (T <= 16) { set xtics 1 } else { set xtics autofreq }
+            set grid ytics
+            if (view == 1) { set yrange [0:*] } else { set yrange [0:pct_top] }
+            if (view == 1) {
+                plot $BAND index (i - 1) using 1:2:3 with filledcurves fc rgb "#c8c8c8" fs transparent solid 0.6 noborder notitle, \
+                     $BAND index (i - 1) using 1:2 with lines lw 1.5 lc rgb "gray55" notitle, \
+                     for [s=1:NS] $LINES index (i - 1) using 1:($4 == s ? $2 : NaN) with linespoints lw 2 pt 7 ps 0.8 \
+                         dt serial_dash(s) lc rgb scolor(s) notitle, \
+                     $TOP index (i - 1) using 1:2:(sprintf("%.0f%%", $3)) with labels offset 0,0.9 font ",9" textcolor rgb "gray20" notitle
+            } else {
+                plot 100 with lines dt 2 lc rgb "gray40" notitle, \
+                     for [s=1:NS] $LINES index (i - 1) using 1:($4 == s ? $3 : NaN) with linespoints lw 2 pt 7 ps 0.8 \
+                         dt serial_dash(s) lc rgb scolor(s) notitle
+            }
+        }
+        # The legend, once for every panel: the series and the band (at most 8 entries unless glue_all).
+        set origin 0, 0
+        set size 1, legend_h
+        unset title; unset xlabel; unset ylabel; unset arrow; unset label; unset grid
+        unset border; unset tics
+        set xrange [0:1]; set yrange [0:1]
+        set key center center horizontal samplen 3
+        plot for [s=1:NS] 2 with linespoints lw 2 pt 7 dt serial_dash(s) lc rgb scolor(s) title stitle(s), \
+             (view == 1 ? 2 : NaN) with filledcurves y1=3 fc rgb "#c8c8c8" fs solid 0.6 border lc rgb "gray55" title (view == 1 ? "read floor" : ""), \
+             (view == 2 ? 2 : NaN) with lines dt 2 lc rgb "gray40" title (view == 2 ? "100% of floor" : "")
+        set border; set tics
+        unset multiplot
+    }
 }

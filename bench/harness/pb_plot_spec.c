@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,6 +76,21 @@ static bool has_column(const char *header, const char *col)
     return false;
 }
 
+/* The number after "key," on machine.csv's line for key; -1 when there is none. */
+static long machine_fact(int dirfd, const char *key)
+{
+    FILE *f = open_at(dirfd, "machine.csv");
+    char line[512];
+    long v = -1;
+    size_t n = strlen(key);
+    while (f && v < 0 && fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && line[n] == ',' && isdigit((unsigned char)line[n + 1]))
+            v = strtol(line + n + 1, NULL, 10);
+    if (f)
+        fclose(f);
+    return v;
+}
+
 /* ---------------------------------------------------------------- building the job */
 
 /* inline: only assert calls it, and an NDEBUG build must not warn that it is unused. */
@@ -104,6 +120,15 @@ static void out(pb_plot_job *job, const char *stem, bool optional)
 
 /* ---------------------------------------------------------------- per script */
 
+/* More threads than PUs are shaded as oversubscribed: machine.csv knows the PUs (0: unknown, nothing shaded). */
+static void pool_overhead_facts(int dirfd, pb_plot_job *job)
+{
+    if (count_lines(dirfd, "pool_overhead.csv", 0) < 2)
+        job->skip = "pool_overhead.csv holds no row: no plot";
+    long pus = machine_fact(dirfd, PB_MKEY(pus));
+    var(job, "pus", pus > 0 ? pus : 0);
+}
+
 static void memory_floor_facts(int dirfd, pb_plot_job *job)
 {
     bool tok = present(dirfd, "token_floor.csv");
@@ -119,12 +144,16 @@ static void kernels_facts(int dirfd, pb_plot_job *job)
     out(job, "kernels_threads", true);
 }
 
-/* Older sweep.csv files lack the series and placement columns. */
+/* Older sweep.csv files lack the glue, best-floor and placement columns (gnuplot stops on a column that is not
+ * there, so the script asks only for those said to be). */
 static void sweep_facts(int dirfd, pb_plot_job *job)
 {
     char hdr[4096];
+    if (count_lines(dirfd, "sweep.csv", 0) < 2)
+        job->skip = "sweep.csv holds no point: no plot"; /* gnuplot's stats stop on a file without a row */
     first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
-    var(job, "by_id", has_column(hdr, PB_COL(SWEEP, series_id)) && has_column(hdr, PB_COL(SWEEP, series)));
+    var(job, "has_glue", has_column(hdr, PB_COL(SWEEP, glue)));
+    var(job, "has_best", has_column(hdr, PB_COL(SWEEP, floor_gbps_best)));
     var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
     var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
 }
@@ -167,7 +196,8 @@ static const struct plot_spec {
     const char *stem[4]; /* always drawn */
     facts_fn facts;      /* NULL when the script needs none */
 } specs[] = {
-    { .script = "pool_overhead.gp", .stem = { "pool_overhead_threads", "pool_overhead_gap" } },
+    { .script = "pool_overhead.gp", .stem = { "pool_overhead_threads", "pool_overhead_gap" },
+      .facts = pool_overhead_facts },
     { .script = "overlap.gp", .stem = { "overlap", "overlap_pct" } },
     { .script = "memory_floor.gp", .stem = { "memory_floor" }, .facts = memory_floor_facts },
     { .script = "kernels.gp", .stem = { "kernels" }, .facts = kernels_facts },
