@@ -11,8 +11,9 @@
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
 #   programs, tests/test_*.c -> one Criterion binary, tests/tsan_*.c -> plain mains built with ThreadSanitizer.
-#   Files under an x86/ folder are built on x86-64 only; *_avx2.c and *_avx512.c get their ISA flags; everything
-#   else is built for the baseline ISA, and the ISA variants are chosen at run time.
+#   Files under an x86/ folder are built on x86-64 only, under an arm/ folder on arm64 (aarch64) only; *_avx2.c,
+#   *_avx512.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
+#   baseline ISA, and the ISA variants are chosen at run time. ARCH (default: uname -m) names the target.
 #
 # Layers: bench/base < io < platform < machine < measure < harness < report < the mains (bench/bench_*.c).
 # A file is compiled with the include paths of its own layer and the layers below only (LAYER_INC), so a
@@ -53,14 +54,30 @@ else
 AVX2_FLAGS   =
 AVX512_FLAGS =
 endif
+# arm64: pattern-specific ISA_FLAGS, which the generic object rule passes. dotprod (optional from ARMv8.2) and
+# i8mm (optional from ARMv8.2, mandatory at 8.6) are built for ARMv8.2 plus the feature, not for 8.6: a CPU that
+# reports them (kern_isa.c's HWCAP checks) then runs everything the compiler may emit; Neoverse V1 (Graviton 3)
+# has i8mm but is ARMv8.4.
+ifeq ($(ARCH),aarch64)
+$(BUILD)/obj/%_neon.o:    ISA_FLAGS = -march=armv8-a
+$(BUILD)/obj/%_dotprod.o: ISA_FLAGS = -march=armv8.2-a+dotprod
+$(BUILD)/obj/%_i8mm.o:    ISA_FLAGS = -march=armv8.2-a+dotprod+i8mm
+endif
 
 POOL_SRC   = $(wildcard pool/*.c)
 KERN_SRC   = $(wildcard kernels/*.c kernels/*/*.c)
 PB_LAYERS  = base io platform machine measure harness report
 PB_SRC     = $(foreach l,$(PB_LAYERS),$(wildcard bench/$(l)/*.c bench/$(l)/*/*.c))
+# $(call drop_dir,DIR,FILES): FILES less those under a DIR/ folder (filter-out's pattern takes only one %, so
+# %/x86/% never matched: a build elsewhere than x86-64 compiled the x86 files).
+drop_dir = $(foreach f,$(2),$(if $(findstring /$(1)/,$(f)),,$(f)))
 ifneq ($(ARCH),x86_64)
-KERN_SRC  := $(filter-out %/x86/%,$(KERN_SRC))
-PB_SRC    := $(filter-out %/x86/%,$(PB_SRC))
+KERN_SRC  := $(call drop_dir,x86,$(KERN_SRC))
+PB_SRC    := $(call drop_dir,x86,$(PB_SRC))
+endif
+ifneq ($(ARCH),aarch64)
+KERN_SRC  := $(call drop_dir,arm,$(KERN_SRC))
+PB_SRC    := $(call drop_dir,arm,$(PB_SRC))
 endif
 BENCH_SRC  = $(wildcard bench/bench_*.c)
 TEST_SRC   = $(wildcard tests/test_*.c)
@@ -103,7 +120,7 @@ $(BUILD)/obj/%_avx512.o: %_avx512.c
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(ISA_FLAGS) -MMD -MP -c $< -o $@
 
 # Machine identity records the flags this build used (machine.csv and the context header).
 $(BUILD)/obj/bench/machine/pb_machine.o: CPPFLAGS += -DPB_CFLAGS='"$(strip $(CFLAGS))"'
