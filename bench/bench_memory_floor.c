@@ -10,6 +10,7 @@
 #include "pb_harness.h"
 #include "pb_membuf.h"
 #include "pb_memfloor_report.h"
+#include "pb_model_arg.h"
 #include "pb_memfloor_run.h"
 #include "pb_schema.h"
 #include "pb_tuning.h"
@@ -17,7 +18,8 @@
 #define PROG "bench_memory_floor"
 
 typedef struct mf_opts {
-    pb_list threads, kernels;
+    pb_list threads, kernels, contexts, kv_types;
+    const char *model;
     const char *cpus;
     long size_mib, passes;
     bool quick, no_thp;
@@ -28,6 +30,7 @@ typedef struct mf_run {
     mf_opts o;
     const char *kern_names[PB_MFR_MAX_KERNS + 1]; /* the table's names: --kernel's choices */
     pb_cpulist set;    /* --cpus, in logical order */
+    pb_model_arg marg; /* --model: a file adds its token floors */
     pb_mfr_plan plan;
     pb_mfr_run run;    /* the rows, floors and token floors (64 KiB of per-thread slots: not for the stack) */
     pb_harness h;
@@ -54,6 +57,7 @@ static int mf_parse(mf_run *r, int argc, char **argv)
           .help = "timed passes per point, after one untimed warm-up", .dflt = "20 (10 with --quick)" },
         { .name = "no-thp", .kind = PB_OPT_FLAG, .dest = &o->no_thp,
           .help = "do not ask for transparent huge pages (madvise)" },
+        PB_OPT_MODEL(&o->model), PB_OPT_CONTEXT(&o->contexts),
         PB_OPT_QUICK(&o->quick, "a short run (CI): 10 passes, a buffer of max(768 MiB, 2 x LLC)"),
         PB_OPT_OUT(&o->out),
         PB_OPT_RUN_DIR(&o->run_dir),
@@ -62,7 +66,8 @@ static int mf_parse(mf_run *r, int argc, char **argv)
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Streaming read bandwidth of a buffer far larger than the last-level cache, per\n"
                                     "thread count and kernel, with the round trip that says where the threads ran;\n"
-                                    "the floor it sets per decode token for every model preset and format." };
+                                    "the floor it sets per decode token for every model preset and format (and a\n"
+                                    "GGUF file's, with --model FILE), weights and f16 KV cache at each --context." };
     if (pb_harness_parse(&r->h, &cli, argc, argv, NULL) != 0)
         return -1;
     return pb_harness_begin(&r->h, PROG, o->out, o->run_dir);
@@ -73,7 +78,10 @@ static int mf_check(mf_run *r, const pb_topo *topo)
 {
     mf_opts *o = &r->o;
     pb_mfr_plan *p = &r->plan;
-    char err[512];
+    char err[1024];
+    pb_list formats = { 0 }; /* --model's: unused here (every preset format has its floor) */
+    if (pb_model_arg_resolve(&r->marg, o->model, &formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
+        return pb_harness_refusef(&r->h, "%s", err);
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&r->h, "cpus", o->cpus, "%s", err);
     if (o->threads.n == 0)
@@ -85,6 +93,7 @@ static int mf_check(mf_run *r, const pb_topo *topo)
                                          "%ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)",
                                          o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
     *p = (pb_mfr_plan){ .prog = PROG, .topo = topo, .set = &r->set, .threads = &o->threads, .quick = o->quick,
+                        .file = r->marg.is_file ? &r->marg.file : NULL, .contexts = &o->contexts,
                         .no_thp = o->no_thp, .passes = (int)(o->passes ? o->passes : o->quick ? 10 : 20) };
     if (pb_mfr_pick_kernels(p, &o->kernels, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
@@ -137,5 +146,6 @@ int main(int argc, char **argv)
     static const char *const plots[] = { "memory_floor.png", "token_floor.png", NULL };
     int rc = pb_harness_close(&r.h, "memory_floor.gp", plots);
     pb_mfr_free(&r.run);
+    pb_model_arg_close(&r.marg);
     return rc;
 }

@@ -6,20 +6,22 @@
 #include "pb_cli.h"
 #include "pb_cpusets.h"
 #include "pb_harness.h"
+#include "pb_model_arg.h"
 #include "pb_sweep_run.h"
 
 #define PROG "bench_sweep"
 
 typedef struct sw_opts {
-    long model;
-    pb_list formats, policies, glues, threads, batches;
+    const char *model;
+    pb_list formats, policies, glues, threads, batches, contexts, kv_types;
     const char *schedule, *cpus, *out, *run_dir;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
-    bool quick;
+    bool quick, mmap;
 } sw_opts;
 
 typedef struct sw_run {
     sw_opts o;
+    pb_model_arg marg; /* --model: a preset, or an open model file */
     pb_cpusets sets;   /* --cpus */
     pb_sweep_plan plan;
     pb_harness h;      /* its topo: the live machine */
@@ -38,11 +40,10 @@ static int sw_row(void *ctx, const pb_sweep_row *r)
 static int sw_parse(sw_run *sr, int argc, char **argv)
 {
     sw_opts *o = &sr->o;
-    *o = (sw_opts){ .model = PB_MODEL_QWEN3_0_6B, .tokens = 0, .warmup = 3, .seed = 1,
+    *o = (sw_opts){ .tokens = 0, .warmup = 3, .seed = 1,
                     .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
-        { .name = "model", .kind = PB_OPT_CHOICE, .dest = &o->model, .choices = pb_model_names, .metavar = "NAME",
-          .help = "model preset (qwen3-0.6b, qwen3-8b, llama3-8b)", .dflt = "qwen3-0.6b" },
+        PB_OPT_MODEL(&o->model), PB_OPT_MMAP(&o->mmap), PB_OPT_CONTEXT(&o->contexts), PB_OPT_KV_TYPE(&o->kv_types),
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
           .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, or all)", .dflt = "q8_0" },
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
@@ -86,9 +87,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
         .prog = PROG,
         .opts = opts,
         .summary =
-            "Decode-token budget of a model preset: every layer's q, k, v, o, gate, up, down matvecs in order, one\n"
-            "dispatch each, with the glue between them (RMSNorm, SiLU(gate)*up, residual adds), then lm_head.\n"
-            "NO ATTENTION: k and v are computed and discarded, o takes q's output. Synthetic seeded weights.\n"
+            "Decode-token budget of a model (a preset's seeded weights, or a GGUF file's): every layer's q, k, v, o,\n"
+            "gate, up, down matvecs in order, one dispatch each, attention over a KV cache of --context positions\n"
+            "(two dispatches), the glue between them (RMSNorm, RoPE, SiLU(gate)*up, residual adds), then lm_head.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
             "the weights after each timed token, on the point's own pool when its workers spin, else on a spin\n"
             "pool made for the pass; for omp, measured just before the point), busy % per pinned cpu over the\n"
@@ -105,8 +106,8 @@ static int sw_defaults(sw_run *sr)
     sw_opts *o = &sr->o;
     pb_sweep_plan *p = &sr->plan;
     char err[1024];
-    if (o->formats.n == 0)
-        o->formats.v[o->formats.n++] = KERN_Q8_0;
+    if (pb_model_arg_resolve(&sr->marg, o->model, &o->formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
+        return pb_harness_refusef(&sr->h, "%s", err);
     if (o->policies.n == 0) {
         static const int quick[] = { POOL_SPIN, POOL_CONDVAR, POOL_SPAWN };
         for (int k = 0; k < (o->quick ? 3 : PB_EXEC_KINDS); k++)
@@ -121,7 +122,8 @@ static int sw_defaults(sw_run *sr)
     if (o->floor_passes == 0)
         o->floor_passes = o->quick ? 5 : 10;
     /* run_dir: filled by pb_harness_open, before the first block reads its memory_floor.csv */
-    *p = (pb_sweep_plan){ .prog = PROG, .model = pb_model_get((pb_model_id)o->model), .topo = sr->h.topo,
+    *p = (pb_sweep_plan){ .prog = PROG, .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL,
+                          .mmap = o->mmap, .contexts = &o->contexts, .kv_types = &o->kv_types, .topo = sr->h.topo,
                           .sets = &sr->sets, .formats = &o->formats, .policies = &o->policies, .glues = &o->glues,
                           .threads = &o->threads, .batches = &o->batches, .tokens = (int)o->tokens,
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
@@ -155,7 +157,8 @@ static int sw_open_outputs(sw_run *sr)
     pb_sweep_out *o = &sr->out;
     o->run = &sr->h.run;
     o->varies = (pb_sweep_varies){ .format = sr->o.formats.n > 1, .schedule = sr->plan.nsched > 1,
-                                   .glue = sr->o.glues.n > 1, .cpuset = sr->sets.n > 1, .batch = sr->o.batches.n > 1 };
+                                   .glue = sr->o.glues.n > 1, .cpuset = sr->sets.n > 1, .batch = sr->o.batches.n > 1,
+                                   .context = sr->o.contexts.n > 1, .kv = sr->o.kv_types.n > 1 };
     o->sweep = pb_harness_csv(&sr->h, "sweep.csv", PB_SWEEP_HEADER);
     o->util = o->sweep ? pb_harness_csv(&sr->h, "cpu_util.csv", PB_SWEEP_UTIL_HEADER) : NULL;
     o->cpu = o->util ? pb_harness_csv(&sr->h, "sweep_cpu.csv", PB_SWEEP_CPU_HEADER) : NULL;
@@ -180,6 +183,7 @@ int main(int argc, char **argv)
     int rc = pb_harness_close(&sr.h, "sweep.gp", plots);
     pb_sweep_out_free(&sr.out);
     pb_sweep_run_free(&sr.run);
+    pb_model_arg_close(&sr.marg);
     if (unverified)
         fprintf(stderr, PROG ": some points did not reproduce the reference logits (see LOGITS DIFFER)\n");
     return rc ? rc : unverified != 0;

@@ -69,8 +69,8 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
     cr_expect(strstr(csv, ",read,scalar,1,") && strstr(csv, ",copy,copy-scalar,1,") &&
               strstr(csv, ",write,write-scalar,1,"), "%s", csv);
     csv = tf_slurp("%s/run/token_floor.csv", dir);
-    static const char tok_header[] = "run_id,host,model,format,threads,weight_bytes,floor_gbps,ms_per_token,"
-                                     "tok_per_s_ceiling,";
+    static const char tok_header[] = "run_id,host,model,format,threads,weight_bytes,context,kv_bytes,floor_gbps,"
+                                     "ms_per_token,tok_per_s_ceiling,";
     cr_expect(strncmp(csv, tok_header, strlen(tok_header)) == 0, "%s", csv);
     cr_expect(strstr(csv, ",qwen3-0.6b,q4_0,1,335241216,") != NULL, "%s", csv);
     cr_expect(strstr(csv, ",qwen3-0.6b,q6_K,1,488893440,") && strstr(csv, ",qwen3-0.6b,q4_K_M,1,365518848,"), "%s",

@@ -166,7 +166,7 @@ Test(model_file, type_mix_and_format_label)
     pb_model_file f;
     cr_assert_eq(pb_model_file_open(&f, path, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(pb_model_file_format(&f), "mixed");
-    cr_assert_str_eq(f.name, "tiny test model");
+    cr_assert_str_eq(f.name, "tiny_test_model");
     cr_assert_str_eq(f.arch, "qwen3");
     pb_model_type_mix mix[8];
     int k = pb_model_file_types(&f, mix, 8);

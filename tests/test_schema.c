@@ -22,14 +22,15 @@ static const struct {
                  "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp" },
     { PB_K_MEMORY, "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,"
                    "placement" },
-    { PB_K_TOKEN, "run_id,host,model,format,threads,weight_bytes,floor_gbps,ms_per_token,tok_per_s_ceiling,"
-                  "floor_kernel,placement" },
+    { PB_K_TOKEN, "run_id,host,model,format,threads,weight_bytes,context,kv_bytes,floor_gbps,ms_per_token,"
+                  "tok_per_s_ceiling,floor_kernel,placement" },
     { PB_K_KERNELS, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,"
                     "gbps_act_median,gops_median,ns_per_row" },
-    { PB_K_SWEEP, "run_id,host,point,model,format,kernel,policy,schedule,glue,threads,cpuset,cpus,batch,tokens,"
-                  "ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,gbps_effective,"
-                  "floor_gbps,floor_gbps_best,floor_kernel,floor_source,pct_of_floor,floor_tok_per_s,"
-                  "dispatches_per_token,glue_ms_median,glue_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"
+    { PB_K_SWEEP, "run_id,host,point,model,model_file,weights,format,kernel,policy,schedule,glue,threads,cpuset,"
+                  "cpus,batch,tokens,ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,"
+                  "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
+                  "pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,attn_ms_median,"
+                  "attn_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"
                   "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified,"
                   "series_id,series" },
     { PB_K_CPUUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct" },

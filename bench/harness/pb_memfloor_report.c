@@ -29,8 +29,9 @@ void pb_mfr_write_tokens(const pb_mfr_report *r, const pb_mfr_run *run)
         const pb_mfr_token *tk = &run->tokens[i];
         const pb_value v[PB_TOKEN_NCOLS] = {
             [PB_TOKEN_run_id].s = r->run->run_id, [PB_TOKEN_host].s = r->run->host,
-            [PB_TOKEN_model].s = tk->model->name, [PB_TOKEN_format].s = pb_wformat_name(tk->format),
+            [PB_TOKEN_model].s = tk->model->name, [PB_TOKEN_format].s = tk->format_name,
             [PB_TOKEN_threads].i = tk->floor->threads, [PB_TOKEN_weight_bytes].u = tk->weight_bytes,
+            [PB_TOKEN_context].i = tk->context, [PB_TOKEN_kv_bytes].u = tk->kv_bytes,
             [PB_TOKEN_floor_gbps].d = tk->floor->gbps, [PB_TOKEN_ms_per_token].d = tk->ms_per_token,
             [PB_TOKEN_tok_per_s_ceiling].d = tk->tok_per_s, [PB_TOKEN_floor_kernel].s = tk->floor->kern->name,
             [PB_TOKEN_placement].s = tk->floor->placement,
@@ -60,15 +61,15 @@ static void mfr_print_floors(FILE *f, const pb_mfr_run *run)
     for (int t = 0; t < run->nfloors; t++)
         fprintf(f, "  %3d threads: %7.2f GB/s  %-10s %s\n", run->floors[t].threads, run->floors[t].gbps,
                 run->floors[t].kern->name, run->floors[t].placement);
-    fprintf(f, "\nper-token floor: weight bytes per token / read floor -> ms per token (tok/s ceiling)\n"
-               "%-11s %-6s %9s", "model", "format", "MB/token");
+    fprintf(f, "\nper-token floor: weight and f16 KV bytes per token at a context / read floor -> ms per token (tok/s "
+               "ceiling)\n%-11s %-6s %7s %9s", "model", "format", "context", "MB/token");
     for (int t = 0; t < run->nfloors; t++)
         fprintf(f, "  %7s%-3d %8s", "thr=", run->floors[t].threads, "");
     fprintf(f, "\n");
     for (int i = 0; i < run->ntokens; i += run->nfloors) {
         const pb_mfr_token *tk = &run->tokens[i];
-        fprintf(f, "%-11s %-6s %9.1f", tk->model->name, pb_wformat_name(tk->format),
-                (double)tk->weight_bytes / 1e6);
+        fprintf(f, "%-11s %-6s %7d %9.1f", tk->model->name, tk->format_name, tk->context,
+                (double)(tk->weight_bytes + tk->kv_bytes) / 1e6);
         for (int t = 0; t < run->nfloors; t++)
             fprintf(f, "  %7.2f ms (%6.1f)", tk[t].ms_per_token, tk[t].tok_per_s);
         fprintf(f, "\n");

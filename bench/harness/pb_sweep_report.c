@@ -15,17 +15,22 @@
 #define PB_SWEEP_MAX_LIST 1024 /* cpus in a row's list: a pool's most */
 
 double pb_sweep_tok_per_s(const pb_sweep_row *r) { return r->batch * 1000.0 / r->m.ms.median; }
-double pb_sweep_gbps(const pb_sweep_row *r) { return (double)r->weight_bytes / (r->m.ms.median * 1e6); }
+/* A token must read its weights and the KV cache at its depth: both count, in the rate and in the ceiling. */
+double pb_sweep_gbps(const pb_sweep_row *r)
+{
+    return (double)(r->weight_bytes + r->kv_bytes) / (r->m.ms.median * 1e6);
+}
 double pb_sweep_pct_of_floor(const pb_sweep_row *r) { return 100.0 * pb_sweep_gbps(r) / r->floor.gbps_median; }
 double pb_sweep_floor_tok_per_s(const pb_sweep_row *r)
 {
-    return r->batch * r->floor.gbps_median * 1e9 / (double)r->weight_bytes;
+    return r->batch * r->floor.gbps_median * 1e9 / (double)(r->weight_bytes + r->kv_bytes);
 }
 
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
 {
-    fprintf(f, "\n%-6s %-8s %-11s %-6s %-9s %3s %2s %8s %15s %6s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format",
-            "policy", "schedule", "glue", "cpuset", "thr", "M", "ms_med", "ms_min-max", "glue%", "tok/s", "GB/s", "floor", "%floor",
+    fprintf(f, "\n%-6s %-8s %-11s %-6s %-9s %3s %2s %6s %8s %15s %6s %6s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format",
+            "policy", "schedule", "glue", "cpuset", "thr", "M", "ctx", "ms_med", "ms_min-max", "glue%", "attn%", "tok/s", "GB/s",
+            "floor", "%floor",
             "disp", "busy% mean[min-max]", "rt_ns", "place");
     int imbalanced = 0, unverified = 0, noisy = 0;
     for (int i = 0; i < n; i++) {
@@ -35,9 +40,10 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         snprintf(busy, sizeof busy, "%.0f [%.0f-%.0f]%s", r->m.busy_mean, r->m.busy_min, r->m.busy_max,
                  r->m.imbalance ? " !" : "");
         bool is_noisy = r->m.ms.spread > PB_NOISY_SPREAD;
-        fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %8.2f %15s %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
-                r->format, r->policy, r->schedule, r->glue, r->cpuset, r->threads, r->batch, r->m.ms.median, range,
-                100.0 * r->m.glue_ms.median / r->m.ms.median, pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
+        fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %6d %8.2f %15s %6.1f %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
+                r->format, r->policy, r->schedule, r->glue, r->cpuset, r->threads, r->batch, r->context, r->m.ms.median,
+                range, 100.0 * r->m.glue_ms.median / r->m.ms.median, 100.0 * r->m.attn_ms.median / r->m.ms.median,
+                pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
                 r->m.dispatches_per_token, busy, pb_rt_between(r->rt_before, r->rt_after), r->placement,
                 is_noisy ? "  noisy" : "", r->verified ? "" : "  LOGITS DIFFER");
         imbalanced += r->m.imbalance;
@@ -46,8 +52,9 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
     }
     fprintf(f, "\nms: per token (median and range over the timed tokens); glue: serial (all glue on the calling thread) or "
                "fused (row-local glue inside the dispatches);\nglue%%: the token's serial time outside its dispatches "
-               "(norms, adds; with serial glue also activation quantization and SiLU);\ntok/s = M x 1000 / ms_med; GB/s: one token's "
-               "weight bytes per median token;\nfloor: median read GB/s through the same pinned cpus (floor_source "
+               "(norms, adds; with serial glue also activation quantization and SiLU);\nctx: positions in the KV cache; attn%%: "
+               "attention's share of the token (q/k norms, RoPE, the cache's append, its two dispatches);\n"
+               "tok/s = M x 1000 / ms_med; GB/s: one token's weight and KV bytes per median token;\nfloor: median read GB/s through the same pinned cpus (floor_source "
                "interleaved: one pass after each timed token, on the point's pool or a spin pool made for it; "
                "measured: just before the point (omp));\n%%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "
                "over the timed tokens (floor passes left out), mean [least-most] over the pinned cpus; rt_ns: round trip between the set's "
@@ -76,7 +83,11 @@ static void pb_sweep_series(const pb_sweep_varies *v, const pb_sweep_row *r, cha
     if (v->cpuset && o < len)
         o += (size_t)snprintf(buf + o, len - o, " cpus=%s", r->cpuset);
     if (v->batch && o < len)
-        snprintf(buf + o, len - o, " M=%d", r->batch);
+        o += (size_t)snprintf(buf + o, len - o, " M=%d", r->batch);
+    if (v->context && o < len)
+        o += (size_t)snprintf(buf + o, len - o, " ctx=%d", r->context);
+    if (v->kv && o < len)
+        snprintf(buf + o, len - o, " kv=%s", r->kv_type);
     for (char *c = buf; *c; c++)
         *c = *c == ',' ? ';' : *c == '"' ? '\'' : *c;
 }
@@ -119,7 +130,10 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(imbalance_flag).i = r->m.imbalance, S(rt_ns).d = pb_rt_between(r->rt_before, r->rt_after),
         S(rt_ns_before).d = r->rt_before, S(rt_ns_after).d = r->rt_after, S(placement).s = r->placement, S(p_cores).i = r->p_cores,
         S(e_cores).i = r->e_cores, S(smt_threads).i = r->smt_threads, S(verified).i = r->verified,
-        S(series_id).i = id, S(series).s = label,
+        S(series_id).i = id, S(series).s = label, S(context).i = r->context, S(kv_type).s = r->kv_type,
+        S(kv_bytes).u = r->kv_bytes, S(attn_ms_median).d = r->m.attn_ms.median,
+        S(attn_pct).d = 100.0 * r->m.attn_ms.median / r->m.ms.median, S(weights).s = r->weights,
+        S(model_file).s = r->model_file,
     };
 #undef S
     pb_csv_values(o->sweep, pb_schema_get(PB_K_SWEEP), v);

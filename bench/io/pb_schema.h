@@ -105,8 +105,10 @@ typedef enum pb_cell_rule {
     X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
     X(threads, INT, "%lld", "", COUNT, "threads of the floor used")                                                 \
     X(weight_bytes, U64, "%llu", "B", OPTIONAL, "weight bytes read per token")                                      \
+    X(context, INT, "%lld", "", FIGURE, "positions in the KV cache before the token")                               \
+    X(kv_bytes, U64, "%llu", "B", OPTIONAL, "f16 KV cache bytes read per token at that context")                    \
     X(floor_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "the read floor at these threads")                                \
-    X(ms_per_token, REAL, "%.4f", "ms", OPTIONAL, "weight bytes / floor")                                           \
+    X(ms_per_token, REAL, "%.4f", "ms", OPTIONAL, "(weight + KV bytes) / floor")                                    \
     X(tok_per_s_ceiling, REAL, "%.2f", "tok/s", FIGURE, "the decode ceiling the floor allows")                      \
     X(floor_kernel, TEXT, "%s", "", NONE, "the read kernel of the floor")                                           \
     X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")
@@ -132,6 +134,8 @@ typedef enum pb_cell_rule {
     PB_RUN_COLS(X)                                                                                                  \
     X(point, INT, "%lld", "", OPTIONAL, "the point's number in the run")                                            \
     X(model, TEXT, "%s", "", NONE, "the model's shape")                                                             \
+    X(model_file, TEXT, "%s", "", NONE, "the GGUF file of the weights (empty: a preset's synthetic weights)")       \
+    X(weights, TEXT, "%s", "", NONE, "arena (built or copied into huge pages) or mmap (read in the file's mapping)") \
     X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
     X(kernel, TEXT, "%s", "", NONE, "kernel variant")                                                               \
     X(policy, TEXT, "%s", "", NONE, "executor: a pool policy or omp")                                               \
@@ -147,7 +151,10 @@ typedef enum pb_cell_rule {
     X(ms_per_token_max, REAL, "%.4f", "ms", OPTIONAL, "slowest token")                                              \
     X(tok_per_s, REAL, "%.3f", "tok/s", FIGURE, "batch x 1000 / median ms")                                         \
     X(weight_bytes, U64, "%llu", "B", OPTIONAL, "weight bytes read per token")                                      \
-    X(gbps_effective, REAL, "%.3f", "GB/s", OPTIONAL, "weight bytes per median token")                              \
+    X(context, INT, "%lld", "", FIGURE, "positions in the KV cache before the token")                               \
+    X(kv_type, TEXT, "%s", "", NONE, "the KV cache's type (f16, q8_0)")                                             \
+    X(kv_bytes, U64, "%llu", "B", OPTIONAL, "KV cache bytes read per token (its own position included)")            \
+    X(gbps_effective, REAL, "%.3f", "GB/s", OPTIONAL, "weight + KV bytes per median token")                         \
     X(floor_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "median read floor through the same cpus")                        \
     X(floor_gbps_best, REAL, "%.3f", "GB/s", OPTIONAL, "best read floor through the same cpus")                     \
     X(floor_kernel, TEXT, "%s", "", NONE, "the read kernel of the floor")                                           \
@@ -157,6 +164,8 @@ typedef enum pb_cell_rule {
     X(dispatches_per_token, REAL, "%.1f", "", OPTIONAL, "pool dispatches per token")                                \
     X(glue_ms_median, REAL, "%.4f", "ms", OPTIONAL, "serial time outside the dispatches, median token")             \
     X(glue_pct, REAL, "%.2f", "%", OPTIONAL, "glue_ms_median / median token")                                       \
+    X(attn_ms_median, REAL, "%.4f", "ms", OPTIONAL, "attention (norms, RoPE, append, its dispatches), median token") \
+    X(attn_pct, REAL, "%.2f", "%", OPTIONAL, "attn_ms_median / median token")                                       \
     X(busy_pct_mean, REAL, "%.1f", "%", OPTIONAL, "mean busy of the pinned cpus")                                   \
     X(busy_pct_min, REAL, "%.1f", "%", OPTIONAL, "least busy pinned cpu")                                           \
     X(busy_pct_max, REAL, "%.1f", "%", OPTIONAL, "busiest pinned cpu")                                              \

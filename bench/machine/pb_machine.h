@@ -19,7 +19,9 @@
 #include "pb_topo.h"
 #include "pb_tuning.h"
 
-#define PB_SCHEMA_VERSION 1 /* of every CSV poolbench writes; bump when a column changes meaning */
+#define PB_SCHEMA_VERSION 2 /* of every CSV poolbench writes; bump when a column changes meaning (2: a token's
+                               * bytes count its KV cache: gbps_effective, pct_of_floor, floor_tok_per_s,
+                               * ms_per_token) */
 
 typedef struct pb_machine_kind {
     char purpose[16];   /* libcpuid: "performance", "efficiency" or "general" */

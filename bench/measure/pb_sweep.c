@@ -36,12 +36,13 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
 {
     memset(out, 0, sizeof *out);
     out->busy_mean = out->busy_min = out->busy_max = NAN;
-    double *ms = malloc(2 * (size_t)tokens * sizeof *ms);
+    double *ms = malloc(3 * (size_t)tokens * sizeof *ms);
     if (!ms) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    double *glue = ms + tokens; /* the second half: each token's time outside its dispatches */
+    double *glue = ms + tokens; /* the second third: each token's time outside its dispatches */
+    double *attn = glue + tokens; /* the last: each token's time in attention */
     uint64_t tok = 0;
     for (int i = 0; i < warmup; i++, tok++) {
         if (pb_decode_token(d, ex, tok) != 0)
@@ -55,6 +56,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
         int rc = pb_decode_token(d, ex, tok);
         ms[i] = (double)(pb_now_ns() - t0) / 1e6;
         glue[i] = ms[i] - (double)d->dispatch_ns / 1e6;
+        attn[i] = (double)d->attn_ns / 1e6;
         if (rc != 0) {
             if (s) {
                 pb_sampler_result r;
@@ -80,6 +82,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
     }
     out->ms = pb_summarize(ms, (size_t)tokens);
     out->glue_ms = pb_summarize(glue, (size_t)tokens);
+    out->attn_ms = pb_summarize(attn, (size_t)tokens);
     free(ms);
     return 0;
 job_failed:

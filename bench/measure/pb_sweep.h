@@ -28,6 +28,7 @@ typedef struct pb_sweep_meas {
     pb_summary ms;            /* ms per token over the timed tokens */
     pb_summary glue_ms;       /* of which serial glue: the token's time outside its dispatches (norms, activation
                                * quantization, SiLU, adds, the input) */
+    pb_summary attn_ms;       /* of which attention: q/k norms, RoPE, the cache's append, its two dispatches */
     double dispatches_per_token;
     pb_sampler_result util;      /* every cpu, over the timed tokens (free with pb_sampler_result_free) */
     bool have_util;           /* false when the sampler could not run (util and busy_* are then empty/NaN) */
@@ -62,6 +63,11 @@ typedef struct pb_sweep_row {
     char cpus[256];           /* the pinned OS cpu ids, space-separated, caller first */
     int p_cores, e_cores, smt_threads; /* how the placement splits: first PUs of P / other kinds, SMT siblings */
     uint64_t weight_bytes;    /* one token's */
+    int context;              /* positions in the KV cache before the token */
+    const char *kv_type;      /* the cache's type: f16, q8_0 */
+    uint64_t kv_bytes;        /* cache bytes one token reads, its own position included */
+    const char *weights;      /* arena (built, or copied from the model file) or mmap (read through its mapping) */
+    const char *model_file;   /* the GGUF file; "" for a preset */
     pb_sweep_meas m;
     pb_decode_floor floor;           /* measured just before the point, or from memory_floor.csv */
     double rt_before, rt_after; /* round trip between the first two cpus of the set, around the point */
@@ -69,8 +75,9 @@ typedef struct pb_sweep_row {
     bool verified;            /* the last token's logits equal the first point's of that format and batch */
 } pb_sweep_row;
 
-/* Derived figures: tok/s = batch x 1000 / median ms; effective GB/s = weight bytes per median token time;
- * % of floor = effective / floor's median (the same statistic on both sides); floor tok/s = the ceiling. */
+/* Derived figures: tok/s = batch x 1000 / median ms; effective GB/s = the bytes a token must read (weights and
+ * KV cache) per median token time; % of floor = effective / floor's median (the same statistic on both sides);
+ * floor tok/s = the ceiling those bytes allow. */
 double pb_sweep_tok_per_s(const pb_sweep_row *r);
 double pb_sweep_gbps(const pb_sweep_row *r);
 double pb_sweep_pct_of_floor(const pb_sweep_row *r);
@@ -89,7 +96,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n);
 /* Which dimensions the run varies (from its options, so a row's series label is known when it is measured):
  * the plot's line label names the policy plus each of these that takes more than one value. */
 typedef struct pb_sweep_varies {
-    bool format, schedule, glue, cpuset, batch;
+    bool format, schedule, glue, cpuset, batch, context, kv;
 } pb_sweep_varies;
 
 typedef struct pb_sweep_out {

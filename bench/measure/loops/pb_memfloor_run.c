@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_attn.h"
 #include "pb_err.h"
 #include "pb_membuf.h"
 #include "pb_placement.h"
@@ -171,25 +172,40 @@ static bool mfr_floor(const pb_mfr_run *run, int threads, pb_mfr_floor *f)
     return f->kern != NULL;
 }
 
+/* One model and format at every context and floor: a token reads the weights and the f16 cache at its depth. */
+static void mfr_tokens(pb_mfr_run *run, const pb_model *m, pb_wformat format, const char *name, uint64_t bytes)
+{
+    static const long zero = 0;
+    const pb_list *ctx = run->p->contexts;
+    for (int c = 0; c < (ctx ? ctx->n : 1); c++)
+        for (int t = 0; t < run->nfloors; t++) {
+            pb_mfr_token *tk = &run->tokens[run->ntokens++];
+            *tk = (pb_mfr_token){ .model = m, .format = format, .format_name = name, .weight_bytes = bytes,
+                                  .context = (int)(ctx ? ctx->v[c] : zero), .floor = &run->floors[t] };
+            tk->kv_bytes = pb_kv_bytes(m, PB_KV_F16, 1, (size_t)tk->context);
+            tk->ms_per_token = (double)(tk->weight_bytes + tk->kv_bytes) / (tk->floor->gbps * 1e9) * 1e3;
+            tk->tok_per_s = 1e3 / tk->ms_per_token;
+        }
+}
+
 int pb_mfr_derive(pb_mfr_run *run, char *err, size_t errlen)
 {
     for (int t = 0; t < run->p->threads->n; t++)
         run->nfloors += mfr_floor(run, (int)run->p->threads->v[t], &run->floors[run->nfloors]);
-    size_t n = (size_t)PB_MODEL_COUNT * MFR_NFORMATS * (size_t)(run->nfloors ? run->nfloors : 1);
+    size_t models = (size_t)PB_MODEL_COUNT * MFR_NFORMATS + (run->p->file != NULL);
+    size_t n = models * (size_t)(run->p->contexts ? run->p->contexts->n : 1) * (size_t)(run->nfloors ? run->nfloors : 1);
     run->tokens = calloc(n, sizeof *run->tokens);
     if (!run->tokens)
         return pb_errf(err, errlen, "the token floors: %s", strerror(errno));
     for (int m = 0; m < PB_MODEL_COUNT; m++)
-        for (size_t f = 0; f < MFR_NFORMATS; f++)
-            for (int t = 0; t < run->nfloors; t++) {
-                pb_mfr_token *tk = &run->tokens[run->ntokens++];
-                tk->model = pb_model_get((pb_model_id)m);
-                tk->format = mfr_formats[f];
-                tk->weight_bytes = pb_wformat_token_bytes(tk->model, tk->format);
-                tk->floor = &run->floors[t];
-                tk->ms_per_token = (double)tk->weight_bytes / (tk->floor->gbps * 1e9) * 1e3;
-                tk->tok_per_s = 1e3 / tk->ms_per_token;
-            }
+        for (size_t f = 0; f < MFR_NFORMATS; f++) {
+            const pb_model *model = pb_model_get((pb_model_id)m);
+            mfr_tokens(run, model, mfr_formats[f], pb_wformat_name(mfr_formats[f]),
+                       pb_wformat_token_bytes(model, mfr_formats[f]));
+        }
+    if (run->p->file)
+        mfr_tokens(run, &run->p->file->shape, run->p->file->fmt[0], pb_model_file_format(run->p->file),
+                   run->p->file->weight_bytes);
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * placement, a fresh buffer first-touched by its threads, every selected kernel (pb_mf_measure), the round trip
  * between the set's first two cpus before and after (a block's rows are complete, placement and all, when it
  * returns: the caller writes them then). At the end, the floor per thread count (the best read kernel's best
- * pass) and the per-token floor it sets for every model preset and format.
+ * pass) and the per-token floor it sets for every model preset and format, and a model file's, at each context:
+ * the weights and the f16 KV cache a token at that depth reads.
  *
  * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept; a
  * signal (pb_stop_signal) ends a block at the next kernel with 0. */
@@ -17,6 +18,7 @@
 #include "pb_memfloor.h"
 #include "pb_memread.h"
 #include "pb_model.h"
+#include "pb_model_file.h"
 #include "pb_topo.h"
 #include "pb_wformat.h"
 
@@ -43,7 +45,10 @@ typedef struct pb_mfr_floor {
 typedef struct pb_mfr_token {
     const pb_model *model;
     pb_wformat format; /* a format or a mix (pb_wformat.h) */
+    const char *format_name; /* the format column: its name, or a model file's own (pb_model_file_format) */
     uint64_t weight_bytes;
+    int context;       /* positions in the KV cache */
+    uint64_t kv_bytes; /* the f16 cache a token at that context reads */
     const pb_mfr_floor *floor;
     double ms_per_token, tok_per_s;
 } pb_mfr_token;
@@ -59,6 +64,8 @@ typedef struct pb_mfr_plan {
     uint64_t size_mib;
     int passes;
     bool quick, no_thp;
+    const pb_model_file *file;                /* --model FILE: its token floors too (NULL: the presets only) */
+    const pb_list *contexts;                  /* --context: the depths of every token floor (NULL: 0 only) */
 } pb_mfr_plan;
 
 typedef struct pb_mfr_run {
@@ -67,7 +74,7 @@ typedef struct pb_mfr_run {
     int nrows;
     pb_mfr_floor floors[PB_LIST_MAX];
     int nfloors;
-    pb_mfr_token *tokens;             /* model x format x floor */
+    pb_mfr_token *tokens;             /* (model x format, then the file) x context x floor */
     int ntokens;
     bool invalid;                     /* a pass's byte sum was wrong: no row is a result */
     int done, total;                  /* points, for the progress line */

@@ -10,6 +10,7 @@
 
 #include "pb_decode.h"
 #include "pb_decode_floor.h"
+#include "pb_decode_load.h"
 #include "pb_err.h"
 #include "pb_membuf.h"
 #include "pb_placement.h"
@@ -48,20 +49,38 @@ int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t err
     return p->nsched ? 0 : pb_errf(err, errlen, "give static or dynamic:N");
 }
 
+/* The largest KV cache a point of p fills: the deepest context at the largest batch, of the widest type. */
+static uint64_t sw_kv_most(const pb_sweep_plan *p)
+{
+    uint64_t most = 0;
+    long ctx = 0, batch = 1;
+    for (int c = 0; c < p->contexts->n; c++)
+        ctx = p->contexts->v[c] > ctx ? p->contexts->v[c] : ctx;
+    for (int b = 0; b < p->batches->n; b++)
+        batch = p->batches->v[b] > batch ? p->batches->v[b] : batch;
+    for (int k = 0; k < p->kv_types->n; k++) {
+        uint64_t kv = pb_kv_bytes(p->model, (pb_kv_type)p->kv_types->v[k], (size_t)batch, (size_t)ctx);
+        most = kv > most ? kv : most;
+    }
+    return most;
+}
+
 int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
 {
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
     for (int f = 0; f < p->formats->n; f++) {
         kern_format fmt = (kern_format)p->formats->v[f];
-        uint64_t bytes = pb_model_token_bytes(p->model, fmt);
+        uint64_t bytes = p->file ? p->file->weight_bytes : pb_model_token_bytes(p->model, fmt);
         if (bytes == 0)
             return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
                            kern_format_names[fmt], p->model->name);
+        bytes += sw_kv_most(p); /* the weights and the deepest cache live side by side */
         if (avail && bytes > avail / 2)
-            return pb_errf(err, errlen, "--model %s --format %s: the weights need %.2f GiB, more than half of "
-                           "MemAvailable (%.2f GiB); choose a smaller preset or format", p->model->name,
-                           kern_format_names[fmt], (double)bytes / (1 << 30), (double)avail / (1 << 30));
+            return pb_errf(err, errlen, "--model %s --format %s: the weights and the KV cache need %.2f GiB, more "
+                           "than half of MemAvailable (%.2f GiB); choose a smaller preset, format or --context",
+                           p->model->name, kern_format_names[fmt], (double)bytes / (1 << 30),
+                           (double)avail / (1 << 30));
     }
     return 0;
 }
@@ -85,6 +104,8 @@ typedef struct sw_block {
     const pb_cpuset *set;
     const pb_cpulist *place, *pair; /* the threads' cpus; the set's first two, for the round trip */
     pb_decode_floor floor;          /* the block's: from memory_floor.csv or measured */
+    size_t context;                 /* the points' depth: the cache pb_decode_set_context fills */
+    pb_kv_type kv;
 } sw_block;
 
 /* The read floor over the weight arena through a spin pool pinned like the point (only: one kernel). */
@@ -172,7 +193,7 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
 {
     const pb_sweep_plan *p = b->p;
     r->model = p->model->name;
-    r->format = kern_format_names[b->fmt];
+    r->format = p->file ? pb_model_file_format(p->file) : kern_format_names[b->fmt];
     r->kernel = kern_isa_name(kern_matvec_isa(b->fmt, p->variant)); /* the ISA that ran for this format */
     r->policy = pb_exec_kind_names[kind];
     if (p->chunk[s])
@@ -185,6 +206,11 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->batch = (int)d->batch;
     r->tokens = p->tokens;
     r->weight_bytes = b->w->bytes;
+    r->context = (int)d->cache.context;
+    r->kv_type = pb_kv_type_names[d->cache.type];
+    r->kv_bytes = pb_kv_bytes(&b->w->shape, d->cache.type, d->batch, d->cache.context);
+    r->weights = b->w->source;
+    r->model_file = p->file ? p->file->g.name : "";
     pb_cpus_text(b->place->cpu, b->place->n, b->place->n, r->cpus, sizeof r->cpus);
     for (int i = 0; i < b->place->n; i++) {
         const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->place->cpu[i])];
@@ -231,19 +257,36 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     return rc;
 }
 
-/* Every point ends on the same token: its logits must match the first point's of its format and batch bit for
- * bit. -1 (ENOMEM) when the first copy cannot be kept. */
+/* The logits of the first point of a format, batch, cache type and context: every later one must match them. */
+typedef struct sw_ref {
+    kern_format fmt;
+    size_t batch, context;
+    pb_kv_type kv;
+    float *logits;
+} sw_ref;
+
+/* Every point ends on the same token: its logits must match the first point's of its format, batch and depth
+ * (cache type and context) bit for bit. -1 (ENOMEM) when the first copy cannot be kept. */
 static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, pb_sweep_row *r)
 {
     size_t nl = d->batch * (size_t)b->p->model->vocab;
-    float **ref = &run->ref[b->fmt][d->batch];
-    if (!*ref) {
-        *ref = malloc(nl * sizeof **ref);
-        if (!*ref)
-            return -1;
-        memcpy(*ref, d->logits, nl * sizeof **ref);
+    sw_ref *ref = NULL;
+    for (size_t i = 0; i < run->refs.n && !ref; i++) {
+        sw_ref *x = PB_VEC_AT(&run->refs, sw_ref, i);
+        if (x->fmt == b->fmt && x->batch == d->batch && x->context == d->cache.context && x->kv == d->cache.type)
+            ref = x;
     }
-    r->verified = memcmp(*ref, d->logits, nl * sizeof **ref) == 0;
+    if (!ref) {
+        float *copy = malloc(nl * sizeof *copy);
+        if (!copy || !(ref = pb_vec_push(&run->refs))) {
+            free(copy);
+            return -1;
+        }
+        *ref = (sw_ref){ .fmt = b->fmt, .batch = d->batch, .context = d->cache.context, .kv = d->cache.type,
+                         .logits = copy };
+        memcpy(copy, d->logits, nl * sizeof *copy);
+    }
+    r->verified = memcmp(ref->logits, d->logits, nl * sizeof *d->logits) == 0;
     return 0;
 }
 
@@ -286,7 +329,20 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
     return 0;
 }
 
-/* Every batch x policy x schedule x glue mode of one block. */
+/* The points' KV cache: b's context and type, filled by a spin pool on the block's cpus (first-touched where the
+ * points read it). */
+static int sw_depth(const sw_block *b, pb_decode *d, char *err, size_t errlen)
+{
+    pb_exec ex;
+    if (pb_exec_open(&ex, PB_EXEC_SPIN, b->place->n, b->place->cpu, 0, 0) != 0)
+        return pb_errf(err, errlen, "KV cache filler: %s", strerror(errno));
+    int rc = pb_decode_set_context(d, b->context, b->kv, &ex);
+    pb_exec_close(&ex);
+    return rc == 0 ? 0 : pb_errf(err, errlen, "a KV cache of %zu positions (%s): %s", b->context,
+                                 pb_kv_type_names[b->kv], strerror(errno));
+}
+
+/* Every batch x policy x schedule x glue mode of one block at one depth. */
 static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;
@@ -297,6 +353,10 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
         if (pb_decode_init(&d, b->w, p->variant, batch) != 0)
             return pb_errf(err, errlen, "%s with %s, batch %zu: %s", kern_format_names[b->fmt],
                            kern_variant_name(p->variant), batch, strerror(errno));
+        if (sw_depth(b, &d, err, errlen) != 0) {
+            pb_decode_free(&d);
+            return -1;
+        }
         for (int k = 0; k < p->policies->n && rc == 0 && !pb_stop_signal(); k++)
             for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
                 d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
@@ -304,6 +364,20 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
             }
         pb_decode_free(&d);
     }
+    return rc;
+}
+
+/* Every cache type x context of one block. */
+static int sw_depths(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
+    int rc = 0;
+    for (int k = 0; k < p->kv_types->n && rc == 0 && !pb_stop_signal(); k++)
+        for (int c = 0; c < p->contexts->n && rc == 0 && !pb_stop_signal(); c++) {
+            b->kv = (pb_kv_type)p->kv_types->v[k];
+            b->context = (size_t)p->contexts->v[c];
+            rc = sw_points(run, b, err, errlen);
+        }
     return rc;
 }
 
@@ -341,7 +415,7 @@ static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
             if (threads > b->set->cpus.n)
                 continue;
             if (pb_topo_place(p->topo, &b->set->cpus, threads, &place, err, errlen) != 0 ||
-                sw_block_floor(run, b, err, errlen) != 0 || sw_points(run, b, err, errlen) != 0)
+                sw_block_floor(run, b, err, errlen) != 0 || sw_depths(run, b, err, errlen) != 0)
                 return -1;
         }
     }
@@ -366,7 +440,8 @@ static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
               (double)total / (1 << 30), (double)(now - p->t0) / 1e9);
 }
 
-/* One format: its weights built by every cpu of the largest set (first-touched where the points read them). */
+/* One format: its weights built (or the model file's loaded) by every cpu of the largest set (first-touched where
+ * the points read them). */
 static int sw_format(pb_sweep_run *run, const pb_sweep_plan *p, kern_format fmt, const pb_cpulist *builders,
                      char *err, size_t errlen)
 {
@@ -374,8 +449,9 @@ static int sw_format(pb_sweep_run *run, const pb_sweep_plan *p, kern_format fmt,
     pb_exec gen;
     if (pb_exec_open(&gen, PB_EXEC_SPIN, builders->n, builders->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "weight builder: %s", strerror(errno));
-    sw_build pg = { .t0 = pb_now_ns(), .what = kern_format_names[fmt] };
-    int rc = pb_decode_weights_build(&w, p->model, fmt, p->seed, &gen, sw_build_progress, &pg);
+    sw_build pg = { .t0 = pb_now_ns(), .what = p->file ? p->file->name : kern_format_names[fmt] };
+    int rc = p->file ? pb_decode_weights_load(&w, p->file, p->mmap, p->seed, &gen, sw_build_progress, &pg)
+                     : pb_decode_weights_build(&w, p->model, fmt, p->seed, &gen, sw_build_progress, &pg);
     pb_exec_close(&gen);
     if (rc != 0)
         return pb_errf(err, errlen, "building %s %s weights: %s", p->model->name, kern_format_names[fmt],
@@ -390,8 +466,9 @@ int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_
 {
     static pb_cpulist builders; /* 4 KiB: off the stack */
     run->rows = PB_VEC(pb_sweep_row);
+    run->refs = PB_VEC(sw_ref);
     run->done = 0;
-    run->total = count_points(p);
+    run->total = count_points(p) * p->contexts->n * p->kv_types->n; /* every block runs every depth */
     run->t0 = pb_now_ns();
     const pb_cpuset *big = &p->sets->set[pb_cpusets_largest(p->sets)];
     int rc = pb_topo_place(p->topo, &big->cpus, big->cpus.n, &builders, err, errlen);
@@ -414,9 +491,7 @@ void pb_sweep_run_free(pb_sweep_run *run)
     for (size_t i = 0; i < run->rows.n; i++)
         pb_sampler_result_free(&PB_VEC_AT(&run->rows, pb_sweep_row, i)->m.util);
     pb_vec_free(&run->rows);
-    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
-        for (int b = 0; b <= KERN_BATCH_MAX; b++) {
-            free(run->ref[f][b]);
-            run->ref[f][b] = NULL;
-        }
+    for (size_t i = 0; i < run->refs.n; i++)
+        free(PB_VEC_AT(&run->refs, sw_ref, i)->logits);
+    pb_vec_free(&run->refs);
 }

@@ -1,7 +1,8 @@
-/* pb_sweep_run.h — bench_sweep's measuring loop. For each format the weights are built once (by every cpu of the
- * largest set: first-touched where the points read them); every core set x thread count is a block (its
- * placement, its round-trip pair and its read floor), and every batch x policy x schedule x glue mode in a block
- * is one point (pb_sweep_measure). Each point's row goes to the caller as the point ends (plan->row: the CSVs)
+/* pb_sweep_run.h — bench_sweep's measuring loop. For each format the weights are built once (or a model file's
+ * loaded: copied or mapped), by every cpu of the largest set (first-touched where the points read them); every
+ * core set x thread count is a block (its placement, its round-trip pair and its read floor); in a block every
+ * cache type x context gets its KV cache filled by the block's cpus, and every batch x policy x schedule x glue
+ * mode there is one point (pb_sweep_measure). Each point's row goes to the caller as the point ends (plan->row: the CSVs)
  * and stays in the run for the table.
  *
  * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept (the
@@ -16,6 +17,7 @@
 #include "pb_cli.h"
 #include "pb_cpusets.h"
 #include "pb_model.h"
+#include "pb_model_file.h"
 #include "pb_sweep.h"
 #include "pb_vec.h"
 
@@ -24,7 +26,10 @@
 /* What to measure: the options, defaults applied. The lists are the caller's (they outlive the run). */
 typedef struct pb_sweep_plan {
     const char *prog;                 /* heads the warnings on stderr */
-    const pb_model *model;
+    const pb_model *model;            /* a preset, or file's shape */
+    const pb_model_file *file;        /* --model FILE: its weights, in their types (formats: its first only) */
+    bool mmap;                        /* with file: read through its mapping, not copied into the arena */
+    const pb_list *contexts, *kv_types; /* the cache depths and types: every block runs each pair */
     kern_variant variant;
     const pb_topo *topo;              /* the live machine */
     const pb_cpusets *sets;
@@ -42,7 +47,7 @@ typedef struct pb_sweep_plan {
 
 typedef struct pb_sweep_run {
     pb_vec rows;                      /* pb_sweep_row, in measuring order */
-    float *ref[KERN_FORMAT_COUNT][KERN_BATCH_MAX + 1]; /* the first point's logits per format and batch */
+    pb_vec refs;                      /* the first point's logits per format, batch, cache type and context */
     int done, total;                  /* points, for the progress line */
     uint64_t t0;
 } pb_sweep_run;

@@ -1,0 +1,165 @@
+/* test_model_cli.c — the harnesses on a model file, as a user runs them: bench_sweep --model FILE at two depths and
+ * two thread counts (weight_bytes = the file's matvec bytes, KV bytes growing with the depth, every point
+ * reproducing the first one's logits), --mmap, a llama file; bench_memory_floor --model FILE writing the file's
+ * token floors per context; a truncated file, a file with q5_0 tensors and --format beside a file refused with
+ * exit 2 and one line naming the file (and the type), before any output. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguf_model.h"
+#include "harness_run.h"
+#include "pb_csvread.h"
+#include "test_files.h"
+
+/* qwen3-shaped, small: 4 heads of 128 over 2 key/value heads, 2 layers. */
+static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_dim = 256, .ffn = 768, .layers = 2,
+                               .vocab = 1001, .n_head = 4, .n_kv_head = 2, .head_dim = 128, .qk_norm = true,
+                               .rope_neox = true, .rope_base = 1e6f };
+
+/* Writes tiny weights (q8_0, lm_head f16) as DIR/NAME with opts; returns their matvec bytes. */
+static unsigned long long write_model(const char *dir, const char *name, const gm_opts *o)
+{
+    kern_format fmts[64];
+    int n = pb_model_matvec_count(&tiny);
+    for (int i = 0; i < n; i++)
+        fmts[i] = i == n - 1 ? KERN_F16 : KERN_Q8_0;
+    pb_model shape = tiny;
+    shape.qk_norm = strcmp(o->arch, "qwen3") == 0;
+    shape.rope_neox = strcmp(o->arch, "llama") != 0;
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
+    pb_decode_weights w;
+    cr_assert_eq(pb_decode_weights_build_fmts(&w, &shape, fmts, 1, &e, NULL, NULL), 0);
+    pb_exec_close(&e);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gm_write(&w, o, path);
+    unsigned long long bytes = w.bytes;
+    pb_decode_weights_free(&w);
+    return bytes;
+}
+
+static void load(const char *dir, const char *file, pb_table *t)
+{
+    char path[256];
+    pb_csverr e;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    cr_assert_eq(pb_table_load(t, path, &e), 0, "%s", e.msg);
+}
+
+static const char *cell(const pb_table *t, size_t r, const char *col)
+{
+    int c = pb_table_col(t, col);
+    cr_assert_geq(c, 0, "no column %s", col);
+    return pb_table_str(t, r, c);
+}
+
+Test(model_cli, a_sweep_of_a_model_file_at_two_depths, .timeout = 300)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
+    unsigned long long bytes = write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                   "--model tiny.gguf --context 0,512 --threads 1,2 --cpus all --policy spin --tokens 3 --warmup 1 "
+                   "--floor-passes 3 --out run");
+    pb_table t;
+    load(dir, "run/sweep.csv", &t);
+    cr_assert_eq(t.nrows, 4, "2 depths x 2 thread counts");
+    for (size_t r = 0; r < t.nrows; r++) {
+        cr_expect_eq(strtoull(cell(&t, r, "weight_bytes"), NULL, 10), bytes, "the file's matvec bytes");
+        cr_expect_str_eq(cell(&t, r, "model"), "tiny_test_model");
+        cr_expect_str_eq(cell(&t, r, "model_file"), "tiny.gguf");
+        cr_expect_str_eq(cell(&t, r, "weights"), "arena");
+        cr_expect_str_eq(cell(&t, r, "format"), "mixed");
+        cr_expect_str_eq(cell(&t, r, "kv_type"), "f16");
+        cr_expect_str_eq(cell(&t, r, "verified"), "1");
+        long ctx = strtol(cell(&t, r, "context"), NULL, 10);
+        unsigned long long kv = strtoull(cell(&t, r, "kv_bytes"), NULL, 10);
+        cr_expect_eq(kv, 2ull * 2 * 2 * 256 * (unsigned long long)(ctx + 1), "K and V, 2 layers, 2 heads of 256 B");
+        cr_expect(ctx == 0 || ctx == 512);
+    }
+    pb_table_free(&t);
+    tf_rmrf(dir);
+}
+
+Test(model_cli, mmap_and_a_llama_file, .timeout = 300)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
+    write_model(dir, "llama.gguf", &(gm_opts){ .arch = "llama", .tied = true });
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                   "--model llama.gguf --mmap --kv-type q8_0 --threads 1 --policy spin --tokens 2 --warmup 0 "
+                   "--floor-passes 3 --out run");
+    pb_table t;
+    load(dir, "run/sweep.csv", &t);
+    cr_assert_eq(t.nrows, 1);
+    cr_expect_str_eq(cell(&t, 0, "weights"), "mmap");
+    cr_expect_str_eq(cell(&t, 0, "kv_type"), "q8_0");
+    cr_expect_str_eq(cell(&t, 0, "verified"), "1");
+    pb_table_free(&t);
+    tf_rmrf(dir);
+}
+
+/* Runs PROG ARGS in dir and expects exit 2, nothing written, and one stderr line containing each of want[]. */
+static void refused(const char *dir, const char *prog, const char *args, const char *const *want)
+{
+    char err[4096];
+    int rc = harness_run_in(dir, prog, "", args, err, sizeof err);
+    cr_assert_eq(rc, 2, "%s %s: exit %d: %s", prog, args, rc, err);
+    cr_assert(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+    for (int i = 0; want[i]; i++)
+        cr_assert_not_null(strstr(err, want[i]), "'%s' lacks '%s'", err, want[i]);
+}
+
+Test(model_cli, bad_model_files_exit_2_naming_the_file, .timeout = 60)
+{
+    char dir[64], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
+    write_model(dir, "q5.gguf", &(gm_opts){ .arch = "qwen3", .q5_0 = "ffn_up" });
+    write_model(dir, "good.gguf", &(gm_opts){ .arch = "qwen3" });
+    /* the good file cut in half: its tensors end past the end */
+    snprintf(path, sizeof path, "%s/good.gguf", dir);
+    FILE *f = fopen(path, "rb");
+    static unsigned char buf[1 << 22];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/cut.gguf", dir);
+    gw_write_bytes(path, buf, n / 2);
+    static const char *const q5[] = { "q5.gguf", "q5_0", "blk.0.ffn_up.weight", NULL };
+    static const char *const cut[] = { "cut.gguf", "truncated", NULL };
+    static const char *const fmt[] = { "--format", "good.gguf", NULL };
+    static const char *const none[] = { "none.gguf", NULL };
+    refused(dir, "bench_sweep", "--model q5.gguf --out run", q5);
+    refused(dir, "bench_sweep", "--model cut.gguf --out run", cut);
+    refused(dir, "bench_sweep", "--model good.gguf --format q8_0 --out run", fmt);
+    refused(dir, "bench_sweep", "--model none.gguf --out run", none);
+    refused(dir, "bench_memory_floor", "--model cut.gguf --out run", cut);
+    refused(dir, "bench_memory_floor", "--model q5.gguf --out run", q5);
+    cr_assert_eq(access("run", F_OK), -1);
+    tf_rmrf(dir);
+}
+
+Test(model_cli, memory_floor_writes_the_files_token_floors, .timeout = 300)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
+    unsigned long long bytes = write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
+    harness_run_ok(dir, "bench_memory_floor", "POOLBENCH_PLOTS=/nonexistent",
+                   "--model tiny.gguf --context 0,4096 --threads 1 --size 64 --passes 10 --out run");
+    pb_table t;
+    load(dir, "run/token_floor.csv", &t);
+    int mine = 0;
+    for (size_t r = 0; r < t.nrows; r++) {
+        if (strcmp(cell(&t, r, "model"), "tiny_test_model") != 0)
+            continue;
+        mine++;
+        long ctx = strtol(cell(&t, r, "context"), NULL, 10);
+        cr_expect_eq(strtoull(cell(&t, r, "weight_bytes"), NULL, 10), bytes);
+        cr_expect_eq(strtoull(cell(&t, r, "kv_bytes"), NULL, 10), 2ull * 2 * 2 * 256 * (unsigned long long)(ctx + 1));
+        cr_expect_str_eq(cell(&t, r, "format"), "mixed");
+    }
+    cr_expect_eq(mine, 2, "the file's floor at context 0 and 4096");
+    pb_table_free(&t);
+    tf_rmrf(dir);
+}
