@@ -131,6 +131,9 @@ static const kern_act_fn act_quantizers[KERN_ISA_COUNT][KERN_ACT_KINDS] = {
     [KERN_ISA_AVX2] = { [KERN_ACT_Q8_0] = kern_act_q8_0_avx2, [KERN_ACT_Q8_K] = kern_act_q8_K_avx2 },
     [KERN_ISA_AVX512] = { [KERN_ACT_Q8_0] = kern_act_q8_0_avx512, [KERN_ACT_Q8_K] = kern_act_q8_K_avx512 },
 #endif
+#if defined(__aarch64__) /* dotprod and i8mm have nothing to add: they run NEON's */
+    [KERN_ISA_NEON] = { [KERN_ACT_Q8_0] = kern_act_q8_0_neon, [KERN_ACT_Q8_K] = kern_act_q8_K_neon },
+#endif
 };
 
 /* The ISA whose quantizer of a (quantized) kind runs when isa is asked for: isa's own, else down its chain. */

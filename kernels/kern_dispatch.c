@@ -4,13 +4,18 @@
  * CPU has the asked ISA (kern_isa_supported), which includes every ISA below it. */
 #include "kern_impl.h"
 
-/* A table per ISA; NULL where this build has none (its formats fall back). The arm64 port adds its NEON,
- * dotprod and i8mm tables here. */
+/* A table per ISA; NULL where this build has none (its formats fall back). On arm64 (kernels/arm/): NEON has
+ * every format, dotprod and i8mm the quantized ones (their f32 and f16 run NEON's). */
 static const kern_table *const kern_tables[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = &kern_table_scalar,
 #if defined(__x86_64__)
     [KERN_ISA_AVX2] = &kern_table_avx2,
     [KERN_ISA_AVX512] = &kern_table_avx512,
+#endif
+#if defined(__aarch64__)
+    [KERN_ISA_NEON] = &kern_table_neon,
+    [KERN_ISA_DOTPROD] = &kern_table_dotprod,
+    [KERN_ISA_I8MM] = &kern_table_i8mm,
 #endif
 };
 

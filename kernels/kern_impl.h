@@ -74,11 +74,20 @@ void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x, size_t b0, size_t
 void kern_act_q8_0_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 void kern_act_q8_K_avx512(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
 #endif
+#if defined(__aarch64__)
+void kern_act_q8_0_neon(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
+void kern_act_q8_K_neon(kern_act *a, size_t m, const float *x, size_t b0, size_t b1);
+#endif
 
 extern const kern_table kern_table_scalar;
 #if defined(__x86_64__)
 extern const kern_table kern_table_avx2;
 extern const kern_table kern_table_avx512;
+#endif
+#if defined(__aarch64__)
+extern const kern_table kern_table_neon;
+extern const kern_table kern_table_dotprod;
+extern const kern_table kern_table_i8mm;
 #endif
 
 /* ISA isa's own table (no fallback); NULL when this build has none or the CPU cannot run it. */

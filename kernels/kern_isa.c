@@ -52,19 +52,42 @@ static bool cpu_avx512(void)
 #define CPU_X86(fn) cpu_not_here
 #endif
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+
+/* The kernel's HWCAP bits (getauxval; <sys/auxv.h> brings glibc's <bits/hwcap.h>). Each check includes the
+ * ones below it, as cpu_avx512 does: a CPU reporting dotprod or i8mm without Advanced SIMD cannot run their
+ * files, whose code is NEON too. dotprod is optional from ARMv8.2 (i8mm from ARMv8.2, mandatory at 8.6), so a
+ * CPU with either implements ARMv8.2, what the dotprod and i8mm files are compiled for (the Makefile). */
+static bool cpu_neon(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+}
+
+static bool cpu_dotprod(void)
+{
+    return cpu_neon() && (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+}
+
+static bool cpu_i8mm(void)
+{
+    return cpu_dotprod() && (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0;
+}
+/* An arm64 check where this build is arm64; elsewhere the function is not even compiled. */
+#define CPU_ARM(fn) fn
+#else
+#define CPU_ARM(fn) cpu_not_here
+#endif
+
 static const kern_isa_desc kern_isas[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = { .below = KERN_ISA_COUNT, .cpu_ok = cpu_any, .needs = "nothing" },
     [KERN_ISA_AVX2] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_X86(cpu_avx2), .needs = "avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avx512),
                           .needs = "avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
-    /* The arm64 port: checks under #if defined(__aarch64__) from getauxval (AT_HWCAP: HWCAP_ASIMD,
-     * HWCAP_ASIMDDP; AT_HWCAP2: HWCAP2_I8MM), each including the ones below it, as cpu_avx512 does. */
-    [KERN_ISA_NEON] = { .below = KERN_ISA_SCALAR, .cpu_ok = cpu_not_here,
-                        .needs = "NEON (arm64; its detection is not written yet)" },
-    [KERN_ISA_DOTPROD] = { .below = KERN_ISA_NEON, .cpu_ok = cpu_not_here,
-                           .needs = "NEON, dotprod (arm64; its detection is not written yet)" },
-    [KERN_ISA_I8MM] = { .below = KERN_ISA_DOTPROD, .cpu_ok = cpu_not_here,
-                        .needs = "NEON, dotprod, i8mm (arm64; its detection is not written yet)" },
+    [KERN_ISA_NEON] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_ARM(cpu_neon), .needs = "asimd (arm64)" },
+    [KERN_ISA_DOTPROD] = { .below = KERN_ISA_NEON, .cpu_ok = CPU_ARM(cpu_dotprod), .needs = "asimd, asimddp (arm64)" },
+    [KERN_ISA_I8MM] = { .below = KERN_ISA_DOTPROD, .cpu_ok = CPU_ARM(cpu_i8mm),
+                        .needs = "asimd, asimddp, i8mm (arm64)" },
 };
 
 const char *kern_isa_name(kern_isa isa)

@@ -94,6 +94,16 @@ static inline double kt_oracle(kern_format f, const void *wrow, const kern_act *
     return dot;
 }
 
+/* An ISA this CPU cannot run, for the tests of that error: there is always one, since every build lacks the
+ * other architecture's (x86-64: neon; arm64: avx2). */
+static inline kern_isa kt_isa_lacking(void)
+{
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (!kern_isa_supported((kern_isa)i))
+            return (kern_isa)i;
+    return KERN_ISA_COUNT;
+}
+
 /* The stated tolerance of a float-accumulated dot against the exact one: 2^-16 of sum |w_i x_i|. Float
  * accumulation over at most a few thousand terms (or a few hundred block sums) stays well inside it; the
  * integer parts of the quantized dots are exact, so only that accumulation differs between variants. */

@@ -7,8 +7,12 @@
  * kern_isa_chosen reads the variable once per process, at its first call. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 
 #include "kern_impl.h"
 #include "kern_test_util.h"
@@ -81,6 +85,19 @@ Test(isa, detection_matches_the_cpu)
     cr_assert(!kern_isa_supported(KERN_ISA_NEON));
     cr_assert(!kern_isa_supported(KERN_ISA_DOTPROD));
     cr_assert(!kern_isa_supported(KERN_ISA_I8MM));
+#elif defined(__aarch64__)
+    unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    bool neon = (hw & HWCAP_ASIMD) != 0, dotprod = neon && (hw & HWCAP_ASIMDDP) != 0;
+    bool i8mm = dotprod && (hw2 & HWCAP2_I8MM) != 0;
+    cr_assert_eq(kern_isa_supported(KERN_ISA_NEON), neon);
+    cr_assert_eq(kern_isa_supported(KERN_ISA_DOTPROD), dotprod);
+    cr_assert_eq(kern_isa_supported(KERN_ISA_I8MM), i8mm);
+    cr_assert_eq(kern_isa_best(), i8mm      ? KERN_ISA_I8MM
+                                  : dotprod ? KERN_ISA_DOTPROD
+                                  : neon    ? KERN_ISA_NEON
+                                            : KERN_ISA_SCALAR);
+    cr_assert(!kern_isa_supported(KERN_ISA_AVX2));
+    cr_assert(!kern_isa_supported(KERN_ISA_AVX512));
 #endif
 }
 
@@ -146,6 +163,52 @@ Test(isa, built_tables_name_their_isa)
     cr_assert_eq(kern_act_isa(KERN_F16, kern_isa_best()), KERN_ISA_SCALAR, "floats are copied, not quantized");
 }
 
+#if defined(__aarch64__)
+/* The ISA whose kernel runs format f when arm64's isa is asked for: NEON has the first six formats, dotprod
+ * and i8mm the quantized four of them (their f32 and f16 run NEON's); the K-quants run scalar. */
+static kern_isa arm_runs(kern_format f, kern_isa isa)
+{
+    switch (f) {
+    case KERN_F32:
+    case KERN_F16:
+        return KERN_ISA_NEON;
+    case KERN_Q8_0:
+    case KERN_Q4_0:
+    case KERN_Q1_0:
+    case KERN_TQ2_0:
+        return isa;
+    default:
+        return KERN_ISA_SCALAR;
+    }
+}
+#endif
+
+/* arm64's tables (arm_runs), i8mm's matmul kernels, and NEON's quantizers for all three; each ISA is checked
+ * where the CPU runs it, so qemu's cortex-a72 (NEON only) and max (all three) between them see every line. */
+Test(isa, arm64_tables_and_fallbacks)
+{
+#if defined(__aarch64__)
+    const kern_isa arm[] = { KERN_ISA_NEON, KERN_ISA_DOTPROD, KERN_ISA_I8MM };
+    for (size_t i = 0; i < sizeof arm / sizeof arm[0]; i++) {
+        kern_isa isa = arm[i];
+        if (!kern_isa_supported(isa))
+            continue;
+        const kern_table *t = kern_table_get(isa);
+        cr_assert_not_null(t, "%s", kern_isa_name(isa));
+        for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+            kern_isa want = arm_runs((kern_format)f, isa);
+            cr_assert_eq(kern_matvec_isa((kern_format)f, isa), want, "%s/%s", kern_format_names[f], kern_isa_name(isa));
+            cr_assert_eq(t->batch[f] != NULL, want == KERN_ISA_I8MM, "%s/%s matmul kernel", kern_format_names[f],
+                         kern_isa_name(isa));
+        }
+        cr_assert_eq(kern_act_isa(KERN_Q8_0, isa), KERN_ISA_NEON);
+        cr_assert_eq(kern_act_isa(KERN_TQ2_0, isa), KERN_ISA_NEON);
+    }
+#else
+    cr_skip_test("not an arm64 build");
+#endif
+}
+
 /* The read kernels: the plain kernel of each op for each ISA, down the chain; none for an ISA this CPU lacks. */
 Test(isa, read_kernels_resolve)
 {
@@ -170,6 +233,11 @@ Test(isa, read_kernels_resolve)
         cr_assert_str_eq(pb_memkern_for(PB_MEMOP_COPY, KERN_ISA_AVX512)->name, "copy-avx512");
     if (kern_isa_supported(KERN_ISA_AVX2))
         cr_assert_str_eq(pb_memkern_for(PB_MEMOP_READ, KERN_ISA_AVX2)->name, "avx2");
+#elif defined(__aarch64__) /* NEON has reads only; dotprod and i8mm add nothing to a read */
+    if (kern_isa_supported(KERN_ISA_NEON))
+        cr_assert_str_eq(pb_memkern_for(PB_MEMOP_READ, kern_isa_best())->name, "neon");
+    if (kern_isa_supported(KERN_ISA_NEON))
+        cr_assert_str_eq(pb_memkern_for(PB_MEMOP_COPY, KERN_ISA_NEON)->name, "copy-scalar");
 #endif
     cr_assert_str_eq(pb_memkern_for(PB_MEMOP_WRITE, KERN_ISA_SCALAR)->name, "write-scalar");
 }
@@ -187,6 +255,12 @@ Test(isa, glue_resolves)
     if (kern_isa_supported(KERN_ISA_AVX2)) {
         cr_assert_eq(pb_glue_isa(KERN_ISA_AVX2), KERN_ISA_AVX2);
         cr_assert_eq(pb_glue_ops_of(KERN_ISA_AVX2)->silu_mul, pb_silu_mul_avx2);
+    }
+#elif defined(__aarch64__)
+    if (kern_isa_supported(KERN_ISA_NEON)) {
+        cr_assert_eq(pb_glue_isa(kern_isa_best()), KERN_ISA_NEON, "dotprod and i8mm run NEON's glue");
+        cr_assert_eq(pb_glue_ops_of(KERN_ISA_NEON)->silu_mul, pb_silu_mul_neon);
+        cr_assert_eq(pb_glue_ops_of(KERN_ISA_NEON)->sumsq, pb_sumsq_neon);
     }
 #endif
 }
@@ -269,17 +343,18 @@ Test(isa, env_unset_is_the_best)
     check_chosen(kern_isa_best());
 }
 
-/* An ISA this CPU lacks is one clear line from kern_isa_select; kern_isa_chosen then runs the best. */
+/* An ISA this CPU lacks (another architecture's at least) is one clear line from kern_isa_select;
+ * kern_isa_chosen then runs the best. */
 Test(isa, env_unsupported_is_an_error)
 {
-    setenv("POOLBENCH_KERNEL", "i8mm", 1);
-    char err[256];
+    const char *lacking = kern_isa_name(kt_isa_lacking());
+    setenv("POOLBENCH_KERNEL", lacking, 1);
+    char err[256], named[64];
+    snprintf(named, sizeof named, "POOLBENCH_KERNEL=%s", lacking);
     kern_isa v;
-    if (!kern_isa_supported(KERN_ISA_I8MM)) {
-        cr_assert_eq(kern_isa_select(&v, err, sizeof err), -1);
-        cr_assert_eq(errno, ENOTSUP);
-        cr_assert(strstr(err, "POOLBENCH_KERNEL=i8mm") && strstr(err, "scalar") && !strchr(err, '\n'), "%s", err);
-        check_chosen(kern_isa_best());
-    }
+    cr_assert_eq(kern_isa_select(&v, err, sizeof err), -1);
+    cr_assert_eq(errno, ENOTSUP);
+    cr_assert(strstr(err, named) && strstr(err, "scalar") && !strchr(err, '\n'), "%s", err);
+    check_chosen(kern_isa_best());
     unsetenv("POOLBENCH_KERNEL");
 }

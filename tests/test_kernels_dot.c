@@ -124,6 +124,52 @@ Test(kern_dot, raw_bytes_every_variant, .timeout = 60)
     dot_all(raw_weights);
 }
 
+/* Row k of a matmul of w (rows x cols) with x (m x cols) through variant v: the matvec of activation k bit for
+ * bit, and within the tolerance of the exact dot. */
+static void check_matmul_rows(kern_format f, kern_variant v, const void *w, const float *x, size_t m, size_t rows,
+                              size_t cols)
+{
+    const char *what = kern_format_names[f], *vn = kern_variant_name(v);
+    float *y = malloc(m * rows * sizeof(float)), *one = malloc(rows * sizeof(float));
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, f, cols, m), 0);
+    cr_assert_eq(kern_act_set_isa(&a, x, m, v), 0);
+    cr_assert_eq(kern_matmul(f, v, w, x, m, y, rows, cols), 0);
+    for (size_t k = 0; k < m; k++) {
+        cr_assert_eq(kern_matvec(f, v, w, x + k * cols, one, rows, cols), 0);
+        cr_assert(memcmp(one, y + k * rows, rows * sizeof(float)) == 0, "%s/%s batch %zu activation %zu", what, vn, m,
+                  k);
+        for (size_t r = 0; r < rows; r++) {
+            double mag, exact = kt_oracle(f, (const char *)w + r * kt_row_bytes(f, cols), &a, k, &mag);
+            cr_assert(fabs(y[k * rows + r] - exact) <= KT_DOT_REL_TOL * mag + 1e-30,
+                      "%s/%s batch %zu activation %zu row %zu: %.9g vs exact %.9g", what, vn, m, k, r, y[k * rows + r],
+                      exact);
+        }
+    }
+    kern_act_free(&a);
+    free(one);
+    free(y);
+}
+
+/* The raw bytes through the matmul kernels (arm64's i8mm pairs rows and activations: an odd row count and
+ * batches of 2, 3 and 5 leave a row or an activation without a partner), on 5 blocks (a group of 4 units and
+ * a last one alone on arm64). */
+Test(kern_matmul, raw_bytes_row_m_equals_matvec, .timeout = 60)
+{
+    const size_t rows = 5, batches[] = { 2, 3, 5 };
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        size_t cols = f == KERN_F32 || f == KERN_F16 ? 37 : 5 * (size_t)kern_format_get((kern_format)f)->block;
+        kt_rng r = { .s = 300 + (uint64_t)f };
+        void *w = raw_weights(&r, (kern_format)f, rows, cols);
+        float *x = kt_floats(&r, 5 * cols, -2.0f, 2.0f);
+        for (int v = 0; v < KERN_VARIANT_COUNT; v++)
+            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0] && kern_variant_supported((kern_variant)v); bi++)
+                check_matmul_rows((kern_format)f, (kern_variant)v, w, x, batches[bi], rows, cols);
+        free(x);
+        free(w);
+    }
+}
+
 Test(kern_dot, q8_0_integer_part_exact)
 {
     /* All quants at the extremes: w = -128 (raw) and x = +-127; the sums are far from float rounding, so
@@ -253,9 +299,9 @@ Test(kern_shape, bad_jobs)
     cr_assert_eq(kern_run(&job), -1, "an activation prepared for another format");
     cr_assert_eq(errno, EINVAL);
     job.act = &a;
-    job.variant = KERN_NEON;
+    job.variant = kt_isa_lacking();
     cr_assert_eq(kern_run(&job), -1);
-    cr_assert_eq(errno, ENOTSUP, "no NEON kernels on this build");
+    cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.variant));
     job.variant = KERN_SCALAR;
     job.rows = 0;
     cr_assert_eq(kern_run(&job), 0, "zero rows is nothing to do");

@@ -2,8 +2,12 @@
  * dequantize to known values, and quantize -> dequantize round trips within each format's stated bound. */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <immintrin.h>
 #include <stddef.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #include "kern_kquant.h"
 #include "kern_test_util.h"
@@ -44,6 +48,9 @@ Test(kern_half, known_values_and_rounding)
     cr_assert_eq(kern_half_to_float(0x7c00), INFINITY);
 }
 
+/* The hardware's conversions, both round to nearest even: F16C on x86-64 (where the CPU has it), FCVT on every
+ * arm64 CPU. */
+#if defined(__x86_64__)
 __attribute__((target("f16c"))) static kern_half hw_to_half(float f)
 {
     return (kern_half)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
@@ -54,10 +61,32 @@ __attribute__((target("f16c"))) static float hw_to_float(kern_half h)
     return _cvtsh_ss(h);
 }
 
-Test(kern_half, agrees_with_f16c)
+static bool hw_half(void)
 {
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("f16c"))
+    return __builtin_cpu_supports("f16c");
+}
+#elif defined(__aarch64__)
+static kern_half hw_to_half(float f)
+{
+    return vget_lane_u16(vreinterpret_u16_f16(vcvt_f16_f32(vdupq_n_f32(f))), 0);
+}
+
+static float hw_to_float(kern_half h)
+{
+    return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
+}
+
+static bool hw_half(void)
+{
+    return true;
+}
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
+Test(kern_half, agrees_with_f16c)
+{
+    if (!hw_half())
         cr_skip_test("no F16C on this CPU");
     for (uint64_t u = 0; u < 0x100000000ull; u += 4099) { /* about a million floats over every exponent */
         uint32_t bits = (uint32_t)u;
@@ -72,6 +101,7 @@ Test(kern_half, agrees_with_f16c)
         cr_assert(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b)), "half 0x%04x", h);
     }
 }
+#endif
 
 /* ---- hand-built blocks ---- */
 

@@ -96,6 +96,10 @@ Test(memread, the_decode_read_pattern_is_in_the_table)
 {
 #if defined(__x86_64__)
     static const char *const names[] = { "avx2-4s", "avx512-4s" };
+#elif defined(__aarch64__)
+    static const char *const names[] = { "neon-4s", "neon-nt" }; /* and the non-temporal pair loads */
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         const pb_memkern *k = pb_memkern_find(names[i]);
         cr_assert_not_null(k, "%s", names[i]);

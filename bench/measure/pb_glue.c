@@ -1,18 +1,21 @@
 /* pb_glue.c — see pb_glue.h: the glue's forms by ISA, and the public functions, which run the chosen ISA's
- * form (kern_isa_chosen) or the best one below it. The forms live in pb_glue_scalar.c and x86/pb_glue_avx2.c;
- * this file only chooses among them. */
+ * form (kern_isa_chosen) or the best one below it. The forms live in pb_glue_scalar.c, x86/pb_glue_avx2.c and
+ * arm/pb_glue_neon.c; this file only chooses among them. */
 #include "pb_glue.h"
 
 #include <math.h>
 
 #include "pb_glue_impl.h"
 
-/* A row per ISA that has glue forms; an ISA without one (avx512 today) runs the best one below it. */
+/* A row per ISA that has glue forms; an ISA without one (avx512, dotprod, i8mm) runs the best one below it. */
 static const pb_glue_ops pb_glue_table[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = { .sumsq = pb_sumsq_scalar, .silu_mul = pb_silu_mul_scalar },
 #if defined(__x86_64__)
     /* glibc's expf is ~3.5 ns a value here, half of a layer's serial glue in qwen3-0.6b; 8 lanes take ~1/5. */
     [KERN_ISA_AVX2] = { .sumsq = pb_sumsq_avx2, .silu_mul = pb_silu_mul_avx2 },
+#endif
+#if defined(__aarch64__) /* dotprod and i8mm add nothing to float glue: they run NEON's */
+    [KERN_ISA_NEON] = { .sumsq = pb_sumsq_neon, .silu_mul = pb_silu_mul_neon },
 #endif
 };
 

@@ -1,8 +1,8 @@
 /* pb_glue_impl.h — the glue's forms by ISA (chosen in pb_glue.c) and the SiLU's exponential they share:
- * pb_glue_scalar.c (scalar) and x86/pb_glue_avx2.c (8 lanes, its tails through the scalar forms). Both
- * run the same operations in the same order (fused multiply-adds where these say fma: C's fmaf and the FMA
- * instruction both round once), so a value's bits never depend on which path, or which slice of a row,
- * computed it. Not a public header: pb_glue.h is. */
+ * pb_glue_scalar.c (scalar), x86/pb_glue_avx2.c (8 lanes) and arm/pb_glue_neon.c (4 lanes), the vector forms'
+ * tails through the scalar forms. All run the same operations in the same order (fused multiply-adds where
+ * these say fma: C's fmaf, the FMA instruction and FMLA all round once), so a value's bits never depend on
+ * which path, or which slice of a row, computed it. Not a public header: pb_glue.h is. */
 #ifndef PB_GLUE_IMPL_H
 #define PB_GLUE_IMPL_H
 
@@ -36,12 +36,28 @@ double pb_sumsq_scalar(const float *x, size_t n);
 #if defined(__x86_64__)
 double pb_sumsq_avx2(const float *x, size_t n);
 #endif
+#if defined(__aarch64__)
+double pb_sumsq_neon(const float *x, size_t n);
+#endif
+
+/* The end every form of the sum of squares shares: elements i..n-1 (i a multiple of PB_SS_LANES, lane[]
+ * holding the squares of 0..i-1) added one by one, then the lanes combined in the fixed order. */
+static inline double pb_sumsq_finish(double lane[PB_SS_LANES], const float *x, size_t i, size_t n)
+{
+    for (; i < n; i++)
+        lane[i % PB_SS_LANES] += (double)x[i] * x[i];
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
 
 /* y[i] = silu(g[i]) * u[i] for i < n, the scalar form (any n). */
 void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n);
 #if defined(__x86_64__)
 /* The same with AVX2 + FMA, 8 values a step, the tail through the scalar form: same bits. */
 void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n);
+#endif
+#if defined(__aarch64__)
+/* The same with Advanced SIMD, 4 values a step, the tail through the scalar form: same bits. */
+void pb_silu_mul_neon(float *y, const float *g, const float *u, size_t n);
 #endif
 
 /* One ISA's forms: what pb_rmsnorm and pb_silu_mul call. */

@@ -8,9 +8,7 @@
 double pb_sumsq_scalar(const float *x, size_t n)
 {
     double lane[PB_SS_LANES] = { 0 };
-    for (size_t i = 0; i < n; i++)
-        lane[i % PB_SS_LANES] += (double)x[i] * x[i];
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    return pb_sumsq_finish(lane, x, 0, n);
 }
 
 /* e^t, pb_glue_impl.h's recipe. */

@@ -36,4 +36,8 @@ uint64_t pb_memcopy_avx512_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memwrite_avx512(void *dst, const void *src, size_t bytes);
 uint64_t pb_memwrite_avx512_nt(void *dst, const void *src, size_t bytes);
 
+uint64_t pb_memread_neon(void *dst, const void *src, size_t bytes);
+uint64_t pb_memread_neon_nt(void *dst, const void *src, size_t bytes);
+uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes);
+
 #endif

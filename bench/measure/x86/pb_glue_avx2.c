@@ -48,7 +48,5 @@ double pb_sumsq_avx2(const float *x, size_t n)
     double lane[PB_SS_LANES];
     _mm256_storeu_pd(lane, lo);
     _mm256_storeu_pd(lane + 4, hi);
-    for (; i < n; i++) /* i is a multiple of 8 here, so element i goes to lane i % 8 as in the scalar form */
-        lane[i % PB_SS_LANES] += (double)x[i] * x[i];
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    return pb_sumsq_finish(lane, x, i, n); /* i is a multiple of 8 here */
 }

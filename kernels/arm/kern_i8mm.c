@@ -1,0 +1,168 @@
+/* kern_i8mm.c — matmul (batch > 1) of the quantized formats with SMMLA (FEAT_I8MM; chosen where the CPU has
+ * HWCAP2_I8MM, kern_isa.c). One SMMLA multiplies a 2 x 8 block of signed bytes by another's transpose and adds
+ * the 2 x 2 int32 result: here two weight rows times two activation rows over 8 columns, so each weight
+ * chunk decoded once serves two (or four) activations.
+ *
+ * At batch 1 there is nothing to pair: the table's rows are dotprod's kernels (kern_arm.h's passes with
+ * SDOT, instantiated here so that this table has rows of its own, which is what makes kern_job_rows use its
+ * batch kernels). Both reach the same exact unit sums, and the batch kernels fold them into the
+ * accumulators exactly as the pass does (kern_arm.h), so row m of a matmul equals the matvec of activation
+ * m bit for bit. f32 and f16 run NEON's kernels (the table lacks them). */
+#include "kern_arm.h"
+
+KERN_ARM_QROWS_ALL(kern_arm_dot_sdot)
+
+/* ---- SMMLA tiles: 2 weight rows x 2 or 4 activation rows ---- */
+
+KERN_ARM_INLINE int8x16_t zip1_64(int8x16_t p, int8x16_t q)
+{
+    return vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(p), vreinterpretq_s64_s8(q)));
+}
+
+KERN_ARM_INLINE int8x16_t zip2_64(int8x16_t p, int8x16_t q)
+{
+    return vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(p), vreinterpretq_s64_s8(q)));
+}
+
+/* acc += the dots over 16 columns of rows (w0, w1) with activations (x0, x1), as lanes w0.x0, w0.x1, w1.x0,
+ * w1.x1: SMMLA's operands hold 8 columns of two rows each (first row in the low 8 bytes). */
+KERN_ARM_INLINE int32x4_t mm16(int32x4_t acc, int8x16_t w0, int8x16_t w1, int8x16_t x0, int8x16_t x1)
+{
+    acc = vmmlaq_s32(acc, zip1_64(w0, w1), zip1_64(x0, x1));
+    return vmmlaq_s32(acc, zip2_64(w0, w1), zip2_64(x0, x1));
+}
+
+KERN_ARM_INLINE int32x4_t zip1_s32x2(int32x4_t p, int32x4_t q)
+{
+    return vreinterpretq_s32_s64(vzip1q_s64(vreinterpretq_s64_s32(p), vreinterpretq_s64_s32(q)));
+}
+
+KERN_ARM_INLINE int32x4_t zip2_s32x2(int32x4_t p, int32x4_t q)
+{
+    return vreinterpretq_s32_s64(vzip2q_s64(vreinterpretq_s64_s32(p), vreinterpretq_s64_s32(q)));
+}
+
+/* v[k]: unit k's sums as lanes (w0.x0, w0.x1, w1.x0, w1.x1); out[p]: pair p's sums with unit k in lane k, the
+ * layout the matvec pass folds (a 4 x 4 transpose). */
+KERN_ARM_INLINE void by_pair(const int32x4_t v[4], int32x4_t out[4])
+{
+    int32x4_t t0 = vtrn1q_s32(v[0], v[1]), t1 = vtrn2q_s32(v[0], v[1]);
+    int32x4_t t2 = vtrn1q_s32(v[2], v[3]), t3 = vtrn2q_s32(v[2], v[3]);
+    out[0] = zip1_s32x2(t0, t2);
+    out[1] = zip1_s32x2(t1, t3);
+    out[2] = zip2_s32x2(t0, t2);
+    out[3] = zip2_s32x2(t1, t3);
+}
+
+/* Units u0 .. u0 + nk - 1 of rows w0, w1 against activations 0 .. 2np - 1 (quants xq, scales dx):
+ * acc[r][j] as kern_arm_group leaves row r's accumulator for activation j. */
+KERN_ARM_INLINE void mm_group(const uint8_t *w0, const uint8_t *w1, const int8_t *const xq[4],
+                              const float *const dx[4], const int np, size_t u0, const int nk, const int unit,
+                              kern_arm_decode_fn decode, kern_arm_scale_fn scale, float32x4_t acc[2][4])
+{
+    int32x4_t s[2][4]; /* [activation pair][unit] */
+#pragma GCC unroll 2
+    for (int p = 0; p < np; p++)
+        s[p][0] = s[p][1] = s[p][2] = s[p][3] = vdupq_n_s32(0);
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        if (k >= nk)
+            break;
+        for (int c = 0; c < unit / 32; c++) {
+            size_t off = (u0 + (size_t)k) * (size_t)unit + 32 * (size_t)c;
+            int8x16_t a0, a1, b0, b1;
+            decode(w0, u0 + (size_t)k, c, &a0, &a1);
+            decode(w1, u0 + (size_t)k, c, &b0, &b1);
+#pragma GCC unroll 2
+            for (int p = 0; p < np; p++) {
+                const int8_t *x0 = xq[2 * p] + off, *x1 = xq[2 * p + 1] + off;
+                s[p][k] = mm16(s[p][k], a0, b0, vld1q_s8(x0), vld1q_s8(x1));
+                s[p][k] = mm16(s[p][k], a1, b1, vld1q_s8(x0 + 16), vld1q_s8(x1 + 16));
+            }
+        }
+    }
+    float32x4_t dw0 = kern_arm_dw4(w0, u0, nk, scale), dw1 = kern_arm_dw4(w1, u0, nk, scale);
+#pragma GCC unroll 2
+    for (int p = 0; p < np; p++) {
+        int32x4_t q[4];
+        by_pair(s[p], q);
+        float32x4_t dxa = kern_arm_dx4(dx[2 * p], u0, nk), dxb = kern_arm_dx4(dx[2 * p + 1], u0, nk);
+        acc[0][2 * p] = kern_arm_fold(acc[0][2 * p], q[0], dw0, dxa);
+        acc[0][2 * p + 1] = kern_arm_fold(acc[0][2 * p + 1], q[1], dw0, dxb);
+        acc[1][2 * p] = kern_arm_fold(acc[1][2 * p], q[2], dw1, dxa);
+        acc[1][2 * p + 1] = kern_arm_fold(acc[1][2 * p + 1], q[3], dw1, dxb);
+    }
+}
+
+/* Rows w0, w1 against activation rows m[0 .. 2np - 1]: out[r][j]. */
+KERN_ARM_INLINE void mm_tile(const uint8_t *w0, const uint8_t *w1, const kern_act *a, const size_t m[4], const int np,
+                             const int unit, kern_arm_decode_fn decode, kern_arm_scale_fn scale, float out[2][4])
+{
+    const int8_t *xq[4];
+    const float *dx[4];
+    float32x4_t acc[2][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 2 * np; j++) {
+        xq[j] = kern_act_qs(a, m[j]);
+        dx[j] = kern_act_scale(a, m[j]);
+        acc[0][j] = acc[1][j] = vdupq_n_f32(0.0f);
+    }
+    size_t nu = a->cols / (size_t)unit, full = nu / 4 * 4;
+    for (size_t u0 = 0; u0 < full; u0 += 4)
+        mm_group(w0, w1, xq, dx, np, u0, 4, unit, decode, scale, acc);
+    if (full < nu)
+        mm_group(w0, w1, xq, dx, np, full, (int)(nu - full), unit, decode, scale, acc);
+#pragma GCC unroll 4
+    for (int j = 0; j < 2 * np; j++) {
+        out[0][j] = vaddvq_f32(acc[0][j]);
+        out[1][j] = vaddvq_f32(acc[1][j]);
+    }
+}
+
+/* kern_batch_fn: rows in pairs, the nm (<= KERN_BATCH_STEP = 4) activations in one or two pairs. An odd last
+ * row pairs with itself and a missing activation repeats the last one: computed, never stored, and a real
+ * pair's sums do not depend on its partner. */
+KERN_ARM_INLINE void mm_batch(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                              size_t ldy, const int unit, kern_arm_decode_fn decode, kern_arm_scale_fn scale)
+{
+    _Static_assert(KERN_BATCH_STEP == 4, "a batch step is at most two activation pairs");
+    const uint8_t *wb = w;
+    size_t m[4];
+    for (size_t j = 0; j < 4; j++)
+        m[j] = m0 + (j < nm ? j : nm - 1);
+    for (size_t i = 0; i < n; i += 2) {
+        const uint8_t *w0 = wb + i * rb, *w1 = i + 1 < n ? w0 + rb : w0;
+        float out[2][4];
+        if (nm > 2)
+            mm_tile(w0, w1, a, m, 2, unit, decode, scale, out);
+        else
+            mm_tile(w0, w1, a, m, 1, unit, decode, scale, out);
+        for (size_t r = 0; r < 2 && i + r < n; r++)
+            for (size_t j = 0; j < nm; j++)
+                y[j * ldy + i + r] = out[r][j];
+    }
+}
+
+#define MM_BATCH(name, unit)                                                                                  \
+    static void batch_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
+                             float *y, size_t ldy)                                                            \
+    {                                                                                                         \
+        mm_batch(w, rb, n, a, m0, nm, y, ldy, unit, kern_arm_dec_##name, kern_arm_dw_##name);                 \
+    }
+
+MM_BATCH(q8_0, QK8_0)
+MM_BATCH(q4_0, QK4_0)
+MM_BATCH(q1_0, QK8_0)
+MM_BATCH(tq2_0, QK_K)
+
+const kern_table kern_table_i8mm = {
+    .isa = KERN_ISA_I8MM,
+    .rows = KERN_ARM_QROWS_TABLE, /* kern_arm.h: dotprod's passes */
+    .batch = {
+        [KERN_Q8_0] = batch_q8_0,
+        [KERN_Q4_0] = batch_q4_0,
+        [KERN_Q1_0] = batch_q1_0,
+        [KERN_TQ2_0] = batch_tq2_0,
+    },
+    .rows_per_pass = KERN_ARM_ROWS,
+};
