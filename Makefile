@@ -7,13 +7,15 @@
 #   make deps       install missing Debian packages (apt-get update first)
 #   make likwid-compare  bench_memory_floor against likwid-bench, back to back (installs likwid; ARGS=...)
 #   make fuzz       fuzz the CSV and GGUF readers with libFuzzer for 60 s each
+#   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
 #   programs, tests/test_*.c -> one Criterion binary, tests/tsan_*.c -> plain mains built with ThreadSanitizer.
 #   Files under an x86/ folder are built on x86-64 only, under an arm/ folder on arm64 (aarch64) only; *_avx2.c,
 #   *_avx512.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
-#   baseline ISA, and the ISA variants are chosen at run time. ARCH (default: uname -m) names the target.
+#   baseline ISA, and the ISA variants are chosen at run time. ARCH (default: the target of CC, as uname -m
+#   names it) names the target.
 #
 # Layers: bench/base < io < platform < machine < measure < harness < report < the mains (bench/bench_*.c).
 # A file is compiled with the include paths of its own layer and the layers below only (LAYER_INC), so a
@@ -38,13 +40,15 @@ INC_harness  = $(INC_measure) -Ibench/harness
 INC_report   = $(INC_harness) -Ibench/report
 INC_ALL      = $(INC_report)
 CFLAGS   += -std=c11 $(OPT) -g $(WARN) -pthread -fopenmp $(SAN)
-PKGS      = hwloc libcpuid
+# libcpuid identifies x86 CPUs only (bench/machine/x86/); arm64 reads /proc/cpuinfo and the auxiliary vector.
+PKGS      = hwloc $(if $(filter x86_64,$(ARCH)),libcpuid)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 LDLIBS    = $(PKG_LIBS) -fopenmp -lm -pthread $(SAN)
 
-ARCH := $(shell uname -m)
+# The compiler's target, not the host's: CC=aarch64-linux-gnu-gcc on x86-64 builds arm64 (make test-arm64).
+ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
 ifeq ($(ARCH),x86_64)
 AVX2_FLAGS   = -mavx2 -mfma -mf16c
 # No -mavxvnni: the files use the EVEX (zmm) VNNI form, checked at run time as avx512vnni; with -mavxvnni the
@@ -80,7 +84,8 @@ KERN_SRC  := $(call drop_dir,arm,$(KERN_SRC))
 PB_SRC    := $(call drop_dir,arm,$(PB_SRC))
 endif
 BENCH_SRC  = $(wildcard bench/bench_*.c)
-TEST_SRC   = $(wildcard tests/test_*.c)
+# tests/arm/: arm64 test builds only (qemu_exec.c: Criterion re-executing itself under qemu-user).
+TEST_SRC   = $(wildcard tests/test_*.c) $(if $(filter aarch64,$(ARCH)),$(wildcard tests/arm/*.c))
 TSAN_SRC   = $(wildcard tests/tsan_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -94,11 +99,11 @@ TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
-.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test report clean fuzz help
+.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help
 all: $(BINS)
 
 help:
-	@sed -n '2,16p' Makefile
+	@sed -n '2,18p' Makefile
 
 deps:
 	@sh scripts/deps.sh
@@ -188,11 +193,15 @@ deps-likwid:
 likwid-compare: deps deps-likwid all
 	@sh scripts/likwid_compare.sh $(ARGS)
 
+# arm64 under qemu-user: the cross build into build-arm64/ and every test on two CPU models (scripts/test_arm64.sh).
+test-arm64:
+	@sh scripts/test_arm64.sh
+
 # libFuzzer on the CSV and GGUF readers for 60 s each (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:
 	@sh scripts/fuzz.sh
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-arm64
 
 -include $(shell find $(BUILD) build-asan build-tsan -name '*.d' 2>/dev/null)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "emulation.h"
 #include "harness_run.h"
 #include "pb_csv.h"
 #include "pb_csvread.h"
@@ -192,6 +193,7 @@ Test(lossless, kernels_sigkill_leaves_every_finished_row_in_the_partial_file, .t
 
 Test(lossless, sweep_sigterm_publishes_every_finished_point, .timeout = 180)
 {
+    skip_if_emulated(EMULATED_SWEEP_WHY);
     char dir[64];
     tf_tmpdir(dir, sizeof dir, "pb_lossless");
     static const char *const args[] = { "--format", "q8_0", "--policy", "spin,condvar,spawn", "--threads", "1",

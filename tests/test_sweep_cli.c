@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulation.h"
 #include "harness_run.h"
 #include "pb_csvread.h"
 #include "pb_model.h"
@@ -86,6 +87,7 @@ Test(sweep_cli, preset_too_big_for_memory)
 
 Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
 {
+    skip_if_emulated(EMULATED_SWEEP_WHY);
     char dir[64], path[128];
     tf_tmpdir(dir, sizeof dir, "pbsweep");
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
@@ -145,6 +147,7 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
  * its first count). q1_0: the smallest weights, so the run stays short. */
 Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
 {
+    skip_if_emulated(EMULATED_SWEEP_WHY);
     int cpus[2];
     if (tf_allowed_cpus(cpus, 2) < 2)
         cr_skip_test("one cpu here: the default is 1 thread");

@@ -1,13 +1,14 @@
-/* pb_machine.h — the machine a run measured: identity (libcpuid), topology (hwloc, via pb_topo), the OS and
- * the build. Probing fills a pb_machine; writing machine.csv and printing the context header (Google
+/* pb_machine.h — the machine a run measured: identity (libcpuid on x86-64; /proc/cpuinfo's MIDR and the HWCAPs
+ * on arm64, pb_cpuinfo.h), topology (hwloc, via pb_topo), the OS and the build. Probing fills a pb_machine; writing machine.csv and printing the context header (Google
  * Benchmark style, with loud warnings) only format it.
  *
  *   pb_machine m;
- *   if (pb_machine_probe(&m, topo, err, sizeof err) != 0) ...   // libcpuid + hwloc + uname + /sys + load
+ *   if (pb_machine_probe(&m, topo, err, sizeof err) != 0) ...   // identity + hwloc + uname + /sys + load
  *   pb_machine_print_header(&m, stdout);                         // above the harness's table
  *   pb_machine_write_csv(&m, run.dir, run.run_id, err, sizeof err);
  *
- * Identity can also come from a raw CPUID dump (pb_machine_cpuid, for tests of machines we do not have). */
+ * Identity can also come from a raw CPUID dump (pb_machine_cpuid, x86-64 builds) or from cpuinfo text
+ * (pb_machine_arm_identity, every build), for tests of machines we do not have. */
 #ifndef PB_MACHINE_H
 #define PB_MACHINE_H
 
@@ -34,7 +35,8 @@ typedef struct pb_machine_kind {
 typedef struct pb_machine {
     int schema;
     char host[64];
-    /* libcpuid */
+    /* libcpuid; on arm64 the MIDR (pb_machine_arm_identity): vendor = implementer's name, brand = the parts' names,
+     * ext_family = implementer, ext_model = part number, stepping = variant << 4 | revision */
     char vendor[16], brand[64], codename[64];
     int ext_family, ext_model, stepping;
     int nkinds;
@@ -46,7 +48,8 @@ typedef struct pb_machine {
     uint64_t memory; /* bytes, over all NUMA nodes */
     int ncaches;
     pb_topo_cache cache[PB_MAX_CACHE_LEVELS];
-    /* the instruction sets the kernels choose from (__builtin_cpu_supports; libcpuid misses AVX-512 on AMD) */
+    /* the instruction sets the kernels choose from (__builtin_cpu_supports, as libcpuid misses AVX-512 on AMD;
+     * arm64: getauxval's HWCAPs) */
     char isa[96];
     /* OS, build, and the state of the machine at start */
     char kernel[200];   /* uname: sysname release machine */
@@ -61,13 +64,14 @@ typedef struct pb_machine {
     const pb_tuning *tunings;
 } pb_machine;
 
-/* Everything about the live machine: pb_machine_cpuid(NULL), pb_machine_merge_topo, pb_machine_os.
- * 0, or -1 with the reason in err (libcpuid failed: the rest is still filled). */
+/* Everything about the live machine: this architecture's identity (pb_machine_arch.h: pb_machine_cpuid(NULL) on
+ * x86-64, /proc/cpuinfo on arm64) merged with t (pb_machine_merge_topo), then pb_machine_os.
+ * 0, or -1 with the reason in err (the identity failed: the rest is still filled). */
 int pb_machine_probe(pb_machine *m, const pb_topo *t, char *err, size_t errlen);
 
 /* Zeroes m, then fills the identity from libcpuid: from a raw CPUID dump file (cpuid_serialize_all_raw_data
  * format), or from the live machine when dump is NULL (the calling thread's affinity is restored after
- * libcpuid has pinned it to every cpu in turn). 0, or -1 with the reason in err. */
+ * libcpuid has pinned it to every cpu in turn). 0, or -1 with the reason in err. x86-64 builds only (libcpuid). */
 int pb_machine_cpuid(pb_machine *m, const char *dump, char *err, size_t errlen);
 
 /* Cores, PUs, caches and NUMA from hwloc. When hwloc sees as many kinds as libcpuid, its counts replace

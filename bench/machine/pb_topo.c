@@ -60,7 +60,9 @@ static int kind_info_int(const struct hwloc_info_s *infos, unsigned n, const cha
 }
 
 /* cpukinds ranked by performance: hwloc lists kinds by increasing efficiency (its word for intrinsic
- * performance), so the highest efficiency is the P-core kind; unknown efficiencies (-1) fall back to the
+ * performance), so the highest efficiency is the P-core kind; unknown efficiencies (-1: hwloc ranks by
+ * forced efficiency, Intel's core type or frequency, and an arm64 board without a cpufreq driver has none of
+ * them) fall back to Linux's cpu capacity (what the scheduler itself ranks big and LITTLE cores by), then to the
  * maximum frequency, then to hwloc's order. */
 static int load_kinds(pb_topo *t, hwloc_topology_t h)
 {
@@ -83,7 +85,8 @@ static int load_kinds(pb_topo *t, hwloc_topology_t h)
         int eff = -1;
         sets[k] = hwloc_bitmap_alloc();
         hwloc_cpukinds_get_info(h, (unsigned)k, sets[k], &eff, &ninfos, &infos, 0);
-        kinds[k] = (pb_topo_kind){ .efficiency = eff, .max_mhz = kind_info_int(infos, ninfos, "FrequencyMaxMHz") };
+        kinds[k] = (pb_topo_kind){ .efficiency = eff, .max_mhz = kind_info_int(infos, ninfos, "FrequencyMaxMHz"),
+                                   .capacity = kind_info_int(infos, ninfos, "LinuxCapacity") };
         for (unsigned i = 0; i < ninfos; i++)
             if (strcmp(infos[i].name, "CoreType") == 0)
                 snprintf(kinds[k].name, sizeof kinds[k].name, "%s", infos[i].value);
@@ -94,6 +97,7 @@ static int load_kinds(pb_topo *t, hwloc_topology_t h)
         for (int j = i; j > 0; j--) {
             const pb_topo_kind *a = &kinds[order[j - 1]], *b = &kinds[order[j]];
             bool swap = b->efficiency != a->efficiency ? b->efficiency > a->efficiency
+                      : b->capacity != a->capacity  ? b->capacity > a->capacity
                       : b->max_mhz != a->max_mhz    ? b->max_mhz > a->max_mhz
                                                     : order[j] > order[j - 1];
             if (!swap)

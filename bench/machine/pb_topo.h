@@ -52,6 +52,7 @@ typedef struct pb_topo_kind {
     int efficiency;    /* hwloc's efficiency value (higher = faster), -1 when unknown */
     char name[32];     /* hwloc's CoreType info ("IntelCore", "IntelAtom"), "" when absent */
     int max_mhz;       /* hwloc's FrequencyMaxMHz info, 0 when absent */
+    int capacity;      /* hwloc's LinuxCapacity info (Linux's cpu_capacity: 1024 = the fastest), 0 when absent */
     int cores, pus;
 } pb_topo_kind;
 

@@ -1,0 +1,63 @@
+#!/bin/sh
+# `make test-arm64` (sh scripts/test_arm64.sh [CPU...]): every Criterion test of an arm64 build, run under qemu-user
+# on an x86-64 Debian machine, once per CPU model (default: max, then cortex-a72), and a summary with the wall time.
+#
+#   installs      scripts/deps.sh, then scripts/deps.sh arm64 (cross gcc, qemu-user-static, arm64 hwloc; Criterion's
+#                 arm64 runtime unpacked into build-arm64/sysroot), only what is missing
+#   builds        build-arm64/ with CC=aarch64-linux-gnu-gcc: x86/ folders left out, arm/ folders in, no libcpuid
+#   runs          build-arm64/bin/poolbench_tests -j2 under qemu-aarch64-static: 'max' has every extension qemu
+#                 emulates (asimd, dotprod, i8mm, sve...), 'cortex-a72' is ARMv8.0 (asimd only: the kernels fall back)
+#
+# qemu is called explicitly, binfmt_misc is not needed: POOLBENCH_BIN names build-arm64/qemu-bin/, one script per
+# harness that execs qemu on it (the CLI tests run the harnesses through it), and POOLBENCH_QEMU lets the test
+# binary's execve (tests/arm/qemu_exec.c) re-run itself under qemu, which Criterion does for every test.
+# POOLBENCH_EMULATED=1 tells the tests that time things to skip, saying why. Logs: build-arm64/test-CPU.log.
+set -eu
+cd "$(dirname "$0")/.."
+CPUS=${*:-max cortex-a72}
+B=build-arm64
+start=$(date +%s)
+
+sh scripts/deps.sh
+sh scripts/deps.sh arm64
+LIB=$PWD/$B/sysroot/usr/lib/aarch64-linux-gnu
+QEMU=$(command -v qemu-aarch64-static)
+
+echo "== build $B/ (CC=aarch64-linux-gnu-gcc)"
+PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig make --no-print-directory BUILD=$B CC=aarch64-linux-gnu-gcc \
+    CRIT_LIBS="$LIB/libcriterion.so.3 -Wl,-rpath-link,$LIB" -j"$(nproc)" $B/bin/poolbench_tests
+built=$(date +%s)
+
+# One wrapper per harness: the CLI tests start $POOLBENCH_BIN/NAME through a shell or execv, which cannot run an
+# arm64 ELF on this host. exec keeps the pid, so the signals the tests send reach qemu, which forwards them.
+W=$B/qemu-bin
+rm -rf "$W"
+mkdir -p "$W"
+for p in "$B"/bin/bench_*; do
+    printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$QEMU" "$PWD/$p" >"$W/${p##*/}"
+    chmod +x "$W/${p##*/}"
+done
+
+# Runs the suite on one CPU model; its log's [SKIP] and [FAIL] lines and Criterion's synthesis are echoed.
+# Criterion lists filtered-out tests as skipped "Test is disabled": not ours, not counted.
+status=0
+summary=""
+for cpu in $CPUS; do
+    log=$B/test-$cpu.log
+    echo "== poolbench_tests under qemu-aarch64-static -cpu $cpu (log: $log)"
+    t0=$(date +%s)
+    rc=0
+    env LD_LIBRARY_PATH="$LIB" QEMU_CPU="$cpu" POOLBENCH_QEMU="$QEMU" POOLBENCH_EMULATED=1 POOLBENCH_BIN="$W" \
+        "$QEMU" $B/bin/poolbench_tests -j2 --verbose >"$log" 2>&1 || rc=$?
+    t1=$(date +%s)
+    grep -E '^\[(SKIP|FAIL)\]|^\[----\].*(: error|failed|Unexpected)' "$log" | grep -v 'Test is disabled' || true
+    synth=$(grep 'Synthesis' "$log" | tail -n 1 | sed 's/^\[====\] Synthesis: //')
+    skipped=$(grep '^\[SKIP\]' "$log" | grep -vc 'Test is disabled' || true)
+    [ "$rc" -eq 0 ] || status=1
+    summary="$summary
+  -cpu $cpu: ${synth:-no synthesis (exit $rc)} | Skipped: $skipped | $((t1 - t0)) s"
+done
+end=$(date +%s)
+echo "== test-arm64:$summary
+  build $((built - start)) s (deps included), wall $((end - start)) s in all"
+exit $status
