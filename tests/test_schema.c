@@ -27,8 +27,8 @@ static const struct {
                   "tok_per_s_ceiling,floor_kernel,placement" },
     { PB_K_KERNELS, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,"
                     "gbps_act_median,gops_median,ns_per_row" },
-    { PB_K_SWEEP, "run_id,host,point,model,model_file,weights,format,kernel,policy,schedule,glue,threads,cpuset,"
-                  "cpus,batch,tokens,ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,"
+    { PB_K_SWEEP, "run_id,host,point,model,model_file,weights,arch,type_mix,format,kernel,policy,schedule,glue,"
+                  "threads,cpuset,cpus,batch,tokens,ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,"
                   "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
                   "pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,attn_ms_median,"
                   "attn_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"

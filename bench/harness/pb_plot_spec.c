@@ -158,6 +158,15 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
 }
 
+/* The depth sweep reads sweep.csv's context columns: an older file without them has nothing to draw. */
+static void sweep_context_facts(int dirfd, pb_plot_job *job)
+{
+    char hdr[4096];
+    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
+    if (count_lines(dirfd, "sweep.csv", 0) < 2 || !has_column(hdr, PB_COL(SWEEP, context)))
+        job->skip = "sweep.csv holds no point at a context: no depth plot";
+}
+
 /* gnuplot's stats cannot be asked about a file without a data row: it stops with an error. */
 static void cpu_util_facts(int dirfd, pb_plot_job *job)
 {
@@ -202,6 +211,7 @@ static const struct plot_spec {
     { .script = "memory_floor.gp", .stem = { "memory_floor" }, .facts = memory_floor_facts },
     { .script = "kernels.gp", .stem = { "kernels" }, .facts = kernels_facts },
     { .script = "sweep.gp", .stem = { "sweep", "sweep_floor" }, .facts = sweep_facts },
+    { .script = "sweep_context.gp", .stem = { "sweep_context" }, .facts = sweep_context_facts },
     { .script = "cpu_util.gp", .stem = { "cpu_util_heatmap", "cpu_util_mean" }, .facts = cpu_util_facts },
     { .script = "compare.gp", .facts = compare_facts },
 };

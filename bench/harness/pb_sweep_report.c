@@ -133,7 +133,7 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(series_id).i = id, S(series).s = label, S(context).i = r->context, S(kv_type).s = r->kv_type,
         S(kv_bytes).u = r->kv_bytes, S(attn_ms_median).d = r->m.attn_ms.median,
         S(attn_pct).d = 100.0 * r->m.attn_ms.median / r->m.ms.median, S(weights).s = r->weights,
-        S(model_file).s = r->model_file,
+        S(model_file).s = r->model_file, S(arch).s = r->arch, S(type_mix).s = r->type_mix,
     };
 #undef S
     pb_csv_values(o->sweep, pb_schema_get(PB_K_SWEEP), v);

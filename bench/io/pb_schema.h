@@ -136,6 +136,8 @@ typedef enum pb_cell_rule {
     X(model, TEXT, "%s", "", NONE, "the model's shape")                                                             \
     X(model_file, TEXT, "%s", "", NONE, "the GGUF file of the weights (empty: a preset's synthetic weights)")       \
     X(weights, TEXT, "%s", "", NONE, "arena (built or copied into huge pages) or mmap (read in the file's mapping)") \
+    X(arch, TEXT, "%s", "", NONE, "the model file's architecture: llama, qwen2, qwen3 (empty: a preset)")           \
+    X(type_mix, TEXT, "%s", "", NONE, "the file's tensors by ggml type, type:tensors:MB space-separated")             \
     X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
     X(kernel, TEXT, "%s", "", NONE, "kernel variant")                                                               \
     X(policy, TEXT, "%s", "", NONE, "executor: a pool policy or omp")                                               \

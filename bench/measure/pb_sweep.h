@@ -68,6 +68,7 @@ typedef struct pb_sweep_row {
     uint64_t kv_bytes;        /* cache bytes one token reads, its own position included */
     const char *weights;      /* arena (built, or copied from the model file) or mmap (read through its mapping) */
     const char *model_file;   /* the GGUF file; "" for a preset */
+    const char *arch, *type_mix; /* the file's architecture and tensors by type (pb_model_file); "" for a preset */
     pb_sweep_meas m;
     pb_decode_floor floor;           /* measured just before the point, or from memory_floor.csv */
     double rt_before, rt_after; /* round trip between the first two cpus of the set, around the point */

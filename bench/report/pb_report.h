@@ -38,6 +38,12 @@ int pb_report_incomplete_items(FILE *out, const pb_rundata *rd, const char *labe
 int pb_report_source_problems(FILE *out, const pb_source *s, const char *lead);
 /* The headline section alone (tables per part). */
 void pb_report_headline(FILE *out, const pb_digest *d);
+/* "Decode at depth" (model/pb_report_model.c), when sweep.csv holds a model file's points or more than one
+ * context: the file's model and tensor-type mix, tok/s and % of floor per context and threads beside the
+ * llama-bench command of each point, attention's speed-up over threads. Nothing otherwise. */
+void pb_report_model(FILE *out, const pb_rundata *rd);
+/* How many distinct contexts sweep.csv holds (0 without the file or the column). */
+int pb_report_depths(const pb_rundata *rd);
 /* Embeds every PNG in dir (sorted), each with a link to its SVG. */
 void pb_report_embed_pngs(FILE *out, const char *dir);
 /* Writes path through a temporary file and a rename, so a reader never sees half a report. The writer

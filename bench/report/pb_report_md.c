@@ -152,6 +152,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     sources(o, rd, log);
     fprintf(o, "## Headline\n\n");
     pb_report_headline(o, d);
+    pb_report_model(o, rd);
     pb_findings f;
     pb_findings_make(&f, d);
     sentences(o, "Findings", &f, "No findings: the CSVs they come from are missing.");

@@ -36,6 +36,9 @@ int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
             log->state[k] = plot_state(pb_plot_run(pb_kinds[k].plot, rd->dir));
         failed += log->state[k] == PB_PLOT_FAILED;
     }
+    /* tok/s and % of the floor against context: its own script beside sweep.gp, when sweep.csv has depths */
+    if (log->state[PB_K_SWEEP] == PB_PLOT_DRAWN && pb_report_depths(rd) > 1)
+        failed += pb_plot_run("sweep_context.gp", rd->dir) < 0;
     return failed;
 }
 

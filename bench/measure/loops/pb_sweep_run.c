@@ -211,6 +211,8 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->kv_bytes = pb_kv_bytes(&b->w->shape, d->cache.type, d->batch, d->cache.context);
     r->weights = b->w->source;
     r->model_file = p->file ? p->file->g.name : "";
+    r->arch = p->file ? p->file->arch : "";
+    r->type_mix = p->file ? p->file->mix : "";
     pb_cpus_text(b->place->cpu, b->place->n, b->place->n, r->cpus, sizeof r->cpus);
     for (int i = 0; i < b->place->n; i++) {
         const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->place->cpu[i])];

@@ -136,6 +136,17 @@ static void mf_name(pb_model_file *m, const char *path)
     m->shape.name = m->name;
 }
 
+/* m->mix from pb_model_file_types. */
+static void mf_mix(pb_model_file *m)
+{
+    pb_model_type_mix mix[64];
+    int n = pb_model_file_types(m, mix, 64);
+    size_t o = 0;
+    for (int i = 0; i < n && o < sizeof m->mix; i++)
+        o += (size_t)snprintf(m->mix + o, sizeof m->mix - o, "%s%s:%d:%.1fMB", i ? " " : "", mix[i].type,
+                              mix[i].tensors, (double)mix[i].bytes / 1e6);
+}
+
 int pb_model_file_open(pb_model_file *m, const char *path, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -146,6 +157,7 @@ int pb_model_file_open(pb_model_file *m, const char *path, char *err, size_t err
         pb_model_file_close(m);
         return -1;
     }
+    mf_mix(m);
     return 0;
 }
 

@@ -43,6 +43,7 @@ typedef struct pb_model_file {
     const pb_gguf_tensor **qk_norm; /* qwen3: layer l's q norm at 2l, k norm at 2l + 1; NULL otherwise */
     const pb_gguf_tensor **bias;    /* qwen2: layer l's q, k, v biases at 3l .. 3l + 2; NULL otherwise */
     uint64_t weight_bytes;       /* of the matvec tensors (lm_head counted once, tied or not) */
+    char mix[256];               /* every tensor by ggml type, "type:tensors:MB" space-separated (pb_model_file_types) */
 } pb_model_file;
 
 /* Opens and checks path (see the top). 0, or -1 with "PATH: what" in err. */
