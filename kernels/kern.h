@@ -187,15 +187,33 @@ typedef struct kern_act {
     float *scale;       /* quantized: per activation block, its scale as a float */
     int32_t *nsumb;     /* quantized: per activation block, minus the sum of its quants */
     int32_t *nsum4;     /* quantized: cap x cols/4 */
-    /* Per-lane forms the SIMD kernels load instead of rebuilding them for every row (q8_0 activations):
-     * seed4[i] = nsum4[i] x the offset the kernels add to the weight quants to make them unsigned (128 for
-     * q8_0, 8 for q4_0, 1 for q1_0), dx4[i] = the scale of the block holding values 4i..4i+3. */
+    /* Per-lane forms the SIMD kernels load instead of rebuilding them for every row (q8_0 weights; NULL for
+     * the others): seed4[i] = nsum4[i] x 128, the offset the kernels add to the weight quants to make them
+     * unsigned, dx4[i] = the scale of the block holding values 4i..4i+3. */
     int32_t *seed4;     /* cap x cols/4 */
     float *dx4;         /* cap x cols/4 */
     /* q8_K activations: each block's quants reordered for 512-bit tq2_0 kernels: 64-byte group l (l < 4)
      * holds quants 32l..32l+31 then 128+32l..128+32l+31, the elements one tq2_0 byte column covers. */
     int8_t *qsp;        /* cap x cols */
+    /* q1_0 and q4_0 activations: the quants regrouped for their SIMD kernels, rows padded with zeros to whole
+     * 512-value chunks (kern_act_qt_cols).
+     * q1_0, for bit planes: 64-byte group s (s < 8) of a chunk holds, for each of its 16 blocks j, quants 8t + s
+     * (t < 4) at bytes 4j + t, beside the bit byte 4j + t of a q1_0 row whose bit s they meet.
+     * q4_0, as a row's nibbles meet them: in each 128-value group of 4 blocks, bytes 16i..16i+15 of the first 64
+     * are block i's first 16 quants (the low nibbles' elements), of the next 64 its last 16. */
+    int8_t *qt;         /* cap x kern_act_qt_cols(cols) */
+    /* q4_0: per 128-value group, 16 int32 lanes as the sums of those halves come out: lane 4i + k covers quants
+     * 4k..4k+3 and 16+4k..16+4k+3 of block i; seedt = -8 x their sum (the nibbles are q + 8), dxt = block i's
+     * scale. Zero past the row. */
+    int32_t *seedt;     /* cap x kern_act_qt_cols(cols) / 8 */
+    float *dxt;         /* cap x kern_act_qt_cols(cols) / 8 */
 } kern_act;
+
+/* Columns of a row of kern_act.qt: cols rounded up to whole 512-value chunks. */
+static inline size_t kern_act_qt_cols(size_t cols)
+{
+    return (cols + 511) / 512 * 512;
+}
 
 /* Allocates for up to cap rows. 0, or -1 with errno EINVAL (cols not a multiple of the block, cap out of
  * 1..KERN_BATCH_MAX, unknown format) or ENOMEM. */

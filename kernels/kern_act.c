@@ -38,13 +38,24 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
         a->scale = malloc(nb * sizeof(float));
         a->nsumb = malloc(nb * sizeof(int32_t));
         a->nsum4 = malloc(cap * (cols / 4) * sizeof(int32_t));
-        if (kind == KERN_ACT_Q8_0) {
+        if (fmt == KERN_Q8_0) {
             a->seed4 = malloc(cap * (cols / 4) * sizeof(int32_t));
             a->dx4 = malloc(cap * (cols / 4) * sizeof(float));
+        }
+        if (kind == KERN_ACT_Q8_0) {
+            /* zeroed: a row's padding to its last whole chunk stays 0 (kern.h) */
+            if (fmt == KERN_Q1_0 || fmt == KERN_Q4_0)
+                a->qt = calloc(cap, kern_act_qt_cols(cols));
+            if (fmt == KERN_Q4_0) {
+                a->seedt = calloc(cap * kern_act_qt_cols(cols) / 8, sizeof(int32_t));
+                a->dxt = calloc(cap * kern_act_qt_cols(cols) / 8, sizeof(float));
+            }
         } else {
             a->qsp = malloc(cap * cols);
         }
-        ok = a->qs && a->scale && a->nsumb && a->nsum4 && ((a->q8 && a->seed4 && a->dx4) || (a->q8k && a->qsp));
+        ok = a->qs && a->scale && a->nsumb && a->nsum4 && (a->q8 || (a->q8k && a->qsp)) &&
+             (fmt != KERN_Q8_0 || (a->seed4 && a->dx4)) &&
+             (fmt != KERN_Q1_0 || a->qt) && (fmt != KERN_Q4_0 || (a->qt && a->seedt && a->dxt));
     }
     if (!ok) {
         kern_act_free(a);
@@ -65,6 +76,9 @@ void kern_act_free(kern_act *a)
     free(a->seed4);
     free(a->dx4);
     free(a->qsp);
+    free(a->qt);
+    free(a->seedt);
+    free(a->dxt);
     memset(a, 0, sizeof *a);
 }
 
@@ -99,12 +113,45 @@ void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t 
         set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
 }
 
+/* q1_0's transposed quants of blocks b0..b1 of row m (kern.h): block b is block j = b % 16 of chunk b / 16. */
+static void set_transposed(kern_act *a, size_t m, size_t b0, size_t b1)
+{
+    const int8_t *qs = a->qs + m * a->cols;
+    int8_t *qt = a->qt + m * kern_act_qt_cols(a->cols);
+    for (size_t b = b0; b < b1; b++)
+        for (int s = 0; s < 8; s++)
+            for (int t = 0; t < 4; t++)
+                qt[b / 16 * 512 + 64 * (size_t)s + 4 * (b % 16) + (size_t)t] = qs[b * QK8_0 + 8 * (size_t)t + (size_t)s];
+}
+
+/* q4_0's regrouped quants and lanes of blocks b0..b1 of row m (kern.h): block b is block i = b % 4 of group
+ * b / 4. */
+static void set_grouped(kern_act *a, size_t m, size_t b0, size_t b1)
+{
+    size_t qc = kern_act_qt_cols(a->cols);
+    const int8_t *qs = a->qs + m * a->cols;
+    const int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
+    for (size_t b = b0; b < b1; b++) {
+        size_t g = b / 4, i = b % 4, lane = m * (qc / 8) + 16 * g + 4 * i;
+        memcpy(a->qt + m * qc + 128 * g + 16 * i, qs + b * QK8_0, 16);
+        memcpy(a->qt + m * qc + 128 * g + 64 + 16 * i, qs + b * QK8_0 + 16, 16);
+        for (size_t k = 0; k < 4; k++) {
+            a->seedt[lane + k] = 8 * (nsum4[8 * b + k] + nsum4[8 * b + 4 + k]); /* nsum4: minus the sums */
+            a->dxt[lane + k] = a->scale[m * (a->cols / QK8_0) + b];
+        }
+    }
+}
+
 /* The per-lane forms of blocks b0..b1 of row m (kern.h): plain loops over what the quantizer wrote, shared by
  * every variant. */
 static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
 {
+    if (a->fmt == KERN_Q1_0)
+        set_transposed(a, m, b0, b1);
+    if (a->fmt == KERN_Q4_0)
+        set_grouped(a, m, b0, b1);
     size_t n4 = a->cols / 4;
-    if (a->q8) {
+    if (a->seed4) {
         const int32_t *nsum4 = a->nsum4 + m * n4;
         const float *scale = a->scale + m * (a->cols / QK8_0);
         int32_t offset = kern_traits_table[a->fmt].offset;
@@ -112,7 +159,7 @@ static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
             a->seed4[m * n4 + i] = nsum4[i] * offset;
             a->dx4[m * n4 + i] = scale[i / (QK8_0 / 4)];
         }
-    } else {
+    } else if (a->qsp) {
         const int8_t *qs = a->qs + m * a->cols;
         int8_t *qsp = a->qsp + m * a->cols;
         for (size_t b = b0; b < b1; b++)

@@ -123,12 +123,19 @@ static void check_all_arrays(const kern_act *a, const kern_act *b, const char *w
     }
     if (a->qsp)
         cr_assert(memcmp(a->qsp, b->qsp, n * cols) == 0, "%s: qsp differ", what);
+    size_t qc = kern_act_qt_cols(cols);
+    if (a->qt)
+        cr_assert(memcmp(a->qt, b->qt, n * qc) == 0, "%s: qt differ", what);
+    if (a->seedt) {
+        cr_assert(memcmp(a->seedt, b->seedt, n * qc / 8 * sizeof(int32_t)) == 0, "%s: seedt differ", what);
+        cr_assert(memcmp(a->dxt, b->dxt, n * qc / 8 * sizeof(float)) == 0, "%s: dxt differ", what);
+    }
 }
 
 /* Slices set in any order (as threads would, each its own) give kern_act_set's bytes in every array. */
 Test(kern_act, column_slices_give_the_whole_rows_bytes)
 {
-    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_TQ2_0, KERN_F16 };
+    const kern_format fs[] = { KERN_Q8_0, KERN_Q4_0, KERN_Q1_0, KERN_TQ2_0, KERN_F16 };
     float *x = malloc(ACT_ROWS * ACT_COLS * sizeof(float));
     kt_rng r = { .s = 91 };
     kt_fill(&r, x, ACT_ROWS * ACT_COLS, -3.0f, 3.0f);
@@ -166,5 +173,48 @@ Test(kern_act, column_slices_give_the_whole_rows_bytes)
     cr_assert_eq(kern_act_block(KERN_Q8_0), 32);
     cr_assert_eq(kern_act_block(KERN_TQ2_0), 256);
     cr_assert_eq(kern_act_block(KERN_F32), 1);
+    free(x);
+}
+
+/* The regrouped forms mean what kern.h says, on a row that ends inside a 512-value chunk (896 = 1.75 chunks):
+ * q1_0's transposed quants, q4_0's grouped quants and lanes, zero past the row; seed4 only for q8_0. */
+Test(kern_act, regrouped_quants_and_lanes)
+{
+    enum { COLS = 896, QC = 1024 };
+    kt_rng r = { .s = 17 };
+    float *x = kt_floats(&r, 2 * COLS, -3.0f, 3.0f);
+    kern_act q1, q4, q8;
+    cr_assert_eq(kern_act_qt_cols(COLS), QC);
+    cr_assert_eq(kern_act_init(&q1, KERN_Q1_0, COLS, 2), 0);
+    cr_assert_eq(kern_act_init(&q4, KERN_Q4_0, COLS, 2), 0);
+    cr_assert_eq(kern_act_init(&q8, KERN_Q8_0, COLS, 2), 0);
+    cr_assert_eq(kern_act_set(&q1, x, 2), 0);
+    cr_assert_eq(kern_act_set(&q4, x, 2), 0);
+    cr_assert_eq(kern_act_set(&q8, x, 2), 0);
+    cr_assert(q8.seed4 && !q1.seed4 && !q4.seed4 && !q8.qt && !q1.seedt, "each format's own forms only");
+    for (size_t m = 0; m < 2; m++) {
+        const int8_t *qs = q1.qs + m * COLS, *t1 = q1.qt + m * QC, *t4 = q4.qt + m * QC;
+        for (size_t e = 0; e < QC; e++) { /* value e of chunk c = e / 512: block j, quant 8t + s */
+            size_t c = e / 512, j = e % 512 / 32, u = e % 32, s = u % 8, t = u / 8;
+            size_t at = 512 * c + 64 * s + 4 * j + t;
+            cr_assert_eq(t1[at], e < COLS ? qs[e] : 0, "q1_0 row %zu value %zu", m, e);
+            size_t g = e / 128, i = e % 128 / 32; /* q4_0: group g, block i, quant u */
+            size_t at4 = 128 * g + (u < 16 ? 0 : 64) + 16 * i + u % 16;
+            cr_assert_eq(t4[at4], e < COLS ? q4.qs[m * COLS + e] : 0, "q4_0 row %zu value %zu", m, e);
+        }
+        for (size_t g = 0; g < QC / 128; g++)
+            for (size_t i = 0; i < 4; i++)
+                for (size_t k = 0; k < 4; k++) {
+                    size_t b = 4 * g + i, lane = m * (QC / 8) + 16 * g + 4 * i + k;
+                    int want = 0;
+                    for (size_t v = 0; v < 4 && b < COLS / 32; v++)
+                        want -= 8 * (q4.qs[m * COLS + 32 * b + 4 * k + v] + q4.qs[m * COLS + 32 * b + 16 + 4 * k + v]);
+                    cr_assert_eq(q4.seedt[lane], want, "q4_0 row %zu block %zu lane %zu", m, b, k);
+                    cr_assert_eq(q4.dxt[lane], b < COLS / 32 ? q4.scale[m * (COLS / 32) + b] : 0.0f);
+                }
+    }
+    kern_act_free(&q1);
+    kern_act_free(&q4);
+    kern_act_free(&q8);
     free(x);
 }

@@ -7,8 +7,8 @@
  * Integer products use vpmaddubsw (unsigned x signed bytes -> saturating int16 pairs) then vpmaddwd with
  * ones. Saturation is avoided by keeping the unsigned side small: q8_0 multiplies |w| (0..128) by the
  * activation with w's sign applied (|x| <= 127, kern_act's guarantee): 2 * 128 * 127 < 32767, exact even for
- * w = -128. q4_0 (0..15), q1_0 (0 or 2) and tq2_0 (0..2) codes are small by construction; their offsets are
- * taken back out with the activation sums (seed4, nsumb). */
+ * w = -128. q4_0 (0..15), q1_0 (0 or 1) and tq2_0 (0..2) codes are small by construction; their offsets are
+ * taken back out with the activation sums (seedt, nsumb). */
 #include "kern_avx2.h"
 #include "kern_impl.h"
 #include "kern_kquant.h"
@@ -20,7 +20,9 @@
 
 #define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
 
-/* ---- f32, f16: two accumulators per row, 16 values a step; the last < 16 through a zero-padded copy ---- */
+/* ---- f32, f16: two accumulators per row, 16 values a step; the last < 16 through a zero-padded copy ----
+ * The streaming passes (rows) prefetch the line KERN_PREFETCH_BYTES ahead of each step (kern_impl.h; f16 asks
+ * for each line twice, f32 once), the cached ones (rows_cached) do not: as kern_avx512.c's. */
 
 INLINE __m256 load8_f32(const float *p)
 {
@@ -32,7 +34,7 @@ INLINE __m256 load8_f16(const kern_half *p)
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
 }
 
-#define FLOAT_PASS(name, wtype, load8)                                                                        \
+#define FLOAT_PASS(name, wtype, load8, pf)                                                                    \
     INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,     \
                             size_t ys)                                                                    \
     {                                                                                                         \
@@ -46,6 +48,8 @@ INLINE __m256 load8_f16(const kern_half *p)
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
+                if (pf)                                                                                       \
+                    kern_prefetch_stream(wp);                                                                 \
                 acc0[r] = _mm256_fmadd_ps(load8(wp), x0, acc0[r]);                                            \
                 acc1[r] = _mm256_fmadd_ps(load8(wp + 8), x1, acc1[r]);                                        \
             }                                                                                                 \
@@ -66,10 +70,14 @@ INLINE __m256 load8_f16(const kern_half *p)
         _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) y[r * ys] = hsum8(_mm256_add_ps(acc0[r], acc1[r]));   \
     }
 
-FLOAT_PASS(f32, float, load8_f32)
-FLOAT_PASS(f16, kern_half, load8_f16)
+FLOAT_PASS(f32, float, load8_f32, 1)
+FLOAT_PASS(f16, kern_half, load8_f16, 1)
+FLOAT_PASS(f32_cached, float, load8_f32, 0)
+FLOAT_PASS(f16_cached, kern_half, load8_f16, 0)
 KERN256_ROWS_FN(f32)
 KERN256_ROWS_FN(f16)
+KERN256_ROWS_FN(f32_cached)
+KERN256_ROWS_FN(f16_cached)
 
 /* ---- q8_0: one block a step ---- */
 
@@ -100,91 +108,123 @@ INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a,
 }
 KERN256_ROWS_FN(q8_0)
 
-/* ---- q4_0: one block a step; nibbles are q + 8 ----
- * No software prefetch here (kern_impl.h): this pass is compute-bound (≈ 15 GB/s of weights on Zen 5, half
- * the read floor), and a prefetch every 18-byte step only adds instructions to it. */
 
-INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+/* ---- two 18-byte blocks (q1_0 and q4_0 share the shape: a half d, then 16 bytes) at once ---- */
+
+/* The payloads of nb blocks (nb <= 2; zero for an absent second) at p side by side and their scales as 8 floats
+ * (lanes 4i..4i+3: block i's d, 0 for an absent one). Bytes, not structs: the two formats' blocks alike. */
+INLINE __m256i blk18_pair(const char *p, const int nb, __m256 *dw)
 {
-    const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *seed = a->seed4 + m * (a->cols / 4);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK4_0;
-    const __m128i low4 = _mm_set1_epi8(0x0F);
+    kern_half d0, d1 = 0;
+    memcpy(&d0, p, sizeof d0);
+    if (nb > 1)
+        memcpy(&d1, p + 18, sizeof d1);
+    __m128i lo = _mm_loadu_si128((const __m128i *)(p + 2));
+    __m128i hi = nb > 1 ? _mm_loadu_si128((const __m128i *)(p + 20)) : _mm_setzero_si128();
+    uint32_t d = (uint32_t)d0 | (uint32_t)d1 << 16;
+    __m256 d2 = _mm256_castps128_ps256(_mm_cvtph_ps(_mm_cvtsi32_si128((int)d))); /* the halves' bits as an int */
+    *dw = _mm256_permutevar8x32_ps(d2, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
+/* ---- q1_0: 256 weights (two blocks) a step, by bit planes as in kern_avx512.c: lane j of a step's sums is
+ * activation block j. Byte 4j + t of the step's 32 bytes of bits holds elements 32j + 8t + s in its bits s,
+ * and kern_act's transposed quants (qt, in 512-value chunks: this step is half h of one) hold their quants at
+ * byte 32h + 4j + t of group s. vpmaddubsw of (bits >> s) & 1 against group s gives int16 pairs of at most
+ * 2 x 127; the 8 groups add up to 2032 at most, then one vpmaddwd makes lane j the sum of activation block
+ * j's quants under set bits. x = +-d: the block's dot is twice that minus all its quants' (nsumb), exact. ---- */
+
+/* Lane j: the sum of the quants of activation block j whose bit is set; xt: the step's first group. */
+INLINE __m256i q1_0_sums(__m256i bits, const int8_t *xt)
+{
+    const __m256i one = _mm256_set1_epi8(1);
+    __m256i p16 = _mm256_maddubs_epi16(_mm256_and_si256(bits, one), _mm256_loadu_si256((const __m256i *)xt));
+#pragma GCC unroll 7
+    for (int s = 1; s < 8; s++) { /* a 16-bit shift: the mask keeps each byte's own bit s */
+        __m256i codes = _mm256_and_si256(_mm256_srli_epi16(bits, s), one);
+        p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(codes, _mm256_loadu_si256((const __m256i *)(xt + 64 * s))));
+    }
+    return madd_pairs(p16);
+}
+
+/* Blocks b and (nb = 2) b + 1 of nr rows into their accumulators. */
+INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                      __m256 acc[KERN256_ROWS])
+{
+    const int8_t *xt = a->qt + m * kern_act_qt_cols(a->cols) + b / 4 * 512 + b % 4 * 16;
+    const __m256i lanes = nb > 1 ? _mm256_set1_epi32(-1) : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
+    __m256i seed = _mm256_maskload_epi32(kern_act_nsumb(a, m) + 4 * b, lanes);
+    __m256 dx = _mm256_maskload_ps(kern_act_scale(a, m) + 4 * b, lanes);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        __m256 dw;
+        __m256i bits = blk18_pair(kern_row_ptr(w, rs, r) + b * sizeof(block_q1_0), nb, &dw);
+        __m256i dot = _mm256_add_epi32(_mm256_slli_epi32(q1_0_sums(bits, xt), 1), seed);
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, dx), acc[r]);
+    }
+}
+
+INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    size_t nb = a->cols / QK1_0, b = 0;
     __m256 acc[KERN256_ROWS];
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         acc[r] = _mm256_setzero_ps();
-    for (size_t b = 0; b < nb; b++) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(xq + b * QK4_0));
-        __m256i s8 = _mm256_loadu_si256((const __m256i *)(seed + b * (QK4_0 / 4))); /* -8 x sums */
+    for (; b + 2 <= nb; b += 2)
+        q1_0_step(w, rs, nr, a, m, b, 2, acc);
+    if (b < nb)
+        q1_0_step(w, rs, nr, a, m, b, 1, acc);
 #pragma GCC unroll 4
-        for (int r = 0; r < nr; r++) {
-            const block_q4_0 *blk = (const block_q4_0 *)kern_row_ptr(w, rs, r) + b;
-            __m128i v = _mm_loadu_si128((const __m128i *)blk->qs);
-            __m256i u = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_and_si128(v, low4)),
-                                                _mm_and_si128(_mm_srli_epi16(v, 4), low4), 1);
-            __m256i s = _mm256_add_epi32(madd_pairs(_mm256_maddubs_epi16(u, x)), s8);
-            __m256 d = _mm256_set1_ps(_cvtsh_ss(blk->d) * dx[b]);
-            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), d, acc[r]);
-        }
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = hsum8(acc[r]);
+}
+KERN256_ROWS_FN(q1_0)
+
+/* ---- q4_0: two blocks (64 weights) a step: 128-bit lane i of the sums is block i ----
+ * As kern_avx512.c's q4_0, on half of one of kern_act's qt groups: the two blocks' nibbles side by side, the low
+ * ones against block i's first 16 quants at 16i, the high ones against its last 16; every int32 lane gathers 8
+ * products of one block (int16 pairs of at most 2 x 15 x 127, two added: no saturation), so one float step
+ * covers both blocks. seedt takes the nibbles' 8s back out: exact. No software prefetch: this pass is
+ * compute-bound (kern_impl.h). */
+
+/* Blocks b and (nb = 2) b + 1 of nr rows into their accumulators. */
+INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                      __m256 acc[KERN256_ROWS])
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    size_t qc = kern_act_qt_cols(a->cols), lane = m * (qc / 8) + b * 4; /* group b / 4, half b % 4 / 2 */
+    const int8_t *xt = a->qt + m * qc + b / 4 * 128 + b % 4 * 16;
+    __m256i lo = _mm256_loadu_si256((const __m256i *)xt), hi = _mm256_loadu_si256((const __m256i *)(xt + 64));
+    __m256i seed = _mm256_loadu_si256((const __m256i *)(a->seedt + lane));
+    __m256 dx = _mm256_loadu_ps(a->dxt + lane);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        __m256 dw;
+        __m256i q = blk18_pair(kern_row_ptr(w, rs, r) + b * sizeof(block_q4_0), nb, &dw);
+        __m256i p16 = _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(q, low4), lo),
+                                       _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), hi));
+        __m256i s = _mm256_add_epi32(madd_pairs(p16), seed);
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, dx), acc[r]);
     }
+}
+
+INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    size_t nb = a->cols / QK4_0, b = 0;
+    __m256 acc[KERN256_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm256_setzero_ps();
+    for (; b + 2 <= nb; b += 2)
+        q4_0_step(w, rs, nr, a, m, b, 2, acc);
+    if (b < nb)
+        q4_0_step(w, rs, nr, a, m, b, 1, acc);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         y[r * ys] = hsum8(acc[r]);
 }
 KERN256_ROWS_FN(q4_0)
-
-/* ---- q1_0: one block (four activation blocks of 32) a step ---- */
-
-/* 32 bits -> 32 bytes, 2 where the bit is 1 and 0 where it is 0 (bit j of the word is element j). */
-INLINE __m256i q1_0_codes(const uint8_t *bits4)
-{
-    uint32_t bits;
-    memcpy(&bits, bits4, sizeof bits);
-    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2,
-                                            2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    const __m256i select = _mm256_set1_epi64x((long long)0x8040201008040201ull);
-    __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)bits), spread);
-    __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(v, select), select);
-    return _mm256_and_si256(set, _mm256_set1_epi8(2));
-}
-
-INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *ns = a->seed4 + m * (a->cols / 4); /* -1 x sums */
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK1_0;
-    __m256 acc0[KERN256_ROWS], acc1[KERN256_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc0[r] = acc1[r] = _mm256_setzero_ps();
-    for (size_t b = 0; b < nb; b++) {
-        for (int k = 0; k < QK1_0 / QK8_0; k += 2) {
-            size_t e = b * QK1_0 + (size_t)k * QK8_0; /* first element of activation blocks k, k + 1 */
-            __m256i x0 = _mm256_loadu_si256((const __m256i *)(xq + e));
-            __m256i x1 = _mm256_loadu_si256((const __m256i *)(xq + e + 32));
-            __m256i s0 = _mm256_loadu_si256((const __m256i *)(ns + e / 4));
-            __m256i s1 = _mm256_loadu_si256((const __m256i *)(ns + e / 4 + 8));
-            float dx0 = dx[e / QK8_0], dx1 = dx[e / QK8_0 + 1];
-#pragma GCC unroll 4
-            for (int r = 0; r < nr; r++) {
-                const block_q1_0 *blk = (const block_q1_0 *)kern_row_ptr(w, rs, r) + b;
-                float dw = _cvtsh_ss(blk->d);
-                __m256i p0 = _mm256_add_epi32(madd_pairs(_mm256_maddubs_epi16(q1_0_codes(blk->qs + 4 * k), x0)), s0);
-                __m256i p1 =
-                    _mm256_add_epi32(madd_pairs(_mm256_maddubs_epi16(q1_0_codes(blk->qs + 4 * k + 4), x1)), s1);
-                acc0[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(dw * dx0), acc0[r]);
-                acc1[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(dw * dx1), acc1[r]);
-            }
-        }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = hsum8(_mm256_add_ps(acc0[r], acc1[r]));
-}
-KERN256_ROWS_FN(q1_0)
 
 /* ---- tq2_0 x q8_K: one block a step; bytes 32h + i hold elements 128h + 32l + i in bits 2l, 2l+1 ---- */
 
@@ -231,5 +271,6 @@ KERN256_ROWS_FN(tq2_0)
 const kern_table kern_table_avx2 = {
     .isa = KERN_ISA_AVX2,
     .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = kern_rows_q4_K_avx2, [KERN_Q6_K] = kern_rows_q6_K_avx2 },
+    .rows_cached = { [KERN_F32] = rows_f32_cached, [KERN_F16] = rows_f16_cached },
     .rows_per_pass = KERN256_ROWS,
 };

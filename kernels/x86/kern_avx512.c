@@ -8,9 +8,14 @@
  * alone (the remainder) give identical bits.
  *
  * Integer trick (quantized formats): vpdpbusd multiplies unsigned bytes by signed bytes. Weights are made
- * unsigned by an offset (q8_0: x ^ 0x80 = q + 128; q4_0: the nibble = q + 8; q1_0: 2*bit = (2*bit - 1) + 1;
- * tq2_0: the 2-bit code = q + 1) and the accumulator starts at -offset * (sum of the activation quants) of
- * its lanes (kern_act's seed4 / nsumb), so every lane ends holding the exact signed dot product. */
+ * unsigned by an offset (q8_0: x ^ 0x80 = q + 128; q4_0: the nibble = q + 8; q1_0: the bit, 2 x bit - 1 = +-1;
+ * tq2_0: the 2-bit code = q + 1) and -offset * (sum of the activation quants) of the lanes (kern_act's seed4,
+ * seedt, nsumb) takes it back out, so every lane ends holding the exact signed dot product.
+ *
+ * Where a step's sums would leave 8 or 16 int32 lanes per activation block to convert and scale one block at a
+ * time (q4_0, q1_0, tq2_0), the kernels gather several blocks' sums into one vector first (weights and
+ * activation laid out to match, kern_act's qt), so one conversion and one fused multiply-add serve 4 to 16
+ * blocks: the float work per block was as large as the integer work. */
 #include "kern_impl.h"
 #include "kern_kquant.h"
 
@@ -35,7 +40,10 @@ INLINE __mmask16 tail16(size_t left)
     return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
 }
 
-/* ---- f32, f16: two accumulators per row, 32 values a step, masked loads for the last < 32 ---- */
+/* ---- f32, f16: two accumulators per row, 32 values a step, masked loads for the last < 32 ----
+ * The streaming passes (rows) prefetch every line of each row's step KERN_PREFETCH_BYTES ahead (kern_impl.h;
+ * f16 reads one line a step, f32 two), as q8_0 does: f16 at DRAM size sat at 84% of the floor without it. The
+ * cached ones (rows_cached) do not. Same arithmetic, so the same bits. */
 
 INLINE __m512 load_f32(const float *p, __mmask16 k)
 {
@@ -47,7 +55,7 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, p));
 }
 
-#define FLOAT_PASS(name, wtype, load)                                                                         \
+#define FLOAT_PASS(name, wtype, load, pf)                                                                     \
     INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,     \
                             size_t ys)                                                                    \
     {                                                                                                         \
@@ -61,6 +69,8 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
             _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
             {                                                                                                 \
                 const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
+                for (size_t l = 0; pf && l < 32 * sizeof(wtype); l += 64)                                     \
+                    kern_prefetch_stream((const char *)wp + l);                                               \
                 acc0[r] = _mm512_fmadd_ps(load(wp, 0xFFFF), x0, acc0[r]);                                    \
                 acc1[r] = _mm512_fmadd_ps(load(wp + 16, 0xFFFF), x1, acc1[r]);                               \
             }                                                                                                 \
@@ -79,12 +89,16 @@ INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
             _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));                                            \
     }
 
-FLOAT_PASS(f32, float, load_f32)
-FLOAT_PASS(f16, kern_half, load_f16)
+FLOAT_PASS(f32, float, load_f32, 1)
+FLOAT_PASS(f16, kern_half, load_f16, 1)
+FLOAT_PASS(f32_cached, float, load_f32, 0)
+FLOAT_PASS(f16_cached, kern_half, load_f16, 0)
 KERN512_ROWS_FN(f32)
 KERN512_ROWS_FN(f16)
+KERN512_ROWS_FN(f32_cached)
+KERN512_ROWS_FN(f16_cached)
 
-/* ---- q8_0 and q4_0: two blocks (64 quants) a step ----
+/* ---- q8_0: two blocks (64 quants) a step ----
  * The activation side of a step is three loads (quants, seeds, lane scales) from kern_act's lane arrays;
  * an odd last block uses the lower half, the upper lanes seeing zero weights, activations and seeds. */
 
@@ -98,18 +112,6 @@ INLINE __m512i q8_0_codes(const block_q8_0 *b, int two)
     __m512i q = two ? _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256((const __m256i *)b[1].qs), 1)
                     : _mm512_zextsi256_si512(lo);
     return _mm512_xor_si512(q, _mm512_set1_epi8((char)0x80)); /* q ^ 0x80 = q + 128 as an unsigned byte */
-}
-
-/* Nibbles of blocks b[0], b[1] (q + 8): 128-bit lanes q0, q0, q1, q1, the second copy of each shifted so its
- * high nibbles come down: elements 0-15, 16-31 of block 0, then of block 1. */
-INLINE __m512i q4_0_codes(const block_q4_0 *b, int two)
-{
-    __m128i q0 = _mm_loadu_si128((const __m128i *)b[0].qs);
-    __m128i q1 = two ? _mm_loadu_si128((const __m128i *)b[1].qs) : _mm_setzero_si128();
-    __m512i z = _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(q0), q1, 1));
-    z = _mm512_shuffle_i64x2(z, z, _MM_SHUFFLE(1, 1, 0, 0));
-    z = _mm512_srlv_epi64(z, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4));
-    return _mm512_and_si512(z, _mm512_set1_epi8(0x0F));
 }
 
 /* One row's step: codes x activation from the seeds (-offset x sums: exact signed products), then the two
@@ -207,90 +209,275 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
     }
 
 PAIR_PASS(q8_0, block_q8_0, q8_0_codes, 1)
-PAIR_PASS(q4_0, block_q4_0, q4_0_codes, 1)
 PAIR_PASS(q8_0_cached, block_q8_0, q8_0_codes, 0)
-PAIR_PASS(q4_0_cached, block_q4_0, q4_0_codes, 0)
 PAIR_BATCH_PASS(q8_0, block_q8_0, q8_0_codes)
-PAIR_BATCH_PASS(q4_0, block_q4_0, q4_0_codes)
 KERN512_ROWS_FN(q8_0)
-KERN512_ROWS_FN(q4_0)
 KERN512_ROWS_FN(q8_0_cached)
-KERN512_ROWS_FN(q4_0_cached)
 
-/* ---- q1_0: one block (128 = two 64-quant halves) a step; a bit becomes 2 or 0, the seed subtracts 1 ---- */
+/* ---- four 18-byte blocks (q1_0 and q4_0 share the shape: a half d, then 16 bytes) at once ----
+ * Word 2j + u of the payloads (j < 16, u < 2) is word 9 (j / 4) + 1 + 2 (j % 4) + u of the 72 bytes of 4 blocks
+ * (block i's payload starts at byte 18i + 2); word 4i + k (k < 4) of the scales is block i's d, word 9i. */
+static const uint16_t blk18_payload_words[32] = { 1,  2,  3,  4,  5,  6,  7,  8,  10, 11, 12, 13, 14, 15, 16, 17,
+                                                  19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31, 32, 33, 34, 35 };
+static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 18, 27, 27, 27, 27 };
 
-INLINE __m512 q1_0_half(const uint8_t *bits8, __m512i x, __m512i seed, __m512 dwx, __m512 acc)
+/* The payloads of nb blocks (nb <= 4; zero for the rest) side by side (block i's at bytes 16i..16i+15) and their
+ * scales as 16 floats (lanes 4i..4i+3: block i's d, 0 for the rest), from the 18 x nb bytes at p, read under
+ * masks (never a byte past them). */
+INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 {
-    uint64_t bits;
-    memcpy(&bits, bits8, sizeof bits);
-    __m512i codes = _mm512_maskz_mov_epi8(_cvtu64_mask64(bits), _mm512_set1_epi8(2));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(seed, codes, x)), dwx, acc);
+    unsigned n = 18u * (unsigned)nb;
+    __m512i lo = _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, p);
+    __m512i hi = _mm512_maskz_loadu_epi8(n > 64 ? ((__mmask64)1 << (n - 64)) - 1 : 0, p + 64);
+    __m512i d = _mm512_permutexvar_epi16(_mm512_loadu_si512(blk18_d_words), lo);
+    *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(d));
+    return _mm512_permutex2var_epi16(lo, _mm512_loadu_si512(blk18_payload_words), hi);
+}
+
+/* ---- q1_0: 512 weights (four blocks) a step, by bit planes: lane j of a step's sums is activation block j ----
+ * Byte 4j + t of the step's 64 bytes of bits (block j / 4's byte 4(j % 4) + t) holds elements 32j + 8t + s in
+ * its bits s, and kern_act's transposed quants (qt) hold those elements' quants at byte 4j + t of group s. So
+ * vpdpbusd of (bits >> s) & 1 against group s adds the quants of 4 elements whose bit is 1 into lane j, and
+ * after the 8 groups lane j holds the sum of activation block j's quants under set bits: one float step for
+ * 16 activation blocks, where a vpdpbusd per 64 weights in element order leaves 8 lanes of each block to
+ * convert and scale. x = +-d, so the block's dot is twice that sum minus all its quants' (nsumb): exact. */
+
+
+/* Lane j: the sum of the quants of activation block j whose bit is set (xs: the chunk's 8 groups of qt). */
+INLINE __m512i q1_0_sums(__m512i bits, const __m512i xs[8])
+{
+    const __m512i one = _mm512_set1_epi8(1);
+    __m512i sum = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(bits, one), xs[0]);
+#pragma GCC unroll 7
+    for (int s = 1; s < 8; s++) /* a 16-bit shift: the mask keeps each byte's own bit s */
+        sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(_mm512_srli_epi16(bits, (unsigned)s), one), xs[s]);
+    return sum;
+}
+
+/* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
+INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                      __m512 acc[KERN512_ROWS])
+{
+    const int8_t *xt = a->qt + m * kern_act_qt_cols(a->cols) + b * QK1_0;
+    __mmask16 lanes = nb == 4 ? (__mmask16)0xFFFF : (__mmask16)((1u << (4 * nb)) - 1u);
+    __m512i seed = _mm512_maskz_loadu_epi32(lanes, kern_act_nsumb(a, m) + 4 * b);
+    __m512 dx = _mm512_maskz_loadu_ps(lanes, kern_act_scale(a, m) + 4 * b);
+    __m512i xs[8];
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; s++)
+        xs[s] = _mm512_loadu_si512(xt + 64 * s);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        __m512 dw;
+        __m512i bits = blk18_chunk(kern_row_ptr(w, rs, r) + b * sizeof(block_q1_0), nb, &dw);
+        __m512i dot = _mm512_add_epi32(_mm512_slli_epi32(q1_0_sums(bits, xs), 1), seed);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
+    }
 }
 
 INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    const int8_t *xq = kern_act_qs(a, m);
-    const int32_t *seed = a->seed4 + m * (a->cols / 4);
-    const float *dx = a->dx4 + m * (a->cols / 4);
-    size_t nb = a->cols / QK1_0;
-    __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc0[r] = acc1[r] = _mm512_setzero_ps();
-    for (size_t b = 0; b < nb; b++) {
-        const int8_t *x = xq + b * QK1_0;
-        __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
-        __m512i s0 = _mm512_loadu_si512(seed + b * 32), s1 = _mm512_loadu_si512(seed + b * 32 + 16);
-        __m512 d0 = _mm512_loadu_ps(dx + b * 32), d1 = _mm512_loadu_ps(dx + b * 32 + 16);
-#pragma GCC unroll 4
-        for (int r = 0; r < nr; r++) {
-            const block_q1_0 *blk = (const block_q1_0 *)kern_row_ptr(w, rs, r) + b;
-            __m512 dw = _mm512_set1_ps(_cvtsh_ss(blk->d));
-            acc0[r] = q1_0_half(blk->qs, x0, s0, _mm512_mul_ps(d0, dw), acc0[r]);
-            acc1[r] = q1_0_half(blk->qs + 8, x1, s1, _mm512_mul_ps(d1, dw), acc1[r]);
-        }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
-}
-KERN512_ROWS_FN(q1_0)
-
-/* ---- tq2_0 x q8_K: one block (256) a step ----
- * Byte i of the 64 holds elements 32l + i (i < 32) or 128 + 32l + i - 32 (i >= 32) in bits 2l..2l+1, so
- * (qs >> 2l) & 3 pairs with the 64-byte group l of kern_act's reordered quants (qsp). */
-
-INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    const int8_t *xq = a->qsp + m * a->cols;
-    const int32_t *ns = kern_act_nsumb(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK_K;
-    const __m512i three = _mm512_set1_epi8(3);
+    size_t nb = a->cols / QK1_0, b = 0;
     __m512 acc[KERN512_ROWS];
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         acc[r] = _mm512_setzero_ps();
-    for (size_t b = 0; b < nb; b++) {
-        const int8_t *x = xq + b * QK_K;
-        __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
-        __m512i x2 = _mm512_loadu_si512(x + 128), x3 = _mm512_loadu_si512(x + 192);
-        /* codes are q + 1: the block's -sum in lane 0 takes the 1 back out */
-        __m512i seed = _mm512_zextsi128_si512(_mm_cvtsi32_si128(ns[b]));
+    for (; b + 4 <= nb; b += 4)
+        q1_0_step(w, rs, nr, a, m, b, 4, acc);
+    if (b < nb)
+        q1_0_step(w, rs, nr, a, m, b, (int)(nb - b), acc);
 #pragma GCC unroll 4
-        for (int r = 0; r < nr; r++) {
-            const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
-            __m512i q = _mm512_loadu_si512(blk->qs);
-            /* two dependency chains, joined at the end */
-            __m512i sa = _mm512_dpbusd_epi32(seed, _mm512_and_si512(q, three), x0);
-            __m512i sb = _mm512_dpbusd_epi32(_mm512_setzero_si512(),
-                                             _mm512_and_si512(_mm512_srli_epi16(q, 2), three), x1);
-            sa = _mm512_dpbusd_epi32(sa, _mm512_and_si512(_mm512_srli_epi16(q, 4), three), x2);
-            sb = _mm512_dpbusd_epi32(sb, _mm512_and_si512(_mm512_srli_epi16(q, 6), three), x3);
-            __m512 d = _mm512_set1_ps(_cvtsh_ss(blk->d) * dx[b]);
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sa, sb)), d, acc[r]);
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
+}
+KERN512_ROWS_FN(q1_0)
+
+/* ---- q4_0: four blocks (128 weights) a step: 128-bit lane i of the sums is block i ----
+ * The four blocks' nibbles side by side (blk18_chunk), the low nibbles against the first 64 bytes of the
+ * activation's qt group and the high ones against the next 64 (kern.h: block i's first and last 16 quants at
+ * 16i): every int32 lane gathers 8 products of one block, so the 4 lanes of a 128-bit lane share one scale
+ * product and one float step covers four blocks (two blocks a step used to convert and scale each block's 8
+ * lanes). The nibbles are q + 8; seedt (-8 x each lane's quants) takes the 8s back out: exact. */
+
+/* A group of 4 activation blocks as the step reads it (kern.h's qt, seedt, dxt). */
+typedef struct q4_0_x {
+    __m512i lo, hi, seed;
+    __m512 dx;
+} q4_0_x;
+
+/* Group g (blocks 4g..4g+3) of activation row m; past the row everything is zero (kern.h). */
+INLINE q4_0_x q4_0_act(const kern_act *a, size_t m, size_t g)
+{
+    size_t qc = kern_act_qt_cols(a->cols);
+    const int8_t *x = a->qt + m * qc + 128 * g;
+    size_t lane = m * (qc / 8) + 16 * g;
+    return (q4_0_x){ .lo = _mm512_loadu_si512(x), .hi = _mm512_loadu_si512(x + 64),
+                     .seed = _mm512_loadu_si512(a->seedt + lane), .dx = _mm512_loadu_ps(a->dxt + lane) };
+}
+
+/* acc + one row's dot with the group, its nibbles q and scales dw already loaded. */
+INLINE __m512 q4_0_dot(__m512 acc, __m512i q, __m512 dw, const q4_0_x *x)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    __m512i s = _mm512_dpbusd_epi32(x->seed, _mm512_and_si512(q, low4), x->lo);
+    s = _mm512_dpbusd_epi32(s, _mm512_and_si512(_mm512_srli_epi16(q, 4), low4), x->hi); /* the mask drops the
+                                                                                          * bits the shift moved */
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, x->dx), acc);
+}
+
+/* Blocks 4g .. 4g + nb - 1 of nr rows into their accumulators; pf: the streaming pass's prefetch (two lines a
+ * step: a step reads 72 bytes). */
+INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t g, const int nb,
+                      const int pf, __m512 acc[KERN512_ROWS])
+{
+    q4_0_x x = q4_0_act(a, m, g);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        const char *p = kern_row_ptr(w, rs, r) + 4 * g * sizeof(block_q4_0);
+        if (pf) {
+            kern_prefetch_stream(p);
+            kern_prefetch_stream(p + 64);
+        }
+        __m512 dw;
+        __m512i q = blk18_chunk(p, nb, &dw);
+        acc[r] = q4_0_dot(acc[r], q, dw, &x);
+    }
+}
+
+INLINE void q4_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                      const int pf)
+{
+    size_t nb = a->cols / QK4_0, g = 0;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (; 4 * g + 4 <= nb; g++)
+        q4_0_step(w, rs, nr, a, m, g, 4, pf, acc);
+    if (4 * g < nb)
+        q4_0_step(w, rs, nr, a, m, g, (int)(nb - 4 * g), pf, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
+}
+
+INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    q4_0_pass(w, rs, nr, a, m, y, ys, 1);
+}
+
+INLINE void pass_q4_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    q4_0_pass(w, rs, nr, a, m, y, ys, 0);
+}
+KERN512_ROWS_FN(q4_0)
+KERN512_ROWS_FN(q4_0_cached)
+
+/* Matmul: one weight row against na activation rows, each group's nibbles and scales loaded once for all of
+ * them; every (row, activation) pair goes through q4_0_dot as in the matvec pass. */
+INLINE void q4_0_bpass(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    size_t nb = a->cols / QK4_0;
+    __m512 acc[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        acc[j] = _mm512_setzero_ps();
+    for (size_t g = 0; 4 * g < nb; g++) {
+        __m512 dw;
+        __m512i q = blk18_chunk(row + 4 * g * sizeof(block_q4_0), nb - 4 * g < 4 ? (int)(nb - 4 * g) : 4, &dw);
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++) {
+            q4_0_x x = q4_0_act(a, m0 + (size_t)j, g);
+            acc[j] = q4_0_dot(acc[j], q, dw, &x);
         }
     }
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        y[(size_t)j * ldy] = _mm512_reduce_add_ps(acc[j]);
+}
+
+static void batch_q4_0(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                       size_t ldy)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *row = (const char *)w + i * rb;
+        if (nm == KERN_BATCH_STEP)
+            q4_0_bpass(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
+        else
+            for (size_t j = 0; j < nm; j++)
+                q4_0_bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
+    }
+}
+
+/* ---- tq2_0 x q8_K: four blocks (1024 weights) a float step ----
+ * Byte i of a block's 64 holds elements 32l + i (i < 32) or 128 + 32l + i - 32 (i >= 32) in bits 2l..2l+1, so
+ * (qs >> 2l) & 3 pairs with the 64-byte group l of kern_act's reordered quants (qsp): four vpdpbusd make a
+ * block's 16-lane sum. Four blocks' sums are then folded into one vector (fold4), so one conversion and one
+ * fused multiply-add serve four blocks, where one block a step converted, scaled (its d broadcast) and added
+ * each block apart. The codes are q + 1: each block's minus sum of quants (nsumb) takes the 1s back out. */
+
+/* Block blk's 16-lane sum of codes x quants; x: its 256 reordered quants. */
+INLINE __m512i tq2_0_sum(const block_tq2_0 *blk, const int8_t *x)
+{
+    const __m512i three = _mm512_set1_epi8(3);
+    __m512i q = _mm512_loadu_si512(blk->qs);
+    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(q, three), _mm512_loadu_si512(x));
+#pragma GCC unroll 3
+    for (int l = 1; l < 4; l++) /* a 16-bit shift: the mask keeps each byte's own two bits */
+        s = _mm512_dpbusd_epi32(s, _mm512_and_si512(_mm512_srli_epi16(q, (unsigned)(2 * l)), three),
+                                _mm512_loadu_si512(x + 64 * l));
+    return s;
+}
+
+/* Four 16-lane sums in one: lane 4L + t holds the sum of lanes 4L..4L+3 (128-bit lane L) of v[t]. */
+INLINE __m512i fold4(const __m512i v[4])
+{
+    __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+    __m512i w = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(u, w), _mm512_unpackhi_epi64(u, w));
+}
+
+/* The d of blocks blk[0 .. nb - 1] (nb <= 4) as floats in lanes 4L + t (every 128-bit lane L), 0 past nb. */
+INLINE __m512 tq2_0_dw(const block_tq2_0 *blk, const int nb)
+{
+    uint64_t h = 0;
+    for (int t = 0; t < nb; t++)
+        h |= (uint64_t)blk[t].d << 16 * t;
+    return _mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_cvtsi64_si128((long long)h))); /* the halves' bits */
+}
+
+/* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
+INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                       __m512 acc[KERN512_ROWS])
+{
+    const int8_t *x = a->qsp + m * a->cols + b * QK_K;
+    __mmask16 first = (__mmask16)((1u << nb) - 1u);
+    __m512i seed = _mm512_maskz_loadu_epi32(first, kern_act_nsumb(a, m) + b); /* lanes t < nb of 128-bit lane 0 */
+    __m512 dx = _mm512_broadcast_f32x4(_mm512_castps512_ps128(_mm512_maskz_loadu_ps(first, kern_act_scale(a, m) + b)));
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
+        __m512i s[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++)
+            s[t] = t < nb ? tq2_0_sum(blk + t, x + (size_t)t * QK_K) : _mm512_setzero_si512();
+        __m512i dot = _mm512_add_epi32(fold4(s), seed);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(tq2_0_dw(blk, nb), dx), acc[r]);
+    }
+}
+
+INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    size_t nb = a->cols / QK_K, b = 0;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (; b + 4 <= nb; b += 4)
+        tq2_0_step(w, rs, nr, a, m, b, 4, acc);
+    if (b < nb)
+        tq2_0_step(w, rs, nr, a, m, b, (int)(nb - b), acc);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         y[r * ys] = _mm512_reduce_add_ps(acc[r]);
@@ -301,6 +488,8 @@ const kern_table kern_table_avx512 = {
     .isa = KERN_ISA_AVX512,
     .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = kern_rows_q4_K_avx512, [KERN_Q6_K] = kern_rows_q6_K_avx512 },
     .rows_cached = {
+        [KERN_F32] = rows_f32_cached,
+        [KERN_F16] = rows_f16_cached,
         [KERN_Q8_0] = rows_q8_0_cached,
         [KERN_Q4_0] = rows_q4_0_cached,
     },
