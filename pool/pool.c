@@ -9,8 +9,10 @@
  */
 #include "pool.h"
 #include "pool_impl.h"
+#include "pool_struct.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,62 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef struct pool_worker {
-    struct pool *p;
-    int id;
-} pool_worker;
-
-/* pool_rows' job: its rows callback and how to split (chunk and rows in rows, chunk a multiple of grain). It
- * lives only in struct pool (rows_job), which is how its runners find their pool. */
-typedef struct pool_rows_job {
-    pool_rows_fn fn;
-    void *ctx;
-    size_t rows, chunk, grain;
-} pool_rows_job;
-
-struct pool {
-    /* Read-only after pool_create. */
-    int n;
-    pool_policy policy;
-    uint64_t worker_budget_ns; /* how long an idle worker spins before sleeping */
-    uint64_t caller_budget_ns; /* how long the caller spins on completion before sleeping */
-    unsigned yield_after;      /* pauses before a spinner yields: fewer when threads outnumber their cpus */
-    int *cpus;                 /* NULL or n cpu ids */
-    pthread_t *tids;           /* n entries; [0] unused (the caller is worker 0) */
-    pool_worker *workers;      /* n entries */
-
-    /* pool_bind_caller's state: only the driving thread reads or writes these (a pool is driven by one thread
-     * at a time), so plain fields suffice. */
-    bool caller_bound;         /* the caller is pinned to cpus[0] by pool_bind_caller */
-    cpu_set_t caller_saved_mask; /* the mask pool_bind_caller replaced: pool_unbind_caller restores it */
-
-    unsigned done_target; /* caller only: the value of done once the current job is finished */
-
-    /* Contended counters, each on its own cache line so one's traffic does not evict the others. */
-    alignas(POOL_CACHE_LINE) atomic_uint gen;      /* bumped once per job: the publish */
-    /* The job descriptor, on gen's line: the line a waking worker must fetch anyway brings the job with it, where
-     * a line of its own cost a second dependent transfer from the caller's core per dispatch (≈ 0.3 µs when
-     * the two cores sit on different chiplets). Written by the caller before the generation's release, read
-     * by workers after their acquire of it, so plain fields suffice (they are other objects than gen: a
-     * worker's spin loads of gen do not race with these stores). */
-    bool stop;
-    pool_fn fn;
-    void *ctx;
-    pool_rows_job rows_job; /* pool_rows' job, whose address pool_rows passes as ctx */
-    alignas(POOL_CACHE_LINE) atomic_uint done;     /* jobs finished by workers (not the caller), all jobs summed */
-    alignas(POOL_CACHE_LINE) atomic_size_t next_row; /* pool_rows dynamic claims */
-    alignas(POOL_CACHE_LINE) pool_sleepq work_q;   /* workers asleep waiting for a new generation */
-    alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the caller asleep waiting for completion */
-};
-
-_Static_assert(offsetof(struct pool, gen) % POOL_CACHE_LINE == 0, "gen starts a cache line");
-_Static_assert(offsetof(struct pool, rows_job) + sizeof(pool_rows_job) <= offsetof(struct pool, gen) + POOL_CACHE_LINE,
-               "the job descriptor fits on gen's line");
-_Static_assert(offsetof(struct pool, done) % POOL_CACHE_LINE == 0, "done on its own cache line");
-_Static_assert(offsetof(struct pool, next_row) % POOL_CACHE_LINE == 0, "next_row on its own cache line");
-_Static_assert(offsetof(struct pool, work_q) % POOL_CACHE_LINE == 0, "work_q on its own cache line");
-_Static_assert(offsetof(struct pool, done_q) % POOL_CACHE_LINE == 0, "done_q on its own cache line");
 
 #define POOL_NAME_ENTRY(policy, name) [policy] = name,
 static const char *const pool_policy_names[POOL_POLICY_COUNT] = { POOL_POLICY_NAMES(POOL_NAME_ENTRY) };
@@ -190,6 +136,7 @@ static void pool_free(struct pool *p)
 {
     pool_sleepq_destroy(&p->work_q);
     pool_sleepq_destroy(&p->done_q);
+    free(p->cum);
     free(p->cpus);
     free(p->tids);
     free(p->workers);
@@ -275,11 +222,13 @@ pool *pool_create(const pool_config *cfg)
     p->yield_after = pool_oversubscribed(cfg) ? POOL_SPINS_OVERSUBSCRIBED : POOL_SPINS_BEFORE_YIELD;
     pool_sleepq_init(&p->work_q);
     pool_sleepq_init(&p->done_q);
+    p->hook = cfg->hook;
     p->tids = calloc((size_t)p->n, sizeof *p->tids);
     p->workers = calloc((size_t)p->n, sizeof *p->workers);
+    p->cum = calloc((size_t)p->n + 1, sizeof *p->cum);
     if (cfg->cpus && (p->cpus = malloc((size_t)p->n * sizeof *p->cpus)))
         memcpy(p->cpus, cfg->cpus, (size_t)p->n * sizeof *p->cpus);
-    if (!p->tids || !p->workers || (cfg->cpus && !p->cpus)) {
+    if (!p->tids || !p->workers || !p->cum || (cfg->cpus && !p->cpus)) {
         pool_free(p);
         errno = ENOMEM;
         return NULL;
@@ -361,65 +310,4 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     pool_word_wake(&p->work_q);
     fn(ctx, 0, p->n);
     pool_word_wait(&p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
-}
-
-void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1)
-{
-    size_t un = (size_t)n, uid = (size_t)id;
-    size_t base = total / un, extra = total % un;
-    *r0 = uid * base + (uid < extra ? uid : extra);
-    *r1 = *r0 + base + (uid < extra ? 1 : 0);
-}
-
-static void pool_rows_static(void *arg, int id, int n)
-{
-    const pool_rows_job *j = arg;
-    size_t u0, u1, g = j->grain;
-    pool_split((j->rows + g - 1) / g, id, n, &u0, &u1);
-    size_t r0 = u0 * g, r1 = u1 * g < j->rows ? u1 * g : j->rows;
-    if (r0 < r1)
-        j->fn(j->ctx, r0, r1);
-}
-
-static void pool_rows_dynamic(void *arg, int id, int n)
-{
-    (void)id;
-    (void)n;
-    const pool_rows_job *j = arg;
-    /* arg is &p->rows_job (pool_rows_grain passes nothing else), so stepping back by its offset gives the pool;
-     * const is dropped only to reach next_row, an atomic meant to be written. */
-    struct pool *p = (struct pool *)(uintptr_t)((const char *)j - offsetof(struct pool, rows_job));
-    for (;;) {
-        /* relaxed: atomicity alone keeps claims disjoint; the reset to 0 is ordered by the job's publish. */
-        size_t r0 = atomic_fetch_add_explicit(&p->next_row, j->chunk, memory_order_relaxed);
-        if (r0 >= j->rows)
-            break;
-        size_t r1 = j->rows - r0 < j->chunk ? j->rows : r0 + j->chunk;
-        j->fn(j->ctx, r0, r1);
-    }
-}
-
-void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)
-{
-    pool_rows_grain(p, rows, chunk, 1, fn, ctx);
-}
-
-void pool_rows_grain(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx)
-{
-    if (rows == 0)
-        return;
-    if (p->n == 1) {
-        fn(ctx, 0, rows);
-        return;
-    }
-    grain = grain ? grain : 1;
-    chunk = chunk < rows ? chunk : rows;
-    chunk = (chunk + grain - 1) / grain * grain;
-    /* No worker reads rows_job now: the last job's were all counted done before its pool_run returned. */
-    p->rows_job = (pool_rows_job){ .fn = fn, .ctx = ctx, .rows = rows, .chunk = chunk, .grain = grain };
-    /* relaxed: published to the workers with the job by pool_run's seq_cst RMW on gen (or pthread_create).
-     * Static splits never touch the counter, so they do not pay for moving its line. */
-    if (chunk != 0)
-        atomic_store_explicit(&p->next_row, 0, memory_order_relaxed);
-    pool_run(p, chunk == 0 ? pool_rows_static : pool_rows_dynamic, &p->rows_job);
 }
