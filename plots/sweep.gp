@@ -9,12 +9,13 @@
 #                         (P | E | SMT under the axis)
 #   sweep_floor.png/.svg: the same points as % of the same-run read floor
 # Decode only: batch 1 (the smallest batch when no row has 1), and fused glue (serial when the run has no fused
-# row); -e 'glue_all=1' draws both glue modes, serial dashed. Which optional columns the header holds comes from
-# pb_plot_spec.c as 1/0: has_glue (glue), has_best (floor_gbps_best), has_e_cores, has_smt (e_cores, smt_threads).
+# row); -e 'glue_all=1' draws both glue modes, serial dashed; the shallowest context and the first row's KV cache
+# type. Which optional columns the header holds comes from pb_plot_spec.c as 1/0: has_glue (glue), has_best
+# (floor_gbps_best), has_e_cores, has_smt (e_cores, smt_threads), has_ctx (context and kv_type).
 csv = 'sweep.csv'
 set datafile separator ','
 set datafile missing NaN
-do for [v in "has_glue has_best has_e_cores has_smt glue_all"] { if (!exists(v)) { eval v." = 0" } }
+do for [v in "has_glue has_best has_e_cores has_smt has_ctx glue_all"] { if (!exists(v)) { eval v." = 0" } }
 
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 widx(list, w) = sum [i=1:words(list)] ((word(list, i) eq w) ? i : 0)
@@ -32,7 +33,17 @@ glue_show = (has_glue && !glue_all) ? (nfused > 0 ? "fused" : "serial") : ""
 gluelist = glue_all && has_glue ? "fused serial" : "-"
 NG = words(gluelist)
 gidx(dummy) = (glue_all && has_glue) ? widx(gluelist, strcol("glue")) : 1
-sel(dummy) = column("batch") == bsel && (glue_show eq "" || strcol("glue") eq glue_show)
+# One context and cache type: the shallowest context, and the first row's cache type (sweep_context.gp draws
+# decode against depth); a file without those columns has one of each.
+csel = 0
+kvsel = ""
+if (has_ctx) {
+    stats csv using "context" nooutput
+    csel = STATS_min
+    stats csv using (kvsel = strcol("kv_type"), 0) every ::0::0 nooutput
+}
+at_depth(dummy) = !has_ctx || (column("context") == csel && strcol("kv_type") eq kvsel)
+sel(dummy) = column("batch") == bsel && (glue_show eq "" || strcol("glue") eq glue_show) && at_depth(0)
 seen_f = ""
 seen_p = ""
 stats csv using (sel(0) ? (seen_f = add_word(seen_f, strcol("format")), seen_p = add_word(seen_p, strcol("policy")), 0) : 0) nooutput
@@ -144,7 +155,8 @@ ph = (1.0 - legend_h - title_h) / rows
 serial_dash(s) = (NG == 2 && (s - 1) % NG == 1) ? 2 : 1
 stitle(s) = word(policies, (s - 1) / NG + 1).(NG == 2 ? " ".word(gluelist, (s - 1) % NG + 1) : "")
 scolor(s) = pcolor(word(policies, (s - 1) / NG + 1))
-what = (glue_show eq "" ? (has_glue ? "serial and fused glue, " : "") : glue_show." glue, ").sprintf("batch %d", bsel)
+what = (glue_show eq "" ? (has_glue ? "serial and fused glue, " : "") : glue_show." glue, ").sprintf("batch %d", bsel). \
+       (has_ctx && csel > 0 ? sprintf(", context %d", csel) : "").(has_ctx && kvsel ne "f16" ? ", ".kvsel." cache" : "")
 
 # One panel per format at its place; ycol: 2 (tok/s) or 3 (% of floor).
 panel_at(i) = sprintf("set origin %g, %g; set size %g, %g", ((i - 1) % cols) * pw, legend_h + (rows - 1 - (i - 1) / cols) * ph, pw, ph)

@@ -139,3 +139,38 @@ Test(results_json, reader_is_strict)
     cr_expect_str_eq(a->items[4].str, "\xc3\xa9\xf0\x9f\x98\x80");
     jm_free(&v);
 }
+
+/* Points that differ only in their context, cache type or weights' home keep names of their own (first wins
+ * otherwise, and the others would be lost); the defaults (context 0, f16, the arena) stay out of the name. */
+Test(results_json, depth_and_cache_in_the_names)
+{
+    char dir[64], out[4096], err[256], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbjson");
+    tf_write(dir, "sweep.csv",
+             "model,format,policy,schedule,glue,cpuset,threads,batch,tokens,ms_per_token_median,tok_per_s,context,"
+             "kv_type,weights\n"
+             "m,q8_0,spin,static,fused,p,1,1,2,100,10,0,f16,arena\n"
+             "m,q8_0,spin,static,fused,p,1,1,2,110,9.09,512,f16,arena\n"
+             "m,q8_0,spin,static,fused,p,1,1,2,105,9.52,512,q8_0,arena\n"
+             "m,q8_0,spin,static,fused,p,1,1,2,101,9.9,0,f16,mmap\n");
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    char *text = jm_slurp(path);
+    cr_assert_not_null(text);
+    jm_val root;
+    int rc = jm_parse(text, &root, err, sizeof err);
+    free(text);
+    cr_assert_eq(rc, 0, "%s", err);
+    const jm_val *bm = jm_get(&root, "benchmarks");
+    static const char *const names[] = {
+        "decode/m/q8_0/spin/static/fused/p/threads:1",
+        "decode/m/q8_0/spin/static/fused/p/threads:1/context:512",
+        "decode/m/q8_0/spin/static/fused/p/threads:1/context:512/kv_type:q8_0",
+        "decode/m/q8_0/spin/static/fused/p/threads:1/mmap",
+    };
+    cr_assert(bm && bm->n == 4, "four points: %zu", bm ? bm->n : 0);
+    for (size_t i = 0; i < 4; i++)
+        cr_expect_str_eq(jm_get(&bm->items[i], "name")->str, names[i]);
+    jm_free(&root);
+    tf_rmrf(dir);
+}

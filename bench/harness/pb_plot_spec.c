@@ -144,8 +144,8 @@ static void kernels_facts(int dirfd, pb_plot_job *job)
     out(job, "kernels_threads", true);
 }
 
-/* Older sweep.csv files lack the glue, best-floor and placement columns (gnuplot stops on a column that is not
- * there, so the script asks only for those said to be). */
+/* Older sweep.csv files lack the glue, best-floor, placement and context columns (gnuplot stops on a column that
+ * is not there, so the script asks only for those said to be). */
 static void sweep_facts(int dirfd, pb_plot_job *job)
 {
     char hdr[4096];
@@ -156,6 +156,7 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     var(job, "has_best", has_column(hdr, PB_COL(SWEEP, floor_gbps_best)));
     var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
     var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
+    var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
 }
 
 /* The depth sweep reads sweep.csv's context columns: an older file without them has nothing to draw. */

@@ -5,7 +5,8 @@
  * holds one run's points to the invariants of expect/invariants.txt.
  *
  * The points of each CSV (pb_points_rows.c):
- *   decode/MODEL/FORMAT/POLICY/SCHEDULE/GLUE/CPUSET/threads:N[/batch:M]   sweep.csv, one per row
+ *   decode/MODEL/FORMAT/POLICY/SCHEDULE/GLUE/CPUSET/threads:N[/batch:M][/context:C][/kv_type:T][/mmap]
+ *                                                                        sweep.csv, one per row
  *   dispatch/POLICY/threads:N/gap_us:G/job_ns:J[/spin_us:S]              pool_overhead.csv, pingpong rows left out
  *                                                                        (they are the yardstick, in ratio_to_rt)
  *   kernel/FORMAT/VARIANT/LEVEL/threads:N/batch:B                          kernels.csv
@@ -38,7 +39,7 @@ typedef struct pb_attr {
     bool named, keyed;
 } pb_attr;
 
-#define PB_POINT_ATTRS 10
+#define PB_POINT_ATTRS 14
 #define PB_POINT_FIGS 12
 #define PB_POINT_NAME 320
 

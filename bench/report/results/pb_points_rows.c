@@ -75,11 +75,12 @@ static double scaled(double x, double a, double b)
 
 /* ---------------------------------------------------------------- decode (sweep.csv) */
 
-/* The row of row r's series (model, format, policy, schedule, glue, core set, batch) at 1 thread; -1 when none. */
+/* The row of row r's series (model, format, policy, schedule, glue, core set, batch, context, cache type, weights)
+ * at 1 thread; -1 when none. */
 static long one_thread_row(const pb_table *t, size_t r)
 {
     static const int same[] = { PB_SWEEP_model, PB_SWEEP_format, PB_SWEEP_policy, PB_SWEEP_schedule, PB_SWEEP_glue,
-                                PB_SWEEP_cpuset, PB_SWEEP_batch };
+                                PB_SWEEP_cpuset, PB_SWEEP_batch, PB_SWEEP_context, PB_SWEEP_kv_type, PB_SWEEP_weights };
     for (size_t i = 0; i < t->nrows; i++) {
         bool match = NUM(t, i, SWEEP, threads) == 1;
         for (size_t c = 0; match && c < sizeof same / sizeof same[0]; c++) {
@@ -120,8 +121,14 @@ static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *un
     ATTR(p, t, r, SWEEP, glue, true, false);
     ATTR(p, t, r, SWEEP, cpuset, true, false);
     ATTR(p, t, r, SWEEP, threads, true, true);
-    double batch = NUM(t, r, SWEEP, batch);
-    ATTR(p, t, r, SWEEP, batch, batch != 1, true); /* batch 1 is decode proper: its names stay short */
+    /* The defaults stay out of the name (batch 1, context 0, an f16 cache, weights in the arena): decode proper
+     * keeps short names, and a run without those columns names its points as a newer one does. */
+    double batch = NUM(t, r, SWEEP, batch), context = NUM(t, r, SWEEP, context);
+    const char *kv = STR(t, r, SWEEP, kv_type), *weights = STR(t, r, SWEEP, weights);
+    ATTR(p, t, r, SWEEP, batch, batch != 1, true);
+    ATTR(p, t, r, SWEEP, context, context > 0, true);
+    ATTR(p, t, r, SWEEP, kv_type, *kv && strcmp(kv, "f16") != 0, true);
+    ATTR(p, t, r, SWEEP, weights, strcmp(weights, "mmap") == 0, false);
     double mn = NUM(t, r, SWEEP, ms_per_token_min), med = NUM(t, r, SWEEP, ms_per_token_median),
            mx = NUM(t, r, SWEEP, ms_per_token_max);
     /* % of floor goes as 1 / token time and as 1 / floor, whose passes spread up to the best one (their lower end
