@@ -11,6 +11,10 @@
  *  - pool_rows_grain(p, rows, chunk, grain, fn, ctx): the same, every range starting at a multiple of grain
  *    (the last may end short at rows): static splits ceil(rows / grain) units, dynamic claims round chunk up
  *    to a multiple of grain. For work done in blocks (a slice quantized into whole activation blocks).
+ *  - pool_set_weights(p, w): static splits proportional to w[id] instead of equal (a capacity-weighted split
+ *    for unequal cores); NULL restores the equal split. Which thread computes a row never changes its bits.
+ *  - pool_config.hook: an optional observer around every range of rows a thread runs (timing, or stretching
+ *    the slices of an emulated slow core).
  *  - A pool is driven by one thread at a time, and fn must not call back into the same pool.
  *  - pool_bind_caller / pool_unbind_caller: the span during which the driving thread runs on cpus[0] (below).
  *  - pool_async_submit / pool_async_wait (the asynchronous pair, at the end): one helper thread runs a job while the
@@ -20,6 +24,7 @@
 #define POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pool_tuning.h"
 
@@ -41,6 +46,16 @@ typedef enum pool_policy {
 /* POOL_DEFAULT_IDLE_US (spin: an idle worker sleeps after this long without a job) and POOL_DEFAULT_SPIN_US
  * (hybrid's default spin budget) come from pool_tuning.h, which holds every tunable of the pool. */
 
+/* An observer of the slices: begin(ctx, id) runs on thread id just before fn(ctx, r0, r1) of pool_rows (a static
+ * share or a dynamic claim, including the whole range of a one-thread pool), end(ctx, id, mark, r1 - r0) just
+ * after, with what begin returned. Both run on the thread that ran the slice, inside the dispatch, so whatever
+ * end writes is visible to the caller once pool_rows returns. pool_run's fn calls are not observed. */
+typedef struct pool_slice_hook {
+    uint64_t (*begin)(void *ctx, int id);
+    void (*end)(void *ctx, int id, uint64_t mark, size_t rows);
+    void *ctx;
+} pool_slice_hook;
+
 typedef struct pool_config {
     int threads;        /* 1..POOL_MAX_THREADS, the caller included */
     pool_policy policy;
@@ -48,6 +63,7 @@ typedef struct pool_config {
     unsigned idle_us;   /* spin: idle budget before sleeping; 0 = POOL_DEFAULT_IDLE_US */
     const int *cpus;    /* optional: threads OS cpu ids; worker i on cpus[i], the caller on cpus[0] while
                            bound (pool_bind_caller) */
+    pool_slice_hook hook; /* optional (end NULL: none) */
 } pool_config;
 
 typedef struct pool pool;
@@ -102,6 +118,17 @@ void pool_rows_grain(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows
 /* Static split of total items over n threads: thread id gets [*r0, *r1); the first total % n threads
  * take one more. */
 void pool_split(size_t total, int id, int n, size_t *r0, size_t *r1);
+
+/* Weighted static split: cum holds n + 1 cumulative shares, 0 = cum[0] <= cum[1] <= ... <= cum[n] = 1
+ * (pool_weights_cum makes them); thread id gets [floor(total x cum[id]), floor(total x cum[id + 1])), the
+ * last thread up to total. Contiguous and disjoint, every item once. */
+void pool_split_weighted(size_t total, int id, int n, const double *cum, size_t *r0, size_t *r1);
+/* cum[0..n] from n weights, each finite and >= 0, their sum > 0: 0, or -1 with errno = EINVAL (cum untouched). */
+int pool_weights_cum(const double *weight, int n, double *cum);
+/* Static splits of p (pool_rows with chunk 0) by weight[0..threads) from now on (pool_split_weighted); NULL: the
+ * equal split again. Call it between jobs, from the driving thread. 0, or -1 with errno = EINVAL (bad weights:
+ * the split is left as it was). */
+int pool_set_weights(pool *p, const double *weight);
 
 int pool_threads(const pool *p);
 pool_policy pool_get_policy(const pool *p);
