@@ -49,7 +49,8 @@ Test(glue, rmsnorm_matches_reference)
     }
 }
 
-/* The AVX2 sum of squares is the scalar form's, bit for bit, at every length around the vector width. */
+/* The AVX2 and NEON sums of squares are the scalar form's, bit for bit, at every length around the vector
+ * widths. */
 Test(glue, sumsq_forms_agree)
 {
     enum { N = 1000 };
@@ -66,6 +67,11 @@ Test(glue, sumsq_forms_agree)
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
             double v = pb_sumsq_avx2(x, n);
             cr_assert(memcmp(&v, &s, sizeof v) == 0, "n=%zu: avx2 %.17g, scalar %.17g", n, v, s);
+        }
+#elif defined(__aarch64__)
+        if (kern_isa_supported(KERN_ISA_NEON)) {
+            double v = pb_sumsq_neon(x, n);
+            cr_assert(memcmp(&v, &s, sizeof v) == 0, "n=%zu: neon %.17g, scalar %.17g", n, v, s);
         }
 #endif
     }
