@@ -8,6 +8,7 @@
 #include "pb_harness.h"
 #include "pb_model_arg.h"
 #include "pb_sweep_run.h"
+#include "pb_wformat.h"
 
 #define PROG "bench_sweep"
 
@@ -44,8 +45,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
                     .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
         PB_OPT_MODEL(&o->model), PB_OPT_MMAP(&o->mmap), PB_OPT_CONTEXT(&o->contexts), PB_OPT_KV_TYPE(&o->kv_types),
-        { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
-          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, or all)", .dflt = "q8_0" },
+        { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = pb_wformat_names(),
+          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K; q4_K_M: q6_K "
+          "for v and down, q4_K for the rest; or all)", .dflt = "q8_0" },
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
           .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), or all",
           .dflt = "all (spin,condvar,spawn with --quick)" },

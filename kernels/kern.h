@@ -234,6 +234,8 @@ kern_isa kern_act_isa(kern_format f, kern_isa want);
  * serves matvecs of different K-quants (a q4_K_M-like mix). q8_0 activations are not shared: seed4 holds
  * the format's offset. */
 bool kern_act_feeds(const kern_act *a, kern_format f);
+/* The same for two formats: an activation prepared for either feeds the other (false for an unknown one). */
+bool kern_act_shared(kern_format a, kern_format b);
 /* Columns per activation block for weights of format f: 32 (q8_0 activations), 256 (q8_K), 1 (f32 kept as
  * is); 0 for an unknown format. */
 size_t kern_act_block(kern_format f);

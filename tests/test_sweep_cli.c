@@ -21,6 +21,7 @@ Test(sweep_cli, unknown_names)
     expect_bad("--model qwen9", "--model");
     expect_bad("--format q9_0", "--format");
     expect_bad("--format q8_0,q8_0", "--format");
+    expect_bad("--format q4_k_m", "--format"); /* ggml's names, capital K */
     expect_bad("--policy spin,nope", "--policy");
     expect_bad("--cpus nope", "--cpus");
     expect_bad("--cpus p,", "--cpus");
@@ -163,6 +164,28 @@ Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
     for (size_t r = 0; r < t.nrows; r++)
         seen |= 1 << (int)pb_table_num(&t, r, threads);
     cr_expect_eq(seen, (1 << 1) | (1 << 2), "threads 1 and 2 in every set with two cpus (mask %#x)", seen);
+    pb_table_free(&t);
+    cr_expect_eq(tf_rmrf(dir), 0);
+}
+
+/* The q4_K_M mix as a format: its own name in sweep.csv, each matvec in its format (the weight bytes: q6_K's v and
+ * down, q4_K's rest), logits verified. */
+Test(sweep_cli, q4_K_M_mix_runs_as_one_format, .timeout = 120)
+{
+    skip_if_emulated(EMULATED_SWEEP_WHY);
+    char dir[64], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbsweep");
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                   "--format q4_K_M --policy spin --threads 1 --tokens 1 --warmup 0 --floor-passes 3 --out run");
+    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
+    pb_table t;
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.nrows, 1);
+    cr_expect_str_eq(pb_table_str(&t, 0, pb_table_col(&t, "format")), "q4_K_M");
+    cr_expect_eq(pb_table_num(&t, 0, pb_table_col(&t, "weight_bytes")), 365518848.0, "qwen3-0.6b in the mix");
+    cr_expect_eq(pb_table_num(&t, 0, pb_table_col(&t, "verified")), 1);
+    cr_expect(*pb_table_str(&t, 0, pb_table_col(&t, "kernel")), "the variant that ran is named");
     pb_table_free(&t);
     cr_expect_eq(tf_rmrf(dir), 0);
 }

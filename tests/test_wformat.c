@@ -1,6 +1,8 @@
 /* test_wformat.c — the decode's weight formats by name (pb_wformat.h): every kern_format under its own name, the
- * q4_K_M mix's format per matvec, and the bytes a token reads under each. */
+ * q4_K_M mix's format per matvec, the bytes a token reads under each, and a decode token in the mix. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pb_wformat.h"
@@ -56,4 +58,56 @@ Test(wformat, token_bytes)
         cr_assert_eq(pb_wformat_token_bytes(qwen06(), f), pb_model_token_bytes(qwen06(), (kern_format)f), "%s",
                      kern_format_names[f]);
     cr_assert_eq(pb_wformat_token_bytes(qwen06(), PB_WF_COUNT), 0);
+}
+
+/* A tiny model (widths multiples of 256) decoded in the q4_K_M mix: its matrices in their formats, the bytes the
+ * token floor counts, one q8_K activation for q4_K and q6_K (the first format that shares it, tq2_0's slot), and
+ * logits bit-identical at 1 and 3 threads in both glue modes. */
+static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_dim = 256, .ffn = 768, .layers = 2,
+                               .vocab = 1001, .n_head = 4, .n_kv_head = 2, .head_dim = 128, .qk_norm = true,
+                               .rope_neox = true, .rope_base = 1e6f };
+
+static float *mix_token(const pb_decode_weights *w, int threads, pb_glue_mode glue)
+{
+    pb_decode d;
+    cr_assert_eq(pb_decode_init(&d, w, kern_variant_best(), 1), 0);
+    cr_assert(d.act_hidden[KERN_TQ2_0].cap && !d.act_hidden[KERN_Q4_K].cap && !d.act_hidden[KERN_Q6_K].cap &&
+                  d.act_ffn[KERN_TQ2_0].cap && !d.act_ffn[KERN_Q6_K].cap,
+              "q4_K and q6_K read one q8_K activation per input");
+    d.glue = glue;
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, threads, NULL, 0, 50), 0);
+    cr_assert_eq(pb_decode_token(&d, &e, 3), 0);
+    pb_exec_close(&e);
+    float *out = malloc(tiny.vocab * sizeof *out);
+    memcpy(out, d.logits, tiny.vocab * sizeof *out);
+    pb_decode_free(&d);
+    return out;
+}
+
+Test(wformat, q4_K_M_decode_token, .timeout = 60)
+{
+    pb_exec e;
+    pb_decode_weights w;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
+    cr_assert_eq(pb_wformat_build(&w, &tiny, PB_WF_Q4_K_M, 7, &e, NULL, NULL), 0);
+    pb_exec_close(&e);
+    cr_assert_eq(w.bytes, pb_wformat_token_bytes(&tiny, PB_WF_Q4_K_M));
+    for (int i = 0; i < w.nmv; i++)
+        cr_assert_eq(w.mfmt[i], pb_wformat_matvec(PB_WF_Q4_K_M, &w.mv[i]), "matvec %d (%s)", i, w.mv[i].name);
+    float *ref = mix_token(&w, 1, PB_GLUE_SERIAL);
+    for (int g = 0; g < PB_GLUE_MODES; g++) {
+        float *got = mix_token(&w, 3, (pb_glue_mode)g);
+        cr_assert(memcmp(ref, got, tiny.vocab * sizeof *got) == 0, "glue %s at 3 threads differs",
+                  pb_glue_mode_names[g]);
+        free(got);
+    }
+    free(ref);
+    pb_decode_weights_free(&w);
+    pb_decode_weights w2;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
+    errno = 0;
+    cr_assert_eq(pb_wformat_build(&w2, &tiny, PB_WF_COUNT, 7, &e, NULL, NULL), -1, "an unknown weight format");
+    cr_assert_eq(errno, EINVAL);
+    pb_exec_close(&e);
 }

@@ -182,10 +182,20 @@ void pb_decode_weights_free(pb_decode_weights *w)
     memset(w, 0, sizeof *w);
 }
 
-/* The activation matvec i reads: its slot (o reads act_q, down act_ffn, the others act_hidden) in its format. */
+/* The slot of format f's activations: the first format whose activations feed f (kern_act_shared), so matvecs of
+ * formats that share them (q4_K and q6_K: a q4_K_M mix) read one activation, quantized once. */
+static kern_format pb_act_slot(kern_format f)
+{
+    int g = 0;
+    while (g < (int)f && !kern_act_shared((kern_format)g, f))
+        g++;
+    return (kern_format)g;
+}
+
+/* The activation matvec i reads: its slot (o reads act_q, down act_ffn, the others act_hidden) by its format. */
 static kern_act *pb_act_of(pb_decode *d, int i)
 {
-    kern_format f = d->w->mfmt[i];
+    kern_format f = pb_act_slot(d->w->mfmt[i]);
     int k = i % PB_MODEL_MATVECS_PER_LAYER;
     if (i == d->w->nmv - 1 || (k != MV_O && k != MV_DOWN))
         return &d->act_hidden[f];

@@ -1,6 +1,7 @@
 /* pb_wformat.c — see pb_wformat.h. */
 #include "pb_wformat.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,4 +90,28 @@ uint64_t pb_wformat_token_bytes(const pb_model *m, pb_wformat wf)
     }
     free(mv);
     return total;
+}
+
+int pb_wformat_build(pb_decode_weights *w, const pb_model *m, pb_wformat wf, uint64_t seed, pb_exec *ex,
+                     pb_decode_progress_fn progress, void *pctx)
+{
+    if (!pb_wformat_is_mix(wf))
+        return pb_decode_weights_build(w, m, pb_wformat_matvec(wf, NULL), seed, ex, progress, pctx);
+    int n = pb_model_matvec_count(m);
+    pb_matvec *mv = malloc((size_t)n * sizeof *mv);
+    kern_format *fmts = malloc((size_t)n * sizeof *fmts);
+    int rc = -1;
+    if (mv && fmts) {
+        pb_model_matvecs(m, mv, n);
+        for (int i = 0; i < n; i++)
+            fmts[i] = pb_wformat_matvec(wf, &mv[i]);
+        rc = pb_decode_weights_build_fmts(w, m, fmts, seed, ex, progress, pctx);
+    } else {
+        errno = ENOMEM;
+    }
+    int e = errno;
+    free(mv);
+    free(fmts);
+    errno = e;
+    return rc;
 }

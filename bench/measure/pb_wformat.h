@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "kern_format.h"
+#include "pb_decode.h"
 #include "pb_model.h"
 
 /* A weight format: a kern_format's value (every matvec in that format) or, from KERN_FORMAT_COUNT on, a mix. */
@@ -27,10 +28,15 @@ const char *const *pb_wformat_names(void);
 /* Whether wf is a mix rather than one kern_format. */
 bool pb_wformat_is_mix(pb_wformat wf);
 
-/* The format of matvec mv (pb_model_matvecs' name and layer) under wf; KERN_FORMAT_COUNT for an unknown wf. */
+/* The format of matvec mv (pb_model_matvecs' name and layer) under wf; KERN_FORMAT_COUNT for an unknown wf. mv
+ * may be NULL for a wf that is no mix. */
 kern_format pb_wformat_matvec(pb_wformat wf, const pb_matvec *mv);
 /* Weight bytes one token of m reads under wf: kern_format_matrix_bytes of each matvec in its format. 0 when a
  * matrix's cols is not a multiple of its format's block, or wf is unknown. */
 uint64_t pb_wformat_token_bytes(const pb_model *m, pb_wformat wf);
+/* pb_decode_weights_build for wf: one format, or each matvec in the mix's (pb_decode_weights_build_fmts). 0, or
+ * -1 with errno (EINVAL: an unknown wf or a format that cannot hold the shape; ENOMEM). */
+int pb_wformat_build(pb_decode_weights *w, const pb_model *m, pb_wformat wf, uint64_t seed, pb_exec *ex,
+                     pb_decode_progress_fn progress, void *pctx);
 
 #endif

@@ -17,6 +17,7 @@
 #include "pb_progress.h"
 #include "pb_stop.h"
 #include "pb_time.h"
+#include "pb_wformat.h"
 
 #define RT_BATCHES 7
 #define RT_ITERS 10000
@@ -70,16 +71,16 @@ int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
     for (int f = 0; f < p->formats->n; f++) {
-        kern_format fmt = (kern_format)p->formats->v[f];
-        uint64_t bytes = p->file ? p->file->weight_bytes : pb_model_token_bytes(p->model, fmt);
+        pb_wformat fmt = (pb_wformat)p->formats->v[f];
+        uint64_t bytes = p->file ? p->file->weight_bytes : pb_wformat_token_bytes(p->model, fmt);
         if (bytes == 0)
             return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
-                           kern_format_names[fmt], p->model->name);
+                           pb_wformat_name(fmt), p->model->name);
         bytes += sw_kv_most(p); /* the weights and the deepest cache live side by side */
         if (avail && bytes > avail / 2)
             return pb_errf(err, errlen, "--model %s --format %s: the weights and the KV cache need %.2f GiB, more "
                            "than half of MemAvailable (%.2f GiB); choose a smaller preset, format or --context",
-                           p->model->name, kern_format_names[fmt], (double)bytes / (1 << 30),
+                           p->model->name, pb_wformat_name(fmt), (double)bytes / (1 << 30),
                            (double)avail / (1 << 30));
     }
     return 0;
@@ -99,7 +100,7 @@ static int count_points(const pb_sweep_plan *p)
 /* One block: a format's weights at one (set, threads). */
 typedef struct sw_block {
     const pb_sweep_plan *p;
-    kern_format fmt;
+    pb_wformat fmt; /* a format or a mix (pb_wformat.h) */
     const pb_decode_weights *w;
     const pb_cpuset *set;
     const pb_cpulist *place, *pair; /* the threads' cpus; the set's first two, for the round trip */
@@ -193,8 +194,8 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
 {
     const pb_sweep_plan *p = b->p;
     r->model = p->model->name;
-    r->format = p->file ? pb_model_file_format(p->file) : kern_format_names[b->fmt];
-    r->kernel = kern_isa_name(kern_matvec_isa(b->fmt, p->variant)); /* the ISA that ran for this format */
+    r->format = p->file ? pb_model_file_format(p->file) : pb_wformat_name(b->fmt);
+    r->kernel = kern_isa_name(kern_matvec_isa(b->w->mfmt[0], p->variant)); /* the ISA that ran (a mix's: one) */
     r->policy = pb_exec_kind_names[kind];
     if (p->chunk[s])
         snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", p->chunk[s]);
@@ -261,7 +262,7 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
 
 /* The logits of the first point of a format, batch, cache type and context: every later one must match them. */
 typedef struct sw_ref {
-    kern_format fmt;
+    pb_wformat fmt;
     size_t batch, context;
     pb_kv_type kv;
     float *logits;
@@ -353,7 +354,7 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
         size_t batch = (size_t)p->batches->v[bi];
         pb_decode d;
         if (pb_decode_init(&d, b->w, p->variant, batch) != 0)
-            return pb_errf(err, errlen, "%s with %s, batch %zu: %s", kern_format_names[b->fmt],
+            return pb_errf(err, errlen, "%s with %s, batch %zu: %s", pb_wformat_name(b->fmt),
                            kern_variant_name(p->variant), batch, strerror(errno));
         if (sw_depth(b, &d, err, errlen) != 0) {
             pb_decode_free(&d);
@@ -396,7 +397,7 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
         fprintf(stderr, "\n%s: %s; measuring the floor instead\n", b->p->prog, why);
     if (rc == 0)
         return 0;
-    pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, kern_format_names[b->fmt],
+    pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
               b->place->n, b->set->name);
     return sw_floor(b, NULL, &b->floor, err, errlen);
 }
@@ -444,19 +445,19 @@ static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* One format: its weights built (or the model file's loaded) by every cpu of the largest set (first-touched where
  * the points read them). */
-static int sw_format(pb_sweep_run *run, const pb_sweep_plan *p, kern_format fmt, const pb_cpulist *builders,
+static int sw_format(pb_sweep_run *run, const pb_sweep_plan *p, pb_wformat fmt, const pb_cpulist *builders,
                      char *err, size_t errlen)
 {
     pb_decode_weights w;
     pb_exec gen;
     if (pb_exec_open(&gen, PB_EXEC_SPIN, builders->n, builders->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "weight builder: %s", strerror(errno));
-    sw_build pg = { .t0 = pb_now_ns(), .what = p->file ? p->file->name : kern_format_names[fmt] };
+    sw_build pg = { .t0 = pb_now_ns(), .what = p->file ? p->file->name : pb_wformat_name(fmt) };
     int rc = p->file ? pb_decode_weights_load(&w, p->file, p->mmap, p->seed, &gen, sw_build_progress, &pg)
-                     : pb_decode_weights_build(&w, p->model, fmt, p->seed, &gen, sw_build_progress, &pg);
+                     : pb_wformat_build(&w, p->model, fmt, p->seed, &gen, sw_build_progress, &pg);
     pb_exec_close(&gen);
     if (rc != 0)
-        return pb_errf(err, errlen, "building %s %s weights: %s", p->model->name, kern_format_names[fmt],
+        return pb_errf(err, errlen, "building %s %s weights: %s", p->model->name, pb_wformat_name(fmt),
                        strerror(errno));
     sw_block b = { .p = p, .fmt = fmt, .w = &w };
     rc = sw_blocks(run, &b, err, errlen);
@@ -475,7 +476,7 @@ int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_
     const pb_cpuset *big = &p->sets->set[pb_cpusets_largest(p->sets)];
     int rc = pb_topo_place(p->topo, &big->cpus, big->cpus.n, &builders, err, errlen);
     for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)
-        rc = sw_format(run, p, (kern_format)p->formats->v[f], &builders, err, errlen);
+        rc = sw_format(run, p, (pb_wformat)p->formats->v[f], &builders, err, errlen);
     pb_progress_done(run->done, "points", run->t0);
     return rc;
 }
