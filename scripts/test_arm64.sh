@@ -12,21 +12,34 @@
 # harness that execs qemu on it (the CLI tests run the harnesses through it), and POOLBENCH_QEMU lets the test
 # binary's execve (tests/arm/qemu_exec.c) re-run itself under qemu, which Criterion does for every test.
 # POOLBENCH_EMULATED=1 tells the tests that time things to skip, saying why. Logs: build-arm64/test-CPU.log.
+# The summary gives each step's wall time and the CPU seconds it used (a shared machine stretches the first only).
 set -eu
 cd "$(dirname "$0")/.."
 CPUS=${*:-max cortex-a72}
 B=build-arm64
+JOBS=$(nproc)
 start=$(date +%s)
+
+# CPU seconds (user + system) of this shell's finished children so far. `times` runs here, not in a subshell,
+# whose children's times would start at zero.
+cpu_now() {
+    awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
 
 sh scripts/deps.sh
 sh scripts/deps.sh arm64
+mkdir -p $B
+times >$B/times.txt
+cpu0=$(cpu_now $B/times.txt)
 LIB=$PWD/$B/sysroot/usr/lib/aarch64-linux-gnu
 QEMU=$(command -v qemu-aarch64-static)
 
 echo "== build $B/ (CC=aarch64-linux-gnu-gcc)"
 PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig make --no-print-directory BUILD=$B CC=aarch64-linux-gnu-gcc \
-    CRIT_LIBS="$LIB/libcriterion.so.3 -Wl,-rpath-link,$LIB" -j"$(nproc)" $B/bin/poolbench_tests
+    CRIT_LIBS="$LIB/libcriterion.so.3 -Wl,-rpath-link,$LIB" -j"$JOBS" $B/bin/poolbench_tests
 built=$(date +%s)
+times >$B/times.txt
+cpu1=$(cpu_now $B/times.txt)
 
 # One wrapper per harness: the CLI tests start $POOLBENCH_BIN/NAME through a shell or execv, which cannot run an
 # arm64 ELF on this host. exec keeps the pid, so the signals the tests send reach qemu, which forwards them.
@@ -48,16 +61,19 @@ for cpu in $CPUS; do
     t0=$(date +%s)
     rc=0
     env LD_LIBRARY_PATH="$LIB" QEMU_CPU="$cpu" POOLBENCH_QEMU="$QEMU" POOLBENCH_EMULATED=1 POOLBENCH_BIN="$W" \
-        "$QEMU" $B/bin/poolbench_tests -j2 --verbose >"$log" 2>&1 || rc=$?
+        "$QEMU" $B/bin/poolbench_tests -j"$JOBS" --verbose >"$log" 2>&1 || rc=$?
     t1=$(date +%s)
+    times >$B/times.txt
+    c1=$(cpu_now $B/times.txt)
     grep -E '^\[(SKIP|FAIL)\]|^\[----\].*(: error|failed|Unexpected)' "$log" | grep -v 'Test is disabled' || true
     synth=$(grep 'Synthesis' "$log" | tail -n 1 | sed 's/^\[====\] Synthesis: //')
     skipped=$(grep '^\[SKIP\]' "$log" | grep -vc 'Test is disabled' || true)
     [ "$rc" -eq 0 ] || status=1
     summary="$summary
-  -cpu $cpu: ${synth:-no synthesis (exit $rc)} | Skipped: $skipped | $((t1 - t0)) s"
+  -cpu $cpu: ${synth:-no synthesis (exit $rc)} | Skipped: $skipped | $((t1 - t0)) s wall, $((c1 - cpu1)) s CPU"
+    cpu1=$c1
 done
 end=$(date +%s)
 echo "== test-arm64:$summary
-  build $((built - start)) s (deps included), wall $((end - start)) s in all"
+  build $((built - start)) s wall (deps included), $(($(cpu_now $B/times.txt) - cpu0)) s CPU in all; $((end - start)) s wall in all"
 exit $status
