@@ -312,8 +312,8 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
     sw_label(b, d, kind, s, r);
     int rc = kind == PB_EXEC_OMP ? sw_floor(b, b->floor.kernel, &r->floor, err, errlen) : 0;
     if (rc == 0) {
-        pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d", r->format,
-                    r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch);
+        pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d ctx=%d", r->format,
+                    r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
         r->rt_before = sw_roundtrip(b);
         rc = sw_time(b, d, kind, s, r, err, errlen);
         r->rt_after = sw_roundtrip(b);

@@ -101,6 +101,20 @@ void pb_attn_scores_q8_avx2(const unsigned char *k, size_t row_bytes, size_t n, 
     }
 }
 
+/* The 64 outputs a weighted sum kept in registers, stored back. */
+static inline void st64(float *o, __m256 o0, __m256 o1, __m256 o2, __m256 o3, __m256 o4, __m256 o5, __m256 o6,
+                        __m256 o7)
+{
+    _mm256_storeu_ps(o, o0);
+    _mm256_storeu_ps(o + 8, o1);
+    _mm256_storeu_ps(o + 16, o2);
+    _mm256_storeu_ps(o + 24, o3);
+    _mm256_storeu_ps(o + 32, o4);
+    _mm256_storeu_ps(o + 40, o5);
+    _mm256_storeu_ps(o + 48, o6);
+    _mm256_storeu_ps(o + 56, o7);
+}
+
 /* Outputs j0..j0+63 over every position: eight independent chains (each o[j] summed over t in order) keep two
  * fmas a cycle busy, named so that they stay in registers; one row's 64 outputs are a whole cache line of f16. */
 static void weigh_f16_64(const unsigned char *v, size_t row_bytes, size_t n, const float *p, float *o)
@@ -120,14 +134,7 @@ static void weigh_f16_64(const unsigned char *v, size_t row_bytes, size_t n, con
         o6 = _mm256_fmadd_ps(pt, ld_f16(row + 48), o6);
         o7 = _mm256_fmadd_ps(pt, ld_f16(row + 56), o7);
     }
-    _mm256_storeu_ps(o, o0);
-    _mm256_storeu_ps(o + 8, o1);
-    _mm256_storeu_ps(o + 16, o2);
-    _mm256_storeu_ps(o + 24, o3);
-    _mm256_storeu_ps(o + 32, o4);
-    _mm256_storeu_ps(o + 40, o5);
-    _mm256_storeu_ps(o + 48, o6);
-    _mm256_storeu_ps(o + 56, o7);
+    st64(o, o0, o1, o2, o3, o4, o5, o6, o7);
 }
 
 void pb_attn_weigh_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o)
@@ -168,14 +175,7 @@ void pb_attn_weigh_q8_avx2(const unsigned char *v, size_t row_bytes, size_t n, c
             weigh_q8_block(blk, p[t], &o0, &o1, &o2, &o3);
             weigh_q8_block(blk + 1, p[t], &o4, &o5, &o6, &o7);
         }
-        _mm256_storeu_ps(ob, o0);
-        _mm256_storeu_ps(ob + 8, o1);
-        _mm256_storeu_ps(ob + 16, o2);
-        _mm256_storeu_ps(ob + 24, o3);
-        _mm256_storeu_ps(ob + 32, o4);
-        _mm256_storeu_ps(ob + 40, o5);
-        _mm256_storeu_ps(ob + 48, o6);
-        _mm256_storeu_ps(ob + 56, o7);
+        st64(ob, o0, o1, o2, o3, o4, o5, o6, o7);
     }
     if (b < nb) {
         float *ob = o + b * QK8_0;
