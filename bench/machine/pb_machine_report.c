@@ -131,7 +131,7 @@ static void kv_caches(const pb_machine *m, pb_csv *c)
 {
     for (int i = 0; i < m->ncaches; i++) {
         const pb_topo_cache *cc = &m->cache[i];
-        char key[64], suffix[16];
+        char key[64], suffix[24]; /* "_kind" and any int: 17 bytes at most */
         for (int k = 0; k < m->nkinds; k++) {
             snprintf(suffix, sizeof suffix, "_kind%d", k);
             CACHE_KV(bytes, suffix, u, cc->bytes[k]);

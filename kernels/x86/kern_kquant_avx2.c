@@ -125,7 +125,10 @@ INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 */
-        __m256i sh = _mm256_permute4x64_epi64(s16, h ? _MM_SHUFFLE(3, 2, 3, 2) : _MM_SHUFFLE(1, 0, 1, 0));
+        /* Two literal immediates, not one chosen by ?: — without optimisation (-O1 under ASan) the intrinsic is
+         * a real function whose last argument must be a constant. */
+        __m256i sh = h ? _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(3, 2, 3, 2))
+                       : _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(1, 0, 1, 0));
         __m256i ql0 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h));
         __m256i ql1 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h + 32));
         __m256i qh = _mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h));
