@@ -119,9 +119,9 @@ static void set_transposed(kern_act *a, size_t m, size_t b0, size_t b1)
     const int8_t *qs = a->qs + m * a->cols;
     int8_t *qt = a->qt + m * kern_act_qt_cols(a->cols);
     for (size_t b = b0; b < b1; b++)
-        for (int s = 0; s < 8; s++)
-            for (int t = 0; t < 4; t++)
-                qt[b / 16 * 512 + 64 * (size_t)s + 4 * (b % 16) + (size_t)t] = qs[b * QK8_0 + 8 * (size_t)t + (size_t)s];
+        for (size_t s = 0; s < 8; s++)
+            for (size_t t = 0; t < 4; t++)
+                qt[b / 16 * 512 + 64 * s + 4 * (b % 16) + t] = qs[b * QK8_0 + 8 * t + s];
 }
 
 /* q4_0's regrouped quants and lanes of blocks b0..b1 of row m (kern.h): block b is block i = b % 4 of group

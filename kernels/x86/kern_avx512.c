@@ -16,6 +16,7 @@
  * time (q4_0, q1_0, tq2_0), the kernels gather several blocks' sums into one vector first (weights and
  * activation laid out to match, kern_act's qt), so one conversion and one fused multiply-add serve 4 to 16
  * blocks: the float work per block was as large as the integer work. */
+#include "kern_avx512.h"
 #include "kern_impl.h"
 #include "kern_kquant.h"
 
@@ -413,9 +414,10 @@ static void batch_q4_0(const void *w, size_t rb, size_t n, const kern_act *a, si
 /* ---- tq2_0 x q8_K: four blocks (1024 weights) a float step ----
  * Byte i of a block's 64 holds elements 32l + i (i < 32) or 128 + 32l + i - 32 (i >= 32) in bits 2l..2l+1, so
  * (qs >> 2l) & 3 pairs with the 64-byte group l of kern_act's reordered quants (qsp): four vpdpbusd make a
- * block's 16-lane sum. Four blocks' sums are then folded into one vector (fold4), so one conversion and one
- * fused multiply-add serve four blocks, where one block a step converted, scaled (its d broadcast) and added
- * each block apart. The codes are q + 1: each block's minus sum of quants (nsumb) takes the 1s back out. */
+ * block's 16-lane sum. Four blocks' sums are then folded into one vector (kern512_fold4, kern_avx512.h), so one
+ * conversion and one fused multiply-add serve four blocks, where one block a step converted, scaled (its d
+ * broadcast) and added each block apart. The codes are q + 1: each block's minus sum of quants (nsumb) takes
+ * the 1s back out. */
 
 /* Block blk's 16-lane sum of codes x quants; x: its 256 reordered quants. */
 INLINE __m512i tq2_0_sum(const block_tq2_0 *blk, const int8_t *x)
@@ -430,31 +432,14 @@ INLINE __m512i tq2_0_sum(const block_tq2_0 *blk, const int8_t *x)
     return s;
 }
 
-/* Four 16-lane sums in one: lane 4L + t holds the sum of lanes 4L..4L+3 (128-bit lane L) of v[t]. */
-INLINE __m512i fold4(const __m512i v[4])
-{
-    __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
-    __m512i w = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
-    return _mm512_add_epi32(_mm512_unpacklo_epi64(u, w), _mm512_unpackhi_epi64(u, w));
-}
-
-/* The d of blocks blk[0 .. nb - 1] (nb <= 4) as floats in lanes 4L + t (every 128-bit lane L), 0 past nb. */
-INLINE __m512 tq2_0_dw(const block_tq2_0 *blk, const int nb)
-{
-    uint64_t h = 0;
-    for (int t = 0; t < nb; t++)
-        h |= (uint64_t)blk[t].d << 16 * t;
-    return _mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_cvtsi64_si128((long long)h))); /* the halves' bits */
-}
-
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
                        __m512 acc[KERN512_ROWS])
 {
     const int8_t *x = a->qsp + m * a->cols + b * QK_K;
-    __mmask16 first = (__mmask16)((1u << nb) - 1u);
-    __m512i seed = _mm512_maskz_loadu_epi32(first, kern_act_nsumb(a, m) + b); /* lanes t < nb of 128-bit lane 0 */
-    __m512 dx = _mm512_broadcast_f32x4(_mm512_castps512_ps128(_mm512_maskz_loadu_ps(first, kern_act_scale(a, m) + b)));
+    /* each block's sum into lane t < nb of 128-bit lane 0: added once per block */
+    __m512i seed = _mm512_maskz_loadu_epi32((__mmask16)((1u << nb) - 1u), kern_act_nsumb(a, m) + b);
+    __m512 dx = kern512_scales4(kern_act_scale(a, m) + b, nb);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) {
         const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
@@ -462,8 +447,9 @@ INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a
 #pragma GCC unroll 4
         for (int t = 0; t < 4; t++)
             s[t] = t < nb ? tq2_0_sum(blk + t, x + (size_t)t * QK_K) : _mm512_setzero_si512();
-        __m512i dot = _mm512_add_epi32(fold4(s), seed);
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(tq2_0_dw(blk, nb), dx), acc[r]);
+        __m512i dot = _mm512_add_epi32(kern512_fold4(s), seed);
+        __m512 dw = kern512_halves4((const char *)blk + offsetof(block_tq2_0, d), sizeof(block_tq2_0), nb);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
     }
 }
 

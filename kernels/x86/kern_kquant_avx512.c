@@ -5,11 +5,12 @@
  *
  * Per 64 weights: the codes (unsigned: q4_K 0..15, q6_K 0..63) times the activation's quants into int16
  * pairs (vpmaddubsw; at most 2 x 63 x 127 = 16002, no saturation), then vpdpwssd multiplies each pair by its
- * sub-block's scale (a vpermw of the block's scales puts it in the lanes its elements land in) and adds it
- * into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by seeding that sum with
+ * sub-block's scale (an in-lane vpshufb of the block's scales puts it in the lanes its elements land in) and
+ * adds it into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by seeding that sum with
  * -32 x scale_g x bsums_g; q4_K's mins (m_j x the sums of sub-block j) are scaled by dmin, not d, so they
  * are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (Zen 4 lacks
  * AVX-VNNI). */
+#include "kern_avx512.h"
 #include "kern_impl.h"
 #include "kern_kquant.h"
 
@@ -18,27 +19,22 @@
 #define KQ512_ROWS 4
 #define INLINE static inline __attribute__((always_inline))
 
-/* vpermw indices: every int16 lane of 128-bit lane k takes lane s[k] of the source. */
-INLINE __m512i lanes_of(int s0, int s1, int s2, int s3)
+/* vpshufb control: every int16 lane of 128-bit lane k takes int16 lane w[k] of that 128-bit lane (the scales are
+ * laid out so each lane holds what it needs: an in-lane shuffle, where vpermw crosses lanes, 2 uops on Ice Lake
+ * and Sapphire Rapids in llvm-mca's model). */
+INLINE __m512i words_of(int w0, int w1, int w2, int w3)
 {
-    __m256i lo = _mm256_setr_m128i(_mm_set1_epi16((short)s0), _mm_set1_epi16((short)s1));
+    __m256i lo = _mm256_setr_m128i(_mm_set1_epi16((short)(2 * w0 | (2 * w0 + 1) << 8)),
+                                   _mm_set1_epi16((short)(2 * w1 | (2 * w1 + 1) << 8)));
     return _mm512_inserti64x4(_mm512_castsi256_si512(lo),
-                              _mm256_setr_m128i(_mm_set1_epi16((short)s2), _mm_set1_epi16((short)s3)), 1);
+                              _mm256_setr_m128i(_mm_set1_epi16((short)(2 * w2 | (2 * w2 + 1) << 8)),
+                                                _mm_set1_epi16((short)(2 * w3 | (2 * w3 + 1) << 8))),
+                              1);
 }
 
-/* acc + float(isum) x f. */
-INLINE __m512 fold(__m512 acc, __m512i isum, float f)
-{
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(f), acc);
-}
-
-/* isum + (codes . x) pairs x the scales in s (int16 lanes) that idx puts beside them. */
-INLINE __m512i scaled_dot(__m512i isum, __m512i codes, __m512i x, __m512i s, __m512i idx)
-{
-    return _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(codes, x), _mm512_permutexvar_epi16(idx, s));
-}
-
-/* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m ---- */
+/* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m, four blocks a float
+ * step: each block's integer sums (16 lanes, scaled by its d; q4_K's mins apart, by its dmin) folded four into
+ * one vector (kern_avx512.h), so one conversion and one fused multiply-add serve four blocks ---- */
 
 /* An activation block as a format's rows read it: four 64-quant vectors and one more of the format's (built
  * once per block for every row of the pass). */
@@ -48,26 +44,52 @@ typedef struct kq_x {
 } kq_x;
 
 typedef kq_x (*kq_prep_fn)(const int8_t *x, const block_q8_K *xb);
-/* One row's step: acc plus block blk's dot with the prepared activation, whose scale is dx. */
-typedef __m512 (*kq_step_fn)(__m512 acc, const char *blk, const kq_x *xv, float dx);
+/* One row's block at blk against its prepared activation: the sums its d scales, and in *mins (q4_K; zero for
+ * q6_K) the sums its dmin takes away. */
+typedef __m512i (*kq_sum_fn)(const char *blk, const kq_x *xv, __m512i *mins);
+
+/* A format's block: its bytes, where its d sits, and where its dmin does (0: none, no mins). */
+typedef struct kq_shape {
+    size_t bytes, d_at, dmin_at;
+} kq_shape;
+
+/* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
+INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                     kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, __m512 acc[KQ512_ROWS])
+{
+    kq_x xv[4];
+#pragma GCC unroll 4
+    for (int t = 0; t < 4; t++) /* past nb: never read (nb is 4 but in a row's last group) */
+        xv[t] = t < nb ? prep(kern_act_qs(a, m) + (b + (size_t)t) * QK_K, kern_act_q8k(a, m) + b + t) : (kq_x){ 0 };
+    __m512 dx = kern512_scales4(kern_act_scale(a, m) + b, nb);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        const char *p = kern_row_ptr(w, rs, r) + b * sh.bytes;
+        __m512i s[4], mn[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++)
+            s[t] = t < nb ? sum(p + (size_t)t * sh.bytes, &xv[t], &mn[t]) : (mn[t] = _mm512_setzero_si512());
+        __m512 d = _mm512_mul_ps(kern512_halves4(p + sh.d_at, sh.bytes, nb), dx);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(s)), d, acc[r]);
+        if (sh.dmin_at) {
+            __m512 dmin = _mm512_mul_ps(kern512_halves4(p + sh.dmin_at, sh.bytes, nb), dx);
+            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(mn)), dmin, acc[r]);
+        }
+    }
+}
 
 INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
-                    size_t block_bytes, kq_prep_fn prep, kq_step_fn step)
+                    kq_shape sh, kq_prep_fn prep, kq_sum_fn sum)
 {
-    const int8_t *xq = kern_act_qs(a, m);
-    const block_q8_K *xb = kern_act_q8k(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK_K;
+    size_t nb = a->cols / QK_K, b = 0;
     __m512 acc[KQ512_ROWS];
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         acc[r] = _mm512_setzero_ps();
-    for (size_t b = 0; b < nb; b++) {
-        kq_x xv = prep(xq + b * QK_K, &xb[b]);
-#pragma GCC unroll 4
-        for (int r = 0; r < nr; r++)
-            acc[r] = step(acc[r], kern_row_ptr(w, rs, r) + b * block_bytes, &xv, dx[b]);
-    }
+    for (; b + 4 <= nb; b += 4)
+        kq_group(w, rs, nr, a, m, b, 4, sh, prep, sum, acc);
+    if (b < nb)
+        kq_group(w, rs, nr, a, m, b, (int)(nb - b), sh, prep, sum, acc);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         y[r * ys] = _mm512_reduce_add_ps(acc[r]);
@@ -92,15 +114,17 @@ INLINE void q4_K_x(const int8_t *x, __m512i xs[4])
 INLINE __m512i q4_K_dots(const block_q4_K *blk, uint64_t sc, const __m512i xs[4])
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
-    /* the 8 scales as int16 lanes 0-7 (the cast keeps sc's 64 bits: the intrinsic's type) */
-    __m512i s = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
+    /* the 8 scales as int16 in every 128-bit lane (the cast keeps sc's 64 bits: the intrinsic's type) */
+    __m512i s = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
     __m512i isum = _mm512_setzero_si512();
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         __m512i q = _mm512_loadu_si512(blk->qs + 64 * h);
         __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-        isum = scaled_dot(isum, lo, xs[2 * h], s, lanes_of(4 * h, 4 * h, 4 * h + 2, 4 * h + 2));
-        isum = scaled_dot(isum, hi, xs[2 * h + 1], s, lanes_of(4 * h + 1, 4 * h + 1, 4 * h + 3, 4 * h + 3));
+        __m512i slo = _mm512_shuffle_epi8(s, words_of(4 * h, 4 * h, 4 * h + 2, 4 * h + 2));
+        __m512i shi = _mm512_shuffle_epi8(s, words_of(4 * h + 1, 4 * h + 1, 4 * h + 3, 4 * h + 3));
+        isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(lo, xs[2 * h]), slo);
+        isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(hi, xs[2 * h + 1]), shi);
     }
     return isum;
 }
@@ -121,18 +145,19 @@ INLINE kq_x prep_q4_K(const int8_t *x, const block_q8_K *xb)
     return v;
 }
 
-INLINE __m512 step_q4_K(__m512 acc, const char *w, const kq_x *xv, float dx)
+INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, __m512i *mins)
 {
     const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kern_row_ptr found them */
     uint64_t sc, mn;
     kern_q4_K_unpack(blk->scales, &sc, &mn);
-    acc = fold(acc, q4_K_dots(blk, sc, xv->x), _cvtsh_ss(blk->d) * dx);
-    return fold(acc, q4_K_mins(mn, _mm512_castsi512_si256(xv->aux)), -(_cvtsh_ss(blk->dmin) * dx));
+    *mins = q4_K_mins(mn, _mm512_castsi512_si256(xv->aux));
+    return q4_K_dots(blk, sc, xv->x);
 }
 
 INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q4_K), prep_q4_K, step_q4_K);
+    const kq_shape sh = { sizeof(block_q4_K), offsetof(block_q4_K, d), offsetof(block_q4_K, dmin) };
+    kq_pass(w, rs, nr, a, m, y, ys, sh, prep_q4_K, sum_q4_K);
 }
 KERN_QUARTER_ROWS_FN(q4_K, KQ512_ROWS) /* kern_impl.h */
 
@@ -161,9 +186,14 @@ INLINE __m512i q6_K_codes(__m512i ql, __m512i qh, int odd)
  * loads, nb: -16 x bsums in both 256-bit halves. */
 INLINE __m512i q6_K_dots(const block_q6_K *blk, const __m512i x[4], __m512i nb)
 {
-    /* the 16 scales as int16, twice: lanes 0-15 for vpermw, and all 32 against nb: -32 x scale_g x bsums_g */
-    __m512i s = _mm512_cvtepi8_epi16(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)blk->scales)));
-    __m512i isum = _mm512_dpwssd_epi32(_mm512_setzero_si512(), s, nb);
+    __m128i sc = _mm_loadu_si128((const __m128i *)blk->scales);
+    /* the 16 scales as int16, twice, against nb: -32 x scale_g x bsums_g */
+    __m512i isum = _mm512_dpwssd_epi32(_mm512_setzero_si512(), _mm512_cvtepi8_epi16(_mm256_broadcastsi128_si256(sc)),
+                                       nb);
+    /* int32 lane 4k + z = scale 4z + k: 128-bit lane k holds the scale of chunk z's 16 elements there, for
+     * every z (then an in-lane shuffle per chunk: vpermw crosses lanes at twice the cost on Intel) */
+    const __m128i transpose = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i st = _mm512_cvtepi8_epi32(_mm_shuffle_epi8(sc, transpose));
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         __m512i ql = _mm512_loadu_si512(blk->ql + 64 * h);
@@ -171,7 +201,8 @@ INLINE __m512i q6_K_dots(const block_q6_K *blk, const __m512i x[4], __m512i nb)
 #pragma GCC unroll 2
         for (int o = 0; o < 2; o++) {
             int z = 2 * h + o;
-            isum = scaled_dot(isum, q6_K_codes(ql, qh, o), x[z], s, lanes_of(4 * z, 4 * z + 1, 4 * z + 2, 4 * z + 3));
+            __m512i sz = _mm512_shuffle_epi8(st, words_of(2 * z, 2 * z, 2 * z, 2 * z)); /* dword z's low half */
+            isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(q6_K_codes(ql, qh, o), x[z]), sz);
         }
     }
     return isum;
@@ -190,15 +221,16 @@ INLINE kq_x prep_q6_K(const int8_t *x, const block_q8_K *xb)
     return v;
 }
 
-INLINE __m512 step_q6_K(__m512 acc, const char *w, const kq_x *xv, float dx)
+INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, __m512i *mins)
 {
-    const block_q6_K *blk = (const block_q6_K *)w; /* the block's bytes, as kern_row_ptr found them */
-    return fold(acc, q6_K_dots(blk, xv->x, xv->aux), _cvtsh_ss(blk->d) * dx);
+    *mins = _mm512_setzero_si512(); /* no mins: its offset 32 is inside the sum */
+    return q6_K_dots((const block_q6_K *)w, xv->x, xv->aux); /* the block's bytes, as kern_row_ptr found them */
 }
 
 INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q6_K), prep_q6_K, step_q6_K);
+    const kq_shape sh = { sizeof(block_q6_K), offsetof(block_q6_K, d), 0 };
+    kq_pass(w, rs, nr, a, m, y, ys, sh, prep_q6_K, sum_q6_K);
 }
 KERN_QUARTER_ROWS_FN(q6_K, KQ512_ROWS)
 

@@ -1,0 +1,39 @@
+/* kern_avx512.h — what the AVX-512 kernel files share (kern_avx512.c, kern_kquant_avx512.c): folding several
+ * blocks' integer sums into one vector, and their scales beside them, so one conversion and one fused
+ * multiply-add serve several blocks. Included only by files compiled with the AVX-512 flags. Not public. */
+#ifndef KERN_AVX512_H
+#define KERN_AVX512_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "kern.h"
+
+/* Four 16-lane sums in one: lane 4L + t holds the sum of lanes 4L..4L+3 (128-bit lane L) of v[t]. */
+static inline __attribute__((always_inline)) __m512i kern512_fold4(const __m512i v[4])
+{
+    __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+    __m512i w = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(u, w), _mm512_unpackhi_epi64(u, w));
+}
+
+/* The halves at p, p + stride, .. (n <= 4 of them) as floats in lanes 4L + t of every 128-bit lane L, the lanes
+ * of kern512_fold4's blocks; 0 past n. */
+static inline __attribute__((always_inline)) __m512 kern512_halves4(const char *p, size_t stride, const int n)
+{
+    uint64_t h = 0;
+    for (int t = 0; t < n; t++) {
+        kern_half d;
+        memcpy(&d, p + (size_t)t * stride, sizeof d);
+        h |= (uint64_t)d << 16 * t;
+    }
+    return _mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_cvtsi64_si128((long long)h))); /* the halves' bits */
+}
+
+/* n (<= 4) activation block scales from dx in the same lanes; 0 past n. */
+static inline __attribute__((always_inline)) __m512 kern512_scales4(const float *dx, const int n)
+{
+    return _mm512_broadcast_f32x4(_mm_maskz_loadu_ps((__mmask8)((1u << n) - 1u), dx));
+}
+
+#endif
