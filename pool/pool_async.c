@@ -20,35 +20,44 @@
 #include <unistd.h>
 
 struct pool_async {
-    /* Read-only after pool_async_create. */
-    int cpu;
-    pool_policy policy;
-    uint64_t worker_budget_ns; /* how long the idle helper spins before sleeping */
-    uint64_t caller_budget_ns; /* how long pool_async_wait spins before sleeping */
-    pthread_t tid;             /* the persistent helper, or the spawned thread of the pending job */
-
-    /* The caller's own state: only the driving thread reads or writes these. */
-    bool pending;       /* a job was submitted and not yet waited for */
-    unsigned submitted; /* jobs submitted so far (wraps): pool_async_wait waits for done to reach it */
-
-    /* The job descriptor: written by the caller before the generation's bump, read by the helper after
-     * its acquire of it, so plain fields suffice (for spawn, pthread_create orders them). */
+    /* The first line holds what a waking helper reads: gen, the job descriptor it publishes and the helper's own
+     * idle budget, so seeing the new generation brings the job with it (pool.c's layout). With the descriptor on
+     * a line apart, the helper fetched two lines from the caller's core in a row per job.
+     * The descriptor is written by the caller before the generation's bump, read by the helper after its
+     * acquire of it, so plain fields suffice (for spawn, pthread_create orders them); they are other objects than
+     * gen, so the helper's spin loads of gen do not race with these stores. */
+    alignas(POOL_CACHE_LINE) atomic_uint gen; /* bumped once per job: the publish */
+    bool stop;
     pool_task_fn fn;
     void *ctx;
-    bool stop;
+    uint64_t worker_budget_ns; /* read-only after pool_async_create: how long the idle helper spins before sleeping */
 
-    /* Contended words, each on its own cache line: the caller writes gen and reads done, the helper the
-     * other way round; sharing a line would bounce it on every job. */
-    alignas(POOL_CACHE_LINE) atomic_uint gen;    /* bumped once per job: the publish */
+    /* Contended words, each on its own cache line: the helper writes done and the caller reads it; the sleep
+     * queues are touched by both only around a sleep. */
     alignas(POOL_CACHE_LINE) atomic_uint done;   /* bumped once per finished job */
     alignas(POOL_CACHE_LINE) pool_sleepq work_q; /* the helper asleep waiting for a new generation */
     alignas(POOL_CACHE_LINE) pool_sleepq done_q; /* the caller asleep waiting for completion */
+
+    /* The caller's side, on a line the helper never reads: read-only after pool_async_create, and the driving
+     * thread's own state (written every job: on gen's line it would pull that line back from a spinning helper
+     * between jobs). */
+    alignas(POOL_CACHE_LINE) int cpu;
+    pool_policy policy;
+    uint64_t caller_budget_ns; /* how long pool_async_wait spins before sleeping */
+    pthread_t tid;             /* the persistent helper, or the spawned thread of the pending job */
+    bool pending;              /* a job was submitted and not yet waited for */
+    unsigned submitted;        /* jobs submitted so far (wraps): pool_async_wait waits for done to reach it */
 };
 
-_Static_assert(offsetof(struct pool_async, gen) % POOL_CACHE_LINE == 0, "gen on its own cache line");
+_Static_assert(offsetof(struct pool_async, gen) == 0, "gen starts the first cache line");
+_Static_assert(offsetof(struct pool_async, worker_budget_ns) + sizeof(uint64_t) <= POOL_CACHE_LINE,
+               "the job descriptor and the helper's budget fit on gen's line");
 _Static_assert(offsetof(struct pool_async, done) % POOL_CACHE_LINE == 0, "done on its own cache line");
 _Static_assert(offsetof(struct pool_async, work_q) % POOL_CACHE_LINE == 0, "work_q on its own cache line");
 _Static_assert(offsetof(struct pool_async, done_q) % POOL_CACHE_LINE == 0, "done_q on its own cache line");
+_Static_assert(offsetof(struct pool_async, cpu) % POOL_CACHE_LINE == 0 &&
+                   offsetof(struct pool_async, submitted) < offsetof(struct pool_async, cpu) + POOL_CACHE_LINE,
+               "the caller's side on a line of its own");
 
 pool_async_config pool_async_config_default(int cpu)
 {

@@ -50,6 +50,13 @@ unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint
         return v;
     if (budget_ns > 0) {
         uint64_t t0 = budget_ns == POOL_FOREVER_NS ? 0 : pool_now_ns();
+        /* Oversubscribed (a short yield_after): the thread waited for may need this very cpu, so no hot polls. */
+        unsigned hot_polls = yield_after > POOL_SPINS_OVERSUBSCRIBED ? POOL_HOT_POLLS : 0;
+        for (unsigned hot = 0; hot < hot_polls; hot++) {
+            v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
+            if (pool_word_ready(v, value, want_equal))
+                return v;
+        }
         for (unsigned spins = 1;; spins++) {
             pool_cpu_relax();
             v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */

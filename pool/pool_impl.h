@@ -1,8 +1,8 @@
 /* pool_impl.h — internals shared by the pool's source files (pool.c, pool_async.c); not part of the API.
  *
  * The wait/wake handshake: a publisher changes one word with a seq_cst RMW, then calls pool_word_wake; a waiter
- * calls pool_word_wait, which spins (pause, then yield) for a budget and then sleeps on a pool_sleepq until
- * the word is ready. The handshake (described at pool_word_wait) never loses a wake-up. */
+ * calls pool_word_wait, which spins (hot polls, then paused polls, then yields) for a budget and then sleeps on a
+ * pool_sleepq until the word is ready. The handshake (described at pool_word_wait) never loses a wake-up. */
 #ifndef POOL_IMPL_H
 #define POOL_IMPL_H
 
@@ -26,7 +26,7 @@ typedef struct pool_sleepq {
 void pool_sleepq_init(pool_sleepq *q);
 void pool_sleepq_destroy(pool_sleepq *q);
 
-/* The spin budgets (POOL_SPINS_BEFORE_YIELD, POOL_SPINS_OVERSUBSCRIBED, POOL_CLOCK_EVERY) are in
+/* The spin budgets (POOL_HOT_POLLS, POOL_SPINS_BEFORE_YIELD, POOL_SPINS_OVERSUBSCRIBED, POOL_CLOCK_EVERY) are in
  * pool_tuning.h, with every other tunable of the pool. */
 
 /* Waits until *word == value (want_equal) or != value (!want_equal): spins (yielding after yield_after
