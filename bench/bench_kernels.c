@@ -24,7 +24,7 @@ typedef struct kb_opts {
     long cols, l2_kib, l3_kib;
     double budget_ms;
     bool quick;
-    const char *out, *run_dir;
+    const char *out, *run_dir, *emulate;
 } kb_opts;
 
 typedef struct kb_ctx {
@@ -34,6 +34,7 @@ typedef struct kb_ctx {
     pb_kbr_run run;
     pb_harness h;
     pb_kbr_report report; /* kernels.csv, a row as each point is measured */
+    pb_emulate emu;       /* --emulate-slow */
 } kb_ctx;
 
 /* ---------------------------------------------------------------- options */
@@ -64,6 +65,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
           .help = "L3 size per instance, overriding hwloc's", .dflt = "hwloc" },
         { .name = "budget-ms", .kind = PB_OPT_DOUBLE, .dest = &o->budget_ms, .dmin = 1, .dmax = 60000,
           .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
+        PB_OPT_EMULATE_SLOW(&o->emulate),
         PB_OPT_QUICK(&o->quick, "a short run (CI): under a minute"),
         PB_OPT_OUT(&o->out),
         PB_OPT_RUN_DIR(&o->run_dir),
@@ -90,6 +92,8 @@ static int kb_defaults(kb_ctx *c, const pb_topo *topo)
     pool_config env = pool_config_default(); /* the pools read POOLBENCH_POLICY etc.: refused here, before any work */
     if (pool_config_from_env(&env, err, sizeof err) != 0)
         return pb_harness_refusef(&c->h, "%s", err);
+    if (pb_harness_emulate(&c->h, o->emulate, &c->emu) != 0)
+        return -1;
     if (o->cols % 256 != 0)
         return pb_harness_refusef(&c->h, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)",
                                   o->cols);
@@ -126,7 +130,7 @@ static int kb_defaults(kb_ctx *c, const pb_topo *topo)
     *p = (pb_kbr_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
                         .threads = &o->threads, .batches = &o->batches, .cols = (size_t)o->cols,
                         .budget_ms = o->budget_ms, .quick = o->quick, .cpus = c->cpus, .row = pb_kbr_write_row,
-                        .ctx = &c->report };
+                        .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL };
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     static pb_cpulist all, placed;
     if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||

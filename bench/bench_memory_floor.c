@@ -94,7 +94,8 @@ static int mf_check(mf_run *r, const pb_topo *topo)
                                          o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
     *p = (pb_mfr_plan){ .prog = PROG, .topo = topo, .set = &r->set, .threads = &o->threads, .quick = o->quick,
                         .file = r->marg.is_file ? &r->marg.file : NULL, .contexts = &o->contexts,
-                        .no_thp = o->no_thp, .passes = (int)(o->passes ? o->passes : o->quick ? 10 : 20) };
+                        .no_thp = o->no_thp, .passes = (int)(o->passes ? o->passes : o->quick ? 10 : 20),
+                        .where = &r->h.where };
     if (pb_mfr_pick_kernels(p, &o->kernels, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t llc = r->report.llc_bytes = pb_mfr_llc_bytes(topo);

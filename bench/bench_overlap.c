@@ -95,7 +95,8 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
         o->steps = o->quick ? 40 : 100;
     if (o->reps == 0)
         o->reps = o->quick ? 5 : 11;
-    r->ov = (pb_overlap){ .helper_cpu = -1, .steps = o->steps, .reps = o->reps, .quick = o->quick };
+    r->ov = (pb_overlap){ .helper_cpu = -1, .steps = o->steps, .reps = o->reps, .quick = o->quick,
+                          .where = &r->h.where };
     if (o->cpus.n) {
         if (o->cpus.n > 2)
             return pb_harness_refuse_opt(&r->h, "cpus", o->cpus.text,

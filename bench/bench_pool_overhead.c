@@ -108,7 +108,8 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
         o->batch_ms = o->quick ? 2 : 10;
     pr->plan = (pb_po_plan){ .cpus = pr->cpus, .ncpus = pr->ncpus, .policies = &o->policies, .threads = &o->threads,
                              .gaps = &o->gaps, .jobs = &o->jobs, .spin_us = (unsigned)o->spin_us,
-                             .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = o->quick };
+                             .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = o->quick,
+                             .where = &pr->h.where };
     return 0;
 }
 

@@ -15,7 +15,7 @@
 typedef struct sw_opts {
     const char *model;
     pb_list formats, policies, glues, threads, batches, contexts, kv_types;
-    const char *schedule, *cpus, *out, *run_dir;
+    const char *schedule, *cpus, *out, *run_dir, *emulate;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
     bool quick, mmap;
 } sw_opts;
@@ -24,6 +24,7 @@ typedef struct sw_run {
     sw_opts o;
     pb_model_arg marg; /* --model: a preset, or an open model file */
     pb_cpusets sets;   /* --cpus */
+    pb_emulate emu;    /* --emulate-slow */
     pb_sweep_plan plan;
     pb_harness h;      /* its topo: the live machine */
     pb_sweep_out out;  /* sweep.csv, cpu_util.csv, sweep_cpu.csv: a point's rows as it ends */
@@ -52,7 +53,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), or all",
           .dflt = "all (spin,condvar,spawn with --quick)" },
         { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",
-          .help = "row split of each matvec: static, dynamic:N (claims of N rows), comma-separated", .dflt = "static" },
+          .help = "row split of each matvec: static, weighted (shares by each core's capacity), dynamic:N (claims of N "
+          "rows), comma-separated", .dflt = "static (+ weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) " on unequal cores)" },
+        PB_OPT_EMULATE_SLOW(&o->emulate),
         { .name = "glue", .kind = PB_OPT_CHOICES, .dest = &o->glues, .choices = pb_glue_mode_names,
           .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
           "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization), or all",
@@ -131,7 +134,9 @@ static int sw_defaults(sw_run *sr)
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
                           .seed = (uint64_t)o->seed, .quick = o->quick, .run_dir = sr->h.run.dir, .row = sw_row,
-                          .ctx = &sr->out };
+                          .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where };
+    if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0)
+        return -1;
     if (pb_sweep_schedules(p, o->schedule, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "schedule", o->schedule, "%s", err);
     if (kern_variant_select(&p->variant, err, sizeof err) != 0)

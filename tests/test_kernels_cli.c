@@ -42,7 +42,7 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
     cr_assert_not_null(f, "%s", path);
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_str_eq(line, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
-                           "gbps_max,gbps_act_median,gops_median,ns_per_row\n");
+                           "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow\n");
     int rows = 0;
     while (fgets(line, sizeof line, f)) {
         cr_assert(strstr(line, ",scalar,") && strstr(line, ",l2,"), "%s", line);

@@ -193,7 +193,7 @@ Test(machine, csv)
     cr_expect(strncmp(csv, "key,value\nrun_id,run-1\n", 23) == 0, "%s", csv);
     cr_expect(strstr(csv, "\nvendor,AuthenticAMD\n"), "%s", csv);
     cr_expect(strstr(csv, "\next_family,25\n"), "%s", csv);
-    cr_expect(strstr(csv, "\nschema_version,2\n"), "%s", csv);
+    cr_expect(strstr(csv, "\nschema_version,3\n"), "%s", csv);
     cr_expect(strstr(csv, "\nkind0_pus,2\n"), "%s", csv);
     cr_expect(strstr(csv, "\ncflags,\"-O1 -fsanitize=address,undefined\"\n"), "%s", csv);
     /* A harness joining the run finds it written already. */

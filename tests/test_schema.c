@@ -20,20 +20,22 @@ static const struct {
 } published[] = {
     { PB_K_MACHINE, "key,value" },
     { PB_K_POOL, "run_id,host,policy,threads,cpus,gap_us,job_ns,spin_us,reps,k,ns_min,ns_median,ns_p90,ns_p99,ns_max,"
-                 "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp" },
+                 "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp,"
+                 "rt_1line_rmw_ns,rt_2line_store_ns,rt_2line_rmw_ns,rt_tight_ns" },
     { PB_K_MEMORY, "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,"
                    "placement" },
     { PB_K_TOKEN, "run_id,host,model,format,threads,weight_bytes,context,kv_bytes,floor_gbps,ms_per_token,"
                   "tok_per_s_ceiling,floor_kernel,placement" },
     { PB_K_KERNELS, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,"
-                    "gbps_act_median,gops_median,ns_per_row" },
+                    "gbps_act_median,gops_median,ns_per_row,emulate_slow" },
     { PB_K_SWEEP, "run_id,host,point,model,model_file,weights,arch,type_mix,format,kernel,policy,schedule,glue,"
                   "threads,cpuset,cpus,batch,tokens,ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,"
                   "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
                   "pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,attn_ms_median,"
                   "attn_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"
                   "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified,"
-                  "series_id,series" },
+                  "series_id,series,emulate_slow,share_source,thread_rows_pct,thread_busy_ms,thread_slice_us,"
+                  "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms" },
     { PB_K_CPUUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct" },
     { PB_K_OVERLAP, "run_id,host,mode,ratio,prep_us,job_us,us_per_step,speedup,pct_of_ceiling,cpus,ceiling,"
                     "us_per_step_min,us_per_step_max,prep_ratio_measured,steps,reps,rows,cols,prep_n,variant,rt_ns,"

@@ -18,6 +18,10 @@ Test(tuning, table_holds_the_values_the_code_uses)
         double value;
     } want[] = {
         { "threshold_far_rt_ns", PB_FAR_RT_NS },
+        { "threshold_hidden_smt_rt_ns", PB_HIDDEN_SMT_RT_NS },
+        { "tuning_weighted_ewma", PB_WEIGHTED_EWMA },
+        { "tuning_weighted_deadband", PB_WEIGHTED_DEADBAND },
+        { "tuning_sweep_dynamic_rows", PB_SWEEP_DYNAMIC_ROWS },
         { "threshold_noisy_spread", PB_NOISY_SPREAD },
         { "threshold_memory_bound_pct", PB_MEMORY_BOUND_PCT },
         { "threshold_saturated_factor", PB_SATURATED_FACTOR },

@@ -15,12 +15,32 @@
 #define PB_STR_(x) #x
 #define PB_STR(x) PB_STR_(x)
 
-/* ns: a core-to-core round trip above this tags a pair "far" (another chiplet or package), at or below it
- * "near". The development EPYC VM measures ≈ 150–170 ns within a chiplet and ≈ 600–850 ns across, so the cut
- * sits above the near pairs with little margin (their noise reaches it): the topology decides where hwloc can
- * tell (pb_topo_pair_place: same core, same L3, same package), and this cut only where it cannot, or where a
- * hypervisor makes the guest's topology a request rather than a fact. */
+/* ns: a tightest core-to-core round trip (pb_pingpong_tight) above this tags a pair "far" (another chiplet or
+ * package), at or below it "near". The development EPYC VMs measure 62–65 ns within a chiplet and ≈ 400 ns across
+ * (the two-line store variant: 91–106 and 374–421 ns), so the cut sits well between them: the topology decides
+ * where hwloc can tell (pb_topo_pair_place: same core, same L3, same package), and this cut only where it cannot,
+ * or where a hypervisor makes the guest's topology a request rather than a fact. */
 #define PB_FAR_RT_NS 200.0
+
+/* ns: a tightest round trip (pb_pingpong_tight) below this between two cpus the topology does not call SMT
+ * siblings tags the pair "smt?": most likely two hyperthreads of one core that a hypervisor presents as two
+ * cores. One line between two real cores crosses at least the core's private caches: the development VMs measure
+ * 62-65 ns within one chiplet (EPYC) and a guest showed 49.5 ns for a pair lscpu called two cores. */
+#define PB_HIDDEN_SMT_RT_NS 60.0
+
+/* --schedule weighted, shares measured per thread: the weight of the newest token in each thread's rate (an
+ * exponentially weighted mean). A token's rate moves by a few % from noise alone on a shared VM; a quarter lets
+ * three or four tokens outvote one noisy one, and still follows a core that slows down within a few tokens. */
+#define PB_WEIGHTED_EWMA 0.25
+/* The same: below this spread of the measured rates (fastest / slowest - 1), the split stays equal. Chasing a
+ * difference the noise makes costs a token more than it saves (a 51/49 split whose 51 lands on the thread
+ * that was only unlucky once); 5% is about a token's noise here. */
+#define PB_WEIGHTED_DEADBAND 0.05
+/* rows: the claim of the dynamic schedule a sweep adds by default where cores are unequal (dynamic:N). Each
+ * claim moves the shared counter's line between cores (~0.1-0.4 µs here); 64 rows of a 3072-wide q8_0 matrix are
+ * ~200 KB, ~10 µs of streaming, so claims cost a few % while a 1024-row matrix still splits into 16 of them
+ * for the slow core to take fewer of. */
+#define PB_SWEEP_DYNAMIC_ROWS 64
 
 /* percent of the median: a point whose repetitions spread (max - min) more than this is marked noisy, in every
  * harness's table and CSV-derived report alike. A quarter of the median is where a point stops being able to

@@ -30,8 +30,10 @@
 #include "pb_cli.h"
 #include "pb_csv.h"
 #include "pb_machine.h"
+#include "pb_placement.h"
 #include "pb_progress.h" /* pb_progress, pb_status: every harness draws one */
 #include "pb_run.h"
+#include "pb_slices.h"
 #include "pb_stop.h"
 #include "pb_topo.h"
 
@@ -44,6 +46,13 @@
     { .name = "run-dir", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "DIR",                                 \
       .help = "add the results to an existing run directory (never replacing a file)" }
 
+/* --emulate-slow, the same in every harness that has it (bench_sweep, bench_kernels); checked by pb_harness_emulate. */
+#define PB_OPT_EMULATE_SLOW(ptr)                                                                                 \
+    { .name = "emulate-slow", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "CPU=F,...",                      \
+      .help = "emulate slow cores: the thread on cpu CPU busy-waits (1/F - 1) x every slice of rows it ran, so "   \
+              "it keeps F (0.01..1) of its speed on exactly its work; rows say so (emulate_slow)",                  \
+      .dflt = "none" }
+
 #define PB_HARNESS_MAX_CSV 8
 #define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
 
@@ -52,6 +61,8 @@ typedef struct pb_harness {
     const char *out, *run_dir; /* the --out and --run-dir values (NULL when not given) */
     pb_topo *topo;             /* the live machine, from pb_harness_begin */
     pb_machine machine;        /* filled by pb_harness_probe (or pb_harness_open) */
+    pb_where where;            /* how rows get their placement tag: filled with machine (a plan keeps &where) */
+    const pb_emulate *emulate; /* --emulate-slow, when given: pb_harness_open warns of it under the header */
     bool probed;
     pb_run run;                /* the run directory, from pb_harness_open */
     pb_csv *csv[PB_HARNESS_MAX_CSV]; /* the outputs, published by pb_harness_close */
@@ -75,6 +86,10 @@ int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const cha
 int pb_harness_refusef(pb_harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int pb_harness_refuse_opt(pb_harness *h, const char *name, const char *text, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* --emulate-slow's value (NULL: none) into e, checked against the machine: 0, or -1 with the line (naming the
+ * option) in h->err. Given cpus make pb_harness_open print a loud warning under the header. */
+int pb_harness_emulate(pb_harness *h, const char *spec, pb_emulate *e);
 
 /* The exit status of a harness refused before measuring: prints h->err on stderr (one line), drops every output
  * claimed so far (their partial files) and frees the topology. 2, or 0 when --help was what stopped it. */

@@ -20,6 +20,7 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
         [PB_KERNELS_gbps_median].d = r->r.gbps.median, [PB_KERNELS_gbps_max].d = r->r.gbps.max,
         [PB_KERNELS_gbps_act_median].d = r->r.gbps_act.median,
         [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
+        [PB_KERNELS_emulate_slow].s = r->emulate,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }

@@ -22,6 +22,9 @@ static void po_write_row(pb_po_report *r, const pb_po_plan *p, const pb_po_row *
         [PB_POOL_rt_ns_before].d = row->rt_before, [PB_POOL_rt_ns_after].d = row->rt_after,
         [PB_POOL_placement].s = row->placement, [PB_POOL_ratio_to_rt].d = row->ratio_to_rt,
         [PB_POOL_ratio_to_omp].d = row->ratio_to_omp,
+        [PB_POOL_rt_1line_rmw_ns].d = row->rt_variant[PB_RT_1LINE_RMW],
+        [PB_POOL_rt_2line_store_ns].d = row->rt_variant[PB_RT_2LINE_STORE],
+        [PB_POOL_rt_2line_rmw_ns].d = row->rt_variant[PB_RT_2LINE_RMW], [PB_POOL_rt_tight_ns].d = row->rt_tight,
     };
     pb_csv_values(r->csv, pb_schema_get(PB_K_POOL), v);
 }
@@ -30,6 +33,25 @@ void pb_po_write_rows(pb_po_report *r, const pb_po_run *run)
 {
     for (; r->written < run->rows.n; r->written++)
         po_write_row(r, run->p, PB_VEC_AT(&run->rows, pb_po_row, r->written));
+}
+
+/* Every round trip measured, each variant beside the tightest: the reference is the fastest handshake two cpus
+ * can make, not one particular way of making it. */
+static void po_print_round_trips(FILE *f, const pb_po_run *run)
+{
+    fprintf(f, "\nround trips (ns, batch mean):");
+    for (int v = 0; v < PB_RT_VARIANTS; v++)
+        fprintf(f, " %s", pb_rt_variant_name((pb_rt_variant)v));
+    fprintf(f, " -> tightest, placement\n");
+    for (size_t i = 0; i < run->rows.n; i++) {
+        const pb_po_row *r = PB_VEC_AT(&run->rows, pb_po_row, i);
+        if (r->kind >= 0)
+            continue;
+        fprintf(f, "  ");
+        for (int v = 0; v < PB_RT_VARIANTS; v++)
+            fprintf(f, " %9.1f", r->rt_variant[v]);
+        fprintf(f, " -> %9.1f  %s\n", r->rt_tight, r->placement);
+    }
 }
 
 void pb_po_print_table(FILE *f, const pb_po_run *run)
@@ -50,6 +72,8 @@ void pb_po_print_table(FILE *f, const pb_po_run *run)
         }
     }
     fprintf(f, "\nbatch_ns: median over %d batches of the mean dispatch in a batch; x_rt: batch_ns / the same block's "
-               "round trip (mean of before and after); x_omp: batch_ns / omp's at the same threads, gap and job.\n",
+               "tightest round trip (rt_ns: mean of before and after); x_omp: batch_ns / omp's at the same threads, gap "
+               "and job.\n",
             p->reps);
+    po_print_round_trips(f, run);
 }

@@ -1,7 +1,6 @@
 /* pb_overlap_report.c — see pb_overlap_report.h. */
 #include "pb_overlap_report.h"
 
-#include "pb_pingpong.h"
 #include "pb_schema.h"
 #include "pb_tuning.h"
 
@@ -48,7 +47,7 @@ void pb_ov_write_point(const pb_ov_report *r, const pb_ov_point *pt)
             [PB_OVERLAP_steps].i = r->ov->steps, [PB_OVERLAP_reps].i = r->ov->reps, [PB_OVERLAP_rows].i = r->rows,
             [PB_OVERLAP_cols].i = r->cols, [PB_OVERLAP_prep_n].i = (long long)pt->prep_n,
             [PB_OVERLAP_variant].s = kern_variant_name(r->variant), [PB_OVERLAP_rt_ns].d = pt->rt_ns,
-            [PB_OVERLAP_placement].s = pb_placement(pt->rt_ns),
+            [PB_OVERLAP_placement].s = pt->placement,
         };
         pb_csv_values(r->csv, pb_schema_get(PB_K_OVERLAP), v);
     }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "pb_tuning.h"
 
 #define PB_SWEEP_MAX_LIST 1024 /* cpus in a row's list: a pool's most */
+#define PB_SWEEP_LIST_LEN 8192 /* a per-thread list's text: PB_SWEEP_MAX_LIST figures of a few characters */
 
 double pb_sweep_tok_per_s(const pb_sweep_row *r) { return r->batch * 1000.0 / r->m.ms.median; }
 /* A token must read its weights and the KV cache at its depth: both count, in the rate and in the ceiling. */
@@ -24,6 +26,27 @@ double pb_sweep_pct_of_floor(const pb_sweep_row *r) { return 100.0 * pb_sweep_gb
 double pb_sweep_floor_tok_per_s(const pb_sweep_row *r)
 {
     return r->batch * r->floor.gbps_median * 1e9 / (double)(r->weight_bytes + r->kv_bytes);
+}
+
+/* The cliff of every multi-thread point: each thread's busy time per token and share of the rows, the slowest,
+ * and what the others waited for it. */
+static void pb_sweep_print_threads(FILE *f, const pb_sweep_row *rows, int n)
+{
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        const pb_sweep_cliff *c = &rows[i].m.cliff;
+        if (c->nthr < 2)
+            continue;
+        if (!any)
+            fprintf(f, "\nper thread: busy ms per token [%% of the rows], the slowest, and the others' wait for it:\n");
+        any = true;
+        fprintf(f, "  point %3d %-8s %-11s thr %2d:", rows[i].point, rows[i].policy, rows[i].schedule, c->nthr);
+        for (int k = 0; k < c->nthr && k < 16; k++)
+            fprintf(f, " cpu%d %.2f [%.1f]%s", c->thr[k].cpu, c->thr[k].busy_ms, c->thr[k].rows_pct,
+                    c->thr[k].factor < 1 ? "*" : "");
+        fprintf(f, "%s; slowest cpu %d, others waited %.2f ms/token%s\n", c->nthr > 16 ? " ..." : "",
+                c->thr[c->slowest].cpu, c->wait_for_slowest_ms, rows[i].emulate[0] ? " (EMULATED: * slow cpu)" : "");
+    }
 }
 
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
@@ -67,6 +90,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
                 PB_NOISY_SPREAD_PCT);
     if (unverified)
         fprintf(f, "LOGITS DIFFER: %d point(s) did not reproduce the first point's logits bit for bit.\n", unverified);
+    pb_sweep_print_threads(f, rows, n);
 }
 
 /* The plot's line label of a row: its policy, plus each dimension the run varies (commas become ';' so the
@@ -111,10 +135,42 @@ static int pb_sweep_series_id(pb_sweep_out *o, const char *label)
     return o->nlabels;
 }
 
+/* One per-thread figure of r (the double at offset `field` of pb_sweep_thread) as a list in thread order, "8.10
+ * 16.20"; "" when the point has none. */
+static void pb_sweep_thread_list(const pb_sweep_row *r, size_t field, int decimals, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->m.cliff.nthr && at < len; i++) {
+        double v;
+        memcpy(&v, (const char *)&r->m.cliff.thr[i] + field, sizeof v);
+        at += (size_t)snprintf(buf + at, len - at, "%s%.*f", i ? " " : "", decimals, v);
+    }
+}
+
+/* sweep.csv's unequal-core columns (PB_SWEEP_CLIFF_COLS) of r into v. lists: 4 buffers of len bytes. */
+static void pb_sweep_cliff_values(const pb_sweep_row *r, pb_value *v, char (*lists)[PB_SWEEP_LIST_LEN])
+{
+    const pb_sweep_cliff *c = &r->m.cliff;
+    pb_sweep_thread_list(r, offsetof(pb_sweep_thread, rows_pct), 1, lists[0], PB_SWEEP_LIST_LEN);
+    pb_sweep_thread_list(r, offsetof(pb_sweep_thread, busy_ms), 3, lists[1], PB_SWEEP_LIST_LEN);
+    pb_sweep_thread_list(r, offsetof(pb_sweep_thread, slice_us), 2, lists[2], PB_SWEEP_LIST_LEN);
+    pb_sweep_thread_list(r, offsetof(pb_sweep_thread, wait_ms), 3, lists[3], PB_SWEEP_LIST_LEN);
+    v[PB_SWEEP_emulate_slow].s = r->emulate;
+    v[PB_SWEEP_share_source].s = c->share_source ? c->share_source : "";
+    v[PB_SWEEP_thread_rows_pct].s = lists[0];
+    v[PB_SWEEP_thread_busy_ms].s = lists[1];
+    v[PB_SWEEP_thread_slice_us].s = lists[2];
+    v[PB_SWEEP_thread_wait_ms].s = lists[3];
+    v[PB_SWEEP_slowest_thread].i = c->nthr ? c->slowest : -1;
+    v[PB_SWEEP_slowest_cpu].i = c->nthr ? c->thr[c->slowest].cpu : -1;
+    v[PB_SWEEP_wait_for_slowest_ms].d = c->nthr ? c->wait_for_slowest_ms : NAN;
+}
+
 static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, const char *label)
 {
 #define S(col) [PB_SWEEP_##col]
-    const pb_value v[PB_SWEEP_NCOLS] = {
+    pb_value v[PB_SWEEP_NCOLS] = {
         S(run_id).s = o->run->run_id, S(host).s = o->run->host, S(point).i = r->point, S(model).s = r->model,
         S(format).s = r->format, S(kernel).s = r->kernel, S(policy).s = r->policy, S(schedule).s = r->schedule,
         S(glue).s = r->glue, S(threads).i = r->threads, S(cpuset).s = r->cpuset, S(cpus).s = r->cpus,
@@ -136,6 +192,8 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(model_file).s = r->model_file, S(arch).s = r->arch, S(type_mix).s = r->type_mix,
     };
 #undef S
+    char lists[4][PB_SWEEP_LIST_LEN]; /* 32 KiB, on the main thread's stack */
+    pb_sweep_cliff_values(r, v, lists);
     pb_csv_values(o->sweep, pb_schema_get(PB_K_SWEEP), v);
 }
 

@@ -55,6 +55,9 @@ typedef enum pb_cell_rule {
 
 /* ---------------------------------------------------------------- the columns */
 
+/* Every placement column: from the topology where it can tell and is trusted, else from the round trips. */
+#define PB_PLACEMENT_MEANING "smt, near or far (topology); else near, far, mixed or smt? (round trips)"
+
 /* Every row of every kind starts with the run and the machine it came from. */
 #define PB_RUN_COLS(X)                                                                                              \
     X(run_id, TEXT, "%s", "", NONE, "the run's id (one per run directory)")                                         \
@@ -78,11 +81,15 @@ typedef enum pb_cell_rule {
     X(ns_batch_mean, REAL, "%.1f", "ns", FIGURE, "median over batches of a batch's mean dispatch")                  \
     X(ns_batch_min, REAL, "%.1f", "ns", OPTIONAL, "least batch mean")                                               \
     X(ns_batch_max, REAL, "%.1f", "ns", OPTIONAL, "greatest batch mean")                                            \
-    X(rt_ns_before, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip just before the block")                  \
+    X(rt_ns_before, REAL, "%.1f", "ns", OPTIONAL, "tightest core-to-core round trip just before the block")         \
     X(rt_ns_after, REAL, "%.1f", "ns", OPTIONAL, "the same just after")                                             \
-    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")                                  \
-    X(ratio_to_rt, REAL, "%.3f", "x", OPTIONAL, "ns_batch_mean / the block's round trip")                           \
-    X(ratio_to_omp, REAL, "%.3f", "x", OPTIONAL, "ns_batch_mean / omp's at the same threads, gap and job")
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)                                                       \
+    X(ratio_to_rt, REAL, "%.3f", "x", OPTIONAL, "ns_batch_mean / rt_tight_ns")                                      \
+    X(ratio_to_omp, REAL, "%.3f", "x", OPTIONAL, "ns_batch_mean / omp's at the same threads, gap and job")          \
+    X(rt_1line_rmw_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip, one line both sides exchange (before/after mean)") \
+    X(rt_2line_store_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip, two lines written by plain stores")            \
+    X(rt_2line_rmw_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip, two lines written by exchanges")                 \
+    X(rt_tight_ns, REAL, "%.1f", "ns", OPTIONAL, "the fastest of the three: ratio_to_rt's reference")
 
 #define PB_MEMORY_COLS(X)                                                                                           \
     PB_RUN_COLS(X)                                                                                                  \
@@ -97,7 +104,7 @@ typedef enum pb_cell_rule {
     X(gbps_median, REAL, "%.3f", "GB/s", OPTIONAL, "median pass")                                                   \
     X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "slowest pass")                                                     \
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip (mean of before and after)")                    \
-    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)
 
 #define PB_TOKEN_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -111,7 +118,7 @@ typedef enum pb_cell_rule {
     X(ms_per_token, REAL, "%.4f", "ms", OPTIONAL, "(weight + KV bytes) / floor")                                    \
     X(tok_per_s_ceiling, REAL, "%.2f", "tok/s", FIGURE, "the decode ceiling the floor allows")                      \
     X(floor_kernel, TEXT, "%s", "", NONE, "the read kernel of the floor")                                           \
-    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)
 
 #define PB_KERNELS_COLS(X)                                                                                          \
     PB_RUN_COLS(X)                                                                                                  \
@@ -128,7 +135,8 @@ typedef enum pb_cell_rule {
     X(gbps_max, REAL, "%.3f", "GB/s", OPTIONAL, "fastest sample")                                                   \
     X(gbps_act_median, REAL, "%.3f", "GB/s", OPTIONAL, "median sample quantizing the activation before every call") \
     X(gops_median, REAL, "%.3f", "Gop/s", OPTIONAL, "multiply-adds per second, median sample")                      \
-    X(ns_per_row, REAL, "%.2f", "ns", OPTIONAL, "per weight row, median sample")
+    X(ns_per_row, REAL, "%.2f", "ns", OPTIONAL, "per weight row, median sample")                                    \
+    X(emulate_slow, TEXT, "%s", "", NONE, "EMULATED slow cpus among the pool's, cpu=factor (empty: none)")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -175,13 +183,27 @@ typedef enum pb_cell_rule {
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip between the set's first two cpus (mean)")                    \
     X(rt_ns_before, REAL, "%.1f", "ns", OPTIONAL, "the round trip before the point")                                \
     X(rt_ns_after, REAL, "%.1f", "ns", OPTIONAL, "the round trip after the point")                                  \
-    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trips")                                  \
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)                                                       \
     X(p_cores, INT, "%lld", "", OPTIONAL, "performance cores pinned")                                               \
     X(e_cores, INT, "%lld", "", OPTIONAL, "efficiency cores pinned")                                                \
     X(smt_threads, INT, "%lld", "", OPTIONAL, "threads sharing a core with another")                                \
     X(verified, INT, "%lld", "", OPTIONAL, "1 when the logits equal the first point's")                             \
     X(series_id, INT, "%lld", "", OPTIONAL, "the plot line's number")                                               \
-    X(series, TEXT, "%s", "", NONE, "the plot line's label")
+    X(series, TEXT, "%s", "", NONE, "the plot line's label")                                                        \
+    PB_SWEEP_CLIFF_COLS(X)
+
+/* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
+ * thread order, the caller first, like cpus). */
+#define PB_SWEEP_CLIFF_COLS(X)                                                                                      \
+    X(emulate_slow, TEXT, "%s", "", NONE, "EMULATED slow cpus among the pinned, cpu=factor (empty: none)")          \
+    X(share_source, TEXT, "%s", "", NONE, "weighted: its shares measured in the run or from cpukinds")              \
+    X(thread_rows_pct, TEXT, "%s", "%", NONE, "each thread's share of the rows")                                    \
+    X(thread_busy_ms, TEXT, "%s", "ms", NONE, "each thread's time in its slices per token")                         \
+    X(thread_slice_us, TEXT, "%s", "µs", NONE, "each thread's time in its slices per dispatch")                     \
+    X(thread_wait_ms, TEXT, "%s", "ms", NONE, "each thread's time at the barriers per token")                       \
+    X(slowest_thread, INT, "%lld", "", OPTIONAL, "the thread with the most busy time (0: the caller)")             \
+    X(slowest_cpu, INT, "%lld", "", OPTIONAL, "its cpu")                                                            \
+    X(wait_for_slowest_ms, REAL, "%.4f", "ms", OPTIONAL, "the others' mean wait for it per token")
 
 /* cpu_util.csv: bench_cpu_util prints percentages with PCT; bench_sweep with its own and adds point. */
 #define PB_UTIL_COLS(X, PCT)                                                                                        \
@@ -228,7 +250,7 @@ typedef enum pb_cell_rule {
     X(prep_n, INT, "%lld", "", OPTIONAL, "prep work units per step")                                                \
     X(variant, TEXT, "%s", "", NONE, "kernel variant")                                                              \
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip between caller and helper")                                  \
-    X(placement, TEXT, "%s", "", NONE, "near, far or mixed, from the round trip")
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)
 
 /* likwid_compare.csv: written by scripts/likwid_compare.sh, which takes its header from bench_report --header. */
 #define PB_LIKWID_COLS(X)                                                                                           \

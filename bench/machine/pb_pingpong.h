@@ -16,11 +16,35 @@ typedef struct pb_rt {
     pb_summary batches;   /* the per-batch means */
 } pb_rt;
 
-/* Measures batches of iters round trips between cpus a and b (OS ids). a == b has no cache-line transfer
- * to measure: 0 with NaN figures. 0, or -1 with errno when a thread could not be pinned. The calling thread
- * runs on cpu a for the measurement; its affinity is restored afterwards. */
+/* The ping-pong variants. A round trip's cost depends on how it is made: on the development VMs one line that
+ * both sides exchange (1line_rmw) took 62-65 ns where two lines each written with a plain store (2line_store,
+ * this file's only variant before) took 91-115 ns between the same two cores, so a dispatch measured against
+ * the store variant looked cheaper than the floor (0.68x). Each is a floor of some real handshake: one line is
+ * a flag both sides flip, two lines are a pool's generation and completion counters (stores: flags; RMW: the
+ * counters' fetch-adds). The tightest of them is the reference a dispatch is judged by. */
+typedef enum pb_rt_variant { PB_RT_1LINE_RMW, PB_RT_2LINE_STORE, PB_RT_2LINE_RMW, PB_RT_VARIANTS } pb_rt_variant;
+/* "1line_rmw", "2line_store", "2line_rmw"; NULL for an unknown value. */
+const char *pb_rt_variant_name(pb_rt_variant v);
+
+/* Measures batches of iters round trips of variant v between cpus a and b (OS ids). a == b has no cache-line
+ * transfer to measure: 0 with NaN figures. 0, or -1 with errno when a thread could not be pinned (EINVAL: an
+ * unknown variant). The calling thread runs on cpu a for the measurement; its affinity is restored afterwards. */
+int pb_pingpong_variant(int cpu_a, int cpu_b, pb_rt_variant v, int batches, int iters, pb_rt *out);
+/* The two-line store/load variant. */
 int pb_pingpong(int cpu_a, int cpu_b, int batches, int iters, pb_rt *out);
-/* "near" or "far" by PB_FAR_RT_NS; "n/a" for NaN (one cpu only). */
+
+/* Every variant, back to back in one block (each batches x iters / PB_RT_VARIANTS round trips: the block costs
+ * what one variant of iters did), and the tightest: the least batch mean. */
+typedef struct pb_rt_tight {
+    pb_rt v[PB_RT_VARIANTS];
+    double tight_ns;       /* NaN for one cpu */
+    pb_rt_variant tightest;
+} pb_rt_tight;
+int pb_pingpong_tight(int cpu_a, int cpu_b, int batches, int iters, pb_rt_tight *out);
+
+/* A pair's tag from its round trip: "smt?" below PB_HIDDEN_SMT_RT_NS (likely SMT siblings a hypervisor shows as
+ * two cores), "far" above PB_FAR_RT_NS, else "near"; "n/a" for NaN (one cpu only). Meant for the tightest round
+ * trip, which both thresholds were set against. */
 const char *pb_placement(double rt_ns);
 /* The tag of cpus a and b: the topology's ("smt", "near", "far": pb_topo_pair_place) where it can tell and is
  * trusted, else pb_placement(rt_ns). Trust it (trust_topo) on bare metal; under a hypervisor the guest's

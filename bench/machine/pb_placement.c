@@ -9,16 +9,24 @@
 
 double pb_roundtrip_ns(int a, int b, int batches, int iters)
 {
-    pb_rt rt;
-    if (b < 0 || a == b || pb_pingpong(a, b, batches, iters, &rt) != 0)
+    pb_rt_tight rt;
+    if (b < 0 || a == b || pb_pingpong_tight(a, b, batches, iters, &rt) != 0)
         return NAN;
-    return rt.ns_batch_mean;
+    return rt.tight_ns;
 }
 
 const char *pb_placement_between(double before, double after)
 {
     const char *a = pb_placement(before), *b = pb_placement(after);
     return strcmp(a, b) == 0 ? a : "mixed";
+}
+
+const char *pb_placement_block(const pb_where *w, int a, int b, double before, double after)
+{
+    const char *topo = NULL;
+    if (w && w->topo && w->trust_topo && b >= 0)
+        topo = pb_pair_place_name(pb_topo_pair_place(w->topo, a, b));
+    return topo ? topo : pb_placement_between(before, after);
 }
 
 double pb_rt_between(double before, double after)

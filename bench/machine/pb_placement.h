@@ -4,15 +4,30 @@
 #ifndef PB_PLACEMENT_H
 #define PB_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* The round trip between cpus a and b: pb_pingpong's batch mean over batches x iters, NaN when there is no
- * second cpu (b < 0, a == b) or a thread could not be pinned: a row then says n/a, it does not fail. */
+/* The round trip between cpus a and b: the tightest ping-pong variant's batch mean over batches x iters
+ * (pb_pingpong_tight), NaN when there is no second cpu (b < 0, a == b) or a thread could not be pinned: a row
+ * then says n/a, it does not fail. */
 double pb_roundtrip_ns(int a, int b, int batches, int iters);
 
-/* "near" or "far" when the round trips before and after a block agree (pb_placement), "mixed" when the vCPUs
- * moved in between (or only one was measured), "n/a" when neither was. */
+/* "near", "far" or "smt?" when the round trips before and after a block agree (pb_placement), "mixed" when the
+ * vCPUs moved in between (or only one was measured), "n/a" when neither was. */
 const char *pb_placement_between(double before, double after);
+
+/* What decides a block's placement tag: the topology, where it can tell and is trusted (bare metal: hwloc's
+ * cores and caches are the hardware's), else the round trips. A harness fills one once it knows the machine
+ * (pb_harness: trust_topo = no hypervisor); topo NULL is the round trips alone. */
+typedef struct pb_where {
+    const struct pb_topo *topo;
+    bool trust_topo;
+} pb_where;
+
+/* The tag of a block run on cpus a and b: "smt" (siblings of one core), "near" (one last-level cache) or "far"
+ * (another L3 or package) from the topology (pb_placement_pair), else pb_placement_between(before, after).
+ * w NULL: the round trips. */
+const char *pb_placement_block(const pb_where *w, int a, int b, double before, double after);
 
 /* The block's round trip: the mean of the two, or the one that was measured (NaN when neither). */
 double pb_rt_between(double before, double after);

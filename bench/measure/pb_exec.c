@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The pool kinds' names are the pool's (a pool kind's value is its policy's); OpenMP's is added here. */
@@ -41,88 +43,169 @@ static void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
     }
 }
 
+int pb_sched_parse(const char *word, pb_sched *out)
+{
+    if (strcmp(word, "static") == 0 || strcmp(word, "weighted") == 0) {
+        *out = (pb_sched){ .kind = word[0] == 's' ? PB_SCHED_STATIC : PB_SCHED_WEIGHTED };
+        return 0;
+    }
+    if (strncmp(word, "dynamic:", 8) != 0)
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(word + 8, &end, 10);
+    if (end == word + 8 || *end || errno || n < 1 || n > 1000000000L)
+        return -1;
+    *out = (pb_sched){ .kind = PB_SCHED_DYNAMIC, .chunk = (size_t)n };
+    return 0;
+}
+
+void pb_sched_name(pb_sched s, char *buf, size_t len)
+{
+    if (s.kind == PB_SCHED_DYNAMIC)
+        snprintf(buf, len, "dynamic:%zu", s.chunk);
+    else
+        snprintf(buf, len, "%s", s.kind == PB_SCHED_WEIGHTED ? "weighted" : "static");
+}
+
+/* The current shares into the split: the pool's weights, or the OpenMP split's cumulative shares. */
+static void pb_exec_install(pb_exec *e)
+{
+    const double *w = e->shares.equal ? NULL : e->shares.share;
+    if (e->p) {
+        pool_set_weights(e->p, w); /* shares are finite, >= 0 and sum to 1: it cannot refuse them */
+        return;
+    }
+    e->cum = w && pool_weights_cum(w, e->threads, e->cum_buf) == 0 ? e->cum_buf : NULL;
+}
+
+static void pb_exec_free_accounts(pb_exec *e)
+{
+    pb_slices_free(&e->slices);
+    pb_shares_free(&e->shares);
+    free(e->cum_buf);
+    e->cum = e->cum_buf = NULL;
+}
+
+/* The per-thread accounts, the shares of a weighted split and the OpenMP split's storage. 0, or -1 with errno =
+ * ENOMEM (nothing left allocated). */
+static int pb_exec_accounts(pb_exec *e, const pb_exec_cfg *c)
+{
+    bool weighted = c->sched.kind == PB_SCHED_WEIGHTED;
+    if (pb_slices_init(&e->slices, c->threads, c->cpus, c->emulate) == 0 &&
+        (!weighted || ((e->cum_buf = malloc(((size_t)c->threads + 1) * sizeof *e->cum_buf)) &&
+                       pb_shares_init(&e->shares, c->threads, c->capacity) == 0)))
+        return 0;
+    pb_exec_free_accounts(e);
+    errno = ENOMEM;
+    return -1;
+}
+
 int pb_exec_open(pb_exec *e, pb_exec_kind kind, int threads, const int *cpus, size_t chunk, unsigned spin_us)
 {
+    const pb_exec_cfg c = { .kind = kind, .threads = threads, .cpus = cpus, .spin_us = spin_us,
+                            .sched = { .kind = chunk ? PB_SCHED_DYNAMIC : PB_SCHED_STATIC, .chunk = chunk } };
+    return pb_exec_open_cfg(e, &c);
+}
+
+int pb_exec_open_cfg(pb_exec *e, const pb_exec_cfg *c)
+{
     memset(e, 0, sizeof *e);
-    if ((unsigned)kind >= PB_EXEC_KINDS || threads < 1 || threads > POOL_MAX_THREADS) {
+    if ((unsigned)c->kind >= PB_EXEC_KINDS || c->threads < 1 || c->threads > POOL_MAX_THREADS) {
         errno = EINVAL;
         return -1;
     }
-    e->kind = kind;
-    e->threads = threads;
-    e->chunk = chunk;
-    if (kind == PB_EXEC_OMP) {
+    e->kind = c->kind;
+    e->threads = c->threads;
+    e->split = c->sched.kind;
+    e->chunk = c->sched.kind == PB_SCHED_DYNAMIC ? c->sched.chunk : 0;
+    if (pb_exec_accounts(e, c) != 0)
+        return -1;
+    if (c->kind == PB_EXEC_OMP) {
         sched_getaffinity(0, sizeof e->saved, &e->saved);
-        if (cpus)
-            pb_omp_pin(threads, cpus, &e->saved);
-        return 0;
+        if (c->cpus)
+            pb_omp_pin(c->threads, c->cpus, &e->saved);
+    } else {
+        pool_config cfg = pool_config_default();
+        cfg.threads = c->threads;
+        cfg.policy = (pool_policy)c->kind;
+        cfg.spin_us = c->spin_us;
+        cfg.cpus = c->cpus;
+        cfg.hook = pb_slices_hook(&e->slices);
+        e->p = pool_create_bound(&cfg); /* the caller on cpus[0] until pb_exec_close */
+        if (!e->p) {
+            int err = errno;
+            pb_exec_close(e);
+            errno = err;
+            return -1;
+        }
     }
-    pool_config cfg = pool_config_default();
-    cfg.threads = threads;
-    cfg.policy = (pool_policy)kind;
-    cfg.spin_us = spin_us;
-    cfg.cpus = cpus;
-    e->p = pool_create_bound(&cfg); /* the caller on cpus[0] until pb_exec_close */
-    return e->p ? 0 : -1;
+    if (e->split == PB_SCHED_WEIGHTED)
+        pb_exec_install(e); /* fixed shares from the capacities, or the calibration token's equal split */
+    return 0;
 }
 
-static void pb_omp_rows(int threads, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)
+void pb_exec_token_end(pb_exec *e)
 {
-    if (chunk == 0) {
+    if (e->split == PB_SCHED_WEIGHTED && pb_shares_token(&e->shares, &e->slices))
+        pb_exec_install(e);
+}
+
+/* One slice of OpenMP thread t, observed like a pool's (pb_slices). */
+static void pb_omp_slice(pb_exec *e, int t, pool_rows_fn fn, void *ctx, size_t r0, size_t r1)
+{
+    uint64_t t0 = pb_slice_begin(&e->slices, t);
+    fn(ctx, r0, r1);
+    pb_slice_end(&e->slices, t, t0, r1 - r0);
+}
+
+/* OpenMP's split of rows in units of grain rows, as the pool's (pool_rows_grain): static or weighted over the
+ * units, or dynamic claims of ceil(chunk / grain) units. */
+static void pb_omp_rows(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+{
+    int threads = e->threads;
+    size_t units = (rows + grain - 1) / grain;
+    if (e->chunk == 0) {
+        /* schedule(static) over `threads` iterations: iteration t is thread t's (OpenMP's static rule). */
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int t = 0; t < threads; t++) {
-            size_t r0, r1;
-            pool_split(rows, t, threads, &r0, &r1);
+            size_t u0, u1;
+            if (e->cum)
+                pool_split_weighted(units, t, threads, e->cum, &u0, &u1);
+            else
+                pool_split(units, t, threads, &u0, &u1);
+            size_t r0 = u0 * grain, r1 = u1 * grain < rows ? u1 * grain : rows;
             if (r1 > r0)
-                fn(ctx, r0, r1);
+                pb_omp_slice(e, t, fn, ctx, r0, r1);
         }
         return;
     }
+    size_t chunk = (e->chunk + grain - 1) / grain * grain;
     long nchunks = (long)((rows + chunk - 1) / chunk);
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-    for (long c = 0; c < nchunks; c++) {
-        size_t r0 = (size_t)c * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
-        fn(ctx, r0, r1);
+#pragma omp parallel num_threads(threads)
+    {
+        int t = omp_get_thread_num();
+#pragma omp for schedule(dynamic)
+        for (long c = 0; c < nchunks; c++) {
+            size_t r0 = (size_t)c * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
+            pb_omp_slice(e, t, fn, ctx, r0, r1);
+        }
     }
 }
 
 void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx)
 {
-    e->dispatches++;
-    if (e->p)
-        pool_rows(e->p, rows, e->chunk, fn, ctx);
-    else
-        pb_omp_rows(e->threads, rows, e->chunk, fn, ctx);
-}
-
-typedef struct pb_grain {
-    pool_rows_fn fn;
-    void *ctx;
-    size_t grain, rows;
-} pb_grain;
-
-static void pb_grain_rows(void *ctx, size_t u0, size_t u1)
-{
-    /* ctx is pb_exec_rows_grain's pb_grain, alive until the dispatch returns; only read here. */
-    const pb_grain *g = ctx;
-    size_t r1 = u1 * g->grain < g->rows ? u1 * g->grain : g->rows;
-    g->fn(g->ctx, u0 * g->grain, r1);
+    pb_exec_rows_grain(e, rows, 1, fn, ctx);
 }
 
 void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
 {
-    if (grain <= 1) {
-        pb_exec_rows(e, rows, fn, ctx);
-        return;
-    }
     e->dispatches++;
-    if (e->p) {
+    grain = grain ? grain : 1;
+    if (e->p)
         pool_rows_grain(e->p, rows, e->chunk, grain, fn, ctx);
-        return;
-    }
-    pb_grain g = { .fn = fn, .ctx = ctx, .grain = grain, .rows = rows };
-    size_t units = (rows + grain - 1) / grain, chunk = e->chunk ? (e->chunk + grain - 1) / grain : 0;
-    pb_omp_rows(e->threads, units, chunk, pb_grain_rows, &g);
+    else if (rows)
+        pb_omp_rows(e, rows, grain, fn, ctx);
 }
 
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx)
@@ -140,7 +223,8 @@ void pb_exec_close(pb_exec *e)
 {
     if (e->p)
         pool_destroy(e->p);
-    else if (e->threads > 0)
+    else if (e->threads > 0 && e->kind == PB_EXEC_OMP)
         pb_omp_pin(e->threads, NULL, &e->saved);
+    pb_exec_free_accounts(e);
     memset(e, 0, sizeof *e);
 }

@@ -4,16 +4,22 @@
  * kinds goes through it: the dispatch-cost measurement (pb_dispatch_cost), the decode (pb_decode) and the
  * sweep (bench_sweep), so a kind is a value, not a branch in a harness, and its name comes from one table.
  *
- * Schedules: chunk 0 = static contiguous split (pool_split's ranges: the first rows % n threads take one
- * more; OpenMP: schedule(static) over those n ranges), chunk k = dynamic claims of k rows (OpenMP:
- * schedule(dynamic) over ceil(rows / k) chunks). A row is always computed whole by one fn call, so the bits
- * of a row-wise kernel never depend on the executor. */
+ * Schedules (pb_sched): static = contiguous equal split (pool_split's ranges: the first rows % n threads take
+ * one more; OpenMP: schedule(static) over those n ranges); weighted = contiguous split by each thread's share
+ * (pb_shares: capacity from the topology, or measured per thread and updated at token boundaries,
+ * pb_exec_token_end); dynamic:k = claims of k rows (OpenMP: schedule(dynamic) over ceil(rows / k) chunks). A row
+ * is always computed whole by one fn call, so the bits of a row-wise kernel never depend on the executor.
+ *
+ * Every slice of rows is timed on its thread (pb_slices: busy time and rows per thread, for the sweep's
+ * per-thread figures and the weighted shares), and an emulated slow cpu (pb_emulate) is stretched there. */
 #ifndef PB_EXEC_H
 #define PB_EXEC_H
 
 #include <sched.h>
 #include <stddef.h>
 
+#include "pb_shares.h"
+#include "pb_slices.h"
 #include "pool.h"
 
 /* The kinds: the pool's policies keep their values (a pool kind converts to its pool_policy as is), OpenMP
@@ -33,18 +39,54 @@ extern const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1];
 /* 0 and *out set on a known name, -1 otherwise. */
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out);
 
+/* How each dispatch's rows are split over the threads (see the top). */
+typedef enum pb_sched_kind { PB_SCHED_STATIC, PB_SCHED_WEIGHTED, PB_SCHED_DYNAMIC } pb_sched_kind;
+typedef struct pb_sched {
+    pb_sched_kind kind;
+    size_t chunk; /* dynamic: rows per claim (1..1e9); 0 otherwise */
+} pb_sched;
+
+/* One --schedule word: "static", "weighted" or "dynamic:N" (1 <= N <= 1e9). 0, or -1 (an unknown word). */
+int pb_sched_parse(const char *word, pb_sched *out);
+/* The word again: "static", "weighted", "dynamic:N" (a row's schedule column). */
+void pb_sched_name(pb_sched s, char *buf, size_t len);
+
+/* What to open: pb_exec_open's arguments, and what only some callers give. */
+typedef struct pb_exec_cfg {
+    pb_exec_kind kind;
+    int threads;
+    const int *cpus;           /* threads OS cpu ids, or NULL: unpinned */
+    pb_sched sched;
+    unsigned spin_us;          /* the hybrid policy's budget */
+    const pb_emulate *emulate; /* NULL: no emulated slow cpu (needs cpus) */
+    const double *capacity;    /* weighted: each thread's capacity from the topology (pb_shares_init); NULL:
+                                * measured in the run */
+} pb_exec_cfg;
+
 typedef struct pb_exec {
     pb_exec_kind kind;
     int threads;
-    size_t chunk;      /* 0 static, k dynamic */
+    size_t chunk;      /* 0 static or weighted, k dynamic */
+    pb_sched_kind split;
     pool *p;           /* NULL for omp */
     cpu_set_t saved;   /* omp: the caller's mask before the team was pinned */
     long dispatches;   /* pb_exec_rows + pb_exec_run calls since open */
+    pb_slices slices;  /* each thread's slices (the pool's observer points here: an open pb_exec never moves) */
+    pb_shares shares;  /* weighted: the shares */
+    double *cum;       /* omp, weighted: the installed shares' cumulative form (NULL: equal split) */
+    double *cum_buf;   /* its storage, threads + 1 */
 } pb_exec;
 
 /* Opens an executor of `threads` threads pinned to cpus[0..threads) (cpus may be NULL: unpinned); spin_us
- * is the hybrid policy's budget. 0, or -1 with errno (EINVAL: bad kind or threads; pool_create's errors). */
+ * is the hybrid policy's budget; chunk 0 static, k dynamic:k. 0, or -1 with errno (EINVAL: bad kind or threads;
+ * pool_create's errors). */
 int pb_exec_open(pb_exec *e, pb_exec_kind kind, int threads, const int *cpus, size_t chunk, unsigned spin_us);
+/* The same from a cfg: any schedule, an emulated slow cpu, capacities. The executor must stay where it was
+ * opened until pb_exec_close (its pool's observer points into it). */
+int pb_exec_open_cfg(pb_exec *e, const pb_exec_cfg *cfg);
+/* A token ended (a decode calls it between tokens): a measured weighted split folds the token into its rates and
+ * installs the new shares; anything else: nothing. */
+void pb_exec_token_end(pb_exec *e);
 /* Covers 0..rows with fn(ctx, r0, r1): one dispatch. */
 void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx);
 /* The same, split in multiples of grain rows: every range starts at a multiple of grain (the last may end

@@ -31,6 +31,54 @@ void pb_sweep_busy(const pb_sampler_result *u, const int *cpus, int ncpus, pb_sw
     out->imbalance = n > 1 && hi - lo > PB_SWEEP_IMBALANCE;
 }
 
+int pb_sweep_cliff_of(const pb_slices *now, const pb_slices *before, const int *cpus, int tokens,
+                      uint64_t dispatch_ns, long dispatches, pb_sweep_cliff *out)
+{
+    int n = now->n;
+    *out = (pb_sweep_cliff){ .nthr = n, .thr = calloc((size_t)n, sizeof *out->thr) };
+    if (!out->thr) {
+        out->nthr = 0;
+        return -1;
+    }
+    double rows = 0, tok = tokens > 0 ? tokens : 1, disp_ms = (double)dispatch_ns / 1e6 / tok;
+    for (int i = 0; i < n; i++)
+        rows += (double)(now->t[i].rows - before->t[i].rows);
+    for (int i = 0; i < n; i++) {
+        pb_sweep_thread *t = &out->thr[i];
+        double busy = (double)(now->t[i].busy_ns - before->t[i].busy_ns);
+        *t = (pb_sweep_thread){ .cpu = cpus ? cpus[i] : -1, .busy_ms = busy / 1e6 / tok,
+                                .slice_us = dispatches > 0 ? busy / 1e3 / (double)dispatches : NAN,
+                                .rows_pct = rows > 0 ? 100.0 * (double)(now->t[i].rows - before->t[i].rows) / rows
+                                                     : NAN,
+                                .factor = now->t[i].factor };
+        t->wait_ms = disp_ms > t->busy_ms ? disp_ms - t->busy_ms : 0;
+        if (t->busy_ms > out->thr[out->slowest].busy_ms)
+            out->slowest = i;
+    }
+    double wait = 0;
+    for (int i = 0; i < n; i++)
+        wait += out->thr[out->slowest].busy_ms - out->thr[i].busy_ms;
+    out->wait_for_slowest_ms = n > 1 ? wait / (n - 1) : 0;
+    return 0;
+}
+
+void pb_sweep_meas_free(pb_sweep_meas *m)
+{
+    pb_sampler_result_free(&m->util);
+    free(m->cliff.thr);
+    m->cliff.thr = NULL;
+    m->cliff.nthr = 0;
+}
+
+/* A copy of the executor's accounts (the counters when the timed tokens begin). 0, or -1 (ENOMEM). */
+static int pb_sweep_snapshot(const pb_exec *ex, pb_slices *copy)
+{
+    if (pb_slices_init(copy, ex->slices.n, NULL, NULL) != 0)
+        return -1;
+    memcpy(copy->t, ex->slices.t, (size_t)copy->n * sizeof *copy->t);
+    return 0;
+}
+
 int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int interval_ms, const int *cpus, int ncpus,
                      const pb_sweep_between *between, pb_sweep_meas *out, char *err, size_t errlen)
 {
@@ -43,10 +91,17 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
     }
     double *glue = ms + tokens; /* the second third: each token's time outside its dispatches */
     double *attn = glue + tokens; /* the last: each token's time in attention */
-    uint64_t tok = 0;
+    uint64_t tok = 0, dispatch_ns = 0;
     for (int i = 0; i < warmup; i++, tok++) {
         if (pb_decode_token(d, ex, tok) != 0)
             goto job_failed;
+        pb_exec_token_end(ex);
+    }
+    pb_slices before;
+    if (pb_sweep_snapshot(ex, &before) != 0) {
+        free(ms);
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     char uerr[256];
     pb_sampler *s = pb_sampler_start(interval_ms, NULL, 0, uerr, sizeof uerr);
@@ -57,14 +112,17 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
         ms[i] = (double)(pb_now_ns() - t0) / 1e6;
         glue[i] = ms[i] - (double)d->dispatch_ns / 1e6;
         attn[i] = (double)d->attn_ns / 1e6;
+        dispatch_ns += d->dispatch_ns;
         if (rc != 0) {
             if (s) {
                 pb_sampler_result r;
                 pb_sampler_stop(s, &r);
                 pb_sampler_result_free(&r);
             }
+            pb_slices_free(&before);
             goto job_failed;
         }
+        pb_exec_token_end(ex); /* outside the token's time: the split's shares move between tokens only */
         if (between && between->fn) {
             if (s) /* the floor pass is not the token's: keep it out of busy % */
                 pb_sampler_pause(s);
@@ -84,7 +142,14 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
     out->glue_ms = pb_summarize(glue, (size_t)tokens);
     out->attn_ms = pb_summarize(attn, (size_t)tokens);
     free(ms);
-    return 0;
+    int rc = pb_sweep_cliff_of(&ex->slices, &before, cpus, tokens, dispatch_ns, ex->dispatches - disp0, &out->cliff);
+    pb_slices_free(&before);
+    out->cliff.share_source = ex->split == PB_SCHED_WEIGHTED ? pb_shares_source(&ex->shares) : NULL;
+    if (rc != 0) {
+        pb_sweep_meas_free(out);
+        snprintf(err, errlen, "out of memory");
+    }
+    return rc;
 job_failed:
     snprintf(err, errlen, "token %llu: %s", (unsigned long long)tok, strerror(errno));
     free(ms);

@@ -24,6 +24,27 @@
 
 #define PB_SWEEP_IMBALANCE PB_IMBALANCE_POINTS /* pb_tuning.h's 40 points, over the pinned cpus only */
 
+/* One thread of a point, per timed token (its executor's pb_slices, the warm-up left out). */
+typedef struct pb_sweep_thread {
+    int cpu;
+    double busy_ms;  /* in its slices per token, an emulated stretch included */
+    double slice_us; /* its slices' time per dispatch */
+    double wait_ms;  /* per token, inside the dispatches but not in its slices: the barriers it waited at */
+    double rows_pct; /* its share of the rows */
+    double factor;   /* its cpu's emulation factor (1: none) */
+} pb_sweep_thread;
+
+/* The cliff of a point: who held the barriers up. The others' wait is what the slowest cost them per token, the
+ * mean over the other threads of (its busy - theirs); counted from per-thread totals, so no dispatch pays for
+ * the bookkeeping (a slowest thread that changes from dispatch to dispatch makes it a lower bound). */
+typedef struct pb_sweep_cliff {
+    int nthr;
+    pb_sweep_thread *thr;  /* nthr, in thread order (the caller first); NULL when not measured */
+    int slowest;           /* index into thr */
+    double wait_for_slowest_ms;
+    const char *share_source; /* weighted: "measured" or "cpukinds"; NULL otherwise */
+} pb_sweep_cliff;
+
 typedef struct pb_sweep_meas {
     pb_summary ms;            /* ms per token over the timed tokens */
     pb_summary glue_ms;       /* of which serial glue: the token's time outside its dispatches (norms, activation
@@ -34,6 +55,7 @@ typedef struct pb_sweep_meas {
     bool have_util;           /* false when the sampler could not run (util and busy_* are then empty/NaN) */
     double busy_mean, busy_min, busy_max; /* over the pinned cpus' mean busy % */
     bool imbalance;
+    pb_sweep_cliff cliff;     /* per thread (free with pb_sweep_meas_free) */
 } pb_sweep_meas;
 
 /* Called after each timed token, outside its timing (NULL: nothing): bench_sweep's interleaved floor pass. */
@@ -43,10 +65,18 @@ typedef struct pb_sweep_between {
 } pb_sweep_between;
 
 /* Runs warmup + tokens tokens (token numbers 0..warmup+tokens-1, so every point ends on the same token and
- * its d->logits can be compared bit for bit), with between->fn after each timed one. interval_ms: the
- * sampler's; cpus[0..ncpus): the pinned cpus. 0, or -1 with the reason in err (a job check failed). */
+ * its d->logits can be compared bit for bit), with between->fn after each timed one and pb_exec_token_end after
+ * every token (a weighted split's shares move only there). interval_ms: the sampler's; cpus[0..ncpus): the
+ * pinned cpus. 0, or -1 with the reason in err (a job check failed). */
 int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int interval_ms, const int *cpus, int ncpus,
                      const pb_sweep_between *between, pb_sweep_meas *out, char *err, size_t errlen);
+void pb_sweep_meas_free(pb_sweep_meas *m);
+
+/* The cliff from the executor's accounts now against `before` (its accounts when the timed tokens began) over
+ * `tokens` tokens whose dispatches took dispatch_ns in all; cpus: the threads' cpus. Pure but for the
+ * allocation: the tests feed it accounts. 0, or -1 (ENOMEM). */
+int pb_sweep_cliff_of(const pb_slices *now, const pb_slices *before, const int *cpus, int tokens,
+                      uint64_t dispatch_ns, long dispatches, pb_sweep_cliff *out);
 
 /* Busy mean/min/max and the imbalance flag over the pinned cpus of a sampler result (NaN when no pinned cpu
  * has a sample). Pure: the tests feed it results. */
@@ -56,7 +86,8 @@ void pb_sweep_busy(const pb_sampler_result *u, const int *cpus, int ncpus, pb_sw
 typedef struct pb_sweep_row {
     int point;                /* 1.. in measuring order; the key of cpu_util.csv */
     const char *model, *format, *kernel, *policy;
-    char schedule[32];        /* "static", "dynamic:N" */
+    char schedule[32];        /* "static", "weighted", "dynamic:N" */
+    char emulate[128];        /* the emulated cpus among the pinned ones, "cpu=factor ..."; "" none */
     const char *glue;         /* pb_glue_mode_names: serial, fused */
     const char *cpuset;       /* the --cpus name */
     int threads, batch, tokens;

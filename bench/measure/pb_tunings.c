@@ -9,7 +9,7 @@
 
 const pb_tuning pb_tunings[] = {
     { "threshold_far_rt_ns", PB_FAR_RT_NS, "ns",
-      "round trip above it tags a pair far when the topology cannot tell (near pairs here: 150-170 ns)" },
+      "tightest round trip above it tags a pair far when the topology cannot tell (near pairs here: 62-65 ns)" },
     { "threshold_noisy_spread", PB_NOISY_SPREAD, "fraction of median",
       "(max - min) / median above it marks a point noisy, in every harness and the report" },
     { "threshold_memory_bound_pct", PB_MEMORY_BOUND_PCT, "% of floor",
@@ -24,6 +24,8 @@ const pb_tuning pb_tunings[] = {
       "above it at start, other work shared the machine" },
     { "threshold_buffer_min_llc_factor", PB_BUFFER_MIN_LLC_FACTOR, "x last-level cache",
       "a read buffer smaller than this measures the cache, not memory" },
+    { "threshold_hidden_smt_rt_ns", PB_HIDDEN_SMT_RT_NS, "ns",
+      "tightest round trip below it between two cpus not known as siblings: likely SMT siblings a hypervisor hides" },
     { "tuning_pool_default_idle_us", POOL_DEFAULT_IDLE_US, "us",
       "spin policy: an idle worker sleeps after this long without a job (pool_tuning.h)" },
     { "tuning_pool_default_spin_us", POOL_DEFAULT_SPIN_US, "us",
@@ -32,8 +34,16 @@ const pb_tuning pb_tunings[] = {
       "a spinning waiter yields its cpu after this many pauses, ~0.8 ms on Zen 4 (pool_tuning.h)" },
     { "tuning_pool_spins_oversubscribed", POOL_SPINS_OVERSUBSCRIBED, "pauses",
       "the same when threads outnumber cpus: yield almost at once (pool_tuning.h)" },
+    { "tuning_pool_hot_polls", POOL_HOT_POLLS, "polls",
+      "a spinning waiter polls this often without a pause before pausing between polls (pool_tuning.h)" },
     { "tuning_kern_prefetch_bytes", KERN_PREFETCH_BYTES, "bytes",
       "the weight passes prefetch this far ahead of each row they read (kern.h)" },
+    { "tuning_weighted_ewma", PB_WEIGHTED_EWMA, "weight of the newest token",
+      "--schedule weighted: each thread's measured rate is an exponentially weighted mean over tokens" },
+    { "tuning_weighted_deadband", PB_WEIGHTED_DEADBAND, "fraction",
+      "--schedule weighted: measured rates closer than this keep the equal split (noise, not capacity)" },
+    { "tuning_sweep_dynamic_rows", PB_SWEEP_DYNAMIC_ROWS, "rows",
+      "the claim of the dynamic schedule bench_sweep adds by default where cores are unequal" },
     { NULL, 0, NULL, NULL },
 };
 

@@ -16,6 +16,8 @@
 typedef struct pb_dg_dispatch {
     char policy[PB_DG_NAME], placement[PB_DG_NAME];
     double ns, ns_median, ns_p99, rt_before, rt_after, rt_ns, x_rt, x_omp;
+    double rt_var[3]; /* the block's round trip per ping-pong variant (1line_rmw, 2line_store, 2line_rmw); NaN in a
+                       * CSV from before they were measured */
 } pb_dg_dispatch;
 
 /* One policy's cost at one caller gap (hybrid vs spin as the gap grows). */
@@ -67,6 +69,12 @@ typedef struct pb_dg_decode {
     char placement[PB_DG_NAME];     /* near, far, mixed, n/a; "" when the CSV has no such column */
     int threads;
     double tok_s, ms_median, pct_floor, gbps, floor_gbps, weight_bytes, dispatches, glue_pct;
+    /* The unequal-core columns ("" / -1 / NaN in a CSV from before them): the emulated cpus, where a weighted
+     * split's shares came from, the slowest thread's cpu, the others' wait for it per token, and the least and
+     * most busy thread's ms per token. */
+    char emulate[PB_DG_NAME], share_source[PB_DG_NAME];
+    int slowest_cpu;
+    double wait_slowest_ms, busy_lo_ms, busy_hi_ms;
 } pb_dg_decode;
 
 typedef struct pb_dg_sweep {
@@ -87,6 +95,10 @@ typedef struct pb_dg_sweep {
     pb_dg_decode noisiest;
     bool have_glue;                 /* the focus format ran one point with both glue modes: */
     pb_dg_decode glue_fused, glue_serial; /* that pair, at its most threads */
+    int nemulated;                  /* rows run with an emulated slow cpu, and the first such emulation */
+    char emulated[PB_DG_NAME];
+    int ncliff;                     /* the focus format's points of 2 threads or more, in CSV order */
+    pb_dg_decode cliff[PB_DG_MAX];
 } pb_dg_sweep;
 
 /* Kernel throughput of one format: the best variant per level at 1 thread, and at the most threads. */
@@ -101,6 +113,8 @@ typedef struct pb_dg_kernels {
     bool have;
     int n;
     pb_dg_kern k[16];
+    int nemulated;                  /* rows run with an emulated slow cpu, and the first such emulation */
+    char emulated[PB_DG_NAME];
 } pb_dg_kernels;
 
 typedef struct pb_dg_overlap {
@@ -134,6 +148,8 @@ typedef struct pb_dg_likwid {
 /* Noise: placements seen, round-trip range, load. */
 typedef struct pb_dg_noise {
     int near, far, other;           /* rows tagged so, over every CSV with a placement column */
+    int smt, hidden_smt;            /* of the others: smt (topology: siblings), smt? (a round trip under
+                                     * PB_HIDDEN_SMT_RT_NS: likely siblings a hypervisor hides) */
     double rt_min, rt_max;          /* over every rt column */
     double dispatch_p99_over_median;/* spin at the headline threads */
     double floor_spread_max;        /* max over thread counts of (best - min) / best */

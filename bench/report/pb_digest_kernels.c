@@ -37,12 +37,16 @@ void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
     int ca = pb_table_col(t, PB_COL(KERNELS, gbps_act_median)); /* NaN in a CSV from before the column */
     int cf = pb_table_col(t, PB_COL(KERNELS, format)), cv = pb_table_col(t, PB_COL(KERNELS, variant)),
         cth = pb_table_col(t, PB_COL(KERNELS, threads)), cl = pb_table_col(t, PB_COL(KERNELS, level)),
-        cg = pb_table_col(t, PB_COL(KERNELS, gbps_median)), cb = pb_table_col(t, PB_COL(KERNELS, batch));
+        cg = pb_table_col(t, PB_COL(KERNELS, gbps_median)), cb = pb_table_col(t, PB_COL(KERNELS, batch)),
+        ce = pb_table_col(t, PB_COL(KERNELS, emulate_slow));
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++)
         if (pb_dg_int(t, r, cth) > maxthr)
             maxthr = pb_dg_int(t, r, cth);
     for (size_t r = 0; r < t->nrows; r++) {
+        const char *emulated = pb_table_str(t, r, ce); /* "" in a CSV from before the column */
+        if (*emulated && k->nemulated++ == 0)
+            pb_dg_copy(k->emulated, emulated);
         double batch = pb_table_num(t, r, cb);
         if (!isnan(batch) && batch != 1)
             continue;

@@ -27,6 +27,8 @@ static void scan_placements(pb_dg_noise *n, const pb_table *t, pb_kind k, int pl
             n->far++;
         else if (cp >= 0 && *p && strcmp(p, "n/a") != 0)
             n->other++;
+        n->smt += strcmp(p, "smt") == 0;
+        n->hidden_smt += strcmp(p, "smt?") == 0;
         for (const int *c = rt_cols; *c != PB_NEED_END; c++)
             range(&n->rt_min, &n->rt_max, pb_table_num(t, r, pb_table_col(t, pb_schema_name(k, *c))));
     }

@@ -17,7 +17,7 @@ int pb_dg_int(const pb_table *t, size_t row, int col)
 
 /* Column indices, looked up once. */
 typedef struct pool_cols {
-    int policy, threads, gap, job, batch, median, p99, rt0, rt1, place, xrt, xomp, spin;
+    int policy, threads, gap, job, batch, median, p99, rt0, rt1, place, xrt, xomp, spin, var[3];
 } pool_cols;
 
 static pool_cols pool_cols_of(const pb_table *t)
@@ -33,7 +33,10 @@ static pool_cols pool_cols_of(const pb_table *t)
                         .place = pb_table_col(t, PB_COL(POOL, placement)),
                         .xrt = pb_table_col(t, PB_COL(POOL, ratio_to_rt)),
                         .xomp = pb_table_col(t, PB_COL(POOL, ratio_to_omp)),
-                        .spin = pb_table_col(t, PB_COL(POOL, spin_us)) };
+                        .spin = pb_table_col(t, PB_COL(POOL, spin_us)),
+                        .var = { pb_table_col(t, PB_COL(POOL, rt_1line_rmw_ns)),
+                                 pb_table_col(t, PB_COL(POOL, rt_2line_store_ns)),
+                                 pb_table_col(t, PB_COL(POOL, rt_2line_rmw_ns)) } };
 }
 
 static bool is_pingpong(const pb_table *t, const pool_cols *c, size_t r)
@@ -89,6 +92,8 @@ static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const pool_cols 
     d->rt_ns = rt_of(t, c, r);
     d->x_rt = pb_table_num(t, r, c->xrt);
     d->x_omp = pb_table_num(t, r, c->xomp);
+    for (int v = 0; v < 3; v++)
+        d->rt_var[v] = pb_table_num(t, r, c->var[v]);
 }
 
 void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)

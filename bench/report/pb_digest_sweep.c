@@ -9,7 +9,7 @@
 
 typedef struct sweep_cols {
     int model, format, policy, schedule, threads, cpuset, batch, msmin, msmed, msmax, tok, wb, gbps, floor, pct,
-        disp, bmin, bmax, imb, glue, gluepct, place;
+        disp, bmin, bmax, imb, glue, gluepct, place, emulate, source, tbusy, slowcpu, wait;
 } sweep_cols;
 
 static sweep_cols sweep_cols_of(const pb_table *t)
@@ -27,7 +27,35 @@ static sweep_cols sweep_cols_of(const pb_table *t)
         .bmin = pb_table_col(t, PB_COL(SWEEP, busy_pct_min)), .bmax = pb_table_col(t, PB_COL(SWEEP, busy_pct_max)),
         .imb = pb_table_col(t, PB_COL(SWEEP, imbalance_flag)), .glue = pb_table_col(t, PB_COL(SWEEP, glue)),
         .gluepct = pb_table_col(t, PB_COL(SWEEP, glue_pct)), .place = pb_table_col(t, PB_COL(SWEEP, placement)),
+        .emulate = pb_table_col(t, PB_COL(SWEEP, emulate_slow)),
+        .source = pb_table_col(t, PB_COL(SWEEP, share_source)),
+        .tbusy = pb_table_col(t, PB_COL(SWEEP, thread_busy_ms)),
+        .slowcpu = pb_table_col(t, PB_COL(SWEEP, slowest_cpu)),
+        .wait = pb_table_col(t, PB_COL(SWEEP, wait_for_slowest_ms)),
     };
+}
+
+/* The least and most of a space-separated list of numbers (a thread_* column); NaN when it holds none. */
+static void list_range(const char *s, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    for (char *end = NULL;; s = end) {
+        double v = strtod(s, &end);
+        if (end == s)
+            return;
+        *lo = isnan(*lo) || v < *lo ? v : *lo;
+        *hi = isnan(*hi) || v > *hi ? v : *hi;
+    }
+}
+
+/* The unequal-core columns of row r into d (each absent column leaves its empty value). */
+static void cliff_of(pb_dg_decode *d, const pb_table *t, const sweep_cols *c, size_t r)
+{
+    pb_dg_copy(d->emulate, c->emulate >= 0 ? pb_table_str(t, r, c->emulate) : "");
+    pb_dg_copy(d->share_source, c->source >= 0 ? pb_table_str(t, r, c->source) : "");
+    d->slowest_cpu = c->slowcpu >= 0 ? pb_dg_int(t, r, c->slowcpu) : -1;
+    d->wait_slowest_ms = c->wait >= 0 ? pb_table_num(t, r, c->wait) : NAN;
+    list_range(c->tbusy >= 0 ? pb_table_str(t, r, c->tbusy) : "", &d->busy_lo_ms, &d->busy_hi_ms);
 }
 
 static pb_dg_decode decode_of(const pb_table *t, const sweep_cols *c, size_t r)
@@ -44,6 +72,7 @@ static pb_dg_decode decode_of(const pb_table *t, const sweep_cols *c, size_t r)
     pb_dg_copy(d.cpuset, pb_table_str(t, r, c->cpuset));
     pb_dg_copy(d.glue, c->glue >= 0 ? pb_table_str(t, r, c->glue) : "");
     pb_dg_copy(d.placement, c->place >= 0 ? pb_table_str(t, r, c->place) : "");
+    cliff_of(&d, t, c, r);
     return d;
 }
 
@@ -160,6 +189,8 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
         s->npoints++;
         keep_fastest(s->best, &s->nbest, 16, &d, same_model_format);
         sweep_noise(s, t, &c, r, &d);
+        if (d.emulate[0] && s->nemulated++ == 0)
+            pb_dg_copy(s->emulated, d.emulate);
     }
     if (!s->nbest)
         return;
@@ -173,6 +204,8 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
             continue;
         keep_fastest(s->by_thr, &s->nthr, PB_DG_MAX, &d, same_threads);
         keep_fastest(s->by_set, &s->nset, 16, &d, same_set);
+        if (d.threads >= 2 && s->ncliff < PB_DG_MAX)
+            s->cliff[s->ncliff++] = d;
         if (d.threads > maxthr)
             maxthr = d.threads;
     }

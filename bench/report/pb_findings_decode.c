@@ -144,6 +144,134 @@ static void glue(pb_findings *f, const pb_dg_sweep *s)
                     PB_NUM(se->glue_pct, 1));
 }
 
+/* ---------------------------------------------------------------- unequal cores */
+
+/* 0 static, 1 weighted, 2 dynamic (any chunk), -1 anything else. */
+static int sched_kind(const pb_dg_decode *d)
+{
+    return strcmp(d->schedule, "static") == 0     ? 0
+           : strcmp(d->schedule, "weighted") == 0 ? 1
+           : strncmp(d->schedule, "dynamic", 7) == 0 ? 2
+                                                    : -1;
+}
+
+static bool same_but_schedule(const pb_dg_decode *a, const pb_dg_decode *b)
+{
+    return a->threads == b->threads && strcmp(a->policy, b->policy) == 0 && strcmp(a->cpuset, b->cpuset) == 0 &&
+           strcmp(a->glue, b->glue) == 0 && strcmp(a->emulate, b->emulate) == 0;
+}
+
+/* "<open>EMULATED slow cpu 1=0.5<close>" for an emulated point, "" otherwise. */
+static const char *emulated_note(const pb_dg_decode *d, const char *open, const char *close, char *buf, size_t len)
+{
+    if (!d->emulate[0])
+        return "";
+    snprintf(buf, len, "%sEMULATED slow cpu %s%s", open, d->emulate, close);
+    return buf;
+}
+
+/* The static point whose others waited longest for its slowest thread, as a share of the token: who held the
+ * barriers up, and what it cost. */
+static void slowest_thread(pb_findings *f, const pb_dg_sweep *s)
+{
+    const pb_dg_decode *w = NULL;
+    for (int i = 0; i < s->ncliff; i++) {
+        const pb_dg_decode *c = &s->cliff[i];
+        if (sched_kind(c) == 0 && c->wait_slowest_ms >= 0 && c->slowest_cpu >= 0 &&
+            (!w || c->wait_slowest_ms / c->ms_median > w->wait_slowest_ms / w->ms_median))
+            w = c;
+    }
+    if (!w)
+        return;
+    char em[PB_DG_NAME + 40];
+    pb_findings_add(f, "The barrier's slowest thread: at %d threads on %s (%s, static split%s), cpu %d was the slowest, "
+                    "%s ms per token in its slices against %s ms for the least busy; the others waited %s ms per token "
+                    "for it, %s of the token (%s ms).",
+                    w->threads, w->cpuset, w->policy, emulated_note(w, "; ", "", em, sizeof em), w->slowest_cpu,
+                    PB_NUM(w->busy_hi_ms, 2), PB_NUM(w->busy_lo_ms, 2), PB_NUM(w->wait_slowest_ms, 2),
+                    PB_PCT(100 * w->wait_slowest_ms / w->ms_median), PB_NUM(w->ms_median, 2));
+}
+
+/* One point's part of a side-by-side sentence: "weighted 4.0 tok/s (1.81x static; the others waited 2.6 ms)". */
+static size_t sched_part(char *buf, size_t len, const pb_dg_decode *c, const pb_dg_decode *stat)
+{
+    char vs[64] = "";
+    if (stat && c != stat)
+        snprintf(vs, sizeof vs, "%s static; ", PB_X(c->tok_s / stat->tok_s));
+    return (size_t)snprintf(buf, len, "%s %s tok/s (%sthe others waited %s ms per token for cpu %d)", c->schedule,
+                            PB_NUM(c->tok_s, 1), vs, PB_NUM(c->wait_slowest_ms, 2), c->slowest_cpu);
+}
+
+/* The schedules of one point side by side (members of s->cliff, count m); returns the winner's kind. */
+static int sched_group(pb_findings *f, const pb_dg_sweep *s, const int *member, int m, bool say)
+{
+    const pb_dg_decode *stat = NULL, *best = &s->cliff[member[0]];
+    for (int k = 0; k < m; k++) {
+        const pb_dg_decode *c = &s->cliff[member[k]];
+        stat = sched_kind(c) == 0 ? c : stat;
+        best = c->tok_s > best->tok_s ? c : best;
+    }
+    char parts[480] = "", em[PB_DG_NAME + 40];
+    size_t o = 0;
+    for (int k = 0; k < m && o < sizeof parts; k++) {
+        o += k ? (size_t)snprintf(parts + o, sizeof parts - o, "; ") : 0;
+        if (o < sizeof parts)
+            o += sched_part(parts + o, sizeof parts - o, &s->cliff[member[k]], stat);
+    }
+    if (say)
+        pb_findings_add(f, "Schedules side by side, %s at %d threads on %s%s: %s. %s is fastest here.", best->policy,
+                        best->threads, best->cpuset, emulated_note(best, " (", ")", em, sizeof em), parts,
+                        best->schedule);
+    return sched_kind(best);
+}
+
+/* Every point run with more than one schedule: side by side (the first few), then which won how often. */
+static void schedules(pb_findings *f, const pb_dg_sweep *s)
+{
+    bool done[PB_DG_MAX] = { false };
+    int groups = 0, wins[3] = { 0 };
+    for (int i = 0; i < s->ncliff; i++) {
+        int member[PB_DG_MAX], m = 0;
+        for (int j = i; j < s->ncliff; j++)
+            if (!done[j] && same_but_schedule(&s->cliff[i], &s->cliff[j]) && sched_kind(&s->cliff[j]) >= 0) {
+                member[m++] = j;
+                done[j] = true;
+            }
+        if (m < 2)
+            continue;
+        int k = sched_group(f, s, member, m, groups < 4);
+        groups++;
+        wins[k >= 0 ? k : 0]++;
+    }
+    if (groups > 1)
+        pb_findings_add(f, "Of %d points run with several schedules, static was fastest in %d, weighted in %d, dynamic "
+                        "in %d. Weighted wins where the inequality is steady (a slower core stays slower: it pays no "
+                        "claims and no wait); dynamic where it moves within a token (claims follow the moment's "
+                        "speed); static where the cores are equal (nothing to rebalance, nothing to pay).",
+                        groups, wins[0], wins[1], wins[2]);
+}
+
+/* A hybrid machine's P-only against P+E: the cliff a static split falls off and what each schedule recovers. */
+static void p_and_e(pb_findings *f, const pb_dg_sweep *s)
+{
+    const pb_dg_decode *p = NULL, *pe[3] = { NULL, NULL, NULL };
+    for (int i = 0; i < s->ncliff; i++) {
+        const pb_dg_decode *c = &s->cliff[i];
+        int k = sched_kind(c);
+        if (k == 0 && strcmp(c->cpuset, "p") == 0 && (!p || c->tok_s > p->tok_s))
+            p = c;
+        if (k >= 0 && strcmp(c->cpuset, "p+e") == 0 && (!pe[k] || c->tok_s > pe[k]->tok_s))
+            pe[k] = c;
+    }
+    if (!p || !pe[0])
+        return;
+    pb_findings_add(f, "P-cores only (static) decode at %s tok/s on %d threads; P+E static at %s tok/s on %d (cpu %d "
+                    "slowest, the others waited %s ms per token for it), P+E weighted at %s, P+E dynamic at %s tok/s.",
+                    PB_NUM(p->tok_s, 1), p->threads, PB_NUM(pe[0]->tok_s, 1), pe[0]->threads, pe[0]->slowest_cpu,
+                    PB_NUM(pe[0]->wait_slowest_ms, 2), pe[1] ? PB_NUM(pe[1]->tok_s, 1) : "not measured",
+                    pe[2] ? PB_NUM(pe[2]->tok_s, 1) : "not measured");
+}
+
 void pb_findings_decode(pb_findings *f, const pb_digest *d)
 {
     const pb_dg_sweep *s = &d->sweep;
@@ -156,4 +284,7 @@ void pb_findings_decode(pb_findings *f, const pb_digest *d)
     imbalance(f, s);
     if (s->have_glue)
         glue(f, s);
+    slowest_thread(f, s);
+    schedules(f, s);
+    p_and_e(f, s);
 }

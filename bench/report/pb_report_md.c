@@ -75,6 +75,21 @@ int pb_report_incomplete_items(FILE *o, const pb_rundata *rd, const char *label)
     return n;
 }
 
+/* Rows measured with a core made slow on purpose measure the emulation, not the machine: said before anything. */
+static void emulated_warning(FILE *o, const pb_digest *d)
+{
+    const pb_dg_sweep *s = &d->sweep;
+    const pb_dg_kernels *k = &d->kern;
+    if (!s->nemulated && !k->nemulated)
+        return;
+    fprintf(o, "**EMULATED SLOW CORES.** %d row%s of sweep.csv and %d of kernels.csv ran with cpus slowed on purpose "
+               "(--emulate-slow: after every slice of rows the thread on such a cpu busy-waits (1/F - 1) times what the "
+               "slice took; first seen: %s). Those rows show what unequal cores do to a barrier and how the schedules "
+               "recover it; they do not measure this machine's cores as they are. Each says so in its emulate_slow "
+               "column.\n\n",
+            s->nemulated, PB_S(s->nemulated), k->nemulated, PB_MD(s->nemulated ? s->emulated : k->emulated));
+}
+
 static void incomplete_warning(FILE *o, const pb_rundata *rd)
 {
     if (!pb_rundata_incomplete(rd))
@@ -146,6 +161,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     fprintf(o, "# poolbench report: %s, run %s\n\n", host && *host ? PB_MD(host) : "unknown host",
             PB_MD(id && *id ? id : base_name(rd->dir)));
     incomplete_warning(o, rd);
+    emulated_warning(o, d);
     fprintf(o, "Where a decode token's time goes on this machine. Every figure below is read from the CSVs in this "
                "directory; every sentence is computed from them.\n\n");
     machine_block(o, rd);

@@ -20,6 +20,19 @@ static void placements(pb_findings *f, const pb_dg_noise *n)
                                         "only within one tag." : "");
 }
 
+/* smt and smt? tags: two threads of one core, known from the topology or guessed from a round trip. */
+static void smt_pairs(pb_findings *f, const pb_dg_noise *n)
+{
+    if (n->smt)
+        pb_findings_add(f, "%d row%s ran on two hardware threads of one core (smt, from the topology): they share the "
+                        "core's caches and execution units, so their figures are not two cores'.", n->smt, PB_S(n->smt));
+    if (n->hidden_smt)
+        pb_findings_add(f, "%d row%s tagged smt?: the tightest round trip between their two cpus was under %s ns, "
+                        "faster than a line can travel between two cores, though the topology shows them as separate "
+                        "cores: most likely two hyperthreads of one physical core that the hypervisor hides.",
+                        n->hidden_smt, PB_S(n->hidden_smt), PB_STR(PB_HIDDEN_SMT_RT_NS));
+}
+
 static void spreads(pb_findings *f, const pb_digest *d)
 {
     const pb_dg_dispatch *spin = pb_dg_find_policy(&d->pool, "spin");
@@ -102,6 +115,7 @@ void pb_noise_notes(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
 {
     memset(f, 0, sizeof *f);
     placements(f, &d->noise);
+    smt_pairs(f, &d->noise);
     spreads(f, d);
     load(f, d, rd);
     tuning_list(f, rd, "threshold_", "Judged by these thresholds");

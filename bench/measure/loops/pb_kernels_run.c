@@ -88,7 +88,11 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) /* the floor just before */
         row->read_gbps = pb_kbench_read_gbps(buf, pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols),
                                              DRAM_WINDOW(p), p->budget_ms / 1e3, p->quick ? 3 : 5, &run->read_kernel);
-    pt.pool = threads > 1 ? pl : NULL;
+    pt.pool = threads > 1 || p->emulate ? pl : NULL; /* an emulated cpu is stretched by its pool's observer */
+    int cpus[POOL_MAX_THREADS];
+    for (int i = 0; i < threads; i++)
+        cpus[i] = p->cpus[i % p->ncpus];
+    pb_emulate_text(p->emulate, cpus, threads, row->emulate, sizeof row->emulate);
     pt.window_bytes = pt.level == PB_KB_DRAM ? DRAM_WINDOW(p) : (size_t)8 << 20;
     pt.budget_s = p->budget_ms / 1e3;
     pt.min_samples = p->quick ? 3 : 5;
@@ -124,8 +128,9 @@ static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
 
 /* ---------------------------------------------------------------- pools and formats */
 
-/* A pool of `threads` pinned in the plan's order (POOLBENCH_POLICY and friends apply), or NULL with err. */
-static pool *kbr_pool(const pb_kbr_plan *p, int threads, char *err, size_t errlen)
+/* A pool of `threads` pinned in the plan's order (POOLBENCH_POLICY and friends apply), its slices observed by sl
+ * (the emulated slow cpus), or NULL with err. */
+static pool *kbr_pool(const pb_kbr_plan *p, int threads, pb_slices *sl, char *err, size_t errlen)
 {
     char why[256];
     pool_config cfg = pool_config_default();
@@ -138,6 +143,11 @@ static pool *kbr_pool(const pb_kbr_plan *p, int threads, char *err, size_t errle
         cpus[i] = p->cpus[i % p->ncpus];
     cfg.threads = threads;
     cfg.cpus = cpus;
+    if (pb_slices_init(sl, threads, cpus, p->emulate) != 0) {
+        pb_errf(err, errlen, "a pool of %d threads: %s", threads, strerror(errno));
+        return NULL;
+    }
+    cfg.hook = pb_slices_hook(sl);
     pool *pl = pool_create(&cfg);
     if (!pl)
         pb_errf(err, errlen, "a pool of %d threads: %s", threads, strerror(errno));
@@ -183,23 +193,28 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
     run->total = p->formats->n * p->levels->n * nt * p->variants->n * p->batches->n;
     run->rows = calloc((size_t)run->total, sizeof *run->rows);
     pool **pools = calloc((size_t)nt, sizeof *pools);
+    pb_slices *slices = calloc((size_t)nt, sizeof *slices); /* one per pool: its observer's accounts */
     uint64_t cap = kbr_cap(p);
     pb_kbench_buf buf;
-    if (!pools || !run->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
+    if (!pools || !slices || !run->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
         free(pools);
+        free(slices);
         return pb_errf(err, errlen, "%.0f MiB of weights: %s", (double)cap / MIB, strerror(errno));
     }
     int rc = 0;
     for (int t = 0; t < nt && rc == 0; t++)
-        rc = (pools[t] = kbr_pool(p, (int)p->threads->v[t], err, errlen)) ? 0 : -1;
+        rc = (pools[t] = kbr_pool(p, (int)p->threads->v[t], &slices[t], err, errlen)) ? 0 : -1;
     run->t0 = pb_now_ns();
     for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)
         rc = kbr_format(run, p, &buf, pools, (kern_format)p->formats->v[f], err, errlen);
     pb_progress_done(run->nrows, "points", run->t0);
-    for (int t = 0; t < nt; t++)
+    for (int t = 0; t < nt; t++) {
         if (pools[t])
             pool_destroy(pools[t]);
+        pb_slices_free(&slices[t]); /* after its pool: the observer writes into it until then */
+    }
     free(pools);
+    free(slices);
     pb_kbench_buf_free(&buf);
     return rc;
 }

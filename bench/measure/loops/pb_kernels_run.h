@@ -16,6 +16,7 @@
 #include "pb_cli.h"
 #include "pb_kbench.h"
 #include "pb_machine.h"
+#include "pb_slices.h"
 #include "pb_topo.h"
 
 /* An L3 instance larger than this, seen under a hypervisor, is the host's total, not what a vCPU owns. */
@@ -29,6 +30,7 @@ typedef struct pb_kbr_row {
     uint64_t bytes;
     pb_kbench_result r;
     double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
+    char emulate[128]; /* the emulated cpus among the pool's, "cpu=factor ..." ("": none) */
 } pb_kbr_row;
 
 /* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
@@ -48,6 +50,7 @@ typedef struct pb_kbr_plan {
     pb_kbr_sizes sizes;
     void (*row)(void *ctx, const pb_kbr_row *r); /* each point's row as it is measured */
     void *ctx;
+    const pb_emulate *emulate; /* --emulate-slow (NULL: none): the pools stretch those cpus' slices, 1 thread too */
 } pb_kbr_plan;
 
 typedef struct pb_kbr_run {

@@ -150,7 +150,8 @@ int pb_mfr_block(pb_mfr_run *run, int threads, char *err, size_t errlen)
     for (int i = first; i < run->nrows; i++) { /* the round trip after the block completes its rows */
         run->rows[i].rt_before = before;
         run->rows[i].rt_after = after;
-        snprintf(run->rows[i].placement, sizeof run->rows[i].placement, "%s", pb_placement_between(before, after));
+        snprintf(run->rows[i].placement, sizeof run->rows[i].placement, "%s",
+                 pb_placement_block(p->where, p->set->cpu[0], p->set->n > 1 ? p->set->cpu[1] : -1, before, after));
     }
     return rc;
 }

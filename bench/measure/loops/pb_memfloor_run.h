@@ -19,6 +19,7 @@
 #include "pb_memread.h"
 #include "pb_model.h"
 #include "pb_model_file.h"
+#include "pb_placement.h"
 #include "pb_topo.h"
 #include "pb_wformat.h"
 
@@ -64,6 +65,7 @@ typedef struct pb_mfr_plan {
     uint64_t size_mib;
     int passes;
     bool quick, no_thp;
+    const pb_where *where;                    /* placement tags: the topology or the round trips */
     const pb_model_file *file;                /* --model FILE: its token floors too (NULL: the presets only) */
     const pb_list *contexts;                  /* --context: the depths of every token floor (NULL: 0 only) */
 } pb_mfr_plan;

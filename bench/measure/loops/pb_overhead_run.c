@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "pb_err.h"
-#include "pb_pingpong.h"
-#include "pb_placement.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
 #include "pb_time.h"
@@ -24,27 +22,35 @@ const char *pb_po_kind_name(int kind)
     return kind < 0 ? "pingpong" : pb_exec_kind_names[kind];
 }
 
-/* The round trip between the first two cpus of the placement (the traffic of one dispatch), kept as a pingpong
- * row (its batch means stand in for single samples: pb_pingpong times batches only). NaN for one cpu or a
- * thread that could not be pinned (no row); -1 in *rc when the row cannot be kept. */
-static double po_roundtrip(pb_po_run *run, int *rc, char *err, size_t errlen)
+/* The round trips between the first two cpus of the placement (the traffic of one dispatch), every variant,
+ * kept as a pingpong row whose figure is the tightest (its batch means stand in for single samples: pb_pingpong
+ * times batches only). *rt stays NaN for one cpu or a thread that could not be pinned (no row); -1 in *rc when the
+ * row cannot be kept. */
+static void po_roundtrip(pb_po_run *run, pb_rt_tight *rt, int *rc, char *err, size_t errlen)
 {
     const pb_po_plan *p = run->p;
     int iters = p->quick ? PB_PO_RT_ITERS / 4 : PB_PO_RT_ITERS;
-    pb_rt rt;
-    if (p->ncpus < 2 || pb_pingpong(p->cpus[0], p->cpus[1], PB_PO_RT_BATCHES, iters, &rt) != 0)
-        return NAN;
+    rt->tight_ns = NAN;
+    for (int v = 0; v < PB_RT_VARIANTS; v++)
+        rt->v[v].ns_batch_mean = NAN;
+    if (p->ncpus < 2 || pb_pingpong_tight(p->cpus[0], p->cpus[1], PB_PO_RT_BATCHES, iters, rt) != 0) {
+        rt->tight_ns = NAN;
+        return;
+    }
     pb_po_row *row = pb_vec_push(&run->rows);
     if (!row) {
         *rc = pb_errf(err, errlen, "the rows: %s", strerror(errno));
-        return rt.ns_batch_mean;
+        return;
     }
-    *row = (pb_po_row){ .kind = -1, .threads = 2, .rt_before = rt.ns_batch_mean, .rt_after = rt.ns_batch_mean,
-                        .ratio_to_rt = 1.0, .ratio_to_omp = NAN,
-                        .r = { .batch_mean_ns = rt.ns_batch_mean, .batches = rt.batches, .samples = rt.batches,
-                               .k = iters } };
-    snprintf(row->placement, sizeof row->placement, "%s", pb_placement(rt.ns_batch_mean));
-    return rt.ns_batch_mean;
+    const pb_rt *t = &rt->v[rt->tightest];
+    *row = (pb_po_row){ .kind = -1, .threads = 2, .rt_before = rt->tight_ns, .rt_after = rt->tight_ns,
+                        .rt_tight = rt->tight_ns, .ratio_to_rt = 1.0, .ratio_to_omp = NAN,
+                        .r = { .batch_mean_ns = rt->tight_ns, .batches = t->batches, .samples = t->batches,
+                               .k = iters / PB_RT_VARIANTS } };
+    for (int v = 0; v < PB_RT_VARIANTS; v++)
+        row->rt_variant[v] = rt->v[v].ns_batch_mean;
+    snprintf(row->placement, sizeof row->placement, "%s",
+             pb_placement_block(p->where, p->cpus[0], p->cpus[1], rt->tight_ns, rt->tight_ns));
 }
 
 /* One gap x job point of a block: its row pushed, and dropped again when the point failed. */
@@ -63,18 +69,25 @@ static int po_point(pb_po_run *run, const pb_dispatch_cost_point *pt, char *err,
     return pb_errf(err, errlen, "%s with %d threads: %s", pb_exec_kind_names[pt->kind], pt->threads, strerror(e));
 }
 
-/* The block's points against its round trips: before, after, their mean, and near/far/mixed. */
-static void po_rt_ratios(pb_po_run *run, size_t first, double before, double after)
+/* The block's points against its round trips: before, after, each variant's mean, the tightest's mean (the
+ * reference of ratio_to_rt), and the placement. */
+static void po_rt_ratios(pb_po_run *run, size_t first, const pb_rt_tight *before, const pb_rt_tight *after)
 {
-    double rt = pb_rt_between(before, after);
+    const pb_po_plan *p = run->p;
+    double rt = pb_rt_between(before->tight_ns, after->tight_ns);
+    const char *place = pb_placement_block(p->where, p->cpus[0], p->ncpus > 1 ? p->cpus[1] : -1, before->tight_ns,
+                                           after->tight_ns);
     for (size_t i = first; i < run->rows.n; i++) {
         pb_po_row *row = PB_VEC_AT(&run->rows, pb_po_row, i);
         if (row->kind < 0)
             continue;
-        row->rt_before = before;
-        row->rt_after = after;
+        row->rt_before = before->tight_ns;
+        row->rt_after = after->tight_ns;
+        row->rt_tight = rt;
+        for (int v = 0; v < PB_RT_VARIANTS; v++)
+            row->rt_variant[v] = pb_rt_between(before->v[v].ns_batch_mean, after->v[v].ns_batch_mean);
         row->ratio_to_rt = row->r.batch_mean_ns / rt;
-        snprintf(row->placement, sizeof row->placement, "%s", pb_placement_between(before, after));
+        snprintf(row->placement, sizeof row->placement, "%s", place);
     }
 }
 
@@ -86,7 +99,8 @@ static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t err
     for (int i = 0; i < threads; i++)
         cpus[i] = p->cpus[i % p->ncpus];
     int rc = 0;
-    double before = po_roundtrip(run, &rc, err, errlen);
+    pb_rt_tight before, after;
+    po_roundtrip(run, &before, &rc, err, errlen);
     size_t first = run->rows.n;
     for (int g = 0; g < p->gaps->n && rc == 0 && !pb_stop_signal(); g++)
         for (int j = 0; j < p->jobs->n && rc == 0 && !pb_stop_signal(); j++) {
@@ -95,8 +109,8 @@ static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t err
                                           .spin_us = p->spin_us, .reps = p->reps, .batch_ms = p->batch_ms };
             rc = po_point(run, &pt, err, errlen);
         }
-    double after = po_roundtrip(run, &rc, err, errlen);
-    po_rt_ratios(run, first, before, after);
+    po_roundtrip(run, &after, &rc, err, errlen);
+    po_rt_ratios(run, first, &before, &after);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 /* pb_overhead_run.h — bench_pool_overhead's measuring loop. Per thread count, one block per policy: the round
- * trip between the first two cpus (a pingpong row), every gap x job point (pb_dispatch_cost), the round trip
- * again; each point's ratio_to_rt is against the mean of the two, its placement near/far/mixed from them. Once
+ * trip between the first two cpus (a pingpong row: every ping-pong variant, pb_pingpong_tight), every gap x job
+ * point (pb_dispatch_cost), the round trip again; each point's ratio_to_rt is against the mean of the two
+ * tightest round trips, its placement from the topology where it is trusted, else near/far/mixed from them. Once
  * a thread count's blocks are done, each point gets ratio_to_omp (omp's point at the same threads, gap and job):
  * its rows are complete then, and the caller writes them.
  *
@@ -15,6 +16,8 @@
 
 #include "pb_cli.h"
 #include "pb_dispatch_cost.h"
+#include "pb_pingpong.h"
+#include "pb_placement.h"
 #include "pb_vec.h"
 
 #define PB_PO_RT_BATCHES 11 /* a pingpong row's batches: its "reps" */
@@ -26,7 +29,9 @@ typedef struct pb_po_row {
     int threads;
     unsigned gap_us, job_ns;
     pb_dispatch_cost_result r;
-    double rt_before, rt_after, ratio_to_rt, ratio_to_omp;
+    double rt_before, rt_after, ratio_to_rt, ratio_to_omp; /* rt_*: the tightest variant's */
+    double rt_variant[PB_RT_VARIANTS]; /* each variant's round trip, the mean of before and after */
+    double rt_tight;                   /* the tightest, the mean of before and after: ratio_to_rt's reference */
     char placement[8];
 } pb_po_row;
 
@@ -39,6 +44,7 @@ typedef struct pb_po_plan {
     int reps;
     double batch_ms;
     bool quick; /* shorter round trips */
+    const pb_where *where; /* placement tags: the topology or the round trips (NULL: the round trips) */
 } pb_po_plan;
 
 typedef struct pb_po_run {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,6 +260,8 @@ int pb_ov_measure_point(pb_overlap *ov, pb_ov_point *pt, double job_ns, char *er
         return -1;
     pt->prep_n = ov->work.prep_n;
     pt->rt_ns = pb_roundtrip_ns(ov->caller_cpu, ov->helper_cpu, OV_RT_BATCHES, ov->quick ? 2000 : 5000);
+    snprintf(pt->placement, sizeof pt->placement, "%s",
+             pb_placement_block(ov->where, ov->caller_cpu, ov->helper_cpu, pt->rt_ns, pt->rt_ns));
     long reps = ov->reps;
     double *t = calloc((size_t)reps * (PB_OV_MODES + 2), sizeof *t); /* prep, job, then each mode */
     if (!t)

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "kern.h"
+#include "pb_placement.h"
 #include "pb_stats.h"
 #include "pool.h"
 
@@ -53,6 +54,7 @@ typedef struct pb_overlap {
     int caller_cpu, helper_cpu; /* helper_cpu -1: one cpu only, the modes that need a second are skipped */
     long steps, reps;
     bool quick;                 /* shorter round trips */
+    const pb_where *where;      /* placement tags: the topology or the round trip */
     pb_ov_work work;
 } pb_overlap;
 
@@ -61,6 +63,7 @@ typedef struct pb_ov_point {
     double ratio;
     size_t prep_n;
     double rt_ns;              /* caller-helper round trip measured before the point */
+    char placement[8];         /* the pair's tag (pb_placement_block) */
     pb_summary prep, job;      /* ns per step, alone */
     pb_summary mode[PB_OV_MODES]; /* ns per step */
     bool measured[PB_OV_MODES];

@@ -24,30 +24,57 @@
 
 /* ---------------------------------------------------------------- the plan */
 
+/* A run with unequal cores: two core kinds on this machine, or an emulated slow cpu. */
+static bool sw_run_unequal(const pb_sweep_plan *p)
+{
+    return (p->topo && p->topo->nkinds > 1) || (p->emulate && p->emulate->n > 0);
+}
+
 int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t errlen)
 {
     char buf[1024];
-    snprintf(buf, sizeof buf, "%s", spec ? spec : "static");
+    p->sched_given = spec != NULL;
+    if (!spec)
+        spec = sw_run_unequal(p) ? "static,weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) : "static";
+    snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
     p->nsched = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (p->nsched == PB_SWEEP_MAX_SCHED)
             return pb_errf(err, errlen, "at most %d schedules", PB_SWEEP_MAX_SCHED);
-        char *end = NULL;
-        long n = 0;
-        if (strcmp(t, "static") == 0) {
-            p->chunk[p->nsched++] = 0;
-            continue;
-        }
-        if (strncmp(t, "dynamic:", 8) == 0) {
-            errno = 0;
-            n = strtol(t + 8, &end, 10);
-        }
-        if (!end || end == t + 8 || *end || errno || n < 1 || n > 1000000000L)
-            return pb_errf(err, errlen, "'%s' is not static or dynamic:N with N from 1 to 1000000000", t);
-        p->chunk[p->nsched++] = (size_t)n;
+        if (pb_sched_parse(t, &p->sched[p->nsched++]) != 0)
+            return pb_errf(err, errlen, "'%s' is not static, weighted or dynamic:N with N from 1 to 1000000000", t);
     }
-    return p->nsched ? 0 : pb_errf(err, errlen, "give static or dynamic:N");
+    return p->nsched ? 0 : pb_errf(err, errlen, "give static, weighted or dynamic:N");
+}
+
+/* cpu's core kind (0 = the fastest), -1 when the topology does not hold it. */
+static int sw_kind(const pb_topo *t, int cpu)
+{
+    int i = pb_topo_find(t, cpu);
+    return i < 0 ? -1 : t->pu[i].kind;
+}
+
+int pb_sweep_capacities(const pb_sweep_plan *p, const pb_cpulist *place, double *cap)
+{
+    for (int i = 0; i < place->n; i++) {
+        int k = pb_topo_find(p->topo, place->cpu[i]);
+        if (k < 0 || pb_emulate_factor(p->emulate, place->cpu[i]) < 1)
+            return -1;
+        cap[i] = p->topo->kind[p->topo->pu[k].kind].capacity;
+    }
+    return 0;
+}
+
+bool pb_sweep_sched_runs(const pb_sweep_plan *p, int s, const pb_cpulist *place)
+{
+    if (p->sched_given || p->sched[s].kind == PB_SCHED_STATIC)
+        return true;
+    for (int i = 0; i < place->n; i++)
+        if (pb_emulate_factor(p->emulate, place->cpu[i]) < 1 ||
+            sw_kind(p->topo, place->cpu[i]) != sw_kind(p->topo, place->cpu[0]))
+            return true;
+    return false;
 }
 
 /* The largest KV cache a point of p fills: the deepest context at the largest batch, of the widest type. */
@@ -89,10 +116,18 @@ int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
 static int count_points(const pb_sweep_plan *p)
 {
     int total = 0;
-    for (int s = 0; s < p->sets->n; s++)
-        for (int t = 0; t < p->threads->n; t++)
-            total += p->threads->v[t] <= p->sets->set[s].cpus.n;
-    return total * p->formats->n * p->batches->n * p->policies->n * p->nsched * p->glues->n;
+    pb_cpulist *place = malloc(sizeof *place); /* 4 KiB: off the stack */
+    for (int s = 0; place && s < p->sets->n; s++)
+        for (int t = 0; t < p->threads->n; t++) {
+            int threads = (int)p->threads->v[t];
+            if (threads > p->sets->set[s].cpus.n ||
+                pb_topo_place(p->topo, &p->sets->set[s].cpus, threads, place, NULL, 0) != 0)
+                continue;
+            for (int k = 0; k < p->nsched; k++)
+                total += pb_sweep_sched_runs(p, k, place);
+        }
+    free(place);
+    return total * p->formats->n * p->batches->n * p->policies->n * p->glues->n;
 }
 
 /* ---------------------------------------------------------------- floors */
@@ -197,10 +232,8 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->format = p->file ? pb_model_file_format(p->file) : pb_wformat_name(b->fmt);
     r->kernel = kern_isa_name(kern_matvec_isa(b->w->mfmt[0], p->variant)); /* the ISA that ran (a mix's: one) */
     r->policy = pb_exec_kind_names[kind];
-    if (p->chunk[s])
-        snprintf(r->schedule, sizeof r->schedule, "dynamic:%zu", p->chunk[s]);
-    else
-        snprintf(r->schedule, sizeof r->schedule, "static");
+    pb_sched_name(p->sched[s], r->schedule, sizeof r->schedule);
+    pb_emulate_text(p->emulate, b->place->cpu, b->place->n, r->emulate, sizeof r->emulate);
     r->glue = pb_glue_mode_names[d->glue];
     r->cpuset = b->set->name;
     r->threads = b->place->n;
@@ -240,7 +273,11 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     bool live = kind != PB_EXEC_OMP; /* omp's floor: measured by sw_point just before */
     bool spinning = kind == POOL_SPIN || kind == POOL_HYBRID || threads == 1;
     pb_exec ex;
-    if (pb_exec_open(&ex, kind, threads, b->place->cpu, p->chunk[s], p->spin_us) != 0)
+    double cap[PB_MAX_CPUS];
+    const pb_exec_cfg cfg = { .kind = kind, .threads = threads, .cpus = b->place->cpu, .sched = p->sched[s],
+                              .spin_us = p->spin_us, .emulate = p->emulate,
+                              .capacity = pb_sweep_capacities(p, b->place, cap) == 0 ? cap : NULL };
+    if (pb_exec_open_cfg(&ex, &cfg) != 0)
         return pb_errf(err, errlen, "%s with %d threads: %s", r->policy, threads, strerror(errno));
     sw_live lv;
     if (live && !sw_live_open(&lv, b, spinning ? ex.p : NULL)) {
@@ -317,14 +354,16 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
         r->rt_before = sw_roundtrip(b);
         rc = sw_time(b, d, kind, s, r, err, errlen);
         r->rt_after = sw_roundtrip(b);
-        snprintf(r->placement, sizeof r->placement, "%s", pb_placement_between(r->rt_before, r->rt_after));
+        snprintf(r->placement, sizeof r->placement, "%s",
+                 pb_placement_block(b->p->where, b->pair->cpu[0], b->pair->n > 1 ? b->pair->cpu[1] : -1, r->rt_before,
+                                    r->rt_after));
     }
     if (rc == 0 && sw_verify(run, b, d, r) != 0)
         rc = pb_errf(err, errlen, "the reference logits: %s", strerror(errno));
     if (rc == 0 && b->p->row(b->p->ctx, r) != 0)
         rc = pb_errf(err, errlen, "writing point %d: %s", r->point, strerror(errno));
     if (rc != 0) {
-        pb_sampler_result_free(&r->m.util);
+        pb_sweep_meas_free(&r->m);
         pb_vec_pop(&run->rows);
         return -1;
     }
@@ -362,6 +401,8 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
         }
         for (int k = 0; k < p->policies->n && rc == 0 && !pb_stop_signal(); k++)
             for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
+                if (!pb_sweep_sched_runs(p, sg / p->glues->n, b->place))
+                    continue;
                 d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
                 rc = sw_point(run, b, &d, (int)p->policies->v[k], sg / p->glues->n, err, errlen);
             }
@@ -492,7 +533,7 @@ int pb_sweep_run_unverified(const pb_sweep_run *run)
 void pb_sweep_run_free(pb_sweep_run *run)
 {
     for (size_t i = 0; i < run->rows.n; i++)
-        pb_sampler_result_free(&PB_VEC_AT(&run->rows, pb_sweep_row, i)->m.util);
+        pb_sweep_meas_free(&PB_VEC_AT(&run->rows, pb_sweep_row, i)->m);
     pb_vec_free(&run->rows);
     for (size_t i = 0; i < run->refs.n; i++)
         free(PB_VEC_AT(&run->refs, sw_ref, i)->logits);
