@@ -6,10 +6,17 @@
 #include "pb_attn_impl.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 
 static inline __m256 ld_f16(const kern_half *p)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+/* A block's scale: F16C's conversion, exact like kern_half_to_float's, without its branches. */
+static inline float ld_scale(kern_half h)
+{
+    return _cvtsh_ss(h);
 }
 
 static inline __m256 ld_i8(const int8_t *p)
@@ -30,10 +37,25 @@ static inline float fold(__m256 acc0, __m256 acc1)
  * chains would wait on); each position's lanes and fold are exactly the one-position form's. */
 #define PB_ATTN_ROWS 4
 
+/* The cache is streamed once from memory (a group's other query heads find it in L2): what a thread reads is
+ * asked for PB_ATTN_PF_BYTES ahead (8 f16 positions at head_dim 128), since the out-of-order window alone keeps
+ * only a few lines in flight (1 thread read the cache at half the read floor without it). Into L1 and L2
+ * (locality 3): the group's next head reads the same lines. The address is an integer: a prefetch past the
+ * cache's end never faults, and no pointer past its object is formed. */
+#define PB_ATTN_PF_BYTES 2048u
+
+static inline void pf_ahead(const unsigned char *p, size_t bytes)
+{
+    uintptr_t a = (uintptr_t)p + PB_ATTN_PF_BYTES;
+    for (uintptr_t l = a & ~(uintptr_t)63; l < a + bytes; l += 64)
+        __builtin_prefetch((const void *)l, 0, 3);
+}
+
 void pb_attn_scores_f16_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d, float *s)
 {
     size_t t = 0;
     for (; t + PB_ATTN_ROWS <= n; t += PB_ATTN_ROWS) {
+        pf_ahead(k + t * row_bytes, PB_ATTN_ROWS * row_bytes);
         const kern_half *r0 = (const kern_half *)(const void *)(k + t * row_bytes);
         const kern_half *r1 = (const kern_half *)(const void *)(k + (t + 1) * row_bytes);
         const kern_half *r2 = (const kern_half *)(const void *)(k + (t + 2) * row_bytes);
@@ -69,7 +91,7 @@ void pb_attn_scores_f16_avx2(const unsigned char *k, size_t row_bytes, size_t n,
 /* One q8_0 block of one position into its lanes (the recipe's blk, then acc += blk x d). */
 static inline void q8_block(const block_q8_0 *blk, const float *qb, __m256 *acc0, __m256 *acc1)
 {
-    __m256 dk = _mm256_set1_ps(kern_half_to_float(blk->d));
+    __m256 dk = _mm256_set1_ps(ld_scale(blk->d));
     __m256 blk0 = _mm256_mul_ps(_mm256_loadu_ps(qb), ld_i8(blk->qs));
     __m256 blk1 = _mm256_mul_ps(_mm256_loadu_ps(qb + 8), ld_i8(blk->qs + 8));
     blk0 = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), ld_i8(blk->qs + 16), blk0);
@@ -82,6 +104,7 @@ void pb_attn_scores_q8_avx2(const unsigned char *k, size_t row_bytes, size_t n, 
 {
     size_t t = 0;
     for (; t + 2 <= n; t += 2) {
+        pf_ahead(k + t * row_bytes, 2 * row_bytes);
         const block_q8_0 *r0 = (const block_q8_0 *)(const void *)(k + t * row_bytes);
         const block_q8_0 *r1 = (const block_q8_0 *)(const void *)(k + (t + 1) * row_bytes);
         __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
@@ -117,12 +140,14 @@ static inline void st64(float *o, __m256 o0, __m256 o1, __m256 o2, __m256 o3, __
 
 /* Outputs j0..j0+63 over every position: eight independent chains (each o[j] summed over t in order) keep two
  * fmas a cycle busy, named so that they stay in registers; one row's 64 outputs are a whole cache line of f16. */
-static void weigh_f16_64(const unsigned char *v, size_t row_bytes, size_t n, const float *p, float *o)
+static void weigh_f16_64(const unsigned char *v, size_t row_bytes, size_t n, const float *p, float *o, bool pf)
 {
     __m256 o0 = _mm256_loadu_ps(o), o1 = _mm256_loadu_ps(o + 8), o2 = _mm256_loadu_ps(o + 16);
     __m256 o3 = _mm256_loadu_ps(o + 24), o4 = _mm256_loadu_ps(o + 32), o5 = _mm256_loadu_ps(o + 40);
     __m256 o6 = _mm256_loadu_ps(o + 48), o7 = _mm256_loadu_ps(o + 56);
     for (size_t t = 0; t < n; t++) {
+        if (pf) /* the first pass brings whole rows; the next passes find them in L2 */
+            pf_ahead(v + t * row_bytes, row_bytes);
         const kern_half *row = (const kern_half *)(const void *)(v + t * row_bytes);
         __m256 pt = _mm256_set1_ps(p[t]);
         o0 = _mm256_fmadd_ps(pt, ld_f16(row), o0);
@@ -141,7 +166,7 @@ void pb_attn_weigh_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, 
 {
     size_t j = 0;
     for (; j + 64 <= d; j += 64)
-        weigh_f16_64(v + j * sizeof(kern_half), row_bytes, n, p, o + j);
+        weigh_f16_64(v + j * sizeof(kern_half), row_bytes, n, p, o + j, j == 0);
     for (; j < d; j += 8) {
         __m256 acc = _mm256_loadu_ps(o + j);
         for (size_t t = 0; t < n; t++)
@@ -154,7 +179,7 @@ void pb_attn_weigh_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, 
 /* One q8_0 block (32 outputs) of one position into its four chains. */
 static inline void weigh_q8_block(const block_q8_0 *blk, float p, __m256 *a, __m256 *b, __m256 *c, __m256 *e)
 {
-    __m256 pd = _mm256_set1_ps(p * kern_half_to_float(blk->d));
+    __m256 pd = _mm256_set1_ps(p * ld_scale(blk->d));
     *a = _mm256_fmadd_ps(pd, ld_i8(blk->qs), *a);
     *b = _mm256_fmadd_ps(pd, ld_i8(blk->qs + 8), *b);
     *c = _mm256_fmadd_ps(pd, ld_i8(blk->qs + 16), *c);
@@ -171,6 +196,8 @@ void pb_attn_weigh_q8_avx2(const unsigned char *v, size_t row_bytes, size_t n, c
         __m256 o3 = _mm256_loadu_ps(ob + 24), o4 = _mm256_loadu_ps(ob + 32), o5 = _mm256_loadu_ps(ob + 40);
         __m256 o6 = _mm256_loadu_ps(ob + 48), o7 = _mm256_loadu_ps(ob + 56);
         for (size_t t = 0; t < n; t++) {
+            if (b == 0) /* the first pass brings whole rows; the next passes find them in L2 */
+                pf_ahead(v + t * row_bytes, row_bytes);
             const block_q8_0 *blk = (const block_q8_0 *)(const void *)(v + t * row_bytes) + b;
             weigh_q8_block(blk, p[t], &o0, &o1, &o2, &o3);
             weigh_q8_block(blk + 1, p[t], &o4, &o5, &o6, &o7);
