@@ -247,20 +247,31 @@ size_t kern_act_block(kern_format f);
 int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1);
 
 /* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's
- * 4-stream kernels, reads exactly as the decode's passes do): the passes that can keep up with memory (AVX-512 q8_0 and q4_0, AVX2
- * q8_0; not yet f32, f16, q1_0, tq2_0) ask, every step and for each of their rows, for the line
- * KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
+ * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (AVX-512 f32, f16, q8_0 and
+ * q4_0, AVX2 f32, f16 and q8_0; not q1_0, tq2_0 or the K-quants) ask, every step and for each of their rows, for
+ * the line KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
  * keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
  * on Zen 5 (qwen3-0.6b decode, q8_0, 1 thread) +3-5% against no prefetch, where 1 KiB and 2 KiB ahead did
- * less and 1 KiB with T0 did worse. Non-temporal (locality 0): the weights are read once, so they should not
- * push the activation and the other thread's data out of L2. A prefetch past the end of the weights (the last
- * rows of a call) is harmless: a prefetch never faults, and the address is formed as an integer, not as a
- * pointer past its object. */
+ * less and 1 KiB with T0 did worse. A prefetch past the end of the weights (the last rows of a call) is
+ * harmless: a prefetch never faults, and the address is formed as an integer, not as a pointer past its
+ * object. */
 #define KERN_PREFETCH_BYTES 1536u
+
+/* The hint, chosen once before main from the CPU's vendor (kern_prefetch.c) and only read after: 0 on AMD,
+ * non-temporal (locality 0: the weights are read once, so they should not push the activation and the other
+ * thread's data out of L2; the Zen 5 figures above); 1 elsewhere, level 2 (locality 1): on Intel prefetchnta
+ * skips L2 and its streamer, and on an Emerald Rapids VM (1 thread, 256 MiB of weights) it held the passes at
+ * 2.4-7 GB/s where the same passes without prefetch read 10-14, and with T2 13-15 (above the plain read floor,
+ * 11.7), for f32, f16, q8_0 and q4_0 alike. */
+extern unsigned char kern_prefetch_temporal;
 
 static inline void kern_prefetch_stream(const void *p)
 {
-    __builtin_prefetch((const void *)((uintptr_t)p + KERN_PREFETCH_BYTES), 0, 0);
+    const void *ahead = (const void *)((uintptr_t)p + KERN_PREFETCH_BYTES);
+    if (kern_prefetch_temporal)
+        __builtin_prefetch(ahead, 0, 1);
+    else
+        __builtin_prefetch(ahead, 0, 0);
 }
 
 /* ---- matvec / matmul ---- */

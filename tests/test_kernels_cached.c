@@ -57,3 +57,15 @@ Test(kernels_cached, same_bits_as_streaming)
         cr_skip_test("no variant this CPU runs has a cached kernel");
     }
 }
+
+/* The streaming passes' prefetch hint (kern.h): non-temporal on AMD, level 2 elsewhere (on Intel prefetchnta
+ * held them far under the plain read floor), settled before main. */
+Test(kernels_cached, prefetch_hint_follows_the_vendor)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    cr_assert_eq(kern_prefetch_temporal, !__builtin_cpu_is("amd"));
+#else
+    cr_assert_eq(kern_prefetch_temporal, 1);
+#endif
+}
