@@ -20,6 +20,9 @@ void kern_rows_q4_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, 
 void kern_rows_q6_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
 void kern_rows_q4_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
 void kern_rows_q6_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+/* The same without the streaming prefetch (kern_table.rows_cached). */
+void kern_rows_q4_K_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_rows_q6_K_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
 #endif
 
 /* Sub-block j's (j < 8) 6-bit scale and min from block_q4_K.scales, as kern.h's layout states it. */

@@ -257,7 +257,7 @@ INLINE __m512i q1_0_sums(__m512i bits, const __m512i xs[8])
 
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                      __m512 acc[KERN512_ROWS])
+                      const int pf, __m512 acc[KERN512_ROWS])
 {
     const int8_t *xt = a->qt + m * kern_act_qt_cols(a->cols) + b * QK1_0;
     __mmask16 lanes = nb == 4 ? (__mmask16)0xFFFF : (__mmask16)((1u << (4 * nb)) - 1u);
@@ -270,13 +270,17 @@ INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) {
         __m512 dw;
-        __m512i bits = blk18_chunk(kern_row_ptr(w, rs, r) + b * sizeof(block_q1_0), nb, &dw);
+        const char *p = kern_row_ptr(w, rs, r) + b * sizeof(block_q1_0);
+        if (pf)
+            kern512_prefetch_span(p, 4 * sizeof(block_q1_0));
+        __m512i bits = blk18_chunk(p, nb, &dw);
         __m512i dot = _mm512_add_epi32(_mm512_slli_epi32(q1_0_sums(bits, xs), 1), seed);
         acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
     }
 }
 
-INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+INLINE void q1_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                      const int pf)
 {
     size_t nb = a->cols / QK1_0, b = 0;
     __m512 acc[KERN512_ROWS];
@@ -284,14 +288,27 @@ INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a,
     for (int r = 0; r < nr; r++)
         acc[r] = _mm512_setzero_ps();
     for (; b + 4 <= nb; b += 4)
-        q1_0_step(w, rs, nr, a, m, b, 4, acc);
+        q1_0_step(w, rs, nr, a, m, b, 4, pf, acc);
     if (b < nb)
-        q1_0_step(w, rs, nr, a, m, b, (int)(nb - b), acc);
+        q1_0_step(w, rs, nr, a, m, b, (int)(nb - b), pf, acc);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         y[r * ys] = _mm512_reduce_add_ps(acc[r]);
 }
+
+/* pf: the streaming pass's prefetch (kern.h); the cached one reads without. */
+INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    q1_0_pass(w, rs, nr, a, m, y, ys, 1);
+}
+
+INLINE void pass_q1_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    q1_0_pass(w, rs, nr, a, m, y, ys, 0);
+}
 KERN512_ROWS_FN(q1_0)
+KERN512_ROWS_FN(q1_0_cached)
 
 /* ---- q4_0: four blocks (128 weights) a step: 128-bit lane i of the sums is block i ----
  * The four blocks' nibbles side by side (blk18_chunk), the low nibbles against the first 64 bytes of the
@@ -434,7 +451,7 @@ INLINE __m512i tq2_0_sum(const block_tq2_0 *blk, const int8_t *x)
 
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                       __m512 acc[KERN512_ROWS])
+                       const int pf, __m512 acc[KERN512_ROWS])
 {
     const int8_t *x = a->qsp + m * a->cols + b * QK_K;
     /* each block's sum into lane t < nb of 128-bit lane 0: added once per block */
@@ -443,6 +460,8 @@ INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) {
         const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
+        if (pf)
+            kern512_prefetch_span((const char *)blk, 4 * sizeof(block_tq2_0)); /* the blocks' bytes */
         __m512i s[4];
 #pragma GCC unroll 4
         for (int t = 0; t < 4; t++)
@@ -453,7 +472,8 @@ INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a
     }
 }
 
-INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+INLINE void tq2_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                       const int pf)
 {
     size_t nb = a->cols / QK_K, b = 0;
     __m512 acc[KERN512_ROWS];
@@ -461,19 +481,35 @@ INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a
     for (int r = 0; r < nr; r++)
         acc[r] = _mm512_setzero_ps();
     for (; b + 4 <= nb; b += 4)
-        tq2_0_step(w, rs, nr, a, m, b, 4, acc);
+        tq2_0_step(w, rs, nr, a, m, b, 4, pf, acc);
     if (b < nb)
-        tq2_0_step(w, rs, nr, a, m, b, (int)(nb - b), acc);
+        tq2_0_step(w, rs, nr, a, m, b, (int)(nb - b), pf, acc);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         y[r * ys] = _mm512_reduce_add_ps(acc[r]);
 }
+
+INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    tq2_0_pass(w, rs, nr, a, m, y, ys, 1);
+}
+
+INLINE void pass_tq2_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                              size_t ys)
+{
+    tq2_0_pass(w, rs, nr, a, m, y, ys, 0);
+}
 KERN512_ROWS_FN(tq2_0)
+KERN512_ROWS_FN(tq2_0_cached)
 
 const kern_table kern_table_avx512 = {
     .isa = KERN_ISA_AVX512,
     .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = kern_rows_q4_K_avx512, [KERN_Q6_K] = kern_rows_q6_K_avx512 },
     .rows_cached = {
+        [KERN_Q1_0] = rows_q1_0_cached,
+        [KERN_TQ2_0] = rows_tq2_0_cached,
+        [KERN_Q4_K] = kern_rows_q4_K_cached_avx512,
+        [KERN_Q6_K] = kern_rows_q6_K_cached_avx512,
         [KERN_F32] = rows_f32_cached,
         [KERN_F16] = rows_f16_cached,
         [KERN_Q8_0] = rows_q8_0_cached,

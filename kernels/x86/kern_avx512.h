@@ -30,6 +30,13 @@ static inline __attribute__((always_inline)) __m512 kern512_halves4(const char *
     return _mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_cvtsi64_si128((long long)h))); /* the halves' bits */
 }
 
+/* The streaming passes' prefetch (kern.h) of every line of the n bytes a step reads at p. */
+static inline __attribute__((always_inline)) void kern512_prefetch_span(const char *p, size_t n)
+{
+    for (size_t l = 0; l < n; l += 64)
+        kern_prefetch_stream(p + l);
+}
+
 /* n (<= 4) activation block scales from dx in the same lanes; 0 past n. */
 static inline __attribute__((always_inline)) __m512 kern512_scales4(const float *dx, const int n)
 {

@@ -55,7 +55,7 @@ typedef struct kq_shape {
 
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                     kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, __m512 acc[KQ512_ROWS])
+                     kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, const int pf, __m512 acc[KQ512_ROWS])
 {
     kq_x xv[4];
 #pragma GCC unroll 4
@@ -65,6 +65,8 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) {
         const char *p = kern_row_ptr(w, rs, r) + b * sh.bytes;
+        if (pf)
+            kern512_prefetch_span(p, 4 * sh.bytes);
         __m512i s[4], mn[4];
 #pragma GCC unroll 4
         for (int t = 0; t < 4; t++)
@@ -78,8 +80,9 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
     }
 }
 
+/* pf: the streaming pass's prefetch (kern.h); the cached one reads without. Same arithmetic either way. */
 INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
-                    kq_shape sh, kq_prep_fn prep, kq_sum_fn sum)
+                    kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, const int pf)
 {
     size_t nb = a->cols / QK_K, b = 0;
     __m512 acc[KQ512_ROWS];
@@ -87,9 +90,9 @@ INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, s
     for (int r = 0; r < nr; r++)
         acc[r] = _mm512_setzero_ps();
     for (; b + 4 <= nb; b += 4)
-        kq_group(w, rs, nr, a, m, b, 4, sh, prep, sum, acc);
+        kq_group(w, rs, nr, a, m, b, 4, sh, prep, sum, pf, acc);
     if (b < nb)
-        kq_group(w, rs, nr, a, m, b, (int)(nb - b), sh, prep, sum, acc);
+        kq_group(w, rs, nr, a, m, b, (int)(nb - b), sh, prep, sum, pf, acc);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         y[r * ys] = _mm512_reduce_add_ps(acc[r]);
@@ -154,16 +157,29 @@ INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, __m512i *mins)
     return q4_K_dots(blk, sc, xv->x);
 }
 
+static const kq_shape q4_K_shape = { sizeof(block_q4_K), offsetof(block_q4_K, d), offsetof(block_q4_K, dmin) };
+
 INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    const kq_shape sh = { sizeof(block_q4_K), offsetof(block_q4_K, d), offsetof(block_q4_K, dmin) };
-    kq_pass(w, rs, nr, a, m, y, ys, sh, prep_q4_K, sum_q4_K);
+    kq_pass(w, rs, nr, a, m, y, ys, q4_K_shape, prep_q4_K, sum_q4_K, 1);
+}
+
+INLINE void pass_q4_K_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    kq_pass(w, rs, nr, a, m, y, ys, q4_K_shape, prep_q4_K, sum_q4_K, 0);
 }
 KERN_QUARTER_ROWS_FN(q4_K, KQ512_ROWS) /* kern_impl.h */
+KERN_QUARTER_ROWS_FN(q4_K_cached, KQ512_ROWS)
 
 void kern_rows_q4_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
 {
     rows_q4_K(w, rb, n, a, m, y);
+}
+
+void kern_rows_q4_K_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q4_K_cached(w, rb, n, a, m, y);
 }
 
 /* ---- q6_K: 64 codes of elements 64z .. 64z + 63 from ql's 64 bytes of half z / 2 (low nibbles for even
@@ -227,14 +243,27 @@ INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, __m512i *mins)
     return q6_K_dots((const block_q6_K *)w, xv->x, xv->aux); /* the block's bytes, as kern_row_ptr found them */
 }
 
+static const kq_shape q6_K_shape = { sizeof(block_q6_K), offsetof(block_q6_K, d), 0 };
+
 INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    const kq_shape sh = { sizeof(block_q6_K), offsetof(block_q6_K, d), 0 };
-    kq_pass(w, rs, nr, a, m, y, ys, sh, prep_q6_K, sum_q6_K);
+    kq_pass(w, rs, nr, a, m, y, ys, q6_K_shape, prep_q6_K, sum_q6_K, 1);
+}
+
+INLINE void pass_q6_K_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    kq_pass(w, rs, nr, a, m, y, ys, q6_K_shape, prep_q6_K, sum_q6_K, 0);
 }
 KERN_QUARTER_ROWS_FN(q6_K, KQ512_ROWS)
+KERN_QUARTER_ROWS_FN(q6_K_cached, KQ512_ROWS)
 
 void kern_rows_q6_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
 {
     rows_q6_K(w, rb, n, a, m, y);
+}
+
+void kern_rows_q6_K_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q6_K_cached(w, rb, n, a, m, y);
 }
