@@ -256,24 +256,29 @@ static void mv_init(mv *m)
                          .y = m->y, .ldy = ROWS };
 }
 
-/* y after four tokens of one matvec through an executor of cfg; the last token's share of the rows of thread 1. */
-static double mv_run(mv *m, const pb_exec_cfg *cfg)
+/* y after TOKENS tokens of one matvec through an executor of cfg. *least is thread 1's smallest share of a token's
+ * rows after the first (calibration) token, *last its share of the last token. The least, not the last: the
+ * weighted split follows measured speed, and on a shared 2-core machine (CI runs the suite two tests at a time)
+ * a token in which thread 0 was preempted makes thread 1 look fast for that token and, through the running mean,
+ * a few after it; a preemption only adds time, so the least disturbed token is the one that shows the weights. */
+enum { TOKENS = 12 };
+static void mv_run(mv *m, const pb_exec_cfg *cfg, double *least, double *last)
 {
     pb_exec ex;
     cr_assert_eq(pb_exec_open_cfg(&ex, cfg), 0);
     memset(m->y, 0, sizeof m->y);
-    uint64_t rows0 = 0, rows1 = 0;
-    for (int tok = 0; tok < 4; tok++) {
-        rows0 = ex.slices.t[0].rows;
-        rows1 = ex.slices.t[1].rows;
+    *least = 1;
+    for (int tok = 0; tok < TOKENS; tok++) {
+        uint64_t rows0 = ex.slices.t[0].rows, rows1 = ex.slices.t[1].rows;
         for (int k = 0; k < 20; k++) /* a token's dispatches */
             pb_exec_rows(&ex, m->job.rows, kern_job_rows, &m->job);
         pb_exec_token_end(&ex);
+        *last = (double)(ex.slices.t[1].rows - rows1) /
+                (double)(ex.slices.t[0].rows - rows0 + ex.slices.t[1].rows - rows1);
+        if (tok > 0 && *last < *least)
+            *least = *last;
     }
-    double share1 = (double)(ex.slices.t[1].rows - rows1) /
-                    (double)(ex.slices.t[0].rows - rows0 + ex.slices.t[1].rows - rows1);
     pb_exec_close(&ex);
-    return share1;
 }
 
 Test(weighted, bits_exact_against_static_and_dynamic, .timeout = 60)
@@ -287,7 +292,8 @@ Test(weighted, bits_exact_against_static_and_dynamic, .timeout = 60)
     static mv m;
     mv_init(&m);
     pb_exec_cfg cfg = { .kind = PB_EXEC_SPIN, .threads = 2, .cpus = cpus, .emulate = &e };
-    mv_run(&m, &cfg);
+    double least, last;
+    mv_run(&m, &cfg, &least, &last);
     float ref[1001];
     memcpy(ref, m.y, sizeof ref);
     static const pb_exec_kind kinds[] = { PB_EXEC_SPIN, PB_EXEC_CONDVAR, PB_EXEC_OMP };
@@ -295,15 +301,15 @@ Test(weighted, bits_exact_against_static_and_dynamic, .timeout = 60)
         for (int s = 0; s < 3; s++) {
             cfg.kind = kinds[k];
             cfg.sched = (pb_sched){ .kind = (pb_sched_kind)s, .chunk = s == PB_SCHED_DYNAMIC ? 16 : 0 };
-            double share1 = mv_run(&m, &cfg);
+            mv_run(&m, &cfg, &least, &last);
             cr_expect(memcmp(ref, m.y, sizeof ref) == 0, "%s schedule %d: the outputs differ",
                       pb_exec_kind_names[kinds[k]], s);
             /* thread 1 runs at a quarter of its speed: weighted gives it about a fifth of the rows */
             if (s == PB_SCHED_WEIGHTED)
-                cr_expect(share1 < 0.4, "%s weighted: the slow thread ran %.0f%% of the last token's rows",
-                          pb_exec_kind_names[kinds[k]], 100 * share1);
+                cr_expect(least < 0.4, "%s weighted: the slow thread ran at least %.0f%% of every token's rows",
+                          pb_exec_kind_names[kinds[k]], 100 * least);
             else if (s == PB_SCHED_STATIC)
-                cr_expect(fabs(share1 - 0.5) < 0.01, "static: %.0f%% of the rows", 100 * share1);
+                cr_expect(fabs(last - 0.5) < 0.01, "static: %.0f%% of the rows", 100 * last);
         }
     kern_act_free(&m.act);
     free(m.w);
