@@ -2,12 +2,10 @@
 #include "pb_decode.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pb_glue.h"
-#include "pb_membuf.h"
 #include "pb_time.h"
 
 /* The matvecs of a layer, in pb_model_matvecs' order. */
@@ -22,165 +20,6 @@ struct pb_fused {
     size_t grain;      /* rows are split in multiples of it: fused, the blocks of the activation it fills */
 };
 typedef struct pb_fused pb_fused;
-
-/* splitmix64: a full-period 64-bit generator whose every output is a good hash of its counter, so a row's
- * stream can start anywhere from (seed, matrix, row) without a sequential pass. */
-static uint64_t pb_mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t pb_stream(uint64_t seed, uint64_t a, uint64_t b)
-{
-    uint64_t s = seed ^ (a * 0xD6E8FEB86659FD93ull);
-    s = pb_mix(&s) ^ b;
-    return pb_mix(&s);
-}
-
-/* Uniform in [-1, 1): the top 24 bits, exactly representable as a float. */
-static float pb_unit(uint64_t *s)
-{
-    return (float)(pb_mix(s) >> 40) * (2.0f / 16777216.0f) - 1.0f;
-}
-
-typedef struct pb_gen {
-    const pb_decode_weights *w;
-    int mv;           /* matrix index */
-    kern_format fmt;  /* its format */
-    unsigned char *dst;
-    size_t row_bytes;
-    float scale;      /* weights uniform in [-scale, scale] */
-    int failed;       /* set (relaxed: read only after the dispatch returned) when a row buffer was missing */
-} pb_gen;
-
-static void pb_gen_rows(void *ctx, size_t r0, size_t r1)
-{
-    /* ctx is the caller's pb_gen, alive for the whole dispatch; threads write disjoint rows of dst. */
-    pb_gen *g = ctx;
-    size_t cols = (size_t)g->w->mv[g->mv].cols;
-    float *row = malloc(cols * sizeof *row);
-    if (!row) {
-        __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    for (size_t r = r0; r < r1; r++) {
-        uint64_t s = pb_stream(g->w->seed, (uint64_t)g->mv + 1, r);
-        for (size_t c = 0; c < cols; c++)
-            row[c] = pb_unit(&s) * g->scale;
-        kern_quantize_row(g->fmt, row, g->dst + r * g->row_bytes, cols);
-    }
-    free(row);
-}
-
-int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
-                            pb_decode_progress_fn progress, void *pctx)
-{
-    int n = pb_model_matvec_count(m);
-    kern_format *fmts = malloc((size_t)n * sizeof *fmts);
-    if (!fmts) {
-        memset(w, 0, sizeof *w);
-        errno = ENOMEM;
-        return -1;
-    }
-    for (int i = 0; i < n; i++)
-        fmts[i] = f;
-    int rc = pb_decode_weights_build_fmts(w, m, fmts, seed, ex, progress, pctx);
-    int e = errno;
-    free(fmts);
-    errno = e;
-    return rc;
-}
-
-/* The norm weights: near 1, seeded (the layers' norms, then the q/k head norms when the shape has them). */
-static void pb_gammas(pb_decode_weights *w, size_t ngamma, size_t nqk)
-{
-    uint64_t s = pb_stream(w->seed, 0, 0);
-    for (size_t i = 0; i < ngamma; i++)
-        w->gamma[i] = 1.0f + 0.1f * pb_unit(&s);
-    for (size_t i = 0; i < nqk; i++)
-        w->qk_gamma[i] = 1.0f + 0.1f * pb_unit(&s);
-}
-
-/* The arrays of w for shape m and formats fmts (bytes and offsets from them), the arena not yet mapped. 0, or -1
- * with errno (EINVAL: a format that cannot hold its matrix). */
-static int pb_weights_layout(pb_decode_weights *w, const pb_model *m, const kern_format *fmts)
-{
-    w->shape = *m;
-    w->fmt = fmts[0];
-    w->nmv = pb_model_matvec_count(m);
-    w->mv = calloc((size_t)w->nmv, sizeof *w->mv);
-    w->off = calloc((size_t)w->nmv, sizeof *w->off);
-    w->mfmt = calloc((size_t)w->nmv, sizeof *w->mfmt);
-    w->gamma = malloc((2 * (size_t)m->layers + 1) * m->hidden * sizeof *w->gamma);
-    w->qk_gamma = m->qk_norm ? malloc(2 * (size_t)m->layers * m->head_dim * sizeof *w->qk_gamma) : NULL;
-    if (!w->mv || !w->off || !w->mfmt || !w->gamma || (m->qk_norm && !w->qk_gamma)) {
-        errno = ENOMEM;
-        return -1;
-    }
-    pb_model_matvecs(m, w->mv, w->nmv);
-    for (int i = 0; i < w->nmv; i++) {
-        uint64_t b = kern_format_matrix_bytes(fmts[i], w->mv[i].rows, w->mv[i].cols);
-        if (b == 0) {
-            errno = EINVAL;
-            return -1;
-        }
-        w->mfmt[i] = fmts[i];
-        w->off[i] = w->bytes;
-        w->bytes += b;
-    }
-    return 0;
-}
-
-int pb_decode_weights_build_fmts(pb_decode_weights *w, const pb_model *m, const kern_format *fmts, uint64_t seed,
-                                 pb_exec *ex, pb_decode_progress_fn progress, void *pctx)
-{
-    memset(w, 0, sizeof *w);
-    w->seed = seed;
-    w->source = "arena";
-    /* Huge pages halve the TLB misses of a weight stream (THP in madvise mode gives them only on request);
-     * a refusal is not an error: the floor is read over the same pages, so the comparison stays fair. */
-    if (pb_weights_layout(w, m, fmts) != 0 || pb_membuf_map(&w->buf, (size_t)w->bytes, true) != 0) {
-        int e = errno == EINVAL ? EINVAL : ENOMEM;
-        pb_decode_weights_free(w);
-        errno = e;
-        return -1;
-    }
-    w->arena = w->buf.p;
-    pb_gammas(w, (2 * (size_t)m->layers + 1) * m->hidden, m->qk_norm ? 2 * (size_t)m->layers * m->head_dim : 0);
-    for (int i = 0; i < w->nmv; i++) {
-        const pb_matvec *mv = &w->mv[i];
-        /* Uniform in ±sqrt(3/cols) has variance 1/cols: a unit-RMS input gives unit-RMS outputs, so 36
-         * layers of residual adds stay far from overflow and from a quantizer's saturation. */
-        pb_gen g = { .w = w, .mv = i, .fmt = fmts[i], .dst = w->arena + w->off[i],
-                     .row_bytes = (size_t)kern_format_matrix_bytes(fmts[i], 1, mv->cols),
-                     .scale = sqrtf(3.0f / (float)mv->cols) };
-        pb_exec_rows(ex, (size_t)mv->rows, pb_gen_rows, &g);
-        if (g.failed) {
-            pb_decode_weights_free(w);
-            errno = ENOMEM;
-            return -1;
-        }
-        if (progress)
-            progress(pctx, w->off[i] + kern_format_matrix_bytes(fmts[i], mv->rows, mv->cols), w->bytes);
-    }
-    return 0;
-}
-
-void pb_decode_weights_free(pb_decode_weights *w)
-{
-    if (w->buf.map)
-        pb_membuf_unmap(&w->buf);
-    free(w->mv);
-    free(w->off);
-    free(w->gamma);
-    free(w->mfmt);
-    free(w->qk_gamma);
-    free(w->bias);
-    memset(w, 0, sizeof *w);
-}
 
 /* The slot of format f's activations: the first format whose activations feed f (kern_act_shared), so matvecs of
  * formats that share them (q4_K and q6_K: a q4_K_M mix) read one activation, quantized once. */
@@ -291,9 +130,9 @@ const char *const pb_glue_mode_names[PB_GLUE_MODES + 1] = { "serial", "fused", N
 static void pb_kv_gen(void *ctx, uint64_t key, float *row, size_t n)
 {
     const pb_decode_weights *w = ctx;
-    uint64_t s = pb_stream(w->seed, UINT64_MAX - 1, key);
+    uint64_t s = pb_decode_stream(w->seed, UINT64_MAX - 1, key);
     for (size_t i = 0; i < n; i++)
-        row[i] = pb_unit(&s) * 1.7320508f;
+        row[i] = pb_decode_unit(&s) * 1.7320508f;
 }
 
 int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex)
@@ -326,12 +165,14 @@ static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
         (void)kern_act_set_cols(f->next, f->job.y, batch, r0, r1);
 }
 
-/* Job i: matvec i from its activation into y, with gate and next as in pb_fused (NULL: none). Fused, its rows
- * are split in whole blocks of the activation it fills (next's, else one of its own format's). */
+/* Job i: matvec i from its activation into y, with gate and next as in pb_fused (NULL: none). Its rows are
+ * split in whole blocks of the activation it fills when it fills one (fused glue), else row by row: a grain
+ * the job does not need only starves threads, as a K-quant's 256-row block did to k, v, o and down (1024 rows,
+ * 4 units) at 8 and more threads. */
 static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *next)
 {
     const pb_decode_weights *w = d->w;
-    size_t grain = d->glue == PB_GLUE_FUSED ? kern_act_block(next ? next->fmt : w->mfmt[i]) : 1;
+    size_t grain = next ? kern_act_block(next->fmt) : 1;
     d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = d->variant, .w = w->arena + w->off[i],
                                       .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
                                       .ldy = (size_t)w->mv[i].rows },
@@ -436,9 +277,9 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     d->dispatch_ns = 0;
     d->attn_ns = 0;
     for (size_t r = 0; r < M; r++) {
-        uint64_t s = pb_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
+        uint64_t s = pb_decode_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
         for (size_t c = 0; c < H; c++)
-            d->x[r * H + c] = pb_unit(&s);
+            d->x[r * H + c] = pb_decode_unit(&s);
     }
     int rc = 0;
     bool fused = d->glue == PB_GLUE_FUSED;

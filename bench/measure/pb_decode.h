@@ -40,41 +40,9 @@
 
 #include "kern.h"
 #include "pb_attn.h"
+#include "pb_decode_weights.h"
 #include "pb_exec.h"
-#include "pb_membuf.h"
 #include "pb_model.h"
-
-typedef struct pb_decode_weights {
-    pb_model shape;
-    kern_format fmt;
-    uint64_t seed;
-    int nmv;                /* matvecs per token: 7 x layers + 1 */
-    pb_matvec *mv;          /* in token order */
-    uint64_t *off;          /* byte offset of each matvec's matrix in the arena */
-    unsigned char *arena;   /* the weights, matrices back to back */
-    uint64_t bytes;         /* weight bytes (= pb_model_token_bytes); the floor reads arena[0..bytes) */
-    pb_membuf buf;          /* the 2 MiB-aligned mapping that holds the arena (none when it is a file's mapping) */
-    float *gamma;           /* RMSNorm weights: (2 x layers + 1) x hidden */
-    kern_format *mfmt;      /* each matvec's format: fmt for built weights, a model file's own types (fmt is then
-                             * the first one's) */
-    float *qk_gamma;        /* shape.qk_norm: layer l's q-head norm weights at 2l, its k-head ones at 2l + 1
-                             * (head_dim each); NULL otherwise */
-    float *bias;            /* layer l's q, k and v biases (q_dim + 2 kv_dim floats, zeros where a file has none);
-                             * NULL: no biases (every preset, llama and qwen3 files) */
-    const char *source;     /* "arena": built or copied into buf; "mmap": read where a model file is mapped */
-} pb_decode_weights;
-
-/* Called after each matrix with the weight bytes built so far. */
-typedef void (*pb_decode_progress_fn)(void *ctx, uint64_t done, uint64_t total);
-
-/* Builds the weights of shape m in format f with seed, generating rows on ex's threads. 0, or -1 with errno
- * (EINVAL: the format cannot hold the shape; ENOMEM). */
-int pb_decode_weights_build(pb_decode_weights *w, const pb_model *m, kern_format f, uint64_t seed, pb_exec *ex,
-                            pb_decode_progress_fn progress, void *pctx);
-/* The same with matvec i in format fmts[i] (pb_model_matvecs' order): a mix, as model files have. */
-int pb_decode_weights_build_fmts(pb_decode_weights *w, const pb_model *m, const kern_format *fmts, uint64_t seed,
-                                 pb_exec *ex, pb_decode_progress_fn progress, void *pctx);
-void pb_decode_weights_free(pb_decode_weights *w);
 
 typedef enum pb_glue_mode { PB_GLUE_SERIAL, PB_GLUE_FUSED, PB_GLUE_MODES } pb_glue_mode;
 extern const char *const pb_glue_mode_names[PB_GLUE_MODES + 1]; /* "serial", "fused", NULL */

@@ -1,6 +1,8 @@
-/* kern_avx512.h — what the AVX-512 kernel files share (kern_avx512.c, kern_kquant_avx512.c): folding several
- * blocks' integer sums into one vector, and their scales beside them, so one conversion and one fused
- * multiply-add serve several blocks. Included only by files compiled with the AVX-512 flags. Not public. */
+/* kern_avx512.h — what the AVX-512 kernel files share (kern_avx512.c, kern_blk18_avx512.c,
+ * kern_kquant_avx512.c): the rows a pass takes, folding several blocks' integer sums into one vector, and their
+ * scales beside them, so one conversion and one fused multiply-add serve several blocks; and the rows of the
+ * formats kern_blk18_avx512.c holds, for kern_avx512.c's table. Included only by files compiled with the
+ * AVX-512 flags. Not public. */
 #ifndef KERN_AVX512_H
 #define KERN_AVX512_H
 
@@ -8,6 +10,19 @@
 #include <string.h>
 
 #include "kern.h"
+
+#define KERN512_ROWS 4 /* weight rows a pass, each activation step loaded once for all of them */
+#define INLINE static inline __attribute__((always_inline))
+#define KERN512_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN512_ROWS) /* kern_impl.h */
+
+/* kern_blk18_avx512.c: q1_0 and q4_0 (kern_rows_fn and kern_batch_fn's shapes, kern_impl.h); _cached: without
+ * the streaming prefetch (kern_table.rows_cached). */
+void kern_rows_q1_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_rows_q1_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_rows_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_rows_q4_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_batch_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                            size_t ldy);
 
 /* Four 16-lane sums in one: lane 4L + t holds the sum of lanes 4L..4L+3 (128-bit lane L) of v[t]. */
 static inline __attribute__((always_inline)) __m512i kern512_fold4(const __m512i v[4])

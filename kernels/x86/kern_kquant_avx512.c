@@ -17,7 +17,6 @@
 #include <immintrin.h>
 
 #define KQ512_ROWS 4
-#define INLINE static inline __attribute__((always_inline))
 
 /* vpshufb control: every int16 lane of 128-bit lane k takes int16 lane w[k] of that 128-bit lane (the scales are
  * laid out so each lane holds what it needs: an in-lane shuffle, where vpermw crosses lanes, 2 uops on Ice Lake

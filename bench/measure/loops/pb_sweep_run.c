@@ -1,4 +1,4 @@
-/* pb_sweep_run.c — see pb_sweep_run.h. */
+/* pb_sweep_run.c — see pb_sweep_run.h (the plan it walks: pb_sweep_plan.c). */
 #include "pb_sweep_run.h"
 
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include "pb_decode_floor.h"
 #include "pb_decode_load.h"
 #include "pb_err.h"
-#include "pb_membuf.h"
 #include "pb_placement.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
@@ -21,114 +20,6 @@
 
 #define RT_BATCHES 7
 #define RT_ITERS 10000
-
-/* ---------------------------------------------------------------- the plan */
-
-/* A run with unequal cores: two core kinds on this machine, or an emulated slow cpu. */
-static bool sw_run_unequal(const pb_sweep_plan *p)
-{
-    return (p->topo && p->topo->nkinds > 1) || (p->emulate && p->emulate->n > 0);
-}
-
-int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t errlen)
-{
-    char buf[1024];
-    p->sched_given = spec != NULL;
-    if (!spec)
-        spec = sw_run_unequal(p) ? "static,weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) : "static";
-    snprintf(buf, sizeof buf, "%s", spec);
-    char *save = NULL;
-    p->nsched = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (p->nsched == PB_SWEEP_MAX_SCHED)
-            return pb_errf(err, errlen, "at most %d schedules", PB_SWEEP_MAX_SCHED);
-        if (pb_sched_parse(t, &p->sched[p->nsched++]) != 0)
-            return pb_errf(err, errlen, "'%s' is not static, weighted or dynamic:N with N from 1 to 1000000000", t);
-    }
-    return p->nsched ? 0 : pb_errf(err, errlen, "give static, weighted or dynamic:N");
-}
-
-/* cpu's core kind (0 = the fastest), -1 when the topology does not hold it. */
-static int sw_kind(const pb_topo *t, int cpu)
-{
-    int i = pb_topo_find(t, cpu);
-    return i < 0 ? -1 : t->pu[i].kind;
-}
-
-int pb_sweep_capacities(const pb_sweep_plan *p, const pb_cpulist *place, double *cap)
-{
-    for (int i = 0; i < place->n; i++) {
-        int k = pb_topo_find(p->topo, place->cpu[i]);
-        if (k < 0 || pb_emulate_factor(p->emulate, place->cpu[i]) < 1)
-            return -1;
-        cap[i] = p->topo->kind[p->topo->pu[k].kind].capacity;
-    }
-    return 0;
-}
-
-bool pb_sweep_sched_runs(const pb_sweep_plan *p, int s, const pb_cpulist *place)
-{
-    if (p->sched_given || p->sched[s].kind == PB_SCHED_STATIC)
-        return true;
-    for (int i = 0; i < place->n; i++)
-        if (pb_emulate_factor(p->emulate, place->cpu[i]) < 1 ||
-            sw_kind(p->topo, place->cpu[i]) != sw_kind(p->topo, place->cpu[0]))
-            return true;
-    return false;
-}
-
-/* The largest KV cache a point of p fills: the deepest context at the largest batch, of the widest type. */
-static uint64_t sw_kv_most(const pb_sweep_plan *p)
-{
-    uint64_t most = 0;
-    long ctx = 0, batch = 1;
-    for (int c = 0; c < p->contexts->n; c++)
-        ctx = p->contexts->v[c] > ctx ? p->contexts->v[c] : ctx;
-    for (int b = 0; b < p->batches->n; b++)
-        batch = p->batches->v[b] > batch ? p->batches->v[b] : batch;
-    for (int k = 0; k < p->kv_types->n; k++) {
-        uint64_t kv = pb_kv_bytes(p->model, (pb_kv_type)p->kv_types->v[k], (size_t)batch, (size_t)ctx);
-        most = kv > most ? kv : most;
-    }
-    return most;
-}
-
-int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
-{
-    uint64_t avail = 0;
-    pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
-    for (int f = 0; f < p->formats->n; f++) {
-        pb_wformat fmt = (pb_wformat)p->formats->v[f];
-        uint64_t bytes = p->file ? p->file->weight_bytes : pb_wformat_token_bytes(p->model, fmt);
-        if (bytes == 0)
-            return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
-                           pb_wformat_name(fmt), p->model->name);
-        bytes += sw_kv_most(p); /* the weights and the deepest cache live side by side */
-        if (avail && bytes > avail / 2)
-            return pb_errf(err, errlen, "--model %s --format %s: the weights and the KV cache need %.2f GiB, more "
-                           "than half of MemAvailable (%.2f GiB); choose a smaller preset, format or --context",
-                           p->model->name, pb_wformat_name(fmt), (double)bytes / (1 << 30),
-                           (double)avail / (1 << 30));
-    }
-    return 0;
-}
-
-static int count_points(const pb_sweep_plan *p)
-{
-    int total = 0;
-    pb_cpulist *place = malloc(sizeof *place); /* 4 KiB: off the stack */
-    for (int s = 0; place && s < p->sets->n; s++)
-        for (int t = 0; t < p->threads->n; t++) {
-            int threads = (int)p->threads->v[t];
-            if (threads > p->sets->set[s].cpus.n ||
-                pb_topo_place(p->topo, &p->sets->set[s].cpus, threads, place, NULL, 0) != 0)
-                continue;
-            for (int k = 0; k < p->nsched; k++)
-                total += pb_sweep_sched_runs(p, k, place);
-        }
-    free(place);
-    return total * p->formats->n * p->batches->n * p->policies->n * p->glues->n;
-}
 
 /* ---------------------------------------------------------------- floors */
 
@@ -512,7 +403,7 @@ int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_
     run->rows = PB_VEC(pb_sweep_row);
     run->refs = PB_VEC(sw_ref);
     run->done = 0;
-    run->total = count_points(p) * p->contexts->n * p->kv_types->n; /* every block runs every depth */
+    run->total = pb_sweep_plan_points(p) * p->contexts->n * p->kv_types->n; /* every block runs every depth */
     run->t0 = pb_now_ns();
     const pb_cpuset *big = &p->sets->set[pb_cpusets_largest(p->sets)];
     int rc = pb_topo_place(p->topo, &big->cpus, big->cpus.n, &builders, err, errlen);

@@ -1,0 +1,242 @@
+/* kern_blk18_avx512.c — q1_0 and q4_0 with AVX-512 (BW, VNNI): the two formats of 18-byte blocks (a half d, then
+ * 16 bytes of codes), read four blocks at once by one masked load pair (blk18_chunk), in the AVX-512 table's rows
+ * (kern_avx512.c, whose header comment says the shape every pass shares and the unsigned-offset trick). Apart
+ * from kern_avx512.c because their bit-plane (q1_0) and transposed-nibble (q4_0) layouts are one family: both
+ * read kern_act's transposed quants (qt) and gather four blocks' sums into one float step. */
+#include "kern_avx512.h"
+#include "kern_impl.h"
+
+#include <immintrin.h>
+
+/* ---- four 18-byte blocks (q1_0 and q4_0 share the shape: a half d, then 16 bytes) at once ----
+ * Word 2j + u of the payloads (j < 16, u < 2) is word 9 (j / 4) + 1 + 2 (j % 4) + u of the 72 bytes of 4 blocks
+ * (block i's payload starts at byte 18i + 2); word 4i + k (k < 4) of the scales is block i's d, word 9i. */
+static const uint16_t blk18_payload_words[32] = { 1,  2,  3,  4,  5,  6,  7,  8,  10, 11, 12, 13, 14, 15, 16, 17,
+                                                  19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31, 32, 33, 34, 35 };
+static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 18, 27, 27, 27, 27 };
+
+/* The payloads of nb blocks (nb <= 4; zero for the rest) side by side (block i's at bytes 16i..16i+15) and their
+ * scales as 16 floats (lanes 4i..4i+3: block i's d, 0 for the rest), from the 18 x nb bytes at p, read under
+ * masks (never a byte past them). */
+INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
+{
+    unsigned n = 18u * (unsigned)nb;
+    __m512i lo = _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, p);
+    __m512i hi = _mm512_maskz_loadu_epi8(n > 64 ? ((__mmask64)1 << (n - 64)) - 1 : 0, p + 64);
+    __m512i d = _mm512_permutexvar_epi16(_mm512_loadu_si512(blk18_d_words), lo);
+    *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(d));
+    return _mm512_permutex2var_epi16(lo, _mm512_loadu_si512(blk18_payload_words), hi);
+}
+
+/* ---- q1_0: 512 weights (four blocks) a step, by bit planes: lane j of a step's sums is activation block j ----
+ * Byte 4j + t of the step's 64 bytes of bits (block j / 4's byte 4(j % 4) + t) holds elements 32j + 8t + s in
+ * its bits s, and kern_act's transposed quants (qt) hold those elements' quants at byte 4j + t of group s. So
+ * vpdpbusd of (bits >> s) & 1 against group s adds the quants of 4 elements whose bit is 1 into lane j, and
+ * after the 8 groups lane j holds the sum of activation block j's quants under set bits: one float step for
+ * 16 activation blocks, where a vpdpbusd per 64 weights in element order leaves 8 lanes of each block to
+ * convert and scale. x = +-d, so the block's dot is twice that sum minus all its quants' (nsumb): exact. */
+
+
+/* Lane j: the sum of the quants of activation block j whose bit is set (xs: the chunk's 8 groups of qt). */
+INLINE __m512i q1_0_sums(__m512i bits, const __m512i xs[8])
+{
+    const __m512i one = _mm512_set1_epi8(1);
+    __m512i sum = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(bits, one), xs[0]);
+#pragma GCC unroll 7
+    for (int s = 1; s < 8; s++) /* a 16-bit shift: the mask keeps each byte's own bit s */
+        sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(_mm512_srli_epi16(bits, (unsigned)s), one), xs[s]);
+    return sum;
+}
+
+/* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
+INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                      const int pf, __m512 acc[KERN512_ROWS])
+{
+    const int8_t *xt = a->qt + m * kern_act_qt_cols(a->cols) + b * QK1_0;
+    __mmask16 lanes = nb == 4 ? (__mmask16)0xFFFF : (__mmask16)((1u << (4 * nb)) - 1u);
+    __m512i seed = _mm512_maskz_loadu_epi32(lanes, kern_act_nsumb(a, m) + 4 * b);
+    __m512 dx = _mm512_maskz_loadu_ps(lanes, kern_act_scale(a, m) + 4 * b);
+    __m512i xs[8];
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; s++)
+        xs[s] = _mm512_loadu_si512(xt + 64 * s);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        __m512 dw;
+        const char *p = kern_row_ptr(w, rs, r) + b * sizeof(block_q1_0);
+        if (pf)
+            kern512_prefetch_span(p, 4 * sizeof(block_q1_0));
+        __m512i bits = blk18_chunk(p, nb, &dw);
+        __m512i dot = _mm512_add_epi32(_mm512_slli_epi32(q1_0_sums(bits, xs), 1), seed);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
+    }
+}
+
+INLINE void q1_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                      const int pf)
+{
+    size_t nb = a->cols / QK1_0, b = 0;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (; b + 4 <= nb; b += 4)
+        q1_0_step(w, rs, nr, a, m, b, 4, pf, acc);
+    if (b < nb)
+        q1_0_step(w, rs, nr, a, m, b, (int)(nb - b), pf, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
+}
+
+/* pf: the streaming pass's prefetch (kern.h); the cached one reads without. */
+INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    q1_0_pass(w, rs, nr, a, m, y, ys, 1);
+}
+
+INLINE void pass_q1_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    q1_0_pass(w, rs, nr, a, m, y, ys, 0);
+}
+KERN512_ROWS_FN(q1_0)
+KERN512_ROWS_FN(q1_0_cached)
+
+/* ---- q4_0: four blocks (128 weights) a step: 128-bit lane i of the sums is block i ----
+ * The four blocks' nibbles side by side (blk18_chunk), the low nibbles against the first 64 bytes of the
+ * activation's qt group and the high ones against the next 64 (kern.h: block i's first and last 16 quants at
+ * 16i): every int32 lane gathers 8 products of one block, so the 4 lanes of a 128-bit lane share one scale
+ * product and one float step covers four blocks (two blocks a step used to convert and scale each block's 8
+ * lanes). The nibbles are q + 8; seedt (-8 x each lane's quants) takes the 8s back out: exact. */
+
+/* A group of 4 activation blocks as the step reads it (kern.h's qt, seedt, dxt). */
+typedef struct q4_0_x {
+    __m512i lo, hi, seed;
+    __m512 dx;
+} q4_0_x;
+
+/* Group g (blocks 4g..4g+3) of activation row m; past the row everything is zero (kern.h). */
+INLINE q4_0_x q4_0_act(const kern_act *a, size_t m, size_t g)
+{
+    size_t qc = kern_act_qt_cols(a->cols);
+    const int8_t *x = a->qt + m * qc + 128 * g;
+    size_t lane = m * (qc / 8) + 16 * g;
+    return (q4_0_x){ .lo = _mm512_loadu_si512(x), .hi = _mm512_loadu_si512(x + 64),
+                     .seed = _mm512_loadu_si512(a->seedt + lane), .dx = _mm512_loadu_ps(a->dxt + lane) };
+}
+
+/* acc + one row's dot with the group, its nibbles q and scales dw already loaded. */
+INLINE __m512 q4_0_dot(__m512 acc, __m512i q, __m512 dw, const q4_0_x *x)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    __m512i s = _mm512_dpbusd_epi32(x->seed, _mm512_and_si512(q, low4), x->lo);
+    s = _mm512_dpbusd_epi32(s, _mm512_and_si512(_mm512_srli_epi16(q, 4), low4), x->hi); /* the mask drops the
+                                                                                          * bits the shift moved */
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, x->dx), acc);
+}
+
+/* Blocks 4g .. 4g + nb - 1 of nr rows into their accumulators; pf: the streaming pass's prefetch (two lines a
+ * step: a step reads 72 bytes). */
+INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t g, const int nb,
+                      const int pf, __m512 acc[KERN512_ROWS])
+{
+    q4_0_x x = q4_0_act(a, m, g);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        const char *p = kern_row_ptr(w, rs, r) + 4 * g * sizeof(block_q4_0);
+        if (pf) {
+            kern_prefetch_stream(p);
+            kern_prefetch_stream(p + 64);
+        }
+        __m512 dw;
+        __m512i q = blk18_chunk(p, nb, &dw);
+        acc[r] = q4_0_dot(acc[r], q, dw, &x);
+    }
+}
+
+INLINE void q4_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                      const int pf)
+{
+    size_t nb = a->cols / QK4_0, g = 0;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (; 4 * g + 4 <= nb; g++)
+        q4_0_step(w, rs, nr, a, m, g, 4, pf, acc);
+    if (4 * g < nb)
+        q4_0_step(w, rs, nr, a, m, g, (int)(nb - 4 * g), pf, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
+}
+
+INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    q4_0_pass(w, rs, nr, a, m, y, ys, 1);
+}
+
+INLINE void pass_q4_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    q4_0_pass(w, rs, nr, a, m, y, ys, 0);
+}
+KERN512_ROWS_FN(q4_0)
+KERN512_ROWS_FN(q4_0_cached)
+
+/* Matmul: one weight row against na activation rows, each group's nibbles and scales loaded once for all of
+ * them; every (row, activation) pair goes through q4_0_dot as in the matvec pass. */
+INLINE void q4_0_bpass(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    size_t nb = a->cols / QK4_0;
+    __m512 acc[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        acc[j] = _mm512_setzero_ps();
+    for (size_t g = 0; 4 * g < nb; g++) {
+        __m512 dw;
+        __m512i q = blk18_chunk(row + 4 * g * sizeof(block_q4_0), nb - 4 * g < 4 ? (int)(nb - 4 * g) : 4, &dw);
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++) {
+            q4_0_x x = q4_0_act(a, m0 + (size_t)j, g);
+            acc[j] = q4_0_dot(acc[j], q, dw, &x);
+        }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        y[(size_t)j * ldy] = _mm512_reduce_add_ps(acc[j]);
+}
+
+void kern_batch_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                            size_t ldy)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *row = (const char *)w + i * rb;
+        if (nm == KERN_BATCH_STEP)
+            q4_0_bpass(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
+        else
+            for (size_t j = 0; j < nm; j++)
+                q4_0_bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
+    }
+}
+
+void kern_rows_q1_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q1_0(w, rb, n, a, m, y);
+}
+
+void kern_rows_q1_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q1_0_cached(w, rb, n, a, m, y);
+}
+
+void kern_rows_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q4_0(w, rb, n, a, m, y);
+}
+
+void kern_rows_q4_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q4_0_cached(w, rb, n, a, m, y);
+}
