@@ -34,7 +34,7 @@ static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
             s->l3_guessed ? ", assumed" : "", (double)s->dram / MIB, p->cols);
     if (s->l3_guessed)
         fprintf(f, "***WARNING*** hwloc reports an L3 over %llu MiB per instance under a hypervisor, which is the "
-                   "host's total; %llu MiB assumed (set --l3-kib)\n",
+                   "host's total; %llu MiB assumed for the l3 level (set --l3-kib), the reported size for dram's\n",
                 PB_KBR_L3_IMPLAUSIBLE >> 20, PB_KBR_L3_ASSUMED >> 20);
 }
 

@@ -39,6 +39,10 @@ void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, lon
         s->l2 = 256u << 10;
     s->l3 = topo_cache(t, 3, &s->l3_total);
     uint64_t instances = s->l3 ? s->l3_total / s->l3 : 1;
+    /* dram must be out of every cache the hardware may have: sized from the L3 hwloc reports, even when the l3
+     * level below takes a smaller guess. A host total under a hypervisor may be real to the guest: an Emerald
+     * Rapids VM here shows 300 MiB, and its old 4 x 32 MiB "dram" window (128 MiB) ran from the L3. */
+    uint64_t reported_total = s->l3_total;
     if (l3_kib) {
         s->l3 = (uint64_t)l3_kib << 10;
     } else if (m->hypervisor && s->l3 > PB_KBR_L3_IMPLAUSIBLE) {
@@ -46,8 +50,9 @@ void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, lon
         s->l3_guessed = true;
     }
     s->l3_total = s->l3 * (instances ? instances : 1);
+    uint64_t largest = s->l3_total > reported_total ? s->l3_total : reported_total;
     uint64_t floor = (uint64_t)(quick ? 128 : 256) << 20;
-    uint64_t want = (quick ? 2 : 4) * (s->l3_total ? s->l3_total : s->l2 * 8);
+    uint64_t want = (quick ? 2 : 4) * (largest ? largest : s->l2 * 8);
     s->dram = want > floor ? want : floor;
     if (m->memory && s->dram > m->memory / 4)
         s->dram = m->memory / 4;
