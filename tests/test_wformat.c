@@ -111,3 +111,31 @@ Test(wformat, q4_K_M_decode_token, .timeout = 60)
     cr_assert_eq(errno, EINVAL);
     pb_exec_close(&e);
 }
+
+/* Rows are split in blocks of an activation only where a dispatch fills one (fused glue's up, for down): in a
+ * q4_K_M token of the tiny model at 3 threads every thread runs a third of the rows, give or take a few. With
+ * a K-quant's 256-row block as every matvec's grain, k, v, o and down (256 rows here) each went to one thread. */
+Test(wformat, fused_k_quant_token_splits_rows_evenly, .timeout = 60)
+{
+    pb_exec e;
+    pb_decode_weights w;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 3, NULL, 0, 0), 0);
+    cr_assert_eq(pb_wformat_build(&w, &tiny, PB_WF_Q4_K_M, 7, &e, NULL, NULL), 0);
+    pb_decode d;
+    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+    d.glue = PB_GLUE_FUSED;
+    uint64_t before[3], total = 0;
+    for (int t = 0; t < 3; t++)
+        before[t] = e.slices.t[t].rows;
+    cr_assert_eq(pb_decode_token(&d, &e, 3), 0);
+    for (int t = 0; t < 3; t++)
+        total += e.slices.t[t].rows - before[t];
+    for (int t = 0; t < 3; t++) {
+        double share = (double)(e.slices.t[t].rows - before[t]) / (double)total;
+        cr_expect(share > 0.30 && share < 0.37, "thread %d ran %.1f%% of the token's %llu rows", t, 100 * share,
+                  (unsigned long long)total);
+    }
+    pb_decode_free(&d);
+    pb_exec_close(&e);
+    pb_decode_weights_free(&w);
+}
