@@ -35,7 +35,8 @@ INC_base     = -Ibench/base
 INC_io       = $(INC_base) -Ibench/io -Ibench/io/gguf
 INC_platform = $(INC_io) -Ibench/platform
 INC_machine  = $(INC_platform) -Ibench/machine -Ipool
-INC_measure  = $(INC_machine) -Ibench/measure -Ibench/measure/loops -Ibench/measure/model -Ibench/measure/attn -Ikernels
+INC_measure  = $(INC_machine) -Ibench/measure -Ibench/measure/exec -Ibench/measure/floor -Ibench/measure/loops \
+               -Ibench/measure/model -Ibench/measure/attn -Ikernels
 INC_harness  = $(INC_measure) -Ibench/harness
 INC_report   = $(INC_harness) -Ibench/report -Ibench/report/check -Ibench/report/compare -Ibench/report/results
 INC_ALL      = $(INC_report)

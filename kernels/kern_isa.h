@@ -3,7 +3,7 @@
  *
  * Every table of ISA-specific code names its ISA with this enum: the matvec kernel tables (kern_impl.h), the
  * activation quantizers (kern_act.c), the decode glue (bench/measure/pb_glue.c) and the memory-floor read
- * kernels (bench/measure/pb_memread.c). Each resolves the same way: the requested ISA if its table has it,
+ * kernels (bench/measure/floor/pb_memread.c). Each resolves the same way: the requested ISA if its table has it,
  * else the next one down the requested ISA's chain (kern_isa_below) that it has, and it reports which one ran.
  *
  * Chains (each ISA's CPU check includes everything below it, so an ISA this CPU runs can fall back to any

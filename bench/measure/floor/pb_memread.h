@@ -1,7 +1,7 @@
 /* pb_memread.h — the memory-floor kernels as a table (likwid-bench style: a kernel is data, and rates are
  * computed from its declared traffic, never by the kernel). One file per ISA: pb_memread.c (baseline
- * x86-64: the scalar kernels and this table), x86/pb_memread_avx2.c, x86/pb_memread_avx512.c,
- * arm/pb_memread_neon.c (reads only); each row names its ISA (kern_isa.h) and runs only where
+ * x86-64: the scalar kernels and this table), and in bench/measure's ISA folders x86/pb_memread_avx2.c,
+ * x86/pb_memread_avx512.c, arm/pb_memread_neon.c (reads only); each row names its ISA (kern_isa.h) and runs only where
  * kern_isa_supported says the CPU has it.
  *
  * Every kernel returns the byte sum (each byte as an unsigned value, added into a uint64_t) of the data it

@@ -2,7 +2,7 @@
  * through a pool pinned to the same cpus, or the figure bench_memory_floor left in memory_floor.csv of the same
  * run directory.
  *
- * Three files, three layers of one idea (bench/measure):
+ * Three files, three layers of one idea (this folder, bench/measure/floor):
  *   pb_memread       the read (copy, write) kernels as a table: what one thread runs over one slice.
  *   pb_memfloor      the floor measurement over a pool (pb_mf_*): first touch, timed passes of one kernel, the
  *                    byte-sum check; bench_memory_floor's whole job.
