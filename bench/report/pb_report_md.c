@@ -6,6 +6,7 @@
 #include "pb_findings.h"
 #include "pb_fmt.h"
 #include "pb_mdesc.h"
+#include "pb_predict.h"
 #include "pb_report.h"
 
 static const char *base_name(const char *dir)
@@ -174,6 +175,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     sentences(o, "Findings", &f, "No findings: the CSVs they come from are missing.");
     pb_noise_notes(&f, d, rd);
     sentences(o, "Noise", &f, "No noise figures: no placement, spread or load figures in this run.");
+    pb_report_predict(o, rd->dir); /* predict.csv, when make predict --run-dir put one here */
     fprintf(o, "## Plots\n\n");
     pb_report_embed_pngs(o, rd->dir);
 }

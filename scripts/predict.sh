@@ -1,0 +1,247 @@
+#!/bin/sh
+# `make predict` (sh scripts/predict.sh [--out DIR] [--run-dir DIR] [--iterations N]): cycles on paper. Every
+# matvec kernel's hot loop, per format and variant, through llvm-mca for the cores of expect/predict_cpus.csv,
+# into predict.csv: cycles per iteration and per block, bytes per cycle, and at each core's stated clock the
+# GB/s one core could stream if its loads always hit L1 (llvm-mca models no cache misses). bench_report reads
+# predict.csv from a run directory and says per chip whether one core's kernel outruns that chip's single-core
+# memory bandwidth.
+#
+#   the loops   each kernel source is compiled with -S exactly as the build compiles it (the Makefile passes
+#               CFLAGS and the x86 ISA flags; the arm64 ones are its pattern rules', checked below), by cc for
+#               x86-64 and aarch64-linux-gnu-gcc for arm64; no marker is added, so the code is the build's.
+#               scripts/predict_loop.awk finds the hot loop of each kernel function by its back edge and writes
+#               its body; its status (ok, branchy, nested, ...) goes into the row, and a loop whose extraction is
+#               ambiguous says so instead of being guessed.
+#   the bytes   per iteration = rows of the pass x weight bytes one row's step reads, from the source (the table
+#               below, with why); the awk also looks for that step in the loop's address arithmetic (stride_seen).
+#   the function the one bench_kernels' L2 level runs: rows_cached where the variant has one, else rows.
+#   output      DIR/predict.csv (default build/predict/) and DIR/asm/ (the -S files and each loop's mca input);
+#               with --run-dir, predict.csv is also copied into that run directory (never over an existing one).
+#
+# Needs llvm-mca (Debian's llvm; `scripts/deps.sh predict` installs it and gcc-aarch64-linux-gnu). Fails when a
+# row is missing: every aarch64 core of the table must have a row for every format.
+set -eu
+cd "$(dirname "$0")/.."
+OUT=build/predict
+RUN_DIR=""
+ITER=200
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --out) OUT=$2; shift 2 ;;
+    --run-dir) RUN_DIR=$2; shift 2 ;;
+    --iterations) ITER=$2; shift 2 ;;
+    *) echo "predict: unknown argument '$1' (accepted: --out DIR, --run-dir DIR, --iterations N)" >&2; exit 2 ;;
+    esac
+done
+case "$ITER" in '' | *[!0-9]*) echo "predict: --iterations takes a number, not '$ITER'" >&2; exit 2 ;; esac
+if [ -n "$RUN_DIR" ] && [ ! -d "$RUN_DIR" ]; then
+    echo "predict: --run-dir '$RUN_DIR' is not a directory" >&2; exit 2
+fi
+if [ -n "$RUN_DIR" ] && [ -e "$RUN_DIR/predict.csv" ]; then
+    echo "predict: '$RUN_DIR/predict.csv' exists; not replacing it" >&2; exit 2
+fi
+
+MCA=""
+for m in llvm-mca llvm-mca-19 llvm-mca-18 llvm-mca-17 llvm-mca-16 llvm-mca-15 llvm-mca-14; do
+    if command -v "$m" >/dev/null 2>&1; then MCA=$m; break; fi
+done
+[ -n "$MCA" ] || { echo "predict: no llvm-mca (Debian: apt-get install llvm; or make deps-predict)" >&2; exit 1; }
+X86CC=${CC_X86:-cc}
+ARMCC=${CC_ARM64:-aarch64-linux-gnu-gcc}
+command -v "$ARMCC" >/dev/null 2>&1 || { echo "predict: no $ARMCC (make deps-predict)" >&2; exit 1; }
+"$X86CC" -dumpmachine | grep -q '^x86_64' || { echo "predict: $X86CC does not target x86-64" >&2; exit 1; }
+
+# The build's flags. The Makefile passes them; run by hand, the defaults below are the Makefile's at the time of
+# writing. -g0: debug info does not change GCC's code, and its directives would only be skipped.
+BASE=${PREDICT_CFLAGS:--D_GNU_SOURCE -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -pthread -fopenmp}
+AVX2=${PREDICT_AVX2_FLAGS:--mavx2 -mfma -mf16c}
+AVX512=${PREDICT_AVX512_FLAGS:--mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni}
+# The arm64 flags are pattern-specific in the Makefile (its ARCH=aarch64 block); the same strings here, checked.
+NEON=-march=armv8-a
+DOTPROD=-march=armv8.2-a+dotprod
+I8MM=-march=armv8.2-a+dotprod+i8mm
+for f in "$NEON" "$DOTPROD" "$I8MM"; do
+    grep -q -- "ISA_FLAGS = $f\$" Makefile || { echo "predict: the Makefile no longer builds arm64 with '$f'; update scripts/predict.sh" >&2; exit 1; }
+done
+
+A=$OUT/asm
+rm -rf "$A"
+mkdir -p "$A"
+# Every source of a variant, compiled as the build compiles it, into $A/<variant>/: the kernels are found by their
+# function's label in whichever file holds it, so a file split or renamed (kernels/x86/ is being split) needs no
+# edit here. scalar: kernels/*.c for arm64 (the baseline files; arm64 runs kern_scalar.c for the K-quants).
+compile() { # compile VARIANT COMPILER "FLAGS" SOURCES...
+    v=$1 comp=$2 flags=$3
+    shift 3
+    mkdir -p "$A/$v"
+    for src in "$@"; do
+        [ -e "$src" ] || continue
+        b=${src##*/}
+        # shellcheck disable=SC2086 # flags are words by design
+        "$comp" $BASE $flags -Ipool -Ikernels -g0 -S "$src" -o "$A/$v/${b%.c}.s"
+    done
+}
+echo "predict: compiling the kernels with -S into $A/"
+compile avx2 "$X86CC" "$AVX2" kernels/x86/*_avx2.c
+compile avx512 "$X86CC" "$AVX512" kernels/x86/*_avx512.c
+compile neon "$ARMCC" "$NEON" kernels/arm/*_neon.c
+compile dotprod "$ARMCC" "$DOTPROD" kernels/arm/*_dotprod.c
+compile i8mm "$ARMCC" "$I8MM" kernels/arm/*_i8mm.c
+compile scalar "$ARMCC" "" kernels/*.c
+
+# The .s file of VARIANT that defines the first of FNS (names separated by |) found; empty when none does, or
+# when two files define it (statics of the same name: which one runs is not known here).
+find_fn() { # find_fn VARIANT FNS
+    for f in $(echo "$2" | tr '|' ' '); do
+        hits=$(grep -l "^$f:" "$A/$1"/*.s 2>/dev/null || true)
+        n=$(echo "$hits" | grep -c . || true)
+        if [ "$n" -eq 1 ]; then echo "$f $hits"; return; fi
+        if [ "$n" -gt 1 ]; then echo "$f ambiguous"; return; fi
+    done
+    echo "${2%%|*} none"
+}
+
+# The kernels. step: weight bytes one row of the pass reads per iteration of the hot loop, from the source;
+# rows: rows per pass (KERN256_ROWS, KERN512_ROWS, KQ512_ROWS, KERN_ARM_ROWS are 4); inner: the trip count of a
+# constant loop GCC keeps rolled inside the step (0: none expected). A "block" is the format's (q8_0 34 bytes for
+# 32 weights, q4_0 18/32, q1_0 18/128, tq2_0 66/256, q4_K 144/256, q6_K 210/256); f32 and f16 have none, so
+# theirs is 32 values (128 and 64 bytes).
+#   avx2      f32/f16: 16 values a step (64/32 B); q8_0: one block (34); q4_0, q1_0: two 18-byte blocks (36);
+#             tq2_0: one block (66), its two 32-byte halves a rolled loop (inner 2); q4_K, q6_K: one block.
+#   avx512    f32/f16: 32 values (128/64 B); q8_0: two blocks (68); q4_0, q1_0: four 18-byte blocks (72); tq2_0,
+#             q4_K, q6_K: four blocks (264, 576, 840).
+#   arm64     kern_arm.h's group: four units a step (q8_0, q4_0: 4 blocks, 136 and 72 B; q1_0: its units are
+#             quarter blocks, so one block, 18 B; tq2_0: four blocks, 264 B, each unit's 8 chunks a rolled loop:
+#             inner 8); f32/f16: 16 values (64/32 B). i8mm's rows are dotprod's passes built with +i8mm (its
+#             SMMLA is in the batch kernels). q4_K and q6_K have no arm64 SIMD kernel: arm64 runs kern_scalar.c,
+#             whose hot loop is one weight's (step: block bytes / 256; status element-loop: the sub-block and
+#             block work around it is not counted, so its cycles are a lower bound).
+KERNELS='
+x86_64  avx2    f32   rows_f32_cached                                 4 64     0
+x86_64  avx2    f16   rows_f16_cached                                 4 32     0
+x86_64  avx2    q8_0  rows_q8_0                                       4 34     0
+x86_64  avx2    q4_0  rows_q4_0                                       4 36     0
+x86_64  avx2    q1_0  rows_q1_0                                       4 36     0
+x86_64  avx2    tq2_0 rows_tq2_0                                      4 66     2
+x86_64  avx2    q4_K  rows_q4_K|kern_rows_q4_K_avx2                   4 144    0
+x86_64  avx2    q6_K  rows_q6_K|kern_rows_q6_K_avx2                   4 210    0
+x86_64  avx512  f32   rows_f32_cached                                 4 128    0
+x86_64  avx512  f16   rows_f16_cached                                 4 64     0
+x86_64  avx512  q8_0  rows_q8_0_cached                                4 68     0
+x86_64  avx512  q4_0  rows_q4_0_cached|kern_rows_q4_0_cached_avx512   4 72     0
+x86_64  avx512  q1_0  rows_q1_0_cached|kern_rows_q1_0_cached_avx512   4 72     0
+x86_64  avx512  tq2_0 rows_tq2_0_cached                               4 264    0
+x86_64  avx512  q4_K  rows_q4_K_cached|kern_rows_q4_K_cached_avx512   4 576    0
+x86_64  avx512  q6_K  rows_q6_K_cached|kern_rows_q6_K_cached_avx512   4 840    0
+aarch64 neon    f32   rows_f32                                        4 64     0
+aarch64 neon    f16   rows_f16                                        4 32     0
+aarch64 neon    q8_0  rows_q8_0                                       4 136    0
+aarch64 neon    q4_0  rows_q4_0                                       4 72     0
+aarch64 neon    q1_0  rows_q1_0                                       4 18     0
+aarch64 neon    tq2_0 rows_tq2_0                                      4 264    8
+aarch64 dotprod q8_0  rows_q8_0                                       4 136    0
+aarch64 dotprod q4_0  rows_q4_0                                       4 72     0
+aarch64 dotprod q1_0  rows_q1_0                                       4 18     0
+aarch64 dotprod tq2_0 rows_tq2_0                                      4 264    8
+aarch64 i8mm    q8_0  rows_q8_0                                       4 136    0
+aarch64 i8mm    q4_0  rows_q4_0                                       4 72     0
+aarch64 i8mm    q1_0  rows_q1_0                                       4 18     0
+aarch64 i8mm    tq2_0 rows_tq2_0                                      4 264    8
+aarch64 scalar  q4_K  rows_q4_K                                       1 0.5625 0
+aarch64 scalar  q6_K  rows_q6_K                                       1 0.8203125 0
+'
+
+block_bytes() {
+    case "$1" in
+    f32) echo 128 ;; f16) echo 64 ;; q8_0) echo 34 ;; q4_0 | q1_0) echo 18 ;; tq2_0) echo 66 ;;
+    q4_K) echo 144 ;; q6_K) echo 210 ;;
+    *) echo "predict: no block size for $1" >&2; exit 1 ;;
+    esac
+}
+
+CPUS=expect/predict_cpus.csv
+CSV=$OUT/predict.csv
+TMP=$OUT/predict.csv.partial
+echo "arch,cpu,chip,clock_ghz,format,variant,function,status,stride_seen,loop_insns,cycles_per_iter,block_rthroughput,mca_model,bytes_per_iter,blocks_per_iter,cycles_per_block,bytes_per_block,bytes_per_cycle,gbs_at_clock,core_bw_gbs,bw_kind,bw_source" >"$TMP"
+
+# One kernel: the loop once (it does not depend on the core), then llvm-mca per core of its arch.
+echo "$KERNELS" | while read -r arch variant format fns rows step inner; do
+    [ -n "$arch" ] || continue
+    isa=x86
+    triple=x86_64-unknown-linux-gnu
+    if [ "$arch" = aarch64 ]; then isa=arm; triple=aarch64-linux-gnu; fi
+    mca_in=$A/$variant.$format.mca.s
+    set -- $(find_fn "$variant" "$fns")
+    fn=$1 src=$2
+    case "$src" in
+    none | ambiguous) status="function-$src" stride=no insns=0; : >"$mca_in" ;;
+    *)
+        set -- $(awk -v fn="$fn" -v isa="$isa" -v step="$step" -v inner="$inner" -v out="$mca_in" \
+            -f scripts/predict_loop.awk "$src")
+        status=$1 stride=$2 insns=$3 ;;
+    esac
+    [ "$variant" = scalar ] && [ "$status" = ok ] && status=element-loop
+    bb=$(block_bytes "$format")
+    # the cores of this arch from the table (comment lines and the header skipped); a field with a comma would
+    # need quoting: the table has none, and the awk below refuses one
+    awk -F, -v a="$arch" '!/^#/ && $1 == a' "$CPUS" | while IFS=, read -r carch cpu chip clock csrc cvars bw bwkind bwsrc; do
+        cyc="" rth="" model=""
+        st=$status
+        case " $cvars " in
+        *" $variant "*) ;;
+        *) [ "$variant" = scalar ] || st=cpu-lacks-$variant ;;
+        esac
+        if [ "$st" != none ] && [ "${st#function-}" = "$st" ] && [ "${st#cpu-lacks}" = "$st" ]; then
+            rep=$A/$variant.$format.$cpu.mca.txt
+            if "$MCA" -mtriple="$triple" -mcpu="$cpu" -iterations="$ITER" "$mca_in" >"$rep" 2>&1; then
+                cyc=$(awk '/^Iterations:/ { it = $2 } /^Total Cycles:/ { c = $3 } END { if (it > 0) printf "%.3f", c / it }' "$rep")
+                rth=$(awk '/^Block RThroughput:/ { print $3 }' "$rep")
+                # the scheduling model llvm-mca used, by its first resource's name (SKXDivider: SKX): llvm 14 models
+                # cortex-a76 and the Neoverses with Cortex-A57's units, sapphirerapids with Skylake-X's and
+                # apple-m1 with Cyclone's, which the report must say
+                model=$(awk '/^Resources:/ { getline; sub(/^\[[^]]*\] *- */, ""); sub(/(Unit|Divider|AGU|ALU|Port).*$/, ""); print; exit }' "$rep")
+            else
+                st=mca-error
+            fi
+        fi
+        awk -v OFS=, -v arch="$arch" -v cpu="$cpu" -v chip="$chip" -v clock="$clock" -v format="$format" \
+            -v variant="$variant" -v fn="$fn" -v st="$st" -v stride="$stride" -v insns="$insns" -v cyc="$cyc" \
+            -v rth="$rth" -v model="$model" -v rows="$rows" -v step="$step" -v bb="$bb" -v bw="$bw" -v bwkind="$bwkind" \
+            -v bwsrc="$bwsrc" 'BEGIN {
+                bpi = rows * step; blocks = bpi / bb
+                cpb = ""; bpc = ""; gbs = ""
+                if (cyc != "" && cyc > 0) {
+                    cpb = sprintf("%.3f", cyc / blocks); bpc = sprintf("%.3f", bpi / cyc)
+                    gbs = sprintf("%.2f", bpi / cyc * clock)
+                }
+                print arch, cpu, chip, clock, format, variant, fn, st, stride, insns, cyc, rth, model, bpi, \
+                    sprintf("%.4f", blocks), cpb, bb, bpc, gbs, bw, bwkind, bwsrc
+            }' >>"$TMP"
+    done
+done
+
+# The check the issue asks for: every aarch64 core of the table has a row for every format (with cycles), and
+# every x86 core one for every format.
+missing=$(awk -F, 'NR == FNR { if (!/^#/ && $1 != "arch") cpus[$1 "," $2] = 1; next }
+    FNR > 1 && $11 != "" { have[$1 "," $2 "," $5] = 1 }
+    END {
+        n = split("f32 f16 q8_0 q4_0 q1_0 tq2_0 q4_K q6_K", f, " ")
+        for (c in cpus) for (i = 1; i <= n; i++) if (!((c "," f[i]) in have)) printf " %s/%s", c, f[i]
+    }' "$CPUS" "$TMP")
+ncpu=$(awk -F, '!/^#/ && $1 == "aarch64"' "$CPUS" | wc -l)
+mv "$TMP" "$CSV"
+rows=$(($(wc -l <"$CSV") - 1))
+echo "predict: $rows rows in $CSV ($MCA, $ITER iterations; $ncpu aarch64 cores)"
+if [ -n "$missing" ]; then
+    echo "predict: FAILED: no cycles for:$missing" >&2
+    exit 1
+fi
+if [ "$ncpu" -lt 3 ]; then
+    echo "predict: FAILED: fewer than 3 aarch64 cores in $CPUS" >&2
+    exit 1
+fi
+awk -F, 'NR > 1 && $8 != "ok" && $8 !~ /^cpu-lacks/ { s[$8 " (" $6 " " $5 ")"] = 1 } END { for (k in s) printf "predict: status %s\n", k }' "$CSV" | sort
+if [ -n "$RUN_DIR" ]; then
+    cp "$CSV" "$RUN_DIR/predict.csv"
+    echo "predict: copied into $RUN_DIR/predict.csv (bench_report $RUN_DIR adds its section)"
+fi
