@@ -149,17 +149,32 @@ Test(check, points_in_one_run_are_listed_not_failed)
     drop_fixture(base);
 }
 
-/* The repository's invariants hold on the quick report, each on at least one of its points. */
-Test(check, invariants_hold_on_the_quick_report)
+/* The repository's invariants hold on a run, each on at least one of its points. */
+static void invariants_hold_on(const char *fixture)
 {
     char run[256], out[16384];
-    copy_fixture("quick", run, sizeof run);
+    copy_fixture(fixture, run, sizeof run);
     int rc = sh(out, sizeof out, "$B/bench_check %s", run);
-    cr_expect_eq(rc, 0, "%s", out);
-    cr_expect(!strstr(out, "not checked") && !strstr(out, "FAIL"), "every invariant held by some point: %s", out);
-    cr_expect_geq(count(out, "\nok ") + (strncmp(out, "ok ", 3) == 0), 6, "%s", out);
+    cr_expect_eq(rc, 0, "%s: %s", fixture, out);
+    cr_expect(!strstr(out, "not checked") && !strstr(out, "FAIL"), "%s: every invariant held by some point: %s",
+              fixture, out);
+    cr_expect_geq(count(out, "\nok ") + (strncmp(out, "ok ", 3) == 0), 6, "%s: %s", fixture, out);
     cr_expect(strstr(out, "expect/invariants.txt held by"), "%s", out);
     drop_fixture(run);
+}
+
+Test(check, invariants_hold_on_the_quick_report)
+{
+    invariants_hold_on("quick");
+}
+
+/* xeon16: the first 16-vCPU run (bench_pool_overhead, bench_memory_floor --quick, bench_kernels, bench_sweep of six
+ * formats at 1-16 threads on an Emerald Rapids VM). Its cpus 0 and 1 timed 49 ns as hidden SMT siblings late in
+ * the run and 108-112 ns when its 2-thread dispatch was measured: the dispatch invariant against the run-wide
+ * tightest round trip failed it at 6.7x; against its own block's it holds (1.8x). */
+Test(check, invariants_hold_on_a_16_vcpu_run)
+{
+    invariants_hold_on("xeon16");
 }
 
 /* A point that breaks an invariant fails with the invariant's reason; so does a malformed run. */
