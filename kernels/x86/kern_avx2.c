@@ -16,8 +16,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define INLINE static inline __attribute__((always_inline))
-
 #define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
 
 /* ---- f32, f16: two accumulators per row, 16 values a step; the last < 16 through a zero-padded copy ----
@@ -166,18 +164,7 @@ INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 
 INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    size_t nb = a->cols / QK1_0, b = 0;
-    __m256 acc[KERN256_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm256_setzero_ps();
-    for (; b + 2 <= nb; b += 2)
-        q1_0_step(w, rs, nr, a, m, b, 2, acc);
-    if (b < nb)
-        q1_0_step(w, rs, nr, a, m, b, 1, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = hsum8(acc[r]);
+    kern256_pass2(w, rs, nr, a, m, y, ys, a->cols / QK1_0, q1_0_step);
 }
 KERN256_ROWS_FN(q1_0)
 
@@ -211,18 +198,7 @@ INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 
 INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
-    size_t nb = a->cols / QK4_0, b = 0;
-    __m256 acc[KERN256_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm256_setzero_ps();
-    for (; b + 2 <= nb; b += 2)
-        q4_0_step(w, rs, nr, a, m, b, 2, acc);
-    if (b < nb)
-        q4_0_step(w, rs, nr, a, m, b, 1, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = hsum8(acc[r]);
+    kern256_pass2(w, rs, nr, a, m, y, ys, a->cols / QK4_0, q4_0_step);
 }
 KERN256_ROWS_FN(q4_0)
 

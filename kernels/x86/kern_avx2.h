@@ -1,14 +1,17 @@
-/* kern_avx2.h — what the AVX2 kernel files share (kern_avx2.c, kern_kquant_avx2.c): rows per pass and the two
- * reductions every pass ends with. Included only by files compiled with the AVX2 flags. Not public. */
+/* kern_avx2.h — what the AVX2 kernel files share (kern_avx2.c, kern_kquant_avx2.c): rows per pass, the two
+ * reductions every pass ends with, and the pass of the formats read two blocks a step. Included only by files compiled with the AVX2 flags. Not public. */
 #ifndef KERN_AVX2_H
 #define KERN_AVX2_H
 
 #include <immintrin.h>
 
+#include "kern.h"
+
 #define KERN256_ROWS 4
+#define INLINE static inline __attribute__((always_inline))
 
 /* The sum of 8 floats, in one fixed order. */
-static inline __attribute__((always_inline)) float hsum8(__m256 v)
+INLINE float hsum8(__m256 v)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -17,9 +20,33 @@ static inline __attribute__((always_inline)) float hsum8(__m256 v)
 }
 
 /* Pairs of int16 summed into int32 lanes: lane i holds bytes 4i..4i+3's products. */
-static inline __attribute__((always_inline)) __m256i madd_pairs(__m256i p16)
+INLINE __m256i madd_pairs(__m256i p16)
 {
     return _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
+}
+
+/* A step of a format read two blocks a step: blocks b .. b + nb - 1 (nb <= 2) of nr rows (rs bytes apart)
+ * against activation row m, into the rows' accumulators. */
+typedef void (*kern256_step_fn)(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b,
+                                const int nb, __m256 acc[KERN256_ROWS]);
+
+/* The pass such formats share (q1_0, q4_0): the whole steps over a row's nblocks, the odd last block, then each
+ * row's sum into y (ys apart). Inlined with step a constant, so the call to it is direct and inlined too. */
+INLINE void kern256_pass2(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                          size_t nblocks, kern256_step_fn step)
+{
+    __m256 acc[KERN256_ROWS];
+    size_t b = 0;
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm256_setzero_ps();
+    for (; b + 2 <= nblocks; b += 2)
+        step(w, rs, nr, a, m, b, 2, acc);
+    if (b < nblocks)
+        step(w, rs, nr, a, m, b, 1, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = hsum8(acc[r]);
 }
 
 #endif

@@ -257,35 +257,7 @@ INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a
     }
 }
 
-INLINE void tq2_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
-                       const int pf)
-{
-    size_t nb = a->cols / QK_K, b = 0;
-    __m512 acc[KERN512_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm512_setzero_ps();
-    for (; b + 4 <= nb; b += 4)
-        tq2_0_step(w, rs, nr, a, m, b, 4, pf, acc);
-    if (b < nb)
-        tq2_0_step(w, rs, nr, a, m, b, (int)(nb - b), pf, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
-}
-
-INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    tq2_0_pass(w, rs, nr, a, m, y, ys, 1);
-}
-
-INLINE void pass_tq2_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                              size_t ys)
-{
-    tq2_0_pass(w, rs, nr, a, m, y, ys, 0);
-}
-KERN512_ROWS_FN(tq2_0)
-KERN512_ROWS_FN(tq2_0_cached)
+KERN512_STEP_PASSES(tq2_0, QK_K)
 
 const kern_table kern_table_avx512 = {
     .isa = KERN_ISA_AVX512,

@@ -58,4 +58,46 @@ static inline __attribute__((always_inline)) __m512 kern512_scales4(const float 
     return _mm512_broadcast_f32x4(_mm_maskz_loadu_ps((__mmask8)((1u << n) - 1u), dx));
 }
 
+/* A step of a format that reads four blocks a float step: blocks b .. b + nb - 1 (nb <= 4) of nr rows (rs bytes
+ * apart) against activation row m, into the rows' accumulators; pf: the streaming pass's prefetch. */
+typedef void (*kern512_step_fn)(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b,
+                                const int nb, const int pf, __m512 acc[KERN512_ROWS]);
+
+/* The pass such formats share (q1_0, q4_0, tq2_0, q4_K, q6_K): the whole steps over a row's nblocks, the last
+ * partial one, then each row's sum into y (ys apart). Inlined with step a constant, so the call to it is direct
+ * and inlined as well: one loop per format, as when each wrote its own. */
+INLINE void kern512_pass4(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                          size_t nblocks, kern512_step_fn step, const int pf)
+{
+    __m512 acc[KERN512_ROWS];
+    size_t b = 0;
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (; b + 4 <= nblocks; b += 4)
+        step(w, rs, nr, a, m, b, 4, pf, acc);
+    if (b < nblocks)
+        step(w, rs, nr, a, m, b, (int)(nblocks - b), pf, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
+}
+
+/* A four-blocks-a-step format's passes from its step NAME_step and its block's weights QK: pass_NAME streams
+ * (prefetch on), pass_NAME_cached reads weights already in cache (prefetch off, the same arithmetic and bits),
+ * and their rows functions rows_NAME and rows_NAME_cached (KERN512_ROWS_FN). */
+#define KERN512_STEP_PASSES(name, QK)                                                                           \
+    INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,      \
+                            size_t ys)                                                                      \
+    {                                                                                                       \
+        kern512_pass4(w, rs, nr, a, m, y, ys, a->cols / (QK), name##_step, 1);                              \
+    }                                                                                                       \
+    INLINE void pass_##name##_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m,     \
+                                     float *y, size_t ys)                                                   \
+    {                                                                                                       \
+        kern512_pass4(w, rs, nr, a, m, y, ys, a->cols / (QK), name##_step, 0);                              \
+    }                                                                                                       \
+    KERN512_ROWS_FN(name)                                                                                   \
+    KERN512_ROWS_FN(name##_cached)
+
 #endif

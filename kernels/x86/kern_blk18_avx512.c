@@ -72,36 +72,7 @@ INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
     }
 }
 
-INLINE void q1_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
-                      const int pf)
-{
-    size_t nb = a->cols / QK1_0, b = 0;
-    __m512 acc[KERN512_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm512_setzero_ps();
-    for (; b + 4 <= nb; b += 4)
-        q1_0_step(w, rs, nr, a, m, b, 4, pf, acc);
-    if (b < nb)
-        q1_0_step(w, rs, nr, a, m, b, (int)(nb - b), pf, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
-}
-
-/* pf: the streaming pass's prefetch (kern.h); the cached one reads without. */
-INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    q1_0_pass(w, rs, nr, a, m, y, ys, 1);
-}
-
-INLINE void pass_q1_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                             size_t ys)
-{
-    q1_0_pass(w, rs, nr, a, m, y, ys, 0);
-}
-KERN512_ROWS_FN(q1_0)
-KERN512_ROWS_FN(q1_0_cached)
+KERN512_STEP_PASSES(q1_0, QK1_0)
 
 /* ---- q4_0: four blocks (128 weights) a step: 128-bit lane i of the sums is block i ----
  * The four blocks' nibbles side by side (blk18_chunk), the low nibbles against the first 64 bytes of the
@@ -136,15 +107,15 @@ INLINE __m512 q4_0_dot(__m512 acc, __m512i q, __m512 dw, const q4_0_x *x)
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, x->dx), acc);
 }
 
-/* Blocks 4g .. 4g + nb - 1 of nr rows into their accumulators; pf: the streaming pass's prefetch (two lines a
- * step: a step reads 72 bytes). */
-INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t g, const int nb,
+/* Blocks b .. b + nb - 1 (b a multiple of 4: group b / 4) of nr rows into their accumulators; pf: the streaming
+ * pass's prefetch (two lines a step: a step reads 72 bytes). */
+INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
                       const int pf, __m512 acc[KERN512_ROWS])
 {
-    q4_0_x x = q4_0_act(a, m, g);
+    q4_0_x x = q4_0_act(a, m, b / 4);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) {
-        const char *p = kern_row_ptr(w, rs, r) + 4 * g * sizeof(block_q4_0);
+        const char *p = kern_row_ptr(w, rs, r) + b * sizeof(block_q4_0);
         if (pf) {
             kern_prefetch_stream(p);
             kern_prefetch_stream(p + 64);
@@ -155,35 +126,7 @@ INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
     }
 }
 
-INLINE void q4_0_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
-                      const int pf)
-{
-    size_t nb = a->cols / QK4_0, g = 0;
-    __m512 acc[KERN512_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm512_setzero_ps();
-    for (; 4 * g + 4 <= nb; g++)
-        q4_0_step(w, rs, nr, a, m, g, 4, pf, acc);
-    if (4 * g < nb)
-        q4_0_step(w, rs, nr, a, m, g, (int)(nb - 4 * g), pf, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
-}
-
-INLINE void pass_q4_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    q4_0_pass(w, rs, nr, a, m, y, ys, 1);
-}
-
-INLINE void pass_q4_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                             size_t ys)
-{
-    q4_0_pass(w, rs, nr, a, m, y, ys, 0);
-}
-KERN512_ROWS_FN(q4_0)
-KERN512_ROWS_FN(q4_0_cached)
+KERN512_STEP_PASSES(q4_0, QK4_0)
 
 /* Matmul: one weight row against na activation rows, each group's nibbles and scales loaded once for all of
  * them; every (row, activation) pair goes through q4_0_dot as in the matvec pass. */

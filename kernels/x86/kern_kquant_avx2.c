@@ -14,8 +14,6 @@
 
 #include <immintrin.h>
 
-#define INLINE static inline __attribute__((always_inline))
-
 /* vpshufb control: in each 128-bit lane, every int16 lane takes 16-bit lane k0 (low lane) or k1 (high lane). */
 INLINE __m256i pick16(int k0, int k1)
 {

@@ -1,5 +1,5 @@
 /* kern_kquant_avx512.c — q4_K and q6_K x q8_K with AVX-512 (BW, VNNI): the AVX-512 table's rows for them
- * (kern_avx512.c). A pass takes KQ512_ROWS rows a quarter of the call apart and loads each activation block
+ * (kern_avx512.c). A pass takes KERN512_ROWS rows a quarter of the call apart and loads each activation block
  * once for all of them; each row has its own accumulators and a fixed instruction sequence, so it gives the
  * same bits in a pass or alone.
  *
@@ -15,8 +15,6 @@
 #include "kern_kquant.h"
 
 #include <immintrin.h>
-
-#define KQ512_ROWS 4
 
 /* vpshufb control: every int16 lane of 128-bit lane k takes int16 lane w[k] of that 128-bit lane (the scales are
  * laid out so each lane holds what it needs: an in-lane shuffle, where vpermw crosses lanes, 2 uops on Ice Lake
@@ -54,7 +52,7 @@ typedef struct kq_shape {
 
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                     kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, const int pf, __m512 acc[KQ512_ROWS])
+                     kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, const int pf, __m512 acc[KERN512_ROWS])
 {
     kq_x xv[4];
 #pragma GCC unroll 4
@@ -79,23 +77,6 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
     }
 }
 
-/* pf: the streaming pass's prefetch (kern.h); the cached one reads without. Same arithmetic either way. */
-INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
-                    kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, const int pf)
-{
-    size_t nb = a->cols / QK_K, b = 0;
-    __m512 acc[KQ512_ROWS];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = _mm512_setzero_ps();
-    for (; b + 4 <= nb; b += 4)
-        kq_group(w, rs, nr, a, m, b, 4, sh, prep, sum, pf, acc);
-    if (b < nb)
-        kq_group(w, rs, nr, a, m, b, (int)(nb - b), sh, prep, sum, pf, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
-}
 
 /* ---- q4_K: 64 bytes of nibbles hold, low, elements 0-31 and 64-95 (sub-blocks 0, 2), high, 32-63 and
  * 96-127 (1, 3); the next 64 bytes the same for 128..255 (4, 6 and 5, 7). ---- */
@@ -158,18 +139,13 @@ INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, __m512i *mins)
 
 static const kq_shape q4_K_shape = { sizeof(block_q4_K), offsetof(block_q4_K, d), offsetof(block_q4_K, dmin) };
 
-INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+/* kq_group for q4_K's block, in kern512_pass4's step shape. */
+INLINE void q4_K_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                      const int pf, __m512 acc[KERN512_ROWS])
 {
-    kq_pass(w, rs, nr, a, m, y, ys, q4_K_shape, prep_q4_K, sum_q4_K, 1);
+    kq_group(w, rs, nr, a, m, b, nb, q4_K_shape, prep_q4_K, sum_q4_K, pf, acc);
 }
-
-INLINE void pass_q4_K_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                             size_t ys)
-{
-    kq_pass(w, rs, nr, a, m, y, ys, q4_K_shape, prep_q4_K, sum_q4_K, 0);
-}
-KERN_QUARTER_ROWS_FN(q4_K, KQ512_ROWS) /* kern_impl.h */
-KERN_QUARTER_ROWS_FN(q4_K_cached, KQ512_ROWS)
+KERN512_STEP_PASSES(q4_K, QK_K)
 
 void kern_rows_q4_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
 {
@@ -244,18 +220,13 @@ INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, __m512i *mins)
 
 static const kq_shape q6_K_shape = { sizeof(block_q6_K), offsetof(block_q6_K, d), 0 };
 
-INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+/* kq_group for q6_K's block, in kern512_pass4's step shape. */
+INLINE void q6_K_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                      const int pf, __m512 acc[KERN512_ROWS])
 {
-    kq_pass(w, rs, nr, a, m, y, ys, q6_K_shape, prep_q6_K, sum_q6_K, 1);
+    kq_group(w, rs, nr, a, m, b, nb, q6_K_shape, prep_q6_K, sum_q6_K, pf, acc);
 }
-
-INLINE void pass_q6_K_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                             size_t ys)
-{
-    kq_pass(w, rs, nr, a, m, y, ys, q6_K_shape, prep_q6_K, sum_q6_K, 0);
-}
-KERN_QUARTER_ROWS_FN(q6_K, KQ512_ROWS)
-KERN_QUARTER_ROWS_FN(q6_K_cached, KQ512_ROWS)
+KERN512_STEP_PASSES(q6_K, QK_K)
 
 void kern_rows_q6_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
 {
