@@ -8,6 +8,7 @@
 #   make likwid-compare  bench_memory_floor against likwid-bench, back to back (installs likwid; ARGS=...)
 #   make fuzz       fuzz the CSV and GGUF readers with libFuzzer for 60 s each
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
+#   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
@@ -100,11 +101,12 @@ TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
-.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help
+.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help \
+        predict deps-predict
 all: $(BINS)
 
 help:
-	@sed -n '2,18p' Makefile
+	@sed -n '2,19p' Makefile
 
 deps:
 	@sh scripts/deps.sh
@@ -197,6 +199,16 @@ likwid-compare: deps deps-likwid all
 # arm64 under qemu-user: the cross build into build-arm64/ and every test on two CPU models (scripts/test_arm64.sh).
 test-arm64:
 	@sh scripts/test_arm64.sh
+
+# Cycles on paper (scripts/predict.sh): the kernels compiled with -S with this build's flags, each hot loop through
+# llvm-mca; ARGS="--run-dir results/<host>/latest" also puts predict.csv where bench_report finds it. Not part of
+# make test: 40 to 90 s on this 2-vCPU VM.
+deps-predict:
+	@sh scripts/deps.sh predict
+
+predict: deps deps-predict
+	@PREDICT_CFLAGS="$(CPPFLAGS) $(CFLAGS)" PREDICT_AVX2_FLAGS="$(AVX2_FLAGS)" PREDICT_AVX512_FLAGS="$(AVX512_FLAGS)" \
+	    sh scripts/predict.sh --out $(BUILD)/predict $(ARGS)
 
 # libFuzzer on the CSV and GGUF readers for 60 s each (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:

@@ -3,6 +3,7 @@
 # Run by `make deps`, which `make test`, `make check` and `make report` depend on. `deps.sh likwid` (make
 # deps-likwid) installs likwid instead, for scripts/likwid_compare.sh only. `deps.sh arm64` (make test-arm64)
 # installs the arm64 cross toolchain, qemu-user-static and arm64 hwloc, and unpacks Criterion's arm64 runtime.
+# `deps.sh predict` (make predict) installs llvm (for llvm-mca) and the arm64 cross compiler.
 set -eu
 # WARNING (arm64 mode): on Debian 12, installing libcriterion3:arm64 or libcriterion-dev:arm64 REMOVES the amd64
 # Criterion packages (seen twice here: `make test` then cannot link). Never apt-get install them: fetch the arm64
@@ -72,11 +73,22 @@ arm64)
     PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libhwloc-dev:arm64"
     APT_OPTS="--no-remove" # an arm64 package that would replace an amd64 one stops apt instead
     missing=$(arm64_missing) ;;
+predict)
+    # scripts/predict.sh: llvm-mca (Debian's llvm package installs it as llvm-mca-<version>, and llvm-mca when it is
+    # the default version) and the arm64 cross compiler, for the arm kernels' -S output
+    PKGS="llvm gcc-aarch64-linux-gnu"
+    missing=""
+    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing=" gcc-aarch64-linux-gnu"
+    found=""
+    for m in llvm-mca llvm-mca-19 llvm-mca-18 llvm-mca-17 llvm-mca-16 llvm-mca-15 llvm-mca-14; do
+        command -v "$m" >/dev/null 2>&1 && found=$m && break
+    done
+    [ -n "$found" ] || missing="$missing llvm-mca" ;;
 likwid)
     PKGS="likwid"
     missing=""
     command -v likwid-bench >/dev/null 2>&1 || missing=" likwid-bench" ;;
-*) echo "deps: unknown argument '$1' (accepted: likwid, arm64)" >&2; exit 2 ;;
+*) echo "deps: unknown argument '$1' (accepted: likwid, arm64, predict)" >&2; exit 2 ;;
 esac
 [ -z "$missing" ] && exit 0
 echo "deps: missing:$missing"
