@@ -1,7 +1,8 @@
 # kernels.gp — the kernels' roofline from kernels.csv (bench_kernels).
 # Run inside the run directory (bench/lib/pb_plot.c starts gnuplot there; by hand: cd RUN_DIR && gnuplot -e
 # 'has_floor=1' PATH/plots/kernels.gp). Names are fixed and relative: no path is ever part of the script's text.
-#   kernels.png/.svg:         GB/s per format, one panel per level (l2, l3, dram), 1 thread, batch 1
+#   kernels.png/.svg:         GB/s per format, one panel per level (l2, l3, dram), 1 thread (else the fewest
+#                             threads measured), batch 1
 #   kernels_threads.png/.svg: the same at the largest thread count measured (when there are several)
 # The memory floor (memory_floor.csv's 1-thread read, column gbps_best) is drawn as a dashed line on every
 # panel when that file is in the same run directory: has_floor (1/0, from pb_plot_spec.c) says so.
@@ -33,6 +34,7 @@ sel(v, l, t) = (strcol("variant") eq v && strcol("level") eq l && column("thread
 
 stats csv using (column("threads")) nooutput
 maxthr = STATS_max
+minthr = STATS_min   # 1 unless the run measured none: a panel of thread counts it lacks would be empty
 
 floor = NaN
 if (has_floor) {
@@ -42,8 +44,8 @@ if (has_floor) {
 
 do for [fmt in "png svg"] {
     do for [tsel = 1:2] {
-        thr = (tsel == 1) ? 1 : maxthr
-        if (tsel == 2 && maxthr == 1) { break }
+        thr = (tsel == 1) ? minthr : maxthr
+        if (tsel == 2 && maxthr == minthr) { break }
         if (fmt eq "png") { set terminal pngcairo size 1200,460 font ",10" } else { set terminal svg size 1200,460 font ",10" }
         set output (tsel == 1 ? 'kernels.' : 'kernels_threads.').fmt
         set termoption noenhanced

@@ -87,3 +87,18 @@ Test(kernels_cli, k_quants_and_the_quantizing_column, .timeout = 60)
     cr_assert_geq(rows, 2, "q4_K and q6_K, every variant");
     cr_assert_eq(tf_rmrf(dir), 0);
 }
+
+/* A run without a 1-thread point still draws its roofline (at the fewest threads it measured) and exits 0: the
+ * plot once asked for 1-thread rows only, gnuplot failed on the empty panel and the run exited 1. */
+Test(kernels_cli, a_run_without_one_thread_plots_its_fewest_threads, .timeout = 60)
+{
+    char dir[64], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbkc");
+    harness_run_ok(dir, "bench_kernels", "",
+                   "--format q8_0 --variant scalar --level l2 --threads 2 --batch 1 --budget-ms 2 --cols 512 --out out");
+    snprintf(path, sizeof path, "%s/out/kernels.png", dir);
+    FILE *f = fopen(path, "rb");
+    cr_expect_not_null(f, "%s", path);
+    if (f)
+        fclose(f);
+}
