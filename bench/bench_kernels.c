@@ -74,9 +74,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Roofline of the matvec kernels: GB/s of weights per format and variant with\n"
                                     "the weights in L2, L3 and DRAM, at 1..N threads and batch 1..16." };
-    if (pb_harness_parse(&c->h, &cli, argc, argv, NULL) != 0)
-        return -1;
-    return pb_harness_begin(&c->h, PROG, o->out, o->run_dir);
+    return pb_harness_setup(&c->h, &cli, argc, argv, &o->out, &o->run_dir);
 }
 
 static void add_all(pb_list *l, int n)

@@ -68,9 +68,7 @@ static int mf_parse(mf_run *r, int argc, char **argv)
                                     "thread count and kernel, with the round trip that says where the threads ran;\n"
                                     "the floor it sets per decode token for every model preset and format (and a\n"
                                     "GGUF file's, with --model FILE), weights and f16 KV cache at each --context." };
-    if (pb_harness_parse(&r->h, &cli, argc, argv, NULL) != 0)
-        return -1;
-    return pb_harness_begin(&r->h, PROG, o->out, o->run_dir);
+    return pb_harness_setup(&r->h, &cli, argc, argv, &o->out, &o->run_dir);
 }
 
 /* The checks against this machine and the defaults, into r->plan (before anything is written). */

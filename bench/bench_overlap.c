@@ -67,9 +67,7 @@ static int ov_parse(ov_run *r, int argc, char **argv)
                          .summary = "Submit a q8_0 matvec to a helper, prepare the next activation meanwhile, wait:\n"
                                     "serial vs a thread per job vs a helper that inherited the caller's one-cpu\n"
                                     "mask vs a persistent helper pinned to another core, across prep/job ratios." };
-    if (pb_harness_parse(&r->h, &cli, argc, argv, NULL) != 0)
-        return -1;
-    return pb_harness_begin(&r->h, PROG, o->out, o->run_dir);
+    return pb_harness_setup(&r->h, &cli, argc, argv, &o->out, &o->run_dir);
 }
 
 static int ov_defaults(ov_run *r, const pb_topo *topo)

@@ -62,9 +62,7 @@ static int po_parse(po_run *pr, int argc, char **argv)
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Cost of one pool dispatch per policy, threads, gap and job size, against OpenMP's\n"
                                     "parallel region and the core-to-core round trip, measured in the same run." };
-    if (pb_harness_parse(&pr->h, &cli, argc, argv, NULL) != 0)
-        return -1;
-    return pb_harness_begin(&pr->h, PROG, o->out, o->run_dir);
+    return pb_harness_setup(&pr->h, &cli, argc, argv, &o->out, &o->run_dir);
 }
 
 static int po_defaults(po_run *pr, const pb_topo *topo)

@@ -100,9 +100,7 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
             "pool made for the pass; for omp, measured just before the point), busy % per pinned cpu over the\n"
             "tokens alone, the core-to-core round trip. With --run-dir, memory_floor.csv names the read kernel.",
     };
-    if (pb_harness_parse(&sr->h, &cli, argc, argv, NULL) != 0)
-        return -1;
-    return pb_harness_begin(&sr->h, PROG, o->out, o->run_dir);
+    return pb_harness_setup(&sr->h, &cli, argc, argv, &o->out, &o->run_dir);
 }
 
 /* The options' defaults, and the checks against this machine (before anything is written). */

@@ -58,4 +58,16 @@ KERN_ACT_INLINE void kern_act_quant_rows(kern_act *a, size_t m, const float *x, 
     }
 }
 
+/* An ISA's two quantizers, kern_act_q8_0_ISA and kern_act_q8_K_ISA (kern_impl.h declares them): the row driver
+ * above with the file's steps, which every SIMD file names amax_of and quant_block. */
+#define KERN_ACT_QUANTIZERS(isa)                                                                              \
+    void kern_act_q8_0_##isa(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)                     \
+    {                                                                                                         \
+        kern_act_quant_rows(a, m, x, b0, b1, QK8_0, amax_of, quant_block);                                    \
+    }                                                                                                         \
+    void kern_act_q8_K_##isa(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)                     \
+    {                                                                                                         \
+        kern_act_quant_rows(a, m, x, b0, b1, QK_K, amax_of, quant_block);                                     \
+    }
+
 #endif

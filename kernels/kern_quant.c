@@ -211,24 +211,30 @@ const kern_traits kern_traits_table[KERN_FORMAT_COUNT] = {
     [KERN_Q6_K] = { .quantize = kern_quantize_q6_K, .dequantize = kern_dequantize_q6_K, .act = KERN_ACT_Q8_K },
 };
 
-int kern_quantize_row(kern_format f, const float *x, void *w, size_t n)
+/* Whether a row of n values of format f can be (de)quantized: a known format, n whole blocks. -1 with EINVAL
+ * when not. */
+static int row_fits(kern_format f, size_t n)
 {
     const kern_format_info *fi = kern_format_get(f);
     if (!fi || n % (size_t)fi->block != 0) {
         errno = EINVAL;
         return -1;
     }
+    return 0;
+}
+
+int kern_quantize_row(kern_format f, const float *x, void *w, size_t n)
+{
+    if (row_fits(f, n) != 0)
+        return -1;
     kern_traits_table[f].quantize(x, w, n);
     return 0;
 }
 
 int kern_dequantize_row(kern_format f, const void *w, float *x, size_t n)
 {
-    const kern_format_info *fi = kern_format_get(f);
-    if (!fi || n % (size_t)fi->block != 0) {
-        errno = EINVAL;
+    if (row_fits(f, n) != 0)
         return -1;
-    }
     kern_traits_table[f].dequantize(w, x, n);
     return 0;
 }

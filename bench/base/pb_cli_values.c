@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,27 +100,37 @@ static int reject(const pb_opt *o, const char *hint, char *why, size_t len, cons
 
 /* ---- numbers: strict, the element ends at *end ------------------------------------------------------- */
 
-/* 0, -1 not a number (empty, leading space: strtol/strtod would skip it), -2 overflow. */
-static int scan_long(const char *p, char **end, long *v)
+/* Whether p may start a number: strtol/strtod would skip a leading space, and read "" as nothing. */
+static bool scan_starts(const char *p)
 {
-    if (*p == '\0' || isspace((unsigned char)*p))
-        return -1;
-    errno = 0;
-    *v = strtol(p, end, 10);
-    if (*end == p)
+    return *p != '\0' && !isspace((unsigned char)*p);
+}
+
+/* A scan's verdict from where it started and ended: 0, -1 not a number, -2 overflow. */
+static int scan_verdict(const char *p, const char *end)
+{
+    if (end == p)
         return -1;
     return errno == ERANGE ? -2 : 0;
 }
 
+/* 0, -1 not a number (empty, a leading space), -2 overflow. */
+static int scan_long(const char *p, char **end, long *v)
+{
+    if (!scan_starts(p))
+        return -1;
+    errno = 0;
+    *v = strtol(p, end, 10);
+    return scan_verdict(p, *end);
+}
+
 static int scan_double(const char *p, char **end, double *v)
 {
-    if (*p == '\0' || isspace((unsigned char)*p))
+    if (!scan_starts(p))
         return -1;
     errno = 0;
     *v = strtod(p, end);
-    if (*end == p)
-        return -1;
-    return errno == ERANGE ? -2 : 0;
+    return scan_verdict(p, *end);
 }
 
 /* ---- lists ------------------------------------------------------------------------------------------- */

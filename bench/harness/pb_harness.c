@@ -31,6 +31,14 @@ int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const cha
     return 0;
 }
 
+int pb_harness_setup(pb_harness *h, const pb_cli *cli, int argc, char **argv, const char *const *out,
+                     const char *const *run_dir)
+{
+    if (pb_harness_parse(h, cli, argc, argv, NULL) != 0)
+        return -1;
+    return pb_harness_begin(h, cli->prog, *out, *run_dir);
+}
+
 /* "PROG: [ORIGIN: ]MESSAGE" into h->err (name NULL: no origin); -1. */
 static int refuse_v(pb_harness *h, const char *name, const char *text, const char *fmt, va_list ap)
 {

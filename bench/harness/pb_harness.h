@@ -5,6 +5,8 @@
  *   pb_harness_parse(&h, &cli, argc, argv, NULL)           // the option table (PB_OPT_QUICK / PB_OPT_OUT /
  *                                                          // PB_OPT_RUN_DIR in it); -1 after --help or an error
  *   pb_harness_begin(&h, PROG, o.out, o.run_dir)           // hwloc topology; --out with --run-dir: -1
+ *                                                          // (both: pb_harness_setup(&h, &cli, argc, argv,
+ *                                                          // &o.out, &o.run_dir))
  *   the harness's own checks on h.topo (return pb_harness_refusef(&h, ...): nothing is written yet)
  *   pb_harness_open(&h)                                    // run directory (-1 when refused), probe, machine.csv,
  *                                                          // header, SIGINT/SIGTERM/SIGHUP handled, SIGPIPE ignored
@@ -80,6 +82,12 @@ int pb_harness_parse(pb_harness *h, const pb_cli *cli, int argc, char **argv, in
 /* Loads the live topology ("PROG: hwloc: REASON" on failure) and refuses --out together with --run-dir. 0, or
  * -1 with the line in h->err. */
 int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir);
+
+/* The two above as a harness without positional arguments calls them: its table parsed, then begun with the
+ * --out and --run-dir values the table filled (out, run_dir: PB_OPT_OUT's and PB_OPT_RUN_DIR's destinations,
+ * read after the parse). 0, or -1 as they return it. */
+int pb_harness_setup(pb_harness *h, const pb_cli *cli, int argc, char **argv, const char *const *out,
+                     const char *const *run_dir);
 
 /* A harness's own check refused its input: "PROG: MESSAGE" into h->err; returns -1. The _opt form heads the
  * message with where option `name`'s value came from (pb_cli_origin: "--cpus" or "POOLBENCH_CPUS=..."). */

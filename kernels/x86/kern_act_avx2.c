@@ -60,12 +60,4 @@ static int32_t quant_block(const float *x, int n, kern_inv s, int8_t *q, int32_t
 }
 
 /* The row driver (kern_act_impl.h) with this file's steps. */
-void kern_act_q8_0_avx2(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)
-{
-    kern_act_quant_rows(a, m, x, b0, b1, QK8_0, amax_of, quant_block);
-}
-
-void kern_act_q8_K_avx2(kern_act *a, size_t m, const float *x, size_t b0, size_t b1)
-{
-    kern_act_quant_rows(a, m, x, b0, b1, QK_K, amax_of, quant_block);
-}
+KERN_ACT_QUANTIZERS(avx2)

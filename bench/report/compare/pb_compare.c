@@ -51,14 +51,22 @@ static const pb_fig *fig_of(const pb_cmp_run *r, const char *key)
     return NULL;
 }
 
-static void runs_table(FILE *o, const pb_compare *c)
+/* A table's header with one column per run: head (the leading columns' cells), each run's label, then the
+ * alignment row: rule for the leading columns, cell_rule for each run's. Ends on the alignment row's line. */
+static void runs_header(FILE *o, const pb_compare *c, const char *head, const char *rule, const char *cell_rule)
 {
-    fprintf(o, "## Runs\n\n| |");
+    fprintf(o, "%s", head);
     for (int i = 0; i < c->n; i++)
         fprintf(o, " %s |", PB_MD(c->run[i].label));
-    fprintf(o, "\n|---|");
+    fprintf(o, "\n%s", rule);
     for (int i = 0; i < c->n; i++)
-        fprintf(o, "---|");
+        fprintf(o, "%s", cell_rule);
+}
+
+static void runs_table(FILE *o, const pb_compare *c)
+{
+    fprintf(o, "## Runs\n\n");
+    runs_header(o, c, "| |", "|---|", "---|");
     fprintf(o, "\n| directory |");
     for (int i = 0; i < c->n; i++)
         fprintf(o, " %s |", PB_MD(c->run[i].rd.dir));
@@ -86,12 +94,7 @@ static void shared_table(FILE *o, const pb_compare *c)
     const pb_cmp_run *a = &c->run[0];
     fprintf(o, "## Headline, side by side\n\nRatios are to the first run (%s); for ns, lower is better.\n\n",
             PB_MD(a->label));
-    fprintf(o, "| figure | unit |");
-    for (int i = 0; i < c->n; i++)
-        fprintf(o, " %s |", PB_MD(c->run[i].label));
-    fprintf(o, "\n|---|---|");
-    for (int i = 0; i < c->n; i++)
-        fprintf(o, "---:|");
+    runs_header(o, c, "| figure | unit |", "|---|---|", "---:|");
     fprintf(o, "\n");
     int shown = 0;
     for (int f = 0; f < a->nfig; f++) {
