@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pb_csvread.h"
 #include "test_files.h"
 
 /* Runs `cd DIR && env PROG args` (env: "VAR=value ..." or ""; args shell-quoted, relative paths land in DIR)
@@ -44,6 +45,16 @@ static inline void harness_run_ok(const char *dir, const char *prog, const char 
     char err[8192];
     int rc = harness_run_in(dir, prog, env, args, err, sizeof err);
     cr_assert_eq(rc, 0, "%s %s: exit %d: %s", prog, args, rc, err);
+}
+
+/* Loads DIR/NAME, a CSV a harness run wrote there (e.g. "run/sweep.csv"), into t, asserting that every row has
+ * the header's fields; the caller frees t. */
+static inline void harness_load_csv(pb_table *t, const char *dir, const char *name)
+{
+    char path[256];
+    pb_csverr e;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(pb_table_load(t, path, &e), 0, "%s: %s", path, e.msg);
 }
 
 /* harness_run_in a fresh empty directory, removed afterwards; *wrote says whether anything appeared in it. */

@@ -93,10 +93,8 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
     tf_tmpdir(dir, sizeof dir, "pbsweep");
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
                    "--policy spin,omp --threads 1 --tokens 2 --warmup 0 --floor-passes 3 --out run");
-    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
     pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "every row has the header's fields: %s", e.msg);
+    harness_load_csv(&t, dir, "run/sweep.csv");
     static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "glue", "threads",
                                         "cpuset", "cpus", "batch", "tokens", "ms_per_token_min",
                                         "ms_per_token_median", "ms_per_token_max", "tok_per_s", "weight_bytes",
@@ -104,6 +102,7 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
                                         "dispatches_per_token", "glue_ms_median", "glue_pct", "busy_pct_mean",
                                         "busy_pct_min", "busy_pct_max", "imbalance_flag", "rt_ns", "placement",
                                         "verified", NULL };
+    pb_csverr e;
     cr_assert_eq(pb_table_require(&t, cols, &e), 0, "%s", e.msg);
     cr_expect_eq(t.nrows, 2, "spin and omp at 1 thread");
     for (size_t r = 0; r < t.nrows; r++) {
@@ -152,14 +151,12 @@ Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
     int cpus[2];
     if (tf_allowed_cpus(cpus, 2) < 2)
         cr_skip_test("one cpu here: the default is 1 thread");
-    char dir[64], path[128];
+    char dir[64];
     tf_tmpdir(dir, sizeof dir, "pbsweep");
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
                    "--quick --format q1_0 --policy spin --tokens 1 --warmup 0 --floor-passes 3 --out run");
-    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
     pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    harness_load_csv(&t, dir, "run/sweep.csv");
     int threads = pb_table_col(&t, "threads"), seen = 0;
     for (size_t r = 0; r < t.nrows; r++)
         seen |= 1 << (int)pb_table_num(&t, r, threads);
@@ -173,14 +170,12 @@ Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
 Test(sweep_cli, q4_K_M_mix_runs_as_one_format, .timeout = 120)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
-    char dir[64], path[128];
+    char dir[64];
     tf_tmpdir(dir, sizeof dir, "pbsweep");
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
                    "--format q4_K_M --policy spin --threads 1 --tokens 1 --warmup 0 --floor-passes 3 --out run");
-    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
     pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    harness_load_csv(&t, dir, "run/sweep.csv");
     cr_assert_eq(t.nrows, 1);
     cr_expect_str_eq(pb_table_str(&t, 0, pb_table_col(&t, "format")), "q4_K_M");
     cr_expect_eq(pb_table_num(&t, 0, pb_table_col(&t, "weight_bytes")), 365518848.0, "qwen3-0.6b in the mix");

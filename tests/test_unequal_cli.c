@@ -38,11 +38,9 @@ Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_keeps_the_bits, .timeou
     snprintf(args, sizeof args, "--format q1_0 --policy spin --threads 2 --cpus %d,%d --schedule static,weighted "
              "--emulate-slow %d=0.5 --tokens 2 --warmup 2 --floor-passes 3 --out run", cpus[0], cpus[1], cpus[1]);
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent", args);
-    char path[128], want[32];
-    snprintf(path, sizeof path, "%s/run/sweep.csv", dir);
+    char want[32];
     pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    harness_load_csv(&t, dir, "run/sweep.csv");
     cr_assert_eq(t.nrows, 2, "static and weighted");
     snprintf(want, sizeof want, "%d=0.5", cpus[1]);
     for (size_t r = 0; r < t.nrows; r++) {
@@ -80,17 +78,16 @@ Test(unequal_cli, pool_overhead_divides_by_the_tightest_round_trip, .timeout = 1
     int cpus[2];
     if (tf_allowed_cpus(cpus, 2) < 2)
         cr_skip_test("one cpu here: no round trip");
-    char dir[64], args[256], path[128];
+    char dir[64], args[256];
     tf_tmpdir(dir, sizeof dir, "pbrt");
     snprintf(args, sizeof args, "--policy spin --threads 2 --gap-us 0 --job-ns 0 --reps 3 --batch-ms 0.5 --quick "
              "--cpus %d,%d --out run", cpus[0], cpus[1]);
     harness_run_ok(dir, "bench_pool_overhead", "POOLBENCH_PLOTS=/nonexistent", args);
-    snprintf(path, sizeof path, "%s/run/pool_overhead.csv", dir);
     pb_table t;
-    pb_csverr e;
-    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    harness_load_csv(&t, dir, "run/pool_overhead.csv");
     static const char *const cols[] = { "rt_1line_rmw_ns", "rt_2line_store_ns", "rt_2line_rmw_ns", "rt_tight_ns",
                                         "ratio_to_rt", NULL };
+    pb_csverr e;
     cr_assert_eq(pb_table_require(&t, cols, &e), 0, "%s", e.msg);
     int spin_rows = 0;
     for (size_t r = 0; r < t.nrows; r++) {
