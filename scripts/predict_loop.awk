@@ -4,26 +4,29 @@
 #   awk -v fn=NAME -v isa=x86|arm -v step=BYTES -v inner=N -v out=FILE -f predict_loop.awk FILE.s
 #
 # A loop is a back edge: a branch at line e to a local label defined earlier at line s of the same function
-# (GCC lays a loop out as label .. body .. conditional branch back). The hot loop is the loop that holds the most
-# multiply-type SIMD instructions (the arithmetic of a matvec step), the tightest such loop when several hold the
-# same number (the loop around it, a row's or a pass's, holds those same instructions once, plus more): it is the
-# loop that runs once per step of the 4-row pass, not the one-row remainder's, which holds a quarter of them.
+# (GCC lays a loop out as label .. body .. conditional branch back). The hot loop is an innermost computing loop
+# (one holding multiply-type SIMD instructions, the arithmetic of a matvec step, with no such loop inside it) that
+# holds the most of them: the loop that runs once per step of the 4-row pass, not the one-row remainder's, which
+# holds a quarter of them; the tighter one on a tie.
 #
-# Honesty checks, printed as the status (scripts/predict.sh copies it into predict.csv; only `ok` rows are
-# used for a verdict):
-#   ok         one tightest loop, no loop inside it, and its pointer or index advance includes step bytes (the
-#              weight bytes one row of the pass consumes per iteration, from the source: the table in predict.sh)
-#   stride?    as ok, but no add/sub/lea of step bytes was seen in the loop: the bytes per iteration are the
-#              source's, not confirmed by the code (the compiler may advance by a register or a scaled index)
-#   nested     loops run inside the hot loop and the table gives no trip count for them: llvm-mca sees each
-#              inner body once, so the cycles are a lower bound
-#   overlap    another loop starts inside the hot loop and ends outside it (or the reverse): which branch closes
-#              the step is ambiguous
-#   none       no loop with multiply-type instructions in the function
-# With inner=N (N > 0), each loop directly inside the hot loop is written N times (its trip count, from the
-# source: a constant loop GCC kept rolled), and the status is ok/stride? as above.
+# Loops whose back-edge ranges cross (GCC's rotated loops with the header at the bottom, a body with out-of-line
+# blocks such as the x86 streaming passes' prefetch-hint branch) are merged into one region first; a clean loop
+# (one back edge) ranks above a merged one.
 #
-# stdout: one line "status insns s e" (insns: instructions written to out, after any inner copies).
+# The status, printed first (scripts/predict.sh copies it into predict.csv and checks the step's multiply count
+# against the source's on top):
+#   ok       one back edge, no loop inside (or, with inner=N, the loops inside written N times)
+#   branchy  a merged region: its straight-line text, each instruction once, is what llvm-mca sees
+#   nested   loops run inside the hot loop and inner=0: llvm-mca sees each inner body once, so the cycles are a
+#            lower bound
+#   none     no loop with multiply-type instructions in the function (or no such function)
+# With inner=N (N > 0) the hot loop is the tightest region around the innermost computing loops (a constant loop
+# GCC kept rolled inside the step, trip count N from the source), and each loop directly inside it is written N
+# times.
+#
+# stdout: "status stride_seen insns s e": stride_seen yes when an add/sub/lea immediate of the loop equals step (the
+# weight bytes one row of the pass consumes per iteration, from predict.sh's table); insns: instructions written to
+# out, after any inner copies; s, e: the region's lines in the .s file.
 
 function is_mul(op) {
     if (isa == "x86")

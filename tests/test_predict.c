@@ -11,7 +11,7 @@
 #include "test_files.h"
 
 #define HEADER                                                                                                \
-    "arch,cpu,chip,clock_ghz,format,variant,function,status,stride_seen,loop_insns,cycles_per_iter,"          \
+    "arch,cpu,chip,clock_ghz,format,variant,function,status,stride_seen,dot_ops,loop_insns,cycles_per_iter,"          \
     "block_rthroughput,mca_model,bytes_per_iter,blocks_per_iter,cycles_per_block,bytes_per_block,"           \
     "bytes_per_cycle,gbs_at_clock,core_bw_gbs,bw_kind,bw_source\n"
 
@@ -20,7 +20,7 @@ static void row(char *buf, size_t len, const char *cpu, const char *chip, const 
                 const char *status, const char *gbs, const char *bw)
 {
     size_t at = strlen(buf);
-    snprintf(buf + at, len - at, "aarch64,%s,%s,2.0,%s,%s,rows_x,%s,yes,10,4.0,4.0,A57,64,0.5,8,128,16,%s,%s,"
+    snprintf(buf + at, len - at, "aarch64,%s,%s,2.0,%s,%s,rows_x,%s,yes,sdot 32/32,10,4.0,4.0,A57,64,0.5,8,128,16,%s,%s,"
              "estimate,a guess\n", cpu, chip, format, variant, status, gbs, bw);
 }
 
