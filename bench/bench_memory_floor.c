@@ -45,8 +45,7 @@ static int mf_parse(mf_run *r, int argc, char **argv)
     for (int i = 0; i < pb_memkern_count() && i < PB_MFR_MAX_KERNS; i++)
         r->kern_names[i] = pb_memkerns[i].name;
     const pb_opt opts[] = {
-        { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
-          .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8", .dflt = "1..the cpus in --cpus" },
+        PB_OPT_THREADS(&o->threads, "", "1..the cpus in --cpus"),
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SET",
           .help = "where threads run: all, physical, p, e, p+e, numa:N, or OS cpu ids (0-3,8)", .dflt = "all" },
         { .name = "kernel", .kind = PB_OPT_CHOICES, .dest = &o->kernels, .choices = r->kern_names,

@@ -40,8 +40,7 @@ static int po_parse(po_run *pr, int argc, char **argv)
     const pb_opt opts[] = {
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
           .metavar = "LIST", .help = "policies to measure (spin, condvar, hybrid, spawn, omp, or all)", .dflt = "all" },
-        { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
-          .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8", .dflt = "1..PUs, then 2xPUs (oversubscribed)" },
+        PB_OPT_THREADS(&o->threads, "", "1..PUs, then 2xPUs (oversubscribed)"),
         { .name = "gap-us", .kind = PB_OPT_LIST, .dest = &o->gaps, .min = 0, .max = 1000000, .metavar = "LIST",
           .help = "caller's serial busy work between dispatches, µs (sleeping workers go cold)", .dflt = "0,5,20,100" },
         { .name = "job-ns", .kind = PB_OPT_LIST, .dest = &o->jobs, .min = 0, .max = 100000000, .metavar = "LIST",

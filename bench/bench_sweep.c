@@ -60,9 +60,7 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
           "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization), or all",
           .dflt = "fused" },
-        { .name = "threads", .kind = PB_OPT_LIST, .dest = &o->threads, .min = 1, .max = POOL_MAX_THREADS,
-          .metavar = "LIST", .help = "thread counts, e.g. 1,2,4 or 1-8 (each within its core set)",
-          .dflt = "1..the set's PUs (1..2 with --quick)" },
+        PB_OPT_THREADS(&o->threads, " (each within its core set)", "1..the set's PUs (1..2 with --quick)"),
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SETS",
           .help = "core sets: p, e, p+e, physical, smt, all, numa:N, or cpu lists (0-3,8; ';' between two lists)",
           .dflt = "this machine's distinct sets among p, e, p+e, physical, smt" },

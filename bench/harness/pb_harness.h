@@ -38,6 +38,7 @@
 #include "pb_slices.h"
 #include "pb_stop.h"
 #include "pb_topo.h"
+#include "pool.h" /* POOL_MAX_THREADS: PB_OPT_THREADS */
 
 /* The option-table entries every harness has. QUICK's help says what the harness shortens. */
 #define PB_OPT_QUICK(ptr, text) { .name = "quick", .kind = PB_OPT_FLAG, .dest = (ptr), .help = (text) }
@@ -54,6 +55,12 @@
       .help = "emulate slow cores: the thread on cpu CPU busy-waits (1/F - 1) x every slice of rows it ran, so "   \
               "it keeps F (0.01..1) of its speed on exactly its work; rows say so (emulate_slow)",                  \
       .dflt = "none" }
+
+/* --threads, a list of thread counts (1..POOL_MAX_THREADS), in the harnesses that sweep them. help_tail (a string
+ * literal, "" for none): what bounds the counts there, after the common "thread counts, e.g. 1,2,4 or 1-8". */
+#define PB_OPT_THREADS(ptr, help_tail, default_text)                                                             \
+    { .name = "threads", .kind = PB_OPT_LIST, .dest = (ptr), .min = 1, .max = POOL_MAX_THREADS, .metavar = "LIST", \
+      .help = "thread counts, e.g. 1,2,4 or 1-8" help_tail, .dflt = (default_text) }
 
 #define PB_HARNESS_MAX_CSV 8
 #define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
