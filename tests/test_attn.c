@@ -192,6 +192,39 @@ Test(attn, every_isa_gives_the_scalar_bits)
 #endif
 }
 
+/* The append's f16 store: F16C's conversion gives kern_float_to_half's bits on every kind of float (normal halves
+ * with ties either way, half subnormals, the underflow and overflow edges, infinities, NaNs), 128 at a time as a
+ * qwen3 head row, over 2^16 + a sweep of the whole float range. */
+Test(attn, the_f16_append_gives_the_scalar_bits)
+{
+#if defined(__x86_64__)
+    if (!kern_isa_supported(KERN_ISA_AVX2))
+        cr_skip_test("no AVX2 + F16C here");
+    enum { D = 128 };
+    static const float edge[] = { 0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.0f, 65520.0f, -65520.0f, 1e9f,
+                                  5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 6.1035156e-5f, 6.0975552e-5f,
+                                  1.00048828125f, 1.00146484375f, INFINITY, -INFINITY, NAN, -NAN };
+    float x[D];
+    unsigned char a[2 * D], b[2 * D];
+    uint32_t bits = 0;
+    for (int round = 0; round < 600; round++) {
+        for (int j = 0; j < D; j++) {
+            if (round == 0 && j < (int)(sizeof edge / sizeof edge[0]))
+                x[j] = edge[j];
+            else { /* every 2^16th float pattern over the whole range, NaNs and infinities included */
+                memcpy(&x[j], &bits, sizeof bits);
+                bits += 65521u;
+            }
+        }
+        pb_attn_store_f16_scalar(a, x, D);
+        pb_attn_store_f16_avx2(b, x, D);
+        cr_assert(memcmp(a, b, sizeof a) == 0, "round %d: the F16C row differs from the scalar one", round);
+    }
+#else
+    cr_skip_test("x86-64 only: the arm64 store is the scalar one");
+#endif
+}
+
 Test(attn, exp_is_close_to_libm)
 {
     double worst = 0;

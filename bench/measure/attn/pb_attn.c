@@ -13,13 +13,17 @@
  * below it, and every row gives the same bits (pb_attn_impl.h). */
 static const pb_attn_ops attn_table[KERN_ISA_COUNT][PB_KV_TYPES] = {
     [KERN_ISA_SCALAR] = {
-        [PB_KV_F16] = { pb_attn_scores_f16_scalar, pb_attn_weigh_f16_scalar, pb_attn_exp_sub_scalar },
-        [PB_KV_Q8_0] = { pb_attn_scores_q8_scalar, pb_attn_weigh_q8_scalar, pb_attn_exp_sub_scalar },
+        [PB_KV_F16] = { pb_attn_scores_f16_scalar, pb_attn_weigh_f16_scalar, pb_attn_exp_sub_scalar,
+                        pb_attn_store_f16_scalar },
+        [PB_KV_Q8_0] = { pb_attn_scores_q8_scalar, pb_attn_weigh_q8_scalar, pb_attn_exp_sub_scalar,
+                         pb_attn_store_q8_scalar },
     },
 #if defined(__x86_64__)
     [KERN_ISA_AVX2] = {
-        [PB_KV_F16] = { pb_attn_scores_f16_avx2, pb_attn_weigh_f16_avx2, pb_attn_exp_sub_avx2 },
-        [PB_KV_Q8_0] = { pb_attn_scores_q8_avx2, pb_attn_weigh_q8_avx2, pb_attn_exp_sub_avx2 },
+        [PB_KV_F16] = { pb_attn_scores_f16_avx2, pb_attn_weigh_f16_avx2, pb_attn_exp_sub_avx2,
+                        pb_attn_store_f16_avx2 },
+        [PB_KV_Q8_0] = { pb_attn_scores_q8_avx2, pb_attn_weigh_q8_avx2, pb_attn_exp_sub_avx2,
+                         pb_attn_store_q8_scalar },
     },
 #endif
 };
@@ -139,8 +143,8 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
     for (size_t seq = 0; seq < a->batch; seq++)
         for (int g = 0; g < c->n_kv; g++) {
             size_t at = seq * (size_t)m->kv_dim + (size_t)g * d;
-            pb_kv_put(c, 0, layer, seq, g, pos, k + at);
-            pb_kv_put(c, 1, layer, seq, g, pos, v + at);
+            a->ops->store(pb_kv_row(c, 0, layer, seq, g, pos), k + at, d);
+            a->ops->store(pb_kv_row(c, 1, layer, seq, g, pos), v + at, d);
         }
     float scale = (float)(1.0 / sqrt((double)d));
     for (size_t i = 0; i < a->batch * (size_t)m->q_dim; i++)

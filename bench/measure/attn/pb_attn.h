@@ -59,10 +59,9 @@ typedef void (*pb_kv_gen_fn)(void *ctx, uint64_t key, float *row, size_t n);
  * where they will be read); sets c->context. 0, or -1 with errno (EINVAL: context >= cap; ENOMEM). */
 int pb_kv_fill(pb_kv_cache *c, size_t context, pb_kv_gen_fn gen, void *gctx, pb_exec *ex);
 
-/* The row of (K: kv 0, V: kv 1) of a layer, sequence, head and position. */
+/* The row of (K: kv 0, V: kv 1) of a layer, sequence, head and position (a token's append stores there through
+ * its ISA's pb_attn_ops.store). */
 unsigned char *pb_kv_row(const pb_kv_cache *c, int kv, int layer, size_t seq, int head, size_t pos);
-/* Stores head_dim floats x there, in the cache's type. */
-void pb_kv_put(const pb_kv_cache *c, int kv, int layer, size_t seq, int head, size_t pos, const float *x);
 
 /* RoPE at one position: cos and sin of pos x base^(-2i / head_dim), i < head_dim / 2. */
 typedef struct pb_rope {

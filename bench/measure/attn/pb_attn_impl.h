@@ -84,6 +84,8 @@ typedef struct pb_attn_ops {
     void (*weigh)(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o);
     /* x[i] = pb_attn_exp(x[i] - m) */
     void (*exp_sub)(float *x, size_t n, float m);
+    /* one cache row from d floats: f16 rounds to nearest even, q8_0 is ggml's quantizer (the token's append) */
+    void (*store)(unsigned char *row, const float *x, size_t d);
 } pb_attn_ops;
 
 void pb_attn_scores_f16_scalar(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d,
@@ -92,12 +94,15 @@ void pb_attn_scores_q8_scalar(const unsigned char *k, size_t row_bytes, size_t n
 void pb_attn_weigh_f16_scalar(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o);
 void pb_attn_weigh_q8_scalar(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o);
 void pb_attn_exp_sub_scalar(float *x, size_t n, float m);
+void pb_attn_store_f16_scalar(unsigned char *row, const float *x, size_t d);
+void pb_attn_store_q8_scalar(unsigned char *row, const float *x, size_t d);
 #if defined(__x86_64__)
 void pb_attn_scores_f16_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d, float *s);
 void pb_attn_scores_q8_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d, float *s);
 void pb_attn_weigh_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o);
 void pb_attn_weigh_q8_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o);
 void pb_attn_exp_sub_avx2(float *x, size_t n, float m);
+void pb_attn_store_f16_avx2(unsigned char *row, const float *x, size_t d);
 #endif
 
 #endif

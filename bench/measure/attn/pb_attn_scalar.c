@@ -58,3 +58,15 @@ void pb_attn_exp_sub_scalar(float *x, size_t n, float m)
     for (size_t i = 0; i < n; i++)
         x[i] = pb_attn_exp(x[i] - m);
 }
+
+void pb_attn_store_f16_scalar(unsigned char *row, const float *x, size_t d)
+{
+    kern_half *h = (kern_half *)(void *)row; /* a cache row of halves: kv_row_bytes sized and aligned it so */
+    for (size_t j = 0; j < d; j++)
+        h[j] = kern_float_to_half(x[j]);
+}
+
+void pb_attn_store_q8_scalar(unsigned char *row, const float *x, size_t d)
+{
+    kern_quantize_row(KERN_Q8_0, x, row, d);
+}

@@ -111,11 +111,6 @@ int pb_kv_fill(pb_kv_cache *c, size_t context, pb_kv_gen_fn gen, void *gctx, pb_
     return 0;
 }
 
-void pb_kv_put(const pb_kv_cache *c, int kv, int layer, size_t seq, int head, size_t pos, const float *x)
-{
-    kv_store(c, pb_kv_row(c, kv, layer, seq, head, pos), x);
-}
-
 int pb_rope_init(pb_rope *r, size_t head_dim, float base, bool neox)
 {
     memset(r, 0, sizeof *r);
