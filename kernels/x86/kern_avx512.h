@@ -100,4 +100,17 @@ INLINE void kern512_pass4(const char *w, size_t rs, const int nr, const kern_act
     KERN512_ROWS_FN(name)                                                                                   \
     KERN512_ROWS_FN(name##_cached)
 
+/* kern_rows_NAME_avx512 and kern_rows_NAME_cached_avx512: NAME's rows functions (KERN512_STEP_PASSES) for
+ * kern_avx512.c's table, from the file that holds the format (declared above or in kern_kquant.h). */
+#define KERN512_EXPORT_ROWS(name)                                                                               \
+    void kern_rows_##name##_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)   \
+    {                                                                                                       \
+        rows_##name(w, rb, n, a, m, y);                                                                     \
+    }                                                                                                       \
+    void kern_rows_##name##_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m,      \
+                                          float *y)                                                         \
+    {                                                                                                       \
+        rows_##name##_cached(w, rb, n, a, m, y);                                                            \
+    }
+
 #endif

@@ -73,6 +73,7 @@ INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 }
 
 KERN512_STEP_PASSES(q1_0, QK1_0)
+KERN512_EXPORT_ROWS(q1_0)
 
 /* ---- q4_0: four blocks (128 weights) a step: 128-bit lane i of the sums is block i ----
  * The four blocks' nibbles side by side (blk18_chunk), the low nibbles against the first 64 bytes of the
@@ -127,6 +128,7 @@ INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 }
 
 KERN512_STEP_PASSES(q4_0, QK4_0)
+KERN512_EXPORT_ROWS(q4_0)
 
 /* Matmul: one weight row against na activation rows, each group's nibbles and scales loaded once for all of
  * them; every (row, activation) pair goes through q4_0_dot as in the matvec pass. */
@@ -162,24 +164,4 @@ void kern_batch_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *
             for (size_t j = 0; j < nm; j++)
                 q4_0_bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
     }
-}
-
-void kern_rows_q1_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q1_0(w, rb, n, a, m, y);
-}
-
-void kern_rows_q1_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q1_0_cached(w, rb, n, a, m, y);
-}
-
-void kern_rows_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q4_0(w, rb, n, a, m, y);
-}
-
-void kern_rows_q4_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q4_0_cached(w, rb, n, a, m, y);
 }

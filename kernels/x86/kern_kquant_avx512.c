@@ -146,16 +146,7 @@ INLINE void q4_K_step(const char *w, size_t rs, const int nr, const kern_act *a,
     kq_group(w, rs, nr, a, m, b, nb, q4_K_shape, prep_q4_K, sum_q4_K, pf, acc);
 }
 KERN512_STEP_PASSES(q4_K, QK_K)
-
-void kern_rows_q4_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q4_K(w, rb, n, a, m, y);
-}
-
-void kern_rows_q4_K_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q4_K_cached(w, rb, n, a, m, y);
-}
+KERN512_EXPORT_ROWS(q4_K)
 
 /* ---- q6_K: 64 codes of elements 64z .. 64z + 63 from ql's 64 bytes of half z / 2 (low nibbles for even
  * z, high for odd) and qh's 32 bytes of that half in both 256-bit halves (kern.h's layout) ---- */
@@ -227,13 +218,4 @@ INLINE void q6_K_step(const char *w, size_t rs, const int nr, const kern_act *a,
     kq_group(w, rs, nr, a, m, b, nb, q6_K_shape, prep_q6_K, sum_q6_K, pf, acc);
 }
 KERN512_STEP_PASSES(q6_K, QK_K)
-
-void kern_rows_q6_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q6_K(w, rb, n, a, m, y);
-}
-
-void kern_rows_q6_K_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
-{
-    rows_q6_K_cached(w, rb, n, a, m, y);
-}
+KERN512_EXPORT_ROWS(q6_K)
