@@ -3,8 +3,8 @@
  * Formats (kern_format.h has the table): f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K. Every format has a
  * reference quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle
  * every other variant is tested against), AVX2, AVX-512 with VNNI on x86-64 (kernels/x86/), NEON, dotprod
- * (SDOT) and i8mm (SMMLA, for batches) on arm64 (kernels/arm/; kern_isa.h: the ISAs). The arm64 tables lack
- * q4_K and q6_K, which fall back to scalar there; dotprod and i8mm lack f32 and f16, which run NEON's.
+ * (SDOT) and i8mm (SMMLA, for batches) on arm64 (kernels/arm/; kern_isa.h: the ISAs). On arm64 dotprod and
+ * i8mm lack f32 and f16, which run NEON's, and i8mm lacks q4_K and q6_K, which run dotprod's.
  *
  * How a matvec runs:
  *   1. kern_act_init(&a, fmt, cols, batch) once; kern_act_set(&a, x, batch) quantizes the activation rows

@@ -56,13 +56,12 @@ typedef struct kern_table {
     int rows_per_pass;
 } kern_table;
 
-/* The rows[] initializer of a table with a kernel for every format but the K-quants, each file's static
- * rows_<format>: the one list of formats the tables share (a table that lacks a format lists its rows
- * itself; one without q4_K and q6_K, arm64's, falls back to scalar for them). */
+/* The rows[] entries of every format but the K-quants, each file's static rows_<format>: the one list of
+ * formats the tables share. Each table adds its K-quant kernels after it (x86's from kern_kquant_<isa>.c,
+ * arm64's from kern_kquant_arm.h); a table that lacks a format lists its rows itself. */
 #define KERN_ROWS_FIRST_SIX                                                                                   \
     [KERN_F32] = rows_f32, [KERN_F16] = rows_f16, [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0,           \
     [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0
-#define KERN_ROWS_EVERY_FORMAT { KERN_ROWS_FIRST_SIX }
 
 /* The activation quantizers: the reference (kern_act.c) and the SIMD ones (kern_act_<isa>.c), gathered in
  * kern_act.c's table. */
@@ -246,6 +245,20 @@ static inline const int32_t *kern_act_nsumb(const kern_act *a, size_t m)
 static inline const int32_t *kern_act_nsum4(const kern_act *a, size_t m)
 {
     return a->nsum4 + m * (a->cols / 4);
+}
+
+/* Row m of a q8_K activation as the K-quant kernels walk it, block by block: the quants back to back, the
+ * blocks (their bsums), the block scales as floats, and how many blocks. */
+typedef struct kern_q8_K_row {
+    const int8_t *qs;
+    const block_q8_K *blk;
+    const float *d;
+    size_t nb;
+} kern_q8_K_row;
+
+static inline kern_q8_K_row kern_q8_K_row_of(const kern_act *a, size_t m)
+{
+    return (kern_q8_K_row){ kern_act_qs(a, m), kern_act_q8k(a, m), kern_act_scale(a, m), a->cols / QK_K };
 }
 
 #endif

@@ -69,7 +69,7 @@ rm -rf "$A"
 mkdir -p "$A"
 # Every source of a variant, compiled as the build compiles it, into $A/<variant>/: the kernels are found by their
 # function's label in whichever file holds it, so a file split or renamed (kernels/x86/ is being split) needs no
-# edit here. scalar: kernels/*.c for arm64 (the baseline files; arm64 runs kern_scalar.c for the K-quants).
+# edit here. scalar: kernels/*.c for arm64 (the baseline files; no arm64 row uses them today).
 compile() { # compile VARIANT COMPILER "FLAGS" SOURCES...
     v=$1 comp=$2 flags=$3
     shift 3
@@ -104,7 +104,8 @@ find_fn() { # find_fn VARIANT FNS
 # The kernels. step: weight bytes one row of the pass reads per iteration of the hot loop, from the source;
 # dot: the step's count of one multiply instruction (opcode prefix), from the source: rows x blocks a step x that
 # instruction per block (e.g. avx512 q8_0: 4 rows x one vpdpbusd for its two blocks; arm tq2_0: 4 rows x 4 units x
-# 8 chunks x 2 sdot); rows: rows per pass (KERN256_ROWS, KERN512_ROWS, KQ512_ROWS, KERN_ARM_ROWS are 4); inner: the trip count of a
+# 8 chunks x 2 sdot); rows: rows an iteration of the hot loop computes (the pass's: KERN256_ROWS, KERN512_ROWS,
+# KQ512_ROWS, KERN_ARM_ROWS are 4; 1 where the pass keeps its row loop rolled); inner: the trip count of a
 # constant loop GCC keeps rolled inside the step (0: none expected). A "block" is the format's (q8_0 34 bytes for
 # 32 weights, q4_0 18/32, q1_0 18/128, tq2_0 66/256, q4_K 144/256, q6_K 210/256); f32 and f16 have none, so
 # theirs is 32 values (128 and 64 bytes).
@@ -115,9 +116,9 @@ find_fn() { # find_fn VARIANT FNS
 #   arm64     kern_arm.h's group: four units a step (q8_0, q4_0: 4 blocks, 136 and 72 B; q1_0: its units are
 #             quarter blocks, so one block, 18 B; tq2_0: four blocks, 264 B, each unit's 8 chunks a rolled loop:
 #             inner 8); f32/f16: 16 values (64/32 B). i8mm's rows are dotprod's passes built with +i8mm (its
-#             SMMLA is in the batch kernels). q4_K and q6_K have no arm64 SIMD kernel: arm64 runs kern_scalar.c,
-#             whose hot loop is one weight's (step: block bytes / 256; status element-loop: the sub-block and
-#             block work around it is not counted, so its cycles are a lower bound).
+#             SMMLA is in the batch kernels). q4_K, q6_K (kern_kquant_arm.h): the pass keeps its row loop rolled,
+#             so the hot loop is one row's block (rows 1; 144, 210 B), 16 16-element dots: neon's smull count
+#             adds one SMULL for the mins (q4_K) or the codes' +32 (q6_K), 17; i8mm has none (it runs dotprod's).
 KERNELS='
 x86_64  avx2    f32   rows_f32_cached                                 4 64     0 vfmadd:8
 x86_64  avx2    f16   rows_f16_cached                                 4 32     0 vfmadd:8
@@ -149,8 +150,10 @@ aarch64 i8mm    q8_0  rows_q8_0                                       4 136    0
 aarch64 i8mm    q4_0  rows_q4_0                                       4 72     0 sdot:32
 aarch64 i8mm    q1_0  rows_q1_0                                       4 18     0 sdot:32
 aarch64 i8mm    tq2_0 rows_tq2_0                                      4 264    8 sdot:256
-aarch64 scalar  q4_K  rows_q4_K                                       1 0.5625 0 madd:1
-aarch64 scalar  q6_K  rows_q6_K                                       1 0.8203125 0 madd:1
+aarch64 neon    q4_K  rows_q4_K                                       1 144    0 smull:17
+aarch64 neon    q6_K  rows_q6_K                                       1 210    0 smull:17
+aarch64 dotprod q4_K  rows_q4_K                                       1 144    0 sdot:16
+aarch64 dotprod q6_K  rows_q6_K                                       1 210    0 sdot:16
 '
 
 block_bytes() {

@@ -1,11 +1,13 @@
 /* test_kernels_kquant.c — what is particular to the K-quants (q4_K, q6_K): their byte layouts from hand-built
  * blocks (ggml's, byte for byte), the word-wise unpacking of q4_K's scales against the byte-wise rule, every
- * variant on blocks at the extremes (largest codes, scales and activations, largest and smallest d), and the
- * q8_K activation that one input shares between K-quant matvecs. The generic tests (test_kernels_dot.c,
- * _pool.c, _layout.c's round trips) run every format, these two included. */
+ * variant on blocks at the extremes (largest codes, scales and activations, largest and smallest d) and on
+ * blocks with one sub-block's scale and min alone (the SIMD kernels' lanes), and the q8_K activation that one
+ * input shares between K-quant matvecs. The generic tests (test_kernels_dot.c, _pool.c, _layout.c's round
+ * trips) run every format, these two included. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kern_kquant.h"
 #include "kern_test_util.h"
@@ -125,6 +127,21 @@ static void extreme_q6_K(block_q6_K *b, kern_half d)
     b->d = d;
 }
 
+/* One row of weights w (cols wide) against x through every variant, each within the tolerance of the exact
+ * dot; what names the case in a failure. a: x's activation (the oracle's), set by the caller. */
+static void check_every_variant(kern_format f, const void *w, const float *x, const kern_act *a, const char *what)
+{
+    double mag, exact = kt_oracle(f, w, a, 0, &mag);
+    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+        if (!kern_variant_supported((kern_variant)v))
+            continue;
+        float y;
+        cr_assert_eq(kern_matvec(f, (kern_variant)v, w, x, &y, 1, a->cols), 0);
+        cr_assert(fabs(y - exact) <= KT_DOT_REL_TOL * mag, "%s/%s %s: %.9g vs exact %.9g", kern_format_names[f],
+                  kern_variant_name((kern_variant)v), what, y, exact);
+    }
+}
+
 static void check_extremes(kern_format f, const void *w, size_t cols)
 {
     float x[768];
@@ -134,15 +151,7 @@ static void check_extremes(kern_format f, const void *w, size_t cols)
     cr_assert_eq(kern_act_init(&a, f, cols, 1), 0);
     cr_assert_eq(kern_act_set_isa(&a, x, 1, KERN_ISA_SCALAR), 0);
     cr_assert_eq(a.q8k[0].d, 1.0f, "the activation's quants are +-127 with d = 1");
-    double mag, exact = kt_oracle(f, w, &a, 0, &mag);
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        if (!kern_variant_supported((kern_variant)v))
-            continue;
-        float y;
-        cr_assert_eq(kern_matvec(f, (kern_variant)v, w, x, &y, 1, cols), 0);
-        cr_assert(fabs(y - exact) <= KT_DOT_REL_TOL * mag, "%s/%s: %.9g vs exact %.9g", kern_format_names[f],
-                  kern_variant_name((kern_variant)v), y, exact);
-    }
+    check_every_variant(f, w, x, &a, "extremes");
     kern_act_free(&a);
 }
 
@@ -162,6 +171,62 @@ Test(kern_kquant, extreme_blocks_every_variant)
         check_extremes(KERN_Q4_K, &w4[b], 256);
         check_extremes(KERN_Q6_K, &w6[b], 256);
     }
+}
+
+/* ---- one sub-block at a time ---- */
+
+/* q4_K's packed bytes with sub-block j's scale sc and min m and every other one 0, by kern.h's layout rule. */
+static void q4_K_pack_one(uint8_t packed[12], int j, int sc, int m)
+{
+    memset(packed, 0, 12);
+    if (j < 4) {
+        packed[j] = (uint8_t)sc;
+        packed[j + 4] = (uint8_t)m;
+    } else { /* low 4 bits in byte j + 4, the top 2 in bits 6-7 of bytes j - 4 (scale) and j (min) */
+        packed[j + 4] = (uint8_t)((sc & 15) | (m & 15) << 4);
+        packed[j - 4] = (uint8_t)((sc >> 4) << 6);
+        packed[j] = (uint8_t)((m >> 4) << 6);
+    }
+    for (int k = 0; k < 8; k++) { /* the test's own bytes, read back by the rule the kernels are held to */
+        int s1, m1;
+        kern_q4_K_scale_min(packed, k, &s1, &m1);
+        cr_assert(s1 == (k == j ? sc : 0) && m1 == (k == j ? m : 0), "packing %d: %d, %d at %d", j, s1, m1, k);
+    }
+}
+
+/* Blocks where only sub-block j has a scale (q4_K: and a min), random codes, against random activations on
+ * every variant: each scale and min must meet its own sub-block's codes and activation sums, in whatever lane
+ * a kernel keeps them (the SIMD kernels keep sub-block dots and bsums side by side and pair them by lane). q4_K:
+ * scale 63 and min 47 (their top 2 bits, which sit in other bytes for j >= 4), so the mins' subtraction is
+ * checked alone too; q6_K: scale -128 or 127. */
+Test(kern_kquant, each_sub_block_alone_every_variant)
+{
+    kt_rng r = { .s = 31 };
+    float *x = kt_floats(&r, QK_K, -1.0f, 1.0f);
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q4_K, QK_K, 1), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0); /* the same q8_K quants whichever K-quant it feeds */
+    char what[32];
+    for (int j = 0; j < 8; j++) {
+        block_q4_K b = { .d = kern_float_to_half(0.01f), .dmin = kern_float_to_half(0.02f) };
+        q4_K_pack_one(b.scales, j, 63, 47);
+        for (int i = 0; i < 128; i++)
+            b.qs[i] = (uint8_t)kt_next(&r);
+        snprintf(what, sizeof what, "sub-block %d", j);
+        check_every_variant(KERN_Q4_K, &b, x, &a, what);
+    }
+    for (int g = 0; g < 16; g++) {
+        block_q6_K b = { .d = kern_float_to_half(0.01f) };
+        for (size_t i = 0; i < sizeof b.ql; i++)
+            b.ql[i] = (uint8_t)kt_next(&r);
+        for (size_t i = 0; i < sizeof b.qh; i++)
+            b.qh[i] = (uint8_t)kt_next(&r);
+        b.scales[g] = (int8_t)(g % 2 ? -128 : 127);
+        snprintf(what, sizeof what, "sub-block %d", g);
+        check_every_variant(KERN_Q6_K, &b, x, &a, what);
+    }
+    kern_act_free(&a);
+    free(x);
 }
 
 /* ---- the shared q8_K activation ---- */

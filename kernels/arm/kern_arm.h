@@ -2,7 +2,8 @@
  * decoders of the quantized formats, the float step that ends every group of units, and the matvec pass that
  * ties them together. Everything here is ARMv8.0 Advanced SIMD, so it compiles in each of those files with its
  * own -march; the integer dot of a chunk is the including file's choice (SMULL/SADALP or SDOT, both below),
- * and kern_i8mm.c gets the same sums with SMMLA. Not a public header (kern.h is).
+ * and kern_i8mm.c gets the same sums with SMMLA. The K-quants (q4_K, q6_K) have a pass of their own over the
+ * same dots (kern_kquant_arm.h). Not a public header (kern.h is).
  *
  * What makes a (row, activation) pair give the same bits whichever of these files computes it, alone, in a
  * pass of rows or in a matmul tile:
@@ -32,24 +33,36 @@
 
 /* ---- integer dots of one 32-element chunk: acc += w . x, spread over the four int32 lanes ---- */
 
+/* Each dot comes in two widths: 16 elements (one vector of each; q6_K's sub-blocks are 16 wide) and the
+ * 32-element chunk, two 16-element dots in a row. */
+
 /* ARMv8.0: SMULL/SMLAL put two products in each int16 lane (|w| <= 128 and |x| <= 127, kern_act's guarantee:
  * 2 x 128 x 127 = 32512 fits, -128 weights included), SADALP adds lane pairs into acc. */
+KERN_ARM_INLINE int32x4_t kern_arm_dot16_smull(int32x4_t acc, int8x16_t w, int8x16_t x)
+{
+    return vpadalq_s16(acc, vmlal_high_s8(vmull_s8(vget_low_s8(w), vget_low_s8(x)), w, x));
+}
+
 KERN_ARM_INLINE int32x4_t kern_arm_dot_smull(int32x4_t acc, int8x16_t w0, int8x16_t w1, int8x16_t x0, int8x16_t x1)
 {
-    int16x8_t p = vmlal_high_s8(vmull_s8(vget_low_s8(w0), vget_low_s8(x0)), w0, x0);
-    int16x8_t q = vmlal_high_s8(vmull_s8(vget_low_s8(w1), vget_low_s8(x1)), w1, x1);
-    return vpadalq_s16(vpadalq_s16(acc, p), q);
+    return kern_arm_dot16_smull(kern_arm_dot16_smull(acc, w0, x0), w1, x1);
 }
 
 #if defined(__ARM_FEATURE_DOTPROD)
 /* FEAT_DotProd: SDOT adds four signed byte products into each lane, exactly. */
+KERN_ARM_INLINE int32x4_t kern_arm_dot16_sdot(int32x4_t acc, int8x16_t w, int8x16_t x)
+{
+    return vdotq_s32(acc, w, x);
+}
+
 KERN_ARM_INLINE int32x4_t kern_arm_dot_sdot(int32x4_t acc, int8x16_t w0, int8x16_t w1, int8x16_t x0, int8x16_t x1)
 {
-    return vdotq_s32(vdotq_s32(acc, w0, x0), w1, x1);
+    return kern_arm_dot16_sdot(kern_arm_dot16_sdot(acc, w0, x0), w1, x1);
 }
 #endif
 
 typedef int32x4_t (*kern_arm_dot_fn)(int32x4_t acc, int8x16_t w0, int8x16_t w1, int8x16_t x0, int8x16_t x1);
+typedef int32x4_t (*kern_arm_dot16_fn)(int32x4_t acc, int8x16_t w, int8x16_t x);
 
 /* ---- weight decoders: chunk c (elements 32c .. 32c + 31) of unit u of a row, as signed bytes (lo: the
  * first 16), and unit u's weight scale (the half's bits) ---- */
@@ -241,10 +254,10 @@ KERN_ARM_INLINE void kern_arm_qpass(const uint8_t *w, size_t rs, const int nr, c
     KERN_ARM_QPASS(q1_0, QK8_0, dot)                                                                          \
     KERN_ARM_QPASS(tq2_0, QK_K, dot)
 
-/* The rows[] initializer of a table with KERN_ARM_QROWS_ALL's kernels and none for f32, f16. */
-#define KERN_ARM_QROWS_TABLE                                                                                  \
-    {                                                                                                         \
-        [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0, [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0, \
-    }
+/* The rows[] entries of KERN_ARM_QROWS_ALL's kernels, and the initializer of a table with them and none for
+ * f32, f16 or the K-quants (i8mm's: its K-quants run dotprod's, kern_kquant_arm.h). */
+#define KERN_ARM_QROWS_LIST                                                                                   \
+    [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0, [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0
+#define KERN_ARM_QROWS_TABLE { KERN_ARM_QROWS_LIST }
 
 #endif

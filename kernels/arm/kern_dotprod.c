@@ -1,14 +1,18 @@
 /* kern_dotprod.c — the quantized formats with SDOT (FEAT_DotProd; built with -march=armv8.2-a+dotprod, chosen
  * where the CPU has HWCAP_ASIMDDP, kern_isa.c): kern_arm.h's passes, four signed byte products per lane and
- * instruction. SDOT is signed x signed, so no offset has to be taken back out: q8_0's -128 and tq2_0's
- * unused code go in as they are. f32 and f16 have nothing to gain from it: they run NEON's kernels (the
- * table lacks them, so the ISA chain falls back). */
+ * instruction, and kern_kquant_arm.h's K-quant passes with the same SDOT over 16 codes. SDOT is signed x
+ * signed, so no offset has to be taken back out: q8_0's -128 and tq2_0's unused code go in as they are (the
+ * K-quants' codes are unsigned by their format, and their offsets come from the activation's bsums). f32 and
+ * f16 have nothing to gain from it: they run NEON's kernels (the table lacks them, so the ISA chain falls
+ * back). */
 #include "kern_arm.h"
+#include "kern_kquant_arm.h"
 
 KERN_ARM_QROWS_ALL(kern_arm_dot_sdot)
+KERN_ARM_KQ_ROWS_ALL(kern_arm_dot16_sdot) /* q4_K, q6_K: one SDOT per 16 codes */
 
 const kern_table kern_table_dotprod = {
     .isa = KERN_ISA_DOTPROD,
-    .rows = KERN_ARM_QROWS_TABLE,
+    .rows = { KERN_ARM_QROWS_LIST, KERN_ARM_KQ_ROWS_LIST },
     .rows_per_pass = KERN_ARM_ROWS,
 };

@@ -1,7 +1,9 @@
 /* kern_neon.c — ARMv8.0 Advanced SIMD kernels, every format (built with -march=armv8-a; chosen where the CPU
- * has HWCAP_ASIMD, kern_isa.c). The quantized formats are kern_arm.h's pass with SMULL/SADALP integer dots;
- * f32 and f16 are float passes here, which dotprod and i8mm fall back to (they add nothing for floats). */
+ * has HWCAP_ASIMD, kern_isa.c). The quantized formats are kern_arm.h's pass with SMULL/SADALP integer dots,
+ * the K-quants kern_kquant_arm.h's with the same dots 16 elements at a time; f32 and f16 are float passes
+ * here, which dotprod and i8mm fall back to (they add nothing for floats). */
 #include "kern_arm.h"
+#include "kern_kquant_arm.h"
 
 /* ---- f32, f16: four accumulators per row, 16 values a step; the last < 16 through zero-padded copies ---- */
 
@@ -73,9 +75,10 @@ KERN_QUARTER_ROWS_FN(f16, KERN_ARM_ROWS)
 /* ---- q8_0, q4_0, q1_0, tq2_0: kern_arm.h's passes with the ARMv8.0 dot ---- */
 
 KERN_ARM_QROWS_ALL(kern_arm_dot_smull)
+KERN_ARM_KQ_ROWS_ALL(kern_arm_dot16_smull) /* q4_K, q6_K */
 
 const kern_table kern_table_neon = {
     .isa = KERN_ISA_NEON,
-    .rows = KERN_ROWS_EVERY_FORMAT, /* kern_impl.h */
+    .rows = { KERN_ROWS_FIRST_SIX, KERN_ARM_KQ_ROWS_LIST }, /* kern_impl.h, kern_kquant_arm.h */
     .rows_per_pass = KERN_ARM_ROWS,
 };

@@ -36,19 +36,16 @@ typedef __m256 (*kq_step_fn)(__m256 acc, const char *blk, const int8_t *x, __m25
 INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
                     size_t block_bytes, kq_step_fn step)
 {
-    const int8_t *xq = kern_act_qs(a, m);
-    const block_q8_K *xb = kern_act_q8k(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK_K;
+    const kern_q8_K_row x = kern_q8_K_row_of(a, m);
     __m256 acc[KERN256_ROWS];
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         acc[r] = _mm256_setzero_ps();
-    for (size_t b = 0; b < nb; b++) {
-        __m256i bsums = _mm256_loadu_si256((const __m256i *)xb[b].bsums);
+    for (size_t b = 0; b < x.nb; b++) {
+        __m256i bsums = _mm256_loadu_si256((const __m256i *)x.blk[b].bsums);
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++)
-            acc[r] = step(acc[r], kern_row_ptr(w, rs, r) + b * block_bytes, xq + b * QK_K, bsums, dx[b]);
+            acc[r] = step(acc[r], kern_row_ptr(w, rs, r) + b * block_bytes, x.qs + b * QK_K, bsums, x.d[b]);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)

@@ -1,0 +1,200 @@
+/* kern_kquant_arm.h — q4_K and q6_K x q8_K on arm64, for the files that include it (kern_neon.c with
+ * SMULL/SADALP dots, kern_dotprod.c with SDOT: kern_arm.h's 16-element dots). i8mm's table has no K-quant
+ * kernels of its own (SMMLA would pair rows and activations the way kern_i8mm.c does for the other formats;
+ * not written), so its K-quants run dotprod's down the ISA chain. Not a public header (kern.h is).
+ *
+ * The shape is the x86 K-quant kernels' (kernels/x86/kern_kquant_avx2.c): passes of KERN_ARM_ROWS rows a
+ * quarter of the call apart (kern_impl.h's driver), one float32x4_t accumulator per row, one step per row and
+ * 256-weight block. A step has no branch on the row or the pass and every row runs the same step, so a row gives
+ * the same bits alone, in a pass or on any thread.
+ *
+ * The integer part of a block is exact, as in the scalar reference (kern_scalar.c):
+ *   - the codes go in unsigned (q4_K 0..15, q6_K 0..63: both fit a signed byte), so SMULL's int16 pairs hold at
+ *     most 2 x 63 x 127 = 16002 and SDOT's lanes are exact;
+ *   - each sub-block's dot gets its own int32x4_t, and ADDP trees turn four of them into one vector whose lane
+ *     k is sub-block k's dot, which is then multiplied by a vector of the four scales (MUL/MLA);
+ *   - what the codes' offsets take away comes from the activation's bsums (sums of 16 quants), per lane as the
+ *     dots: q4_K's mins (m_j x sub-block j's sum, kept apart: it is scaled by dmin, not d), q6_K's 32
+ *     (32 x scale_g x sum of sub-block g, subtracted in int32 before the float conversion, so a lane converts
+ *     the exact integer its weights give).
+ * Bounds: a q4_K lane holds two sub-blocks, at most 2 x 63 x 32 x 15 x 127 < 2^24, so it converts to float
+ * exactly; a q6_K lane four, at most 4 x 128 x 16 x 63 x 127 < 2^27 before the offset: exact in int32, and its
+ * conversion rounds once, as the reference's (float)sumi does.
+ * The float step of a block: acc + float(isum) x (d x dx) (and q4_K's - float(summ) x (dmin x dx)), one
+ * rounding for the product of the scales and one per fused multiply-add; the row's result is its lanes added
+ * as (0 + 1) + (2 + 3) (vaddvq_f32). */
+#ifndef KERN_KQUANT_ARM_H
+#define KERN_KQUANT_ARM_H
+
+#include "kern_arm.h"
+#include "kern_kquant.h"
+
+/* ---- pieces both formats use ---- */
+
+/* Four per-sub-block dots s[0..3] (int32x4_t partial sums) as one vector: lane k = the whole of s[k]. */
+KERN_ARM_INLINE int32x4_t kern_arm_kq_tree(const int32x4_t s[4])
+{
+    return vpaddq_s32(vpaddq_s32(s[0], s[1]), vpaddq_s32(s[2], s[3]));
+}
+
+/* Sub-block dots (lane k: sub-block k of the vector's four) times their scales, added into isum. */
+KERN_ARM_INLINE int32x4_t kern_arm_kq_scaled(int32x4_t isum, const int32x4_t s[4], int32x4_t scales)
+{
+    return vmlaq_s32(isum, kern_arm_kq_tree(s), scales);
+}
+
+/* One row's step over one block: acc plus the block's dot; x the activation block's quants, bs its 16 bsums
+ * (two vectors, loaded once per block for all the pass's rows), dx its scale. */
+typedef float32x4_t (*kern_arm_kq_step_fn)(float32x4_t acc, const uint8_t *blk, const int8_t *x, const int16x8_t bs[2],
+                                           float dx, kern_arm_dot16_fn dot16);
+
+/* ---- q4_K: chunk c of 32 qs bytes holds sub-block 2c in its low nibbles and 2c + 1 in its high ones ---- */
+
+/* The block's d and dmin times dx, as lanes 0 and 1 (FCVTL converts the two halves exactly; they are adjacent,
+ * d first, so one 32-bit load reads both). */
+KERN_ARM_INLINE float32x4_t kern_arm_q4_K_dd(const uint8_t *blk, float dx)
+{
+    uint32_t both;
+    memcpy(&both, blk + offsetof(block_q4_K, d), sizeof both);
+    _Static_assert(offsetof(block_q4_K, dmin) == offsetof(block_q4_K, d) + sizeof(kern_half), "d, then dmin");
+    return vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u32(vdup_n_u32(both))), dx);
+}
+
+/* The 8 sub-blocks' code . x dots, times their scales: lane k = sc_k x dot_k + sc_k+4 x dot_k+4. */
+KERN_ARM_INLINE int32x4_t kern_arm_q4_K_dots(const uint8_t *qs, const int8_t *x, uint64_t sc, kern_arm_dot16_fn dot16)
+{
+    const uint8x16_t low4 = vdupq_n_u8(0x0F);
+    int32x4_t s[8];
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        uint8x16_t q0 = vld1q_u8(qs + 32 * c), q1 = vld1q_u8(qs + 32 * c + 16);
+        const int8_t *xl = x + 64 * c, *xh = xl + 32; /* the low nibbles' 32 elements, then the high ones' */
+        int32x4_t zero = vdupq_n_s32(0);
+        s[2 * c] = dot16(dot16(zero, vreinterpretq_s8_u8(vandq_u8(q0, low4)), vld1q_s8(xl)),
+                         vreinterpretq_s8_u8(vandq_u8(q1, low4)), vld1q_s8(xl + 16));
+        s[2 * c + 1] = dot16(dot16(zero, vreinterpretq_s8_u8(vshrq_n_u8(q0, 4)), vld1q_s8(xh)),
+                             vreinterpretq_s8_u8(vshrq_n_u8(q1, 4)), vld1q_s8(xh + 16));
+    }
+    /* the 8 scales (bytes of sc, kern_q4_K_unpack) widened to int32: 0-3 and 4-7 */
+    uint16x8_t sc16 = vmovl_u8(vcreate_u8(sc));
+    int32x4_t isum = vmulq_s32(kern_arm_kq_tree(s), vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(sc16))));
+    return kern_arm_kq_scaled(isum, s + 4, vreinterpretq_s32_u32(vmovl_high_u16(sc16)));
+}
+
+/* The mins' part, laid out as kern_arm_q4_K_dots' lanes: lane k = m_k x (bsums 2k + 2k + 1) + m_k+4 x (bsums
+ * 2k + 8 + 2k + 9). ADDP of the two bsums vectors gives sub-block j's sum in int16 lane j (|sum| <= 32 x 127),
+ * SMULL/SMLAL2 multiply the low and high four lanes by the widened mins. */
+KERN_ARM_INLINE int32x4_t kern_arm_q4_K_mins(uint64_t mn, const int16x8_t bs[2])
+{
+    int16x8_t m16 = vreinterpretq_s16_u16(vmovl_u8(vcreate_u8(mn)));
+    int16x8_t sums = vpaddq_s16(bs[0], bs[1]);
+    return vmlal_high_s16(vmull_s16(vget_low_s16(m16), vget_low_s16(sums)), m16, sums);
+}
+
+KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q4_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
+                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+{
+    uint64_t sc, mn;
+    kern_q4_K_unpack(blk + offsetof(block_q4_K, scales), &sc, &mn);
+    float32x4_t dd = kern_arm_q4_K_dd(blk, dx);
+    int32x4_t isum = kern_arm_q4_K_dots(blk + offsetof(block_q4_K, qs), x, sc, dot16);
+    acc = vfmaq_laneq_f32(acc, vcvtq_f32_s32(isum), dd, 0);
+    return vfmsq_laneq_f32(acc, vcvtq_f32_s32(kern_arm_q4_K_mins(mn, bs)), dd, 1);
+}
+
+/* ---- q6_K: half h's ql bytes 64h .. 64h + 63 and qh bytes 32h .. 32h + 31 hold elements 128h .. 128h + 127 ---- */
+
+/* 16 codes of k (k < 4: elements 128h + 32k + ..): ql's nibble (low for k < 2, from the ql vector of k & 1) and
+ * qh's bits 2k, 2k + 1 as bits 4-5. Shift-and-insert does the merge in one instruction: SLI #4 puts qh (k = 0;
+ * k = 1: qh >> 2) above ql's low nibble, SRI #4 puts ql's high nibble under qh's top four bits (k = 2; k = 3:
+ * qh >> 2). The bits above 5 are qh's other pairs, so a mask drops them, except for k = 3, whose qh >> 2 has
+ * none. Literal shift counts, one call per k, not one computed: without optimisation (-O1 under ASan) the
+ * _n intrinsics must see a constant. */
+KERN_ARM_INLINE int8x16_t kern_arm_q6_K_codes(uint8x16_t ql, uint8x16_t qh, int k)
+{
+    const uint8x16_t low6 = vdupq_n_u8(0x3F);
+    uint8x16_t c = k == 0   ? vandq_u8(vsliq_n_u8(ql, qh, 4), low6)
+                   : k == 1 ? vandq_u8(vsliq_n_u8(ql, vshrq_n_u8(qh, 2), 4), low6)
+                   : k == 2 ? vandq_u8(vsriq_n_u8(qh, ql, 4), low6)
+                            : vsriq_n_u8(vshrq_n_u8(qh, 2), ql, 4);
+    return vreinterpretq_s8_u8(c);
+}
+
+/* Half h's 8 sub-blocks (8h .. 8h + 7) of codes . x dots, times their scales (sc: int32 lanes, scales 8h ..
+ * 8h + 3 and 8h + 4 .. 8h + 7), added into isum. Sub-block 8h + 2k is the first 16 elements of k's 32. */
+KERN_ARM_INLINE int32x4_t kern_arm_q6_K_half(int32x4_t isum, const uint8_t *blk, int h, const int8_t *x,
+                                             const int32x4_t sc[2], kern_arm_dot16_fn dot16)
+{
+    const uint8_t *ql = blk + offsetof(block_q6_K, ql) + 64 * h, *qh = blk + offsetof(block_q6_K, qh) + 32 * h;
+    const uint8x16_t l[2][2] = { { vld1q_u8(ql), vld1q_u8(ql + 16) }, { vld1q_u8(ql + 32), vld1q_u8(ql + 48) } };
+    const uint8x16_t hb[2] = { vld1q_u8(qh), vld1q_u8(qh + 16) };
+    int32x4_t s[8];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++)
+#pragma GCC unroll 2
+        for (int i = 0; i < 2; i++) {
+            const int8_t *xk = x + 128 * h + 32 * k + 16 * i;
+            s[2 * k + i] = dot16(vdupq_n_s32(0), kern_arm_q6_K_codes(l[k & 1][i], hb[i], k), vld1q_s8(xk));
+        }
+    return kern_arm_kq_scaled(kern_arm_kq_scaled(isum, s, sc[0]), s + 4, sc[1]);
+}
+
+KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q6_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
+                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+{
+    int8x16_t sc8 = vld1q_s8((const int8_t *)(blk + offsetof(block_q6_K, scales)));
+    int16x8_t sc16[2] = { vmovl_s8(vget_low_s8(sc8)), vmovl_high_s8(sc8) };
+    int32x4_t sc[2][2] = { { vmovl_s16(vget_low_s16(sc16[0])), vmovl_high_s16(sc16[0]) },
+                           { vmovl_s16(vget_low_s16(sc16[1])), vmovl_high_s16(sc16[1]) } };
+    int32x4_t isum = kern_arm_q6_K_half(vdupq_n_s32(0), blk, 0, x, sc[0], dot16);
+    isum = kern_arm_q6_K_half(isum, blk, 1, x, sc[1], dot16);
+    /* the codes' +32: lane k = sum over v < 4 of scale 4v + k x bsums 4v + k, as the dots' lanes, times 32 */
+    int32x4_t off = vmlal_high_s16(vmull_s16(vget_low_s16(sc16[0]), vget_low_s16(bs[0])), sc16[0], bs[0]);
+    off = vmlal_high_s16(vmlal_s16(off, vget_low_s16(sc16[1]), vget_low_s16(bs[1])), sc16[1], bs[1]);
+    isum = vsubq_s32(isum, vshlq_n_s32(off, 5));
+    kern_half d = kern_arm_half_at(blk + offsetof(block_q6_K, d));
+    float32x4_t dd = vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(d))), dx); /* FCVTL: exact */
+    return vfmaq_laneq_f32(acc, vcvtq_f32_s32(isum), dd, 0);
+}
+
+/* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m ---- */
+
+KERN_ARM_INLINE void kern_arm_kq_pass(const uint8_t *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                                      size_t ys, size_t block_bytes, kern_arm_kq_step_fn step, kern_arm_dot16_fn dot16)
+{
+    const kern_q8_K_row x = kern_q8_K_row_of(a, m);
+    float32x4_t acc[KERN_ARM_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = vdupq_n_f32(0.0f);
+    for (size_t b = 0; b < x.nb; b++) {
+        const int16x8_t bs[2] = { vld1q_s16(x.blk[b].bsums), vld1q_s16(x.blk[b].bsums + 8) };
+        /* Rolled on purpose: unrolled, GCC interleaves the four rows' steps, runs out of the 32 vector
+         * registers and spills (llvm-mca, Cortex-A76: q6_K with SDOT 110 cycles a row's block unrolled, 57
+         * rolled). The activation's vectors stay hoisted out of it, and the four rows still stream together,
+         * one block each per iteration of b. */
+#pragma GCC unroll 1
+        for (int r = 0; r < nr; r++)
+            acc[r] = step(acc[r], w + (size_t)r * rs + b * block_bytes, x.qs + b * QK_K, bs, x.d[b], dot16);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[(size_t)r * ys] = vaddvq_f32(acc[r]);
+}
+
+/* pass_<format> and rows_<format> (kern_impl.h's quarter-rows driver) of one K-quant with a 16-element dot. */
+#define KERN_ARM_KQ_PASS(name, dot16)                                                                         \
+    KERN_ARM_INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m,      \
+                                     float *y, size_t ys)                                                     \
+    {                                                                                                         \
+        /* the weights' bytes: char and uint8_t are both character types, so the same bytes are read */       \
+        kern_arm_kq_pass((const uint8_t *)w, rs, nr, a, m, y, ys, sizeof(block_##name), kern_arm_kq_step_##name, \
+                         dot16);                                                                              \
+    }                                                                                                         \
+    KERN_QUARTER_ROWS_FN(name, KERN_ARM_ROWS)
+
+/* Both K-quants' rows with one dot, and their rows[] entries. */
+#define KERN_ARM_KQ_ROWS_ALL(dot16) KERN_ARM_KQ_PASS(q4_K, dot16) KERN_ARM_KQ_PASS(q6_K, dot16)
+#define KERN_ARM_KQ_ROWS_LIST [KERN_Q4_K] = rows_q4_K, [KERN_Q6_K] = rows_q6_K
+
+#endif
