@@ -47,14 +47,6 @@ static const char *cell_of(const char *dir, const char *file, size_t r, const ch
     return cell;
 }
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 Test(check, a_run_against_itself_passes)
 {
     char run[256], out[16384];
@@ -95,7 +87,7 @@ Test(check, halved_decode_fails_naming_the_points)
     cr_expect(strstr(out, "FAIL decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:1 pct_of_floor: baseline 74.41 "
                           "(63.18..81.55), now 37.2 (31.59..40.77), allowed >= 57.65: 50% lower, more than its "
                           "tokens' min and max time and its floor's best pass allow in the two runs\n"), "%s", out);
-    cr_expect_eq(count(out, "FAIL "), 5, "%s", out);
+    cr_expect_eq(tf_count(out, "FAIL "), 5, "%s", out);
     cr_expect(strstr(out, " 5 worse beyond both spreads"), "%s", out);
     drop_fixture(run);
     drop_fixture(base);
@@ -158,7 +150,7 @@ static void invariants_hold_on(const char *fixture)
     cr_expect_eq(rc, 0, "%s: %s", fixture, out);
     cr_expect(!strstr(out, "not checked") && !strstr(out, "FAIL"), "%s: every invariant held by some point: %s",
               fixture, out);
-    cr_expect_geq(count(out, "\nok ") + (strncmp(out, "ok ", 3) == 0), 6, "%s: %s", fixture, out);
+    cr_expect_geq(tf_count(out, "\nok ") + (strncmp(out, "ok ", 3) == 0), 6, "%s: %s", fixture, out);
     cr_expect(strstr(out, "expect/invariants.txt held by"), "%s", out);
     drop_fixture(run);
 }

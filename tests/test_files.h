@@ -64,6 +64,15 @@ static inline int tf_rmrf(const char *dir)
     return system(cmd);
 }
 
+/* How many times needle stands in text, not overlapping. */
+static inline int tf_count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
 /* True when dir holds nothing (or cannot be read). */
 static inline bool tf_dir_empty(const char *dir)
 {

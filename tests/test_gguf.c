@@ -35,18 +35,35 @@ static void good_file(gw *w, uint32_t version, uint32_t alignment)
     gw_tensor(w, "norm", GW_F32, 1, ne1, bytes + 6, 20);
 }
 
+/* good_file(w, version, alignment)'s bytes into *b (the caller's, with w's) and parsed into g, asserted to parse;
+ * returns their length. */
+static size_t parse_good(gw *w, uint32_t version, uint32_t alignment, unsigned char **b, pb_gguf *g)
+{
+    char err[512] = "";
+    size_t len;
+    good_file(w, version, alignment);
+    *b = gw_bytes(w, &len);
+    cr_assert_eq(pb_gguf_parse(g, *b, len, "t.gguf", err, sizeof err), 0, "%s", err);
+    return len;
+}
+
+/* What parse_good made, freed. */
+static void free_good(gw *w, unsigned char *b, pb_gguf *g)
+{
+    pb_gguf_close(g);
+    free(b);
+    gw_free(w);
+}
+
 Test(gguf, a_written_file_reads_back_exactly)
 {
     static const uint32_t versions[] = { 2, 3 }, aligns[] = { 0, 64 };
     for (int v = 0; v < 2; v++)
         for (int a = 0; a < 2; a++) {
             gw w;
-            good_file(&w, versions[v], aligns[a]);
-            size_t len;
-            unsigned char *b = gw_bytes(&w, &len);
+            unsigned char *b;
             pb_gguf g;
-            char err[512];
-            cr_assert_eq(pb_gguf_parse(&g, b, len, "t.gguf", err, sizeof err), 0, "%s", err);
+            size_t len = parse_good(&w, versions[v], aligns[a], &b, &g);
             cr_assert_eq(g.version, versions[v]);
             cr_assert_eq(g.alignment, aligns[a] ? aligns[a] : 32);
             cr_assert_eq(g.data_offset % g.alignment, 0);
@@ -64,21 +81,17 @@ Test(gguf, a_written_file_reads_back_exactly)
             cr_assert(q->dims == 2 && q->ne[0] == 64 && q->ne[1] == 2 && q->bytes == 136 && q->type == GW_Q8_0);
             cr_assert_eq(pb_gguf_tensor_find(&g, "q4_K")->bytes, 288);
             cr_assert_null(pb_gguf_tensor_find(&g, "absent"));
-            pb_gguf_close(&g);
-            free(b);
-            gw_free(&w);
+            free_good(&w, b, &g);
         }
 }
 
 Test(gguf, typed_getters)
 {
     gw w;
-    good_file(&w, 3, 0);
-    size_t len;
-    unsigned char *b = gw_bytes(&w, &len);
+    unsigned char *b;
     pb_gguf g;
+    parse_good(&w, 3, 0, &b, &g);
     char err[512] = "";
-    cr_assert_eq(pb_gguf_parse(&g, b, len, "t.gguf", err, sizeof err), 0, "%s", err);
     uint64_t u = 0;
     double f = 0;
     pb_gguf_str s;
@@ -94,9 +107,7 @@ Test(gguf, typed_getters)
     cr_assert_eq(pb_gguf_get_str(&g, "qwen3.block_count", &s, err, sizeof err), -1);
     const pb_gguf_kv *arr = pb_gguf_find(&g, "tokenizer.ggml.tokens");
     cr_assert(arr && arr->type == PB_GGUF_ARRAY && arr->elem == PB_GGUF_STRING && arr->count == 3);
-    pb_gguf_close(&g);
-    free(b);
-    gw_free(&w);
+    free_good(&w, b, &g);
 }
 
 /* Every prefix of a good file is truncated: refused with a line naming the file, never read past its end

@@ -10,6 +10,7 @@
 
 #include "pb_machine.h"
 #include "test_files.h"
+#include "topo_fixture.h"
 
 /* libcpuid exists on x86-64 builds only (arm64's identity is test_cpuinfo.c's): elsewhere the test is skipped. */
 static void from_dump(pb_machine *m, const char *file)
@@ -24,15 +25,6 @@ static void from_dump(pb_machine *m, const char *file)
 #endif
 }
 
-static pb_topo *load(const char *file)
-{
-    char path[256], err[256] = "";
-    snprintf(path, sizeof path, "tests/data/%s", file);
-    pb_topo *t = pb_topo_load(path, err, sizeof err);
-    cr_assert(t, "%s: %s", path, err);
-    return t;
-}
-
 /* The header as a string (caller frees). */
 static char *header(const pb_machine *m)
 {
@@ -43,14 +35,6 @@ static char *header(const pb_machine *m)
     pb_machine_print_header(m, f);
     fclose(f);
     return buf;
-}
-
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
 }
 
 Test(machine, alder_lake_dump_has_performance_and_efficiency_types)
@@ -165,7 +149,7 @@ Test(machine, warnings)
     snprintf(m.hypervisor_name, sizeof m.hypervisor_name, "KVMKVMKVM");
     snprintf(m.governor, sizeof m.governor, "powersave");
     char *h = header(&m);
-    cr_expect_eq(count(h, "***WARNING***"), 3, "%s", h);
+    cr_expect_eq(tf_count(h, "***WARNING***"), 3, "%s", h);
     cr_expect(strstr(h, "***WARNING*** running under a hypervisor (KVMKVMKVM)"), "%s", h);
     cr_expect(strstr(h, "governor is 'powersave', not 'performance'"), "%s", h);
     free(h);
@@ -173,7 +157,7 @@ Test(machine, warnings)
     m = quiet_machine();
     m.governor[0] = '\0';
     h = header(&m);
-    cr_expect_eq(count(h, "WARNING"), 0, "%s", h);
+    cr_expect_eq(tf_count(h, "WARNING"), 0, "%s", h);
     cr_expect(strstr(h, "governor    unreadable"), "%s", h);
     free(h);
 }

@@ -16,15 +16,7 @@
 #include "pb_pingpong.h"
 #include "pb_placement.h"
 #include "pb_topo.h"
-
-static pb_topo *load(const char *file)
-{
-    char path[256], err[256] = "";
-    snprintf(path, sizeof path, "tests/data/%s", file);
-    pb_topo *t = pb_topo_load(path, err, sizeof err);
-    cr_assert(t, "loading %s: %s", path, err);
-    return t;
-}
+#include "topo_fixture.h"
 
 static const char *topo_tag(const pb_topo *t, int a, int b)
 {
