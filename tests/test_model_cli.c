@@ -40,14 +40,6 @@ static unsigned long long write_model(const char *dir, const char *name, const g
     return bytes;
 }
 
-static void load(const char *dir, const char *file, pb_table *t)
-{
-    char path[256];
-    pb_csverr e;
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    cr_assert_eq(pb_table_load(t, path, &e), 0, "%s", e.msg);
-}
-
 static const char *cell(const pb_table *t, size_t r, const char *col)
 {
     int c = pb_table_col(t, col);
@@ -64,7 +56,7 @@ Test(model_cli, a_sweep_of_a_model_file_at_two_depths, .timeout = 300)
                    "--model tiny.gguf --context 0,512 --threads 1,2 --cpus all --policy spin --tokens 3 --warmup 1 "
                    "--floor-passes 3 --out run");
     pb_table t;
-    load(dir, "run/sweep.csv", &t);
+    harness_load_csv(&t, dir, "run/sweep.csv");
     cr_assert_eq(t.nrows, 4, "2 depths x 2 thread counts");
     for (size_t r = 0; r < t.nrows; r++) {
         cr_expect_eq(strtoull(cell(&t, r, "weight_bytes"), NULL, 10), bytes, "the file's matvec bytes");
@@ -92,7 +84,7 @@ Test(model_cli, mmap_and_a_llama_file, .timeout = 300)
                    "--model llama.gguf --mmap --kv-type q8_0 --threads 1 --policy spin --tokens 2 --warmup 0 "
                    "--floor-passes 3 --out run");
     pb_table t;
-    load(dir, "run/sweep.csv", &t);
+    harness_load_csv(&t, dir, "run/sweep.csv");
     cr_assert_eq(t.nrows, 1);
     cr_expect_str_eq(cell(&t, 0, "weights"), "mmap");
     cr_expect_str_eq(cell(&t, 0, "kv_type"), "q8_0");
@@ -148,7 +140,7 @@ Test(model_cli, memory_floor_writes_the_files_token_floors, .timeout = 300)
     harness_run_ok(dir, "bench_memory_floor", "POOLBENCH_PLOTS=/nonexistent",
                    "--model tiny.gguf --context 0,4096 --threads 1 --size 64 --passes 10 --out run");
     pb_table t;
-    load(dir, "run/token_floor.csv", &t);
+    harness_load_csv(&t, dir, "run/token_floor.csv");
     int mine = 0;
     for (size_t r = 0; r < t.nrows; r++) {
         if (strcmp(cell(&t, r, "model"), "tiny_test_model") != 0)
