@@ -160,21 +160,23 @@ static void huge_key_length(unsigned char *b, size_t n) { (void)n; b[24 + 6] = 1
 
 Test(gguf, bad_headers_are_refused)
 {
-    gw w;
-    good_file(&w, 3, 0);
-    refused(&w, set_magic, "not a GGUF file");
-    good_file(&w, 3, 0);
-    refused(&w, set_v1, "version 1 is not supported");
-    good_file(&w, 3, 0);
-    refused(&w, set_v4, "version 4 is not supported");
-    good_file(&w, 3, 0);
-    refused(&w, set_big_endian, "big-endian");
-    good_file(&w, 3, 0);
-    refused(&w, huge_kv_count, "cannot fit in the file");
-    good_file(&w, 3, 0);
-    refused(&w, huge_tensor_count, "cannot fit in the file");
-    good_file(&w, 3, 0);
-    refused(&w, huge_key_length, "beyond the file");
+    static const struct {
+        void (*patch)(unsigned char *b, size_t n);
+        const char *want;
+    } cases[] = {
+        { set_magic, "not a GGUF file" },
+        { set_v1, "version 1 is not supported" },
+        { set_v4, "version 4 is not supported" },
+        { set_big_endian, "big-endian" },
+        { huge_kv_count, "cannot fit in the file" },
+        { huge_tensor_count, "cannot fit in the file" },
+        { huge_key_length, "beyond the file" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gw w;
+        good_file(&w, 3, 0);
+        refused(&w, cases[i].patch, cases[i].want);
+    }
 }
 
 Test(gguf, bad_metadata_is_refused)
