@@ -214,8 +214,8 @@ Test(gguf, bad_metadata_is_refused)
 Test(gguf, bad_tensors_are_refused)
 {
     static unsigned char data[4096];
-    const uint64_t ne[2] = { 32, 4 }, zero[2] = { 32, 0 }, five[5] = { 32, 1, 1, 1, 1 };
-    const uint64_t overflow[2] = { 1ull << 40, 1ull << 40 }, odd[2] = { 33, 1 };
+    static const uint64_t ne[2] = { 32, 4 }, zero[2] = { 32, 0 }, five[5] = { 32, 1, 1, 1, 1 };
+    static const uint64_t overflow[2] = { 1ull << 40, 1ull << 40 }, odd[2] = { 33, 1 };
     gw w;
     gw_init(&w, 3);
     gw_matrix(&w, "x", GW_F32, 1, 32, data, 128);
@@ -228,27 +228,27 @@ Test(gguf, bad_tensors_are_refused)
     gw_init(&w, 3);
     gw_tensor(&w, "x", GW_F32, 2, ne, data, 4 * 32 * 4 - 1);
     refused(&w, NULL, "ends past the end of the file");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", GW_F32, 2, ne, 1ull << 62);
-    refused(&w, NULL, "truncated: tensor 'x'");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", GW_F32, 2, ne, 16);
-    refused(&w, NULL, "offset 16 is not a multiple of the alignment 32");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", GW_F32, 2, overflow, 0);
-    refused(&w, NULL, "the product of its dims overflows");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", GW_F32, 2, zero, 0);
-    refused(&w, NULL, "has a zero dim");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", GW_F32, 5, five, 0);
-    refused(&w, NULL, "has 5 dims");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", 4, 2, ne, 0); /* Q4_2, removed from ggml */
-    refused(&w, NULL, "unknown ggml type 4");
-    gw_init(&w, 3);
-    gw_tensor_at(&w, "x", GW_Q8_0, 2, odd, 0);
-    refused(&w, NULL, "rows of 33 elements are not whole q8_0 blocks of 32");
+    /* One tensor declared at an offset, without its data: each shape or place the reader refuses. */
+    static const struct {
+        uint32_t type;
+        int dims;
+        const uint64_t *ne;
+        uint64_t at;
+        const char *want;
+    } one[] = {
+        { GW_F32, 2, ne, 1ull << 62, "truncated: tensor 'x'" },
+        { GW_F32, 2, ne, 16, "offset 16 is not a multiple of the alignment 32" },
+        { GW_F32, 2, overflow, 0, "the product of its dims overflows" },
+        { GW_F32, 2, zero, 0, "has a zero dim" },
+        { GW_F32, 5, five, 0, "has 5 dims" },
+        { 4, 2, ne, 0, "unknown ggml type 4" }, /* Q4_2, removed from ggml */
+        { GW_Q8_0, 2, odd, 0, "rows of 33 elements are not whole q8_0 blocks of 32" },
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        gw_init(&w, 3);
+        gw_tensor_at(&w, "x", one[i].type, one[i].dims, one[i].ne, one[i].at);
+        refused(&w, NULL, one[i].want);
+    }
 }
 
 Test(gguf, open_maps_a_file_and_names_it_in_errors)
