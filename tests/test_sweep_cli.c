@@ -16,6 +16,15 @@ static void expect_bad(const char *args, const char *option)
     harness_expect_bad("bench_sweep", "", args, option);
 }
 
+/* bench_sweep with args (ending in --out run) in a fresh temporary directory (its name into dir), its
+ * run/sweep.csv loaded into t. */
+static void sweep_run(char *dir, size_t len, const char *args, pb_table *t)
+{
+    tf_tmpdir(dir, len, "pbsweep");
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent", args);
+    harness_load_csv(t, dir, "run/sweep.csv");
+}
+
 Test(sweep_cli, unknown_names)
 {
     expect_bad("--model qwen9", "--model");
@@ -90,11 +99,9 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
     char dir[64], path[128];
-    tf_tmpdir(dir, sizeof dir, "pbsweep");
-    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
-                   "--policy spin,omp --threads 1 --tokens 2 --warmup 0 --floor-passes 3 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/sweep.csv");
+    sweep_run(dir, sizeof dir,
+              "--policy spin,omp --threads 1 --tokens 2 --warmup 0 --floor-passes 3 --out run", &t);
     static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "glue", "threads",
                                         "cpuset", "cpus", "batch", "tokens", "ms_per_token_min",
                                         "ms_per_token_median", "ms_per_token_max", "tok_per_s", "weight_bytes",
@@ -152,11 +159,9 @@ Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
     if (tf_allowed_cpus(cpus, 2) < 2)
         cr_skip_test("one cpu here: the default is 1 thread");
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbsweep");
-    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
-                   "--quick --format q1_0 --policy spin --tokens 1 --warmup 0 --floor-passes 3 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/sweep.csv");
+    sweep_run(dir, sizeof dir,
+              "--quick --format q1_0 --policy spin --tokens 1 --warmup 0 --floor-passes 3 --out run", &t);
     int threads = pb_table_col(&t, "threads"), seen = 0;
     for (size_t r = 0; r < t.nrows; r++)
         seen |= 1 << (int)pb_table_num(&t, r, threads);
@@ -171,11 +176,9 @@ Test(sweep_cli, q4_K_M_mix_runs_as_one_format, .timeout = 120)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbsweep");
-    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
-                   "--format q4_K_M --policy spin --threads 1 --tokens 1 --warmup 0 --floor-passes 3 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/sweep.csv");
+    sweep_run(dir, sizeof dir,
+              "--format q4_K_M --policy spin --threads 1 --tokens 1 --warmup 0 --floor-passes 3 --out run", &t);
     cr_assert_eq(t.nrows, 1);
     cr_expect_str_eq(pb_table_str(&t, 0, pb_table_col(&t, "format")), "q4_K_M");
     cr_expect_eq(pb_table_num(&t, 0, pb_table_col(&t, "weight_bytes")), 365518848.0, "qwen3-0.6b in the mix");
