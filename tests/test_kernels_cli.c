@@ -14,6 +14,20 @@ static void expect_refused(const char *env, const char *args, const char *named)
     harness_expect_bad("bench_kernels", env ? env : "", with_out, named);
 }
 
+/* bench_kernels with args (ending in --out out) in a fresh temporary directory (tag heads its name, written
+ * into dir); returns its out/kernels.csv open after the header line, which is left in line. */
+static FILE *kernels_run(char *dir, size_t len, const char *tag, const char *args, char *line, int linelen)
+{
+    char path[128];
+    tf_tmpdir(dir, len, tag);
+    harness_run_ok(dir, "bench_kernels", "", args);
+    snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_not_null(fgets(line, linelen, f));
+    return f;
+}
+
 Test(kernels_cli, bad_options)
 {
     expect_refused(NULL, "--threads 0", "--threads");
@@ -32,15 +46,11 @@ Test(kernels_cli, bad_options)
 
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
 {
-    char dir[64], path[128], line[512];
-    tf_tmpdir(dir, sizeof dir, "pbkc");
-    harness_run_ok(dir, "bench_kernels", "",
-                   "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 "
-                   "--cols 512 --out out");
-    snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_not_null(fgets(line, sizeof line, f));
+    char dir[64], line[512];
+    FILE *f = kernels_run(dir, sizeof dir, "pbkc",
+                          "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 "
+                          "--cols 512 --out out",
+                          line, sizeof line);
     cr_assert_str_eq(line, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                            "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow\n");
     int rows = 0;
@@ -57,15 +67,11 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
  * activation before every call (gbps_act_median, a number > 0; no speed is asserted). */
 Test(kernels_cli, k_quants_and_the_quantizing_column, .timeout = 60)
 {
-    char dir[64], path[128], line[512];
-    tf_tmpdir(dir, sizeof dir, "pbkq");
-    harness_run_ok(dir, "bench_kernels", "",
-                   "--format q4_K,q6_K --level l2 --l2-kib 64 --threads 1 --batch 1 --budget-ms 2 --cols 512 "
-                   "--out out");
-    snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_not_null(fgets(line, sizeof line, f));
+    char dir[64], line[512];
+    FILE *f = kernels_run(dir, sizeof dir, "pbkq",
+                          "--format q4_K,q6_K --level l2 --l2-kib 64 --threads 1 --batch 1 --budget-ms 2 --cols 512 "
+                          "--out out",
+                          line, sizeof line);
     int col = 0, act = -1, plain = -1;
     for (char *save = NULL, *t = strtok_r(line, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), col++) {
         act = strcmp(t, "gbps_act_median") == 0 ? col : act;
