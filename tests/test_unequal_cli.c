@@ -53,13 +53,14 @@ Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_keeps_the_bits, .timeou
         cr_assert_eq(sscanf(CELL(&t, r, "thread_rows_pct"), "%lf %lf", &pct0, &pct1), 2);
         cr_expect(busy0 > 0 && busy1 > 0);
         cr_expect(fabs(pct0 + pct1 - 100) < 0.2, "row %zu: shares %g + %g", r, pct0, pct1);
-        if (r == 0) {
+        /* Only what the code decides is asserted here: which cpu was slowest and how much the weighted split gave
+         * it are timings of 2 tokens, which a loaded 2-core CI machine (two tests at a time) reversed twice; the
+         * weighted split's share is held by test_unequal.c (the least disturbed of 11 tokens) and its arithmetic
+         * by the shares tests. */
+        if (r == 0)
             cr_expect(fabs(pct0 - 50) < 1, "static: equal rows (%g%%)", pct0);
-            cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "slowest_cpu")), cpus[1], "static: the slowed cpu is the "
-                         "slowest (busy %g against %g ms per token)", busy1, busy0);
-        } else {
-            cr_expect(pct1 < 45, "weighted: the half-speed cpu got %g%% of the rows", pct1);
-        }
+        int slowest = (int)pb_table_num(&t, r, pb_table_col(&t, "slowest_cpu"));
+        cr_expect(slowest == cpus[0] || slowest == cpus[1], "the slowest thread's cpu (%d) is one of the point's", slowest);
         cr_expect(pb_table_num(&t, r, pb_table_col(&t, "wait_for_slowest_ms")) >= 0);
     }
     pb_table_free(&t);
