@@ -12,7 +12,7 @@
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
-#   programs, tests/test_*.c -> one Criterion binary, tests/tsan_*.c -> plain mains built with ThreadSanitizer.
+#   programs, tests/*/test_*.c -> one Criterion binary, tests/tsan/*.c -> plain mains built with ThreadSanitizer.
 #   Files under an x86/ folder are built on x86-64 only, under an arm/ folder on arm64 (aarch64) only; *_avx2.c,
 #   *_avx512.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
 #   baseline ISA, and the ISA variants are chosen at run time. ARCH (default: the target of CC, as uname -m
@@ -86,9 +86,11 @@ KERN_SRC  := $(call drop_dir,arm,$(KERN_SRC))
 PB_SRC    := $(call drop_dir,arm,$(PB_SRC))
 endif
 BENCH_SRC  = $(wildcard bench/bench_*.c)
-# tests/arm/: arm64 test builds only (qemu_exec.c: Criterion re-executing itself under qemu-user).
-TEST_SRC   = $(wildcard tests/test_*.c) $(if $(filter aarch64,$(ARCH)),$(wildcard tests/arm/*.c))
-TSAN_SRC   = $(wildcard tests/tsan_*.c)
+# Tests sit in a folder per layer they test (tests/pool, tests/kernels, ... tests/report); tests/lib holds the
+# helpers shared across folders. tests/arm/: arm64 test builds only (qemu_exec.c: Criterion re-executing itself
+# under qemu-user).
+TEST_SRC   = $(wildcard tests/*/test_*.c) $(if $(filter aarch64,$(ARCH)),$(wildcard tests/arm/*.c))
+TSAN_SRC   = $(wildcard tests/tsan/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIBPOOL = $(BUILD)/libpool.a
@@ -97,7 +99,7 @@ LIBPB   = $(BUILD)/libpb.a
 LIBS_A  = $(LIBPB) $(LIBKERN) $(LIBPOOL)
 BINS    = $(patsubst bench/%.c,$(BUILD)/bin/%,$(BENCH_SRC))
 TESTBIN = $(BUILD)/bin/poolbench_tests
-TSANBINS = $(patsubst tests/%.c,build-tsan/bin/%,$(TSAN_SRC))
+TSANBINS = $(patsubst tests/tsan/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
@@ -116,7 +118,8 @@ $(BUILD)/obj/pool/%.o: LAYER_INC = -Ipool
 $(BUILD)/obj/kernels/%.o: LAYER_INC = -Ipool -Ikernels
 $(foreach l,$(PB_LAYERS),$(eval $(BUILD)/obj/bench/$(l)/%.o: LAYER_INC = $(INC_$(l))))
 $(BUILD)/obj/bench/bench_%.o: LAYER_INC = $(INC_ALL)
-$(BUILD)/obj/tests/%.o: LAYER_INC = $(INC_ALL)
+# A test sees every layer, and tests/lib's helpers (a folder's own helpers are found beside its tests).
+$(BUILD)/obj/tests/%.o: LAYER_INC = $(INC_ALL) -Itests/lib
 
 $(BUILD)/obj/%_avx2.o: %_avx2.c
 	@mkdir -p $(dir $@)
@@ -176,7 +179,7 @@ $(TSAN_LIBS) &: $(TSAN_INPUTS)
 	@touch $(TSAN_LIBS)
 endif
 
-build-tsan/bin/%: tests/%.c $(TSAN_LIBS)
+build-tsan/bin/%: tests/tsan/%.c $(TSAN_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(INC_ALL) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< $(TSAN_LIBS) $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
 

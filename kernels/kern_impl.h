@@ -47,7 +47,7 @@ typedef void (*kern_act_fn)(kern_act *a, size_t m, const float *x, size_t b0, si
 /* One ISA's matvec kernels: a kernel per format (NULL = not written: the format falls back down the ISA's
  * chain, kern_table_for), a matmul kernel per format (optional), and its rows per pass. */
 typedef struct kern_table {
-    kern_isa isa; /* the ISA it is written for: kern_tables[isa] points here (tests/test_isa.c checks) */
+    kern_isa isa; /* the ISA it is written for: kern_tables[isa] points here (tests/kernels/test_isa.c checks) */
     kern_rows_fn rows[KERN_FORMAT_COUNT];
     /* The same rows without software prefetch, for a job whose weights are in cache (kern_job.cached);
      * NULL: rows[] serves both. Same arithmetic, so the same bits. */

@@ -2,7 +2,7 @@
  *
  * POOLBENCH_THREADS is also every harness's --threads variable, read there by bench/base's option table (a
  * layer the pool may not depend on), so it takes the same forms: "4", "1,2,4", "1-8", "1-3,8". The
- * harness sweeps the list; a pool is sized for its largest count. tests/test_pool.c and tests/test_cli.c
+ * harness sweeps the list; a pool is sized for its largest count. tests/pool/test_pool.c and tests/base/test_cli.c
  * hold one table of inputs that both must accept or reject alike. */
 #include "pool.h"
 

@@ -1,7 +1,8 @@
 #!/bin/sh
-# `make fuzz`: builds tests/fuzz_csvread.c and tests/fuzz_gguf.c with clang's libFuzzer (-fsanitize=fuzzer,address,
-# undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's clang when it is missing, as make deps does. Exits non-zero
-# on a crash or a sanitizer report; the failing input is kept under build-fuzz/.
+# `make fuzz`: builds tests/fuzz/fuzz_csvread.c and tests/fuzz/fuzz_gguf.c with clang's libFuzzer
+# (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's clang when it
+# is missing, as make deps does. Exits non-zero on a crash or a sanitizer report; the failing input is kept under
+# build-fuzz/.
 set -eu
 SECONDS_TO_RUN=${FUZZ_SECONDS:-60}
 CLANG=${FUZZ_CC:-clang}
@@ -30,7 +31,7 @@ fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
         -max_total_time="$SECONDS_TO_RUN" -max_len="$max_len" -print_final_stats=1 "corpus-$name")
 }
 SEEDS="tests/data/fuzz_csv/* tests/data/runs/*/*.csv"
-fuzz_one csvread 8192 tests/fuzz_csvread.c bench/io/pb_csvread.c
+fuzz_one csvread 8192 tests/fuzz/fuzz_csvread.c bench/io/pb_csvread.c
 SEEDS="tests/data/fuzz_gguf/*"
-fuzz_one gguf 16384 tests/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/base/pb_err.c
+fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/base/pb_err.c
 echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s per reader"

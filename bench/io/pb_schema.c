@@ -66,7 +66,7 @@ const pb_column *pb_machine_cache_key(int key) { return &cols_MCACHE[key]; }
 /* ---------------------------------------------------------------- writing */
 
 /* The format comes from the column's entry in the lists above, each a literal checked against its type by the
- * round-trip test (tests/test_schema.c); a format from anywhere else never reaches here. */
+ * round-trip test (tests/io/test_schema.c); a format from anywhere else never reaches here. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 void pb_value_format(char *buf, size_t len, const pb_column *col, pb_value v)

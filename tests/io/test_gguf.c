@@ -1,4 +1,4 @@
-/* test_gguf.c — the GGUF reader (bench/io/gguf): a file written by tests/gguf_writer.h reads back exactly, every
+/* test_gguf.c — the GGUF reader (bench/io/gguf): a file written by tests/lib/gguf_writer.h reads back exactly, every
  * supported type's bytes included; each kind of bad file is refused with one line naming the file and what is
  * wrong; every prefix of a good file is refused as truncated, never read past its end. */
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
 /* test_model_file.c — a model from a GGUF file (bench/measure/model): the shape and every tensor read back from
- * a file written by tests/gguf_model.h; a decode token of the file's weights, copied into the arena or read
+ * a file written by tests/lib/gguf_model.h; a decode token of the file's weights, copied into the arena or read
  * through the mapping, equals bit for bit the token of the same weights built in memory, for every format and a
  * mix, llama and qwen3, lm_head tied or not; every bad model file is one line naming the file (and, for a type
  * without a kernel, the type and the tensors). */

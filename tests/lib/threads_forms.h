@@ -1,5 +1,5 @@
 /* threads_forms.h — POOLBENCH_THREADS values, accepted or not, for both of its readers: the pool's
- * (pool_config_from_env, tests/test_pool.c) and every harness's --threads list (pb_cli, tests/test_cli.c).
+ * (pool_config_from_env, tests/pool/test_pool.c) and every harness's --threads list (pb_cli, tests/base/test_cli.c).
  * The pool may not depend on bench/, so the two parse it apart; this one table keeps them agreeing.
  * largest: the count a pool takes (the list's largest), 0 = refused by both. An empty value means unset to
  * both and is tested beside the table. One difference is stated rather than tabled: a harness also caps a
