@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pb_cli.h"
+#include "test_files.h"
 #include "threads_forms.h"
 
 static const char *const policy_names[] = { "spin", "condvar", "hybrid", "spawn", NULL };
@@ -544,13 +545,10 @@ Test(cli, help_prints_table, .init = cr_redirect_stdout)
         const char *at = strstr(line, want[i]);
         cr_assert(at && at < eol, "'%s' not on the --threads line: %s", want[i], out);
     }
-    cr_assert(strstr(out, "--warm-up N"), "%s", out);
-    cr_assert(strstr(out, "POOLBENCH_WARM_UP"), "%s", out);
-    cr_assert(strstr(out, "PB_TEST_SEED"), "%s", out);
-    cr_assert_null(strstr(out, "POOLBENCH_OUT"), "%s", out);
-    cr_assert(strstr(out, "spin, condvar, hybrid, spawn"), "%s", out);
-    cr_assert(strstr(out, "\n  --help "), "%s", out);
-    cr_assert(strstr(out, "--quick  "), "a flag shows no metavar: %s", out);
+    tf_expect_has(out, "--warm-up N", "POOLBENCH_WARM_UP", "PB_TEST_SEED", "spin, condvar, hybrid, spawn",
+                  "\n  --help ");
+    cr_expect_null(strstr(out, "POOLBENCH_OUT"), "%s", out);
+    cr_expect(strstr(out, "--quick  "), "a flag shows no metavar: %s", out);
 }
 
 Test(cli, short_help, .init = cr_redirect_stdout)

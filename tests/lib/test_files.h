@@ -27,6 +27,16 @@ static inline int tf_allowed_cpus(int *cpu, int max)
     return n;
 }
 
+/* tf_expect_has(text, "a", "b", ...): each string stands somewhere in text. A missing one fails the test naming
+ * it, and the rest are still checked, so one run shows every line a report or a usage text lacks. */
+#define tf_expect_has(text, ...) tf_expect_has_each((text), (const char *const[]){ __VA_ARGS__, NULL })
+static inline void tf_expect_has_each(const char *text, const char *const *want)
+{
+    cr_assert_not_null(text);
+    for (; *want; want++)
+        cr_expect(strstr(text, *want), "'%s' is not in: %s", *want, text);
+}
+
 /* A fresh empty directory /tmp/TAG-XXXXXX, its name in dir. */
 static inline void tf_tmpdir(char *dir, size_t len, const char *tag)
 {

@@ -100,11 +100,10 @@ Test(tuning, listed_in_the_reports_noise_section)
     const char *md = tf_slurp("%s/report.md", dir);
     const char *noise = strstr(md, "## Noise");
     cr_assert_not_null(noise, "%s", md);
-    cr_expect(strstr(noise, "Judged by these thresholds (machine.csv, keys threshold"), "%s", noise);
-    cr_expect(strstr(noise, "): far_rt_ns 200 ns; noisy_spread 0.25 fraction of median; memory_bound_pct 85 % of "
-                            "floor;"), "%s", noise);
-    cr_expect(strstr(noise, "This run's machine.csv has threshold_far_rt_ns 250"), "%s", noise);
-    cr_expect(strstr(noise, "Run with these tunables (machine.csv, keys tuning"), "%s", noise);
-    cr_expect(strstr(noise, "): pool_default_idle_us 5000 us; pool_default_spin_us 50 us;"), "%s", noise);
+    tf_expect_has(noise, "Judged by these thresholds (machine.csv, keys threshold",
+                  "): far_rt_ns 200 ns; noisy_spread 0.25 fraction of median; memory_bound_pct 85 % of floor;",
+                  "This run's machine.csv has threshold_far_rt_ns 250",
+                  "Run with these tunables (machine.csv, keys tuning",
+                  "): pool_default_idle_us 5000 us; pool_default_spin_us 50 us;");
     drop_fixture(dir);
 }
