@@ -156,8 +156,7 @@ Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
     int cpus[2];
-    if (tf_allowed_cpus(cpus, 2) < 2)
-        cr_skip_test("one cpu here: the default is 1 thread");
+    tf_need_cpus(cpus, 2, "the default is 1 thread");
     char dir[64];
     pb_table t;
     sweep_run(dir, sizeof dir,

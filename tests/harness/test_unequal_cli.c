@@ -31,8 +31,7 @@ Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_keeps_the_bits, .timeou
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
     int cpus[2];
-    if (tf_allowed_cpus(cpus, 2) < 2)
-        cr_skip_test("one cpu here: nothing to make unequal");
+    tf_need_cpus(cpus, 2, "nothing to make unequal");
     char dir[64], args[512];
     tf_tmpdir(dir, sizeof dir, "pbuneq");
     snprintf(args, sizeof args, "--format q1_0 --policy spin --threads 2 --cpus %d,%d --schedule static,weighted "
@@ -77,8 +76,7 @@ Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_keeps_the_bits, .timeou
 Test(unequal_cli, pool_overhead_divides_by_the_tightest_round_trip, .timeout = 120)
 {
     int cpus[2];
-    if (tf_allowed_cpus(cpus, 2) < 2)
-        cr_skip_test("one cpu here: no round trip");
+    tf_need_cpus(cpus, 2, "no round trip");
     char dir[64], args[256];
     tf_tmpdir(dir, sizeof dir, "pbrt");
     snprintf(args, sizeof args, "--policy spin --threads 2 --gap-us 0 --job-ns 0 --reps 3 --batch-ms 0.5 --quick "

@@ -196,13 +196,10 @@ Test(schema, readme_block_is_the_generated_one)
     char *begin = strstr(readme, begin_mark), *end = strstr(readme, end_mark);
     cr_assert(begin && end && end > begin, "README.md holds the schema block between its markers");
     begin += strlen(begin_mark);
-    char *md = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&md, &len);
-    cr_assert_not_null(f);
-    pb_schema_markdown(f);
-    fclose(f);
-    cr_expect(len == (size_t)(end - begin) && memcmp(md, begin, len) == 0,
+    tf_mem t;
+    pb_schema_markdown(tf_mem_open(&t));
+    char *md = tf_mem_text(&t);
+    cr_expect(t.len == (size_t)(end - begin) && memcmp(md, begin, t.len) == 0,
               "README.md's CSV columns differ from the schema: paste `bench_report --schema-md` between the markers");
     free(md);
 }

@@ -27,6 +27,29 @@ static inline int tf_allowed_cpus(int *cpu, int max)
     return n;
 }
 
+/* What a printer that takes a FILE * writes, as a string: tf_mem_open gives the stream to print to,
+ * tf_mem_text closes it and gives the text (the caller frees it; its length is in len). */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *f;
+} tf_mem;
+
+static inline FILE *tf_mem_open(tf_mem *m)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    cr_assert_not_null(m->f);
+    return m->f;
+}
+
+static inline char *tf_mem_text(tf_mem *m)
+{
+    cr_assert_eq(fclose(m->f), 0);
+    return m->buf;
+}
+
 /* tf_expect_has(text, "a", "b", ...): each string stands somewhere in text. A missing one fails the test naming
  * it, and the rest are still checked, so one run shows every line a report or a usage text lacks. */
 #define tf_expect_has(text, ...) tf_expect_has_each((text), (const char *const[]){ __VA_ARGS__, NULL })
@@ -35,6 +58,13 @@ static inline void tf_expect_has_each(const char *text, const char *const *want)
     cr_assert_not_null(text);
     for (; *want; want++)
         cr_expect(strstr(text, *want), "'%s' is not in: %s", *want, text);
+}
+
+/* n allowed cpus into cpu (tf_allowed_cpus), or the test is skipped saying why it needs them. */
+static inline void tf_need_cpus(int *cpu, int n, const char *why)
+{
+    if (tf_allowed_cpus(cpu, n) < n)
+        cr_skip_test("fewer than %d cpus here: %s", n, why);
 }
 
 /* A fresh empty directory /tmp/TAG-XXXXXX, its name in dir. */

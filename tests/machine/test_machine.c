@@ -28,13 +28,9 @@ static void from_dump(pb_machine *m, const char *file)
 /* The header as a string (caller frees). */
 static char *header(const pb_machine *m)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cr_assert(f);
-    pb_machine_print_header(m, f);
-    fclose(f);
-    return buf;
+    tf_mem t;
+    pb_machine_print_header(m, tf_mem_open(&t));
+    return tf_mem_text(&t);
 }
 
 Test(machine, alder_lake_dump_has_performance_and_efficiency_types)

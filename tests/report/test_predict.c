@@ -94,13 +94,9 @@ Test(predict, a_prediction_beats_a_bound)
 
 static char *section(const char *dir)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    cr_assert_not_null(m);
-    pb_report_predict(m, dir);
-    fclose(m);
-    return buf;
+    tf_mem t;
+    pb_report_predict(tf_mem_open(&t), dir);
+    return tf_mem_text(&t);
 }
 
 Test(predict, section_gives_the_verdict_per_chip)

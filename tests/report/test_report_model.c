@@ -48,13 +48,10 @@ static char *section(const char *dir)
     pb_rundata rd;
     char err[512];
     cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0, "%s", err);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    pb_report_model(m, &rd);
-    fclose(m);
+    tf_mem t;
+    pb_report_model(tf_mem_open(&t), &rd);
     pb_rundata_free(&rd);
-    return buf;
+    return tf_mem_text(&t);
 }
 
 #define FILE_ROW(ctx, thr, attn)                                                                                    \
