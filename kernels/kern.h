@@ -4,7 +4,7 @@
  * reference quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle
  * every other variant is tested against), AVX2, AVX-512 with VNNI on x86-64 (kernels/x86/), NEON, dotprod
  * (SDOT) and i8mm (SMMLA, for batches) on arm64 (kernels/arm/; kern_isa.h: the ISAs). On arm64 dotprod and
- * i8mm lack f32 and f16, which run NEON's, and i8mm lacks q4_K and q6_K, which run dotprod's.
+ * i8mm lack f32 and f16, which run NEON's.
  *
  * How a matvec runs:
  *   1. kern_act_init(&a, fmt, cols, batch) once; kern_act_set(&a, x, batch) quantizes the activation rows

@@ -5,8 +5,7 @@
 #include "kern_impl.h"
 
 /* A table per ISA; NULL where this build has none (its formats fall back). On arm64 (kernels/arm/): NEON has
- * every format, dotprod the quantized ones (its f32 and f16 run NEON's), i8mm those but q4_K and q6_K (which
- * run dotprod's). */
+ * every format, dotprod and i8mm the quantized ones (their f32 and f16 run NEON's). */
 static const kern_table *const kern_tables[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = &kern_table_scalar,
 #if defined(__x86_64__)

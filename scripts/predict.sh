@@ -118,7 +118,7 @@ find_fn() { # find_fn VARIANT FNS
 #             inner 8); f32/f16: 16 values (64/32 B). i8mm's rows are dotprod's passes built with +i8mm (its
 #             SMMLA is in the batch kernels). q4_K, q6_K (kern_kquant_arm.h): the pass keeps its row loop rolled,
 #             so the hot loop is one row's block (rows 1; 144, 210 B), 16 16-element dots: neon's smull count
-#             adds one SMULL for the mins (q4_K) or the codes' +32 (q6_K), 17; i8mm has none (it runs dotprod's).
+#             adds one SMULL for the mins (q4_K) or the codes' +32 (q6_K), 17; i8mm's are dotprod's passes.
 KERNELS='
 x86_64  avx2    f32   rows_f32_cached                                 4 64     0 vfmadd:8
 x86_64  avx2    f16   rows_f16_cached                                 4 32     0 vfmadd:8
@@ -154,6 +154,8 @@ aarch64 neon    q4_K  rows_q4_K                                       1 144    0
 aarch64 neon    q6_K  rows_q6_K                                       1 210    0 smull:17
 aarch64 dotprod q4_K  rows_q4_K                                       1 144    0 sdot:16
 aarch64 dotprod q6_K  rows_q6_K                                       1 210    0 sdot:16
+aarch64 i8mm    q4_K  rows_q4_K                                       1 144    0 sdot:16
+aarch64 i8mm    q6_K  rows_q6_K                                       1 210    0 sdot:16
 '
 
 block_bytes() {

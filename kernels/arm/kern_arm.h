@@ -254,10 +254,8 @@ KERN_ARM_INLINE void kern_arm_qpass(const uint8_t *w, size_t rs, const int nr, c
     KERN_ARM_QPASS(q1_0, QK8_0, dot)                                                                          \
     KERN_ARM_QPASS(tq2_0, QK_K, dot)
 
-/* The rows[] entries of KERN_ARM_QROWS_ALL's kernels, and the initializer of a table with them and none for
- * f32, f16 or the K-quants (i8mm's: its K-quants run dotprod's, kern_kquant_arm.h). */
+/* The rows[] entries of KERN_ARM_QROWS_ALL's kernels (a table adds the K-quants', kern_kquant_arm.h). */
 #define KERN_ARM_QROWS_LIST                                                                                   \
     [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0, [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0
-#define KERN_ARM_QROWS_TABLE { KERN_ARM_QROWS_LIST }
 
 #endif

@@ -1,7 +1,7 @@
 /* kern_kquant_arm.h — q4_K and q6_K x q8_K on arm64, for the files that include it (kern_neon.c with
- * SMULL/SADALP dots, kern_dotprod.c with SDOT: kern_arm.h's 16-element dots). i8mm's table has no K-quant
- * kernels of its own (SMMLA would pair rows and activations the way kern_i8mm.c does for the other formats;
- * not written), so its K-quants run dotprod's down the ISA chain. Not a public header (kern.h is).
+ * SMULL/SADALP dots, kern_dotprod.c and kern_i8mm.c's matvec with SDOT: kern_arm.h's 16-element dots; i8mm's
+ * matmul tiles get the same sub-block dots from SMMLA and finish each block with the same fold). Not a public
+ * header (kern.h is).
  *
  * The shape is the x86 K-quant kernels' (kernels/x86/kern_kquant_avx2.c): passes of KERN_ARM_ROWS rows a
  * quarter of the call apart (kern_impl.h's driver), one float32x4_t accumulator per row, one step per row and
@@ -37,11 +37,17 @@ KERN_ARM_INLINE int32x4_t kern_arm_kq_tree(const int32x4_t s[4])
     return vpaddq_s32(vpaddq_s32(s[0], s[1]), vpaddq_s32(s[2], s[3]));
 }
 
-/* Sub-block dots (lane k: sub-block k of the vector's four) times their scales, added into isum. */
-KERN_ARM_INLINE int32x4_t kern_arm_kq_scaled(int32x4_t isum, const int32x4_t s[4], int32x4_t scales)
+/* Activation block b's bsums, as the steps take them. */
+KERN_ARM_INLINE void kern_arm_kq_bsums(const kern_q8_K_row *x, size_t b, int16x8_t bs[2])
 {
-    return vmlaq_s32(isum, kern_arm_kq_tree(s), scales);
+    bs[0] = vld1q_s16(x->blk[b].bsums);
+    bs[1] = vld1q_s16(x->blk[b].bsums + 8);
 }
+
+/* The float step of one row's block against one activation block from its sub-block dots (kern_arm_q4_K_fold,
+ * kern_arm_q6_K_fold): what the pass and i8mm's matmul tiles share, so that both give the same bits. */
+typedef float32x4_t (*kern_arm_kq_fold_fn)(float32x4_t acc, const uint8_t *blk, const int32x4_t *dots,
+                                           const int16x8_t bs[2], float dx);
 
 /* One row's step over one block: acc plus the block's dot; x the activation block's quants, bs its 16 bsums
  * (two vectors, loaded once per block for all the pass's rows), dx its scale. */
@@ -60,29 +66,36 @@ KERN_ARM_INLINE float32x4_t kern_arm_q4_K_dd(const uint8_t *blk, float dx)
     return vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u32(vdup_n_u32(both))), dx);
 }
 
-/* The 8 sub-blocks' code . x dots, times their scales: lane k = sc_k x dot_k + sc_k+4 x dot_k+4. */
-KERN_ARM_INLINE int32x4_t kern_arm_q4_K_dots(const uint8_t *qs, const int8_t *x, uint64_t sc, kern_arm_dot16_fn dot16)
+/* Chunk c's codes (qs: the block's qs bytes): lo[i] = sub-block 2c's elements 16i .., hi[i] = 2c + 1's. */
+KERN_ARM_INLINE void kern_arm_q4_K_chunk(const uint8_t *qs, int c, int8x16_t lo[2], int8x16_t hi[2])
 {
-    const uint8x16_t low4 = vdupq_n_u8(0x0F);
+#pragma GCC unroll 2
+    for (int i = 0; i < 2; i++) {
+        uint8x16_t q = vld1q_u8(qs + 32 * c + 16 * i);
+        lo[i] = vreinterpretq_s8_u8(vandq_u8(q, vdupq_n_u8(0x0F)));
+        hi[i] = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
+    }
+}
+
+/* The 8 sub-blocks' code . x dots as two vectors: dots[0] lane k = sub-block k's, dots[1] lane k = k + 4's. */
+KERN_ARM_INLINE void kern_arm_q4_K_dots(const uint8_t *qs, const int8_t *x, kern_arm_dot16_fn dot16, int32x4_t dots[2])
+{
     int32x4_t s[8];
 #pragma GCC unroll 4
     for (int c = 0; c < 4; c++) {
-        uint8x16_t q0 = vld1q_u8(qs + 32 * c), q1 = vld1q_u8(qs + 32 * c + 16);
+        int8x16_t lo[2], hi[2];
+        kern_arm_q4_K_chunk(qs, c, lo, hi);
         const int8_t *xl = x + 64 * c, *xh = xl + 32; /* the low nibbles' 32 elements, then the high ones' */
         int32x4_t zero = vdupq_n_s32(0);
-        s[2 * c] = dot16(dot16(zero, vreinterpretq_s8_u8(vandq_u8(q0, low4)), vld1q_s8(xl)),
-                         vreinterpretq_s8_u8(vandq_u8(q1, low4)), vld1q_s8(xl + 16));
-        s[2 * c + 1] = dot16(dot16(zero, vreinterpretq_s8_u8(vshrq_n_u8(q0, 4)), vld1q_s8(xh)),
-                             vreinterpretq_s8_u8(vshrq_n_u8(q1, 4)), vld1q_s8(xh + 16));
+        s[2 * c] = dot16(dot16(zero, lo[0], vld1q_s8(xl)), lo[1], vld1q_s8(xl + 16));
+        s[2 * c + 1] = dot16(dot16(zero, hi[0], vld1q_s8(xh)), hi[1], vld1q_s8(xh + 16));
     }
-    /* the 8 scales (bytes of sc, kern_q4_K_unpack) widened to int32: 0-3 and 4-7 */
-    uint16x8_t sc16 = vmovl_u8(vcreate_u8(sc));
-    int32x4_t isum = vmulq_s32(kern_arm_kq_tree(s), vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(sc16))));
-    return kern_arm_kq_scaled(isum, s + 4, vreinterpretq_s32_u32(vmovl_high_u16(sc16)));
+    dots[0] = kern_arm_kq_tree(s);
+    dots[1] = kern_arm_kq_tree(s + 4);
 }
 
-/* The mins' part, laid out as kern_arm_q4_K_dots' lanes: lane k = m_k x (bsums 2k + 2k + 1) + m_k+4 x (bsums
- * 2k + 8 + 2k + 9). ADDP of the two bsums vectors gives sub-block j's sum in int16 lane j (|sum| <= 32 x 127),
+/* The mins' part, laid out as the dots' lanes: lane k = m_k x (bsums 2k + 2k + 1) + m_k+4 x (bsums 2k + 8 +
+ * 2k + 9). ADDP of the two bsums vectors gives sub-block j's sum in int16 lane j (|sum| <= 32 x 127),
  * SMULL/SMLAL2 multiply the low and high four lanes by the widened mins. */
 KERN_ARM_INLINE int32x4_t kern_arm_q4_K_mins(uint64_t mn, const int16x8_t bs[2])
 {
@@ -91,15 +104,28 @@ KERN_ARM_INLINE int32x4_t kern_arm_q4_K_mins(uint64_t mn, const int16x8_t bs[2])
     return vmlal_high_s16(vmull_s16(vget_low_s16(m16), vget_low_s16(sums)), m16, sums);
 }
 
-KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q4_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
-                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+/* The float step of block blk (one row) against one activation block, from its sub-block dots (as
+ * kern_arm_q4_K_dots lays them out, however they were summed: they are exact): lane k of the integer part is
+ * sc_k x dot_k + sc_k+4 x dot_k+4, added at d x dx; the mins' part is taken away at dmin x dx. */
+KERN_ARM_INLINE float32x4_t kern_arm_q4_K_fold(float32x4_t acc, const uint8_t *blk, const int32x4_t dots[2],
+                                               const int16x8_t bs[2], float dx)
 {
     uint64_t sc, mn;
     kern_q4_K_unpack(blk + offsetof(block_q4_K, scales), &sc, &mn);
+    uint16x8_t sc16 = vmovl_u8(vcreate_u8(sc)); /* the 8 scales (bytes of sc) widened: 0-3, then 4-7 */
+    int32x4_t isum = vmulq_s32(dots[0], vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(sc16))));
+    isum = vmlaq_s32(isum, dots[1], vreinterpretq_s32_u32(vmovl_high_u16(sc16)));
     float32x4_t dd = kern_arm_q4_K_dd(blk, dx);
-    int32x4_t isum = kern_arm_q4_K_dots(blk + offsetof(block_q4_K, qs), x, sc, dot16);
     acc = vfmaq_laneq_f32(acc, vcvtq_f32_s32(isum), dd, 0);
     return vfmsq_laneq_f32(acc, vcvtq_f32_s32(kern_arm_q4_K_mins(mn, bs)), dd, 1);
+}
+
+KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q4_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
+                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+{
+    int32x4_t dots[2];
+    kern_arm_q4_K_dots(blk + offsetof(block_q4_K, qs), x, dot16, dots);
+    return kern_arm_q4_K_fold(acc, blk, dots, bs, dx);
 }
 
 /* ---- q6_K: half h's ql bytes 64h .. 64h + 63 and qh bytes 32h .. 32h + 31 hold elements 128h .. 128h + 127 ---- */
@@ -120,34 +146,47 @@ KERN_ARM_INLINE int8x16_t kern_arm_q6_K_codes(uint8x16_t ql, uint8x16_t qh, int 
     return vreinterpretq_s8_u8(c);
 }
 
-/* Half h's 8 sub-blocks (8h .. 8h + 7) of codes . x dots, times their scales (sc: int32 lanes, scales 8h ..
- * 8h + 3 and 8h + 4 .. 8h + 7), added into isum. Sub-block 8h + 2k is the first 16 elements of k's 32. */
-KERN_ARM_INLINE int32x4_t kern_arm_q6_K_half(int32x4_t isum, const uint8_t *blk, int h, const int8_t *x,
-                                             const int32x4_t sc[2], kern_arm_dot16_fn dot16)
+/* Half h's 16 code vectors (c[2k + i]: elements 128h + 32k + 16i ..; sub-block 8h + 2k + i). */
+KERN_ARM_INLINE void kern_arm_q6_K_half_codes(const uint8_t *blk, int h, int8x16_t c[8])
 {
     const uint8_t *ql = blk + offsetof(block_q6_K, ql) + 64 * h, *qh = blk + offsetof(block_q6_K, qh) + 32 * h;
     const uint8x16_t l[2][2] = { { vld1q_u8(ql), vld1q_u8(ql + 16) }, { vld1q_u8(ql + 32), vld1q_u8(ql + 48) } };
     const uint8x16_t hb[2] = { vld1q_u8(qh), vld1q_u8(qh + 16) };
-    int32x4_t s[8];
 #pragma GCC unroll 4
     for (int k = 0; k < 4; k++)
 #pragma GCC unroll 2
-        for (int i = 0; i < 2; i++) {
-            const int8_t *xk = x + 128 * h + 32 * k + 16 * i;
-            s[2 * k + i] = dot16(vdupq_n_s32(0), kern_arm_q6_K_codes(l[k & 1][i], hb[i], k), vld1q_s8(xk));
-        }
-    return kern_arm_kq_scaled(kern_arm_kq_scaled(isum, s, sc[0]), s + 4, sc[1]);
+        for (int i = 0; i < 2; i++)
+            c[2 * k + i] = kern_arm_q6_K_codes(l[k & 1][i], hb[i], k);
 }
 
-KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q6_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
-                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+/* The 16 sub-blocks' code . x dots as four vectors: dots[v] lane k = sub-block 4v + k's. */
+KERN_ARM_INLINE void kern_arm_q6_K_dots(const uint8_t *blk, const int8_t *x, kern_arm_dot16_fn dot16, int32x4_t dots[4])
+{
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        int8x16_t c[8];
+        int32x4_t s[8];
+        kern_arm_q6_K_half_codes(blk, h, c);
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; j++)
+            s[j] = dot16(vdupq_n_s32(0), c[j], vld1q_s8(x + 128 * h + 16 * j));
+        dots[2 * h] = kern_arm_kq_tree(s);
+        dots[2 * h + 1] = kern_arm_kq_tree(s + 4);
+    }
+}
+
+/* The float step of block blk (one row) against one activation block, from its sub-block dots (as
+ * kern_arm_q6_K_dots lays them out, however they were summed): lane k of the integer part is the sum over v < 4
+ * of scale 4v + k x (dot 4v + k - 32 x bsums 4v + k), exact in int32 before its conversion; added at d x dx. */
+KERN_ARM_INLINE float32x4_t kern_arm_q6_K_fold(float32x4_t acc, const uint8_t *blk, const int32x4_t dots[4],
+                                               const int16x8_t bs[2], float dx)
 {
     int8x16_t sc8 = vld1q_s8((const int8_t *)(blk + offsetof(block_q6_K, scales)));
     int16x8_t sc16[2] = { vmovl_s8(vget_low_s8(sc8)), vmovl_high_s8(sc8) };
-    int32x4_t sc[2][2] = { { vmovl_s16(vget_low_s16(sc16[0])), vmovl_high_s16(sc16[0]) },
-                           { vmovl_s16(vget_low_s16(sc16[1])), vmovl_high_s16(sc16[1]) } };
-    int32x4_t isum = kern_arm_q6_K_half(vdupq_n_s32(0), blk, 0, x, sc[0], dot16);
-    isum = kern_arm_q6_K_half(isum, blk, 1, x, sc[1], dot16);
+    int32x4_t isum = vmulq_s32(dots[0], vmovl_s16(vget_low_s16(sc16[0])));
+    isum = vmlaq_s32(isum, dots[1], vmovl_high_s16(sc16[0]));
+    isum = vmlaq_s32(isum, dots[2], vmovl_s16(vget_low_s16(sc16[1])));
+    isum = vmlaq_s32(isum, dots[3], vmovl_high_s16(sc16[1]));
     /* the codes' +32: lane k = sum over v < 4 of scale 4v + k x bsums 4v + k, as the dots' lanes, times 32 */
     int32x4_t off = vmlal_high_s16(vmull_s16(vget_low_s16(sc16[0]), vget_low_s16(bs[0])), sc16[0], bs[0]);
     off = vmlal_high_s16(vmlal_s16(off, vget_low_s16(sc16[1]), vget_low_s16(bs[1])), sc16[1], bs[1]);
@@ -155,6 +194,14 @@ KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q6_K(float32x4_t acc, const uint8_t
     kern_half d = kern_arm_half_at(blk + offsetof(block_q6_K, d));
     float32x4_t dd = vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(d))), dx); /* FCVTL: exact */
     return vfmaq_laneq_f32(acc, vcvtq_f32_s32(isum), dd, 0);
+}
+
+KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q6_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
+                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+{
+    int32x4_t dots[4];
+    kern_arm_q6_K_dots(blk, x, dot16, dots);
+    return kern_arm_q6_K_fold(acc, blk, dots, bs, dx);
 }
 
 /* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m ---- */
@@ -168,7 +215,8 @@ KERN_ARM_INLINE void kern_arm_kq_pass(const uint8_t *w, size_t rs, const int nr,
     for (int r = 0; r < nr; r++)
         acc[r] = vdupq_n_f32(0.0f);
     for (size_t b = 0; b < x.nb; b++) {
-        const int16x8_t bs[2] = { vld1q_s16(x.blk[b].bsums), vld1q_s16(x.blk[b].bsums + 8) };
+        int16x8_t bs[2];
+        kern_arm_kq_bsums(&x, b, bs);
         /* Rolled on purpose: unrolled, GCC interleaves the four rows' steps, runs out of the 32 vector
          * registers and spills (llvm-mca, Cortex-A76: q6_K with SDOT 110 cycles a row's block unrolled, 57
          * rolled). The activation's vectors stay hoisted out of it, and the four rows still stream together,

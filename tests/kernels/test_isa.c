@@ -164,20 +164,11 @@ Test(isa, built_tables_name_their_isa)
 }
 
 #if defined(__aarch64__)
-/* The ISA whose kernel runs format f when arm64's isa is asked for: NEON has every format, dotprod the
- * quantized ones (its f32 and f16 run NEON's), i8mm the quantized ones but the K-quants (which run dotprod's). */
+/* The ISA whose kernel runs format f when arm64's isa is asked for: NEON has every format, dotprod and i8mm
+ * the quantized ones, the K-quants included (their f32 and f16 run NEON's). */
 static kern_isa arm_runs(kern_format f, kern_isa isa)
 {
-    switch (f) {
-    case KERN_F32:
-    case KERN_F16:
-        return KERN_ISA_NEON;
-    case KERN_Q4_K:
-    case KERN_Q6_K:
-        return isa == KERN_ISA_I8MM ? KERN_ISA_DOTPROD : isa;
-    default:
-        return isa;
-    }
+    return f == KERN_F32 || f == KERN_F16 ? KERN_ISA_NEON : isa;
 }
 #endif
 

@@ -62,12 +62,13 @@ static void case_check(pool_case *c, pool *p, size_t chunk)
 
 Test(kern_pool, bit_exact_every_threads_policy_chunk, .timeout = 120)
 {
-    enum { NCASES = KERN_FORMAT_COUNT + 1 };
+    enum { NCASES = KERN_FORMAT_COUNT + 2 };
     pool_case cases[NCASES];
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) /* 13 rows: no multiple of 2, 3, 4 or 5 */
         case_init(&cases[f], (kern_format)f, 13, (size_t)kern_format_get((kern_format)f)->block * 3 + 
                   (f <= KERN_F16 ? 5 : 0), 1, 300 + (uint64_t)f);
     case_init(&cases[KERN_FORMAT_COUNT], KERN_Q4_0, 11, 256, 3, 400); /* a matmul */
+    case_init(&cases[KERN_FORMAT_COUNT + 1], KERN_Q6_K, 11, 512, 3, 401); /* a K-quant's (arm64 i8mm: its own tiles) */
     const int threads[] = { 1, 2, 3, 5 };
     const size_t chunks[] = { 0, 1, 3, 4 }; /* static, then dynamic claims */
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
