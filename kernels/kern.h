@@ -18,7 +18,7 @@
  * computes each row with the same instruction sequence whether it handles it alone or in a group of rows
  * (its rows-per-pass), so splitting rows over threads, in any chunks, never changes a bit. Integer parts of
  * the quantized dot products are exact; the float accumulation order differs between variants, so variants
- * agree within a tolerance (tests/test_kernels_dot.c states it), not bit for bit.
+ * agree within a tolerance (tests/kernels/test_kernels_dot.c states it), not bit for bit.
  *
  * Errors: functions return 0, or -1 with errno = EINVAL (bad shape: cols not a multiple of the format's
  * block, zero or too many batch rows, an activation that cannot feed the format (kern_act_feeds) or of
