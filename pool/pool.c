@@ -58,7 +58,7 @@ static void *pool_worker_main(void *arg)
         p->fn(p->ctx, w->id, p->n);
         /* seq_cst RMW: releases this worker's writes in fn to the caller's acquire of done, and is the
          * publisher half of the sleep handshake when the caller sleeps. */
-        unsigned done = atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1;
+        unsigned done = atomic_fetch_add_explicit(p->done, 1, memory_order_seq_cst) + 1;
         /* Generation g is the g-th job, so the last worker of job g brings done to g * (n - 1) (mod 2^32,
          * like the caller's target): only that one wakes a sleeping caller. */
         if (done == seen * ((unsigned)p->n - 1))
@@ -218,6 +218,7 @@ pool *pool_create(const pool_config *cfg)
     memset(p, 0, size);
     p->n = cfg->threads;
     p->policy = cfg->policy;
+    p->done = p->n == 2 ? &p->done_near : &p->done_far; /* pool_struct.h says why */
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &p->worker_budget_ns, &p->caller_budget_ns);
     p->yield_after = pool_oversubscribed(cfg) ? POOL_SPINS_OVERSUBSCRIBED : POOL_SPINS_BEFORE_YIELD;
     pool_sleepq_init(&p->work_q);
@@ -309,5 +310,5 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
     pool_word_wake(&p->work_q);
     fn(ctx, 0, p->n);
-    pool_word_wait(&p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
+    pool_word_wait(p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
 }
