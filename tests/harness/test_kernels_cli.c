@@ -107,4 +107,5 @@ Test(kernels_cli, a_run_without_one_thread_plots_its_fewest_threads, .timeout = 
     cr_expect_not_null(f, "%s", path);
     if (f)
         fclose(f);
+    cr_assert_eq(tf_rmrf(dir), 0);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "pb_attn_impl.h"
 
 const char *const pb_kv_type_names[PB_KV_TYPES + 1] = { "f16", "q8_0", NULL };
 
@@ -55,16 +56,14 @@ unsigned char *pb_kv_row(const pb_kv_cache *c, int kv, int layer, size_t seq, in
     return c->buf.p + (rows * c->cap + pos) * c->row_bytes;
 }
 
-/* One row of floats into the cache's type (f16 rounds to nearest even; q8_0 is ggml's quantizer). */
+/* One row of floats into the cache's type, through the scalar form of attention's store (pb_attn_impl.h): the
+ * fill is set-up, and every ISA's store gives the same bits. */
 static void kv_store(const pb_kv_cache *c, unsigned char *dst, const float *x)
 {
-    if (c->type == PB_KV_F16) {
-        kern_half *h = (kern_half *)(void *)dst;
-        for (size_t j = 0; j < c->head_dim; j++)
-            h[j] = kern_float_to_half(x[j]);
-    } else {
-        kern_quantize_row(KERN_Q8_0, x, dst, c->head_dim);
-    }
+    if (c->type == PB_KV_F16)
+        pb_attn_store_f16_scalar(dst, x, c->head_dim);
+    else
+        pb_attn_store_q8_scalar(dst, x, c->head_dim);
 }
 
 typedef struct kv_fill {
