@@ -14,7 +14,7 @@
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
 #   programs, tests/*/test_*.c -> one Criterion binary, tests/tsan/*.c -> plain mains built with ThreadSanitizer.
 #   Files under an x86/ folder are built on x86-64 only, under an arm/ folder on arm64 (aarch64) only; *_avx2.c,
-#   *_avx512.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
+#   *_avx512.c, *_avx512gfni.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
 #   baseline ISA, and the ISA variants are chosen at run time. ARCH (default: the target of CC, as uname -m
 #   names it) names the target.
 #
@@ -56,6 +56,7 @@ AVX2_FLAGS   = -mavx2 -mfma -mf16c
 # No -mavxvnni: the files use the EVEX (zmm) VNNI form, checked at run time as avx512vnni; with -mavxvnni the
 # compiler may emit VEX AVX-VNNI, which Zen 4, Ice Lake and Cascade Lake lack (nothing checks for it).
 AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni
+AVX512GFNI_FLAGS = $(AVX512_FLAGS) -mgfni
 else
 AVX2_FLAGS   =
 AVX512_FLAGS =
@@ -128,6 +129,10 @@ $(BUILD)/obj/%_avx2.o: %_avx2.c
 $(BUILD)/obj/%_avx512.o: %_avx512.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX512_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%_avx512gfni.o: %_avx512gfni.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX512GFNI_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -17,8 +17,6 @@
 
 #define PROG "bench_kernels"
 
-static const char *const variant_names[KERN_VARIANT_COUNT + 1] = { "scalar", "avx2", "avx512", "neon", NULL };
-
 typedef struct kb_opts {
     pb_list formats, variants, levels, threads, batches;
     long cols, l2_kib, l3_kib;
@@ -47,8 +45,10 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
           .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K, or all)",
           .dflt = "all" },
-        { .name = "variant", .kind = PB_OPT_CHOICES, .dest = &o->variants, .choices = variant_names,
-          .metavar = "LIST", .help = "kernel variants (scalar, avx2, avx512, neon); one this CPU lacks is an error",
+        { .name = "variant", .kind = PB_OPT_CHOICES, .dest = &o->variants, .choices = kern_isa_names,
+          .metavar = "LIST",
+          .help = "kernel variants (the ISAs: scalar, avx2, avx512, avx512gfni, neon, dotprod, i8mm); one this "
+                  "CPU lacks is an error",
           .dflt = "every variant this CPU runs", .env = "POOLBENCH_KERNEL" },
         { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kbench_level_names,
           .metavar = "LIST", .help = "working sets: l2 (half an L2 per thread), l3 (half an L3), dram", .dflt = "all" },
@@ -109,9 +109,9 @@ static int kb_defaults(kb_ctx *c, const pb_topo *topo)
             char ok[64] = "";
             for (int k = 0; k < KERN_VARIANT_COUNT; k++)
                 if (kern_variant_supported((kern_variant)k))
-                    snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? "," : "", variant_names[k]);
+                    snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? "," : "", kern_isa_names[k]);
             return pb_harness_refusef(&c->h, "--variant %s: this CPU or build cannot run it; this one runs %s",
-                                      variant_names[v], ok);
+                                      kern_isa_names[v], ok);
         }
     }
     if (o->batches.n == 0) {

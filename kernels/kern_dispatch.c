@@ -4,13 +4,15 @@
  * CPU has the asked ISA (kern_isa_supported), which includes every ISA below it. */
 #include "kern_impl.h"
 
-/* A table per ISA; NULL where this build has none (its formats fall back). On arm64 (kernels/arm/): NEON has
+/* A table per ISA; NULL where this build has none (its formats fall back). avx512gfni has only the formats whose
+ * codes are bit fields (q4_0, q1_0, tq2_0); the others run avx512's. On arm64 (kernels/arm/): NEON has
  * every format, dotprod and i8mm the quantized ones (their f32 and f16 run NEON's). */
 static const kern_table *const kern_tables[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = &kern_table_scalar,
 #if defined(__x86_64__)
     [KERN_ISA_AVX2] = &kern_table_avx2,
     [KERN_ISA_AVX512] = &kern_table_avx512,
+    [KERN_ISA_AVX512GFNI] = &kern_table_avx512gfni,
 #endif
 #if defined(__aarch64__)
     [KERN_ISA_NEON] = &kern_table_neon,

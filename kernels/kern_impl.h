@@ -82,6 +82,7 @@ extern const kern_table kern_table_scalar;
 #if defined(__x86_64__)
 extern const kern_table kern_table_avx2;
 extern const kern_table kern_table_avx512;
+extern const kern_table kern_table_avx512gfni;
 #endif
 #if defined(__aarch64__)
 extern const kern_table kern_table_neon;

@@ -17,6 +17,7 @@ typedef struct kern_isa_desc {
 const char *const kern_isa_names[KERN_ISA_COUNT + 1] = {
     [KERN_ISA_SCALAR] = "scalar", [KERN_ISA_AVX2] = "avx2", [KERN_ISA_NEON] = "neon",
     [KERN_ISA_AVX512] = "avx512", [KERN_ISA_DOTPROD] = "dotprod", [KERN_ISA_I8MM] = "i8mm",
+    [KERN_ISA_AVX512GFNI] = "avx512gfni",
     [KERN_ISA_COUNT] = NULL,
 };
 
@@ -45,6 +46,12 @@ static bool cpu_avx512(void)
     return cpu_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512vnni");
+}
+
+/* GFNI with AVX-512: the 512-bit vgf2p8affineqb the avx512gfni files use (EVEX; compiled with -mgfni). */
+static bool cpu_avx512gfni(void)
+{
+    return cpu_avx512() && __builtin_cpu_supports("gfni");
 }
 /* An x86-64 check where this build is x86-64; elsewhere the function is not even compiled. */
 #define CPU_X86(fn) fn
@@ -84,6 +91,8 @@ static const kern_isa_desc kern_isas[KERN_ISA_COUNT] = {
     [KERN_ISA_AVX2] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_X86(cpu_avx2), .needs = "avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avx512),
                           .needs = "avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
+    [KERN_ISA_AVX512GFNI] = { .below = KERN_ISA_AVX512, .cpu_ok = CPU_X86(cpu_avx512gfni),
+                              .needs = "gfni, avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_NEON] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_ARM(cpu_neon), .needs = "asimd (arm64)" },
     [KERN_ISA_DOTPROD] = { .below = KERN_ISA_NEON, .cpu_ok = CPU_ARM(cpu_dotprod), .needs = "asimd, asimddp (arm64)" },
     [KERN_ISA_I8MM] = { .below = KERN_ISA_DOTPROD, .cpu_ok = CPU_ARM(cpu_i8mm),
@@ -137,7 +146,7 @@ kern_isa kern_isa_pick(kern_isa want, unsigned have)
     return KERN_ISA_COUNT;
 }
 
-/* "scalar|avx2|avx512": the ISAs this CPU runs, for the error line. */
+/* "scalar|avx2|avx512|avx512gfni": the ISAs this CPU runs, for the error line. */
 static void accepted(char *ok, size_t len)
 {
     ok[0] = '\0';

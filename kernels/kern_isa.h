@@ -7,9 +7,10 @@
  * else the next one down the requested ISA's chain (kern_isa_below) that it has, and it reports which one ran.
  *
  * Chains (each ISA's CPU check includes everything below it, so an ISA this CPU runs can fall back to any
- * ISA under it):   x86-64: scalar < avx2 < avx512        arm64: scalar < neon < dotprod < i8mm
+ * ISA under it):   x86-64: scalar < avx2 < avx512 < avx512gfni        arm64: scalar < neon < dotprod < i8mm
  *
- * The ISAs are ordered fastest last within an architecture; kern_isa_best is the last one this CPU runs. */
+ * The ISAs are ordered fastest last within an architecture (avx512gfni, added after the arm64 ones, is last of
+ * all: its architecture's ISAs need not be contiguous); kern_isa_best is the last one this CPU runs. */
 #ifndef KERN_ISA_H
 #define KERN_ISA_H
 
@@ -23,10 +24,13 @@ typedef enum kern_isa {
     KERN_ISA_NEON,    /* arm64: Advanced SIMD (the arm64 port fills its detection and tables) */
     KERN_ISA_DOTPROD, /* arm64: + SDOT/UDOT (FEAT_DotProd) */
     KERN_ISA_I8MM,    /* arm64: + SMMLA (FEAT_I8MM) */
+    KERN_ISA_AVX512GFNI, /* x86-64: avx512 + GFNI (vgf2p8affineqb: any bit field of every byte in one instruction;
+                          * Ice Lake, Sapphire Rapids and Zen 4 on; not Skylake-SP or Cascade Lake) */
     KERN_ISA_COUNT    /* also "none": what a resolution returns when nothing fits */
 } kern_isa;
 
-/* "scalar", "avx2", "avx512", "neon", "dotprod", "i8mm", NULL-terminated, in enum order (option tables). */
+/* "scalar", "avx2", "avx512", "neon", "dotprod", "i8mm", "avx512gfni", NULL-terminated, in enum order (option
+ * tables). */
 extern const char *const kern_isa_names[KERN_ISA_COUNT + 1];
 
 /* The name; NULL for an unknown value (KERN_ISA_COUNT included). */
@@ -40,8 +44,8 @@ const char *kern_isa_needs(kern_isa isa);
 bool kern_isa_supported(kern_isa isa);
 /* The fastest ISA this CPU runs. */
 kern_isa kern_isa_best(void);
-/* The next ISA down isa's chain: avx512 -> avx2 -> scalar, i8mm -> dotprod -> neon -> scalar; KERN_ISA_COUNT
- * below scalar (the end of every chain). */
+/* The next ISA down isa's chain: avx512gfni -> avx512 -> avx2 -> scalar, i8mm -> dotprod -> neon -> scalar;
+ * KERN_ISA_COUNT below scalar (the end of every chain). */
 kern_isa kern_isa_below(kern_isa isa);
 
 /* A table's ISAs as a bit set: bit kern_isa_bit(i) set when the table has code for ISA i. */
@@ -55,7 +59,7 @@ static inline unsigned kern_isa_bit(kern_isa isa)
  * kern_isa_supported(want) first; everything below a supported ISA is supported). */
 kern_isa kern_isa_pick(kern_isa want, unsigned have);
 
-/* POOLBENCH_KERNEL=scalar|avx2|avx512|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
+/* POOLBENCH_KERNEL=scalar|avx2|avx512|avx512gfni|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
  * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what this CPU
  * accepts: asking for an ISA the CPU lacks is an error, never a silent fallback. Reads the environment on
  * every call (harnesses call it once, at start-up, to fail before any work). */

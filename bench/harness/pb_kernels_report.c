@@ -40,7 +40,7 @@ static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
 
 static void kbr_print_points(FILE *f, const pb_kbr_run *run)
 {
-    fprintf(f, "\n%-6s %-7s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "level", "thr",
+    fprintf(f, "\n%-6s %-10s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "level", "thr",
             "batch", "MiB", "GB/s", "(min-max)", "+act", "Gop/s", "ns/row", "x_read");
     for (int i = 0; i < run->nrows; i++) {
         const pb_kbr_row *r = &run->rows[i];
@@ -48,7 +48,7 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
         char ratio[16] = "-";
         if (!isnan(r->read_gbps))
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
-        fprintf(f, "%-6s %-7s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
+        fprintf(f, "%-6s %-10s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
                 kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), pb_kbench_level_names[r->pt.level],
                 r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
                 r->r.gbps_act.median, r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
@@ -62,11 +62,21 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
             run->read_kernel ? run->read_kernel : "-");
 }
 
+/* Whether the run measured variant v for fmt at all: not where v lacks fmt and the variant that runs in its place
+ * was measured under its own name (pb_kbr_run_all). */
+static bool kbr_measured(const pb_kbr_run *run, kern_format fmt, kern_variant v)
+{
+    for (int i = 0; i < run->nrows; i++)
+        if (run->rows[i].pt.fmt == fmt && run->rows[i].pt.variant == v)
+            return true;
+    return false;
+}
+
 /* One (format, variant) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
 static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run, kern_format fmt,
                                     kern_variant v)
 {
-    fprintf(f, "%-6s %-7s", kern_format_names[fmt], kern_variant_name(v));
+    fprintf(f, "%-6s %-10s", kern_format_names[fmt], kern_variant_name(v));
     for (int l = 0; l < p->levels->n; l++) {
         const pb_kbr_row *r = pb_kbr_find(run, fmt, v, (pb_kbench_level)p->levels->v[l], 1, 1);
         if (r)
@@ -84,13 +94,14 @@ void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
 {
     kbr_print_sizes(f, p);
     kbr_print_points(f, run);
-    fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-7s", "format", "variant");
+    fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-10s", "format", "variant");
     for (int l = 0; l < p->levels->n; l++)
         fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->variants->n; v++)
-            kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]);
+            if (kbr_measured(run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]))
+                kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {
         double ns = run->act_ns[p->formats->v[i]]; /* 0: the run stopped before this format */

@@ -125,7 +125,7 @@ INLINE __m256i blk18_pair(const char *p, const int nb, __m256 *dw)
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
-/* ---- q1_0: 256 weights (two blocks) a step, by bit planes as in kern_blk18_avx512.c: lane j of a step's sums is
+/* ---- q1_0: 256 weights (two blocks) a step, by bit planes as in kern_subbyte512.h: lane j of a step's sums is
  * activation block j. Byte 4j + t of the step's 32 bytes of bits holds elements 32j + 8t + s in its bits s,
  * and kern_act's transposed quants (qt, in 512-value chunks: this step is half h of one) hold their quants at
  * byte 32h + 4j + t of group s. vpmaddubsw of (bits >> s) & 1 against group s gives int16 pairs of at most
@@ -169,7 +169,7 @@ INLINE void pass_q1_0(const char *w, size_t rs, const int nr, const kern_act *a,
 KERN256_ROWS_FN(q1_0)
 
 /* ---- q4_0: two blocks (64 weights) a step: 128-bit lane i of the sums is block i ----
- * As kern_blk18_avx512.c's q4_0, on half of one of kern_act's qt groups: the two blocks' nibbles side by side, the low
+ * As kern_subbyte512.h's q4_0, on half of one of kern_act's qt groups: the two blocks' nibbles side by side, the low
  * ones against block i's first 16 quants at 16i, the high ones against its last 16; every int32 lane gathers 8
  * products of one block (int16 pairs of at most 2 x 15 x 127, two added: no saturation), so one float step
  * covers both blocks. seedt takes the nibbles' 8s back out: exact. No software prefetch: this pass is

@@ -15,9 +15,9 @@
  * Where a step's sums would leave 8 or 16 int32 lanes per activation block to convert and scale one block at a
  * time (q4_0, q1_0, tq2_0), the kernels gather several blocks' sums into one vector first (weights and
  * activation laid out to match, kern_act's qt), so one conversion and one fused multiply-add serve 4 to 16
- * blocks: the float work per block was as large as the integer work. q1_0 and q4_0 (18-byte blocks) are in
- * kern_blk18_avx512.c, q4_K and q6_K in kern_kquant_avx512.c; this file holds f32, f16, q8_0, tq2_0 and the
- * table. */
+ * blocks: the float work per block was as large as the integer work. q1_0, q4_0 and tq2_0 (codes that are bit
+ * fields of a byte) are in kern_subbyte512.h, compiled here by kern_subbyte_avx512.c, q4_K and q6_K in
+ * kern_kquant_avx512.c; this file holds f32, f16, q8_0 and the table. */
 #include "kern_avx512.h"
 #include "kern_impl.h"
 #include "kern_kquant.h"
@@ -213,52 +213,6 @@ PAIR_BATCH_PASS(q8_0, block_q8_0, q8_0_codes)
 KERN512_ROWS_FN(q8_0)
 KERN512_ROWS_FN(q8_0_cached)
 
-/* ---- tq2_0 x q8_K: four blocks (1024 weights) a float step ----
- * Byte i of a block's 64 holds elements 32l + i (i < 32) or 128 + 32l + i - 32 (i >= 32) in bits 2l..2l+1, so
- * (qs >> 2l) & 3 pairs with the 64-byte group l of kern_act's reordered quants (qsp): four vpdpbusd make a
- * block's 16-lane sum. Four blocks' sums are then folded into one vector (kern512_fold4, kern_avx512.h), so one
- * conversion and one fused multiply-add serve four blocks, where one block a step converted, scaled (its d
- * broadcast) and added each block apart. The codes are q + 1: each block's minus sum of quants (nsumb) takes
- * the 1s back out. */
-
-/* Block blk's 16-lane sum of codes x quants; x: its 256 reordered quants. */
-INLINE __m512i tq2_0_sum(const block_tq2_0 *blk, const int8_t *x)
-{
-    const __m512i three = _mm512_set1_epi8(3);
-    __m512i q = _mm512_loadu_si512(blk->qs);
-    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(q, three), _mm512_loadu_si512(x));
-#pragma GCC unroll 3
-    for (int l = 1; l < 4; l++) /* a 16-bit shift: the mask keeps each byte's own two bits */
-        s = _mm512_dpbusd_epi32(s, _mm512_and_si512(_mm512_srli_epi16(q, (unsigned)(2 * l)), three),
-                                _mm512_loadu_si512(x + 64 * l));
-    return s;
-}
-
-/* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
-INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                       const int pf, __m512 acc[KERN512_ROWS])
-{
-    const int8_t *x = a->qsp + m * a->cols + b * QK_K;
-    /* each block's sum into lane t < nb of 128-bit lane 0: added once per block */
-    __m512i seed = _mm512_maskz_loadu_epi32((__mmask16)((1u << nb) - 1u), kern_act_nsumb(a, m) + b);
-    __m512 dx = kern512_scales4(kern_act_scale(a, m) + b, nb);
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++) {
-        const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
-        if (pf)
-            kern512_prefetch_span((const char *)blk, 4 * sizeof(block_tq2_0)); /* the blocks' bytes */
-        __m512i s[4];
-#pragma GCC unroll 4
-        for (int t = 0; t < 4; t++)
-            s[t] = t < nb ? tq2_0_sum(blk + t, x + (size_t)t * QK_K) : _mm512_setzero_si512();
-        __m512i dot = _mm512_add_epi32(kern512_fold4(s), seed);
-        __m512 dw = kern512_halves4((const char *)blk + offsetof(block_tq2_0, d), sizeof(block_tq2_0), nb);
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
-    }
-}
-
-KERN512_STEP_PASSES(tq2_0, QK_K)
-
 const kern_table kern_table_avx512 = {
     .isa = KERN_ISA_AVX512,
     .rows = {
@@ -267,13 +221,13 @@ const kern_table kern_table_avx512 = {
         [KERN_Q8_0] = rows_q8_0,
         [KERN_Q4_0] = kern_rows_q4_0_avx512,
         [KERN_Q1_0] = kern_rows_q1_0_avx512,
-        [KERN_TQ2_0] = rows_tq2_0,
+        [KERN_TQ2_0] = kern_rows_tq2_0_avx512,
         [KERN_Q4_K] = kern_rows_q4_K_avx512,
         [KERN_Q6_K] = kern_rows_q6_K_avx512,
     },
     .rows_cached = {
         [KERN_Q1_0] = kern_rows_q1_0_cached_avx512,
-        [KERN_TQ2_0] = rows_tq2_0_cached,
+        [KERN_TQ2_0] = kern_rows_tq2_0_cached_avx512,
         [KERN_Q4_K] = kern_rows_q4_K_cached_avx512,
         [KERN_Q6_K] = kern_rows_q6_K_cached_avx512,
         [KERN_F32] = rows_f32_cached,

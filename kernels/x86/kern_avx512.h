@@ -1,8 +1,8 @@
-/* kern_avx512.h — what the AVX-512 kernel files share (kern_avx512.c, kern_blk18_avx512.c,
+/* kern_avx512.h — what the AVX-512 kernel files share (kern_avx512.c, kern_subbyte512.h and its two files,
  * kern_kquant_avx512.c): the rows a pass takes, folding several blocks' integer sums into one vector, and their
  * scales beside them, so one conversion and one fused multiply-add serve several blocks; and the rows of the
- * formats kern_blk18_avx512.c holds, for kern_avx512.c's table. Included only by files compiled with the
- * AVX-512 flags. Not public. */
+ * formats kern_subbyte512.h holds, for kern_avx512.c's and kern_subbyte_avx512gfni.c's tables. Included only by
+ * files compiled with the AVX-512 flags. Not public. */
 #ifndef KERN_AVX512_H
 #define KERN_AVX512_H
 
@@ -15,14 +15,25 @@
 #define INLINE static inline __attribute__((always_inline))
 #define KERN512_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN512_ROWS) /* kern_impl.h */
 
-/* kern_blk18_avx512.c: q1_0 and q4_0 (kern_rows_fn and kern_batch_fn's shapes, kern_impl.h); _cached: without
- * the streaming prefetch (kern_table.rows_cached). */
-void kern_rows_q1_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
-void kern_rows_q1_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
-void kern_rows_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
-void kern_rows_q4_0_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
-void kern_batch_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
-                            size_t ldy);
+/* kern_subbyte512.h, compiled by kern_subbyte_avx512.c (ISA avx512) and kern_subbyte_avx512gfni.c (avx512gfni):
+ * q1_0, q4_0 and tq2_0 (kern_rows_fn and kern_batch_fn's shapes, kern_impl.h); _cached: without the streaming
+ * prefetch (kern_table.rows_cached). */
+#define KERN512_SUBBYTE_DECLS(isa)                                                                               \
+    void kern_rows_q1_0_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);        \
+    void kern_rows_q1_0_cached_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y); \
+    void kern_rows_q4_0_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);        \
+    void kern_rows_q4_0_cached_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y); \
+    void kern_rows_tq2_0_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);       \
+    void kern_rows_tq2_0_cached_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y); \
+    void kern_batch_q4_0_##isa(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
+                               float *y, size_t ldy);
+KERN512_SUBBYTE_DECLS(avx512)
+KERN512_SUBBYTE_DECLS(avx512gfni)
+
+/* Pastes an ISA's name onto a function's (KERN512_NAME(kern_batch_q4_0_, avx512)), expanding a macro argument
+ * such as KERN512_ISA first. */
+#define KERN512_PASTE(a, b) a##b
+#define KERN512_NAME(a, b) KERN512_PASTE(a, b)
 
 /* Four 16-lane sums in one: lane 4L + t holds the sum of lanes 4L..4L+3 (128-bit lane L) of v[t]. */
 static inline __attribute__((always_inline)) __m512i kern512_fold4(const __m512i v[4])
@@ -100,17 +111,19 @@ INLINE void kern512_pass4(const char *w, size_t rs, const int nr, const kern_act
     KERN512_ROWS_FN(name)                                                                                   \
     KERN512_ROWS_FN(name##_cached)
 
-/* kern_rows_NAME_avx512 and kern_rows_NAME_cached_avx512: NAME's rows functions (KERN512_STEP_PASSES) for
- * kern_avx512.c's table, from the file that holds the format (declared above or in kern_kquant.h). */
-#define KERN512_EXPORT_ROWS(name)                                                                               \
-    void kern_rows_##name##_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)   \
+/* kern_rows_NAME_ISA and kern_rows_NAME_cached_ISA: NAME's rows functions (KERN512_STEP_PASSES) for ISA's table,
+ * from the file that holds the format (declared above or in kern_kquant.h). ISA may be a macro (KERN512_ISA). */
+#define KERN512_EXPORT_ROWS_ISA(name, isa)                                                                      \
+    void KERN512_NAME(kern_rows_##name##_, isa)(const void *w, size_t rb, size_t n, const kern_act *a, size_t m,  \
+                                                float *y)                                                   \
     {                                                                                                       \
         rows_##name(w, rb, n, a, m, y);                                                                     \
     }                                                                                                       \
-    void kern_rows_##name##_cached_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m,      \
-                                          float *y)                                                         \
+    void KERN512_NAME(kern_rows_##name##_cached_, isa)(const void *w, size_t rb, size_t n, const kern_act *a,     \
+                                                       size_t m, float *y)                                  \
     {                                                                                                       \
         rows_##name##_cached(w, rb, n, a, m, y);                                                            \
     }
+#define KERN512_EXPORT_ROWS(name) KERN512_EXPORT_ROWS_ISA(name, avx512)
 
 #endif

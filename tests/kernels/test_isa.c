@@ -79,8 +79,14 @@ Test(isa, detection_matches_the_cpu)
                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                   __builtin_cpu_supports("avx512vnni");
     cr_assert_eq(kern_isa_supported(KERN_ISA_AVX2), avx2);
+    bool gfni = avx512 && __builtin_cpu_supports("gfni");
     cr_assert_eq(kern_isa_supported(KERN_ISA_AVX512), avx512);
-    cr_assert_eq(kern_isa_best(), avx512 ? KERN_ISA_AVX512 : avx2 ? KERN_ISA_AVX2 : KERN_ISA_SCALAR);
+    cr_assert_eq(kern_isa_supported(KERN_ISA_AVX512GFNI), gfni);
+    cr_assert_eq(kern_isa_best(), gfni     ? KERN_ISA_AVX512GFNI
+                                  : avx512 ? KERN_ISA_AVX512
+                                  : avx2   ? KERN_ISA_AVX2
+                                           : KERN_ISA_SCALAR);
+    cr_assert_eq(kern_isa_below(KERN_ISA_AVX512GFNI), KERN_ISA_AVX512);
     /* "not this architecture" */
     cr_assert(!kern_isa_supported(KERN_ISA_NEON));
     cr_assert(!kern_isa_supported(KERN_ISA_DOTPROD));
@@ -98,6 +104,7 @@ Test(isa, detection_matches_the_cpu)
                                             : KERN_ISA_SCALAR);
     cr_assert(!kern_isa_supported(KERN_ISA_AVX2));
     cr_assert(!kern_isa_supported(KERN_ISA_AVX512));
+    cr_assert(!kern_isa_supported(KERN_ISA_AVX512GFNI));
 #endif
 }
 

@@ -116,13 +116,27 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     return 0;
 }
 
+/* Whether variant v of the plan is measured for fmt: unless its table lacks fmt and the variant that would run in
+ * its place (kern_matvec_isa: the best below it that has fmt) is in the plan too, which measures that kernel
+ * under its own name (avx512gfni has only the sub-byte formats: its q8_0 is avx512's). */
+static bool kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v)
+{
+    kern_isa ran = kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]);
+    if (ran == (kern_isa)p->variants->v[v])
+        return true;
+    for (int i = 0; i < p->variants->n; i++)
+        if ((kern_isa)p->variants->v[i] == ran)
+            return false;
+    return true;
+}
+
 /* Every variant x batch at one (format, level, threads). */
 static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
                      pb_kbench_level level, int threads, char *err, size_t errlen)
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
     for (int v = 0; v < p->variants->n; v++)
-        for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
+        for (int b = 0; b < p->batches->n && !pb_stop_signal() && kbr_measures(p, fmt, v); b++) {
             pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)p->variants->v[v], .level = level,
                                    .cols = p->cols, .rows = rows, .batch = (int)p->batches->v[b] };
             if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
@@ -195,7 +209,10 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
 {
     int nt = p->threads->n;
     memset(run, 0, sizeof *run);
-    run->total = p->formats->n * p->levels->n * nt * p->variants->n * p->batches->n;
+    run->total = 0;
+    for (int f = 0; f < p->formats->n; f++)
+        for (int v = 0; v < p->variants->n; v++)
+            run->total += kbr_measures(p, (kern_format)p->formats->v[f], v) ? p->levels->n * nt * p->batches->n : 0;
     run->rows = calloc((size_t)run->total, sizeof *run->rows);
     pool **pools = calloc((size_t)nt, sizeof *pools);
     pb_slices *slices = calloc((size_t)nt, sizeof *slices); /* one per pool: its observer's accounts */

@@ -1,12 +1,27 @@
-/* kern_blk18_avx512.c — q1_0 and q4_0 with AVX-512 (BW, VNNI): the two formats of 18-byte blocks (a half d, then
- * 16 bytes of codes), read four blocks at once by one masked load pair (blk18_chunk), in the AVX-512 table's rows
- * (kern_avx512.c, whose header comment says the shape every pass shares and the unsigned-offset trick). Apart
- * from kern_avx512.c because their bit-plane (q1_0) and transposed-nibble (q4_0) layouts are one family: both
- * read kern_act's transposed quants (qt) and gather four blocks' sums into one float step. */
+/* kern_subbyte512.h — the AVX-512 (BW, VNNI) kernels of the formats whose codes are bit fields of a byte: q1_0 and
+ * q4_0 (18-byte blocks: a half d, then 16 bytes of codes, read four blocks at once by one masked load pair,
+ * blk18_chunk) and tq2_0 (2-bit codes). Written once and compiled twice, by the two files that include it:
+ * kern_subbyte_avx512.c (KERN_ISA_AVX512) and kern_subbyte_avx512gfni.c (KERN_ISA_AVX512GFNI), which differ only
+ * in KERN512_FIELD, how a code is taken out of its byte, and in the ISA their exported functions are named after
+ * (KERN512_ISA). Every kernel here spends as many instructions taking codes out of bytes as multiplying them: with
+ * a shift and a mask that is two instructions a field, the shift on one vector port (vpsrlw zmm: 1 a cycle here,
+ * where vpdpbusd zmm issues 2), with GFNI's vgf2p8affineqb one (kern_subbyte_avx512gfni.c says what it measured).
+ * The rows fit kern_avx512.c's table shape (its header comment says what every pass shares and the
+ * unsigned-offset trick): q1_0 and q4_0 read kern_act's transposed quants (qt) and gather four blocks' sums into
+ * one float step; tq2_0 folds four blocks' sums into one vector. Included only by files compiled with the AVX-512
+ * flags, after defining KERN512_FIELD and KERN512_ISA; not public. */
+#ifndef KERN_SUBBYTE512_H
+#define KERN_SUBBYTE512_H
+
 #include "kern_avx512.h"
 #include "kern_impl.h"
 
 #include <immintrin.h>
+#include <stddef.h>
+
+#if !defined(KERN512_FIELD) || !defined(KERN512_ISA)
+#error "define KERN512_FIELD(v, shift, bits) and KERN512_ISA before including kern_subbyte512.h"
+#endif
 
 /* ---- four 18-byte blocks (q1_0 and q4_0 share the shape: a half d, then 16 bytes) at once ----
  * Word 2j + u of the payloads (j < 16, u < 2) is word 9 (j / 4) + 1 + 2 (j % 4) + u of the 72 bytes of 4 blocks
@@ -40,11 +55,10 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 /* Lane j: the sum of the quants of activation block j whose bit is set (xs: the chunk's 8 groups of qt). */
 INLINE __m512i q1_0_sums(__m512i bits, const __m512i xs[8])
 {
-    const __m512i one = _mm512_set1_epi8(1);
-    __m512i sum = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(bits, one), xs[0]);
+    __m512i sum = _mm512_dpbusd_epi32(_mm512_setzero_si512(), KERN512_FIELD(bits, 0, 1), xs[0]);
 #pragma GCC unroll 7
-    for (int s = 1; s < 8; s++) /* a 16-bit shift: the mask keeps each byte's own bit s */
-        sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(_mm512_srli_epi16(bits, (unsigned)s), one), xs[s]);
+    for (int s = 1; s < 8; s++)
+        sum = _mm512_dpbusd_epi32(sum, KERN512_FIELD(bits, s, 1), xs[s]);
     return sum;
 }
 
@@ -73,7 +87,7 @@ INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 }
 
 KERN512_STEP_PASSES(q1_0, QK1_0)
-KERN512_EXPORT_ROWS(q1_0)
+KERN512_EXPORT_ROWS_ISA(q1_0, KERN512_ISA)
 
 /* ---- q4_0: four blocks (128 weights) a step: 128-bit lane i of the sums is block i ----
  * The four blocks' nibbles side by side (blk18_chunk), the low nibbles against the first 64 bytes of the
@@ -101,10 +115,8 @@ INLINE q4_0_x q4_0_act(const kern_act *a, size_t m, size_t g)
 /* acc + one row's dot with the group, its nibbles q and scales dw already loaded. */
 INLINE __m512 q4_0_dot(__m512 acc, __m512i q, __m512 dw, const q4_0_x *x)
 {
-    const __m512i low4 = _mm512_set1_epi8(0x0F);
-    __m512i s = _mm512_dpbusd_epi32(x->seed, _mm512_and_si512(q, low4), x->lo);
-    s = _mm512_dpbusd_epi32(s, _mm512_and_si512(_mm512_srli_epi16(q, 4), low4), x->hi); /* the mask drops the
-                                                                                          * bits the shift moved */
+    __m512i s = _mm512_dpbusd_epi32(x->seed, KERN512_FIELD(q, 0, 4), x->lo);
+    s = _mm512_dpbusd_epi32(s, KERN512_FIELD(q, 4, 4), x->hi);
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, x->dx), acc);
 }
 
@@ -128,7 +140,7 @@ INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
 }
 
 KERN512_STEP_PASSES(q4_0, QK4_0)
-KERN512_EXPORT_ROWS(q4_0)
+KERN512_EXPORT_ROWS_ISA(q4_0, KERN512_ISA)
 
 /* Matmul: one weight row against na activation rows, each group's nibbles and scales loaded once for all of
  * them; every (row, activation) pair goes through q4_0_dot as in the matvec pass. */
@@ -153,8 +165,8 @@ INLINE void q4_0_bpass(const char *row, const int na, const kern_act *a, size_t 
         y[(size_t)j * ldy] = _mm512_reduce_add_ps(acc[j]);
 }
 
-void kern_batch_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
-                            size_t ldy)
+void KERN512_NAME(kern_batch_q4_0_, KERN512_ISA)(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0,
+                                                 size_t nm, float *y, size_t ldy)
 {
     for (size_t i = 0; i < n; i++) {
         const char *row = (const char *)w + i * rb;
@@ -165,3 +177,50 @@ void kern_batch_q4_0_avx512(const void *w, size_t rb, size_t n, const kern_act *
                 q4_0_bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
     }
 }
+
+/* ---- tq2_0 x q8_K: four blocks (1024 weights) a float step ----
+ * Byte i of a block's 64 holds elements 32l + i (i < 32) or 128 + 32l + i - 32 (i >= 32) in bits 2l..2l+1, so
+ * (qs >> 2l) & 3 pairs with the 64-byte group l of kern_act's reordered quants (qsp): four vpdpbusd make a
+ * block's 16-lane sum. Four blocks' sums are then folded into one vector (kern512_fold4, kern_avx512.h), so one
+ * conversion and one fused multiply-add serve four blocks, where one block a step converted, scaled (its d
+ * broadcast) and added each block apart. The codes are q + 1: each block's minus sum of quants (nsumb) takes
+ * the 1s back out. */
+
+/* Block blk's 16-lane sum of codes x quants; x: its 256 reordered quants. */
+INLINE __m512i tq2_0_sum(const block_tq2_0 *blk, const int8_t *x)
+{
+    __m512i q = _mm512_loadu_si512(blk->qs);
+    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), KERN512_FIELD(q, 0, 2), _mm512_loadu_si512(x));
+#pragma GCC unroll 3
+    for (int l = 1; l < 4; l++)
+        s = _mm512_dpbusd_epi32(s, KERN512_FIELD(q, 2 * l, 2), _mm512_loadu_si512(x + 64 * l));
+    return s;
+}
+
+/* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
+INLINE void tq2_0_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
+                       const int pf, __m512 acc[KERN512_ROWS])
+{
+    const int8_t *x = a->qsp + m * a->cols + b * QK_K;
+    /* each block's sum into lane t < nb of 128-bit lane 0: added once per block */
+    __m512i seed = _mm512_maskz_loadu_epi32((__mmask16)((1u << nb) - 1u), kern_act_nsumb(a, m) + b);
+    __m512 dx = kern512_scales4(kern_act_scale(a, m) + b, nb);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++) {
+        const block_tq2_0 *blk = (const block_tq2_0 *)kern_row_ptr(w, rs, r) + b;
+        if (pf)
+            kern512_prefetch_span((const char *)blk, 4 * sizeof(block_tq2_0)); /* the blocks' bytes */
+        __m512i s[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++)
+            s[t] = t < nb ? tq2_0_sum(blk + t, x + (size_t)t * QK_K) : _mm512_setzero_si512();
+        __m512i dot = _mm512_add_epi32(kern512_fold4(s), seed);
+        __m512 dw = kern512_halves4((const char *)blk + offsetof(block_tq2_0, d), sizeof(block_tq2_0), nb);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
+    }
+}
+
+KERN512_STEP_PASSES(tq2_0, QK_K)
+KERN512_EXPORT_ROWS_ISA(tq2_0, KERN512_ISA)
+
+#endif

@@ -1,0 +1,58 @@
+/* kern_subbyte_avx512gfni.c — q1_0, q4_0 and tq2_0 for KERN_ISA_AVX512GFNI (kern_subbyte512.h), a code taken out of
+ * its byte by one vgf2p8affineqb, and the ISA's table: only these three formats, the others fall back to avx512's
+ * (kern_table_for), which the CSVs then name.
+ *
+ * Why GFNI: vgf2p8affineqb multiplies every byte by an 8x8 bit matrix, so one instruction moves any bits of a
+ * byte to any positions and clears the rest: bit field (shift, bits) is a matrix whose row 7 - i picks bit shift
+ * + i. With a shift and a mask that is two instructions, the shift on one port. On the Emerald Rapids VM here (a
+ * throughput loop of 12 independent chains, TSC ticks per instruction: vpaddd 0.37, vpdpbusd 0.39, vpsrlw 0.75,
+ * vgf2p8affineqb 0.74, vpermt2w 1.52) vpdpbusd issues two a cycle and the shift one, so the shifts, not the
+ * multiplies, set the pace of q1_0 (7 per 512 weights a row) and tq2_0 (3 per 256). bench_kernels --level l2
+ * --threads 1 --batch 1, this file against kern_subbyte_avx512.c, alternated: README's kernel section has the
+ * figures. */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "kern_avx512.h"
+#include "kern_impl.h"
+
+/* The matrix of bit field (shift, bits): output bit i is input bit shift + i (row 7 - i of the matrix, its byte
+ * 7 - i, holds that one bit), the other rows zero. */
+static inline __attribute__((always_inline)) __m512i field_matrix(int shift, int bits)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < bits; i++)
+        m |= (uint64_t)(1u << (shift + i)) << (8 * (7 - i));
+    return _mm512_set1_epi64((long long)m); /* the bits of m, as the intrinsic's signed type */
+}
+
+/* Bits shift..shift+bits-1 of every byte, as the byte's value: one vgf2p8affineqb (the mask alone for shift 0,
+ * which any vector port runs). */
+static inline __attribute__((always_inline)) __m512i field_gfni(__m512i v, int shift, int bits)
+{
+    if (shift == 0)
+        return _mm512_and_si512(v, _mm512_set1_epi8((char)((1 << bits) - 1)));
+    return _mm512_gf2p8affine_epi64_epi8(v, field_matrix(shift, bits), 0);
+}
+
+#define KERN512_FIELD(v, shift, bits) field_gfni(v, shift, bits)
+#define KERN512_ISA avx512gfni
+#include "kern_subbyte512.h"
+
+const kern_table kern_table_avx512gfni = {
+    .isa = KERN_ISA_AVX512GFNI,
+    .rows = {
+        [KERN_Q4_0] = kern_rows_q4_0_avx512gfni,
+        [KERN_Q1_0] = kern_rows_q1_0_avx512gfni,
+        [KERN_TQ2_0] = kern_rows_tq2_0_avx512gfni,
+    },
+    .rows_cached = {
+        [KERN_Q4_0] = kern_rows_q4_0_cached_avx512gfni,
+        [KERN_Q1_0] = kern_rows_q1_0_cached_avx512gfni,
+        [KERN_TQ2_0] = kern_rows_tq2_0_cached_avx512gfni,
+    },
+    .batch = {
+        [KERN_Q4_0] = kern_batch_q4_0_avx512gfni,
+    },
+    .rows_per_pass = KERN512_ROWS,
+};
