@@ -97,21 +97,22 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
  * label reads the same in gnuplot's key as in the CSV). */
 static void pb_sweep_series(const pb_sweep_varies *v, const pb_sweep_row *r, char *buf, size_t len)
 {
+    char batch[16], context[16];
+    snprintf(batch, sizeof batch, "%d", r->batch);
+    snprintf(context, sizeof context, "%d", r->context);
+    /* The dimensions in the label's order: whether the run varies it, and the text before, of and after its value. */
+    const struct {
+        bool varies;
+        const char *pre, *value, *post;
+    } dim[] = {
+        { v->format, " ", r->format, "" }, { v->schedule, " ", r->schedule, "" }, { v->glue, " ", r->glue, " glue" },
+        { v->cpuset, " cpus=", r->cpuset, "" }, { v->batch, " M=", batch, "" }, { v->context, " ctx=", context, "" },
+        { v->kv, " kv=", r->kv_type, "" },
+    };
     size_t o = (size_t)snprintf(buf, len, "%s", r->policy);
-    if (v->format && o < len)
-        o += (size_t)snprintf(buf + o, len - o, " %s", r->format);
-    if (v->schedule && o < len)
-        o += (size_t)snprintf(buf + o, len - o, " %s", r->schedule);
-    if (v->glue && o < len)
-        o += (size_t)snprintf(buf + o, len - o, " %s glue", r->glue);
-    if (v->cpuset && o < len)
-        o += (size_t)snprintf(buf + o, len - o, " cpus=%s", r->cpuset);
-    if (v->batch && o < len)
-        o += (size_t)snprintf(buf + o, len - o, " M=%d", r->batch);
-    if (v->context && o < len)
-        o += (size_t)snprintf(buf + o, len - o, " ctx=%d", r->context);
-    if (v->kv && o < len)
-        snprintf(buf + o, len - o, " kv=%s", r->kv_type);
+    for (size_t i = 0; i < sizeof dim / sizeof dim[0]; i++)
+        if (dim[i].varies && o < len)
+            o += (size_t)snprintf(buf + o, len - o, "%s%s%s", dim[i].pre, dim[i].value, dim[i].post);
     for (char *c = buf; *c; c++)
         *c = *c == ',' ? ';' : *c == '"' ? '\'' : *c;
 }
