@@ -117,69 +117,72 @@ static void kv_value(pb_csv *c, const char *key, const pb_column *col, pb_value 
     pb_csv_row(c, "%s,%s", key, value);
 }
 
-/* A fixed key by its identifier, a kind's key (kindK_NAME), a cache level's (lL_NAME) and its per-kind ones
- * (lL_NAME_kindK): the names and formats are the schema's. */
-#define KV(id, member, val) kv_value(c, PB_MKEY(id), pb_machine_key(PB_MKEY_##id), (pb_value){ .member = (val) })
-#define KIND_KV(id, member, val)                                                                                    \
-    (snprintf(key, sizeof key, "kind%d_%s", k, pb_machine_kind_key(PB_MKIND_##id)->name),                          \
-     kv_value(c, key, pb_machine_kind_key(PB_MKIND_##id), (pb_value){ .member = (val) }))
-#define CACHE_KV(id, suffix, member, val)                                                                           \
-    (snprintf(key, sizeof key, "l%d_%s%s", cc->level, pb_machine_cache_key(PB_MCACHE_##id)->name, suffix),          \
-     kv_value(c, key, pb_machine_cache_key(PB_MCACHE_##id), (pb_value){ .member = (val) }))
+/* The rows of keys first..last of one of the schema's key lists (key: pb_machine_key, pb_machine_kind_key or
+ * pb_machine_cache_key), in the list's order, v indexed like the list; each key named prefix, name, suffix
+ * (kind1_pus, l2_bytes_kind0). The names, formats and order are the schema's: machine.csv follows it. */
+static void kv_keys(pb_csv *c, const pb_column *(*key)(int), int first, int last, const pb_value *v,
+                    const char *prefix, const char *suffix)
+{
+    for (int k = first; k <= last; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s%s", prefix, key(k)->name, suffix);
+        kv_value(c, name, key(k), v[k]);
+    }
+}
 
+static void kv_kinds(const pb_machine *m, pb_csv *c)
+{
+    for (int k = 0; k < m->nkinds; k++) {
+        const pb_machine_kind *mk = &m->kind[k];
+        char prefix[24];
+        snprintf(prefix, sizeof prefix, "kind%d_", k);
+        const pb_value v[PB_MKIND_COUNT] = {
+            [PB_MKIND_purpose].s = mk->purpose, [PB_MKIND_core_type].s = mk->core_type, [PB_MKIND_cores].i = mk->cores,
+            [PB_MKIND_pus].i = mk->pus, [PB_MKIND_max_mhz].i = mk->max_mhz,
+        };
+        kv_keys(c, pb_machine_kind_key, 0, PB_MKIND_COUNT - 1, v, prefix, "");
+    }
+}
+
+/* Per level: each kind's size and sharing (lL_bytes_kindK, lL_shared_by_kindK), then the level's count and total. */
 static void kv_caches(const pb_machine *m, pb_csv *c)
 {
     for (int i = 0; i < m->ncaches; i++) {
         const pb_topo_cache *cc = &m->cache[i];
-        char key[64], suffix[24]; /* "_kind" and any int: 17 bytes at most */
+        char prefix[24], suffix[24]; /* "_kind" and any int: 17 bytes at most */
+        snprintf(prefix, sizeof prefix, "l%d_", cc->level);
+        pb_value v[PB_MCACHE_COUNT] = { [PB_MCACHE_instances].i = cc->instances,
+                                        [PB_MCACHE_total_bytes].u = cc->total_bytes };
         for (int k = 0; k < m->nkinds; k++) {
             snprintf(suffix, sizeof suffix, "_kind%d", k);
-            CACHE_KV(bytes, suffix, u, cc->bytes[k]);
-            CACHE_KV(shared_by, suffix, i, cc->shared_by[k]);
+            v[PB_MCACHE_bytes].u = cc->bytes[k];
+            v[PB_MCACHE_shared_by].i = cc->shared_by[k];
+            kv_keys(c, pb_machine_cache_key, PB_MCACHE_bytes, PB_MCACHE_shared_by, v, prefix, suffix);
         }
-        CACHE_KV(instances, "", i, cc->instances);
-        CACHE_KV(total_bytes, "", u, cc->total_bytes);
+        kv_keys(c, pb_machine_cache_key, PB_MCACHE_instances, PB_MCACHE_total_bytes, v, prefix, "");
     }
 }
 
+/* The fixed keys up to kinds, the kinds' and the caches' keys, the rest of the fixed keys (incomplete is a
+ * harness's, added later), then the tunables. */
 static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
 {
-    if (run_id)
-        KV(run_id, s, run_id);
-    KV(host, s, m->host);
-    KV(schema_version, i, m->schema);
-    KV(git, s, m->git);
-    KV(vendor, s, m->vendor);
-    KV(brand, s, m->brand);
-    KV(codename, s, m->codename);
-    KV(ext_family, i, m->ext_family);
-    KV(ext_model, i, m->ext_model);
-    KV(stepping, i, m->stepping);
-    KV(cores, i, m->cores);
-    KV(pus, i, m->pus);
-    KV(kinds, i, m->nkinds);
-    for (int k = 0; k < m->nkinds; k++) {
-        const pb_machine_kind *mk = &m->kind[k];
-        char key[64];
-        KIND_KV(purpose, s, mk->purpose);
-        KIND_KV(core_type, s, mk->core_type);
-        KIND_KV(cores, i, mk->cores);
-        KIND_KV(pus, i, mk->pus);
-        KIND_KV(max_mhz, i, mk->max_mhz);
-    }
+    const pb_value v[PB_MKEY_COUNT] = {
+        [PB_MKEY_run_id].s = run_id, [PB_MKEY_host].s = m->host, [PB_MKEY_schema_version].i = m->schema,
+        [PB_MKEY_git].s = m->git, [PB_MKEY_vendor].s = m->vendor, [PB_MKEY_brand].s = m->brand,
+        [PB_MKEY_codename].s = m->codename, [PB_MKEY_ext_family].i = m->ext_family,
+        [PB_MKEY_ext_model].i = m->ext_model, [PB_MKEY_stepping].i = m->stepping, [PB_MKEY_cores].i = m->cores,
+        [PB_MKEY_pus].i = m->pus, [PB_MKEY_kinds].i = m->nkinds, [PB_MKEY_numa_nodes].i = m->nnuma,
+        [PB_MKEY_memory_bytes].u = m->memory, [PB_MKEY_isa].s = m->isa,
+        [PB_MKEY_hypervisor].s = m->hypervisor ? m->hypervisor_name : "none", [PB_MKEY_kernel].s = m->kernel,
+        [PB_MKEY_compiler].s = m->compiler, [PB_MKEY_cflags].s = m->cflags, [PB_MKEY_thp].s = m->thp,
+        [PB_MKEY_governor].s = m->governor[0] ? m->governor : "unreadable", [PB_MKEY_loadavg_1m].d = m->load[0],
+        [PB_MKEY_loadavg_5m].d = m->load[1], [PB_MKEY_loadavg_15m].d = m->load[2],
+    };
+    kv_keys(c, pb_machine_key, run_id ? PB_MKEY_run_id : PB_MKEY_host, PB_MKEY_kinds, v, "", "");
+    kv_kinds(m, c);
     kv_caches(m, c);
-    KV(numa_nodes, i, m->nnuma);
-    KV(memory_bytes, u, m->memory);
-    KV(isa, s, m->isa);
-    KV(hypervisor, s, m->hypervisor ? m->hypervisor_name : "none");
-    KV(kernel, s, m->kernel);
-    KV(compiler, s, m->compiler);
-    KV(cflags, s, m->cflags);
-    KV(thp, s, m->thp);
-    KV(governor, s, m->governor[0] ? m->governor : "unreadable");
-    KV(loadavg_1m, d, m->load[0]);
-    KV(loadavg_5m, d, m->load[1]);
-    KV(loadavg_15m, d, m->load[2]);
+    kv_keys(c, pb_machine_key, PB_MKEY_numa_nodes, PB_MKEY_loadavg_15m, v, "", "");
     /* The thresholds and tunables (pb_tunings): keys from that table, not from the schema's fixed keys. %.17g:
      * the value read back is the one the run used (200, 0.25, 1.2 print as such). */
     for (const pb_tuning *t = m->tunings; t && t->key; t++)
