@@ -28,6 +28,24 @@ static void attr_col(pb_point *p, const pb_table *t, size_t r, pb_kind k, int co
 }
 #define ATTR(p, t, r, K, c, named, keyed) attr_col((p), (t), (r), PB_K_##K, PB_##K##_##c, (named), (keyed))
 
+/* An attribute every point of a kind takes from its row, as ATTR's arguments. */
+typedef struct attr_spec {
+    int col;
+    bool named, keyed;
+} attr_spec;
+
+/* A new point of family with row r's attributes a[0..n) (a kind's fixed ones, in name order); NULL when out of
+ * memory. */
+static pb_point *row_point(pb_points *ps, const char *family, const pb_table *t, size_t r, pb_kind k,
+                           const attr_spec *a, size_t n)
+{
+    pb_point *p = pb_points_add(ps, family);
+    for (size_t i = 0; p && i < n; i++)
+        attr_col(p, t, r, k, a[i].col, a[i].named, a[i].keyed);
+    return p;
+}
+#define ROW_POINT(ps, family, t, r, K, a) row_point((ps), (family), (t), (r), PB_K_##K, (a), sizeof(a) / sizeof(a)[0])
+
 /* Half the last digit a column is printed with ("%.3f": 0.0005), 0 for other formats: a printed 0.000 may have
  * been anything below 0.0005, and two runs that differ by less than that are not told apart. */
 static double half_digit(pb_kind k, int col)
@@ -111,16 +129,14 @@ static void decode_x_1thread(pb_point *p, const pb_table *t, size_t r)
 static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *unused)
 {
     (void)unused;
-    pb_point *p = pb_points_add(ps, "decode");
+    static const attr_spec attrs[] = {
+        { PB_SWEEP_model, true, false }, { PB_SWEEP_format, true, false }, { PB_SWEEP_policy, true, false },
+        { PB_SWEEP_schedule, true, false }, { PB_SWEEP_glue, true, false }, { PB_SWEEP_cpuset, true, false },
+        { PB_SWEEP_threads, true, true },
+    };
+    pb_point *p = ROW_POINT(ps, "decode", t, r, SWEEP, attrs);
     if (!p)
         return -1;
-    ATTR(p, t, r, SWEEP, model, true, false);
-    ATTR(p, t, r, SWEEP, format, true, false);
-    ATTR(p, t, r, SWEEP, policy, true, false);
-    ATTR(p, t, r, SWEEP, schedule, true, false);
-    ATTR(p, t, r, SWEEP, glue, true, false);
-    ATTR(p, t, r, SWEEP, cpuset, true, false);
-    ATTR(p, t, r, SWEEP, threads, true, true);
     /* The defaults stay out of the name (batch 1, context 0, an f16 cache, weights in the arena): decode proper
      * keeps short names, and a run without those columns names its points as a newer one does. */
     double batch = NUM(t, r, SWEEP, batch), context = NUM(t, r, SWEEP, context);
@@ -210,10 +226,6 @@ static void ratio_to_omp(pb_point *p, const pb_table *t, size_t r, pb_better bet
 static void dispatch_attrs(pb_point *p, const pool_ctx *c, size_t r)
 {
     const pb_table *t = c->t;
-    ATTR(p, t, r, POOL, policy, true, false);
-    ATTR(p, t, r, POOL, threads, true, true);
-    ATTR(p, t, r, POOL, gap_us, true, true);
-    ATTR(p, t, r, POOL, job_ns, true, true);
     ATTR(p, t, r, POOL, spin_us, NUM(t, r, POOL, spin_us) > 0, true); /* hybrid's budget only */
     double th = NUM(t, r, POOL, threads);
     /* More threads than PUs: the workers take turns on the cpus, and no dispatch figure means what it does. */
@@ -225,7 +237,11 @@ static int dispatch_row(pb_points *ps, const pb_table *t, size_t r, const void *
     const pool_ctx *c = ctx;
     if (is_pingpong(t, r))
         return 0;
-    pb_point *p = pb_points_add(ps, "dispatch");
+    static const attr_spec attrs[] = {
+        { PB_POOL_policy, true, false }, { PB_POOL_threads, true, true }, { PB_POOL_gap_us, true, true },
+        { PB_POOL_job_ns, true, true },
+    };
+    pb_point *p = ROW_POINT(ps, "dispatch", t, r, POOL, attrs);
     if (!p)
         return -1;
     dispatch_attrs(p, c, r);
@@ -296,14 +312,13 @@ static void kernel_x_floor(pb_point *p, const pb_table *t, size_t r, const pb_ta
 static int kernel_row(pb_points *ps, const pb_table *t, size_t r, const void *memory_floor)
 {
     const pb_table *mf = memory_floor;
-    pb_point *p = pb_points_add(ps, "kernel");
+    static const attr_spec attrs[] = {
+        { PB_KERNELS_format, true, false }, { PB_KERNELS_variant, true, false }, { PB_KERNELS_level, true, false },
+        { PB_KERNELS_threads, true, true }, { PB_KERNELS_batch, true, true },
+    };
+    pb_point *p = ROW_POINT(ps, "kernel", t, r, KERNELS, attrs);
     if (!p)
         return -1;
-    ATTR(p, t, r, KERNELS, format, true, false);
-    ATTR(p, t, r, KERNELS, variant, true, false);
-    ATTR(p, t, r, KERNELS, level, true, false);
-    ATTR(p, t, r, KERNELS, threads, true, true);
-    ATTR(p, t, r, KERNELS, batch, true, true);
     double g = NUM(t, r, KERNELS, gbps_median);
     pb_point_fig_add(p, "gbps", g, NUM(t, r, KERNELS, gbps_min), NUM(t, r, KERNELS, gbps_max), PB_BETTER_NONE, NULL);
     kernel_x_floor(p, t, r, mf);
@@ -325,11 +340,10 @@ int pb_points_kernel(pb_points *ps, const pb_rundata *rd)
 static int overlap_row(pb_points *ps, const pb_table *t, size_t r, const void *unused)
 {
     (void)unused;
-    pb_point *p = pb_points_add(ps, "overlap");
+    static const attr_spec attrs[] = { { PB_OVERLAP_mode, true, false }, { PB_OVERLAP_ratio, true, true } };
+    pb_point *p = ROW_POINT(ps, "overlap", t, r, OVERLAP, attrs);
     if (!p)
         return -1;
-    ATTR(p, t, r, OVERLAP, mode, true, false);
-    ATTR(p, t, r, OVERLAP, ratio, true, true);
     double us = NUM(t, r, OVERLAP, us_per_step), mn = NUM(t, r, OVERLAP, us_per_step_min),
            mx = NUM(t, r, OVERLAP, us_per_step_max);
     /* serial is the yardstick: its share of the ceiling moves only with the prep/job ratio it reached. */
@@ -354,12 +368,12 @@ int pb_points_overlap(pb_points *ps, const pb_rundata *rd)
 static int floor_point(pb_points *ps, const pb_table *t, size_t r, const void *unused)
 {
     (void)unused;
-    pb_point *p = pb_points_add(ps, "floor");
+    static const attr_spec attrs[] = {
+        { PB_MEMORY_op, true, false }, { PB_MEMORY_kernel, true, false }, { PB_MEMORY_threads, true, true },
+    };
+    pb_point *p = ROW_POINT(ps, "floor", t, r, MEMORY, attrs);
     if (!p)
         return -1;
-    ATTR(p, t, r, MEMORY, op, true, false);
-    ATTR(p, t, r, MEMORY, kernel, true, false);
-    ATTR(p, t, r, MEMORY, threads, true, true);
     double med = NUM(t, r, MEMORY, gbps_median), best = NUM(t, r, MEMORY, gbps_best);
     pb_point_fig_add(p, "gbps", med, NUM(t, r, MEMORY, gbps_min), best, PB_BETTER_NONE, NULL);
     pb_point_fig_add(p, "gbps_best", best, NAN, NAN, PB_BETTER_NONE, NULL);
