@@ -187,5 +187,8 @@ const pb_dg_floorpt *pb_dg_floor_at(const pb_dg_floor *f, int threads);
 /* Small helpers shared by the digest files. */
 void pb_dg_copy(char *dst, const char *src);          /* into a PB_DG_NAME buffer */
 int pb_dg_int(const pb_table *t, size_t row, int col); /* a number column as int, -1 when not a number */
+/* Where each of kind k's columns is in t, looked up once: col[PB_SWEEP_model] ... (pb_schema_get(k)->ncols
+ * entries), -1 for a column t lacks (a CSV from before it). */
+void pb_dg_cols(const pb_table *t, pb_kind k, int *col);
 
 #endif

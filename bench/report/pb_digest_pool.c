@@ -15,39 +15,21 @@ int pb_dg_int(const pb_table *t, size_t row, int col)
     return isfinite(v) && fabs(v) < 1e9 ? (int)v : -1;
 }
 
-/* Column indices, looked up once. */
-typedef struct pool_cols {
-    int policy, threads, gap, job, batch, median, p99, rt0, rt1, place, xrt, xomp, spin, var[3];
-} pool_cols;
-
-static pool_cols pool_cols_of(const pb_table *t)
+void pb_dg_cols(const pb_table *t, pb_kind k, int *col)
 {
-    return (pool_cols){ .policy = pb_table_col(t, PB_COL(POOL, policy)),
-                        .threads = pb_table_col(t, PB_COL(POOL, threads)), .gap = pb_table_col(t, PB_COL(POOL, gap_us)),
-                        .job = pb_table_col(t, PB_COL(POOL, job_ns)),
-                        .batch = pb_table_col(t, PB_COL(POOL, ns_batch_mean)),
-                        .median = pb_table_col(t, PB_COL(POOL, ns_median)),
-                        .p99 = pb_table_col(t, PB_COL(POOL, ns_p99)),
-                        .rt0 = pb_table_col(t, PB_COL(POOL, rt_ns_before)),
-                        .rt1 = pb_table_col(t, PB_COL(POOL, rt_ns_after)),
-                        .place = pb_table_col(t, PB_COL(POOL, placement)),
-                        .xrt = pb_table_col(t, PB_COL(POOL, ratio_to_rt)),
-                        .xomp = pb_table_col(t, PB_COL(POOL, ratio_to_omp)),
-                        .spin = pb_table_col(t, PB_COL(POOL, spin_us)),
-                        .var = { pb_table_col(t, PB_COL(POOL, rt_1line_rmw_ns)),
-                                 pb_table_col(t, PB_COL(POOL, rt_2line_store_ns)),
-                                 pb_table_col(t, PB_COL(POOL, rt_2line_rmw_ns)) } };
+    for (int i = 0; i < pb_schema_get(k)->ncols; i++)
+        col[i] = pb_table_col(t, pb_schema_name(k, i));
 }
 
-static bool is_pingpong(const pb_table *t, const pool_cols *c, size_t r)
+static bool is_pingpong(const pb_table *t, const int *c, size_t r)
 {
-    return strcmp(pb_table_str(t, r, c->policy), "pingpong") == 0;
+    return strcmp(pb_table_str(t, r, c[PB_POOL_policy]), "pingpong") == 0;
 }
 
 /* The mean of the two round trips around a block; either alone when the other is missing. */
-static double rt_of(const pb_table *t, const pool_cols *c, size_t r)
+static double rt_of(const pb_table *t, const int *c, size_t r)
 {
-    double a = pb_table_num(t, r, c->rt0), b = pb_table_num(t, r, c->rt1);
+    double a = pb_table_num(t, r, c[PB_POOL_rt_ns_before]), b = pb_table_num(t, r, c[PB_POOL_rt_ns_after]);
     if (isnan(a))
         return b;
     if (isnan(b))
@@ -57,14 +39,14 @@ static double rt_of(const pb_table *t, const pool_cols *c, size_t r)
 
 /* The headline thread count: the machine's PU count when it was measured (the largest count that is not
  * oversubscribed), else the largest measured. */
-static int headline_threads(const pb_table *t, const pool_cols *c, const pb_rundata *rd)
+static int headline_threads(const pb_table *t, const int *c, const pb_rundata *rd)
 {
     const char *pus = pb_machine_value(rd, PB_MKEY(pus));
     int want = pus ? atoi(pus) : -1, best = -1;
     for (size_t r = 0; r < t->nrows; r++) {
         if (is_pingpong(t, c, r))
             continue;
-        int n = pb_dg_int(t, r, c->threads);
+        int n = pb_dg_int(t, r, c[PB_POOL_threads]);
         if (n == want)
             return want;
         if (n > best)
@@ -73,9 +55,9 @@ static int headline_threads(const pb_table *t, const pool_cols *c, const pb_rund
     return best;
 }
 
-static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const pool_cols *c, size_t r)
+static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const int *c, size_t r)
 {
-    const char *pol = pb_table_str(t, r, c->policy);
+    const char *pol = pb_table_str(t, r, c[PB_POOL_policy]);
     for (int i = 0; i < p->n; i++)
         if (strcmp(p->d[i].policy, pol) == 0)
             return; /* the first row of a policy wins */
@@ -83,17 +65,19 @@ static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const pool_cols 
         return;
     pb_dg_dispatch *d = &p->d[p->n++];
     pb_dg_copy(d->policy, pol);
-    pb_dg_copy(d->placement, pb_table_str(t, r, c->place));
-    d->ns = pb_table_num(t, r, c->batch);
-    d->ns_median = pb_table_num(t, r, c->median);
-    d->ns_p99 = pb_table_num(t, r, c->p99);
-    d->rt_before = pb_table_num(t, r, c->rt0);
-    d->rt_after = pb_table_num(t, r, c->rt1);
+    pb_dg_copy(d->placement, pb_table_str(t, r, c[PB_POOL_placement]));
+    d->ns = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
+    d->ns_median = pb_table_num(t, r, c[PB_POOL_ns_median]);
+    d->ns_p99 = pb_table_num(t, r, c[PB_POOL_ns_p99]);
+    d->rt_before = pb_table_num(t, r, c[PB_POOL_rt_ns_before]);
+    d->rt_after = pb_table_num(t, r, c[PB_POOL_rt_ns_after]);
     d->rt_ns = rt_of(t, c, r);
-    d->x_rt = pb_table_num(t, r, c->xrt);
-    d->x_omp = pb_table_num(t, r, c->xomp);
+    d->x_rt = pb_table_num(t, r, c[PB_POOL_ratio_to_rt]);
+    d->x_omp = pb_table_num(t, r, c[PB_POOL_ratio_to_omp]);
+    /* In rt_var's order. */
+    static const int var[3] = { PB_POOL_rt_1line_rmw_ns, PB_POOL_rt_2line_store_ns, PB_POOL_rt_2line_rmw_ns };
     for (int v = 0; v < 3; v++)
-        d->rt_var[v] = pb_table_num(t, r, c->var[v]);
+        d->rt_var[v] = pb_table_num(t, r, c[var[v]]);
 }
 
 void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
@@ -103,35 +87,36 @@ void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
     const pb_table *t = pb_rundata_table(rd, PB_K_POOL);
     if (!t)
         return;
-    pool_cols c = pool_cols_of(t);
-    p->threads = headline_threads(t, &c, rd);
+    int c[PB_POOL_NCOLS];
+    pb_dg_cols(t, PB_K_POOL, c);
+    p->threads = headline_threads(t, c, rd);
     double pp[PB_DG_MAX];
     size_t npp = 0;
     for (size_t r = 0; r < t->nrows; r++) {
-        double gap = pb_table_num(t, r, c.gap), job = pb_table_num(t, r, c.job);
-        int thr = pb_dg_int(t, r, c.threads);
-        if (is_pingpong(t, &c, r)) {
-            if (npp < PB_DG_MAX && !isnan(pb_table_num(t, r, c.batch)))
-                pp[npp++] = pb_table_num(t, r, c.batch);
+        double gap = pb_table_num(t, r, c[PB_POOL_gap_us]), job = pb_table_num(t, r, c[PB_POOL_job_ns]);
+        int thr = pb_dg_int(t, r, c[PB_POOL_threads]);
+        if (is_pingpong(t, c, r)) {
+            if (npp < PB_DG_MAX && !isnan(pb_table_num(t, r, c[PB_POOL_ns_batch_mean])))
+                pp[npp++] = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
             continue;
         }
-        if (strcmp(pb_table_str(t, r, c.policy), "hybrid") == 0 && isnan(p->spin_us))
-            p->spin_us = pb_table_num(t, r, c.spin);
+        if (strcmp(pb_table_str(t, r, c[PB_POOL_policy]), "hybrid") == 0 && isnan(p->spin_us))
+            p->spin_us = pb_table_num(t, r, c[PB_POOL_spin_us]);
         if (job != 0)
             continue;
         if (gap == 0 && p->nthr < PB_DG_MAX) {
             p->thr[p->nthr].threads = thr;
-            pb_dg_copy(p->thr[p->nthr].policy, pb_table_str(t, r, c.policy));
-            p->thr[p->nthr++].ns = pb_table_num(t, r, c.batch);
+            pb_dg_copy(p->thr[p->nthr].policy, pb_table_str(t, r, c[PB_POOL_policy]));
+            p->thr[p->nthr++].ns = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
         }
         if (thr != p->threads)
             continue;
         if (gap == 0)
-            pool_headline_row(p, t, &c, r);
+            pool_headline_row(p, t, c, r);
         if (p->ngap < PB_DG_MAX) {
-            pb_dg_copy(p->gap[p->ngap].policy, pb_table_str(t, r, c.policy));
+            pb_dg_copy(p->gap[p->ngap].policy, pb_table_str(t, r, c[PB_POOL_policy]));
             p->gap[p->ngap].gap_us = gap;
-            p->gap[p->ngap++].ns = pb_table_num(t, r, c.batch);
+            p->gap[p->ngap++].ns = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
         }
     }
     p->pingpong_ns = pb_summarize(pp, npp).median;

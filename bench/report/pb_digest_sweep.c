@@ -7,34 +7,6 @@
 
 #include "pb_digest.h"
 
-typedef struct sweep_cols {
-    int model, format, policy, schedule, threads, cpuset, batch, msmin, msmed, msmax, tok, wb, gbps, floor, pct,
-        disp, bmin, bmax, imb, glue, gluepct, place, emulate, source, tbusy, slowcpu, wait;
-} sweep_cols;
-
-static sweep_cols sweep_cols_of(const pb_table *t)
-{
-    return (sweep_cols){
-        .model = pb_table_col(t, PB_COL(SWEEP, model)), .format = pb_table_col(t, PB_COL(SWEEP, format)),
-        .policy = pb_table_col(t, PB_COL(SWEEP, policy)), .schedule = pb_table_col(t, PB_COL(SWEEP, schedule)),
-        .threads = pb_table_col(t, PB_COL(SWEEP, threads)), .cpuset = pb_table_col(t, PB_COL(SWEEP, cpuset)),
-        .batch = pb_table_col(t, PB_COL(SWEEP, batch)), .msmin = pb_table_col(t, PB_COL(SWEEP, ms_per_token_min)),
-        .msmed = pb_table_col(t, PB_COL(SWEEP, ms_per_token_median)),
-        .msmax = pb_table_col(t, PB_COL(SWEEP, ms_per_token_max)), .tok = pb_table_col(t, PB_COL(SWEEP, tok_per_s)),
-        .wb = pb_table_col(t, PB_COL(SWEEP, weight_bytes)), .gbps = pb_table_col(t, PB_COL(SWEEP, gbps_effective)),
-        .floor = pb_table_col(t, PB_COL(SWEEP, floor_gbps)), .pct = pb_table_col(t, PB_COL(SWEEP, pct_of_floor)),
-        .disp = pb_table_col(t, PB_COL(SWEEP, dispatches_per_token)),
-        .bmin = pb_table_col(t, PB_COL(SWEEP, busy_pct_min)), .bmax = pb_table_col(t, PB_COL(SWEEP, busy_pct_max)),
-        .imb = pb_table_col(t, PB_COL(SWEEP, imbalance_flag)), .glue = pb_table_col(t, PB_COL(SWEEP, glue)),
-        .gluepct = pb_table_col(t, PB_COL(SWEEP, glue_pct)), .place = pb_table_col(t, PB_COL(SWEEP, placement)),
-        .emulate = pb_table_col(t, PB_COL(SWEEP, emulate_slow)),
-        .source = pb_table_col(t, PB_COL(SWEEP, share_source)),
-        .tbusy = pb_table_col(t, PB_COL(SWEEP, thread_busy_ms)),
-        .slowcpu = pb_table_col(t, PB_COL(SWEEP, slowest_cpu)),
-        .wait = pb_table_col(t, PB_COL(SWEEP, wait_for_slowest_ms)),
-    };
-}
-
 /* The least and most of a space-separated list of numbers (a thread_* column); NaN when it holds none. */
 static void list_range(const char *s, double *lo, double *hi)
 {
@@ -48,30 +20,36 @@ static void list_range(const char *s, double *lo, double *hi)
     }
 }
 
-/* The unequal-core columns of row r into d (each absent column leaves its empty value). */
-static void cliff_of(pb_dg_decode *d, const pb_table *t, const sweep_cols *c, size_t r)
+/* The unequal-core columns of row r into d (an absent column reads as "", NaN or -1: its empty value). */
+static void cliff_of(pb_dg_decode *d, const pb_table *t, const int *c, size_t r)
 {
-    pb_dg_copy(d->emulate, c->emulate >= 0 ? pb_table_str(t, r, c->emulate) : "");
-    pb_dg_copy(d->share_source, c->source >= 0 ? pb_table_str(t, r, c->source) : "");
-    d->slowest_cpu = c->slowcpu >= 0 ? pb_dg_int(t, r, c->slowcpu) : -1;
-    d->wait_slowest_ms = c->wait >= 0 ? pb_table_num(t, r, c->wait) : NAN;
-    list_range(c->tbusy >= 0 ? pb_table_str(t, r, c->tbusy) : "", &d->busy_lo_ms, &d->busy_hi_ms);
+    pb_dg_copy(d->emulate, pb_table_str(t, r, c[PB_SWEEP_emulate_slow]));
+    pb_dg_copy(d->share_source, pb_table_str(t, r, c[PB_SWEEP_share_source]));
+    d->slowest_cpu = pb_dg_int(t, r, c[PB_SWEEP_slowest_cpu]);
+    d->wait_slowest_ms = pb_table_num(t, r, c[PB_SWEEP_wait_for_slowest_ms]);
+    list_range(pb_table_str(t, r, c[PB_SWEEP_thread_busy_ms]), &d->busy_lo_ms, &d->busy_hi_ms);
 }
 
-static pb_dg_decode decode_of(const pb_table *t, const sweep_cols *c, size_t r)
+static pb_dg_decode decode_of(const pb_table *t, const int *c, size_t r)
 {
-    pb_dg_decode d = { .threads = pb_dg_int(t, r, c->threads), .tok_s = pb_table_num(t, r, c->tok),
-                       .ms_median = pb_table_num(t, r, c->msmed), .pct_floor = pb_table_num(t, r, c->pct),
-                       .gbps = pb_table_num(t, r, c->gbps), .floor_gbps = pb_table_num(t, r, c->floor),
-                       .weight_bytes = pb_table_num(t, r, c->wb), .dispatches = pb_table_num(t, r, c->disp),
-                       .glue_pct = c->gluepct >= 0 ? pb_table_num(t, r, c->gluepct) : NAN };
-    pb_dg_copy(d.model, pb_table_str(t, r, c->model));
-    pb_dg_copy(d.format, pb_table_str(t, r, c->format));
-    pb_dg_copy(d.policy, pb_table_str(t, r, c->policy));
-    pb_dg_copy(d.schedule, pb_table_str(t, r, c->schedule));
-    pb_dg_copy(d.cpuset, pb_table_str(t, r, c->cpuset));
-    pb_dg_copy(d.glue, c->glue >= 0 ? pb_table_str(t, r, c->glue) : "");
-    pb_dg_copy(d.placement, c->place >= 0 ? pb_table_str(t, r, c->place) : "");
+    pb_dg_decode d = {
+        .threads = pb_dg_int(t, r, c[PB_SWEEP_threads]),
+        .tok_s = pb_table_num(t, r, c[PB_SWEEP_tok_per_s]),
+        .ms_median = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_median]),
+        .pct_floor = pb_table_num(t, r, c[PB_SWEEP_pct_of_floor]),
+        .gbps = pb_table_num(t, r, c[PB_SWEEP_gbps_effective]),
+        .floor_gbps = pb_table_num(t, r, c[PB_SWEEP_floor_gbps]),
+        .weight_bytes = pb_table_num(t, r, c[PB_SWEEP_weight_bytes]),
+        .dispatches = pb_table_num(t, r, c[PB_SWEEP_dispatches_per_token]),
+        .glue_pct = pb_table_num(t, r, c[PB_SWEEP_glue_pct]),
+    };
+    pb_dg_copy(d.model, pb_table_str(t, r, c[PB_SWEEP_model]));
+    pb_dg_copy(d.format, pb_table_str(t, r, c[PB_SWEEP_format]));
+    pb_dg_copy(d.policy, pb_table_str(t, r, c[PB_SWEEP_policy]));
+    pb_dg_copy(d.schedule, pb_table_str(t, r, c[PB_SWEEP_schedule]));
+    pb_dg_copy(d.cpuset, pb_table_str(t, r, c[PB_SWEEP_cpuset]));
+    pb_dg_copy(d.glue, pb_table_str(t, r, c[PB_SWEEP_glue]));
+    pb_dg_copy(d.placement, pb_table_str(t, r, c[PB_SWEEP_placement]));
     cliff_of(&d, t, c, r);
     return d;
 }
@@ -104,10 +82,10 @@ static int by_threads(const void *a, const void *b)
     return ((const pb_dg_decode *)a)->threads - ((const pb_dg_decode *)b)->threads;
 }
 
-static bool is_decode(const pb_table *t, const sweep_cols *c, size_t r)
+static bool is_decode(const pb_table *t, const int *c, size_t r)
 {
-    double b = pb_table_num(t, r, c->batch);
-    return (isnan(b) || b == 1) && !isnan(pb_table_num(t, r, c->tok));
+    double b = pb_table_num(t, r, c[PB_SWEEP_batch]);
+    return (isnan(b) || b == 1) && !isnan(pb_table_num(t, r, c[PB_SWEEP_tok_per_s]));
 }
 
 static bool flag_set(const char *s)
@@ -116,12 +94,13 @@ static bool flag_set(const char *s)
 }
 
 /* Imbalance (the utilisation issue's 40-point rule when the CSV has no flag column) and noise per point. */
-static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const sweep_cols *c, size_t r, const pb_dg_decode *d)
+static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const int *c, size_t r, const pb_dg_decode *d)
 {
-    double lo = pb_table_num(t, r, c->bmin), hi = pb_table_num(t, r, c->bmax);
-    if (c->imb >= 0 || (!isnan(lo) && !isnan(hi)))
+    double lo = pb_table_num(t, r, c[PB_SWEEP_busy_pct_min]), hi = pb_table_num(t, r, c[PB_SWEEP_busy_pct_max]);
+    if (c[PB_SWEEP_imbalance_flag] >= 0 || (!isnan(lo) && !isnan(hi)))
         s->nbusy++;
-    bool imb = c->imb >= 0 ? flag_set(pb_table_str(t, r, c->imb)) : (hi - lo > 40);
+    bool imb = c[PB_SWEEP_imbalance_flag] >= 0 ? flag_set(pb_table_str(t, r, c[PB_SWEEP_imbalance_flag]))
+                                               : (hi - lo > 40);
     if (imb) {
         s->nimbalanced++;
         if (s->nimbalanced == 1 || hi - lo > s->worst_busy_max - s->worst_busy_min) {
@@ -130,7 +109,8 @@ static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const sweep_cols *c, 
             s->worst_busy_max = hi;
         }
     }
-    double mn = pb_table_num(t, r, c->msmin), mx = pb_table_num(t, r, c->msmax);
+    double mn = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_min]);
+    double mx = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_max]);
     double spread = (mx - mn) / d->ms_median;
     if (isfinite(spread) && (isnan(s->ms_spread_max) || spread > s->ms_spread_max)) {
         s->ms_spread_max = spread;
@@ -155,7 +135,7 @@ static bool same_but_glue(const pb_dg_decode *a, const pb_dg_decode *b)
 }
 
 /* A focus-format point run with fused and with serial glue: the pair at the most threads (first seen on a tie). */
-static void glue_pair(pb_dg_sweep *s, const pb_table *t, const sweep_cols *c, const pb_dg_decode *focus)
+static void glue_pair(pb_dg_sweep *s, const pb_table *t, const int *c, const pb_dg_decode *focus)
 {
     for (size_t r = 0; r < t->nrows; r++) {
         pb_dg_decode fu = decode_of(t, c, r);
@@ -181,14 +161,15 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
     const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
     if (!t)
         return;
-    sweep_cols c = sweep_cols_of(t);
+    int c[PB_SWEEP_NCOLS];
+    pb_dg_cols(t, PB_K_SWEEP, c);
     for (size_t r = 0; r < t->nrows; r++) {
-        if (!is_decode(t, &c, r))
+        if (!is_decode(t, c, r))
             continue;
-        pb_dg_decode d = decode_of(t, &c, r);
+        pb_dg_decode d = decode_of(t, c, r);
         s->npoints++;
         keep_fastest(s->best, &s->nbest, 16, &d, same_model_format);
-        sweep_noise(s, t, &c, r, &d);
+        sweep_noise(s, t, c, r, &d);
         if (d.emulate[0] && s->nemulated++ == 0)
             pb_dg_copy(s->emulated, d.emulate);
     }
@@ -199,8 +180,8 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
     pb_dg_copy(s->focus, f->format);
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_dg_decode d = decode_of(t, &c, r);
-        if (!is_decode(t, &c, r) || !same_model_format(&d, f))
+        pb_dg_decode d = decode_of(t, c, r);
+        if (!is_decode(t, c, r) || !same_model_format(&d, f))
             continue;
         keep_fastest(s->by_thr, &s->nthr, PB_DG_MAX, &d, same_threads);
         keep_fastest(s->by_set, &s->nset, 16, &d, same_set);
@@ -210,10 +191,10 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
             maxthr = d.threads;
     }
     qsort(s->by_thr, (size_t)s->nthr, sizeof s->by_thr[0], by_threads);
-    glue_pair(s, t, &c, f);
+    glue_pair(s, t, c, f);
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_dg_decode d = decode_of(t, &c, r);
-        if (is_decode(t, &c, r) && same_model_format(&d, f) && d.threads == maxthr)
+        pb_dg_decode d = decode_of(t, c, r);
+        if (is_decode(t, c, r) && same_model_format(&d, f) && d.threads == maxthr)
             keep_fastest(s->by_pol, &s->npol, 16, &d, same_policy);
     }
 }
