@@ -21,6 +21,8 @@ static void keep_best(double *best, int *thr, double v, int threads)
 
 static void digest_memory(pb_dg_floor *f, const pb_table *t)
 {
+    if (!t)
+        return;
     int cop = pb_table_col(t, PB_COL(MEMORY, op)), ck = pb_table_col(t, PB_COL(MEMORY, kernel)),
         cth = pb_table_col(t, PB_COL(MEMORY, threads)), cb = pb_table_col(t, PB_COL(MEMORY, gbps_best)),
         cm = pb_table_col(t, PB_COL(MEMORY, gbps_median)), cmin = pb_table_col(t, PB_COL(MEMORY, gbps_min)),
@@ -62,6 +64,8 @@ static void digest_memory(pb_dg_floor *f, const pb_table *t)
 /* Per-token floors of one model: qwen3-0.6b (the default suite's) when present, else the first. */
 static void digest_token(pb_dg_token *tk, const pb_table *t)
 {
+    if (!t)
+        return;
     int cmo = pb_table_col(t, PB_COL(TOKEN, model)), cf = pb_table_col(t, PB_COL(TOKEN, format)),
         cth = pb_table_col(t, PB_COL(TOKEN, threads)), cms = pb_table_col(t, PB_COL(TOKEN, ms_per_token)),
         cc = pb_table_col(t, PB_COL(TOKEN, tok_per_s_ceiling)), cw = pb_table_col(t, PB_COL(TOKEN, weight_bytes));
@@ -87,12 +91,8 @@ void pb_digest_floor(pb_dg_floor *f, pb_dg_token *tk, const pb_rundata *rd)
     memset(f, 0, sizeof *f);
     memset(tk, 0, sizeof *tk);
     f->copy_best = f->write_best = NAN;
-    const pb_table *t = pb_rundata_table(rd, PB_K_MEMORY);
-    if (t)
-        digest_memory(f, t);
-    t = pb_rundata_table(rd, PB_K_TOKEN);
-    if (t)
-        digest_token(tk, t);
+    digest_memory(f, pb_rundata_table(rd, PB_K_MEMORY));
+    digest_token(tk, pb_rundata_table(rd, PB_K_TOKEN));
 }
 
 const pb_dg_floorpt *pb_dg_floor_at(const pb_dg_floor *f, int threads)

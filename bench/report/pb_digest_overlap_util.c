@@ -8,6 +8,8 @@
 
 static void digest_overlap(pb_dg_overlap *o, const pb_table *t)
 {
+    if (!t)
+        return;
     int cm = pb_table_col(t, PB_COL(OVERLAP, mode)), cr = pb_table_col(t, PB_COL(OVERLAP, ratio)),
         cs = pb_table_col(t, PB_COL(OVERLAP, speedup)), cp = pb_table_col(t, PB_COL(OVERLAP, pct_of_ceiling)),
         cu = pb_table_col(t, PB_COL(OVERLAP, us_per_step));
@@ -45,6 +47,8 @@ static int cpu_number(const char *s)
 
 static void digest_util(pb_dg_util *u, const pb_table *t)
 {
+    if (!t)
+        return;
     int cc = pb_table_col(t, PB_COL(CPUUTIL, cpu)), cb = pb_table_col(t, PB_COL(CPUUTIL, busy_pct)),
         cs = pb_table_col(t, PB_COL(CPUUTIL, steal_pct)), cstat = pb_table_col(t, "stat");
     for (size_t r = 0; r < t->nrows; r++) {
@@ -81,10 +85,6 @@ void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *r
 {
     memset(o, 0, sizeof *o);
     memset(u, 0, sizeof *u);
-    const pb_table *t = pb_rundata_table(rd, PB_K_OVERLAP);
-    if (t)
-        digest_overlap(o, t);
-    t = pb_rundata_table(rd, PB_K_CPUUTIL);
-    if (t)
-        digest_util(u, t);
+    digest_overlap(o, pb_rundata_table(rd, PB_K_OVERLAP));
+    digest_util(u, pb_rundata_table(rd, PB_K_CPUUTIL));
 }
