@@ -21,8 +21,7 @@ typedef struct kb_opts {
     pb_list formats, variants, levels, threads, batches;
     long cols, l2_kib, l3_kib;
     double budget_ms;
-    bool quick;
-    const char *out, *run_dir, *emulate;
+    const char *emulate;
 } kb_opts;
 
 typedef struct kb_ctx {
@@ -65,15 +64,12 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "budget-ms", .kind = PB_OPT_DOUBLE, .dest = &o->budget_ms, .dmin = 1, .dmax = 60000,
           .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
         PB_OPT_EMULATE_SLOW(&o->emulate),
-        PB_OPT_QUICK(&o->quick, "a short run (CI): under a minute"),
-        PB_OPT_OUT(&o->out),
-        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Roofline of the matvec kernels: GB/s of weights per format and variant with\n"
                                     "the weights in L2, L3 and DRAM, at 1..N threads and batch 1..16." };
-    return pb_harness_setup(&c->h, &cli, argc, argv, &o->out, &o->run_dir);
+    return pb_harness_setup(&c->h, &cli, "a short run (CI): under a minute", NULL, argc, argv);
 }
 
 static void add_all(pb_list *l, int n)
@@ -82,7 +78,7 @@ static void add_all(pb_list *l, int n)
         l->v[l->n++] = i;
 }
 
-static int kb_defaults(kb_ctx *c, const pb_topo *topo)
+static int kb_defaults(kb_ctx *c)
 {
     kb_opts *o = &c->o;
     char err[256];
@@ -116,25 +112,21 @@ static int kb_defaults(kb_ctx *c, const pb_topo *topo)
     }
     if (o->batches.n == 0) {
         static const long quick[] = { 1, 16 }, full[] = { 1, 4, 16 };
-        const long *b = o->quick ? quick : full;
-        for (int i = 0; i < (o->quick ? 2 : 3); i++)
+        const long *b = c->h.quick ? quick : full;
+        for (int i = 0; i < (c->h.quick ? 2 : 3); i++)
             o->batches.v[o->batches.n++] = b[i];
     }
     if (o->budget_ms == 0)
-        o->budget_ms = o->quick ? 30 : 150;
+        o->budget_ms = c->h.quick ? 30 : 150;
 
     pb_kbr_plan *p = &c->plan;
     *p = (pb_kbr_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
                         .threads = &o->threads, .batches = &o->batches, .cols = (size_t)o->cols,
-                        .budget_ms = o->budget_ms, .quick = o->quick, .cpus = c->cpus, .row = pb_kbr_write_row,
+                        .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kbr_write_row,
                         .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL };
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
-    static pb_cpulist all, placed;
-    if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||
-        pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
-        return pb_harness_refusef(&c->h, "topology: %s", err);
-    for (int i = 0; i < placed.n; i++)
-        c->cpus[p->ncpus++] = placed.cpu[i];
+    if (pb_harness_spread(&c->h, c->cpus, &p->ncpus) != 0)
+        return -1;
     if (o->threads.n == 0) {
         o->threads.v[o->threads.n++] = 1;
         if (p->ncpus > 1)
@@ -148,11 +140,11 @@ static int kb_defaults(kb_ctx *c, const pb_topo *topo)
 int main(int argc, char **argv)
 {
     static kb_ctx c;
-    if (kb_parse(&c, argc, argv) != 0 || kb_defaults(&c, c.h.topo) != 0 || pb_harness_open(&c.h) != 0 ||
+    if (kb_parse(&c, argc, argv) != 0 || kb_defaults(&c) != 0 || pb_harness_open(&c.h) != 0 ||
         !(c.report.csv = pb_harness_csv(&c.h, "kernels.csv", pb_schema_header(PB_K_KERNELS))))
         return pb_harness_refused(&c.h);
     c.report.run = &c.h.run;
-    pb_kbr_sizes_of(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.o.quick);
+    pb_kbr_sizes_of(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];
     if (pb_kbr_verify(&c.plan, err, sizeof err) != 0 || pb_kbr_run_all(&c.run, &c.plan, err, sizeof err) != 0)
         pb_harness_fail(&c.h, "%s", err);

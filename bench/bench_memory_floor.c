@@ -22,8 +22,7 @@ typedef struct mf_opts {
     const char *model;
     const char *cpus;
     long size_mib, passes;
-    bool quick, no_thp;
-    const char *out, *run_dir;
+    bool no_thp;
 } mf_opts;
 
 typedef struct mf_run {
@@ -57,9 +56,6 @@ static int mf_parse(mf_run *r, int argc, char **argv)
         { .name = "no-thp", .kind = PB_OPT_FLAG, .dest = &o->no_thp,
           .help = "do not ask for transparent huge pages (madvise)" },
         PB_OPT_MODEL(&o->model), PB_OPT_CONTEXT(&o->contexts),
-        PB_OPT_QUICK(&o->quick, "a short run (CI): 10 passes, a buffer of max(768 MiB, 2 x LLC)"),
-        PB_OPT_OUT(&o->out),
-        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -67,7 +63,8 @@ static int mf_parse(mf_run *r, int argc, char **argv)
                                     "thread count and kernel, with the round trip that says where the threads ran;\n"
                                     "the floor it sets per decode token for every model preset and format (and a\n"
                                     "GGUF file's, with --model FILE), weights and f16 KV cache at each --context." };
-    return pb_harness_setup(&r->h, &cli, argc, argv, &o->out, &o->run_dir);
+    return pb_harness_setup(&r->h, &cli, "a short run (CI): 10 passes, a buffer of max(768 MiB, 2 x LLC)", NULL, argc,
+                            argv);
 }
 
 /* The checks against this machine and the defaults, into r->plan (before anything is written). */
@@ -89,14 +86,14 @@ static int mf_check(mf_run *r, const pb_topo *topo)
             return pb_harness_refuse_opt(&r->h, "threads", o->threads.text,
                                          "%ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)",
                                          o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
-    *p = (pb_mfr_plan){ .prog = PROG, .topo = topo, .set = &r->set, .threads = &o->threads, .quick = o->quick,
+    *p = (pb_mfr_plan){ .prog = PROG, .topo = topo, .set = &r->set, .threads = &o->threads, .quick = r->h.quick,
                         .file = r->marg.is_file ? &r->marg.file : NULL, .contexts = &o->contexts,
-                        .no_thp = o->no_thp, .passes = (int)(o->passes ? o->passes : o->quick ? 10 : 20),
+                        .no_thp = o->no_thp, .passes = (int)(o->passes ? o->passes : r->h.quick ? 10 : 20),
                         .where = &r->h.where };
     if (pb_mfr_pick_kernels(p, &o->kernels, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t llc = r->report.llc_bytes = pb_mfr_llc_bytes(topo);
-    p->size_mib = o->size_mib ? (uint64_t)o->size_mib : pb_mf_default_mib(llc, o->quick);
+    p->size_mib = o->size_mib ? (uint64_t)o->size_mib : pb_mf_default_mib(llc, r->h.quick);
     uint64_t avail;
     if (pb_mem_available(&avail) == 0) {
         if (pb_mf_check_size(p->size_mib, avail, err, sizeof err) != 0)

@@ -20,8 +20,6 @@ typedef struct ov_opts {
     pb_list modes, cpus;
     pb_dlist ratios;
     long rows, cols, steps, reps;
-    bool quick;
-    const char *out, *run_dir;
 } ov_opts;
 
 typedef struct ov_run {
@@ -58,16 +56,13 @@ static int ov_parse(ov_run *r, int argc, char **argv)
           .help = "timed runs per mode and ratio (the median is quoted)", .dflt = "11 (5 with --quick)" },
         { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "A,B",
           .help = "the caller's cpu, then the helper's (OS ids, different)", .dflt = "two physical cores" },
-        PB_OPT_QUICK(&o->quick, "a short run (CI): 3 ratios, fewer steps"),
-        PB_OPT_OUT(&o->out),
-        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Submit a q8_0 matvec to a helper, prepare the next activation meanwhile, wait:\n"
                                     "serial vs a thread per job vs a helper that inherited the caller's one-cpu\n"
                                     "mask vs a persistent helper pinned to another core, across prep/job ratios." };
-    return pb_harness_setup(&r->h, &cli, argc, argv, &o->out, &o->run_dir);
+    return pb_harness_setup(&r->h, &cli, "a short run (CI): 3 ratios, fewer steps", NULL, argc, argv);
 }
 
 static int ov_defaults(ov_run *r, const pb_topo *topo)
@@ -84,16 +79,16 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
             o->modes.v[o->modes.n++] = m;
     if (o->ratios.n == 0) {
         static const double full[] = { 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2 }, quick[] = { 0.25, 1, 2 };
-        const double *v = o->quick ? quick : full;
-        int n = o->quick ? 3 : 7;
+        const double *v = r->h.quick ? quick : full;
+        int n = r->h.quick ? 3 : 7;
         for (int i = 0; i < n; i++)
             o->ratios.v[o->ratios.n++] = v[i];
     }
     if (o->steps == 0)
-        o->steps = o->quick ? 40 : 100;
+        o->steps = r->h.quick ? 40 : 100;
     if (o->reps == 0)
-        o->reps = o->quick ? 5 : 11;
-    r->ov = (pb_overlap){ .helper_cpu = -1, .steps = o->steps, .reps = o->reps, .quick = o->quick,
+        o->reps = r->h.quick ? 5 : 11;
+    r->ov = (pb_overlap){ .helper_cpu = -1, .steps = o->steps, .reps = o->reps, .quick = r->h.quick,
                           .where = &r->h.where };
     if (o->cpus.n) {
         if (o->cpus.n > 2)

@@ -15,8 +15,6 @@ typedef struct po_opts {
     pb_list policies, threads, gaps, jobs, cpus;
     long spin_us, reps;
     double batch_ms;
-    bool quick;
-    const char *out, *run_dir;
 } po_opts;
 
 typedef struct po_run {
@@ -45,23 +43,19 @@ static int po_parse(po_run *pr, int argc, char **argv)
           .help = "caller's serial busy work between dispatches, µs (sleeping workers go cold)", .dflt = "0,5,20,100" },
         { .name = "job-ns", .kind = PB_OPT_LIST, .dest = &o->jobs, .min = 0, .max = 100000000, .metavar = "LIST",
           .help = "busy work per thread per dispatch, ns (0 = empty job)", .dflt = "0" },
-        { .name = "spin-us", .kind = PB_OPT_INT, .dest = &o->spin_us, .min = 0, .max = 1000000, .metavar = "N",
-          .help = "hybrid policy's spin budget before sleeping, µs", .dflt = "50" },
+        PB_OPT_SPIN_US(&o->spin_us),
         { .name = "reps", .kind = PB_OPT_INT, .dest = &o->reps, .min = 3, .max = 10000, .metavar = "N",
           .help = "batches per point (the median is quoted)", .dflt = "15 (5 with --quick)" },
         { .name = "batch-ms", .kind = PB_OPT_DOUBLE, .dest = &o->batch_ms, .dmin = 0.1, .dmax = 10000, .metavar = "MS",
           .help = "target length of one batch of back-to-back dispatches", .dflt = "10 (2 with --quick)" },
         { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "LIST",
           .help = "OS cpu ids to pin threads to, in order (caller on the first)", .dflt = "one per core, then SMT siblings" },
-        PB_OPT_QUICK(&o->quick, "a short run (CI): fewer, shorter batches"),
-        PB_OPT_OUT(&o->out),
-        PB_OPT_RUN_DIR(&o->run_dir),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
                          .summary = "Cost of one pool dispatch per policy, threads, gap and job size, against OpenMP's\n"
                                     "parallel region and the core-to-core round trip, measured in the same run." };
-    return pb_harness_setup(&pr->h, &cli, argc, argv, &o->out, &o->run_dir);
+    return pb_harness_setup(&pr->h, &cli, "a short run (CI): fewer, shorter batches", NULL, argc, argv);
 }
 
 static int po_defaults(po_run *pr, const pb_topo *topo)
@@ -77,14 +71,8 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
                 return pb_harness_refuse_opt(&pr->h, "cpus", o->cpus.text, "%s", err);
             pr->cpus[pr->ncpus++] = (int)o->cpus.v[i];
         }
-    } else {
-        static pb_cpulist all, placed;
-        char err[256];
-        if (pb_topo_set(topo, "smt", &all, err, sizeof err) != 0 ||
-            pb_topo_place(topo, &all, all.n, &placed, err, sizeof err) != 0)
-            return pb_harness_refusef(&pr->h, "topology: %s", err);
-        for (int i = 0; i < placed.n; i++)
-            pr->cpus[pr->ncpus++] = placed.cpu[i];
+    } else if (pb_harness_spread(&pr->h, pr->cpus, &pr->ncpus) != 0) {
+        return -1;
     }
     if (o->threads.n == 0) {
         for (int t = 1; t <= pr->ncpus && t < PB_LIST_MAX - 1; t++)
@@ -100,12 +88,12 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
     if (o->jobs.n == 0)
         o->jobs.v[o->jobs.n++] = 0;
     if (o->reps == 0)
-        o->reps = o->quick ? 5 : 15;
+        o->reps = pr->h.quick ? 5 : 15;
     if (o->batch_ms == 0)
-        o->batch_ms = o->quick ? 2 : 10;
+        o->batch_ms = pr->h.quick ? 2 : 10;
     pr->plan = (pb_po_plan){ .cpus = pr->cpus, .ncpus = pr->ncpus, .policies = &o->policies, .threads = &o->threads,
                              .gaps = &o->gaps, .jobs = &o->jobs, .spin_us = (unsigned)o->spin_us,
-                             .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = o->quick,
+                             .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = pr->h.quick,
                              .where = &pr->h.where };
     return 0;
 }

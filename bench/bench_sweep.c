@@ -15,9 +15,9 @@
 typedef struct sw_opts {
     const char *model;
     pb_list formats, policies, glues, threads, batches, contexts, kv_types;
-    const char *schedule, *cpus, *out, *run_dir, *emulate;
+    const char *schedule, *cpus, *emulate;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
-    bool quick, mmap;
+    bool mmap;
 } sw_opts;
 
 typedef struct sw_run {
@@ -72,18 +72,12 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .help = "untimed tokens before each point", .dflt = "3" },
         { .name = "seed", .kind = PB_OPT_INT, .dest = &o->seed, .min = 0, .max = 0, .metavar = "N",
           .help = "seed of the synthetic weights and inputs", .dflt = "1" },
-        { .name = "spin-us", .kind = PB_OPT_INT, .dest = &o->spin_us, .min = 0, .max = 1000000, .metavar = "N",
-          .help = "hybrid policy's spin budget before sleeping, µs", .dflt = "50" },
+        PB_OPT_SPIN_US(&o->spin_us),
         { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_SAMPLER_INTERVAL_MIN_MS,
           .max = PB_SAMPLER_INTERVAL_MAX_MS, .metavar = "MS", .help = "/proc/stat sampling interval during each point",
           .dflt = "100" },
         { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
-        PB_OPT_QUICK(&o->quick, "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens"),
-        PB_OPT_OUT(&o->out),
-        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "add the results to an existing run directory (its memory_floor.csv, if any, chooses the floor's "
-                  "read kernel)" },
         { 0 },
     };
     const pb_cli cli = {
@@ -98,7 +92,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
             "pool made for the pass; for omp, measured just before the point), busy % per pinned cpu over the\n"
             "tokens alone, the core-to-core round trip. With --run-dir, memory_floor.csv names the read kernel.",
     };
-    return pb_harness_setup(&sr->h, &cli, argc, argv, &o->out, &o->run_dir);
+    return pb_harness_setup(&sr->h, &cli, "a short run (CI): spin, condvar, spawn at 1..2 threads, 8 tokens",
+                            "add the results to an existing run directory (its memory_floor.csv, if any, chooses "
+                            "the floor's read kernel)", argc, argv);
 }
 
 /* The options' defaults, and the checks against this machine (before anything is written). */
@@ -111,17 +107,17 @@ static int sw_defaults(sw_run *sr)
         return pb_harness_refusef(&sr->h, "%s", err);
     if (o->policies.n == 0) {
         static const int quick[] = { POOL_SPIN, POOL_CONDVAR, POOL_SPAWN };
-        for (int k = 0; k < (o->quick ? 3 : PB_EXEC_KINDS); k++)
-            o->policies.v[o->policies.n++] = o->quick ? quick[k] : k;
+        for (int k = 0; k < (sr->h.quick ? 3 : PB_EXEC_KINDS); k++)
+            o->policies.v[o->policies.n++] = sr->h.quick ? quick[k] : k;
     }
     if (o->batches.n == 0)
         o->batches.v[o->batches.n++] = 1;
     if (o->glues.n == 0)
         o->glues.v[o->glues.n++] = PB_GLUE_FUSED;
     if (o->tokens == 0)
-        o->tokens = o->quick ? 8 : 20;
+        o->tokens = sr->h.quick ? 8 : 20;
     if (o->floor_passes == 0)
-        o->floor_passes = o->quick ? 5 : 10;
+        o->floor_passes = sr->h.quick ? 5 : 10;
     /* run_dir: filled by pb_harness_open, before the first block reads its memory_floor.csv */
     *p = (pb_sweep_plan){ .prog = PROG, .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL,
                           .mmap = o->mmap, .contexts = &o->contexts, .kv_types = &o->kv_types, .topo = sr->h.topo,
@@ -129,7 +125,7 @@ static int sw_defaults(sw_run *sr)
                           .threads = &o->threads, .batches = &o->batches, .tokens = (int)o->tokens,
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
-                          .seed = (uint64_t)o->seed, .quick = o->quick, .run_dir = sr->h.run.dir, .row = sw_row,
+                          .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = sw_row,
                           .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where };
     if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0)
         return -1;
@@ -142,7 +138,7 @@ static int sw_defaults(sw_run *sr)
     int largest = sr->sets.set[pb_cpusets_largest(&sr->sets)].cpus.n;
     /* Decided once: testing threads.n in the loop would stop it after the first count it adds. */
     bool default_threads = o->threads.n == 0;
-    for (int t = 1; default_threads && t <= (o->quick && largest > 2 ? 2 : largest) && t <= PB_LIST_MAX; t++)
+    for (int t = 1; default_threads && t <= (sr->h.quick && largest > 2 ? 2 : largest) && t <= PB_LIST_MAX; t++)
         o->threads.v[o->threads.n++] = t;
     for (int t = 0; t < o->threads.n; t++)
         if (o->threads.v[t] > largest)

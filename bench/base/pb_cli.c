@@ -22,9 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Options a table may hold: bounds the "given on the command line" marks kept on the stack. */
-#define PB_CLI_MAX_OPTS 128
-
 /* ---- the table ---------------------------------------------------------------------------------------- */
 
 static const char *prog_of(const pb_cli *cli, char **argv)

@@ -39,6 +39,9 @@
 #include <stddef.h>
 
 #define PB_LIST_MAX 256
+/* Options a table may hold: bounds the "given on the command line" marks kept on the stack, and the copy a
+ * harness makes of its table to add the options every harness shares (pb_harness_setup). */
+#define PB_CLI_MAX_OPTS 128
 
 typedef enum pb_opt_kind {
     PB_OPT_FLAG,    /* bool *dest = true; takes no value */

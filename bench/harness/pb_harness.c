@@ -31,12 +31,29 @@ int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const cha
     return 0;
 }
 
-int pb_harness_setup(pb_harness *h, const pb_cli *cli, int argc, char **argv, const char *const *out,
-                     const char *const *run_dir)
+int pb_harness_setup(pb_harness *h, const pb_cli *cli, const char *quick_help, const char *run_dir_help, int argc,
+                     char **argv)
 {
-    if (pb_harness_parse(h, cli, argc, argv, NULL) != 0)
+    pb_opt shared[] = { PB_OPT_QUICK(&h->quick, quick_help), PB_OPT_OUT(&h->out), PB_OPT_RUN_DIR(&h->run_dir) };
+    enum { NSHARED = sizeof shared / sizeof *shared };
+    if (run_dir_help)
+        shared[NSHARED - 1].help = run_dir_help;
+    /* The harness's table, then the shared entries and the end: a copy, so that each main lists only its own. */
+    pb_opt all[PB_CLI_MAX_OPTS + 1] = { { 0 } };
+    int n = 0;
+    for (; cli->opts && cli->opts[n].name; n++) {
+        if (n + NSHARED >= PB_CLI_MAX_OPTS) {
+            h->prog = cli->prog;
+            return pb_harness_refusef(h, "more than %d options in the table", PB_CLI_MAX_OPTS);
+        }
+        all[n] = cli->opts[n];
+    }
+    memcpy(all + n, shared, sizeof shared);
+    pb_cli with_shared = *cli;
+    with_shared.opts = all;
+    if (pb_harness_parse(h, &with_shared, argc, argv, NULL) != 0)
         return -1;
-    return pb_harness_begin(h, cli->prog, *out, *run_dir);
+    return pb_harness_begin(h, cli->prog, h->out, h->run_dir);
 }
 
 /* "PROG: [ORIGIN: ]MESSAGE" into h->err (name NULL: no origin); -1. */
@@ -65,6 +82,18 @@ int pb_harness_refuse_opt(pb_harness *h, const char *name, const char *text, con
     refuse_v(h, name, text, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+int pb_harness_spread(pb_harness *h, int *cpus, int *n)
+{
+    pb_cpulist all, placed; /* 4 KiB each: on the stack, as long as the call */
+    char err[256];
+    if (pb_topo_set(h->topo, "smt", &all, err, sizeof err) != 0 ||
+        pb_topo_place(h->topo, &all, all.n, &placed, err, sizeof err) != 0)
+        return pb_harness_refusef(h, "topology: %s", err);
+    for (*n = 0; *n < placed.n; ++*n)
+        cpus[*n] = placed.cpu[*n];
+    return 0;
 }
 
 int pb_harness_emulate(pb_harness *h, const char *spec, pb_emulate *e)

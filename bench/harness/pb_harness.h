@@ -2,11 +2,12 @@
  * pb_progress.h).
  *
  *   static pb_harness h;                                   // holds a pb_machine: static, off the stack
- *   pb_harness_parse(&h, &cli, argc, argv, NULL)           // the option table (PB_OPT_QUICK / PB_OPT_OUT /
- *                                                          // PB_OPT_RUN_DIR in it); -1 after --help or an error
- *   pb_harness_begin(&h, PROG, o.out, o.run_dir)           // hwloc topology; --out with --run-dir: -1
- *                                                          // (both: pb_harness_setup(&h, &cli, argc, argv,
- *                                                          // &o.out, &o.run_dir))
+ *   pb_harness_setup(&h, &cli, QUICK_HELP, NULL, argc, argv) // the harness's own option table, with --quick,
+ *                                                          // --out and --run-dir added (h.quick, h.out,
+ *                                                          // h.run_dir); hwloc topology; -1 after --help, an
+ *                                                          // error, or --out with --run-dir
+ *                                                          // (a harness with arguments after its options:
+ *                                                          // pb_harness_parse, then pb_harness_begin)
  *   the harness's own checks on h.topo (return pb_harness_refusef(&h, ...): nothing is written yet)
  *   pb_harness_open(&h)                                    // run directory (-1 when refused), probe, machine.csv,
  *                                                          // header, SIGINT/SIGTERM/SIGHUP handled, SIGPIPE ignored
@@ -40,7 +41,8 @@
 #include "pb_topo.h"
 #include "pool.h" /* POOL_MAX_THREADS: PB_OPT_THREADS */
 
-/* The option-table entries every harness has. QUICK's help says what the harness shortens. */
+/* The option-table entries every harness has: pb_harness_setup adds them after the harness's own. QUICK's help
+ * says what the harness shortens. */
 #define PB_OPT_QUICK(ptr, text) { .name = "quick", .kind = PB_OPT_FLAG, .dest = (ptr), .help = (text) }
 #define PB_OPT_OUT(ptr)                                                                                          \
     { .name = "out", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "DIR",                                     \
@@ -48,6 +50,12 @@
 #define PB_OPT_RUN_DIR(ptr)                                                                                      \
     { .name = "run-dir", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "DIR",                                 \
       .help = "add the results to an existing run directory (never replacing a file)" }
+
+/* --spin-us, the hybrid policy's spin budget, the same in every harness that runs that policy (bench_pool_overhead,
+ * bench_sweep). */
+#define PB_OPT_SPIN_US(ptr)                                                                                      \
+    { .name = "spin-us", .kind = PB_OPT_INT, .dest = (ptr), .min = 0, .max = 1000000, .metavar = "N",            \
+      .help = "hybrid policy's spin budget before sleeping, µs", .dflt = "50" }
 
 /* --emulate-slow, the same in every harness that has it (bench_sweep, bench_kernels); checked by pb_harness_emulate. */
 #define PB_OPT_EMULATE_SLOW(ptr)                                                                                 \
@@ -68,6 +76,7 @@
 typedef struct pb_harness {
     const char *prog;
     const char *out, *run_dir; /* the --out and --run-dir values (NULL when not given) */
+    bool quick;                /* --quick, when pb_harness_setup parsed it: the harness shortens its run */
     pb_topo *topo;             /* the live machine, from pb_harness_begin */
     pb_machine machine;        /* filled by pb_harness_probe (or pb_harness_open) */
     pb_where where;            /* how rows get their placement tag: filled with machine (a plan keeps &where) */
@@ -90,11 +99,13 @@ int pb_harness_parse(pb_harness *h, const pb_cli *cli, int argc, char **argv, in
  * -1 with the line in h->err. */
 int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir);
 
-/* The two above as a harness without positional arguments calls them: its table parsed, then begun with the
- * --out and --run-dir values the table filled (out, run_dir: PB_OPT_OUT's and PB_OPT_RUN_DIR's destinations,
- * read after the parse). 0, or -1 as they return it. */
-int pb_harness_setup(pb_harness *h, const pb_cli *cli, int argc, char **argv, const char *const *out,
-                     const char *const *run_dir);
+/* The two above as a harness without positional arguments calls them. cli's table holds the harness's own
+ * options only: the ones every harness has follow them (in --help too), parsed into h->quick, h->out and
+ * h->run_dir: --quick with quick_help (what the harness shortens), --out, and --run-dir with the common help or
+ * run_dir_help (non-NULL: what the directory means to this harness). Then begun with --out and --run-dir.
+ * 0, or -1 as they return it. */
+int pb_harness_setup(pb_harness *h, const pb_cli *cli, const char *quick_help, const char *run_dir_help, int argc,
+                     char **argv);
 
 /* A harness's own check refused its input: "PROG: MESSAGE" into h->err; returns -1. The _opt form heads the
  * message with where option `name`'s value came from (pb_cli_origin: "--cpus" or "POOLBENCH_CPUS=..."). */
@@ -117,6 +128,11 @@ int pb_harness_fail(pb_harness *h, const char *fmt, ...) __attribute__((format(p
 
 /* The measuring loop goes on: no signal asked to stop and nothing failed. */
 bool pb_harness_going(const pb_harness *h);
+
+/* The pinning order of a harness that places its threads itself: every PU, one per core first, then the SMT
+ * siblings (pb_topo_place), so that a thread count up to the cores gets a core each. Into cpus (room for
+ * PB_MAX_CPUS), their count into *n. 0, or -1 with "PROG: topology: ..." in h->err. */
+int pb_harness_spread(pb_harness *h, int *cpus, int *n);
 
 /* Probes the machine's identity once; what is missing is a warning on stderr, not an error. */
 void pb_harness_probe(pb_harness *h);
