@@ -143,15 +143,10 @@ static void pool_free(struct pool *p)
     free(p);
 }
 
-/* Stops and joins workers 1..started-1. */
+/* Stops and joins workers 1..started-1 (tids[0] is the caller's slot). */
 static void pool_stop_workers(struct pool *p, int started)
 {
-    p->stop = true;
-    /* seq_cst RMW: releases stop to the workers' acquire of gen, and publishes for pool_word_wake. */
-    atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
-    pool_word_wake(&p->work_q);
-    for (int i = 1; i < started; i++)
-        pthread_join(p->tids[i], NULL);
+    pool_stop_threads(&p->stop, &p->gen, &p->work_q, p->tids + 1, started - 1);
 }
 
 int pool_bind_caller(pool *p)
@@ -211,11 +206,9 @@ pool *pool_create(const pool_config *cfg)
         errno = EINVAL;
         return NULL;
     }
-    size_t size = (sizeof(struct pool) + POOL_CACHE_LINE - 1) / POOL_CACHE_LINE * POOL_CACHE_LINE;
-    struct pool *p = aligned_alloc(POOL_CACHE_LINE, size);
+    struct pool *p = pool_alloc_lines(sizeof *p);
     if (!p)
         return NULL;
-    memset(p, 0, size);
     p->n = cfg->threads;
     p->policy = cfg->policy;
     p->done = p->n == 2 ? &p->done_near : &p->done_far; /* pool_struct.h says why */

@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 struct pool_async {
@@ -133,17 +132,23 @@ static bool pool_async_cpu_valid(int cpu)
     return cpu != pool_async_caller_only_cpu();
 }
 
+/* What pool_async_create made before its helper started: freed by its failure and by pool_async_destroy. */
+static void pool_async_free(struct pool_async *a)
+{
+    pool_sleepq_destroy(&a->work_q);
+    pool_sleepq_destroy(&a->done_q);
+    free(a);
+}
+
 pool_async *pool_async_create(const pool_async_config *cfg)
 {
     if (!cfg || (unsigned)cfg->policy >= POOL_POLICY_COUNT || !pool_async_cpu_valid(cfg->cpu)) {
         errno = EINVAL;
         return NULL;
     }
-    size_t size = (sizeof(struct pool_async) + POOL_CACHE_LINE - 1) / POOL_CACHE_LINE * POOL_CACHE_LINE;
-    struct pool_async *a = aligned_alloc(POOL_CACHE_LINE, size);
+    struct pool_async *a = pool_alloc_lines(sizeof *a);
     if (!a)
         return NULL;
-    memset(a, 0, size);
     a->cpu = cfg->cpu;
     a->policy = cfg->policy;
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &a->worker_budget_ns, &a->caller_budget_ns);
@@ -163,9 +168,7 @@ pool_async *pool_async_create(const pool_async_config *cfg)
         rc = pool_cpu_usable(a->cpu);
     }
     if (rc != 0) {
-        pool_sleepq_destroy(&a->work_q);
-        pool_sleepq_destroy(&a->done_q);
-        free(a);
+        pool_async_free(a);
         errno = rc;
         return NULL;
     }
@@ -177,16 +180,9 @@ void pool_async_destroy(pool_async *a)
     if (!a)
         return;
     pool_async_wait(a);
-    if (a->policy != POOL_SPAWN) {
-        a->stop = true;
-        /* seq_cst RMW: releases stop to the helper's acquire of gen, and publishes for pool_word_wake. */
-        atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
-        pool_word_wake(&a->work_q);
-        pthread_join(a->tid, NULL);
-    }
-    pool_sleepq_destroy(&a->work_q);
-    pool_sleepq_destroy(&a->done_q);
-    free(a);
+    if (a->policy != POOL_SPAWN)
+        pool_stop_threads(&a->stop, &a->gen, &a->work_q, &a->tid, 1);
+    pool_async_free(a);
 }
 
 /* ---------------------------------------------------------------- jobs */

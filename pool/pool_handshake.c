@@ -1,8 +1,10 @@
 /* pool_handshake.c — the wait/wake handshake on one word (pool_word_wait, pool_word_wake), the policies' spin
- * budgets and pinned thread start (see pool_impl.h). */
+ * budgets, pinned thread start and stop, and the cache-line allocation (see pool_impl.h). */
 #include "pool_impl.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline void pool_cpu_relax(void)
@@ -115,6 +117,25 @@ void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us,
         *worker_ns = *caller_ns = 0;
         break;
     }
+}
+
+void pool_stop_threads(bool *stop, atomic_uint *gen, pool_sleepq *q, const pthread_t *tids, int n)
+{
+    *stop = true;
+    /* seq_cst RMW: releases stop to the threads' acquire of gen, and publishes for pool_word_wake. */
+    atomic_fetch_add_explicit(gen, 1, memory_order_seq_cst);
+    pool_word_wake(q);
+    for (int i = 0; i < n; i++)
+        pthread_join(tids[i], NULL);
+}
+
+void *pool_alloc_lines(size_t size)
+{
+    size = (size + POOL_CACHE_LINE - 1) / POOL_CACHE_LINE * POOL_CACHE_LINE;
+    void *m = aligned_alloc(POOL_CACHE_LINE, size);
+    if (m)
+        memset(m, 0, size);
+    return m;
 }
 
 int pool_attr_pinned(pthread_attr_t *attr, int cpu)

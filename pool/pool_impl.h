@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pool.h"
@@ -44,6 +45,14 @@ void pool_word_wake(pool_sleepq *q);
  * condvar and spawn: 0. */
 void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us, uint64_t *worker_ns,
                          uint64_t *caller_ns);
+
+/* Tells the threads that wait (pool_word_wait) for *gen to change, sleeping on q, to stop: sets *stop and bumps
+ * *gen, then joins tids[0..n-1]. Each thread reads stop after the acquire load of gen that woke it. */
+void pool_stop_threads(bool *stop, atomic_uint *gen, pool_sleepq *q, const pthread_t *tids, int n);
+
+/* size bytes, rounded up to whole cache lines, aligned to one and zeroed (a pool's or a helper's struct, whose
+ * hot words sit on lines of their own); NULL when out of memory. */
+void *pool_alloc_lines(size_t size);
 
 /* pthread_attr_init, plus affinity to the one cpu when cpu >= 0. 0 or the error number. */
 int pool_attr_pinned(pthread_attr_t *attr, int cpu);

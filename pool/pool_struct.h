@@ -28,8 +28,9 @@ typedef struct pool_rows_job {
 } pool_rows_job;
 
 struct pool {
-    /* Read-only after pool_create (stop: written once, by pool_stop_workers, before the generation that tells
-     * the workers to read it; off gen's line, which it would crowd, and read from L1 after every wake). */
+    /* Read-only after pool_create (stop: written once, by pool_stop_workers through pool_stop_threads, before the
+     * generation that tells the workers to read it; off gen's line, which it would crowd, and read from L1 after
+     * every wake). */
     int n;
     pool_policy policy;
     bool stop;
