@@ -7,128 +7,83 @@
 #include <string.h>
 
 #include "pb_topo.h"
+#include "topo_cases.h"
 #include "topo_fixture.h"
 
-Test(topo, hybrid_4p4e)
+/* Each fixture's counts, kinds, sets, placements and refusals (topo_cases.h checks a row). */
+static const topo_want fixtures[] = {
+    { .file = "hybrid-4p4e.xml", .npus = 12, .ncores = 8, .nkinds = 2, .default_threads = 4,
+      .kind = { { "IntelCore", 4, 8, 5200, 0, 1 }, { "IntelAtom", 4, 4, 3900, 0, 0 } },
+      .sets = { { "p", "0-7" }, { "e", "8-11" }, { "p+e", "0-11" }, { "all", "0-11" }, { "smt", "0-11" },
+                { "physical", "0,2,4,6,8-11" } },
+      .places = { { "p", 4, "0,2,4,6" }, { "p", 8, "0,2,4,6,1,3,5,7" }, { "p+e", 6, "0,2,4,6,8,9" },
+                  { "all", 12, "0,2,4,6,8-11,1,3,5,7" }, { "e", 3, "8-10" } },
+      .refused = { { "e", 5, "5 threads" }, { "p", 0, "accepted 1..8" } } },
+    { .file = "apple-6p4e.xml", .npus = 10, .ncores = 10, .nkinds = 2, .default_threads = 6,
+      .kind = { { "AppleP", 6, 6, 0, 0, 1 }, { "AppleE", 4, 4, 0, 0, 0 } },
+      .sets = { { "p", "0-5" }, { "e", "6-9" }, { "physical", "0-9" } },
+      .places = { { "p+e", 8, "0-7" }, { "all", 10, "0-9" } },
+      .refused = { { "all", 11, "accepted 1..10" } } },
+    { .file = "smt-8c16t.xml", .npus = 16, .ncores = 8, .nkinds = 1, .default_threads = 8,
+      .kind = { { "", 8, 16, 0, 0, -1 } },
+      .sets = { { "physical", "0,2,4,6,8,10,12,14" }, { "p", "0-15" } },
+      .places = { { "smt", 16, "0,2,4,6,8,10,12,14,1,3,5,7,9,11,13,15" }, { "all", 9, "0,2,4,6,8,10,12,14,1" },
+                  { "physical", 3, "0,2,4" } },
+      .refused = { { "physical", 9, "accepted 1..8" }, { "e", 1, "one kind of core" } } },
+    { .file = "numa-2s-16c32t.xml", .npus = 32, .ncores = 16, .nkinds = 1, .default_threads = 16,
+      .kind = { { "", 16, 32, 0, 0, -1 } },
+      .sets = { { "numa:0", "0-15" }, { "numa:1", "16-31" } },
+      .places = { { "numa:1", 9, "16,18,20,22,24,26,28,30,17" },
+                  { "physical", 16, "0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30" } },
+      .refused = { { "numa:2", 1, "no such NUMA node" }, { "numa:", 1, "no such NUMA node" },
+                   { "numa:x", 1, "no such NUMA node" } } },
+    { .file = "kvm-epyc-2c.xml", .npus = 2, .ncores = 2, .nkinds = 1, .default_threads = 2,
+      .kind = { { "", 2, 2, 0, 1024, 0 } },
+      .sets = { { "p", "0,1" }, { "physical", "0,1" }, { "p+e", "0,1" } },
+      .refused = { { "e", 1, "cpu set 'e' is empty: this machine has one kind of core" },
+                   { "p", 3, "accepted 1..2" } } },
+};
+
+Test(topo, fixtures)
 {
-    pb_topo *t = load("hybrid-4p4e.xml");
-    cr_expect_eq(t->npus, 12);
-    cr_expect_eq(t->ncores, 8);
-    cr_assert_eq(t->nkinds, 2);
-    cr_expect_str_eq(t->kind[0].name, "IntelCore");
-    cr_expect_eq(t->kind[0].cores, 4);
-    cr_expect_eq(t->kind[0].pus, 8);
-    cr_expect_eq(t->kind[0].max_mhz, 5200);
-    cr_expect_str_eq(t->kind[1].name, "IntelAtom");
-    cr_expect_eq(t->kind[1].cores, 4);
-    cr_expect_eq(t->kind[1].pus, 4);
-    EXPECT_SET(t, "p", "0-7");
-    EXPECT_SET(t, "e", "8-11");
-    EXPECT_SET(t, "p+e", "0-11");
-    EXPECT_SET(t, "all", "0-11");
-    EXPECT_SET(t, "smt", "0-11");
-    EXPECT_SET(t, "physical", "0,2,4,6,8-11");
-    EXPECT_PLACE(t, "p", 4, "0,2,4,6");
-    EXPECT_PLACE(t, "p", 8, "0,2,4,6,1,3,5,7");
-    EXPECT_PLACE(t, "p+e", 6, "0,2,4,6,8,9");
-    EXPECT_PLACE(t, "all", 12, "0,2,4,6,8-11,1,3,5,7");
-    EXPECT_PLACE(t, "e", 3, "8-10");
-    EXPECT_ERR(t, "e", 5, "5 threads");
-    EXPECT_ERR(t, "p", 0, "accepted 1..8");
-    cr_expect_eq(default_threads(t), 4);
-    pb_topo_free(t);
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
+        expect_topo(&fixtures[i]);
 }
+
+/* A hybrid part's caches differ per kind: the L1 and L2 above a P-core and above an E-core. */
+static const topo_caches_want hybrid_caches = {
+    .file = "hybrid-4p4e-caches.xml", .ncaches = 3, .nnuma = 1, .memory = 16ull << 30,
+    .cache = { { 1, 8, 4u * (48 + 32) * 1024, { 48u * 1024, 32u * 1024 }, { 2, 1 } },
+               { 2, 5, 4u * 1310720 + 2097152, { 1310720u, 2097152u }, { 2, 4 } },
+               { 3, 1, 30u * 1024 * 1024, { 30u << 20, 30u << 20 }, { 12, 12 } } },
+};
 
 Test(topo, hybrid_caches)
 {
-    pb_topo *t = load("hybrid-4p4e-caches.xml");
-    cr_assert_eq(t->ncaches, 3);
-    const pb_topo_cache *l1 = &t->cache[0], *l2 = &t->cache[1], *l3 = &t->cache[2];
-    cr_expect_eq(l1->level, 1);
-    cr_expect_eq(l1->bytes[0], 48u * 1024);
-    cr_expect_eq(l1->bytes[1], 32u * 1024);
-    cr_expect_eq(l1->instances, 8);
-    cr_expect_eq(l2->level, 2);
-    cr_expect_eq(l2->bytes[0], 1310720u);
-    cr_expect_eq(l2->shared_by[0], 2);
-    cr_expect_eq(l2->bytes[1], 2097152u);
-    cr_expect_eq(l2->shared_by[1], 4);
-    cr_expect_eq(l2->instances, 5);
-    cr_expect_eq(l2->total_bytes, 4u * 1310720 + 2097152);
-    cr_expect_eq(l3->level, 3);
-    cr_expect_eq(l3->instances, 1);
-    cr_expect_eq(l3->total_bytes, 30u * 1024 * 1024);
-    cr_expect_eq(l3->shared_by[0], 12);
-    cr_expect_eq(t->nnuma, 1);
-    cr_expect_eq(t->numa[0].memory, 16ull << 30);
-    pb_topo_free(t);
+    expect_caches(&hybrid_caches);
 }
 
-Test(topo, apple_6p4e)
-{
-    pb_topo *t = load("apple-6p4e.xml");
-    cr_expect_eq(t->npus, 10);
-    cr_assert_eq(t->nkinds, 2);
-    EXPECT_SET(t, "p", "0-5");
-    EXPECT_SET(t, "e", "6-9");
-    EXPECT_SET(t, "physical", "0-9");
-    EXPECT_PLACE(t, "p+e", 8, "0-7");
-    EXPECT_PLACE(t, "all", 10, "0-9");
-    EXPECT_ERR(t, "all", 11, "accepted 1..10");
-    cr_expect_eq(default_threads(t), 6);
-    pb_topo_free(t);
-}
-
-Test(topo, smt_8c16t)
+Test(topo, smt_siblings)
 {
     pb_topo *t = load("smt-8c16t.xml");
-    cr_expect_eq(t->npus, 16);
-    cr_expect_eq(t->ncores, 8);
-    cr_expect_eq(t->nkinds, 1);
-    EXPECT_SET(t, "physical", "0,2,4,6,8,10,12,14");
-    EXPECT_SET(t, "p", "0-15");
-    EXPECT_PLACE(t, "smt", 16, "0,2,4,6,8,10,12,14,1,3,5,7,9,11,13,15");
-    EXPECT_PLACE(t, "all", 9, "0,2,4,6,8,10,12,14,1");
-    EXPECT_PLACE(t, "physical", 3, "0,2,4");
-    EXPECT_ERR(t, "physical", 9, "accepted 1..8");
-    EXPECT_ERR(t, "e", 1, "one kind of core");
     cr_expect_eq(t->pu[5].smt, 1);
     cr_expect_eq(t->pu[4].smt, 0);
-    cr_expect_eq(default_threads(t), 8);
     pb_topo_free(t);
 }
 
-Test(topo, numa_2s_16c32t)
+Test(topo, numa_nodes)
 {
     pb_topo *t = load("numa-2s-16c32t.xml");
-    cr_expect_eq(t->npus, 32);
-    cr_expect_eq(t->ncores, 16);
     cr_assert_eq(t->nnuma, 2);
     cr_expect_eq(t->numa[1].os, 1);
     cr_expect_eq(t->numa[1].pus, 16);
     cr_expect_eq(t->numa[1].memory, 32ull << 30);
-    EXPECT_SET(t, "numa:0", "0-15");
-    EXPECT_SET(t, "numa:1", "16-31");
-    EXPECT_PLACE(t, "numa:1", 9, "16,18,20,22,24,26,28,30,17");
-    EXPECT_PLACE(t, "physical", 16, "0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30");
-    EXPECT_ERR(t, "numa:2", 1, "no such NUMA node");
-    EXPECT_ERR(t, "numa:", 1, "no such NUMA node");
-    EXPECT_ERR(t, "numa:x", 1, "no such NUMA node");
-    cr_expect_eq(default_threads(t), 16);
     pb_topo_free(t);
 }
 
-Test(topo, kvm_epyc_2c)
+Test(topo, thread_counts)
 {
     pb_topo *t = load("kvm-epyc-2c.xml");
-    cr_expect_eq(t->npus, 2);
-    cr_expect_eq(t->nkinds, 1);
-    EXPECT_SET(t, "p", "0,1");
-    EXPECT_SET(t, "physical", "0,1");
-    EXPECT_SET(t, "p+e", "0,1");
-    EXPECT_ERR(t, "e", 1, "cpu set 'e' is empty: this machine has one kind of core");
-    EXPECT_ERR(t, "p", 3, "accepted 1..2");
-    cr_expect_eq(default_threads(t), 2);
     pb_list counts;
     pb_topo_thread_counts(t, &counts);
     cr_expect_eq(counts.n, 2);
@@ -137,23 +92,28 @@ Test(topo, kvm_epyc_2c)
     pb_topo_free(t);
 }
 
+/* Lists of cpus in place of a set's name, on the hybrid fixture. */
+static const topo_set_want list_sets[] = { { "0-3,8", "0-3,8" }, { "8,0-3", "0-3,8" }, { "11", "11" }, { NULL } };
+/* Placement treats a list like any set: a core each first. */
+static const topo_place_want list_places[] = { { "0-3,8", 3, "0,2,8" }, { "0-3,8", 5, "0,2,8,1,3" }, { NULL } };
+static const topo_place_want list_refused[] = {
+    { "0-3,12", 1, "cpu 12 not available" },
+    { "12-13,40", 1, "cpus 12,13,40 not available" },
+    { "3-1", 1, "unknown cpu set '3-1'" },
+    { "0,", 1, "unknown cpu set" },
+    { "-1", 1, "unknown cpu set" },
+    { "fast", 1, "unknown cpu set 'fast': accepted: all, smt, physical, p, e, p+e, numa:N" },
+    { "", 1, "empty cpu set name" },
+    { "0-99999", 1, "unknown cpu set" },
+    { NULL },
+};
+
 Test(topo, explicit_lists)
 {
     pb_topo *t = load("hybrid-4p4e.xml");
-    EXPECT_SET(t, "0-3,8", "0-3,8");
-    EXPECT_SET(t, "8,0-3", "0-3,8");
-    EXPECT_SET(t, "11", "11");
-    /* Placement treats a list like any set: a core each first. */
-    EXPECT_PLACE(t, "0-3,8", 3, "0,2,8");
-    EXPECT_PLACE(t, "0-3,8", 5, "0,2,8,1,3");
-    EXPECT_ERR(t, "0-3,12", 1, "cpu 12 not available");
-    EXPECT_ERR(t, "12-13,40", 1, "cpus 12,13,40 not available");
-    EXPECT_ERR(t, "3-1", 1, "unknown cpu set '3-1'");
-    EXPECT_ERR(t, "0,", 1, "unknown cpu set");
-    EXPECT_ERR(t, "-1", 1, "unknown cpu set");
-    EXPECT_ERR(t, "fast", 1, "unknown cpu set 'fast': accepted: all, smt, physical, p, e, p+e, numa:N");
-    EXPECT_ERR(t, "", 1, "empty cpu set name");
-    EXPECT_ERR(t, "0-99999", 1, "unknown cpu set");
+    expect_sets(t, "hybrid-4p4e.xml", list_sets);
+    expect_places(t, "hybrid-4p4e.xml", list_places);
+    expect_refused(t, "hybrid-4p4e.xml", list_refused);
     char err[256];
     cr_expect_eq(pb_topo_check_cpu(t, 11, err, sizeof err), 0);
     cr_expect_eq(pb_topo_check_cpu(t, 12, err, sizeof err), -1);

@@ -11,139 +11,75 @@
  * Each has its /proc/cpuinfo beside it (.cpuinfo), read by test_cpuinfo.c. */
 #include <criterion/criterion.h>
 
-#include "pb_cpusets.h"
 #include "pb_topo.h"
+#include "topo_cases.h"
 #include "topo_fixture.h"
 
-/* The names of the sets bench_sweep runs by default here, comma-separated. */
-static void default_set_names(const pb_topo *t, char *buf, size_t len)
-{
-    pb_cpusets s;
-    char err[256] = "";
-    cr_assert_eq(pb_cpusets_parse(t, NULL, &s, err, sizeof err), 0, "%s", err);
-    buf[0] = '\0';
-    for (int i = 0; i < s.n; i++)
-        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", s.set[i].name);
-}
-
-#define EXPECT_DEFAULT_SETS(t, want)                                              \
-    do {                                                                          \
-        char got_[256];                                                           \
-        default_set_names(t, got_, sizeof got_);                                  \
-        cr_expect_str_eq(got_, want, "default sets: got %s, want %s", got_, want); \
-    } while (0)
-
-Test(topo_arm, rk3588_big_little)
-{
-    pb_topo *t = load("rk3588-4a76-4a55.xml");
-    cr_expect_eq(t->npus, 8);
-    cr_expect_eq(t->ncores, 8);
-    cr_assert_eq(t->nkinds, 2);
-    cr_expect_eq(t->kind[0].max_mhz, 2400);
-    cr_expect_eq(t->kind[0].capacity, 1024);
-    cr_expect_eq(t->kind[0].cores, 4);
-    cr_expect_eq(t->kind[1].max_mhz, 1800);
-    cr_expect_eq(t->kind[1].capacity, 397);
-    cr_expect_str_eq(t->kind[0].name, ""); /* hwloc names no core type on arm64: the identity does */
-    EXPECT_SET(t, "p", "4-7");
-    EXPECT_SET(t, "e", "0-3");
-    EXPECT_SET(t, "p+e", "0-7");
-    EXPECT_SET(t, "physical", "0-7");
+/* Each fixture's counts, kinds, sets, placements and refusals (topo_cases.h checks a row). hwloc names no core
+ * type on arm64 (the kinds' names are ""): the identity does, from cpuinfo (test_cpuinfo.c). */
+static const topo_want fixtures[] = {
     /* The big cores first, in logical order across their two clusters, then the little ones. */
-    EXPECT_PLACE(t, "p+e", 6, "4-7,0,1");
-    EXPECT_PLACE(t, "all", 8, "4-7,0-3");
-    EXPECT_PLACE(t, "e", 2, "0,1");
-    EXPECT_ERR(t, "p", 5, "accepted 1..4");
-    EXPECT_DEFAULT_SETS(t, "p,e,p+e");
-    cr_expect_eq(default_threads(t), 4);
-    pb_topo_free(t);
-}
+    { .file = "rk3588-4a76-4a55.xml", .npus = 8, .ncores = 8, .nkinds = 2, .default_threads = 4,
+      .kind = { { "", 4, 4, 2400, 1024, 1 }, { "", 4, 4, 1800, 397, 0 } },
+      .sets = { { "p", "4-7" }, { "e", "0-3" }, { "p+e", "0-7" }, { "physical", "0-7" } },
+      .places = { { "p+e", 6, "4-7,0,1" }, { "all", 8, "4-7,0-3" }, { "e", 2, "0,1" } },
+      .refused = { { "p", 5, "accepted 1..4" } },
+      .default_sets = "p,e,p+e" },
+    /* Without frequencies hwloc leaves the kinds unranked and lists the big one first: Linux's cpu capacity must
+     * still make the A76 cores 'p' (the order alone would make the A55 ones 'p'). */
+    { .file = "rk3588-capacity-only.xml", .npus = 8, .ncores = 8, .nkinds = 2, .default_threads = 4,
+      .kind = { { "", 4, 4, 0, 1024, -1 }, { "", 4, 4, 0, 397, -1 } },
+      .sets = { { "p", "4-7" }, { "e", "0-3" } },
+      .places = { { "p+e", 5, "4-7,0" } } },
+    { .file = "graviton3-64c.xml", .npus = 64, .ncores = 64, .nkinds = 1, .default_threads = 64,
+      .kind = { { "", 64, 64, 0, 0, -1 } },
+      .sets = { { "p", "0-63" }, { "p+e", "0-63" } },
+      .places = { { "p", 3, "0-2" } },
+      .refused = { { "e", 1, "cpu set 'e' is empty: this machine has one kind of core" } },
+      .default_sets = "p" },
+    { .file = "apple-m2pro-6p4e-linux.xml", .npus = 10, .ncores = 10, .nkinds = 2, .default_threads = 6,
+      .kind = { { "", 6, 6, 3504, 1024, 1 }, { "", 4, 4, 2424, 459, 0 } },
+      .sets = { { "p", "4-9" }, { "e", "0-3" }, { "p+e", "0-9" } },
+      .places = { { "p+e", 7, "4-9,0" }, { "e", 4, "0-3" } },
+      .default_sets = "p,e,p+e" },
+};
 
-Test(topo_arm, rk3588_caches_per_kind)
+Test(topo_arm, fixtures)
 {
-    pb_topo *t = load("rk3588-4a76-4a55.xml");
-    cr_assert_eq(t->ncaches, 3);
-    const pb_topo_cache *l1 = &t->cache[0], *l2 = &t->cache[1], *l3 = &t->cache[2];
-    cr_expect_eq(l1->bytes[0], 64u * 1024); /* A76 */
-    cr_expect_eq(l1->bytes[1], 32u * 1024); /* A55 */
-    cr_expect_eq(l2->bytes[0], 512u * 1024);
-    cr_expect_eq(l2->bytes[1], 128u * 1024);
-    cr_expect_eq(l2->shared_by[0], 1);
-    cr_expect_eq(l2->instances, 8);
-    cr_expect_eq(l3->instances, 1);
-    cr_expect_eq(l3->shared_by[0], 8);
-    cr_expect_eq(l3->total_bytes, 3u << 20);
-    /* One L3 over both clusters: every pair is near (the clusters are Groups, not caches). */
-    cr_expect_eq(pb_topo_pair_place(t, 4, 6), PB_PAIR_NEAR);
-    cr_expect_eq(pb_topo_pair_place(t, 0, 7), PB_PAIR_NEAR);
-    cr_expect_eq(t->numa[0].memory, 16ull << 30);
-    pb_topo_free(t);
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
+        expect_topo(&fixtures[i]);
 }
 
-/* Without frequencies hwloc leaves the kinds unranked and lists the big one first: Linux's cpu capacity must
- * still make the A76 cores 'p' (the order alone would make the A55 ones 'p'). */
-Test(topo_arm, rk3588_ranked_by_capacity_alone)
+static const topo_caches_want caches[] = {
+    /* Per kind: A76, then A55. One L3 over both clusters: every pair is near (the clusters are Groups, not
+     * caches). */
+    { .file = "rk3588-4a76-4a55.xml", .ncaches = 3, .nnuma = 1, .memory = 16ull << 30,
+      .cache = { { 1, 8, 4u * (64 + 32) * 1024, { 64u * 1024, 32u * 1024 }, { 1, 1 } },
+                 { 2, 8, 4u * (512 + 128) * 1024, { 512u * 1024, 128u * 1024 }, { 1, 1 } },
+                 { 3, 1, 3u << 20, { 3u << 20, 3u << 20 }, { 8, 8 } } },
+      .pairs = { { 4, 6, PB_PAIR_NEAR }, { 0, 7, PB_PAIR_NEAR } } },
+    { .file = "graviton3-64c.xml", .ncaches = 3, .nnuma = 1, .memory = 128ull << 30,
+      .cache = { { 1, 64, 64u * 64 * 1024, { 64u * 1024, 0 }, { 1, 0 } },
+                 { 2, 64, 64u << 20, { 1u << 20, 0 }, { 1, 0 } },
+                 { 3, 1, 32u << 20, { 32u << 20, 0 }, { 64, 0 } } } },
+    /* No L3: each cluster's L2 is the last level, so the two P clusters are far from each other. */
+    { .file = "apple-m2pro-6p4e-linux.xml", .ncaches = 2, .nnuma = 1, .memory = 16ull << 30,
+      .cache = { { 1, 10, (6u * 128 + 4 * 64) * 1024, { 128u * 1024, 64u * 1024 }, { 1, 1 } },
+                 { 2, 3, (2u * 16 + 4) << 20, { 16u << 20, 4u << 20 }, { 3, 4 } } },
+      .pairs = { { 4, 6, PB_PAIR_NEAR }, { 4, 7, PB_PAIR_FAR }, { 0, 9, PB_PAIR_FAR } } },
+};
+
+Test(topo_arm, caches)
 {
-    pb_topo *t = load("rk3588-capacity-only.xml");
-    cr_assert_eq(t->nkinds, 2);
-    cr_expect_eq(t->kind[0].efficiency, -1);
-    cr_expect_eq(t->kind[0].max_mhz, 0);
-    cr_expect_eq(t->kind[0].capacity, 1024);
-    EXPECT_SET(t, "p", "4-7");
-    EXPECT_SET(t, "e", "0-3");
-    EXPECT_PLACE(t, "p+e", 5, "4-7,0");
-    cr_expect_eq(default_threads(t), 4);
-    pb_topo_free(t);
+    for (size_t i = 0; i < sizeof caches / sizeof caches[0]; i++)
+        expect_caches(&caches[i]);
 }
 
-Test(topo_arm, graviton3_one_kind)
+Test(topo_arm, graviton3_thread_counts)
 {
     pb_topo *t = load("graviton3-64c.xml");
-    cr_expect_eq(t->npus, 64);
-    cr_expect_eq(t->ncores, 64);
-    cr_expect_eq(t->nkinds, 1);
-    cr_expect_eq(t->kind[0].efficiency, -1);
-    EXPECT_SET(t, "p", "0-63");
-    EXPECT_SET(t, "p+e", "0-63");
-    EXPECT_ERR(t, "e", 1, "cpu set 'e' is empty: this machine has one kind of core");
-    EXPECT_PLACE(t, "p", 3, "0-2");
-    EXPECT_DEFAULT_SETS(t, "p");
-    cr_expect_eq(default_threads(t), 64);
-    cr_assert_eq(t->ncaches, 3);
-    cr_expect_eq(t->cache[1].bytes[0], 1u << 20);
-    cr_expect_eq(t->cache[2].total_bytes, 32u << 20);
-    cr_expect_eq(t->numa[0].memory, 128ull << 30);
     pb_list counts;
     pb_topo_thread_counts(t, &counts);
     cr_expect_gt(counts.n, 1);
-    pb_topo_free(t);
-}
-
-Test(topo_arm, apple_m2pro_efficiency_cores_first)
-{
-    pb_topo *t = load("apple-m2pro-6p4e-linux.xml");
-    cr_expect_eq(t->npus, 10);
-    cr_assert_eq(t->nkinds, 2);
-    cr_expect_eq(t->kind[0].cores, 6);
-    cr_expect_eq(t->kind[0].max_mhz, 3504);
-    cr_expect_eq(t->kind[1].cores, 4);
-    EXPECT_SET(t, "p", "4-9");
-    EXPECT_SET(t, "e", "0-3");
-    EXPECT_SET(t, "p+e", "0-9");
-    EXPECT_PLACE(t, "p+e", 7, "4-9,0");
-    EXPECT_PLACE(t, "e", 4, "0-3");
-    EXPECT_DEFAULT_SETS(t, "p,e,p+e");
-    cr_expect_eq(default_threads(t), 6);
-    /* No L3: each cluster's L2 is the last level, so the two P clusters are far from each other. */
-    cr_assert_eq(t->ncaches, 2);
-    cr_expect_eq(t->cache[0].bytes[0], 128u * 1024);
-    cr_expect_eq(t->cache[0].bytes[1], 64u * 1024);
-    cr_expect_eq(t->cache[1].bytes[0], 16u << 20);
-    cr_expect_eq(t->cache[1].shared_by[0], 3);
-    cr_expect_eq(t->cache[1].bytes[1], 4u << 20);
-    cr_expect_eq(t->cache[1].shared_by[1], 4);
-    cr_expect_eq(pb_topo_pair_place(t, 4, 6), PB_PAIR_NEAR);
-    cr_expect_eq(pb_topo_pair_place(t, 4, 7), PB_PAIR_FAR);
-    cr_expect_eq(pb_topo_pair_place(t, 0, 9), PB_PAIR_FAR);
     pb_topo_free(t);
 }
