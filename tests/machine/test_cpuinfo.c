@@ -55,58 +55,71 @@ Test(cpuinfo, rk3588_parsed)
     free(ci);
 }
 
-Test(cpuinfo, rk3588_identity_names_each_kind)
+/* One kind of core as the machine's identity describes it. */
+typedef struct kind_want {
+    const char *purpose, *core_type;
+    int cores, max_mhz;
+} kind_want;
+
+/* A machine's identity from its two fixtures (identify): stepping is the MIDR's variant << 4 | revision, ext_family
+ * the implementer, ext_model the part of the fastest kind. */
+typedef struct identity_want {
+    const char *name, *vendor, *brand, *codename, *isa;
+    int ext_family, ext_model, stepping, cores, nkinds;
+    kind_want kind[2];
+} identity_want;
+
+static const identity_want identities[] = {
+    { "rk3588-4a76-4a55", "ARM", "Cortex-A76 + Cortex-A55", "Enyo + Ananke", "asimd asimdhp asimddp", 0x41, 0xd0b,
+      0x40 /* r4p0 */, 8, 2, { { "performance", "Cortex-A76", 4, 2400 }, { "efficiency", "Cortex-A55", 4, 1800 } } },
+    { "graviton3-64c", "ARM", "Neoverse-V1", "Zeus", "asimd asimdhp asimddp asimdfhm i8mm bf16 sve svei8mm svebf16",
+      0x41, 0xd40, 0x11 /* r1p1 */, 64, 1, { { "general", "Neoverse-V1", 64, 0 } } },
+    /* both kinds' codename, once */
+    { "apple-m2pro-6p4e-linux", "Apple", "Avalanche + Blizzard", "M2 Pro", "asimd asimdhp asimddp asimdfhm i8mm bf16",
+      0x61, 0x035, 0x11 /* r1p1 */, 10, 2,
+      { { "performance", "Avalanche", 6, 3504 }, { "efficiency", "Blizzard", 4, 2424 } } },
+};
+
+static void expect_identity(const identity_want *w)
+{
+    pb_machine m;
+    identify(&m, w->name);
+    const char *got_s[] = { m.vendor, m.brand, m.codename, m.isa };
+    const char *want_s[] = { w->vendor, w->brand, w->codename, w->isa };
+    static const char *const field_s[] = { "vendor", "brand", "codename", "isa" };
+    for (size_t i = 0; i < sizeof got_s / sizeof got_s[0]; i++)
+        cr_expect_str_eq(got_s[i], want_s[i], "%s: %s '%s', want '%s'", w->name, field_s[i], got_s[i], want_s[i]);
+    const int got[] = { m.ext_family, m.ext_model, m.stepping };
+    const int want[] = { w->ext_family, w->ext_model, w->stepping };
+    static const char *const field[] = { "ext_family", "ext_model", "stepping" };
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        cr_expect_eq(got[i], want[i], "%s: %s %#x, want %#x", w->name, field[i], got[i], want[i]);
+    cr_expect_eq(m.cores, w->cores, "%s: %d cores, want %d", w->name, m.cores, w->cores);
+    cr_expect_eq(m.nkinds, w->nkinds, "%s: %d kinds, want %d", w->name, m.nkinds, w->nkinds);
+    for (int k = 0; k < w->nkinds && k < m.nkinds; k++) {
+        const pb_machine_kind *g = &m.kind[k];
+        const kind_want *c = &w->kind[k];
+        cr_expect_str_eq(g->purpose, c->purpose, "%s: kind %d purpose '%s', want '%s'", w->name, k, g->purpose,
+                         c->purpose);
+        cr_expect_str_eq(g->core_type, c->core_type, "%s: kind %d core type '%s', want '%s'", w->name, k,
+                         g->core_type, c->core_type);
+        cr_expect_eq(g->cores, c->cores, "%s: kind %d: %d cores, want %d", w->name, k, g->cores, c->cores);
+        cr_expect_eq(g->max_mhz, c->max_mhz, "%s: kind %d: %d MHz, want %d", w->name, k, g->max_mhz, c->max_mhz);
+    }
+}
+
+Test(cpuinfo, identities)
+{
+    for (size_t i = 0; i < sizeof identities / sizeof identities[0]; i++)
+        expect_identity(&identities[i]);
+}
+
+/* The merge keeps hwloc's caches beside the MIDR's names. */
+Test(cpuinfo, identity_keeps_caches)
 {
     pb_machine m;
     identify(&m, "rk3588-4a76-4a55");
-    cr_expect_str_eq(m.vendor, "ARM");
-    cr_expect_str_eq(m.brand, "Cortex-A76 + Cortex-A55");
-    cr_expect_str_eq(m.codename, "Enyo + Ananke");
-    cr_expect_eq(m.ext_family, 0x41);
-    cr_expect_eq(m.ext_model, 0xd0b);
-    cr_expect_eq(m.stepping, 0x40); /* r4p0 */
-    cr_expect_str_eq(m.isa, "asimd asimdhp asimddp");
-    cr_assert_eq(m.nkinds, 2);
-    cr_expect_str_eq(m.kind[0].purpose, "performance");
-    cr_expect_str_eq(m.kind[0].core_type, "Cortex-A76");
-    cr_expect_eq(m.kind[0].cores, 4);
-    cr_expect_eq(m.kind[0].max_mhz, 2400);
-    cr_expect_str_eq(m.kind[1].purpose, "efficiency");
-    cr_expect_str_eq(m.kind[1].core_type, "Cortex-A55");
     cr_expect_eq(m.cache[1].bytes[0], 512u * 1024);
-}
-
-Test(cpuinfo, graviton3_identity)
-{
-    pb_machine m;
-    identify(&m, "graviton3-64c");
-    cr_expect_str_eq(m.vendor, "ARM");
-    cr_expect_str_eq(m.brand, "Neoverse-V1");
-    cr_expect_str_eq(m.codename, "Zeus");
-    cr_expect_eq(m.stepping, 0x11); /* r1p1 */
-    cr_expect_str_eq(m.isa, "asimd asimdhp asimddp asimdfhm i8mm bf16 sve svei8mm svebf16");
-    cr_assert_eq(m.nkinds, 1);
-    cr_expect_str_eq(m.kind[0].purpose, "general");
-    cr_expect_str_eq(m.kind[0].core_type, "Neoverse-V1");
-    cr_expect_eq(m.kind[0].cores, 64);
-    cr_expect_eq(m.cores, 64);
-}
-
-Test(cpuinfo, apple_m2pro_identity)
-{
-    pb_machine m;
-    identify(&m, "apple-m2pro-6p4e-linux");
-    cr_expect_str_eq(m.vendor, "Apple");
-    cr_expect_str_eq(m.brand, "Avalanche + Blizzard");
-    cr_expect_str_eq(m.codename, "M2 Pro"); /* both kinds' codename, once */
-    cr_expect_eq(m.ext_family, 0x61);
-    cr_expect_eq(m.ext_model, 0x035);
-    cr_expect_str_eq(m.isa, "asimd asimdhp asimddp asimdfhm i8mm bf16");
-    cr_assert_eq(m.nkinds, 2);
-    cr_expect_str_eq(m.kind[0].core_type, "Avalanche");
-    cr_expect_eq(m.kind[0].cores, 6);
-    cr_expect_str_eq(m.kind[1].core_type, "Blizzard");
-    cr_expect_eq(m.kind[1].cores, 4);
 }
 
 /* machine.csv and the header carry the arm64 identity through the same keys as libcpuid's. */
