@@ -2,6 +2,7 @@
  * reading of a scenario) and on generated counters. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,23 +40,70 @@ static void free_pair(pair p)
     free(p.b);
 }
 
-static void expect_load(const pair *p, int cpu, double busy, double user, double sys, double steal)
+/* What one cpu shows between two readings: its shares in %, or (interval false) no interval at all. */
+typedef struct cpu_want {
+    int cpu;
+    bool interval;
+    double busy, user, sys, steal;
+} cpu_want;
+
+/* A scenario's two readings and what every cpu listed shows between them. */
+typedef struct interval_want {
+    const char *first, *second;
+    int n;
+    cpu_want cpu[4];
+} interval_want;
+
+static const interval_want intervals[] = {
+    { "normal.0", "normal.1", 4,
+      { { 0, true, 60, 50, 10, 0 }, { 1, true, 0, 0, 0, 0 }, { .cpu = 2, .interval = false },
+        { .cpu = -1, .interval = false } } },
+    { "offline.0", "offline.1", 4,
+      { { 0, true, 100, 100, 0, 0 }, { 1, true, 0, 0, 0, 0 }, { .cpu = 2, .interval = false },
+        { 3, true, 100, 50, 50, 0 } } },
+    { "backwards.0", "backwards.1", 3,
+      { /* idle and iowait stepped back: they count as no time, the 40 ticks that moved were all busy */
+        { 0, true, 100, 75, 25, 0 },
+        /* every counter stepped back: nothing to report, rather than a negative figure */
+        { .cpu = 1, .interval = false },
+        /* user wrapped at 2^32: 6 ticks to the wrap + 5 after it, beside 9 idle */
+        { 2, true, 55, 55, 0, 0 } } },
+    { "steal.0", "steal.1", 2, { { 0, true, 50, 25, 0, 25 }, { 1, true, 30, 20, 10, 0 } } },
+    { "appear.0", "appear.1", 2, { { 0, true, 50, 50, 0, 0 }, { .cpu = 1, .interval = false } } },
+    /* the cpu that appeared in appear.1 now has a first interval */
+    { "appear.1", "appear.2", 1, { { 1, true, 80, 80, 0, 0 } } },
+};
+
+static void expect_cpu(const char *scenario, const pair *p, const cpu_want *w)
 {
     pb_cpu_load l;
-    cr_assert(pb_procstat_load(p->a, p->b, cpu, &l), "cpu%d has an interval", cpu);
-    cr_expect_float_eq(l.busy, busy, 1e-9, "cpu%d busy %.3f, want %.3f", cpu, l.busy, busy);
-    cr_expect_float_eq(l.user, user, 1e-9, "cpu%d user %.3f, want %.3f", cpu, l.user, user);
-    cr_expect_float_eq(l.sys, sys, 1e-9, "cpu%d sys %.3f, want %.3f", cpu, l.sys, sys);
-    cr_expect_float_eq(l.steal, steal, 1e-9, "cpu%d steal %.3f, want %.3f", cpu, l.steal, steal);
-    cr_expect_float_eq(l.busy + l.idle, 100.0, 1e-9);
+    int cpu = w->cpu;
+    if (!w->interval) {
+        cr_expect_not(pb_procstat_load(p->a, p->b, cpu, &l), "%s: cpu%d should have no interval", scenario, cpu);
+        return;
+    }
+    cr_assert(pb_procstat_load(p->a, p->b, cpu, &l), "%s: cpu%d has an interval", scenario, cpu);
+    const double got[] = { l.busy, l.user, l.sys, l.steal };
+    const double want[] = { w->busy, w->user, w->sys, w->steal };
+    static const char *const share[] = { "busy", "user", "sys", "steal" };
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        cr_expect_float_eq(got[i], want[i], 1e-9, "%s: cpu%d %s %.3f, want %.3f", scenario, cpu, share[i], got[i],
+                           want[i]);
+    cr_expect_float_eq(l.busy + l.idle, 100.0, 1e-9, "%s: cpu%d busy + idle %.3f", scenario, cpu, l.busy + l.idle);
 }
 
-static void expect_no_interval(const pair *p, int cpu)
+Test(procstat, intervals)
 {
-    pb_cpu_load l;
-    cr_expect_not(pb_procstat_load(p->a, p->b, cpu, &l), "cpu%d should have no interval", cpu);
+    for (size_t i = 0; i < sizeof intervals / sizeof intervals[0]; i++) {
+        const interval_want *w = &intervals[i];
+        pair p = load_pair(w->first, w->second);
+        for (int c = 0; c < w->n; c++)
+            expect_cpu(w->first, &p, &w->cpu[c]);
+        free_pair(p);
+    }
 }
 
+/* What the parser keeps of each reading, beside the intervals above. */
 Test(procstat, normal)
 {
     pair p = load_pair("normal.0", "normal.1");
@@ -63,10 +111,6 @@ Test(procstat, normal)
     cr_expect_eq(p.a->npresent, 2);
     cr_expect_eq(p.a->cpu[0].t[PB_TICK_USER], 1500);
     cr_expect_eq(p.a->cpu[1].t[PB_TICK_IOWAIT], 200);
-    expect_load(&p, 0, 60, 50, 10, 0);
-    expect_load(&p, 1, 0, 0, 0, 0);
-    expect_no_interval(&p, 2);
-    expect_no_interval(&p, -1);
     free_pair(p);
 }
 
@@ -77,30 +121,6 @@ Test(procstat, offline_cpu)
     cr_expect_eq(p.b->npresent, 3);
     cr_expect_eq(p.b->ncpu, 4);
     cr_expect_not(p.b->present[2]);
-    expect_load(&p, 0, 100, 100, 0, 0);
-    expect_load(&p, 1, 0, 0, 0, 0);
-    expect_no_interval(&p, 2);
-    expect_load(&p, 3, 100, 50, 50, 0);
-    free_pair(p);
-}
-
-Test(procstat, counters_backwards_or_wrapping)
-{
-    pair p = load_pair("backwards.0", "backwards.1");
-    /* idle and iowait stepped back: they count as no time, the 40 ticks that moved were all busy */
-    expect_load(&p, 0, 100, 75, 25, 0);
-    /* every counter stepped back: nothing to report, rather than a negative figure */
-    expect_no_interval(&p, 1);
-    /* user wrapped at 2^32: 6 ticks to the wrap + 5 after it, beside 9 idle */
-    expect_load(&p, 2, 55, 55, 0, 0);
-    free_pair(p);
-}
-
-Test(procstat, steal_irq_softirq)
-{
-    pair p = load_pair("steal.0", "steal.1");
-    expect_load(&p, 0, 50, 25, 0, 25);
-    expect_load(&p, 1, 30, 20, 10, 0);
     free_pair(p);
 }
 
@@ -109,12 +129,6 @@ Test(procstat, cpu_appears)
     pair p = load_pair("appear.0", "appear.1");
     cr_expect_eq(p.a->ncpu, 1);
     cr_expect_eq(p.b->ncpu, 2);
-    expect_load(&p, 0, 50, 50, 0, 0);
-    expect_no_interval(&p, 1);
-    free(p.a);
-    p.a = load("appear.2");
-    pair q = { p.b, p.a }; /* appear.1 -> appear.2: now it has a first interval */
-    expect_load(&q, 1, 80, 80, 0, 0);
     free_pair(p);
 }
 
