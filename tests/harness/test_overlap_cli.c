@@ -8,41 +8,24 @@
 
 #include "harness_run.h"
 
-static void expect_bad(const char *args, const char *option)
-{
-    harness_expect_bad("bench_overlap", "", args, option);
-}
+/* Each refused argument list and the option its message must name. */
+static const char *const bad_args[][2] = {
+    /* a ratio not above zero */
+    { "--ratios 0", "--ratios" }, { "--ratios -1", "--ratios" }, { "--ratios 0.5,0", "--ratios" },
+    { "--ratios abc", "--ratios" }, { "--ratios nan", "--ratios" },
+    /* an unknown mode */
+    { "--modes async", "--modes" }, { "--modes serial,bogus", "--modes" },
+    /* a size that is not a multiple of the block */
+    { "--cols 100", "--cols" }, { "--cols 33", "--cols" }, { "--cols 0", "--cols" }, { "--rows 0", "--rows" },
+    /* bad cpus, too few steps, an unknown option */
+    { "--cpus 0,0", "--cpus" }, { "--cpus 4096", "--cpus" }, { "--cpus 0,1,0", "--cpus" }, { "--steps 1", "--steps" },
+    { "--bogus", "--bogus" },
+};
 
-Test(overlap_cli, ratio_not_above_zero)
+Test(overlap_cli, bad_input)
 {
-    expect_bad("--ratios 0", "--ratios");
-    expect_bad("--ratios -1", "--ratios");
-    expect_bad("--ratios 0.5,0", "--ratios");
-    expect_bad("--ratios abc", "--ratios");
-    expect_bad("--ratios nan", "--ratios");
-}
-
-Test(overlap_cli, unknown_mode)
-{
-    expect_bad("--modes async", "--modes");
-    expect_bad("--modes serial,bogus", "--modes");
-}
-
-Test(overlap_cli, size_not_a_multiple_of_the_block)
-{
-    expect_bad("--cols 100", "--cols");
-    expect_bad("--cols 33", "--cols");
-    expect_bad("--cols 0", "--cols");
-    expect_bad("--rows 0", "--rows");
-}
-
-Test(overlap_cli, bad_cpus_and_options)
-{
-    expect_bad("--cpus 0,0", "--cpus");
-    expect_bad("--cpus 4096", "--cpus");
-    expect_bad("--cpus 0,1,0", "--cpus");
-    expect_bad("--steps 1", "--steps");
-    expect_bad("--bogus", "--bogus");
+    for (size_t i = 0; i < sizeof bad_args / sizeof bad_args[0]; i++)
+        harness_expect_bad("bench_overlap", "", bad_args[i][0], bad_args[i][1]);
 }
 
 /* A tiny run: exit 0, overlap.csv with the columns first and one row per mode. No speed is asserted. */

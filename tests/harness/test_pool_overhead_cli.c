@@ -6,26 +6,20 @@
 
 #include "harness_run.h"
 
-static void expect_bad(const char *args, const char *option)
-{
-    harness_expect_bad("bench_pool_overhead", "", args, option);
-}
+/* Each refused argument list and the option its message must name. */
+static const char *const bad_args[][2] = {
+    /* thread counts */
+    { "--threads 0", "--threads" }, { "--threads -1", "--threads" }, { "--threads abc", "--threads" },
+    { "--threads 1-", "--threads" }, { "--threads 99999", "--threads" },
+    /* policy, gap, cpu, an unknown option */
+    { "--policy nope", "--policy" }, { "--gap-us -5", "--gap-us" }, { "--cpus 4096", "--cpus" },
+    { "--bogus", "--bogus" },
+};
 
-Test(pool_overhead_cli, bad_thread_counts)
+Test(pool_overhead_cli, bad_input)
 {
-    expect_bad("--threads 0", "--threads");
-    expect_bad("--threads -1", "--threads");
-    expect_bad("--threads abc", "--threads");
-    expect_bad("--threads 1-", "--threads");
-    expect_bad("--threads 99999", "--threads");
-}
-
-Test(pool_overhead_cli, bad_policy_gap_cpu_option)
-{
-    expect_bad("--policy nope", "--policy");
-    expect_bad("--gap-us -5", "--gap-us");
-    expect_bad("--cpus 4096", "--cpus");
-    expect_bad("--bogus", "--bogus");
+    for (size_t i = 0; i < sizeof bad_args / sizeof bad_args[0]; i++)
+        harness_expect_bad("bench_pool_overhead", "", bad_args[i][0], bad_args[i][1]);
 }
 
 Test(pool_overhead_cli, out_onto_non_empty_or_unwritable)
@@ -38,9 +32,9 @@ Test(pool_overhead_cli, out_onto_non_empty_or_unwritable)
     fputs("precious\n", f);
     fclose(f);
     snprintf(args, sizeof args, "--quick --out %s", dir);
-    expect_bad(args, "--out");
+    harness_expect_bad("bench_pool_overhead", "", args, "--out");
     snprintf(args, sizeof args, "--quick --out %s/sub", file);
-    expect_bad(args, "--out");
+    harness_expect_bad("bench_pool_overhead", "", args, "--out");
     struct stat st;
     cr_assert_eq(stat(file, &st), 0);
     cr_assert_eq(st.st_size, 9, "the existing file is untouched");
