@@ -2,6 +2,7 @@
  * option, exit status 2 and nothing written; a tiny run writes kernels.csv with the issue's columns. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness_run.h"
@@ -14,18 +15,48 @@ static void expect_refused(const char *env, const char *args, const char *named)
     harness_expect_bad("bench_kernels", env ? env : "", with_out, named);
 }
 
-/* bench_kernels with args (ending in --out out) in a fresh temporary directory (tag heads its name, written
- * into dir); returns its out/kernels.csv open after the header line, which is left in line. */
-static FILE *kernels_run(char *dir, size_t len, const char *tag, const char *args, char *line, int linelen)
+/* bench_kernels with args (ending in --out out) in a fresh temporary directory (tag heads its name): its
+ * kernels.csv's header line into header, each row after it through check (which gets the header too, to find
+ * columns by name); the directory removed. Returns the count of rows. */
+static int kernels_rows(const char *tag, const char *args, char *header, int len,
+                        void (*check)(const char *header, const char *row))
 {
-    char path[128];
-    tf_tmpdir(dir, len, tag);
+    char dir[64], path[128], line[512];
+    tf_tmpdir(dir, sizeof dir, tag);
     harness_run_ok(dir, "bench_kernels", "", args);
     snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
-    cr_assert_not_null(fgets(line, linelen, f));
-    return f;
+    cr_assert_not_null(fgets(header, len, f));
+    int rows = 0;
+    for (; fgets(line, sizeof line, f); rows++)
+        check(header, line);
+    fclose(f);
+    cr_assert_eq(tf_rmrf(dir), 0);
+    return rows;
+}
+
+/* The index of the column named name in a CSV header line, -1 when it has none. */
+static int csv_column(const char *header, const char *name)
+{
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", header);
+    int col = 0;
+    for (char *save = NULL, *t = strtok_r(copy, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), col++)
+        if (strcmp(t, name) == 0)
+            return col;
+    return -1;
+}
+
+/* The number in column col of a CSV row (0 when the row is shorter). */
+static double csv_number(const char *row, int col)
+{
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", row);
+    char *save = NULL, *t = strtok_r(copy, ",\n", &save);
+    for (int c = 0; t && c < col; c++)
+        t = strtok_r(NULL, ",\n", &save);
+    return t ? strtod(t, NULL) : 0;
 }
 
 Test(kernels_cli, bad_options)
@@ -44,54 +75,47 @@ Test(kernels_cli, bad_options)
     expect_refused(NULL, "--bogus", "--bogus");
 }
 
+static void expect_scalar_l2(const char *header, const char *row)
+{
+    (void)header;
+    cr_assert(strstr(row, ",scalar,") && strstr(row, ",l2,"), "%s", row);
+}
+
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
 {
-    char dir[64], line[512];
-    FILE *f = kernels_run(dir, sizeof dir, "pbkc",
-                          "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 "
-                          "--cols 512 --out out",
-                          line, sizeof line);
-    cr_assert_str_eq(line, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
-                           "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow\n");
-    int rows = 0;
-    while (fgets(line, sizeof line, f)) {
-        cr_assert(strstr(line, ",scalar,") && strstr(line, ",l2,"), "%s", line);
-        rows++;
-    }
-    fclose(f);
+    char header[512];
+    int rows = kernels_rows("pbkc",
+                            "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 "
+                            "--cols 512 --out out",
+                            header, sizeof header, expect_scalar_l2);
+    cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
+                             "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
-    cr_assert_eq(tf_rmrf(dir), 0);
+}
+
+/* A K-quant row with both GB/s above zero. */
+static void expect_k_quant_speeds(const char *header, const char *row)
+{
+    cr_assert(strstr(row, ",q4_K,") || strstr(row, ",q6_K,"), "%s", row);
+    static const char *const speeds[] = { "gbps_median", "gbps_act_median" };
+    for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
+        int col = csv_column(header, speeds[i]);
+        cr_assert(col >= 0 && csv_number(row, col) > 0, "%s of %s", speeds[i], row);
+    }
 }
 
 /* The K-quants through every variant this CPU runs, each row with both GB/s: the weights alone and quantizing the
  * activation before every call (gbps_act_median, a number > 0; no speed is asserted). */
 Test(kernels_cli, k_quants_and_the_quantizing_column, .timeout = 60)
 {
-    char dir[64], line[512];
-    FILE *f = kernels_run(dir, sizeof dir, "pbkq",
-                          "--format q4_K,q6_K --level l2 --l2-kib 64 --threads 1 --batch 1 --budget-ms 2 --cols 512 "
-                          "--out out",
-                          line, sizeof line);
-    int col = 0, act = -1, plain = -1;
-    for (char *save = NULL, *t = strtok_r(line, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), col++) {
-        act = strcmp(t, "gbps_act_median") == 0 ? col : act;
-        plain = strcmp(t, "gbps_median") == 0 ? col : plain;
-    }
-    cr_assert(act >= 0 && plain >= 0, "kernels.csv has gbps_median and gbps_act_median");
-    int rows = 0;
-    while (fgets(line, sizeof line, f)) {
-        char copy[512];
-        snprintf(copy, sizeof copy, "%s", line);
-        cr_assert(strstr(line, ",q4_K,") || strstr(line, ",q6_K,"), "%s", line);
-        col = 0;
-        for (char *save = NULL, *t = strtok_r(copy, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), col++)
-            if (col == act || col == plain)
-                cr_assert(strtod(t, NULL) > 0, "column %d of %s", col, line);
-        rows++;
-    }
-    fclose(f);
+    char header[512];
+    int rows = kernels_rows("pbkq",
+                            "--format q4_K,q6_K --level l2 --l2-kib 64 --threads 1 --batch 1 --budget-ms 2 --cols 512 "
+                            "--out out",
+                            header, sizeof header, expect_k_quant_speeds);
+    cr_assert(csv_column(header, "gbps_act_median") >= 0 && csv_column(header, "gbps_median") >= 0,
+              "kernels.csv has gbps_median and gbps_act_median");
     cr_assert_geq(rows, 2, "q4_K and q6_K, every variant");
-    cr_assert_eq(tf_rmrf(dir), 0);
 }
 
 /* A run without a 1-thread point still draws its roofline (at the fewest threads it measured) and exits 0: the
