@@ -7,9 +7,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "pool.h"
+#include "tsan_tally.h"
 
 #define SLOTS 64
 
@@ -64,10 +64,8 @@ static int check(pool_policy pol, int cpu, int iters)
         for (int i = 0; i < SLOTS; i++)
             failed |= j->out[i] != it * 1000 + i;
         failed |= j->runs != it + 1;
-        if (it % 250 == 249) {
-            struct timespec ts = { 0, 1000000 }; /* idle 1 ms: the helper falls asleep, then must wake */
-            nanosleep(&ts, NULL);
-        }
+        if (it % 250 == 249)
+            tsan_sleep_us(1000); /* idle 1 ms: the helper falls asleep, then must wake */
     }
     failed |= own[SLOTS - 1] == -1; /* keeps the caller's work alive */
     if (failed)
@@ -79,28 +77,20 @@ static int check(pool_policy pol, int cpu, int iters)
 
 int main(void)
 {
-    int passed = 0, failed = 0;
+    tsan_tally tally = { 0 };
     int cpus[] = { POOL_ASYNC_INHERIT, other_cpu() };
     for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
         for (int k = 0; k < 2; k++) {
             if (k == 1 && cpus[1] < 0)
                 continue;
-            if (check((pool_policy)pol, cpus[k], pol == POOL_SPAWN ? 300 : 3000))
-                failed++;
-            else
-                passed++;
+            tsan_count(&tally, check((pool_policy)pol, cpus[k], pol == POOL_SPAWN ? 300 : 3000));
         }
     }
     /* A caller pinned to one cpu: the inheriting helper shares it and both sides sleep at once. */
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(sched_getcpu(), &one);
-    if (sched_setaffinity(0, sizeof one, &one) == 0) {
-        if (check(POOL_SPIN, POOL_ASYNC_INHERIT, 3000))
-            failed++;
-        else
-            passed++;
-    }
-    printf("tsan_async: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    if (sched_setaffinity(0, sizeof one, &one) == 0)
+        tsan_count(&tally, check(POOL_SPIN, POOL_ASYNC_INHERIT, 3000));
+    return tsan_report("tsan_async", &tally);
 }

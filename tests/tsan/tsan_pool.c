@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pool.h"
+#include "tsan_tally.h"
 
 #define MAX_ROWS 257
 
@@ -55,10 +55,8 @@ static int check_policy(pool_policy pol, int threads, int iters)
         pool_rows(p, rows, (size_t)(it % 3 == 0 ? 0 : it % 7 + 1), write_rows, j);
         for (size_t r = 0; r < rows; r++)
             failed |= j->rows[r] != it * 1000 + (int)r;
-        if (it % 500 == 499) {
-            struct timespec ts = { 0, 1000000 }; /* idle 1 ms: workers fall asleep, then must wake */
-            nanosleep(&ts, NULL);
-        }
+        if (it % 500 == 499)
+            tsan_sleep_us(1000); /* idle 1 ms: workers fall asleep, then must wake */
     }
     if (failed)
         fprintf(stderr, "tsan_pool: %s/%d threads: wrong result\n", pool_policy_name(pol), threads);
@@ -69,16 +67,9 @@ static int check_policy(pool_policy pol, int threads, int iters)
 
 int main(void)
 {
-    int passed = 0, failed = 0;
-    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
-        for (int threads = 2; threads <= 4; threads++) {
-            int iters = pol == POOL_SPAWN ? 300 : 3000;
-            if (check_policy((pool_policy)pol, threads, iters))
-                failed++;
-            else
-                passed++;
-        }
-    }
-    printf("tsan_pool: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    tsan_tally tally = { 0 };
+    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
+        for (int threads = 2; threads <= 4; threads++)
+            tsan_count(&tally, check_policy((pool_policy)pol, threads, pol == POOL_SPAWN ? 300 : 3000));
+    return tsan_report("tsan_pool", &tally);
 }

@@ -3,16 +3,9 @@
  * floor passes): both touch the readings, the pending sample and the series, under the sampler's mutex. A
  * missing lock is a race TSan reports. Exits non-zero when the result is not what the windows imply. */
 #include <stdio.h>
-#include <time.h>
 
 #include "pb_sampler.h"
-
-static void sleep_us(long us)
-{
-    struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
+#include "tsan_tally.h"
 
 int main(void)
 {
@@ -23,9 +16,9 @@ int main(void)
         return 2;
     }
     for (int i = 0; i < 60; i++) {
-        sleep_us(3000 + 1000 * (i % 7)); /* windows around the 10 ms interval's readings */
+        tsan_sleep_us(3000 + 1000 * (i % 7)); /* windows around the 10 ms interval's readings */
         pb_sampler_pause(s);
-        sleep_us(2000);
+        tsan_sleep_us(2000);
         pb_sampler_resume(s);
     }
     pb_sampler_result r;
