@@ -184,7 +184,7 @@ $(TSAN_LIBS) &: $(TSAN_INPUTS)
 	@touch $(TSAN_LIBS)
 endif
 
-build-tsan/bin/%: tests/tsan/%.c $(TSAN_LIBS)
+build-tsan/bin/%: tests/tsan/%.c $(wildcard tests/tsan/*.h) $(TSAN_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(INC_ALL) $(PKG_CFLAGS) -std=c11 -O1 -g $(WARN) -pthread -fopenmp -fsanitize=thread $< $(TSAN_LIBS) $(PKG_LIBS) -fopenmp -lm -pthread -fsanitize=thread -o $@
 
