@@ -215,29 +215,11 @@ KERN512_ROWS_FN(q8_0_cached)
 
 const kern_table kern_table_avx512 = {
     .isa = KERN_ISA_AVX512,
-    .rows = {
-        [KERN_F32] = rows_f32,
-        [KERN_F16] = rows_f16,
-        [KERN_Q8_0] = rows_q8_0,
-        [KERN_Q4_0] = kern_rows_q4_0_avx512,
-        [KERN_Q1_0] = kern_rows_q1_0_avx512,
-        [KERN_TQ2_0] = kern_rows_tq2_0_avx512,
-        [KERN_Q4_K] = kern_rows_q4_K_avx512,
-        [KERN_Q6_K] = kern_rows_q6_K_avx512,
-    },
-    .rows_cached = {
-        [KERN_Q1_0] = kern_rows_q1_0_cached_avx512,
-        [KERN_TQ2_0] = kern_rows_tq2_0_cached_avx512,
-        [KERN_Q4_K] = kern_rows_q4_K_cached_avx512,
-        [KERN_Q6_K] = kern_rows_q6_K_cached_avx512,
-        [KERN_F32] = rows_f32_cached,
-        [KERN_F16] = rows_f16_cached,
-        [KERN_Q8_0] = rows_q8_0_cached,
-        [KERN_Q4_0] = kern_rows_q4_0_cached_avx512,
-    },
-    .batch = {
-        [KERN_Q8_0] = batch_q8_0,
-        [KERN_Q4_0] = kern_batch_q4_0_avx512,
-    },
+    .rows = { [KERN_F32] = rows_f32, [KERN_F16] = rows_f16, [KERN_Q8_0] = rows_q8_0, KERN512_SUBBYTE_ROWS(avx512),
+              [KERN_Q4_K] = kern_rows_q4_K_avx512, [KERN_Q6_K] = kern_rows_q6_K_avx512 },
+    .rows_cached = { [KERN_F32] = rows_f32_cached, [KERN_F16] = rows_f16_cached, [KERN_Q8_0] = rows_q8_0_cached,
+                     KERN512_SUBBYTE_ROWS_CACHED(avx512), [KERN_Q4_K] = kern_rows_q4_K_cached_avx512,
+                     [KERN_Q6_K] = kern_rows_q6_K_cached_avx512 },
+    .batch = { [KERN_Q8_0] = batch_q8_0, [KERN_Q4_0] = kern_batch_q4_0_avx512 },
     .rows_per_pass = KERN512_ROWS,
 };

@@ -30,6 +30,14 @@
 KERN512_SUBBYTE_DECLS(avx512)
 KERN512_SUBBYTE_DECLS(avx512gfni)
 
+/* Those formats' entries of an ISA's kern_table: the streaming rows, the cached rows (kern_table.rows_cached) and
+ * q4_0's matmul, the lists avx512's and avx512gfni's tables share. */
+#define KERN512_SUBBYTE_ROWS(isa)                                                                                \
+    [KERN_Q4_0] = kern_rows_q4_0_##isa, [KERN_Q1_0] = kern_rows_q1_0_##isa, [KERN_TQ2_0] = kern_rows_tq2_0_##isa
+#define KERN512_SUBBYTE_ROWS_CACHED(isa)                                                                         \
+    [KERN_Q4_0] = kern_rows_q4_0_cached_##isa, [KERN_Q1_0] = kern_rows_q1_0_cached_##isa,                         \
+    [KERN_TQ2_0] = kern_rows_tq2_0_cached_##isa
+
 /* Pastes an ISA's name onto a function's (KERN512_NAME(kern_batch_q4_0_, avx512)), expanding a macro argument
  * such as KERN512_ISA first. */
 #define KERN512_PASTE(a, b) a##b

@@ -41,18 +41,8 @@ static inline __attribute__((always_inline)) __m512i field_gfni(__m512i v, int s
 
 const kern_table kern_table_avx512gfni = {
     .isa = KERN_ISA_AVX512GFNI,
-    .rows = {
-        [KERN_Q4_0] = kern_rows_q4_0_avx512gfni,
-        [KERN_Q1_0] = kern_rows_q1_0_avx512gfni,
-        [KERN_TQ2_0] = kern_rows_tq2_0_avx512gfni,
-    },
-    .rows_cached = {
-        [KERN_Q4_0] = kern_rows_q4_0_cached_avx512gfni,
-        [KERN_Q1_0] = kern_rows_q1_0_cached_avx512gfni,
-        [KERN_TQ2_0] = kern_rows_tq2_0_cached_avx512gfni,
-    },
-    .batch = {
-        [KERN_Q4_0] = kern_batch_q4_0_avx512gfni,
-    },
+    .rows = { KERN512_SUBBYTE_ROWS(avx512gfni) },
+    .rows_cached = { KERN512_SUBBYTE_ROWS_CACHED(avx512gfni) },
+    .batch = { [KERN_Q4_0] = kern_batch_q4_0_avx512gfni },
     .rows_per_pass = KERN512_ROWS,
 };
