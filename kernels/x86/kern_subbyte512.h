@@ -2,7 +2,8 @@
  * q4_0 (18-byte blocks: a half d, then 16 bytes of codes, read four blocks at once by one masked load pair,
  * blk18_chunk) and tq2_0 (2-bit codes). Written once and compiled twice, by the two files that include it:
  * kern_subbyte_avx512.c (KERN_ISA_AVX512) and kern_subbyte_avx512gfni.c (KERN_ISA_AVX512GFNI), which differ only
- * in KERN512_FIELD, how a code is taken out of its byte, and in the ISA their exported functions are named after
+ * in KERN512_FIELD_AT(v, shift, bits, to), how a code is taken out of its byte (bits shift..shift+bits-1 of every
+ * byte, moved to bit to), and in the ISA their exported functions are named after
  * (KERN512_ISA). Every kernel here spends as many instructions taking codes out of bytes as multiplying them: with
  * a shift and a mask that is two instructions a field, the shift on one vector port (vpsrlw zmm: 1 a cycle here,
  * where vpdpbusd zmm issues 2), with GFNI's vgf2p8affineqb one (kern_subbyte_avx512gfni.c says what it measured).
@@ -19,9 +20,12 @@
 #include <immintrin.h>
 #include <stddef.h>
 
-#if !defined(KERN512_FIELD) || !defined(KERN512_ISA)
-#error "define KERN512_FIELD(v, shift, bits) and KERN512_ISA before including kern_subbyte512.h"
+#if !defined(KERN512_FIELD_AT) || !defined(KERN512_ISA)
+#error "define KERN512_FIELD_AT(v, shift, bits, to) and KERN512_ISA before including kern_subbyte512.h"
 #endif
+
+/* A field's value (moved to bit 0). */
+#define KERN512_FIELD(v, shift, bits) KERN512_FIELD_AT(v, shift, bits, 0)
 
 /* ---- four 18-byte blocks (q1_0 and q4_0 share the shape: a half d, then 16 bytes) at once ----
  * Word 2j + u of the payloads (j < 16, u < 2) is word 9 (j / 4) + 1 + 2 (j % 4) + u of the 72 bytes of 4 blocks
@@ -63,16 +67,18 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
  * vpdpbusd of (bits >> s) & 1 against group s adds the quants of 4 elements whose bit is 1 into lane j, and
  * after the 8 groups lane j holds the sum of activation block j's quants under set bits: one float step for
  * 16 activation blocks, where a vpdpbusd per 64 weights in element order leaves 8 lanes of each block to
- * convert and scale. x = +-d, so the block's dot is twice that sum minus all its quants' (nsumb): exact. */
+ * convert and scale. x = +-d, so the block's dot is twice that sum minus all its quants' (nsumb): exact. The
+ * bits are taken out as 2 x bit (moved to bit 1: the same one instruction), so the sums start from nsumb and end as
+ * the dot, with no doubling and no add after them. */
 
-
-/* Lane j: the sum of the quants of activation block j whose bit is set (xs: the chunk's 8 groups of qt). */
-INLINE __m512i q1_0_sums(__m512i bits, const __m512i xs[8])
+/* Lane j: activation block j's dot with the bits, sum over elements of (2 x bit - 1) x quant (xs: the chunk's 8
+ * groups of qt; seed: each lane's nsumb). */
+INLINE __m512i q1_0_dots(__m512i bits, const __m512i xs[8], __m512i seed)
 {
-    __m512i sum = _mm512_dpbusd_epi32(_mm512_setzero_si512(), KERN512_FIELD(bits, 0, 1), xs[0]);
-#pragma GCC unroll 7
-    for (int s = 1; s < 8; s++)
-        sum = _mm512_dpbusd_epi32(sum, KERN512_FIELD(bits, s, 1), xs[s]);
+    __m512i sum = seed;
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; s++)
+        sum = _mm512_dpbusd_epi32(sum, KERN512_FIELD_AT(bits, s, 1, 1), xs[s]);
     return sum;
 }
 
@@ -95,7 +101,7 @@ INLINE void q1_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
         if (pf)
             kern512_prefetch_span(p, 4 * sizeof(block_q1_0));
         __m512i bits = blk18_chunk(p, nb, &dw);
-        __m512i dot = _mm512_add_epi32(_mm512_slli_epi32(q1_0_sums(bits, xs), 1), seed);
+        __m512i dot = q1_0_dots(bits, xs, seed);
         acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dx), acc[r]);
     }
 }
