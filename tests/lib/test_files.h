@@ -127,11 +127,17 @@ static inline bool tf_dir_empty(const char *dir)
     return empty;
 }
 
-static inline char *tf_vread(const char *fmt, va_list ap)
+/* The text of the file at the path printf(fmt, ...) (up to 128 KiB), NULL when it cannot be opened. The
+ * buffer is reused by the next read. */
+static inline char *tf_read(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *tf_read(const char *fmt, ...)
 {
     static char buf[1 << 17];
     char path[4200];
+    va_list ap;
+    va_start(ap, fmt);
     vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
@@ -141,28 +147,15 @@ static inline char *tf_vread(const char *fmt, va_list ap)
     return buf;
 }
 
-/* The text of the file at the path printf(fmt, ...) (up to 128 KiB), NULL when it cannot be opened. The
- * buffer is reused by the next read. */
-static inline char *tf_read(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static inline char *tf_read(const char *fmt, ...)
+/* text, failing the test when it is NULL (what: the file's description). */
+static inline char *tf_must_exist(char *text, const char *what)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = tf_vread(fmt, ap);
-    va_end(ap);
+    cr_assert_not_null(text, "the file %s exists", what);
     return text;
 }
 
-/* The same, failing the test when the file is missing. */
-static inline char *tf_slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static inline char *tf_slurp(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = tf_vread(fmt, ap);
-    va_end(ap);
-    cr_assert_not_null(text, "the file %s exists", fmt);
-    return text;
-}
+/* tf_read, failing the test when the file is missing; a macro only to hand its arguments (a format and its
+ * values) on to tf_read unchanged, and to name them in the failure. */
+#define tf_slurp(...) tf_must_exist(tf_read(__VA_ARGS__), #__VA_ARGS__)
 
 #endif
