@@ -66,19 +66,10 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
 
 void kern_act_free(kern_act *a)
 {
-    free(a->f32);
-    free(a->q8);
-    free(a->q8k);
-    free(a->qs);
-    free(a->scale);
-    free(a->nsumb);
-    free(a->nsum4);
-    free(a->seed4);
-    free(a->dx4);
-    free(a->qsp);
-    free(a->qt);
-    free(a->seedt);
-    free(a->dxt);
+    void *const held[] = { a->f32, a->q8, a->q8k, a->qs, a->scale, a->nsumb, a->nsum4,
+                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        free(held[i]);
     memset(a, 0, sizeof *a);
 }
 

@@ -62,6 +62,14 @@ static int pb_acts_init(pb_decode *d)
     return 0;
 }
 
+/* pb_decode_init's way out: what it allocated freed, -1 with errno err. */
+static int pb_decode_fail(pb_decode *d, int err)
+{
+    pb_decode_free(d);
+    errno = err;
+    return -1;
+}
+
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch)
 {
     memset(d, 0, sizeof *d);
@@ -82,36 +90,21 @@ int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, siz
     d->logits = malloc(batch * m->vocab * sizeof(float));
     d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
     d->jobs_glue = -1;
-    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs) {
-        pb_decode_free(d);
-        errno = ENOMEM;
-        return -1;
-    }
-    if (!pb_model_attn_ok(m)) {
-        pb_decode_free(d);
-        errno = EINVAL;
-        return -1;
-    }
+    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs)
+        return pb_decode_fail(d, ENOMEM);
+    if (!pb_model_attn_ok(m))
+        return pb_decode_fail(d, EINVAL);
     if (pb_acts_init(d) != 0 || pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
-        pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0) {
-        int e = errno;
-        pb_decode_free(d);
-        errno = e;
-        return -1;
-    }
+        pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0)
+        return pb_decode_fail(d, errno); /* the failed init's errno, read before the frees can change it */
     return 0;
 }
 
 void pb_decode_free(pb_decode *d)
 {
-    free(d->x);
-    free(d->h);
-    free(d->q);
-    free(d->kv);
-    free(d->g);
-    free(d->u);
-    free(d->logits);
-    free(d->jobs);
+    void *const held[] = { d->x, d->h, d->q, d->kv, d->g, d->u, d->logits, d->jobs };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        free(held[i]);
     pb_attn_free(&d->attn);
     pb_kv_free(&d->cache);
     pb_rope_free(&d->rope);

@@ -133,11 +133,8 @@ void pb_decode_weights_free(pb_decode_weights *w)
 {
     if (w->buf.map)
         pb_membuf_unmap(&w->buf);
-    free(w->mv);
-    free(w->off);
-    free(w->gamma);
-    free(w->mfmt);
-    free(w->qk_gamma);
-    free(w->bias);
+    void *const held[] = { w->mv, w->off, w->gamma, w->mfmt, w->qk_gamma, w->bias };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        free(held[i]);
     memset(w, 0, sizeof *w);
 }

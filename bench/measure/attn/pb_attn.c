@@ -66,9 +66,9 @@ int pb_attn_init(pb_attn *a, const pb_model *m, pb_kv_cache *kv, size_t batch)
 
 void pb_attn_free(pb_attn *a)
 {
-    free(a->qs);
-    free(a->out);
-    free(a->part);
+    void *const held[] = { a->qs, a->out, a->part };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        free(held[i]);
     memset(a, 0, sizeof *a);
 }
 

@@ -49,10 +49,9 @@ int pb_shares_init(pb_shares *s, int n, const double *capacity)
 
 void pb_shares_free(pb_shares *s)
 {
-    free(s->rate);
-    free(s->share);
-    free(s->busy0);
-    free(s->rows0);
+    void *const held[] = { s->rate, s->share, s->busy0, s->rows0 };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        free(held[i]);
     *s = (pb_shares){ 0 };
 }
 

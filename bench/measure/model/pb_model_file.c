@@ -163,11 +163,9 @@ int pb_model_file_open(pb_model_file *m, const char *path, char *err, size_t err
 
 void pb_model_file_close(pb_model_file *m)
 {
-    free(m->mv);
-    free(m->fmt);
-    free(m->norm);
-    free(m->qk_norm);
-    free(m->bias);
+    void *const held[] = { m->mv, m->fmt, m->norm, m->qk_norm, m->bias };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        free(held[i]);
     pb_gguf_close(&m->g);
     memset(m, 0, sizeof *m);
 }
