@@ -13,7 +13,6 @@
 #include "pb_memread.h"
 
 #define PB_V 16     /* bytes per vector */
-#define PB_LINE 64  /* a cache line on most arm64 cores: what one prefetch asks for */
 #define PB_STEP 128 /* bytes per step of the one-stream kernels: two pair loads per accumulator pair */
 #define PB_FOLD 64  /* steps between folds: pb_add32 adds at most 2 x 510 to a lane, 64 x 1020 = 65280 */
 
@@ -46,10 +45,7 @@ static inline uint64x2_t pb_fold(uint64x2_t total, uint16x8_t acc)
 static inline __attribute__((always_inline)) uint64_t pb_read(const void *src, size_t bytes, bool nt)
 {
     const uint8_t *p = src;
-    size_t head = pb_mem_head(p, PB_V, bytes);
-    uint64_t sum = pb_memsum_tail(p, head);
-    p += head;
-    bytes -= head;
+    uint64_t sum = pb_memsum_head(&p, &bytes, PB_V);
     uint64x2_t total = vdupq_n_u64(0);
     while (bytes >= PB_STEP) {
         size_t steps = bytes / PB_STEP < PB_FOLD ? bytes / PB_STEP : PB_FOLD;
@@ -82,24 +78,24 @@ _Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s 
 
 /* The decode passes' read pattern (kern_impl.h's quarter rows): PB_MR_STREAMS streams a quarter of the range
  * apart, each asking for the line KERN_PREFETCH_BYTES ahead (PRFM PLDL1STRM), two accumulators per stream. A
- * step is one line per stream from the 64-byte aligned start; head and tail go through pb_read once each. */
+ * step is one line per stream (PB_MR_LINE: a cache line on most arm64 cores) from the 64-byte aligned start
+ * (pb_mr_split_of); the rest goes through pb_read. */
 uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
-    const uint8_t *p = src;
-    size_t head = pb_mem_head(p, PB_LINE, bytes), quarter = (bytes - head) / PB_MR_STREAMS / PB_LINE * PB_LINE;
-    uint64_t sum = pb_memsum_tail(p, head);
+    pb_mr_split q = pb_mr_split_of(src, bytes, PB_MR_LINE);
+    size_t quarter = q.quarter;
     const uint8_t *s[PB_MR_STREAMS];
     for (int k = 0; k < PB_MR_STREAMS; k++)
-        s[k] = p + head + (size_t)k * quarter;
+        s[k] = q.s0 + (size_t)k * quarter;
     uint64x2_t total = vdupq_n_u64(0);
     for (size_t i = 0; i < quarter;) {
-        size_t end = quarter - i < PB_FOLD * PB_LINE ? quarter : i + PB_FOLD * PB_LINE;
+        size_t end = quarter - i < PB_FOLD * PB_MR_LINE ? quarter : i + PB_FOLD * PB_MR_LINE;
         uint16x8_t a[2 * PB_MR_STREAMS];
 #pragma GCC unroll 8
         for (int k = 0; k < 2 * PB_MR_STREAMS; k++)
             a[k] = vdupq_n_u16(0);
-        for (; i < end; i += PB_LINE) {
+        for (; i < end; i += PB_MR_LINE) {
 #pragma GCC unroll 4
             for (int k = 0; k < PB_MR_STREAMS; k++) {
                 kern_prefetch_stream(s[k] + i);
@@ -111,8 +107,7 @@ uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
         for (int k = 0; k < 2 * PB_MR_STREAMS; k++)
             total = pb_fold(total, a[k]);
     }
-    size_t done = head + PB_MR_STREAMS * quarter;
-    return sum + vaddvq_u64(total) + pb_read(p + done, bytes - done, false);
+    return q.head_sum + vaddvq_u64(total) + pb_read(q.rest, q.rest_bytes, false);
 }
 
 #else

@@ -13,8 +13,63 @@ uint64_t pb_memwrite_tail(uint8_t *dst, size_t bytes);
 /* Bytes from p up to the next multiple of align (a power of two), at most bytes. */
 size_t pb_mem_head(const void *p, size_t align, size_t bytes);
 
+/* The wide kernels' bytewise head: the bytes before *p (for a copy, *d: its stores are the aligned ones)
+ * reaches a multiple of align, at most *bytes, read (or copied, or written) one by one; the pointers and *bytes
+ * then stand past them, where the vector loop starts aligned. The read and copy forms return the head's sum. */
+static inline uint64_t pb_memsum_head(const uint8_t **p, size_t *bytes, size_t align)
+{
+    size_t head = pb_mem_head(*p, align, *bytes);
+    uint64_t sum = pb_memsum_tail(*p, head);
+    *p += head;
+    *bytes -= head;
+    return sum;
+}
+
+static inline uint64_t pb_memcopy_head(uint8_t **d, const uint8_t **s, size_t *bytes, size_t align)
+{
+    size_t head = pb_mem_head(*d, align, *bytes);
+    uint64_t sum = pb_memcopy_tail(*d, *s, head);
+    *d += head;
+    *s += head;
+    *bytes -= head;
+    return sum;
+}
+
+static inline void pb_memwrite_head(uint8_t **d, size_t *bytes, size_t align)
+{
+    size_t head = pb_mem_head(*d, align, *bytes);
+    pb_memwrite_tail(*d, head);
+    *d += head;
+    *bytes -= head;
+}
+
 /* Streams of the multi-stream read kernels (*_4s): the decode passes read 4 rows a quarter of a call apart. */
 #define PB_MR_STREAMS 4
+
+/* How a *_4s kernel splits its range: a bytewise head up to a line boundary (PB_MR_LINE), PB_MR_STREAMS
+ * streams a quarter apart, each a whole number of the kernel's steps (step bytes a stream per iteration) so
+ * every load is aligned, and the rest after the last quarter (under PB_MR_STREAMS steps), which the kernel
+ * reads with its one-stream loop. */
+#define PB_MR_LINE 64 /* a cache line: what one prefetch fetches */
+typedef struct pb_mr_split {
+    uint64_t head_sum;   /* the head's bytes, summed */
+    const uint8_t *s0;   /* the first stream's first byte: stream k starts k quarters on */
+    size_t quarter;      /* bytes per stream, a multiple of step */
+    const uint8_t *rest; /* the bytes after the last stream */
+    size_t rest_bytes;
+} pb_mr_split;
+
+static inline pb_mr_split pb_mr_split_of(const void *src, size_t bytes, size_t step)
+{
+    const uint8_t *p = src;
+    pb_mr_split q;
+    q.head_sum = pb_memsum_head(&p, &bytes, PB_MR_LINE);
+    q.s0 = p;
+    q.quarter = bytes / PB_MR_STREAMS / step * step;
+    q.rest = p + PB_MR_STREAMS * q.quarter;
+    q.rest_bytes = bytes - PB_MR_STREAMS * q.quarter;
+    return q;
+}
 
 uint64_t pb_memread_scalar(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_scalar(void *dst, const void *src, size_t bytes);

@@ -9,8 +9,7 @@
 #include "kern.h" /* kern_prefetch_stream: the decode passes' prefetch, so the floor reads as they do */
 #include "pb_memread.h"
 
-#define PB_V 32    /* bytes per vector */
-#define PB_LINE 64 /* a cache line: what one prefetch fetches */
+#define PB_V 32 /* bytes per vector */
 
 static inline __m256i pb_sad(__m256i v) { return _mm256_sad_epu8(v, _mm256_setzero_si256()); }
 
@@ -32,10 +31,7 @@ static inline __attribute__((always_inline)) uint64_t pb_read(void *dst, const v
 {
     (void)dst; /* the kernels' shape: dst, src, bytes (pb_memkern_fn) */
     const uint8_t *p = src;
-    size_t head = pb_mem_head(p, PB_V, bytes);
-    uint64_t sum = pb_memsum_tail(p, head);
-    p += head;
-    bytes -= head;
+    uint64_t sum = pb_memsum_head(&p, &bytes, PB_V);
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
     for (; bytes >= 4 * PB_V; p += 4 * PB_V, bytes -= 4 * PB_V) {
         a0 = _mm256_add_epi64(a0, pb_sad(pb_load(p, nt)));
@@ -52,17 +48,17 @@ uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes) { return p
 
 /* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: PB_MR_STREAMS streams a quarter of
  * the range apart, each asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. A step
- * is one line per stream (two vectors) from the 64-byte aligned start, so every load is aligned and each
- * line gets one prefetch; head and tail go through pb_read once each. */
+ * is one line per stream (two vectors) from the 64-byte aligned start (pb_mr_split_of), so every load is
+ * aligned and each line gets one prefetch; the rest goes through pb_read. */
 uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
-    const uint8_t *p = src;
-    size_t head = pb_mem_head(p, PB_LINE, bytes), quarter = (bytes - head) / PB_MR_STREAMS / PB_LINE * PB_LINE;
-    uint64_t sum = pb_memsum_tail(p, head);
-    const uint8_t *s0 = p + head, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
+    pb_mr_split q = pb_mr_split_of(src, bytes, PB_MR_LINE);
+    size_t quarter = q.quarter;
+    const uint8_t *s0 = q.s0, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
+    uint64_t sum = q.head_sum;
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    for (size_t i = 0; i < quarter; i += PB_LINE) {
+    for (size_t i = 0; i < quarter; i += PB_MR_LINE) {
         kern_prefetch_stream(s0 + i);
         kern_prefetch_stream(s1 + i);
         kern_prefetch_stream(s2 + i);
@@ -78,8 +74,7 @@ uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
     }
     sum += pb_hsum(_mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3)),
                                     _mm256_add_epi64(_mm256_add_epi64(a4, a5), _mm256_add_epi64(a6, a7))));
-    size_t done = head + PB_MR_STREAMS * quarter;
-    return sum + pb_read(NULL, p + done, bytes - done, false);
+    return sum + pb_read(NULL, q.rest, q.rest_bytes, false);
 }
 
 static inline void pb_store(uint8_t *d, __m256i v, bool nt)
@@ -94,11 +89,7 @@ static inline void pb_store(uint8_t *d, __m256i v, bool nt)
 /* Aligned on the destination (non-temporal stores need it); the source is loaded unaligned. */
 static inline __attribute__((always_inline)) uint64_t pb_copy(uint8_t *d, const uint8_t *s, size_t bytes, bool nt)
 {
-    size_t head = pb_mem_head(d, PB_V, bytes);
-    uint64_t sum = pb_memcopy_tail(d, s, head);
-    d += head;
-    s += head;
-    bytes -= head;
+    uint64_t sum = pb_memcopy_head(&d, &s, &bytes, PB_V);
     __m256i a0 = _mm256_setzero_si256(), a1 = a0;
     for (; bytes >= 2 * PB_V; d += 2 * PB_V, s += 2 * PB_V, bytes -= 2 * PB_V) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)s);
@@ -120,10 +111,8 @@ static inline __attribute__((always_inline)) uint64_t pb_write(void *dst, const 
 {
     (void)src;
     uint8_t *d = dst;
-    size_t head = pb_mem_head(d, PB_V, bytes), n = bytes;
-    pb_memwrite_tail(d, head);
-    d += head;
-    n -= head;
+    size_t n = bytes;
+    pb_memwrite_head(&d, &n, PB_V);
     const __m256i v = _mm256_set1_epi8((char)PB_MEMWRITE_BYTE);
     for (; n >= 2 * PB_V; d += 2 * PB_V, n -= 2 * PB_V) {
         pb_store(d, v, nt);

@@ -25,10 +25,7 @@ static inline __attribute__((always_inline)) uint64_t pb_read(void *dst, const v
 {
     (void)dst; /* the kernels' shape: dst, src, bytes (pb_memkern_fn) */
     const uint8_t *p = src;
-    size_t head = pb_mem_head(p, PB_V, bytes);
-    uint64_t sum = pb_memsum_tail(p, head);
-    p += head;
-    bytes -= head;
+    uint64_t sum = pb_memsum_head(&p, &bytes, PB_V);
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (; bytes >= 8 * PB_V; p += 8 * PB_V, bytes -= 8 * PB_V) {
         a0 = _mm512_add_epi64(a0, pb_sad(pb_load(p, nt)));
@@ -50,18 +47,19 @@ uint64_t pb_memread_avx512(void *dst, const void *src, size_t bytes) { return pb
 uint64_t pb_memread_avx512_nt(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, true); }
 
 _Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s kernels prefetch 1.5 KiB ahead");
+_Static_assert(PB_V == PB_MR_LINE, "a step of the 4-stream loop is two lines, one vector each");
 
 /* The decode passes' read pattern (kern_avx512.c): PB_MR_STREAMS streams a quarter of the range apart, each
  * asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. Each quarter is a whole number
- * of steps (two lines) from the 64-byte aligned start, so every load is aligned; the head before it and the
- * tail after the fourth quarter (under PB_MR_STREAMS steps) go through pb_read once each. */
+ * of steps (two lines) from the 64-byte aligned start (pb_mr_split_of), so every load is aligned; the rest
+ * after the fourth quarter goes through pb_read. */
 uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
-    const uint8_t *p = src;
-    size_t head = pb_mem_head(p, PB_V, bytes), quarter = (bytes - head) / PB_MR_STREAMS / (2 * PB_V) * (2 * PB_V);
-    uint64_t sum = pb_memsum_tail(p, head);
-    const uint8_t *s0 = p + head, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
+    pb_mr_split q = pb_mr_split_of(src, bytes, 2 * PB_V);
+    size_t quarter = q.quarter;
+    const uint8_t *s0 = q.s0, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
+    uint64_t sum = q.head_sum;
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (size_t i = 0; i < quarter; i += 2 * PB_V) {
         kern_prefetch_stream(s0 + i);
@@ -84,8 +82,7 @@ uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
     __m512i a = _mm512_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3)),
                                  _mm512_add_epi64(_mm512_add_epi64(a4, a5), _mm512_add_epi64(a6, a7)));
     sum += (uint64_t)_mm512_reduce_add_epi64(a);
-    size_t done = head + PB_MR_STREAMS * quarter;
-    return sum + pb_read(NULL, p + done, bytes - done, false);
+    return sum + pb_read(NULL, q.rest, q.rest_bytes, false);
 }
 
 static inline void pb_store(uint8_t *d, __m512i v, bool nt)
@@ -100,11 +97,7 @@ static inline void pb_store(uint8_t *d, __m512i v, bool nt)
 /* Aligned on the destination (non-temporal stores need it); the source is loaded unaligned. */
 static inline __attribute__((always_inline)) uint64_t pb_copy(uint8_t *d, const uint8_t *s, size_t bytes, bool nt)
 {
-    size_t head = pb_mem_head(d, PB_V, bytes);
-    uint64_t sum = pb_memcopy_tail(d, s, head);
-    d += head;
-    s += head;
-    bytes -= head;
+    uint64_t sum = pb_memcopy_head(&d, &s, &bytes, PB_V);
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
     for (; bytes >= 4 * PB_V; d += 4 * PB_V, s += 4 * PB_V, bytes -= 4 * PB_V) {
         __m512i v0 = _mm512_loadu_si512((const void *)s), v1 = _mm512_loadu_si512((const void *)(s + PB_V));
@@ -132,10 +125,8 @@ static inline __attribute__((always_inline)) uint64_t pb_write(void *dst, const 
 {
     (void)src;
     uint8_t *d = dst;
-    size_t head = pb_mem_head(d, PB_V, bytes), n = bytes;
-    pb_memwrite_tail(d, head);
-    d += head;
-    n -= head;
+    size_t n = bytes;
+    pb_memwrite_head(&d, &n, PB_V);
     const __m512i v = _mm512_set1_epi8((char)PB_MEMWRITE_BYTE);
     for (; n >= 4 * PB_V; d += 4 * PB_V, n -= 4 * PB_V) {
         pb_store(d, v, nt);
