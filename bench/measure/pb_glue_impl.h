@@ -51,6 +51,19 @@ static inline double pb_sumsq_finish(double lane[PB_SS_LANES], const float *x, s
 
 /* y[i] = silu(g[i]) * u[i] for i < n, the scalar form (any n). */
 void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n);
+
+/* The vector forms' loop: step(y + i, g + i, u + i) for every whole group of `lanes` values, the rest through
+ * the scalar form (same bits). Inlined with the form's step, so each form compiles to its own plain loop. */
+typedef void pb_silu_step_fn(float *y, const float *g, const float *u);
+static inline __attribute__((always_inline)) void pb_silu_mul_lanes(float *y, const float *g, const float *u, size_t n,
+                                                                    size_t lanes, pb_silu_step_fn *step)
+{
+    size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+        step(y + i, g + i, u + i);
+    pb_silu_mul_scalar(y + i, g + i, u + i, n - i);
+}
+
 #if defined(__x86_64__)
 /* The same with AVX2 + FMA, 8 values a step, the tail through the scalar form: same bits. */
 void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n);

@@ -24,15 +24,17 @@ static inline float32x4_t pb_exp4(float32x4_t t)
     return vmulq_f32(p, vreinterpretq_f32_s32(e));
 }
 
+/* y[0..3] = silu(g[0..3]) * u[0..3]. */
+static inline __attribute__((always_inline)) void pb_silu_mul4(float *y, const float *g, const float *u)
+{
+    float32x4_t gv = vld1q_f32(g);
+    float32x4_t s = vdivq_f32(gv, vaddq_f32(vdupq_n_f32(1.0f), pb_exp4(vnegq_f32(gv))));
+    vst1q_f32(y, vmulq_f32(s, vld1q_f32(u)));
+}
+
 void pb_silu_mul_neon(float *y, const float *g, const float *u, size_t n)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        float32x4_t gv = vld1q_f32(g + i);
-        float32x4_t s = vdivq_f32(gv, vaddq_f32(vdupq_n_f32(1.0f), pb_exp4(vnegq_f32(gv))));
-        vst1q_f32(y + i, vmulq_f32(s, vld1q_f32(u + i)));
-    }
-    pb_silu_mul_scalar(y + i, g + i, u + i, n - i);
+    pb_silu_mul_lanes(y, g, u, n, 4, pb_silu_mul4);
 }
 
 /* Lanes 0-1, 2-3, 4-5, 6-7 of the scalar form's eight in four double vectors. */

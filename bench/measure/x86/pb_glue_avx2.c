@@ -22,16 +22,18 @@ static inline __m256 pb_exp8(__m256 t)
     return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
+/* y[0..7] = silu(g[0..7]) * u[0..7]. */
+static inline __attribute__((always_inline)) void pb_silu_mul8(float *y, const float *g, const float *u)
+{
+    __m256 gv = _mm256_loadu_ps(g);
+    __m256 e = pb_exp8(_mm256_sub_ps(_mm256_setzero_ps(), gv));
+    __m256 s = _mm256_div_ps(gv, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+    _mm256_storeu_ps(y, _mm256_mul_ps(s, _mm256_loadu_ps(u)));
+}
+
 void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 gv = _mm256_loadu_ps(g + i);
-        __m256 e = pb_exp8(_mm256_sub_ps(_mm256_setzero_ps(), gv));
-        __m256 s = _mm256_div_ps(gv, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
-        _mm256_storeu_ps(y + i, _mm256_mul_ps(s, _mm256_loadu_ps(u + i)));
-    }
-    pb_silu_mul_scalar(y + i, g + i, u + i, n - i);
+    pb_silu_mul_lanes(y, g, u, n, 8, pb_silu_mul8);
 }
 
 double pb_sumsq_avx2(const float *x, size_t n)
