@@ -1,4 +1,5 @@
 #include "kern_format.h"
+#include "kern_isa.h"
 
 #include <string.h>
 
@@ -23,13 +24,10 @@ const kern_format_info *kern_format_get(kern_format f)
 
 int kern_format_parse(const char *name, kern_format *out)
 {
-    for (int i = 0; i < KERN_FORMAT_COUNT; i++) {
-        if (name && strcmp(name, kern_formats[i].name) == 0) {
-            *out = (kern_format)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = kern_name_index(kern_format_names, name);
+    if (i >= 0)
+        *out = (kern_format)i;
+    return i >= 0 ? 0 : -1;
 }
 
 uint64_t kern_format_matrix_bytes(kern_format f, uint64_t rows, uint64_t cols)

@@ -104,15 +104,20 @@ const char *kern_isa_name(kern_isa isa)
     return (unsigned)isa < KERN_ISA_COUNT ? kern_isa_names[isa] : NULL;
 }
 
+int kern_name_index(const char *const *names, const char *name)
+{
+    for (int i = 0; name && names[i]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 int kern_isa_parse(const char *name, kern_isa *out)
 {
-    for (int i = 0; name && i < KERN_ISA_COUNT; i++) {
-        if (strcmp(name, kern_isa_names[i]) == 0) {
-            *out = (kern_isa)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = kern_name_index(kern_isa_names, name);
+    if (i >= 0)
+        *out = (kern_isa)i;
+    return i >= 0 ? 0 : -1;
 }
 
 const char *kern_isa_needs(kern_isa isa)

@@ -33,6 +33,11 @@ typedef enum kern_isa {
  * tables). */
 extern const char *const kern_isa_names[KERN_ISA_COUNT + 1];
 
+/* The index of name in names (a NULL-terminated table of distinct names, as kern_isa_names), -1 when it is not
+ * there or name is NULL: the lookup every name table's parse function shares (ISAs, formats, and the harnesses'
+ * models and executors). */
+int kern_name_index(const char *const *names, const char *name);
+
 /* The name; NULL for an unknown value (KERN_ISA_COUNT included). */
 const char *kern_isa_name(kern_isa isa);
 /* 0 and *out on a known name, -1 otherwise. */

@@ -1,6 +1,8 @@
 /* pb_exec.c — see pb_exec.h. */
 #include "pb_exec.h"
 
+#include "kern_isa.h"
+
 #include <errno.h>
 #include <omp.h>
 #include <stdio.h>
@@ -18,13 +20,10 @@ const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1] = {
 
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out)
 {
-    for (int k = 0; k < PB_EXEC_KINDS; k++) {
-        if (name && strcmp(name, pb_exec_kind_names[k]) == 0) {
-            *out = (pb_exec_kind)k;
-            return 0;
-        }
-    }
-    return -1;
+    int k = kern_name_index(pb_exec_kind_names, name);
+    if (k >= 0)
+        *out = (pb_exec_kind)k;
+    return k >= 0 ? 0 : -1;
 }
 
 /* Pins each thread of an OpenMP team of `threads` to cpus[thread number] (the caller is thread 0), or back

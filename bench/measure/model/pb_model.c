@@ -1,5 +1,7 @@
 #include "pb_model.h"
 
+#include "kern_isa.h"
+
 #include <string.h>
 
 /* Heads, RoPE and norms as the models' config.json give them (qwen3: q/k norms, NeoX RoPE at base 1e6; Llama 3:
@@ -25,13 +27,10 @@ const pb_model *pb_model_get(pb_model_id id)
 
 int pb_model_parse(const char *name, pb_model_id *out)
 {
-    for (int i = 0; i < PB_MODEL_COUNT; i++) {
-        if (name && strcmp(name, pb_models[i].name) == 0) {
-            *out = (pb_model_id)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = kern_name_index(pb_model_names, name);
+    if (i >= 0)
+        *out = (pb_model_id)i;
+    return i >= 0 ? 0 : -1;
 }
 
 bool pb_model_attn_ok(const pb_model *m)
