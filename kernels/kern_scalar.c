@@ -23,96 +23,73 @@ static float dot_f16(const void *w, const kern_act *a, size_t m)
     return sum;
 }
 
-/* The formats whose weights are one code per element and one scale per weight block (q8_0, q4_0, q1_0, tq2_0):
- * per activation block (32 values for q8_0 activations, 256 for q8_K), the exact integer sum of code x quant,
- * then one float step by the weight block's scale times the activation block's. code(w, e) is element e's code
- * (signed, offset removed) and scale(w, e) the scale of the weight block holding it; a weight block may span
- * several activation blocks (q1_0: 128 weights, four q8_0 blocks), never the other way round. */
-typedef struct scalar_codes {
-    int (*code)(const void *w, size_t e);
-    float (*scale)(const void *w, size_t e);
-} scalar_codes;
-
-static float dot_codes(const void *w, const kern_act *a, size_t m, scalar_codes f)
+static float dot_q8_0(const void *w, const kern_act *a, size_t m)
 {
-    const int8_t *x = kern_act_qs(a, m);
+    const block_q8_0 *wb = w, *xb = kern_act_q8(a, m);
     const float *dx = kern_act_scale(a, m);
-    size_t per = a->cols / kern_act_blocks(a); /* values per activation block */
     float sum = 0.0f;
-    for (size_t b = 0; b < kern_act_blocks(a); b++) {
+    for (size_t b = 0; b < a->cols / QK8_0; b++) {
         int sumi = 0;
-        for (size_t e = b * per; e < (b + 1) * per; e++)
-            sumi += f.code(w, e) * x[e];
-        sum += (float)sumi * (f.scale(w, b * per) * dx[b]);
+        for (int j = 0; j < QK8_0; j++)
+            sumi += wb[b].qs[j] * xb[b].qs[j];
+        sum += (float)sumi * (kern_h2f(wb[b].d) * dx[b]);
     }
     return sum;
 }
 
-static int code_q8_0(const void *w, size_t e)
-{
-    return ((const block_q8_0 *)w)[e / QK8_0].qs[e % QK8_0];
-}
-
-static float scale_q8_0(const void *w, size_t e)
-{
-    return kern_h2f(((const block_q8_0 *)w)[e / QK8_0].d);
-}
-
-/* Byte j of a block: element j in its low nibble, element j + 16 in its high one; codes q + 8. */
-static int code_q4_0(const void *w, size_t e)
-{
-    uint8_t q = ((const block_q4_0 *)w)[e / QK4_0].qs[e % (QK4_0 / 2)];
-    return (e % QK4_0 < QK4_0 / 2 ? q & 15 : q >> 4) - 8;
-}
-
-static float scale_q4_0(const void *w, size_t e)
-{
-    return kern_h2f(((const block_q4_0 *)w)[e / QK4_0].d);
-}
-
-/* Bit e % 8 of byte (e % 128) / 8: 1 is +1, 0 is -1. */
-static int code_q1_0(const void *w, size_t e)
-{
-    const block_q1_0 *b = (const block_q1_0 *)w + e / QK1_0;
-    return (b->qs[e % QK1_0 / 8] >> (e % 8)) & 1 ? 1 : -1;
-}
-
-static float scale_q1_0(const void *w, size_t e)
-{
-    return kern_h2f(((const block_q1_0 *)w)[e / QK1_0].d);
-}
-
-/* Element e of a 256-weight block: byte 32 (e / 128) + e % 32, bits 2 ((e % 128) / 32); codes q + 1. */
-static int code_tq2_0(const void *w, size_t e)
-{
-    const block_tq2_0 *b = (const block_tq2_0 *)w + e / QK_K;
-    size_t i = e % QK_K;
-    return ((b->qs[32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3) - 1;
-}
-
-static float scale_tq2_0(const void *w, size_t e)
-{
-    return kern_h2f(((const block_tq2_0 *)w)[e / QK_K].d);
-}
-
-static float dot_q8_0(const void *w, const kern_act *a, size_t m)
-{
-    return dot_codes(w, a, m, (scalar_codes){ code_q8_0, scale_q8_0 });
-}
-
 static float dot_q4_0(const void *w, const kern_act *a, size_t m)
 {
-    return dot_codes(w, a, m, (scalar_codes){ code_q4_0, scale_q4_0 });
+    const block_q4_0 *wb = w;
+    const block_q8_0 *xb = kern_act_q8(a, m);
+    const float *dx = kern_act_scale(a, m);
+    float sum = 0.0f;
+    for (size_t b = 0; b < a->cols / QK4_0; b++) {
+        int sumi = 0;
+        for (int j = 0; j < QK4_0 / 2; j++) {
+            sumi += ((wb[b].qs[j] & 15) - 8) * xb[b].qs[j];
+            sumi += ((wb[b].qs[j] >> 4) - 8) * xb[b].qs[j + QK4_0 / 2];
+        }
+        sum += (float)sumi * (kern_h2f(wb[b].d) * dx[b]);
+    }
+    return sum;
 }
 
+/* A q1_0 block spans four q8_0 activation blocks, each with its own scale. */
 static float dot_q1_0(const void *w, const kern_act *a, size_t m)
 {
-    return dot_codes(w, a, m, (scalar_codes){ code_q1_0, scale_q1_0 });
+    const block_q1_0 *wb = w;
+    const block_q8_0 *xb = kern_act_q8(a, m);
+    const float *dx = kern_act_scale(a, m);
+    float sum = 0.0f;
+    for (size_t b = 0; b < a->cols / QK1_0; b++) {
+        float dw = kern_h2f(wb[b].d);
+        for (int k = 0; k < QK1_0 / QK8_0; k++) {
+            const block_q8_0 *x = &xb[b * (QK1_0 / QK8_0) + k];
+            int sumi = 0;
+            for (int j = 0; j < QK8_0; j++) {
+                int e = k * QK8_0 + j;
+                sumi += (wb[b].qs[e / 8] >> (e % 8)) & 1 ? x->qs[j] : -x->qs[j];
+            }
+            sum += (float)sumi * (dw * dx[b * (QK1_0 / QK8_0) + k]);
+        }
+    }
+    return sum;
 }
 
 static float dot_tq2_0(const void *w, const kern_act *a, size_t m)
 {
-    return dot_codes(w, a, m, (scalar_codes){ code_tq2_0, scale_tq2_0 });
+    const block_tq2_0 *wb = w;
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    float sum = 0.0f;
+    for (size_t b = 0; b < a->cols / QK_K; b++) {
+        int sumi = 0;
+        for (int e = 0; e < QK_K; e++) {
+            int q = (wb[b].qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+            sumi += (q - 1) * xb[b].qs[e];
+        }
+        sum += (float)sumi * (kern_h2f(wb[b].d) * xb[b].d);
+    }
+    return sum;
 }
 
 /* q4_K: per sub-block j of 32, sc_j x (codes . x) and m_j x (sum of x, bsums 2j and 2j + 1) are exact
