@@ -68,8 +68,6 @@ static int check(pool_policy pol, int cpu, int iters)
             tsan_sleep_us(1000); /* idle 1 ms: the helper falls asleep, then must wake */
     }
     failed |= own[SLOTS - 1] == -1; /* keeps the caller's work alive */
-    if (failed)
-        fprintf(stderr, "tsan_async: %s cpu %d: wrong result\n", pool_policy_name(pol), cpu);
     pool_async_destroy(a);
     free(j);
     return failed;
@@ -83,7 +81,8 @@ int main(void)
         for (int k = 0; k < 2; k++) {
             if (k == 1 && cpus[1] < 0)
                 continue;
-            tsan_count(&tally, check((pool_policy)pol, cpus[k], pol == POOL_SPAWN ? 300 : 3000));
+            tsan_count(&tally, check((pool_policy)pol, cpus[k], pol == POOL_SPAWN ? 300 : 3000),
+                       "tsan_async: %s cpu %d", pool_policy_name((pool_policy)pol), cpus[k]);
         }
     }
     /* A caller pinned to one cpu: the inheriting helper shares it and both sides sleep at once. */
@@ -91,6 +90,7 @@ int main(void)
     CPU_ZERO(&one);
     CPU_SET(sched_getcpu(), &one);
     if (sched_setaffinity(0, sizeof one, &one) == 0)
-        tsan_count(&tally, check(POOL_SPIN, POOL_ASYNC_INHERIT, 3000));
+        tsan_count(&tally, check(POOL_SPIN, POOL_ASYNC_INHERIT, 3000), "tsan_async: %s cpu %d, caller on one cpu",
+                   pool_policy_name(POOL_SPIN), POOL_ASYNC_INHERIT);
     return tsan_report("tsan_async", &tally);
 }

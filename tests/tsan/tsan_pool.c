@@ -58,8 +58,6 @@ static int check_policy(pool_policy pol, int threads, int iters)
         if (it % 500 == 499)
             tsan_sleep_us(1000); /* idle 1 ms: workers fall asleep, then must wake */
     }
-    if (failed)
-        fprintf(stderr, "tsan_pool: %s/%d threads: wrong result\n", pool_policy_name(pol), threads);
     free(j);
     pool_destroy(p);
     return failed;
@@ -70,6 +68,7 @@ int main(void)
     tsan_tally tally = { 0 };
     for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
         for (int threads = 2; threads <= 4; threads++)
-            tsan_count(&tally, check_policy((pool_policy)pol, threads, pol == POOL_SPAWN ? 300 : 3000));
+            tsan_count(&tally, check_policy((pool_policy)pol, threads, pol == POOL_SPAWN ? 300 : 3000),
+                       "tsan_pool: %s/%d threads", pool_policy_name((pool_policy)pol), threads);
     return tsan_report("tsan_pool", &tally);
 }

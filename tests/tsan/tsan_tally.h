@@ -4,6 +4,7 @@
 #ifndef TSAN_TALLY_H
 #define TSAN_TALLY_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -11,13 +12,21 @@ typedef struct tsan_tally {
     int passed, failed;
 } tsan_tally;
 
-/* Counts one check by its result: non-zero is a failure. */
-static inline void tsan_count(tsan_tally *t, int failed)
+/* Counts one check by its result (non-zero is a failure); a failure also prints "WHAT: wrong result" on stderr,
+ * WHAT being printf(fmt, ...): the main's name and the check's configuration. */
+static inline void tsan_count(tsan_tally *t, int failed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline void tsan_count(tsan_tally *t, int failed, const char *fmt, ...)
 {
-    if (failed)
-        t->failed++;
-    else
+    if (!failed) {
         t->passed++;
+        return;
+    }
+    t->failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, ": wrong result\n");
 }
 
 /* "NAME: P passed, F failed"; the main's exit status. */
