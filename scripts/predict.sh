@@ -56,6 +56,7 @@ command -v "$ARMCC" >/dev/null 2>&1 || { echo "predict: no $ARMCC (make deps-pre
 BASE=${PREDICT_CFLAGS:--D_GNU_SOURCE -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -pthread -fopenmp}
 AVX2=${PREDICT_AVX2_FLAGS:--mavx2 -mfma -mf16c}
 AVX512=${PREDICT_AVX512_FLAGS:--mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni}
+AVX512GFNI=${PREDICT_AVX512GFNI_FLAGS:-$AVX512 -mgfni}
 # The arm64 flags are pattern-specific in the Makefile (its ARCH=aarch64 block); the same strings here, checked.
 NEON=-march=armv8-a
 DOTPROD=-march=armv8.2-a+dotprod
@@ -84,6 +85,7 @@ compile() { # compile VARIANT COMPILER "FLAGS" SOURCES...
 echo "predict: compiling the kernels with -S into $A/"
 compile avx2 "$X86CC" "$AVX2" kernels/x86/*_avx2.c
 compile avx512 "$X86CC" "$AVX512" kernels/x86/*_avx512.c
+compile avx512gfni "$X86CC" "$AVX512GFNI" kernels/x86/*_avx512gfni.c
 compile neon "$ARMCC" "$NEON" kernels/arm/*_neon.c
 compile dotprod "$ARMCC" "$DOTPROD" kernels/arm/*_dotprod.c
 compile i8mm "$ARMCC" "$I8MM" kernels/arm/*_i8mm.c
@@ -111,7 +113,8 @@ find_fn() { # find_fn VARIANT FNS
 # theirs is 32 values (128 and 64 bytes).
 #   avx2      f32/f16: 16 values a step (64/32 B); q8_0: one block (34); q4_0, q1_0: two 18-byte blocks (36);
 #             tq2_0: one block (66), its two 32-byte halves a rolled loop (inner 2); q4_K, q6_K: one block.
-#   avx512    f32/f16: 32 values (128/64 B); q8_0: two blocks (68); q4_0, q1_0: four 18-byte blocks (72); tq2_0,
+#   avx512    (and avx512gfni, which has q4_0, q1_0 and tq2_0 only: the same passes, another bit-field extraction)
+#             f32/f16: 32 values (128/64 B); q8_0: two blocks (68); q4_0, q1_0: four 18-byte blocks (72); tq2_0,
 #             q4_K, q6_K: four blocks (264, 576, 840).
 #   arm64     kern_arm.h's group: four units a step (q8_0, q4_0: 4 blocks, 136 and 72 B; q1_0: its units are
 #             quarter blocks, so one block, 18 B; tq2_0: four blocks, 264 B, each unit's 8 chunks a rolled loop:
@@ -136,6 +139,9 @@ x86_64  avx512  q1_0  rows_q1_0_cached|kern_rows_q1_0_cached_avx512   4 72     0
 x86_64  avx512  tq2_0 rows_tq2_0_cached                               4 264    0 vpdpbusd:64
 x86_64  avx512  q4_K  rows_q4_K_cached|kern_rows_q4_K_cached_avx512   4 576    0 vpmaddubsw:64
 x86_64  avx512  q6_K  rows_q6_K_cached|kern_rows_q6_K_cached_avx512   4 840    0 vpmaddubsw:64
+x86_64  avx512gfni q4_0 rows_q4_0_cached                              4 72     0 vpdpbusd:8
+x86_64  avx512gfni q1_0 rows_q1_0_cached                              4 72     0 vpdpbusd:32
+x86_64  avx512gfni tq2_0 rows_tq2_0_cached                            4 264    0 vpdpbusd:64
 aarch64 neon    f32   rows_f32                                        4 64     0 fmla:16
 aarch64 neon    f16   rows_f16                                        4 32     0 fmla:16
 aarch64 neon    q8_0  rows_q8_0                                       4 136    0 smull:32
