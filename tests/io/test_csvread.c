@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pb_csvread.h"
+#include "test_files.h"
 
 static pb_table parse_ok(const char *s)
 {
@@ -147,8 +148,8 @@ Test(csvread, load_names_the_file_and_tells_missing_from_bad)
 /* The loaders read regular files only, at once: a FIFO would block the open, /dev/zero would never end. */
 Test(csvread, load_refuses_what_is_not_a_regular_file, .timeout = 20)
 {
-    char dir[] = "/tmp/pbcsv-XXXXXX", path[64], cmd[200];
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[128], path[160], cmd[300];
+    tf_tmpdir(dir, sizeof dir, "pbcsv");
     static const struct {
         const char *make, *what;
     } cases[] = {

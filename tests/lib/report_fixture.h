@@ -20,8 +20,8 @@
 /* A fresh copy of a fixture (the report writes into its run directory). */
 static inline void copy_fixture(const char *name, char *dir, size_t len)
 {
-    char tmpl[] = "/tmp/pbrep-XXXXXX";
-    cr_assert_not_null(mkdtemp(tmpl));
+    char tmpl[128];
+    tf_tmpdir(tmpl, sizeof tmpl, "pbrep");
     snprintf(dir, len, "%s/%s", tmpl, name);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "cp -r " RUNS "/%s %s", name, dir);

@@ -67,10 +67,15 @@ static inline void tf_need_cpus(int *cpu, int n, const char *why)
         cr_skip_test("fewer than %d cpus here: %s", n, why);
 }
 
-/* A fresh empty directory /tmp/TAG-XXXXXX, its name in dir. */
+/* A fresh empty directory ROOT/TAG-XXXXXX, its name in dir (at least 64 bytes). ROOT is the run's scratch
+ * directory, /tmp/poolbench-tests-PID, which tests/lib/test_scratch.c's hooks make before the first test and remove
+ * with everything in it after the last, in the runner's process (its name reaches the tests' processes in
+ * PB_TEST_SCRATCH): the suite leaves nothing in /tmp, whether its tests pass, fail or crash. /tmp itself when the
+ * variable is unset (a test binary built without that file). */
 static inline void tf_tmpdir(char *dir, size_t len, const char *tag)
 {
-    snprintf(dir, len, "/tmp/%s-XXXXXX", tag);
+    const char *root = getenv("PB_TEST_SCRATCH");
+    snprintf(dir, len, "%s/%s-XXXXXX", root && *root ? root : "/tmp", tag);
     cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
 }
 

@@ -125,8 +125,8 @@ Test(cpuinfo, identity_keeps_caches)
 /* machine.csv and the header carry the arm64 identity through the same keys as libcpuid's. */
 Test(cpuinfo, identity_reaches_machine_csv)
 {
-    char dir[] = "/tmp/pb_cpuinfo_XXXXXX";
-    cr_assert(mkdtemp(dir));
+    char dir[128];
+    tf_tmpdir(dir, sizeof dir, "pb_cpuinfo");
     pb_machine m;
     identify(&m, "rk3588-4a76-4a55");
     char err[256] = "";

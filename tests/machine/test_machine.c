@@ -160,8 +160,8 @@ Test(machine, warnings)
 
 Test(machine, csv)
 {
-    char dir[] = "/tmp/pb_machine_XXXXXX", path[64], err[256] = "";
-    cr_assert(mkdtemp(dir));
+    char dir[128], path[160], err[256] = "";
+    tf_tmpdir(dir, sizeof dir, "pb_machine");
     pb_machine m;
     from_dump(&m, "kvm-epyc-zen4-2c.raw");
     pb_topo *t = load("kvm-epyc-2c.xml");

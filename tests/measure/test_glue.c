@@ -206,8 +206,8 @@ Test(floor, parse_cpu_cells)
 
 Test(floor, from_memory_floor_csv)
 {
-    char dir[] = "/tmp/pbfloor-XXXXXX", path[64];
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[128], path[160];
+    tf_tmpdir(dir, sizeof dir, "pbfloor");
     snprintf(path, sizeof path, "%s/memory_floor.csv", dir);
     tf_write(dir, "memory_floor.csv",
           "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,placement\n"

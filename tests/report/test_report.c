@@ -175,8 +175,8 @@ Test(report, glue_modes_side_by_side)
 
 Test(compare, two_machines_side_by_side)
 {
-    char tmpl[] = "/tmp/pbcmp-XXXXXX", out[8192];
-    cr_assert_not_null(mkdtemp(tmpl));
+    char tmpl[128], out[8192];
+    tf_tmpdir(tmpl, sizeof tmpl, "pbcmp");
     char dir[300];
     snprintf(dir, sizeof dir, "%s/cmp", tmpl);
     int rc = sh(out, sizeof out, "$B/bench_compare " RUNS "/complete " RUNS "/laptop --out %s", dir);
@@ -206,8 +206,8 @@ Test(compare, refuses_bad_usage_and_a_used_out_dir)
 
 Test(compare, malformed_run_is_compared_on_what_it_has)
 {
-    char tmpl[] = "/tmp/pbcmp-XXXXXX", out[8192], dir[300];
-    cr_assert_not_null(mkdtemp(tmpl));
+    char tmpl[128], out[8192], dir[300];
+    tf_tmpdir(tmpl, sizeof tmpl, "pbcmp");
     snprintf(dir, sizeof dir, "%s/cmp", tmpl);
     int rc = sh(out, sizeof out, "$B/bench_compare --no-plots " RUNS "/complete " RUNS "/malformed --out %s", dir);
     cr_assert_eq(rc, 1, "%s", out);
