@@ -1,6 +1,6 @@
 /* kern_subbyte512.h — the AVX-512 (BW, VNNI) kernels of the formats whose codes are bit fields of a byte: q1_0 and
- * q4_0 (18-byte blocks: a half d, then 16 bytes of codes, read four blocks at once by one masked load pair,
- * blk18_chunk) and tq2_0 (2-bit codes). Written once and compiled twice, by the two files that include it:
+ * q4_0 (18-byte blocks: a half d, then 16 bytes of codes, four blocks read at once by blk18_chunk) and tq2_0
+ * (2-bit codes). Written once and compiled twice, by the two files that include it:
  * kern_subbyte_avx512.c (KERN_ISA_AVX512) and kern_subbyte_avx512gfni.c (KERN_ISA_AVX512GFNI), which differ only
  * in KERN512_FIELD_AT(v, shift, bits, to), how a code is taken out of its byte (bits shift..shift+bits-1 of every
  * byte, moved to bit to), and in the ISA their exported functions are named after
@@ -10,7 +10,7 @@
  * The rows fit kern_avx512.c's table shape (its header comment says what every pass shares and the
  * unsigned-offset trick): q1_0 and q4_0 read kern_act's transposed quants (qt) and gather four blocks' sums into
  * one float step; tq2_0 folds four blocks' sums into one vector. Included only by files compiled with the AVX-512
- * flags, after defining KERN512_FIELD and KERN512_ISA; not public. */
+ * flags, after defining KERN512_FIELD_AT and KERN512_ISA; not public. */
 #ifndef KERN_SUBBYTE512_H
 #define KERN_SUBBYTE512_H
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness_run.h"
+#include "kern_isa.h"
 
 /* With --out: the directory it names must not appear either. */
 static void expect_refused(const char *env, const char *args, const char *named)
@@ -132,4 +133,29 @@ Test(kernels_cli, a_run_without_one_thread_plots_its_fewest_threads, .timeout = 
     if (f)
         fclose(f);
     cr_assert_eq(tf_rmrf(dir), 0);
+}
+
+/* A q8_0 or q1_0 row, its variant in the named list of this test (avx512 or avx512gfni). */
+static void expect_avx512_rows(const char *header, const char *row)
+{
+    (void)header;
+    cr_assert((strstr(row, ",q8_0,avx512,") || strstr(row, ",q1_0,avx512,") || strstr(row, ",q1_0,avx512gfni,")),
+              "%s", row);
+}
+
+/* A variant whose table lacks a format runs the best one below it; when that one is measured in the same run, the
+ * format is measured once, under the variant that ran: avx512gfni has q1_0 but not q8_0, so --variant
+ * avx512,avx512gfni gives one q8_0 row (avx512) and two q1_0 rows. */
+Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
+{
+    if (!kern_isa_supported(KERN_ISA_AVX512GFNI)) {
+        printf("kernels_cli::a_fallback_is_not_measured_twice: skipped: this CPU or build has no avx512gfni\n");
+        cr_skip_test("no avx512gfni here");
+    }
+    char header[512];
+    int rows = kernels_rows("pbkf",
+                            "--format q8_0,q1_0 --variant avx512,avx512gfni --level l2 --threads 1 --batch 1 "
+                            "--budget-ms 2 --cols 512 --out out",
+                            header, sizeof header, expect_avx512_rows);
+    cr_assert_eq(rows, 3, "q8_0 once (avx512), q1_0 twice");
 }

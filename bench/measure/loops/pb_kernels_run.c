@@ -135,13 +135,16 @@ static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
                      pb_kbench_level level, int threads, char *err, size_t errlen)
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
-    for (int v = 0; v < p->variants->n; v++)
-        for (int b = 0; b < p->batches->n && !pb_stop_signal() && kbr_measures(p, fmt, v); b++) {
+    for (int v = 0; v < p->variants->n; v++) {
+        if (!kbr_measures(p, fmt, v))
+            continue;
+        for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
             pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)p->variants->v[v], .level = level,
                                    .cols = p->cols, .rows = rows, .batch = (int)p->batches->v[b] };
             if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
                 return -1;
         }
+    }
     return 0;
 }
 
