@@ -13,6 +13,14 @@
 
 #define PROG "bench_check"
 
+/* --help's text under the usage line. */
+static const char SUMMARY[] =
+    "Judges a run directory: against a baseline run (a figure fails when it is worse by more than\n"
+    "the two runs' own spreads allow; points in one run only are listed), or against invariants.\n"
+    "exit: 0 every check holds; 1 a FAIL line for each failure (figure, baseline, now, allowed\n"
+    "      band, why), or a malformed or incomplete run; 2 bad usage, a directory that is not a run,\n"
+    "      or an expect file that does not parse";
+
 typedef struct check_args {
     const char *run, *baseline, *expect;
 } check_args;
@@ -30,15 +38,7 @@ static int parse_args(int argc, char **argv, check_args *a)
           .help = "invariants to hold RUN to (default without --baseline: expect/invariants.txt)" },
         { 0 },
     };
-    const pb_cli cli = {
-        .prog = PROG, .opts = opts, .interleaved = true, .usage_tail = "RUN",
-        .summary = "Judges a run directory: against a baseline run (a figure fails when it is worse by more than\n"
-                   "the two runs' own spreads allow; points in one run only are listed), or against invariants.\n"
-                   "exit: 0 every check holds; 1 a FAIL line for each failure (figure, baseline, now, allowed\n"
-                   "      band, why), or a malformed or incomplete run; 2 bad usage, a directory that is not a run,\n"
-                   "      or an expect file that does not parse",
-    };
-    int first = argc, rc = pb_cli_parse_main(&cli, argc, argv, &first);
+    int first, rc = pb_cli_parse_tool(PROG, "RUN", SUMMARY, opts, argc, argv, &first);
     if (rc != PB_CLI_GO)
         return rc;
     if (argc - first != 1) {

@@ -31,6 +31,14 @@ static void free_runs(pb_compare *c)
     free(c->run);
 }
 
+/* --help's text under the usage line. */
+static const char SUMMARY[] =
+    "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures\n"
+    "side by side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
+    "(plots/compare.gp).\n"
+    "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
+    "      that is not a run directory";
+
 typedef struct cmp_args {
     const char *dirs[PB_CMP_RUNS], *out;
     int n;
@@ -51,15 +59,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
           .help = "write the plot data but do not draw" },
         { 0 },
     };
-    const pb_cli cli = {
-        .prog = "bench_compare", .opts = opts, .interleaved = true, .usage_tail = "DIR DIR [DIR...] --out DIR",
-        .summary = "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures\n"
-                   "side by side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
-                   "(plots/compare.gp).\n"
-                   "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
-                   "      that is not a run directory",
-    };
-    int first = argc, rc = pb_cli_parse_main(&cli, argc, argv, &first);
+    int first, rc = pb_cli_parse_tool("bench_compare", "DIR DIR [DIR...] --out DIR", SUMMARY, opts, argc, argv, &first);
     if (rc != PB_CLI_GO)
         return rc;
     a->draw = !no_plots;

@@ -70,6 +70,13 @@ static int print_header(const char *file)
 }
 
 /* The command line: the report of one run directory, or one of the modes that stand alone. */
+/* --help's text under the usage line. */
+static const char SUMMARY[] =
+    "Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
+    "machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
+    "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
+    "      DIR is not a run directory (none of those CSVs, nor a partial file of one)";
+
 typedef struct report_args {
     const char *dir, *check, *header; /* DIR; --check DIR; --header FILE */
     bool no_plots, schema_md;
@@ -99,14 +106,7 @@ static int parse_args(int argc, char **argv, report_args *a)
           .help = "print the header line of the CSV called FILE (likwid_compare.csv, ...); stands alone" },
         { 0 },
     };
-    const pb_cli cli = {
-        .prog = "bench_report", .opts = opts, .interleaved = true, .usage_tail = "DIR",
-        .summary = "Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
-                   "machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
-                   "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
-                   "      DIR is not a run directory (none of those CSVs, nor a partial file of one)",
-    };
-    int first = argc, rc = pb_cli_parse_main(&cli, argc, argv, &first);
+    int first, rc = pb_cli_parse_tool("bench_report", "DIR", SUMMARY, opts, argc, argv, &first);
     if (rc != PB_CLI_GO)
         return rc;
     int modes = modes_of(a), args = argc - first;

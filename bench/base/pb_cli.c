@@ -220,6 +220,16 @@ int pb_cli_parse_main(const pb_cli *cli, int argc, char **argv, int *first_posit
     return rc == 0 ? PB_CLI_GO : rc < 0 ? 2 : 0;
 }
 
+int pb_cli_parse_tool(const char *prog, const char *usage_tail, const char *summary, const pb_opt *opts, int argc,
+                      char **argv, int *first)
+{
+    const pb_cli cli = {
+        .prog = prog, .summary = summary, .usage_tail = usage_tail, .opts = opts, .interleaved = true,
+    };
+    *first = argc;
+    return pb_cli_parse_main(&cli, argc, argv, first);
+}
+
 int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...)
 {
     char msg[PB_ERR_MAX];

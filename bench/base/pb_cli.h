@@ -103,6 +103,11 @@ int pb_cli_parse(const pb_cli *cli, int argc, char **argv, int *first_positional
 #define PB_CLI_GO (-1)
 int pb_cli_parse_main(const pb_cli *cli, int argc, char **argv, int *first_positional);
 
+/* pb_cli_parse_main for a tool that takes files or directories anywhere among its options (bench_report,
+ * bench_compare, bench_check: .interleaved). *first: the first of them once they are moved after the options. */
+int pb_cli_parse_tool(const char *prog, const char *usage_tail, const char *summary, const pb_opt *opts, int argc,
+                      char **argv, int *first);
+
 /* Parses "1,2,4", "1-8", "1-3,8" into out within [min, max]. 0, or -1 with a reason in err. */
 int pb_parse_list(const char *s, long min, long max, pb_list *out, char *err, size_t errlen);
 
