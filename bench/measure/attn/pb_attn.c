@@ -147,6 +147,7 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
             a->ops->store(pb_kv_row(c, 1, layer, seq, g, pos), v + at, d);
         }
     float scale = (float)(1.0 / sqrt((double)d));
+#pragma omp simd /* q and qs are separate buffers */
     for (size_t i = 0; i < a->batch * (size_t)m->q_dim; i++)
         a->qs[i] = q[i] * scale;
     a->layer = layer;

@@ -152,6 +152,8 @@ void pb_rope_apply(const pb_rope *r, float *x, int heads)
     size_t half = r->head_dim / 2, step = r->neox ? 1 : 2, pair = r->neox ? half : 1;
     for (int h = 0; h < heads; h++) {
         float *y = x + (size_t)h * r->head_dim;
+        /* omp simd: pair i touches elements of its own only (i and i + half, or 2i and 2i + 1) */
+#pragma omp simd
         for (size_t i = 0; i < half; i++) {
             float *a = y + i * step, *b = a + pair;
             float x0 = *a, x1 = *b;
