@@ -247,9 +247,9 @@ size_t kern_act_block(kern_format f);
 int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1);
 
 /* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's
- * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (AVX-512 f32, f16, q8_0 and
- * q4_0, AVX2 f32, f16 and q8_0; not q1_0, tq2_0 or the K-quants) ask, every step and for each of their rows, for
- * the line KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
+ * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 f32,
+ * f16 and q8_0; not AVX2's q4_0, q1_0, tq2_0 or K-quants, compute-bound on their cores) ask, every step and for
+ * each of their rows, for each line KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
  * keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
  * on Zen 5 (qwen3-0.6b decode, q8_0, 1 thread) +3-5% against no prefetch, where 1 KiB and 2 KiB ahead did
  * less and 1 KiB with T0 did worse. A prefetch past the end of the weights (the last rows of a call) is
