@@ -411,6 +411,36 @@ Test(cli, interleaved_arguments_move_after_the_options)
     cr_assert(strstr(f.err, "--bogus"), "%s", f.err);
 }
 
+/* pb_cli_parse_tool (bench_report, bench_compare, bench_check): arguments anywhere among the options, and the
+ * main's exit status instead of pb_cli_parse's -1/1: PB_CLI_GO, 2 after bad input (said on stderr), 0 after --help. */
+static void redirect_both(void)
+{
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+}
+
+Test(cli, a_tool_parses_interleaved_and_returns_the_exit_status, .init = redirect_both)
+{
+    fx f;
+    fx_init(&f, false);
+    int first = -7;
+    char *argv[] = { "bench_t", "a", "--iters", "5", "b", NULL };
+    cr_assert_eq(pb_cli_parse_tool("bench_t", "A B", "Tests.", f.opts, 5, argv, &first), PB_CLI_GO);
+    cr_assert(f.iters == 5 && first == 3, "iters %ld, first %d", f.iters, first);
+    cr_assert(strcmp(argv[3], "a") == 0 && strcmp(argv[4], "b") == 0, "the arguments after the options, in order");
+    char *none[] = { "bench_t", NULL };
+    cr_assert_eq(pb_cli_parse_tool("bench_t", "A", "Tests.", f.opts, 1, none, &first), PB_CLI_GO);
+    cr_assert_eq(first, 1, "no argument: first is argc");
+    char *bad[] = { "bench_t", "a", "--bogus", NULL };
+    cr_assert_eq(pb_cli_parse_tool("bench_t", "A", "Tests.", f.opts, 3, bad, &first), 2, "bad input: exit 2");
+    char *help[] = { "bench_t", "--help", NULL };
+    cr_assert_eq(pb_cli_parse_tool("bench_t", "A B", "Tests the tool parse.", f.opts, 2, help, &first), 0);
+    fflush(stdout);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("bench_t: unknown option '--bogus' (see bench_t --help)\n");
+    cr_assert_stdout_neq_str("", "--help printed its usage");
+}
+
 /* ---- environment ------------------------------------------------------------------------------------- */
 
 Test(cli, env_sets_value)
