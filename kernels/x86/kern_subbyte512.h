@@ -40,18 +40,24 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * three of them inserted into lanes 1-3 (a load and one uop on either vector port each): the gather across the
  * two 64-byte halves, vpermt2w, takes two cycles of port 5 (1.52 TSC ticks a vpermt2w against 0.37 a vpaddd in a
  * throughput loop on this VM), which vpermw and the scales' conversion also need. bench_kernels --variant
- * avx512gfni --level l2 --threads 1 --batch 1, alternated four times: q4_0 +1-3%, q1_0 +6-7%. A partial step reads
- * under masks. */
+ * avx512gfni --level l2 --threads 1 --batch 1, alternated four times: q4_0 +1-3%, q1_0 +6-7%. The inserts go as a
+ * tree, two deep (the same count): q1_0's row-step is a long dependent path (loads, inserts, eight field
+ * extractions into two vpdpbusd chains, conversion, fma), and when the core's other hyperthread is busy, as on
+ * this VM when its neighbours load the host, the smaller share of the out-of-order window stops hiding it: a
+ * chain of three inserts against the tree, alternated eight times, q1_0 8.5-9.0 -> 9.4-9.9 GB/s then, 12.6 ->
+ * 12.7 on a quiet host. A partial step reads under masks. */
 INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 {
     if (nb == 4) { /* bytes 0..71: lo is 0..63, the last payload 56..71 */
         __m512i lo = _mm512_loadu_si512(p);
         __m512i d = _mm512_permutexvar_epi16(_mm512_loadu_si512(blk18_d_words), lo);
         *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(d));
-        __m512i q = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(p + 2)));
-        q = _mm512_inserti32x4(q, _mm_loadu_si128((const __m128i *)(p + 20)), 1);
-        q = _mm512_inserti32x4(q, _mm_loadu_si128((const __m128i *)(p + 38)), 2);
-        return _mm512_inserti32x4(q, _mm_loadu_si128((const __m128i *)(p + 56)), 3);
+        /* a tree (two 256-bit halves, then the halves): two inserts deep where a chain was three */
+        __m256i q01 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2))),
+                                              _mm_loadu_si128((const __m128i *)(p + 20)), 1);
+        __m256i q23 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 38))),
+                                              _mm_loadu_si128((const __m128i *)(p + 56)), 1);
+        return _mm512_inserti64x4(_mm512_castsi256_si512(q01), q23, 1);
     }
     unsigned n = 18u * (unsigned)nb;
     __m512i lo = _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, p);
