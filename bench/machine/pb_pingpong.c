@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "pb_placement.h"
 #include "pb_time.h"
 
 #define PB_CACHE_LINE 64
@@ -199,10 +198,4 @@ const char *pb_placement(double rt_ns)
     if (rt_ns < PB_HIDDEN_SMT_RT_NS)
         return "smt?";
     return rt_ns > PB_FAR_RT_NS ? "far" : "near";
-}
-
-const char *pb_placement_pair(const pb_topo *t, int a, int b, bool trust_topo, double rt_ns)
-{
-    const pb_where w = { .topo = t, .trust_topo = trust_topo };
-    return pb_placement_block(&w, a, b, rt_ns, rt_ns);
 }

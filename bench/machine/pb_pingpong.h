@@ -46,10 +46,5 @@ int pb_pingpong_tight(int cpu_a, int cpu_b, int batches, int iters, pb_rt_tight 
  * two cores), "far" above PB_FAR_RT_NS, else "near"; "n/a" for NaN (one cpu only). Meant for the tightest round
  * trip, which both thresholds were set against. */
 const char *pb_placement(double rt_ns);
-/* The tag of cpus a and b: the topology's ("smt", "near", "far": pb_topo_pair_place) where it can tell and is
- * trusted, else pb_placement(rt_ns). Trust it (trust_topo) on bare metal; under a hypervisor the guest's
- * topology says nothing of where its vCPUs run (on the development VM one "L3" holds pairs that measure
- * 150 ns one minute and 800 ns the next), so there the measured round trip decides. */
-const char *pb_placement_pair(const pb_topo *t, int a, int b, bool trust_topo, double rt_ns);
 
 #endif

@@ -49,3 +49,9 @@ void pb_cpus_text(const int *cpu, int ncpu, int n, char *buf, size_t len)
         at += (size_t)w;
     }
 }
+
+const char *pb_placement_pair(const pb_topo *t, int a, int b, bool trust_topo, double rt_ns)
+{
+    const pb_where w = { .topo = t, .trust_topo = trust_topo };
+    return pb_placement_block(&w, a, b, rt_ns, rt_ns);
+}
