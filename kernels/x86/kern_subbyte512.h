@@ -45,7 +45,9 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * extractions into two vpdpbusd chains, conversion, fma), and when the core's other hyperthread is busy, as on
  * this VM when its neighbours load the host, the smaller share of the out-of-order window stops hiding it: a
  * chain of three inserts against the tree, alternated eight times, q1_0 8.5-9.0 -> 9.4-9.9 GB/s then, 12.6 ->
- * 12.7 on a quiet host. A partial step reads under masks. */
+ * 12.7 on a quiet host; q4_0, whose path is shorter but has the inserts in it too, 17.1-17.7 -> 20.5-21.3 loaded
+ * (README's kernel section: both changes against the build before, with q8_0 as the witness of the host's
+ * state). A partial step reads under masks. */
 INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 {
     if (nb == 4) { /* bytes 0..71: lo is 0..63, the last payload 56..71 */
