@@ -62,16 +62,6 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
             run->read_kernel ? run->read_kernel : "-");
 }
 
-/* Whether the run measured variant v for fmt at all: not where v lacks fmt and the variant that runs in its place
- * was measured under its own name (pb_kbr_run_all). */
-static bool kbr_measured(const pb_kbr_run *run, kern_format fmt, kern_variant v)
-{
-    for (int i = 0; i < run->nrows; i++)
-        if (run->rows[i].pt.fmt == fmt && run->rows[i].pt.variant == v)
-            return true;
-    return false;
-}
-
 /* One (format, variant) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
 static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run, kern_format fmt,
                                     kern_variant v)
@@ -100,7 +90,7 @@ void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->variants->n; v++)
-            if (kbr_measured(run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]))
+            if (pb_kbr_measures(p, (kern_format)p->formats->v[i], v))
                 kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {

@@ -116,10 +116,7 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     return 0;
 }
 
-/* Whether variant v of the plan is measured for fmt: unless its table lacks fmt and the variant that would run in
- * its place (kern_matvec_isa: the best below it that has fmt) is in the plan too, which measures that kernel
- * under its own name (avx512gfni has only the sub-byte formats: its q8_0 is avx512's). */
-static bool kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v)
+bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v)
 {
     kern_isa ran = kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]);
     if (ran == (kern_isa)p->variants->v[v])
@@ -136,7 +133,7 @@ static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
     for (int v = 0; v < p->variants->n; v++) {
-        if (!kbr_measures(p, fmt, v))
+        if (!pb_kbr_measures(p, fmt, v))
             continue;
         for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
             pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)p->variants->v[v], .level = level,
@@ -212,10 +209,9 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
 {
     int nt = p->threads->n;
     memset(run, 0, sizeof *run);
-    run->total = 0;
-    for (int f = 0; f < p->formats->n; f++)
+    for (int f = 0; f < p->formats->n; f++) /* run->total: 0 from the memset */
         for (int v = 0; v < p->variants->n; v++)
-            run->total += kbr_measures(p, (kern_format)p->formats->v[f], v) ? p->levels->n * nt * p->batches->n : 0;
+            run->total += pb_kbr_measures(p, (kern_format)p->formats->v[f], v) ? p->levels->n * nt * p->batches->n : 0;
     run->rows = calloc((size_t)run->total, sizeof *run->rows);
     pool **pools = calloc((size_t)nt, sizeof *pools);
     pb_slices *slices = calloc((size_t)nt, sizeof *slices); /* one per pool: its observer's accounts */

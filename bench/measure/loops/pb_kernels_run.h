@@ -71,6 +71,12 @@ int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen);
 /* Every point of the plan (see the top). 0, or -1 with err. */
 int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errlen);
 
+/* Whether the plan measures its variant number v (an index into p->variants) for fmt: unless that ISA's table
+ * lacks fmt and the variant that would run in its place (kern_matvec_isa: the best below it that has fmt) is in
+ * the plan too, which measures that kernel under its own name (avx512gfni has only the sub-byte formats: its q8_0
+ * is avx512's). pb_kbr_run_all measures by it, and the console's roofline lists by it. */
+bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v);
+
 /* The row of (f, v, level, threads, batch), NULL when it was not measured. */
 const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_variant v, pb_kbench_level level,
                               int threads, int batch);
