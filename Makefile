@@ -56,7 +56,7 @@ AVX2_FLAGS   = -mavx2 -mfma -mf16c
 # No -mavxvnni: the files use the EVEX (zmm) VNNI form, checked at run time as avx512vnni; with -mavxvnni the
 # compiler may emit VEX AVX-VNNI, which Zen 4, Ice Lake and Cascade Lake lack (nothing checks for it).
 AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni
-AVX512GFNI_FLAGS = $(AVX512_FLAGS) -mgfni
+AVX512GFNI_FLAGS = $(AVX512_FLAGS) -mgfni -mavx512vbmi
 else
 AVX2_FLAGS   =
 AVX512_FLAGS =

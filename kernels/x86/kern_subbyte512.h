@@ -48,12 +48,31 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * 12.7 on a quiet host; q4_0, whose path is shorter but has the inserts in it too, 17.1-17.7 -> 20.5-21.3 loaded
  * (README's kernel section: both changes against the build before, with q8_0 as the witness of the host's
  * state). A partial step reads under masks. */
+#if defined(__AVX512VBMI__)
+/* Byte k < 48 of the payloads (block k / 16's byte k % 16) is byte 18 (k / 16) + 2 + k % 16 of the first 64.
+ * With AVX512-VBMI (the avx512gfni build, kern_isa.c) the gather is one masked vpermb over two loads, where the
+ * build without it spends three inserts: bench_kernels --format q1_0,q4_0,q8_0 --variant avx512gfni,avx512 --level
+ * l2 --threads 1 --batch 1, this against the inserts, alternated eight times (q8_0 34.1-38.0 GB/s in both): q4_0
+ * 27.2-28.9 -> 30.4-32.6 GB/s (one pair disturbed: 21.9 and 20.1), q1_0 13.1-14.8 and 12.9-14.6, no change:
+ * q1_0's row-step is bound by its sixteen plane uops, not by the gather's. */
+static const uint8_t blk18_payload_bytes[64] = {
+    2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25,
+    26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
+    50, 51, 52, 53 };
+#endif
+
 INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 {
     if (nb == 4) { /* bytes 0..71: lo is 0..63, the last payload 56..71 */
         __m512i lo = _mm512_loadu_si512(p);
         __m512i d = _mm512_permutexvar_epi16(_mm512_loadu_si512(blk18_d_words), lo);
         *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(d));
+#if defined(__AVX512VBMI__)
+        /* the last 64 bytes hold block 3's payload at 48..63, where it belongs; one vpermb brings the first three
+         * out of lo into bytes 0..47 */
+        __m512i hi = _mm512_loadu_si512(p + 8);
+        return _mm512_mask_permutexvar_epi8(hi, ((__mmask64)1 << 48) - 1, _mm512_loadu_si512(blk18_payload_bytes), lo);
+#endif
         /* a tree (two 256-bit halves, then the halves): two inserts deep where a chain was three */
         __m256i q01 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2))),
                                               _mm_loadu_si128((const __m128i *)(p + 20)), 1);
