@@ -29,6 +29,19 @@ INLINE __m512i words_of(int w0, int w1, int w2, int w3)
                               1);
 }
 
+/* vpshufb control: every int16 lane of 128-bit lane k takes byte b[k] of that 128-bit lane, zero-extended (an
+ * index with bit 7 set writes a zero byte): q4_K's unpacked scales are bytes (q4_K_scales_mins4). */
+INLINE int byte_zx_pair(int b) /* two int16 lanes (b, zero): the 32 bits as the intrinsic's int (GCC: modulo 2^32) */
+{
+    return (int)(0x80008000u | (unsigned)b * 0x10001u);
+}
+
+INLINE __m512i bytes_of(int b0, int b1, int b2, int b3)
+{
+    const int p0 = byte_zx_pair(b0), p1 = byte_zx_pair(b1), p2 = byte_zx_pair(b2), p3 = byte_zx_pair(b3);
+    return _mm512_set_epi32(p3, p3, p3, p3, p2, p2, p2, p2, p1, p1, p1, p1, p0, p0, p0, p0);
+}
+
 /* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m, four blocks a float
  * step: each block's integer sums (16 lanes, scaled by its d; q4_K's mins apart, by its dmin) folded four into
  * one vector (kern_avx512.h), so one conversion and one fused multiply-add serve four blocks ---- */
@@ -41,18 +54,30 @@ typedef struct kq_x {
 } kq_x;
 
 typedef kq_x (*kq_prep_fn)(const int8_t *x, const block_q8_K *xb);
-/* One row's block at blk against its prepared activation: the sums its d scales, and in *mins (q4_K; zero for
- * q6_K) the sums its dmin takes away. */
-typedef __m512i (*kq_sum_fn)(const char *blk, const kq_x *xv, __m512i *mins);
 
-/* A format's block: its bytes, where its d sits, and where its dmin does (0: none, no mins). */
+/* What a row's step needs of its nb (<= 4) blocks' heads, read once for the four: their d and dmin as floats in
+ * kern512_fold4's lanes (4L + t: block t; 0 past nb), and a format's own vector (q4_K: the unpacked scales and
+ * mins, block t's in 128-bit lane t). */
+typedef struct kq_head {
+    __m512 d, dmin;
+    __m512i v;
+} kq_head;
+typedef kq_head (*kq_head_fn)(const char *p, int nb);
+
+/* Block t of a row's step at blk against its prepared activation: the sums its d scales, and in *mins (q4_K;
+ * zero for q6_K) the sums its dmin takes away. */
+typedef __m512i (*kq_sum_fn)(const char *blk, const kq_x *xv, const kq_head *h, int t, __m512i *mins);
+
+/* A format's block: its bytes, and whether it has mins (a dmin). */
 typedef struct kq_shape {
-    size_t bytes, d_at, dmin_at;
+    size_t bytes;
+    int mins;
 } kq_shape;
 
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                     kq_shape sh, kq_prep_fn prep, kq_sum_fn sum, const int pf, __m512 acc[KERN512_ROWS])
+                     kq_shape sh, kq_prep_fn prep, kq_head_fn head, kq_sum_fn sum, const int pf,
+                     __m512 acc[KERN512_ROWS])
 {
     kq_x xv[4];
 #pragma GCC unroll 4
@@ -64,16 +89,14 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
         const char *p = kern_row_ptr(w, rs, r) + b * sh.bytes;
         if (pf)
             kern512_prefetch_span(p, 4 * sh.bytes);
+        kq_head h = head(p, nb);
         __m512i s[4], mn[4];
 #pragma GCC unroll 4
         for (int t = 0; t < 4; t++)
-            s[t] = t < nb ? sum(p + (size_t)t * sh.bytes, &xv[t], &mn[t]) : (mn[t] = _mm512_setzero_si512());
-        __m512 d = _mm512_mul_ps(kern512_halves4(p + sh.d_at, sh.bytes, nb), dx);
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(s)), d, acc[r]);
-        if (sh.dmin_at) {
-            __m512 dmin = _mm512_mul_ps(kern512_halves4(p + sh.dmin_at, sh.bytes, nb), dx);
-            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(mn)), dmin, acc[r]);
-        }
+            s[t] = t < nb ? sum(p + (size_t)t * sh.bytes, &xv[t], &h, t, &mn[t]) : (mn[t] = _mm512_setzero_si512());
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(s)), _mm512_mul_ps(h.d, dx), acc[r]);
+        if (sh.mins)
+            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(mn)), _mm512_mul_ps(h.dmin, dx), acc[r]);
     }
 }
 
@@ -93,30 +116,88 @@ INLINE void q4_K_x(const int8_t *x, __m512i xs[4])
     }
 }
 
-/* Sum over the sub-blocks of sc_j x (codes . x) (16 int32 lanes), the scales sc as 8 bytes. */
-INLINE __m512i q4_K_dots(const block_q4_K *blk, uint64_t sc, const __m512i xs[4])
+/* ---- q4_K's heads, four blocks at once: a block starts with 16 bytes, d, dmin and the 12 bytes of packed 6-bit
+ * scales and mins. Unpacking those one block at a time (kern_q4_K_unpack's shifts and masks on three words, then
+ * the halves one by one) took more scalar instructions than the block has vector ones, and on Intel the scalar
+ * ones share ports 0 and 5 with the vector ones; four heads side by side take six vector instructions. ---- */
+
+/* The nb (<= 4) heads at p, block t's in 128-bit lane t (zero past nb), never reading past the blocks: four
+ * whole blocks take one load and three inserts, as a tree (two deep). */
+INLINE __m512i q4_K_heads(const char *p, int nb)
+{
+    const size_t bb = sizeof(block_q4_K);
+    if (nb == 4) {
+        __m256i h01 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),
+                                              _mm_loadu_si128((const __m128i *)(p + bb)), 1);
+        __m256i h23 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2 * bb))),
+                                              _mm_loadu_si128((const __m128i *)(p + 3 * bb)), 1);
+        return _mm512_inserti64x4(_mm512_castsi256_si512(h01), h23, 1);
+    }
+    __m512i h = _mm512_setzero_si512();
+    for (int t = 0; t < nb; t++) /* a row's last step: the lane index must be a constant */
+        h = t == 0 ? _mm512_inserti32x4(h, _mm_loadu_si128((const __m128i *)p), 0)
+            : t == 1 ? _mm512_inserti32x4(h, _mm_loadu_si128((const __m128i *)(p + bb)), 1)
+                     : _mm512_inserti32x4(h, _mm_loadu_si128((const __m128i *)(p + 2 * bb)), 2);
+    return h;
+}
+
+/* Lane t: block t's 8 scales (bytes 0-7) and 8 mins (bytes 8-15), 0..63, by kern_q4_K_unpack's rule on dwords 1-3
+ * of the head (w0, w1, w2): dword 0 = w0 & 0x3f.., 1 = (w2 & 0x0f..) | (w0 >> 2 & 0x30..), 2 = w1 & 0x3f.., 3 =
+ * (w2 >> 4 & 0x0f..) | (w1 >> 2 & 0x30..) (w >> 2 & 0x30 is (w >> 6 & 3) << 4 within each byte). */
+INLINE __m512i q4_K_scales_mins4(__m512i heads)
+{
+    /* dwords (w0, w2, w1, w2) and (w0, w0, w1, w1); the immediate is the four dword indices, two bits each (the
+     * intrinsic's enum type names the same values) */
+    __m512i x = _mm512_shuffle_epi32(heads, (_MM_PERM_ENUM)(1 | 3 << 2 | 2 << 4 | 3 << 6));
+    __m512i y = _mm512_shuffle_epi32(heads, (_MM_PERM_ENUM)(1 | 1 << 2 | 2 << 4 | 2 << 6));
+    const __m512i shift = _mm512_set4_epi32(4, 0, 0, 0), low = _mm512_set4_epi32(0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f,
+                                                                                      0x3f3f3f3f);
+    const __m512i top = _mm512_set4_epi32(0x30303030, 0, 0x30303030, 0);
+    __m512i hi = _mm512_and_si512(_mm512_srli_epi32(y, 2), top);
+    /* (x >> shift & low) | hi: ternary-logic truth table 0xEA = (A & B) | C */
+    return _mm512_ternarylogic_epi32(_mm512_srlv_epi32(x, shift), low, hi, 0xEA);
+}
+
+/* d and dmin of the heads as floats in kern512_fold4's lanes: words 8t and 8t + 1 of the heads, gathered into
+ * the low 8 words (d0..d3, dmin0..dmin3; zero past nb, as the heads are), converted, each four broadcast. */
+static const uint16_t q4_K_head_words[32] = { 0, 8, 16, 24, 1, 9, 17, 25 };
+
+INLINE kq_head head_q4_K(const char *p, int nb)
+{
+    __m512i heads = q4_K_heads(p, nb);
+    __m512i hw = _mm512_permutexvar_epi16(_mm512_loadu_si512(q4_K_head_words), heads);
+    __m512 f = _mm512_castps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(hw)));
+    return (kq_head){ .d = _mm512_shuffle_f32x4(f, f, 0x00), .dmin = _mm512_shuffle_f32x4(f, f, 0x55),
+                      .v = q4_K_scales_mins4(heads) };
+}
+
+/* Sum over the sub-blocks of sc_j x (codes . x) (16 int32 lanes); sm: the block's scales (bytes 0-7) in every
+ * 128-bit lane. */
+INLINE __m512i q4_K_dots(const block_q4_K *blk, __m512i sm, const __m512i xs[4])
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
-    /* the 8 scales as int16 in every 128-bit lane (the cast keeps sc's 64 bits: the intrinsic's type) */
-    __m512i s = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
     __m512i isum = _mm512_setzero_si512();
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         __m512i q = _mm512_loadu_si512(blk->qs + 64 * h);
         __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-        __m512i slo = _mm512_shuffle_epi8(s, words_of(4 * h, 4 * h, 4 * h + 2, 4 * h + 2));
-        __m512i shi = _mm512_shuffle_epi8(s, words_of(4 * h + 1, 4 * h + 1, 4 * h + 3, 4 * h + 3));
+        __m512i slo = _mm512_shuffle_epi8(sm, bytes_of(4 * h, 4 * h, 4 * h + 2, 4 * h + 2));
+        __m512i shi = _mm512_shuffle_epi8(sm, bytes_of(4 * h + 1, 4 * h + 1, 4 * h + 3, 4 * h + 3));
         isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(lo, xs[2 * h]), slo);
         isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(hi, xs[2 * h + 1]), shi);
     }
     return isum;
 }
 
-/* m_j x (bsums 2j + 2j + 1) in lane j < 8 (lanes 8-15 zero): each min twice against the bsums' pairs. */
-INLINE __m512i q4_K_mins(uint64_t mn, __m256i bsums)
+/* m_j x (bsums 2j + 2j + 1) in lane j < 8 (lanes 8-15 zero): each min (bytes 8-15 of sm) twice, as int16,
+ * against the bsums' pairs. */
+INLINE __m512i q4_K_mins(__m512i sm, __m256i bsums)
 {
-    __m128i m8 = _mm_cvtsi64_si128((long long)mn); /* the 8 mins' bits, as the intrinsic takes them */
-    return _mm512_zextsi256_si512(_mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8)), bsums));
+    const __m256i twice = _mm256_setr_epi8(8, -128, 8, -128, 9, -128, 9, -128, 10, -128, 10, -128, 11, -128, 11, -128,
+                                           12, -128, 12, -128, 13, -128, 13, -128, 14, -128, 14, -128, 15, -128, 15,
+                                           -128);
+    __m256i m16 = _mm256_shuffle_epi8(_mm512_castsi512_si256(sm), twice);
+    return _mm512_zextsi256_si512(_mm256_madd_epi16(m16, bsums));
 }
 
 /* q4_K's activation: the quants in the nibbles' order, the bsums in the low 256 bits. */
@@ -128,22 +209,20 @@ INLINE kq_x prep_q4_K(const int8_t *x, const block_q8_K *xb)
     return v;
 }
 
-INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, __m512i *mins)
+INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, const kq_head *h, int t, __m512i *mins)
 {
-    const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kern_row_ptr found them */
-    uint64_t sc, mn;
-    kern_q4_K_unpack(blk->scales, &sc, &mn);
-    *mins = q4_K_mins(mn, _mm512_castsi512_si256(xv->aux));
-    return q4_K_dots(blk, sc, xv->x);
+    __m512i sm = _mm512_shuffle_i32x4(h->v, h->v, t * 0x55); /* block t's scales and mins in every 128-bit lane */
+    *mins = q4_K_mins(sm, _mm512_castsi512_si256(xv->aux));
+    return q4_K_dots((const block_q4_K *)w, sm, xv->x); /* the block's bytes, as kern_row_ptr found them */
 }
 
-static const kq_shape q4_K_shape = { sizeof(block_q4_K), offsetof(block_q4_K, d), offsetof(block_q4_K, dmin) };
+static const kq_shape q4_K_shape = { sizeof(block_q4_K), 1 };
 
 /* kq_group for q4_K's block, in kern512_pass4's step shape. */
 INLINE void q4_K_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
                       const int pf, __m512 acc[KERN512_ROWS])
 {
-    kq_group(w, rs, nr, a, m, b, nb, q4_K_shape, prep_q4_K, sum_q4_K, pf, acc);
+    kq_group(w, rs, nr, a, m, b, nb, q4_K_shape, prep_q4_K, head_q4_K, sum_q4_K, pf, acc);
 }
 KERN512_STEP_PASSES(q4_K, QK_K)
 KERN512_EXPORT_ROWS(q4_K)
@@ -203,19 +282,27 @@ INLINE kq_x prep_q6_K(const int8_t *x, const block_q8_K *xb)
     return v;
 }
 
-INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, __m512i *mins)
+/* q6_K's heads: its d (at the block's end), and nothing else. */
+INLINE kq_head head_q6_K(const char *p, int nb)
 {
+    return (kq_head){ .d = kern512_halves4(p + offsetof(block_q6_K, d), sizeof(block_q6_K), nb),
+                      .dmin = _mm512_setzero_ps(), .v = _mm512_setzero_si512() };
+}
+
+INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, const kq_head *h, int t, __m512i *mins)
+{
+    (void)h, (void)t;               /* its scales are in the block: q6_K_dots reads them */
     *mins = _mm512_setzero_si512(); /* no mins: its offset 32 is inside the sum */
     return q6_K_dots((const block_q6_K *)w, xv->x, xv->aux); /* the block's bytes, as kern_row_ptr found them */
 }
 
-static const kq_shape q6_K_shape = { sizeof(block_q6_K), offsetof(block_q6_K, d), 0 };
+static const kq_shape q6_K_shape = { sizeof(block_q6_K), 0 };
 
 /* kq_group for q6_K's block, in kern512_pass4's step shape. */
 INLINE void q6_K_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
                       const int pf, __m512 acc[KERN512_ROWS])
 {
-    kq_group(w, rs, nr, a, m, b, nb, q6_K_shape, prep_q6_K, sum_q6_K, pf, acc);
+    kq_group(w, rs, nr, a, m, b, nb, q6_K_shape, prep_q6_K, head_q6_K, sum_q6_K, pf, acc);
 }
 KERN512_STEP_PASSES(q6_K, QK_K)
 KERN512_EXPORT_ROWS(q6_K)
