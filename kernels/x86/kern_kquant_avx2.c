@@ -54,12 +54,27 @@ INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, s
 
 /* ---- q4_K: chunk c of 32 bytes holds sub-blocks 2c (low nibbles) and 2c + 1 (high) ---- */
 
-/* Sum over the 8 sub-blocks of sc_j x (codes . x), in 8 int32 lanes; x: the block's 256 quants. */
-INLINE __m256i q4_K_dots(const block_q4_K *blk, uint64_t sc, const int8_t *x)
+/* The block's 8 scales (bytes 0-7) and 8 mins (bytes 8-15), 0..63, from its 16-byte head (d, dmin, the 12 packed
+ * bytes) by kern_q4_K_unpack's rule on dwords 1-3 (w0, w1, w2): dword 0 = w0 & 0x3f.., 1 = (w2 & 0x0f..) | (w0 >> 2
+ * & 0x30..), 2 = w1 & 0x3f.., 3 = (w2 >> 4 & 0x0f..) | (w1 >> 2 & 0x30..). Vector instructions, not the scalar
+ * unpack: on Intel the integer ALUs share ports 0, 1 and 5 with the vector units (the AVX-512 kernel's comment in
+ * kern_kquant_avx512.c has what that measured there). */
+INLINE __m128i q4_K_scales_mins(__m128i head)
+{
+    __m128i x = _mm_shuffle_epi32(head, 1 | 3 << 2 | 2 << 4 | 3 << 6); /* dwords w0, w2, w1, w2 */
+    __m128i y = _mm_shuffle_epi32(head, 1 | 1 << 2 | 2 << 4 | 2 << 6); /* w0, w0, w1, w1 */
+    __m128i low = _mm_and_si128(_mm_srlv_epi32(x, _mm_setr_epi32(0, 0, 0, 4)),
+                                _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    return _mm_or_si128(low, _mm_and_si128(_mm_srli_epi32(y, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030)));
+}
+
+/* Sum over the 8 sub-blocks of sc_j x (codes . x), in 8 int32 lanes; x: the block's 256 quants, sm its scales
+ * (bytes 0-7). */
+INLINE __m256i q4_K_dots(const block_q4_K *blk, __m128i sm, const int8_t *x)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
-    /* the 8 scales as int16, in both 128-bit lanes (the cast keeps the 64 bits: the intrinsic's type) */
-    __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)sc)));
+    /* the 8 scales as int16, in both 128-bit lanes */
+    __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
     __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int c = 0; c < 4; c++) {
@@ -73,20 +88,20 @@ INLINE __m256i q4_K_dots(const block_q4_K *blk, uint64_t sc, const int8_t *x)
     return isum;
 }
 
-/* m_j x (bsums 2j + 2j + 1) in lane j: each min twice (bytes j, j as int16 lanes 2j, 2j + 1) against bsums. */
-INLINE __m256i q4_K_mins(uint64_t mn, __m256i bsums)
+/* m_j x (bsums 2j + 2j + 1) in lane j: each min (bytes 8-15 of sm) twice (int16 lanes 2j, 2j + 1) against
+ * bsums. */
+INLINE __m256i q4_K_mins(__m128i sm, __m256i bsums)
 {
-    __m128i m8 = _mm_cvtsi64_si128((long long)mn); /* the 8 mins' bits, as the intrinsic takes them */
-    return _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8)), bsums);
+    return _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm)), bsums);
 }
 
 INLINE __m256 step_q4_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
 {
     const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kern_row_ptr found them */
-    uint64_t sc, mn;
-    kern_q4_K_unpack(blk->scales, &sc, &mn);
-    acc = fold(acc, q4_K_dots(blk, sc, x), _cvtsh_ss(blk->d) * dx);
-    return fold(acc, q4_K_mins(mn, bsums), -(_cvtsh_ss(blk->dmin) * dx));
+    __m128i head = _mm_loadu_si128((const __m128i *)w);
+    __m128i sm = q4_K_scales_mins(head);
+    acc = fold(acc, q4_K_dots(blk, sm, x), _cvtsh_ss(blk->d) * dx);
+    return fold(acc, q4_K_mins(sm, bsums), -(_cvtsh_ss(blk->dmin) * dx));
 }
 
 INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
