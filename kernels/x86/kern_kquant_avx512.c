@@ -101,6 +101,17 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
 }
 
 
+/* A K-quant format's step (kq_group over its NAME_shape, prep_NAME, head_NAME and sum_NAME, in kern512_pass4's
+ * step shape), its passes and its exported rows functions. */
+#define KQ_FORMAT(name)                                                                                          \
+    INLINE void name##_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b,      \
+                            const int nb, const int pf, __m512 acc[KERN512_ROWS])                             \
+    {                                                                                                       \
+        kq_group(w, rs, nr, a, m, b, nb, name##_shape, prep_##name, head_##name, sum_##name, pf, acc);      \
+    }                                                                                                       \
+    KERN512_STEP_PASSES(name, QK_K)                                                                         \
+    KERN512_EXPORT_ROWS(name)
+
 /* ---- q4_K: 64 bytes of nibbles hold, low, elements 0-31 and 64-95 (sub-blocks 0, 2), high, 32-63 and
  * 96-127 (1, 3); the next 64 bytes the same for 128..255 (4, 6 and 5, 7). ---- */
 
@@ -217,15 +228,7 @@ INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, const kq_head *h, int t, 
 }
 
 static const kq_shape q4_K_shape = { sizeof(block_q4_K), 1 };
-
-/* kq_group for q4_K's block, in kern512_pass4's step shape. */
-INLINE void q4_K_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                      const int pf, __m512 acc[KERN512_ROWS])
-{
-    kq_group(w, rs, nr, a, m, b, nb, q4_K_shape, prep_q4_K, head_q4_K, sum_q4_K, pf, acc);
-}
-KERN512_STEP_PASSES(q4_K, QK_K)
-KERN512_EXPORT_ROWS(q4_K)
+KQ_FORMAT(q4_K)
 
 /* ---- q6_K: 64 codes of elements 64z .. 64z + 63 from ql's 64 bytes of half z / 2 (low nibbles for even
  * z, high for odd) and qh's 32 bytes of that half in both 256-bit halves (kern.h's layout) ---- */
@@ -297,12 +300,4 @@ INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, const kq_head *h, int t, 
 }
 
 static const kq_shape q6_K_shape = { sizeof(block_q6_K), 0 };
-
-/* kq_group for q6_K's block, in kern512_pass4's step shape. */
-INLINE void q6_K_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                      const int pf, __m512 acc[KERN512_ROWS])
-{
-    kq_group(w, rs, nr, a, m, b, nb, q6_K_shape, prep_q6_K, head_q6_K, sum_q6_K, pf, acc);
-}
-KERN512_STEP_PASSES(q6_K, QK_K)
-KERN512_EXPORT_ROWS(q6_K)
+KQ_FORMAT(q6_K)
