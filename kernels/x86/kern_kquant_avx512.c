@@ -220,9 +220,26 @@ INLINE kq_x prep_q4_K(const int8_t *x, const block_q8_K *xb)
     return v;
 }
 
+/* Block t's scales and mins (128-bit lane t of v) in every 128-bit lane. Literal immediates, not t * 0x55: without
+ * optimisation (-O1 under ASan) the intrinsic is a real function whose last argument must be a constant; at -O2
+ * t is one after unrolling and the switch folds away. */
+INLINE __m512i q4_K_lane(__m512i v, int t)
+{
+    switch (t) {
+    case 0:
+        return _mm512_shuffle_i32x4(v, v, 0x00);
+    case 1:
+        return _mm512_shuffle_i32x4(v, v, 0x55);
+    case 2:
+        return _mm512_shuffle_i32x4(v, v, 0xAA);
+    default:
+        return _mm512_shuffle_i32x4(v, v, 0xFF);
+    }
+}
+
 INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, const kq_head *h, int t, __m512i *mins)
 {
-    __m512i sm = _mm512_shuffle_i32x4(h->v, h->v, t * 0x55); /* block t's scales and mins in every 128-bit lane */
+    __m512i sm = q4_K_lane(h->v, t);
     *mins = q4_K_mins(sm, _mm512_castsi512_si256(xv->aux));
     return q4_K_dots((const block_q4_K *)w, sm, xv->x); /* the block's bytes, as kern_row_ptr found them */
 }
