@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "pb_memread.h"
 #include "pb_time.h"
 
 #define PB_KB_TEMPLATE_ROWS 64 /* distinct rows a buffer repeats */
@@ -210,10 +209,9 @@ out_free:
     return rc;
 }
 
-double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
-                           int min_samples, const char **name)
+double pb_kbench_read_gbps(const pb_kbench_buf *b, const pb_memkern *k, size_t bytes, size_t window_bytes,
+                           double budget_s, int min_samples)
 {
-    const pb_memkern *k = pb_memkern_for(PB_MEMOP_READ, kern_isa_chosen());
     bytes = bytes < b->filled ? bytes : b->filled;
     size_t win = window_bytes < bytes / 2 ? window_bytes : bytes / 2;
     enum { MAX = 1000 };
@@ -221,7 +219,6 @@ double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_b
     int n = 0;
     if (!k || win == 0)
         return NAN;
-    *name = k->name;
     volatile uint64_t sink = k->fn(NULL, b->mem, win); /* warm-up */
     size_t start = 0;
     uint64_t t0 = pb_now_ns();
@@ -237,6 +234,23 @@ double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_b
     }
     (void)sink;
     return pb_summarize(g, (size_t)n).median;
+}
+
+const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
+                                      int min_samples)
+{
+    const pb_memkern *best = NULL;
+    double best_gbps = 0;
+    for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
+            continue;
+        double g = pb_kbench_read_gbps(b, k, bytes, window_bytes, budget_s, min_samples);
+        if (g > best_gbps) { /* NaN never is */
+            best_gbps = g;
+            best = k;
+        }
+    }
+    return best;
 }
 
 double pb_kbench_act_ns(kern_format f, size_t cols)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "kern.h"
+#include "pb_memread.h"
 #include "pb_stats.h"
 #include "pool.h"
 
@@ -75,12 +76,16 @@ typedef struct pb_kbench_result {
 /* Times one point on the matrix in b (filled for pt->fmt). 0, or -1 with errno (the job was refused). */
 int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out);
 
-/* The same-run floor beside the dram points: GB/s (median over samples) of the plain read kernel of pb_memread
- * for the chosen ISA (pb_memkern_for(read, kern_isa_chosen()): "avx512", "avx2" or "scalar") over windows of
- * window_bytes walking through the first bytes of b, on the calling thread. *name receives the kernel's name.
- * NaN when nothing could be read. */
-double pb_kbench_read_gbps(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
-                           int min_samples, const char **name);
+/* The same-run floor beside the dram points: GB/s (median over samples) of read kernel k over windows of
+ * window_bytes walking through the first bytes of b, on the calling thread. NaN when nothing could be read. */
+double pb_kbench_read_gbps(const pb_kbench_buf *b, const pb_memkern *k, size_t bytes, size_t window_bytes,
+                           double budget_s, int min_samples);
+
+/* The read kernel for that floor: of every read kernel of pb_memread this CPU runs, the one whose median over the
+ * same windows is best (each measured for budget_s): the best physical reference, not the one-stream read of the
+ * chosen ISA (on the development Xeon its 4-stream reads are 5-15% faster). NULL when none runs. */
+const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
+                                      int min_samples);
 
 /* Nanoseconds to quantize one activation row of cols values for format f (median of a few). */
 double pb_kbench_act_ns(kern_format f, size_t cols);

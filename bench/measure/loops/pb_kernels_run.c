@@ -90,9 +90,15 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     pb_kbr_row *row = &run->rows[run->nrows];
     row->threads = threads;
     row->read_gbps = NAN;
-    if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) /* the floor just before */
-        row->read_gbps = pb_kbench_read_gbps(buf, pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols),
-                                             DRAM_WINDOW(p), p->budget_ms / 1e3, p->quick ? 3 : 5, &run->read_kernel);
+    if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) { /* the floor just before */
+        size_t bytes = pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols);
+        double budget = p->budget_ms / 1e3;
+        int samples = p->quick ? 3 : 5;
+        if (!run->read_kern) /* chosen once, at the first such point, then measured beside every one */
+            run->read_kern = pb_kbench_best_read(buf, bytes, DRAM_WINDOW(p), budget, samples);
+        run->read_kernel = run->read_kern ? run->read_kern->name : NULL;
+        row->read_gbps = pb_kbench_read_gbps(buf, run->read_kern, bytes, DRAM_WINDOW(p), budget, samples);
+    }
     pt.pool = threads > 1 || p->emulate ? pl : NULL; /* an emulated cpu is stretched by its pool's observer */
     int cpus[POOL_MAX_THREADS];
     for (int i = 0; i < threads; i++)

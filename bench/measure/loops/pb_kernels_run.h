@@ -57,7 +57,8 @@ typedef struct pb_kbr_run {
     pb_kbr_row *rows;
     int nrows, total;
     double act_ns[KERN_FORMAT_COUNT]; /* activation quantization per row, per format measured (0: not reached) */
-    const char *read_kernel;          /* pb_memread's kernel behind read_gbps */
+    const pb_memkern *read_kern;      /* pb_memread's kernel behind read_gbps (pb_kbench_best_read's) */
+    const char *read_kernel;          /* its name */
     uint64_t t0;
 } pb_kbr_run;
 
