@@ -100,12 +100,11 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
     }
 }
 
-
 /* A K-quant format's step (kq_group over its NAME_shape, prep_NAME, head_NAME and sum_NAME, in kern512_pass4's
  * step shape), its passes and its exported rows functions. */
-#define KQ_FORMAT(name)                                                                                          \
-    INLINE void name##_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b,      \
-                            const int nb, const int pf, __m512 acc[KERN512_ROWS])                             \
+#define KQ_FORMAT(name)                                                                                     \
+    INLINE void name##_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b,  \
+                            const int nb, const int pf, __m512 acc[KERN512_ROWS])                           \
     {                                                                                                       \
         kq_group(w, rs, nr, a, m, b, nb, name##_shape, prep_##name, head_##name, sum_##name, pf, acc);      \
     }                                                                                                       \
