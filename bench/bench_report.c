@@ -69,7 +69,6 @@ static int print_header(const char *file)
     return 2;
 }
 
-/* The command line: the report of one run directory, or one of the modes that stand alone. */
 /* --help's text under the usage line. */
 static const char SUMMARY[] =
     "Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
@@ -77,6 +76,7 @@ static const char SUMMARY[] =
     "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
     "      DIR is not a run directory (none of those CSVs, nor a partial file of one)";
 
+/* The command line: the report of one run directory, or one of the modes that stand alone. */
 typedef struct report_args {
     const char *dir, *check, *header; /* DIR; --check DIR; --header FILE */
     bool no_plots, schema_md;

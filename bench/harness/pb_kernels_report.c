@@ -59,7 +59,7 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
                "x_read (dram, 1 thread, batch 1): GB/s over the median of pb_memread's '%s' read of the same\n"
                "buffer, measured just before each point (the memory floor side by side: a vCPU move between runs\n"
                "cannot skew the ratio).\n",
-            run->read_kernel ? run->read_kernel : "-");
+            run->read_kern ? run->read_kern->name : "-");
 }
 
 /* One (format, variant) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */

@@ -54,7 +54,7 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * build without it spends three inserts: bench_kernels --format q1_0,q4_0,q8_0 --variant avx512gfni,avx512 --level
  * l2 --threads 1 --batch 1, this against the inserts, alternated eight times (q8_0 34.1-38.0 GB/s in both): q4_0
  * 27.2-28.9 -> 30.4-32.6 GB/s (one pair disturbed: 21.9 and 20.1), q1_0 13.1-14.8 and 12.9-14.6, no change:
- * q1_0's row-step is bound by its sixteen plane uops, not by the gather's. */
+ * the gather is not what holds q1_0's row-step back. */
 static const uint8_t blk18_payload_bytes[64] = {
     2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25,
     26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
@@ -72,13 +72,14 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
          * out of lo into bytes 0..47 */
         __m512i hi = _mm512_loadu_si512(p + 8);
         return _mm512_mask_permutexvar_epi8(hi, ((__mmask64)1 << 48) - 1, _mm512_loadu_si512(blk18_payload_bytes), lo);
-#endif
+#else
         /* a tree (two 256-bit halves, then the halves): two inserts deep where a chain was three */
         __m256i q01 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2))),
                                               _mm_loadu_si128((const __m128i *)(p + 20)), 1);
         __m256i q23 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 38))),
                                               _mm_loadu_si128((const __m128i *)(p + 56)), 1);
         return _mm512_inserti64x4(_mm512_castsi256_si512(q01), q23, 1);
+#endif
     }
     unsigned n = 18u * (unsigned)nb;
     __m512i lo = _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, p);

@@ -96,7 +96,6 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
         int samples = p->quick ? 3 : 5;
         if (!run->read_kern) /* chosen once, at the first such point, then measured beside every one */
             run->read_kern = pb_kbench_best_read(buf, bytes, DRAM_WINDOW(p), budget, samples);
-        run->read_kernel = run->read_kern ? run->read_kern->name : NULL;
         row->read_gbps = pb_kbench_read_gbps(buf, run->read_kern, bytes, DRAM_WINDOW(p), budget, samples);
     }
     pt.pool = threads > 1 || p->emulate ? pl : NULL; /* an emulated cpu is stretched by its pool's observer */

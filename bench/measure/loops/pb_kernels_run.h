@@ -58,7 +58,6 @@ typedef struct pb_kbr_run {
     int nrows, total;
     double act_ns[KERN_FORMAT_COUNT]; /* activation quantization per row, per format measured (0: not reached) */
     const pb_memkern *read_kern;      /* pb_memread's kernel behind read_gbps (pb_kbench_best_read's) */
-    const char *read_kernel;          /* its name */
     uint64_t t0;
 } pb_kbr_run;
 
