@@ -1,6 +1,7 @@
 /* pb_stop.h — a harness asked to stop by a signal: SIGINT, SIGTERM and SIGHUP end the measuring loop at the
  * next point boundary instead of the process, so the rows measured so far are published (marked incomplete);
- * a second such signal kills as before (the partial CSV files keep every finished row). SIGPIPE is ignored: a
+ * a repeat within a second is the same request (`timeout -s INT` sends two), a later one kills as before (the
+ * partial CSV files keep every finished row). SIGPIPE is ignored: a
  * closed stdout (`| head -1`) ends the printing, never the measuring (writes then fail with EPIPE).
  *
  *   pb_stop_install();                       // once, before measuring
@@ -10,7 +11,8 @@
 #ifndef PB_STOP_H
 #define PB_STOP_H
 
-/* Installs the handlers (SA_RESETHAND: the second signal takes the default action) and ignores SIGPIPE.
+/* Installs the handlers (a stop signal a second or more after the first takes the default action) and ignores
+ * SIGPIPE.
  * Children started later get SIGPIPE's default back through pb_stop_child_defaults. */
 void pb_stop_install(void);
 /* The signal that asked to stop, 0 while none has. */
