@@ -11,7 +11,7 @@
  *
  * Measured with bench_memory_floor's own passes (pb_memfloor): every read kernel of pb_memread this CPU
  * has; per kernel one untimed pass, then `passes` timed passes, each one pool dispatch in which thread i
- * reads its static share (whole pages) of the buffer. Every pass's byte sum is checked against the first
+ * reads its share (whole pages) of the buffer in chunks, then claims chunks of the others' shares (pb_memfloor.h). Every pass's byte sum is checked against the first
  * kernel's: a kernel that reads wrong fails the measurement. The floor is the kernel with the best median
  * pass (only: measure just the kernel of that name, e.g. the one an earlier call chose). GB/s = 1e9 bytes/s. */
 #ifndef PB_DECODE_FLOOR_H

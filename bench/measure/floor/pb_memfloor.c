@@ -1,5 +1,6 @@
 #include "pb_memfloor.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -81,19 +82,55 @@ uint64_t pb_mf_expected(const pb_mf_ctx *c, const pb_memkern *k)
     }
 }
 
+/* The chunk of a pass over span bytes split n ways: 1/PB_MF_CHUNKS of a slice, in whole pages; one thread reads
+ * its whole span in one call, as before chunks, since it has no one to share with (a 4-stream kernel's streams
+ * then stay a quarter of the buffer apart). */
+static size_t pb_mf_chunk(size_t span, int n)
+{
+    if (n == 1)
+        return span;
+    size_t pages = (span + PB_MF_UNIT - 1) / PB_MF_UNIT / (size_t)n / PB_MF_CHUNKS;
+    return (pages ? pages : 1) * PB_MF_UNIT;
+}
+
+/* Runs k over the unclaimed chunks of owner's slice, claimed one at a time; their byte sum. The claims are
+ * relaxed: fetch_add alone makes each chunk one thread's, and no thread reads what another writes in a pass
+ * (a copy's chunk writes its own chunk of the second half); pool_run orders the caller's reset of next before
+ * the pass and the sums after it. */
+static uint64_t pb_mf_claim(pb_mf_ctx *c, const pb_memkern *k, size_t span, size_t chunk, int owner, int n)
+{
+    size_t a, b;
+    pb_mf_slice(span, owner, n, &a, &b);
+    uint64_t sum = 0;
+    for (;;) {
+        size_t at = atomic_fetch_add_explicit(&c->slot[owner].next, chunk, memory_order_relaxed);
+        if (at >= b)
+            return sum;
+        size_t end = b - at > chunk ? at + chunk : b;
+        sum += k->fn(k->op == PB_MEMOP_COPY ? c->buf + span + at : c->buf + at, c->buf + at, end - at);
+    }
+}
+
 static void pb_mf_job(void *ctx, int id, int n)
 {
     pb_mf_ctx *c = ctx;
     const pb_memkern *k = c->kern;
-    size_t a, b, span = pb_mf_span(c, k);
-    pb_mf_slice(span, id, n, &a, &b);
-    uint8_t *dst = k->op == PB_MEMOP_COPY ? c->buf + span + a : c->buf + a;
-    c->slot[id].sum = k->fn(dst, c->buf + a, b - a);
+    size_t span = pb_mf_span(c, k), chunk = pb_mf_chunk(span, n);
+    uint64_t sum = 0;
+    for (int j = 0; j < n; j++) /* its own slice, then what the others left */
+        sum += pb_mf_claim(c, k, span, chunk, (id + j) % n, n);
+    c->slot[id].sum = sum;
 }
 
 uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns)
 {
-    c->kern = k; /* published to the workers by pool_run's release of the job */
+    c->kern = k; /* published to the workers by pool_run's release of the job, as are the slices' starts */
+    size_t span = pb_mf_span(c, k);
+    for (int i = 0; i < c->threads; i++) {
+        size_t a, b;
+        pb_mf_slice(span, i, c->threads, &a, &b);
+        atomic_store_explicit(&c->slot[i].next, a, memory_order_relaxed);
+    }
     uint64_t t0 = pb_now_ns();
     pool_run(c->pool, pb_mf_job, c);
     *ns = pb_now_ns() - t0;

@@ -5,7 +5,13 @@
  *   pb_mf_measure(&c, kernel, passes, &point);          // one warm-up pass, then passes timed ones
  *
  * A pass is one pool dispatch, timed by the caller from publish to the return of pool_run (the last
- * thread's end): every thread runs the kernel over its static slice (pool_split over 4 KiB pages). Reads
+ * thread's end): every thread runs the kernel over its own slice (pool_split over 4 KiB pages, the pages it
+ * touched first), in chunks of 1/PB_MF_CHUNKS of it that it claims one by one, then claims what is left of the
+ * others' slices. A thread that runs slower (a vCPU its host preempts, an E-core) then reads less, as a
+ * decode's dynamic row split lets it work less: with static slices every pass waited for the slowest thread,
+ * and on a 16-vCPU KVM guest a decode split dynamic:64 read faster than that "floor" (bench_sweep --model
+ * llama3-8b --format q8_0,q4_K_M --threads 8,16 --schedule static,dynamic:64: 110-118% of it in three of the
+ * four points). Reads
  * and writes span the whole buffer; a copy reads the first half and writes the second. The buffer is
  * filled with a pattern that repeats every half, so a copy leaves it as it was and every read and copy
  * pass can be checked against the byte sum the fill produced (the STREAM habit: validate after timing).
@@ -30,9 +36,13 @@
 #define PB_MF_QUICK_LLC_FACTOR 2u /* ... or, for --quick, this many (streamed in order, it still misses) */
 #define PB_MF_UNIT 4096u        /* slices are whole 4 KiB pages */
 
-/* One thread's result slot, on its own cache line so the threads' stores do not share one. */
+#define PB_MF_CHUNKS 64u      /* a slice is claimed in this many chunks (whole pages, at least one) */
+
+/* One thread's slot, on its own cache line so the threads' stores do not share one: its pass's byte sum, and
+ * the next unclaimed byte of its slice (claimed by its owner first, then by any thread that ran out). */
 typedef struct pb_mf_slot {
     _Alignas(64) uint64_t sum;
+    _Atomic size_t next;
 } pb_mf_slot;
 
 typedef struct pb_mf_ctx {
