@@ -14,7 +14,7 @@
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
 #   programs, tests/*/test_*.c -> one Criterion binary, tests/tsan/*.c -> plain mains built with ThreadSanitizer.
 #   Files under an x86/ folder are built on x86-64 only, under an arm/ folder on arm64 (aarch64) only; *_avx2.c,
-#   *_avx512.c, *_avx512gfni.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
+#   *_avxvnni.c, *_avx512.c, *_avx512gfni.c, *_neon.c, *_dotprod.c and *_i8mm.c get their ISA flags; everything else is built for the
 #   baseline ISA, and the ISA variants are chosen at run time. ARCH (default: the target of CC, as uname -m
 #   names it) names the target.
 #
@@ -57,6 +57,8 @@ AVX2_FLAGS   = -mavx2 -mfma -mf16c
 # compiler may emit VEX AVX-VNNI, which Zen 4, Ice Lake and Cascade Lake lack (nothing checks for it).
 AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni
 AVX512GFNI_FLAGS = $(AVX512_FLAGS) -mgfni -mavx512vbmi
+# The VEX vpdpbusd on 256 bits, and no AVX-512: the file runs on cores that have AVX-VNNI alone (Alder Lake).
+AVXVNNI_FLAGS = $(AVX2_FLAGS) -mavxvnni
 else
 AVX2_FLAGS   =
 AVX512_FLAGS =
@@ -122,17 +124,11 @@ $(BUILD)/obj/bench/bench_%.o: LAYER_INC = $(INC_ALL)
 # A test sees every layer, and tests/lib's helpers (a folder's own helpers are found beside its tests).
 $(BUILD)/obj/tests/%.o: LAYER_INC = $(INC_ALL) -Itests/lib
 
-$(BUILD)/obj/%_avx2.o: %_avx2.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
-
-$(BUILD)/obj/%_avx512.o: %_avx512.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX512_FLAGS) -MMD -MP -c $< -o $@
-
-$(BUILD)/obj/%_avx512gfni.o: %_avx512gfni.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(LAYER_INC) $(PKG_CFLAGS) $(CFLAGS) $(AVX512GFNI_FLAGS) -MMD -MP -c $< -o $@
+# x86-64's ISA files: their flags through the generic rule's ISA_FLAGS, as arm64's.
+$(BUILD)/obj/%_avx2.o: ISA_FLAGS = $(AVX2_FLAGS)
+$(BUILD)/obj/%_avxvnni.o: ISA_FLAGS = $(AVXVNNI_FLAGS)
+$(BUILD)/obj/%_avx512.o: ISA_FLAGS = $(AVX512_FLAGS)
+$(BUILD)/obj/%_avx512gfni.o: ISA_FLAGS = $(AVX512GFNI_FLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

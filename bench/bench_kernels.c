@@ -46,7 +46,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
           .dflt = "all" },
         { .name = "variant", .kind = PB_OPT_CHOICES, .dest = &o->variants, .choices = kern_isa_names,
           .metavar = "LIST",
-          .help = "kernel variants (the ISAs: scalar, avx2, avx512, avx512gfni, neon, dotprod, i8mm); one this "
+          .help = "kernel variants (the ISAs: scalar, avx2, avxvnni, avx512, avx512gfni, neon, dotprod, i8mm); one this "
                   "CPU lacks is an error",
           .dflt = "every variant this CPU runs", .env = "POOLBENCH_KERNEL" },
         { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kbench_level_names,

@@ -5,12 +5,14 @@
 #include "kern_impl.h"
 
 /* A table per ISA; NULL where this build has none (its formats fall back). avx512gfni has only the formats whose
- * codes are bit fields (q4_0, q1_0, tq2_0); the others run avx512's. On arm64 (kernels/arm/): NEON has
+ * codes are bit fields (q4_0, q1_0, tq2_0); the others run avx512's. avxvnni has the integer formats with a
+ * byte dot (q8_0, q1_0, q4_0, tq2_0); the others run avx2's. On arm64 (kernels/arm/): NEON has
  * every format, dotprod and i8mm the quantized ones (their f32 and f16 run NEON's). */
 static const kern_table *const kern_tables[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = &kern_table_scalar,
 #if defined(__x86_64__)
     [KERN_ISA_AVX2] = &kern_table_avx2,
+    [KERN_ISA_AVXVNNI] = &kern_table_avxvnni,
     [KERN_ISA_AVX512] = &kern_table_avx512,
     [KERN_ISA_AVX512GFNI] = &kern_table_avx512gfni,
 #endif

@@ -81,6 +81,7 @@ void kern_act_q8_K_neon(kern_act *a, size_t m, const float *x, size_t b0, size_t
 extern const kern_table kern_table_scalar;
 #if defined(__x86_64__)
 extern const kern_table kern_table_avx2;
+extern const kern_table kern_table_avxvnni;
 extern const kern_table kern_table_avx512;
 extern const kern_table kern_table_avx512gfni;
 #endif

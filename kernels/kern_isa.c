@@ -15,7 +15,7 @@ typedef struct kern_isa_desc {
 } kern_isa_desc;
 
 const char *const kern_isa_names[KERN_ISA_COUNT + 1] = {
-    [KERN_ISA_SCALAR] = "scalar", [KERN_ISA_AVX2] = "avx2", [KERN_ISA_NEON] = "neon",
+    [KERN_ISA_SCALAR] = "scalar", [KERN_ISA_AVX2] = "avx2", [KERN_ISA_AVXVNNI] = "avxvnni", [KERN_ISA_NEON] = "neon",
     [KERN_ISA_AVX512] = "avx512", [KERN_ISA_DOTPROD] = "dotprod", [KERN_ISA_I8MM] = "i8mm",
     [KERN_ISA_AVX512GFNI] = "avx512gfni",
     [KERN_ISA_COUNT] = NULL,
@@ -37,6 +37,12 @@ static bool cpu_avx2(void)
 {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+/* AVX-VNNI: the VEX-encoded vpdpbusd the avxvnni file uses (compiled with the AVX2 flags and -mavxvnni). */
+static bool cpu_avxvnni(void)
+{
+    return cpu_avx2() && __builtin_cpu_supports("avxvnni");
 }
 
 /* The AVX-512 files are also compiled with -mavx2 -mfma -mf16c: those must be there too (and that makes
@@ -91,6 +97,8 @@ static bool cpu_i8mm(void)
 static const kern_isa_desc kern_isas[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = { .below = KERN_ISA_COUNT, .cpu_ok = cpu_any, .needs = "nothing" },
     [KERN_ISA_AVX2] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_X86(cpu_avx2), .needs = "avx2, fma, f16c (x86-64)" },
+    [KERN_ISA_AVXVNNI] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avxvnni),
+                           .needs = "avxvnni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avx512),
                           .needs = "avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512GFNI] = { .below = KERN_ISA_AVX512, .cpu_ok = CPU_X86(cpu_avx512gfni),
@@ -153,7 +161,7 @@ kern_isa kern_isa_pick(kern_isa want, unsigned have)
     return KERN_ISA_COUNT;
 }
 
-/* "scalar|avx2|avx512|avx512gfni": the ISAs this CPU runs, for the error line. */
+/* "scalar|avx2|avxvnni|avx512|avx512gfni": the ISAs this CPU runs, for the error line. */
 static void accepted(char *ok, size_t len)
 {
     ok[0] = '\0';

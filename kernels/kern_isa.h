@@ -7,10 +7,12 @@
  * else the next one down the requested ISA's chain (kern_isa_below) that it has, and it reports which one ran.
  *
  * Chains (each ISA's CPU check includes everything below it, so an ISA this CPU runs can fall back to any
- * ISA under it):   x86-64: scalar < avx2 < avx512 < avx512gfni        arm64: scalar < neon < dotprod < i8mm
+ * ISA under it):   x86-64: scalar < avx2 < avx512 < avx512gfni, and avx2 < avxvnni (a branch: Ice Lake and
+ * Zen 4 have AVX-512 VNNI without AVX-VNNI, Alder Lake the reverse)        arm64: scalar < neon < dotprod < i8mm
  *
  * The ISAs are ordered fastest last within an architecture (avx512gfni, added after the arm64 ones, is last of
- * all: its architecture's ISAs need not be contiguous); kern_isa_best is the last one this CPU runs. */
+ * all: its architecture's ISAs need not be contiguous; avxvnni, 256 bits wide, sits under avx512, so a CPU with
+ * both runs avx512); kern_isa_best is the last one this CPU runs. */
 #ifndef KERN_ISA_H
 #define KERN_ISA_H
 
@@ -20,6 +22,7 @@
 typedef enum kern_isa {
     KERN_ISA_SCALAR,  /* plain C: any CPU */
     KERN_ISA_AVX2,    /* x86-64: AVX2 + FMA + F16C */
+    KERN_ISA_AVXVNNI, /* x86-64: avx2 + AVX-VNNI (VEX vpdpbusd on 256 bits; Alder Lake, Sapphire Rapids, Zen 5 on) */
     KERN_ISA_AVX512,  /* x86-64: AVX-512 F/BW/VL/DQ + VNNI, EVEX encodings only (implies AVX2) */
     KERN_ISA_NEON,    /* arm64: Advanced SIMD (the arm64 port fills its detection and tables) */
     KERN_ISA_DOTPROD, /* arm64: + SDOT/UDOT (FEAT_DotProd) */
@@ -29,8 +32,8 @@ typedef enum kern_isa {
     KERN_ISA_COUNT    /* also "none": what a resolution returns when nothing fits */
 } kern_isa;
 
-/* "scalar", "avx2", "avx512", "neon", "dotprod", "i8mm", "avx512gfni", NULL-terminated, in enum order (option
- * tables). */
+/* "scalar", "avx2", "avxvnni", "avx512", "neon", "dotprod", "i8mm", "avx512gfni", NULL-terminated, in enum
+ * order (option tables). */
 extern const char *const kern_isa_names[KERN_ISA_COUNT + 1];
 
 /* The index of name in names (a NULL-terminated table of distinct names, as kern_isa_names), -1 when it is not
@@ -49,7 +52,8 @@ const char *kern_isa_needs(kern_isa isa);
 bool kern_isa_supported(kern_isa isa);
 /* The fastest ISA this CPU runs. */
 kern_isa kern_isa_best(void);
-/* The next ISA down isa's chain: avx512gfni -> avx512 -> avx2 -> scalar, i8mm -> dotprod -> neon -> scalar;
+/* The next ISA down isa's chain: avx512gfni -> avx512 -> avx2 -> scalar, avxvnni -> avx2, i8mm -> dotprod ->
+ * neon -> scalar;
  * KERN_ISA_COUNT below scalar (the end of every chain). */
 kern_isa kern_isa_below(kern_isa isa);
 
@@ -64,7 +68,7 @@ static inline unsigned kern_isa_bit(kern_isa isa)
  * kern_isa_supported(want) first; everything below a supported ISA is supported). */
 kern_isa kern_isa_pick(kern_isa want, unsigned have);
 
-/* POOLBENCH_KERNEL=scalar|avx2|avx512|avx512gfni|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
+/* POOLBENCH_KERNEL=scalar|avx2|avxvnni|avx512|avx512gfni|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
  * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what this CPU
  * accepts: asking for an ISA the CPU lacks is an error, never a silent fallback. Reads the environment on
  * every call (harnesses call it once, at start-up, to fail before any work). */

@@ -58,6 +58,7 @@ Test(isa, names_and_chains)
     cr_assert_eq(kern_isa_below(KERN_ISA_AVX512GFNI), KERN_ISA_AVX512);
     cr_assert_eq(kern_isa_below(KERN_ISA_AVX512), KERN_ISA_AVX2);
     cr_assert_eq(kern_isa_below(KERN_ISA_AVX2), KERN_ISA_SCALAR);
+    cr_assert_eq(kern_isa_below(KERN_ISA_AVXVNNI), KERN_ISA_AVX2, "a branch off avx2, not under avx512");
     cr_assert_eq(kern_isa_below(KERN_ISA_I8MM), KERN_ISA_DOTPROD);
     cr_assert_eq(kern_isa_below(KERN_ISA_DOTPROD), KERN_ISA_NEON);
     cr_assert_eq(kern_isa_below(KERN_ISA_NEON), KERN_ISA_SCALAR);
@@ -78,6 +79,7 @@ Test(isa, detection_matches_the_cpu)
     __builtin_cpu_init();
     want[KERN_ISA_AVX2] = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                           __builtin_cpu_supports("f16c");
+    want[KERN_ISA_AVXVNNI] = want[KERN_ISA_AVX2] && __builtin_cpu_supports("avxvnni");
     want[KERN_ISA_AVX512] = want[KERN_ISA_AVX2] && __builtin_cpu_supports("avx512f") &&
                             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni");
@@ -110,6 +112,9 @@ Test(isa, pick_walks_down_the_chain)
                  "never across architectures");
     cr_assert_eq(kern_isa_pick(KERN_ISA_I8MM, bits2(KERN_ISA_SCALAR, KERN_ISA_NEON)), KERN_ISA_NEON);
     cr_assert_eq(kern_isa_pick(KERN_ISA_AVX512, 0), KERN_ISA_COUNT);
+    /* avxvnni is a branch: avx512 never falls back to it (Ice Lake and Zen 4 lack it), it falls back to avx2 */
+    cr_assert_eq(kern_isa_pick(KERN_ISA_AVX512, bits2(KERN_ISA_SCALAR, KERN_ISA_AVXVNNI)), KERN_ISA_SCALAR);
+    cr_assert_eq(kern_isa_pick(KERN_ISA_AVXVNNI, x86_no512), KERN_ISA_AVX2);
 }
 
 /* A matvec table with holes: each format runs with the best table at or below the asked ISA that has it. */

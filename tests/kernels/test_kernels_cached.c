@@ -70,18 +70,18 @@ Test(kernels_cached, prefetch_hint_follows_the_vendor)
 #endif
 }
 
-/* avx512gfni's kernels differ from avx512's only in how a code leaves its byte (one vgf2p8affineqb for a shift
- * and a mask, kernels/x86/kern_subbyte_avx512gfni.c): both are exact, so every row's bits are equal, for every
- * format the avx512gfni table has, a row count that is not a multiple of the pass's 4 rows and a column count
- * that ends in a partial step. Skipped (with the reason) where the CPU has no GFNI. */
-Test(kernels_cached, gfni_same_bits_as_avx512)
+/* An ISA whose kernels differ from the one below only in instructions that are exact either way: every row's
+ * bits are equal, for every format isa's table has (want of them), a row count that is not a multiple of the
+ * pass's 4 rows and a column count that ends in a partial step. Skipped (with the reason) where the CPU lacks
+ * isa. */
+static void same_bits_as(kern_isa isa, kern_isa base, int want, const char *test)
 {
-    if (!kern_isa_supported(KERN_ISA_AVX512GFNI)) {
-        printf("kernels_cached::gfni_same_bits_as_avx512: skipped: this CPU or build has no avx512gfni (needs %s)\n",
-               kern_isa_needs(KERN_ISA_AVX512GFNI));
-        cr_skip_test("no avx512gfni here");
+    if (!kern_isa_supported(isa)) {
+        printf("kernels_cached::%s: skipped: this CPU or build has no %s (needs %s)\n", test, kern_isa_name(isa),
+               kern_isa_needs(isa));
+        cr_skip_test("no %s here", kern_isa_name(isa));
     }
-    const kern_table *t = kern_table_get(KERN_ISA_AVX512GFNI);
+    const kern_table *t = kern_table_get(isa);
     int formats = 0;
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         if (!t->rows[f])
@@ -95,12 +95,12 @@ Test(kernels_cached, gfni_same_bits_as_avx512)
         cr_assert_eq(kern_act_init(&a, (kern_format)f, cols, 1), 0);
         cr_assert_eq(kern_act_set(&a, x, 1), 0);
         for (int i = 0; i < 2; i++) {
-            kern_job job = { .fmt = (kern_format)f, .variant = i ? KERN_ISA_AVX512GFNI : KERN_ISA_AVX512, .w = w,
-                             .rows = rows, .act = &a, .y = y[i], .ldy = rows };
+            kern_job job = { .fmt = (kern_format)f, .variant = i ? isa : base, .w = w, .rows = rows, .act = &a,
+                             .y = y[i], .ldy = rows };
             cr_assert_eq(kern_run(&job), 0);
         }
-        cr_assert_eq(memcmp(y[0], y[1], rows * sizeof(float)), 0, "%s: avx512gfni and avx512 rows differ",
-                     kern_format_names[f]);
+        cr_assert_eq(memcmp(y[0], y[1], rows * sizeof(float)), 0, "%s: %s and %s rows differ", kern_format_names[f],
+                     kern_isa_name(isa), kern_isa_name(base));
         kern_act_free(&a);
         free(x);
         free(w);
@@ -108,5 +108,20 @@ Test(kernels_cached, gfni_same_bits_as_avx512)
         free(y[1]);
         formats++;
     }
-    cr_assert_eq(formats, 3, "avx512gfni's table: q4_0, q1_0, tq2_0");
+    cr_assert_eq(formats, want, "%s's table has %d formats", kern_isa_name(isa), formats);
+}
+
+/* avx512gfni's kernels differ from avx512's only in how a code leaves its byte (one vgf2p8affineqb for a shift
+ * and a mask, kernels/x86/kern_subbyte_avx512gfni.c); its table: q4_0, q1_0, tq2_0. */
+Test(kernels_cached, gfni_same_bits_as_avx512)
+{
+    same_bits_as(KERN_ISA_AVX512GFNI, KERN_ISA_AVX512, 3, "gfni_same_bits_as_avx512");
+}
+
+/* avxvnni's kernels differ from avx2's only in how byte products are summed (one vpdpbusd for vpmaddubsw, an int16
+ * add and vpmaddwd; kernels/x86/kern_int256.h): q8_0 with weights of -128 included (kt_weights draws every
+ * byte), q4_0, q1_0, tq2_0. */
+Test(kernels_cached, avxvnni_same_bits_as_avx2)
+{
+    same_bits_as(KERN_ISA_AVXVNNI, KERN_ISA_AVX2, 4, "avxvnni_same_bits_as_avx2");
 }
