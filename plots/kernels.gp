@@ -22,15 +22,17 @@ set datafile columnheaders
 stats csv using (seen_v = add_word(seen_v, strcol("variant")), seen_l = add_word(seen_l, strcol("level")), 0) nooutput
 unset datafile columnheaders
 variants = ""
-do for [v in "scalar avx2 avx512 avx512gfni neon dotprod i8mm"] { if (strstrt(" ".seen_v, " ".v." ")) { variants = variants.v." " } }
+do for [v in "scalar avx2 avxvnni avx512 avx512gfni neon dotprod i8mm"] { if (strstrt(" ".seen_v, " ".v." ")) { variants = variants.v." " } }
 levels = ""
 do for [l in "l2 l3 dram"] { if (strstrt(" ".seen_l, " ".l." ")) { levels = levels.l." " } }
-vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avx512" ? 0x56b4e9 : v eq "avx512gfni" ? 0xd55e00 : \
+vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avxvnni" ? 0x000000 : v eq "avx512" ? 0x56b4e9 : \
+            v eq "avx512gfni" ? 0xd55e00 : \
             v eq "dotprod" ? 0xcc79a7 : v eq "i8mm" ? 0x0072b2 : 0xe69f00
 fmtx(s) = s eq "f32" ? 0 : s eq "f16" ? 1 : s eq "q8_0" ? 2 : s eq "q4_0" ? 3 : s eq "q1_0" ? 4 : s eq "tq2_0" ? 5 : \
           s eq "q4_K" ? 6 : s eq "q6_K" ? 7 : NaN
-# x86 and arm64 never share a run: each architecture's variants spread over the same four places.
-vshift(v) = v eq "scalar" ? -0.3 : (v eq "avx2" || v eq "neon") ? -0.1 : (v eq "avx512" || v eq "dotprod") ? 0.1 : 0.3
+# x86 and arm64 never share a run: each architecture's variants spread over the same five places (arm64 uses four).
+vshift(v) = v eq "scalar" ? -0.3 : (v eq "avx2" || v eq "neon") ? -0.15 : v eq "avxvnni" ? 0 : \
+            (v eq "avx512" || v eq "dotprod") ? 0.15 : 0.3
 sel(v, l, t) = (strcol("variant") eq v && strcol("level") eq l && column("threads") == t && column("batch") == 1) \
                ? column("gbps_median") : NaN
 
