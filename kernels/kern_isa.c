@@ -39,10 +39,12 @@ static bool cpu_avx2(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 }
 
-/* AVX-VNNI: the VEX-encoded vpdpbusd the avxvnni file uses (compiled with the AVX2 flags and -mavxvnni). */
+/* AVX-VNNI: the VEX-encoded vpdpbusd the avxvnni file uses, and GFNI's vgf2p8affineqb on ymm for its bit fields
+ * (compiled with the AVX2 flags, -mavxvnni and -mgfni). Every core with the first has the second (Alder Lake on,
+ * Sierra Forest, Sapphire Rapids on, Zen 5); the check asks for both all the same. */
 static bool cpu_avxvnni(void)
 {
-    return cpu_avx2() && __builtin_cpu_supports("avxvnni");
+    return cpu_avx2() && __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("gfni");
 }
 
 /* The AVX-512 files are also compiled with -mavx2 -mfma -mf16c: those must be there too (and that makes
@@ -98,7 +100,7 @@ static const kern_isa_desc kern_isas[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = { .below = KERN_ISA_COUNT, .cpu_ok = cpu_any, .needs = "nothing" },
     [KERN_ISA_AVX2] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_X86(cpu_avx2), .needs = "avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVXVNNI] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avxvnni),
-                           .needs = "avxvnni, avx2, fma, f16c (x86-64)" },
+                           .needs = "avxvnni, gfni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avx512),
                           .needs = "avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512GFNI] = { .below = KERN_ISA_AVX512, .cpu_ok = CPU_X86(cpu_avx512gfni),

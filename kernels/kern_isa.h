@@ -22,7 +22,7 @@
 typedef enum kern_isa {
     KERN_ISA_SCALAR,  /* plain C: any CPU */
     KERN_ISA_AVX2,    /* x86-64: AVX2 + FMA + F16C */
-    KERN_ISA_AVXVNNI, /* x86-64: avx2 + AVX-VNNI (VEX vpdpbusd on 256 bits; Alder Lake, Sapphire Rapids, Zen 5 on) */
+    KERN_ISA_AVXVNNI, /* x86-64: avx2 + AVX-VNNI + GFNI (VEX vpdpbusd, vgf2p8affineqb on 256 bits; Alder Lake on) */
     KERN_ISA_AVX512,  /* x86-64: AVX-512 F/BW/VL/DQ + VNNI, EVEX encodings only (implies AVX2) */
     KERN_ISA_NEON,    /* arm64: Advanced SIMD (the arm64 port fills its detection and tables) */
     KERN_ISA_DOTPROD, /* arm64: + SDOT/UDOT (FEAT_DotProd) */

@@ -1,6 +1,6 @@
 /* kern_int256.h — the 256-bit kernels of the integer formats (q8_0, q1_0, q4_0, tq2_0): written once and compiled
  * twice, by kern_avx2.c (KERN_ISA_AVX2) and kern_avxvnni.c (KERN_ISA_AVXVNNI), which differ only in how bytes are
- * multiplied and summed (KERN256_DOT below). Each includer gets its own static rows_* functions for its own table.
+ * multiplied and summed (KERN256_DOT below) and how a bit field leaves its byte (kern256_field). Each includer gets its own static rows_* functions for its own table.
  * Included only by files compiled with the AVX2 flags (and -mavxvnni for the second); not public.
  *
  * Same shape as kern_avx512.c: passes of KERN256_ROWS rows share each activation load, every row has its own
@@ -26,6 +26,27 @@
 
 #ifndef KERN256_ROWS_FN
 #define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
+#endif
+
+/* Bits shift..shift+bits-1 of every byte, moved to bit 0 (the rest zero). With GFNI one vgf2p8affineqb: row 7 - i
+ * of its 8x8 bit matrix (byte 7 - i of the qword) picks input bit shift + i for output bit i; else a 16-bit shift
+ * and a mask (the mask keeps each byte's own bits). */
+#if defined(__GFNI__)
+INLINE __m256i kern256_field(__m256i v, int shift, int bits)
+{
+    if (shift == 0)
+        return _mm256_and_si256(v, _mm256_set1_epi8((char)((1 << bits) - 1)));
+    uint64_t m = 0;
+    for (int i = 0; i < bits; i++)
+        m |= (uint64_t)(1u << (shift + i)) << (8 * (7 - i));
+    return _mm256_gf2p8affine_epi64_epi8(v, _mm256_set1_epi64x((long long)m), 0); /* m's bits as the signed type */
+}
+#else
+INLINE __m256i kern256_field(__m256i v, int shift, int bits)
+{
+    __m256i mask = _mm256_set1_epi8((char)((1 << bits) - 1));
+    return _mm256_and_si256(shift ? _mm256_srli_epi16(v, shift) : v, mask);
+}
 #endif
 
 /* A sum of byte products in the making: KERN256_DOT(p, u, s) adds the products of unsigned bytes u and signed
@@ -104,7 +125,7 @@ INLINE __m256i q1_0_sums(__m256i bits, const int8_t *xt)
     kern256_dot p = KERN256_DOT(KERN256_DOT_ZERO, _mm256_and_si256(bits, one), _mm256_loadu_si256((const __m256i *)xt));
 #pragma GCC unroll 7
     for (int s = 1; s < 8; s++) { /* a 16-bit shift: the mask keeps each byte's own bit s */
-        __m256i codes = _mm256_and_si256(_mm256_srli_epi16(bits, s), one);
+        __m256i codes = kern256_field(bits, s, 1);
         p = KERN256_DOT(p, codes, _mm256_loadu_si256((const __m256i *)(xt + 64 * s)));
     }
     return KERN256_DOT_SUM(p);
@@ -155,7 +176,7 @@ INLINE void q4_0_step(const char *w, size_t rs, const int nr, const kern_act *a,
         __m256 dw;
         __m256i q = blk18_pair(kern_row_ptr(w, rs, r) + b * sizeof(block_q4_0), nb, &dw);
         kern256_dot p = KERN256_DOT(KERN256_DOT_ZERO, _mm256_and_si256(q, low4), lo);
-        p = KERN256_DOT(p, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), hi);
+        p = KERN256_DOT(p, kern256_field(q, 4, 4), hi);
         __m256i s = _mm256_add_epi32(KERN256_DOT_SUM(p), seed);
         acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, dx), acc[r]);
     }
@@ -171,11 +192,10 @@ KERN256_ROWS_FN(q4_0)
 
 INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
+    size_t nb = a->cols / QK_K;
     const int8_t *xq = kern_act_qs(a, m);
     const int32_t *ns = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK_K;
-    const __m256i three = _mm256_set1_epi8(3);
     __m256 acc[KERN256_ROWS];
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
@@ -193,7 +213,7 @@ INLINE void pass_tq2_0(const char *w, size_t rs, const int nr, const kern_act *a
                 __m256i q = _mm256_loadu_si256((const __m256i *)(blk->qs + 32 * h));
 #pragma GCC unroll 4
                 for (int l = 0; l < 4; l++) {
-                    __m256i u = _mm256_and_si256(_mm256_srli_epi16(q, 2 * l), three);
+                    __m256i u = kern256_field(q, 2 * l, 2);
                     __m256i xv = _mm256_loadu_si256((const __m256i *)(x + 128 * h + 32 * l));
                     p = KERN256_DOT(p, u, xv);
                 }

@@ -79,7 +79,7 @@ Test(isa, detection_matches_the_cpu)
     __builtin_cpu_init();
     want[KERN_ISA_AVX2] = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                           __builtin_cpu_supports("f16c");
-    want[KERN_ISA_AVXVNNI] = want[KERN_ISA_AVX2] && __builtin_cpu_supports("avxvnni");
+    want[KERN_ISA_AVXVNNI] = want[KERN_ISA_AVX2] && __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("gfni");
     want[KERN_ISA_AVX512] = want[KERN_ISA_AVX2] && __builtin_cpu_supports("avx512f") &&
                             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni");
