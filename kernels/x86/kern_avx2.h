@@ -1,9 +1,12 @@
-/* kern_avx2.h — what the AVX2 kernel files share (kern_avx2.c, kern_kquant_avx2.c): rows per pass, the two
- * reductions every pass ends with, and the pass of the formats read two blocks a step. Included only by files compiled with the AVX2 flags. Not public. */
+/* kern_avx2.h — what the 256-bit kernel files share (kern_int256.h, kern_kquant256.h, and the files that compile
+ * them: kern_avx2.c, kern_kquant_avx2.c, kern_avxvnni.c): rows per pass, a bit field out of every byte, the two
+ * reductions every pass ends with, and the pass of the formats read two blocks a step. Included only by files
+ * compiled with the AVX2 flags. Not public. */
 #ifndef KERN_AVX2_H
 #define KERN_AVX2_H
 
 #include <immintrin.h>
+#include <stdint.h>
 
 #include "kern.h"
 
@@ -18,6 +21,27 @@ INLINE float hsum8(__m256 v)
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
 }
+
+/* Bits shift..shift+bits-1 of every byte, moved to bit 0 (the rest zero). With GFNI one vgf2p8affineqb: row 7 - i
+ * of its 8x8 bit matrix (byte 7 - i of the qword) picks input bit shift + i for output bit i; else a 16-bit shift
+ * and a mask (the mask keeps each byte's own bits). */
+#if defined(__GFNI__)
+INLINE __m256i kern256_field(__m256i v, int shift, int bits)
+{
+    if (shift == 0)
+        return _mm256_and_si256(v, _mm256_set1_epi8((char)((1 << bits) - 1)));
+    uint64_t m = 0;
+    for (int i = 0; i < bits; i++)
+        m |= (uint64_t)(1u << (shift + i)) << (8 * (7 - i));
+    return _mm256_gf2p8affine_epi64_epi8(v, _mm256_set1_epi64x((long long)m), 0); /* m's bits as the signed type */
+}
+#else
+INLINE __m256i kern256_field(__m256i v, int shift, int bits)
+{
+    __m256i mask = _mm256_set1_epi8((char)((1 << bits) - 1));
+    return _mm256_and_si256(shift ? _mm256_srli_epi16(v, shift) : v, mask);
+}
+#endif
 
 /* Pairs of int16 summed into int32 lanes: lane i holds bytes 4i..4i+3's products. */
 INLINE __m256i madd_pairs(__m256i p16)

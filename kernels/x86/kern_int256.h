@@ -1,7 +1,8 @@
 /* kern_int256.h — the 256-bit kernels of the integer formats (q8_0, q1_0, q4_0, tq2_0): written once and compiled
  * twice, by kern_avx2.c (KERN_ISA_AVX2) and kern_avxvnni.c (KERN_ISA_AVXVNNI), which differ only in how bytes are
- * multiplied and summed (KERN256_DOT below) and how a bit field leaves its byte (kern256_field). Each includer gets its own static rows_* functions for its own table.
- * Included only by files compiled with the AVX2 flags (and -mavxvnni for the second); not public.
+ * multiplied and summed (KERN256_DOT below) and how a bit field leaves its byte (kern256_field, kern_avx2.h).
+ * Each includer gets its own static rows_* functions for its own table. Included only by files compiled with the
+ * AVX2 flags (and -mavxvnni -mgfni for the second); not public.
  *
  * Same shape as kern_avx512.c: passes of KERN256_ROWS rows share each activation load, every row has its own
  * accumulators and a fixed instruction sequence, so a row gives the same bits in a pass or alone.
@@ -26,27 +27,6 @@
 
 #ifndef KERN256_ROWS_FN
 #define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
-#endif
-
-/* Bits shift..shift+bits-1 of every byte, moved to bit 0 (the rest zero). With GFNI one vgf2p8affineqb: row 7 - i
- * of its 8x8 bit matrix (byte 7 - i of the qword) picks input bit shift + i for output bit i; else a 16-bit shift
- * and a mask (the mask keeps each byte's own bits). */
-#if defined(__GFNI__)
-INLINE __m256i kern256_field(__m256i v, int shift, int bits)
-{
-    if (shift == 0)
-        return _mm256_and_si256(v, _mm256_set1_epi8((char)((1 << bits) - 1)));
-    uint64_t m = 0;
-    for (int i = 0; i < bits; i++)
-        m |= (uint64_t)(1u << (shift + i)) << (8 * (7 - i));
-    return _mm256_gf2p8affine_epi64_epi8(v, _mm256_set1_epi64x((long long)m), 0); /* m's bits as the signed type */
-}
-#else
-INLINE __m256i kern256_field(__m256i v, int shift, int bits)
-{
-    __m256i mask = _mm256_set1_epi8((char)((1 << bits) - 1));
-    return _mm256_and_si256(shift ? _mm256_srli_epi16(v, shift) : v, mask);
-}
 #endif
 
 /* A sum of byte products in the making: KERN256_DOT(p, u, s) adds the products of unsigned bytes u and signed

@@ -1,0 +1,177 @@
+/* kern_kquant256.h — q4_K and q6_K x q8_K on 256 bits: written once and compiled twice, by kern_kquant_avx2.c (the
+ * AVX2 table's rows for them) and kern_avxvnni.c, which differ in how int16 pairs are scaled into int32 sums
+ * (KERN256_MADD_ADD: vpmaddwd and an add, or AVX-VNNI's vpdpwssd) and how q4_K's high nibbles leave their bytes
+ * (kern256_field). Each includer gets its own static rows_q4_K and rows_q6_K. Same shape as kern_int256.h:
+ * passes of KERN256_ROWS rows, a quarter of the call apart; each row has its own accumulator and a fixed
+ * instruction sequence, so it gives the same bits in a pass or alone. Included only by files compiled with the
+ * AVX2 flags; not public.
+ *
+ * The integer part of a block is exact: vpmaddubsw multiplies the unsigned codes (q4_K 0..15, q6_K 0..63) by
+ * the activation's signed quants (|x| <= 127) into int16 pairs (at most 2 x 63 x 127 = 16002: no
+ * saturation), and vpmaddwd (or vpdpwssd) by the sub-block's scale, broadcast to the lanes its elements land in,
+ * sums them into int32. What the codes' offsets take away comes from the activation's bsums (sums of 16 quants):
+ * q4_K's mins (m_j times the sums of sub-block j, kept apart: they are scaled by dmin, not d), q6_K's 32
+ * (32 x scale_g x sum of sub-block g). */
+#ifndef KERN_KQUANT256_H
+#define KERN_KQUANT256_H
+
+#include "kern_avx2.h"
+#include "kern_impl.h"
+#include "kern_kquant.h"
+
+#include <immintrin.h>
+
+/* acc + the int16 pairs p times the int16 pairs s, each pair summed into its int32 lane: exact either way. */
+#if defined(__AVXVNNI__)
+#define KERN256_MADD_ADD(acc, p, s) _mm256_dpwssd_avx_epi32(acc, p, s)
+#else
+#define KERN256_MADD_ADD(acc, p, s) _mm256_add_epi32(acc, _mm256_madd_epi16(p, s))
+#endif
+
+/* vpshufb control: in each 128-bit lane, every int16 lane takes 16-bit lane k0 (low lane) or k1 (high lane). */
+INLINE __m256i pick16(int k0, int k1)
+{
+    return _mm256_setr_m128i(_mm_set1_epi16((short)(2 * k0 | (2 * k0 + 1) << 8)),
+                             _mm_set1_epi16((short)(2 * k1 | (2 * k1 + 1) << 8)));
+}
+
+/* The float step of a block: acc + isum x (dw x dx). */
+INLINE __m256 fold(__m256 acc, __m256i isum, float dwx)
+{
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(dwx), acc);
+}
+
+/* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m ---- */
+
+/* One row's step over block b: acc plus the block's dot; x the activation block's quants, bsums its sums of 16,
+ * dx its scale. */
+typedef __m256 (*kq_step_fn)(__m256 acc, const char *blk, const int8_t *x, __m256i bsums, float dx);
+
+INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                    size_t block_bytes, kq_step_fn step)
+{
+    const kern_q8_K_row x = kern_q8_K_row_of(a, m);
+    __m256 acc[KERN256_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm256_setzero_ps();
+    for (size_t b = 0; b < x.nb; b++) {
+        __m256i bsums = _mm256_loadu_si256((const __m256i *)x.blk[b].bsums);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++)
+            acc[r] = step(acc[r], kern_row_ptr(w, rs, r) + b * block_bytes, x.qs + b * QK_K, bsums, x.d[b]);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = hsum8(acc[r]);
+}
+
+/* ---- q4_K: chunk c of 32 bytes holds sub-blocks 2c (low nibbles) and 2c + 1 (high) ---- */
+
+/* The block's 8 scales (bytes 0-7) and 8 mins (bytes 8-15), 0..63, from its 16-byte head (d, dmin, the 12 packed
+ * bytes) by kern_q4_K_unpack's rule on dwords 1-3 (w0, w1, w2): dword 0 = w0 & 0x3f.., 1 = (w2 & 0x0f..) | (w0 >> 2
+ * & 0x30..), 2 = w1 & 0x3f.., 3 = (w2 >> 4 & 0x0f..) | (w1 >> 2 & 0x30..). Vector instructions, not the scalar
+ * unpack: on Intel the integer ALUs share ports 0, 1 and 5 with the vector units (the AVX-512 kernel's comment in
+ * kern_kquant_avx512.c has what that measured there). */
+INLINE __m128i q4_K_scales_mins(__m128i head)
+{
+    __m128i x = _mm_shuffle_epi32(head, 1 | 3 << 2 | 2 << 4 | 3 << 6); /* dwords w0, w2, w1, w2 */
+    __m128i y = _mm_shuffle_epi32(head, 1 | 1 << 2 | 2 << 4 | 2 << 6); /* w0, w0, w1, w1 */
+    __m128i low = _mm_and_si128(_mm_srlv_epi32(x, _mm_setr_epi32(0, 0, 0, 4)),
+                                _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    return _mm_or_si128(low, _mm_and_si128(_mm_srli_epi32(y, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030)));
+}
+
+/* Sum over the 8 sub-blocks of sc_j x (codes . x), in 8 int32 lanes; x: the block's 256 quants, sm its scales
+ * (bytes 0-7). */
+INLINE __m256i q4_K_dots(const block_q4_K *blk, __m128i sm, const int8_t *x)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    /* the 8 scales as int16, in both 128-bit lanes */
+    __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
+    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        __m256i q = _mm256_loadu_si256((const __m256i *)(blk->qs + 32 * c));
+        __m256i lo = _mm256_and_si256(q, low4), hi = kern256_field(q, 4, 4);
+        __m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)(x + 64 * c)));
+        __m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(x + 64 * c + 32)));
+        isum = KERN256_MADD_ADD(isum, plo, _mm256_shuffle_epi8(s16, pick16(2 * c, 2 * c)));
+        isum = KERN256_MADD_ADD(isum, phi, _mm256_shuffle_epi8(s16, pick16(2 * c + 1, 2 * c + 1)));
+    }
+    return isum;
+}
+
+/* m_j x (bsums 2j + 2j + 1) in lane j: each min (bytes 8-15 of sm) twice (int16 lanes 2j, 2j + 1) against
+ * bsums. */
+INLINE __m256i q4_K_mins(__m128i sm, __m256i bsums)
+{
+    return _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm)), bsums);
+}
+
+INLINE __m256 step_q4_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
+{
+    const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kern_row_ptr found them */
+    __m128i head = _mm_loadu_si128((const __m128i *)w);
+    __m128i sm = q4_K_scales_mins(head);
+    acc = fold(acc, q4_K_dots(blk, sm, x), _cvtsh_ss(blk->d) * dx);
+    return fold(acc, q4_K_mins(sm, bsums), -(_cvtsh_ss(blk->dmin) * dx));
+}
+
+INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q4_K), step_q4_K);
+}
+KERN_QUARTER_ROWS_FN(q4_K, KERN256_ROWS) /* kern_impl.h */
+
+
+/* ---- q6_K: half h's 32 bytes of qh, and its ql bytes 0-31 and 32-63, make four chunks of 32 codes ---- */
+
+/* The codes of elements 128h + 32k .. + 31 (k < 4): ql's nibble (low for k < 2), qh's bits 2k, 2k + 1 as
+ * bits 4-5. A 16-bit shift moves bits across the bytes of a lane; the masks keep only each byte's own. */
+INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0F), bits45 = _mm256_set1_epi8(0x30);
+    __m256i lo = _mm256_and_si256(k < 2 ? ql : _mm256_srli_epi16(ql, 4), low4);
+    __m256i hi = k == 2 ? qh : k < 2 ? _mm256_slli_epi16(qh, 4 - 2 * k) : _mm256_srli_epi16(qh, 2);
+    return _mm256_or_si256(lo, _mm256_and_si256(hi, bits45));
+}
+
+/* Sum over the 16 sub-blocks of scale_g x (codes . x) - 32 x scale_g x bsums_g, in 8 int32 lanes. */
+INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
+{
+    __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->scales));
+    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 */
+        /* Two literal immediates, not one chosen by ?: — without optimisation (-O1 under ASan) the intrinsic is
+         * a real function whose last argument must be a constant. */
+        __m256i sh = h ? _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(3, 2, 3, 2))
+                       : _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(1, 0, 1, 0));
+        __m256i ql0 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h));
+        __m256i ql1 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h + 32));
+        __m256i qh = _mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h));
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k);
+            __m256i p = _mm256_maddubs_epi16(codes, _mm256_loadu_si256((const __m256i *)(x + 128 * h + 32 * k)));
+            isum = KERN256_MADD_ADD(isum, p, _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1)));
+        }
+    }
+    return _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(s16, bsums), 5));
+}
+
+INLINE __m256 step_q6_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
+{
+    const block_q6_K *blk = (const block_q6_K *)w; /* the block's bytes, as kern_row_ptr found them */
+    return fold(acc, q6_K_dots(blk, x, bsums), _cvtsh_ss(blk->d) * dx);
+}
+
+INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q6_K), step_q6_K);
+}
+KERN_QUARTER_ROWS_FN(q6_K, KERN256_ROWS)
+
+#endif
