@@ -213,7 +213,7 @@ deps-predict:
 
 predict: deps deps-predict
 	@PREDICT_CFLAGS="$(CPPFLAGS) $(CFLAGS)" PREDICT_AVX2_FLAGS="$(AVX2_FLAGS)" PREDICT_AVX512_FLAGS="$(AVX512_FLAGS)" \
-	    PREDICT_AVX512GFNI_FLAGS="$(AVX512GFNI_FLAGS)" sh scripts/predict.sh --out $(BUILD)/predict $(ARGS)
+	    PREDICT_AVX512GFNI_FLAGS="$(AVX512GFNI_FLAGS)" PREDICT_AVXVNNI_FLAGS="$(AVXVNNI_FLAGS)" sh scripts/predict.sh --out $(BUILD)/predict $(ARGS)
 
 # libFuzzer on the CSV and GGUF readers for 60 s each (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:

@@ -57,6 +57,7 @@ BASE=${PREDICT_CFLAGS:--D_GNU_SOURCE -std=c11 -O2 -Wall -Wextra -Wpedantic -Werr
 AVX2=${PREDICT_AVX2_FLAGS:--mavx2 -mfma -mf16c}
 AVX512=${PREDICT_AVX512_FLAGS:--mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni}
 AVX512GFNI=${PREDICT_AVX512GFNI_FLAGS:-$AVX512 -mgfni}
+AVXVNNI=${PREDICT_AVXVNNI_FLAGS:-$AVX2 -mavxvnni -mgfni}
 # The arm64 flags are pattern-specific in the Makefile (its ARCH=aarch64 block); the same strings here, checked.
 NEON=-march=armv8-a
 DOTPROD=-march=armv8.2-a+dotprod
@@ -86,6 +87,7 @@ echo "predict: compiling the kernels with -S into $A/"
 compile avx2 "$X86CC" "$AVX2" kernels/x86/*_avx2.c
 compile avx512 "$X86CC" "$AVX512" kernels/x86/*_avx512.c
 compile avx512gfni "$X86CC" "$AVX512GFNI" kernels/x86/*_avx512gfni.c
+compile avxvnni "$X86CC" "$AVXVNNI" kernels/x86/*_avxvnni.c
 compile neon "$ARMCC" "$NEON" kernels/arm/*_neon.c
 compile dotprod "$ARMCC" "$DOTPROD" kernels/arm/*_dotprod.c
 compile i8mm "$ARMCC" "$I8MM" kernels/arm/*_i8mm.c
@@ -113,6 +115,9 @@ find_fn() { # find_fn VARIANT FNS
 # theirs is 32 values (128 and 64 bytes).
 #   avx2      f32/f16: 16 values a step (64/32 B); q8_0: one block (34); q4_0, q1_0: two 18-byte blocks (36);
 #             tq2_0: one block (66), its two 32-byte halves a rolled loop (inner 2); q4_K, q6_K: one block.
+#   avxvnni   avx2's integer passes (kern_int256.h, kern_kquant256.h) with vpdpbusd where avx2 has vpmaddubsw
+#             (q4_K and q6_K keep vpmaddubsw; their vpmaddwd became vpdpwssd); f32 and f16 are avx2's. GCC unrolls
+#             tq2_0's two halves here (inner 0).
 #   avx512    (and avx512gfni, which has q4_0, q1_0 and tq2_0 only: the same passes, another bit-field extraction)
 #             f32/f16: 32 values (128/64 B); q8_0: two blocks (68); q4_0, q1_0: four 18-byte blocks (72); tq2_0,
 #             q4_K, q6_K: four blocks (264, 576, 840).
@@ -131,6 +136,12 @@ x86_64  avx2    q1_0  rows_q1_0                                       4 36     0
 x86_64  avx2    tq2_0 rows_tq2_0                                      4 66     2 vpmaddubsw:32
 x86_64  avx2    q4_K  rows_q4_K|kern_rows_q4_K_avx2                   4 144    0 vpmaddubsw:32
 x86_64  avx2    q6_K  rows_q6_K|kern_rows_q6_K_avx2                   4 210    0 vpmaddubsw:32
+x86_64  avxvnni q8_0  rows_q8_0                                       4 34     0 vpdpbusd:4
+x86_64  avxvnni q4_0  rows_q4_0                                       4 36     0 vpdpbusd:8
+x86_64  avxvnni q1_0  rows_q1_0                                       4 36     0 vpdpbusd:32
+x86_64  avxvnni tq2_0 rows_tq2_0                                      4 66     0 vpdpbusd:32
+x86_64  avxvnni q4_K  rows_q4_K                                       4 144    0 vpmaddubsw:32
+x86_64  avxvnni q6_K  rows_q6_K                                       4 210    0 vpmaddubsw:32
 x86_64  avx512  f32   rows_f32_cached                                 4 128    0 vfmadd:8
 x86_64  avx512  f16   rows_f16_cached                                 4 64     0 vfmadd:8
 x86_64  avx512  q8_0  rows_q8_0_cached                                4 68     0 vpdpbusd:4
@@ -196,7 +207,8 @@ echo "$KERNELS" | while read -r arch variant format fns rows step inner dot; do
     # the step's multiply instructions, counted (opcode prefix) against the source's: another loop than the step the
     # bytes were computed for (a kernel changed, or the awk took the remainder's loop) is reported, not used
     op=${dot%%:*} want=${dot#*:}
-    seen=$(awk -v op="$op" 'index($1, op) == 1 { n++ } END { print n + 0 }' "$mca_in")
+    # (GCC writes AVX-VNNI's VEX forms with a "{vex}" pseudo-prefix before the mnemonic)
+    seen=$(awk -v op="$op" '{ m = $1 == "{vex}" ? $2 : $1 } index(m, op) == 1 { n++ } END { print n + 0 }' "$mca_in")
     if [ "$seen" != "$want" ] && [ "${status#function-}" = "$status" ] && [ "$status" != none ]; then
         status=unexpected-loop
     fi

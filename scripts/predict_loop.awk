@@ -30,7 +30,7 @@
 
 function is_mul(op) {
     if (isa == "x86")
-        return op ~ /^(vpmaddubsw|vpmaddwd|vpdpbusds?|vfn?madd[0-9]*[ps][sd]|vmulps|pmaddubsw|pmaddwd)$/
+        return op ~ /^(vpmaddubsw|vpmaddwd|vpdpbusds?|vpdpwssds?|vfn?madd[0-9]*[ps][sd]|vmulps|pmaddubsw|pmaddwd)$/
     return op ~ /^(fmla|sdot|udot|smmla|ummla|smull2?|smlal2?|sadalp|mul|madd|fmadd|mla)$/
 }
 
@@ -83,13 +83,15 @@ BEGIN { nl = 0; infn = 0 }
 /^\t\.size/ { infn = 0; next }
 /^\.L[A-Za-z0-9_]*:/ { lab[substr($1, 1, length($1) - 1)] = NR; next }
 /^\t\./ { next }
-/^\t[a-z]/ {
+# an instruction; GCC writes AVX-VNNI's VEX forms behind a "{vex}" pseudo-prefix (kept in the text: llvm-mca reads it)
+/^\t(\{vex\} )?[a-z]/ {
+    m = $1 == "{vex}" ? $2 : $1
     ins[NR] = 1
-    op[NR] = $1
+    op[NR] = m
     text[NR] = $0
     last = NR
-    if (is_mul($1)) mul[NR] = 1
-    if (is_branch($1) && ($NF in lab)) { nl++; ls[nl] = lab[$NF]; le[nl] = NR }
+    if (is_mul(m)) mul[NR] = 1
+    if (is_branch(m) && ($NF in lab)) { nl++; ls[nl] = lab[$NF]; le[nl] = NR }
 }
 
 END {
