@@ -117,6 +117,18 @@ const kern_table *kern_table_pick(const kern_table *const tables[KERN_ISA_COUNT]
             pass_##name(wr + i * rb, rb, 1, a, m, y + i, 1);                                                  \
     }
 
+/* The 8x8 bit matrix (a qword) with which GFNI's vgf2p8affineqb moves bit field (shift, bits) of every byte to
+ * bits to..to+bits-1 and clears the rest: output bit to + i is input bit shift + i (row 7 - (to + i) of the
+ * matrix, its byte 7 - (to + i), holds that one bit), the other rows zero. The x86 GFNI kernels' shared rule
+ * (kern_subbyte_avx512gfni.c on 512 bits, kern_avx2.h's kern256_field on 256); plain C, for any build. */
+static inline uint64_t kern_gf2_field_matrix(int shift, int bits, int to)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < bits; i++)
+        m |= (uint64_t)(1u << (shift + i)) << (8 * (7 - (to + i)));
+    return m;
+}
+
 /* Row r of a pass whose rows are rb bytes apart. */
 static inline const char *kern_row_ptr(const char *w, size_t rb, int r)
 {

@@ -242,7 +242,7 @@ const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size
     const pb_memkern *best = NULL;
     double best_gbps = 0;
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
-        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k))
+        if (!pb_memkern_reads_here(k))
             continue;
         double g = pb_kbench_read_gbps(b, k, bytes, window_bytes, budget_s, min_samples);
         if (g > best_gbps) { /* NaN never is */

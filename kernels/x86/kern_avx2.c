@@ -12,8 +12,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
-
 /* ---- f32, f16: two accumulators per row, 16 values a step; the last < 16 through a zero-padded copy ----
  * The streaming passes (rows) prefetch the line KERN_PREFETCH_BYTES ahead of each step (kern_impl.h; f16 asks
  * for each line twice, f32 once), the cached ones (rows_cached) do not: as kern_avx512.c's. */

@@ -1,6 +1,6 @@
 /* kern_int256.h — the 256-bit kernels of the integer formats (q8_0, q1_0, q4_0, tq2_0): written once and compiled
  * twice, by kern_avx2.c (KERN_ISA_AVX2) and kern_avxvnni.c (KERN_ISA_AVXVNNI), which differ only in how bytes are
- * multiplied and summed (KERN256_DOT below) and how a bit field leaves its byte (kern256_field, kern_avx2.h).
+ * multiplied and summed (KERN256_DOT) and how a bit field leaves its byte (kern256_field), both in kern_avx2.h.
  * Each includer gets its own static rows_* functions for its own table. Included only by files compiled with the
  * AVX2 flags (and -mavxvnni -mgfni for the second); not public.
  *
@@ -25,23 +25,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#ifndef KERN256_ROWS_FN
-#define KERN256_ROWS_FN(name) KERN_QUARTER_ROWS_FN(name, KERN256_ROWS) /* kern_impl.h */
-#endif
 
-/* A sum of byte products in the making: KERN256_DOT(p, u, s) adds the products of unsigned bytes u and signed
- * bytes s (four to an int32 lane, in lane order) to p; KERN256_DOT_SUM(p) is the int32 lanes. */
-#if defined(__AVXVNNI__)
-typedef __m256i kern256_dot; /* int32 lanes */
-#define KERN256_DOT_ZERO _mm256_setzero_si256()
-#define KERN256_DOT(p, u, s) _mm256_dpbusd_avx_epi32(p, u, s)
-#define KERN256_DOT_SUM(p) (p)
-#else
-typedef __m256i kern256_dot; /* int16 pairs, widened once at the end (callers keep them from saturating) */
-#define KERN256_DOT_ZERO _mm256_setzero_si256()
-#define KERN256_DOT(p, u, s) _mm256_add_epi16(p, _mm256_maddubs_epi16(u, s))
-#define KERN256_DOT_SUM(p) madd_pairs(p)
-#endif
 
 /* ---- q8_0: one block a step ---- */
 

@@ -1,7 +1,7 @@
 /* kern_kquant256.h — q4_K and q6_K x q8_K on 256 bits: written once and compiled twice, by kern_kquant_avx2.c (the
  * AVX2 table's rows for them) and kern_avxvnni.c, which differ in how int16 pairs are scaled into int32 sums
  * (KERN256_MADD_ADD: vpmaddwd and an add, or AVX-VNNI's vpdpwssd) and how q4_K's high nibbles leave their bytes
- * (kern256_field). Each includer gets its own static rows_q4_K and rows_q6_K. Same shape as kern_int256.h:
+ * (kern256_field), both in kern_avx2.h. Each includer gets its own static rows_q4_K and rows_q6_K. Same shape as kern_int256.h:
  * passes of KERN256_ROWS rows, a quarter of the call apart; each row has its own accumulator and a fixed
  * instruction sequence, so it gives the same bits in a pass or alone. Included only by files compiled with the
  * AVX2 flags; not public.
@@ -21,12 +21,6 @@
 
 #include <immintrin.h>
 
-/* acc + the int16 pairs p times the int16 pairs s, each pair summed into its int32 lane: exact either way. */
-#if defined(__AVXVNNI__)
-#define KERN256_MADD_ADD(acc, p, s) _mm256_dpwssd_avx_epi32(acc, p, s)
-#else
-#define KERN256_MADD_ADD(acc, p, s) _mm256_add_epi32(acc, _mm256_madd_epi16(p, s))
-#endif
 
 /* vpshufb control: in each 128-bit lane, every int16 lane takes 16-bit lane k0 (low lane) or k1 (high lane). */
 INLINE __m256i pick16(int k0, int k1)
@@ -122,7 +116,7 @@ INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a,
 {
     kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q4_K), step_q4_K);
 }
-KERN_QUARTER_ROWS_FN(q4_K, KERN256_ROWS) /* kern_impl.h */
+KERN256_ROWS_FN(q4_K)
 
 
 /* ---- q6_K: half h's 32 bytes of qh, and its ql bytes 0-31 and 32-63, make four chunks of 32 codes ---- */
@@ -172,6 +166,6 @@ INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a,
 {
     kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q6_K), step_q6_K);
 }
-KERN_QUARTER_ROWS_FN(q6_K, KERN256_ROWS)
+KERN256_ROWS_FN(q6_K)
 
 #endif

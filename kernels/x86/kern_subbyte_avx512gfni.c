@@ -16,23 +16,14 @@
 #include "kern_avx512.h"
 #include "kern_impl.h"
 
-/* The matrix that moves bit field (shift, bits) to bits to..to+bits-1: output bit to + i is input bit shift + i
- * (row 7 - (to + i) of the matrix, its byte 7 - (to + i), holds that one bit), the other rows zero. */
-static inline __attribute__((always_inline)) __m512i field_matrix(int shift, int bits, int to)
-{
-    uint64_t m = 0;
-    for (int i = 0; i < bits; i++)
-        m |= (uint64_t)(1u << (shift + i)) << (8 * (7 - (to + i)));
-    return _mm512_set1_epi64((long long)m); /* the bits of m, as the intrinsic's signed type */
-}
-
 /* Bits shift..shift+bits-1 of every byte, moved to bits to..to+bits-1 (the rest zero): one vgf2p8affineqb (the mask
  * alone where the field stays in place, which any vector port runs). */
 static inline __attribute__((always_inline)) __m512i field_gfni(__m512i v, int shift, int bits, int to)
 {
     if (shift == to)
         return _mm512_and_si512(v, _mm512_set1_epi8((char)(((1 << bits) - 1) << to)));
-    return _mm512_gf2p8affine_epi64_epi8(v, field_matrix(shift, bits, to), 0);
+    /* kern_gf2_field_matrix (kern_impl.h) in every qword; its bits as the intrinsic's signed type */
+    return _mm512_gf2p8affine_epi64_epi8(v, _mm512_set1_epi64((long long)kern_gf2_field_matrix(shift, bits, to)), 0);
 }
 
 #define KERN512_FIELD_AT(v, shift, bits, to) field_gfni(v, shift, bits, to)

@@ -42,7 +42,7 @@ int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, 
     snprintf(err, errlen, only ? "read kernel %s does not run on this cpu" : "no read kernel runs on this cpu",
              only);
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
-        if (k->op != PB_MEMOP_READ || !pb_memkern_supported(k) || (only && strcmp(k->name, only) != 0))
+        if (!pb_memkern_reads_here(k) || (only && strcmp(k->name, only) != 0))
             continue;
         if (rc != 0) {
             /* The buffer holds weights, not pb_mf_touch's pattern: the first kernel's sum is the reference
@@ -78,7 +78,7 @@ int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf,
 {
     memset(l, 0, sizeof *l);
     l->k = pb_memkern_find(kernel);
-    if (!l->k || l->k->op != PB_MEMOP_READ || !pb_memkern_supported(l->k)) {
+    if (!pb_memkern_reads_here(l->k)) {
         snprintf(err, errlen, "read kernel %s does not run on this cpu", kernel);
         return -1;
     }

@@ -199,6 +199,8 @@ const pb_memkern *pb_memkern_find(const char *name)
 
 bool pb_memkern_supported(const pb_memkern *k) { return k && kern_isa_supported(k->isa); }
 
+bool pb_memkern_reads_here(const pb_memkern *k) { return pb_memkern_supported(k) && k->op == PB_MEMOP_READ; }
+
 /* op's first row for an ISA: its plain kernel (the table's order); NULL when the ISA has none for op. */
 static const pb_memkern *pb_memkern_first(pb_memop op, kern_isa isa)
 {

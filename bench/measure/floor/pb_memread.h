@@ -49,6 +49,8 @@ int pb_memkern_count(void);
 const pb_memkern *pb_memkern_find(const char *name);
 /* The CPU can run k (kern_isa_supported(k->isa)). */
 bool pb_memkern_supported(const pb_memkern *k);
+/* k is a read kernel the CPU runs: what every floor may be measured with (the walks that pick the best). */
+bool pb_memkern_reads_here(const pb_memkern *k);
 /* The plain kernel of op ("avx512", "copy-avx2", "write-scalar") for want or the best ISA below it that has
  * one; NULL when want cannot run here. The kernel's isa says which ran. */
 const pb_memkern *pb_memkern_for(pb_memop op, kern_isa want);
