@@ -9,6 +9,7 @@
 #   make fuzz       fuzz the CSV and GGUF readers with libFuzzer for 60 s each
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
+#   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
@@ -214,6 +215,20 @@ deps-predict:
 predict: deps deps-predict
 	@PREDICT_CFLAGS="$(CPPFLAGS) $(CFLAGS)" PREDICT_AVX2_FLAGS="$(AVX2_FLAGS)" PREDICT_AVX512_FLAGS="$(AVX512_FLAGS)" \
 	    PREDICT_AVX512GFNI_FLAGS="$(AVX512GFNI_FLAGS)" PREDICT_AVXVNNI_FLAGS="$(AVXVNNI_FLAGS)" sh scripts/predict.sh --out $(BUILD)/predict $(ARGS)
+
+# TSC ticks per instruction of the AVX-512 kernels' building blocks (scripts/isa_probe.c: what sets a kernel's pace
+# where a VM has no perf counters for llvm-exegesis); ARGS="--iterations N". x86-64 only. Not part of make test.
+ifeq ($(ARCH),x86_64)
+isa-probe: $(BUILD)/bin/isa_probe
+	$(BUILD)/bin/isa_probe $(ARGS)
+else
+isa-probe:
+	@echo "isa-probe: skipped: its probes are x86-64 AVX-512 instructions (ARCH is $(ARCH))"
+endif
+
+$(BUILD)/bin/isa_probe: scripts/isa_probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 -O2 -g $(WARN) $< -o $@
 
 # libFuzzer on the CSV and GGUF readers for 60 s each (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:

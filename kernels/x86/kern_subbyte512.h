@@ -105,7 +105,21 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
  * its ~12 cycles of issue (integer adds: the same sum, the same bits). bench_kernels --format q1_0 --variant
  * avx512gfni --level l2 --threads 1 --batch 1, one chain against two, alternated four times: median 7.68-7.69
  * -> 9.07-9.43 GB/s with the VM slowed by its neighbours, 10.74-11.77 -> 11.86-12.32 quieter (three of four
- * pairs; the fourth disturbed); four chains against two: no difference beyond the noise. */
+ * pairs; the fourth disturbed); four chains against two: no difference beyond the noise.
+ *
+ * What bounds it: two vector instructions per 64 weights (a plane out of its byte, a vpdpbusd), 16 a row-step,
+ * and 8 more a row-step for the gather, the scales and the float step (one lane per 32 weights, as q8_0's
+ * activation blocks demand): 24 on the two 512-bit ports, 12 cycles for 72 bytes, ~17 GB/s at the ~2.9 GHz
+ * `make isa-probe` implies here, the read floor's own speed. Taking the planes through mask registers instead
+ * (the mask selects the quants, so a plane costs no vector instruction) is slower, each way tried, this kernel
+ * against the build before, bench_kernels --format q1_0,q8_0 --variant avx512,avx512gfni --level l2 --threads 1
+ * --batch 1, alternated three times (q8_0 31-43 GB/s in both): the planes transposed by one vgf2p8affineqb and a
+ * vpermb, stored and read back by kmovq (store forwarding from a zmm store to qword loads stalls: isa-probe's
+ * store+kmovq-m64, ~2.9 ticks a kmovq) 13.3-14.4 -> 4.0-4.4 GB/s, the same through general registers (the
+ * compiler's choice) 6.6-6.8, vpshufbitqmb's eight masks straight from the bits (BITALG; isa-probe: 1.3 ticks
+ * with a vpmovm2b, and a zero-masked byte load of the quants with its add 0.8-0.9 where a plain load and an add
+ * take 0.5-0.6) 14.0-14.8 -> 8.3-8.5. Fewer than two instructions per 64 weights would need the weights re-laid (rows interleaved for
+ * look-up tables) or AMX, neither done. */
 INLINE __m512i q1_0_dots(__m512i bits, const __m512i xs[8], __m512i seed)
 {
     __m512i even = seed, odd = _mm512_setzero_si512();

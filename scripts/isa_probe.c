@@ -1,0 +1,243 @@
+/* isa_probe — `make isa-probe`: what one x86 core pays for each building block of the AVX-512 kernels, as TSC
+ * ticks per instruction in a throughput loop (12 independent chains, so latency is hidden and the ports are the
+ * limit), and as a multiple of vpaddd zmm's (two a cycle on every AVX-512 core: 1.0 here means two a cycle, 2.0
+ * one). The kernels' comments and the closing notes quote it where they say which instruction sets a kernel's
+ * pace. Without perf counters (a VM has none: llvm-exegesis cannot run) the TSC is the one clock there is; its
+ * ticks are not core cycles, hence the ratio. Each probe runs 5 times, the median is printed with the range.
+ * A probe whose extension this CPU lacks prints "skipped" and why.
+ *
+ *   usage: isa_probe [--iterations N]   (N loop trips a run, default 2000000; 12 instructions a trip)
+ *
+ * Standalone (no library of the tree): built by the Makefile's isa-probe target with the baseline flags; every
+ * probe function carries its own target attribute and runs only after __builtin_cpu_supports says yes. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#define CHAINS 12
+#define RUNS 5
+#define AVX512 "avx512f,avx512bw,avx512vl,avx512dq" /* every probe's target; some add one */
+
+/* Keeps v in a register and opaque to the optimizer, so a chain is neither folded nor hoisted out of the loop. */
+#define KEEP(v) __asm__ volatile("" : "+v"(v))
+
+typedef uint64_t (*probe_fn)(long iters);
+
+static int8_t probe_buf[64 * CHAINS] __attribute__((aligned(64)));
+
+/* ---- one function a building block: iters trips of CHAINS independent instructions; returns TSC ticks ---- */
+
+/* CHAINS (12) named registers: an array of vectors stays in memory across the loop (GCC scalarizes it only after
+ * the unrolling), which would time its loads and stores, not the instruction. */
+#define EACH12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define DECL(i) __m512i a##i = init(i);
+#define STEP(i) a##i = step(a##i, i);
+#define HOLD(i) KEEP(a##i);
+#define FOLD(i) s = _mm512_xor_si512(s, a##i);
+
+#define PROBE_CHAIN(name, attrs)                                                                                 \
+    static __attribute__((target(attrs), noinline)) uint64_t name(long iters)                                      \
+    {                                                                                                            \
+        __m512i b = _mm512_set1_epi32(0x01020304);                                                               \
+        KEEP(b);                                                                                                 \
+        EACH12(DECL)                                                                                             \
+        uint64_t t0 = __rdtsc();                                                                                 \
+        for (long n = 0; n < iters; n++) {                                                                       \
+            const int8_t *buf = probe_buf;                                                                       \
+            __asm__ volatile("" : "+r"(buf)); /* an address the loop cannot hoist a load from */                 \
+            (void)buf;                                                                                           \
+            EACH12(STEP)                                                                                         \
+            EACH12(HOLD)                                                                                         \
+        }                                                                                                        \
+        uint64_t t1 = __rdtsc();                                                                                 \
+        __m512i s = _mm512_setzero_si512();                                                                      \
+        EACH12(FOLD)                                                                                             \
+        KEEP(s);                                                                                                 \
+        return t1 - t0;                                                                                          \
+    }
+
+/* Each probe: init(i), chain i's first value, and step(v, i), the instruction on chain i's value v (b: a constant
+ * the compiler cannot see; buf: L1-resident bytes). */
+#define init(i) _mm512_set1_epi32(i)
+#define step(v, i) _mm512_add_epi32(v, b)
+PROBE_CHAIN(p_vpaddd, AVX512)
+#undef step
+#define step(v, i) _mm512_dpbusd_epi32(v, b, b)
+PROBE_CHAIN(p_vpdpbusd, AVX512 ",avx512vnni")
+#undef step
+#define step(v, i) _mm512_srli_epi16(v, 1)
+PROBE_CHAIN(p_vpsrlw, AVX512)
+#undef step
+#define step(v, i) _mm512_permutexvar_epi16(b, v)
+PROBE_CHAIN(p_vpermw, AVX512)
+#undef step
+#define step(v, i) _mm512_permutex2var_epi16(v, b, b)
+PROBE_CHAIN(p_vpermt2w, AVX512)
+#undef step
+#define step(v, i) _mm512_permutexvar_epi8(b, v)
+PROBE_CHAIN(p_vpermb, AVX512 ",avx512vbmi")
+#undef step
+#define step(v, i) _mm512_gf2p8affine_epi64_epi8(v, b, 0)
+PROBE_CHAIN(p_gf2p8affine, AVX512 ",gfni")
+#undef step
+#define step(v, i) _mm512_movm_epi8(_mm512_movepi8_mask(v))
+PROBE_CHAIN(p_vpmovm2b, AVX512)
+#undef step
+#define step(v, i) _mm512_movm_epi8(_mm512_bitshuffle_epi64_mask(v, b))
+PROBE_CHAIN(p_vpshufbitqmb, AVX512 ",avx512bitalg")
+#undef step
+#define step(v, i) _mm512_add_epi32(v, _mm512_loadu_si512(buf + 64 * (i)))
+PROBE_CHAIN(p_load_add, AVX512)
+#undef step
+#define step(v, i) _mm512_add_epi32(v, _mm512_maskz_loadu_epi8(_mm512_movepi8_mask(b), buf + 64 * (i)))
+PROBE_CHAIN(p_maskz_load_add, AVX512)
+#undef step
+#undef init
+
+/* A 64-byte store, then its eight qwords read back as masks (kmovq k, m64), each masking a byte add: what a
+ * kernel pays to turn a vector of bits into eight mask registers through memory (the compiler, left alone,
+ * extracts the qwords through general registers instead). Ticks per kmovq, its masked add included. */
+#define EACH8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define ZERO(i) __m512i a##i = _mm512_setzero_si512();
+#define KADD(i)                                                                                                  \
+    {                                                                                                            \
+        __mmask64 k;                                                                                             \
+        __asm__ volatile("kmovq %1, %0" : "=k"(k) : "m"(m[i]));                                                  \
+        a##i = _mm512_mask_add_epi8(a##i, k, a##i, one);                                                         \
+    }
+static __attribute__((target(AVX512), noinline)) uint64_t p_store_kmov(long iters)
+{
+    __m512i v = _mm512_set1_epi64(0x0f0f0f0f0f0f0f0fll), one = _mm512_set1_epi8(1), s = _mm512_setzero_si512();
+    __mmask64 m[8] __attribute__((aligned(64)));
+    EACH8(ZERO)
+    uint64_t t0 = __rdtsc();
+    for (long n = 0; n < iters * CHAINS / 8; n++) {
+        v = _mm512_add_epi8(v, one);
+        _mm512_store_si512(m, v);
+        EACH8(KADD)
+    }
+    uint64_t t1 = __rdtsc();
+    EACH8(FOLD)
+    KEEP(s);
+    return t1 - t0;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+enum { F_AVX512F = 1, F_AVX512BW = 2, F_AVX512VNNI = 4, F_AVX512VBMI = 8, F_GFNI = 16, F_AVX512BITALG = 32 };
+
+typedef struct probe {
+    const char *name, *what;
+    unsigned needs; /* F_ bits */
+    probe_fn fn;
+} probe;
+
+/* The F_ bits this CPU has (__builtin_cpu_supports takes only a literal, hence one call a feature). */
+static unsigned cpu_features(void)
+{
+    __builtin_cpu_init();
+    return (__builtin_cpu_supports("avx512f") ? F_AVX512F : 0) | (__builtin_cpu_supports("avx512bw") ? F_AVX512BW : 0) |
+           (__builtin_cpu_supports("avx512vnni") ? F_AVX512VNNI : 0) |
+           (__builtin_cpu_supports("avx512vbmi") ? F_AVX512VBMI : 0) | (__builtin_cpu_supports("gfni") ? F_GFNI : 0) |
+           (__builtin_cpu_supports("avx512bitalg") ? F_AVX512BITALG : 0);
+}
+
+/* The names of the F_ bits in needs that have lacks, comma-separated, into out. */
+static const char *feature_names(unsigned lacks, char *out, size_t n)
+{
+    static const char *const names[] = { "avx512f", "avx512bw", "avx512vnni", "avx512vbmi", "gfni", "avx512bitalg" };
+    out[0] = 0;
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (lacks & (1u << i))
+            snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? "," : "", names[i]);
+    return out;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of RUNS runs of p, and its range, in ticks per instruction. */
+static void probe_measure(const probe *p, long iters, double out[3])
+{
+    uint64_t t[RUNS];
+    p->fn(iters / 10 + 1); /* warm: the vector units power up, the code and buffer are in cache */
+    for (int r = 0; r < RUNS; r++)
+        t[r] = p->fn(iters);
+    qsort(t, RUNS, sizeof t[0], cmp_u64);
+    double per = (double)iters * CHAINS;
+    out[0] = (double)t[RUNS / 2] / per;
+    out[1] = (double)t[0] / per;
+    out[2] = (double)t[RUNS - 1] / per;
+}
+
+static const probe probes[] = {
+    { "vpaddd", "zmm add (the unit: two a cycle)", F_AVX512F, p_vpaddd },
+    { "vpdpbusd", "zmm u8 x s8 dot, 4 bytes a dword lane", F_AVX512F | F_AVX512VNNI, p_vpdpbusd },
+    { "vpsrlw", "zmm shift (a field out of its byte, step 1 of 2)", F_AVX512F | F_AVX512BW, p_vpsrlw },
+    { "vgf2p8affineqb", "zmm bit-matrix a byte (a field out of its byte, 1 of 1)", F_AVX512F | F_GFNI, p_gf2p8affine },
+    { "vpermw", "zmm word gather, one source", F_AVX512F | F_AVX512BW, p_vpermw },
+    { "vpermt2w", "zmm word gather, two sources", F_AVX512F | F_AVX512BW, p_vpermt2w },
+    { "vpermb", "zmm byte gather", F_AVX512F | F_AVX512VBMI, p_vpermb },
+    { "vpmovb2m+vpmovm2b", "bytes' sign bits to a mask and back (two instructions)", F_AVX512F | F_AVX512BW, p_vpmovm2b },
+    { "vpshufbitqmb+vpmovm2b", "64 chosen bits to a mask, then bytes (two instructions)", F_AVX512F | F_AVX512BITALG,
+      p_vpshufbitqmb },
+    { "load+vpaddd", "a zmm load from L1 and an add", F_AVX512F, p_load_add },
+    { "maskz-load+vpaddd", "a zero-masked byte load from L1 and an add", F_AVX512F | F_AVX512BW, p_maskz_load_add },
+    { "store+kmovq-m64", "a zmm stored, its 8 qwords loaded as masks (per kmovq, with a masked add)",
+      F_AVX512F | F_AVX512BW, p_store_kmov },
+};
+
+static int usage(FILE *f, int rc)
+{
+    fprintf(f, "usage: isa_probe [--iterations N]\n"
+               "TSC ticks per instruction of the AVX-512 kernels' building blocks, in a throughput loop of %d\n"
+               "independent chains, and as a multiple of vpaddd zmm's (1.0: two a cycle). N: loop trips a run\n"
+               "(1000..1000000000, default 2000000); 5 runs a probe, median [min-max].\n",
+               CHAINS);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    long iters = 2000000;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help"))
+            return usage(stdout, 0);
+        char *end = NULL;
+        long v = i + 1 < argc && !strcmp(argv[i], "--iterations") ? strtol(argv[i + 1], &end, 10) : -1;
+        if (v < 1000 || v > 1000000000 || !end || *end) {
+            fprintf(stderr, "isa_probe: bad argument '%s': accepted --iterations N (1000..1000000000), --help\n",
+                    argv[i]);
+            return 2;
+        }
+        iters = v;
+        i++;
+    }
+    unsigned has = cpu_features();
+    if (!(has & F_AVX512F)) {
+        printf("isa_probe: skipped: this CPU has no AVX-512 (every probe is a zmm instruction)\n");
+        return 0;
+    }
+    double unit[3];
+    probe_measure(&probes[0], iters, unit);
+    printf("%-22s %10s %17s %9s  %s\n", "instruction", "ticks", "range", "x vpaddd", "what");
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        const probe *p = &probes[i];
+        if ((p->needs & has) != p->needs) {
+            char lacks[96];
+            printf("%-22s %10s %17s %9s  skipped: this CPU lacks %s\n", p->name, "-", "-", "-",
+                   feature_names(p->needs & ~has, lacks, sizeof lacks));
+            continue;
+        }
+        double m[3];
+        probe_measure(p, iters, m);
+        printf("%-22s %10.3f %8.3f-%-8.3f %9.2f  %s\n", p->name, m[0], m[1], m[2], m[0] / unit[0], p->what);
+    }
+    return 0;
+}
