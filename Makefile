@@ -109,7 +109,7 @@ TSANBINS = $(patsubst tests/tsan/%.c,build-tsan/bin/%,$(TSAN_SRC))
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
 .PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help \
-        predict deps-predict
+        predict deps-predict isa-probe
 all: $(BINS)
 
 help:
