@@ -125,6 +125,61 @@ static __attribute__((target(AVX512), noinline)) uint64_t p_store_kmov(long iter
     return t1 - t0;
 }
 
+/* The same eight kmovq from qwords no store just wrote (only loads), each masking a byte add, or each turned into
+ * bytes by vpmovm2b (a bit plane expanded, as a tile of AMX's bytes would need it). Ticks per kmovq. */
+#define KMOVM(i)                                                                                                 \
+    {                                                                                                            \
+        __mmask64 k;                                                                                             \
+        __asm__ volatile("kmovq %1, %0" : "=k"(k) : "m"(m[i]));                                                  \
+        a##i = expand ? _mm512_movm_epi8(k) : _mm512_mask_add_epi8(a##i, k, a##i, one);                           \
+        KEEP(a##i);                                                                                              \
+    }
+static __attribute__((target(AVX512), always_inline)) inline uint64_t kmov_loads(long iters, const int expand)
+{
+    __m512i one = _mm512_set1_epi8(1), s = _mm512_setzero_si512();
+    EACH8(ZERO)
+    uint64_t t0 = __rdtsc();
+    for (long n = 0; n < iters * CHAINS / 8; n++) {
+        const uint64_t *m = (const uint64_t *)probe_buf;
+        __asm__ volatile("" : "+r"(m)); /* loads the loop cannot hoist */
+        EACH8(KMOVM)
+    }
+    uint64_t t1 = __rdtsc();
+    EACH8(FOLD)
+    KEEP(s);
+    return t1 - t0;
+}
+static __attribute__((target(AVX512), noinline)) uint64_t p_kmov_add(long iters)
+{
+    return kmov_loads(iters, 0);
+}
+static __attribute__((target(AVX512), noinline)) uint64_t p_kmov_movm2b(long iters)
+{
+    return kmov_loads(iters, 1);
+}
+
+/* A zmm store to L1 (twelve lines, each written once a trip), what every expanded vector a tile load reads costs.
+ * Ticks per store. */
+#define STORE(i)                                                                                                 \
+    _mm512_store_si512(out + 64 * (i), a##i);                                                                    \
+    a##i = _mm512_add_epi32(a##i, one);
+static __attribute__((target(AVX512), noinline)) uint64_t p_store(long iters)
+{
+    static int8_t sink[64 * CHAINS] __attribute__((aligned(64)));
+    __m512i one = _mm512_set1_epi32(1);
+#define init(i) _mm512_set1_epi32(i)
+    EACH12(DECL)
+#undef init
+    uint64_t t0 = __rdtsc();
+    for (long n = 0; n < iters; n++) {
+        int8_t *out = sink;
+        __asm__ volatile("" : "+r"(out)); /* stores the compiler cannot merge across trips */
+        EACH12(STORE)
+    }
+    uint64_t t1 = __rdtsc();
+    return t1 - t0;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 enum { F_AVX512F = 1, F_AVX512BW = 2, F_AVX512VNNI = 4, F_AVX512VBMI = 8, F_GFNI = 16, F_AVX512BITALG = 32 };
@@ -189,6 +244,11 @@ static const probe probes[] = {
       p_vpshufbitqmb },
     { "load+vpaddd", "a zmm load from L1 and an add", F_AVX512F, p_load_add },
     { "maskz-load+vpaddd", "a zero-masked byte load from L1 and an add", F_AVX512F | F_AVX512BW, p_maskz_load_add },
+    { "kmovq-m64+masked-add", "a qword loaded as a mask (kmovq k, m64), masking a byte add", F_AVX512F | F_AVX512BW,
+      p_kmov_add },
+    { "kmovq-m64+vpmovm2b", "a qword loaded as a mask and expanded to 64 bytes of 0 or -1", F_AVX512F | F_AVX512BW,
+      p_kmov_movm2b },
+    { "store+vpaddd", "a zmm stored to L1 and an add", F_AVX512F, p_store },
     { "store+kmovq-m64", "a zmm stored, its 8 qwords loaded as masks (per kmovq, with a masked add)",
       F_AVX512F | F_AVX512BW, p_store_kmov },
 };
