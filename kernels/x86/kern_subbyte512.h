@@ -118,8 +118,11 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
  * store+kmovq-m64, ~2.9 ticks a kmovq) 13.3-14.4 -> 4.0-4.4 GB/s, the same through general registers (the
  * compiler's choice) 6.6-6.8, vpshufbitqmb's eight masks straight from the bits (BITALG; isa-probe: 1.3 ticks
  * with a vpmovm2b, and a zero-masked byte load of the quants with its add 0.8-0.9 where a plain load and an add
- * take 0.5-0.6) 14.0-14.8 -> 8.3-8.5. Fewer than two instructions per 64 weights would need the weights re-laid (rows interleaved for
- * look-up tables) or AMX, neither done. */
+ * take 0.5-0.6) 14.0-14.8 -> 8.3-8.5. AMX (this CPU has AMX-INT8) multiplies bytes, so each 64 weights' bits
+ * would first become 64 bytes in memory for a tile load: a kmovq and a vpmovm2b (isa-probe: 0.8 ticks) and a zmm
+ * store (0.7), already more than this kernel's plane and vpdpbusd (0.4 ticks each at two a cycle) before any tile
+ * work; not done. Fewer than two vector instructions per 64 weights would need the weights re-laid (rows
+ * interleaved for look-up tables), not done either. */
 INLINE __m512i q1_0_dots(__m512i bits, const __m512i xs[8], __m512i seed)
 {
     __m512i even = seed, odd = _mm512_setzero_si512();
