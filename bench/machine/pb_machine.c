@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef PB_CFLAGS
 #define PB_CFLAGS "unknown" /* the Makefile passes the flags it compiled with */
@@ -100,6 +101,8 @@ void pb_machine_os(pb_machine *m, int first_cpu)
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", first_cpu);
     if (!read_line(path, m->governor, sizeof m->governor))
         m->governor[0] = '\0';
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    m->os_memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
     if (getloadavg(m->load, 3) != 3)
         m->load[0] = m->load[1] = m->load[2] = -1;
     git_revision(m->git, sizeof m->git);

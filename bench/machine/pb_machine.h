@@ -47,6 +47,10 @@ typedef struct pb_machine {
     /* hwloc */
     int cores, pus, nnuma;
     uint64_t memory; /* bytes, over all NUMA nodes */
+    /* bytes the OS kernel counts (sysconf: physical pages x page size; 0 unknown): what can be allocated. Under a
+     * balloon driver it can differ from hwloc's NUMA nodes, which report each node's own count (this VM: 15.8 GiB
+     * in node 0, 23.6 GiB in all, with 22 free); pb_machine_alloc_bytes is the one to size buffers by. */
+    uint64_t os_memory;
     int ncaches;
     pb_topo_cache cache[PB_MAX_CACHE_LEVELS];
     /* the instruction sets the kernels choose from (__builtin_cpu_supports, as libcpuid misses AVX-512 on AMD;
@@ -64,6 +68,12 @@ typedef struct pb_machine {
      * layers above this one), echoed into machine.csv as key,value rows; NULL: none written */
     const pb_tuning *tunings;
 } pb_machine;
+
+/* The memory a buffer may be sized against: the OS kernel's count where known (os_memory), else hwloc's. */
+static inline uint64_t pb_machine_alloc_bytes(const pb_machine *m)
+{
+    return m->os_memory ? m->os_memory : m->memory;
+}
 
 /* Everything about the live machine: this architecture's identity (pb_machine_arch.h: pb_machine_cpuid(NULL) on
  * x86-64, /proc/cpuinfo on arm64) merged with t (pb_machine_merge_topo), then pb_machine_os.

@@ -82,6 +82,13 @@ static void print_caches(const pb_machine *m, FILE *f)
     }
 }
 
+/* hwloc's and the OS kernel's memory further apart than PB_MEMORY_MISMATCH_PCT of the larger. */
+static bool memory_differs(const pb_machine *m)
+{
+    double a = (double)m->memory, b = (double)m->os_memory, hi = a > b ? a : b;
+    return m->memory && m->os_memory && (hi - (a > b ? b : a)) > hi * PB_MEMORY_MISMATCH_PCT / 100.0;
+}
+
 void pb_machine_print_header(const pb_machine *m, FILE *f)
 {
     char mem[32];
@@ -90,8 +97,14 @@ void pb_machine_print_header(const pb_machine *m, FILE *f)
             m->schema);
     fprintf(f, "%-12s%s, %s (family %d, model %d, stepping %d%s%s)\n", "cpu", m->brand, m->vendor, m->ext_family,
             m->ext_model, m->stepping, m->codename[0] ? ", " : "", m->codename);
-    fprintf(f, "%-12s%d cores, %d PUs, %d NUMA node%s, %s memory\n", "topology", m->cores, m->pus, m->nnuma,
+    fprintf(f, "%-12s%d cores, %d PUs, %d NUMA node%s, %s memory", "topology", m->cores, m->pus, m->nnuma,
             m->nnuma == 1 ? "" : "s", mem);
+    if (memory_differs(m)) {
+        char os[32];
+        fmt_bytes(m->os_memory, os, sizeof os);
+        fprintf(f, " (hwloc's NUMA nodes; the OS kernel counts %s)", os);
+    }
+    fputc('\n', f);
     print_kinds(m, f);
     print_caches(m, f);
     fprintf(f, "%-12s%s\n", "isa", m->isa);

@@ -35,6 +35,14 @@ Test(kernels_sizes, dram_is_out_of_the_reported_l3_when_the_l3_level_guesses)
     m.memory = 2ull << 30;
     pb_kbr_sizes_of(&s, &topo, &m, 0, 0, false);
     cr_expect_eq(s.dram, 512 * MIB);
+    /* the OS kernel's count rules where it is known: hwloc's node under a balloon said 2 GiB of 24 */
+    m.os_memory = 24ull << 30;
+    pb_kbr_sizes_of(&s, &topo, &m, 0, 0, false);
+    cr_expect_eq(s.dram, 4 * 300 * MIB, "dram %llu MiB", (unsigned long long)(s.dram / MIB));
+    m.memory = 24ull << 30;
+    m.os_memory = 2ull << 30;
+    pb_kbr_sizes_of(&s, &topo, &m, 0, 0, false);
+    cr_expect_eq(s.dram, 512 * MIB);
 }
 
 Test(kernels_sizes, plausible_and_given_l3_size_both_levels)

@@ -54,8 +54,9 @@ void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, lon
     uint64_t floor = (uint64_t)(quick ? 128 : 256) << 20;
     uint64_t want = (quick ? 2 : 4) * (largest ? largest : s->l2 * 8);
     s->dram = want > floor ? want : floor;
-    if (m->memory && s->dram > m->memory / 4)
-        s->dram = m->memory / 4;
+    uint64_t memory = pb_machine_alloc_bytes(m);
+    if (memory && s->dram > memory / 4)
+        s->dram = memory / 4;
 }
 
 static uint64_t level_bytes(const pb_kbr_sizes *s, pb_kbench_level level, int threads)
