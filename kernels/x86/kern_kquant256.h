@@ -108,8 +108,12 @@ INLINE __m256 step_q4_K(__m256 acc, const char *w, const int8_t *x, __m256i bsum
     const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kern_row_ptr found them */
     __m128i head = _mm_loadu_si128((const __m128i *)w);
     __m128i sm = q4_K_scales_mins(head);
-    acc = fold(acc, q4_K_dots(blk, sm, x), _cvtsh_ss(blk->d) * dx);
-    return fold(acc, q4_K_mins(sm, bsums), -(_cvtsh_ss(blk->dmin) * dx));
+    /* d and dmin, the head's first two halves, converted by one vcvtph2ps (lanes 0 and 1) and scaled by dx: the
+     * same float products as two scalar conversions, each of which was a move into a vector register and a
+     * vcvtph2ps of its own */
+    __m128 ddx = _mm_mul_ps(_mm_cvtph_ps(head), _mm_set1_ps(dx));
+    acc = fold(acc, q4_K_dots(blk, sm, x), _mm_cvtss_f32(ddx));
+    return fold(acc, q4_K_mins(sm, bsums), -_mm_cvtss_f32(_mm_movehdup_ps(ddx)));
 }
 
 INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
