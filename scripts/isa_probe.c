@@ -26,7 +26,9 @@
 
 typedef uint64_t (*probe_fn)(long iters);
 
-static int8_t probe_buf[64 * CHAINS] __attribute__((aligned(64)));
+/* The loads' bytes (zeros: only their timing matters). Const, and still read from memory each trip: the loops take
+ * its address through an empty asm, so the compiler cannot know the values. */
+static const int8_t probe_buf[64 * CHAINS] __attribute__((aligned(64)));
 
 /* ---- one function a building block: iters trips of CHAINS independent instructions; returns TSC ticks ---- */
 
@@ -116,7 +118,7 @@ static __attribute__((target(AVX512), noinline)) uint64_t p_store_kmov(long iter
     uint64_t t0 = __rdtsc();
     for (long n = 0; n < iters * CHAINS / 8; n++) {
         v = _mm512_add_epi8(v, one);
-        _mm512_store_si512(m, v);
+        _mm512_store_si512(m, v); /* the vector's bytes as eight masks: the intrinsic's store may alias anything */
         EACH8(KADD)
     }
     uint64_t t1 = __rdtsc();
@@ -140,7 +142,9 @@ static __attribute__((target(AVX512), always_inline)) inline uint64_t kmov_loads
     EACH8(ZERO)
     uint64_t t0 = __rdtsc();
     for (long n = 0; n < iters * CHAINS / 8; n++) {
-        const uint64_t *m = (const uint64_t *)probe_buf;
+        /* probe_buf as qwords: only the asm reads through this pointer (no C access to alias), and the buffer is
+         * 64-byte aligned */
+        const uint64_t *m = (const uint64_t *)(const void *)probe_buf;
         __asm__ volatile("" : "+r"(m)); /* loads the loop cannot hoist */
         EACH8(KMOVM)
     }
@@ -165,7 +169,7 @@ static __attribute__((target(AVX512), noinline)) uint64_t p_kmov_movm2b(long ite
     a##i = _mm512_add_epi32(a##i, one);
 static __attribute__((target(AVX512), noinline)) uint64_t p_store(long iters)
 {
-    static int8_t sink[64 * CHAINS] __attribute__((aligned(64)));
+    int8_t sink[64 * CHAINS] __attribute__((aligned(64)));
     __m512i one = _mm512_set1_epi32(1);
 #define init(i) _mm512_set1_epi32(i)
     EACH12(DECL)
