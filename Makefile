@@ -104,6 +104,8 @@ LIBPB   = $(BUILD)/libpb.a
 LIBS_A  = $(LIBPB) $(LIBKERN) $(LIBPOOL)
 BINS    = $(patsubst bench/%.c,$(BUILD)/bin/%,$(BENCH_SRC))
 TESTBIN = $(BUILD)/bin/poolbench_tests
+# The programs the CLI tests run: the harnesses, and on x86-64 make isa-probe's (scripts/isa_probe.c).
+TESTED_BINS = $(BINS) $(if $(filter x86_64,$(ARCH)),$(BUILD)/bin/isa_probe)
 TSANBINS = $(patsubst tests/tsan/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
@@ -155,7 +157,7 @@ $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIBS_A) $(LDLIBS) -o $@
 
-$(TESTBIN): $(call obj,$(TEST_SRC)) $(LIBS_A) $(BINS)
+$(TESTBIN): $(call obj,$(TEST_SRC)) $(LIBS_A) $(TESTED_BINS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(call obj,$(TEST_SRC)) $(LIBS_A) $(CRIT_LIBS) $(LDLIBS) -o $@
 
