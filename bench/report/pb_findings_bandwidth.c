@@ -7,10 +7,14 @@
 #include "pb_findings.h"
 #include "pb_fmt.h"
 
+/* Each format's best kernel in L2 on one thread, with its multiple of the 1-thread read floor's median where the run
+ * has one (issue 15's measure: above 1x a core computes faster than memory streams, so one thread's decode can be
+ * memory-bound; under it, compute-bound at any bandwidth). */
 static void kernels(pb_findings *f, const pb_digest *d)
 {
     const pb_dg_floorpt *one = pb_dg_floor_at(&d->floor, 1);
-    char l2[480];
+    const double floor1 = one && one->median > 0 ? one->median : NAN;
+    char l2[640];
     size_t o = 0;
     l2[0] = '\0';
     for (int i = 0; i < d->kern.n; i++) {
@@ -23,10 +27,18 @@ static void kernels(pb_findings *f, const pb_digest *d)
         if (!isnan(k->scalar_l2) && !isnan(k->l2) && strcmp(k->variant_l2, "scalar") != 0)
             pb_findings_add(f, "In L2, %s's %s kernel runs %s its scalar reference (%s vs %s GB/s).", k->format,
                             k->variant_l2, PB_X(k->l2 / k->scalar_l2), PB_NUM(k->l2, 1), PB_NUM(k->scalar_l2, 1));
-        if (!isnan(k->l2) && o < sizeof l2 - 80)
-            o += (size_t)snprintf(l2 + o, sizeof l2 - o, "%s%s %s GB/s", o ? ", " : "", k->format, PB_NUM(k->l2, 1));
+        if (!isnan(k->l2) && o < sizeof l2 - 80) {
+            char x[48] = "";
+            if (!isnan(floor1))
+                snprintf(x, sizeof x, " (%s)", PB_X(k->l2 / floor1));
+            o += (size_t)snprintf(l2 + o, sizeof l2 - o, "%s%s %s GB/s%s", o ? ", " : "", k->format, PB_NUM(k->l2, 1), x);
+        }
     }
-    if (d->kern.n > 1 && o)
+    if (d->kern.n > 1 && o && !isnan(floor1))
+        pb_findings_add(f, "Best kernel in L2 on one thread, per format, and its multiple of the 1-thread read floor's "
+                        "median (%s, %s GB/s; under 1× one core computes slower than memory streams): %s.",
+                        one->kernel, PB_NUM(floor1, 1), l2);
+    else if (d->kern.n > 1 && o)
         pb_findings_add(f, "Best kernel in L2 on one thread, per format: %s.", l2);
 }
 

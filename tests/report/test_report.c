@@ -126,6 +126,22 @@ Test(report, findings_follow_the_data)
     cr_expect(strstr(after, "2 threads decode 2.00× faster than 1 (101.4 vs 50.7 tok/s"), "%s", after);
 }
 
+/* Each format's best L2 kernel beside the 1-thread read floor's median (the fixture: avx512-nt, 33.17 GB/s; q8_0
+ * 60.9 GB/s in L2): the multiple follows the kernels' rows. */
+Test(report, l2_kernels_against_the_floor)
+{
+    char dir[256], before[640], after[640];
+    copy_fixture("complete", dir, sizeof dir);
+    finding(dir, "Best kernel in L2 on one thread", before, sizeof before);
+    cr_expect(strstr(before, "read floor's median (avx512-nt, 33.2 GB/s;"), "%s", before);
+    cr_expect(strstr(before, "q8_0 60.9 GB/s (1.84×)"), "%s", before);
+    cr_expect(strstr(before, "q1_0 22.0 GB/s (0.66×)"), "%s", before);
+    static const char *const q1[] = { "format", "q1_0", "variant", "avx512", "threads", "1", "level", "l2", NULL };
+    set_cell(dir, "kernels.csv", find_row(dir, "kernels.csv", q1), "gbps_median", "66.34");
+    finding(dir, "Best kernel in L2 on one thread", after, sizeof after);
+    cr_expect(strstr(after, "q1_0 66.3 GB/s (2.00×)"), "%s", after);
+}
+
 /* likwid_compare.csv, when the script ran into the run: one finding per thread count, the ratios from the rows
  * (tests/data/likwid_compare.csv: 1 thread one-stream 31.5 vs 30, floor 36; 2 threads 45 and 60 vs 50). */
 Test(report, likwid_comparison_finding)
