@@ -219,7 +219,8 @@ predict: deps deps-predict
 	    PREDICT_AVX512GFNI_FLAGS="$(AVX512GFNI_FLAGS)" PREDICT_AVXVNNI_FLAGS="$(AVXVNNI_FLAGS)" sh scripts/predict.sh --out $(BUILD)/predict $(ARGS)
 
 # TSC ticks per instruction of the AVX-512 kernels' building blocks (scripts/isa_probe.c: what sets a kernel's pace
-# where a VM has no perf counters for llvm-exegesis); ARGS="--iterations N". x86-64 only. Not part of make test.
+# where a VM has no perf counters for llvm-exegesis); ARGS="--iterations N". x86-64 only. make test runs it only for
+# its CLI contract (tests/harness/test_isa_probe_cli.c), never as a timing.
 ifeq ($(ARCH),x86_64)
 isa-probe: $(BUILD)/bin/isa_probe
 	$(BUILD)/bin/isa_probe $(ARGS)

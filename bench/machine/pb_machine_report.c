@@ -85,8 +85,9 @@ static void print_caches(const pb_machine *m, FILE *f)
 /* hwloc's and the OS kernel's memory further apart than PB_MEMORY_MISMATCH_PCT of the larger. */
 static bool memory_differs(const pb_machine *m)
 {
-    double a = (double)m->memory, b = (double)m->os_memory, hi = a > b ? a : b;
-    return m->memory && m->os_memory && (hi - (a > b ? b : a)) > hi * PB_MEMORY_MISMATCH_PCT / 100.0;
+    uint64_t lo = m->memory < m->os_memory ? m->memory : m->os_memory;
+    uint64_t hi = m->memory < m->os_memory ? m->os_memory : m->memory;
+    return lo > 0 && (double)(hi - lo) > (double)hi * PB_MEMORY_MISMATCH_PCT / 100.0;
 }
 
 void pb_machine_print_header(const pb_machine *m, FILE *f)

@@ -34,12 +34,14 @@ static void kernels(pb_findings *f, const pb_digest *d)
             o += (size_t)snprintf(l2 + o, sizeof l2 - o, "%s%s %s GB/s%s", o ? ", " : "", k->format, PB_NUM(k->l2, 1), x);
         }
     }
-    if (d->kern.n > 1 && o && !isnan(floor1))
+    if (d->kern.n < 2 || !o)
+        return;
+    if (isnan(floor1))
+        pb_findings_add(f, "Best kernel in L2 on one thread, per format: %s.", l2);
+    else
         pb_findings_add(f, "Best kernel in L2 on one thread, per format, and its multiple of the 1-thread read floor's "
                         "median (%s, %s GB/s; under 1× one core computes slower than memory streams): %s.",
                         one->kernel, PB_NUM(floor1, 1), l2);
-    else if (d->kern.n > 1 && o)
-        pb_findings_add(f, "Best kernel in L2 on one thread, per format: %s.", l2);
 }
 
 static void likwid(pb_findings *f, const pb_dg_likwid *l)
