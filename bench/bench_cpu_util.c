@@ -133,6 +133,9 @@ int main(int argc, char **argv)
     pb_cu_print(stderr, &k, &u, sampled_ok, cmd);
     int wrote = pb_cu_finish(&k, &h.machine, &u);
     pb_sampler_result_free(&u);
-    /* Results that could not be written are a failure of their own, unless the command already failed. */
-    return code == 0 ? wrote : code;
+    /* Results that could not be written are a failure of their own, unless the command already failed; only a
+     * run that succeeded becomes latest. */
+    if (code != 0)
+        return code;
+    return wrote != 0 ? wrote : pb_harness_mark_latest(PROG, &k.run);
 }

@@ -264,6 +264,15 @@ static int mark_incomplete(const pb_harness *h, int sig, long rows, const char *
     return 0;
 }
 
+int pb_harness_mark_latest(const char *prog, const pb_run *run)
+{
+    if (pb_run_mark_latest(run) == 0)
+        return 0;
+    /* Not a warning: CI judges results/<host>/latest, which would still name an older run. */
+    fprintf(stderr, "%s: cannot point results/%s/latest at %s: %s\n", prog, run->host, run->dir, strerror(errno));
+    return 1;
+}
+
 int pb_harness_close(pb_harness *h, const char *script, const char *const *plots)
 {
     pb_topo_free(h->topo);
@@ -286,5 +295,5 @@ int pb_harness_close(pb_harness *h, const char *script, const char *const *plots
     else if (plot < 0)
         rc = 1; /* a plot that failed fails the run (its line is on stderr; the CSVs stay) */
     fflush(stdout);
-    return rc;
+    return rc == 0 ? pb_harness_mark_latest(h->prog, &h->run) : rc;
 }

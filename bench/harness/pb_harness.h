@@ -23,8 +23,8 @@
  * they are measured (pb_csv: a partial file, flushed per row). When a signal stopped the loop, pb_harness_close
  * publishes what was measured, adds an `incomplete` line to machine.csv naming the signal and the rows kept,
  * skips the plots and returns 128 + the signal; after pb_harness_fail it does the same with the reason and
- * returns 1. A harness that needs the machine's identity for its checks calls pb_harness_probe before
- * pb_harness_open. */
+ * returns 1. Only a run that succeeded is made results/<host>/latest. A harness that needs the machine's
+ * identity for its checks calls pb_harness_probe before pb_harness_open. */
 #ifndef PB_HARNESS_H
 #define PB_HARNESS_H
 
@@ -157,5 +157,9 @@ void pb_harness_drop_csv(pb_harness *h, pb_csv *c);
  * pb_harness_fail, `incomplete,PROG: failed after N rows (FILES): REASON`, and returns 1. Frees the topology.
  * 0, 1 after an error line on stderr, or 128 + signal. */
 int pb_harness_close(pb_harness *h, const char *script, const char *const *plots);
+
+/* A stamped run that succeeded becomes results/<host>/latest (pb_run_mark_latest; pb_harness_close does this
+ * itself). 0, or 1 after a line on stderr naming PROG. */
+int pb_harness_mark_latest(const char *prog, const pb_run *run);
 
 #endif

@@ -142,12 +142,6 @@ static int pb_new_stamped(pb_run *run)
             snprintf(run->dir, sizeof run->dir, "%s/%s-%d", base, stamp, i);
         if (mkdir(run->dir, 0777) == 0) {
             run->created = true;
-            char latest[4096];
-            snprintf(latest, sizeof latest, "%s/latest", base);
-            unlink(latest);
-            pb_basename(run->dir, stamp, sizeof stamp);
-            if (symlink(stamp, latest) != 0) { /* not fatal: latest is a convenience */
-            }
             return 0;
         }
         if (errno != EEXIST)
@@ -188,15 +182,28 @@ int pb_run_prepare(pb_run *run, const char *out, bool join, char *err, size_t er
 
 void pb_run_discard(const pb_run *run)
 {
-    if (!run->created || rmdir(run->dir) != 0)
-        return;
+    if (run->created)
+        rmdir(run->dir); /* fails, as it should, once anything was written into it */
+}
+
+int pb_run_mark_latest(const pb_run *run)
+{
     if (!run->stamped)
-        return;
-    /* results/<host>/latest pointed at the directory just removed: a dangling link helps nobody. */
-    char latest[4200], target[256], base[256];
-    snprintf(latest, sizeof latest, "results/%s/latest", run->host);
-    ssize_t n = readlink(latest, target, sizeof target - 1);
+        return 0;
+    /* A link under a name of this process's, then renamed over latest: a reader never finds latest missing,
+     * and two runs ending together leave it on one of them, whole. */
+    char link[4200], tmp[4300], base[256];
+    snprintf(link, sizeof link, "results/%s/latest", run->host);
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", link, (long)getpid());
     pb_basename(run->dir, base, sizeof base);
-    if (n > 0 && (target[n] = '\0', strcmp(target, base) == 0))
-        unlink(latest);
+    unlink(tmp);
+    if (symlink(base, tmp) != 0)
+        return -1;
+    if (rename(tmp, link) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
 }

@@ -136,6 +136,9 @@ Test(run, default_is_a_new_stamped_directory_with_latest)
     cr_assert(strncmp(a.dir, "results/", 8) == 0, "%s", a.dir);
     char latest[600], target[600];
     snprintf(latest, sizeof latest, "results/%s/latest", b.host);
+    cr_assert_lt(readlink(latest, target, sizeof target - 1), 0, "latest waits for a run that succeeded");
+    cr_assert_eq(pb_run_mark_latest(&a), 0);
+    cr_assert_eq(pb_run_mark_latest(&b), 0, "moved again: renamed over the older link");
     ssize_t n = readlink(latest, target, sizeof target - 1);
     cr_assert_gt(n, 0);
     target[n] = '\0';

@@ -14,6 +14,7 @@
 
 #include "emulation.h"
 #include "harness_run.h"
+#include "pb_run.h"
 #include "test_files.h"
 
 /* Starts bench_cpu_util with args (NULL-terminated); its stdout and stderr go to DIR/out.txt. */
@@ -175,5 +176,57 @@ Test(util_cli, chosen_cpus_only)
         rows++;
     }
     cr_expect_geq(rows, 3, "about 10 samples of cpu 0 in 100 ms");
+    cr_expect_eq(tf_rmrf(dir), 0);
+}
+
+/* What results/<host>/latest points at, relative to dir ("" when it is no link), and whether it resolves. */
+static bool latest_of(const char *dir, char *target, size_t len)
+{
+    char host[128], link[512];
+    pb_hostname(host, sizeof host);
+    snprintf(link, sizeof link, "%s/results/%s/latest", dir, host);
+    ssize_t n = readlink(link, target, len - 1);
+    target[n > 0 ? n : 0] = '\0';
+    struct stat st;
+    return n > 0 && stat(link, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The README's CI recipe judges results/<host>/latest: a run that failed (a command missing, or one that exited
+ * non-zero) leaves it on the last run that succeeded, never dangling; a run that succeeded moves it. Seen failing
+ * with latest repointed at creation (then dangling after exit 127, its directory removed). */
+Test(util_cli, latest_moves_only_to_a_run_that_succeeded, .timeout = 60)
+{
+    char dir[64], old[256], host[128], target[256];
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
+    pb_hostname(host, sizeof host);
+    snprintf(old, sizeof old, "%s/results", dir);
+    cr_assert_eq(mkdir(old, 0777), 0);
+    snprintf(old, sizeof old, "%s/results/%s", dir, host);
+    cr_assert_eq(mkdir(old, 0777), 0);
+    snprintf(old, sizeof old, "%s/results/%s/older", dir, host);
+    cr_assert_eq(mkdir(old, 0777), 0);
+    snprintf(old, sizeof old, "%s/results/%s/latest", dir, host);
+    cr_assert_eq(symlink("older", old), 0);
+    char log[128];
+    snprintf(log, sizeof log, "%s/out.txt", dir);
+    const char *const missing[] = { "--interval-ms", "10", "--", "/nonexistent", NULL };
+    cr_expect_eq(finish(harness_start("bench_cpu_util", dir, missing, log), 20000), 127);
+    cr_expect(latest_of(dir, target, sizeof target) && strcmp(target, "older") == 0,
+              "after exit 127 latest still points at the older run: '%s'", target);
+    const char *const failing[] = { "--interval-ms", "10", "--", "sh", "-c", "exit 3", NULL };
+    cr_expect_eq(finish(harness_start("bench_cpu_util", dir, failing, log), 20000), 3);
+    cr_expect(latest_of(dir, target, sizeof target) && strcmp(target, "older") == 0,
+              "after exit 3 latest still points at the older run: '%s'", target);
+    const char *const ok[] = { "--interval-ms", "10", "--", "true", NULL };
+    cr_expect_eq(finish(harness_start("bench_cpu_util", dir, ok, log), 20000), 0, "%s", tf_read("%s", log));
+    cr_expect(latest_of(dir, target, sizeof target) && strcmp(target, "older") != 0,
+              "a run that succeeded moves latest: '%s'", target);
+    cr_expect(exists(old, "cpu_util.csv"), "latest holds that run's cpu_util.csv");
+    char first[256];
+    snprintf(first, sizeof first, "%s", target);
+    const char *const harness[] = { "--quick", "--policy", "spin", "--threads", "1", "--gap-us", "0", NULL };
+    cr_expect_eq(finish(harness_start("bench_pool_overhead", dir, harness, log), 30000), 0, "%s", tf_read("%s", log));
+    cr_expect(latest_of(dir, target, sizeof target) && strcmp(target, first) != 0 && exists(old, "pool_overhead.csv"),
+              "a harness that succeeded moves latest too: '%s'", target);
     cr_expect_eq(tf_rmrf(dir), 0);
 }
