@@ -31,12 +31,17 @@ sh scripts/deps.sh arm64
 mkdir -p $B
 times >$B/times.txt
 cpu0=$(cpu_now $B/times.txt)
+# Every directory the unpacked packages put a shared library in: zlib1g's is lib/aarch64-linux-gnu, the others'
+# usr/lib/aarch64-linux-gnu, and libgit2 (Criterion's) needs libz.so.1, so the link and qemu must name them all.
 LIB=$PWD/$B/sysroot/usr/lib/aarch64-linux-gnu
+LIBDIRS=$(find "$PWD/$B/sysroot" \( -type f -o -type l \) -name 'lib*.so*' -exec dirname {} \; | sort -u)
+RPATH_LINK=$(for d in $LIBDIRS; do printf ' -Wl,-rpath-link,%s' "$d"; done)
+LIBPATH=$(printf '%s\n' $LIBDIRS | paste -sd: -)
 QEMU=$(command -v qemu-aarch64-static)
 
 echo "== build $B/ (CC=aarch64-linux-gnu-gcc)"
 PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig make --no-print-directory BUILD=$B CC=aarch64-linux-gnu-gcc \
-    CRIT_LIBS="$LIB/libcriterion.so.3 -Wl,-rpath-link,$LIB" -j"$JOBS" $B/bin/poolbench_tests
+    CRIT_LIBS="$LIB/libcriterion.so.3$RPATH_LINK" -j"$JOBS" $B/bin/poolbench_tests
 built=$(date +%s)
 times >$B/times.txt
 cpu1=$(cpu_now $B/times.txt)
@@ -60,7 +65,7 @@ for cpu in $CPUS; do
     echo "== poolbench_tests under qemu-aarch64-static -cpu $cpu (log: $log)"
     t0=$(date +%s)
     rc=0
-    env LD_LIBRARY_PATH="$LIB" QEMU_CPU="$cpu" POOLBENCH_QEMU="$QEMU" POOLBENCH_EMULATED=1 POOLBENCH_BIN="$W" \
+    env LD_LIBRARY_PATH="$LIBPATH" QEMU_CPU="$cpu" POOLBENCH_QEMU="$QEMU" POOLBENCH_EMULATED=1 POOLBENCH_BIN="$W" \
         "$QEMU" $B/bin/poolbench_tests -j"$JOBS" --verbose >"$log" 2>&1 || rc=$?
     t1=$(date +%s)
     times >$B/times.txt
