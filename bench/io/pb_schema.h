@@ -20,6 +20,8 @@
 #ifndef PB_SCHEMA_H
 #define PB_SCHEMA_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "pb_csv.h"
@@ -407,5 +409,108 @@ void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v);
 /* The README's columns table: one Markdown table per kind (column, type, unit, meaning), then machine.csv's
  * keys. */
 void pb_schema_markdown(FILE *f);
+
+/* ---------------------------------------------------------------- the points
+ * bench_check and results.json see a run as points (bench/report/results/pb_points.h). Each family of points
+ * reads one CSV kind: its attributes (what an expect file's filters may test) are columns of that kind, or
+ * derived from other facts; its figures are what an invariant or a baseline compares. Declared here once: the
+ * row readers add figures by these identifiers (PB_FIG(DECODE, x_1thread)), and an expect file that names a
+ * family, a figure or an attribute not listed here does not parse. X(FAMILY, name, kind) for the families;
+ * A(KIND, column) for an attribute that is a column, D(name) for a derived one; F(name) for a figure. */
+#define PB_POINT_FAMILIES(X)                                                                                        \
+    X(DECODE, decode, SWEEP)                                                                                        \
+    X(DISPATCH, dispatch, POOL)                                                                                     \
+    X(KERNEL, kernel, KERNELS)                                                                                      \
+    X(OVERLAP, overlap, OVERLAP)                                                                                    \
+    X(FLOOR, floor, MEMORY)
+
+#define PB_DECODE_ATTRS(A, D)                                                                                       \
+    A(SWEEP, model) A(SWEEP, format) A(SWEEP, policy) A(SWEEP, schedule) A(SWEEP, glue) A(SWEEP, cpuset)            \
+    A(SWEEP, threads) A(SWEEP, batch) A(SWEEP, context) A(SWEEP, kv_type) A(SWEEP, weights)
+#define PB_DECODE_FIGS(F)                                                                                           \
+    F(tok_per_s) F(pct_of_floor) F(x_1thread) F(gbps) F(floor_gbps) F(floor_tok_per_s) F(x_best_floor) F(glue_pct)  \
+    F(busy_pct_mean) F(verified)
+
+/* oversubscribed: yes when the point has more threads than machine.csv's PUs, "-" when those are unknown. */
+#define PB_DISPATCH_ATTRS(A, D)                                                                                     \
+    A(POOL, policy) A(POOL, threads) A(POOL, gap_us) A(POOL, job_ns) A(POOL, spin_us) D(oversubscribed)
+#define PB_DISPATCH_FIGS(F) F(ns) F(ratio_to_rt) F(ratio_to_omp) F(x_tightest_rt) F(x_spin) F(ns_p99)
+
+#define PB_KERNEL_ATTRS(A, D)                                                                                       \
+    A(KERNELS, format) A(KERNELS, variant) A(KERNELS, level) A(KERNELS, threads) A(KERNELS, batch)
+#define PB_KERNEL_FIGS(F) F(gbps) F(x_floor) F(gops)
+
+#define PB_OVERLAP_ATTRS(A, D) A(OVERLAP, mode) A(OVERLAP, ratio)
+#define PB_OVERLAP_FIGS(F) F(pct_of_ceiling) F(speedup) F(ceiling)
+
+#define PB_FLOOR_ATTRS(A, D) A(MEMORY, op) A(MEMORY, kernel) A(MEMORY, threads)
+#define PB_FLOOR_FIGS(F) F(gbps) F(gbps_best)
+
+#define PB_FAMILY_ENUM(F, ...) PB_FAM_##F,
+typedef enum pb_family_id { PB_POINT_FAMILIES(PB_FAMILY_ENUM) PB_FAM_COUNT } pb_family_id;
+
+/* Figure indices within their family: PB_FIG_DECODE_x_1thread. */
+#define PB_FIG_E_DECODE(n) PB_FIG_DECODE_##n,
+#define PB_FIG_E_DISPATCH(n) PB_FIG_DISPATCH_##n,
+#define PB_FIG_E_KERNEL(n) PB_FIG_KERNEL_##n,
+#define PB_FIG_E_OVERLAP(n) PB_FIG_OVERLAP_##n,
+#define PB_FIG_E_FLOOR(n) PB_FIG_FLOOR_##n,
+enum { PB_DECODE_FIGS(PB_FIG_E_DECODE) PB_FIG_DECODE_COUNT };
+enum { PB_DISPATCH_FIGS(PB_FIG_E_DISPATCH) PB_FIG_DISPATCH_COUNT };
+enum { PB_KERNEL_FIGS(PB_FIG_E_KERNEL) PB_FIG_KERNEL_COUNT };
+enum { PB_OVERLAP_FIGS(PB_FIG_E_OVERLAP) PB_FIG_OVERLAP_COUNT };
+enum { PB_FLOOR_FIGS(PB_FIG_E_FLOOR) PB_FIG_FLOOR_COUNT };
+/* Attribute indices within their family: PB_ATTR_DISPATCH_oversubscribed. */
+#define PB_ATTR_E_COL(F, K, n) PB_ATTR_##F##_##n,
+#define PB_ATTR_E_DERIVED(F, n) PB_ATTR_##F##_##n,
+#define PB_ATTR_E_DECODE(K, n) PB_ATTR_E_COL(DECODE, K, n)
+#define PB_ATTR_D_DECODE(n) PB_ATTR_E_DERIVED(DECODE, n)
+#define PB_ATTR_E_DISPATCH(K, n) PB_ATTR_E_COL(DISPATCH, K, n)
+#define PB_ATTR_D_DISPATCH(n) PB_ATTR_E_DERIVED(DISPATCH, n)
+#define PB_ATTR_E_KERNEL(K, n) PB_ATTR_E_COL(KERNEL, K, n)
+#define PB_ATTR_D_KERNEL(n) PB_ATTR_E_DERIVED(KERNEL, n)
+#define PB_ATTR_E_OVERLAP(K, n) PB_ATTR_E_COL(OVERLAP, K, n)
+#define PB_ATTR_D_OVERLAP(n) PB_ATTR_E_DERIVED(OVERLAP, n)
+#define PB_ATTR_E_FLOOR(K, n) PB_ATTR_E_COL(FLOOR, K, n)
+#define PB_ATTR_D_FLOOR(n) PB_ATTR_E_DERIVED(FLOOR, n)
+enum { PB_DECODE_ATTRS(PB_ATTR_E_DECODE, PB_ATTR_D_DECODE) PB_ATTR_DECODE_COUNT };
+enum { PB_DISPATCH_ATTRS(PB_ATTR_E_DISPATCH, PB_ATTR_D_DISPATCH) PB_ATTR_DISPATCH_COUNT };
+enum { PB_KERNEL_ATTRS(PB_ATTR_E_KERNEL, PB_ATTR_D_KERNEL) PB_ATTR_KERNEL_COUNT };
+enum { PB_OVERLAP_ATTRS(PB_ATTR_E_OVERLAP, PB_ATTR_D_OVERLAP) PB_ATTR_OVERLAP_COUNT };
+enum { PB_FLOOR_ATTRS(PB_ATTR_E_FLOOR, PB_ATTR_D_FLOOR) PB_ATTR_FLOOR_COUNT };
+
+/* An attribute: a column of the family's kind (col >= 0, its type the column's), or derived (col -1, text). */
+typedef struct pb_family_attr {
+    const char *name;
+    int col;
+} pb_family_attr;
+
+typedef struct pb_family {
+    const char *name; /* "decode" */
+    pb_kind kind;     /* the CSV its points come from */
+    const pb_family_attr *attrs;
+    int nattrs;
+    const char *const *figs;
+    int nfigs;
+} pb_family;
+
+const pb_family *pb_family_get(pb_family_id f);
+/* The family called name; NULL when none is. */
+const pb_family *pb_family_find(const char *name);
+/* A figure's index, or an attribute, by name; -1 / NULL when the family has none of that name. */
+int pb_family_fig(const pb_family *f, const char *name);
+const pb_family_attr *pb_family_attr_find(const pb_family *f, const char *name);
+/* Whether an attribute holds a number (its column is not TEXT): only those take KEY>=N and KEY<=N filters. */
+bool pb_family_attr_numeric(const pb_family *f, const pb_family_attr *a);
+/* The names accepted, comma-separated, into buf (cut to len, always terminated): the families, a family's
+ * figures, its attributes. */
+void pb_family_names(char *buf, size_t len);
+void pb_family_fig_names(const pb_family *f, char *buf, size_t len);
+void pb_family_attr_names(const pb_family *f, char *buf, size_t len);
+/* A family's, a figure's or an attribute's name, written as identifiers: PB_FAMILY(DECODE), PB_FIG(DECODE,
+ * x_1thread), PB_ATTR(DISPATCH, oversubscribed). A name the family does not declare does not compile. */
+#define PB_FAMILY(FAM) (pb_family_get(PB_FAM_##FAM)->name)
+#define PB_FIG(FAM, id) (pb_family_get(PB_FAM_##FAM)->figs[PB_FIG_##FAM##_##id])
+#define PB_ATTR(FAM, id) (pb_family_get(PB_FAM_##FAM)->attrs[PB_ATTR_##FAM##_##id].name)
 
 #endif

@@ -187,6 +187,36 @@ Test(check, a_broken_invariant_fails_with_its_reason)
     drop_fixture(run);
 }
 
+/* An expect line that names a figure, a family or a filter key no point has is a parse error (exit 2, the file
+ * and line, the names accepted), not an invariant that silently matches nothing: the issue's misspellings. */
+Test(check, unknown_names_in_an_expect_file_are_exit_2)
+{
+    char out[8192], dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbcheck");
+    static const struct { const char *line, *says, *names; } bad[] = {
+        { "decode.pct_of_flor[format=q8_0,threads=1,batch=1] >= 50  # why\n", "no figure 'pct_of_flor' in decode",
+          "tok_per_s, pct_of_floor, x_1thread" },
+        { "decode.pct_of_floor[fromat=q8_0] >= 50  # why\n", "no attribute 'fromat' in decode", "model, format, policy" },
+        { "dispatch.x_spin[policy=condvar,oversubscribd=no] >= 10  # why\n", "no attribute 'oversubscribd' in dispatch",
+          "job_ns, spin_us, oversubscribed" },
+        { "kernel.x_flor >= 0  # why\n", "no figure 'x_flor' in kernel", "gbps, x_floor, gops" },
+        { "decode.pct_of_floor[format>=1] >= 50  # why\n", "'format' is text", "=" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tf_write(dir, "inv.txt", bad[i].line);
+        int rc = sh(out, sizeof out, "$B/bench_check " RUNS "/xeon16 --expect %s/inv.txt", dir);
+        cr_expect_eq(rc, 2, "%s: %s", bad[i].line, out);
+        cr_expect(strstr(out, "inv.txt:1: ") && strstr(out, bad[i].says) && strstr(out, bad[i].names), "%s: %s",
+                  bad[i].line, out);
+        cr_expect_eq(tf_count(out, "\n"), 1, "one line: %s", out);
+    }
+    /* The right spellings parse and are checked. */
+    tf_write(dir, "inv.txt", "decode.pct_of_floor[format=q8_0] >= 0  # why\n"
+                             "dispatch.x_spin[policy=condvar,oversubscribed=no] >= 0  # why\n");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check " RUNS "/xeon16 --expect %s/inv.txt", dir), 0, "%s", out);
+    tf_rmrf(dir);
+}
+
 Test(check, bad_usage_is_exit_2)
 {
     char out[4096], dir[64];

@@ -13,9 +13,10 @@
  *
  *   FAMILY.FIGURE[FILTER,...] OP BOUND   # why it holds
  *
- * FAMILY is a point family (decode, dispatch, kernel, overlap, floor), FIGURE one of its figures (pb_points.h),
- * each FILTER KEY=TEXT, KEY>=NUMBER or KEY<=NUMBER on the point's attributes (format=q8_0, threads>=2), OP >= or
- * <=. Every point that matches is held to it. Blank lines and lines that start with '#' are comments.
+ * FAMILY is a point family (decode, dispatch, kernel, overlap, floor), FIGURE one of its figures, each FILTER
+ * KEY=TEXT, KEY>=NUMBER or KEY<=NUMBER on one of its attributes (format=q8_0, threads>=2; >= and <= on numeric
+ * ones only), all as pb_schema.h declares them; OP >= or <=. Every point that matches is held to it. Blank lines
+ * and lines that start with '#' are comments.
  *
  * Every failure is one line on the output:
  *   FAIL POINT FIGURE: baseline B, now N, allowed BAND: WHY */
@@ -63,9 +64,12 @@ typedef struct pb_expect {
     int n;
 } pb_expect;
 
-/* Reads an expect file. 0, or -1 with "FILE:LINE: what" in err (a line that does not parse, or that gives no
- * reason after its '#'; a file that cannot be read). */
+/* Reads an expect file. 0, or -1 with "FILE:LINE: what" in err (a line that does not parse, that names a family,
+ * figure or attribute pb_schema.h does not declare, saying which it accepts, or that gives no reason after its
+ * '#'; a file that cannot be read, or holds no rule). */
 int pb_expect_load(pb_expect *e, const char *path, char *err, size_t errlen);
+/* The same from len bytes of text, named name in the messages (the fuzz target's way in). */
+int pb_expect_parse(pb_expect *e, const char *name, const char *text, size_t len, char *err, size_t errlen);
 void pb_expect_free(pb_expect *e);
 /* Holds every point of run to the invariants: a FAIL line for each point that breaks one, and a line per
  * invariant saying how many points it held ("ok") or that none matched. Adds to t. */

@@ -10,8 +10,6 @@
 #include "pb_check.h"
 #include "pb_err.h"
 
-static const char *const families[] = { "decode", "dispatch", "kernel", "overlap", "floor", NULL };
-
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s))
@@ -31,39 +29,50 @@ static int number(const char *s, double *out)
     return end != s && *end == '\0' && !errno && isfinite(*out) ? 0 : -1;
 }
 
-/* "key=text", "key>=number" or "key<=number". */
-static int parse_filter(char *s, pb_expect_filter *f)
+/* "key=text", "key>=number" or "key<=number", whose key is an attribute of fam (a number for >= and <=). */
+static int parse_filter(char *s, const pb_family *fam, pb_expect_filter *f, char *err, size_t errlen)
 {
     char *op = strpbrk(s, "=<>");
     if (!op || op == s)
-        return -1;
+        return pb_errf(err, errlen, "filter '%s': KEY=TEXT, KEY>=NUMBER or KEY<=NUMBER", s);
     f->op = *op == '=' ? '=' : *op;
     if (f->op != '=' && op[1] != '=')
-        return -1;
+        return pb_errf(err, errlen, "filter '%s': KEY=TEXT, KEY>=NUMBER or KEY<=NUMBER", s);
     *op = '\0';
     const char *val = f->op == '=' ? op + 1 : op + 2;
+    const pb_family_attr *a = pb_family_attr_find(fam, s);
+    if (!a) {
+        char names[512];
+        pb_family_attr_names(fam, names, sizeof names);
+        return pb_errf(err, errlen, "no attribute '%s' in %s to filter on (%s)", s, fam->name, names);
+    }
     double unused;
-    if (!*val || (f->op != '=' && number(val, &unused) != 0))
-        return -1;
+    const char *opstr = f->op == '=' ? "=" : f->op == '>' ? ">=" : "<=";
+    if (f->op != '=' && !pb_family_attr_numeric(fam, a))
+        return pb_errf(err, errlen, "filter '%s%s%s': '%s' is text: compare it with =", s, opstr, val, s);
+    if (!*val)
+        return pb_errf(err, errlen, "filter '%s%s': no value after '%s'", s, opstr, opstr);
+    if (f->op != '=' && number(val, &unused) != 0)
+        return pb_errf(err, errlen, "filter '%s%s%s': '%s' is not a number", s, opstr, val, val);
     bool fits = (size_t)snprintf(f->key, sizeof f->key, "%s", s) < sizeof f->key &&
                 (size_t)snprintf(f->val, sizeof f->val, "%s", val) < sizeof f->val;
-    return fits ? 0 : -1;
+    return fits ? 0 : pb_errf(err, errlen, "filter '%s': its value is longer than %zu bytes", s, sizeof f->val - 1);
 }
 
-/* FAMILY.FIGURE[FILTER,...] */
+/* FAMILY.FIGURE[FILTER,...]: every name one that pb_schema.h declares, so a misspelt one is an error, not an
+ * invariant that matches no point. */
 static int parse_selector(char *sel, pb_invariant *inv, char *err, size_t errlen)
 {
-    char *dot = strchr(sel, '.'), *open = strchr(sel, '[');
+    char *dot = strchr(sel, '.'), *open = strchr(sel, '['), names[512];
     if (!dot || (open && open < dot))
         return pb_errf(err, errlen, "'%s' is not FAMILY.FIGURE[FILTERS]", sel);
     *dot = '\0';
-    if ((size_t)snprintf(inv->family, sizeof inv->family, "%s", sel) >= sizeof inv->family)
-        return pb_errf(err, errlen, "no point family '%s' (decode, dispatch, kernel, overlap, floor)", sel);
-    bool known = false;
-    for (const char *const *f = families; *f; f++)
-        known |= strcmp(*f, inv->family) == 0;
-    if (!known)
-        return pb_errf(err, errlen, "no point family '%s' (decode, dispatch, kernel, overlap, floor)", inv->family);
+    const pb_family *fam = pb_family_find(sel);
+    if (!fam) {
+        pb_family_names(names, sizeof names);
+        return pb_errf(err, errlen, "no point family '%s' (%s)", sel, names);
+    }
+    snprintf(inv->family, sizeof inv->family, "%s", fam->name);
     size_t close = open ? strlen(open) - 1 : 0;
     if (open && open[close] != ']')
         return pb_errf(err, errlen, "the filters after '%s' do not end with ']'", dot + 1);
@@ -71,14 +80,21 @@ static int parse_selector(char *sel, pb_invariant *inv, char *err, size_t errlen
         *open = '\0';
         open[close] = '\0';
     }
-    if ((size_t)snprintf(inv->figure, sizeof inv->figure, "%s", dot + 1) >= sizeof inv->figure)
-        return pb_errf(err, errlen, "no figure is called '%s'", dot + 1);
-    for (char *f = open ? strtok(open + 1, ",") : NULL; f; f = strtok(NULL, ",")) {
-        if (inv->nfilter == PB_EXPECT_FILTERS || parse_filter(f, &inv->filter[inv->nfilter++]) != 0)
-            return pb_errf(err, errlen, "filter '%s': KEY=TEXT, KEY>=NUMBER or KEY<=NUMBER (at most %d)", f,
-                           PB_EXPECT_FILTERS);
+    if (!dot[1])
+        return pb_errf(err, errlen, "no figure after '%s.'", fam->name);
+    int fig = pb_family_fig(fam, dot + 1);
+    if (fig < 0) {
+        pb_family_fig_names(fam, names, sizeof names);
+        return pb_errf(err, errlen, "no figure '%s' in %s (%s)", dot + 1, fam->name, names);
     }
-    return inv->figure[0] ? 0 : pb_errf(err, errlen, "no figure after '%s.'", inv->family);
+    snprintf(inv->figure, sizeof inv->figure, "%s", fam->figs[fig]);
+    for (char *f = open ? strtok(open + 1, ",") : NULL; f; f = strtok(NULL, ",")) {
+        if (inv->nfilter == PB_EXPECT_FILTERS)
+            return pb_errf(err, errlen, "more than %d filters", PB_EXPECT_FILTERS);
+        if (parse_filter(f, fam, &inv->filter[inv->nfilter++], err, errlen) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* One rule: "SELECTOR OP BOUND", then the reason after '#'. */
@@ -126,6 +142,24 @@ static int parse_line(pb_expect *e, char *line, int lineno, char *err, size_t er
     return 0;
 }
 
+/* The end of reading: a file without a rule is an error too (a gate with no rule passes anything). */
+static int finish(pb_expect *e, int rc, char *err, size_t errlen)
+{
+    if (rc == 0 && e->n == 0)
+        rc = pb_errf(err, errlen, "%s: no invariant in it", e->path);
+    if (rc != 0)
+        pb_expect_free(e);
+    return rc;
+}
+
+/* A line holding a NUL byte is no text: the rest of it would be silently ignored. */
+static int text_line(pb_expect *e, char *line, size_t n, int lineno, char *err, size_t errlen)
+{
+    if (memchr(line, '\0', n))
+        return pb_errf(err, errlen, "%s:%d: a NUL byte: an expect file is text", e->path, lineno);
+    return parse_line(e, line, lineno, err, errlen);
+}
+
 int pb_expect_load(pb_expect *e, const char *path, char *err, size_t errlen)
 {
     *e = (pb_expect){ 0 };
@@ -135,16 +169,33 @@ int pb_expect_load(pb_expect *e, const char *path, char *err, size_t errlen)
         return pb_errf(err, errlen, "%s: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
+    ssize_t n;
     int rc = 0, lineno = 0;
-    while (rc == 0 && getline(&line, &cap, f) >= 0)
-        rc = parse_line(e, line, ++lineno, err, errlen);
+    while (rc == 0 && (n = getline(&line, &cap, f)) >= 0)
+        rc = text_line(e, line, (size_t)n, ++lineno, err, errlen);
     free(line);
     fclose(f);
-    if (rc == 0 && e->n == 0)
-        rc = pb_errf(err, errlen, "%s: no invariant in it", path);
-    if (rc != 0)
-        pb_expect_free(e);
-    return rc;
+    return finish(e, rc, err, errlen);
+}
+
+int pb_expect_parse(pb_expect *e, const char *name, const char *text, size_t len, char *err, size_t errlen)
+{
+    *e = (pb_expect){ 0 };
+    snprintf(e->path, sizeof e->path, "%s", name);
+    char *line = malloc(len + 1);
+    if (!line)
+        return pb_errf(err, errlen, "%s: out of memory", name);
+    int rc = 0, lineno = 0;
+    for (size_t at = 0; rc == 0 && at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
+        memcpy(line, text + at, n);
+        line[n] = '\0';
+        rc = text_line(e, line, n, ++lineno, err, errlen);
+        at += n;
+    }
+    free(line);
+    return finish(e, rc, err, errlen);
 }
 
 void pb_expect_free(pb_expect *e)

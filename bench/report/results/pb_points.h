@@ -4,7 +4,8 @@
  * (pb_results_json.c) writes them in Google Benchmark's format; bench_check compares two runs' points by name and
  * holds one run's points to the invariants of expect/invariants.txt.
  *
- * The points of each CSV (pb_points_rows.c):
+ * Families, attributes and figures are named as pb_schema.h declares them ("the points"), the one list the expect
+ * grammar accepts. The points of each CSV (pb_points_rows.c):
  *   decode/MODEL/FORMAT/POLICY/SCHEDULE/GLUE/CPUSET/threads:N[/batch:M][/context:C][/kv_type:T][/mmap]
  *                                                                        sweep.csv, one per row
  *   dispatch/POLICY/threads:N/gap_us:G/job_ns:J[/spin_us:S]              pool_overhead.csv, pingpong rows left out
@@ -45,7 +46,7 @@ typedef struct pb_attr {
 
 typedef struct pb_point {
     char name[PB_POINT_NAME];
-    const char *family;   /* "decode", "dispatch", "kernel", "overlap", "floor" */
+    const char *family;   /* a family's name (pb_schema.h): "decode", "dispatch", "kernel", "overlap", "floor" */
     const char *unit;     /* of real_time: "ns", "us" or "ms" */
     double real_time;     /* one iteration: a token, a dispatch, a matvec, a step, a pass */
     double iterations;    /* how many were timed (1 when the CSV does not say) */

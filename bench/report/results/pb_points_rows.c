@@ -27,6 +27,8 @@ static void attr_col(pb_point *p, const pb_table *t, size_t r, pb_kind k, int co
                       keyed);
 }
 #define ATTR(p, t, r, K, c, named, keyed) attr_col((p), (t), (r), PB_K_##K, PB_##K##_##c, (named), (keyed))
+/* A figure of family FAM by its identifier in pb_schema.h's lists, then pb_point_fig_add's other arguments. */
+#define FIG(p, FAM, name, ...) pb_point_fig_add((p), PB_FIG(FAM, name), __VA_ARGS__)
 
 /* An attribute every point of a kind takes from its row, as ATTR's arguments. */
 typedef struct attr_spec {
@@ -123,7 +125,7 @@ static void decode_x_1thread(pb_point *p, const pb_table *t, size_t r)
     double med = NUM(t, r, SWEEP, ms_per_token_median), med1 = NUM(t, one, SWEEP, ms_per_token_median);
     double lo = scaled(scaled(x, med, NUM(t, r, SWEEP, ms_per_token_max)), NUM(t, one, SWEEP, ms_per_token_min), med1);
     double hi = scaled(scaled(x, med, NUM(t, r, SWEEP, ms_per_token_min)), NUM(t, one, SWEEP, ms_per_token_max), med1);
-    pb_point_fig_add(p, "x_1thread", x, lo, hi, PB_BETTER_HIGHER, TOKENS_BOTH);
+    FIG(p, DECODE, x_1thread, x, lo, hi, PB_BETTER_HIGHER, TOKENS_BOTH);
 }
 
 static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *unused)
@@ -134,7 +136,7 @@ static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *un
         { PB_SWEEP_schedule, true, false }, { PB_SWEEP_glue, true, false }, { PB_SWEEP_cpuset, true, false },
         { PB_SWEEP_threads, true, true },
     };
-    pb_point *p = ROW_POINT(ps, "decode", t, r, SWEEP, attrs);
+    pb_point *p = ROW_POINT(ps, PB_FAMILY(DECODE), t, r, SWEEP, attrs);
     if (!p)
         return -1;
     /* The defaults stay out of the name (batch 1, context 0, an f16 cache, weights in the arena): decode proper
@@ -153,18 +155,18 @@ static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *un
     double tok = NUM(t, r, SWEEP, tok_per_s), pct = NUM(t, r, SWEEP, pct_of_floor);
     double floor = NUM(t, r, SWEEP, floor_gbps), best = NUM(t, r, SWEEP, floor_gbps_best);
     double fspread = best > floor ? best / floor : 1.0;
-    pb_point_fig_add(p, "tok_per_s", tok, scaled(tok, med, mx), scaled(tok, med, mn), PB_BETTER_NONE, TOKENS);
-    pb_point_fig_add(p, "pct_of_floor", pct, scaled(pct, med, mx) / fspread, scaled(pct, med, mn) * fspread,
-                     PB_BETTER_HIGHER, TOKENS_FLOOR);
+    FIG(p, DECODE, tok_per_s, tok, scaled(tok, med, mx), scaled(tok, med, mn), PB_BETTER_NONE, TOKENS);
+    FIG(p, DECODE, pct_of_floor, pct, scaled(pct, med, mx) / fspread, scaled(pct, med, mn) * fspread,
+        PB_BETTER_HIGHER, TOKENS_FLOOR);
     decode_x_1thread(p, t, r);
     double gbps = NUM(t, r, SWEEP, gbps_effective);
-    pb_point_fig_add(p, "gbps", gbps, NAN, NAN, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "floor_gbps", floor, NAN, best, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "floor_tok_per_s", NUM(t, r, SWEEP, floor_tok_per_s), NAN, NAN, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "x_best_floor", best > 0 ? gbps / best : NAN, NAN, NAN, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "glue_pct", NUM(t, r, SWEEP, glue_pct), NAN, NAN, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "busy_pct_mean", NUM(t, r, SWEEP, busy_pct_mean), NAN, NAN, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "verified", NUM(t, r, SWEEP, verified), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, gbps, gbps, NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, floor_gbps, floor, NAN, best, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, floor_tok_per_s, NUM(t, r, SWEEP, floor_tok_per_s), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, x_best_floor, best > 0 ? gbps / best : NAN, NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, glue_pct, NUM(t, r, SWEEP, glue_pct), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, busy_pct_mean, NUM(t, r, SWEEP, busy_pct_mean), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DECODE, verified, NUM(t, r, SWEEP, verified), NAN, NAN, PB_BETTER_NONE, NULL);
     finish(ps, p, "ms", med, NUM(t, r, SWEEP, tokens), NUM(t, r, SWEEP, threads));
     return 0;
 }
@@ -207,7 +209,7 @@ static void ratio_to_rt(pb_point *p, const pb_table *t, size_t r, pb_better bett
     double rt_lo = fmin(used, fmin(before, after)), rt_hi = fmax(used, fmax(before, after));
     double lo = NUM(t, r, POOL, ns_batch_min) / rt_hi, hi = NUM(t, r, POOL, ns_batch_max) / rt_lo;
     printed_range(PB_K_POOL, PB_POOL_ratio_to_rt, v, &lo, &hi);
-    pb_point_fig_add(p, "ratio_to_rt", v, lo, hi, better, BATCHES);
+    FIG(p, DISPATCH, ratio_to_rt, v, lo, hi, better, BATCHES);
 }
 
 /* ratio_to_omp: the batch mean over omp's at the same threads, gap and job; both sides' batch means spread. */
@@ -220,7 +222,7 @@ static void ratio_to_omp(pb_point *p, const pb_table *t, size_t r, pb_better bet
     double lo = scaled(scaled(v, NUM(t, r, POOL, ns_batch_min), mean), omean, NUM(t, orow, POOL, ns_batch_max));
     double hi = scaled(scaled(v, NUM(t, r, POOL, ns_batch_max), mean), omean, NUM(t, orow, POOL, ns_batch_min));
     printed_range(PB_K_POOL, PB_POOL_ratio_to_omp, v, &lo, &hi);
-    pb_point_fig_add(p, "ratio_to_omp", v, lo, hi, better, BATCHES_OMP);
+    FIG(p, DISPATCH, ratio_to_omp, v, lo, hi, better, BATCHES_OMP);
 }
 
 static void dispatch_attrs(pb_point *p, const pool_ctx *c, size_t r)
@@ -229,7 +231,8 @@ static void dispatch_attrs(pb_point *p, const pool_ctx *c, size_t r)
     ATTR(p, t, r, POOL, spin_us, NUM(t, r, POOL, spin_us) > 0, true); /* hybrid's budget only */
     double th = NUM(t, r, POOL, threads);
     /* More threads than PUs: the workers take turns on the cpus, and no dispatch figure means what it does. */
-    pb_point_attr_add(p, "oversubscribed", isnan(c->pus) ? "-" : th > c->pus ? "yes" : "no", false, false);
+    const char *over = isnan(c->pus) ? "-" : th > c->pus ? "yes" : "no";
+    pb_point_attr_add(p, PB_ATTR(DISPATCH, oversubscribed), over, false, false);
 }
 
 static int dispatch_row(pb_points *ps, const pb_table *t, size_t r, const void *ctx)
@@ -241,7 +244,7 @@ static int dispatch_row(pb_points *ps, const pb_table *t, size_t r, const void *
         { PB_POOL_policy, true, false }, { PB_POOL_threads, true, true }, { PB_POOL_gap_us, true, true },
         { PB_POOL_job_ns, true, true },
     };
-    pb_point *p = ROW_POINT(ps, "dispatch", t, r, POOL, attrs);
+    pb_point *p = ROW_POINT(ps, PB_FAMILY(DISPATCH), t, r, POOL, attrs);
     if (!p)
         return -1;
     dispatch_attrs(p, c, r);
@@ -253,15 +256,15 @@ static int dispatch_row(pb_points *ps, const pb_table *t, size_t r, const void *
     /* One thread hands nothing over: its "dispatch" is a call of a few ns, beside a round trip of hundreds. */
     pb_better b = is_spin && !over && th >= 2 ? PB_BETTER_LOWER : PB_BETTER_NONE;
     double mean = NUM(t, r, POOL, ns_batch_mean);
-    pb_point_fig_add(p, "ns", mean, NUM(t, r, POOL, ns_batch_min), NUM(t, r, POOL, ns_batch_max), PB_BETTER_NONE,
-                     BATCHES);
+    FIG(p, DISPATCH, ns, mean, NUM(t, r, POOL, ns_batch_min), NUM(t, r, POOL, ns_batch_max), PB_BETTER_NONE,
+        BATCHES);
     ratio_to_rt(p, t, r, b);
     ratio_to_omp(p, t, r, b);
-    pb_point_fig_add(p, "x_tightest_rt", c->tightest > 0 ? mean / c->tightest : NAN, NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DISPATCH, x_tightest_rt, c->tightest > 0 ? mean / c->tightest : NAN, NAN, NAN, PB_BETTER_NONE, NULL);
     long s = peer_row(t, r, "spin");
     double spin = s >= 0 ? NUM(t, (size_t)s, POOL, ns_batch_mean) : NAN;
-    pb_point_fig_add(p, "x_spin", spin > 0 ? mean / spin : NAN, NAN, NAN, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "ns_p99", NUM(t, r, POOL, ns_p99), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DISPATCH, x_spin, spin > 0 ? mean / spin : NAN, NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, DISPATCH, ns_p99, NUM(t, r, POOL, ns_p99), NAN, NAN, PB_BETTER_NONE, NULL);
     finish(ps, p, "ns", mean, NUM(t, r, POOL, reps) * NUM(t, r, POOL, k), th);
     return 0;
 }
@@ -305,8 +308,8 @@ static void kernel_x_floor(pb_point *p, const pb_table *t, size_t r, const pb_ta
     double g = NUM(t, r, KERNELS, gbps_median), gmin = NUM(t, r, KERNELS, gbps_min);
     double gmax = NUM(t, r, KERNELS, gbps_max);
     printed_range(PB_K_KERNELS, PB_KERNELS_gbps_median, g, &gmin, &gmax);
-    pb_point_fig_add(p, "x_floor", med > 0 ? g / med : NAN, best > 0 ? gmin / best : NAN, lo > 0 ? gmax / lo : NAN,
-                     PB_BETTER_HIGHER, SAMPLES_FLOOR);
+    FIG(p, KERNEL, x_floor, med > 0 ? g / med : NAN, best > 0 ? gmin / best : NAN, lo > 0 ? gmax / lo : NAN,
+        PB_BETTER_HIGHER, SAMPLES_FLOOR);
 }
 
 static int kernel_row(pb_points *ps, const pb_table *t, size_t r, const void *memory_floor)
@@ -316,13 +319,13 @@ static int kernel_row(pb_points *ps, const pb_table *t, size_t r, const void *me
         { PB_KERNELS_format, true, false }, { PB_KERNELS_variant, true, false }, { PB_KERNELS_level, true, false },
         { PB_KERNELS_threads, true, true }, { PB_KERNELS_batch, true, true },
     };
-    pb_point *p = ROW_POINT(ps, "kernel", t, r, KERNELS, attrs);
+    pb_point *p = ROW_POINT(ps, PB_FAMILY(KERNEL), t, r, KERNELS, attrs);
     if (!p)
         return -1;
     double g = NUM(t, r, KERNELS, gbps_median);
-    pb_point_fig_add(p, "gbps", g, NUM(t, r, KERNELS, gbps_min), NUM(t, r, KERNELS, gbps_max), PB_BETTER_NONE, NULL);
+    FIG(p, KERNEL, gbps, g, NUM(t, r, KERNELS, gbps_min), NUM(t, r, KERNELS, gbps_max), PB_BETTER_NONE, NULL);
     kernel_x_floor(p, t, r, mf);
-    pb_point_fig_add(p, "gops", NUM(t, r, KERNELS, gops_median), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, KERNEL, gops, NUM(t, r, KERNELS, gops_median), NAN, NAN, PB_BETTER_NONE, NULL);
     /* One matvec: ns per row times rows (GB/s, printed to 3 decimals, reads 0.000 for the slowest scalar ones). */
     double per_row = NUM(t, r, KERNELS, ns_per_row), rows = NUM(t, r, KERNELS, rows);
     double us = per_row > 0 && rows > 0 ? per_row * rows / 1e3 : g > 0 ? NUM(t, r, KERNELS, bytes) / g / 1e3 : NAN;
@@ -341,7 +344,7 @@ static int overlap_row(pb_points *ps, const pb_table *t, size_t r, const void *u
 {
     (void)unused;
     static const attr_spec attrs[] = { { PB_OVERLAP_mode, true, false }, { PB_OVERLAP_ratio, true, true } };
-    pb_point *p = ROW_POINT(ps, "overlap", t, r, OVERLAP, attrs);
+    pb_point *p = ROW_POINT(ps, PB_FAMILY(OVERLAP), t, r, OVERLAP, attrs);
     if (!p)
         return -1;
     double us = NUM(t, r, OVERLAP, us_per_step), mn = NUM(t, r, OVERLAP, us_per_step_min),
@@ -351,9 +354,9 @@ static int overlap_row(pb_points *ps, const pb_table *t, size_t r, const void *u
     double pct = NUM(t, r, OVERLAP, pct_of_ceiling), sp = NUM(t, r, OVERLAP, speedup);
     double plo = scaled(pct, us, mx), phi = scaled(pct, us, mn);
     printed_range(PB_K_OVERLAP, PB_OVERLAP_pct_of_ceiling, pct, &plo, &phi);
-    pb_point_fig_add(p, "pct_of_ceiling", pct, plo, phi, b, REPS);
-    pb_point_fig_add(p, "speedup", sp, scaled(sp, us, mx), scaled(sp, us, mn), PB_BETTER_NONE, REPS);
-    pb_point_fig_add(p, "ceiling", NUM(t, r, OVERLAP, ceiling), NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, OVERLAP, pct_of_ceiling, pct, plo, phi, b, REPS);
+    FIG(p, OVERLAP, speedup, sp, scaled(sp, us, mx), scaled(sp, us, mn), PB_BETTER_NONE, REPS);
+    FIG(p, OVERLAP, ceiling, NUM(t, r, OVERLAP, ceiling), NAN, NAN, PB_BETTER_NONE, NULL);
     finish(ps, p, "us", us, NUM(t, r, OVERLAP, steps) * NUM(t, r, OVERLAP, reps), 2); /* the caller and its helper */
     return 0;
 }
@@ -371,12 +374,12 @@ static int floor_point(pb_points *ps, const pb_table *t, size_t r, const void *u
     static const attr_spec attrs[] = {
         { PB_MEMORY_op, true, false }, { PB_MEMORY_kernel, true, false }, { PB_MEMORY_threads, true, true },
     };
-    pb_point *p = ROW_POINT(ps, "floor", t, r, MEMORY, attrs);
+    pb_point *p = ROW_POINT(ps, PB_FAMILY(FLOOR), t, r, MEMORY, attrs);
     if (!p)
         return -1;
     double med = NUM(t, r, MEMORY, gbps_median), best = NUM(t, r, MEMORY, gbps_best);
-    pb_point_fig_add(p, "gbps", med, NUM(t, r, MEMORY, gbps_min), best, PB_BETTER_NONE, NULL);
-    pb_point_fig_add(p, "gbps_best", best, NAN, NAN, PB_BETTER_NONE, NULL);
+    FIG(p, FLOOR, gbps, med, NUM(t, r, MEMORY, gbps_min), best, PB_BETTER_NONE, NULL);
+    FIG(p, FLOOR, gbps_best, best, NAN, NAN, PB_BETTER_NONE, NULL);
     double pass_ms = med > 0 ? NUM(t, r, MEMORY, size_mib) * 1048576.0 / med / 1e6 : NAN;
     finish(ps, p, "ms", pass_ms, NUM(t, r, MEMORY, passes), NUM(t, r, MEMORY, threads));
     return 0;
