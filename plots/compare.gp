@@ -7,6 +7,10 @@
 # Each present file gives compare_<name>.png and .svg. What the script cannot ask gnuplot comes from
 # pb_plot_spec.c as numbers: has_floor, has_decode, has_dispatch (1/0: the file is there), floor_blocks and
 # decode_blocks (title lines: stats would do, but warns on a 2-point block), dispatch_cols (columns of the table).
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 set key autotitle columnhead
 set grid
 
@@ -20,21 +24,21 @@ do for [v in "has_floor has_decode has_dispatch floor_blocks decode_blocks dispa
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,600 font ",11"; } else { set terminal svg noenhanced size 1200,600 font ",11"; }
     if (has_floor) {
-        set output 'compare_floor.'.fmt
+        set output out_name('compare_floor', fmt)
         set title "Streaming read floor vs threads"
         set xlabel "threads"; set ylabel "GB/s (best kernel)"
         unset logscale; set logscale x 2; set style data linespoints
         plot for [i=0:floor_blocks-1] floor index i using 1:2 title columnheader(1)
     }
     if (has_decode) {
-        set output 'compare_decode.'.fmt
+        set output out_name('compare_decode', fmt)
         set title "Decode tok/s vs threads (best policy and core set per thread count)"
         set xlabel "threads"; set ylabel "tok/s"
         unset logscale; set logscale x 2; set style data linespoints
         plot for [i=0:decode_blocks-1] decode index i using 1:2 title columnheader(1)
     }
     if (has_dispatch) {
-        set output 'compare_dispatch.'.fmt
+        set output out_name('compare_dispatch', fmt)
         set title "Dispatch cost per policy (each machine at all its PUs, no gap, empty job)"
         set xlabel "policy"; set ylabel "ns per dispatch (log)"
         unset logscale; set logscale y

@@ -5,6 +5,10 @@
 # writes cpu_util_heatmap.png/.svg and cpu_util_mean.png/.svg. Names are fixed and relative: no path is ever part
 # of the script's text. pb_plot.c does not start it on a CSV without samples (stats would
 # stop with an error).
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = "cpu_util.csv"
 set datafile separator ","
 set datafile columnheaders
@@ -37,7 +41,7 @@ do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1200,(300 + 40 * (cpu_max - cpu_min + 1)) font ",11" } else { set terminal svg size 1200,(300 + 40 * (cpu_max - cpu_min + 1)) font ",11" }
 
     # Heatmap: each sample is a box over its interval and its cpu, coloured by busy %.
-    set output "cpu_util_heatmap." . fmt
+    set output out_name('cpu_util_heatmap', fmt)
     set title sprintf("busy %% per cpu over time — %s (samples of about %.0f ms, each drawn from the sample before it)", host, interval_ms) noenhanced
     set xlabel "time (s)"
     set ylabel "cpu"
@@ -54,7 +58,7 @@ do for [fmt in "png svg"] {
 
     unset colorbox
     if (fmt eq "png") { set terminal pngcairo size 800,450 font ",10" } else { set terminal svg size 800,450 font ",10" }
-    set output "cpu_util_mean." . fmt
+    set output out_name('cpu_util_mean', fmt)
     set title sprintf("mean busy %% per cpu — %s", host) noenhanced
     set xlabel "cpu"
     set ylabel "busy %"

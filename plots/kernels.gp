@@ -6,6 +6,10 @@
 #   kernels_threads.png/.svg: the same at the largest thread count measured (when there are several)
 # The memory floor (memory_floor.csv's 1-thread read, column gbps_best) is drawn as a dashed line on every
 # panel when that file is in the same run directory: has_floor (1/0, from pb_plot_spec.c) says so.
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'kernels.csv'
 floorcsv = 'memory_floor.csv'
 if (!exists("has_floor")) { has_floor = 0 }
@@ -51,7 +55,7 @@ do for [fmt in "png svg"] {
         thr = (tsel == 1) ? minthr : maxthr
         if (tsel == 2 && maxthr == minthr) { break }
         if (fmt eq "png") { set terminal pngcairo size 1200,460 font ",10" } else { set terminal svg size 1200,460 font ",10" }
-        set output (tsel == 1 ? 'kernels.' : 'kernels_threads.').fmt
+        set output out_name(tsel == 1 ? 'kernels' : 'kernels_threads', fmt)
         set termoption noenhanced
         set multiplot layout 1,words(levels) title sprintf("Kernel roofline: GB/s of weights (median), %d thread%s, batch 1", thr, thr > 1 ? "s" : "")
         set xtics ("f32" 0, "f16" 1, "q8_0" 2, "q4_0" 3, "q1_0" 4, "tq2_0" 5, "q4_K" 6, "q6_K" 7)

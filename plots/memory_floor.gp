@@ -8,6 +8,10 @@
 #                          labelled with its placement (near, far, mixed); the floor line needs token_floor.csv
 #   token_floor.png/.svg:  tok/s ceiling per format, a bar per thread count, one panel per model (when
 #                          token_floor.csv is there: has_token, 1/0 from pb_plot_spec.c, says so)
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'memory_floor.csv'
 tok = 'token_floor.csv'
 if (!exists("has_token")) { has_token = 0 }
@@ -45,7 +49,7 @@ m1 = word(models, 1)
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,560 font ",11"; } else { set terminal svg noenhanced size 1200,560 font ",11"; }
-    set output 'memory_floor.'.fmt
+    set output out_name('memory_floor', fmt)
     # One panel per op, each with its own key (at most 8 entries: 7 read kernels and the floor).
     set multiplot layout 1, (others eq "" ? 1 : (copies ne "" && writes ne "" ? 3 : 2)) \
         title "Streaming bandwidth vs threads (best pass of each point); the read floor is the best read kernel"
@@ -76,7 +80,7 @@ do for [fmt in "png svg"] {
     if (has_token) {
         th = 80 + 210 * words(models)
         if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,th font ",11" } else { set terminal svg noenhanced size 1200,th font ",11" }
-        set output 'token_floor.'.fmt
+        set output out_name('token_floor', fmt)
         set key outside right
         set grid ytics
         set xtics ("f16" 0, "q8_0" 1, "q4_0" 2, "q1_0" 3, "tq2_0" 4, "q4_K" 5, "q6_K" 6, "q4_K_M" 7)

@@ -4,6 +4,10 @@
 #   overlap.png/.svg:     speed-up over serial vs the prep/job ratio, one line per mode, the ideal
 #                         ceiling (serial / max(prep, job)) dashed
 #   overlap_pct.png/.svg: the share of that ceiling each mode reached
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'overlap.csv'
 set datafile separator ','
 set datafile missing NaN
@@ -18,7 +22,7 @@ unset datafile columnheaders
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,560 font ",11"; } else { set terminal svg noenhanced size 1200,560 font ",11"; }
-    set output 'overlap.'.fmt
+    set output out_name('overlap', fmt)
     set title "Serial prep overlapped with a helper's q8_0 matvec: speed-up over serial; dashed: the ceiling, serial / max(prep, job)"
     set xlabel "prep / job time (ratio asked for)"
     set ylabel "speed-up over serial (x)"
@@ -29,7 +33,7 @@ do for [fmt in "png svg"] {
     plot for [m in modes] csv using "ratio":(sel(m, "speedup")) with linespoints title m, \
          csv using "ratio":(sel("serial", "ceiling")) with lines dt 2 lw 2 lc rgb "gray30" title "ceiling"
 
-    set output 'overlap_pct.'.fmt
+    set output out_name('overlap_pct', fmt)
     set title "Share of the ideal ceiling reached"
     set ylabel "% of ceiling"
     set yrange [0:pct_top]

@@ -7,6 +7,10 @@
 #   pool_overhead_gap.png/.svg:     cost vs the caller's gap on a log axis (gap 0 drawn left of the smallest
 #                                   gap), at the largest thread count that is not oversubscribed, with the same band
 # pus (machine.csv's, 0 when unknown) comes from pb_plot_spec.c.
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'pool_overhead.csv'
 set datafile separator ','
 set datafile missing NaN
@@ -61,7 +65,7 @@ set key outside right top samplen 3
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,620 font ",11"; } else { set terminal svg noenhanced size 1200,620 font ",11"; }
-    set output 'pool_overhead_threads.'.fmt
+    set output out_name('pool_overhead_threads', fmt)
     set title "Dispatch cost per policy (no caller gap, empty job): median batch mean".band_words
     set xlabel "threads"
     set ylabel "ns per dispatch (log)"
@@ -79,7 +83,7 @@ do for [fmt in "png svg"] {
              title (rt == rt ? band_title : ""), \
          for [p in policies] csv using "threads":(sel(p, 0, 0)) with linespoints lw 2 pt 7 ps 0.8 lc rgb pcolor(p) title p
 
-    set output 'pool_overhead_gap.'.fmt
+    set output out_name('pool_overhead_gap', fmt)
     set title sprintf("Dispatch cost vs the caller's gap (%d threads, empty job)", gapthr).band_words
     set xlabel "caller's serial work between dispatches (µs, log; 0 at the left)"
     unset object

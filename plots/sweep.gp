@@ -12,6 +12,10 @@
 # row); -e 'glue_all=1' draws both glue modes, serial dashed; the shallowest context and the first row's KV cache
 # type. Which optional columns the header holds comes from pb_plot_spec.c as 1/0: has_glue (glue), has_best
 # (floor_gbps_best), has_e_cores, has_smt (e_cores, smt_threads), has_ctx (context and kv_type).
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'sweep.csv'
 set datafile separator ','
 set datafile missing NaN
@@ -164,7 +168,7 @@ panel_at(i) = sprintf("set origin %g, %g; set size %g, %g", ((i - 1) % cols) * p
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size W,H font ",11" } else { set terminal svg noenhanced size W,H font ",11" }
     do for [view=1:2] {
-        set output (view == 1 ? 'sweep.' : 'sweep_floor.').fmt
+        set output out_name(view == 1 ? 'sweep' : 'sweep_floor', fmt)
         set multiplot title (view == 1 ? "Decode tok/s per policy at each thread count's best core set (".what."); shaded: the read floor's ceiling (median to best pass); labels: % of floor" \
                                          : "Decode as % of the same-run read floor of the same cpus (".what.")")
         do for [i=1:NF] {

@@ -5,6 +5,10 @@
 #   sweep_context.png/.svg: left, tok/s against context; right, % of the floor (the weights and the KV cache a
 #                           token reads, against the read floor of the same cpus); one line per policy x threads x
 #                           cache type x batch x schedule x glue x core set, in the file's order of contexts.
+# pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
+# is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'sweep.csv'
 set datafile separator ','
 set datafile missing NaN
@@ -23,7 +27,7 @@ at(w, col) = (line_of(0) eq w) ? column(col) : NaN
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo noenhanced size 1200,560 font ",11" } else { set terminal svg noenhanced size 1200,560 font ",11" }
-    set output 'sweep_context.'.fmt
+    set output out_name('sweep_context', fmt)
     set multiplot layout 1, 2 title "Decode at depth: ".model." (context = positions already in the KV cache)"
     set xlabel "context"
     set grid

@@ -98,20 +98,23 @@ static void wait_gnuplot(pid_t pid, char *why, size_t len)
         why[0] = '\0';
 }
 
-/* One output file: 0 when it is a non-empty file (or an optional one gnuplot did not draw), else -1 after a
- * line on stderr when say is set. An empty file is what gnuplot leaves on a full disk or when it stopped after
- * `set output`: it is removed, so nothing lists it as a plot. */
-static int check_output(int dirfd, const char *name, bool optional, bool say)
+/* One output, drawn under its temporary name tmp: 0 when it is a non-empty file (or an optional one gnuplot did
+ * not draw), renamed to name; else -1 after a line on stderr when say is set. An empty file is what gnuplot
+ * leaves on a full disk or when it stopped after `set output`: it is removed, so nothing lists it as a plot. The
+ * temporary name is this process's alone: what is found there is this gnuplot's doing. */
+static int check_output(int dirfd, const char *tmp, const char *name, bool optional, bool say)
 {
     struct stat st;
     const char *why = NULL;
-    if (fstatat(dirfd, name, &st, 0) != 0)
+    if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) != 0)
         why = optional ? NULL : "gnuplot did not write it";
     else if (!S_ISREG(st.st_mode))
-        why = "the name is taken by something that is not a file";
+        why = "its temporary name is taken by something that is not a file";
     else if (st.st_size == 0)
-        why = unlinkat(dirfd, name, 0) == 0 ? "gnuplot left it empty (a full disk?); removed"
-                                            : "gnuplot left it empty (a full disk?)";
+        why = unlinkat(dirfd, tmp, 0) == 0 ? "gnuplot left it empty (a full disk?); removed"
+                                           : "gnuplot left it empty (a full disk?)";
+    else if (renameat(dirfd, tmp, dirfd, name) != 0)
+        why = strerror(errno);
     if (why && say)
         fprintf(stderr, "plot: %s failed: %s; the data is kept\n", name, why);
     return why ? -1 : 0;
@@ -124,9 +127,10 @@ static int check_outputs(int dirfd, const pb_plot_job *job, bool say)
     int bad = 0;
     for (int i = 0; i < job->n; i++) {
         for (int e = 0; e < 2; e++) {
-            char name[256];
+            char name[256], tmp[300];
             snprintf(name, sizeof name, "%s.%s", job->stem[i], ext[e]);
-            bad += check_output(dirfd, name, job->optional[i], say) != 0;
+            pb_plot_tmp_name(job, job->stem[i], ext[e], tmp, sizeof tmp);
+            bad += check_output(dirfd, tmp, name, job->optional[i], say) != 0;
         }
     }
     return bad;

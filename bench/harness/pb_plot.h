@@ -4,7 +4,9 @@
  * no path, CSV field or host name reaches gnuplot's command parser or a shell. The plots directory is found
  * through POOLBENCH_PLOTS, then ../../plots beside the executable (build/bin/), then ./plots. A missing gnuplot is
  * not an error: the CSV is the result, the plot a view of it. A plot that failed is: gnuplot's exit status and
- * every file the script should have written are checked (present, not empty; an empty one is removed). */
+ * every file the script should have written are checked (present, not empty; an empty one is removed). gnuplot
+ * draws under names of this process's (pb_plot_tmp_name) renamed over the plots after it exits: two runs drawing
+ * in one directory at once each publish whole files, the last one's standing. */
 #ifndef PB_PLOT_H
 #define PB_PLOT_H
 

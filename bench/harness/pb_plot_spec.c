@@ -217,9 +217,16 @@ static const struct plot_spec {
     { .script = "compare.gp", .facts = compare_facts },
 };
 
+void pb_plot_tmp_name(const pb_plot_job *job, const char *stem, const char *ext, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s.%s.tmp-%ld", stem, ext, job->tag);
+}
+
 int pb_plot_job_for(const char *name, int dirfd, pb_plot_job *job)
 {
-    *job = (pb_plot_job){ .n = 0 };
+    /* The pid: unique among the processes that run at once, and a number, as everything handed to gnuplot is. */
+    *job = (pb_plot_job){ .n = 0, .tag = (long)getpid() };
+    var(job, "tmp_tag", job->tag);
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         const struct plot_spec *s = &specs[i];
         if (strcmp(s->script, name) != 0)

@@ -7,6 +7,7 @@
 #define PB_PLOT_SPEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define PB_PLOT_MAX_STEMS 8
 
@@ -16,7 +17,12 @@ typedef struct pb_plot_job {
     bool optional[PB_PLOT_MAX_STEMS];     /* drawn only when the data calls for it (a second thread count) */
     int n;
     const char *skip;                     /* non-NULL: nothing to draw, and why */
+    long tag;                             /* gnuplot's tmp_tag: it writes STEM.EXT.tmp-TAG (pb_plot_tmp_name) */
 } pb_plot_job;
+
+/* The name gnuplot draws STEM.EXT under for job (the scripts' out_name): this process's own, renamed over
+ * STEM.EXT once gnuplot is done, so two runs on one directory never share a half-drawn file. */
+void pb_plot_tmp_name(const pb_plot_job *job, const char *stem, const char *ext, char *buf, size_t len);
 
 /* Fills job for the script `name` (e.g. "kernels.gp") with facts read from the directory open as dirfd. 0, or -1
  * when the script is not one this file knows (its outputs could not be checked). */

@@ -247,15 +247,17 @@ Test(plot_safety, host_name_with_a_quote)
 
 /* A harness ignores SIGPIPE, and an ignored disposition survives exec: gnuplot must get the default back. A
  * stand-in gnuplot first on PATH reads its own SigIgn mask (bit 12 is SIGPIPE, signal 13): it exits 3 when the
- * bit is set, else writes the four files overlap.gp would, in its working directory. (The real gnuplot cannot
- * tell: it ignores SIGPIPE itself.) */
+ * bit is set, else writes the four files overlap.gp would, in its working directory, under the temporary names
+ * of the process that started it (its tmp_tag, in the -e argument). (The real gnuplot cannot tell: it ignores
+ * SIGPIPE itself.) */
 #define STAND_IN_GNUPLOT                                                                                          \
     "#!/bin/sh\n"                                                                                                \
     "mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)\n"                                               \
     "case $mask in *[13579bdf][0-9a-f][0-9a-f][0-9a-f])\n"                                                       \
     "    echo 'stand-in gnuplot: SIGPIPE is ignored' >&2; exit 3;;\n"                                            \
     "esac\n"                                                                                                     \
-    "for f in overlap.png overlap.svg overlap_pct.png overlap_pct.svg; do echo drawn > \"$f\"; done\n"
+    "tag=$(printf '%s' \"$2\" | sed -n 's/.*tmp_tag=\\([0-9]*\\).*/\\1/p')\n"                                    \
+    "for f in overlap.png overlap.svg overlap_pct.png overlap_pct.svg; do echo drawn > \"$f.tmp-$tag\"; done\n"
 
 Test(plot_safety, gnuplot_starts_with_sigpipe_at_default)
 {
@@ -290,8 +292,8 @@ static void fake_plots(const char *scratch, const char *text, char *env, size_t 
     snprintf(env, len, "POOLBENCH_PLOTS=%s", dir);
 }
 
-/* What a full disk leaves: gnuplot exits 0 and the PNG is an empty file. */
-#define EMPTY_PNG "set terminal pngcairo\nset output 'overlap.png'\nunset output\n"
+/* What a full disk leaves: gnuplot exits 0 and the PNG (under the name pb_plot gave it) is an empty file. */
+#define EMPTY_PNG "set terminal pngcairo\nset output sprintf('overlap.png.tmp-%d', tmp_tag)\nunset output\n"
 
 /* A line on stderr names the failed plot and says "failed". */
 static void expect_failure_line(const ps_out *r, const char *what)

@@ -10,6 +10,7 @@
 
 #include "pb_digest.h"
 #include "pb_findings.h"
+#include "pb_plot.h"
 #include "report_fixture.h"
 
 Test(report, complete_run_every_section_and_plot)
@@ -254,4 +255,40 @@ Test(report, ci_check_of_a_run_directory)
     cr_assert_eq(system(cmd), 0);
     cr_expect_eq(sh(out, sizeof out, "sh scripts/check_run.sh %s %s", dir, bin), 1, "%s", out);
     cr_expect(strstr(out, "kernels.csv is missing") && strstr(out, "report.md is missing"), "%s", out);
+}
+
+/* Two bench_report runs on one directory at once: each draws into names of its own and renames them over the
+ * plots, so neither finds the other's half-written PNG (and removes it as "a full disk?"), both exit 0 and every
+ * plot, report.md and results.json are whole afterwards, with no temporary name left. Seen failing with gnuplot
+ * writing the final names (exit 1, "gnuplot did not write it", a PNG missing), within four rounds. */
+Test(report, two_reports_on_one_directory_at_once, .timeout = 120)
+{
+    if (!pb_plot_available())
+        cr_skip_test("no gnuplot on PATH: nothing is drawn, so nothing can collide");
+    static const char *const stems[] = { "pool_overhead_threads", "pool_overhead_gap", "overlap", "overlap_pct",
+                                         "memory_floor", "token_floor", "kernels", "kernels_threads", "sweep",
+                                         "sweep_floor", "cpu_util_heatmap", "cpu_util_mean", NULL };
+    char dir[256], out[16384];
+    copy_fixture("complete", dir, sizeof dir);
+    for (int round = 0; round < 4; round++) {
+        int rc = sh(out, sizeof out,
+                    "B=$(cd \"$B\" && pwd) && cd %s && { \"$B/bench_report\" . >a.log 2>&1 & "
+                    "\"$B/bench_report\" . >b.log 2>&1; b=$?; wait $!; a=$?; echo \"exit $a $b\"; "
+                    "grep -h 'plot:\\|cannot' a.log b.log; rm -f a.log b.log; }",
+                    dir);
+        cr_assert_eq(rc, 0, "%s", out);
+        cr_expect(strncmp(out, "exit 0 0\n", 9) == 0 && out[9] == '\0', "round %d: both exit 0, no plot failed: %s",
+                  round, out);
+        for (const char *const *s = stems; *s; s++) {
+            char png[128], svg[128];
+            snprintf(png, sizeof png, "%s.png", *s);
+            snprintf(svg, sizeof svg, "%s.svg", *s);
+            cr_expect_gt(file_size(dir, png), 1000, "round %d: %s", round, png);
+            cr_expect_gt(file_size(dir, svg), 1000, "round %d: %s", round, svg);
+        }
+        cr_expect_gt(file_size(dir, "report.md"), 1000, "round %d", round);
+        cr_expect_gt(file_size(dir, "results.json"), 100, "round %d", round);
+    }
+    cr_expect_eq(sh(out, sizeof out, "ls %s | grep tmp", dir), 1, "no temporary name left: %s", out);
+    drop_fixture(dir);
 }
