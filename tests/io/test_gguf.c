@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gguf_writer.h"
@@ -275,5 +276,19 @@ Test(gguf, open_maps_a_file_and_names_it_in_errors)
     cr_assert_eq(pb_gguf_open(&g, path, err, sizeof err), -1);
     cr_assert_not_null(strstr(err, "empty.gguf: truncated"), "%s", err);
     gw_free(&w);
+    tf_rmrf(dir);
+}
+
+/* A model file is opened as every input is (pb_infile): a FIFO under its name is refused at once, where an open
+ * that blocks would wait for a writer forever. */
+Test(gguf, open_refuses_a_fifo_at_once, .timeout = 10)
+{
+    char dir[64], path[128], err[512];
+    tf_tmpdir(dir, sizeof dir, "pbgguf");
+    snprintf(path, sizeof path, "%s/m.gguf", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    pb_gguf g;
+    cr_assert_eq(pb_gguf_open(&g, path, err, sizeof err), -1);
+    cr_expect(strstr(err, "m.gguf: not a regular file (a FIFO)"), "%s", err);
     tf_rmrf(dir);
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "pb_err.h"
+#include "pb_infile.h"
 
 /* The least bytes one metadata entry and one tensor info take (an empty key and a one-byte value; a one-byte
  * name, one dim): a count above what the rest of the file can hold is refused before anything is allocated. */
@@ -314,15 +316,11 @@ int pb_gguf_parse(pb_gguf *g, const void *buf, size_t len, const char *name, cha
 int pb_gguf_open(pb_gguf *g, const char *path, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* mapped, not read whole: a model of any size a mapping can hold */
+    size_t size = 0;
+    int fd = pb_infile_open(AT_FDCWD, path, SIZE_MAX, "a model file", &size, err, errlen);
     if (fd < 0)
-        return pb_errf(err, errlen, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return pb_errf(err, errlen, "%s: not a regular file", path);
-    }
-    size_t size = (size_t)st.st_size;
+        return -1;
     void *map = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
     int e = errno;
     close(fd);

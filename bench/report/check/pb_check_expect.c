@@ -9,6 +9,7 @@
 
 #include "pb_check.h"
 #include "pb_err.h"
+#include "pb_infile.h"
 
 static char *trim(char *s)
 {
@@ -164,9 +165,9 @@ int pb_expect_load(pb_expect *e, const char *path, char *err, size_t errlen)
 {
     *e = (pb_expect){ 0 };
     snprintf(e->path, sizeof e->path, "%s", path);
-    FILE *f = fopen(path, "r");
+    FILE *f = pb_infile_fopen(AT_FDCWD, path, PB_INFILE_TEXT_MAX, "an expect file", err, errlen);
     if (!f)
-        return pb_errf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
