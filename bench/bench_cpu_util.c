@@ -58,7 +58,7 @@ static int cu_setup(pb_harness *h, cu_opts *o, pb_cu_out *k, int argc, char **ar
         { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
           .help = "write into a new (or empty) directory DIR", .dflt = "results/<host>/<stamp>" },
         { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "write into the existing run directory DIR (never replacing a file)" },
+          .help = "write into DIR, a run directory of this host and schema or an empty one (never replacing a file)" },
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SET",
           .help = "the cpus to report: all, physical, p, e, p+e, numa:N, or ids like 0-1,4",
           .dflt = "all" },

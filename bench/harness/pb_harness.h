@@ -49,7 +49,8 @@
       .help = "new or empty directory for the results", .dflt = "results/<host>/<stamp>/" }
 #define PB_OPT_RUN_DIR(ptr)                                                                                      \
     { .name = "run-dir", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "DIR",                                 \
-      .help = "add the results to an existing run directory (never replacing a file)" }
+      .help = "add the results to a run directory of this host and schema, or an empty one (never replacing a "  \
+              "file)" }
 
 /* --spin-us, the hybrid policy's spin budget, the same in every harness that runs that policy (bench_pool_overhead,
  * bench_sweep). */

@@ -1,9 +1,12 @@
 #include "pb_run.h"
 
+#include "pb_csvread.h"
 #include "pb_err.h"
+#include "pb_schema.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +70,86 @@ static int pb_parent_writable(const char *path)
     }
 }
 
+/* A machine.csv value of key, as one printable line (it came from a file anyone could have written). */
+static const char *pb_machine_fact(const pb_table *t, const char *key, char *buf, size_t len)
+{
+    int ck = pb_table_col(t, PB_COL(MACHINE, key)), cv = pb_table_col(t, PB_COL(MACHINE, value));
+    buf[0] = '\0';
+    for (size_t r = 0; r < t->nrows && !buf[0]; r++)
+        if (strcmp(pb_table_str(t, r, ck), key) == 0)
+            snprintf(buf, len, "%s", pb_table_str(t, r, cv));
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return buf;
+}
+
+/* Whether name is a CSV's partial file (NAME.partial-XXXXXX, pb_csv.h): a harness is writing it now. */
+static bool pb_partial_name(const char *name)
+{
+    for (int k = 0; k < PB_SCHEMA_COUNT; k++) {
+        const char *file = pb_schema_get((pb_kind)k)->file;
+        size_t n = strlen(file);
+        if (strncmp(name, file, n) == 0 && strncmp(name + n, PB_CSV_PARTIAL, strlen(PB_CSV_PARTIAL)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* 1 when dir holds nothing but CSVs' partial files (or nothing), 0 when it holds something else (its name in
+ * what), -1 when it cannot be listed. */
+static int pb_dir_fresh(const char *dir, char *what, size_t len)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int fresh = 1;
+    while (fresh && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !pb_partial_name(e->d_name)) {
+            snprintf(what, len, "%.200s", e->d_name);
+            fresh = 0;
+        }
+    closedir(d);
+    return fresh;
+}
+
+/* What --run-dir may join: a directory a harness of this host and this build's schema wrote (its machine.csv says
+ * so), or a fresh one: empty (make report makes it, and its first harness fills it) or holding only the partial
+ * files of a harness writing now (bench_cpu_util writes machine.csv when its command is done). Anything else
+ * (/dev, another machine's run, another schema's) would get machine.csv and partial files, or rows its
+ * machine.csv does not describe. */
+static int pb_join_check(const char *dir, char *err, size_t errlen)
+{
+    static const char accepted[] = "accepted a run directory of this host and schema, or an empty directory";
+    char path[4200], found[320] = "", host[128], got_host[128], got_schema[32], schema[32];
+    snprintf(path, sizeof path, "%s/%s", dir, pb_schema_get(PB_K_MACHINE)->file);
+    pb_table t;
+    pb_csverr e;
+    if (pb_table_load(&t, path, &e) != 0) {
+        if (!e.missing)
+            return pb_errf(err, errlen, "--run-dir: %s: %s", e.msg, accepted);
+        int fresh = pb_dir_fresh(dir, found, sizeof found);
+        if (fresh == 1)
+            return 0;
+        if (fresh < 0)
+            return pb_errf(err, errlen, "--run-dir: '%s' cannot be listed: %s", dir, strerror(errno));
+        return pb_errf(err, errlen, "--run-dir: '%s' holds %s but no machine.csv: %s", dir, found, accepted);
+    }
+    pb_hostname(host, sizeof host);
+    snprintf(schema, sizeof schema, "%d", PB_SCHEMA_VERSION);
+    pb_machine_fact(&t, PB_MKEY(host), got_host, sizeof got_host);
+    pb_machine_fact(&t, PB_MKEY(schema_version), got_schema, sizeof got_schema);
+    pb_table_free(&t);
+    if (strcmp(got_host, host) != 0)
+        return pb_errf(err, errlen, "--run-dir: '%s' is a run of host '%s' (its machine.csv), not of this host "
+                       "'%s': %s", dir, got_host, host, accepted);
+    if (strcmp(got_schema, schema) != 0)
+        return pb_errf(err, errlen, "--run-dir: '%s' holds CSV schema '%s' (its machine.csv), not this build's "
+                       "%s: %s", dir, got_schema, schema, accepted);
+    return 0;
+}
+
 int pb_run_check(const char *out, bool join, char *err, size_t errlen)
 {
     if (!out)
@@ -90,8 +173,10 @@ int pb_run_check(const char *out, bool join, char *err, size_t errlen)
         return pb_errf(err, errlen, "%s: '%s' %s", opt, out, "is not a directory");
     if (access(out, W_OK | X_OK) != 0)
         return pb_errf(err, errlen, "%s: '%s' %s", opt, out, "is not writable");
+    if (join)
+        return pb_join_check(out, err, errlen);
     char found[320] = "";
-    if (!join && pb_dir_empty(out, found, sizeof found) != 1)
+    if (pb_dir_empty(out, found, sizeof found) != 1)
         return pb_errf(err, errlen, "--out: '%s' is not empty (it holds %s): accepted a new or empty directory "
                        "(results are never overwritten)", out, found);
     return 0;

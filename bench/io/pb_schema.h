@@ -16,7 +16,7 @@
  *   pb_csv_values(csv, pb_schema_get(PB_K_CPUUTIL), v);
  *
  * A reader names a column by the same identifier: pb_table_col(t, PB_COL(SWEEP, pct_of_floor)).
- * Changing a name, an order or a format changes the files: bump the schema version (pb_machine.h) with it. */
+ * Changing a name, an order or a format changes the files: bump PB_SCHEMA_VERSION with it. */
 #ifndef PB_SCHEMA_H
 #define PB_SCHEMA_H
 
@@ -25,6 +25,11 @@
 #include <stdio.h>
 
 #include "pb_csv.h"
+
+#define PB_SCHEMA_VERSION 3 /* of every CSV poolbench writes; bump when a column changes meaning (2: a token's
+                               * bytes count its KV cache: gbps_effective, pct_of_floor, floor_tok_per_s,
+                               * ms_per_token; 3: round trips are the tightest ping-pong variant's, ratio_to_rt is
+                               * against it, placement may be smt or smt?) */
 
 /* The CSV kinds. Those before PB_K_COUNT are what bench_report reads; the two after are written only (bench_sweep's
  * own cpu_util.csv columns, and sweep_cpu.csv), checked by bench_report --check. */

@@ -17,13 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pb_schema.h" /* PB_SCHEMA_VERSION, machine.csv's schema_version */
 #include "pb_topo.h"
 #include "pb_tuning.h"
-
-#define PB_SCHEMA_VERSION 3 /* of every CSV poolbench writes; bump when a column changes meaning (2: a token's
-                               * bytes count its KV cache: gbps_effective, pct_of_floor, floor_tok_per_s,
-                               * ms_per_token; 3: round trips are the tightest ping-pong variant's, ratio_to_rt is
-                               * against it, placement may be smt or smt?) */
 
 typedef struct pb_machine_kind {
     char purpose[16];   /* libcpuid: "performance", "efficiency" or "general" */

@@ -15,6 +15,7 @@
 #include "harness_run.h"
 #include "pb_csv.h"
 #include "pb_csvread.h"
+#include "run_dir.h"
 #include "test_files.h"
 
 /* ---------------------------------------------------------------- pb_csv */
@@ -299,6 +300,7 @@ Test(lossless, run_dir_holding_the_csv_is_refused_before_measuring)
 {
     char dir[64];
     tf_tmpdir(dir, sizeof dir, "pb_lossless");
+    rd_machine_csv(dir, NULL, NULL); /* a run of this host: what is refused is the CSV it already holds */
     tf_write(dir, "kernels.csv", "x\n");
     tf_write(dir, "sweep.csv", "x\n");
     tf_write(dir, "memory_floor.csv", "x\n");

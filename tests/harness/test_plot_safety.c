@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "emulation.h"
+#include "run_dir.h"
 #include "test_files.h"
 
 #define MARK "PWNED"
@@ -351,6 +352,8 @@ Test(plot_failure, png_name_taken_by_a_directory)
     tf_tmpdir(scratch, sizeof scratch, "pbpf-dir");
     snprintf(run, sizeof run, "%s/run", scratch);
     cr_assert_eq(mkdir(run, 0755), 0);
+    snprintf(run, sizeof run, "%s/run", scratch);
+    rd_machine_csv(run, NULL, NULL); /* a run directory of this host, which --run-dir joins */
     snprintf(run, sizeof run, "%s/run/overlap.png", scratch);
     cr_assert_eq(mkdir(run, 0755), 0);
     ps_out r;

@@ -1,0 +1,23 @@
+/* run_dir.h — a run directory as a harness leaves it, for the tests that join one (--run-dir): its machine.csv
+ * with the identity pb_run_check compares (host, schema_version). Header-only. */
+#ifndef RUN_DIR_H
+#define RUN_DIR_H
+
+#include <stdio.h>
+
+#include "pb_run.h"
+#include "pb_schema.h"
+#include "test_files.h"
+
+/* DIR/machine.csv naming host (NULL: this host) and schema (NULL: this build's PB_SCHEMA_VERSION). */
+static inline void rd_machine_csv(const char *dir, const char *host, const char *schema)
+{
+    char here[128], version[32], text[512];
+    pb_hostname(here, sizeof here);
+    snprintf(version, sizeof version, "%d", PB_SCHEMA_VERSION);
+    snprintf(text, sizeof text, "key,value\nrun_id,x\nhost,%s\nschema_version,%s\n", host ? host : here,
+             schema ? schema : version);
+    tf_write(dir, "machine.csv", text);
+}
+
+#endif
