@@ -1,8 +1,9 @@
 /* bench_check RUN [--baseline BASE] [--expect FILE]: a CI gate on a run directory (pb_check.h says how it judges).
  * With --baseline, RUN's figures against BASE's, each within the spreads both runs show; without it, RUN against
- * the invariants of expect/invariants.txt (or FILE); with both options, both. A malformed or incomplete run fails
- * too: a gate must not pass what it could not read. Everything goes to stdout, one line each, FAIL lines first
- * in their check; the last line sums up. */
+ * the invariants of expect/invariants.txt (or FILE); with both options, both. A run bench_report --check refuses
+ * (malformed, incomplete, a harness's file missing) or one with no point fails too: a gate must not pass what it
+ * could not read. A baseline of another host, CPU or schema version is refused before anything is compared.
+ * Everything goes to stdout, one line each, FAIL lines first in their check; the last line sums up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "pb_check.h"
 #include "pb_cli.h"
 #include "pb_repofile.h"
+#include "pb_runcheck.h"
 
 #define PROG "bench_check"
 
@@ -18,8 +20,9 @@ static const char SUMMARY[] =
     "Judges a run directory: against a baseline run (a figure fails when it is worse by more than\n"
     "the two runs' own spreads allow; points in one run only are listed), or against invariants.\n"
     "exit: 0 every check holds; 1 a FAIL line for each failure (figure, baseline, now, allowed\n"
-    "      band, why), or a malformed or incomplete run; 2 bad usage, a directory that is not a run,\n"
-    "      or an expect file that does not parse";
+    "      band, why), or a run bench_report --check refuses, or one with no point; 2 bad usage, a\n"
+    "      directory that is not a run, a baseline of another host, CPU or schema version, or an\n"
+    "      expect file that does not parse";
 
 typedef struct check_args {
     const char *run, *baseline, *expect;
@@ -77,17 +80,20 @@ static void unload(loaded *l)
     pb_rundata_free(&l->rd);
 }
 
-/* A FAIL line per malformed source and one for an incomplete run. */
+/* A FAIL line for each problem bench_report --check finds in the run (the same check: a malformed or incomplete
+ * run fails the gate as it fails --check), and one for a run with no point: a gate that judges nothing passes
+ * anything. */
 static void run_problems(const loaded *l, const char *which, pb_check_tally *t)
 {
-    char tail[64];
-    snprintf(tail, sizeof tail, "in the %s", which);
-    pb_rundata_print_problems(stdout, &l->rd, "FAIL", tail);
-    t->failures += pb_rundata_bad(&l->rd);
-    int signs = pb_rundata_incomplete(&l->rd);
-    if (signs) {
-        printf("FAIL the %s %s is incomplete: %d sign%s (a stopped harness, a partial file): bench_report says which\n",
-               which, l->rd.dir, signs, signs == 1 ? "" : "s");
+    int problems = pb_check_run_dir(stdout, l->rd.dir, "FAIL ");
+    if (problems > 0) {
+        printf(PROG ": the %s %s: %d problem%s, as bench_report --check finds\n", which, l->rd.dir, problems,
+               problems == 1 ? "" : "s");
+        t->failures += problems;
+    }
+    if (l->ps.n == 0) {
+        printf("FAIL the %s %s has no point to judge (no sweep, dispatch, kernel, overlap or floor row)\n", which,
+               l->rd.dir);
         t->failures++;
     }
 }
@@ -113,6 +119,16 @@ static int load_expect(const check_args *a, pb_expect *e)
     return 0;
 }
 
+/* 0 when the baseline is a run of the run's machine and schema; 2 after one line saying what differs. */
+static int same_machine(const check_args *a, const loaded *run, const loaded *base)
+{
+    char err[512];
+    if (pb_check_same_machine(&run->rd, &base->rd, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, PROG ": --baseline %s: not a run of this machine and schema: %s\n", a->baseline, err);
+    return 2;
+}
+
 /* Both checks that apply, and the summing-up line. */
 static void judge(const check_args *a, const loaded *run, const loaded *base, const pb_expect *e, pb_check_tally *t)
 {
@@ -128,6 +144,10 @@ static void judge(const check_args *a, const loaded *run, const loaded *base, co
     if (e->n) {
         pb_check_tally inv = { 0 };
         pb_check_expect(stdout, &run->ps, e, &inv);
+        if (inv.compared == 0 && run->ps.n > 0) { /* as a baseline that shares no point: nothing was judged */
+            printf("FAIL no invariant of %s matched a point of %s: nothing was checked\n", e->path, a->run);
+            t->failures++;
+        }
         printf(PROG ": %s: %d invariants of %s held by %d points, %d broken%s\n", a->run, e->n, e->path,
                inv.compared, inv.failures, inv.unmatched ? " (some matched no point: not checked)" : "");
         t->failures += inv.failures;
@@ -147,6 +167,8 @@ int main(int argc, char **argv)
     rc = !run || (a.baseline && !base) ? 1 : load(a.run, run);
     if (rc == 0 && base)
         rc = load(a.baseline, base);
+    if (rc == 0 && base)
+        rc = same_machine(&a, run, base);
     if (rc == 0) {
         pb_check_tally t = { 0 };
         judge(&a, run, base, &e, &t);

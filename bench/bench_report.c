@@ -47,7 +47,7 @@ static int draw_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
 /* --check DIR: exit 0 when DIR matches the schemas, 1 with one line per problem, 2 when DIR is not a directory. */
 static int check_dir(const char *dir)
 {
-    int problems = pb_check_run_dir(stdout, dir);
+    int problems = pb_check_run_dir(stdout, dir, "");
     if (problems > 0)
         fprintf(stderr, "bench_report: %s: %d problem%s\n", dir, problems, problems == 1 ? "" : "s");
     else if (problems == 0)

@@ -7,13 +7,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_schema.h"
 #include "report_fixture.h"
 
-/* Two fresh copies of the quick fixture: the run and its baseline. */
+/* DIR/file rewritten with schema k's header: a column the file lacks (added to the schema after the fixture was
+ * recorded) is written as the harness writes what it did not measure, empty, or its default (0 for a figure, 1
+ * for a count: context 0, no KV cache). */
+static void to_schema(const char *dir, const char *file, pb_kind k)
+{
+    const pb_schema *s = pb_schema_get(k);
+    pb_table t;
+    load_csv(dir, file, &t);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%s\n", s->header);
+    for (size_t r = 0; r < t.nrows; r++) {
+        for (int c = 0; c < s->ncols; c++) {
+            int old = pb_table_col(&t, s->cols[c].name);
+            const char *def = s->cols[c].rule == PB_CELL_FIGURE ? "0" : s->cols[c].rule == PB_CELL_COUNT ? "1" : "";
+            if (c)
+                fputc(',', f);
+            pb_csv_field(f, old >= 0 ? pb_table_str(&t, r, old) : def);
+        }
+        fputc('\n', f);
+    }
+    cr_assert_eq(fclose(f), 0);
+    pb_table_free(&t);
+}
+
+/* A fresh copy of a fixture in today's schema, as bench_report --check (and so bench_check) requires: the quick
+ * fixture was recorded before the schemas gained their newest columns. */
+static void current_copy(const char *name, char *dir, size_t len)
+{
+    copy_fixture(name, dir, len);
+    for (int k = 0; k < PB_SCHEMA_COUNT; k++) {
+        const pb_schema *s = pb_schema_get((pb_kind)k);
+        if (k == PB_K_MACHINE || k == PB_K_CPUUTIL || file_size(dir, s->file) < 0)
+            continue; /* cpu_util.csv: the fixtures' are bench_sweep's (SWEEPUTIL) */
+        to_schema(dir, s->file, (pb_kind)k);
+    }
+    char out[8192];
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --check %s", dir), 0, "%s", out);
+}
+
+/* Two fresh copies of the quick fixture in today's schema: the run and its baseline. */
 static void two_copies(char *run, char *base, size_t len)
 {
-    copy_fixture("quick", run, len);
-    copy_fixture("quick", base, len);
+    current_copy("quick", run, len);
+    current_copy("quick", base, len);
 }
 
 /* Multiplies column col of every row of DIR/file by k (through the reader and the writer's quoting). */
@@ -50,7 +93,7 @@ static const char *cell_of(const char *dir, const char *file, size_t r, const ch
 Test(check, a_run_against_itself_passes)
 {
     char run[256], out[16384];
-    copy_fixture("quick", run, sizeof run);
+    current_copy("quick", run, sizeof run);
     int rc = sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, run);
     cr_expect_eq(rc, 0, "%s", out);
     cr_expect(strstr(out, "worse beyond both spreads") && !strstr(out, "FAIL"), "%s", out);
@@ -145,7 +188,7 @@ Test(check, points_in_one_run_are_listed_not_failed)
 static void invariants_hold_on(const char *fixture)
 {
     char run[256], out[16384];
-    copy_fixture(fixture, run, sizeof run);
+    current_copy(fixture, run, sizeof run);
     int rc = sh(out, sizeof out, "$B/bench_check %s", run);
     cr_expect_eq(rc, 0, "%s: %s", fixture, out);
     cr_expect(!strstr(out, "not checked") && !strstr(out, "FAIL"), "%s: every invariant held by some point: %s",
@@ -173,7 +216,7 @@ Test(check, invariants_hold_on_a_16_vcpu_run)
 Test(check, a_broken_invariant_fails_with_its_reason)
 {
     char run[256], out[16384];
-    copy_fixture("quick", run, sizeof run);
+    current_copy("quick", run, sizeof run);
     set_cell(run, "sweep.csv", 3, "verified", "0");
     cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 1, "%s", out);
     cr_expect(strstr(out, "FAIL decode/qwen3-0.6b/q8_0/spin/static/fused/p/threads:2 verified: baseline none "
@@ -183,7 +226,7 @@ Test(check, a_broken_invariant_fails_with_its_reason)
     set_cell(run, "sweep.csv", 3, "verified", "1");
     set_cell(run, "kernels.csv", 0, "gbps_median", "-1");
     cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 1, "%s", out);
-    cr_expect(strstr(out, "FAIL: ") && strstr(out, "kernels.csv:2:12: column 'gbps_median': '-1'"), "%s", out);
+    cr_expect(strstr(out, "FAIL ") && strstr(out, "/kernels.csv:2:12: column 'gbps_median': '-1'"), "%s", out);
     drop_fixture(run);
 }
 
@@ -215,6 +258,57 @@ Test(check, unknown_names_in_an_expect_file_are_exit_2)
                              "dispatch.x_spin[policy=condvar,oversubscribed=no] >= 0  # why\n");
     cr_expect_eq(sh(out, sizeof out, "$B/bench_check " RUNS "/xeon16 --expect %s/inv.txt", dir), 0, "%s", out);
     tf_rmrf(dir);
+}
+
+/* A malformed or incomplete run fails the gate as bench_report --check would refuse it (the same check), each
+ * problem a FAIL line: the issue's five runs, made from a copy of xeon16 (a run of today's schema); so does a run
+ * whose points no invariant matches (only kernels: nothing was judged). */
+Test(check, a_run_bench_report_check_refuses_fails_the_gate)
+{
+    static const struct { const char *edit, *says; } bad[] = {
+        { "cd %s && rm $(ls | grep -v machine.csv)", "has no point" },
+        { "cd %s && rm $(ls | grep -v -e machine.csv -e kernels.csv)", "nothing was checked" },
+        { "rm %s/machine.csv", "machine.csv: missing" },
+        { "sed -i 's/^schema_version,3$/schema_version,3x/' %s/machine.csv", "key 'schema_version': '3x'" },
+        { "rm %s/sweep.csv", "sweep.csv: missing, though bench_sweep ran" },
+        { "cp %s/kernels.csv %s/kernels.csv.partial-Ab12Cd", "kernels.csv.partial-Ab12Cd: a partial file" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char run[256], out[16384], cmd[1200];
+        copy_fixture("xeon16", run, sizeof run);
+        cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 0, "the copy passes first: %s", out);
+        snprintf(cmd, sizeof cmd, bad[i].edit, run, run);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 1, "%s: %s", bad[i].says, out);
+        cr_expect(strstr(out, "FAIL ") && strstr(out, bad[i].says), "%s: %s", bad[i].says, out);
+        drop_fixture(run);
+    }
+}
+
+/* A baseline must be a run of the same machine and schema: another host, CPU or schema version is refused in one
+ * line, exit 2, before anything is compared. */
+Test(check, a_baseline_of_another_machine_is_refused)
+{
+    static const struct { const char *edit, *says; } other[] = {
+        { "s/^host,.*/host,otherbox/", "host" },
+        { "s/^brand,.*/brand,Some Other CPU/", "brand" },
+        { "s/^ext_model,.*/ext_model,1/", "ext_model" },
+        { "s/^schema_version,.*/schema_version,99/", "schema_version" },
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        char run[256], base[256], out[16384], cmd[1200];
+        copy_fixture("xeon16", run, sizeof run);
+        copy_fixture("xeon16", base, sizeof base);
+        cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base), 0, "%s", out);
+        snprintf(cmd, sizeof cmd, "sed -i '%s' %s/machine.csv", other[i].edit, base);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s --baseline %s", run, base), 2, "%s: %s", other[i].says,
+                     out);
+        cr_expect(strstr(out, "--baseline") && strstr(out, other[i].says), "%s: %s", other[i].says, out);
+        cr_expect_eq(tf_count(out, "\n"), 1, "one line: %s", out);
+        drop_fixture(run);
+        drop_fixture(base);
+    }
 }
 
 Test(check, bad_usage_is_exit_2)

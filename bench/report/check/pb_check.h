@@ -40,6 +40,12 @@ typedef struct pb_check_tally {
  * Sharing no point at all is a failure: a gate that compares nothing passes anything. */
 void pb_check_baseline(FILE *out, const pb_points *run, const pb_points *base, pb_check_tally *t);
 
+/* Whether base is a run of run's machine and CSV schema: machine.csv's host, CPU identity (vendor, brand,
+ * ext_family, ext_model) and schema_version the same in both. 0, or -1 with what differs in err ("host is
+ * 'otherbox' in the baseline, 'vm' in the run"). A key the run lacks is not compared (the run's own check fails
+ * it); one the baseline lacks is refused: it cannot show it is of this machine. */
+int pb_check_same_machine(const pb_rundata *run, const pb_rundata *base, char *err, size_t errlen);
+
 #define PB_EXPECT_FILTERS 8
 
 typedef struct pb_expect_filter {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pb_check.h"
+#include "pb_err.h"
 
 void pb_check_fail(FILE *out, const char *point, const pb_figure *now, const pb_figure *base, const char *base_words,
                    const char *band, const char *why)
@@ -87,4 +88,34 @@ void pb_check_baseline(FILE *out, const pb_points *run, const pb_points *base, p
     }
     t->only_base += only_in(out, base, run, "baseline");
     t->only_run += only_in(out, run, base, "run");
+}
+
+/* A machine.csv value for a message, cut and with control characters as '?': the refusal stays one line. */
+static const char *shown(char *buf, size_t len, const char *s)
+{
+    snprintf(buf, len, "%s", s);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return buf;
+}
+
+int pb_check_same_machine(const pb_rundata *run, const pb_rundata *base, char *err, size_t errlen)
+{
+    static const int keys[] = { PB_MKEY_host, PB_MKEY_vendor, PB_MKEY_brand, PB_MKEY_ext_family, PB_MKEY_ext_model,
+                                PB_MKEY_schema_version };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *key = pb_machine_key(keys[i])->name;
+        const char *r = pb_machine_value(run, key), *b = pb_machine_value(base, key);
+        if (!r)
+            continue;
+        char rs[81], bs[81];
+        if (!b)
+            return pb_errf(err, errlen, "the baseline's machine.csv has no %s (the run's is '%s')", key,
+                           shown(rs, sizeof rs, r));
+        if (strcmp(r, b) != 0)
+            return pb_errf(err, errlen, "%s is '%s' in the baseline, '%s' in the run", key, shown(bs, sizeof bs, b),
+                           shown(rs, sizeof rs, r));
+    }
+    return 0;
 }

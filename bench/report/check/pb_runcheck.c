@@ -13,7 +13,7 @@
 
 typedef struct check {
     FILE *out;
-    const char *dir;
+    const char *dir, *prefix;
     int problems;
     bool present[PB_SCHEMA_COUNT]; /* the kind's file is there (a file two kinds share counts for both) */
     bool wrote[PB_SCHEMA_COUNT];   /* the file is there and this kind's schema is the one it follows */
@@ -25,6 +25,7 @@ static void problem(check *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    fputs(c->prefix, c->out);
     vfprintf(c->out, fmt, ap);
     va_end(ap);
     fputc('\n', c->out);
@@ -219,14 +220,14 @@ static bool first_of_file(int k)
     return true;
 }
 
-int pb_check_run_dir(FILE *out, const char *dir)
+int pb_check_run_dir(FILE *out, const char *dir, const char *prefix)
 {
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(out, "%s: not a directory\n", dir);
+        fprintf(out, "%s%s: not a directory\n", prefix, dir);
         return -1;
     }
-    check c = { .out = out, .dir = dir };
+    check c = { .out = out, .dir = dir, .prefix = prefix };
     for (int k = 0; k < PB_SCHEMA_COUNT; k++) {
         if (!first_of_file(k))
             continue;
