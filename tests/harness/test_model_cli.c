@@ -4,11 +4,14 @@
  * token floors per context; a truncated file, a file with q5_0 tensors and --format beside a file refused with
  * exit 2 and one line naming the file (and the type), before any output. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "gguf_model.h"
 #include "harness_run.h"
+#include "pb_csv.h"
 #include "pb_csvread.h"
 #include "test_files.h"
 
@@ -90,6 +93,68 @@ Test(model_cli, mmap_and_a_llama_file, .timeout = 300)
     cr_expect_str_eq(cell(&t, 0, "kv_type"), "q8_0");
     cr_expect_str_eq(cell(&t, 0, "verified"), "1");
     pb_table_free(&t);
+    tf_rmrf(dir);
+}
+
+/* The rows (lines after the header) of dir's file called name, or (prefix) of the first whose name starts with
+ * it; -1 when none. */
+static int rows_in(const char *dir, const char *name, bool prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rows = -1;
+    while (d && rows < 0 && (e = readdir(d))) {
+        if (prefix ? strncmp(e->d_name, name, strlen(name)) != 0 : strcmp(e->d_name, name) != 0)
+            continue;
+        char *text = tf_read("%s/%s", dir, e->d_name);
+        rows = text ? tf_count(text, "\n") - 1 : -1;
+    }
+    if (d)
+        closedir(d);
+    return rows;
+}
+
+/* A model file truncated while a --mmap sweep reads it: the reads past its new end raise SIGBUS, which killed
+ * the sweep with nothing said and its rows unpublished (exit 135, seen before the fix). Now: one line naming the
+ * file, the rows measured before published (the point in flight, which read zeros, dropped), machine.csv marked
+ * incomplete with the reason, exit 1. */
+Test(model_cli, a_model_file_truncated_under_an_mmap_sweep, .timeout = 300)
+{
+    char dir[64], path[128], run[128], log[128];
+    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
+    write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
+    snprintf(path, sizeof path, "%s/tiny.gguf", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    /* Six points of 4000 tokens: seconds each, so the truncation lands while the sweep still reads the file. */
+    static const char *const args[] = { "--model", "tiny.gguf", "--mmap", "--threads", "1", "--policy",
+                                        "spin,condvar,spawn", "--glue", "serial,fused", "--tokens", "4000",
+                                        "--warmup", "0", "--floor-passes", "3", "--out", "run", NULL };
+    pid_t pid = harness_start("bench_sweep", dir, args, log);
+    int rows = -1;
+    for (int i = 0; i < 12000 && (rows = rows_in(run, "sweep.csv" PB_CSV_PARTIAL, true)) < 1; i++) /* 120 s */
+        harness_sleep_ms(10);
+    cr_assert_geq(rows, 1, "a point finished before the truncation: %s", tf_read("%s", log));
+    cr_assert_eq(truncate(path, 4096), 0, "truncate %s", path);
+    int rc = harness_finish(pid, 120000);
+    char *text = tf_read("%s", log);
+    cr_expect_eq(rc, 1, "a failure, not a crash (135 is SIGBUS): %d: %s", rc, text);
+    cr_expect(text && strstr(text, "tiny.gguf") && strstr(text, "truncated"), "a line names the file: %s", text);
+    int published = rows_in(run, "sweep.csv", false);
+    cr_expect_geq(published, rows, "the rows measured before are published (%d of %d)", published, rows);
+    cr_expect_lt(published, 6, "the sweep stopped at the truncation");
+    cr_expect_eq(rows_in(run, "sweep.csv" PB_CSV_PARTIAL, true), -1, "no partial file left");
+    pb_table t;
+    if (published > 0) {
+        harness_load_csv(&t, dir, "run/sweep.csv");
+        for (size_t r = 0; r < t.nrows; r++)
+            cr_expect_str_eq(cell(&t, r, "verified"), "1", "row %zu read the whole file", r);
+        pb_table_free(&t);
+    }
+    char *machine = tf_read("%s/machine.csv", run);
+    cr_expect(machine && strstr(machine, "incomplete,") && strstr(machine, "failed after") &&
+                  strstr(strstr(machine, "incomplete,"), "tiny.gguf"),
+              "machine.csv says why the run is incomplete: %s", machine);
     tf_rmrf(dir);
 }
 

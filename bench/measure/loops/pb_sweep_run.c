@@ -12,6 +12,7 @@
 #include "pb_decode_floor.h"
 #include "pb_decode_load.h"
 #include "pb_err.h"
+#include "pb_mapguard.h"
 #include "pb_placement.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
@@ -249,6 +250,10 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
                  pb_placement_block(b->p->where, b->pair->cpu[0], b->pair->n > 1 ? b->pair->cpu[1] : -1, r->rt_before,
                                     r->rt_after));
     }
+    if (pb_mapguard_tripped()) /* zeros stood in for the weights: the point measured nothing real */
+        rc = pb_errf(err, errlen, "%s: the file was truncated while the run read it (byte %llu of its mapping is "
+                     "past its new end): point %d dropped", b->p->file ? b->p->file->g.name : "the model file",
+                     (unsigned long long)pb_mapguard_offset(), r->point);
     if (rc == 0 && sw_verify(run, b, d, r) != 0)
         rc = pb_errf(err, errlen, "the reference logits: %s", strerror(errno));
     if (rc == 0 && b->p->row(b->p->ctx, r) != 0)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "pb_err.h"
+#include "pb_mapguard.h"
 
 /* A preset, or the file's shape with its format as the run's one format. */
 static int ma_model(pb_model_arg *a, const char *text, pb_list *formats, char *err, size_t errlen)
@@ -27,6 +28,10 @@ static int ma_model(pb_model_arg *a, const char *text, pb_list *formats, char *e
     if (pb_model_file_open(&a->file, text, why, sizeof why) != 0)
         return pb_errf(err, errlen, "--model: %s", why);
     a->is_file = true;
+    /* The file stays mapped while the run reads it (--mmap: every token): one truncated under the run must end
+     * it with a line naming the file, not a SIGBUS. */
+    if (a->file.g.map && pb_mapguard_arm(a->file.g.map, a->file.g.size) != 0)
+        return pb_errf(err, errlen, "--model %s: cannot guard its mapping: %s", text, strerror(errno));
     a->model = &a->file.shape;
     formats->v[formats->n++] = a->file.fmt[0];
     return 0;
@@ -51,7 +56,9 @@ int pb_model_arg_resolve(pb_model_arg *a, const char *text, pb_list *formats, pb
 
 void pb_model_arg_close(pb_model_arg *a)
 {
-    if (a->is_file)
+    if (a->is_file) {
+        pb_mapguard_disarm();
         pb_model_file_close(&a->file);
+    }
     memset(a, 0, sizeof *a);
 }
