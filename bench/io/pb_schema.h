@@ -5,7 +5,7 @@
  *   type     TEXT, INT (long long), U64 (unsigned long long) or REAL (double): which pb_value member holds it
  *   fmt      how the writer prints it (printf, for the type above); a text field is always quoted by pb_csv_field
  *   unit     "ns", "GB/s", "%", ... ("" when none)
- *   rule     what the report accepts in the cell: NONE (text), COUNT, FIGURE or OPTIONAL (pb_cell_rule)
+ *   rule     what the report accepts in the cell: NONE (text), WORD, COUNT, FIGURE or OPTIONAL (pb_cell_rule)
  *   meaning  a short phrase for the README's table (bench_report --schema-md)
  * From the lists come: the column-index enums (PB_SWEEP_pct_of_floor), the header lines, the tables
  * pb_schema_get returns, the report's validation rules and the README's columns table. A writer fills one
@@ -58,6 +58,8 @@ typedef enum pb_cell_rule {
     PB_CELL_COUNT,    /* a positive integer: threads, batch, round */
     PB_CELL_FIGURE,   /* a finite number >= 0, always there: the figure a row exists for, or a setting */
     PB_CELL_OPTIONAL, /* the same, or nan or empty where the harness measured nothing (ratios, round trips) */
+    PB_CELL_WORD,     /* a name the plots gather into word lists (format, policy, ...): one word, not empty, no
+                         space, quote or control character */
 } pb_cell_rule;
 
 /* ---------------------------------------------------------------- the columns */
@@ -72,7 +74,7 @@ typedef enum pb_cell_rule {
 
 #define PB_POOL_COLS(X)                                                                                             \
     PB_RUN_COLS(X)                                                                                                  \
-    X(policy, TEXT, "%s", "", NONE, "dispatch policy (spin, condvar, hybrid, spawn, omp; pingpong: the round trip)") \
+    X(policy, TEXT, "%s", "", WORD, "dispatch policy (spin, condvar, hybrid, spawn, omp; pingpong: the round trip)") \
     X(threads, INT, "%lld", "", COUNT, "threads in the pool, the caller included")                                  \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(gap_us, INT, "%lld", "µs", FIGURE, "caller's serial busy work between dispatches")                            \
@@ -100,8 +102,8 @@ typedef enum pb_cell_rule {
 
 #define PB_MEMORY_COLS(X)                                                                                           \
     PB_RUN_COLS(X)                                                                                                  \
-    X(op, TEXT, "%s", "", NONE, "read, copy or write")                                                              \
-    X(kernel, TEXT, "%s", "", NONE, "the streaming kernel")                                                         \
+    X(op, TEXT, "%s", "", WORD, "read, copy or write")                                                              \
+    X(kernel, TEXT, "%s", "", WORD, "the streaming kernel")                                                         \
     X(threads, INT, "%lld", "", COUNT, "threads streaming")                                                         \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(size_mib, U64, "%llu", "MiB", OPTIONAL, "buffer size")                                                        \
@@ -115,8 +117,8 @@ typedef enum pb_cell_rule {
 
 #define PB_TOKEN_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
-    X(model, TEXT, "%s", "", NONE, "the model's shape")                                                             \
-    X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
+    X(model, TEXT, "%s", "", WORD, "the model's shape")                                                             \
+    X(format, TEXT, "%s", "", WORD, "weight format")                                                                \
     X(threads, INT, "%lld", "", COUNT, "threads of the floor used")                                                 \
     X(weight_bytes, U64, "%llu", "B", OPTIONAL, "weight bytes read per token")                                      \
     X(context, INT, "%lld", "", FIGURE, "positions in the KV cache before the token")                               \
@@ -129,14 +131,14 @@ typedef enum pb_cell_rule {
 
 #define PB_KERNELS_COLS(X)                                                                                          \
     PB_RUN_COLS(X)                                                                                                  \
-    X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
-    X(variant, TEXT, "%s", "", NONE, "kernel variant (scalar, avx2, avx512, ...)")                                  \
+    X(format, TEXT, "%s", "", WORD, "weight format")                                                                \
+    X(variant, TEXT, "%s", "", WORD, "kernel variant (scalar, avx2, avx512, ...)")                                  \
     X(rows, INT, "%lld", "", OPTIONAL, "matrix rows")                                                               \
     X(cols, INT, "%lld", "", OPTIONAL, "matrix columns")                                                            \
     X(batch, INT, "%lld", "", COUNT, "activation vectors per pass")                                                 \
     X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \
     X(bytes, U64, "%llu", "B", OPTIONAL, "weight bytes")                                                            \
-    X(level, TEXT, "%s", "", NONE, "where the weights live: l2, l3 or dram")                                        \
+    X(level, TEXT, "%s", "", WORD, "where the weights live: l2, l3 or dram")                                        \
     X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "slowest sample")                                                   \
     X(gbps_median, REAL, "%.3f", "GB/s", FIGURE, "median sample")                                                   \
     X(gbps_max, REAL, "%.3f", "GB/s", OPTIONAL, "fastest sample")                                                   \
@@ -148,18 +150,18 @@ typedef enum pb_cell_rule {
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
     X(point, INT, "%lld", "", OPTIONAL, "the point's number in the run")                                            \
-    X(model, TEXT, "%s", "", NONE, "the model's shape")                                                             \
+    X(model, TEXT, "%s", "", WORD, "the model's shape")                                                             \
     X(model_file, TEXT, "%s", "", NONE, "the GGUF file of the weights (empty: a preset's synthetic weights)")       \
     X(weights, TEXT, "%s", "", NONE, "arena (built or copied into huge pages) or mmap (read in the file's mapping)") \
     X(arch, TEXT, "%s", "", NONE, "the model file's architecture: llama, qwen2, qwen3 (empty: a preset)")           \
     X(type_mix, TEXT, "%s", "", NONE, "the file's tensors by ggml type, type:tensors:MB space-separated")             \
-    X(format, TEXT, "%s", "", NONE, "weight format")                                                                \
+    X(format, TEXT, "%s", "", WORD, "weight format")                                                                \
     X(kernel, TEXT, "%s", "", NONE, "kernel variant")                                                               \
-    X(policy, TEXT, "%s", "", NONE, "executor: a pool policy or omp")                                               \
-    X(schedule, TEXT, "%s", "", NONE, "how rows are split over threads")                                            \
-    X(glue, TEXT, "%s", "", NONE, "serial or fused glue")                                                           \
+    X(policy, TEXT, "%s", "", WORD, "executor: a pool policy or omp")                                               \
+    X(schedule, TEXT, "%s", "", WORD, "how rows are split over threads")                                            \
+    X(glue, TEXT, "%s", "", WORD, "serial or fused glue")                                                           \
     X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \
-    X(cpuset, TEXT, "%s", "", NONE, "the named core set")                                                           \
+    X(cpuset, TEXT, "%s", "", WORD, "the named core set")                                                           \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(batch, INT, "%lld", "", COUNT, "tokens decoded together (M)")                                                 \
     X(tokens, INT, "%lld", "", OPTIONAL, "timed tokens")                                                            \
@@ -169,7 +171,7 @@ typedef enum pb_cell_rule {
     X(tok_per_s, REAL, "%.3f", "tok/s", FIGURE, "batch x 1000 / median ms")                                         \
     X(weight_bytes, U64, "%llu", "B", OPTIONAL, "weight bytes read per token")                                      \
     X(context, INT, "%lld", "", FIGURE, "positions in the KV cache before the token")                               \
-    X(kv_type, TEXT, "%s", "", NONE, "the KV cache's type (f16, q8_0)")                                             \
+    X(kv_type, TEXT, "%s", "", WORD, "the KV cache's type (f16, q8_0)")                                             \
     X(kv_bytes, U64, "%llu", "B", OPTIONAL, "KV cache bytes read per token (its own position included)")            \
     X(gbps_effective, REAL, "%.3f", "GB/s", OPTIONAL, "weight + KV bytes per median token")                         \
     X(floor_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "median read floor through the same cpus")                        \
@@ -238,7 +240,7 @@ typedef enum pb_cell_rule {
 
 #define PB_OVERLAP_COLS(X)                                                                                          \
     PB_RUN_COLS(X)                                                                                                  \
-    X(mode, TEXT, "%s", "", NONE, "serial, async-spawn, async-inherit or async-pinned")                             \
+    X(mode, TEXT, "%s", "", WORD, "serial, async-spawn, async-inherit or async-pinned")                             \
     X(ratio, REAL, "%.3g", "", FIGURE, "prep / job time asked for")                                                 \
     X(prep_us, REAL, "%.2f", "µs", OPTIONAL, "caller's prep, median")                                               \
     X(job_us, REAL, "%.2f", "µs", OPTIONAL, "helper's job, median")                                                 \

@@ -15,8 +15,11 @@ static const struct cell_rule {
     bool integer;
     bool absent_ok;      /* nan or an empty field: not measured */
     bool any;            /* text: every cell follows it */
+    bool word;           /* text of one word: a plot's key */
 } cell_rules[] = {
     [PB_CELL_NONE] = { .accepts = "text", .any = true },
+    [PB_CELL_WORD] = { .accepts = "one word (not empty; no space, quote or control character: the plots key on it)",
+                       .word = true },
     [PB_CELL_COUNT] = { .accepts = "a positive integer", .min = 1, .max = 1e9, .integer = true },
     [PB_CELL_FIGURE] = { .accepts = "a finite number ≥ 0", .min = 0, .max = HUGE_VAL },
     [PB_CELL_OPTIONAL] = { .accepts = "a finite number ≥ 0, or nan or empty when not measured", .min = 0,
@@ -28,11 +31,22 @@ static bool blank(const char *s)
     return s[strspn(s, " \t")] == '\0';
 }
 
+/* gnuplot's word lists split on white space and group what quotes enclose. */
+static bool one_word(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '"' || *p == '\'')
+            return false;
+    return *s != '\0';
+}
+
 static bool cell_ok(const struct cell_rule *r, const char *s)
 {
     double v;
     if (r->any)
         return true;
+    if (r->word)
+        return one_word(s);
     if (pb_parse_num(s, &v) != 0)
         return r->absent_ok && blank(s);
     if (isnan(v))

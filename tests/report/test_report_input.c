@@ -16,6 +16,8 @@
 static const char host_text[] = "evil|host\nnext <script>alert(1)</script> ![x](http://e/x.png) \xff\xfe end";
 static const char label_text[] = "m|<img src=x>*em* _u_ [l](http://e/)\r\n`c`";
 static const char policy_text[] = "![x](http://e/x.png)|pol";
+/* A plot's key must be one word (the schema's WORD rule): the label's markup without its spaces and line breaks. */
+static const char label_word[] = "m|<img/src=x>*em*_u_[l](http://e/)`c`";
 
 /* The whole file at dir/name (malloc'ed, NUL-terminated); its length in *len. */
 static char *read_all(const char *dir, const char *name, size_t *len)
@@ -121,8 +123,9 @@ static void hostile_fixture(char *dir, size_t len)
     set_cell(dir, "machine.csv", find_row(dir, "machine.csv", brand), "value", label_text);
     static const char *const spin2[] = { "format", "q8_0", "policy", "spin", "threads", "2", NULL };
     size_t r = find_row(dir, "sweep.csv", spin2);
-    set_cell(dir, "sweep.csv", r, "model", label_text);
-    set_cell(dir, "sweep.csv", r, "cpuset", label_text);
+    set_cell(dir, "sweep.csv", r, "model", label_word);
+    set_cell(dir, "sweep.csv", r, "cpuset", label_word);
+    set_cell(dir, "sweep.csv", r, "placement", label_text);
     static const char *const condvar2[] = { "policy", "condvar", "threads", "2", "gap_us", "0", NULL };
     set_cell(dir, "pool_overhead.csv", find_row(dir, "pool_overhead.csv", condvar2), "policy", policy_text);
     char path[600];
@@ -318,4 +321,24 @@ Test(report_input, a_killed_harness_partial_file_is_read)
     cr_expect(strstr(cmd_md, "sweep.csv: from sweep.csv.partial-a1B2c3, left by a killed harness (bench_sweep): 2 "
                              "rows"), "%s", cmd_md);
     cr_expect(strstr(cmd_md, "| best decode, qwen3-0.6b q8_0 | tok/s |"), "the partial decode is compared");
+}
+
+/* The plots gather a run's formats, policies, core sets, ... into word lists: a cell with a space ("q8 0") passed
+ * --check and then broke sweep.gp ("array index out of range"). Such a cell is malformed where it is read. */
+Test(report_input, a_plot_key_with_a_space_is_a_malformed_cell)
+{
+    char dir[256], out[8192], where[3][128];
+    copy_fixture("xeon16", dir, sizeof dir);
+    static const char *const any[] = { NULL };
+    spoil(dir, "sweep.csv", any, "format", "q8 0", where[0], sizeof where[0]);
+    spoil(dir, "pool_overhead.csv", any, "policy", "\"spin\"", where[1], sizeof where[1]);
+    spoil(dir, "kernels.csv", any, "level", "", where[2], sizeof where[2]);
+    int rc = sh(out, sizeof out, "$B/bench_report --check %s", dir);
+    cr_expect_eq(rc, 1, "%s", out);
+    for (int i = 0; i < 3; i++)
+        cr_expect(strstr(out, where[i]) && strstr(out, "is not one word"), "names %s: %s", where[i], out);
+    rc = sh(out, sizeof out, "$B/bench_report --no-plots %s", dir);
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, where[0]) && strstr(out, "'q8 0' is not one word"), "%s", out);
+    drop_fixture(dir);
 }

@@ -121,7 +121,8 @@ static int mf_shape(pb_model_file *m, char *err, size_t errlen)
 }
 
 /* general.name, else the file's base name; printable bytes only, and one word (it reaches tables, CSV cells and
- * the plots' word lists of models: "Qwen3 0.6B" becomes Qwen3_0.6B). */
+ * the plots' word lists of models, whose quotes group words: "Qwen3 0.6B" becomes Qwen3_0.6B; the schema's WORD
+ * rule refuses anything else). */
 static void mf_name(pb_model_file *m, const char *path)
 {
     pb_gguf_str s;
@@ -132,7 +133,7 @@ static void mf_name(pb_model_file *m, const char *path)
     }
     pb_gguf_text(m->name, sizeof m->name, s);
     for (char *c = m->name; *c; c++) /* a CSV cell and a table column: no separators */
-        *c = *c == ',' || *c == '"' || *c == ' ' ? '_' : *c;
+        *c = *c == ',' || *c == '"' || *c == '\'' || *c == ' ' ? '_' : *c;
     m->shape.name = m->name;
 }
 
