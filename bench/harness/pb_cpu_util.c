@@ -94,14 +94,28 @@ int pb_cu_finish(pb_cu_out *k, const pb_machine *m, const pb_sampler_result *u)
 {
     char err[512];
     const char *dir = k->run.dir;
-    int closed = pb_csv_close(k->csv);
+    pb_csv_end end;
+    int closed = pb_csv_finish(k->csv, true, &end);
     k->csv = NULL;
     if (closed != 0) {
-        fprintf(stderr, "%s: cannot write %s/cpu_util.csv: %s\n", k->prog, dir, strerror(errno));
-        return 1;
+        char path[sizeof k->run.dir + 16], line[sizeof end.partial + 2 * sizeof path];
+        snprintf(path, sizeof path, "%s/cpu_util.csv", dir);
+        pb_csv_end_text(&end, path, line, sizeof line);
+        fprintf(stderr, "%s: %s\n", k->prog, line);
     }
     if (pb_machine_write_csv(m, dir, k->run.run_id, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", k->prog, err);
+        return 1;
+    }
+    if (closed != 0) {
+        /* The samples that reached the disk are published: machine.csv says how many were lost, and why. */
+        char note[1024];
+        snprintf(note, sizeof note, "%s: failed after %ld rows (%s): cpu_util.csv: %ld rows lost: %s", k->prog,
+                 end.published || end.kept ? end.rows : 0, end.published ? "cpu_util.csv" : "",
+                 end.lost + (end.published || end.kept ? 0 : end.rows), strerror(end.write_err ? end.write_err
+                                                                                         : end.publish_err));
+        if (pb_machine_mark_incomplete(dir, note, err, sizeof err) != 0)
+            fprintf(stderr, "%s: %s\n", k->prog, err);
         return 1;
     }
     fprintf(stderr, "%s: wrote %s/cpu_util.csv\n", k->prog, dir);

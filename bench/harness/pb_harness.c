@@ -221,23 +221,28 @@ static void print_paths(const char *label, const char *dir, const char *const *n
 }
 
 /* Publishes every CSV; the names published go into names (NULL-terminated), the rows kept into rows. 0, or 1
- * after a line on stderr for each that failed (its partial file then keeps the rows). */
+ * after a line on stderr for each that did not end whole, saying where its rows are or that they were lost. A
+ * failed write is the run's failure (h->failure, for the incomplete line), unless another came first. */
 static int publish_all(pb_harness *h, const char **names, long *rows)
 {
     int rc = 0, n = 0;
     *rows = 0;
     for (int i = 0; i < h->ncsv; i++) {
-        pb_csv *c = h->csv[i];
-        char partial[sizeof h->run.dir + 64];
-        snprintf(partial, sizeof partial, "%s", pb_csv_partial_path(c));
-        *rows += pb_csv_rows(c);
-        if (pb_csv_close(c) == 0) {
-            names[n++] = h->csv_name[i];
-        } else {
-            fprintf(stderr, "%s: cannot publish %s/%s: %s; its rows stay in %s\n", h->prog, h->run.dir,
-                    h->csv_name[i], strerror(errno), partial);
+        pb_csv_end end;
+        char path[sizeof h->run.dir + 64], line[sizeof end.partial + 2 * sizeof path];
+        snprintf(path, sizeof path, "%s/%s", h->run.dir, h->csv_name[i]);
+        if (pb_csv_finish(h->csv[i], true, &end) != 0) {
+            pb_csv_end_text(&end, path, line, sizeof line);
+            fprintf(stderr, "%s: %s\n", h->prog, line);
             rc = 1;
+            if (end.write_err && !h->failure[0])
+                snprintf(h->failure, sizeof h->failure, "%s: %ld rows lost: %s", h->csv_name[i],
+                         end.lost + (end.published || end.kept ? 0 : end.rows), strerror(end.write_err));
         }
+        if (end.published)
+            names[n++] = h->csv_name[i];
+        if (end.published || end.kept)
+            *rows += end.rows;
     }
     names[n] = NULL;
     h->ncsv = 0;
@@ -254,7 +259,7 @@ static int mark_incomplete(const pb_harness *h, int sig, long rows, const char *
     for (int i = 0; names[i] && at < sizeof note; i++)
         at += (size_t)snprintf(note + at, sizeof note - at, "%s%s", i ? " " : "", names[i]);
     if (at < sizeof note)
-        snprintf(note + at, sizeof note - at, ")%s%s", sig ? "" : ": ", sig ? "" : h->failure);
+        snprintf(note + at, sizeof note - at, ")%s%s", h->failure[0] ? ": " : "", h->failure);
     if (pb_machine_mark_incomplete(h->run.dir, note, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", h->prog, err);
         return 1;

@@ -155,7 +155,10 @@ void pb_harness_drop_csv(pb_harness *h, pb_csv *c);
  * and, unless a signal stopped the harness or measuring failed, draws the script's plots (plots:
  * NULL-terminated file names) and prints "plots: DIR/NAME ...". When a signal stopped it, appends
  * `incomplete,PROG: SIGNAL after N rows (FILES)` to machine.csv and returns 128 + the signal; after
- * pb_harness_fail, `incomplete,PROG: failed after N rows (FILES): REASON`, and returns 1. Frees the topology.
+ * pb_harness_fail, `incomplete,PROG: failed after N rows (FILES): REASON`, and returns 1. A CSV whose writes failed
+ * (a full disk) is such a failure: its whole rows are published, a line says how many were lost and why (the
+ * write's errno), and the reason is "NAME: L rows lost: ERROR" unless an earlier failure came first. Frees the
+ * topology.
  * 0, 1 after an error line on stderr, or 128 + signal. */
 int pb_harness_close(pb_harness *h, const char *script, const char *const *plots);
 

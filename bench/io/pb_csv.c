@@ -23,9 +23,13 @@ struct pb_csv {
     FILE *f;
     char path[4096];
     char partial[4096 + 32];
-    long rows;
+    long rows;            /* rows that reached the file whole */
+    long lost;            /* rows handed over after a write failed: never written */
+    off_t good;           /* the file's length up to its last whole row (the header alone: its end) */
     uint64_t last_sync_ns;
-    bool failed; /* a write failed: close must not publish the file */
+    bool failed;          /* a write failed: nothing more is written, and only good bytes are ever published */
+    bool header;          /* the header reached the file */
+    int err;              /* the first failure's errno */
 };
 
 static uint64_t pb_csv_now_ns(void)
@@ -230,30 +234,64 @@ pb_csv *pb_csv_open(const char *dir, const char *name, const char *header)
     if (!c->f)
         return pb_csv_fail(c, fd, errno);
     c->last_sync_ns = pb_csv_now_ns();
-    if (fprintf(c->f, "%s\n", header) < 0 || fflush(c->f) != 0)
+    if (fprintf(c->f, "%s\n", header) < 0 || fflush(c->f) != 0) {
         c->failed = true;
+        c->err = errno;
+    } else {
+        c->header = true;
+        c->good = ftello(c->f);
+    }
     return c;
 }
 
+/* The first failure: its errno is what close reports (ENOSPC stays ENOSPC); the row it broke is lost. */
+static void pb_csv_failed(pb_csv *c, int e)
+{
+    c->failed = true;
+    c->err = e ? e : EIO;
+    c->lost++;
+}
+
 /* Ends the row just printed (ok: it printed whole): its newline, the flush, the count and the periodic fsync. */
-static void pb_csv_end_row(pb_csv *c, bool ok)
+static void pb_csv_end_row(pb_csv *c, bool ok, int bad_errno)
 {
     if (!ok || fputc('\n', c->f) == EOF || fflush(c->f) != 0) {
-        c->failed = true;
+        pb_csv_failed(c, ok ? errno : bad_errno);
         return;
     }
     c->rows++;
+    c->good = ftello(c->f);
     uint64_t now = pb_csv_now_ns();
     if (now - c->last_sync_ns >= PB_CSV_SYNC_NS) {
-        if (fsync(fileno(c->f)) != 0)
+        if (fsync(fileno(c->f)) != 0) { /* the rows flushed are in the page cache: still the file's */
             c->failed = true;
+            c->err = errno;
+        }
         c->last_sync_ns = now;
     }
 }
 
-void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap) { pb_csv_end_row(c, pb_csv_vprint(c->f, fmt, ap) == 0); }
+void pb_csv_vrow(pb_csv *c, const char *fmt, va_list ap)
+{
+    if (c->failed) { /* after a failure the stream's state is unknown: nothing more goes into the file */
+        c->lost++;
+        return;
+    }
+    errno = 0;
+    int rc = pb_csv_vprint(c->f, fmt, ap);
+    pb_csv_end_row(c, rc == 0 && !ferror(c->f), rc != 0 ? EINVAL : errno);
+}
 
-void pb_csv_line(pb_csv *c, const char *line) { pb_csv_end_row(c, line && fputs(line, c->f) != EOF); }
+void pb_csv_line(pb_csv *c, const char *line)
+{
+    if (c->failed) {
+        c->lost++;
+        return;
+    }
+    errno = 0;
+    bool ok = line && fputs(line, c->f) != EOF;
+    pb_csv_end_row(c, ok, line ? errno : ENOMEM); /* NULL: the caller could not build the row */
+}
 
 void pb_csv_row(pb_csv *c, const char *fmt, ...)
 {
@@ -276,25 +314,74 @@ void pb_csv_abort(pb_csv *c)
     free(c);
 }
 
-int pb_csv_close(pb_csv *c)
+/* A writer that failed: the stream closed (what it still held is dropped, by the truncation), the file cut back
+ * to its last whole row and, with publish and at least one row, linked to its final name; without a row it is
+ * removed (it would only be a stale file). The fd kept open across fclose holds the lock until the end. */
+static void pb_csv_salvage(pb_csv *c, bool publish, pb_csv_end *end)
 {
-    int e = 0;
-    if (c->failed)
-        e = EIO;
-    else if (fflush(c->f) != 0 || fsync(fileno(c->f)) != 0)
-        e = errno;
-    /* link() rather than rename(): it fails on an existing name, so a result is never overwritten even if
-     * another process created it after pb_csv_open checked. The lock goes with fclose, after the link. */
-    if (e == 0 && link(c->partial, c->path) != 0)
-        e = errno;
-    if (fclose(c->f) != 0 && e == 0)
-        e = errno;
-    if (e == 0)
+    int fd = dup(fileno(c->f));
+    fclose(c->f);
+    bool whole = fd >= 0 && ftruncate(fd, c->good) == 0 && fsync(fd) == 0;
+    if (whole && c->header && c->rows > 0 && publish && link(c->partial, c->path) == 0) {
+        end->published = true;
         unlink(c->partial);
-    free(c);
-    if (e != 0) {
-        errno = e;
+    } else if (whole && c->header && c->rows > 0) {
+        end->kept = true;
+    } else {
+        unlink(c->partial); /* no row reached it, or its end cannot be made whole: nothing worth keeping */
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
+int pb_csv_finish(pb_csv *c, bool publish_part, pb_csv_end *end)
+{
+    *end = (pb_csv_end){ .rows = c->rows, .lost = c->lost };
+    snprintf(end->partial, sizeof end->partial, "%s", c->partial);
+    if (!c->failed && (fflush(c->f) != 0 || fsync(fileno(c->f)) != 0)) {
+        c->failed = true; /* every row was flushed as it was written: they are in the file, not yet on disk */
+        c->err = errno;
+    }
+    if (c->failed) {
+        end->write_err = c->err;
+        pb_csv_salvage(c, publish_part, end);
+        free(c);
+        errno = end->write_err;
         return -1;
     }
-    return 0;
+    /* link() rather than rename(): it fails on an existing name, so a result is never overwritten even if
+     * another process created it after pb_csv_open checked. The lock goes with fclose, after the link. */
+    int e = link(c->partial, c->path) != 0 ? errno : 0;
+    end->published = e == 0;
+    end->kept = e != 0;
+    if (e == 0)
+        unlink(c->partial);
+    if (fclose(c->f) != 0 && e == 0) /* after the fsync: what it says is the close's, the rows are on disk */
+        e = errno;
+    end->publish_err = e;
+    free(c);
+    errno = e;
+    return e ? -1 : 0;
+}
+
+int pb_csv_close(pb_csv *c)
+{
+    pb_csv_end end;
+    return pb_csv_finish(c, false, &end);
+}
+
+void pb_csv_end_text(const pb_csv_end *e, const char *path, char *buf, size_t len)
+{
+    const char *why = strerror(e->write_err ? e->write_err : e->publish_err);
+    if (!e->write_err)
+        snprintf(buf, len, "cannot publish %s: %s; its %ld rows stay in %s", path, why, e->rows, e->partial);
+    else if (e->published)
+        snprintf(buf, len, "writing %s failed after %ld rows: %s; those rows are published, the %ld after them were "
+                 "lost", path, e->rows, why, e->lost);
+    else if (e->kept)
+        snprintf(buf, len, "writing %s failed after %ld rows: %s; those rows stay in %s, the %ld after them were "
+                 "lost", path, e->rows, why, e->partial, e->lost);
+    else
+        snprintf(buf, len, "writing %s failed: %s; its %ld rows were lost (none reached the disk whole)", path, why,
+                 e->rows + e->lost);
 }
