@@ -29,22 +29,25 @@ PB_SCHEMA_TABLE(MKEY, PB_MACHINE_KEYS)
 PB_SCHEMA_TABLE(MKIND, PB_MACHINE_KIND_KEYS)
 PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
 
-#define PB_SCHEMA(K, f, h)                                                                                          \
+/* RESULTS or SAMPLES: what a row is (pb_schema.sampled). */
+#define PB_ROWS_RESULTS false
+#define PB_ROWS_SAMPLES true
+#define PB_SCHEMA(K, f, h, rows)                                                                                    \
     [PB_K_##K] = { .kind = PB_K_##K, .file = f, .harness = h, .header = (PB_##K##_COLS(PB_HEADER_NAME)) + 1,        \
-                   .cols = cols_##K, .ncols = PB_##K##_NCOLS }
+                   .cols = cols_##K, .ncols = PB_##K##_NCOLS, .sampled = PB_ROWS_##rows }
 
 const pb_schema pb_schema_tables[PB_SCHEMA_COUNT] = {
-    PB_SCHEMA(MACHINE, "machine.csv", "every harness"),
-    PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead"),
-    PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor"),
-    PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor"),
-    PB_SCHEMA(KERNELS, "kernels.csv", "bench_kernels"),
-    PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep"),
-    PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util"),
-    PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap"),
-    PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh"),
-    PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep"),
-    PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep"),
+    PB_SCHEMA(MACHINE, "machine.csv", "every harness", RESULTS),
+    PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead", RESULTS),
+    PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor", RESULTS),
+    PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor", RESULTS),
+    PB_SCHEMA(KERNELS, "kernels.csv", "bench_kernels", RESULTS),
+    PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep", RESULTS),
+    PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util", SAMPLES),
+    PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap", RESULTS),
+    PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS),
+    PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES),
+    PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS),
 };
 
 const pb_schema *pb_schema_get(pb_kind k) { return &pb_schema_tables[k]; }

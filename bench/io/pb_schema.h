@@ -374,6 +374,8 @@ typedef struct pb_schema {
     const char *header;  /* the header line, without newline */
     const pb_column *cols;
     int ncols;
+    bool sampled;        /* its rows are samples over time (cpu_util.csv): a run shorter than one sample has none,
+                            and is complete; other kinds' rows are results, and a file of none is a failed run */
 } pb_schema;
 
 /* Every kind's schema, indexed by pb_kind (an array, so other tables can point into it at compile time). */

@@ -177,6 +177,32 @@ Test(schema, check_fresh_run_then_broken_ones, .timeout = 120)
     tf_rmrf(dir);
 }
 
+/* A sampled series (cpu_util.csv) has a row per interval: a run shorter than half of one has none, and is still a
+ * complete run. A one-token sweep whose point lasts less than half its 10 s interval, and a copy of a run whose
+ * cpu_util.csv is cut to its header, both pass --check; an empty sweep.csv (its rows are results) does not. */
+Test(schema, a_run_too_short_for_a_sample_passes_check, .timeout = 120)
+{
+    skip_if_emulated(EMULATED_SWEEP_WHY);
+    char dir[64], out[8192];
+    tf_tmpdir(dir, sizeof dir, "pbcheck");
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                   "--policy spin --threads 1 --tokens 1 --warmup 0 --floor-passes 3 --interval-ms 10000 --out run");
+    cr_assert_eq(sh(out, sizeof out, "test $(wc -l < %s/run/cpu_util.csv) -eq 1", dir), 0,
+                 "the point was shorter than half an interval: cpu_util.csv holds its header only");
+    int rc = sh(out, sizeof out, "$B/bench_report --check %s/run", dir);
+    cr_expect_eq(rc, 0, "a complete one-token sweep matches the schemas: %s", out);
+    tf_rmrf(dir);
+
+    char run[256];
+    copy_fixture("xeon16", run, sizeof run);
+    cr_assert_eq(sh(out, sizeof out, "sed -i '2,$d' %s/cpu_util.csv", run), 0, "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check %s", run), 0, "%s", out);
+    cr_assert_eq(sh(out, sizeof out, "sed -i '2,$d' %s/sweep.csv", run), 0, "%s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check %s", run), 1, "%s", out);
+    cr_expect(strstr(out, "sweep.csv: a header but no rows"), "%s", out);
+    drop_fixture(run);
+}
+
 /* scripts/likwid_compare.sh takes its header from here: the schema's, and an unknown file is bad usage. */
 Test(schema, header_option)
 {

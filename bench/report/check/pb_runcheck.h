@@ -1,7 +1,7 @@
 /* pb_runcheck.h — a run directory checked against the CSV schemas (bench_report --check DIR).
  *
- * For every CSV kind (pb_schema.h) whose file is in DIR: its header is exactly the schema's, it has rows, and
- * every cell follows its column's rule. A harness that wrote one of its files must have written them all
+ * For every CSV kind (pb_schema.h) whose file is in DIR: its header is exactly the schema's, it has rows (unless
+ * they are samples over time: a run shorter than a sample has none), and every cell follows its column's rule. A harness that wrote one of its files must have written them all
  * (bench_sweep: sweep.csv, cpu_util.csv and sweep_cpu.csv). machine.csv must be there with every fixed key
  * and each core kind's keys, their values valid by their rules; an `incomplete` key, and a partial file a
  * killed harness left, are problems too. Each problem is one line on out, "FILE: what" or "FILE:LINE:COL:
