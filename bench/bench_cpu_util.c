@@ -76,10 +76,10 @@ static int cu_setup(pb_harness *h, cu_opts *o, pb_cu_out *k, int argc, char **ar
         return -1;
     if (*first >= argc)
         return pb_harness_refusef(h, "no command given: accepted %s [options] -- CMD [ARGS...]", PROG);
-    if (o->out && o->run_dir)
-        return pb_harness_refusef(h, "--out and --run-dir: accepted one of them, not both");
     if (pb_harness_begin(h, PROG, o->out, o->run_dir) != 0 || resolve_cpus(h, o) != 0)
         return -1;
+    o->out = h->out; /* the command line's, where the other came from the environment */
+    o->run_dir = h->run_dir;
     /* Probed before the command starts: libcpuid moves this thread across the cpus, and the load average
      * in the header should be the machine's before the command added to it. */
     pb_harness_probe(h);

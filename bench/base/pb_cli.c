@@ -240,18 +240,27 @@ int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...
     return pb_errf(err, errlen, "%s: %s", prog ? prog : "poolbench", msg);
 }
 
-const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len)
+/* The environment entry "VAR=value" whose value is text, or NULL. getenv's string is the tail of its entry: an
+ * address match is exact, and tells apart the same text given on the command line. */
+static const char *env_entry(const char *text)
 {
-    /* getenv's string is the tail of its "VAR=value" entry: an address match is exact, and tells apart
-     * the same text given on the command line. */
     for (char **e = environ; text && e && *e; e++) {
         const char *eq = strchr(*e, '=');
-        if (eq && eq + 1 == text) {
-            snprintf(buf, len, "%s", *e);
-            return buf;
-        }
+        if (eq && eq + 1 == text)
+            return *e;
     }
-    snprintf(buf, len, "--%s", name);
+    return NULL;
+}
+
+bool pb_cli_from_env(const char *text) { return env_entry(text) != NULL; }
+
+const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len)
+{
+    const char *e = env_entry(text);
+    if (e)
+        snprintf(buf, len, "%s", e);
+    else
+        snprintf(buf, len, "--%s", name);
     return buf;
 }
 

@@ -120,6 +120,10 @@ int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...
  * "--NAME" otherwise (the command line, or NULL: a default). Returns buf. */
 const char *pb_cli_origin(const char *name, const char *text, char *buf, size_t len);
 
+/* Whether text is the value of an environment variable (the very string pb_cli stored, as pb_cli_origin tells
+ * it): a harness choosing between two options lets one given on the command line win over the other's variable. */
+bool pb_cli_from_env(const char *text);
+
 /* pb_cli_errf for a value the harness checks after parsing (a cpu set against this machine):
  * "PROG: ORIGIN: MESSAGE", ORIGIN from pb_cli_origin, so a bad POOLBENCH_CPUS is named as such. Returns -1. */
 int pb_cli_opt_errf(char *err, size_t errlen, const char *prog, const char *name, const char *text, const char *fmt,

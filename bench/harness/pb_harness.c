@@ -17,17 +17,36 @@ int pb_harness_parse(pb_harness *h, const pb_cli *cli, int argc, char **argv, in
     return rc == 0 ? 0 : -1;
 }
 
+/* --out and --run-dir both say where the results go: one of them. A value from the environment (POOLBENCH_OUT,
+ * POOLBENCH_RUN_DIR) gives way to the other given on the command line, as every option's variable does to its
+ * own option; two from the same source are refused. */
+static int pick_output(pb_harness *h)
+{
+    if (!h->out || !h->run_dir)
+        return 0;
+    bool out_env = pb_cli_from_env(h->out), dir_env = pb_cli_from_env(h->run_dir);
+    if (out_env && !dir_env)
+        h->out = NULL;
+    else if (dir_env && !out_env)
+        h->run_dir = NULL;
+    else if (out_env)
+        return pb_harness_refusef(h, "POOLBENCH_OUT and POOLBENCH_RUN_DIR: accepted one of them, not both");
+    else
+        return pb_harness_refusef(h, "--out and --run-dir: accepted one of them, not both");
+    return 0;
+}
+
 int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir)
 {
     char err[512];
     h->prog = prog;
     h->out = out;
     h->run_dir = run_dir;
+    if (pick_output(h) != 0)
+        return -1;
     h->topo = pb_topo_load(NULL, err, sizeof err);
     if (!h->topo)
         return pb_harness_refusef(h, "hwloc: %s", err);
-    if (out && run_dir)
-        return pb_harness_refusef(h, "--out and --run-dir: give one of them");
     return 0;
 }
 

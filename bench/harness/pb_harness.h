@@ -96,8 +96,9 @@ typedef struct pb_harness {
  * with the one-line error in h->err: either way the main returns pb_harness_refused(h). */
 int pb_harness_parse(pb_harness *h, const pb_cli *cli, int argc, char **argv, int *first);
 
-/* Loads the live topology ("PROG: hwloc: REASON" on failure) and refuses --out together with --run-dir. 0, or
- * -1 with the line in h->err. */
+/* Loads the live topology ("PROG: hwloc: REASON" on failure) and keeps one of --out and --run-dir in h: the
+ * command line's where the other came from its variable (POOLBENCH_OUT, POOLBENCH_RUN_DIR); both from one source
+ * are refused. 0, or -1 with the line in h->err. */
 int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const char *run_dir);
 
 /* The two above as a harness without positional arguments calls them. cli's table holds the harness's own

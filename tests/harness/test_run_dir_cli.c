@@ -58,3 +58,36 @@ Test(run_dir_cli, another_hosts_or_schemas_run_is_refused_before_work, .timeout 
     refused_at_once(dir, "bench_overlap", "--quick --run-dir R", "no machine.csv", 1);
     tf_rmrf(dir);
 }
+
+/* POOLBENCH_OUT and POOLBENCH_RUN_DIR are the variables of --out and --run-dir: either gives way to the other
+ * given on the command line (make report passes --run-dir), as every option's variable does. Both from one
+ * source is still one line and exit 2. */
+Test(run_dir_cli, the_command_line_overrides_poolbench_out_and_run_dir, .timeout = 120)
+{
+    char dir[64], err[4096], path[160];
+    tf_tmpdir(dir, sizeof dir, "pbrundir");
+    static const char *const made[] = { "R", "R2" };
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, made[i]);
+        cr_assert_eq(mkdir(path, 0755), 0);
+    }
+    int rc = harness_run_in(dir, "bench_pool_overhead", "POOLBENCH_OUT=X", OVERHEAD_TINY " --run-dir R", err,
+                            sizeof err);
+    cr_expect_eq(rc, 0, "POOLBENCH_OUT with --run-dir: exit %d: %s", rc, err);
+    cr_expect_not_null(tf_read("%s/R/pool_overhead.csv", dir), "the rows went to --run-dir's R");
+    cr_expect_null(tf_read("%s/X/pool_overhead.csv", dir), "not to POOLBENCH_OUT's X");
+    rc = harness_run_in(dir, "bench_pool_overhead", "POOLBENCH_RUN_DIR=R2", OVERHEAD_TINY " --out O", err,
+                        sizeof err);
+    cr_expect_eq(rc, 0, "POOLBENCH_RUN_DIR with --out: exit %d: %s", rc, err);
+    cr_expect_not_null(tf_read("%s/O/pool_overhead.csv", dir), "the rows went to --out's O");
+    rc = harness_run_in(dir, "bench_cpu_util", "POOLBENCH_OUT=X", "--run-dir R2 -- true", err, sizeof err);
+    cr_expect_eq(rc, 0, "bench_cpu_util, POOLBENCH_OUT with --run-dir: exit %d: %s", rc, err);
+    cr_expect_not_null(tf_read("%s/R2/cpu_util.csv", dir), "bench_cpu_util's samples went to R2");
+    rc = harness_run_in(dir, "bench_pool_overhead", "POOLBENCH_OUT=X POOLBENCH_RUN_DIR=R", OVERHEAD_TINY, err,
+                        sizeof err);
+    cr_expect_eq(rc, 2, "both variables: exit %d: %s", rc, err);
+    cr_expect(strstr(err, "POOLBENCH_OUT") && strstr(err, "POOLBENCH_RUN_DIR") && tf_count(err, "\n") == 1, "%s",
+              err);
+    cr_expect_null(tf_read("%s/X/pool_overhead.csv", dir), "nothing measured");
+    tf_rmrf(dir);
+}
