@@ -6,6 +6,7 @@
  * near or far: on shared VMs the vCPUs move, and two threads read twice as fast on two chiplets. */
 #include <stdio.h>
 
+#include "kern_isa.h"
 #include "pb_cli.h"
 #include "pb_harness.h"
 #include "pb_membuf.h"
@@ -48,7 +49,8 @@ static int mf_parse(mf_run *r, int argc, char **argv)
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SET",
           .help = "where threads run: all, physical, p, e, p+e, numa:N, or OS cpu ids (0-3,8)", .dflt = "all" },
         { .name = "kernel", .kind = PB_OPT_CHOICES, .dest = &o->kernels, .choices = r->kern_names,
-          .metavar = "LIST", .help = "kernels to run (read, then copy-*, write-*)", .dflt = "all this CPU has" },
+          .metavar = "LIST", .help = "kernels to run (read, then copy-*, write-*)", .dflt = "all this CPU has",
+          .env = "POOLBENCH_READ_KERNEL" }, /* POOLBENCH_KERNEL is the ISA, in every harness */
         { .name = "size", .kind = PB_OPT_INT, .dest = &o->size_mib, .min = 1, .max = 1L << 24, .metavar = "MiB",
           .help = "buffer size (at most half of MemAvailable)", .dflt = "max(768, 8 x last-level cache; 2 x with --quick)" },
         { .name = "passes", .kind = PB_OPT_INT, .dest = &o->passes, .min = 10, .max = 100000, .metavar = "N",
@@ -74,6 +76,9 @@ static int mf_check(mf_run *r, const pb_topo *topo)
     pb_mfr_plan *p = &r->plan;
     char err[1024];
     pb_list formats = { 0 }; /* --model's: unused here (every preset format has its floor) */
+    kern_isa isa; /* POOLBENCH_KERNEL means one thing everywhere: a bad one is refused here as in every harness */
+    if (kern_isa_select(&isa, err, sizeof err) != 0)
+        return pb_harness_refusef(&r->h, "%s (the read kernels are --kernel, POOLBENCH_READ_KERNEL)", err);
     if (pb_model_arg_resolve(&r->marg, o->model, &formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)

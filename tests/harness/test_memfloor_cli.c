@@ -81,3 +81,26 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
     cr_expect_eq(lines, 1 + 3 * 8, "3 models x 8 formats (q4_K_M a mix) x 1 thread count");
     cr_expect_eq(tf_rmrf(dir), 0);
 }
+
+/* One meaning per variable: POOLBENCH_KERNEL is the ISA everywhere (README), so a read kernel's name there is an
+ * unknown ISA, as in every other harness; the read kernels' variable is POOLBENCH_READ_KERNEL. */
+Test(memfloor_cli, poolbench_kernel_is_the_isa_and_read_kernel_has_its_own_variable, .timeout = 60)
+{
+    harness_expect_bad("bench_memory_floor", "POOLBENCH_KERNEL=avx2-nt", "--size 4 --threads 1 --out run",
+                       "POOLBENCH_KERNEL=avx2-nt");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbmf");
+    harness_run_ok(dir, "bench_memory_floor", "POOLBENCH_READ_KERNEL=scalar",
+                   "--size 4 --threads 1 --passes 10 --out run");
+    pb_table t;
+    harness_load_csv(&t, dir, "run/memory_floor.csv");
+    int k = pb_table_col(&t, "kernel");
+    cr_expect_eq(t.nrows, 1, "one kernel, one thread count: %zu rows", t.nrows);
+    for (size_t r = 0; r < t.nrows; r++)
+        cr_expect_str_eq(pb_table_str(&t, r, k), "scalar");
+    pb_table_free(&t);
+    char help[16384];
+    cr_expect_eq(tf_run(help, sizeof help, "$POOLBENCH_BIN/bench_memory_floor --help"), 0);
+    cr_expect(strstr(help, "env POOLBENCH_READ_KERNEL]"), "--help names the variable: %s", help);
+    cr_expect_eq(tf_rmrf(dir), 0);
+}
