@@ -9,6 +9,7 @@
 #include "kern.h"
 #include "pb_cli.h"
 #include "pb_harness.h"
+#include "pb_membuf.h"
 #include "pb_overlap.h"
 #include "pb_overlap_report.h"
 #include "pb_schema.h"
@@ -73,6 +74,10 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
         return pb_harness_refusef(&r->h, "--cols %ld is not a multiple of the q8_0 block: accepted multiples of %d",
                                   o->cols, QK8_0);
     if (kern_variant_select(&r->variant, err, sizeof err) != 0)
+        return pb_harness_refusef(&r->h, "%s", err);
+    uint64_t avail = 0;
+    pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
+    if (pb_ov_check_memory((size_t)o->rows, (size_t)o->cols, avail, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     if (o->modes.n == 0)
         for (int m = 0; m < PB_OV_MODES; m++)

@@ -28,6 +28,13 @@ Test(overlap_cli, bad_input)
         harness_expect_bad("bench_overlap", "", bad_args[i][0], bad_args[i][1]);
 }
 
+/* rows x cols is checked before any work, as bench_sweep and bench_memory_floor check theirs: 2^20 x 2^20 q8_0
+ * weights (about a TiB) used to make the run directory and fail in malloc, exit 1. */
+Test(overlap_cli, weights_beyond_memory_are_refused_before_work)
+{
+    harness_expect_bad("bench_overlap", "", "--rows 1048576 --cols 1048576", "--rows");
+}
+
 /* A tiny run: exit 0, overlap.csv with the columns first and one row per mode. No speed is asserted. */
 Test(overlap_cli, tiny_run_writes_the_csv)
 {

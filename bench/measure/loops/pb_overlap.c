@@ -126,6 +126,20 @@ static void ov_work_free(pb_ov_work *w)
     memset(w, 0, sizeof *w);
 }
 
+int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen)
+{
+    uint64_t row_bytes = (uint64_t)kern_format_matrix_bytes(KERN_Q8_0, 1, cols), bytes;
+    /* the weights, then the output (a float per row) and the activation (f32 row and its q8_0 form) */
+    bool over = __builtin_mul_overflow((uint64_t)rows, row_bytes, &bytes) ||
+                __builtin_add_overflow(bytes, (uint64_t)rows * sizeof(float) + 2 * (uint64_t)cols * sizeof(float),
+                                       &bytes);
+    if (!over && (avail_bytes == 0 || bytes <= avail_bytes / 2))
+        return 0;
+    return pb_errf(err, errlen, "--rows %zu x --cols %zu: the q8_0 matvec needs %.2f GiB, more than half of "
+                   "MemAvailable (%.2f GiB); choose fewer rows or columns", rows, cols,
+                   over ? INFINITY : (double)bytes / (1 << 30), (double)avail_bytes / (1 << 30));
+}
+
 int pb_ov_open(pb_overlap *ov, kern_variant v, size_t rows, size_t cols, char *err, size_t errlen)
 {
     cpu_set_t set;

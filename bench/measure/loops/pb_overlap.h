@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kern.h"
 #include "pb_placement.h"
@@ -73,6 +74,11 @@ typedef struct pb_ov_point {
 typedef struct pb_ov_figures {
     double us, us_min, us_max, speedup, ceiling, pct;
 } pb_ov_figures;
+
+/* Refuses a job whose memory (rows x cols q8_0 weights, its output and activation) would be more than half of
+ * avail_bytes (MemAvailable; 0: unknown, not checked) or overflow a size: the run would swap or fail in malloc
+ * after its directory was made. 0, or -1 with the line (naming --rows and --cols) in err. */
+int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen);
 
 /* Pins the calling thread to ov->caller_cpu (before anything is timed: async-inherit's helper inherits exactly
  * this one-cpu mask), then builds the job's rows x cols q8_0 weights with variant v. 0, or -1 with err. */
