@@ -40,9 +40,16 @@ static int default_sets(const pb_topo *t, pb_cpusets *out, char *err, size_t err
     return out->n ? 0 : pb_errf(err, errlen, "this machine has none of the sets p, physical, smt");
 }
 
-/* One set by name or cpu list into out. */
-static int named_set(const pb_topo *t, const char *name, pb_cpusets *out, char *err, size_t errlen)
+/* The set spelled s[0..n) (a name or a cpu list, read whole by pb_topo_set) into out. Its text becomes the
+ * cpuset column: one longer than a name holds is refused, never cut. */
+static int span_set(const pb_topo *t, const char *s, size_t n, pb_cpusets *out, char *err, size_t errlen)
 {
+    char name[sizeof out->set[0].name];
+    if (n >= sizeof name)
+        return pb_errf(err, errlen, "a set of %zu characters ('%.24s...'): accepted at most %zu characters a set "
+                       "(ranges like 0-15 keep a list short)", n, s, sizeof name - 1);
+    memcpy(name, s, n);
+    name[n] = '\0';
     pb_cpulist l;
     if (pb_topo_set(t, name, &l, err, errlen) != 0)
         return -1;
@@ -54,31 +61,28 @@ int pb_cpusets_parse(const pb_topo *t, const char *spec, pb_cpusets *out, char *
     out->n = 0;
     if (!spec)
         return default_sets(t, out, err, errlen);
-    char buf[1024], item[1024] = "";
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *p = buf;; p++) {
-        /* A numeric item joins the list being gathered; anything else (or ';', or the end) closes it. */
-        char *e = p + strcspn(p, ",;");
-        char sep = *e;
-        *e = '\0';
+    /* Read in place: consecutive numeric items are one list, the span of spec from its first item (list) to
+     * where it ends, closed by a name, a ';' or the end. */
+    const char *list = NULL;
+    for (const char *p = spec;;) {
+        size_t n = strcspn(p, ",;");
+        char sep = p[n];
         bool numeric = *p >= '0' && *p <= '9';
-        if (numeric && strlen(item) + strlen(p) + 2 <= sizeof item) {
-            if (item[0])
-                strcat(item, ",");
-            strcat(item, p);
-        }
-        if (item[0] && (!numeric || sep != ',')) {
-            if (named_set(t, item, out, err, errlen) != 0)
+        if (numeric && !list)
+            list = p;
+        if (list && (!numeric || sep != ',')) {
+            const char *end = numeric ? p + n : p - 1; /* p - 1: the ',' before the name that closes it */
+            if (span_set(t, list, (size_t)(end - list), out, err, errlen) != 0)
                 return -1;
-            item[0] = '\0';
+            list = NULL;
         }
-        if (!numeric && *p == '\0')
-            return pb_errf(err, errlen, "an empty set name in '%s'", spec);
-        if (!numeric && named_set(t, p, out, err, errlen) != 0)
+        if (!numeric && n == 0)
+            return pb_errf(err, errlen, "an empty set name in '%.200s'", spec);
+        if (!numeric && span_set(t, p, n, out, err, errlen) != 0)
             return -1;
         if (sep == '\0')
             return 0;
-        p = e;
+        p += n + 1;
     }
 }
 

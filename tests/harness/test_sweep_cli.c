@@ -39,6 +39,21 @@ Test(sweep_cli, unknown_names)
     harness_expect_bad("bench_sweep", "POOLBENCH_KERNEL=bogus", "--quick", "POOLBENCH_KERNEL");
 }
 
+/* A --cpus list too long for a set's name is one line and exit 2 before any work: it was cut at 1023
+ * characters (the cpu after the cut dropped), and one longer item gave no set and failed late, exit 1. */
+Test(sweep_cli, long_cpus_lists_are_refused_whole)
+{
+    char args[4096] = "--threads 2 --cpus ";
+    for (int i = 0; i < 600; i++)
+        strcat(args, "0,");
+    strcat(args, "1");
+    expect_bad(args, "--cpus");
+    snprintf(args, sizeof args, "--threads 1 --cpus ");
+    memset(args + strlen(args), '0', 1100);
+    strcpy(args + strlen("--threads 1 --cpus ") + 1100, "1");
+    expect_bad(args, "--cpus");
+}
+
 Test(sweep_cli, empty_set)
 {
     char err[256];

@@ -173,3 +173,32 @@ Test(topo, live_machine)
     cr_expect_eq(pb_topo_check_cpu(t, all.cpu[0], err, sizeof err), 0, "%s", err);
     pb_topo_free(t);
 }
+
+/* bench_sweep's --cpus: a list is taken whole, however many items it has, or refused with its reason; it was cut
+ * at 1023 characters (a cpu after the cut silently dropped), and an item longer than that gave no set at all. */
+Test(topo, cpusets_long_lists_are_taken_whole_or_refused)
+{
+    pb_topo *t = load("smt-8c16t.xml");
+    pb_cpusets s;
+    char spec[4096], err[512], got[64];
+    spec[0] = '\0';
+    for (int i = 0; i < 400; i++)
+        strcat(spec, "0,");
+    strcat(spec, "15;p");
+    cr_assert_eq(pb_cpusets_parse(t, spec, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(s.n, 2);
+    pb_cpulist_format(&s.set[0].cpus, got, sizeof got);
+    cr_expect_str_eq(got, "0,15", "the last item of an 803-character list counts");
+    cr_expect_str_eq(s.set[1].name, "p");
+    spec[0] = '\0';
+    for (int i = 0; i < 600; i++)
+        strcat(spec, "0,");
+    strcat(spec, "15");
+    cr_expect_eq(pb_cpusets_parse(t, spec, &s, err, sizeof err), -1, "a 1202-character set is refused, not cut");
+    cr_expect(strstr(err, "1202 characters") && strstr(err, "accepted at most 1023"), "%s", err);
+    memset(spec, '0', 1100);
+    strcpy(spec + 1100, "15");
+    cr_expect_eq(pb_cpusets_parse(t, spec, &s, err, sizeof err), -1, "one item of 1102 characters");
+    cr_expect(strstr(err, "1102 characters"), "%s", err);
+    pb_topo_free(t);
+}
