@@ -124,9 +124,17 @@ static int scan_long(const char *p, char **end, long *v)
     return scan_verdict(p, *end);
 }
 
+/* Whether p spells a hexadecimal number ("0x10", "-0X.8"), which strtod takes and an integer option does not. */
+static bool hex_form(const char *p)
+{
+    p += *p == '+' || *p == '-';
+    return p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+}
+
+/* Decimal only: strtod would read "0x10" as 16. */
 static int scan_double(const char *p, char **end, double *v)
 {
-    if (!scan_starts(p))
+    if (!scan_starts(p) || hex_form(p))
         return -1;
     errno = 0;
     *v = strtod(p, end);

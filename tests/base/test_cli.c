@@ -315,6 +315,26 @@ Test(cli, bad_doubles)
     cr_assert(strstr(f.err, "> 0 and <= 1"), "open lower bound not stated: %s", f.err);
 }
 
+/* A number is decimal, as an integer option's is (strtol base 10): strtod's hexadecimal forms read "0x10" as
+ * 16 and "0x0.8" as 0.5. */
+Test(cli, doubles_refuse_hexadecimal)
+{
+    static const char *const bad[] = { "0x0.8", "0X.8", "+0x0.8", "0x1p-1", "0x1" };
+    fx f;
+    fx_init(&f, false);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f.ratio = 0.75;
+        expect_error(&f, PARSE(&f, "--ratio", (char *)bad[i]), "--ratio");
+        cr_expect(strstr(f.err, "is not a number"), "%s", f.err);
+        cr_expect_float_eq(f.ratio, 0.75, 0, "'%s' changed the value", bad[i]);
+        char list[32];
+        snprintf(list, sizeof list, "0.25,%s", bad[i]);
+        expect_error(&f, PARSE(&f, "--ratios", list), "--ratios");
+    }
+    cr_assert_eq(PARSE(&f, "--ratio", "5e-1"), 0, "%s", f.err);
+    cr_expect_float_eq(f.ratio, 0.5, 0);
+}
+
 Test(cli, bad_double_lists)
 {
     static const char *const bad[] = { "0.5,", ",", "", "2", "0.1,abc", "-0.5", "0.1,,0.2" };

@@ -14,6 +14,8 @@ static const char *const bad_args[][2] = {
     /* policy, gap, cpu, an unknown option */
     { "--policy nope", "--policy" }, { "--gap-us -5", "--gap-us" }, { "--cpus 4096", "--cpus" },
     { "--bogus", "--bogus" },
+    /* a number in hexadecimal (strtod's 0x10 is 16): decimal only, as for the integers */
+    { "--batch-ms 0x10", "--batch-ms" },
 };
 
 Test(pool_overhead_cli, bad_input)
