@@ -18,6 +18,7 @@
 
 #include "pb_plot_spec.h"
 #include "pb_repofile.h"
+#include "pb_spawn.h"
 
 extern char **environ;
 
@@ -29,19 +30,8 @@ int pb_plot_script(const char *name, char *out, size_t len)
 /* The PATH search execvp does (its default when PATH is unset), so the answer agrees with the spawn. */
 bool pb_plot_available(void)
 {
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/bin:/usr/bin";
-    for (const char *p = path;; p++) {
-        size_t n = strcspn(p, ":");
-        char cand[PATH_MAX];
-        snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)n, n ? p : ".");
-        if (access(cand, X_OK) == 0)
-            return true;
-        p += n;
-        if (!*p)
-            return false;
-    }
+    char found[PATH_MAX];
+    return pb_spawn_find("gnuplot", found, sizeof found) == 0;
 }
 
 /* Starts `gnuplot [-e VARS] SCRIPT` in the directory dirfd. The child gets SIGPIPE back to its default (a

@@ -3,6 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,14 +23,44 @@ void pb_spawn_block(sigset_t *waitset, sigset_t *old)
     sigprocmask(SIG_BLOCK, waitset, old);
 }
 
+int pb_spawn_find(const char *name, char *out, size_t len)
+{
+    if (!name[0]) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (strchr(name, '/')) {
+        snprintf(out, len, "%s", name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin";
+    int why = ENOENT;
+    for (const char *p = path;; p++) {
+        size_t n = strcspn(p, ":");
+        struct stat st;
+        if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", name) < len && stat(out, &st) == 0) {
+            if (S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+                return 0;
+            why = EACCES; /* there, but not to be run: execvp's answer too when nothing later is */
+        }
+        p += n;
+        if (!*p)
+            break;
+    }
+    errno = why;
+    return -1;
+}
+
 /* In the forked child: exec, or report exec's errno on fd and end. Only async-signal-safe calls: the parent
  * has a sampler thread. */
-static void exec_child(char **argv, const sigset_t *child_mask, int fd) __attribute__((noreturn));
-static void exec_child(char **argv, const sigset_t *child_mask, int fd)
+static void exec_child(const char *file, char **argv, const sigset_t *child_mask, int fd) __attribute__((noreturn));
+static void exec_child(const char *file, char **argv, const sigset_t *child_mask, int fd)
 {
     pb_stop_child_defaults(); /* SIGPIPE was ignored here; the command gets the default back */
     sigprocmask(SIG_SETMASK, child_mask, NULL);
-    execvp(argv[0], argv);
+    execv(file, argv);
     int e = errno;
     ssize_t w = write(fd, &e, sizeof e);
     (void)w;
@@ -36,6 +71,9 @@ static void exec_child(char **argv, const sigset_t *child_mask, int fd)
 
 pid_t pb_spawn(char **argv, const sigset_t *child_mask)
 {
+    char file[PATH_MAX]; /* found before the fork: the child may only make async-signal-safe calls */
+    if (pb_spawn_find(argv[0], file, sizeof file) != 0)
+        return -1;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
@@ -48,7 +86,7 @@ pid_t pb_spawn(char **argv, const sigset_t *child_mask)
         return -1;
     }
     if (pid == 0)
-        exec_child(argv, child_mask, fds[1]);
+        exec_child(file, argv, child_mask, fds[1]);
     close(fds[1]);
     /* A successful exec closes the pipe unread, so the read returns 0; anything else is the child's errno. */
     int child_errno = 0;

@@ -125,6 +125,27 @@ Test(util_cli, missing_or_unrunnable_command)
     cr_expect_eq(tf_rmrf(dir), 0);
 }
 
+/* An executable file that is no program the kernel runs (no ELF header, no #!) is 126, "Exec format error":
+ * execvp's fallback ran it through /bin/sh, whose "not found" for its first word made it 127. Both a path and a
+ * name found on PATH. */
+Test(util_cli, a_file_the_kernel_cannot_execute_is_126)
+{
+    char dir[64], out[96], prog[128], env[160];
+    tf_tmpdir(dir, sizeof dir, "pb_util_cli");
+    snprintf(out, sizeof out, "%s/run", dir);
+    tf_write(dir, "notaprogram", "no-such-word-poolbench here\n");
+    snprintf(prog, sizeof prog, "%s/notaprogram", dir);
+    cr_assert_eq(chmod(prog, 0755), 0);
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", prog, NULL }), 126);
+    char *log = tf_read("%s/out.txt", dir);
+    cr_expect(strstr(log, "notaprogram: Exec format error") && !strstr(log, "no-such-word-poolbench"), "%s", log);
+    snprintf(env, sizeof env, "%s:/usr/bin:/bin", dir);
+    cr_assert_eq(setenv("PATH", env, 1), 0); /* this test's process only: harness_start's child inherits it */
+    cr_expect_eq(run(dir, (const char *[]){ "--out", out, "--", "notaprogram", NULL }), 126, "found on PATH");
+    cr_expect(!exists(dir, "run"), "a command that cannot run leaves no run directory");
+    cr_expect_eq(tf_rmrf(dir), 0);
+}
+
 Test(util_cli, bad_options_exit_2_and_write_nothing)
 {
     char dir[64], out[96], existing[128];
