@@ -50,6 +50,14 @@
 /* What a table prints after a noisy point's row. */
 #define PB_NOISY_NOTE "  (noisy: spread > " PB_STR(PB_NOISY_SPREAD_PCT) "%)"
 
+/* percent of the median token: a point's budget (pb_budget.h) whose unexplained part is larger than this (either
+ * sign) did not account for its token; the table and the report mark it. Each part is its own clock reads, so
+ * what is left is the instrument's gaps (~30 clock reads a layer) and the machine moving under the point. */
+#define PB_BUDGET_UNEXPLAINED_PCT 5.0
+/* ms: bench_report --check holds sweep.csv's budget parts to ms_per_token_median within this: each of the nine
+ * cells is printed to 0.0001 ms, so honest parts round apart by at most 0.00045. */
+#define PB_BUDGET_SUM_TOL_MS 0.001
+
 /* percent of the read floor: a decode at or above it is called memory-bound. Not 100: the floor is the best
  * read kernel on a bare buffer, and a decode also pays its dispatches, glue and activations; the last 15% is
  * what those cost at best on the machines measured. */

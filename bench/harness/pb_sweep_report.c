@@ -49,6 +49,29 @@ static void pb_sweep_print_threads(FILE *f, const pb_sweep_row *rows, int n)
     }
 }
 
+/* Every point's budget: its median token's parts in ms, unexplained also as a share of the token. */
+static void pb_sweep_print_budget(FILE *f, const pb_sweep_row *rows, int n)
+{
+    fprintf(f, "\nbudget: the median token's ms in parts (pb_budget.h); unexplained over %.0f%% of the token is "
+               "marked !\n  point", PB_BUDGET_UNEXPLAINED_PCT);
+    for (int p = 0; p < PB_BUDGET_NPARTS; p++)
+        fprintf(f, " %9.9s", pb_budget_part_name((pb_budget_part)p));
+    fprintf(f, " %8s %7s\n", "token", "unexpl%");
+    int over = 0;
+    for (int i = 0; i < n; i++) {
+        const pb_budget *b = &rows[i].budget;
+        double pct = pb_budget_unexplained_pct(b);
+        fprintf(f, "  %5d", rows[i].point);
+        for (int p = 0; p < PB_BUDGET_NPARTS; p++)
+            fprintf(f, " %9.3f", b->ms[p]);
+        fprintf(f, " %8.3f %6.1f%s\n", b->token_ms, pct, fabs(pct) > PB_BUDGET_UNEXPLAINED_PCT ? " !" : "");
+        over += fabs(pct) > PB_BUDGET_UNEXPLAINED_PCT;
+    }
+    if (over)
+        fprintf(f, "! %d point(s) whose unexplained part is over %.0f%% of the token: the machine moved under the "
+                   "point (steal, a neighbour), or the instrument missed a part.\n", over, PB_BUDGET_UNEXPLAINED_PCT);
+}
+
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
 {
     fprintf(f, "\n%-6s %-8s %-11s %-6s %-9s %3s %2s %6s %8s %15s %6s %6s %8s %7s %7s %6s %5s %18s %7s %6s\n", "format",
@@ -91,6 +114,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
     if (unverified)
         fprintf(f, "LOGITS DIFFER: %d point(s) did not reproduce the first point's logits bit for bit.\n", unverified);
     pb_sweep_print_threads(f, rows, n);
+    pb_sweep_print_budget(f, rows, n);
 }
 
 /* The plot's line label of a row: its policy, plus each dimension the run varies (commas become ';' so the
@@ -195,6 +219,9 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
 #undef S
     char lists[4][PB_SWEEP_LIST_LEN]; /* 32 KiB, on the main thread's stack */
     pb_sweep_cliff_values(r, v, lists);
+    v[PB_SWEEP_dispatch_cost_ns].d = r->m.dispatch_cost_ns;
+    for (int p = 0; p < PB_BUDGET_NPARTS; p++)
+        v[PB_SWEEP_budget_floor_ms + p].d = r->budget.ms[p];
     pb_csv_values(o->sweep, pb_schema_get(PB_K_SWEEP), v);
 }
 

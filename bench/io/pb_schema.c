@@ -32,22 +32,25 @@ PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
 /* RESULTS or SAMPLES: what a row is (pb_schema.sampled). */
 #define PB_ROWS_RESULTS false
 #define PB_ROWS_SAMPLES true
-#define PB_SCHEMA(K, f, h, rows)                                                                                    \
+#define PB_SCHEMA(K, f, h, rows, sums)                                                                              \
     [PB_K_##K] = { .kind = PB_K_##K, .file = f, .harness = h, .header = (PB_##K##_COLS(PB_HEADER_NAME)) + 1,        \
-                   .cols = cols_##K, .ncols = PB_##K##_NCOLS, .sampled = PB_ROWS_##rows }
+                   .cols = cols_##K, .ncols = PB_##K##_NCOLS, .sampled = PB_ROWS_##rows, .sum = sums }
+
+static const pb_sum sum_budget = { .total = PB_SWEEP_ms_per_token_median, .first = PB_SWEEP_budget_floor_ms,
+                                   .n = PB_BUDGET_NPARTS };
 
 const pb_schema pb_schema_tables[PB_SCHEMA_COUNT] = {
-    PB_SCHEMA(MACHINE, "machine.csv", "every harness", RESULTS),
-    PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead", RESULTS),
-    PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor", RESULTS),
-    PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor", RESULTS),
-    PB_SCHEMA(KERNELS, "kernels.csv", "bench_kernels", RESULTS),
-    PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep", RESULTS),
-    PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util", SAMPLES),
-    PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap", RESULTS),
-    PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS),
-    PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES),
-    PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS),
+    PB_SCHEMA(MACHINE, "machine.csv", "every harness", RESULTS, NULL),
+    PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead", RESULTS, NULL),
+    PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor", RESULTS, NULL),
+    PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor", RESULTS, NULL),
+    PB_SCHEMA(KERNELS, "kernels.csv", "bench_kernels", RESULTS, NULL),
+    PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep", RESULTS, &sum_budget),
+    PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util", SAMPLES, NULL),
+    PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap", RESULTS, NULL),
+    PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS, NULL),
+    PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES, NULL),
+    PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS, NULL),
 };
 
 const pb_schema *pb_schema_get(pb_kind k) { return &pb_schema_tables[k]; }
@@ -61,6 +64,11 @@ int pb_schema_col(pb_kind k, const char *name)
             return c;
     return -1;
 }
+
+#define PB_BUDGET_NAME(X, part, ...) [PB_BUDGET_##part] = #part,
+static const char *const budget_names[PB_BUDGET_NPARTS] = { PB_BUDGET_PARTS(PB_BUDGET_NAME, ~) };
+
+const char *pb_budget_part_name(pb_budget_part part) { return budget_names[part]; }
 
 const pb_column *pb_machine_key(int key) { return &cols_MKEY[key]; }
 const pb_column *pb_machine_kind_key(int key) { return &cols_MKIND[key]; }

@@ -26,10 +26,11 @@
 
 #include "pb_csv.h"
 
-#define PB_SCHEMA_VERSION 3 /* of every CSV poolbench writes; bump when a column changes meaning (2: a token's
+#define PB_SCHEMA_VERSION 4 /* of every CSV poolbench writes; bump when a column changes meaning (2: a token's
                                * bytes count its KV cache: gbps_effective, pct_of_floor, floor_tok_per_s,
                                * ms_per_token; 3: round trips are the tightest ping-pong variant's, ratio_to_rt is
-                               * against it, placement may be smt or smt?) */
+                               * against it, placement may be smt or smt?; 4: sweep.csv's budget, and its
+                               * attn_ms_median leaves o's input quantization to budget_quant_ms) */
 
 /* The CSV kinds. Those before PB_K_COUNT are what bench_report reads; the two after are written only (bench_sweep's
  * own cpu_util.csv columns, and sweep_cpu.csv), checked by bench_report --check. */
@@ -60,6 +61,7 @@ typedef enum pb_cell_rule {
     PB_CELL_OPTIONAL, /* the same, or nan or empty where the harness measured nothing (ratios, round trips) */
     PB_CELL_WORD,     /* a name the plots gather into word lists (format, policy, ...): one word, not empty, no
                          space, quote or control character */
+    PB_CELL_SIGNED,   /* a finite number of either sign, or nan or empty: a difference (a part over its floor) */
 } pb_cell_rule;
 
 /* ---------------------------------------------------------------- the columns */
@@ -199,7 +201,23 @@ typedef enum pb_cell_rule {
     X(verified, INT, "%lld", "", OPTIONAL, "1 when the logits equal the first point's")                             \
     X(series_id, INT, "%lld", "", OPTIONAL, "the plot line's number")                                               \
     X(series, TEXT, "%s", "", NONE, "the plot line's label")                                                        \
-    PB_SWEEP_CLIFF_COLS(X)
+    PB_SWEEP_CLIFF_COLS(X)                                                                                          \
+    X(dispatch_cost_ns, REAL, "%.1f", "ns", OPTIONAL, "one empty dispatch of the point's executor, measured after it") \
+    PB_BUDGET_PARTS(PB_BUDGET_COL, X)
+
+/* A token's time budget (pb_budget.h): the median token split into parts that add up to its ms_per_token_median,
+ * each measured on its own in the same point, in the order a stacked bar draws them. P(X, part, rule, meaning);
+ * sweep.csv's column of a part is budget_<part>_ms, its index in a budget PB_BUDGET_<part>. */
+#define PB_BUDGET_PARTS(P, X)                                                                                       \
+    P(X, floor, OPTIONAL, "the token's weight and KV bytes at the read floor")                                      \
+    P(X, kernel, SIGNED, "the matvec slices' mean busy time beyond their weights at the floor")                    \
+    P(X, quant, OPTIONAL, "activations quantized on the calling thread")                                            \
+    P(X, glue, OPTIONAL, "the other serial glue: norms, residual adds, SiLU, the input")                             \
+    P(X, attn, SIGNED, "attention beyond its KV bytes at the floor")                                                \
+    P(X, dispatch, OPTIONAL, "matvec dispatches x dispatch_cost_ns")                                                \
+    P(X, wait, OPTIONAL, "the matvecs' slowest thread's busy time beyond the mean")                                 \
+    P(X, unexplained, SIGNED, "the token minus the parts above")
+#define PB_BUDGET_COL(X, part, rule, meaning) X(budget_##part##_ms, REAL, "%.4f", "ms", rule, meaning)
 
 /* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
  * thread order, the caller first, like cpus). */
@@ -346,6 +364,10 @@ enum { PB_MEMORY_COLS(PB_E_MEMORY) PB_MEMORY_NCOLS };
 enum { PB_TOKEN_COLS(PB_E_TOKEN) PB_TOKEN_NCOLS };
 enum { PB_KERNELS_COLS(PB_E_KERNELS) PB_KERNELS_NCOLS };
 enum { PB_SWEEP_COLS(PB_E_SWEEP) PB_SWEEP_NCOLS };
+#define PB_E_BUDGET(X, part, ...) PB_BUDGET_##part,
+typedef enum pb_budget_part { PB_BUDGET_PARTS(PB_E_BUDGET, ~) PB_BUDGET_NPARTS } pb_budget_part;
+_Static_assert(PB_SWEEP_budget_unexplained_ms - PB_SWEEP_budget_floor_ms == PB_BUDGET_unexplained,
+               "sweep.csv's budget columns are consecutive, in the parts' order");
 enum { PB_CPUUTIL_COLS(PB_E_CPUUTIL) PB_CPUUTIL_NCOLS };
 enum { PB_SWEEPUTIL_COLS(PB_E_SWEEPUTIL) PB_SWEEPUTIL_NCOLS };
 enum { PB_SWEEPCPU_COLS(PB_E_SWEEPCPU) PB_SWEEPCPU_NCOLS };
@@ -367,6 +389,12 @@ typedef struct pb_column {
     const char *meaning;
 } pb_column;
 
+/* Columns whose cells add up to another's on every row (sweep.csv's budget parts to its median token): the
+ * parts are ncols consecutive columns from first. */
+typedef struct pb_sum {
+    int total, first, n;
+} pb_sum;
+
 typedef struct pb_schema {
     pb_kind kind;
     const char *file;    /* "sweep.csv" */
@@ -376,6 +404,7 @@ typedef struct pb_schema {
     int ncols;
     bool sampled;        /* its rows are samples over time (cpu_util.csv): a run shorter than one sample has none,
                             and is complete; other kinds' rows are results, and a file of none is a failed run */
+    const pb_sum *sum;   /* NULL: no columns add up */
 } pb_schema;
 
 /* Every kind's schema, indexed by pb_kind (an array, so other tables can point into it at compile time). */
@@ -390,6 +419,10 @@ int pb_schema_col(pb_kind k, const char *name);
 /* A column's name, written as the kind and the identifier: PB_COL(SWEEP, pct_of_floor). A name that is not a
  * column of the kind does not compile. */
 #define PB_COL(KIND, name) pb_schema_name(PB_K_##KIND, PB_##KIND##_##name)
+
+/* The name of a budget part ("floor", ... "unexplained"), PB_BUDGET_floor..; its sweep.csv column is
+ * budget_<name>_ms (pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + part)). */
+const char *pb_budget_part_name(pb_budget_part part);
 
 /* machine.csv's fixed keys (PB_MKEY_*), and the per-kind and per-cache ones (PB_MKIND_*, PB_MCACHE_*). */
 const pb_column *pb_machine_key(int key);

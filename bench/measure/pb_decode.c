@@ -220,7 +220,8 @@ static int pb_mv(pb_decode *d, pb_exec *ex, int i)
 }
 
 /* Layer l's attention between v and o: q/k/v biases, q/k head norms (qwen3), RoPE on q and k, then pb_attn_layer,
- * whose output is quantized into o's activation. Its dispatches count as dispatch time, all of it as attn_ns. */
+ * whose output is quantized into o's activation. Its dispatches count as dispatch time, and tagged in the
+ * executor's slices; all of it but the quantization (quant_ns) as attn_ns. */
 static void pb_attention(pb_decode *d, pb_exec *ex, int l)
 {
     const pb_decode_weights *w = d->w;
@@ -244,10 +245,22 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
         pb_rope_apply(&d->rope, kr, m->n_kv_head);
     }
     uint64_t before = d->attn.dispatch_ns;
+    pb_slices_tag(&ex->slices, true);
     pb_attn_layer(&d->attn, ex, l, d->q, k, v);
+    pb_slices_tag(&ex->slices, false);
     d->dispatch_ns += d->attn.dispatch_ns - before;
+    uint64_t t1 = pb_now_ns();
+    d->attn_ns += t1 - t0;
     kern_act_set(pb_act_of(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, M);
-    d->attn_ns += pb_now_ns() - t0;
+    d->quant_ns += pb_now_ns() - t1;
+}
+
+/* The clock now, the time since t0 added to *acc: one serial piece of the token timed on its own. */
+static uint64_t pb_lap(uint64_t *acc, uint64_t t0)
+{
+    uint64_t t1 = pb_now_ns();
+    *acc += t1 - t0;
+    return t1;
 }
 
 /* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into each format's act_hidden that a
@@ -256,24 +269,46 @@ static void pb_norm(pb_decode *d, int k)
 {
     size_t n = (size_t)d->w->shape.hidden;
     float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
+    uint64_t t = pb_now_ns();
     for (size_t m = 0; m < d->batch; m++)
         pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, eps);
+    t = pb_lap(&d->glue_ns, t);
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         if (d->act_hidden[f].cap)
             kern_act_set(&d->act_hidden[f], d->h, d->batch);
+    pb_lap(&d->quant_ns, t);
+}
+
+/* x += h over the batch: a residual add, timed as glue. */
+static void pb_residual(pb_decode *d)
+{
+    uint64_t t = pb_now_ns();
+    pb_residual_add(d->x, d->h, d->batch * (size_t)d->w->shape.hidden);
+    pb_lap(&d->glue_ns, t);
+}
+
+/* Serial glue after up: u = SiLU(g) * u (glue), quantized into down's input (quant). */
+static void pb_silu_serial(pb_decode *d, int down)
+{
+    uint64_t t = pb_now_ns();
+    pb_silu_mul(d->u, d->g, d->u, d->batch * (size_t)d->w->shape.ffn);
+    t = pb_lap(&d->glue_ns, t);
+    kern_act_set(pb_act_of(d, down), d->u, d->batch);
+    pb_lap(&d->quant_ns, t);
 }
 
 int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
 {
     const pb_model *m = &d->w->shape;
     size_t M = d->batch, H = (size_t)m->hidden;
-    d->dispatch_ns = 0;
-    d->attn_ns = 0;
+    d->dispatch_ns = d->attn_ns = d->glue_ns = d->quant_ns = 0;
+    uint64_t t = pb_now_ns();
     for (size_t r = 0; r < M; r++) {
         uint64_t s = pb_decode_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
         for (size_t c = 0; c < H; c++)
             d->x[r * H + c] = pb_decode_unit(&s);
     }
+    pb_lap(&d->glue_ns, t);
     int rc = 0;
     bool fused = d->glue == PB_GLUE_FUSED;
     if (d->jobs_glue != (int)d->glue)
@@ -287,16 +322,14 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
         if (rc == 0)
             pb_attention(d, ex, l);
         rc |= pb_mv(d, ex, b + MV_O);
-        pb_residual_add(d->x, d->h, M * H);
+        pb_residual(d);
         pb_norm(d, 2 * l + 1);
         rc |= pb_mv(d, ex, b + MV_GATE);
         rc |= pb_mv(d, ex, b + MV_UP);
-        if (!fused) {
-            pb_silu_mul(d->u, d->g, d->u, M * (size_t)m->ffn);
-            kern_act_set(pb_act_of(d, b + MV_DOWN), d->u, M);
-        }
+        if (!fused)
+            pb_silu_serial(d, b + MV_DOWN);
         rc |= pb_mv(d, ex, b + MV_DOWN);
-        pb_residual_add(d->x, d->h, M * H);
+        pb_residual(d);
     }
     if (rc != 0)
         return -1;

@@ -66,11 +66,17 @@ typedef struct pb_decode {
                             * it left it, in its own cache, instead of on the caller's stack) */
     int jobs_glue;         /* the glue mode jobs were built for; -1 none */
     uint64_t dispatch_ns; /* the last token's time inside dispatches; the rest of the token is serial glue */
+    /* The last token's serial pieces, each timed on its own (the token's budget: pb_budget.h): glue_ns the norms'
+     * sums, residual adds, SiLU and the input; quant_ns the activations quantized on the calling thread (with fused
+     * glue down's input is quantized inside up's dispatch, so in the matvecs' time). The time between the timed
+     * pieces (the job checks, the loop, the clock reads) is in none of them. */
+    uint64_t glue_ns, quant_ns;
     /* Attention (bench/measure/attn): the cache at `context` positions of kv_type, RoPE at that position. */
     pb_kv_cache cache;
     pb_attn attn;
     pb_rope rope;
-    uint64_t attn_ns;     /* the last token's time in attention: q/k norms, RoPE, its dispatches, o's input */
+    uint64_t attn_ns;     /* the last token's time in attention: q/k norms, RoPE, its dispatches (tagged in the
+                           * executor's slices, pb_slices_tag); o's input quantized after it is in quant_ns */
 } pb_decode;
 
 /* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_dispatch_cost.h"
 #include "pb_time.h"
 
 void pb_sweep_busy(const pb_sampler_result *u, const int *cpus, int ncpus, pb_sweep_meas *out)
@@ -70,6 +71,89 @@ void pb_sweep_meas_free(pb_sweep_meas *m)
     m->cliff.nthr = 0;
 }
 
+/* Dispatches timed for their cost after each timed token (pb_sweep_cost): at a decode's cadence ~8% of a token. */
+#define PB_SWEEP_COST_CALLS 16
+
+/* What a point keeps per timed token while it runs. */
+typedef struct pb_sweep_series {
+    double *ms, *glue, *attn;        /* per token: its time; outside its dispatches; in attention */
+    double *cost;                    /* PB_SWEEP_COST_CALLS per token: the cost of a dispatch beside it */
+    pb_budget_token *parts;
+    uint64_t *prev;                  /* each thread's untagged busy ns at the last token's end */
+    long cost_dispatches;            /* made by the cost batches (not the tokens') */
+} pb_sweep_series;
+
+static void pb_sweep_series_free(pb_sweep_series *x)
+{
+    free(x->ms);
+    free(x->parts);
+    free(x->prev);
+    *x = (pb_sweep_series){ 0 };
+}
+
+/* 0, or -1 (ENOMEM). */
+static int pb_sweep_series_init(pb_sweep_series *x, int tokens, int threads)
+{
+    *x = (pb_sweep_series){ .ms = malloc((3 + PB_SWEEP_COST_CALLS) * (size_t)tokens * sizeof(double)),
+                            .parts = malloc((size_t)tokens * sizeof(pb_budget_token)),
+                            .prev = malloc((size_t)threads * sizeof(uint64_t)) };
+    if (!x->ms || !x->parts || !x->prev) {
+        pb_sweep_series_free(x);
+        return -1;
+    }
+    x->glue = x->ms + tokens;
+    x->attn = x->glue + tokens;
+    x->cost = x->attn + tokens;
+    return 0;
+}
+
+/* Every thread's untagged busy ns now: the matvecs' (pb_sweep_token's prev). */
+static void pb_sweep_mv_busy(const pb_exec *ex, uint64_t *out)
+{
+    for (int i = 0; i < ex->slices.n; i++)
+        out[i] = ex->slices.t[i].busy_ns - ex->slices.t[i].tagged_ns;
+}
+
+/* One timed token's pieces (pb_budget_token): its time, d's serial timers, and each thread's matvec busy time
+ * since the last token (prev, updated here). */
+static pb_budget_token pb_sweep_token(const pb_decode *d, const pb_exec *ex, uint64_t *prev, double ms)
+{
+    pb_budget_token t = { .ms = ms, .glue_ms = (double)d->glue_ns / 1e6, .quant_ms = (double)d->quant_ns / 1e6,
+                          .attn_ms = (double)d->attn_ns / 1e6, .busy_mean_ms = 0, .busy_max_ms = 0 };
+    int n = ex->slices.n;
+    for (int i = 0; i < n; i++) {
+        /* read between tokens: the last dispatch's completion ordered the workers' writes (pb_slices.h) */
+        const pb_thread_stat *a = &ex->slices.t[i];
+        uint64_t mv = a->busy_ns - a->tagged_ns;
+        double busy = (double)(mv - prev[i]) / 1e6;
+        prev[i] = mv;
+        t.busy_mean_ms += busy / n;
+        t.busy_max_ms = busy > t.busy_max_ms ? busy : t.busy_max_ms;
+    }
+    return t;
+}
+
+/* The cost of a dispatch on the point's executor beside token i, at its cadence (pb_dispatch_cost_samples): the
+ * caller busy for the token's serial time per dispatch before each, every thread for its mean matvec slice in
+ * it. 0, or -1 (ENOMEM). */
+static int pb_sweep_cost(pb_sweep_series *x, int i, const pb_decode *d, pb_exec *ex)
+{
+    double gap_ns = x->glue[i] / PB_DECODE_DISPATCHES(d->w) * 1e6, job_ns = x->parts[i].busy_mean_ms / d->w->nmv * 1e6;
+    long before = ex->dispatches;
+    int rc = pb_dispatch_cost_samples(ex, PB_SWEEP_COST_CALLS, gap_ns > 0 ? (uint64_t)gap_ns : 0,
+                                      job_ns > 0 ? (uint64_t)job_ns : 0, x->cost + (size_t)i * PB_SWEEP_COST_CALLS);
+    x->cost_dispatches += ex->dispatches - before;
+    return rc;
+}
+
+void pb_sweep_row_budget(pb_sweep_row *r)
+{
+    const pb_budget_in in = { .floor_gbps = r->floor.gbps_median, .weight_bytes = (double)r->weight_bytes,
+                              .kv_bytes = (double)r->kv_bytes, .calls = r->m.mv_calls,
+                              .dispatch_ns = r->m.dispatch_cost_ns };
+    pb_budget_split(&r->m.median, &in, &r->budget);
+}
+
 /* A copy of the executor's accounts (the counters when the timed tokens begin). 0, or -1 (ENOMEM). */
 static int pb_sweep_snapshot(const pb_exec *ex, pb_slices *copy)
 {
@@ -79,72 +163,95 @@ static int pb_sweep_snapshot(const pb_exec *ex, pb_slices *copy)
     return 0;
 }
 
+/* What runs between two timed tokens, none of it in either: the split's shares move, the cost batch, the floor
+ * pass; the sampler paused over the last two, so busy % is the tokens'. */
+static int pb_sweep_between_tokens(pb_sweep_series *x, int i, const pb_decode *d, pb_exec *ex, pb_sampler *s,
+                                   const pb_sweep_between *between)
+{
+    pb_exec_token_end(ex);
+    if (s)
+        pb_sampler_pause(s);
+    int rc = pb_sweep_cost(x, i, d, ex);
+    if (between && between->fn)
+        between->fn(between->ctx);
+    if (s)
+        pb_sampler_resume(s);
+    return rc;
+}
+
+/* The point's figures from its series and the executor's accounts (before: when the timed tokens began). 0, or
+ * -1 (ENOMEM). */
+static int pb_sweep_conclude(pb_sweep_meas *out, const pb_sweep_series *x, int tokens, const pb_decode *d,
+                             const pb_exec *ex, const pb_slices *before, long dispatches, uint64_t dispatch_ns,
+                             const int *cpus)
+{
+    out->dispatches_per_token = (double)dispatches / tokens;
+    out->ms = pb_summarize(x->ms, (size_t)tokens);
+    out->glue_ms = pb_summarize(x->glue, (size_t)tokens);
+    out->attn_ms = pb_summarize(x->attn, (size_t)tokens);
+    out->median = pb_budget_median(x->parts, (size_t)tokens);
+    out->mv_calls = d->w->nmv;
+    out->dispatch_cost_ns = pb_summarize(x->cost, (size_t)tokens * PB_SWEEP_COST_CALLS).median;
+    int rc = pb_sweep_cliff_of(&ex->slices, before, cpus, tokens, dispatch_ns, dispatches, &out->cliff);
+    out->cliff.share_source = ex->split == PB_SCHED_WEIGHTED ? pb_shares_source(&ex->shares) : NULL;
+    return rc;
+}
+
 int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int interval_ms, const int *cpus, int ncpus,
                      const pb_sweep_between *between, pb_sweep_meas *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->busy_mean = out->busy_min = out->busy_max = NAN;
-    double *ms = malloc(3 * (size_t)tokens * sizeof *ms);
-    if (!ms) {
+    out->busy_mean = out->busy_min = out->busy_max = out->dispatch_cost_ns = NAN;
+    pb_sweep_series x;
+    pb_slices before = { 0 };
+    if (pb_sweep_series_init(&x, tokens, ex->slices.n) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    double *glue = ms + tokens; /* the second third: each token's time outside its dispatches */
-    double *attn = glue + tokens; /* the last: each token's time in attention */
     uint64_t tok = 0, dispatch_ns = 0;
     for (int i = 0; i < warmup; i++, tok++) {
         if (pb_decode_token(d, ex, tok) != 0)
             goto job_failed;
         pb_exec_token_end(ex);
     }
-    pb_slices before;
     if (pb_sweep_snapshot(ex, &before) != 0) {
-        free(ms);
+        pb_sweep_series_free(&x);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    pb_sweep_mv_busy(ex, x.prev);
     char uerr[256];
     pb_sampler *s = pb_sampler_start(interval_ms, NULL, 0, uerr, sizeof uerr);
     long disp0 = ex->dispatches;
     for (int i = 0; i < tokens; i++, tok++) {
         uint64_t t0 = pb_now_ns();
         int rc = pb_decode_token(d, ex, tok);
-        ms[i] = (double)(pb_now_ns() - t0) / 1e6;
-        glue[i] = ms[i] - (double)d->dispatch_ns / 1e6;
-        attn[i] = (double)d->attn_ns / 1e6;
+        x.ms[i] = (double)(pb_now_ns() - t0) / 1e6;
+        x.glue[i] = x.ms[i] - (double)d->dispatch_ns / 1e6;
+        x.attn[i] = (double)d->attn_ns / 1e6;
+        x.parts[i] = pb_sweep_token(d, ex, x.prev, x.ms[i]);
         dispatch_ns += d->dispatch_ns;
+        if (rc == 0)
+            rc = pb_sweep_between_tokens(&x, i, d, ex, s, between);
         if (rc != 0) {
             if (s) {
                 pb_sampler_result r;
                 pb_sampler_stop(s, &r);
                 pb_sampler_result_free(&r);
             }
-            pb_slices_free(&before);
             goto job_failed;
         }
-        pb_exec_token_end(ex); /* outside the token's time: the split's shares move between tokens only */
-        if (between && between->fn) {
-            if (s) /* the floor pass is not the token's: keep it out of busy % */
-                pb_sampler_pause(s);
-            between->fn(between->ctx);
-            if (s)
-                pb_sampler_resume(s);
-        }
     }
-    out->dispatches_per_token = (double)(ex->dispatches - disp0) / tokens;
     if (s) {
         /* A reading that failed mid-point still leaves what was gathered: keep it. */
         pb_sampler_stop(s, &out->util);
         out->have_util = true;
         pb_sweep_busy(&out->util, cpus, ncpus, out);
     }
-    out->ms = pb_summarize(ms, (size_t)tokens);
-    out->glue_ms = pb_summarize(glue, (size_t)tokens);
-    out->attn_ms = pb_summarize(attn, (size_t)tokens);
-    free(ms);
-    int rc = pb_sweep_cliff_of(&ex->slices, &before, cpus, tokens, dispatch_ns, ex->dispatches - disp0, &out->cliff);
+    int rc = pb_sweep_conclude(out, &x, tokens, d, ex, &before, ex->dispatches - disp0 - x.cost_dispatches,
+                               dispatch_ns, cpus);
+    pb_sweep_series_free(&x);
     pb_slices_free(&before);
-    out->cliff.share_source = ex->split == PB_SCHED_WEIGHTED ? pb_shares_source(&ex->shares) : NULL;
     if (rc != 0) {
         pb_sweep_meas_free(out);
         snprintf(err, errlen, "out of memory");
@@ -152,6 +259,7 @@ int pb_sweep_measure(pb_decode *d, pb_exec *ex, int warmup, int tokens, int inte
     return rc;
 job_failed:
     snprintf(err, errlen, "token %llu: %s", (unsigned long long)tok, strerror(errno));
-    free(ms);
+    pb_sweep_series_free(&x);
+    pb_slices_free(&before);
     return -1;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pb_budget.h"
 #include "pb_decode.h"
 #include "pb_exec.h"
 #include "pb_decode_floor.h"
@@ -56,6 +57,9 @@ typedef struct pb_sweep_meas {
     double busy_mean, busy_min, busy_max; /* over the pinned cpus' mean busy % */
     bool imbalance;
     pb_sweep_cliff cliff;     /* per thread (free with pb_sweep_meas_free) */
+    pb_budget_token median;   /* the median token's own pieces (pb_budget_median) */
+    double mv_calls;          /* matvec dispatches per token: the budget's dispatch part counts these */
+    double dispatch_cost_ns;  /* one empty dispatch of the point's executor, measured after its tokens */
 } pb_sweep_meas;
 
 /* Called after each timed token, outside its timing (NULL: nothing): bench_sweep's interleaved floor pass. */
@@ -105,7 +109,11 @@ typedef struct pb_sweep_row {
     double rt_before, rt_after; /* round trip between the first two cpus of the set, around the point */
     char placement[8];        /* near, far, mixed, n/a */
     bool verified;            /* the last token's logits equal the first point's of that format and batch */
+    pb_budget budget;         /* the median token's parts (pb_sweep_row_budget, once the floor is known) */
 } pb_sweep_row;
+
+/* r's budget from its measurement and its floor (pb_budget_split). */
+void pb_sweep_row_budget(pb_sweep_row *r);
 
 /* Derived figures: tok/s = batch x 1000 / median ms; effective GB/s = the bytes a token must read (weights and
  * KV cache) per median token time; % of floor = effective / floor's median (the same statistic on both sides);

@@ -1,6 +1,7 @@
 /* The numeric cells of a run's CSVs checked against what their column may hold. Text, NaN, infinity or a
  * negative number where a figure belongs would otherwise reach the report as "—", "inf s", "-5 ns" or "at -3
  * threads"; such a cell is named by file, line and column, and its row left out. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ static const struct cell_rule {
     [PB_CELL_FIGURE] = { .accepts = "a finite number ≥ 0", .min = 0, .max = HUGE_VAL },
     [PB_CELL_OPTIONAL] = { .accepts = "a finite number ≥ 0, or nan or empty when not measured", .min = 0,
                            .max = HUGE_VAL, .absent_ok = true },
+    [PB_CELL_SIGNED] = { .accepts = "a finite number, or nan or empty when not measured", .min = -DBL_MAX,
+                         .max = HUGE_VAL, .absent_ok = true },
 };
 
 static bool blank(const char *s)

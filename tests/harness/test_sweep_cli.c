@@ -1,6 +1,7 @@
 /* bench_sweep as a user runs it: bad input is one line naming the option, exit status 2, nothing written
  * (and no weights built); a one-token run writes sweep.csv and cpu_util.csv with the promised columns. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "harness_run.h"
 #include "pb_csvread.h"
 #include "pb_model.h"
+#include "pb_schema.h"
+#include "pb_tuning.h"
 #include "pb_topo.h"
 
 static void expect_bad(const char *args, const char *option)
@@ -110,6 +113,28 @@ Test(sweep_cli, preset_too_big_for_memory)
     expect_bad("--model llama3-8b --format q8_0,f32", "--format f32");
 }
 
+/* Row r's budget: every part there, adding up to the median token; the floor's part is the token's bytes at the
+ * floor; the dispatch part is the matvecs' calls at the measured cost. */
+static void expect_budget(const pb_table *t, size_t r)
+{
+    double sum = 0, part[PB_BUDGET_NPARTS];
+    for (int p = 0; p < PB_BUDGET_NPARTS; p++) {
+        part[p] = pb_table_num(t, r, pb_table_col(t, pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + p)));
+        cr_expect(!isnan(part[p]), "row %zu: budget part %s", r, pb_budget_part_name((pb_budget_part)p));
+        sum += part[p];
+    }
+    double med = pb_table_num(t, r, pb_table_col(t, "ms_per_token_median"));
+    cr_expect(fabs(sum - med) <= PB_BUDGET_SUM_TOL_MS, "row %zu: parts %.4f, token %.4f", r, sum, med);
+    double bytes = pb_table_num(t, r, pb_table_col(t, "weight_bytes")) + pb_table_num(t, r, pb_table_col(t, "kv_bytes"));
+    double floor_ms = bytes / (pb_table_num(t, r, pb_table_col(t, "floor_gbps")) * 1e6);
+    cr_expect(fabs(part[PB_BUDGET_floor] - floor_ms) < 1e-3 * floor_ms + 1e-4, "row %zu: floor %.4f, bytes give %.4f", r,
+              part[PB_BUDGET_floor], floor_ms);
+    double cost = pb_table_num(t, r, pb_table_col(t, "dispatch_cost_ns"));
+    cr_expect(cost >= 0, "row %zu: dispatch cost %g", r, cost);
+    cr_expect(fabs(part[PB_BUDGET_dispatch] - 197 * cost / 1e6) < 1e-3, "row %zu: 197 matvecs at %g ns", r, cost);
+    cr_expect_eq(part[PB_BUDGET_wait], 0, "row %zu: one thread waits for nobody", r);
+}
+
 Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
@@ -139,6 +164,7 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
         cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "verified")), 1, "logits equal across points");
         double tps = pb_table_num(&t, r, pb_table_col(&t, "tok_per_s")), fl = pb_table_num(&t, r, pb_table_col(&t, "floor_gbps"));
         cr_expect(tps > 0 && fl > 0, "row %zu: tok/s %g, floor %g", r, tps, fl);
+        expect_budget(&t, r);
     }
     pb_table_free(&t);
     FILE *f;

@@ -35,7 +35,9 @@ static const struct {
                   "attn_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"
                   "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified,"
                   "series_id,series,emulate_slow,share_source,thread_rows_pct,thread_busy_ms,thread_slice_us,"
-                  "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms" },
+                  "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms,dispatch_cost_ns,budget_floor_ms,"
+                  "budget_kernel_ms,budget_quant_ms,budget_glue_ms,budget_attn_ms,budget_dispatch_ms,budget_wait_ms,"
+                  "budget_unexplained_ms" },
     { PB_K_CPUUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct" },
     { PB_K_OVERLAP, "run_id,host,mode,ratio,prep_us,job_us,us_per_step,speedup,pct_of_ceiling,cpus,ceiling,"
                     "us_per_step_min,us_per_step_max,prep_ratio_measured,steps,reps,rows,cols,prep_n,variant,rt_ns,"
@@ -86,8 +88,8 @@ Test(schema, values_round_trip)
         snprintf(name, sizeof name, "kind%d.csv", k);
         pb_csv *c = pb_csv_open(dir, name, s->header);
         cr_assert_not_null(c);
-        pb_value v[64];
-        cr_assert_leq(s->ncols, 64);
+        pb_value v[128];
+        cr_assert_leq(s->ncols, 128);
         for (int i = 0; i < s->ncols; i++)
             v[i] = sample(&s->cols[i], i);
         pb_csv_values(c, s, v);
@@ -171,6 +173,20 @@ Test(schema, check_fresh_run_then_broken_ones, .timeout = 120)
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, "kernels.csv:2:7: column 'batch': '-2'"), "names file, line, column: %s", out);
     cr_expect(!strstr(out, "sweep.csv"), "the restored sweep.csv passes: %s", out);
+
+    /* A budget whose parts do not add up to its token (the glue 1 ms more than measured) is refused. */
+    char run[96];
+    snprintf(run, sizeof run, "%s/run", dir);
+    pb_table t;
+    load_csv(run, "sweep.csv", &t);
+    char glue[32];
+    snprintf(glue, sizeof glue, "%.4f", pb_table_num(&t, 0, pb_table_col(&t, "budget_glue_ms")) + 1);
+    pb_table_free(&t);
+    set_cell(run, "sweep.csv", 0, "budget_glue_ms", glue);
+    rc = sh(out, sizeof out, "$B/bench_report --check %s", run);
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, "sweep.csv:2: columns budget_floor_ms..budget_unexplained_ms add up to") &&
+              strstr(out, "not ms_per_token_median's"), "names the row and the columns: %s", out);
 
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check %s/nothing-here", dir), 2, "%s", out);
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check"), 2, "%s", out);

@@ -190,7 +190,7 @@ Test(machine, csv)
     snprintf(path, sizeof path, "%s/machine.csv", dir);
     const char *csv = tf_slurp("%s", path);
     cr_expect(strncmp(csv, "key,value\nrun_id,run-1\n", 23) == 0, "%s", csv);
-    tf_expect_has(csv, "\nvendor,AuthenticAMD\n", "\next_family,25\n", "\nschema_version,3\n", "\nkind0_pus,2\n",
+    tf_expect_has(csv, "\nvendor,AuthenticAMD\n", "\next_family,25\n", "\nschema_version,4\n", "\nkind0_pus,2\n",
                   "\ncflags,\"-O1 -fsanitize=address,undefined\"\n");
     /* A harness joining the run finds it written already. */
     cr_expect_eq(pb_machine_write_csv(&m, dir, "run-1", err, sizeof err), 1);

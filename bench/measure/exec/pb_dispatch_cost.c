@@ -1,6 +1,7 @@
 #include "pb_dispatch_cost.h"
 
 #include <errno.h>
+#include <stdalign.h>
 #include <stdlib.h>
 
 #include "pb_time.h"
@@ -103,5 +104,46 @@ int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_
     out->k = k;
     free(means);
     free(samples);
+    return 0;
+}
+
+/* A timed job: every thread busy job_ns, its own wall time in its own line (a thread preempted inside the job
+ * shows there, not as the dispatch's cost). */
+typedef struct pb_timed_slot {
+    alignas(64) uint64_t ns;
+} pb_timed_slot;
+
+typedef struct pb_timed_job {
+    uint64_t job_ns;     /* read by every thread, written before the first dispatch */
+    pb_timed_slot *slot; /* one per thread, each written by its thread only */
+} pb_timed_job;
+
+static void pb_job_timed(void *ctx, int id, int n)
+{
+    (void)n;
+    pb_timed_job *j = ctx; /* the caller's, alive across the dispatch; slot[id] is this thread's */
+    uint64_t t0 = pb_now_ns();
+    pb_spin_ns(j->job_ns);
+    j->slot[id].ns = pb_now_ns() - t0;
+}
+
+int pb_dispatch_cost_samples(pb_exec *e, long k, uint64_t gap_ns, uint64_t job_ns, double *out)
+{
+    pb_timed_job j = { .job_ns = job_ns, .slot = aligned_alloc(64, (size_t)e->threads * sizeof *j.slot) };
+    if (!j.slot) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (long i = 0; i < k; i++) {
+        pb_gap(gap_ns);
+        uint64_t t0 = pb_now_ns(), slowest = 0;
+        pb_exec_run(e, pb_job_timed, &j);
+        uint64_t wall = pb_now_ns() - t0;
+        /* the dispatch's completion ordered every thread's slot write before these reads */
+        for (int t = 0; t < e->threads; t++)
+            slowest = j.slot[t].ns > slowest ? j.slot[t].ns : slowest;
+        out[i] = wall > slowest ? (double)(wall - slowest) : 0;
+    }
+    free(j.slot);
     return 0;
 }

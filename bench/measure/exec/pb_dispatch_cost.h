@@ -30,4 +30,11 @@ typedef struct pb_dispatch_cost_result {
 /* 0, or -1 with errno when the pool could not be created. */
 int pb_dispatch_cost_measure(const pb_dispatch_cost_point *pt, pb_dispatch_cost_result *out);
 
+/* k dispatches on an executor already open (a decode's own: its kind, threads and cpus) at a decode's cadence:
+ * the caller busy gap_ns before each (its serial glue), every thread busy job_ns in it (a slice's length: a
+ * worker that sleeps between dispatches sleeps as long as in the decode). out[i]: dispatch i's time beyond its
+ * slowest thread's time in the job, in ns: what the dispatch itself cost (a thread preempted inside its job is
+ * the machine's, and not counted). Each counts into e->dispatches. 0, or -1 with errno ENOMEM. */
+int pb_dispatch_cost_samples(pb_exec *e, long k, uint64_t gap_ns, uint64_t job_ns, double *out);
+
 #endif

@@ -79,6 +79,7 @@ void pb_emulate_text(const pb_emulate *e, const int *cpus, int n, char *buf, siz
 int pb_slices_init(pb_slices *s, int n, const int *cpus, const pb_emulate *e)
 {
     s->n = n;
+    s->tag = 0;
     s->t = aligned_alloc(PB_SLICES_LINE, (size_t)n * sizeof *s->t);
     if (!s->t) {
         errno = ENOMEM;
@@ -103,6 +104,8 @@ void pb_slices_reset(pb_slices *s)
         s->t[i] = (pb_thread_stat){ .factor = s->t[i].factor };
 }
 
+void pb_slices_tag(pb_slices *s, bool on) { s->tag = on; }
+
 bool pb_slices_emulated(const pb_slices *s)
 {
     for (int i = 0; i < s->n; i++)
@@ -122,7 +125,8 @@ void pb_slice_end(void *slices, int id, uint64_t t0, size_t rows)
 {
     /* slices is the executor's pb_slices, alive as long as its pool; id's account is written by this thread only
      * (see pb_slices.h for how the caller's reads are ordered after it). */
-    pb_thread_stat *a = &((pb_slices *)slices)->t[id];
+    const pb_slices *s = slices;
+    pb_thread_stat *a = &s->t[id];
     uint64_t t1 = pb_now_ns(), end = t1;
     if (a->factor < 1) {
         /* The slice took t1 - t0 at full speed; at factor f it would have taken (t1 - t0) / f. */
@@ -131,6 +135,8 @@ void pb_slice_end(void *slices, int id, uint64_t t0, size_t rows)
             ;
     }
     a->busy_ns += end - t0;
+    if (s->tag)
+        a->tagged_ns += end - t0;
     a->work_ns += t1 - t0;
     a->rows += rows;
     a->slices++;

@@ -46,6 +46,7 @@ typedef struct pb_thread_stat {
     uint64_t work_ns;                         /* in its slices' own work */
     uint64_t rows;                            /* rows its slices covered */
     uint64_t slices;
+    uint64_t tagged_ns;                       /* of busy_ns, in slices of dispatches made while the tag was set */
     double factor;                            /* read-only: its cpu's emulation factor, 1 = none */
 } pb_thread_stat;
 
@@ -53,6 +54,8 @@ _Static_assert(sizeof(pb_thread_stat) % PB_SLICES_LINE == 0, "each thread's acco
 
 typedef struct pb_slices {
     int n;
+    int tag;           /* set by the caller between dispatches (pb_slices_tag); the dispatch's release orders it
+                        * before its slices read it */
     pb_thread_stat *t; /* n accounts, cache-line aligned */
 } pb_slices;
 
@@ -61,6 +64,9 @@ int pb_slices_init(pb_slices *s, int n, const int *cpus, const pb_emulate *e);
 void pb_slices_free(pb_slices *s);
 /* Zeroes the counters (the factors stay). Between dispatches only. */
 void pb_slices_reset(pb_slices *s);
+/* Tags the dispatches that follow (on: their slices also count into tagged_ns): the decode's attention, so its
+ * threads' busy time can be told from the matvecs'. Between dispatches only. */
+void pb_slices_tag(pb_slices *s, bool on);
 /* True when some thread is emulated. */
 bool pb_slices_emulated(const pb_slices *s);
 

@@ -245,6 +245,8 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
                     r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
         r->rt_before = sw_roundtrip(b);
         rc = sw_time(b, d, kind, s, r, err, errlen);
+        if (rc == 0)
+            pb_sweep_row_budget(r); /* its floor is known now */
         r->rt_after = sw_roundtrip(b);
         snprintf(r->placement, sizeof r->placement, "%s",
                  pb_placement_block(b->p->where, b->pair->cpu[0], b->pair->n > 1 ? b->pair->cpu[1] : -1, r->rt_before,

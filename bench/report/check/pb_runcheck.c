@@ -2,6 +2,7 @@
 #include "pb_runcheck.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "pb_csv.h"
 #include "pb_rundata.h"
+#include "pb_tuning.h"
 
 typedef struct check {
     FILE *out;
@@ -111,6 +113,26 @@ static void check_cells(check *c, const pb_table *t, const pb_schema *s)
         problem(c, "%s: %d more malformed cells", t->name, bad - PB_CHECK_CELLS_SHOWN);
 }
 
+/* Columns the schema says add up (sweep.csv's budget parts to its median token) on every row that has them all:
+ * parts that do not are a budget that was not measured as one. */
+static void check_sums(check *c, const pb_table *t, const pb_schema *s)
+{
+    const pb_sum *sum = s->sum;
+    int total = sum ? pb_table_col(t, s->cols[sum->total].name) : -1, bad = 0;
+    for (size_t r = 0; total >= 0 && r < t->nrows; r++) {
+        double want = pb_table_num(t, r, total), got = 0;
+        for (int k = 0; k < sum->n; k++)
+            got += pb_table_num(t, r, pb_table_col(t, s->cols[sum->first + k].name));
+        if (isnan(want) || isnan(got) || fabs(got - want) <= PB_BUDGET_SUM_TOL_MS || ++bad > PB_CHECK_CELLS_SHOWN)
+            continue;
+        problem(c, "%s:%zu: columns %s..%s add up to %.4f, not %s's %.4f (within %g)", t->name, t->line[r],
+                s->cols[sum->first].name, s->cols[sum->first + sum->n - 1].name, got, s->cols[sum->total].name, want,
+                PB_BUDGET_SUM_TOL_MS);
+    }
+    if (bad > PB_CHECK_CELLS_SHOWN)
+        problem(c, "%s: %d more rows whose parts do not add up", t->name, bad - PB_CHECK_CELLS_SHOWN);
+}
+
 /* Reads DIR/FILE when it is there and checks it against its schema; the kind it follows is then noted in c. */
 static void check_file(check *c, const char *file, pb_table *t, bool *loaded)
 {
@@ -134,6 +156,7 @@ static void check_file(check *c, const char *file, pb_table *t, bool *loaded)
     if (t->nrows == 0 && !s->sampled)
         problem(c, "%s: a header but no rows", t->name);
     check_cells(c, t, s);
+    check_sums(c, t, s);
     *loaded = true;
 }
 

@@ -20,7 +20,7 @@ pb_point *pb_points_add(pb_points *ps, const char *family)
         ps->cap = cap;
     }
     pb_point *p = &ps->p[ps->n++];
-    *p = (pb_point){ .family = family, .iterations = 1, .real_time = NAN };
+    *p = (pb_point){ .family = family, .iterations = 1, .real_time = NAN, .row = -1 };
     return p;
 }
 

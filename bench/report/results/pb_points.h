@@ -51,6 +51,7 @@ typedef struct pb_point {
     double real_time;     /* one iteration: a token, a dispatch, a matvec, a step, a pass */
     double iterations;    /* how many were timed (1 when the CSV does not say) */
     int threads;
+    long row;             /* the CSV row it came from (-1: none) */
     int nattr, nfig;
     pb_attr attr[PB_POINT_ATTRS];
     pb_figure fig[PB_POINT_FIGS];

@@ -42,6 +42,8 @@ static pb_point *row_point(pb_points *ps, const char *family, const pb_table *t,
                            const attr_spec *a, size_t n)
 {
     pb_point *p = pb_points_add(ps, family);
+    if (p)
+        p->row = (long)r;
     for (size_t i = 0; p && i < n; i++)
         attr_col(p, t, r, k, a[i].col, a[i].named, a[i].keyed);
     return p;

@@ -1,6 +1,8 @@
 /* pb_results_json.c — see pb_results_json.h. Every text from the run directory goes through pb_json_str. */
 #include "pb_results_json.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +127,46 @@ static void benchmark(FILE *f, const pb_point *p, int family, int instance)
     fputs("\n    }", f);
 }
 
+/* One decode point's budget: its median token and the parts that add up to it (sweep.csv's budget_<part>_ms);
+ * false when the row has no budget (an older sweep.csv). */
+static bool budget_entry(FILE *f, const pb_table *t, const pb_point *p, bool first)
+{
+    double part[PB_BUDGET_NPARTS], token = pb_table_num(t, (size_t)p->row, pb_table_col(t, PB_COL(SWEEP, ms_per_token_median)));
+    for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
+        part[k] = pb_table_num(t, (size_t)p->row, pb_table_col(t, pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + k)));
+        if (isnan(part[k]))
+            return false;
+    }
+    fputs(first ? "\n    {\n      \"name\": " : ",\n    {\n      \"name\": ", f);
+    pb_json_str(f, p->name);
+    fputs(",\n      \"ms_per_token\": ", f);
+    pb_json_num(f, token);
+    fputs(",\n      \"parts_ms\": {", f);
+    for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
+        fputs(k ? ", " : " ", f);
+        pb_json_key(f, pb_budget_part_name((pb_budget_part)k));
+        pb_json_num(f, part[k]);
+    }
+    fputs(" },\n      \"unexplained_pct\": ", f);
+    pb_json_num(f, token > 0 ? 100.0 * part[PB_BUDGET_unexplained] / token : NAN);
+    fputs("\n    }", f);
+    return true;
+}
+
+/* The decode points' budgets, in the benchmarks' order: where each token's time went (pb_budget.h). */
+static void budget(FILE *f, const json_job *j)
+{
+    const pb_table *t = pb_rundata_table(j->rd, PB_K_SWEEP);
+    fputs(",\n  \"budget\": [", f);
+    int n = 0;
+    for (size_t i = 0; t && i < j->ps->n; i++) {
+        const pb_point *p = &j->ps->p[i];
+        if (strcmp(p->family, "decode") == 0 && p->row >= 0 && (size_t)p->row < t->nrows)
+            n += budget_entry(f, t, p, n == 0);
+    }
+    fputs(n ? "\n  ]\n" : "]\n", f);
+}
+
 static void write_json(FILE *f, const void *arg)
 {
     const json_job *j = arg;
@@ -141,7 +183,9 @@ static void write_json(FILE *f, const void *arg)
             fputs(",\n", f);
         benchmark(f, p, family, instance);
     }
-    fputs(j->ps->n ? "\n  ]\n}\n" : "  ]\n}\n", f);
+    fputs(j->ps->n ? "\n  ]" : "  ]", f);
+    budget(f, j);
+    fputs("}\n", f);
 }
 
 int pb_results_json(const char *path, const pb_rundata *rd, const pb_points *ps)
