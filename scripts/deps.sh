@@ -1,56 +1,102 @@
 #!/bin/sh
-# Installs the Debian packages poolbench needs, only when something is missing, and says what it does.
-# Run by `make deps`, which `make test`, `make check` and `make report` depend on. `deps.sh likwid` (make
-# deps-likwid) installs likwid instead, for scripts/likwid_compare.sh only. `deps.sh arm64` (make test-arm64)
-# installs the arm64 cross toolchain, qemu-user-static and arm64 hwloc, and unpacks Criterion's arm64 runtime.
-# `deps.sh predict` (make predict) installs llvm (for llvm-mca) and the arm64 cross compiler.
+# Installs the Debian packages poolbench needs, only those missing, one line per package group saying what and why.
+# With everything present it prints one line and makes no network call. Modes (the argument):
+#   (none)   make deps: compiler, pkg-config, hwloc, libcpuid, Criterion, gnuplot (make test, check and report)
+#   arm64    make test-arm64: cross gcc, qemu-user-static, arm64 hwloc; Criterion's arm64 runtime unpacked
+#   predict  make predict: llvm (llvm-mca) and the arm64 cross compiler
+#   likwid   make likwid-compare: likwid
+#   fresh    make fresh-root: debootstrap
 set -eu
 # WARNING (arm64 mode): on Debian 12, installing libcriterion3:arm64 or libcriterion-dev:arm64 REMOVES the amd64
-# Criterion packages (seen twice here: `make test` then cannot link). Never apt-get install them: fetch the arm64
-# .debs with `apt-get download` and unpack them with `dpkg -x` into a private sysroot under build-arm64/, and link
-# the tests against that copy (the headers are the amd64 package's, which are architecture-independent).
-PKGS="build-essential pkg-config libhwloc-dev libhwloc-plugins hwloc libcpuid-dev libcriterion-dev gnuplot-nox"
-# What of the base set is missing, as words.
-base_missing() {
-    m=""
-    command -v cc >/dev/null 2>&1 || m="compiler"
-    command -v pkg-config >/dev/null 2>&1 || m="$m pkg-config"
-    if command -v pkg-config >/dev/null 2>&1; then
-        for p in hwloc libcpuid criterion; do
-            pkg-config --exists "$p" || m="$m $p"
-        done
-    fi
-    command -v gnuplot >/dev/null 2>&1 || m="$m gnuplot"
-    command -v hwloc-ls >/dev/null 2>&1 || m="$m hwloc"
-    # hwloc's XML topologies with comments need the libxml2 plugin (libhwloc-plugins).
-    if command -v dpkg-query >/dev/null 2>&1; then
-        dpkg-query -W -f='${Status}' libhwloc-plugins 2>/dev/null | grep -q 'ok installed' || m="$m libhwloc-plugins"
-    fi
-    echo "$m"
-}
+# Criterion packages (`make test` then cannot link). Never apt-get install them: fetch the arm64 .debs with
+# `apt-get download` and unpack them with `dpkg -x` into a private sysroot under build-arm64/, and link the tests
+# against that copy (the headers are the amd64 package's, which are architecture-independent).
 
 installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
 }
+have() {
+    command -v "$1" >/dev/null 2>&1
+}
+pc() {
+    have pkg-config && pkg-config --exists "$1"
+}
+
+# Each group: its name, its packages, why poolbench needs them, and the test that it is present.
+# hwloc's XML topologies with comments need the libxml2 plugin (libhwloc-plugins), which no command shows.
+group_present() {
+    case "$1" in
+    compiler) have cc && have make && have pkg-config ;;
+    hwloc) pc hwloc && have hwloc-ls && installed libhwloc-plugins ;;
+    libcpuid) pc libcpuid ;;
+    criterion) pc criterion ;;
+    gnuplot) have gnuplot ;;
+    cross) have aarch64-linux-gnu-gcc && installed libc6-dev-arm64-cross ;;
+    qemu) have qemu-aarch64-static ;;
+    hwloc-arm64) installed libhwloc-dev:arm64 ;;
+    llvm) for m in llvm-mca llvm-mca-19 llvm-mca-18 llvm-mca-17 llvm-mca-16 llvm-mca-15 llvm-mca-14; do
+              have "$m" && return 0
+          done
+          return 1 ;;
+    cross-gcc) have aarch64-linux-gnu-gcc ;;
+    likwid) have likwid-bench ;;
+    debootstrap) have debootstrap ;;
+    esac
+}
+group_packages() {
+    case "$1" in
+    compiler) echo "build-essential pkg-config" ;;
+    hwloc) echo "libhwloc-dev libhwloc-plugins hwloc" ;;
+    libcpuid) echo "libcpuid-dev" ;;
+    criterion) echo "libcriterion-dev" ;;
+    gnuplot) echo "gnuplot-nox" ;;
+    cross) echo "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+    qemu) echo "qemu-user-static" ;;
+    hwloc-arm64) echo "libhwloc-dev:arm64" ;;
+    llvm) echo "llvm" ;;
+    cross-gcc) echo "gcc-aarch64-linux-gnu" ;;
+    likwid) echo "likwid" ;;
+    debootstrap) echo "debootstrap" ;;
+    esac
+}
+group_reason() {
+    case "$1" in
+    compiler) echo "the C compiler, make and pkg-config, to build everything" ;;
+    hwloc) echo "topology and thread binding (hwloc), and its XML plugin for the tests' topologies" ;;
+    libcpuid) echo "CPU identity (vendor, family/model, caches) on x86" ;;
+    criterion) echo "the unit and property tests (make test)" ;;
+    gnuplot) echo "the plots (PNG and SVG), without Qt" ;;
+    cross) echo "the arm64 cross compiler and C library, for the arm64 build" ;;
+    qemu) echo "qemu-user, to run the arm64 tests on this machine" ;;
+    hwloc-arm64) echo "hwloc for arm64, linked by the arm64 build (adds dpkg's arm64 architecture)" ;;
+    llvm) echo "llvm-mca, the cycle predictions of make predict" ;;
+    cross-gcc) echo "the arm64 cross compiler, for the arm kernels' assembly in make predict" ;;
+    likwid) echo "likwid-bench, the independent check of the memory floor" ;;
+    debootstrap) echo "debootstrap, to make the fresh Debian root of make fresh-root" ;;
+    esac
+}
+
+MODE=${1:-}
+case "$MODE" in
+"") WANT="compiler hwloc libcpuid criterion gnuplot" ;;
+arm64) WANT="cross qemu hwloc-arm64" ;;
+predict) WANT="llvm cross-gcc" ;;
+likwid) WANT="likwid" ;;
+fresh) WANT="debootstrap" ;;
+*) echo "deps: unknown argument '$1' (accepted: nothing, arm64, predict, likwid, fresh)" >&2; exit 2 ;;
+esac
 
 # arm64 mode. Criterion's arm64 runtime is unpacked, never installed (the warning above): the amd64 and arm64
 # libnanomsg5 it needs have different Debian versions (a binNMU), which Multi-Arch: same forbids side by side.
 # libgomp comes from the cross toolchain (libgomp1-arm64-cross), linked beside them: no more arm64 packages.
 ARM64_SYSROOT=build-arm64/sysroot
 ARM64_LIB=$ARM64_SYSROOT/usr/lib/aarch64-linux-gnu
-arm64_missing() {
-    m=""
-    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || m="gcc-aarch64-linux-gnu"
-    command -v qemu-aarch64-static >/dev/null 2>&1 || m="$m qemu-user-static"
-    for p in libc6-dev-arm64-cross libhwloc-dev:arm64; do
-        installed "$p" || m="$m $p"
-    done
-    [ -e "$ARM64_LIB/libcriterion.so.3" ] && [ -e "$ARM64_LIB/libgomp.so.1" ] || m="$m criterion-arm64-runtime"
-    echo "$m"
+arm64_runtime_present() {
+    [ -e "$ARM64_LIB/libcriterion.so.3" ] && [ -e "$ARM64_LIB/libgomp.so.1" ]
 }
 
 # libcriterion3:arm64 and those of its arm64 dependencies dpkg does not hold, fetched and unpacked into
-# $ARM64_SYSROOT (the cross linker and qemu find them through -rpath-link and LD_LIBRARY_PATH).
+# $ARM64_SYSROOT (test_arm64.sh names every library directory there to the cross linker and to qemu).
 arm64_runtime() {
     if [ ! -e "$ARM64_LIB/libcriterion.so.3" ]; then
         need=""
@@ -66,49 +112,45 @@ arm64_runtime() {
     ln -sf /usr/aarch64-linux-gnu/lib/libgomp.so.1 "$ARM64_LIB/libgomp.so.1"
 }
 
-APT_OPTS=""
-case "${1:-}" in
-"") missing=$(base_missing) ;;
-arm64)
-    PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libhwloc-dev:arm64"
-    APT_OPTS="--no-remove" # an arm64 package that would replace an amd64 one stops apt instead
-    missing=$(arm64_missing) ;;
-predict)
-    # scripts/predict.sh: llvm-mca (Debian's llvm package installs it as llvm-mca-<version>, and llvm-mca when it is
-    # the default version) and the arm64 cross compiler, for the arm kernels' -S output
-    PKGS="llvm gcc-aarch64-linux-gnu"
-    missing=""
-    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing=" gcc-aarch64-linux-gnu"
-    found=""
-    for m in llvm-mca llvm-mca-19 llvm-mca-18 llvm-mca-17 llvm-mca-16 llvm-mca-15 llvm-mca-14; do
-        command -v "$m" >/dev/null 2>&1 && found=$m && break
-    done
-    [ -n "$found" ] || missing="$missing llvm-mca" ;;
-likwid)
-    PKGS="likwid"
-    missing=""
-    command -v likwid-bench >/dev/null 2>&1 || missing=" likwid-bench" ;;
-*) echo "deps: unknown argument '$1' (accepted: likwid, arm64, predict)" >&2; exit 2 ;;
-esac
-[ -z "$missing" ] && exit 0
-echo "deps: missing:$missing"
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "deps: no apt-get here; install the equivalents of: $PKGS" >&2
+missing=""
+for g in $WANT; do
+    group_present "$g" || missing="$missing $g"
+done
+runtime_missing=0
+if [ "$MODE" = arm64 ] && ! arm64_runtime_present; then runtime_missing=1; fi
+if [ -z "$missing" ] && [ "$runtime_missing" -eq 0 ]; then
+    echo "deps: all present (${MODE:-base}: $WANT)"
+    exit 0
+fi
+
+PKGS=""
+for g in $missing; do
+    PKGS="$PKGS $(group_packages "$g")"
+    echo "deps: $g: $(group_packages "$g") - $(group_reason "$g")"
+done
+[ "$runtime_missing" -eq 0 ] || echo "deps: criterion-arm64: libcriterion3:arm64 and its libraries, unpacked into $ARM64_SYSROOT - the arm64 tests' runtime (never installed: it would remove the amd64 Criterion)"
+if ! have apt-get; then
+    echo "deps: no apt-get here; install the equivalents of:$PKGS" >&2
     exit 1
 fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-        echo "deps: not root and no sudo; run as root: apt-get update && apt-get install -y --no-install-recommends $PKGS" >&2
+    if have sudo; then SUDO="sudo"; else
+        echo "deps: not root and no sudo; run as root: apt-get update && apt-get install -y --no-install-recommends$PKGS" >&2
         exit 1
     fi
 fi
-echo "deps: apt-get update && apt-get install -y --no-install-recommends $PKGS"
-if [ "${1:-}" = arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+APT_OPTS=""
+# An arm64 package that would replace an amd64 one stops apt instead.
+[ "$MODE" = arm64 ] && APT_OPTS="--no-remove"
+if [ "$MODE" = arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
     echo "deps: dpkg --add-architecture arm64"
     $SUDO dpkg --add-architecture arm64
 fi
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $APT_OPTS $PKGS
-[ "${1:-}" = arm64 ] && arm64_runtime
+echo "deps: apt-get update && apt-get install -y --no-install-recommends$PKGS"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+if [ -n "$PKGS" ]; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $APT_OPTS $PKGS
+fi
+[ "$MODE" = arm64 ] && arm64_runtime
 echo "deps: done"
