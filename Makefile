@@ -10,6 +10,7 @@
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
 #   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
+#   make fresh-root make test, make report QUICK=1 and make test-arm64 in a fresh Debian 12 root (as root; CI's)
 #
 # Files are picked up by name, so adding a module needs no edit here:
 #   pool/*.c -> libpool.a, kernels/*.c -> libkernels.a, bench/<layer>/*.c -> libpb.a, bench/bench_*.c ->
@@ -111,11 +112,11 @@ TSANBINS = $(patsubst tests/tsan/%.c,build-tsan/bin/%,$(TSAN_SRC))
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
 .PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help \
-        predict deps-predict isa-probe
+        predict deps-predict isa-probe fresh-root
 all: $(BINS)
 
 help:
-	@sed -n '2,19p' Makefile
+	@sed -n '2,20p' Makefile
 
 deps:
 	@sh scripts/deps.sh
@@ -207,6 +208,11 @@ likwid-compare: deps deps-likwid all
 # arm64 under qemu-user: the cross build into build-arm64/ and every test on two CPU models (scripts/test_arm64.sh).
 test-arm64:
 	@sh scripts/test_arm64.sh
+
+# The README's commands on a fresh Debian 12 root (scripts/fresh_root.sh: debootstrap, chroot; its root cached as
+# build-fresh/debian12-minbase.tar). ARGS: other commands to run there instead.
+fresh-root:
+	@bash scripts/fresh_root.sh $(ARGS)
 
 # Cycles on paper (scripts/predict.sh): the kernels compiled with -S with this build's flags, each hot loop through
 # llvm-mca; ARGS="--run-dir results/<host>/latest" also puts predict.csv where bench_report finds it. Not part of
