@@ -8,6 +8,18 @@
 
 #define MIB (1024.0 * 1024.0)
 
+/* Cycles one thread spends on a weight block (all batch vectors): the row's time times the threads that share
+ * the rows, at the mean clock around the point, over the row's blocks. */
+static double kbr_cycles_per_block(const pb_kbr_row *r)
+{
+    const kern_format_info *fi = kern_format_get(r->pt.fmt);
+    double ghz = (r->ghz_before + r->ghz_after) / 2;
+    if (!fi || r->pt.cols == 0 || !isfinite(ghz))
+        return NAN;
+    double blocks = (double)r->pt.cols / fi->block;
+    return r->r.ns_per_row * r->threads * ghz / blocks;
+}
+
 void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
 {
     const pb_kbr_report *k = ctx;
@@ -20,7 +32,8 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
         [PB_KERNELS_gbps_median].d = r->r.gbps.median, [PB_KERNELS_gbps_max].d = r->r.gbps.max,
         [PB_KERNELS_gbps_act_median].d = r->r.gbps_act.median,
         [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
-        [PB_KERNELS_emulate_slow].s = r->emulate,
+        [PB_KERNELS_emulate_slow].s = r->emulate, [PB_KERNELS_ghz_before].d = r->ghz_before,
+        [PB_KERNELS_ghz_after].d = r->ghz_after, [PB_KERNELS_cycles_per_block].d = kbr_cycles_per_block(r),
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }

@@ -147,7 +147,10 @@ typedef enum pb_cell_rule {
     X(gbps_act_median, REAL, "%.3f", "GB/s", OPTIONAL, "median sample quantizing the activation before every call") \
     X(gops_median, REAL, "%.3f", "Gop/s", OPTIONAL, "multiply-adds per second, median sample")                      \
     X(ns_per_row, REAL, "%.2f", "ns", OPTIONAL, "per weight row, median sample")                                    \
-    X(emulate_slow, TEXT, "%s", "", NONE, "EMULATED slow cpus among the pool's, cpu=factor (empty: none)")
+    X(emulate_slow, TEXT, "%s", "", NONE, "EMULATED slow cpus among the pool's, cpu=factor (empty: none)")     \
+    X(ghz_before, REAL, "%.3f", "GHz", OPTIONAL, "clock just before the point: a dependent add chain on each cpu, mean") \
+    X(ghz_after, REAL, "%.3f", "GHz", OPTIONAL, "the same just after the point")                                   \
+    X(cycles_per_block, REAL, "%.2f", "cycles", OPTIONAL, "per weight block and thread, at the mean of the two clocks")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \

@@ -1,6 +1,7 @@
 /* bench_kernels as a user runs it ($POOLBENCH_BIN, set by make test): bad input is one line naming the
  * option, exit status 2 and nothing written; a tiny run writes kernels.csv with the issue's columns. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,14 +50,14 @@ static int csv_column(const char *header, const char *name)
     return -1;
 }
 
-/* The number in column col of a CSV row (0 when the row is shorter). */
+/* The number in column col of a CSV row (0 when the row is shorter; an empty cell counts as a column). */
 static double csv_number(const char *row, int col)
 {
-    char copy[512];
-    snprintf(copy, sizeof copy, "%s", row);
-    char *save = NULL, *t = strtok_r(copy, ",\n", &save);
-    for (int c = 0; t && c < col; c++)
-        t = strtok_r(NULL, ",\n", &save);
+    const char *t = row;
+    for (int c = 0; t && c < col; c++) {
+        t = strchr(t, ',');
+        t = t ? t + 1 : NULL;
+    }
     return t ? strtod(t, NULL) : 0;
 }
 
@@ -90,8 +91,30 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
                             "--cols 512 --out out",
                             header, sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
-                             "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow\n");
+                             "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
+                             "cycles_per_block\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
+}
+
+/* The clock around a point, and the cycles a block took at it: ns_per_row x threads x the mean clock over the
+ * row's 512 / 32 = 16 q8_0 blocks (the printed figures' rounding allowed). */
+static void expect_cycles_from_the_clock(const char *header, const char *row)
+{
+    double before = csv_number(row, csv_column(header, "ghz_before"));
+    double after = csv_number(row, csv_column(header, "ghz_after"));
+    double ns = csv_number(row, csv_column(header, "ns_per_row"));
+    double cycles = csv_number(row, csv_column(header, "cycles_per_block"));
+    cr_expect(before > 0 && after > 0, "a clock before and after: %s", row);
+    double want = ns * 1 * (before + after) / 2 / 16;
+    cr_expect(fabs(cycles - want) <= 0.01 * want + 0.01, "cycles_per_block %g, want %g: %s", cycles, want, row);
+}
+
+Test(kernels_cli, cycles_per_block_from_the_clock_around_the_point, .timeout = 60)
+{
+    char header[512];
+    int rows = kernels_rows("pbkclk", "--format q8_0 --variant scalar --level l2 --threads 1 --batch 1 "
+                            "--budget-ms 2 --cols 512 --out out", header, sizeof header, expect_cycles_from_the_clock);
+    cr_assert_eq(rows, 1);
 }
 
 /* A K-quant row with both GB/s above zero. */

@@ -1,6 +1,8 @@
 /* pb_kernels_run.c — see pb_kernels_run.h. */
 #include "pb_kernels_run.h"
 
+#include "pb_poolclock.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -115,8 +117,10 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     snprintf(what, sizeof what, "%s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
              kern_variant_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
     pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
+    row->ghz_before = pb_poolclock_ghz(pt.pool);
     if (pb_kbench_measure(buf, &row->pt, &row->r) != 0)
         return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
+    row->ghz_after = pb_poolclock_ghz(pt.pool);
     p->row(p->ctx, row);
     run->nrows++;
     return 0;

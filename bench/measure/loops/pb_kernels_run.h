@@ -31,6 +31,7 @@ typedef struct pb_kbr_row {
     pb_kbench_result r;
     double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
     char emulate[128]; /* the emulated cpus among the pool's, "cpu=factor ..." ("": none) */
+    double ghz_before, ghz_after; /* the pool's cpus' mean clock around the point (pb_poolclock; NaN: unmeasured) */
 } pb_kbr_row;
 
 /* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
