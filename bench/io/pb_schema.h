@@ -327,6 +327,8 @@ typedef enum pb_cell_rule {
     X(loadavg_1m, REAL, "%.2f", "", NONE, "load average, 1 min (-1: unavailable)")                                  \
     X(loadavg_5m, REAL, "%.2f", "", NONE, "load average, 5 min")                                                    \
     X(loadavg_15m, REAL, "%.2f", "", NONE, "load average, 15 min")                                                  \
+    X(clock_ghz, REAL, "%.3f", "GHz", OPTIONAL, "clock of the first cpu at the start: a dependent add chain")       \
+    X(energy, TEXT, "%s", "", NONE, "RAPL zones read for joules (powercap), or why there are none")               \
     X(incomplete, TEXT, "%s", "", NONE, "added by a harness stopped before it finished, one per harness")
 
 /* Per core kind K: key kindK_NAME. */

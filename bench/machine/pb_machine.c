@@ -5,6 +5,8 @@
 #include "pb_machine.h"
 #include "pb_machine_arch.h"
 
+#include "pb_clock.h"
+#include "pb_powercap.h"
 #include "pb_run.h"
 
 #include <stdlib.h>
@@ -72,6 +74,18 @@ static void git_revision(char *buf, size_t len)
         snprintf(buf, len, "%s", line);
 }
 
+/* The zones joules will be read from, named, or the one line saying why there are none. */
+static void energy_zones(char *out, size_t len)
+{
+    pb_powercap pc;
+    if (pb_powercap_open(&pc, NULL, out, len) < 0)
+        return;
+    size_t n = 0;
+    out[0] = '\0';
+    for (int z = 0; z < pc.nzones && n < len; z++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", z ? " " : "", pc.zone[z].name);
+}
+
 void pb_machine_os(pb_machine *m, int first_cpu)
 {
     pb_hostname(m->host, sizeof m->host);
@@ -106,6 +120,8 @@ void pb_machine_os(pb_machine *m, int first_cpu)
     if (getloadavg(m->load, 3) != 3)
         m->load[0] = m->load[1] = m->load[2] = -1;
     git_revision(m->git, sizeof m->git);
+    m->clock_ghz = pb_clock_ghz();
+    energy_zones(m->energy, sizeof m->energy);
 }
 
 int pb_machine_probe(pb_machine *m, const pb_topo *t, char *err, size_t errlen)

@@ -114,6 +114,9 @@ void pb_machine_print_header(const pb_machine *m, FILE *f)
     fprintf(f, "%-12s%s, transparent hugepages %s\n", "kernel", m->kernel, m->thp);
     fprintf(f, "%-12s%s\n", "governor", m->governor[0] ? m->governor : "unreadable (no cpufreq here)");
     fprintf(f, "%-12s%s %s\n", "compiler", m->compiler, m->cflags);
+    if (m->clock_ghz > 0)
+        fprintf(f, "%-12s%.2f GHz, a dependent add chain at the start\n", "clock", m->clock_ghz);
+    fprintf(f, "%-12s%s\n", "energy", m->energy[0] ? m->energy : "not probed");
     if (m->load[0] >= 0)
         fprintf(f, "%-12s%.2f, %.2f, %.2f (1, 5, 15 min)\n", "load", m->load[0], m->load[1], m->load[2]);
     else
@@ -193,11 +196,12 @@ static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
         [PB_MKEY_compiler].s = m->compiler, [PB_MKEY_cflags].s = m->cflags, [PB_MKEY_thp].s = m->thp,
         [PB_MKEY_governor].s = m->governor[0] ? m->governor : "unreadable", [PB_MKEY_loadavg_1m].d = m->load[0],
         [PB_MKEY_loadavg_5m].d = m->load[1], [PB_MKEY_loadavg_15m].d = m->load[2],
+        [PB_MKEY_clock_ghz].d = m->clock_ghz, [PB_MKEY_energy].s = m->energy,
     };
     kv_keys(c, pb_machine_key, run_id ? PB_MKEY_run_id : PB_MKEY_host, PB_MKEY_kinds, v, "", "");
     kv_kinds(m, c);
     kv_caches(m, c);
-    kv_keys(c, pb_machine_key, PB_MKEY_numa_nodes, PB_MKEY_loadavg_15m, v, "", "");
+    kv_keys(c, pb_machine_key, PB_MKEY_numa_nodes, PB_MKEY_energy, v, "", "");
     /* The thresholds and tunables (pb_tunings): keys from that table, not from the schema's fixed keys. %.17g:
      * the value read back is the one the run used (200, 0.25, 1.2 print as such). */
     for (const pb_tuning *t = m->tunings; t && t->key; t++)

@@ -1,5 +1,6 @@
 /* test_powercap.c — the powercap tree read from a fixture directory (tests/data/powercap: one package with core
  * and dram sub-zones, and psys), counters that wrap, and the reasons given where there are no readable zones. */
+#include "pb_machine.h"
 #include "pb_powercap.h"
 #include "test_files.h"
 
@@ -102,4 +103,16 @@ Test(powercap, the_environment_names_the_tree)
     pb_powercap pc;
     char why[256] = "";
     cr_expect_eq(pb_powercap_open(&pc, NULL, why, sizeof why), 4, "%s", why);
+}
+
+Test(powercap, machine_facts_name_the_zones_or_say_why_not)
+{
+    pb_machine m;
+    memset(&m, 0, sizeof m);
+    setenv("POOLBENCH_POWERCAP", FIXTURE, 1);
+    pb_machine_os(&m, 0);
+    cr_expect_str_eq(m.energy, "package-0 core dram psys");
+    setenv("POOLBENCH_POWERCAP", "/nonexistent-powercap", 1);
+    pb_machine_os(&m, 0);
+    cr_expect(strstr(m.energy, "no RAPL driver"), "%s", m.energy);
 }
