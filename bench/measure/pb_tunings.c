@@ -28,6 +28,8 @@ const pb_tuning pb_tunings[] = {
       "tightest round trip below it between two cpus not known as siblings: likely SMT siblings a hypervisor hides" },
     { "threshold_budget_unexplained_pct", PB_BUDGET_UNEXPLAINED_PCT, "% of the token",
       "a budget's unexplained part above it: the point did not account for its token" },
+    { "threshold_steal_noisy_pct", PB_STEAL_NOISY_PCT, "% of a cpu",
+      "a sweep point's cpus losing more than this to steal: noisy, and a slow thread's wait is the machine's" },
     { "threshold_budget_sum_tol_ms", PB_BUDGET_SUM_TOL_MS, "ms",
       "sweep.csv's budget parts farther than this from the median token are refused by bench_report --check" },
     { "tuning_pool_default_idle_us", POOL_DEFAULT_IDLE_US, "us",

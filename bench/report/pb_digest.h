@@ -180,6 +180,9 @@ void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *r
 void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd);
 void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd);
 
+/* Row r of sweep.csv (c: its columns, pb_dg_cols) as the digest reads a decode point. */
+void pb_dg_decode_row(pb_dg_decode *out, const pb_table *t, const int *c, size_t r);
+
 /* Look-ups: NULL when absent. */
 const pb_dg_dispatch *pb_dg_find_policy(const pb_dg_pool *p, const char *policy);
 const pb_dg_floorpt *pb_dg_floor_at(const pb_dg_floor *f, int threads);

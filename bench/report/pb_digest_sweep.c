@@ -20,6 +20,8 @@ static void list_range(const char *s, double *lo, double *hi)
     }
 }
 
+static pb_dg_decode decode_of(const pb_table *t, const int *c, size_t r);
+
 /* The unequal-core columns of row r into d (an absent column reads as "", NaN or -1: its empty value). */
 static void cliff_of(pb_dg_decode *d, const pb_table *t, const int *c, size_t r)
 {
@@ -28,6 +30,11 @@ static void cliff_of(pb_dg_decode *d, const pb_table *t, const int *c, size_t r)
     d->slowest_cpu = pb_dg_int(t, r, c[PB_SWEEP_slowest_cpu]);
     d->wait_slowest_ms = pb_table_num(t, r, c[PB_SWEEP_wait_for_slowest_ms]);
     list_range(pb_table_str(t, r, c[PB_SWEEP_thread_busy_ms]), &d->busy_lo_ms, &d->busy_hi_ms);
+}
+
+void pb_dg_decode_row(pb_dg_decode *out, const pb_table *t, const int *c, size_t r)
+{
+    *out = decode_of(t, c, r);
 }
 
 static pb_dg_decode decode_of(const pb_table *t, const int *c, size_t r)

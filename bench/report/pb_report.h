@@ -36,6 +36,10 @@ int pb_report_incomplete_items(FILE *out, const pb_rundata *rd, const char *labe
 /* What is wrong with a source, one Markdown line each after lead ("- sweep.csv: ", "  - "): a malformed or
  * unread file, or its malformed cells. Returns how many lines. */
 int pb_report_source_problems(FILE *out, const pb_source *s, const char *lead);
+/* report.md's first screen (pb_report_answers.c): the machine in one line, then the answers: the read floor per
+ * thread count, per format the best decode and its biggest loss with its owner, what to run and what deviating
+ * costs, tok/s at the floor per model size, the noise. */
+void pb_report_answers(FILE *out, const pb_rundata *rd, const pb_digest *d);
 /* The headline section alone (tables per part). */
 void pb_report_headline(FILE *out, const pb_digest *d);
 /* "Decode at depth" (model/pb_report_model.c), when sweep.csv holds a model file's points or more than one

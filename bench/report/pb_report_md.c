@@ -163,9 +163,11 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
             PB_MD(id && *id ? id : base_name(rd->dir)));
     incomplete_warning(o, rd);
     emulated_warning(o, d);
-    fprintf(o, "Where a decode token's time goes on this machine. Every figure below is read from the CSVs in this "
+    pb_report_answers(o, rd, d); /* the first screen: the answers, then the plots, the detail, the machine */
+    fprintf(o, "## Plots\n\n");
+    pb_report_embed_pngs(o, rd->dir);
+    fprintf(o, "\nWhere a decode token's time goes on this machine. Every figure below is read from the CSVs in this "
                "directory; every sentence is computed from them.\n\n");
-    machine_block(o, rd);
     sources(o, rd, log);
     fprintf(o, "## Headline\n\n");
     pb_report_headline(o, d);
@@ -176,6 +178,5 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     pb_noise_notes(&f, d, rd);
     sentences(o, "Noise", &f, "No noise figures: no placement, spread or load figures in this run.");
     pb_report_predict(o, rd->dir); /* predict.csv, when make predict --run-dir put one here */
-    fprintf(o, "## Plots\n\n");
-    pb_report_embed_pngs(o, rd->dir);
+    machine_block(o, rd);
 }

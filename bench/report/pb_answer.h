@@ -1,0 +1,92 @@
+/* pb_answer.h — what report.md answers first, computed from a run's CSVs: which sweep points can be trusted; per
+ * format the fastest trusted decode point, its budget's biggest loss past the floor and who owns it (the machine
+ * or poolbench, with the figure that says so); what to run and what each way of deviating from it costs. From a
+ * pb_rundata and its pb_digest into plain structs; pb_report_answers prints them.
+ *
+ * A point is noisy when its tokens spread more than PB_NOISY_SPREAD, its round trips changed placement (mixed, at
+ * two threads or more),
+ * its budget left more than PB_BUDGET_UNEXPLAINED_PCT of its token unexplained, or its pinned cpus lost more than
+ * PB_STEAL_NOISY_PCT to the hypervisor. The recommendation is the fastest trusted point of the focus format;
+ * where every point is noisy, the one whose slowest token was the fastest: what held for every token.
+ *
+ * Owners of a loss: floor, unexplained: the machine; quant, glue, attn, dispatch: poolbench; kernel: poolbench
+ * when the format's best L2 kernel computes slower than a thread's share of the point's floor (it cannot
+ * stream), the machine when it computes faster (it waits on memory); wait: the machine when the point's cpus lost
+ * time to steal, changed placement or were emulated slow, poolbench (its split) otherwise. */
+#ifndef PB_ANSWER_H
+#define PB_ANSWER_H
+
+#include <stdbool.h>
+
+#include "pb_digest.h"
+
+typedef enum pb_owner { PB_OWNER_MACHINE, PB_OWNER_POOLBENCH } pb_owner;
+extern const char *const pb_owner_names[2]; /* "machine", "poolbench" */
+
+/* One batch-1 sweep point, with its budget and what marks it noisy. */
+typedef struct pb_ans_point {
+    pb_dg_decode d;
+    int point, context;                /* sweep.csv's point (-1: the column is absent) and context */
+    char kv[PB_DG_NAME];
+    double ms_max, spread;             /* slowest token; (max - min) / median */
+    double steal_pct;                  /* mean steal of its pinned cpus over its samples (cpu_util.csv); NaN */
+    double dispatch_ns;                /* its executor's cost of a dispatch (dispatch_cost_ns); NaN */
+    double part[PB_BUDGET_NPARTS];     /* ms; NaN throughout without a budget */
+    bool have_budget, noisy;
+    char noisy_why[128];               /* "spread 42%, 13% unexplained"; "" when trusted */
+} pb_ans_point;
+
+/* The biggest part of a point's budget past the floor, and who owns it. */
+typedef struct pb_ans_loss {
+    int part;                          /* a pb_budget_part; -1 without a budget */
+    double ms, pct;                    /* and its share of the token, % */
+    pb_owner owner;
+    char why[256];                     /* the figure behind the owner */
+} pb_ans_loss;
+
+typedef struct pb_ans_format {
+    pb_ans_point best;                 /* fastest trusted point (fastest of all when none is trusted) */
+    bool trusted;
+    pb_ans_loss loss;
+} pb_ans_format;
+
+/* Deviating from the recommended point in one dimension: the best point that differs there only. */
+typedef struct pb_ans_dev {
+    const char *dim;                   /* "policy", "threads", "core set", "schedule", "glue" */
+    pb_ans_point p;
+    double pct;                        /* its tok/s against the recommendation's, % (negative: slower) */
+} pb_ans_dev;
+
+#define PB_ANS_POINTS 512
+#define PB_ANS_DEVS 32
+#define PB_ANS_DEVS_PER_DIM 3 /* the first screen's room: the three best other values of each dimension */
+
+typedef struct pb_answers {
+    bool have;                         /* sweep.csv had batch-1 points */
+    int npoints, nnoisy, nunexplained; /* nunexplained: points whose budget left more than the threshold */
+    int nbudget;                       /* points with a budget */
+    double steal_max;                  /* the most any point's cpus lost, %; NaN unknown */
+    pb_ans_point *pt;                  /* npoints, in CSV order */
+    int nfmt;
+    pb_ans_format fmt[16];             /* per model x format, in order of first appearance */
+    pb_ans_point run;                  /* what to run (focus format) */
+    bool run_by_slowest;               /* every focus point was noisy: chosen by its slowest token */
+    pb_ans_point fastest;              /* the focus format's fastest point, when that is not run */
+    bool fastest_differs;
+    int ndev;
+    pb_ans_dev dev[PB_ANS_DEVS];
+    double floor_gbps;                 /* the best read floor: memory_floor.csv's best median, else the sweep's */
+    int floor_threads;
+    bool floor_from_sweep;
+} pb_answers;
+
+/* Computes a's fields from rd and d. 0, or -1 (ENOMEM: a->have false). */
+int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d);
+void pb_answers_free(pb_answers *a);
+/* The biggest loss of p's budget past the floor and its owner (d: the kernels' L2 speeds). */
+pb_ans_loss pb_answer_loss(const pb_ans_point *p, const pb_digest *d);
+/* For pb_answers_make (pb_answer_run.c): from a's points, the per-format answers, the recommendation and its
+ * deviations. */
+void pb_answers_formats(pb_answers *a, const pb_digest *d);
+
+#endif

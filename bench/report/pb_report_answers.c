@@ -1,0 +1,237 @@
+/* report.md's first screen: the machine in a line, then the answers (pb_answer.h) — the read floor per thread
+ * count, per format the best decode and its biggest loss with its owner, what to run and what deviating costs,
+ * tok/s at the floor per model size, and the noise. Every sentence comes from the CSVs; text from them goes
+ * through PB_MD. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_answer.h"
+#include "pb_fmt.h"
+#include "pb_mdesc.h"
+#include "pb_report.h"
+#include "pb_tuning.h"
+
+static double fact_num(const pb_rundata *rd, const char *key)
+{
+    const char *v = pb_machine_value(rd, key);
+    double x;
+    return v && pb_parse_num(v, &x) == 0 ? x : NAN;
+}
+
+static const char *fact(const pb_rundata *rd, const char *key)
+{
+    const char *v = pb_machine_value(rd, key);
+    return v && *v ? v : "?";
+}
+
+/* "2 general cores" or "6 performance + 4 efficiency cores", from the kindK_ facts. */
+static void kinds_text(const pb_rundata *rd, char *buf, size_t len)
+{
+    int kinds = (int)fact_num(rd, PB_MKEY(kinds));
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < kinds && k < 8 && at < len; k++) {
+        char key[2][48];
+        snprintf(key[0], sizeof key[0], "kind%d_cores", k);
+        snprintf(key[1], sizeof key[1], "kind%d_purpose", k);
+        if (isnan(fact_num(rd, key[0]))) { /* a machine.csv from before the kinds' keys */
+            buf[0] = '\0';
+            break;
+        }
+        at += (size_t)snprintf(buf + at, len - at, "%s%s %s", k ? " + " : "", PB_NUM(fact_num(rd, key[0]), 0),
+                               PB_MD(fact(rd, key[1])));
+    }
+    if (!buf[0])
+        snprintf(buf, len, "%s", PB_NUM(fact_num(rd, PB_MKEY(cores)), 0));
+}
+
+/* One line: CPU, cores, memory, OS kernel, hypervisor, and what makes the run noisy. */
+static void machine_line(FILE *o, const pb_rundata *rd, const pb_answers *a)
+{
+    if (!pb_rundata_table(rd, PB_K_MACHINE)) {
+        fprintf(o, "**Machine:** no machine.csv in this run directory.\n\n");
+        return;
+    }
+    char kinds[256];
+    kinds_text(rd, kinds, sizeof kinds);
+    const char *hv = fact(rd, PB_MKEY(hypervisor));
+    double load = fact_num(rd, PB_MKEY(loadavg_1m)), pus = fact_num(rd, PB_MKEY(pus));
+    fprintf(o, "**Machine:** %s, %s cores, %s hardware threads, %s memory, %s, %s", PB_MD(fact(rd, PB_MKEY(brand))),
+            kinds, PB_NUM(pus, 0), PB_BYTES(fact_num(rd, PB_MKEY(memory_bytes))), PB_MD(fact(rd, PB_MKEY(kernel))),
+            strcmp(hv, "none") == 0 ? "no hypervisor" : strcmp(hv, "?") == 0 ? "hypervisor unknown" : "hypervisor ");
+    if (strcmp(hv, "none") != 0 && strcmp(hv, "?") != 0)
+        fprintf(o, "%s", PB_MD(hv));
+    bool loaded = load >= 0 && pus > 0 && load / pus > PB_LOADED_PER_CPU;
+    if (loaded)
+        fprintf(o, "; LOADED: load average %s at start (%s a cpu)", PB_NUM(load, 2), PB_NUM(load / pus, 1));
+    if (a->steal_max > PB_STEAL_NOISY_PCT)
+        fprintf(o, "; STEAL: a sweep point's cpus lost up to %s to the hypervisor", PB_PCT(a->steal_max));
+    if (!loaded && !(a->steal_max > PB_STEAL_NOISY_PCT))
+        fprintf(o, "; quiet: load average %s at start, no steal over %s", PB_NUM(load, 2), PB_PCT(PB_STEAL_NOISY_PCT));
+    fprintf(o, ".\n\n");
+}
+
+static void floor_line(FILE *o, const pb_digest *d)
+{
+    if (!d->floor.have || !d->floor.n) {
+        fprintf(o, "**Read floor:** no memory_floor.csv in this run.\n\n");
+        return;
+    }
+    fprintf(o, "**Read floor** (streaming read, the best kernel's median pass):");
+    for (int i = 0; i < d->floor.n; i++)
+        fprintf(o, "%s %d thread%s %s GB/s", i ? "," : "", d->floor.pt[i].threads, PB_S(d->floor.pt[i].threads),
+                PB_NUM(d->floor.pt[i].median, 1));
+    fprintf(o, ".\n\n");
+}
+
+/* "spin, static, fused glue, 2 threads on p" (no glue where the CSV predates the column) */
+static void point_text(const pb_ans_point *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s, %s, %s%s%d thread%s on %s", PB_MD(p->d.policy), PB_MD(p->d.schedule), PB_MD(p->d.glue),
+             p->d.glue[0] ? " glue, " : "", p->d.threads, PB_S(p->d.threads), PB_MD(p->d.cpuset));
+}
+
+static void loss_text(const pb_ans_loss *l, char *buf, size_t len)
+{
+    if (l->part < 0)
+        snprintf(buf, len, "no budget in this sweep.csv | —");
+    else
+        snprintf(buf, len, "%s %s ms, %s of the token | %s: %s", pb_budget_part_name((pb_budget_part)l->part),
+                 PB_NUM(l->ms, 2), PB_PCT(l->pct), pb_owner_names[l->owner], PB_MD_LINE(l->why));
+}
+
+static void formats_table(FILE *o, const pb_answers *a)
+{
+    fprintf(o, "| model | format | best tok/s | %% of floor | at | biggest loss past the floor | owner |\n"
+               "|---|---|---:|---:|---|---|---|\n");
+    for (int f = 0; f < a->nfmt; f++) {
+        const pb_ans_format *x = &a->fmt[f];
+        char at[256], loss[512];
+        point_text(&x->best, at, sizeof at);
+        loss_text(&x->loss, loss, sizeof loss);
+        fprintf(o, "| %s | %s | %s%s | %s | %s | %s |\n", PB_MD(x->best.d.model), PB_MD(x->best.d.format),
+                PB_NUM(x->best.d.tok_s, 2), x->trusted ? "" : " (noisy)", PB_PCT(x->best.d.pct_floor), at, loss);
+    }
+    fprintf(o, "\n");
+}
+
+/* What a deviation is, in words, where the dimension's value says more than its name. */
+static const char *dev_words(const pb_ans_dev *v)
+{
+    static const struct { const char *dim, *value, *words; } w[] = {
+        { "policy", "spin", "workers spin between dispatches" },
+        { "policy", "condvar", "workers sleep between dispatches" },
+        { "policy", "hybrid", "workers spin, then sleep" },
+        { "policy", "spawn", "threads made for every dispatch" },
+        { "policy", "omp", "OpenMP's team" },
+        { "core set", "p+e", "past the P-cores" },
+        { "core set", "e", "E-cores only" },
+        { "core set", "smt", "SMT siblings too" },
+        { "core set", "physical", "one thread a core" },
+        { "glue", "serial", "all glue on the calling thread" },
+        { "glue", "fused", "row-local glue inside the dispatches" },
+    };
+    const char *value = strcmp(v->dim, "policy") == 0     ? v->p.d.policy
+                        : strcmp(v->dim, "core set") == 0 ? v->p.d.cpuset
+                        : strcmp(v->dim, "glue") == 0     ? v->p.d.glue
+                                                          : "";
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        if (strcmp(w[i].dim, v->dim) == 0 && strcmp(w[i].value, value) == 0)
+            return w[i].words;
+    return NULL;
+}
+
+static void dev_line(FILE *o, const pb_ans_dev *v)
+{
+    const char *words = dev_words(v);
+    fprintf(o, "- %s ", v->dim);
+    if (strcmp(v->dim, "threads") == 0)
+        fprintf(o, "%d", v->p.d.threads);
+    else
+        fprintf(o, "%s", PB_MD(strcmp(v->dim, "policy") == 0     ? v->p.d.policy
+                               : strcmp(v->dim, "core set") == 0 ? v->p.d.cpuset
+                               : strcmp(v->dim, "glue") == 0     ? v->p.d.glue
+                                                                 : v->p.d.schedule));
+    fprintf(o, "%s%s%s: %s tok/s, %s%s%s%s\n", words ? " (" : "", words ? words : "", words ? ")" : "",
+            PB_NUM(v->p.d.tok_s, 2), v->pct >= 0 ? "+" : "", PB_PCT(v->pct), v->p.noisy ? ", noisy: " : "",
+            v->p.noisy ? v->p.noisy_why : "");
+}
+
+static void run_block(FILE *o, const pb_answers *a)
+{
+    const pb_ans_point *r = &a->run;
+    char at[256];
+    point_text(r, at, sizeof at);
+    fprintf(o, "**Run** %s %s with %s: %s tok/s, %s of its floor", PB_MD(r->d.model), PB_MD(r->d.format), at,
+            PB_NUM(r->d.tok_s, 2), PB_PCT(r->d.pct_floor));
+    if (a->run_by_slowest)
+        fprintf(o, ". Every point of it is noisy, so this is the one whose slowest token was the fastest (%s ms): "
+                   "what held for every token",
+                PB_NUM(r->ms_max, 2));
+    else if (a->fastest_differs)
+        fprintf(o, ". The fastest point (%s tok/s, %d thread%s, %s) is noisy (%s): this is what held", 
+                PB_NUM(a->fastest.d.tok_s, 2), a->fastest.d.threads, PB_S(a->fastest.d.threads),
+                PB_MD(a->fastest.d.policy), a->fastest.noisy_why);
+    fprintf(o, ".%s\n", a->ndev ? " Deviating from it costs:" : "");
+    for (int i = 0; i < a->ndev; i++)
+        dev_line(o, &a->dev[i]);
+    fprintf(o, "\n");
+}
+
+static void at_floor(FILE *o, const pb_answers *a)
+{
+    static const double gb[] = { 1, 4, 8, 16 };
+    if (isnan(a->floor_gbps))
+        return;
+    fprintf(o, "**At the floor** (%s GB/s, %d thread%s%s; a token streams the whole model once):\n\n",
+            PB_NUM(a->floor_gbps, 1), a->floor_threads, PB_S(a->floor_threads),
+            a->floor_from_sweep ? ", the sweep's interleaved floor" : "");
+    fprintf(o, "| model size | 1 GB | 4 GB | 8 GB | 16 GB |\n|---|---:|---:|---:|---:|\n| tok/s at the floor |");
+    for (size_t i = 0; i < sizeof gb / sizeof gb[0]; i++)
+        fprintf(o, " %s |", PB_NUM(a->floor_gbps / gb[i], gb[i] < 8 ? 1 : 2));
+    fprintf(o, "\n\n");
+}
+
+static void noise_line(FILE *o, const pb_answers *a)
+{
+    fprintf(o, "**Noise:** ");
+    if (!a->nnoisy) {
+        fprintf(o, "every one of the %d points held (spread under %d%%, placement steady, steal under %s%s%s).\n\n",
+                a->npoints, PB_NOISY_SPREAD_PCT, PB_PCT(PB_STEAL_NOISY_PCT),
+                a->nbudget ? ", each budget accounted to within " : "", a->nbudget ? PB_PCT(PB_BUDGET_UNEXPLAINED_PCT) : "");
+        return;
+    }
+    fprintf(o, "%d of the %d points are noisy and marked so", a->nnoisy, a->npoints);
+    for (int i = 0, shown = 0; i < a->npoints && shown < 4; i++)
+        if (a->pt[i].noisy)
+            fprintf(o, "%s %s %s %d thread%s (%s)", shown++ ? ";" : ":", PB_MD(a->pt[i].d.format),
+                    PB_MD(a->pt[i].d.policy), a->pt[i].d.threads, PB_S(a->pt[i].d.threads), a->pt[i].noisy_why);
+    if (a->nnoisy > 4)
+        fprintf(o, "; %d more", a->nnoisy - 4);
+    int trusted = a->npoints - a->nnoisy;
+    fprintf(o, ". %s\n\n", trusted ? "The answers above take the trusted points first." 
+                                   : "No point can be trusted: read every figure as this machine under load.");
+}
+
+void pb_report_answers(FILE *o, const pb_rundata *rd, const pb_digest *d)
+{
+    pb_answers a;
+    if (pb_answers_make(&a, rd, d) != 0) {
+        fprintf(o, "No answers: out of memory reading sweep.csv.\n\n");
+        return;
+    }
+    machine_line(o, rd, &a);
+    fprintf(o, "## Answers\n\n");
+    floor_line(o, d);
+    if (a.have) {
+        formats_table(o, &a);
+        run_block(o, &a);
+    } else
+        fprintf(o, "No decode points: no sweep.csv (bench_sweep) in this run.\n\n");
+    at_floor(o, &a);
+    if (a.have)
+        noise_line(o, &a);
+    pb_answers_free(&a);
+}

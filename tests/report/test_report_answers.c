@@ -1,0 +1,197 @@
+/* report.md answers first (pb_answer.h, pb_report_answers.c), on the budget fixture (a `make report QUICK=1` run
+ * of the development VM at load average 16): its first screen holds the machine line, the floor per thread
+ * count, each format's best decode with its biggest loss and owner, what to run and what deviating costs, tok/s
+ * at the floor per model size and the noise, before the plots; the machine table comes last. Each sentence is
+ * seen to change when the cells behind it do. The owners' rules are also held on points made here. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_answer.h"
+#include "report_fixture.h"
+
+/* report.md of a fixture copy after edit (NULL: none), cut at "## Plots" when first is set. */
+static char *report_of(const char *dir, bool first)
+{
+    char out[8192];
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
+    char *md = tf_slurp("%s/report.md", dir);
+    char *plots = strstr(md, "## Plots");
+    cr_assert_not_null(plots, "%s", md);
+    if (first)
+        *plots = '\0';
+    return md;
+}
+
+/* Sets col to value on every row of file where each (column, value) pair of kv matches. */
+static void set_cells_where(const char *dir, const char *file, const char *col, const char *value,
+                            const char *const *kv)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    pb_table t;
+    pb_csverr e;
+    cr_assert_eq(pb_table_load(&t, path, &e), 0, "%s", e.msg);
+    size_t rows[64], n = 0;
+    for (size_t r = 0; r < t.nrows && n < 64; r++) {
+        bool all = true;
+        for (const char *const *p = kv; *p; p += 2)
+            all &= strcmp(pb_table_str(&t, r, pb_table_col(&t, p[0])), p[1]) == 0;
+        if (all)
+            rows[n++] = r;
+    }
+    pb_table_free(&t);
+    cr_assert_gt(n, 0, "no row of %s matches", file);
+    for (size_t i = 0; i < n; i++)
+        set_cell(dir, file, rows[i], col, value);
+}
+
+Test(report_answers, first_screen_answers_then_plots_then_machine)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    char *md = report_of(dir, false);
+    const char *plots = strstr(md, "## Plots"), *machine = strstr(md, "## Machine"), *answers = strstr(md, "## Answers");
+    cr_expect(answers && answers < plots && plots < machine, "answers, plots, then the machine table last");
+    *(char *)plots = '\0';
+    cr_expect_leq(tf_count(md, "\n"), 40, "the answers fit a screen: %s", md);
+    tf_expect_has(md,
+                  "**Machine:** Intel(R) Xeon(R) Processor, 2 general cores, 2 hardware threads, 13.38 GB memory, "
+                  "Linux 6.18.44-fc-v973 x86_64, hypervisor KVMKVMKVM; LOADED: load average 16.41 at start (8.2 a cpu).",
+                  "**Read floor** (streaming read, the best kernel's median pass): 1 thread 2.8 GB/s, 2 threads 2.4 GB/s.",
+                  "| qwen3-0.6b | q8_0 | 3.73 | 80% | spin, static, fused glue, 1 thread on p | kernel 48.58 ms, 18% of "
+                  "the token | machine: its best L2 kernel (avx512) computes 29.4 GB/s, over the 3.0 GB/s a thread "
+                  "streams at this point's floor: the kernel waits on memory |",
+                  "**Run** qwen3-0.6b q8_0 with spin, static, fused glue, 1 thread on p: 3.73 tok/s, 80% of its floor. "
+                  "The fastest point (3.84 tok/s, 2 threads, spawn) is noisy",
+                  "- policy condvar (workers sleep between dispatches): 3.19 tok/s, -15%\n",
+                  "- threads 2: 1.91 tok/s, -49%, noisy: spread 35%",
+                  "| tok/s at the floor | 2.8 | 0.7 | 0.35 | 0.18 |",
+                  "**Noise:** 3 of the 6 points are noisy and marked so: q8_0 spin 2 threads (spread 35%, -375% of its "
+                  "token unexplained)");
+    drop_fixture(dir);
+}
+
+/* memory_floor.csv's 1-thread best kernel (avx2-4s) read 9.5 GB/s: the floor line and the model-size row move. */
+Test(report_answers, the_floor_follows_memory_floor_csv)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    static const char *const where[] = { "op", "read", "kernel", "avx2-4s", "threads", "1", NULL };
+    set_cells_where(dir, "memory_floor.csv", "gbps_median", "9.500", where);
+    char *md = report_of(dir, true);
+    tf_expect_has(md, "1 thread 9.5 GB/s, 2 threads 2.4 GB/s.", "(9.5 GB/s, 1 thread;",
+                  "| tok/s at the floor | 9.5 | 2.4 | 1.19 | 0.59 |");
+    drop_fixture(dir);
+}
+
+/* The issue's rule: a kernel that cannot stream (its L2 speed under a thread's share of the floor) owns the loss
+ * as poolbench's; over it, the machine's. */
+Test(report_answers, a_kernel_that_cannot_stream_is_poolbench_s)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    static const char *const where[] = { "format", "q8_0", "level", "l2", "threads", "1", "batch", "1", NULL };
+    set_cells_where(dir, "kernels.csv", "gbps_median", "1.500", where);
+    char *md = report_of(dir, true);
+    tf_expect_has(md, "| kernel 48.58 ms, 18% of the token | poolbench: its best L2 kernel (",
+                  ") computes 1.5 GB/s, under the 3.0 GB/s a thread streams at this point's floor: the kernel cannot "
+                  "stream |");
+    drop_fixture(dir);
+}
+
+/* The best point's tokens spread 40%: it is marked, and the recommendation falls back to the next trusted one. */
+Test(report_answers, a_noisy_best_point_gives_way)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    static const char *const where[] = { "policy", "spin", "threads", "1", NULL };
+    set_cells_where(dir, "sweep.csv", "ms_per_token_max", "400.0000", where);
+    char *md = report_of(dir, true);
+    tf_expect_has(md, "**Run** qwen3-0.6b q8_0 with condvar, static, fused glue, 1 thread on p: 3.19 tok/s",
+                  "- policy spin (workers spin between dispatches): 3.73 tok/s, +17%, noisy: spread");
+    cr_expect_null(strstr(md, "**Run** qwen3-0.6b q8_0 with spin"), "%s", md);
+    drop_fixture(dir);
+}
+
+/* The machine line reads machine.csv: another hypervisor and a quiet start. */
+Test(report_answers, the_machine_line_follows_machine_csv)
+{
+    char dir[256], cmd[800];
+    copy_fixture("budget", dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "sed -i -e 's/^hypervisor,.*/hypervisor,none/' -e 's/^loadavg_1m,.*/loadavg_1m,0.30/' "
+                              "%s/machine.csv", dir);
+    cr_assert_eq(system(cmd), 0);
+    char *md = report_of(dir, true);
+    tf_expect_has(md, "x86_64, no hypervisor; quiet: load average 0.30 at start, no steal over 5%.");
+    drop_fixture(dir);
+}
+
+/* ---------------------------------------------------------------- owners, on points made here */
+
+static pb_ans_point point(double kernel, double wait, double unexplained)
+{
+    pb_ans_point p = { .have_budget = true, .steal_pct = NAN };
+    p.d.threads = 2;
+    p.d.ms_median = 100;
+    p.d.floor_gbps = 20;
+    p.d.slowest_cpu = 1;
+    snprintf(p.d.format, sizeof p.d.format, "q8_0");
+    snprintf(p.d.schedule, sizeof p.d.schedule, "static");
+    snprintf(p.d.placement, sizeof p.d.placement, "near");
+    p.part[PB_BUDGET_floor] = 50;
+    p.part[PB_BUDGET_kernel] = kernel;
+    p.part[PB_BUDGET_wait] = wait;
+    p.part[PB_BUDGET_unexplained] = unexplained;
+    p.part[PB_BUDGET_glue] = 1;
+    return p;
+}
+
+static pb_digest kernels_at(double l2)
+{
+    pb_digest d;
+    memset(&d, 0, sizeof d);
+    d.kern.have = true;
+    d.kern.n = 1;
+    snprintf(d.kern.k[0].format, sizeof d.kern.k[0].format, "q8_0");
+    snprintf(d.kern.k[0].variant_l2, sizeof d.kern.k[0].variant_l2, "avx2");
+    d.kern.k[0].l2 = l2;
+    return d;
+}
+
+Test(report_answers, owners_of_each_loss)
+{
+    /* a 20 GB/s floor over 2 threads: 10 GB/s a thread */
+    pb_digest slow = kernels_at(8), fast = kernels_at(12), none;
+    memset(&none, 0, sizeof none);
+    pb_ans_point k = point(30, 5, 2);
+    pb_ans_loss l = pb_answer_loss(&k, &slow);
+    cr_expect_eq(l.part, PB_BUDGET_kernel);
+    cr_expect_float_eq(l.pct, 30, 1e-9);
+    cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "%s", l.why);
+    cr_expect_eq(pb_answer_loss(&k, &fast).owner, PB_OWNER_MACHINE);
+    cr_expect_eq(pb_answer_loss(&k, &none).owner, PB_OWNER_POOLBENCH, "no kernels.csv: poolbench's to prove");
+
+    pb_ans_point w = point(3, 20, 2);
+    l = pb_answer_loss(&w, &fast);
+    cr_expect_eq(l.part, PB_BUDGET_wait);
+    cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "the split's: %s", l.why);
+    w.steal_pct = 12;
+    l = pb_answer_loss(&w, &fast);
+    cr_expect_eq(l.owner, PB_OWNER_MACHINE, "a neighbour took the core: %s", l.why);
+    cr_expect(strstr(l.why, "12%"), "%s", l.why);
+    w.steal_pct = NAN;
+    snprintf(w.d.placement, sizeof w.d.placement, "mixed");
+    cr_expect_eq(pb_answer_loss(&w, &fast).owner, PB_OWNER_MACHINE, "a placement that changed");
+
+    pb_ans_point u = point(3, 2, 25);
+    l = pb_answer_loss(&u, &slow);
+    cr_expect_eq(l.part, PB_BUDGET_unexplained);
+    cr_expect_eq(l.owner, PB_OWNER_MACHINE);
+    pb_ans_point n = point(-4, 0, -1);
+    cr_expect_eq(pb_answer_loss(&n, &slow).part, PB_BUDGET_glue, "the only part past the floor over 0");
+    n.have_budget = false;
+    cr_expect_eq(pb_answer_loss(&n, &slow).part, -1);
+}
