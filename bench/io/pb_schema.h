@@ -52,7 +52,7 @@ typedef enum pb_kind {
 
 typedef enum pb_col_type { PB_T_TEXT, PB_T_INT, PB_T_U64, PB_T_REAL } pb_col_type;
 
-/* What a cell may hold. What each rule accepts is one table (bench/report/pb_rundata_cells.c); a cell that
+/* What a cell may hold. What each rule accepts is one table (bench/io/pb_cells.c); in a harness's CSV a cell that
  * breaks its column's rule is a malformed cell: named by file, line and column, and its row left out. */
 typedef enum pb_cell_rule {
     PB_CELL_NONE,     /* text: anything */
@@ -62,7 +62,13 @@ typedef enum pb_cell_rule {
     PB_CELL_WORD,     /* a name the plots gather into word lists (format, policy, ...): one word, not empty, no
                          space, quote or control character */
     PB_CELL_SIGNED,   /* a finite number of either sign, or nan or empty: a difference (a part over its floor) */
+    PB_CELL_FLAG,     /* 0 or 1 */
+    PB_CELL_LIST,     /* finite numbers >= 0, space-separated, at least one: per-repetition samples */
 } pb_cell_rule;
+
+/* Whether a cell's text follows rule, and what the rule accepts, in words ("a positive integer"). */
+bool pb_cell_ok(pb_cell_rule rule, const char *s);
+const char *pb_cell_accepts(pb_cell_rule rule);
 
 /* ---------------------------------------------------------------- the columns */
 

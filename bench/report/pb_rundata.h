@@ -57,9 +57,6 @@ const pb_table *pb_rundata_table(const pb_rundata *rd, pb_kind k);
 /* Checks the cells of s's table against their columns' rules in schema (a column the table lacks is not
  * checked: older CSVs): a malformed cell's row is dropped and the cell noted in s (nbad, bad). */
 void pb_source_check_cells(pb_source *s, const pb_schema *schema);
-/* Whether a cell's text follows rule, and what the rule accepts, in words ("a positive integer"). */
-bool pb_cell_ok(pb_cell_rule rule, const char *s);
-const char *pb_cell_accepts(pb_cell_rule rule);
 /* A machine.csv value, NULL when absent. */
 const char *pb_machine_value(const pb_rundata *rd, const char *key);
 /* Every value of a machine.csv key that may repeat (`incomplete`), in file order: how many (up to max). */
