@@ -6,7 +6,7 @@
 #   make report     the default suite into results/<host>/<stamp>/ (QUICK=1 for a short one)
 #   make deps       install missing Debian packages (apt-get update first)
 #   make likwid-compare  bench_memory_floor against likwid-bench, back to back (installs likwid; ARGS=...)
-#   make fuzz       fuzz the CSV and GGUF readers with libFuzzer for 60 s each
+#   make fuzz       fuzz the CSV, GGUF and llama-bench readers with libFuzzer for 60 s each
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
 #   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
@@ -35,7 +35,7 @@ OPT      ?= -O2
 WARN      = -Wall -Wextra -Wpedantic -Werror
 CPPFLAGS += -D_GNU_SOURCE
 INC_base     = -Ibench/base
-INC_io       = $(INC_base) -Ibench/io -Ibench/io/gguf
+INC_io       = $(INC_base) -Ibench/io -Ibench/io/gguf -Ibench/io/lbench
 INC_platform = $(INC_io) -Ibench/platform
 INC_machine  = $(INC_platform) -Ibench/machine -Ipool
 INC_measure  = $(INC_machine) -Ibench/measure -Ibench/measure/exec -Ibench/measure/floor -Ibench/measure/loops \

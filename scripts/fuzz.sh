@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make fuzz`: builds tests/fuzz/fuzz_csvread.c and tests/fuzz/fuzz_gguf.c with clang's libFuzzer
+# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c and fuzz_lbench.c with clang's libFuzzer
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's clang when it
 # is missing, as make deps does. Exits non-zero on a crash or a sanitizer report; the failing input is kept under
 # build-fuzz/.
@@ -14,14 +14,15 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang
 fi
 # One target per reader of outside input, each built with its reader's sources and run for SECONDS_TO_RUN with
-# its own corpus: the CSV reader (seeds: the hand-written cases and every fixture CSV) and the GGUF reader
-# (seeds: tests/data/fuzz_gguf, small files of the shapes a model file has).
+# its own corpus: the CSV reader (seeds: the hand-written cases and every fixture CSV), the GGUF reader (seeds:
+# tests/data/fuzz_gguf, small files of the shapes a model file has) and the llama-bench reader (seeds: the real
+# outputs in tests/data/llama-bench, each input read as every format).
 fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
     name=$1 max_len=$2
     shift 2
     mkdir -p "build-fuzz/corpus-$name"
     echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined $*"
-    "$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/base -Ibench/io -Ibench/io/gguf -O1 -g \
+    "$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/base -Ibench/io -Ibench/io/gguf -Ibench/io/lbench -O1 -g \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" -o "build-fuzz/fuzz_$name"
     for f in $SEEDS; do
         [ -f "$f" ] && cp "$f" "build-fuzz/corpus-$name/seed-$(echo "$f" | tr '/' '_')"
@@ -34,4 +35,8 @@ SEEDS="tests/data/fuzz_csv/* tests/data/runs/*/*.csv"
 fuzz_one csvread 8192 tests/fuzz/fuzz_csvread.c bench/io/pb_csvread.c
 SEEDS="tests/data/fuzz_gguf/*"
 fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/base/pb_err.c
+SEEDS="tests/data/llama-bench/*"
+fuzz_one lbench 16384 tests/fuzz/fuzz_lbench.c bench/io/lbench/*.c bench/io/pb_csvread.c bench/io/pb_csvfile.c \
+    bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_mdesc.c \
+    bench/base/pb_err.c
 echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s per reader"

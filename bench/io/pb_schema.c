@@ -25,6 +25,7 @@ PB_SCHEMA_TABLE(OVERLAP, PB_OVERLAP_COLS)
 PB_SCHEMA_TABLE(LIKWID, PB_LIKWID_COLS)
 PB_SCHEMA_TABLE(SWEEPUTIL, PB_SWEEPUTIL_COLS)
 PB_SCHEMA_TABLE(SWEEPCPU, PB_SWEEPCPU_COLS)
+PB_SCHEMA_TABLE(LBENCH, PB_LBENCH_COLS)
 PB_SCHEMA_TABLE(MKEY, PB_MACHINE_KEYS)
 PB_SCHEMA_TABLE(MKIND, PB_MACHINE_KIND_KEYS)
 PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
@@ -39,7 +40,7 @@ PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
 static const pb_sum sum_budget = { .total = PB_SWEEP_ms_per_token_median, .first = PB_SWEEP_budget_floor_ms,
                                    .n = PB_BUDGET_NPARTS };
 
-const pb_schema pb_schema_tables[PB_SCHEMA_COUNT] = {
+const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(MACHINE, "machine.csv", "every harness", RESULTS, NULL),
     PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead", RESULTS, NULL),
     PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor", RESULTS, NULL),
@@ -51,6 +52,7 @@ const pb_schema pb_schema_tables[PB_SCHEMA_COUNT] = {
     PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS, NULL),
     PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES, NULL),
     PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS, NULL),
+    PB_SCHEMA(LBENCH, "llama-bench.*", "llama.cpp's llama-bench (read by bench_report, bench_compare)", RESULTS, NULL),
 };
 
 const pb_schema *pb_schema_get(pb_kind k) { return &pb_schema_tables[k]; }
@@ -163,4 +165,8 @@ void pb_schema_markdown(FILE *f)
     markdown_rows(f, cols_MKEY, PB_MKEY_COUNT, "");
     markdown_rows(f, cols_MKIND, PB_MKIND_COUNT, "kindK_");
     markdown_rows(f, cols_MCACHE, PB_MCACHE_COUNT, "lL_");
+    const pb_schema *lb = &pb_schema_tables[PB_K_LBENCH];
+    fprintf(f, "\n### %s (%s)\n\n", lb->file, lb->harness);
+    markdown_head(f, "field");
+    markdown_rows(f, lb->cols, lb->ncols, "");
 }

@@ -47,7 +47,10 @@ typedef enum pb_kind {
     PB_K_COUNT,
     PB_K_SWEEPUTIL = PB_K_COUNT, /* cpu_util.csv as bench_sweep writes it: bench_cpu_util's columns plus point */
     PB_K_SWEEPCPU,               /* sweep_cpu.csv */
-    PB_SCHEMA_COUNT
+    PB_SCHEMA_COUNT,
+    /* Read, never written: another engine's results, llama.cpp's llama-bench in any of its output formats. */
+    PB_K_LBENCH = PB_SCHEMA_COUNT,
+    PB_INPUT_COUNT
 } pb_kind;
 
 typedef enum pb_col_type { PB_T_TEXT, PB_T_INT, PB_T_U64, PB_T_REAL } pb_col_type;
@@ -302,6 +305,36 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip")                                               \
     X(placement, TEXT, "%s", "", NONE, "near, far or mixed")
 
+/* llama-bench's results (llama.cpp, tools/llama-bench): the fields the reader checks, whichever of its formats
+ * (csv, json, jsonl, sql, md) they come in; other fields are read past. Its md table carries only some of them. */
+#define PB_LBENCH_COLS(X)                                                                                           \
+    X(build_commit, TEXT, "%s", "", NONE, "llama.cpp's commit")                                                     \
+    X(build_number, INT, "%lld", "", FIGURE, "llama.cpp's build number")                                            \
+    X(cpu_info, TEXT, "%s", "", NONE, "the CPU as llama.cpp names it")                                              \
+    X(backends, TEXT, "%s", "", NONE, "the ggml backends that ran")                                                 \
+    X(model_filename, TEXT, "%s", "", NONE, "the GGUF file")                                                        \
+    X(model_type, TEXT, "%s", "", NONE, "llama.cpp's name for the model: architecture, size, type")                 \
+    X(model_size, U64, "%llu", "B", FIGURE, "bytes of the model's tensors")                                         \
+    X(model_n_params, U64, "%llu", "", FIGURE, "the model's parameters")                                            \
+    X(n_batch, INT, "%lld", "", COUNT, "logical batch")                                                             \
+    X(n_ubatch, INT, "%lld", "", COUNT, "physical batch")                                                           \
+    X(n_threads, INT, "%lld", "", COUNT, "threads")                                                                 \
+    X(cpu_mask, TEXT, "%s", "", NONE, "the cpus allowed, a hex mask (0x0: any)")                                    \
+    X(cpu_strict, INT, "%lld", "", FLAG, "1 when each thread was pinned to a cpu of the mask")                      \
+    X(poll, INT, "%lld", "", FIGURE, "how long a worker polls before it sleeps (0-100)")                            \
+    X(type_k, TEXT, "%s", "", NONE, "the KV cache's K type")                                                        \
+    X(type_v, TEXT, "%s", "", NONE, "the KV cache's V type")                                                        \
+    X(n_prompt, INT, "%lld", "", FIGURE, "prompt tokens processed (0: a generation test)")                          \
+    X(n_gen, INT, "%lld", "", FIGURE, "tokens generated one at a time (0: a prompt test)")                          \
+    X(n_depth, INT, "%lld", "", FIGURE, "tokens in the KV cache before the test")                                   \
+    X(test_time, TEXT, "%s", "", NONE, "when the test ran (UTC)")                                                   \
+    X(avg_ns, U64, "%llu", "ns", FIGURE, "mean time of a repetition")                                               \
+    X(stddev_ns, U64, "%llu", "ns", FIGURE, "its standard deviation")                                               \
+    X(avg_ts, REAL, "%.6f", "tok/s", FIGURE, "mean tokens per second over the repetitions")                         \
+    X(stddev_ts, REAL, "%.6f", "tok/s", FIGURE, "its standard deviation")                                           \
+    X(samples_ns, TEXT, "%s", "ns", LIST, "each repetition's time (json and jsonl)")                                \
+    X(samples_ts, TEXT, "%s", "tok/s", LIST, "each repetition's tokens per second (json and jsonl)")
+
 /* machine.csv is key,value; its keys are declared the same way (the value's type, format and rule). */
 #define PB_MACHINE_COLS(X)                                                                                          \
     X(key, TEXT, "%s", "", NONE, "a machine fact's name (see the keys below)")                                      \
@@ -365,6 +398,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_E_SWEEPCPU(n, ...) PB_SCHEMA_ENUM(SWEEPCPU, n, __VA_ARGS__)
 #define PB_E_OVERLAP(n, ...) PB_SCHEMA_ENUM(OVERLAP, n, __VA_ARGS__)
 #define PB_E_LIKWID(n, ...) PB_SCHEMA_ENUM(LIKWID, n, __VA_ARGS__)
+#define PB_E_LBENCH(n, ...) PB_SCHEMA_ENUM(LBENCH, n, __VA_ARGS__)
 #define PB_E_MACHINE(n, ...) PB_SCHEMA_ENUM(MACHINE, n, __VA_ARGS__)
 #define PB_E_MKEY(n, ...) PB_SCHEMA_ENUM(MKEY, n, __VA_ARGS__)
 #define PB_E_MKIND(n, ...) PB_SCHEMA_ENUM(MKIND, n, __VA_ARGS__)
@@ -384,6 +418,7 @@ enum { PB_SWEEPUTIL_COLS(PB_E_SWEEPUTIL) PB_SWEEPUTIL_NCOLS };
 enum { PB_SWEEPCPU_COLS(PB_E_SWEEPCPU) PB_SWEEPCPU_NCOLS };
 enum { PB_OVERLAP_COLS(PB_E_OVERLAP) PB_OVERLAP_NCOLS };
 enum { PB_LIKWID_COLS(PB_E_LIKWID) PB_LIKWID_NCOLS };
+enum { PB_LBENCH_COLS(PB_E_LBENCH) PB_LBENCH_NCOLS };
 enum { PB_MACHINE_COLS(PB_E_MACHINE) PB_MACHINE_NCOLS };
 enum { PB_MACHINE_KEYS(PB_E_MKEY) PB_MKEY_COUNT };     /* machine.csv's keys: PB_MKEY_host, ... */
 enum { PB_MACHINE_KIND_KEYS(PB_E_MKIND) PB_MKIND_COUNT };
@@ -418,9 +453,10 @@ typedef struct pb_schema {
     const pb_sum *sum;   /* NULL: no columns add up */
 } pb_schema;
 
-/* Every kind's schema, indexed by pb_kind (an array, so other tables can point into it at compile time). */
-extern const pb_schema pb_schema_tables[PB_SCHEMA_COUNT];
-/* The schema of a kind (PB_K_MACHINE .. PB_SCHEMA_COUNT - 1). */
+/* Every kind's schema, indexed by pb_kind (an array, so other tables can point into it at compile time); the
+ * kinds written come before PB_SCHEMA_COUNT, those only read after it. */
+extern const pb_schema pb_schema_tables[PB_INPUT_COUNT];
+/* The schema of a kind (PB_K_MACHINE .. PB_INPUT_COUNT - 1). */
 const pb_schema *pb_schema_get(pb_kind k);
 /* Its header line: the column names, comma-separated, without newline. */
 const char *pb_schema_header(pb_kind k);
@@ -460,7 +496,7 @@ void pb_value_print(FILE *f, const pb_column *col, pb_value v);
 void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v);
 
 /* The README's columns table: one Markdown table per kind (column, type, unit, meaning), then machine.csv's
- * keys. */
+ * keys, then the fields read from llama-bench. */
 void pb_schema_markdown(FILE *f);
 
 /* ---------------------------------------------------------------- the points

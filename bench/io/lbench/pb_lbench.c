@@ -1,0 +1,290 @@
+/* pb_lbench.c — llama-bench's results: the format chosen, its reader run, and every record checked against the
+ * schema and converted (pb_lbench.h). */
+#include "pb_lbench.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pb_infile.h"
+#include "pb_lbench_impl.h"
+
+/* The fields a test must have, whatever its format: what the report places against the floor. */
+static const int need[] = { PB_LBENCH_model_type, PB_LBENCH_model_size, PB_LBENCH_n_threads, PB_LBENCH_n_prompt,
+                            PB_LBENCH_n_gen, PB_LBENCH_avg_ts, PB_LBENCH_stddev_ts };
+
+static const char *const format_names[PB_LB_NFORMATS] = {
+    [PB_LB_CSV] = "csv", [PB_LB_JSON] = "json", [PB_LB_JSONL] = "jsonl", [PB_LB_SQL] = "sql", [PB_LB_MD] = "md",
+};
+
+const char *pb_lbench_format_name(pb_lbench_format f) { return format_names[f]; }
+
+pb_lbench_format pb_lbench_format_of(const char *name, const char *data, size_t len)
+{
+    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
+    for (int f = 0; dot && (!slash || dot > slash) && f < PB_LB_NFORMATS; f++)
+        if (strcasecmp(dot + 1, format_names[f]) == 0)
+            return (pb_lbench_format)f;
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)data[i]))
+        i++;
+    if (i < len && data[i] == '[')
+        return PB_LB_JSON;
+    if (i < len && data[i] == '{')
+        return PB_LB_JSONL;
+    if (i < len && data[i] == '|')
+        return PB_LB_MD;
+    if (len - i >= 6 && (strncasecmp(data + i, "CREATE", 6) == 0 || strncasecmp(data + i, "INSERT", 6) == 0))
+        return PB_LB_SQL;
+    return PB_LB_CSV;
+}
+
+/* ---------------------------------------------------------------- csv */
+
+int pb_lb_read_csv(pb_lb_build *b, const char *data, size_t len)
+{
+    pb_table t;
+    if (pb_table_parse(&t, b->name, data, len, b->e) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t r = 0; r < t.nrows && rc == 0; r++) {
+        rc = pb_lb_record(b, t.line[r]);
+        for (size_t i = 0; i < t.ncols && rc == 0; i++) {
+            size_t off = pb_lb_begin(b);
+            const char *v = pb_table_str(&t, r, (int)i);
+            pb_lb_putn(b, v, strlen(v));
+            pb_lb_end(b);
+            rc = pb_lb_field(b, t.header[i], off, t.line[r], i + 1);
+        }
+    }
+    pb_table_free(&t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- checking */
+
+/* A value for a message: cut, control characters as '?'. */
+static const char *shown(char *buf, size_t len, const char *s)
+{
+    snprintf(buf, len, "%s", s);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return buf;
+}
+
+/* An integer as llama-bench writes one: an optional minus, then digits, nothing else (the rule judges the sign). */
+static bool integer_text(const char *s)
+{
+    s += *s == '-';
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* One present field of record r: its type, then its column's rule; *v gets the value. */
+static int check_field(pb_lb_build *b, const pb_lb_rec *r, int c, pb_value *v)
+{
+    const pb_column *col = &pb_schema_get(PB_K_LBENCH)->cols[c];
+    const char *s = b->text + r->off[c];
+    char got[48];
+    bool integer = col->type == PB_T_INT || col->type == PB_T_U64;
+    if (integer && !integer_text(s))
+        return pb_lb_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not an integer", col->name,
+                          shown(got, sizeof got, s));
+    if (!pb_cell_ok(col->rule, s))
+        return pb_lb_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not %s", col->name,
+                          shown(got, sizeof got, s), pb_cell_accepts(col->rule));
+    errno = 0;
+    if (col->type == PB_T_INT)
+        v->i = strtoll(s, NULL, 10);
+    else if (col->type == PB_T_U64)
+        v->u = strtoull(s, NULL, 10);
+    else if (col->type == PB_T_REAL)
+        v->d = strtod(s, NULL);
+    if (errno == ERANGE)
+        return pb_lb_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is out of range", col->name,
+                          shown(got, sizeof got, s));
+    return 0;
+}
+
+/* The words of a LIST cell, already checked: how many, into out when it is not NULL. */
+static size_t list_parse(const char *s, double *out)
+{
+    size_t n = 0;
+    for (char *end;; s = end) {
+        s += strspn(s, " ");
+        if (!*s)
+            return n;
+        double v = strtod(s, &end);
+        if (out)
+            out[n] = v;
+        n++;
+    }
+}
+
+/* Record r's fields into test t: the needed ones there, each one checked, the two sample lists alike. */
+static int check_record(pb_lb_build *b, const pb_lb_rec *r, pb_lbench_test *t)
+{
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (r->off[need[k]] == PB_LB_ABSENT)
+            return pb_lb_fail(b, r->line, 0, "a test without the field '%s' (llama-bench writes it for every test)",
+                              pb_schema_name(PB_K_LBENCH, need[k]));
+    t->line = r->line;
+    for (int c = 0; c < PB_LBENCH_NCOLS; c++) {
+        t->have[c] = r->off[c] != PB_LB_ABSENT;
+        if (t->have[c] && check_field(b, r, c, &t->v[c]) != 0)
+            return -1;
+    }
+    bool ns = t->have[PB_LBENCH_samples_ns], ts = t->have[PB_LBENCH_samples_ts];
+    size_t nns = ns ? list_parse(b->text + r->off[PB_LBENCH_samples_ns], NULL) : 0;
+    size_t nts = ts ? list_parse(b->text + r->off[PB_LBENCH_samples_ts], NULL) : 0;
+    if (ns != ts || nns != nts)
+        return pb_lb_fail(b, r->line, 0, "samples_ns holds %zu repetitions and samples_ts %zu (one of each per "
+                          "repetition)", nns, nts);
+    t->nsamples = nns;
+    if (t->v[PB_LBENCH_n_prompt].i + t->v[PB_LBENCH_n_gen].i == 0)
+        return pb_lb_fail(b, r->line, 0, "n_prompt and n_gen both 0: a test of no tokens");
+    return 0;
+}
+
+/* Every record checked, then the text values pointed at their final storage. */
+static int finish(pb_lb_build *b, pb_lbench *lb)
+{
+    if (b->oom)
+        return pb_lb_fail(b, 0, 0, "out of memory");
+    if (!b->n)
+        return pb_lb_fail(b, 0, 0, "no test in it (llama-bench writes one record a test; did every test fail?)");
+    lb->t = calloc(b->n, sizeof *lb->t);
+    if (!lb->t)
+        return pb_lb_fail(b, 0, 0, "out of memory");
+    size_t nsamples = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        if (check_record(b, &b->rec[i], &lb->t[i]) != 0)
+            return -1;
+        nsamples += lb->t[i].nsamples;
+    }
+    lb->samples = malloc((2 * nsamples + 1) * sizeof *lb->samples);
+    if (!lb->samples)
+        return pb_lb_fail(b, 0, 0, "out of memory");
+    double *at = lb->samples;
+    for (size_t i = 0; i < b->n; i++) {
+        pb_lbench_test *t = &lb->t[i];
+        for (int c = 0; c < PB_LBENCH_NCOLS; c++)
+            if (t->have[c] && pb_schema_get(PB_K_LBENCH)->cols[c].type == PB_T_TEXT)
+                t->v[c].s = b->text + b->rec[i].off[c];
+        if (t->nsamples) {
+            t->samples_ns = at;
+            at += list_parse(t->v[PB_LBENCH_samples_ns].s, at);
+            t->samples_ts = at;
+            at += list_parse(t->v[PB_LBENCH_samples_ts].s, at);
+        }
+    }
+    lb->n = b->n;
+    lb->text = b->text;
+    b->text = NULL;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the API */
+
+/* A NUL byte's place, for its message: no format llama-bench writes holds one. */
+static int nul_byte(pb_lb_build *b, const char *data, const char *nul)
+{
+    size_t line = 1;
+    const char *start = data;
+    for (const char *p = data; p < nul; p++)
+        if (*p == '\n') {
+            line++;
+            start = p + 1;
+        }
+    return pb_lb_fail(b, line, (size_t)(nul - start) + 1, "a NUL byte: not llama-bench's text output");
+}
+
+int pb_lbench_parse(pb_lbench *lb, const char *name, pb_lbench_format f, const char *data, size_t len,
+                    pb_csverr *e)
+{
+    memset(lb, 0, sizeof *lb);
+    memset(e, 0, sizeof *e);
+    snprintf(lb->name, sizeof lb->name, "%s", name);
+    lb->format = f;
+    lb->rounded = f == PB_LB_MD;
+    pb_lb_build b = { .name = lb->name, .e = e };
+    int rc = -1;
+    const char *nul = memchr(data, '\0', len);
+    if (nul)
+        rc = nul_byte(&b, data, nul);
+    else if (f == PB_LB_CSV)
+        rc = pb_lb_read_csv(&b, data, len);
+    else if (f == PB_LB_JSON || f == PB_LB_JSONL)
+        rc = pb_lb_read_json(&b, data, len, f == PB_LB_JSONL);
+    else if (f == PB_LB_SQL)
+        rc = pb_lb_read_sql(&b, data, len);
+    else
+        rc = pb_lb_read_md(&b, data, len);
+    if (rc == 0)
+        rc = finish(&b, lb);
+    free(b.text);
+    free(b.rec);
+    if (rc != 0) {
+        free(lb->t);
+        free(lb->samples);
+        lb->t = NULL;
+        lb->samples = NULL;
+        lb->n = 0;
+    }
+    return rc;
+}
+
+int pb_lbench_load(pb_lbench *lb, const char *path, pb_csverr *e)
+{
+    memset(lb, 0, sizeof *lb);
+    memset(e, 0, sizeof *e);
+    char *buf = NULL;
+    size_t len = 0;
+    if (pb_infile_read(AT_FDCWD, path, (size_t)PB_LBENCH_MAX_MIB << 20, "a llama-bench file", &buf, &len, e->msg,
+                       sizeof e->msg) != 0) {
+        e->missing = errno == ENOENT;
+        e->unreadable = !e->missing;
+        return -1;
+    }
+    int rc = pb_lbench_parse(lb, path, pb_lbench_format_of(path, buf, len), buf, len, e);
+    free(buf);
+    return rc;
+}
+
+void pb_lbench_free(pb_lbench *lb)
+{
+    free(lb->t);
+    free(lb->text);
+    free(lb->samples);
+    memset(lb, 0, sizeof *lb);
+}
+
+double pb_lbench_num(const pb_lbench_test *t, int col)
+{
+    if (!t->have[col])
+        return NAN;
+    switch (pb_schema_get(PB_K_LBENCH)->cols[col].type) {
+    case PB_T_INT:
+        return (double)t->v[col].i;
+    case PB_T_U64:
+        return (double)t->v[col].u;
+    case PB_T_REAL:
+        return t->v[col].d;
+    default:
+        return NAN;
+    }
+}
+
+const char *pb_lbench_str(const pb_lbench_test *t, int col)
+{
+    return t->have[col] && pb_schema_get(PB_K_LBENCH)->cols[col].type == PB_T_TEXT ? t->v[col].s : "";
+}
+
+bool pb_lbench_is_tg(const pb_lbench_test *t)
+{
+    return t->v[PB_LBENCH_n_prompt].i == 0 && t->v[PB_LBENCH_n_gen].i > 0;
+}

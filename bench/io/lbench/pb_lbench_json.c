@@ -1,0 +1,368 @@
+/* pb_lbench_json.c — llama-bench's json (one array of objects) and jsonl (one object a line) into the builder.
+ * RFC 8259 throughout; a declared field holds a string, a number, true/false (as 1/0), null (as empty) or, for
+ * the sample lists, an array of numbers (as space-separated text). A field the schema does not declare may hold
+ * any JSON value, nested at most JSON_MAX_DEPTH deep, and is read past. */
+#include <stdint.h>
+#include <string.h>
+
+#include "pb_lbench_impl.h"
+
+#define JSON_MAX_DEPTH 64 /* nesting of a value read past: llama-bench writes none; this only bounds the stack */
+
+typedef struct jcur {
+    const char *p, *end, *line_start;
+    size_t line;
+    pb_lb_build *b;
+} jcur;
+
+static size_t jcol(const jcur *c) { return (size_t)(c->p - c->line_start) + 1; }
+
+#define JFAIL(c, ...) pb_lb_fail((c)->b, (c)->line, jcol(c), __VA_ARGS__)
+
+static void jnewline(jcur *c)
+{
+    c->line++;
+    c->line_start = c->p + 1;
+}
+
+/* Spaces, tabs, CRs; newlines too unless lines (jsonl: a line end ends an object's line). */
+static void jws(jcur *c, bool lines)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || (*c->p == '\n' && !lines))) {
+        if (*c->p == '\n')
+            jnewline(c);
+        c->p++;
+    }
+}
+
+static bool jat(const jcur *c, char ch) { return c->p < c->end && *c->p == ch; }
+
+static const char *jwhat(const jcur *c)
+{
+    return c->p == c->end ? "the end of the file" : "this character";
+}
+
+/* Four hex digits at p. -1 when they are not. */
+static long hex4(const char *p, const char *end)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (p + i >= end)
+            return -1;
+        char ch = p[i];
+        int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                                                 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static void put_utf8(pb_lb_build *b, uint32_t u)
+{
+    if (u < 0x80) {
+        pb_lb_put(b, (char)u);
+    } else if (u < 0x800) {
+        pb_lb_put(b, (char)(0xc0 | (u >> 6)));
+        pb_lb_put(b, (char)(0x80 | (u & 0x3f)));
+    } else if (u < 0x10000) {
+        pb_lb_put(b, (char)(0xe0 | (u >> 12)));
+        pb_lb_put(b, (char)(0x80 | ((u >> 6) & 0x3f)));
+        pb_lb_put(b, (char)(0x80 | (u & 0x3f)));
+    } else {
+        pb_lb_put(b, (char)(0xf0 | (u >> 18)));
+        pb_lb_put(b, (char)(0x80 | ((u >> 12) & 0x3f)));
+        pb_lb_put(b, (char)(0x80 | ((u >> 6) & 0x3f)));
+        pb_lb_put(b, (char)(0x80 | (u & 0x3f)));
+    }
+}
+
+/* \uXXXX at c->p (on the backslash), a surrogate pair taken whole. */
+static int junicode(jcur *c)
+{
+    long hi = hex4(c->p + 2, c->end);
+    if (hi < 0)
+        return JFAIL(c, "\\u without four hex digits");
+    c->p += 6;
+    uint32_t u = (uint32_t)hi;
+    if (hi >= 0xd800 && hi <= 0xdbff) {
+        long lo = c->end - c->p >= 2 && c->p[0] == '\\' && c->p[1] == 'u' ? hex4(c->p + 2, c->end) : -1;
+        if (lo < 0xdc00 || lo > 0xdfff)
+            return JFAIL(c, "a high surrogate \\u%04lx without its low one", hi);
+        u = 0x10000 + (((uint32_t)hi - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
+        c->p += 6;
+    } else if (hi >= 0xdc00 && hi <= 0xdfff) {
+        return JFAIL(c, "a low surrogate \\u%04lx without a high one before it", hi);
+    }
+    put_utf8(c->b, u);
+    return 0;
+}
+
+/* A string at c->p (its opening quote), unescaped into the builder: *off where it starts. */
+static int jstring(jcur *c, size_t *off)
+{
+    static const char plain[] = "\"\\/bfnrt", meant[] = "\"\\/\b\f\n\r\t";
+    jcur open = *c;
+    *off = pb_lb_begin(c->b);
+    c->p++;
+    for (;;) {
+        if (c->p == c->end)
+            return JFAIL(&open, "a string without its closing quote (its opening quote)");
+        unsigned char ch = (unsigned char)*c->p;
+        if (ch == '"')
+            break;
+        if (ch < 0x20)
+            return JFAIL(c, "a control character (byte 0x%02x) inside a string: JSON writes it escaped", ch);
+        if (ch != '\\') {
+            pb_lb_put(c->b, (char)ch);
+            c->p++;
+            continue;
+        }
+        const char *esc = c->p + 1 < c->end ? strchr(plain, c->p[1]) : NULL;
+        if (c->p + 1 < c->end && c->p[1] == 'u') {
+            if (junicode(c) != 0)
+                return -1;
+        } else if (esc && *esc) {
+            pb_lb_put(c->b, meant[esc - plain]);
+            c->p += 2;
+        } else {
+            return JFAIL(c, "an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+        }
+    }
+    c->p++;
+    pb_lb_end(c->b);
+    return 0;
+}
+
+static bool digit(const jcur *c) { return c->p < c->end && *c->p >= '0' && *c->p <= '9'; }
+
+/* A number by RFC 8259's grammar, its text into the builder. */
+static int jnumber(jcur *c, size_t *off)
+{
+    jcur at = *c;
+    const char *s = c->p;
+    c->p += jat(c, '-');
+    if (!digit(c))
+        return JFAIL(&at, "not a JSON value (a string, number, true, false, null, array or object)");
+    if (*c->p == '0')
+        c->p++;
+    else
+        while (digit(c))
+            c->p++;
+    if (jat(c, '.')) {
+        c->p++;
+        if (!digit(c))
+            return JFAIL(c, "a number's fraction without digits");
+        while (digit(c))
+            c->p++;
+    }
+    if (jat(c, 'e') || jat(c, 'E')) {
+        c->p++;
+        c->p += jat(c, '+') || jat(c, '-');
+        if (!digit(c))
+            return JFAIL(c, "a number's exponent without digits");
+        while (digit(c))
+            c->p++;
+    }
+    *off = pb_lb_begin(c->b);
+    pb_lb_putn(c->b, s, (size_t)(c->p - s));
+    pb_lb_end(c->b);
+    return 0;
+}
+
+/* true, false or null, written as 1, 0 or nothing. */
+static int jliteral(jcur *c, size_t *off)
+{
+    static const struct { const char *word, *as; } lit[] = { { "true", "1" }, { "false", "0" }, { "null", "" } };
+    for (size_t i = 0; i < sizeof lit / sizeof lit[0]; i++) {
+        size_t n = strlen(lit[i].word);
+        if ((size_t)(c->end - c->p) >= n && memcmp(c->p, lit[i].word, n) == 0) {
+            c->p += n;
+            *off = pb_lb_begin(c->b);
+            pb_lb_putn(c->b, lit[i].as, strlen(lit[i].as));
+            pb_lb_end(c->b);
+            return 0;
+        }
+    }
+    return jnumber(c, off);
+}
+
+static int jscalar(jcur *c, size_t *off)
+{
+    return jat(c, '"') ? jstring(c, off) : jliteral(c, off);
+}
+
+/* An array of numbers (a sample list), as one text: the numbers separated by spaces. */
+static int jnumbers(jcur *c, size_t *off)
+{
+    pb_lb_build *b = c->b;
+    *off = pb_lb_begin(b);
+    c->p++;
+    jws(c, false);
+    for (bool first = true; !jat(c, ']'); first = false) {
+        if (!first) {
+            if (!jat(c, ','))
+                return JFAIL(c, "%s where the array goes on with ',' or ends with ']'", jwhat(c));
+            c->p++;
+            jws(c, false);
+        }
+        size_t n;
+        if (jat(c, '"') || jat(c, '[') || jat(c, '{') || jnumber(c, &n) != 0)
+            return JFAIL(c, "%s in a list of samples, where llama-bench writes numbers", jwhat(c));
+        if (!b->oom)
+            b->text[b->len - 1] = ' '; /* the number's NUL becomes the space before the next one */
+        jws(c, false);
+    }
+    c->p++;
+    if (!b->oom && b->len > *off)
+        b->len--; /* the space after the last number */
+    pb_lb_end(b);
+    return 0;
+}
+
+static int jskip(jcur *c, int depth);
+
+/* An object or array read past (a field the schema does not declare). */
+static int jskip_group(jcur *c, int depth)
+{
+    char close = *c->p == '{' ? '}' : ']';
+    bool object = close == '}';
+    if (depth >= JSON_MAX_DEPTH)
+        return JFAIL(c, "values nested more than %d deep", JSON_MAX_DEPTH);
+    c->p++;
+    jws(c, false);
+    for (bool first = true; !jat(c, close); first = false) {
+        if (!first) {
+            if (!jat(c, ','))
+                return JFAIL(c, "%s where ',' or '%c' belongs", jwhat(c), close);
+            c->p++;
+            jws(c, false);
+        }
+        size_t off;
+        if (object) {
+            if (!jat(c, '"'))
+                return JFAIL(c, "%s where a member's name (a string) belongs", jwhat(c));
+            if (jstring(c, &off) != 0)
+                return -1;
+            pb_lb_drop(c->b, off);
+            jws(c, false);
+            if (!jat(c, ':'))
+                return JFAIL(c, "%s where ':' belongs after a member's name", jwhat(c));
+            c->p++;
+            jws(c, false);
+        }
+        if (jskip(c, depth + 1) != 0)
+            return -1;
+        jws(c, false);
+    }
+    c->p++;
+    return 0;
+}
+
+static int jskip(jcur *c, int depth)
+{
+    if (jat(c, '{') || jat(c, '['))
+        return jskip_group(c, depth);
+    size_t off;
+    if (jscalar(c, &off) != 0)
+        return -1;
+    pb_lb_drop(c->b, off);
+    return 0;
+}
+
+/* One member: "name": value, filed when the schema declares the name. */
+static int jmember(jcur *c)
+{
+    size_t key;
+    if (!jat(c, '"'))
+        return JFAIL(c, "%s where a field's name (a string) belongs", jwhat(c));
+    if (jstring(c, &key) != 0)
+        return -1;
+    int col = pb_schema_col(PB_K_LBENCH, pb_lb_text(c->b, key));
+    pb_lb_drop(c->b, key);
+    jws(c, false);
+    if (!jat(c, ':'))
+        return JFAIL(c, "%s where ':' belongs after a field's name", jwhat(c));
+    c->p++;
+    jws(c, false);
+    if (col < 0)
+        return jskip(c, 1);
+    size_t line = c->line, at = jcol(c), off;
+    bool list = pb_schema_get(PB_K_LBENCH)->cols[col].rule == PB_CELL_LIST;
+    if (jat(c, '{') || (jat(c, '[') && !list))
+        return JFAIL(c, "field '%s' holds %s, where llama-bench writes a %s", pb_schema_name(PB_K_LBENCH, col),
+                     jat(c, '{') ? "an object" : "an array", list ? "list of numbers" : "string or number");
+    if ((jat(c, '[') ? jnumbers(c, &off) : jscalar(c, &off)) != 0)
+        return -1;
+    return pb_lb_field_col(c->b, c->b->n - 1, col, off, line, at);
+}
+
+/* One object at c->p: a test. */
+static int jobject(jcur *c)
+{
+    if (!jat(c, '{'))
+        return JFAIL(c, "%s where a test's object ('{') belongs", jwhat(c));
+    if (pb_lb_record(c->b, c->line) != 0)
+        return -1;
+    c->p++;
+    jws(c, false);
+    for (bool first = true; !jat(c, '}'); first = false) {
+        if (!first) {
+            if (!jat(c, ','))
+                return JFAIL(c, "%s where the object goes on with ',' or ends with '}'", jwhat(c));
+            c->p++;
+            jws(c, false);
+        }
+        if (jmember(c) != 0)
+            return -1;
+        jws(c, false);
+    }
+    c->p++;
+    return 0;
+}
+
+/* json: [ object, ... ] and nothing after it but white space. */
+static int read_array(jcur *c)
+{
+    jws(c, false);
+    if (!jat(c, '['))
+        return JFAIL(c, "%s where llama-bench's json starts with '['", jwhat(c));
+    c->p++;
+    jws(c, false);
+    for (bool first = true; !jat(c, ']'); first = false) {
+        if (!first) {
+            if (!jat(c, ','))
+                return JFAIL(c, "%s where the array goes on with ',' or ends with ']'", jwhat(c));
+            c->p++;
+            jws(c, false);
+        }
+        if (jobject(c) != 0)
+            return -1;
+        jws(c, false);
+    }
+    c->p++;
+    jws(c, false);
+    return c->p == c->end ? 0 : JFAIL(c, "more after the array's closing ']'");
+}
+
+/* jsonl: one object a line; blank lines skipped. */
+static int read_lines(jcur *c)
+{
+    for (;;) {
+        jws(c, false);
+        if (c->p == c->end)
+            return 0;
+        if (jobject(c) != 0)
+            return -1;
+        jws(c, true);
+        if (c->p < c->end && *c->p != '\n')
+            return JFAIL(c, "more on the line after its object (jsonl holds one object a line)");
+    }
+}
+
+int pb_lb_read_json(pb_lb_build *b, const char *data, size_t len, bool lines)
+{
+    jcur c = { .p = data, .end = data + len, .line_start = data, .line = 1, .b = b };
+    return lines ? read_lines(&c) : read_array(&c);
+}

@@ -1,0 +1,207 @@
+/* pb_lbench_sql.c — llama-bench's sql into the builder: what it writes and nothing else, CREATE TABLE [IF NOT
+ * EXISTS] llama_bench (name TYPE, ...); then INSERT INTO llama_bench (names) VALUES (values); one per test.
+ * Keywords in any case; a value is a '...' string ('' a quote inside it), a number or NULL (empty); "-- " starts
+ * a comment to the line's end. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pb_lbench_impl.h"
+
+#define SQL_MAX_COLS 1024 /* names in one INSERT: llama-bench writes about 40 */
+
+typedef struct scur {
+    const char *p, *end, *line_start;
+    size_t line;
+    pb_lb_build *b;
+} scur;
+
+static size_t scol(const scur *c) { return (size_t)(c->p - c->line_start) + 1; }
+
+#define SFAIL(c, ...) pb_lb_fail((c)->b, (c)->line, scol(c), __VA_ARGS__)
+
+/* White space and comments. */
+static void sws(scur *c)
+{
+    while (c->p < c->end) {
+        if (*c->p == '\n') {
+            c->line++;
+            c->line_start = c->p + 1;
+        } else if (*c->p == '-' && c->p + 1 < c->end && c->p[1] == '-') {
+            while (c->p < c->end && *c->p != '\n')
+                c->p++;
+            continue;
+        } else if (!isspace((unsigned char)*c->p)) {
+            return;
+        }
+        c->p++;
+    }
+}
+
+static bool ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
+
+/* The identifier at c->p, its length (0 when there is none). */
+static size_t ident_len(const scur *c)
+{
+    if (c->p == c->end || !(isalpha((unsigned char)*c->p) || *c->p == '_'))
+        return 0;
+    size_t n = 1;
+    while (c->p + n < c->end && ident_char(c->p[n]))
+        n++;
+    return n;
+}
+
+/* The keyword kw (any case) next, taken; false (nothing taken) otherwise. */
+static bool skw(scur *c, const char *kw)
+{
+    size_t n = ident_len(c);
+    if (n != strlen(kw) || strncasecmp(c->p, kw, n) != 0)
+        return false;
+    c->p += n;
+    sws(c);
+    return true;
+}
+
+static int expect_kw(scur *c, const char *kw, const char *where)
+{
+    return skw(c, kw) ? 0 : SFAIL(c, "expected %s %s", kw, where);
+}
+
+static int expect_ch(scur *c, char ch, const char *where)
+{
+    if (c->p == c->end || *c->p != ch)
+        return SFAIL(c, "expected '%c' %s", ch, where);
+    c->p++;
+    sws(c);
+    return 0;
+}
+
+/* The table's name: llama-bench's. */
+static int table_name(scur *c)
+{
+    return skw(c, "llama_bench") ? 0 : SFAIL(c, "expected the table llama_bench (the one llama-bench writes)");
+}
+
+/* An identifier into the builder: *off. */
+static int sident(scur *c, size_t *off, const char *what)
+{
+    size_t n = ident_len(c);
+    if (!n)
+        return SFAIL(c, "expected %s (a name)", what);
+    *off = pb_lb_begin(c->b);
+    pb_lb_putn(c->b, c->p, n);
+    pb_lb_end(c->b);
+    c->p += n;
+    sws(c);
+    return 0;
+}
+
+/* CREATE TABLE [IF NOT EXISTS] llama_bench ( name TYPE, ... ) ; — checked, nothing kept. */
+static int create(scur *c)
+{
+    if (expect_kw(c, "TABLE", "after CREATE") != 0)
+        return -1;
+    if (skw(c, "IF") && (expect_kw(c, "NOT", "after IF") != 0 || expect_kw(c, "EXISTS", "after IF NOT") != 0))
+        return -1;
+    if (table_name(c) != 0 || expect_ch(c, '(', "before the columns") != 0)
+        return -1;
+    do {
+        size_t off;
+        if (sident(c, &off, "a column's name") != 0)
+            return -1;
+        pb_lb_drop(c->b, off);
+        if (!skw(c, "TEXT") && !skw(c, "INTEGER") && !skw(c, "REAL"))
+            return SFAIL(c, "expected a column's type: TEXT, INTEGER or REAL");
+    } while (c->p < c->end && *c->p == ',' && (c->p++, sws(c), true));
+    return expect_ch(c, ')', "after the columns") == 0 ? expect_ch(c, ';', "after CREATE TABLE's ')'") : -1;
+}
+
+/* One value into the builder: '...' (a quote doubled inside), a number, or NULL. */
+static int svalue(scur *c, size_t *off)
+{
+    *off = pb_lb_begin(c->b);
+    if (skw(c, "NULL")) {
+        pb_lb_end(c->b);
+        return 0;
+    }
+    if (c->p < c->end && *c->p == '\'') {
+        scur open = *c;
+        for (c->p++;; c->p++) {
+            if (c->p == c->end)
+                return SFAIL(&open, "a string without its closing quote (its opening quote)");
+            if (*c->p == '\'' && c->p + 1 < c->end && c->p[1] == '\'') {
+                pb_lb_put(c->b, '\'');
+                c->p++;
+            } else if (*c->p == '\'') {
+                break;
+            } else {
+                if (*c->p == '\n') {
+                    c->line++;
+                    c->line_start = c->p + 1;
+                }
+                pb_lb_put(c->b, *c->p);
+            }
+        }
+        c->p++;
+    } else {
+        size_t n = 0;
+        while (c->p + n < c->end && strchr("+-.0123456789eE", c->p[n]) && c->p[n])
+            n++;
+        if (!n)
+            return SFAIL(c, "expected a value: a '...' string, a number or NULL");
+        pb_lb_putn(c->b, c->p, n);
+        c->p += n;
+    }
+    pb_lb_end(c->b);
+    sws(c);
+    return 0;
+}
+
+/* INSERT INTO llama_bench ( names ) VALUES ( values ) ; — one test. */
+static int insert(scur *c, size_t line)
+{
+    size_t names[SQL_MAX_COLS], nnames = 0;
+    if (expect_kw(c, "INTO", "after INSERT") != 0 || table_name(c) != 0 || expect_ch(c, '(', "before the names") != 0)
+        return -1;
+    do {
+        if (nnames == SQL_MAX_COLS)
+            return SFAIL(c, "more than %d columns in one INSERT", SQL_MAX_COLS);
+        if (sident(c, &names[nnames++], "a column's name") != 0)
+            return -1;
+    } while (c->p < c->end && *c->p == ',' && (c->p++, sws(c), true));
+    if (expect_ch(c, ')', "after the names") != 0 || expect_kw(c, "VALUES", "after the names") != 0 ||
+        expect_ch(c, '(', "before the values") != 0 || pb_lb_record(c->b, line) != 0)
+        return -1;
+    for (size_t i = 0; i < nnames; i++) {
+        if (i && expect_ch(c, ',', "between values (fewer values than names?)") != 0)
+            return -1;
+        size_t fline = c->line, fcol = scol(c), off;
+        if (svalue(c, &off) != 0)
+            return -1;
+        char name[128];
+        snprintf(name, sizeof name, "%s", pb_lb_text(c->b, names[i]));
+        if (pb_lb_field(c->b, name, off, fline, fcol) != 0)
+            return -1;
+    }
+    if (c->p < c->end && *c->p == ',')
+        return SFAIL(c, "more values than the %zu names", nnames);
+    if (expect_ch(c, ')', "after the values") != 0 || expect_ch(c, ';', "after INSERT's ')'") != 0)
+        return -1;
+    return 0;
+}
+
+int pb_lb_read_sql(pb_lb_build *b, const char *data, size_t len)
+{
+    scur c = { .p = data, .end = data + len, .line_start = data, .line = 1, .b = b };
+    sws(&c);
+    while (c.p < c.end) {
+        size_t line = c.line;
+        int rc = skw(&c, "CREATE") ? create(&c)
+                 : skw(&c, "INSERT") ? insert(&c, line)
+                 : SFAIL(&c, "a statement llama-bench does not write (CREATE TABLE or INSERT INTO llama_bench)");
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
