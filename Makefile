@@ -41,7 +41,8 @@ INC_machine  = $(INC_platform) -Ibench/machine -Ipool
 INC_measure  = $(INC_machine) -Ibench/measure -Ibench/measure/exec -Ibench/measure/floor -Ibench/measure/loops \
                -Ibench/measure/model -Ibench/measure/attn -Ikernels
 INC_harness  = $(INC_measure) -Ibench/harness
-INC_report   = $(INC_harness) -Ibench/report -Ibench/report/check -Ibench/report/compare -Ibench/report/results
+INC_report   = $(INC_harness) -Ibench/report -Ibench/report/check -Ibench/report/compare -Ibench/report/results \
+               -Ibench/report/engine
 INC_ALL      = $(INC_report)
 CFLAGS   += -std=c11 $(OPT) -g $(WARN) -pthread -fopenmp $(SAN)
 # libcpuid identifies x86 CPUs only (bench/machine/x86/); arm64 reads /proc/cpuinfo and the auxiliary vector.

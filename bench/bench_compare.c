@@ -1,6 +1,7 @@
 /* bench_compare DIR DIR [DIR...] --out DIR: several run directories side by side. Writes OUT/compare.md (the
  * machines, the headline figures with ratios to the first run, what the runs do not share) and overlaid plots
- * through plots/compare.gp. OUT must not exist or be empty (a comparison is never overwritten). */
+ * through plots/compare.gp; each run's llama-bench files (DIR/llama-bench.*) beside its floor, per machine. OUT
+ * must not exist or be empty (a comparison is never overwritten). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "pb_cli.h"
 #include "pb_compare.h"
+#include "pb_engine.h"
 #include "pb_plot.h"
 #include "pb_report.h"
 #include "pb_run.h"
@@ -36,8 +38,8 @@ static const char SUMMARY[] =
     "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures\n"
     "side by side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
     "(plots/compare.gp).\n"
-    "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or a DIR\n"
-    "      that is not a run directory";
+    "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, a DIR\n"
+    "      that is not a run directory, or a llama-bench file in one that does not read";
 
 typedef struct cmp_args {
     const char *dirs[PB_CMP_RUNS], *out;
@@ -78,12 +80,17 @@ static int parse_args(int argc, char **argv, cmp_args *a)
 }
 
 /* Loads and digests every run, saying what each leaves out. -1 (said in one line) when a directory is not a run
- * directory: before anything is written. *bad: the malformed sources. */
+ * directory or holds a llama-bench file that does not read: before anything is written. *bad: the malformed
+ * sources. */
 static int load_runs(pb_compare *c, const cmp_args *a, int *bad)
 {
     char err[4400];
     for (int i = 0; i < a->n; i++) {
         if (pb_rundata_load(&c->run[i].rd, a->dirs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "bench_compare: %s\n", err);
+            return -1;
+        }
+        if (pb_engines_load(&c->run[i].rd, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "bench_compare: %s\n", err);
             return -1;
         }

@@ -2,7 +2,8 @@
  * DIR/report.md. A missing CSV is a line in the report, and a partial file a killed harness left stands in for
  * its CSV (the report says so at the top); a malformed CSV, a file that is not a regular one, or a malformed
  * numeric cell is reported with its file (line and column), left out, and makes the exit status 1 (as does a
- * plot that fails). Bad usage, or a directory holding none of the CSVs: exit 2, nothing written. */
+ * plot that fails). Bad usage, a directory holding none of the CSVs, or a llama-bench file (DIR/llama-bench.*,
+ * --engine FILE) that does not read: exit 2, nothing written. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "pb_cli.h"
 #include "pb_digest.h"
+#include "pb_engine.h"
 #include "pb_report.h"
 #include "pb_results_json.h"
 #include "pb_runcheck.h"
@@ -72,13 +74,16 @@ static int print_header(const char *file)
 /* --help's text under the usage line. */
 static const char SUMMARY[] =
     "Reads DIR's CSVs (pool_overhead, memory_floor, token_floor, kernels, sweep, cpu_util, overlap,\n"
-    "machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md.\n"
-    "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, or\n"
-    "      DIR is not a run directory (none of those CSVs, nor a partial file of one)";
+    "machine), draws every plot with plots/*.gp (PNG and SVG) and writes DIR/report.md; llama-bench's\n"
+    "results in DIR (llama-bench.*) or --engine FILE are placed beside the floor.\n"
+    "exit: 0 ok; 1 report written but a CSV or a cell was malformed or a plot failed; 2 bad usage, a\n"
+    "      llama-bench file that does not read, or DIR is not a run directory (none of those CSVs, nor a\n"
+    "      partial file of one)";
 
 /* The command line: the report of one run directory, or one of the modes that stand alone. */
 typedef struct report_args {
     const char *dir, *check, *header; /* DIR; --check DIR; --header FILE */
+    const char *engine;               /* --engine FILE: llama-bench's results beside DIR's */
     bool no_plots, schema_md;
 } report_args;
 
@@ -104,22 +109,27 @@ static int parse_args(int argc, char **argv, report_args *a)
           .help = "print the CSV columns as Markdown tables (README's \"CSV columns\"); stands alone" },
         { .name = "header", .kind = PB_OPT_STRING, .dest = &a->header, .metavar = "FILE", .env = "",
           .help = "print the header line of the CSV called FILE (likwid_compare.csv, ...); stands alone" },
+        { .name = "engine", .kind = PB_OPT_STRING, .dest = &a->engine, .metavar = "FILE", .env = "",
+          .help = "llama-bench's results (its csv, json, jsonl, sql or md output) to place beside the floor, besides "
+                  "DIR's llama-bench.* files; a bad one is exit 2" },
         { 0 },
     };
     int first, rc = pb_cli_parse_tool("bench_report", "DIR", SUMMARY, opts, argc, argv, &first);
     if (rc != PB_CLI_GO)
         return rc;
     int modes = modes_of(a), args = argc - first;
-    if (modes && (modes > 1 || args || a->no_plots))
+    if (modes && (modes > 1 || args || a->no_plots || a->engine))
         fprintf(stderr, "bench_report: --check, --schema-md and --header stand alone (usage: bench_report --check "
                         "DIR | --schema-md | --header FILE)\n");
     else if (!modes && args == 0)
-        fprintf(stderr, "bench_report: no run directory given (usage: bench_report [--no-plots] DIR)\n");
+        fprintf(stderr,
+                "bench_report: no run directory given (usage: bench_report [--no-plots] [--engine FILE] DIR)\n");
     else if (!modes && args > 1)
-        fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] DIR)\n", argv[first + 1]);
+        fprintf(stderr, "bench_report: unexpected argument '%s' (accepted: [--no-plots] [--engine FILE] DIR)\n",
+                argv[first + 1]);
     else
         a->dir = args ? argv[first] : NULL;
-    return a->dir || (modes == 1 && !args && !a->no_plots) ? PB_CLI_GO : 2;
+    return a->dir || (modes == 1 && !args && !a->no_plots && !a->engine) ? PB_CLI_GO : 2;
 }
 
 /* A mode that stands alone: its exit status. */
@@ -162,6 +172,11 @@ int main(int argc, char **argv)
     char err[4200];
     if (pb_rundata_load(&rd, dir, err, sizeof err) != 0) {
         fprintf(stderr, "bench_report: %s\n", err);
+        return 2;
+    }
+    if (pb_engines_load(&rd, a.engine, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_report: %s\n", err);
+        pb_rundata_free(&rd);
         return 2;
     }
     pb_rundata_print_problems(stderr, &rd, "bench_report", "left out of the report");

@@ -52,7 +52,7 @@ const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS, NULL),
     PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES, NULL),
     PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS, NULL),
-    PB_SCHEMA(LBENCH, "llama-bench.*", "llama.cpp's llama-bench (read by bench_report, bench_compare)", RESULTS, NULL),
+    PB_SCHEMA(LBENCH, "llama-bench.*", "llama.cpp's llama-bench; read by bench_report and bench_compare", RESULTS, NULL),
 };
 
 const pb_schema *pb_schema_get(pb_kind k) { return &pb_schema_tables[k]; }

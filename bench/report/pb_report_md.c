@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pb_engine.h"
 #include "pb_findings.h"
 #include "pb_fmt.h"
 #include "pb_mdesc.h"
@@ -172,6 +173,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     fprintf(o, "## Headline\n\n");
     pb_report_headline(o, d);
     pb_report_model(o, rd);
+    pb_report_engine(o, rd, d);
     pb_findings f;
     pb_findings_make(&f, d);
     sentences(o, "Findings", &f, "No findings: the CSVs they come from are missing.");

@@ -161,6 +161,8 @@ void pb_rundata_free(pb_rundata *rd)
     for (int k = 0; k < PB_K_COUNT; k++)
         if (pb_rundata_table(rd, (pb_kind)k))
             pb_table_free(&rd->src[k].t);
+    for (int i = 0; i < rd->eng.n; i++)
+        pb_lbench_free(&rd->eng.lb[i]);
     memset(rd, 0, sizeof *rd);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "pb_csvread.h"
+#include "pb_lbench.h"
 #include "pb_schema.h"
 
 /* A column the readers use: its index in the kind's schema (PB_POOL_threads, ...); a list of them ends with
@@ -42,9 +43,18 @@ typedef struct pb_source {
     char bad[PB_SRC_CELLS_KEPT][400]; /* the first of them: "FILE:LINE:COL: column 'x': '-3' is not ..." */
 } pb_source;
 
+/* Another engine's results beside the run: DIR/llama-bench.* and --engine FILE, loaded by pb_engines_load
+ * (engine/pb_engine.h), freed with the run. */
+#define PB_ENGINE_FILES 8
+typedef struct pb_engines {
+    int n;
+    pb_lbench lb[PB_ENGINE_FILES];
+} pb_engines;
+
 typedef struct pb_rundata {
     char dir[4096];
     pb_source src[PB_K_COUNT];
+    pb_engines eng;
 } pb_rundata;
 
 /* Loads every CSV kind from dir (a partial file where the CSV is missing) and checks its numeric cells. 0 when

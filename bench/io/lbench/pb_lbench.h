@@ -21,7 +21,14 @@
 /* The most a llama-bench file may hold: a test is under 2 KB in every format, so this is a hundred thousand. */
 #define PB_LBENCH_MAX_MIB 64
 
-typedef enum pb_lbench_format { PB_LB_CSV, PB_LB_JSON, PB_LB_JSONL, PB_LB_SQL, PB_LB_MD, PB_LB_NFORMATS } pb_lbench_format;
+typedef enum pb_lbench_format {
+    PB_LB_CSV,
+    PB_LB_JSON,
+    PB_LB_JSONL,
+    PB_LB_SQL,
+    PB_LB_MD,
+    PB_LB_NFORMATS
+} pb_lbench_format;
 
 /* One test: a value per column where the file gave it (have), text pointing into the set's storage. */
 typedef struct pb_lbench_test {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pb_compare.h"
+#include "pb_engine.h"
 #include "pb_fmt.h"
 #include "pb_mdesc.h"
 #include "pb_report.h"
@@ -213,6 +214,27 @@ static void left_out_sources(FILE *o, const pb_compare *c)
     fprintf(o, "\n");
 }
 
+/* Each machine's llama-bench results beside its own floor and its own poolbench decode. */
+static void engines(FILE *o, const pb_compare *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        n += c->run[i].rd.eng.n;
+    if (!n)
+        return;
+    fprintf(o, "## Your engine beside the floor, per machine\n\n"
+               "Each run's llama-bench results (llama-bench.* in its directory) against that machine's read floor for "
+               "the model's bytes at the same threads, and that run's own poolbench decode of the same model (as "
+               "report.md's section of the same name says).\n\n");
+    for (int i = 0; i < c->n; i++) {
+        fprintf(o, "### %s\n\n", PB_MD(c->run[i].label));
+        if (c->run[i].rd.eng.n)
+            pb_report_engine_body(o, &c->run[i].rd, &c->run[i].d);
+        else
+            fprintf(o, "No llama-bench file in %s.\n\n", PB_MD(c->run[i].rd.dir));
+    }
+}
+
 void pb_compare_md(FILE *o, const pb_compare *c, const char *out_dir)
 {
     fprintf(o, "# poolbench comparison:");
@@ -224,6 +246,7 @@ void pb_compare_md(FILE *o, const pb_compare *c, const char *out_dir)
     runs_table(o, c);
     shared_table(o, c);
     not_shared(o, c);
+    engines(o, c);
     fprintf(o, "## Plots\n\n");
     pb_report_embed_pngs(o, out_dir);
 }

@@ -1,0 +1,141 @@
+/* The engine's tg points placed: the floor for the model's bytes at the same threads, and poolbench's own
+ * decode of the same model at the same threads and depth. Figures only; pb_report_engine.c writes them. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_engine.h"
+#include "pb_stats.h"
+#include "pb_tuning.h"
+
+/* The repetitions' range and spread: from the samples where the format has them, else from the deviation. */
+static void spread_of(pb_engine_pt *p)
+{
+    const pb_lbench_test *t = p->t;
+    p->lo = p->hi = NAN;
+    p->reps = t->nsamples;
+    if (t->nsamples) {
+        pb_summary s = pb_summarize(t->samples_ts, t->nsamples);
+        p->lo = s.min;
+        p->hi = s.max;
+        p->spread = s.spread;
+    } else {
+        p->spread = p->tok_s > 0 ? 2 * p->sd / p->tok_s : NAN;
+    }
+    p->noisy = p->spread > PB_NOISY_SPREAD;
+}
+
+/* The read floor at the point's threads: the median pass of the best kernel, its best pass where no median. */
+static void floor_of(pb_engine_pt *p, const pb_digest *d)
+{
+    const pb_dg_floorpt *f = pb_dg_floor_at(&d->floor, p->threads);
+    p->floor_gbps = NAN;
+    if (f) {
+        p->floor_is_best = !(f->median > 0);
+        p->floor_gbps = p->floor_is_best ? f->best : f->median;
+    }
+    p->floor_tok_s = p->bytes > 0 ? p->floor_gbps * 1e9 / p->bytes : NAN;
+    p->pct_floor = 100 * p->tok_s / p->floor_tok_s;
+}
+
+/* s lowercased, letters and digits only ("qwen3 0.6B Q8_0" -> "qwen306bq80"), into out. */
+static void squeeze(const char *s, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < len; s++)
+        if (isalnum((unsigned char)*s))
+            out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* How sweep row r is the engine test's model: the same GGUF file (by name), or a preset of the same shape and
+ * format (llama.cpp's "qwen3 0.6B Q8_0" begins with the shape "qwen3-0.6b" and then holds the format "q8_0",
+ * compared as letters and digits). NULL when it is neither. */
+static const char *model_match(const pb_table *s, size_t r, const int *col, const pb_lbench_test *t)
+{
+    const char *file = pb_table_str(s, r, col[PB_SWEEP_model_file]);
+    const char *lfile = pb_lbench_str(t, PB_LBENCH_model_filename);
+    if (*file && *lfile)
+        return strcmp(base_name(file), base_name(lfile)) == 0 ? "the same file" : NULL;
+    char shape[PB_DG_NAME * 2], format[PB_DG_NAME * 2], type[256];
+    squeeze(pb_table_str(s, r, col[PB_SWEEP_model]), shape, sizeof shape);
+    squeeze(pb_table_str(s, r, col[PB_SWEEP_format]), format, sizeof format);
+    squeeze(pb_lbench_str(t, PB_LBENCH_model_type), type, sizeof type);
+    size_t n = strlen(shape);
+    return n && *format && strncmp(type, shape, n) == 0 && strstr(type + n, format) ? "the same shape and format"
+                                                                                  : NULL;
+}
+
+/* A number cell, or fallback where the CSV lacks the column (an older sweep: batch 1, context 0). */
+static double cell(const pb_table *s, size_t r, int col, double fallback)
+{
+    return col < 0 ? fallback : pb_table_num(s, r, col);
+}
+
+/* poolbench's fastest decode of the point's model at its threads and depth: batch 1, no emulated slow cpu. */
+static void decode_of(pb_engine_pt *p, const pb_rundata *rd)
+{
+    const pb_table *s = pb_rundata_table(rd, PB_K_SWEEP);
+    p->pb_match = NULL;
+    p->pb_tok_s = p->pb_pct_floor = p->pb_weight_bytes = NAN;
+    if (!s)
+        return;
+    int col[PB_SWEEP_NCOLS];
+    pb_dg_cols(s, PB_K_SWEEP, col);
+    for (size_t r = 0; r < s->nrows; r++) {
+        double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
+        const char *how = model_match(s, r, col, p->t);
+        bool same_point = cell(s, r, col[PB_SWEEP_batch], 1) == 1 &&
+                          pb_table_num(s, r, col[PB_SWEEP_threads]) == p->threads &&
+                          cell(s, r, col[PB_SWEEP_context], 0) == (double)p->depth;
+        if (!how || !same_point ||
+            *pb_table_str(s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) || (p->pb_match && !(tok > p->pb_tok_s)))
+            continue;
+        p->pb_match = how;
+        p->pb_tok_s = tok;
+        p->pb_pct_floor = cell(s, r, col[PB_SWEEP_pct_of_floor], NAN);
+        p->pb_weight_bytes = cell(s, r, col[PB_SWEEP_weight_bytes], NAN);
+        pb_dg_copy(p->pb_model, pb_table_str(s, r, col[PB_SWEEP_model]));
+        pb_dg_copy(p->pb_format, pb_table_str(s, r, col[PB_SWEEP_format]));
+        pb_dg_copy(p->pb_policy, pb_table_str(s, r, col[PB_SWEEP_policy]));
+        pb_dg_copy(p->pb_schedule, pb_table_str(s, r, col[PB_SWEEP_schedule]));
+    }
+}
+
+int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out, int max, int *skipped)
+{
+    int n = 0, skip = 0;
+    for (int f = 0; f < rd->eng.n; f++) {
+        const pb_lbench *lb = &rd->eng.lb[f];
+        for (size_t i = 0; i < lb->n; i++) {
+            const pb_lbench_test *t = &lb->t[i];
+            if (!pb_lbench_is_tg(t) || n == max) {
+                skip += !pb_lbench_is_tg(t);
+                continue;
+            }
+            pb_engine_pt *p = &out[n++];
+            memset(p, 0, sizeof *p);
+            p->file = lb;
+            p->t = t;
+            p->threads = (int)t->v[PB_LBENCH_n_threads].i;
+            p->depth = t->have[PB_LBENCH_n_depth] ? t->v[PB_LBENCH_n_depth].i : 0;
+            p->n_gen = t->v[PB_LBENCH_n_gen].i;
+            p->tok_s = t->v[PB_LBENCH_avg_ts].d;
+            p->sd = t->v[PB_LBENCH_stddev_ts].d;
+            p->bytes = pb_lbench_num(t, PB_LBENCH_model_size);
+            spread_of(p);
+            floor_of(p, d);
+            decode_of(p, rd);
+        }
+    }
+    if (skipped)
+        *skipped = skip;
+    return n;
+}
