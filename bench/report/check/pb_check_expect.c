@@ -89,7 +89,8 @@ static int parse_selector(char *sel, pb_invariant *inv, char *err, size_t errlen
         return pb_errf(err, errlen, "no figure '%s' in %s (%s)", dot + 1, fam->name, names);
     }
     snprintf(inv->figure, sizeof inv->figure, "%s", fam->figs[fig]);
-    for (char *f = open ? strtok(open + 1, ",") : NULL; f; f = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *f = open ? strtok_r(open + 1, ",", &save) : NULL; f; f = strtok_r(NULL, ",", &save)) {
         if (inv->nfilter == PB_EXPECT_FILTERS)
             return pb_errf(err, errlen, "more than %d filters", PB_EXPECT_FILTERS);
         if (parse_filter(f, fam, &inv->filter[inv->nfilter++], err, errlen) != 0)
@@ -101,20 +102,26 @@ static int parse_selector(char *sel, pb_invariant *inv, char *err, size_t errlen
 /* One rule: "SELECTOR OP BOUND", then the reason after '#'. */
 static int parse_rule(char *body, const char *why, pb_invariant *inv, char *err, size_t errlen)
 {
-    char sel[160], op[8], bound[64], extra[2];
     if (!why[0])
         return pb_errf(err, errlen, "no reason after a '#': every invariant says why it holds on any machine");
-    if (sscanf(body, "%159s %7s %63s %1s", sel, op, bound, extra) != 3)
+    /* Three words, each whole: a word cut at a buffer's size would be read as two. */
+    char *word[4] = { NULL }, *save = NULL;
+    int n = 0;
+    for (char *w = strtok_r(body, " \t", &save); w && n < 4; w = strtok_r(NULL, " \t", &save))
+        word[n++] = w;
+    if (n != 3)
         return pb_errf(err, errlen, "not FAMILY.FIGURE[FILTERS] >=|<= NUMBER");
+    char *sel = word[0];
+    const char *op = word[1], *bound = word[2];
     if ((size_t)snprintf(inv->text, sizeof inv->text, "%s %s %s", sel, op, bound) >= sizeof inv->text ||
         (size_t)snprintf(inv->why, sizeof inv->why, "%s", why) >= sizeof inv->why)
         return pb_errf(err, errlen, "longer than a rule (%zu bytes) and its reason (%zu) may be", sizeof inv->text,
                        sizeof inv->why);
     if (strcmp(op, ">=") && strcmp(op, "<="))
-        return pb_errf(err, errlen, "'%s' is no comparison (>= or <=)", op);
+        return pb_errf(err, errlen, "'%.16s' is no comparison (>= or <=)", op);
     inv->op = op[0];
     if (number(bound, &inv->bound) != 0)
-        return pb_errf(err, errlen, "'%s' is not a number", bound);
+        return pb_errf(err, errlen, "'%.64s' is not a number", bound);
     return parse_selector(sel, inv, err, errlen);
 }
 
@@ -153,11 +160,21 @@ static int finish(pb_expect *e, int rc, char *err, size_t errlen)
     return rc;
 }
 
-/* A line holding a NUL byte is no text: the rest of it would be silently ignored. */
+/* A line is text: tabs, and CR LF at its end, but no other control character (a NUL would hide the rest of the
+ * line; the others would reach the output in a rule's text or reason, and a message stays one plain line). */
 static int text_line(pb_expect *e, char *line, size_t n, int lineno, char *err, size_t errlen)
 {
-    if (memchr(line, '\0', n))
-        return pb_errf(err, errlen, "%s:%d: a NUL byte: an expect file is text", e->path, lineno);
+    size_t end = n;
+    if (end && line[end - 1] == '\n')
+        end--;
+    if (end && line[end - 1] == '\r')
+        end--;
+    for (size_t i = 0; i < end; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return pb_errf(err, errlen, "%s:%d: a control character (byte 0x%02x): an expect file is text", e->path,
+                           lineno, c);
+    }
     return parse_line(e, line, lineno, err, errlen);
 }
 
