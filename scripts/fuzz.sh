@@ -1,22 +1,29 @@
 #!/bin/sh
-# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c and fuzz_lbench.c with clang's libFuzzer
-# (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's clang when it
-# is missing, as make deps does. Exits non-zero on a crash or a sanitizer report; the failing input is kept under
-# build-fuzz/.
+# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c, fuzz_lbench.c and fuzz_expect.c with clang's
+# libFuzzer (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's
+# clang and its libFuzzer runtime when either is missing, as make deps does. Exits non-zero on a crash or a
+# sanitizer report; the failing input is kept under build-fuzz/.
 set -eu
 SECONDS_TO_RUN=${FUZZ_SECONDS:-60}
 CLANG=${FUZZ_CC:-clang}
-if ! command -v "$CLANG" >/dev/null 2>&1; then
-    echo "fuzz: $CLANG is missing; installing Debian's clang"
+# Whether $CLANG links a fuzz target: the runtime (libclang_rt.fuzzer) is libclang-rt-dev, which clang only
+# recommends, so an install without recommends has a clang that cannot link one.
+fuzzer_links() {
+    echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' |
+        "$CLANG" -x c -fsanitize=fuzzer,address,undefined - -o /dev/null >/dev/null 2>&1
+}
+if ! command -v "$CLANG" >/dev/null 2>&1 || ! fuzzer_links; then
+    echo "fuzz: $CLANG or its libFuzzer runtime is missing; installing Debian's clang and libclang-rt-dev"
     SUDO=""
     if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang libclang-rt-dev
+    fuzzer_links || { echo "fuzz: $CLANG still cannot link a libFuzzer target" >&2; exit 1; }
 fi
 # One target per reader of outside input, each built with its reader's sources and run for SECONDS_TO_RUN with
 # its own corpus: the CSV reader (seeds: the hand-written cases and every fixture CSV), the GGUF reader (seeds:
-# tests/data/fuzz_gguf, small files of the shapes a model file has) and the llama-bench reader (seeds: the real
-# outputs in tests/data/llama-bench, each input read as every format).
+# tests/data/fuzz_gguf, small files of the shapes a model file has), the llama-bench reader (seeds: the real
+# outputs in tests/data/llama-bench, each input read as every format) and bench_check's expect grammar.
 fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
     name=$1 max_len=$2
     shift 2
@@ -39,4 +46,10 @@ SEEDS="tests/data/llama-bench/*"
 fuzz_one lbench 16384 tests/fuzz/fuzz_lbench.c bench/io/lbench/*.c bench/io/pb_csvread.c bench/io/pb_csvfile.c \
     bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_mdesc.c \
     bench/base/pb_err.c
-echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s per reader"
+# bench_check's expect grammar (seeds: the repository's invariants and tests/data/fuzz_expect, each family and
+# filter kind, misspellings, CRLF): with the schema it takes its names from.
+SEEDS="expect/*.txt tests/data/fuzz_expect/*"
+fuzz_one expect 4096 -Ibench/report -Ibench/report/check -Ibench/report/results tests/fuzz/fuzz_expect.c \
+    bench/report/check/pb_check_expect.c bench/io/pb_schema.c bench/io/pb_schema_points.c bench/io/pb_csv.c \
+    bench/io/pb_mdesc.c bench/io/pb_infile.c bench/base/pb_err.c
+echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s per target"
