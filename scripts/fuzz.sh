@@ -41,7 +41,8 @@ fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
 SEEDS="tests/data/fuzz_csv/* tests/data/runs/*/*.csv"
 fuzz_one csvread 8192 tests/fuzz/fuzz_csvread.c bench/io/pb_csvread.c
 SEEDS="tests/data/fuzz_gguf/*"
-fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/base/pb_err.c
+fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/io/pb_infile.c \
+    bench/base/pb_err.c
 SEEDS="tests/data/llama-bench/*"
 fuzz_one lbench 16384 tests/fuzz/fuzz_lbench.c bench/io/lbench/*.c bench/io/pb_csvread.c bench/io/pb_csvfile.c \
     bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_mdesc.c \
