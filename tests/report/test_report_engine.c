@@ -161,3 +161,17 @@ Test(engine, compare_shows_each_machine)
     drop_fixture(a);
     drop_fixture(b);
 }
+
+/* bench_report --check (and so bench_check) reads the run's llama-bench files too: a bad one is a problem line. */
+Test(engine, check_reads_the_engine_files)
+{
+    char dir[256], out[8192];
+    engine_run(dir, sizeof dir, "llama-bench.json", "llama-bench.json");
+    sh(out, sizeof out, "$B/bench_report --check %s", dir);
+    cr_expect_null(strstr(out, "llama-bench"), "a good file is no problem: %s", out);
+    cr_assert_eq(sh(out, sizeof out, "sed -i '16s/false/2/' %s/llama-bench.json", dir), 0, "%s", out);
+    int rc = sh(out, sizeof out, "$B/bench_report --check %s", dir);
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect_not_null(strstr(out, "/llama-bench.json:16:19: field 'cpu_strict': '2' is not 0 or 1"), "%s", out);
+    drop_fixture(dir);
+}

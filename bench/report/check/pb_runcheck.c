@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "pb_csv.h"
+#include "pb_engine.h"
 #include "pb_rundata.h"
 #include "pb_tuning.h"
 
@@ -234,6 +235,22 @@ static void check_partials(check *c)
         closedir(d);
 }
 
+/* The run's llama-bench.* files, each read through its schema (pb_lbench.h) as bench_report reads them. */
+static void check_engines(check *c)
+{
+    pb_rundata *rd = calloc(1, sizeof *rd);
+    char err[700];
+    if (!rd) {
+        problem(c, "%s: out of memory", c->dir);
+        return;
+    }
+    snprintf(rd->dir, sizeof rd->dir, "%s", c->dir);
+    if (pb_engines_load(rd, NULL, err, sizeof err) != 0)
+        problem(c, "%s", err);
+    pb_rundata_free(rd);
+    free(rd);
+}
+
 /* Each file once (two kinds may share one: cpu_util.csv), in schema order. */
 static bool first_of_file(int k)
 {
@@ -266,5 +283,6 @@ int pb_check_run_dir(FILE *out, const char *dir, const char *prefix)
         problem(&c, "%s/%s: missing (every harness writes it)", dir, pb_schema_get(PB_K_MACHINE)->file);
     check_complete(&c);
     check_partials(&c);
+    check_engines(&c);
     return c.problems;
 }
