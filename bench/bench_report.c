@@ -12,6 +12,7 @@
 #include "pb_cli.h"
 #include "pb_digest.h"
 #include "pb_engine.h"
+#include "pb_exports.h"
 #include "pb_report.h"
 #include "pb_results_json.h"
 #include "pb_runcheck.h"
@@ -143,7 +144,8 @@ static int run_mode(const report_args *a)
     return 0;
 }
 
-/* DIR/results.json: the run's points in Google Benchmark's JSON format. 0, or 1 after saying why not. */
+/* DIR/results.json: the run's points in Google Benchmark's JSON format, then the same points for Bencher and
+ * github-action-benchmark (pb_exports.h). 0, or 1 after saying why not. */
 static int write_results_json(const pb_rundata *rd, const char *dir)
 {
     pb_points ps;
@@ -154,6 +156,13 @@ static int write_results_json(const pb_rundata *rd, const char *dir)
         fprintf(stderr, "bench_report: cannot write %s: %s\n", path, strerror(errno));
     else
         printf("results: %s (%zu benchmarks)\n", path, ps.n);
+    if (rc == 0 && pb_exports_write(dir, &ps) != 0) {
+        fprintf(stderr, "bench_report: cannot write the dashboard exports in %s: %s\n", dir, strerror(errno));
+        rc = -1;
+    } else if (rc == 0) {
+        printf("exports: %s/%s, %s, %s (Bencher; github-action-benchmark)\n", dir, PB_EXPORT_BENCHER,
+               PB_EXPORT_BIGGER, PB_EXPORT_SMALLER);
+    }
     pb_points_free(&ps);
     return rc != 0;
 }
