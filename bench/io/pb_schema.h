@@ -214,7 +214,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(series_id, INT, "%lld", "", OPTIONAL, "the plot line's number")                                               \
     X(series, TEXT, "%s", "", NONE, "the plot line's label")                                                        \
     PB_SWEEP_CLIFF_COLS(X)                                                                                          \
-    X(dispatch_cost_ns, REAL, "%.1f", "ns", OPTIONAL, "one empty dispatch of the point's executor, measured after it") \
+    X(dispatch_cost_ns, REAL, "%.1f", "ns", OPTIONAL, "an empty dispatch of the point's executor beside its tokens, median") \
     PB_BUDGET_PARTS(PB_BUDGET_COL, X)
 
 /* A token's time budget (pb_budget.h): the median token split into parts that add up to its ms_per_token_median,

@@ -134,14 +134,16 @@ static pb_budget_token pb_sweep_token(const pb_decode *d, const pb_exec *ex, uin
 }
 
 /* The cost of a dispatch on the point's executor beside token i, at its cadence (pb_dispatch_cost_samples): the
- * caller busy for the token's serial time per dispatch before each, every thread for its mean matvec slice in
- * it. 0, or -1 (ENOMEM). */
+ * caller busy for the token's serial time per dispatch before each, which is how long a worker idles between two
+ * of the token's dispatches (what decides whether it sleeps). The jobs are empty: a slice's length does not change
+ * that idle time, and on a loaded machine a job long enough to be preempted in turned a scheduler's round (5-25
+ * ms) into a dispatch's cost in 40% of them. 0, or -1 (ENOMEM). */
 static int pb_sweep_cost(pb_sweep_series *x, int i, const pb_decode *d, pb_exec *ex)
 {
-    double gap_ns = x->glue[i] / PB_DECODE_DISPATCHES(d->w) * 1e6, job_ns = x->parts[i].busy_mean_ms / d->w->nmv * 1e6;
+    double gap_ns = x->glue[i] / PB_DECODE_DISPATCHES(d->w) * 1e6;
     long before = ex->dispatches;
-    int rc = pb_dispatch_cost_samples(ex, PB_SWEEP_COST_CALLS, gap_ns > 0 ? (uint64_t)gap_ns : 0,
-                                      job_ns > 0 ? (uint64_t)job_ns : 0, x->cost + (size_t)i * PB_SWEEP_COST_CALLS);
+    int rc = pb_dispatch_cost_samples(ex, PB_SWEEP_COST_CALLS, gap_ns > 0 ? (uint64_t)gap_ns : 0, 0,
+                                      x->cost + (size_t)i * PB_SWEEP_COST_CALLS);
     x->cost_dispatches += ex->dispatches - before;
     return rc;
 }
