@@ -73,6 +73,40 @@ static bool has_column(const char *header, const char *col)
     return false;
 }
 
+/* True when some row of the CSV name holds a number in column col (a column an older run has, but empty). */
+static bool any_number(int dirfd, const char *name, const char *col)
+{
+    FILE *f = open_at(dirfd, name); /* bounded: open_at refuses a file over PB_CSV_MAX_MIB */
+    char *data = NULL;
+    size_t len = 0, cap = 0, got = 1;
+    bool found = false, read = f != NULL;
+    while (read && got > 0) {
+        if (len == cap) {
+            char *grown = realloc(data, cap ? 2 * cap : 65536);
+            if (!grown) {
+                read = false;
+                break;
+            }
+            data = grown;
+            cap = cap ? 2 * cap : 65536;
+        }
+        got = fread(data + len, 1, cap - len, f);
+        len += got;
+    }
+    pb_table t;
+    pb_csverr e;
+    if (read && data && pb_table_parse(&t, name, data, len, &e) == 0) {
+        int c = pb_table_col(&t, col);
+        for (size_t r = 0; r < t.nrows && !found; r++)
+            found = pb_table_num(&t, r, c) == pb_table_num(&t, r, c); /* not NaN */
+        pb_table_free(&t);
+    }
+    free(data);
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* The number after "key," on machine.csv's line for key; -1 when there is none. */
 static long machine_fact(int dirfd, const char *key)
 {
@@ -165,6 +199,17 @@ static void sweep_context_facts(int dirfd, pb_plot_job *job)
         job->skip = "sweep.csv holds no point at a context: no depth plot";
 }
 
+/* The budget's bars read sweep.csv's budget columns: an older file without them has nothing to draw. */
+static void sweep_budget_facts(int dirfd, pb_plot_job *job)
+{
+    char hdr[4096];
+    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
+    if (count_lines(dirfd, "sweep.csv", 0) < 2 || !has_column(hdr, PB_COL(SWEEP, budget_unexplained_ms)) ||
+        !any_number(dirfd, "sweep.csv", PB_COL(SWEEP, budget_floor_ms)))
+        job->skip = "sweep.csv holds no budget: no budget plot";
+    var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
+}
+
 /* gnuplot's stats cannot be asked about a file without a data row: it stops with an error. */
 static void cpu_util_facts(int dirfd, pb_plot_job *job)
 {
@@ -210,6 +255,7 @@ static const struct plot_spec {
     { .script = "kernels.gp", .stem = { "kernels" }, .facts = kernels_facts },
     { .script = "sweep.gp", .stem = { "sweep", "sweep_floor" }, .facts = sweep_facts },
     { .script = "sweep_context.gp", .stem = { "sweep_context" }, .facts = sweep_context_facts },
+    { .script = "sweep_budget.gp", .stem = { "sweep_budget" }, .facts = sweep_budget_facts },
     { .script = "cpu_util.gp", .stem = { "cpu_util_heatmap", "cpu_util_mean" }, .facts = cpu_util_facts },
     { .script = "compare.gp", .facts = compare_facts },
 };

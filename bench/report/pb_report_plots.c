@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,17 @@
 static pb_plot_state plot_state(int rc)
 {
     return rc == 0 ? PB_PLOT_DRAWN : rc > 0 ? PB_PLOT_NO_CSV : PB_PLOT_FAILED;
+}
+
+/* Whether some sweep point has a budget (an older sweep.csv has none, or its cells empty: no plot, no line). */
+static bool has_budget(const pb_rundata *rd)
+{
+    const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
+    int c = t ? pb_table_col(t, PB_COL(SWEEP, budget_floor_ms)) : -1;
+    for (size_t r = 0; c >= 0 && r < t->nrows; r++)
+        if (!isnan(pb_table_num(t, r, c)))
+            return true;
+    return false;
 }
 
 int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
@@ -39,6 +51,9 @@ int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
     /* tok/s and % of the floor against context: its own script beside sweep.gp, when sweep.csv has depths */
     if (log->state[PB_K_SWEEP] == PB_PLOT_DRAWN && pb_report_depths(rd) > 1)
         failed += pb_plot_run("sweep_context.gp", rd->dir) < 0;
+    /* where the time went: the budget's bars, when sweep.csv has them */
+    if (log->state[PB_K_SWEEP] == PB_PLOT_DRAWN && has_budget(rd))
+        failed += pb_plot_run("sweep_budget.gp", rd->dir) < 0;
     return failed;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pb_answer.h"
 #include "report_fixture.h"
@@ -194,4 +195,43 @@ Test(report_answers, owners_of_each_loss)
     cr_expect_eq(pb_answer_loss(&n, &slow).part, PB_BUDGET_glue, "the only part past the floor over 0");
     n.have_budget = false;
     cr_expect_eq(pb_answer_loss(&n, &slow).part, -1);
+}
+
+/* ---------------------------------------------------------------- the plot */
+
+/* Where the time went: drawn (PNG and SVG) and embedded for a run with a budget; an older sweep.csv, its budget
+ * cells empty, gets none and no failure. */
+Test(report_answers, the_budget_plot_where_there_is_a_budget)
+{
+    char dir[256], out[8192];
+    copy_fixture("budget", dir, sizeof dir);
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report %s", dir), 0, "%s", out);
+    cr_expect_gt(file_size(dir, "sweep_budget.png"), 1000);
+    cr_expect_gt(file_size(dir, "sweep_budget.svg"), 1000);
+    const char *svg = tf_slurp("%s/sweep_budget.svg", dir);
+    tf_expect_has(svg, "Where the time went", ">floor<", ">unexplained<", ">q8_0/1t<", ">q8_0/2t<", ">268.4 ms<");
+    cr_expect(strstr(tf_slurp("%s/report.md", dir), "![sweep_budget](sweep_budget.png)"));
+    drop_fixture(dir);
+    copy_fixture("xeon16", dir, sizeof dir);
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report %s", dir), 0, "%s", out);
+    cr_expect_eq(file_size(dir, "sweep_budget.png"), -1, "no budget, no plot: %s", out);
+    cr_expect_null(strstr(out, "budget"), "and no line about it: %s", out);
+    drop_fixture(dir);
+}
+
+/* CSV text reaches the budget plot as data only: a format and a core set that try to break out of gnuplot's
+ * quoting run nothing, and the plot is still drawn (by gnuplot itself: the report leaves such rows out, and
+ * sweep.gp stops on them before). */
+Test(report_answers, the_budget_plot_reads_text_as_data)
+{
+    char dir[256], out[8192], cwd[1024];
+    copy_fixture("budget", dir, sizeof dir);
+    set_cell(dir, "sweep.csv", 0, "format", "q8'.system('touch PWNED').'\"`touch PWNED`");
+    set_cell(dir, "sweep.csv", 1, "cpuset", "p\";system(\"touch PWNED\");\"");
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_expect_eq(sh(out, sizeof out, "cd %s && gnuplot -e 'has_ctx=1' %s/plots/sweep_budget.gp", dir, cwd), 0, "%s",
+                 out);
+    cr_expect_gt(file_size(dir, "sweep_budget.png"), 1000, "%s", out);
+    cr_expect_eq(file_size(dir, "PWNED"), -1, "nothing ran: %s", out);
+    drop_fixture(dir);
 }
