@@ -46,23 +46,35 @@ int pool_policy_parse(const char *name, pool_policy *out)
 
 /* ---------------------------------------------------------------- workers */
 
+/* A worker at its level (flat: every worker at the root; a tree: members at their group, leaders at the root
+ * and publishing to their group, pool_tree.c). */
 static void *pool_worker_main(void *arg)
 {
     pool_worker *w = arg;
     struct pool *p = w->p;
-    unsigned seen = 0;
+    pool_level up, down;
+    pool_tree_levels(p, w->id, &up, &down);
+    unsigned seen = 0, down_target = 0;
     for (;;) {
-        seen = pool_word_wait(&p->gen, seen, false, p->worker_budget_ns, p->yield_after, &p->work_q);
+        seen = pool_word_wait(up.gen, seen, false, p->worker_budget_ns, p->yield_after, up.work_q);
+        if (down.waiters) {
+            /* A leader passes the job (or the stop) on before its own share: pool_word_publish's seq_cst RMW
+             * releases what the acquire of up.gen just made visible, so members see the descriptor and stop. */
+            down_target += down.waiters;
+            pool_word_publish(down.gen, down.work_q);
+        }
         if (p->stop)
             break;
         p->fn(p->ctx, w->id, p->n);
-        /* seq_cst RMW: releases this worker's writes in fn to the caller's acquire of done, and is the
-         * publisher half of the sleep handshake when the caller sleeps. */
-        unsigned done = atomic_fetch_add_explicit(p->done, 1, memory_order_seq_cst) + 1;
-        /* Generation g is the g-th job, so the last worker of job g brings done to g * (n - 1) (mod 2^32,
-         * like the caller's target): only that one wakes a sleeping caller. */
-        if (done == seen * ((unsigned)p->n - 1))
-            pool_word_wake(&p->done_q);
+        if (down.waiters) /* acquire (pool_word_wait): the members' writes, released by their RMWs on done */
+            pool_word_wait(down.done, down_target, true, p->caller_budget_ns, p->yield_after, down.done_q);
+        /* seq_cst RMW: releases this worker's writes in fn (a leader's: its group's too, acquired above) to the
+         * acquire of done one level up, and is the publisher half of the sleep handshake when that side sleeps. */
+        unsigned done = atomic_fetch_add_explicit(up.done, 1, memory_order_seq_cst) + 1;
+        /* Generation g is the g-th job, so the last finisher of job g brings done to g * waiters (mod 2^32,
+         * like the target its waiter keeps): only that one wakes a sleeping waiter. */
+        if (done == seen * up.waiters)
+            pool_word_wake(up.done_q);
     }
     return NULL;
 }
@@ -119,7 +131,8 @@ pool_config pool_config_default(void)
 
 static bool pool_config_valid(const pool_config *cfg)
 {
-    if (!cfg || cfg->threads < 1 || cfg->threads > POOL_MAX_THREADS || (unsigned)cfg->policy >= POOL_POLICY_COUNT)
+    if (!cfg || cfg->threads < 1 || cfg->threads > POOL_MAX_THREADS || (unsigned)cfg->policy >= POOL_POLICY_COUNT ||
+        !pool_tree_valid(cfg))
         return false;
     if (cfg->cpus) {
         long conf = sysconf(_SC_NPROCESSORS_CONF);
@@ -134,6 +147,7 @@ static bool pool_config_valid(const pool_config *cfg)
 
 static void pool_free(struct pool *p)
 {
+    pool_tree_free(p);
     pool_sleepq_destroy(&p->work_q);
     pool_sleepq_destroy(&p->done_q);
     free(p->cum);
@@ -146,6 +160,10 @@ static void pool_free(struct pool *p)
 /* Stops and joins workers 1..started-1 (tids[0] is the caller's slot). */
 static void pool_stop_workers(struct pool *p, int started)
 {
+    if (p->ngroups) {
+        pool_tree_stop(p, started);
+        return;
+    }
     pool_stop_threads(&p->stop, &p->gen, &p->work_q, p->tids + 1, started - 1);
 }
 
@@ -211,7 +229,6 @@ pool *pool_create(const pool_config *cfg)
         return NULL;
     p->n = cfg->threads;
     p->policy = cfg->policy;
-    p->done = p->n == 2 ? &p->done_near : &p->done_far; /* pool_struct.h says why */
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &p->worker_budget_ns, &p->caller_budget_ns);
     p->yield_after = pool_oversubscribed(cfg) ? POOL_SPINS_OVERSUBSCRIBED : POOL_SPINS_BEFORE_YIELD;
     pool_sleepq_init(&p->work_q);
@@ -229,7 +246,10 @@ pool *pool_create(const pool_config *cfg)
     }
     for (int i = 0; i < p->n; i++)
         p->workers[i] = (pool_worker){ .p = p, .id = i };
-    int rc = pool_check_cpus(p);
+    int rc = pool_tree_init(p, cfg->group);
+    p->done = p->root_waiters == 1 ? &p->done_near : &p->done_far; /* pool_struct.h says why */
+    if (rc == 0)
+        rc = pool_check_cpus(p);
     int started = 1;
     if (p->policy != POOL_SPAWN) {
         for (; rc == 0 && started < p->n; started++)
@@ -293,6 +313,10 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     }
     if (p->policy == POOL_SPAWN) {
         pool_run_spawn(p);
+        return;
+    }
+    if (p->ngroups) {
+        pool_tree_run(p);
         return;
     }
     /* done is never reset: resetting it would take its cache line back from the workers before every

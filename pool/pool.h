@@ -19,6 +19,19 @@
  *  - pool_bind_caller / pool_unbind_caller: the span during which the driving thread runs on cpus[0] (below).
  *  - pool_async_submit / pool_async_wait (the asynchronous pair, at the end): one helper thread runs a job while the
  *    caller does other work.
+ *  - pool_config.group: a pool shaped as a two-level tree (below); pool_barrier: a barrier among the threads of
+ *    one job (central counter, the tree, dissemination; at the end).
+ *
+ * The tree. A flat pool's workers all poll one generation line and count themselves done on one counter, so
+ * a dispatch costs about one line transfer per worker. Given groups (thread i's group in group[i], plain data:
+ * the caller decides them, usually one per shared cache, and nothing here reads the topology), the caller
+ * releases the groups' leaders (a group's lowest thread id; the caller leads its own group), each leader
+ * releases its group on a cache line of that group's own, and completion climbs back the same way: a member
+ * counts itself done on its group's line, its leader waits for the group and then counts the group done at the
+ * root. About groups + group size transfers per dispatch. Every thread still runs fn once, with its own id:
+ * which thread computes which row does not change (pool_rows' splits are the flat pool's), so neither do the
+ * bits. Groups take the persistent policies (spin, condvar, hybrid; a leader waits for its group with the
+ * caller's budget); spawn has no workers to group (EINVAL).
  */
 #ifndef POOL_H
 #define POOL_H
@@ -64,6 +77,8 @@ typedef struct pool_config {
     const int *cpus;    /* optional: threads OS cpu ids; worker i on cpus[i], the caller on cpus[0] while
                            bound (pool_bind_caller) */
     pool_slice_hook hook; /* optional (end NULL: none) */
+    const int *group;   /* optional: threads entries, thread i's group, each in 0..threads-1 (threads with one
+                           value share a group; any numbering): a tree-shaped pool (see the top). NULL: flat */
 } pool_config;
 
 typedef struct pool pool;
@@ -82,7 +97,7 @@ pool_config pool_config_default(void);
 int pool_config_from_env(pool_config *cfg, char *err, size_t errlen);
 
 /* NULL with errno = EINVAL on a bad config (threads out of range, unknown policy, a pin cpu that does not
- * exist or that this process may not run on), or the errno of a failed allocation or thread creation.
+ * exist or that this process may not run on, a group outside 0..threads-1, groups with spawn), or the errno of a failed allocation or thread creation.
  * Leaves the calling thread's affinity alone, whatever cfg->cpus holds (see pool_bind_caller). */
 pool *pool_create(const pool_config *cfg);
 /* Unbinds the caller if it is still bound to p (pool_unbind_caller: call it from the bound thread). */
@@ -132,6 +147,8 @@ int pool_set_weights(pool *p, const double *weight);
 
 int pool_threads(const pool *p);
 pool_policy pool_get_policy(const pool *p);
+/* The groups of a tree-shaped pool (1..threads), 0 for a flat one. */
+int pool_groups(const pool *p);
 
 /* "spin", "condvar", "hybrid", "spawn"; NULL for an unknown value. */
 const char *pool_policy_name(pool_policy policy);
@@ -190,5 +207,38 @@ void pool_async_wait(pool_async *a);
 /* The cpu the helper was configured with (POOL_ASYNC_INHERIT included) and its policy. */
 int pool_async_cpu(const pool_async *a);
 pool_policy pool_async_policy(const pool_async *a);
+
+/* ---------------------------------------------------------------- barriers inside a job
+ *
+ * A barrier among the threads of one job of pool p (how an engine synchronises after every graph node without a
+ * dispatch): inside pool_run, every id 0..n-1 calls pool_barrier_wait(b, id) the same number of times; a call
+ * returns once every thread has made its call of that round, and everything any thread wrote before its call is
+ * visible to every thread after its own. Waiters spin, yielding after the pool's bounded spin (at once when its
+ * threads outnumber their cpus), and never sleep: they are inside a job. Kinds:
+ *   central        one arrival counter and one release word (ggml's shape): the last to arrive releases all
+ *   tree           the pool's groups (pool_config.group): members arrive and are released on their group's lines,
+ *                  leaders at the root's; for a flat pool every thread reports to the caller (one level)
+ *   dissemination  ceil(log2 n) rounds; in round r thread i signals thread (i + 2^r) mod n and waits for
+ *                  (i - 2^r) mod n, each signal on a line of its own: no counter every thread writes */
+typedef enum pool_barrier_kind {
+    POOL_BARRIER_CENTRAL,
+    POOL_BARRIER_TREE,
+    POOL_BARRIER_DISSEMINATION,
+    POOL_BARRIER_KINDS
+} pool_barrier_kind;
+
+#define POOL_BARRIER_NAMES(X)                                                                                  \
+    X(POOL_BARRIER_CENTRAL, "central") X(POOL_BARRIER_TREE, "tree") X(POOL_BARRIER_DISSEMINATION, "dissemination")
+
+typedef struct pool_barrier pool_barrier;
+
+/* A barrier for jobs of p (its threads, groups and yield budget); p must outlive it. NULL with errno = EINVAL
+ * (an unknown kind) or ENOMEM. */
+pool_barrier *pool_barrier_create(const pool *p, pool_barrier_kind kind);
+void pool_barrier_destroy(pool_barrier *b);
+/* Called by thread id of a job of the barrier's pool (see above). */
+void pool_barrier_wait(pool_barrier *b, int id);
+/* "central", "tree", "dissemination"; NULL for an unknown value. */
+const char *pool_barrier_name(pool_barrier_kind kind);
 
 #endif

@@ -19,6 +19,41 @@ typedef struct pool_worker {
     int id;
 } pool_worker;
 
+/* One group of a tree-shaped pool (pool_tree.c): its leader publishes on gen and waits for done, its members
+ * wait on gen and count themselves done. The same words as the root's in struct pool, one set per group, so a
+ * group's traffic stays on lines of its own (and in the cache its threads share). An array of these comes from
+ * pool_alloc_lines: every element starts a line (alignas below). */
+typedef struct pool_group {
+    /* Read-only after pool_create: read by the group's threads once, when they start. */
+    int leader;        /* the group's lowest thread id (0 for the caller's group) */
+    int size;          /* threads in the group, its leader included */
+    atomic_uint *done; /* &done_near (one member) or &done_far: the root's rule (struct pool's done) */
+    /* Bumped by the leader once per job (seq_cst RMW: pool_word_publish); members poll it. */
+    alignas(POOL_CACHE_LINE) atomic_uint gen;
+    atomic_uint done_near; /* one member's completions, on gen's line (the root's reason: see done_near below) */
+    alignas(POOL_CACHE_LINE) atomic_uint done_far; /* members' completions, all jobs summed */
+    alignas(POOL_CACHE_LINE) pool_sleepq work_q;   /* members asleep waiting for the group's next generation */
+    alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the leader asleep waiting for its group */
+} pool_group;
+
+_Static_assert(offsetof(pool_group, gen) % POOL_CACHE_LINE == 0, "a group's gen starts a cache line");
+_Static_assert(offsetof(pool_group, done_near) < offsetof(pool_group, gen) + POOL_CACHE_LINE,
+               "a group's done_near on its gen's line");
+_Static_assert(offsetof(pool_group, done_far) % POOL_CACHE_LINE == 0, "a group's done_far on its own cache line");
+_Static_assert(offsetof(pool_group, work_q) % POOL_CACHE_LINE == 0, "a group's work_q on its own cache line");
+_Static_assert(offsetof(pool_group, done_q) % POOL_CACHE_LINE == 0, "a group's done_q on its own cache line");
+_Static_assert(sizeof(pool_group) % POOL_CACHE_LINE == 0, "groups in an array keep their lines apart");
+
+/* One level of release and completion as one thread sees it: the word a job is published on, the counter its
+ * waiters count themselves done on, their sleep queues, and how many threads wait there per job (after job g
+ * the counter reaches g x waiters, mod 2^32). A worker waits at one level (up) and, when it leads a group,
+ * publishes at another (down); waiters 0 is no level. Local copies of pointers: read-only after pool_create. */
+typedef struct pool_level {
+    atomic_uint *gen, *done;
+    pool_sleepq *work_q, *done_q;
+    unsigned waiters;
+} pool_level;
+
 /* pool_rows' job: its rows callback and how to split (chunk and rows in rows, chunk a multiple of grain). It
  * lives only in struct pool (rows_job), which is how its runners find their pool. */
 typedef struct pool_rows_job {
@@ -42,6 +77,12 @@ struct pool {
     pthread_t *tids;           /* n entries; [0] unused (the caller is worker 0) */
     pool_worker *workers;      /* n entries */
     pool_slice_hook hook;      /* observer of every slice (hook.end NULL: none) */
+    /* The tree (pool_tree.c): ngroups 0 for a flat pool. root_waiters: threads that wait on gen per job, n - 1
+     * when flat, the other groups' leaders in a tree. */
+    int ngroups;
+    unsigned root_waiters;
+    int *group;                /* tree: n entries, thread i's group (renumbered: 0..ngroups-1, 0 the caller's) */
+    pool_group *groups;        /* tree: ngroups entries */
 
     /* Read-mostly: written by pool_set_weights between jobs (the driving thread), read by the workers inside a
      * job. Plain fields: the next job's seq_cst RMW on gen releases them to the workers' acquire of it. */
@@ -54,6 +95,7 @@ struct pool {
     cpu_set_t caller_saved_mask; /* the mask pool_bind_caller replaced: pool_unbind_caller restores it */
 
     unsigned done_target; /* caller only: the value of done once the current job is finished */
+    unsigned group0_target; /* caller only, tree: the same for its own group's done */
 
     /* Contended counters, each on its own cache line so one's traffic does not evict the others. */
     alignas(POOL_CACHE_LINE) atomic_uint gen;      /* bumped once per job: the publish */
@@ -79,12 +121,27 @@ struct pool {
     alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the caller asleep waiting for completion */
 };
 
+/* The tree (pool_tree.c). */
+/* cfg->group holds values in range and comes with a persistent policy (or is NULL). */
+bool pool_tree_valid(const pool_config *cfg);
+/* root_waiters, and for a group array the groups: 0, or ENOMEM (nothing left allocated, the pool flat). */
+int pool_tree_init(struct pool *p, const int *group);
+void pool_tree_free(struct pool *p);
+/* Where worker id waits for a job (up) and, a group's leader, where it publishes it (down; waiters 0: none). */
+void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down);
+/* The caller's side of a job of a tree-shaped pool (fn and ctx already in p). */
+void pool_tree_run(struct pool *p);
+/* Tells workers 1..started-1 of a tree-shaped pool to stop, and joins them. */
+void pool_tree_stop(struct pool *p, int started);
+
 _Static_assert(offsetof(struct pool, gen) % POOL_CACHE_LINE == 0, "gen starts a cache line");
 _Static_assert(offsetof(struct pool, rows_job) + sizeof(pool_rows_job) <= offsetof(struct pool, gen) + POOL_CACHE_LINE,
                "the job descriptor fits on gen's line");
 _Static_assert(offsetof(struct pool, done_target) / POOL_CACHE_LINE >
                    (offsetof(struct pool, cum) + sizeof(double *) - 1) / POOL_CACHE_LINE,
                "done_target, written by the caller every job, is not on a line the workers read (n to cum)");
+_Static_assert(offsetof(struct pool, group0_target) < offsetof(struct pool, gen),
+               "group0_target beside done_target, off gen's line");
 _Static_assert(offsetof(struct pool, done_near) / POOL_CACHE_LINE == offsetof(struct pool, gen) / POOL_CACHE_LINE,
                "done_near on gen's line");
 _Static_assert(offsetof(struct pool, done_far) % POOL_CACHE_LINE == 0, "done_far on its own cache line");

@@ -1,0 +1,137 @@
+/* ThreadSanitizer harness for the tree-shaped pool and the barriers: a plain main, because Criterion aborts under
+ * TSan. Tree: every persistent policy over several group shapes, pool_run and pool_rows writing per-id and
+ * per-row slots with plain stores that the caller reads after the job (a member's writes reach the caller through
+ * its leader's count at the root: a missing happens-before there is a race TSan reports), with idle pauses so
+ * members and leaders also sleep and wake. Barriers: every kind on flat and tree pools, each thread writing its
+ * slot with a plain store before a barrier and reading every other slot after it. Exits non-zero on a wrong
+ * result; TSAN_OPTIONS=halt_on_error=1 makes a race fatal too. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool.h"
+#include "tsan_tally.h"
+
+#define MAX_T 6
+#define MAX_ROWS 129
+
+typedef struct shape {
+    const char *name;
+    int threads;
+    int group[MAX_T];
+} shape;
+
+static const shape shapes[] = {
+    { "1 group", 3, { 0, 0, 0 } },
+    { "2x2", 4, { 0, 0, 1, 1 } },
+    { "1+3+2", 6, { 0, 1, 1, 1, 2, 2 } },
+    { "groups of 1", 4, { 3, 2, 1, 0 } },
+};
+
+typedef struct job {
+    int slot[MAX_T];
+    int rows[MAX_ROWS];
+    int stamp;
+    pool_barrier *b;
+    int bad[MAX_T]; /* plain: bad[id] written by thread id only, read by the caller after the job */
+} job;
+
+static void write_slot(void *arg, int id, int n)
+{
+    (void)n;
+    job *j = arg;
+    j->slot[id] = j->stamp + id; /* plain write, read by the caller after pool_run */
+}
+
+static void write_rows(void *arg, size_t r0, size_t r1)
+{
+    job *j = arg;
+    for (size_t r = r0; r < r1; r++)
+        j->rows[r] = j->stamp + (int)r;
+}
+
+static pool *make(const shape *s, pool_policy pol, bool tree)
+{
+    pool_config cfg = pool_config_default();
+    cfg.threads = s->threads;
+    cfg.policy = pol;
+    cfg.group = tree ? s->group : NULL;
+    cfg.spin_us = 20;
+    cfg.idle_us = 200; /* short, so workers also go through the sleep path */
+    return pool_create(&cfg);
+}
+
+static int check_tree(const shape *s, pool_policy pol, int iters)
+{
+    pool *p = make(s, pol, true);
+    if (!p)
+        return 1;
+    job *j = calloc(1, sizeof *j);
+    int failed = 0;
+    for (int it = 0; it < iters && !failed; it++) {
+        j->stamp = it * 1000; /* plain write before the publish: the descriptor's handoff, through the leaders */
+        pool_run(p, write_slot, j);
+        for (int id = 0; id < s->threads; id++)
+            failed |= j->slot[id] != it * 1000 + id;
+        size_t rows = (size_t)(it % MAX_ROWS);
+        pool_rows(p, rows, (size_t)(it % 3 == 0 ? 0 : it % 5 + 1), write_rows, j);
+        for (size_t r = 0; r < rows; r++)
+            failed |= j->rows[r] != it * 1000 + (int)r;
+        if (it % 400 == 399)
+            tsan_sleep_us(1000); /* idle 1 ms: members and leaders fall asleep, then must wake */
+    }
+    free(j);
+    pool_destroy(p);
+    return failed;
+}
+
+/* Rounds of: write own slot, barrier, read all, barrier. */
+static void barrier_job(void *arg, int id, int n)
+{
+    job *j = arg;
+    for (int round = 1; round <= 40; round++) {
+        j->slot[id] = round * 10 + id;
+        pool_barrier_wait(j->b, id);
+        for (int t = 0; t < n; t++)
+            j->bad[id] |= j->slot[t] != round * 10 + t;
+        pool_barrier_wait(j->b, id);
+    }
+}
+
+static int check_barrier(const shape *s, pool_barrier_kind kind, bool tree)
+{
+    pool *p = make(s, POOL_SPIN, tree);
+    job *j = calloc(1, sizeof *j);
+    if (!p || !j || !(j->b = pool_barrier_create(p, kind))) {
+        free(j);
+        pool_destroy(p);
+        return 1;
+    }
+    for (int rep = 0; rep < 5; rep++)
+        pool_run(p, barrier_job, j);
+    int failed = 0;
+    for (int t = 0; t < s->threads; t++)
+        failed |= j->bad[t] | (j->slot[t] != 400 + t);
+    pool_barrier_destroy(j->b);
+    free(j);
+    pool_destroy(p);
+    return failed;
+}
+
+int main(void)
+{
+    static const pool_policy pols[] = { POOL_SPIN, POOL_CONDVAR, POOL_HYBRID };
+    tsan_tally tally = { 0 };
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        for (size_t k = 0; k < sizeof pols / sizeof *pols; k++)
+            tsan_count(&tally, check_tree(&shapes[s], pols[k], 1200), "tsan_tree: %s, %s", pool_policy_name(pols[k]),
+                       shapes[s].name);
+        for (int b = 0; b < POOL_BARRIER_KINDS; b++)
+            for (int tree = 0; tree < 2; tree++)
+                tsan_count(&tally, check_barrier(&shapes[s], (pool_barrier_kind)b, tree), "tsan_tree: %s barrier, %s "
+                           "pool of %s", pool_barrier_name((pool_barrier_kind)b), tree ? "tree" : "flat",
+                           shapes[s].name);
+    }
+    return tsan_report("tsan_tree", &tally);
+}
