@@ -86,3 +86,30 @@ Test(report_budget, results_json_has_the_budget)
     jm_free(&root);
     drop_fixture(dir);
 }
+
+/* bench_compare puts each run's budget side by side and names the part that differs most: a copy of the
+ * fixture whose best point's glue took 50 ms more. */
+Test(report_budget, compare_names_the_part_that_differs)
+{
+    char a[256], b[256], out[8192], cmd[1200], cmp[300];
+    copy_fixture("budget", a, sizeof a);
+    copy_fixture("budget", b, sizeof b);
+    snprintf(cmd, sizeof cmd, "sed -i 's/^host,.*/host,other/' %s/machine.csv", b);
+    cr_assert_eq(system(cmd), 0);
+    pb_table t;
+    load_csv(b, "sweep.csv", &t);
+    char glue[32];
+    snprintf(glue, sizeof glue, "%.4f", pb_table_num(&t, 0, pb_table_col(&t, "budget_glue_ms")) + 50);
+    pb_table_free(&t);
+    set_cell(b, "sweep.csv", 0, "budget_glue_ms", glue);
+    snprintf(cmp, sizeof cmp, "%s-cmp", a);
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_compare --no-plots %s %s --out %s", a, b, cmp), 0, "%s", out);
+    const char *md = tf_slurp("%s/compare.md", cmp);
+    tf_expect_has(md, "## Where the time went, side by side", "### qwen3-0.6b q8_0",
+                  "| part | vm: spin, 1 thread | other: spin, 1 thread |",
+                  "| glue | 0.18 ms (0%) | 50.18 ms (19%) |",
+                  "other against vm: the part that differs most is glue, 50.18 ms against 0.18 (+50.00 ms of the "
+                  "token's +0.00 ms).");
+    drop_fixture(a);
+    drop_fixture(b);
+}

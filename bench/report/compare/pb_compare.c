@@ -245,6 +245,7 @@ void pb_compare_md(FILE *o, const pb_compare *c, const char *out_dir)
     left_out_sources(o, c);
     runs_table(o, c);
     shared_table(o, c);
+    pb_compare_budget(o, c);
     not_shared(o, c);
     engines(o, c);
     fprintf(o, "## Plots\n\n");

@@ -38,6 +38,10 @@ typedef struct pb_compare {
 
 /* Labels the runs (after each run's rd and d are loaded) and computes their figures. */
 void pb_compare_prepare(pb_compare *c);
+/* compare.md's budget section (pb_compare_budget.c): per model x format every run holds, each run's best point's
+ * budget side by side, and the part that differs most from the first run's. Nothing when no format has a budget
+ * in every run. */
+void pb_compare_budget(FILE *out, const pb_compare *c);
 /* compare.md */
 void pb_compare_md(FILE *out, const pb_compare *c, const char *out_dir);
 /* The data files plots/compare.gp draws from: compare_floor.dat, compare_decode.dat, compare_dispatch.dat in
