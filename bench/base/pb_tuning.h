@@ -58,6 +58,9 @@
  * measured a neighbour, so the report marks it noisy and gives a slowest thread's wait to the machine. A few %
  * is a quiet shared host's usual; the development VM showed 25-36% under other tenants' load. */
 #define PB_STEAL_NOISY_PCT 5.0
+/* The clock's range over a run (lowest to highest of the add chain around every point), in % of its highest,
+ * past which the report says the clock moved: a steady core varies by a percent or two between chains. */
+#define PB_CLOCK_MOVED_PCT 10
 /* ms: bench_report --check holds sweep.csv's budget parts to ms_per_token_median within this: each of the nine
  * cells is printed to 0.0001 ms, so honest parts round apart by at most 0.00045. */
 #define PB_BUDGET_SUM_TOL_MS 0.001

@@ -222,6 +222,11 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
     v[PB_SWEEP_dispatch_cost_ns].d = r->m.dispatch_cost_ns;
     for (int p = 0; p < PB_BUDGET_NPARTS; p++)
         v[PB_SWEEP_budget_floor_ms + p].d = r->budget.ms[p];
+    v[PB_SWEEP_ghz_before].d = r->ghz_before;
+    v[PB_SWEEP_ghz_after].d = r->ghz_after;
+    v[PB_SWEEP_watts_package].d = r->watts_package;
+    v[PB_SWEEP_watts_dram].d = r->watts_dram;
+    v[PB_SWEEP_j_per_token].d = pb_sweep_j_per_token(r);
     pb_csv_values(o->sweep, pb_schema_get(PB_K_SWEEP), v);
 }
 

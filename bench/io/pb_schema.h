@@ -215,7 +215,12 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(series, TEXT, "%s", "", NONE, "the plot line's label")                                                        \
     PB_SWEEP_CLIFF_COLS(X)                                                                                          \
     X(dispatch_cost_ns, REAL, "%.1f", "ns", OPTIONAL, "an empty dispatch of the point's executor beside its tokens, median") \
-    PB_BUDGET_PARTS(PB_BUDGET_COL, X)
+    PB_BUDGET_PARTS(PB_BUDGET_COL, X)                                                                              \
+    X(ghz_before, REAL, "%.3f", "GHz", OPTIONAL, "clock of the pinned cpus just before the tokens (add chain, mean; empty for omp)") \
+    X(ghz_after, REAL, "%.3f", "GHz", OPTIONAL, "the same just after the tokens")                                  \
+    X(watts_package, REAL, "%.2f", "W", OPTIONAL, "RAPL package power over the point (empty: no readable zone)")     \
+    X(watts_dram, REAL, "%.2f", "W", OPTIONAL, "RAPL dram power over the point (empty: no dram zone)")             \
+    X(j_per_token, REAL, "%.4f", "J", OPTIONAL, "(package + dram) watts x the median token's time / batch")
 
 /* A token's time budget (pb_budget.h): the median token split into parts that add up to its ms_per_token_median,
  * each measured on its own in the same point, in the order a stacked bar draws them. P(X, part, rule, meaning);

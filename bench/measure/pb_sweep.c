@@ -265,3 +265,9 @@ job_failed:
     pb_slices_free(&before);
     return -1;
 }
+
+double pb_sweep_j_per_token(const pb_sweep_row *r)
+{
+    double w = r->watts_package + (isnan(r->watts_dram) ? 0 : r->watts_dram);
+    return w * r->m.ms.median / 1e3 / (r->batch > 0 ? r->batch : 1);
+}

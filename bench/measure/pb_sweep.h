@@ -110,7 +110,12 @@ typedef struct pb_sweep_row {
     char placement[8];        /* near, far, mixed, n/a */
     bool verified;            /* the last token's logits equal the first point's of that format and batch */
     pb_budget budget;         /* the median token's parts (pb_sweep_row_budget, once the floor is known) */
+    double ghz_before, ghz_after;   /* the pinned cpus' mean clock around the tokens (NaN: not measured) */
+    double watts_package, watts_dram; /* RAPL power over the point's timed stretch (NaN: no such zone readable) */
 } pb_sweep_row;
+
+/* Joules per token: (package + dram) power times the median token's time, over the batch; NaN without power. */
+double pb_sweep_j_per_token(const pb_sweep_row *r);
 
 /* r's budget from its measurement and its floor (pb_budget_split). */
 void pb_sweep_row_budget(pb_sweep_row *r);

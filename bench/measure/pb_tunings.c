@@ -32,6 +32,8 @@ const pb_tuning pb_tunings[] = {
       "a sweep point's cpus losing more than this to steal: noisy, and a slow thread's wait is the machine's" },
     { "threshold_budget_sum_tol_ms", PB_BUDGET_SUM_TOL_MS, "ms",
       "sweep.csv's budget parts farther than this from the median token are refused by bench_report --check" },
+    { "threshold_clock_moved_pct", PB_CLOCK_MOVED_PCT, "% of the highest clock",
+      "the add chain's range over a run above it: the report says the clock moved" },
     { "tuning_pool_default_idle_us", POOL_DEFAULT_IDLE_US, "us",
       "spin policy: an idle worker sleeps after this long without a job (pool_tuning.h)" },
     { "tuning_pool_default_spin_us", POOL_DEFAULT_SPIN_US, "us",

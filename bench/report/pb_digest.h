@@ -154,6 +154,8 @@ typedef struct pb_dg_noise {
     double dispatch_p99_over_median;/* spin at the headline threads */
     double floor_spread_max;        /* max over thread counts of (best - min) / best */
     int floor_spread_threads;
+    double ghz_min, ghz_max;        /* the clock around every kernels.csv and sweep.csv point (NaN: none) */
+    int ghz_points;                 /* points with a clock */
 } pb_dg_noise;
 
 typedef struct pb_digest {

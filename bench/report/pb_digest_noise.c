@@ -34,10 +34,22 @@ static void scan_placements(pb_dg_noise *n, const pb_table *t, pb_kind k, int pl
     }
 }
 
+/* The clock columns around each point of a table (ghz_before and ghz_after at indices before, after). */
+static void scan_clocks(pb_dg_noise *n, const pb_table *t, pb_kind k, int before, int after)
+{
+    int cb = pb_table_col(t, pb_schema_name(k, before)), ca = pb_table_col(t, pb_schema_name(k, after));
+    for (size_t r = 0; r < t->nrows; r++) {
+        double b = pb_table_num(t, r, cb), a = pb_table_num(t, r, ca);
+        range(&n->ghz_min, &n->ghz_max, b);
+        range(&n->ghz_min, &n->ghz_max, a);
+        n->ghz_points += !isnan(b) || !isnan(a);
+    }
+}
+
 void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd)
 {
     memset(n, 0, sizeof *n);
-    n->rt_min = n->rt_max = n->dispatch_p99_over_median = n->floor_spread_max = NAN;
+    n->rt_min = n->rt_max = n->dispatch_p99_over_median = n->floor_spread_max = n->ghz_min = n->ghz_max = NAN;
     static const int pool_rt[] = { PB_POOL_rt_ns_before, PB_POOL_rt_ns_after, PB_NEED_END };
     static const int memory_rt[] = { PB_MEMORY_rt_ns, PB_NEED_END };
     static const int sweep_rt[] = { PB_SWEEP_rt_ns, PB_NEED_END };
@@ -46,8 +58,12 @@ void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd)
         scan_placements(n, t, PB_K_POOL, PB_POOL_placement, pool_rt);
     if ((t = pb_rundata_table(rd, PB_K_MEMORY)))
         scan_placements(n, t, PB_K_MEMORY, PB_MEMORY_placement, memory_rt);
-    if ((t = pb_rundata_table(rd, PB_K_SWEEP)))
+    if ((t = pb_rundata_table(rd, PB_K_SWEEP))) {
         scan_placements(n, t, PB_K_SWEEP, PB_SWEEP_placement, sweep_rt);
+        scan_clocks(n, t, PB_K_SWEEP, PB_SWEEP_ghz_before, PB_SWEEP_ghz_after);
+    }
+    if ((t = pb_rundata_table(rd, PB_K_KERNELS)))
+        scan_clocks(n, t, PB_K_KERNELS, PB_KERNELS_ghz_before, PB_KERNELS_ghz_after);
     for (int i = 0; i < d->pool.n; i++)
         if (strcmp(d->pool.d[i].policy, "spin") == 0)
             n->dispatch_p99_over_median = d->pool.d[i].ns_p99 / d->pool.d[i].ns_median;

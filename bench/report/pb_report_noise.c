@@ -60,6 +60,24 @@ static const char *machine_first(const pb_rundata *rd, const char *a, const char
     return v && *v ? v : pb_machine_value(rd, b);
 }
 
+/* Whether the clock held over the run: the add chain's range around every point, and a warning past
+ * PB_CLOCK_MOVED_PCT (a turbo that fell off, throttling, or a vCPU moved to a slower core). */
+static void clock(pb_findings *f, const pb_dg_noise *n)
+{
+    if (n->ghz_points == 0 || !(n->ghz_max > 0))
+        return;
+    double moved = 100 * (n->ghz_max - n->ghz_min) / n->ghz_max;
+    if (moved > PB_CLOCK_MOVED_PCT)
+        pb_findings_add(f, "The clock moved during the run: %s-%s GHz around its %d points with one (a dependent add "
+                        "chain on their cpus), %s of its highest (more than " PB_STR(PB_CLOCK_MOVED_PCT) "%%): "
+                        "throttling, a turbo that fell off, or vCPUs moved to other cores; the figures were not all "
+                        "measured at one clock.", PB_NUM(n->ghz_min, 2), PB_NUM(n->ghz_max, 2), n->ghz_points,
+                        PB_PCT(moved));
+    else
+        pb_findings_add(f, "The clock held: %s-%s GHz around the run's %d points with one (a dependent add chain on "
+                        "their cpus).", PB_NUM(n->ghz_min, 2), PB_NUM(n->ghz_max, 2), n->ghz_points);
+}
+
 static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
 {
     const char *la = machine_first(rd, PB_MKEY(loadavg_1m), "loadavg"), /* older runs: loadavg */
@@ -73,6 +91,7 @@ static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
     if (hv && *hv && strcmp(hv, "none") != 0)
         pb_findings_add(f, "Hypervisor: %s. Virtual cpus can be moved under a run; the placement tags above say "
                         "where they were.", hv);
+    clock(f, &d->noise);
     const char *gov = pb_machine_value(rd, PB_MKEY(governor));
     if (gov && *gov && strcmp(gov, "performance") != 0)
         pb_findings_add(f, "Frequency governor: %s (not performance).", gov);

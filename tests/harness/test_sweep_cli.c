@@ -138,8 +138,11 @@ static void expect_budget(const pb_table *t, size_t r)
 Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
-    char dir[64], path[128];
+    char dir[64], path[128], tree[4096];
     pb_table t;
+    /* RAPL's counters from the fixture tree: they stand still, so every point drew 0 W from package and dram. */
+    cr_assert_not_null(realpath("tests/data/powercap", tree));
+    setenv("POOLBENCH_POWERCAP", tree, 1);
     sweep_run(dir, sizeof dir,
               "--policy spin,omp --threads 1 --tokens 2 --warmup 0 --floor-passes 3 --out run", &t);
     static const char *const cols[] = { "run_id", "host", "model", "format", "policy", "schedule", "glue", "threads",
@@ -165,6 +168,11 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
         double tps = pb_table_num(&t, r, pb_table_col(&t, "tok_per_s")), fl = pb_table_num(&t, r, pb_table_col(&t, "floor_gbps"));
         cr_expect(tps > 0 && fl > 0, "row %zu: tok/s %g, floor %g", r, tps, fl);
         expect_budget(&t, r);
+        double ghz = pb_table_num(&t, r, pb_table_col(&t, "ghz_before"));
+        cr_expect(r ? isnan(ghz) : ghz > 0, "row %zu: a pool's clock, none for omp: %g", r, ghz);
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "watts_package")), 0.0);
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "watts_dram")), 0.0);
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "j_per_token")), 0.0);
     }
     pb_table_free(&t);
     FILE *f;

@@ -1,6 +1,8 @@
 /* pb_sweep_run.c — see pb_sweep_run.h (the plan it walks: pb_sweep_plan.c). */
 #include "pb_sweep_run.h"
 
+#include "pb_poolclock.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -178,8 +180,10 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     }
     pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
     char why[512];
+    r->ghz_before = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
     int rc = pb_sweep_measure(d, &ex, p->warmup, p->tokens, p->interval_ms, b->place->cpu, threads, &between, &r->m,
                               why, sizeof why);
+    r->ghz_after = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
     if (rc != 0)
         pb_errf(err, errlen, "%s %s: %s", r->format, r->policy, why);
     /* closed whether or not the tokens ran: a failed point leaves no pool or floor context behind */
@@ -230,6 +234,32 @@ static double sw_roundtrip(const sw_block *b)
                            b->p->quick ? RT_ITERS / 4 : RT_ITERS);
 }
 
+/* RAPL's counters around a point's timed stretch (its tokens and the floor passes between them). */
+typedef struct sw_power {
+    pb_powercap_sample before;
+    uint64_t t0;
+    bool ok;
+} sw_power;
+
+static void sw_power_start(const pb_sweep_run *run, sw_power *pw)
+{
+    char why[256];
+    pw->ok = run->power_ok && pb_powercap_read(&run->power, &pw->before, why, sizeof why) == 0;
+    pw->t0 = pb_now_ns();
+}
+
+static void sw_power_end(const pb_sweep_run *run, const sw_power *pw, pb_sweep_row *r)
+{
+    pb_powercap_sample after;
+    char why[256];
+    double s = (double)(pb_now_ns() - pw->t0) / 1e9;
+    r->watts_package = r->watts_dram = NAN;
+    if (!pw->ok || s <= 0 || pb_powercap_read(&run->power, &after, why, sizeof why) != 0)
+        return;
+    r->watts_package = pb_powercap_joules_of(&run->power, "package", &pw->before, &after) / s;
+    r->watts_dram = pb_powercap_joules_of(&run->power, "dram", &pw->before, &after) / s;
+}
+
 /* One point: policy `kind`, schedule s, d's batch and glue mode in block b. Its row is kept and handed on; a
  * point that failed is dropped from the table (and never reached the CSVs, or only in part). */
 static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind, int s, char *err, size_t errlen)
@@ -244,7 +274,10 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
         pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d ctx=%d", r->format,
                     r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
         r->rt_before = sw_roundtrip(b);
+        sw_power power;
+        sw_power_start(run, &power);
         rc = sw_time(b, d, kind, s, r, err, errlen);
+        sw_power_end(run, &power, r);
         if (rc == 0)
             pb_sweep_row_budget(r); /* its floor is known now */
         r->rt_after = sw_roundtrip(b);
@@ -412,6 +445,8 @@ int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_
     run->done = 0;
     run->total = pb_sweep_plan_points(p) * p->contexts->n * p->kv_types->n; /* every block runs every depth */
     run->t0 = pb_now_ns();
+    char why[256];
+    run->power_ok = pb_powercap_open(&run->power, NULL, why, sizeof why) > 0; /* machine.csv says why not */
     const pb_cpuset *big = &p->sets->set[pb_cpusets_largest(p->sets)];
     int rc = pb_topo_place(p->topo, &big->cpus, big->cpus.n, &builders, err, errlen);
     for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)

@@ -14,12 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pb_powercap.h"
 #include "pb_sweep.h"
 #include "pb_sweep_plan.h"
 #include "pb_vec.h"
 
 typedef struct pb_sweep_run {
     pb_vec rows;                      /* pb_sweep_row, in measuring order */
+    pb_powercap power;                /* RAPL's zones, when power_ok */
+    bool power_ok;
     pb_vec refs;                      /* the first point's logits per format, batch, cache type and context */
     int done, total;                  /* points, for the progress line */
     uint64_t t0;
