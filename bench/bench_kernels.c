@@ -22,6 +22,7 @@ typedef struct kb_opts {
     long cols, l2_kib, l3_kib;
     double budget_ms;
     const char *emulate;
+    const char *counters; /* --counters LIST, NULL: none */
 } kb_opts;
 
 typedef struct kb_ctx {
@@ -32,6 +33,7 @@ typedef struct kb_ctx {
     pb_harness h;
     pb_kbr_report report; /* kernels.csv, a row as each point is measured */
     pb_emulate emu;       /* --emulate-slow */
+    pb_counters counters; /* --counters, on the main thread: the caller's share of every point */
 } kb_ctx;
 
 /* ---------------------------------------------------------------- options */
@@ -64,6 +66,11 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "budget-ms", .kind = PB_OPT_DOUBLE, .dest = &o->budget_ms, .dmin = 1, .dmax = 60000,
           .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
         PB_OPT_EMULATE_SLOW(&o->emulate),
+        { .name = "counters", .kind = PB_OPT_STRING, .dest = &o->counters, .metavar = "LIST",
+          .help = "perf_event counts per point of the caller's thread, by libpfm4's names (cycles, instructions, "
+                  "cache-misses, task-clock, context-switches, page-faults, ...); one this machine cannot count is "
+                  "recorded as unsupported",
+          .dflt = "none" },
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -87,6 +94,8 @@ static int kb_defaults(kb_ctx *c)
         return pb_harness_refusef(&c->h, "%s", err);
     if (pb_harness_emulate(&c->h, o->emulate, &c->emu) != 0)
         return -1;
+    if (o->counters && pb_counters_open(&c->counters, o->counters, err, sizeof err) != 0)
+        return pb_harness_refusef(&c->h, "%s", err);
     if (o->cols % 256 != 0)
         return pb_harness_refusef(&c->h, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)",
                                   o->cols);
@@ -123,7 +132,8 @@ static int kb_defaults(kb_ctx *c)
     *p = (pb_kbr_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
                         .threads = &o->threads, .batches = &o->batches, .cols = (size_t)o->cols,
                         .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kbr_write_row,
-                        .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL };
+                        .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL,
+                        .counters = o->counters ? &c->counters : NULL };
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     if (pb_harness_spread(&c->h, c->cpus, &p->ncpus) != 0)
         return -1;
@@ -152,5 +162,6 @@ int main(int argc, char **argv)
     static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
     int rc = pb_harness_close(&c.h, "kernels.gp", plots);
     pb_kbr_free(&c.run);
+    pb_counters_close(&c.counters);
     return rc;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages poolbench needs, only those missing, one line per package group saying what and why.
 # With everything present it prints one line and makes no network call. Modes (the argument):
-#   (none)   make deps: compiler, pkg-config, hwloc, libcpuid, Criterion, gnuplot (make test, check and report)
+#   (none)   make deps: compiler, pkg-config, hwloc, libcpuid, Criterion, gnuplot, libpfm4 (make test, check, report)
 #   arm64    make test-arm64: cross gcc, qemu-user-static, arm64 hwloc; Criterion's arm64 runtime unpacked
 #   predict  make predict: llvm (llvm-mca) and the arm64 cross compiler
 #   likwid   make likwid-compare: likwid
@@ -31,6 +31,7 @@ group_present() {
     libcpuid) pc libcpuid ;;
     criterion) pc criterion ;;
     gnuplot) have gnuplot ;;
+    counters) [ -e /usr/include/perfmon/pfmlib_perf_event.h ] ;;
     cross) have aarch64-linux-gnu-gcc && installed libc6-dev-arm64-cross ;;
     qemu) have qemu-aarch64-static ;;
     hwloc-arm64) installed libhwloc-dev:arm64 ;;
@@ -50,6 +51,7 @@ group_packages() {
     libcpuid) echo "libcpuid-dev" ;;
     criterion) echo "libcriterion-dev" ;;
     gnuplot) echo "gnuplot-nox" ;;
+    counters) echo "libpfm4-dev" ;;
     cross) echo "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
     qemu) echo "qemu-user-static" ;;
     hwloc-arm64) echo "libhwloc-dev:arm64" ;;
@@ -66,6 +68,7 @@ group_reason() {
     libcpuid) echo "CPU identity (vendor, family/model, caches) on x86" ;;
     criterion) echo "the unit and property tests (make test)" ;;
     gnuplot) echo "the plots (PNG and SVG), without Qt" ;;
+    counters) echo "libpfm4, the hardware event names of --counters" ;;
     cross) echo "the arm64 cross compiler and C library, for the arm64 build" ;;
     qemu) echo "qemu-user, to run the arm64 tests on this machine" ;;
     hwloc-arm64) echo "hwloc for arm64, linked by the arm64 build (adds dpkg's arm64 architecture)" ;;
@@ -78,7 +81,7 @@ group_reason() {
 
 MODE=${1:-}
 case "$MODE" in
-"") WANT="compiler hwloc libcpuid criterion gnuplot" ;;
+"") WANT="compiler hwloc libcpuid criterion gnuplot counters" ;;
 arm64) WANT="cross qemu hwloc-arm64" ;;
 predict) WANT="llvm cross-gcc" ;;
 likwid) WANT="likwid" ;;

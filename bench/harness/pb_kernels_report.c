@@ -34,6 +34,7 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
         [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
         [PB_KERNELS_emulate_slow].s = r->emulate, [PB_KERNELS_ghz_before].d = r->ghz_before,
         [PB_KERNELS_ghz_after].d = r->ghz_after, [PB_KERNELS_cycles_per_block].d = kbr_cycles_per_block(r),
+        [PB_KERNELS_counters].s = r->counters, [PB_KERNELS_ipc].d = r->ipc,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }

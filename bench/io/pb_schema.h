@@ -159,7 +159,9 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(emulate_slow, TEXT, "%s", "", NONE, "EMULATED slow cpus among the pool's, cpu=factor (empty: none)")     \
     X(ghz_before, REAL, "%.3f", "GHz", OPTIONAL, "clock just before the point: a dependent add chain on each cpu, mean") \
     X(ghz_after, REAL, "%.3f", "GHz", OPTIONAL, "the same just after the point")                                   \
-    X(cycles_per_block, REAL, "%.2f", "cycles", OPTIONAL, "per weight block and thread, at the mean of the two clocks")
+    X(cycles_per_block, REAL, "%.2f", "cycles", OPTIONAL, "per weight block and thread, at the mean of the two clocks") \
+    X(counters, TEXT, "%s", "", NONE, "--counters: name=count of the caller's thread over the point, or name=unsupported(why)") \
+    X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread (empty: not both counted)")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \

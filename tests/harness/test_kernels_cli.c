@@ -75,6 +75,8 @@ Test(kernels_cli, bad_options)
 #endif
     expect_refused("POOLBENCH_KERNEL=avx9", "", "avx9");
     expect_refused(NULL, "--bogus", "--bogus");
+    expect_refused(NULL, "--counters no_such_event", "--counters");
+    expect_refused(NULL, "--counters cycles,,task-clock", "--counters");
 }
 
 static void expect_scalar_l2(const char *header, const char *row)
@@ -92,7 +94,7 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
                             header, sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
-                             "cycles_per_block\n");
+                             "cycles_per_block,counters,ipc\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
 }
 
@@ -181,4 +183,29 @@ Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
                             "--budget-ms 2 --cols 512 --out out",
                             header, sizeof header, expect_avx512_rows);
     cr_assert_eq(rows, 3, "q8_0 once (avx512), q1_0 twice");
+}
+
+/* --counters: the software event counts everywhere perf_event_open works; cycles and instructions count where the
+ * machine has a PMU (IPC then appears) and are recorded as unsupported where it has none (a VM), never fatal. */
+static void expect_counted(const char *header, const char *row)
+{
+    (void)header;
+    const char *tc = strstr(row, "task-clock=");
+    cr_expect(tc && tc[11] >= '1' && tc[11] <= '9', "task-clock counted: %s", row);
+    bool cycles = strstr(row, "cycles=") && !strstr(row, "cycles=unsupported");
+    cr_expect(cycles || strstr(row, "cycles=unsupported("), "cycles counted or said unsupported: %s", row);
+    double ipc = csv_number(row, csv_column(header, "ipc"));
+    cr_expect(!cycles || ipc > 0, "IPC where cycles counted: %s", row);
+}
+
+Test(kernels_cli, counters_record_what_counted_and_what_is_unsupported, .timeout = 60)
+{
+#if !defined(__x86_64__)
+    cr_skip_test("event names come from libpfm4, which only the x86-64 build links");
+#endif
+    char header[1024];
+    int rows = kernels_rows("pbkcnt", "--format q8_0 --variant scalar --level l2 --threads 1 --batch 1 "
+                            "--budget-ms 2 --cols 512 --counters cycles,instructions,task-clock --out out", header,
+                            sizeof header, expect_counted);
+    cr_assert_eq(rows, 1);
 }

@@ -86,6 +86,20 @@ int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- points */
 
+/* The point's counts into its row: the text of every counter, and IPC where cycles and instructions counted. */
+static void kbr_counters_stop(const pb_kbr_plan *p, pb_kbr_row *row)
+{
+    row->counters[0] = '\0';
+    row->ipc = NAN;
+    if (!p->counters)
+        return;
+    pb_counters_stop(p->counters);
+    pb_counters_text(p->counters, row->counters, sizeof row->counters);
+    double cyc = pb_counters_get(p->counters, "cycles"), ins = pb_counters_get(p->counters, "instructions");
+    if (cyc > 0 && !isnan(ins))
+        row->ipc = ins / cyc;
+}
+
 /* One point: the weights already in buf (rows of pt.fmt); its row measured, kept and handed to the caller. */
 static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
                      int threads, char *err, size_t errlen)
@@ -118,8 +132,11 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
              kern_variant_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
     pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
     row->ghz_before = pb_poolclock_ghz(pt.pool);
+    if (p->counters)
+        pb_counters_start(p->counters);
     if (pb_kbench_measure(buf, &row->pt, &row->r) != 0)
         return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
+    kbr_counters_stop(p, row);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
     p->row(p->ctx, row);
     run->nrows++;

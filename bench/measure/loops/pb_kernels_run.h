@@ -9,6 +9,7 @@
 #ifndef PB_KERNELS_RUN_H
 #define PB_KERNELS_RUN_H
 
+#include "pb_counters.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,8 @@ typedef struct pb_kbr_row {
     double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
     char emulate[128]; /* the emulated cpus among the pool's, "cpu=factor ..." ("": none) */
     double ghz_before, ghz_after; /* the pool's cpus' mean clock around the point (pb_poolclock; NaN: unmeasured) */
+    char counters[512];           /* pb_counters_text of the point ("" without --counters) */
+    double ipc;                   /* instructions / cycles of the caller's thread (NaN: not both counted) */
 } pb_kbr_row;
 
 /* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
@@ -52,6 +55,7 @@ typedef struct pb_kbr_plan {
     void (*row)(void *ctx, const pb_kbr_row *r); /* each point's row as it is measured */
     void *ctx;
     const pb_emulate *emulate; /* --emulate-slow (NULL: none): the pools stretch those cpus' slices, 1 thread too */
+    pb_counters *counters;     /* --counters, open on the calling thread (NULL: none) */
 } pb_kbr_plan;
 
 typedef struct pb_kbr_run {
