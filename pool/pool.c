@@ -58,14 +58,17 @@ static void *pool_worker_main(void *arg)
     for (;;) {
         seen = pool_word_wait(up.gen, seen, false, p->worker_budget_ns, p->yield_after, up.work_q);
         if (down.waiters) {
-            /* A leader passes the job (or the stop) on before its own share: pool_word_publish's seq_cst RMW
-             * releases what the acquire of up.gen just made visible, so members see the descriptor and stop. */
+            /* A leader passes the job (or the stop) on before its own share: its group's copy of the descriptor,
+             * then pool_word_publish's seq_cst RMW, which releases it and what the acquire of up.gen just made
+             * visible (stop), to the members' acquire of down.gen. */
+            if (!p->stop)
+                pool_rows_pass(p, down.group);
             down_target += down.waiters;
             pool_word_publish(down.gen, down.work_q);
         }
         if (p->stop)
             break;
-        p->fn(p->ctx, w->id, p->n);
+        up.job->fn(up.job->ctx, w->id, p->n);
         if (down.waiters) /* acquire (pool_word_wait): the members' writes, released by their RMWs on done */
             pool_word_wait(down.done, down_target, true, p->caller_budget_ns, p->yield_after, down.done_q);
         /* seq_cst RMW: releases this worker's writes in fn (a leader's: its group's too, acquired above) to the
@@ -284,7 +287,7 @@ pool_policy pool_get_policy(const pool *p) { return p->policy; }
 static void *pool_spawned_main(void *arg)
 {
     pool_worker *w = arg;
-    w->p->fn(w->p->ctx, w->id, w->p->n);
+    w->p->job.fn(w->p->job.ctx, w->id, w->p->n);
     return NULL;
 }
 
@@ -294,19 +297,18 @@ static void pool_run_spawn(struct pool *p)
     bool started[POOL_MAX_THREADS] = { false };
     for (int i = 1; i < p->n; i++)
         started[i] = pool_start_thread(p, i, pool_spawned_main) == 0;
-    p->fn(p->ctx, 0, p->n);
+    p->job.fn(p->job.ctx, 0, p->n);
     for (int i = 1; i < p->n; i++) {
         if (started[i])
             pthread_join(p->tids[i], NULL);
         else
-            p->fn(p->ctx, i, p->n); /* out of threads: still run the share, on the caller */
+            p->job.fn(p->job.ctx, i, p->n); /* out of threads: still run the share, on the caller */
     }
 }
 
 void pool_run(pool *p, pool_fn fn, void *ctx)
 {
-    p->fn = fn;
-    p->ctx = ctx;
+    p->job = (pool_job){ .fn = fn, .ctx = ctx };
     if (p->n == 1) {
         fn(ctx, 0, 1);
         return;

@@ -65,6 +65,12 @@ static struct pool *pool_of_rows_job(const pool_rows_job *j)
     return (struct pool *)(uintptr_t)((const char *)j - offsetof(struct pool, rows_job));
 }
 
+/* The same for a group's copy (pool_rows_pass): the group's read-only back pointer. */
+static struct pool *pool_of_group_rows_job(const pool_rows_job *j)
+{
+    return ((const pool_group *)(const void *)((const char *)j - offsetof(pool_group, rows_job)))->p;
+}
+
 /* One slice, through the observer when there is one. */
 static void pool_slice(const struct pool *p, int id, const pool_rows_job *j, size_t r0, size_t r1)
 {
@@ -77,10 +83,8 @@ static void pool_slice(const struct pool *p, int id, const pool_rows_job *j, siz
     p->hook.end(p->hook.ctx, id, mark, r1 - r0);
 }
 
-static void pool_rows_static(void *arg, int id, int n)
+static void pool_rows_static_of(const struct pool *p, const pool_rows_job *j, int id, int n)
 {
-    const pool_rows_job *j = arg;
-    const struct pool *p = pool_of_rows_job(j);
     size_t u0, u1, g = j->grain, units = (j->rows + g - 1) / g;
     if (p->weighted)
         pool_split_weighted(units, id, n, p->cum, &u0, &u1);
@@ -91,11 +95,8 @@ static void pool_rows_static(void *arg, int id, int n)
         pool_slice(p, id, j, r0, r1);
 }
 
-static void pool_rows_dynamic(void *arg, int id, int n)
+static void pool_rows_dynamic_of(struct pool *p, const pool_rows_job *j, int id)
 {
-    (void)n;
-    const pool_rows_job *j = arg;
-    struct pool *p = pool_of_rows_job(j);
     for (;;) {
         /* relaxed: atomicity alone keeps claims disjoint; the reset to 0 is ordered by the job's publish. */
         size_t r0 = atomic_fetch_add_explicit(&p->next_row, j->chunk, memory_order_relaxed);
@@ -104,6 +105,40 @@ static void pool_rows_dynamic(void *arg, int id, int n)
         size_t r1 = j->rows - r0 < j->chunk ? j->rows : r0 + j->chunk;
         pool_slice(p, id, j, r0, r1);
     }
+}
+
+/* The runners pool_run calls with &p->rows_job, and their twins for a group's copy. */
+static void pool_rows_static(void *arg, int id, int n)
+{
+    pool_rows_static_of(pool_of_rows_job(arg), arg, id, n);
+}
+
+static void pool_rows_dynamic(void *arg, int id, int n)
+{
+    (void)n;
+    pool_rows_dynamic_of(pool_of_rows_job(arg), arg, id);
+}
+
+static void pool_rows_static_group(void *arg, int id, int n)
+{
+    pool_rows_static_of(pool_of_group_rows_job(arg), arg, id, n);
+}
+
+static void pool_rows_dynamic_group(void *arg, int id, int n)
+{
+    (void)n;
+    pool_rows_dynamic_of(pool_of_group_rows_job(arg), arg, id);
+}
+
+void pool_rows_pass(const struct pool *p, pool_group *g)
+{
+    bool is_static = p->job.fn == pool_rows_static;
+    if (!is_static && p->job.fn != pool_rows_dynamic) {
+        g->job = p->job;
+        return;
+    }
+    g->rows_job = p->rows_job;
+    g->job = (pool_job){ .fn = is_static ? pool_rows_static_group : pool_rows_dynamic_group, .ctx = &g->rows_job };
 }
 
 void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx)

@@ -19,26 +19,48 @@ typedef struct pool_worker {
     int id;
 } pool_worker;
 
+/* A job: what every thread calls, fn(ctx, id, n). */
+typedef struct pool_job {
+    pool_fn fn;
+    void *ctx;
+} pool_job;
+
+/* pool_rows' job: its rows callback and how to split (chunk and rows in rows, chunk a multiple of grain). It
+ * lives in struct pool (rows_job) and, copied, in each group of a tree (pool_group.rows_job): which of the two
+ * the job's runner is handed is how it finds its pool (pool_rows.c). */
+typedef struct pool_rows_job {
+    pool_rows_fn fn;
+    void *ctx;
+    size_t rows, chunk, grain;
+} pool_rows_job;
+
 /* One group of a tree-shaped pool (pool_tree.c): its leader publishes on gen and waits for done, its members
  * wait on gen and count themselves done. The same words as the root's in struct pool, one set per group, so a
  * group's traffic stays on lines of its own (and in the cache its threads share). An array of these comes from
  * pool_alloc_lines: every element starts a line (alignas below). */
 typedef struct pool_group {
-    /* Read-only after pool_create: read by the group's threads once, when they start. */
+    /* Read-only after pool_create: read by the group's threads (a line never written: it stays in their caches). */
     int leader;        /* the group's lowest thread id (0 for the caller's group) */
     int size;          /* threads in the group, its leader included */
     atomic_uint *done; /* &done_near (one member) or &done_far: the root's rule (struct pool's done) */
+    struct pool *p;    /* the pool: how a rows job's runner finds it from the group's copy (pool_rows.c) */
     /* Bumped by the leader once per job (seq_cst RMW: pool_word_publish); members poll it. */
     alignas(POOL_CACHE_LINE) atomic_uint gen;
     atomic_uint done_near; /* one member's completions, on gen's line (the root's reason: see done_near below) */
+    /* The job, copied here by the leader before its publish (pool_rows_pass), so a waking member fetches one line,
+     * its group's, as a flat worker does the root's: read from the root's line it cost a second transfer per
+     * dispatch. Plain fields: written before the publish's release, read after the members' acquire of gen, and
+     * only once every member counted the previous job done (its leader waited for that). */
+    pool_job job;
+    pool_rows_job rows_job; /* a rows job's copy, which job.ctx then points to */
     alignas(POOL_CACHE_LINE) atomic_uint done_far; /* members' completions, all jobs summed */
     alignas(POOL_CACHE_LINE) pool_sleepq work_q;   /* members asleep waiting for the group's next generation */
     alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the leader asleep waiting for its group */
 } pool_group;
 
 _Static_assert(offsetof(pool_group, gen) % POOL_CACHE_LINE == 0, "a group's gen starts a cache line");
-_Static_assert(offsetof(pool_group, done_near) < offsetof(pool_group, gen) + POOL_CACHE_LINE,
-               "a group's done_near on its gen's line");
+_Static_assert(offsetof(pool_group, rows_job) + sizeof(pool_rows_job) <= offsetof(pool_group, gen) + POOL_CACHE_LINE,
+               "a group's done_near and job on its gen's line");
 _Static_assert(offsetof(pool_group, done_far) % POOL_CACHE_LINE == 0, "a group's done_far on its own cache line");
 _Static_assert(offsetof(pool_group, work_q) % POOL_CACHE_LINE == 0, "a group's work_q on its own cache line");
 _Static_assert(offsetof(pool_group, done_q) % POOL_CACHE_LINE == 0, "a group's done_q on its own cache line");
@@ -51,16 +73,11 @@ _Static_assert(sizeof(pool_group) % POOL_CACHE_LINE == 0, "groups in an array ke
 typedef struct pool_level {
     atomic_uint *gen, *done;
     pool_sleepq *work_q, *done_q;
+    const pool_job *job; /* the job descriptor published there */
+    pool_group *group;   /* the group (NULL: the root) */
     unsigned waiters;
 } pool_level;
 
-/* pool_rows' job: its rows callback and how to split (chunk and rows in rows, chunk a multiple of grain). It
- * lives only in struct pool (rows_job), which is how its runners find their pool. */
-typedef struct pool_rows_job {
-    pool_rows_fn fn;
-    void *ctx;
-    size_t rows, chunk, grain;
-} pool_rows_job;
 
 struct pool {
     /* Read-only after pool_create (stop: written once, by pool_stop_workers through pool_stop_threads, before the
@@ -112,8 +129,7 @@ struct pool {
      * the two cores sit on different chiplets). Written by the caller before the generation's release, read
      * by workers after their acquire of it, so plain fields suffice (they are other objects than gen: a
      * worker's spin loads of gen do not race with these stores). */
-    pool_fn fn;
-    void *ctx;
+    pool_job job;
     pool_rows_job rows_job; /* pool_rows' job, whose address pool_rows passes as ctx */
     alignas(POOL_CACHE_LINE) atomic_uint done_far; /* jobs finished by workers (not the caller), all jobs summed */
     alignas(POOL_CACHE_LINE) atomic_size_t next_row; /* pool_rows dynamic claims */
@@ -133,6 +149,9 @@ void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down);
 void pool_tree_run(struct pool *p);
 /* Tells workers 1..started-1 of a tree-shaped pool to stop, and joins them. */
 void pool_tree_stop(struct pool *p, int started);
+/* A leader's copy of the pool's job into its group g (pool_rows.c: a rows job's runner and descriptor are the
+ * group's own). */
+void pool_rows_pass(const struct pool *p, pool_group *g);
 
 _Static_assert(offsetof(struct pool, gen) % POOL_CACHE_LINE == 0, "gen starts a cache line");
 _Static_assert(offsetof(struct pool, rows_job) + sizeof(pool_rows_job) <= offsetof(struct pool, gen) + POOL_CACHE_LINE,

@@ -4,9 +4,8 @@
  * The root level is the flat pool's own words (gen, done, work_q, done_q in struct pool), with the groups'
  * leaders as its waiters instead of every worker; each group has the same words on lines of its own
  * (pool_group). A leader is a flat worker of the root that, between seeing a job and running its share,
- * publishes the job to its group, and, before counting itself done at the root, waits for its group: so the
- * worker loop in pool.c serves both shapes, and the job descriptor (fn, ctx on the root's gen line) is read by
- * members after their group's generation, whose publish happened after their leader's acquire of the root's. */
+ * copies the job to its group's line and publishes it there, and, before counting itself done at the root,
+ * waits for its group: so the worker loop in pool.c serves both shapes. */
 #include "pool.h"
 #include "pool_impl.h"
 #include "pool_struct.h"
@@ -73,6 +72,7 @@ int pool_tree_init(struct pool *p, const int *group)
     for (int g = 0; g < p->ngroups; g++) {
         pool_group *gr = &p->groups[g];
         gr->done = gr->size == 2 ? &gr->done_near : &gr->done_far; /* the root's rule (pool_struct.h) */
+        gr->p = p;
         pool_sleepq_init(&gr->work_q);
         pool_sleepq_init(&gr->done_q);
     }
@@ -93,13 +93,13 @@ void pool_tree_free(struct pool *p)
 static pool_level pool_level_root(struct pool *p)
 {
     return (pool_level){ .gen = &p->gen, .done = p->done, .work_q = &p->work_q, .done_q = &p->done_q,
-                         .waiters = p->root_waiters };
+                         .job = &p->job, .waiters = p->root_waiters };
 }
 
 static pool_level pool_level_group(pool_group *g)
 {
     return (pool_level){ .gen = &g->gen, .done = g->done, .work_q = &g->work_q, .done_q = &g->done_q,
-                         .waiters = (unsigned)g->size - 1 };
+                         .job = &g->job, .group = g, .waiters = (unsigned)g->size - 1 };
 }
 
 void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down)
@@ -129,10 +129,11 @@ void pool_tree_run(struct pool *p)
         pool_word_publish(&p->gen, &p->work_q);
     }
     if (members) {
+        pool_rows_pass(p, g0);
         p->group0_target += members;
         pool_word_publish(&g0->gen, &g0->work_q);
     }
-    p->fn(p->ctx, 0, p->n);
+    p->job.fn(p->job.ctx, 0, p->n);
     /* Both waits end on an acquire load (pool_word_wait) pairing with the finishers' seq_cst RMWs: a member's
      * writes reach the caller directly, another group's through its leader's RMW at the root, which its own
      * acquire of the group's count came before. */
