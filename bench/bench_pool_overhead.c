@@ -37,7 +37,8 @@ static int po_parse(po_run *pr, int argc, char **argv)
     o->batch_ms = 0;
     const pb_opt opts[] = {
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
-          .metavar = "LIST", .help = "policies to measure (spin, condvar, hybrid, spawn, omp, or all)", .dflt = "all" },
+          .metavar = "LIST", .help = "policies to measure (spin, condvar, hybrid, spawn, omp, tree = spin with "
+          "workers grouped by shared cache; or all)", .dflt = "all" },
         PB_OPT_THREADS(&o->threads, "", "1..PUs, then 2xPUs (oversubscribed)"),
         { .name = "gap-us", .kind = PB_OPT_LIST, .dest = &o->gaps, .min = 0, .max = 1000000, .metavar = "LIST",
           .help = "caller's serial busy work between dispatches, µs (sleeping workers go cold)", .dflt = "0,5,20,100" },

@@ -50,7 +50,8 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K; q4_K_M: q6_K "
           "for v and down, q4_K for the rest; or all)", .dflt = "q8_0" },
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
-          .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), or all",
+          .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), tree (spin with "
+          "workers grouped by shared cache), or all",
           .dflt = "all (spin,condvar,spawn with --quick)" },
         { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",
           .help = "row split of each matvec: static, weighted (shares by each core's capacity), dynamic:N (claims of N "

@@ -15,10 +15,10 @@ csv = 'pool_overhead.csv'
 set datafile separator ','
 set datafile missing NaN
 if (!exists("pus")) { pus = 0 }
-policies = "spin condvar hybrid spawn omp"
+policies = "spin tree condvar hybrid spawn omp"
 # A policy keeps its colour from run to run and from plot to plot (sweep.gp's palette).
 pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
-            p eq "omp" ? 0xe69f00 : 0x666666
+            p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : 0x666666
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 
 set datafile columnheaders

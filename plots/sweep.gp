@@ -25,7 +25,7 @@ add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 widx(list, w) = sum [i=1:words(list)] ((word(list, i) eq w) ? i : 0)
 # A policy keeps its colour from run to run (Okabe-Ito's palette, readable by the colour-blind).
 pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
-            p eq "omp" ? 0xe69f00 : 0x666666
+            p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : 0x666666
 
 # ---------------------------------------------------------------- what the run holds
 set datafile columnheaders
@@ -57,7 +57,7 @@ formats = ""
 policies = ""
 do for [f in "f32 f16 q8_0 q4_0 q1_0 tq2_0"] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
 do for [f in seen_f] { formats = add_word(formats, f) }
-do for [p in "spin condvar hybrid spawn omp"] { if (strstrt(" ".seen_p, " ".p." ")) { policies = policies.p." " } }
+do for [p in "spin tree condvar hybrid spawn omp"] { if (strstrt(" ".seen_p, " ".p." ")) { policies = policies.p." " } }
 do for [p in seen_p] { policies = add_word(policies, p) }
 NF = words(formats)
 NP = words(policies)

@@ -85,7 +85,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 
 #define PB_POOL_COLS(X)                                                                                             \
     PB_RUN_COLS(X)                                                                                                  \
-    X(policy, TEXT, "%s", "", WORD, "dispatch policy (spin, condvar, hybrid, spawn, omp; pingpong: the round trip)") \
+    X(policy, TEXT, "%s", "", WORD, "dispatch policy (spin, tree, condvar, hybrid, spawn, omp; pingpong: the round trip)") \
     X(threads, INT, "%lld", "", COUNT, "threads in the pool, the caller included")                                  \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(gap_us, INT, "%lld", "µs", FIGURE, "caller's serial busy work between dispatches")                            \
@@ -173,7 +173,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(type_mix, TEXT, "%s", "", NONE, "the file's tensors by ggml type, type:tensors:MB space-separated")             \
     X(format, TEXT, "%s", "", WORD, "weight format")                                                                \
     X(kernel, TEXT, "%s", "", NONE, "kernel variant")                                                               \
-    X(policy, TEXT, "%s", "", WORD, "executor: a pool policy or omp")                                               \
+    X(policy, TEXT, "%s", "", WORD, "executor: a pool policy, tree (spin, grouped by cache) or omp")               \
     X(schedule, TEXT, "%s", "", WORD, "how rows are split over threads")                                            \
     X(glue, TEXT, "%s", "", WORD, "serial or fused glue")                                                           \
     X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \

@@ -5,6 +5,7 @@
 #include "pb_err.h"
 
 #include <hwloc.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,8 +170,19 @@ static void load_caches(pb_topo *t, hwloc_topology_t h)
     }
 }
 
-/* The last-level cache and the package above each PU: where a cache line between two PUs has to travel
- * (pb_topo_pair_place). The LLC is the deepest-numbered data or unified level that has objects above PUs. */
+/* The innermost hwloc Group of subtype "Cluster" above pu (by its global index: clusters may sit at different
+ * depths), -1 when there is none. */
+static int pu_cluster(hwloc_obj_t pu)
+{
+    for (hwloc_obj_t o = pu->parent; o; o = o->parent)
+        if (o->type == HWLOC_OBJ_GROUP && o->subtype && strcmp(o->subtype, "Cluster") == 0)
+            return o->gp_index <= INT_MAX ? (int)o->gp_index : -1;
+    return -1;
+}
+
+/* The last-level cache, the package and the cluster above each PU: where a cache line between two PUs has to
+ * travel (pb_topo_pair_place), and a tree-shaped pool's groups (pb_topo_groups). The LLC is the deepest-numbered
+ * data or unified level that has objects above PUs. */
 static void load_groups(pb_topo *t, hwloc_topology_t h)
 {
     int llc_depth = -1;
@@ -182,6 +194,7 @@ static void load_groups(pb_topo *t, hwloc_topology_t h)
         hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_PACKAGE, pu);
         t->pu[i].llc = llc ? (int)llc->logical_index : -1;
         t->pu[i].package = pkg ? (int)pkg->logical_index : -1;
+        t->pu[i].cluster = pu_cluster(pu);
     }
 }
 

@@ -45,6 +45,8 @@ typedef struct pb_topo_pu {
     int numa;    /* index into pb_topo.numa, -1 if no node holds it */
     int llc;     /* logical index of the last-level cache above it (L3 where there is one), -1 if none */
     int package; /* logical index of its package, -1 if the topology has none */
+    int cluster; /* the innermost hwloc Group of subtype Cluster above it (cores sharing an L2 or an
+                    interconnect hop: Arm clusters, Intel E-core modules), by global index; -1 if none */
     bool allowed; /* this process may run on it (always true for an XML topology) */
 } pb_topo_pu;
 
@@ -113,6 +115,13 @@ typedef enum pb_pair_place { PB_PAIR_UNKNOWN, PB_PAIR_SMT, PB_PAIR_NEAR, PB_PAIR
 pb_pair_place pb_topo_pair_place(const pb_topo *t, int cpu_a, int cpu_b);
 /* "smt", "near", "far"; NULL for PB_PAIR_UNKNOWN. */
 const char *pb_pair_place_name(pb_pair_place p);
+
+/* A tree-shaped pool's groups for threads pinned to cpus[0..n) (pool_config.group): threads whose cpus share a
+ * last-level cache share a group; where all of them share one (or the topology names no cache above them), the
+ * hwloc clusters they sit in; where those too are one (or none), a single group. Groups are numbered from 0 in
+ * order of first appearance (the caller's, cpus[0]'s, is 0); a cpu the topology does not hold is a group of its
+ * own. Returns the number of groups, and the level in *level ("llc", "cluster" or "one"; level may be NULL). */
+int pb_topo_groups(const pb_topo *t, const int *cpus, int n, int *group, const char **level);
 
 /* "0,2,4-7": runs of three or more become ranges. Truncated (ending in "...") if buf is too small. */
 void pb_cpulist_format(const pb_cpulist *l, char *buf, size_t len);

@@ -1,4 +1,4 @@
-/* The executor's kinds: one names table, the pool's names for the pool kinds and "omp" after them, which the
+/* The executor's kinds: one names table, the pool's names for the pool kinds, "omp" and "tree" after them, which the
  * harnesses' --policy choices and CSV columns use; and the dispatch-cost measurement running every kind
  * through the executor. (Row coverage of every kind is test_glue's exec suite.) */
 #include <criterion/criterion.h>
@@ -7,7 +7,7 @@
 #include "pb_dispatch_cost.h"
 #include "pb_exec.h"
 
-Test(exec_kinds, names_are_the_pools_then_omp)
+Test(exec_kinds, names_are_the_pools_then_omp_and_tree)
 {
     for (int k = 0; k < POOL_POLICY_COUNT; k++) {
         const char *pool_name = pool_policy_name((pool_policy)k);
@@ -18,7 +18,28 @@ Test(exec_kinds, names_are_the_pools_then_omp)
     cr_assert_null(pb_exec_kind_names[PB_EXEC_KINDS], "the table is NULL-terminated (option choices)");
     cr_assert_eq((int)PB_EXEC_SPIN, (int)POOL_SPIN);
     cr_assert_eq((int)PB_EXEC_SPAWN, (int)POOL_SPAWN);
-    cr_assert_eq(PB_EXEC_KINDS, POOL_POLICY_COUNT + 1);
+    cr_assert_str_eq(pb_exec_kind_names[PB_EXEC_TREE], "tree");
+    cr_assert_eq(PB_EXEC_KINDS, POOL_POLICY_COUNT + 2);
+}
+
+/* tree is the spin pool with groups from the topology over the pinned cpus: unpinned (or on one cache), one. */
+Test(exec_kinds, tree_is_a_grouped_spin_pool)
+{
+    cr_assert_eq(pb_exec_kind_policy(PB_EXEC_TREE), POOL_SPIN);
+    cr_assert_eq(pb_exec_kind_policy(PB_EXEC_OMP), -1);
+    cr_assert(pb_exec_kind_spins(PB_EXEC_TREE) && pb_exec_kind_spins(PB_EXEC_HYBRID));
+    cr_assert(!pb_exec_kind_spins(PB_EXEC_CONDVAR) && !pb_exec_kind_spins(PB_EXEC_OMP));
+    pb_exec e;
+    const pb_exec_cfg c = { .kind = PB_EXEC_TREE, .threads = 3 };
+    cr_assert_eq(pb_exec_open_cfg(&e, &c), 0);
+    cr_assert_eq(pool_get_policy(e.p), POOL_SPIN);
+    cr_assert_eq(e.groups, 1);
+    cr_assert_str_eq(e.group_level, "one");
+    pb_exec_close(&e);
+    pb_exec spin;
+    cr_assert_eq(pb_exec_open(&spin, PB_EXEC_SPIN, 3, NULL, 0, 0), 0);
+    cr_assert_eq(spin.groups, 0, "the flat spin pool stays flat");
+    pb_exec_close(&spin);
 }
 
 Test(exec_kinds, parse_round_trips)

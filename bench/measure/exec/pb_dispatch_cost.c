@@ -60,7 +60,9 @@ static double pb_batch(pb_dispatcher *d, long k, uint64_t gap_ns)
 static int pb_dispatcher_open(pb_dispatcher *d, const pb_dispatch_cost_point *pt)
 {
     d->job_ns = pt->job_ns;
-    return pb_exec_open(&d->e, pt->kind, pt->threads, pt->cpus, 0, pt->spin_us);
+    const pb_exec_cfg c = { .kind = pt->kind, .threads = pt->threads, .cpus = pt->cpus, .spin_us = pt->spin_us,
+                            .topo = pt->topo };
+    return pb_exec_open_cfg(&d->e, &c);
 }
 
 static long pb_clamp_long(double v, long lo, long hi)

@@ -18,6 +18,7 @@ typedef struct pb_dispatch_cost_point {
     unsigned spin_us;  /* hybrid's spin budget */
     int reps;          /* batches */
     double batch_ms;   /* target length of one batch; the batch size K follows from a warm-up */
+    const struct pb_topo *topo; /* tree: where its groups come from (NULL: one group) */
 } pb_dispatch_cost_point;
 
 typedef struct pb_dispatch_cost_result {

@@ -14,6 +14,7 @@
 const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1] = {
     POOL_POLICY_NAMES(PB_EXEC_POOL_NAME)
     [PB_EXEC_OMP] = "omp",
+    [PB_EXEC_TREE] = "tree",
     [PB_EXEC_KINDS] = NULL,
 };
 #undef PB_EXEC_POOL_NAME
@@ -24,6 +25,16 @@ int pb_exec_kind_parse(const char *name, pb_exec_kind *out)
     if (k >= 0)
         *out = (pb_exec_kind)k;
     return k >= 0 ? 0 : -1;
+}
+
+int pb_exec_kind_policy(pb_exec_kind kind)
+{
+    return kind == PB_EXEC_TREE ? POOL_SPIN : (unsigned)kind < POOL_POLICY_COUNT ? (int)kind : -1;
+}
+
+bool pb_exec_kind_spins(pb_exec_kind kind)
+{
+    return kind == PB_EXEC_SPIN || kind == PB_EXEC_HYBRID || kind == PB_EXEC_TREE;
 }
 
 /* Pins each thread of an OpenMP team of `threads` to cpus[thread number] (the caller is thread 0), or back
@@ -127,11 +138,19 @@ int pb_exec_open_cfg(pb_exec *e, const pb_exec_cfg *c)
     } else {
         pool_config cfg = pool_config_default();
         cfg.threads = c->threads;
-        cfg.policy = (pool_policy)c->kind;
+        cfg.policy = (pool_policy)pb_exec_kind_policy(c->kind);
         cfg.spin_us = c->spin_us;
         cfg.cpus = c->cpus;
         cfg.hook = pb_slices_hook(&e->slices);
-        e->p = pool_create_bound(&cfg); /* the caller on cpus[0] until pb_exec_close */
+        int *group = NULL;
+        if (c->kind == PB_EXEC_TREE && (group = malloc((size_t)c->threads * sizeof *group))) {
+            pb_topo_groups(c->topo, c->cpus, c->threads, group, &e->group_level);
+            cfg.group = group;
+        }
+        /* the caller on cpus[0] until pb_exec_close; the pool keeps its own copy of the groups */
+        e->p = c->kind != PB_EXEC_TREE || group ? pool_create_bound(&cfg) : NULL;
+        free(group);
+        e->groups = e->p ? pool_groups(e->p) : 0;
         if (!e->p) {
             int err = errno;
             pb_exec_close(e);

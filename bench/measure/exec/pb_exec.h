@@ -1,6 +1,8 @@
-/* pb_exec.h — the executor: one way to run work on threads, of one of five kinds — a pool policy (spin,
- * condvar, hybrid, spawn) through pool_run/pool_rows, or OpenMP (the peer every comparison carries: a
- * `parallel` region, a `parallel for`), pinned the same way. Everything that runs work on threads over the
+/* pb_exec.h — the executor: one way to run work on threads, of one of six kinds — a pool policy (spin,
+ * condvar, hybrid, spawn) through pool_run/pool_rows, OpenMP (the peer every comparison carries: a
+ * `parallel` region, a `parallel for`), pinned the same way, or tree: the spin pool shaped by the topology
+ * (pool_config.group from pb_topo_groups over the pinned cpus: one group per last-level cache, else per
+ * cluster, else one), beside the flat spin pool it must beat. Everything that runs work on threads over the
  * kinds goes through it: the dispatch-cost measurement (pb_dispatch_cost), the decode (pb_decode) and the
  * sweep (bench_sweep), so a kind is a value, not a branch in a harness, and its name comes from one table.
  *
@@ -16,10 +18,12 @@
 #define PB_EXEC_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pb_shares.h"
 #include "pb_slices.h"
+#include "pb_topo.h"
 #include "pool.h"
 
 /* The kinds: the pool's policies keep their values (a pool kind converts to its pool_policy as is), OpenMP
@@ -30,14 +34,19 @@ typedef enum pb_exec_kind {
     PB_EXEC_HYBRID = POOL_HYBRID,
     PB_EXEC_SPAWN = POOL_SPAWN,
     PB_EXEC_OMP = POOL_POLICY_COUNT, /* OpenMP's team (libgomp), the peer */
+    PB_EXEC_TREE,                    /* the spin policy, workers grouped by the cache they share */
     PB_EXEC_KINDS
 } pb_exec_kind;
 
-/* "spin", "condvar", "hybrid", "spawn" (the pool's own names, POOL_POLICY_NAMES), "omp"; indexed by kind,
+/* "spin", "condvar", "hybrid", "spawn" (the pool's own names, POOL_POLICY_NAMES), "omp", "tree"; indexed by kind,
  * NULL-terminated: the --policy choices of the harnesses and the policy column of their CSVs. */
 extern const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1];
 /* 0 and *out set on a known name, -1 otherwise. */
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out);
+/* The pool policy a kind runs (tree: spin); -1 for omp. */
+int pb_exec_kind_policy(pb_exec_kind kind);
+/* The kinds whose idle threads spin between dispatches (spin, hybrid, tree). */
+bool pb_exec_kind_spins(pb_exec_kind kind);
 
 /* How each dispatch's rows are split over the threads (see the top). */
 typedef enum pb_sched_kind { PB_SCHED_STATIC, PB_SCHED_WEIGHTED, PB_SCHED_DYNAMIC } pb_sched_kind;
@@ -61,6 +70,7 @@ typedef struct pb_exec_cfg {
     const pb_emulate *emulate; /* NULL: no emulated slow cpu (needs cpus) */
     const double *capacity;    /* weighted: each thread's capacity from the topology (pb_shares_init); NULL:
                                 * measured in the run */
+    const struct pb_topo *topo; /* tree: the groups come from it over cpus (NULL, or no cpus: one group) */
 } pb_exec_cfg;
 
 typedef struct pb_exec {
@@ -69,6 +79,8 @@ typedef struct pb_exec {
     size_t chunk;      /* 0 static or weighted, k dynamic */
     pb_sched_kind split;
     pool *p;           /* NULL for omp */
+    int groups;        /* tree: the pool's groups (0 for the other kinds) */
+    const char *group_level; /* tree: what made them ("llc", "cluster", "one"); NULL otherwise */
     cpu_set_t saved;   /* omp: the caller's mask before the team was pinned */
     long dispatches;   /* pb_exec_rows + pb_exec_run calls since open */
     pb_slices slices;  /* each thread's slices (the pool's observer points here: an open pb_exec never moves) */

@@ -106,7 +106,8 @@ static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t err
         for (int j = 0; j < p->jobs->n && rc == 0 && !pb_stop_signal(); j++) {
             pb_dispatch_cost_point pt = { .kind = kind, .threads = threads, .cpus = cpus,
                                           .gap_us = (unsigned)p->gaps->v[g], .job_ns = (unsigned)p->jobs->v[j],
-                                          .spin_us = p->spin_us, .reps = p->reps, .batch_ms = p->batch_ms };
+                                          .spin_us = p->spin_us, .reps = p->reps, .batch_ms = p->batch_ms,
+                                          .topo = p->where ? p->where->topo : NULL };
             rc = po_point(run, &pt, err, errlen);
         }
     po_roundtrip(run, &after, &rc, err, errlen);

@@ -165,12 +165,13 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     const pb_sweep_plan *p = b->p;
     int threads = b->place->n;
     bool live = kind != PB_EXEC_OMP; /* omp's floor: measured by sw_point just before */
-    bool spinning = kind == POOL_SPIN || kind == POOL_HYBRID || threads == 1;
+    bool spinning = pb_exec_kind_spins((pb_exec_kind)kind) || threads == 1;
     pb_exec ex;
     double cap[PB_MAX_CPUS];
     const pb_exec_cfg cfg = { .kind = kind, .threads = threads, .cpus = b->place->cpu, .sched = p->sched[s],
                               .spin_us = p->spin_us, .emulate = p->emulate,
-                              .capacity = pb_sweep_capacities(p, b->place, cap) == 0 ? cap : NULL };
+                              .capacity = pb_sweep_capacities(p, b->place, cap) == 0 ? cap : NULL,
+                              .topo = p->topo };
     if (pb_exec_open_cfg(&ex, &cfg) != 0)
         return pb_errf(err, errlen, "%s with %d threads: %s", r->policy, threads, strerror(errno));
     sw_live lv;
