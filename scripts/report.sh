@@ -83,9 +83,13 @@ printf '%s\n' "$SUITE" | {
             continue
         fi
         echo "report: [$i/$count] $h $args (elapsed $(mmss $elapsed), about $(mmss $left) left)" >&2
+        # The output goes beside the run directory until the harness ends: --run-dir joins only an empty directory
+        # or a run with a machine.csv, and a log already inside would make the first harness's directory neither.
+        out="$dir.$h.txt"
         # shellcheck disable=SC2086 # args is a word list
-        "$BIN/$h" $args --run-dir "$dir" >"$dir/$h.txt" </dev/null
+        "$BIN/$h" $args --run-dir "$dir" >"$out" </dev/null
         rc=$?
+        mv "$out" "$dir/$h.txt"
         left=$((left - est))
         [ $left -lt 0 ] && left=0
         case $rc in
