@@ -87,7 +87,10 @@ static int add_zone(pb_powercap *pc, const char *d, char *why, size_t whylen)
     pb_powercap_zone *z = &pc->zone[pc->nzones];
     char name[FILE_MAX + 1];
     uint64_t uj;
-    snprintf(z->dir, sizeof z->dir, "%s", d);
+    size_t dlen = strlen(d); /* under PB_POWERCAP_NAME_LEN: pb_powercap_open skips longer names */
+    if (dlen >= sizeof z->dir)
+        return pb_errf(why, whylen, "powercap: a zone directory name longer than %zu bytes", sizeof z->dir - 1);
+    memcpy(z->dir, d, dlen + 1);
     if (read_small(pc->root, d, "name", name) != 0 || read_u64(pc->root, d, "max_energy_range_uj", &z->max_range_uj) != 0)
         return pb_errf(why, whylen, "powercap: %s/%s: name or max_energy_range_uj unreadable (%s)", pc->root, d,
                        strerror(errno));
