@@ -164,6 +164,10 @@ static inline int kern_variant_select(kern_variant *out, char *err, size_t errle
  * best ISA below it that has f (kern_isa_pick). KERN_ISA_COUNT when want cannot run on this CPU or f is
  * unknown. What a harness reports as the variant that ran. */
 kern_isa kern_matvec_isa(kern_format f, kern_isa want);
+/* Whether that kernel (kern_matvec_isa's) prefetches its weights in software: then kern_job.cached runs its twin
+ * without the prefetch (the same bits), and the prefetch hint reaches it. A setting a tuner can try: false for the
+ * kernels that never prefetch (compute-bound ones, scalar) and for an unknown format or an ISA this CPU lacks. */
+bool kern_matvec_prefetches(kern_format f, kern_isa want);
 
 /* ---- activations ---- */
 
@@ -247,7 +251,7 @@ size_t kern_act_block(kern_format f);
 int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1);
 
 /* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's
- * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 f32,
+ * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 and AVX-VNNI f32,
  * f16 and q8_0; not AVX2's q4_0, q1_0, tq2_0 or K-quants, compute-bound on their cores) ask, every step and for
  * each of their rows, for each line KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
  * keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
@@ -264,6 +268,15 @@ int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size
  * 2.4-7 GB/s where the same passes without prefetch read 10-14, and with T2 13-15 (above the plain read floor,
  * 11.7), for f32, f16, q8_0 and q4_0 alike. */
 extern unsigned char kern_prefetch_temporal;
+
+/* The vendor's choice above (what kern_prefetch_temporal held before main), whatever a tuner set since. */
+bool kern_prefetch_vendor_temporal(void);
+/* Sets the hint for every later streaming pass (a tuner's measured choice, or a wisdom file's: the vendor rule
+ * above was measured on one machine each). Call only while no kernel runs, from the thread that starts them:
+ * a pool dispatch then orders the write before every worker's read. */
+void kern_prefetch_set_temporal(bool temporal);
+/* The hint's name in the CSVs and wisdom files: "t2" (locality 1) or "nta" (locality 0). */
+const char *kern_prefetch_hint_name(bool temporal);
 
 static inline void kern_prefetch_stream(const void *p)
 {

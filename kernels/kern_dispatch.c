@@ -53,3 +53,11 @@ kern_isa kern_matvec_isa(kern_format f, kern_isa want)
     const kern_table *t = kern_table_for(f, want);
     return t ? t->isa : KERN_ISA_COUNT;
 }
+
+bool kern_matvec_prefetches(kern_format f, kern_isa want)
+{
+    if (!kern_format_get(f) || !kern_isa_supported(want))
+        return false;
+    const kern_table *t = kern_table_for(f, want);
+    return t && t->rows_cached[f];
+}

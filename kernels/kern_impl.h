@@ -50,7 +50,8 @@ typedef struct kern_table {
     kern_isa isa; /* the ISA it is written for: kern_tables[isa] points here (tests/kernels/test_isa.c checks) */
     kern_rows_fn rows[KERN_FORMAT_COUNT];
     /* The same rows without software prefetch, for a job whose weights are in cache (kern_job.cached);
-     * NULL: rows[] serves both. Same arithmetic, so the same bits. */
+     * NULL: rows[] serves both. Same arithmetic, so the same bits. Set exactly where rows[] prefetches
+     * (kern_matvec_prefetches answers from it). */
     kern_rows_fn rows_cached[KERN_FORMAT_COUNT];
     kern_batch_fn batch[KERN_FORMAT_COUNT]; /* NULL: the matmul applies rows[] once per activation row */
     int rows_per_pass;

@@ -12,5 +12,6 @@ const kern_table kern_table_avxvnni = {
     .isa = KERN_ISA_AVXVNNI,
     .rows = { [KERN_Q8_0] = rows_q8_0, [KERN_Q4_0] = rows_q4_0, [KERN_Q1_0] = rows_q1_0, [KERN_TQ2_0] = rows_tq2_0,
               [KERN_Q4_K] = rows_q4_K, [KERN_Q6_K] = rows_q6_K },
+    .rows_cached = { [KERN_Q8_0] = rows_q8_0_cached },
     .rows_per_pass = KERN256_ROWS,
 };

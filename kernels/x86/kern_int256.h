@@ -29,7 +29,10 @@
 
 /* ---- q8_0: one block a step ---- */
 
-INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+/* pf: whether the pass prefetches its streams (pass_q8_0: streaming; pass_q8_0_cached: weights in cache, the
+ * same arithmetic and bits). */
+INLINE void pass_q8_0_pf(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                         const int pf)
 {
     const int8_t *xq = kern_act_qs(a, m);
     const float *dx = kern_act_scale(a, m);
@@ -43,7 +46,8 @@ INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a,
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const block_q8_0 *blk = (const block_q8_0 *)kern_row_ptr(w, rs, r) + b;
-            kern_prefetch_stream(blk);
+            if (pf)
+                kern_prefetch_stream(blk);
             __m256i q = _mm256_loadu_si256((const __m256i *)blk->qs);
             kern256_dot p = KERN256_DOT(KERN256_DOT_ZERO, _mm256_abs_epi8(q), _mm256_sign_epi8(x, q));
             __m256 d = _mm256_set1_ps(_cvtsh_ss(blk->d) * dx[b]);
@@ -54,7 +58,17 @@ INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a,
     for (int r = 0; r < nr; r++)
         y[r * ys] = hsum8(acc[r]);
 }
+INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_q8_0_pf(w, rs, nr, a, m, y, ys, 1);
+}
+INLINE void pass_q8_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
+                             size_t ys)
+{
+    pass_q8_0_pf(w, rs, nr, a, m, y, ys, 0);
+}
 KERN256_ROWS_FN(q8_0)
+KERN256_ROWS_FN(q8_0_cached)
 
 
 /* ---- two 18-byte blocks (q1_0 and q4_0 share the shape: a half d, then 16 bytes) at once ---- */

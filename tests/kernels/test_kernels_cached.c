@@ -68,6 +68,41 @@ Test(kernels_cached, prefetch_hint_follows_the_vendor)
 #else
     cr_assert_eq(kern_prefetch_temporal, 1);
 #endif
+    cr_assert_eq(kern_prefetch_vendor_temporal(), kern_prefetch_temporal);
+}
+
+/* A tuner sets the hint between calls; the vendor's choice stays known, and the names are the CSVs'. */
+Test(kernels_cached, prefetch_hint_set_by_a_tuner)
+{
+    bool vendor = kern_prefetch_vendor_temporal();
+    kern_prefetch_set_temporal(!vendor);
+    cr_assert_eq(kern_prefetch_temporal, !vendor);
+    cr_assert_eq(kern_prefetch_vendor_temporal(), vendor);
+    kern_prefetch_set_temporal(vendor);
+    cr_assert_eq(kern_prefetch_temporal, vendor);
+    cr_assert_str_eq(kern_prefetch_hint_name(true), "t2");
+    cr_assert_str_eq(kern_prefetch_hint_name(false), "nta");
+}
+
+/* kern_matvec_prefetches answers from the table that runs: its cached twin, through the fallback (avxvnni's f32
+ * runs avx2's, which prefetches); never for scalar, an unknown format or an ISA the CPU lacks. */
+Test(kernels_cached, prefetches_where_a_twin_is)
+{
+    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+        for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+            const kern_table *t = kern_isa_supported((kern_isa)v) ? kern_table_for((kern_format)f, (kern_isa)v)
+                                                                     : NULL;
+            bool want = t && t->rows_cached[f];
+            cr_assert_eq(kern_matvec_prefetches((kern_format)f, (kern_isa)v), want, "%s/%s", kern_format_names[f],
+                         kern_isa_name((kern_isa)v));
+        }
+        cr_assert(!kern_matvec_prefetches(KERN_FORMAT_COUNT, (kern_isa)v));
+    }
+    cr_assert(!kern_matvec_prefetches(KERN_Q8_0, KERN_ISA_SCALAR));
+#if defined(__x86_64__)
+    if (kern_isa_supported(KERN_ISA_AVX2))
+        cr_assert(kern_matvec_prefetches(KERN_Q8_0, KERN_ISA_AVX2), "avx2's q8_0 streams with a prefetch");
+#endif
 }
 
 /* An ISA whose kernels differ from the one below only in instructions that are exact either way: every row's
