@@ -144,6 +144,16 @@ $(BUILD)/obj/%.o: %.c
 # Machine identity records the flags this build used (machine.csv and the context header).
 $(BUILD)/obj/bench/machine/pb_machine.o: CPPFLAGS += -DPB_CFLAGS='"$(strip $(CFLAGS))"'
 
+# Wisdom (bench/measure/pb_wisdom.c) is keyed by the build: a checksum of the sources of what bench_tune times (the
+# matvec kernels, the floor's read kernels), kept in $(BUILD)/build-id and rewritten only when it changes, so that
+# one object is rebuilt exactly then.
+WISDOM_SRC = $(sort $(wildcard kernels/*.[ch] kernels/*/*.[ch] bench/measure/floor/pb_memread*.[ch] \
+                               bench/measure/*/pb_memread_*.c))
+BUILD_ID  := $(shell cat $(WISDOM_SRC) | cksum | tr ' ' -)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/build-id 2>/dev/null)" = "$(BUILD_ID)" ] || echo $(BUILD_ID) >$(BUILD)/build-id; })
+$(BUILD)/obj/bench/measure/pb_wisdom.o: CPPFLAGS += -DPB_BUILD_ID='"$(BUILD_ID)"'
+$(BUILD)/obj/bench/measure/pb_wisdom.o: $(BUILD)/build-id
+
 # Each archive is made afresh: `ar rcs` only adds and replaces members, so a renamed or removed source's old
 # object would stay in it and clash with (or stand in for) the new one at link time.
 $(LIBPOOL): $(call obj,$(POOL_SRC))

@@ -1,0 +1,286 @@
+/* pb_wisdom.c — wisdom's identity, table and text (see pb_wisdom.h); pb_wisdom_file.c reads and writes the file. */
+#include "pb_wisdom.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_err.h"
+#include "pb_memread.h"
+#include "pool.h"
+
+#ifndef PB_BUILD_ID
+#define PB_BUILD_ID "unknown" /* the Makefile passes the sources' checksum */
+#endif
+
+#define PB_WISDOM_LINE 1024 /* the longest line the grammar has room for: the identities, 512 each */
+
+void pb_wisdom_cpu_id(const pb_machine *m, int pus, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %d/%d/%d %s; isa %s; pus %d", m->vendor, m->ext_family, m->ext_model, m->stepping,
+             m->brand, m->isa, pus);
+}
+
+void pb_wisdom_build_id(const pb_machine *m, char *buf, size_t len)
+{
+    snprintf(buf, len, "src %s; %s; %s", PB_BUILD_ID, m->compiler, m->cflags);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+const pb_wisdom_kernel *pb_wisdom_kernel_at(const pb_wisdom *w, kern_format f, int threads)
+{
+    for (int i = 0; i < w->nkernels; i++)
+        if (w->kernel[i].fmt == f && w->kernel[i].threads == threads)
+            return &w->kernel[i];
+    return NULL;
+}
+
+/* |a - b| for thread counts. */
+static int pb_wisdom_gap(int a, int b)
+{
+    return a > b ? a - b : b - a;
+}
+
+const pb_wisdom_kernel *pb_wisdom_kernel_near(const pb_wisdom *w, kern_format f, int threads)
+{
+    const pb_wisdom_kernel *best = NULL;
+    for (int i = 0; i < w->nkernels; i++) {
+        const pb_wisdom_kernel *k = &w->kernel[i];
+        if (k->fmt != f)
+            continue;
+        int gap = pb_wisdom_gap(k->threads, threads), was = best ? pb_wisdom_gap(best->threads, threads) : 0;
+        if (!best || gap < was || (gap == was && k->threads < best->threads))
+            best = k;
+    }
+    return best;
+}
+
+const pb_wisdom_read *pb_wisdom_read_near(const pb_wisdom *w, int threads)
+{
+    const pb_wisdom_read *best = NULL;
+    for (int i = 0; i < w->nreads; i++) {
+        const pb_wisdom_read *r = &w->read[i];
+        int gap = pb_wisdom_gap(r->threads, threads), was = best ? pb_wisdom_gap(best->threads, threads) : 0;
+        if (!best || gap < was || (gap == was && r->threads < best->threads))
+            best = r;
+    }
+    return best;
+}
+
+int pb_wisdom_put_kernel(pb_wisdom *w, const pb_wisdom_kernel *k)
+{
+    pb_wisdom_kernel *at = (pb_wisdom_kernel *)pb_wisdom_kernel_at(w, k->fmt, k->threads); /* w's own entry */
+    if (!at && w->nkernels == PB_WISDOM_MAX_KERNELS)
+        return -1;
+    *(at ? at : &w->kernel[w->nkernels++]) = *k;
+    return 0;
+}
+
+int pb_wisdom_put_read(pb_wisdom *w, const pb_wisdom_read *r)
+{
+    for (int i = 0; i < w->nreads; i++) {
+        if (w->read[i].threads == r->threads) {
+            w->read[i] = *r;
+            return 0;
+        }
+    }
+    if (w->nreads == PB_WISDOM_MAX_READS)
+        return -1;
+    w->read[w->nreads++] = *r;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* Appends to buf at *at (snprintf's rules); false once it no longer fits. */
+static bool pb_wisdom_put(char *buf, size_t len, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool pb_wisdom_put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = *at < len ? vsnprintf(buf + *at, len - *at, fmt, ap) : -1;
+    va_end(ap);
+    if (n < 0 || (size_t)n >= len - *at)
+        return false;
+    *at += (size_t)n;
+    return true;
+}
+
+int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
+{
+    size_t at = 0;
+    bool ok = pb_wisdom_put(buf, len, &at, "%s\ncpu %s\nbuild %s\n", PB_WISDOM_MAGIC, w->cpu, w->build);
+    ok = ok && pb_wisdom_put(buf, len, &at, "# bench_tune's choices on this cpu and build; delete to measure again\n");
+    if (w->has_hint)
+        ok = ok && pb_wisdom_put(buf, len, &at, "hint %s\n", kern_prefetch_hint_name(w->temporal));
+    for (int i = 0; ok && i < w->nkernels; i++) {
+        const pb_wisdom_kernel *k = &w->kernel[i];
+        ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f\n", kern_format_names[k->fmt], k->threads,
+                           kern_isa_name(k->isa), k->prefetch ? "prefetch" : "noprefetch", k->gbps);
+    }
+    for (int i = 0; ok && i < w->nreads; i++)
+        ok = pb_wisdom_put(buf, len, &at, "read %d %s %.3f\n", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);
+    ok = ok && pb_wisdom_put(buf, len, &at, "end\n");
+    return ok ? (int)at : -1;
+}
+
+/* The line's words, split at spaces, into word (at most max); their count, or max + 1 when there are more. */
+static int pb_wisdom_words(char *line, char **word, int max)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (n == max)
+            return max + 1;
+        word[n++] = t;
+    }
+    return n;
+}
+
+static int pb_wisdom_threads(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > POOL_MAX_THREADS)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int pb_wisdom_gbps(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "kernel FMT THREADS ISA prefetch|noprefetch GBPS" (word[0] is "kernel"). */
+static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
+{
+    pb_wisdom_kernel k;
+    if (n != 6)
+        return pb_errf(err, errlen, "kernel takes FORMAT THREADS VARIANT prefetch|noprefetch GBPS");
+    if (kern_format_parse(word[1], &k.fmt) != 0)
+        return pb_errf(err, errlen, "unknown format '%s'", word[1]);
+    if (pb_wisdom_threads(word[2], &k.threads) != 0)
+        return pb_errf(err, errlen, "threads '%s' is not 1..%d", word[2], POOL_MAX_THREADS);
+    if (kern_isa_parse(word[3], &k.isa) != 0)
+        return pb_errf(err, errlen, "unknown variant '%s'", word[3]);
+    if (strcmp(word[4], "prefetch") != 0 && strcmp(word[4], "noprefetch") != 0)
+        return pb_errf(err, errlen, "'%s' is neither prefetch nor noprefetch", word[4]);
+    k.prefetch = strcmp(word[4], "prefetch") == 0;
+    if (pb_wisdom_gbps(word[5], &k.gbps) != 0)
+        return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[5]);
+    if (pb_wisdom_kernel_at(w, k.fmt, k.threads))
+        return pb_errf(err, errlen, "a second kernel for %s at %d threads", word[1], k.threads);
+    if (pb_wisdom_put_kernel(w, &k) != 0)
+        return pb_errf(err, errlen, "more than %d kernels", PB_WISDOM_MAX_KERNELS);
+    return 0;
+}
+
+/* "read THREADS KERNEL GBPS". */
+static int pb_wisdom_read_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
+{
+    pb_wisdom_read r;
+    if (n != 4)
+        return pb_errf(err, errlen, "read takes THREADS KERNEL GBPS");
+    if (pb_wisdom_threads(word[1], &r.threads) != 0)
+        return pb_errf(err, errlen, "threads '%s' is not 1..%d", word[1], POOL_MAX_THREADS);
+    const pb_memkern *k = pb_memkern_find(word[2]);
+    if (!k || k->op != PB_MEMOP_READ)
+        return pb_errf(err, errlen, "unknown read kernel '%s'", word[2]);
+    snprintf(r.kernel, sizeof r.kernel, "%s", k->name);
+    if (pb_wisdom_gbps(word[3], &r.gbps) != 0)
+        return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[3]);
+    for (int i = 0; i < w->nreads; i++)
+        if (w->read[i].threads == r.threads)
+            return pb_errf(err, errlen, "a second read kernel at %d threads", r.threads);
+    if (pb_wisdom_put_read(w, &r) != 0)
+        return pb_errf(err, errlen, "more than %d read kernels", PB_WISDOM_MAX_READS);
+    return 0;
+}
+
+/* One line (no newline) after the magic: an identity, the hint, an entry, a comment or a blank. */
+static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
+{
+    if (line[0] == '\0' || line[0] == '#')
+        return 0;
+    char *const ids[2] = { w->cpu, w->build };
+    static const char *const id_words[2] = { "cpu ", "build " };
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(id_words[i]);
+        if (strncmp(line, id_words[i], n) == 0) {
+            if (ids[i][0])
+                return pb_errf(err, errlen, "a second %.*s line", (int)n - 1, id_words[i]);
+            if (strlen(line + n) >= PB_WISDOM_ID || !line[n])
+                return pb_errf(err, errlen, "%.*s identity empty or longer than %d bytes", (int)n - 1, id_words[i],
+                               PB_WISDOM_ID - 1);
+            snprintf(ids[i], PB_WISDOM_ID, "%s", line + n);
+            return 0;
+        }
+    }
+    char *word[8];
+    int n = pb_wisdom_words(line, word, 7);
+    if (n == 0)
+        return pb_errf(err, errlen, "a line of spaces");
+    if (strcmp(word[0], "kernel") == 0)
+        return pb_wisdom_kernel_line(w, word, n, err, errlen);
+    if (strcmp(word[0], "read") == 0)
+        return pb_wisdom_read_line(w, word, n, err, errlen);
+    if (strcmp(word[0], "hint") == 0) {
+        if (w->has_hint)
+            return pb_errf(err, errlen, "a second hint line");
+        if (n != 2 || (strcmp(word[1], "t2") != 0 && strcmp(word[1], "nta") != 0))
+            return pb_errf(err, errlen, "hint takes t2 or nta");
+        w->has_hint = true;
+        w->temporal = strcmp(word[1], "t2") == 0;
+        return 0;
+    }
+    return pb_errf(err, errlen, "unknown word '%.40s' (accepted: cpu, build, hint, kernel, read, end, #)", word[0]);
+}
+
+int pb_wisdom_parse(const char *text, size_t len, pb_wisdom *w, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    char line[PB_WISDOM_LINE + 1], why[256];
+    size_t at = 0;
+    bool ended = false;
+    if (memchr(text, '\0', len))
+        return pb_errf(err, errlen, "a NUL byte: not a text file");
+    for (int no = 1; at < len; no++) {
+        size_t n = 0;
+        while (at + n < len && text[at + n] != '\n')
+            n++;
+        if (at + n == len)
+            return pb_errf(err, errlen, "line %d: truncated (no newline at the end of the file)", no);
+        if (n > PB_WISDOM_LINE)
+            return pb_errf(err, errlen, "line %d: longer than %d bytes", no, PB_WISDOM_LINE);
+        memcpy(line, text + at, n);
+        line[n] = '\0';
+        at += n + 1;
+        if (ended)
+            return pb_errf(err, errlen, "line %d: text after the end line", no);
+        if (no == 1) {
+            if (strcmp(line, PB_WISDOM_MAGIC) != 0)
+                return pb_errf(err, errlen, "line 1: not poolbench wisdom (expected '%s')", PB_WISDOM_MAGIC);
+        } else if (strcmp(line, "end") == 0) {
+            ended = true;
+        } else if (pb_wisdom_line(w, line, why, sizeof why) != 0) {
+            return pb_errf(err, errlen, "line %d: %s", no, why);
+        }
+    }
+    if (at == 0)
+        return pb_errf(err, errlen, "empty");
+    if (!ended)
+        return pb_errf(err, errlen, "truncated (no end line)");
+    if (!w->cpu[0] || !w->build[0])
+        return pb_errf(err, errlen, "no %s line", w->cpu[0] ? "build" : "cpu");
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* pb_wisdom.h — what bench_tune measured, kept for every later run on this machine and build (FFTW's wisdom): per
+ * format and thread count the matvec kernel that streamed fastest at the size a decode streams, with or without its
+ * software prefetch; the prefetch hint; per thread count the read kernel of the floor. A text file the user sees
+ * and can delete (default results/<host>/wisdom; --wisdom FILE or POOLBENCH_WISDOM):
+ *
+ *   poolbench-wisdom 1
+ *   cpu GenuineIntel 6/207/2 Intel(R) Xeon(R) Processor; isa avx2 avx512 ...; pus 2
+ *   build src 1234567890; gcc 12.2.0; -std=c11 -O2 ...
+ *   # any comment
+ *   hint t2
+ *   kernel q8_0 1 avx512 prefetch 12.345      (format, threads, variant, prefetch or noprefetch, GB/s)
+ *   read 1 avx512-4s 13.100                   (threads, read kernel, GB/s)
+ *   end
+ *
+ * Wisdom is an input like any other: read as a regular file of bounded size; a file that breaks this grammar
+ * (truncated: no `end` line) is refused with one line naming the file and the line, and the run goes on by ISA
+ * rank. Wisdom of another cpu or build (its `cpu` or `build` line differs from this machine's) is ignored, with
+ * one line saying so. Writing is atomic: a temporary file beside it, renamed over it, so two processes tuning at
+ * once leave one whole file or the other. */
+#ifndef PB_WISDOM_H
+#define PB_WISDOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kern.h"
+#include "pb_machine.h"
+
+#define PB_WISDOM_MAGIC "poolbench-wisdom 1"
+#define PB_WISDOM_MAX_BYTES ((size_t)1 << 20) /* a whole tuning is a few KiB */
+#define PB_WISDOM_MAX_KERNELS 64               /* formats x thread counts */
+#define PB_WISDOM_MAX_READS 8
+#define PB_WISDOM_ID 512
+
+typedef struct pb_wisdom_kernel {
+    kern_format fmt;
+    int threads;
+    kern_isa isa;  /* the ISA whose kernel ran (kern_matvec_isa's answer for it) */
+    bool prefetch; /* with its software prefetch (false: kern_job.cached's twin) */
+    double gbps;   /* what it streamed when measured */
+} pb_wisdom_kernel;
+
+typedef struct pb_wisdom_read {
+    int threads;
+    char kernel[32]; /* a pb_memread name: "avx512-4s" */
+    double gbps;
+} pb_wisdom_read;
+
+typedef struct pb_wisdom {
+    char cpu[PB_WISDOM_ID];   /* pb_wisdom_cpu_id of the machine it was measured on */
+    char build[PB_WISDOM_ID]; /* pb_wisdom_build_id of the build that measured it */
+    bool has_hint;
+    bool temporal;            /* the prefetch hint (kern_prefetch_set_temporal) */
+    int nkernels, nreads;
+    pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
+    pb_wisdom_read read[PB_WISDOM_MAX_READS];
+} pb_wisdom;
+
+/* The identity wisdom is keyed by: the cpu (vendor, family/model/stepping, brand, the ISAs the kernels choose from,
+ * the PUs this process may use) and the build (a checksum of the kernels' and read kernels' sources, the compiler,
+ * the flags). One line each, no newline. */
+void pb_wisdom_cpu_id(const pb_machine *m, int pus, char *buf, size_t len);
+void pb_wisdom_build_id(const pb_machine *m, char *buf, size_t len);
+
+/* The entry of (f, threads) exactly, or NULL. */
+const pb_wisdom_kernel *pb_wisdom_kernel_at(const pb_wisdom *w, kern_format f, int threads);
+/* The entry of f measured at the thread count nearest to threads (ties: the fewer), or NULL when f has none. */
+const pb_wisdom_kernel *pb_wisdom_kernel_near(const pb_wisdom *w, kern_format f, int threads);
+/* The same for the read kernels. */
+const pb_wisdom_read *pb_wisdom_read_near(const pb_wisdom *w, int threads);
+/* Adds or replaces (f, threads)'s entry, or the read entry of threads. 0, or -1 when the table is full. */
+int pb_wisdom_put_kernel(pb_wisdom *w, const pb_wisdom_kernel *k);
+int pb_wisdom_put_read(pb_wisdom *w, const pb_wisdom_read *r);
+
+/* The file's text into buf (NUL-terminated). The number of bytes, or -1 when it does not fit. */
+int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len);
+/* Parses text (len bytes, NUL-terminated or not). 0, or -1 with "line N: WHAT" in err (truncated, an unknown word,
+ * a name this build does not know, a number out of range, a duplicate). */
+int pb_wisdom_parse(const char *text, size_t len, pb_wisdom *w, char *err, size_t errlen);
+
+typedef enum pb_wisdom_status {
+    PB_WISDOM_OK,      /* read, and measured on this cpu and build */
+    PB_WISDOM_MISSING, /* no file at that path */
+    PB_WISDOM_OTHER,   /* a well-formed file of another cpu or build: ignored */
+    PB_WISDOM_BAD,     /* not a regular file, too large, unreadable or malformed: ignored */
+} pb_wisdom_status;
+
+/* Reads path and checks it against cpu and build. On PB_WISDOM_OK *w holds it; otherwise *w is empty and msg holds
+ * the one line to print ("wisdom FILE: ..."; for MISSING too, for the caller to print or not). */
+pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *build, pb_wisdom *w, char *msg,
+                                size_t msglen);
+/* Writes w to path: a temporary file in the same directory (created exclusively, never following a link), flushed
+ * to disk, then renamed over path; the parent directory is created when missing. 0, or -1 with the reason in err
+ * (nothing left behind). */
+int pb_wisdom_save(const char *path, const pb_wisdom *w, char *err, size_t errlen);
+
+/* The path a harness uses: the option's value (--wisdom, or POOLBENCH_WISDOM through it) when given, else
+ * results/<host>/wisdom. */
+void pb_wisdom_default_path(const char *given, char *buf, size_t len);
+
+#endif

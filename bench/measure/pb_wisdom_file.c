@@ -1,0 +1,145 @@
+/* pb_wisdom_file.c — reading wisdom as an input (pb_infile) and writing it atomically (see pb_wisdom.h). */
+#include "pb_wisdom.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pb_err.h"
+#include "pb_infile.h"
+#include "pb_run.h"
+
+/* The one line that says what happens instead: every status but OK ends with it. */
+#define PB_WISDOM_RANK "kernels go by ISA rank"
+
+pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *build, pb_wisdom *w, char *msg,
+                                size_t msglen)
+{
+    char why[PB_WISDOM_ID + 400];
+    char *text = NULL;
+    size_t len = 0;
+    memset(w, 0, sizeof *w);
+    if (pb_infile_read(AT_FDCWD, path, PB_WISDOM_MAX_BYTES, "a wisdom file", &text, &len, why, sizeof why) != 0) {
+        if (errno == ENOENT) {
+            snprintf(msg, msglen, "wisdom %.300s: none yet (bench_tune measures it); %s", path, PB_WISDOM_RANK);
+            return PB_WISDOM_MISSING;
+        }
+        snprintf(msg, msglen, "wisdom %s; ignored, %s", why, PB_WISDOM_RANK); /* why names the path */
+        return PB_WISDOM_BAD;
+    }
+    int rc = pb_wisdom_parse(text, len, w, why, sizeof why);
+    free(text);
+    /* Identity first: a file of another machine is "another machine's" even where its own grammar differs. */
+    const char *other = w->cpu[0] && strcmp(w->cpu, cpu) != 0 ? "cpu" : w->build[0] && strcmp(w->build, build) != 0
+                                                                            ? "build"
+                                                                            : NULL;
+    if (other) {
+        snprintf(msg, msglen, "wisdom %.300s: measured on another %s (%.200s), ignored; %s", path, other,
+                 strcmp(other, "cpu") == 0 ? w->cpu : w->build, PB_WISDOM_RANK);
+        memset(w, 0, sizeof *w);
+        return PB_WISDOM_OTHER;
+    }
+    if (rc != 0) {
+        snprintf(msg, msglen, "wisdom %.300s: malformed, %s; ignored, %s", path, why, PB_WISDOM_RANK);
+        memset(w, 0, sizeof *w);
+        return PB_WISDOM_BAD;
+    }
+    snprintf(msg, msglen, "wisdom %.300s: %d kernel%s, %d read kernel%s", path, w->nkernels,
+             w->nkernels == 1 ? "" : "s", w->nreads, w->nreads == 1 ? "" : "s");
+    return PB_WISDOM_OK;
+}
+
+/* mkdir -p of path's parent directories (a path without '/' needs none). 0, or -1 with errno. */
+static int pb_wisdom_mkdirs(const char *path)
+{
+    char dir[1024];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* All of text into fd, then to disk. 0, or -1 with errno. */
+static int pb_wisdom_write_all(int fd, const char *text, size_t len)
+{
+    for (size_t at = 0; at < len;) {
+        ssize_t n = write(fd, text + at, len - at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        at += (size_t)n;
+    }
+    return fsync(fd);
+}
+
+/* text to a temporary file beside path, renamed over it. */
+static int pb_wisdom_write(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return pb_errf(err, errlen, "wisdom %.200s: the path is too long", path);
+    if (pb_wisdom_mkdirs(path) != 0)
+        return pb_errf(err, errlen, "wisdom %s: cannot create its directory: %s", path, strerror(errno));
+    /* O_EXCL | O_NOFOLLOW: never through a link or over another process's temporary file. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return pb_errf(err, errlen, "wisdom %s: cannot create %s: %s", path, tmp, strerror(errno));
+    int rc = pb_wisdom_write_all(fd, text, len);
+    int e = errno;
+    if (close(fd) != 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc != 0) {
+        unlink(tmp);
+        return pb_errf(err, errlen, "wisdom %s: cannot write it: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int pb_wisdom_save(const char *path, const pb_wisdom *w, char *err, size_t errlen)
+{
+    char *text = malloc(PB_WISDOM_MAX_BYTES);
+    int len = text ? pb_wisdom_format(w, text, PB_WISDOM_MAX_BYTES) : -1;
+    if (len < 0) {
+        free(text);
+        return pb_errf(err, errlen, "wisdom %s: %s", path, text ? "more than the bound a wisdom file may hold"
+                                                                 : "out of memory");
+    }
+    int rc = pb_wisdom_write(path, text, (size_t)len, err, errlen);
+    free(text);
+    return rc;
+}
+
+void pb_wisdom_default_path(const char *given, char *buf, size_t len)
+{
+    if (given && given[0]) {
+        snprintf(buf, len, "%s", given);
+        return;
+    }
+    char host[128];
+    pb_hostname(host, sizeof host);
+    snprintf(buf, len, "results/%s/wisdom", host);
+}

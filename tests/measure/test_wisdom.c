@@ -1,0 +1,238 @@
+/* Wisdom files (bench/measure/pb_wisdom.h): the text round-trips; another cpu or build is ignored with one line;
+ * a malformed or truncated file, or one that is no regular file, is one line and no wisdom; saving is atomic. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pb_wisdom.h"
+#include "test_files.h"
+
+#define CPU "GenuineIntel 6/207/2 Test CPU; isa avx2 avx512; pus 2"
+#define BUILD "src 42; gcc 12; -O2"
+
+static pb_wisdom sample(void)
+{
+    pb_wisdom w = { .has_hint = true, .temporal = false };
+    snprintf(w.cpu, sizeof w.cpu, "%s", CPU);
+    snprintf(w.build, sizeof w.build, "%s", BUILD);
+    pb_wisdom_kernel k[] = {
+        { .fmt = KERN_Q8_0, .threads = 1, .isa = KERN_ISA_AVX2, .prefetch = true, .gbps = 12.5 },
+        { .fmt = KERN_Q8_0, .threads = 2, .isa = KERN_ISA_SCALAR, .prefetch = false, .gbps = 3.25 },
+        { .fmt = KERN_Q4_K, .threads = 1, .isa = KERN_ISA_AVX512, .prefetch = false, .gbps = 9 },
+    };
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+        cr_assert_eq(pb_wisdom_put_kernel(&w, &k[i]), 0);
+    pb_wisdom_read r = { .threads = 1, .gbps = 14 };
+    snprintf(r.kernel, sizeof r.kernel, "scalar");
+    cr_assert_eq(pb_wisdom_put_read(&w, &r), 0);
+    return w;
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* The status of loading text from a fresh file, its message in msg (asserted to be one line). */
+static pb_wisdom_status load_text(const char *text, size_t len, const char *cpu, const char *build, pb_wisdom *w,
+                                  char *msg, size_t msglen)
+{
+    char dir[256], path[300];
+    tf_tmpdir(dir, sizeof dir, "wisdom");
+    snprintf(path, sizeof path, "%s/wisdom", dir);
+    write_text(path, text, len);
+    pb_wisdom_status st = pb_wisdom_load(path, cpu, build, w, msg, msglen);
+    cr_assert(msg[0] && !strchr(msg, '\n'), "one line: '%s'", msg);
+    tf_rmrf(dir);
+    return st;
+}
+
+Test(wisdom, text_round_trips)
+{
+    pb_wisdom w = sample(), back;
+    char text[4096], err[256];
+    int n = pb_wisdom_format(&w, text, sizeof text);
+    cr_assert_gt(n, 0);
+    cr_assert_eq(pb_wisdom_parse(text, (size_t)n, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(back.cpu, CPU);
+    cr_assert_str_eq(back.build, BUILD);
+    cr_assert(back.has_hint && !back.temporal);
+    cr_assert_eq(back.nkernels, 3);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&back, KERN_Q8_0, 2);
+    cr_assert_not_null(k);
+    cr_assert(k->isa == KERN_ISA_SCALAR && !k->prefetch && k->gbps == 3.25);
+    cr_assert_eq(back.nreads, 1);
+    cr_assert_str_eq(back.read[0].kernel, "scalar");
+    cr_assert_eq(pb_wisdom_format(&back, text + 2048, 2048), n, "formatted again, the same length");
+    cr_assert_eq(memcmp(text, text + 2048, (size_t)n), 0);
+}
+
+Test(wisdom, nearest_thread_count)
+{
+    pb_wisdom w = sample();
+    cr_assert_eq(pb_wisdom_kernel_near(&w, KERN_Q8_0, 1)->threads, 1);
+    cr_assert_eq(pb_wisdom_kernel_near(&w, KERN_Q8_0, 8)->threads, 2);
+    cr_assert_eq(pb_wisdom_kernel_near(&w, KERN_Q4_K, 8)->threads, 1, "the only one");
+    cr_assert_null(pb_wisdom_kernel_near(&w, KERN_Q1_0, 1));
+    cr_assert_eq(pb_wisdom_read_near(&w, 16)->threads, 1);
+}
+
+/* Wisdom of another cpu, or of another build on this cpu, is ignored with one line naming which. */
+Test(wisdom, another_cpu_or_build_is_ignored_with_its_line)
+{
+    pb_wisdom w = sample(), got;
+    char text[4096], msg[1024];
+    int n = pb_wisdom_format(&w, text, sizeof text);
+    cr_assert_eq(load_text(text, (size_t)n, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_OK, "%s", msg);
+    cr_assert_eq(got.nkernels, 3);
+    cr_assert_eq(load_text(text, (size_t)n, "AuthenticAMD 25/17/1 Other; isa avx2; pus 2", BUILD, &got, msg,
+                           sizeof msg),
+                 PB_WISDOM_OTHER);
+    tf_expect_has(msg, "another cpu", "ignored", "ISA rank");
+    cr_assert_eq(got.nkernels, 0, "nothing of it is used");
+    cr_assert_eq(load_text(text, (size_t)n, CPU, "src 43; gcc 12; -O2", &got, msg, sizeof msg), PB_WISDOM_OTHER);
+    tf_expect_has(msg, "another build", "ignored");
+    cr_assert_eq(got.nkernels, 0);
+    /* the same cpu with more PUs (a resized VM) is another machine too */
+    cr_assert_eq(load_text(text, (size_t)n, "GenuineIntel 6/207/2 Test CPU; isa avx2 avx512; pus 4", BUILD, &got,
+                           msg, sizeof msg),
+                 PB_WISDOM_OTHER);
+}
+
+/* Every cut of a good file short of its end is refused in one line, never a crash: the run goes by rank. */
+Test(wisdom, truncated_is_one_line_and_no_wisdom)
+{
+    pb_wisdom w = sample(), got;
+    char text[4096], msg[1024], err[256];
+    int n = pb_wisdom_format(&w, text, sizeof text);
+    for (int cut = 0; cut < n; cut++) {
+        cr_assert_neq(pb_wisdom_parse(text, (size_t)cut, &got, err, sizeof err), 0, "a cut at %d parsed", cut);
+        cr_assert(!strchr(err, '\n'));
+    }
+    cr_assert_eq(load_text(text, (size_t)n - 4, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD);
+    tf_expect_has(msg, "malformed", "truncated (no end line)", "ISA rank");
+    cr_assert_eq(got.nkernels, 0);
+    cr_assert_eq(load_text("", 0, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD);
+}
+
+/* Each way a line can be wrong, named with its line number. */
+Test(wisdom, malformed_lines_are_named)
+{
+    static const struct {
+        const char *body, *says;
+    } bad[] = {
+        { "kernel q8_0 1 avx9 prefetch 1.0\n", "line 4: unknown variant 'avx9'" },
+        { "kernel q9_0 1 avx2 prefetch 1.0\n", "unknown format 'q9_0'" },
+        { "kernel q8_0 0 avx2 prefetch 1.0\n", "threads '0'" },
+        { "kernel q8_0 1 avx2 maybe 1.0\n", "neither prefetch nor noprefetch" },
+        { "kernel q8_0 1 avx2 prefetch -1\n", "GB/s '-1'" },
+        { "kernel q8_0 1 avx2 prefetch nan\n", "GB/s 'nan'" },
+        { "kernel q8_0 1 avx2 prefetch 1\nkernel q8_0 1 scalar prefetch 2\n", "line 5: a second kernel" },
+        { "read 1 copy-scalar 3\n", "unknown read kernel 'copy-scalar'" },
+        { "hint t0\n", "hint takes t2 or nta" },
+        { "frobnicate\n", "unknown word 'frobnicate'" },
+        { "cpu again\n", "a second cpu line" },
+        { "end\nkernel q8_0 1 avx2 prefetch 1\n", "text after the end line" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[1024], msg[1024];
+        pb_wisdom got;
+        int n = snprintf(text, sizeof text, PB_WISDOM_MAGIC "\ncpu " CPU "\nbuild " BUILD "\n%send\n", bad[i].body);
+        cr_assert_eq(load_text(text, (size_t)n, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD, "%s", bad[i].body);
+        tf_expect_has(msg, bad[i].says, "ISA rank");
+    }
+    char msg[1024];
+    pb_wisdom got;
+    cr_assert_eq(load_text("hello\n", 6, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD);
+    tf_expect_has(msg, "not poolbench wisdom");
+    cr_assert_eq(load_text("poolbench-wisdom 1\n\0end\n", 24, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD);
+    tf_expect_has(msg, "NUL byte");
+}
+
+/* Not a regular file (a FIFO would block a plain open; a directory is no input), or none at all. */
+Test(wisdom, missing_fifo_and_directory)
+{
+    char dir[256], path[300], msg[1024];
+    pb_wisdom got;
+    tf_tmpdir(dir, sizeof dir, "wisdom");
+    snprintf(path, sizeof path, "%s/none", dir);
+    cr_assert_eq(pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_MISSING);
+    tf_expect_has(msg, "none yet", "bench_tune");
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    cr_assert_eq(pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD);
+    tf_expect_has(msg, "not a regular file", "ISA rank");
+    cr_assert_eq(pb_wisdom_load(dir, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_BAD);
+    tf_expect_has(msg, "not a regular file");
+    tf_rmrf(dir);
+}
+
+/* Saved into a directory it creates, read back whole, nothing else left beside it. */
+Test(wisdom, saved_whole_and_alone)
+{
+    char dir[256], path[400], msg[1024], err[256];
+    tf_tmpdir(dir, sizeof dir, "wisdom");
+    snprintf(path, sizeof path, "%s/results/host/wisdom", dir);
+    pb_wisdom w = sample(), got;
+    cr_assert_eq(pb_wisdom_save(path, &w, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_OK, "%s", msg);
+    cr_assert_eq(got.nkernels, 3);
+    char sub[300], out[256];
+    snprintf(sub, sizeof sub, "ls -A '%s/results/host'", dir);
+    tf_run(out, sizeof out, sub);
+    cr_assert_str_eq(out, "wisdom\n", "no temporary file left: %s", out);
+    tf_rmrf(dir);
+}
+
+/* Two processes saving at once while a third reads: every read finds one whole file or the other. */
+Test(wisdom, two_writers_never_leave_a_half_file)
+{
+    char dir[256], path[300], msg[1024];
+    tf_tmpdir(dir, sizeof dir, "wisdom");
+    snprintf(path, sizeof path, "%s/wisdom", dir);
+    pid_t kid[2];
+    for (int i = 0; i < 2; i++) {
+        kid[i] = fork();
+        cr_assert_geq(kid[i], 0);
+        if (kid[i] == 0) {
+            pb_wisdom w = sample();
+            for (int k = 0; k < 40; k++) /* writer i's files differ from the other's in length */
+                pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = (kern_format)(k % KERN_FORMAT_COUNT),
+                                                               .threads = 3 + i * 40 + k, .gbps = 1 });
+            char err[256];
+            for (int r = 0; r < 200; r++)
+                if (pb_wisdom_save(path, &w, err, sizeof err) != 0)
+                    _exit(1);
+            _exit(0);
+        }
+    }
+    int whole = 0, left = 2;
+    while (left > 0) { /* reads for as long as a writer writes */
+        pb_wisdom got;
+        pb_wisdom_status st = pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg);
+        cr_assert(st == PB_WISDOM_OK || st == PB_WISDOM_MISSING, "read %d: %s", whole, msg);
+        whole += st == PB_WISDOM_OK;
+        if (st == PB_WISDOM_OK)
+            cr_assert_eq(got.nkernels, 43);
+        for (int i = 0; i < 2; i++) {
+            int status;
+            if (kid[i] > 0 && waitpid(kid[i], &status, WNOHANG) == kid[i]) {
+                cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", i);
+                kid[i] = 0;
+                left--;
+            }
+        }
+    }
+    char out[256], cmd[300];
+    snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
+    tf_run(out, sizeof out, cmd);
+    cr_assert_str_eq(out, "wisdom\n", "no temporary file left: %s", out);
+    cr_assert_gt(whole, 0, "the reader saw the file at least once");
+    tf_rmrf(dir);
+}
