@@ -199,6 +199,12 @@ int kern_isa_select(kern_isa *out, char *err, size_t errlen)
     return 0;
 }
 
+bool kern_isa_forced(void)
+{
+    const char *s = getenv("POOLBENCH_KERNEL");
+    return s && *s;
+}
+
 /* kern_isa_chosen's cache: written once under chosen_once, read-only after (pthread_once orders the write
  * before every caller's read). */
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;

@@ -73,6 +73,9 @@ kern_isa kern_isa_pick(kern_isa want, unsigned have);
  * accepts: asking for an ISA the CPU lacks is an error, never a silent fallback. Reads the environment on
  * every call (harnesses call it once, at start-up, to fail before any work). */
 int kern_isa_select(kern_isa *out, char *err, size_t errlen);
+/* Whether POOLBENCH_KERNEL names an ISA (set and not empty): the user forced the kernels, so nothing chooses them
+ * (a CSV row then says `forced`). */
+bool kern_isa_forced(void);
 
 /* The ISA the code without an explicit one runs with (kern_act_set, the decode glue, the floor beside the
  * kernel roofline): kern_isa_select's answer, read from the environment once, at the first call, and kept

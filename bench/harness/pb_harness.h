@@ -32,6 +32,7 @@
 
 #include "pb_cli.h"
 #include "pb_csv.h"
+#include "pb_kchoice.h"
 #include "pb_machine.h"
 #include "pb_placement.h"
 #include "pb_progress.h" /* pb_progress, pb_status: every harness draws one */
@@ -70,6 +71,13 @@
 #define PB_OPT_THREADS(ptr, help_tail, default_text)                                                             \
     { .name = "threads", .kind = PB_OPT_LIST, .dest = (ptr), .min = 1, .max = POOL_MAX_THREADS, .metavar = "LIST", \
       .help = "thread counts, e.g. 1,2,4 or 1-8" help_tail, .dflt = (default_text) }
+
+/* --wisdom FILE (POOLBENCH_WISDOM), in every harness that runs kernels: bench_tune's choices (pb_wisdom.h). */
+#define PB_OPT_WISDOM(ptr)                                                                                       \
+    { .name = "wisdom", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "FILE",                                 \
+      .help = "bench_tune's measured kernel choices for this cpu and build (bench_tune writes it; another cpu's, " \
+              "another build's or a malformed file is ignored, saying so: kernels then go by ISA rank)",          \
+      .dflt = "results/<host>/wisdom" }
 
 #define PB_HARNESS_MAX_CSV 8
 #define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
@@ -138,6 +146,16 @@ int pb_harness_spread(pb_harness *h, int *cpus, int *n);
 
 /* Probes the machine's identity once; what is missing is a warning on stderr, not an error. */
 void pb_harness_probe(pb_harness *h);
+
+/* This machine's wisdom identities (pb_wisdom_cpu_id over the PUs this process may use, pb_wisdom_build_id), after
+ * pb_harness_probe. */
+void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build, size_t buildlen);
+
+/* Reads the wisdom at given (--wisdom's value; NULL: results/<host>/wisdom) into w, and what the run picks kernels
+ * from into k: POOLBENCH_KERNEL when set (forced: wisdom is not read), else w when it was valid. Its line: on
+ * stdout when read or missing, on stderr when ignored (another cpu or build, malformed, not a regular file). Sets
+ * the prefetch hint from it (pb_kpicker_apply). Probes the machine when that was not done. */
+void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicker *k);
 
 /* After the harness's own checks: creates (or joins) the run directory (-1 with h->err when it is refused);
  * probes the machine unless that was done; writes machine.csv (a joined run may hold one already: kept),

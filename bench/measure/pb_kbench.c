@@ -149,13 +149,14 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         goto out_act;
     /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
     kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap,
-                     .cached = pt->level != PB_KB_DRAM };
+                     .cached = pt->level != PB_KB_DRAM || pt->no_prefetch };
+    size_t start = windows && pt->start_row + n <= pt->rows ? pt->start_row : 0;
 
     if (pt->level != PB_KB_DRAM)
         touch(b->mem, pt->rows * rb);
     /* Warm-up, untimed in the results: it sizes the passes per sample (l2) or the window (l3, dram) */
     double target = pt->min_sample_us * 1e3;
-    double warm = run_sample(&job, pt->pool, b->mem, rb, 0, 1, NULL);
+    double warm = run_sample(&job, pt->pool, b->mem, rb, start, 1, NULL);
     if (warm < 0)
         goto out_act;
     int passes = 1;
@@ -168,12 +169,12 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         job.rows = n;
     }
     const requant rq = { .act = &act, .x = x, .batch = (size_t)pt->batch, .isa = pt->variant };
-    size_t start = 0;
     int k = 0;
     uint64_t t0 = pb_now_ns();
     while (k < pt->max_samples) {
         double t[2];
-        for (int q = 0; q < 2; q++) { /* plain, then quantizing the activation before every call */
+        t[1] = NAN;
+        for (int q = 0; q < (pt->plain ? 1 : 2); q++) { /* plain, then quantizing the activation before every call */
             if (windows) { /* the next window; wrap before running off the matrix */
                 start += n;
                 if (start + n > pt->rows)
@@ -190,13 +191,16 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
             break;
     }
     out->gbps = pb_summarize(gbps, (size_t)k);
-    out->gbps_act = pb_summarize(gbps_act, (size_t)k);
+    out->gbps_act = pt->plain ? (pb_summary){ .min = NAN, .median = NAN, .p90 = NAN, .p99 = NAN, .max = NAN,
+                                              .mean = NAN, .stddev = NAN, .spread = NAN, .cv = NAN }
+                              : pb_summarize(gbps_act, (size_t)k);
     pb_summary tns = pb_summarize(ns, (size_t)k);
     double per_pass = tns.median / passes;
     out->gops_median = (double)n * (double)pt->cols * pt->batch / per_pass;
     out->ns_per_row = per_pass / (double)n;
     out->rows_per_sample = n * (size_t)passes;
     out->ran = kern_matvec_isa(pt->fmt, pt->variant);
+    out->next_row = windows && start + 2 * n <= pt->rows ? start + n : 0;
     rc = 0;
 out_act:
     kern_act_free(&act);

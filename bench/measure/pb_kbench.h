@@ -61,6 +61,11 @@ typedef struct pb_kbench_point {
     double budget_s;        /* time to spend sampling */
     int min_samples, max_samples;
     double min_sample_us;   /* shortest sample (l2: more passes; l3, dram: windows of twice this) */
+    size_t start_row;       /* l3, dram: the first window starts here (a tuner timing many points in a row walks on
+                             * where the last one stopped, so no point reads what the one before left in cache) */
+    bool no_prefetch;       /* dram: run the kernel's twin without software prefetch (kern_job.cached), where it has
+                             * one; l2 and l3 always do */
+    bool plain;             /* only the plain samples (a tuner's): gbps_act is not measured (NaN) */
 } pb_kbench_point;
 
 typedef struct pb_kbench_result {
@@ -71,6 +76,7 @@ typedef struct pb_kbench_result {
     size_t rows_per_sample; /* rows streamed in one sample */
     kern_isa ran;           /* the ISA whose kernel ran (kern_matvec_isa): the point's variant, or the one below
                              * it that a format its table lacks fell back to; what kernels.csv's variant says */
+    size_t next_row;        /* l3, dram: where the window after the last one would start (the next start_row) */
 } pb_kbench_result;
 
 /* Times one point on the matrix in b (filled for pt->fmt). 0, or -1 with errno (the job was refused). */

@@ -1,0 +1,35 @@
+/* pb_harness_wisdom.c — reading wisdom at a harness's start (see pb_harness.h). */
+#include "pb_harness.h"
+
+#include <stdio.h>
+
+void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build, size_t buildlen)
+{
+    pb_harness_probe(h);
+    pb_wisdom_cpu_id(&h->machine, pb_topo_npus(h->topo), cpu, cpulen);
+    pb_wisdom_build_id(&h->machine, build, buildlen);
+}
+
+void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicker *k)
+{
+    *k = (pb_kpicker){ .wisdom = NULL, .forced = KERN_ISA_COUNT };
+    if (kern_isa_forced()) { /* the harness refused a bad value already (kern_isa_select) */
+        k->forced = kern_isa_chosen();
+        printf("kernels: %s for every format, forced by POOLBENCH_KERNEL (wisdom not read)\n",
+               kern_isa_name(k->forced));
+        return;
+    }
+    char path[1024], cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[2048];
+    pb_wisdom_default_path(given, path, sizeof path);
+    pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
+    pb_wisdom_status st = pb_wisdom_load(path, cpu, build, w, msg, sizeof msg);
+    if (st == PB_WISDOM_OK) {
+        k->wisdom = w;
+        pb_kpicker_apply(k);
+        printf("kernels: tuned by %s%s%s\n", msg, w->has_hint ? ", prefetch hint " : "",
+               w->has_hint ? kern_prefetch_hint_name(w->temporal) : "");
+    } else {
+        fprintf(st == PB_WISDOM_MISSING ? stdout : stderr, "%s: %s\n", h->prog, msg);
+    }
+    fflush(stdout);
+}

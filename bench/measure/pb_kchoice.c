@@ -1,0 +1,33 @@
+/* pb_kchoice.c — see pb_kchoice.h. */
+#include "pb_kchoice.h"
+
+const char *const pb_kwhy_names[PB_KWHY_COUNT + 1] = {
+    [PB_KWHY_TUNED] = "tuned", [PB_KWHY_RANK] = "rank", [PB_KWHY_FORCED] = "forced", [PB_KWHY_ALL] = "all",
+    [PB_KWHY_COUNT] = NULL,
+};
+
+pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads)
+{
+    if (k->forced < KERN_ISA_COUNT)
+        return (pb_kchoice){ .isa = k->forced, .prefetch = true, .why = PB_KWHY_FORCED };
+    const pb_wisdom_kernel *w = k->wisdom ? pb_wisdom_kernel_near(k->wisdom, f, threads) : NULL;
+    /* An entry this CPU cannot run (a file edited by hand past its identity) goes by rank like a missing one. */
+    if (w && kern_isa_supported(w->isa))
+        return (pb_kchoice){ .isa = w->isa, .prefetch = w->prefetch, .why = PB_KWHY_TUNED };
+    return (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_RANK };
+}
+
+const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c)
+{
+    if (!c->prefetch || !kern_matvec_prefetches(f, c->isa))
+        return "off";
+    return kern_prefetch_hint_name(kern_prefetch_temporal);
+}
+
+bool pb_kpicker_apply(const pb_kpicker *k)
+{
+    if (k->forced < KERN_ISA_COUNT || !k->wisdom || !k->wisdom->has_hint)
+        return false;
+    kern_prefetch_set_temporal(k->wisdom->temporal);
+    return true;
+}

@@ -1,0 +1,41 @@
+/* pb_kchoice.h — which matvec kernel a run uses for a format at a thread count, with which streaming setting, and
+ * why (the `why` every CSV row that ran a kernel carries):
+ *   forced  the user named it (POOLBENCH_KERNEL, or bench_kernels' --variant): nothing else chooses;
+ *   tuned   this cpu and build's wisdom (pb_wisdom.h) has it, at the nearest thread count bench_tune timed;
+ *   rank    no wisdom for it: the best ranked ISA this CPU runs (kern_isa_best), its prefetch on;
+ *   all     a harness that runs every kernel (bench_kernels, bench_memory_floor without a choice): one of all.
+ * The prefetch hint is the process's (kern_prefetch_temporal): pb_kpicker_apply sets wisdom's, unless forced. */
+#ifndef PB_KCHOICE_H
+#define PB_KCHOICE_H
+
+#include <stdbool.h>
+
+#include "kern.h"
+#include "pb_wisdom.h"
+
+typedef enum pb_kwhy { PB_KWHY_TUNED, PB_KWHY_RANK, PB_KWHY_FORCED, PB_KWHY_ALL, PB_KWHY_COUNT } pb_kwhy;
+/* "tuned", "rank", "forced", "all", NULL-terminated. */
+extern const char *const pb_kwhy_names[PB_KWHY_COUNT + 1];
+
+typedef struct pb_kchoice {
+    kern_isa isa;  /* kern_job.variant (a format its table lacks runs the one below: kern_matvec_isa) */
+    bool prefetch; /* false: kern_job.cached, the kernel's twin without software prefetch */
+    pb_kwhy why;
+} pb_kchoice;
+
+/* What a run chooses from: wisdom (NULL when none was valid), or the ISA the user forced. */
+typedef struct pb_kpicker {
+    const pb_wisdom *wisdom;
+    kern_isa forced; /* KERN_ISA_COUNT: not forced */
+} pb_kpicker;
+
+/* Format f's kernel at threads threads. */
+pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads);
+/* What the run's streaming passes do for f under c, as the CSVs say it: "t2" or "nta" (its prefetch with the
+ * process's hint), "off" (no software prefetch: the twin, or a kernel that has none). */
+const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c);
+/* Sets the process's prefetch hint from wisdom (when it has one and nothing is forced). Call before any kernel
+ * runs. Returns whether it set one. */
+bool pb_kpicker_apply(const pb_kpicker *k);
+
+#endif

@@ -1,0 +1,146 @@
+/* pb_tune.c — the candidates and the choice (see pb_tune.h). */
+#include "pb_tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_err.h"
+
+int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
+{
+    if (!kern_format_get(f))
+        return 0;
+    bool seen[KERN_ISA_COUNT] = { false };
+    bool vendor = kern_prefetch_vendor_temporal();
+    int n = 0;
+    for (int v = KERN_ISA_COUNT - 1; v >= 0; v--) { /* the ISAs are ranked fastest last (kern_isa.h) */
+        if (!kern_isa_supported((kern_isa)v))
+            continue;
+        kern_isa isa = kern_matvec_isa(f, (kern_isa)v);
+        if (isa >= KERN_ISA_COUNT || seen[isa])
+            continue;
+        seen[isa] = true;
+        pb_tune_cand c = { .fmt = f, .threads = threads, .isa = isa };
+        if (!kern_matvec_prefetches(f, isa)) {
+            if (n < max)
+                out[n++] = c;
+            continue;
+        }
+        const pb_tune_cand each[3] = {
+            { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = vendor },
+            { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = !vendor },
+            c,
+        };
+        for (int k = 0; k < 3 && n < max; k++)
+            out[n++] = each[k];
+    }
+    return n;
+}
+
+int pb_tune_reads(const pb_memkern **out, int max)
+{
+    int n = 0;
+    for (const pb_memkern *k = pb_memkerns; k->name && n < max; k++)
+        if (pb_memkern_reads_here(k))
+            out[n++] = k;
+    return n;
+}
+
+int pb_tune_points(const pb_tune_plan *p)
+{
+    pb_tune_cand c[PB_TUNE_MAX_CANDS];
+    const pb_memkern *r[64];
+    int n = 0;
+    for (int f = 0; f < p->nformats; f++)
+        for (int t = 0; t < p->nthreads; t++)
+            n += pb_tune_candidates(p->formats[f], p->threads[t], c, PB_TUNE_MAX_CANDS);
+    return n + (p->reads ? p->nthreads * pb_tune_reads(r, 64) : 0);
+}
+
+/* One point (format, threads): its candidates and what each measured. */
+typedef struct pb_tune_point {
+    pb_tune_cand cand[PB_TUNE_MAX_CANDS];
+    double gbps[PB_TUNE_MAX_CANDS];
+    int n;
+} pb_tune_point;
+
+/* The index of the point's fastest candidate that runs under hint temporal (a candidate without prefetch runs under
+ * either), -1 when none measured a figure. The first of equals: the better ranked. */
+static int pb_tune_best(const pb_tune_point *pt, bool temporal)
+{
+    int best = -1;
+    for (int i = 0; i < pt->n; i++) {
+        if (pt->cand[i].prefetch && pt->cand[i].temporal != temporal)
+            continue;
+        if (isfinite(pt->gbps[i]) && pt->gbps[i] > 0 && (best < 0 || pt->gbps[i] > pt->gbps[best]))
+            best = i;
+    }
+    return best;
+}
+
+/* The hint whose points' best figures have the higher geometric mean; the vendor's on a tie or when no point has a
+ * figure under either. *any: some candidate prefetches at all (else the hint changes nothing and is not kept). */
+static bool pb_tune_hint(const pb_tune_point *pts, int npts, bool *any)
+{
+    bool vendor = kern_prefetch_vendor_temporal();
+    double score[2] = { 0, 0 }; /* [hint]: sum of log GB/s */
+    *any = false;
+    for (int i = 0; i < npts; i++) {
+        for (int k = 0; k < pts[i].n; k++)
+            *any = *any || pts[i].cand[k].prefetch;
+        int b[2] = { pb_tune_best(&pts[i], false), pb_tune_best(&pts[i], true) };
+        if (b[0] < 0 || b[1] < 0) /* a point only one hint could run says nothing about the other */
+            continue;
+        for (int h = 0; h < 2; h++)
+            score[h] += log(pts[i].gbps[b[h]]);
+    }
+    return score[!vendor] > score[vendor] ? !vendor : vendor;
+}
+
+int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
+{
+    enum { MAXPTS = KERN_FORMAT_COUNT * PB_TUNE_MAX_THREADS };
+    _Static_assert(MAXPTS <= PB_WISDOM_MAX_KERNELS, "every point fits the wisdom table");
+    pb_tune_point pts[MAXPTS];
+    int npts = 0;
+    for (int f = 0; f < p->nformats; f++) {
+        for (int t = 0; t < p->nthreads && npts < MAXPTS; t++) {
+            pb_tune_point *pt = &pts[npts++];
+            pt->n = pb_tune_candidates(p->formats[f], p->threads[t], pt->cand, PB_TUNE_MAX_CANDS);
+            for (int i = 0; i < pt->n; i++)
+                pt->gbps[i] = s->kernel(s->ctx, &pt->cand[i]);
+        }
+    }
+    bool any;
+    bool temporal = pb_tune_hint(pts, npts, &any);
+    if (any) {
+        w->has_hint = true;
+        w->temporal = temporal;
+    }
+    for (int i = 0; i < npts; i++) {
+        int b = pb_tune_best(&pts[i], temporal);
+        if (b < 0)
+            continue;
+        const pb_tune_cand *c = &pts[i].cand[b];
+        pb_wisdom_kernel k = { .fmt = c->fmt, .threads = c->threads, .isa = c->isa, .prefetch = c->prefetch,
+                               .gbps = pts[i].gbps[b] };
+        if (pb_wisdom_put_kernel(w, &k) != 0)
+            return pb_errf(err, errlen, "wisdom holds at most %d kernels", PB_WISDOM_MAX_KERNELS);
+    }
+    const pb_memkern *reads[64];
+    int nreads = p->reads ? pb_tune_reads(reads, 64) : 0;
+    for (int t = 0; t < p->nthreads && nreads > 0; t++) {
+        pb_wisdom_read best = { .threads = p->threads[t], .gbps = 0 };
+        for (int i = 0; i < nreads; i++) {
+            double g = s->read(s->ctx, reads[i], p->threads[t]);
+            if (isfinite(g) && g > best.gbps) {
+                best.gbps = g;
+                snprintf(best.kernel, sizeof best.kernel, "%s", reads[i]->name);
+            }
+        }
+        if (best.kernel[0] && pb_wisdom_put_read(w, &best) != 0)
+            return pb_errf(err, errlen, "wisdom holds at most %d read kernels", PB_WISDOM_MAX_READS);
+    }
+    return 0;
+}

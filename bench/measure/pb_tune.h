@@ -1,0 +1,64 @@
+/* pb_tune.h — choosing kernels by measurement (bench_tune; the wisdom it writes: pb_wisdom.h).
+ *
+ * For every format and thread count of the plan, the candidates are every distinct matvec kernel this CPU runs
+ * (kern_matvec_isa over the ISAs it supports, best ranked first: an ISA whose table lacks the format runs one below
+ * it, measured once) and, for a kernel that prefetches (kern_matvec_prefetches), each streaming setting: its prefetch
+ * with either hint (t2, nta) and its twin without prefetch. Each is timed through the seam at the size a decode
+ * streams. The prefetch hint is one setting for the whole process, so it is chosen first, over all the points: the
+ * hint under which the geometric mean of every point's best is the higher (the vendor's on a tie); then each point
+ * takes its fastest candidate under that hint (the better ranked on a tie). Then, per thread count, every read
+ * kernel of the floor (pb_memread) this CPU runs; the fastest is the floor's.
+ *
+ * The seam is what makes the choice testable without timing anything: the tests give a table of figures, and a
+ * test of the choice asserts what a table implies. bench_tune's seam (pb_tune_measure.h) times the kernels. */
+#ifndef PB_TUNE_H
+#define PB_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kern.h"
+#include "pb_memread.h"
+#include "pb_wisdom.h"
+
+#define PB_TUNE_MAX_THREADS 4  /* thread counts a plan may time: 1 and all, and a few between */
+#define PB_TUNE_MAX_CANDS (3 * KERN_ISA_COUNT)
+
+typedef struct pb_tune_cand {
+    kern_format fmt;
+    int threads;
+    kern_isa isa;  /* the ISA whose kernel runs (kern_matvec_isa's answer) */
+    bool prefetch; /* with its software prefetch (false: its twin without, or a kernel that never prefetches) */
+    bool temporal; /* the hint its prefetch runs with (only when prefetch) */
+} pb_tune_cand;
+
+typedef struct pb_tune_seam {
+    /* GB/s of weights candidate c streams; NaN when it could not run (never chosen). */
+    double (*kernel)(void *ctx, const pb_tune_cand *c);
+    /* GB/s read kernel k reads through threads threads; NaN as above. */
+    double (*read)(void *ctx, const pb_memkern *k, int threads);
+    void *ctx;
+} pb_tune_seam;
+
+typedef struct pb_tune_plan {
+    kern_format formats[KERN_FORMAT_COUNT];
+    int nformats;
+    int threads[PB_TUNE_MAX_THREADS]; /* distinct, each >= 1 */
+    int nthreads;
+    bool reads; /* time the floor's read kernels too */
+} pb_tune_plan;
+
+/* The candidates of (f, threads) in the order they are timed (best ranked kernel first; for each kernel, prefetch
+ * with the vendor's hint, with the other, then without). Their count (at most max), 0 for an unknown format. */
+int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
+/* The read kernels that take part: those pb_memkern_reads_here accepts, in the table's order. */
+int pb_tune_reads(const pb_memkern **out, int max);
+/* How many times pb_tune_run calls the seam (for a budget per point and the progress line). */
+int pb_tune_points(const pb_tune_plan *p);
+
+/* Times every candidate of the plan through s and puts the choices into w (its cpu and build lines are the
+ * caller's; entries of other formats or thread counts already there stay). 0, or -1 with the reason in err (the
+ * wisdom table is full). A point whose every candidate gave NaN gets no entry: it goes by rank. */
+int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen);
+
+#endif

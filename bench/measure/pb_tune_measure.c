@@ -1,0 +1,162 @@
+/* pb_tune_measure.c — bench_tune's measuring seam (see pb_tune_measure.h). */
+#include "pb_tune_measure.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_memfloor.h"
+#include "pb_progress.h"
+#include "pb_stop.h"
+#include "pb_time.h"
+
+#define PB_TUNE_MIN_POINT_S 0.005 /* a point's least sampling time: its 3 samples take longer anyway */
+#define PB_TUNE_MAX_SAMPLES 1000
+
+int pb_tune_bench_open(pb_tune_bench *b, size_t bytes, size_t cols, const int *cpus, int ncpus, double budget_s,
+                       size_t window_bytes, int total, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    pb_kbench_buf buf;
+    pb_mf_ctx *mf = malloc(sizeof *mf); /* 64 KiB of per-thread slots: not on the stack */
+    if (!mf || pb_kbench_buf_init(&buf, bytes) != 0) {
+        snprintf(err, errlen, "a buffer of %zu MiB: %s", bytes >> 20, strerror(errno));
+        free(mf);
+        return -1;
+    }
+    uint64_t now = pb_now_ns();
+    *b = (pb_tune_bench){ .buf = buf, .bytes = bytes, .cols = cols, .cpus = cpus, .ncpus = ncpus,
+                          .deadline = now + (uint64_t)(budget_s * 1e9), .window_bytes = window_bytes, .mf = mf,
+                          .total = total, .t0 = now };
+    return 0;
+}
+
+void pb_tune_bench_close(pb_tune_bench *b)
+{
+    if (b->pool)
+        pool_destroy(b->pool);
+    pb_kbench_buf_free(&b->buf);
+    free(b->mf);
+    memset(b, 0, sizeof *b);
+}
+
+/* A point that could not run: NaN, the first reason kept. */
+static double pb_tune_fail(pb_tune_bench *b, const char *what, const char *why)
+{
+    if (!b->failed++)
+        snprintf(b->err, sizeof b->err, "%.90s: %.150s", what, why);
+    return NAN;
+}
+
+/* The point about to run (b->done counts it already): an equal share of the time left. */
+static double pb_tune_share(const pb_tune_bench *b)
+{
+    uint64_t now = pb_now_ns();
+    int left = b->total - b->done + 1;
+    double s = now < b->deadline ? (double)(b->deadline - now) / 1e9 / (left > 0 ? left : 1) : 0;
+    return s > PB_TUNE_MIN_POINT_S ? s : PB_TUNE_MIN_POINT_S;
+}
+
+/* The pool of threads threads (the last one made is kept for the next points), bound to the caller; NULL with errno. */
+static pool *pb_tune_pool(pb_tune_bench *b, int threads)
+{
+    if (b->pool && b->pool_threads != threads) {
+        pool_destroy(b->pool);
+        b->pool = NULL;
+    }
+    if (!b->pool) {
+        if (threads > b->ncpus) {
+            errno = EINVAL;
+            return NULL;
+        }
+        pool_config cfg = pool_config_default();
+        cfg.threads = threads;
+        cfg.policy = POOL_SPIN;
+        cfg.cpus = b->cpus;
+        b->pool = pool_create_bound(&cfg);
+        b->pool_threads = threads;
+    }
+    return b->pool;
+}
+
+static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
+{
+    pb_tune_bench *b = ctx;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %s threads=%d", kern_format_names[c->fmt], kern_isa_name(c->isa),
+             c->prefetch ? kern_prefetch_hint_name(c->temporal) : "noprefetch", c->threads);
+    pb_progress(b->done++, b->total, b->t0, "%-40s", what);
+    if (pb_stop_signal())
+        return NAN;
+    size_t rows = pb_kbench_buf_fill(&b->buf, c->fmt, b->cols, b->bytes);
+    pool *p = pb_tune_pool(b, c->threads);
+    if (rows == 0 || !p)
+        return pb_tune_fail(b, what, rows == 0 ? "no room for the weights" : strerror(errno));
+    pb_kbench_point pt = { .fmt = c->fmt, .variant = c->isa, .level = PB_KB_DRAM, .cols = b->cols, .rows = rows,
+                           .batch = 1, .pool = p, .window_bytes = b->window_bytes, .budget_s = pb_tune_share(b),
+                           .min_samples = 3, .max_samples = PB_TUNE_MAX_SAMPLES, .min_sample_us = 1000,
+                           .start_row = b->next_row, .no_prefetch = !c->prefetch, .plain = true };
+    kern_prefetch_set_temporal(c->prefetch ? c->temporal : kern_prefetch_vendor_temporal());
+    pb_kbench_result r;
+    int rc = pb_kbench_measure(&b->buf, &pt, &r);
+    kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
+    if (rc != 0)
+        return pb_tune_fail(b, what, strerror(errno));
+    b->next_row = r.next_row;
+    return r.gbps.median;
+}
+
+/* The next read window of win bytes (walking on from where the kernel points stopped). */
+static const uint8_t *pb_tune_window(pb_tune_bench *b, size_t win)
+{
+    if (!b->reading) {
+        b->reading = true;
+        b->next_byte = b->next_row * (size_t)kern_format_matrix_bytes(b->buf.fmt, 1, b->cols) / PB_MF_UNIT * PB_MF_UNIT;
+    }
+    if (b->next_byte + win > b->buf.filled)
+        b->next_byte = 0;
+    const uint8_t *w = (const uint8_t *)b->buf.mem + b->next_byte;
+    b->next_byte += win;
+    return w;
+}
+
+static double pb_tune_read(void *ctx, const pb_memkern *k, int threads)
+{
+    pb_tune_bench *b = ctx;
+    char what[96];
+    snprintf(what, sizeof what, "read %s threads=%d", k->name, threads);
+    pb_progress(b->done++, b->total, b->t0, "%-40s", what);
+    if (pb_stop_signal())
+        return NAN;
+    pool *p = pb_tune_pool(b, threads);
+    if (!p)
+        return pb_tune_fail(b, what, strerror(errno));
+    if (!b->buf.filled && pb_kbench_buf_fill(&b->buf, KERN_Q8_0, b->cols, b->bytes) == 0) /* pages it in */
+        return pb_tune_fail(b, what, "no room for the buffer");
+    size_t win = (b->window_bytes < b->buf.filled / 2 ? b->window_bytes : b->buf.filled / 2) / (2 * PB_MF_UNIT) *
+                 (2 * PB_MF_UNIT);
+    if (win == 0)
+        return pb_tune_fail(b, what, "the buffer is too small");
+    double budget = pb_tune_share(b), g[PB_TUNE_MAX_SAMPLES];
+    int n = 0;
+    uint64_t t0 = pb_now_ns();
+    while (n < PB_TUNE_MAX_SAMPLES) {
+        const uint8_t *w = pb_tune_window(b, win);
+        /* pb_memfloor only reads the buffer in read passes (the cast drops const for its context's field type). */
+        pb_mf_init(b->mf, p, (uint8_t *)(uintptr_t)w, win);
+        uint64_t ns, sum = pb_mf_pass(b->mf, k, &ns);
+        if (n == 0 && sum != pb_memsum_words(w, win)) /* after the timing, as every floor checks */
+            return pb_tune_fail(b, what, "it summed the window wrong");
+        g[n++] = (double)win / (double)(ns ? ns : 1);
+        if (n >= 3 && (double)(pb_now_ns() - t0) >= budget * 1e9)
+            break;
+    }
+    return pb_summarize(g, (size_t)n).median;
+}
+
+pb_tune_seam pb_tune_bench_seam(pb_tune_bench *b)
+{
+    return (pb_tune_seam){ .kernel = pb_tune_kernel, .read = pb_tune_read, .ctx = b };
+}

@@ -1,0 +1,64 @@
+/* bench_tune as a user runs it ($POOLBENCH_BIN, set by make test): bad input is one line naming the option, exit 2,
+ * nothing written; a tiny tuning writes a wisdom file this machine then reads (no figure is asserted); --if-missing
+ * measures nothing when the file is this machine's, and again when it is another's. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness_run.h"
+#include "pb_wisdom.h"
+
+/* A tiny tuning: one format, one thread, 16 MiB of weights, a second. */
+#define TINY "--format q8_0 --threads 1 --size-mib 16 --budget-s 1 --quick --wisdom w/wisdom"
+
+Test(tune_cli, bad_options)
+{
+    harness_expect_bad("bench_tune", "", "--threads 0", "--threads");
+    harness_expect_bad("bench_tune", "", "--threads 1,2,3,4,5", "--threads");
+    harness_expect_bad("bench_tune", "", "--threads 100000", "--threads");
+    harness_expect_bad("bench_tune", "", "--format q9_9", "--format");
+    harness_expect_bad("bench_tune", "", "--budget-s 0", "--budget-s");
+    harness_expect_bad("bench_tune", "", "--size-mib 0", "--size-mib");
+    harness_expect_bad("bench_tune", "", "--size-mib 1048576", "--size-mib");
+    harness_expect_bad("bench_tune", "", "--bogus", "--bogus");
+    harness_expect_bad("bench_tune", "POOLBENCH_POLICY=warp", "", "POOLBENCH_POLICY");
+}
+
+/* The file's text (the caller frees it). */
+static char *wisdom_text(const char *dir)
+{
+    return strdup(tf_slurp("%s/w/wisdom", dir));
+}
+
+Test(tune_cli, tiny_tuning_writes_wisdom_and_if_missing_keeps_it, .timeout = 120)
+{
+    char dir[64], err[8192];
+    tf_tmpdir(dir, sizeof dir, "pbtune");
+    harness_run_ok(dir, "bench_tune", "", TINY);
+    char *text = wisdom_text(dir);
+    pb_wisdom w;
+    char why[256];
+    cr_assert_eq(pb_wisdom_parse(text, strlen(text), &w, why, sizeof why), 0, "%s: %s", why, text);
+    cr_assert_not_null(pb_wisdom_kernel_at(&w, KERN_Q8_0, 1), "%s", text);
+    cr_assert_eq(w.nkernels, 1);
+    cr_assert_eq(w.nreads, 1, "the floor's read kernel at 1 thread");
+    cr_assert(strstr(w.cpu, "pus ") && strstr(w.build, "src "), "%s", text);
+    /* up to date: nothing measured, the file as it was */
+    cr_assert_eq(harness_run_in(dir, "bench_tune", "", TINY " --if-missing", err, sizeof err), 0, "%s", err);
+    char *again = wisdom_text(dir);
+    cr_assert_str_eq(again, text);
+    free(again);
+    /* another cpu's: measured again, saying so */
+    char *cpu = strstr(text, "\ncpu ");
+    cr_assert_not_null(cpu);
+    cpu[5] = cpu[5] == 'X' ? 'Y' : 'X';
+    tf_write(dir, "w/wisdom", text);
+    cr_assert_eq(harness_run_in(dir, "bench_tune", "", TINY " --if-missing", err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(err, "another cpu") && strstr(err, "measured again"), "%s", err);
+    again = wisdom_text(dir);
+    cr_assert_str_neq(again, text, "the other cpu's file was replaced");
+    free(again);
+    free(text);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}

@@ -1,0 +1,69 @@
+/* Which kernel a run picks and why (bench/measure/pb_kchoice.h): forced over everything, wisdom's where it has the
+ * format (at the nearest thread count), rank otherwise; the streaming setting as the CSVs say it. */
+#include <criterion/criterion.h>
+
+#include "pb_kchoice.h"
+
+static pb_wisdom wisdom_with(kern_format f, int threads, kern_isa isa, bool prefetch)
+{
+    pb_wisdom w = { .has_hint = true, .temporal = !kern_prefetch_vendor_temporal() };
+    cr_assert_eq(pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = f, .threads = threads, .isa = isa,
+                                                                .prefetch = prefetch, .gbps = 1 }),
+                 0);
+    return w;
+}
+
+Test(kchoice, the_why_of_each_choice)
+{
+    pb_wisdom w = wisdom_with(KERN_Q8_0, 2, KERN_ISA_SCALAR, false);
+    pb_kpicker none = { .wisdom = NULL, .forced = KERN_ISA_COUNT };
+    pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
+    pb_kpicker forced = { .wisdom = &w, .forced = KERN_ISA_SCALAR };
+    pb_kchoice c = pb_kchoice_for(&none, KERN_Q8_0, 1);
+    cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best() && c.prefetch);
+    c = pb_kchoice_for(&tuned, KERN_Q8_0, 8); /* the nearest timed count: 2 */
+    cr_assert(c.why == PB_KWHY_TUNED && c.isa == KERN_ISA_SCALAR && !c.prefetch);
+    c = pb_kchoice_for(&tuned, KERN_Q4_0, 2); /* a format wisdom lacks */
+    cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best());
+    c = pb_kchoice_for(&forced, KERN_Q8_0, 2);
+    cr_assert(c.why == PB_KWHY_FORCED && c.isa == KERN_ISA_SCALAR && c.prefetch);
+    cr_assert_str_eq(pb_kwhy_names[PB_KWHY_TUNED], "tuned");
+    cr_assert_str_eq(pb_kwhy_names[PB_KWHY_RANK], "rank");
+    cr_assert_str_eq(pb_kwhy_names[PB_KWHY_FORCED], "forced");
+    cr_assert_str_eq(pb_kwhy_names[PB_KWHY_ALL], "all");
+}
+
+/* An entry for an ISA this CPU lacks (a file edited past its identity) goes by rank. */
+Test(kchoice, an_entry_this_cpu_cannot_run_goes_by_rank)
+{
+    kern_isa lacking = KERN_ISA_COUNT;
+    for (int v = 0; v < KERN_ISA_COUNT; v++)
+        if (!kern_isa_supported((kern_isa)v))
+            lacking = (kern_isa)v;
+    cr_assert_neq(lacking, KERN_ISA_COUNT, "every build lacks the other architecture's ISAs");
+    pb_wisdom w = wisdom_with(KERN_Q8_0, 1, lacking, true);
+    pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
+    pb_kchoice c = pb_kchoice_for(&tuned, KERN_Q8_0, 1);
+    cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best());
+}
+
+/* The hint is wisdom's once applied, and not when forced; the stream names follow it. */
+Test(kchoice, hint_applied_and_stream_named)
+{
+    pb_wisdom w = wisdom_with(KERN_Q8_0, 1, kern_isa_best(), true);
+    pb_kpicker forced = { .wisdom = &w, .forced = kern_isa_best() };
+    cr_assert(!pb_kpicker_apply(&forced));
+    cr_assert_eq(kern_prefetch_temporal, kern_prefetch_vendor_temporal());
+    pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
+    cr_assert(pb_kpicker_apply(&tuned));
+    cr_assert_eq(kern_prefetch_temporal, w.temporal);
+    pb_kchoice on = { .isa = kern_isa_best(), .prefetch = true }, off = on;
+    off.prefetch = false;
+    cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &off), "off");
+    cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &on), kern_matvec_prefetches(KERN_Q8_0, on.isa)
+                                                            ? kern_prefetch_hint_name(w.temporal)
+                                                            : "off");
+    pb_kchoice scalar = { .isa = KERN_ISA_SCALAR, .prefetch = true };
+    cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &scalar), "off", "scalar never prefetches");
+    kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
+}

@@ -1,0 +1,222 @@
+/* The tuner's choice (bench/measure/pb_tune.h), through its seam: figures from a table, nothing timed, so each test
+ * asserts exactly what its table implies, on whatever ISAs this CPU runs (a test that needs two kernels or a
+ * prefetching one skips, saying so, where there is none). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "pb_tune.h"
+
+/* A table seam: fig(cand) for kernels, read_fig(kernel index in the table) for reads; counts its calls. */
+typedef struct fake {
+    double (*fig)(const pb_tune_cand *c);
+    int calls;
+    int fastest_read; /* index into pb_memkerns of the read kernel that reads fastest */
+} fake;
+
+static double fake_kernel(void *ctx, const pb_tune_cand *c)
+{
+    fake *f = ctx;
+    f->calls++;
+    return f->fig(c);
+}
+
+static double fake_read(void *ctx, const pb_memkern *k, int threads)
+{
+    fake *f = ctx;
+    f->calls++;
+    int i = (int)(k - pb_memkerns);
+    return i == f->fastest_read ? 50.0 + threads : 10.0 + i;
+}
+
+static pb_tune_plan plan_of(kern_format f)
+{
+    return (pb_tune_plan){ .formats = { f }, .nformats = 1, .threads = { 1, 2 }, .nthreads = 2 };
+}
+
+static pb_wisdom run(const pb_tune_plan *p, fake *f)
+{
+    pb_wisdom w = { .nkernels = 0 };
+    char err[256];
+    pb_tune_seam s = { .kernel = fake_kernel, .read = fake_read, .ctx = f };
+    cr_assert_eq(pb_tune_run(p, &s, &w, err, sizeof err), 0, "%s", err);
+    return w;
+}
+
+/* A format whose best ranked kernel is not scalar, or skip. */
+static kern_format need_two_kernels(void)
+{
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        if (kern_matvec_isa((kern_format)f, kern_isa_best()) != KERN_ISA_SCALAR)
+            return (kern_format)f;
+    cr_skip_test("this CPU runs only the scalar kernels: nothing to choose between");
+    return KERN_FORMAT_COUNT;
+}
+
+/* A format whose best ranked kernel prefetches, or skip. */
+static kern_format need_prefetch(void)
+{
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        if (kern_matvec_prefetches((kern_format)f, kern_isa_best()))
+            return (kern_format)f;
+    cr_skip_test("no kernel this CPU runs prefetches (scalar or arm64 only): no streaming setting to choose");
+    return KERN_FORMAT_COUNT;
+}
+
+Test(tune, candidates_are_each_kernel_once_best_ranked_first)
+{
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        pb_tune_cand c[PB_TUNE_MAX_CANDS];
+        int n = pb_tune_candidates((kern_format)f, 3, c, PB_TUNE_MAX_CANDS);
+        cr_assert_gt(n, 0);
+        cr_assert_eq(c[0].isa, kern_matvec_isa((kern_format)f, kern_isa_best()), "rank's choice first");
+        bool seen[KERN_ISA_COUNT] = { false };
+        for (int i = 0; i < n; i += kern_matvec_prefetches((kern_format)f, c[i].isa) ? 3 : 1) {
+            cr_assert(!seen[c[i].isa], "%s: %s twice", kern_format_names[f], kern_isa_name(c[i].isa));
+            seen[c[i].isa] = true;
+            cr_assert_eq(c[i].threads, 3);
+            if (kern_matvec_prefetches((kern_format)f, c[i].isa)) {
+                cr_assert(c[i].prefetch && c[i + 1].prefetch && !c[i + 2].prefetch);
+                cr_assert(c[i].temporal == kern_prefetch_vendor_temporal() && c[i + 1].temporal != c[i].temporal);
+            } else {
+                cr_assert(!c[i].prefetch);
+            }
+        }
+        for (int v = 0; v < KERN_ISA_COUNT; v++)
+            if (kern_isa_supported((kern_isa)v))
+                cr_assert(seen[kern_matvec_isa((kern_format)f, (kern_isa)v)], "every kernel this CPU runs");
+    }
+    cr_assert_eq(pb_tune_candidates(KERN_FORMAT_COUNT, 1, NULL, 0), 0);
+}
+
+static double scalar_fastest(const pb_tune_cand *c)
+{
+    return c->isa == KERN_ISA_SCALAR ? 100.0 : 10.0;
+}
+
+/* The kernel that measured fastest is chosen, not the best ranked one. */
+Test(tune, picks_by_measurement_not_rank)
+{
+    kern_format f = need_two_kernels();
+    fake fk = { .fig = scalar_fastest, .fastest_read = -1 };
+    pb_tune_plan p = plan_of(f);
+    pb_wisdom w = run(&p, &fk);
+    cr_assert_eq(w.nkernels, 2);
+    for (int t = 1; t <= 2; t++) {
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, t);
+        cr_assert_not_null(k);
+        cr_assert_eq(k->isa, KERN_ISA_SCALAR, "%s at %d threads: %s", kern_format_names[f], t, kern_isa_name(k->isa));
+        cr_assert_eq(k->gbps, 100.0);
+    }
+    cr_assert_eq(fk.calls, pb_tune_points(&p), "every candidate timed once");
+}
+
+static double ranked(const pb_tune_cand *c)
+{
+    (void)c;
+    return 10.0; /* all equal: the better ranked wins the tie */
+}
+
+/* Equal figures: the better ranked kernel, with the vendor's prefetch setting (the first candidate). */
+Test(tune, ties_go_to_rank)
+{
+    kern_format f = need_two_kernels();
+    fake fk = { .fig = ranked, .fastest_read = -1 };
+    pb_tune_plan p = plan_of(f);
+    pb_wisdom w = run(&p, &fk);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+    cr_assert_not_null(k);
+    cr_assert_eq(k->isa, kern_matvec_isa(f, kern_isa_best()));
+    cr_assert_eq(k->prefetch, kern_matvec_prefetches(f, k->isa));
+    if (w.has_hint)
+        cr_assert_eq(w.temporal, kern_prefetch_vendor_temporal());
+}
+
+static double no_prefetch_fastest(const pb_tune_cand *c)
+{
+    return c->prefetch ? 10.0 : 12.0;
+}
+
+/* The twin without prefetch, where it streamed faster. */
+Test(tune, prefetch_off_when_it_streams_faster)
+{
+    kern_format f = need_prefetch();
+    fake fk = { .fig = no_prefetch_fastest, .fastest_read = -1 };
+    pb_tune_plan p = plan_of(f);
+    pb_wisdom w = run(&p, &fk);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 2);
+    cr_assert_not_null(k);
+    cr_assert(!k->prefetch);
+    cr_assert(kern_matvec_prefetches(f, k->isa), "the best ranked kernel that has a twin: %s", kern_isa_name(k->isa));
+}
+
+static bool hint_wanted;
+static double hint_fastest(const pb_tune_cand *c)
+{
+    return !c->prefetch ? 5.0 : c->temporal == hint_wanted ? 20.0 : 10.0;
+}
+
+/* The hint under which the points stream fastest becomes the process's, whichever the vendor's is. */
+Test(tune, hint_by_measurement)
+{
+    kern_format f = need_prefetch();
+    for (int h = 0; h < 2; h++) {
+        hint_wanted = h;
+        fake fk = { .fig = hint_fastest, .fastest_read = -1 };
+        pb_tune_plan p = plan_of(f);
+        pb_wisdom w = run(&p, &fk);
+        cr_assert(w.has_hint);
+        cr_assert_eq(w.temporal, hint_wanted);
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+        cr_assert(k && k->prefetch && k->gbps == 20.0);
+    }
+}
+
+static double best_ranked_fails(const pb_tune_cand *c)
+{
+    return c->isa == kern_matvec_isa(c->fmt, kern_isa_best()) ? NAN : 1.0;
+}
+
+static double all_fail(const pb_tune_cand *c)
+{
+    (void)c;
+    return NAN;
+}
+
+/* A candidate that could not run is never chosen; a point none could run gets no entry (it goes by rank). */
+Test(tune, a_kernel_that_failed_is_never_chosen)
+{
+    kern_format f = need_two_kernels();
+    fake fk = { .fig = best_ranked_fails, .fastest_read = -1 };
+    pb_tune_plan p = plan_of(f);
+    pb_wisdom w = run(&p, &fk);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+    cr_assert_not_null(k);
+    cr_assert_neq(k->isa, kern_matvec_isa(f, kern_isa_best()));
+    fake none = { .fig = all_fail, .fastest_read = -1 };
+    w = run(&p, &none);
+    cr_assert_eq(w.nkernels, 0);
+}
+
+/* The floor's read kernel: the one that read fastest at each thread count; other formats' entries stay. */
+Test(tune, read_kernel_by_measurement_and_entries_kept)
+{
+    const pb_memkern *r[64];
+    int n = pb_tune_reads(r, 64);
+    cr_assert_gt(n, 0);
+    const pb_memkern *slow_ranked = r[0]; /* the table's first (scalar): never the floor by rank */
+    fake fk = { .fig = scalar_fastest, .fastest_read = (int)(slow_ranked - pb_memkerns) };
+    pb_tune_plan p = plan_of(KERN_Q8_0);
+    p.reads = true;
+    pb_wisdom w = { .nkernels = 0 };
+    pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = KERN_Q1_0, .threads = 1, .isa = KERN_ISA_SCALAR });
+    char err[256];
+    pb_tune_seam s = { .kernel = fake_kernel, .read = fake_read, .ctx = &fk };
+    cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(w.nreads, 2);
+    for (int i = 0; i < 2; i++)
+        cr_assert_str_eq(w.read[i].kernel, slow_ranked->name);
+    cr_assert_eq(pb_wisdom_read_near(&w, 2)->gbps, 52.0);
+    cr_assert_not_null(pb_wisdom_kernel_at(&w, KERN_Q1_0, 1), "an entry the plan did not time stays");
+    cr_assert_eq(fk.calls, pb_tune_points(&p));
+}
