@@ -133,7 +133,8 @@ static int kb_defaults(kb_ctx *c)
                         .threads = &o->threads, .batches = &o->batches, .cols = (size_t)o->cols,
                         .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kbr_write_row,
                         .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL,
-                        .counters = o->counters ? &c->counters : NULL };
+                        .counters = o->counters ? &c->counters : NULL,
+                        .forced = o->variants.text != NULL };
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     if (pb_harness_spread(&c->h, c->cpus, &p->ncpus) != 0)
         return -1;

@@ -21,12 +21,14 @@ typedef struct ov_opts {
     pb_list modes, cpus;
     pb_dlist ratios;
     long rows, cols, steps, reps;
+    const char *wisdom;
 } ov_opts;
 
 typedef struct ov_run {
     ov_opts o;
     pb_overlap ov;
-    kern_variant variant;
+    pb_wisdom wisdom;   /* --wisdom's, when it is this machine's */
+    pb_kpicker kernels; /* where the q8_0 kernel comes from */
     pb_ov_point *points;
     int npoints;
     pb_harness h;
@@ -57,6 +59,7 @@ static int ov_parse(ov_run *r, int argc, char **argv)
           .help = "timed runs per mode and ratio (the median is quoted)", .dflt = "11 (5 with --quick)" },
         { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "A,B",
           .help = "the caller's cpu, then the helper's (OS ids, different)", .dflt = "two physical cores" },
+        PB_OPT_WISDOM(&o->wisdom),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -73,7 +76,8 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
     if (o->cols % QK8_0 != 0)
         return pb_harness_refusef(&r->h, "--cols %ld is not a multiple of the q8_0 block: accepted multiples of %d",
                                   o->cols, QK8_0);
-    if (kern_variant_select(&r->variant, err, sizeof err) != 0)
+    kern_isa forced;
+    if (kern_isa_select(&forced, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
@@ -128,12 +132,13 @@ int main(int argc, char **argv)
     if (ov_parse(&r, argc, argv) != 0 || ov_defaults(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
         !(rep->csv = pb_harness_csv(&r.h, "overlap.csv", pb_schema_header(PB_K_OVERLAP))))
         return pb_harness_refused(&r.h);
+    pb_harness_wisdom(&r.h, r.o.wisdom, &r.wisdom, &r.kernels);
     *rep = (pb_ov_report){ .run = &r.h.run, .csv = rep->csv, .ov = &r.ov, .modes = &r.o.modes, .rows = r.o.rows,
-                           .cols = r.o.cols, .variant = r.variant };
+                           .cols = r.o.cols, .kernel = pb_kchoice_for(&r.kernels, KERN_Q8_0, 1) };
     if (r.ov.helper_cpu < 0)
         fprintf(stderr, PROG ": WARNING one cpu only: async-spawn and async-pinned are skipped\n");
     char err[512];
-    if (pb_ov_open(&r.ov, r.variant, (size_t)r.o.rows, (size_t)r.o.cols, err, sizeof err) != 0)
+    if (pb_ov_open(&r.ov, &rep->kernel, (size_t)r.o.rows, (size_t)r.o.cols, err, sizeof err) != 0)
         pb_harness_fail(&r.h, "%s", err);
     else if (!(r.points = calloc((size_t)r.o.ratios.n, sizeof *r.points)))
         pb_harness_fail(&r.h, "the points: %s", strerror(errno));

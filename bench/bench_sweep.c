@@ -15,7 +15,7 @@
 typedef struct sw_opts {
     const char *model;
     pb_list formats, policies, glues, threads, batches, contexts, kv_types;
-    const char *schedule, *cpus, *emulate;
+    const char *schedule, *cpus, *emulate, *wisdom;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
     bool mmap;
 } sw_opts;
@@ -29,6 +29,7 @@ typedef struct sw_run {
     pb_harness h;      /* its topo: the live machine */
     pb_sweep_out out;  /* sweep.csv, cpu_util.csv, sweep_cpu.csv: a point's rows as it ends */
     pb_sweep_run run;  /* the rows, for the table */
+    pb_wisdom wisdom;  /* --wisdom's, when it is this machine's (plan.kernels points at it) */
 } sw_run;
 
 /* pb_sweep_plan's row hook: ctx is the run's pb_sweep_out. */
@@ -74,6 +75,7 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
         { .name = "seed", .kind = PB_OPT_INT, .dest = &o->seed, .min = 0, .max = 0, .metavar = "N",
           .help = "seed of the synthetic weights and inputs", .dflt = "1" },
         PB_OPT_SPIN_US(&o->spin_us),
+        PB_OPT_WISDOM(&o->wisdom),
         { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_SAMPLER_INTERVAL_MIN_MS,
           .max = PB_SAMPLER_INTERVAL_MAX_MS, .metavar = "MS", .help = "/proc/stat sampling interval during each point",
           .dflt = "100" },
@@ -132,7 +134,8 @@ static int sw_defaults(sw_run *sr)
         return -1;
     if (pb_sweep_schedules(p, o->schedule, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "schedule", o->schedule, "%s", err);
-    if (kern_variant_select(&p->variant, err, sizeof err) != 0)
+    kern_isa forced;
+    if (kern_isa_select(&forced, err, sizeof err) != 0)
         return pb_harness_refusef(&sr->h, "POOLBENCH_KERNEL: %s", err);
     if (pb_cpusets_parse(sr->h.topo, o->cpus, &sr->sets, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "cpus", o->cpus, "%s", err);
@@ -171,8 +174,9 @@ int main(int argc, char **argv)
     if (sw_parse(&sr, argc, argv) != 0 || sw_defaults(&sr) != 0 || pb_harness_open(&sr.h) != 0 ||
         sw_open_outputs(&sr) != 0)
         return pb_harness_refused(&sr.h);
-    printf("model %s, kernel %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.model->name,
-           kern_variant_name(sr.plan.variant), sr.o.tokens, sr.o.warmup, sr.o.seed);
+    pb_harness_wisdom(&sr.h, sr.o.wisdom, &sr.wisdom, &sr.plan.kernels);
+    printf("model %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.model->name, sr.o.tokens,
+           sr.o.warmup, sr.o.seed);
     fflush(stdout);
     char err[1024];
     if (pb_sweep_run_all(&sr.run, &sr.plan, err, sizeof err) != 0)

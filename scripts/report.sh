@@ -59,6 +59,21 @@ for line in $(printf '%s\n' "$SUITE" | cut -d'|' -f1,2); do
     total=$((total + ${line#*|}))
 done
 
+# Wisdom first (bench_tune): the kernels every harness then runs, chosen by measurement on this machine and build,
+# measured only when $base/wisdom holds none for them (at most 30 s, 10 with --quick); delete the file to measure
+# again. Without it (not built, or failed) the harnesses go by ISA rank, and their rows say so.
+POOLBENCH_WISDOM="$base/wisdom"
+export POOLBENCH_WISDOM
+if [ -x "$BIN/bench_tune" ]; then
+    if [ "$QUICK" = 1 ]; then tune_args="--quick"; else tune_args=""; fi
+    echo "report: wisdom $POOLBENCH_WISDOM (bench_tune $tune_args --if-missing)" >&2
+    # shellcheck disable=SC2086 # tune_args is a word list
+    "$BIN/bench_tune" $tune_args --if-missing >"$dir/bench_tune.txt" </dev/null ||
+        echo "report: bench_tune failed (see $dir/bench_tune.txt); kernels go by ISA rank" >&2
+else
+    echo "report: bench_tune is not built: kernels go by ISA rank" >&2
+fi
+
 start=$(date +%s)
 i=0
 failed=""

@@ -35,6 +35,7 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
         [PB_KERNELS_emulate_slow].s = r->emulate, [PB_KERNELS_ghz_before].d = r->ghz_before,
         [PB_KERNELS_ghz_after].d = r->ghz_after, [PB_KERNELS_cycles_per_block].d = kbr_cycles_per_block(r),
         [PB_KERNELS_counters].s = r->counters, [PB_KERNELS_ipc].d = r->ipc,
+        [PB_KERNELS_why].s = r->why, [PB_KERNELS_stream].s = r->stream,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }

@@ -18,6 +18,7 @@ void pb_mfr_write_rows(pb_mfr_report *r, const pb_mfr_run *run)
             [PB_MEMORY_gbps_median].d = row->pt.gbps.median, [PB_MEMORY_gbps_min].d = row->pt.gbps.min,
             [PB_MEMORY_rt_ns].d = pb_rt_between(row->rt_before, row->rt_after),
             [PB_MEMORY_placement].s = row->placement,
+            [PB_MEMORY_why].s = pb_kwhy_names[run->p->kerns_named ? PB_KWHY_FORCED : PB_KWHY_ALL],
         };
         pb_csv_values(r->csv, pb_schema_get(PB_K_MEMORY), v);
     }

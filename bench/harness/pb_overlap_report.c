@@ -46,8 +46,9 @@ void pb_ov_write_point(const pb_ov_report *r, const pb_ov_point *pt)
             [PB_OVERLAP_prep_ratio_measured].d = pt->prep.median / pt->job.median,
             [PB_OVERLAP_steps].i = r->ov->steps, [PB_OVERLAP_reps].i = r->ov->reps, [PB_OVERLAP_rows].i = r->rows,
             [PB_OVERLAP_cols].i = r->cols, [PB_OVERLAP_prep_n].i = (long long)pt->prep_n,
-            [PB_OVERLAP_variant].s = kern_variant_name(r->variant), [PB_OVERLAP_rt_ns].d = pt->rt_ns,
-            [PB_OVERLAP_placement].s = pt->placement,
+            [PB_OVERLAP_variant].s = kern_isa_name(kern_matvec_isa(KERN_Q8_0, r->kernel.isa)),
+            [PB_OVERLAP_rt_ns].d = pt->rt_ns, [PB_OVERLAP_placement].s = pt->placement,
+            [PB_OVERLAP_why].s = pb_kwhy_names[r->kernel.why],
         };
         pb_csv_values(r->csv, pb_schema_get(PB_K_OVERLAP), v);
     }
@@ -70,7 +71,7 @@ void pb_ov_print_table(FILE *f, const pb_ov_report *r, const pb_ov_point *points
 {
     const pb_overlap *ov = r->ov;
     fprintf(f, "\nq8_0 matvec %ld x %ld (%s) on the helper, prep on the caller (cpu %d); %ld steps, median of %ld "
-               "reps\n", r->rows, r->cols, kern_variant_name(r->variant), ov->caller_cpu, ov->steps, ov->reps);
+               "reps\n", r->rows, r->cols, kern_isa_name(r->kernel.isa), ov->caller_cpu, ov->steps, ov->reps);
     fprintf(f, "\n%6s %8s %8s %8s %-14s %10s %21s %8s %9s\n", "ratio", "prep_us", "job_us", "ceiling", "mode",
             "us/step", "(min - max)", "speedup", "%ceiling");
     for (int p = 0; p < n; p++)

@@ -16,7 +16,7 @@ typedef struct pb_ov_report {
     const pb_overlap *ov;
     const pb_list *modes;    /* the modes asked for (serial is reported whatever: every speedup's base) */
     long rows, cols;         /* the job's matvec */
-    kern_variant variant;
+    pb_kchoice kernel; /* the q8_0 kernel (its ISA and why: pb_kchoice.h) */
 } pb_ov_report;
 
 /* The point's rows: every mode measured and asked for. */

@@ -75,6 +75,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 
 /* ---------------------------------------------------------------- the columns */
 
+/* Every column that says why a kernel ran (pb_kchoice.h), and how it streamed. */
+#define PB_WHY_MEANING "tuned (wisdom), rank (no wisdom), forced (POOLBENCH_KERNEL or --variant), all (every one run)"
+#define PB_STREAM_MEANING "the weights' software prefetch: t2 or nta (its hint), off (none)"
+
 /* Every placement column: from the topology where it can tell and is trusted, else from the round trips. */
 #define PB_PLACEMENT_MEANING "smt, near or far (topology); else near, far, mixed or smt? (round trips)"
 
@@ -124,7 +128,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(gbps_median, REAL, "%.3f", "GB/s", OPTIONAL, "median pass")                                                   \
     X(gbps_min, REAL, "%.3f", "GB/s", OPTIONAL, "slowest pass")                                                     \
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip (mean of before and after)")                    \
-    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)                                                       \
+    X(why, TEXT, "%s", "", NONE, "forced (--kernel) or all (every kernel this CPU runs)")
 
 #define PB_TOKEN_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -161,7 +166,9 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(ghz_after, REAL, "%.3f", "GHz", OPTIONAL, "the same just after the point")                                   \
     X(cycles_per_block, REAL, "%.2f", "cycles", OPTIONAL, "per weight block and thread, at the mean of the two clocks") \
     X(counters, TEXT, "%s", "", NONE, "--counters: name=count of the caller's thread over the point, or name=unsupported(why)") \
-    X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread (empty: not both counted)")
+    X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread (empty: not both counted)") \
+    X(why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                                    \
+    X(stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -222,7 +229,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(ghz_after, REAL, "%.3f", "GHz", OPTIONAL, "the same just after the tokens")                                  \
     X(watts_package, REAL, "%.2f", "W", OPTIONAL, "RAPL package power over the point (empty: no readable zone)")     \
     X(watts_dram, REAL, "%.2f", "W", OPTIONAL, "RAPL dram power over the point (empty: no dram zone)")             \
-    X(j_per_token, REAL, "%.4f", "J", OPTIONAL, "(package + dram) watts x the median token's time / batch")
+    X(j_per_token, REAL, "%.4f", "J", OPTIONAL, "(package + dram) watts x the median token's time / batch") \
+    PB_SWEEP_WHY_COLS(X)
 
 /* A token's time budget (pb_budget.h): the median token split into parts that add up to its ms_per_token_median,
  * each measured on its own in the same point, in the order a stacked bar draws them. P(X, part, rule, meaning);
@@ -237,6 +245,12 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     P(X, wait, OPTIONAL, "the matvecs' slowest thread's busy time beyond the mean")                                 \
     P(X, unexplained, SIGNED, "the token minus the parts above")
 #define PB_BUDGET_COL(X, part, rule, meaning) X(budget_##part##_ms, REAL, "%.4f", "ms", rule, meaning)
+
+/* Why each kernel of a sweep point ran (bench_tune's wisdom, pb_kchoice.h): the matvec kernel's, and the floor's. */
+#define PB_SWEEP_WHY_COLS(X)                                                                                        \
+    X(kernel_why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                             \
+    X(kernel_stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                       \
+    X(floor_why, TEXT, "%s", "", NONE, "the floor's read kernel: tuned (wisdom's) or all (the best of every one)")
 
 /* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
  * thread order, the caller first, like cpus). */
@@ -296,7 +310,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(prep_n, INT, "%lld", "", OPTIONAL, "prep work units per step")                                                \
     X(variant, TEXT, "%s", "", NONE, "kernel variant")                                                              \
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "round trip between caller and helper")                                  \
-    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)
+    X(placement, TEXT, "%s", "", NONE, PB_PLACEMENT_MEANING)                                                       \
+    X(why, TEXT, "%s", "", NONE, PB_WHY_MEANING)
 
 /* likwid_compare.csv: written by scripts/likwid_compare.sh, which takes its header from bench_report --header. */
 #define PB_LIKWID_COLS(X)                                                                                           \

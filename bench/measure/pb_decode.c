@@ -51,8 +51,8 @@ static int pb_acts_init(pb_decode *d)
         kern_act *a = pb_act_of(d, i);
         if (a->cap == 0 && kern_act_init(a, w->mfmt[i], (size_t)w->mv[i].cols, d->batch) != 0)
             return -1;
-        kern_job probe = { .fmt = w->mfmt[i], .variant = d->variant, .w = w->arena, .rows = 1, .act = a, .y = d->h,
-                           .ldy = 1 };
+        kern_job probe = { .fmt = w->mfmt[i], .variant = d->kernel[w->mfmt[i]].isa, .w = w->arena, .rows = 1,
+                           .act = a, .y = d->h, .ldy = 1 };
         a->batch = d->batch;
         int rc = kern_job_check(&probe);
         a->batch = 0;
@@ -72,6 +72,14 @@ static int pb_decode_fail(pb_decode *d, int err)
 
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch)
 {
+    pb_kchoice kernel[KERN_FORMAT_COUNT];
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        kernel[f] = (pb_kchoice){ .isa = v, .prefetch = true, .why = PB_KWHY_FORCED };
+    return pb_decode_init_with(d, w, kernel, batch);
+}
+
+int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch)
+{
     memset(d, 0, sizeof *d);
     const pb_model *m = &w->shape;
     if (batch < 1 || batch > KERN_BATCH_MAX) {
@@ -79,7 +87,7 @@ int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, siz
         return -1;
     }
     d->w = w;
-    d->variant = v;
+    memcpy(d->kernel, kernel, sizeof d->kernel);
     d->batch = batch;
     d->x = malloc(batch * m->hidden * sizeof(float));
     d->h = malloc(batch * m->hidden * sizeof(float));
@@ -166,9 +174,10 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
 {
     const pb_decode_weights *w = d->w;
     size_t grain = next ? kern_act_block(next->fmt) : 1;
-    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = d->variant, .w = w->arena + w->off[i],
+    const pb_kchoice *k = &d->kernel[w->mfmt[i]];
+    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa, .w = w->arena + w->off[i],
                                       .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
-                                      .ldy = (size_t)w->mv[i].rows },
+                                      .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch },
                              .gate = gate, .next = next, .grain = grain };
 }
 

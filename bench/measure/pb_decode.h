@@ -40,6 +40,7 @@
 
 #include "kern.h"
 #include "pb_attn.h"
+#include "pb_kchoice.h"
 #include "pb_decode_weights.h"
 #include "pb_exec.h"
 #include "pb_model.h"
@@ -47,10 +48,10 @@
 typedef enum pb_glue_mode { PB_GLUE_SERIAL, PB_GLUE_FUSED, PB_GLUE_MODES } pb_glue_mode;
 extern const char *const pb_glue_mode_names[PB_GLUE_MODES + 1]; /* "serial", "fused", NULL */
 
-/* A token's working state for batch rows (1..KERN_BATCH_MAX) and one kernel variant. */
+/* A token's working state for batch rows (1..KERN_BATCH_MAX) and a kernel per format. */
 typedef struct pb_decode {
     const pb_decode_weights *w;
-    kern_variant variant;
+    pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's matvec kernel and its prefetch (pb_kchoice.h) */
     size_t batch;
     float *x;      /* the residual stream, batch x hidden */
     float *h;      /* normed input / matvec output of width hidden */
@@ -82,6 +83,8 @@ typedef struct pb_decode {
 /* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without
  * grouped-query heads (pb_model_attn_ok) or a variant that cannot run a format; ENOMEM). */
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch);
+/* The same with each format's kernel chosen (kernel: KERN_FORMAT_COUNT entries, pb_kchoice_for's). */
+int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch);
 /* A cache of type holding context positions (seeded from the weights' seed, filled through ex's threads): every
  * later token attends over them and its own position. 0, or -1 with errno (EINVAL: a type that cannot hold the
  * heads; ENOMEM). */

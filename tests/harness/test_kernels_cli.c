@@ -83,6 +83,7 @@ static void expect_scalar_l2(const char *header, const char *row)
 {
     (void)header;
     cr_assert(strstr(row, ",scalar,") && strstr(row, ",l2,"), "%s", row);
+    cr_assert(strstr(row, ",forced,off\n"), "--variant named it; in L2 no prefetch runs: %s", row);
 }
 
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
@@ -94,7 +95,7 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
                             header, sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
-                             "cycles_per_block,counters,ipc\n");
+                             "cycles_per_block,counters,ipc,why,stream\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
 }
 
@@ -123,6 +124,7 @@ Test(kernels_cli, cycles_per_block_from_the_clock_around_the_point, .timeout = 6
 static void expect_k_quant_speeds(const char *header, const char *row)
 {
     cr_assert(strstr(row, ",q4_K,") || strstr(row, ",q6_K,"), "%s", row);
+    cr_assert(strstr(row, ",all,off\n"), "every variant was run, none named: %s", row);
     static const char *const speeds[] = { "gbps_median", "gbps_act_median" };
     for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
         int col = csv_column(header, speeds[i]);

@@ -64,8 +64,9 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
                    "--size 4 --threads 1 --kernel scalar,copy-scalar,write-scalar --passes 10 --out run");
     char *csv = tf_slurp("%s/run/memory_floor.csv", dir);
     static const char mf_header[] = "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,"
-                                    "gbps_min,rt_ns,placement\n";
+                                    "gbps_min,rt_ns,placement,why\n";
     cr_expect(strncmp(csv, mf_header, strlen(mf_header)) == 0, "%s", csv);
+    cr_expect_eq(tf_count(csv, ",forced\n"), 3, "--kernel named each row's kernel: %s", csv);
     cr_expect(strstr(csv, ",read,scalar,1,") && strstr(csv, ",copy,copy-scalar,1,") &&
               strstr(csv, ",write,write-scalar,1,"), "%s", csv);
     csv = tf_slurp("%s/run/token_floor.csv", dir);

@@ -23,11 +23,11 @@ static const struct {
                  "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp,"
                  "rt_1line_rmw_ns,rt_2line_store_ns,rt_2line_rmw_ns,rt_tight_ns" },
     { PB_K_MEMORY, "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,"
-                   "placement" },
+                   "placement,why" },
     { PB_K_TOKEN, "run_id,host,model,format,threads,weight_bytes,context,kv_bytes,floor_gbps,ms_per_token,"
                   "tok_per_s_ceiling,floor_kernel,placement" },
     { PB_K_KERNELS, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,"
-                    "gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,cycles_per_block,counters,ipc" },
+                    "gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,cycles_per_block,counters,ipc,why,stream" },
     { PB_K_SWEEP, "run_id,host,point,model,model_file,weights,arch,type_mix,format,kernel,policy,schedule,glue,"
                   "threads,cpuset,cpus,batch,tokens,ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,"
                   "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
@@ -37,11 +37,11 @@ static const struct {
                   "series_id,series,emulate_slow,share_source,thread_rows_pct,thread_busy_ms,thread_slice_us,"
                   "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms,dispatch_cost_ns,budget_floor_ms,"
                   "budget_kernel_ms,budget_quant_ms,budget_glue_ms,budget_attn_ms,budget_dispatch_ms,budget_wait_ms,"
-                  "budget_unexplained_ms,ghz_before,ghz_after,watts_package,watts_dram,j_per_token" },
+                  "budget_unexplained_ms,ghz_before,ghz_after,watts_package,watts_dram,j_per_token,kernel_why,kernel_stream,floor_why" },
     { PB_K_CPUUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct" },
     { PB_K_OVERLAP, "run_id,host,mode,ratio,prep_us,job_us,us_per_step,speedup,pct_of_ceiling,cpus,ceiling,"
                     "us_per_step_min,us_per_step_max,prep_ratio_measured,steps,reps,rows,cols,prep_n,variant,rt_ns,"
-                    "placement" },
+                    "placement,why" },
     { PB_K_LIKWID, "round,threads,cpus,tool,kernel,gbps,gbps_median,gbps_best,gbps_min,rt_ns,placement" },
     { PB_K_SWEEPUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point" },
     { PB_K_SWEEPCPU, "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct" },

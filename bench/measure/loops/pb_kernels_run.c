@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pb_err.h"
+#include "pb_kchoice.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
 #include "pb_time.h"
@@ -138,6 +139,10 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
         return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
     kbr_counters_stop(p, row);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
+    row->why = pb_kwhy_names[p->forced ? PB_KWHY_FORCED : PB_KWHY_ALL];
+    row->stream = pt.level == PB_KB_DRAM && kern_matvec_prefetches(pt.fmt, row->r.ran)
+                      ? kern_prefetch_hint_name(kern_prefetch_temporal)
+                      : "off";
     p->row(p->ctx, row);
     run->nrows++;
     return 0;

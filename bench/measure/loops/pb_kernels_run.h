@@ -35,6 +35,8 @@ typedef struct pb_kbr_row {
     double ghz_before, ghz_after; /* the pool's cpus' mean clock around the point (pb_poolclock; NaN: unmeasured) */
     char counters[512];           /* pb_counters_text of the point ("" without --counters) */
     double ipc;                   /* instructions / cycles of the caller's thread (NaN: not both counted) */
+    const char *why;   /* pb_kwhy_names: "forced" (--variant, POOLBENCH_KERNEL) or "all" */
+    const char *stream; /* the prefetch that ran: "t2" or "nta" (dram, a kernel that prefetches), else "off" */
 } pb_kbr_row;
 
 /* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
@@ -56,6 +58,7 @@ typedef struct pb_kbr_plan {
     void *ctx;
     const pb_emulate *emulate; /* --emulate-slow (NULL: none): the pools stretch those cpus' slices, 1 thread too */
     pb_counters *counters;     /* --counters, open on the calling thread (NULL: none) */
+    bool forced;               /* the variants were named (--variant or POOLBENCH_KERNEL), not every one */
 } pb_kbr_plan;
 
 typedef struct pb_kbr_run {

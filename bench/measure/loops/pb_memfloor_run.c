@@ -41,6 +41,7 @@ int pb_mfr_pick_kernels(pb_mfr_plan *p, pb_list *k, char *err, size_t errlen)
     }
     qsort(k->v, (size_t)k->n, sizeof *k->v, mfr_cmp_long);
     p->nkerns = 0;
+    p->kerns_named = !all;
     for (int i = 0; i < k->n && p->nkerns < PB_MFR_MAX_KERNS; i++) {
         const pb_memkern *kern = &pb_memkerns[k->v[i]];
         if (pb_memkern_supported(kern))

@@ -61,6 +61,7 @@ typedef struct pb_mfr_plan {
     const pb_cpulist *set;                    /* --cpus, logical order: placements are taken from it */
     const pb_memkern *kerns[PB_MFR_MAX_KERNS]; /* in table order (reads, copies, writes) */
     int nkerns;
+    bool kerns_named;                         /* --kernel chose them (forced), not every one this CPU has */
     const pb_list *threads;
     uint64_t size_mib;
     int passes;

@@ -71,8 +71,9 @@ static void ov_fill(float *v, size_t n, uint32_t seed)
         v[i] = (float)(ov_rand(&seed) % 2001) / 1000.0f - 1.0f;
 }
 
-static int ov_work_init(pb_ov_work *w, kern_variant v, size_t rows, size_t cols, char *err, size_t errlen)
+static int ov_work_init(pb_ov_work *w, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
 {
+    kern_variant v = k->isa;
     memset(w, 0, sizeof *w);
     size_t row_bytes = (size_t)kern_format_matrix_bytes(KERN_Q8_0, 1, cols);
     float *row = malloc(cols * sizeof *row);
@@ -90,7 +91,7 @@ static int ov_work_init(pb_ov_work *w, kern_variant v, size_t rows, size_t cols,
     kern_act_set(&w->job_act, row, 1);
     free(row);
     w->job = (kern_job){ .fmt = KERN_Q8_0, .variant = v, .w = w->w, .rows = rows, .act = &w->job_act, .y = w->y,
-                         .ldy = rows };
+                         .ldy = rows, .cached = !k->prefetch };
     if (kern_job_check(&w->job) != 0)
         return pb_errf(err, errlen, "the q8_0 %s kernel cannot run: %s", kern_variant_name(v), strerror(errno));
     return 0;
@@ -140,14 +141,14 @@ int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err
                    over ? INFINITY : (double)bytes / (1 << 30), (double)avail_bytes / (1 << 30));
 }
 
-int pb_ov_open(pb_overlap *ov, kern_variant v, size_t rows, size_t cols, char *err, size_t errlen)
+int pb_ov_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(ov->caller_cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0)
         return pb_errf(err, errlen, "pinning the caller to cpu %d: %s", ov->caller_cpu, strerror(errno));
-    return ov_work_init(&ov->work, v, rows, cols, err, errlen);
+    return ov_work_init(&ov->work, k, rows, cols, err, errlen);
 }
 
 void pb_ov_close(pb_overlap *ov)

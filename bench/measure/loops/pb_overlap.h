@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "kern.h"
+#include "pb_kchoice.h"
 #include "pb_placement.h"
 #include "pb_stats.h"
 #include "pool.h"
@@ -81,8 +82,9 @@ typedef struct pb_ov_figures {
 int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen);
 
 /* Pins the calling thread to ov->caller_cpu (before anything is timed: async-inherit's helper inherits exactly
- * this one-cpu mask), then builds the job's rows x cols q8_0 weights with variant v. 0, or -1 with err. */
-int pb_ov_open(pb_overlap *ov, kern_variant v, size_t rows, size_t cols, char *err, size_t errlen);
+ * this one-cpu mask), then builds the job's rows x cols q8_0 weights for kernel k (its ISA; without its software
+ * prefetch when k says so). 0, or -1 with err. */
+int pb_ov_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen);
 void pb_ov_close(pb_overlap *ov);
 
 /* The job alone, median ns: measured again per point (the machine's state drifts). */

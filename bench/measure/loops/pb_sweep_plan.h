@@ -11,6 +11,7 @@
 
 #include "pb_cli.h"
 #include "pb_cpusets.h"
+#include "pb_kchoice.h"
 #include "pb_model.h"
 #include "pb_model_file.h"
 #include "pb_placement.h"
@@ -25,7 +26,7 @@ typedef struct pb_sweep_plan {
     const pb_model_file *file;        /* --model FILE: its weights, in their types (formats: its first only) */
     bool mmap;                        /* with file: read through its mapping, not copied into the arena */
     const pb_list *contexts, *kv_types; /* the cache depths and types: every block runs each pair */
-    kern_variant variant;
+    pb_kpicker kernels;               /* each format's kernel: wisdom's, by rank, or forced (pb_kchoice.h) */
     const pb_topo *topo;              /* the live machine */
     const pb_cpusets *sets;
     const pb_list *formats, *policies, *glues, *threads, *batches;

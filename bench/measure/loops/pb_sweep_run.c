@@ -34,6 +34,8 @@ typedef struct sw_block {
     const pb_cpuset *set;
     const pb_cpulist *place, *pair; /* the threads' cpus; the set's first two, for the round trip */
     pb_decode_floor floor;          /* the block's: from memory_floor.csv or measured */
+    const char *floor_why;          /* "tuned": wisdom's read kernel; "all": the best of every read kernel */
+    pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's kernel at the block's thread count */
     size_t context;                 /* the points' depth: the cache pb_decode_set_context fills */
     pb_kv_type kv;
 } sw_block;
@@ -124,7 +126,11 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     const pb_sweep_plan *p = b->p;
     r->model = p->model->name;
     r->format = p->file ? pb_model_file_format(p->file) : pb_wformat_name(b->fmt);
-    r->kernel = kern_isa_name(kern_matvec_isa(b->w->mfmt[0], p->variant)); /* the ISA that ran (a mix's: one) */
+    kern_format first = b->w->mfmt[0]; /* a mix's kernel columns: its first format's */
+    r->kernel = kern_isa_name(kern_matvec_isa(first, b->kernel[first].isa)); /* the ISA that ran */
+    r->kernel_why = pb_kwhy_names[b->kernel[first].why];
+    r->kernel_stream = pb_kchoice_stream(first, &b->kernel[first]);
+    r->floor_why = b->floor_why;
     r->policy = pb_exec_kind_names[kind];
     pb_sched_name(p->sched[s], r->schedule, sizeof r->schedule);
     pb_emulate_text(p->emulate, b->place->cpu, b->place->n, r->emulate, sizeof r->emulate);
@@ -324,9 +330,9 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
     for (int bi = 0; bi < p->batches->n && rc == 0 && !pb_stop_signal(); bi++) {
         size_t batch = (size_t)p->batches->v[bi];
         pb_decode d;
-        if (pb_decode_init(&d, b->w, p->variant, batch) != 0)
+        if (pb_decode_init_with(&d, b->w, b->kernel, batch) != 0)
             return pb_errf(err, errlen, "%s with %s, batch %zu: %s", pb_wformat_name(b->fmt),
-                           kern_variant_name(p->variant), batch, strerror(errno));
+                           kern_isa_name(b->kernel[b->w->mfmt[0]].isa), batch, strerror(errno));
         if (sw_depth(b, &d, err, errlen) != 0) {
             pb_decode_free(&d);
             return -1;
@@ -359,10 +365,12 @@ static int sw_depths(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- blocks and formats */
 
-/* The block's floor: memory_floor.csv's for these very cpus when the run has one, else measured now. */
+/* The block's floor: memory_floor.csv's for these very cpus when the run has one, else measured now: with
+ * wisdom's read kernel at the nearest thread count when there is wisdom, else the best of every read kernel. */
 static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 {
     char why[512];
+    b->floor_why = pb_kwhy_names[PB_KWHY_ALL];
     int rc = b->p->run_dir ? pb_decode_floor_from_csv(b->p->run_dir, b->place->cpu, b->place->n, &b->floor, why,
                                                       sizeof why)
                            : 1;
@@ -372,6 +380,15 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
         return 0;
     pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
               b->place->n, b->set->name);
+    const pb_wisdom *w = b->p->kernels.wisdom;
+    const pb_wisdom_read *tuned = w ? pb_wisdom_read_near(w, b->place->n) : NULL;
+    if (tuned && sw_floor(b, tuned->kernel, &b->floor, why, sizeof why) == 0) {
+        b->floor_why = pb_kwhy_names[PB_KWHY_TUNED];
+        return 0;
+    }
+    if (tuned) /* a kernel this machine's wisdom named and it cannot run: said, then every one measured */
+        fprintf(stderr, "\n%s: wisdom's read kernel %s: %s; measuring every read kernel\n", b->p->prog,
+                tuned->kernel, why);
     return sw_floor(b, NULL, &b->floor, err, errlen);
 }
 
@@ -390,6 +407,8 @@ static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
             int threads = (int)p->threads->v[t];
             if (threads > b->set->cpus.n)
                 continue;
+            for (int f = 0; f < KERN_FORMAT_COUNT; f++) /* wisdom's at the nearest thread count it timed */
+                b->kernel[f] = pb_kchoice_for(&p->kernels, (kern_format)f, threads);
             if (pb_topo_place(p->topo, &b->set->cpus, threads, &place, err, errlen) != 0 ||
                 sw_block_floor(run, b, err, errlen) != 0 || sw_depths(run, b, err, errlen) != 0)
                 return -1;

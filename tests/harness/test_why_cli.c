@@ -1,0 +1,172 @@
+/* Every row that ran a kernel says which and why (pb_kchoice.h), as a user runs the harnesses: bench_sweep on a tiny
+ * model file with this machine's wisdom (tuned: the kernel and prefetch the file names, here scalar without
+ * prefetch, which no rank would pick; the floor's read kernel from it too), without wisdom (rank), with
+ * POOLBENCH_KERNEL (forced), with another cpu's or a truncated file (rank, and one line on stderr saying which);
+ * bench_overlap's q8_0 job likewise. The wisdom file is bench_tune's own (its identities are this machine's), its
+ * kernel line then edited. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguf_model.h"
+#include "harness_run.h"
+#include "pb_csvread.h"
+#include "pb_kchoice.h"
+#include "test_files.h"
+
+/* qwen3-shaped, small (test_model_cli.c's): 2 layers. */
+static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_dim = 256, .ffn = 768, .layers = 2,
+                               .vocab = 1001, .n_head = 4, .n_kv_head = 2, .head_dim = 128, .qk_norm = true,
+                               .rope_neox = true, .rope_base = 1e6f };
+
+/* DIR/tiny.gguf: q8_0 matvecs, an f16 lm_head (the sweep's kernel columns are its first format's: q8_0). */
+static void write_model(const char *dir)
+{
+    kern_format fmts[64];
+    int n = pb_model_matvec_count(&tiny);
+    for (int i = 0; i < n; i++)
+        fmts[i] = i == n - 1 ? KERN_F16 : KERN_Q8_0;
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
+    pb_decode_weights w;
+    cr_assert_eq(pb_decode_weights_build_fmts(&w, &tiny, fmts, 1, &e, NULL, NULL), 0);
+    pb_exec_close(&e);
+    char path[256];
+    snprintf(path, sizeof path, "%s/tiny.gguf", dir);
+    gm_write(&w, &(gm_opts){ .arch = "qwen3" }, path);
+    pb_decode_weights_free(&w);
+}
+
+/* DIR/w: bench_tune's wisdom for q8_0 at 1 thread, its kernel line replaced by scalar without prefetch; and DIR/other
+ * (another cpu's) and DIR/cut (truncated). */
+static void write_wisdom(const char *dir)
+{
+    harness_run_ok(dir, "bench_tune", "",
+                   "--format q8_0 --threads 1 --size-mib 16 --budget-s 1 --quick --wisdom w");
+    char *text = strdup(tf_slurp("%s/w", dir));
+    char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL;
+    cr_assert(k && nl, "%s", text);
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000%s", (int)(k - text), text, nl);
+    tf_write(dir, "w", edited);
+    char other[8192];
+    snprintf(other, sizeof other, "%s", edited);
+    char *cpu = strstr(other, "\ncpu ");
+    cr_assert_not_null(cpu);
+    cpu[5] = cpu[5] == 'X' ? 'Y' : 'X';
+    tf_write(dir, "other", other);
+    edited[strlen(edited) - 4] = '\0'; /* no end line */
+    tf_write(dir, "cut", edited);
+    free(text);
+}
+
+typedef struct why_row {
+    char kernel[32], why[16], stream[16], floor_why[16], err[8192];
+} why_row;
+
+/* bench_sweep on tiny.gguf at 1 thread with env and extra (the wisdom option); its one row's kernel columns. */
+static why_row sweep(const char *dir, const char *env, const char *extra)
+{
+    static int n;
+    char args[512], out[32], full_env[256];
+    snprintf(out, sizeof out, "run%d", n++);
+    snprintf(args, sizeof args, "--model tiny.gguf --threads 1 --cpus all --policy spin --tokens 1 --warmup 0 "
+             "--floor-passes 3 %s --out %s", extra, out);
+    snprintf(full_env, sizeof full_env, "POOLBENCH_PLOTS=/nonexistent %s", env);
+    why_row w;
+    int rc = harness_run_in(dir, "bench_sweep", full_env, args, w.err, sizeof w.err);
+    cr_assert_eq(rc, 0, "%s: exit %d: %s", args, rc, w.err);
+    pb_table t;
+    char name[64];
+    snprintf(name, sizeof name, "%s/sweep.csv", out);
+    harness_load_csv(&t, dir, name);
+    cr_assert_eq(t.nrows, 1);
+    snprintf(w.kernel, sizeof w.kernel, "%s", pb_table_str(&t, 0, pb_table_col(&t, "kernel")));
+    snprintf(w.why, sizeof w.why, "%s", pb_table_str(&t, 0, pb_table_col(&t, "kernel_why")));
+    snprintf(w.stream, sizeof w.stream, "%s", pb_table_str(&t, 0, pb_table_col(&t, "kernel_stream")));
+    snprintf(w.floor_why, sizeof w.floor_why, "%s", pb_table_str(&t, 0, pb_table_col(&t, "floor_why")));
+    pb_table_free(&t);
+    return w;
+}
+
+/* What rank picks for q8_0, and how it streams with the vendor's hint. */
+static void expect_rank(const why_row *w)
+{
+    kern_isa best = kern_matvec_isa(KERN_Q8_0, kern_isa_best());
+    cr_expect_str_eq(w->kernel, kern_isa_name(best));
+    cr_expect_str_eq(w->why, "rank");
+    cr_expect_str_eq(w->stream, kern_matvec_prefetches(KERN_Q8_0, best)
+                                    ? kern_prefetch_hint_name(kern_prefetch_vendor_temporal())
+                                    : "off");
+    cr_expect_str_eq(w->floor_why, "all", "no wisdom: every read kernel measured, the best taken");
+}
+
+Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
+{
+    if (kern_matvec_isa(KERN_Q8_0, kern_isa_best()) == KERN_ISA_SCALAR)
+        cr_skip_test("this CPU runs only the scalar kernels: tuned and rank would pick the same");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbwhy");
+    write_model(dir);
+    write_wisdom(dir);
+
+    why_row w = sweep(dir, "", "--wisdom w");
+    cr_expect_str_eq(w.kernel, "scalar", "wisdom's kernel, not rank's");
+    cr_expect_str_eq(w.why, "tuned");
+    cr_expect_str_eq(w.stream, "off");
+    cr_expect_str_eq(w.floor_why, "tuned", "the floor's read kernel from wisdom too");
+    cr_expect_eq(tf_count(w.err, "wisdom"), 0, "nothing to say on stderr: %s", w.err);
+
+    w = sweep(dir, "", "--wisdom none");
+    expect_rank(&w);
+
+    w = sweep(dir, "POOLBENCH_WISDOM=w", ""); /* the environment names the file as well */
+    cr_expect_str_eq(w.why, "tuned");
+
+    w = sweep(dir, "POOLBENCH_KERNEL=scalar", "--wisdom w");
+    cr_expect_str_eq(w.kernel, "scalar");
+    cr_expect_str_eq(w.why, "forced");
+    cr_expect_str_eq(w.stream, "off");
+
+    w = sweep(dir, "", "--wisdom other");
+    expect_rank(&w);
+    cr_expect_eq(tf_count(w.err, "another cpu"), 1, "one line: %s", w.err);
+    cr_expect_eq(tf_count(w.err, "wisdom"), 1, "one line: %s", w.err);
+
+    w = sweep(dir, "", "--wisdom cut");
+    expect_rank(&w);
+    cr_expect_eq(tf_count(w.err, "malformed, truncated (no end line)"), 1, "one line: %s", w.err);
+    cr_expect_eq(tf_count(w.err, "wisdom"), 1, "one line: %s", w.err);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}
+
+/* bench_overlap's q8_0 job: wisdom's kernel (tuned), or rank's without it. */
+Test(why_cli, overlap_rows_say_why, .timeout = 300)
+{
+    if (kern_matvec_isa(KERN_Q8_0, kern_isa_best()) == KERN_ISA_SCALAR)
+        cr_skip_test("this CPU runs only the scalar kernels: tuned and rank would pick the same");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbwhyov");
+    write_wisdom(dir);
+    static const struct {
+        const char *wisdom, *variant, *why;
+    } runs[] = { { "w", "scalar", "tuned" }, { "none", NULL, "rank" } };
+    for (int i = 0; i < 2; i++) {
+        char args[256], name[64];
+        snprintf(args, sizeof args, "--quick --modes serial --ratios 1 --rows 64 --cols 256 --steps 10 --reps 3 "
+                 "--wisdom %s --out ov%d", runs[i].wisdom, i);
+        harness_run_ok(dir, "bench_overlap", "POOLBENCH_PLOTS=/nonexistent", args);
+        pb_table t;
+        snprintf(name, sizeof name, "ov%d/overlap.csv", i);
+        harness_load_csv(&t, dir, name);
+        cr_assert_geq(t.nrows, 1);
+        const char *want = runs[i].variant ? runs[i].variant : kern_isa_name(kern_matvec_isa(KERN_Q8_0, kern_isa_best()));
+        for (size_t r = 0; r < t.nrows; r++) {
+            cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "variant")), want);
+            cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "why")), runs[i].why);
+        }
+        pb_table_free(&t);
+    }
+    cr_assert_eq(tf_rmrf(dir), 0);
+}
