@@ -170,3 +170,47 @@ Test(why_cli, overlap_rows_say_why, .timeout = 300)
     }
     cr_assert_eq(tf_rmrf(dir), 0);
 }
+
+/* Wisdom may pick another kernel at another thread count, and kernels of two ISAs agree within a tolerance, not bit
+ * for bit: each point's logits are held to the first point's of the same kernels, so a sweep over 1 and 2 threads
+ * with scalar at one and rank's at the other verifies every point (and exits 0). */
+Test(why_cli, kernels_per_thread_count_each_verified, .timeout = 300)
+{
+    if (kern_matvec_isa(KERN_Q8_0, kern_isa_best()) == KERN_ISA_SCALAR)
+        cr_skip_test("this CPU runs only the scalar kernels: one kernel at every thread count");
+    int cpus[2];
+    tf_need_cpus(cpus, 2, "two thread counts");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbwhy2");
+    write_model(dir);
+    harness_run_ok(dir, "bench_tune", "", "--format q8_0 --threads 1,2 --size-mib 16 --budget-s 1 --quick --wisdom t");
+    char *text = strdup(tf_slurp("%s/t", dir));
+    char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL, *k2 = strstr(text, "\nkernel q8_0 2 ");
+    cr_assert(k && nl && k2, "%s", text);
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000%s", (int)(k - text), text, nl);
+    char *two = strstr(edited, "\nkernel q8_0 2 ");
+    char *end2 = strchr(two + 1, '\n');
+    char fixed[8192];
+    snprintf(fixed, sizeof fixed, "%.*s\nkernel q8_0 2 %s prefetch 1.000%s", (int)(two - edited), edited,
+             kern_isa_name(kern_isa_best()), end2);
+    tf_write(dir, "t", fixed);
+    free(text);
+    char err[8192];
+    int rc = harness_run_in(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                            "--model tiny.gguf --threads 1,2 --cpus all --policy spin --tokens 1 --warmup 0 "
+                            "--floor-passes 3 --wisdom t --out run", err, sizeof err);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    pb_table t;
+    harness_load_csv(&t, dir, "run/sweep.csv");
+    cr_assert_eq(t.nrows, 2);
+    cr_expect_str_eq(pb_table_str(&t, 0, pb_table_col(&t, "kernel")), "scalar");
+    cr_expect_str_eq(pb_table_str(&t, 1, pb_table_col(&t, "kernel")),
+                     kern_isa_name(kern_matvec_isa(KERN_Q8_0, kern_isa_best())));
+    for (size_t r = 0; r < 2; r++) {
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "kernel_why")), "tuned");
+        cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "verified")), "1", "row %zu", r);
+    }
+    pb_table_free(&t);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}

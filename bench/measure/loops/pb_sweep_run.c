@@ -205,18 +205,32 @@ typedef struct sw_ref {
     pb_wformat fmt;
     size_t batch, context;
     pb_kv_type kv;
+    kern_isa ran[KERN_FORMAT_COUNT]; /* the ISA whose kernel ran each format the weights hold (COUNT: none) */
     float *logits;
 } sw_ref;
 
-/* Every point ends on the same token: its logits must match the first point's of its format, batch and depth
- * (cache type and context) bit for bit. -1 (ENOMEM) when the first copy cannot be kept. */
+/* The kernels that ran each format of b's weights (their ISAs: the prefetch never changes a bit). Kernels of two
+ * ISAs agree within a tolerance, not bit for bit, and wisdom may pick another at another thread count. */
+static void sw_ran(const sw_block *b, kern_isa ran[KERN_FORMAT_COUNT])
+{
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        ran[f] = KERN_ISA_COUNT;
+    for (int i = 0; i < b->w->nmv; i++)
+        ran[b->w->mfmt[i]] = kern_matvec_isa(b->w->mfmt[i], b->kernel[b->w->mfmt[i]].isa);
+}
+
+/* Every point ends on the same token: its logits must match the first point's of its format, batch, depth (cache
+ * type and context) and kernels bit for bit. -1 (ENOMEM) when the first copy cannot be kept. */
 static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, pb_sweep_row *r)
 {
     size_t nl = d->batch * (size_t)b->p->model->vocab;
+    kern_isa ran[KERN_FORMAT_COUNT];
+    sw_ran(b, ran);
     sw_ref *ref = NULL;
     for (size_t i = 0; i < run->refs.n && !ref; i++) {
         sw_ref *x = PB_VEC_AT(&run->refs, sw_ref, i);
-        if (x->fmt == b->fmt && x->batch == d->batch && x->context == d->cache.context && x->kv == d->cache.type)
+        if (x->fmt == b->fmt && x->batch == d->batch && x->context == d->cache.context && x->kv == d->cache.type &&
+            memcmp(x->ran, ran, sizeof ran) == 0)
             ref = x;
     }
     if (!ref) {
@@ -227,6 +241,7 @@ static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, p
         }
         *ref = (sw_ref){ .fmt = b->fmt, .batch = d->batch, .context = d->cache.context, .kv = d->cache.type,
                          .logits = copy };
+        memcpy(ref->ran, ran, sizeof ran);
         memcpy(copy, d->logits, nl * sizeof *copy);
     }
     r->verified = memcmp(ref->logits, d->logits, nl * sizeof *d->logits) == 0;
