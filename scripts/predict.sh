@@ -130,13 +130,13 @@ find_fn() { # find_fn VARIANT FNS
 KERNELS='
 x86_64  avx2    f32   rows_f32_cached                                 4 64     0 vfmadd:8
 x86_64  avx2    f16   rows_f16_cached                                 4 32     0 vfmadd:8
-x86_64  avx2    q8_0  rows_q8_0                                       4 34     0 vpmaddubsw:4
+x86_64  avx2    q8_0  rows_q8_0_cached                                4 34     0 vpmaddubsw:4
 x86_64  avx2    q4_0  rows_q4_0                                       4 36     0 vpmaddubsw:8
 x86_64  avx2    q1_0  rows_q1_0                                       4 36     0 vpmaddubsw:32
 x86_64  avx2    tq2_0 rows_tq2_0                                      4 66     2 vpmaddubsw:32
 x86_64  avx2    q4_K  rows_q4_K|kern_rows_q4_K_avx2                   4 144    0 vpmaddubsw:32
 x86_64  avx2    q6_K  rows_q6_K|kern_rows_q6_K_avx2                   4 210    0 vpmaddubsw:32
-x86_64  avxvnni q8_0  rows_q8_0                                       4 34     0 vpdpbusd:4
+x86_64  avxvnni q8_0  rows_q8_0_cached                                4 34     0 vpdpbusd:4
 x86_64  avxvnni q4_0  rows_q4_0                                       4 36     0 vpdpbusd:8
 x86_64  avxvnni q1_0  rows_q1_0                                       4 36     0 vpdpbusd:32
 x86_64  avxvnni tq2_0 rows_tq2_0                                      4 66     0 vpdpbusd:32
