@@ -1,6 +1,7 @@
-/* bench_pool_overhead — the cost of one dispatch per policy (spin, condvar, hybrid, spawn, and OpenMP's
- * parallel region as the peer) × threads × gap × job size, beside the physical floor: the core-to-core
- * round trip (pingpong) measured before and after every policy's block in the same run. */
+/* bench_pool_overhead — the cost of one dispatch per policy (spin, condvar, hybrid, spawn, tree, and OpenMP's
+ * parallel region as the peer) × threads × gap × job size, and of one barrier among the threads inside a job
+ * (central, tree, dissemination, and OpenMP's barrier), beside the physical floor: the core-to-core round trip
+ * (pingpong) measured before and after every block in the same run. */
 #include <stdio.h>
 
 #include "pb_cli.h"
@@ -12,7 +13,7 @@
 #define PROG "bench_pool_overhead"
 
 typedef struct po_opts {
-    pb_list policies, threads, gaps, jobs, cpus;
+    pb_list policies, threads, gaps, jobs, cpus, barriers;
     long spin_us, reps;
     double batch_ms;
 } po_opts;
@@ -40,6 +41,9 @@ static int po_parse(po_run *pr, int argc, char **argv)
           .metavar = "LIST", .help = "policies to measure (spin, condvar, hybrid, spawn, omp, tree = spin with "
           "workers grouped by shared cache; or all)", .dflt = "all" },
         PB_OPT_THREADS(&o->threads, "", "1..PUs, then 2xPUs (oversubscribed)"),
+        { .name = "barrier", .kind = PB_OPT_CHOICES, .dest = &o->barriers, .choices = pb_barrier_names,
+          .metavar = "LIST", .help = "barriers inside a job, from 2 threads: central (one counter), tree (the cache "
+          "groups), dissemination, omp (OpenMP's), or all", .dflt = "all" },
         { .name = "gap-us", .kind = PB_OPT_LIST, .dest = &o->gaps, .min = 0, .max = 1000000, .metavar = "LIST",
           .help = "caller's serial busy work between dispatches, µs (sleeping workers go cold)", .dflt = "0,5,20,100" },
         { .name = "job-ns", .kind = PB_OPT_LIST, .dest = &o->jobs, .min = 0, .max = 100000000, .metavar = "LIST",
@@ -54,8 +58,9 @@ static int po_parse(po_run *pr, int argc, char **argv)
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
-                         .summary = "Cost of one pool dispatch per policy, threads, gap and job size, against OpenMP's\n"
-                                    "parallel region and the core-to-core round trip, measured in the same run." };
+                         .summary = "Cost of one pool dispatch per policy, threads, gap and job size, and of one barrier\n"
+                                    "among the threads inside a job per algorithm, against OpenMP's parallel region and\n"
+                                    "barrier and the core-to-core round trip, measured in the same run." };
     return pb_harness_setup(&pr->h, &cli, "a short run (CI): fewer, shorter batches", NULL, argc, argv);
 }
 
@@ -88,12 +93,16 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
     }
     if (o->jobs.n == 0)
         o->jobs.v[o->jobs.n++] = 0;
+    if (o->barriers.n == 0)
+        for (int b = 0; b < PB_BARRIER_IDS; b++)
+            o->barriers.v[o->barriers.n++] = b;
     if (o->reps == 0)
         o->reps = pr->h.quick ? 5 : 15;
     if (o->batch_ms == 0)
         o->batch_ms = pr->h.quick ? 2 : 10;
     pr->plan = (pb_po_plan){ .cpus = pr->cpus, .ncpus = pr->ncpus, .policies = &o->policies, .threads = &o->threads,
-                             .gaps = &o->gaps, .jobs = &o->jobs, .spin_us = (unsigned)o->spin_us,
+                             .gaps = &o->gaps, .jobs = &o->jobs, .barriers = &o->barriers,
+                             .spin_us = (unsigned)o->spin_us,
                              .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = pr->h.quick,
                              .where = &pr->h.where };
     return 0;

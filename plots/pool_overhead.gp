@@ -3,7 +3,8 @@
 # 'pus=N' PATH/plots/pool_overhead.gp). Names are fixed and relative: no path is ever part of the script's text.
 #   pool_overhead_threads.png/.svg: cost vs threads (gap 0, empty job), log y, a band from 1x to 2x the run's median
 #                                   round trip (where a spin dispatch belongs: one hand-off there and
-#                                   one back), thread counts beyond the PUs shaded as oversubscribed
+#                                   one back), thread counts beyond the PUs shaded as oversubscribed; the
+#                                   barriers inside a job (barrier-* rows) dashed beside the dispatches
 #   pool_overhead_gap.png/.svg:     cost vs the caller's gap on a log axis (gap 0 drawn left of the smallest
 #                                   gap), at the largest thread count that is not oversubscribed, with the same band
 # pus (machine.csv's, 0 when unknown) comes from pb_plot_spec.c.
@@ -18,7 +19,9 @@ if (!exists("pus")) { pus = 0 }
 policies = "spin tree condvar hybrid spawn omp"
 # A policy keeps its colour from run to run and from plot to plot (sweep.gp's palette).
 pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
-            p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : 0x666666
+            p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : p eq "barrier-central" ? 0x0072b2 : \
+            p eq "barrier-tree" ? 0x56b4e9 : p eq "barrier-dissemination" ? 0x009e73 : p eq "barrier-omp" ? 0xe69f00 : 0x666666
+barriers = "barrier-central barrier-tree barrier-dissemination barrier-omp"
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 
 set datafile columnheaders
@@ -29,6 +32,9 @@ stats csv using (seen = add_word(seen, strcol("policy")), 0) nooutput
 known = policies
 policies = ""
 do for [p in known] { if (strstrt(" ".seen, " ".p." ")) { policies = policies.(policies eq "" ? "" : " ").p } }
+known = barriers
+barriers = ""
+do for [p in known] { if (strstrt(" ".seen, " ".p." ")) { barriers = barriers.(barriers eq "" ? "" : " ").p } }
 # The round trip: the median batch mean of the pingpong rows (NaN when there are none), with their range. Not
 # the least: a hypervisor moves vCPUs, and one block timed between hidden SMT siblings (49 ns on a 16-vCPU VM
 # whose other blocks timed 108-190 ns) would set the band for every thread count.
@@ -68,7 +74,7 @@ do for [fmt in "png svg"] {
     set output out_name('pool_overhead_threads', fmt)
     set title "Dispatch cost per policy (no caller gap, empty job): median batch mean".band_words
     set xlabel "threads"
-    set ylabel "ns per dispatch (log)"
+    set ylabel "ns per dispatch, or per barrier (log)"
     set logscale y
     set grid
     set xrange [0.5:maxthr + 0.5]
@@ -81,7 +87,9 @@ do for [fmt in "png svg"] {
     }
     plot [0.5:maxthr + 0.5] '+' using 1:(rt):(2 * rt) with filledcurves fc rgb "#c8c8c8" fs solid 0.6 noborder \
              title (rt == rt ? band_title : ""), \
-         for [p in policies] csv using "threads":(sel(p, 0, 0)) with linespoints lw 2 pt 7 ps 0.8 lc rgb pcolor(p) title p
+         for [p in policies] csv using "threads":(sel(p, 0, 0)) with linespoints lw 2 pt 7 ps 0.8 lc rgb pcolor(p) title p, \
+         for [p in barriers] csv using "threads":(sel(p, 0, 0)) with linespoints lw 2 dt 2 pt 6 ps 0.8 lc rgb pcolor(p) \
+             title p
 
     set output out_name('pool_overhead_gap', fmt)
     set title sprintf("Dispatch cost vs the caller's gap (%d threads, empty job)", gapthr).band_words

@@ -1,6 +1,8 @@
 /* pb_overhead_report.c — see pb_overhead_report.h. */
 #include "pb_overhead_report.h"
 
+#include <string.h>
+
 #include "pb_placement.h"
 #include "pb_schema.h"
 #include "pb_tuning.h"
@@ -57,7 +59,12 @@ static void po_print_round_trips(FILE *f, const pb_po_run *run)
 void pb_po_print_table(FILE *f, const pb_po_run *run)
 {
     const pb_po_plan *p = run->p;
-    fprintf(f, "\n%-8s %3s %6s %7s %11s %11s %11s %9s %6s %8s %8s\n", "policy", "thr", "gap_us", "job_ns",
+    int w = 8; /* the policy column: as wide as its longest word (a barrier's) */
+    for (size_t i = 0; i < run->rows.n; i++) {
+        int len = (int)strlen(pb_po_kind_name(PB_VEC_AT(&run->rows, pb_po_row, i)->kind));
+        w = len > w ? len : w;
+    }
+    fprintf(f, "\n%-*s %3s %6s %7s %11s %11s %11s %9s %6s %8s %8s\n", w, "policy", "thr", "gap_us", "job_ns",
             "batch_ns", "median_ns", "p99_ns", "rt_ns", "place", "x_rt", "x_omp");
     for (int t = 0; t < p->threads->n; t++) {
         for (size_t i = 0; i < run->rows.n; i++) {
@@ -66,14 +73,15 @@ void pb_po_print_table(FILE *f, const pb_po_run *run)
                 continue;
             double rt = (r->rt_before + r->rt_after) / 2;
             bool noisy = r->r.batches.spread > PB_NOISY_SPREAD;
-            fprintf(f, "%-8s %3d %6u %7u %11.1f %11.1f %11.1f %9.1f %6s %8.2f %8.3f%s\n", pb_po_kind_name(r->kind),
+            fprintf(f, "%-*s %3d %6u %7u %11.1f %11.1f %11.1f %9.1f %6s %8.2f %8.3f%s\n", w, pb_po_kind_name(r->kind),
                     r->threads, r->gap_us, r->job_ns, r->r.batch_mean_ns, r->r.samples.median, r->r.samples.p99, rt,
                     r->placement, r->ratio_to_rt, r->ratio_to_omp, noisy ? PB_NOISY_NOTE : "");
         }
     }
     fprintf(f, "\nbatch_ns: median over %d batches of the mean dispatch in a batch; x_rt: batch_ns / the same block's "
                "tightest round trip (rt_ns: mean of before and after); x_omp: batch_ns / omp's at the same threads, gap "
-               "and job.\n",
+               "and job. barrier-*: one barrier among the threads inside a job (batch_ns per barrier, median_ns and "
+               "p99_ns between two on the caller's thread; x_omp against OpenMP's barrier).\n",
             p->reps);
     po_print_round_trips(f, run);
 }

@@ -89,20 +89,21 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 
 #define PB_POOL_COLS(X)                                                                                             \
     PB_RUN_COLS(X)                                                                                                  \
-    X(policy, TEXT, "%s", "", WORD, "dispatch policy (spin, tree, condvar, hybrid, spawn, omp; pingpong: the round trip)") \
+    X(policy, TEXT, "%s", "", WORD, "dispatch policy (spin, tree, condvar, hybrid, spawn, omp); barrier-central, "  \
+      "barrier-tree, barrier-dissemination, barrier-omp: one barrier inside a job; pingpong: the round trip")       \
     X(threads, INT, "%lld", "", COUNT, "threads in the pool, the caller included")                                  \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(gap_us, INT, "%lld", "µs", FIGURE, "caller's serial busy work between dispatches")                            \
     X(job_ns, INT, "%lld", "ns", FIGURE, "busy work per thread per dispatch")                                       \
     X(spin_us, INT, "%lld", "µs", OPTIONAL, "hybrid's spin budget before sleeping (0 for the others)")              \
     X(reps, INT, "%lld", "", OPTIONAL, "batches measured")                                                          \
-    X(k, INT, "%lld", "", OPTIONAL, "dispatches per batch")                                                         \
+    X(k, INT, "%lld", "", OPTIONAL, "dispatches (or barriers) per batch")                                           \
     X(ns_min, REAL, "%.1f", "ns", OPTIONAL, "fastest dispatch")                                                     \
     X(ns_median, REAL, "%.1f", "ns", OPTIONAL, "median dispatch")                                                   \
     X(ns_p90, REAL, "%.1f", "ns", OPTIONAL, "90th percentile dispatch")                                             \
     X(ns_p99, REAL, "%.1f", "ns", OPTIONAL, "99th percentile dispatch")                                             \
     X(ns_max, REAL, "%.1f", "ns", OPTIONAL, "slowest dispatch")                                                     \
-    X(ns_batch_mean, REAL, "%.1f", "ns", FIGURE, "median over batches of a batch's mean dispatch")                  \
+    X(ns_batch_mean, REAL, "%.1f", "ns", FIGURE, "median over batches of a batch's mean dispatch (or barrier)")      \
     X(ns_batch_min, REAL, "%.1f", "ns", OPTIONAL, "least batch mean")                                               \
     X(ns_batch_max, REAL, "%.1f", "ns", OPTIONAL, "greatest batch mean")                                            \
     X(rt_ns_before, REAL, "%.1f", "ns", OPTIONAL, "tightest core-to-core round trip just before the block")         \

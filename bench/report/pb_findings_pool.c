@@ -1,5 +1,6 @@
 /* Findings on dispatch cost (pool_overhead.csv) and the read floor (memory_floor.csv, token_floor.csv). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,30 @@ static void round_trip_variants(pb_findings *f, const pb_dg_dispatch *spin)
                     PB_NS(v[0]), PB_NS(v[1]), PB_NS(v[2]));
 }
 
+#define PB_BARRIER_PREFIX "barrier-"
+
+static bool is_barrier(const pb_dg_dispatch *d)
+{
+    return strncmp(d->policy, PB_BARRIER_PREFIX, strlen(PB_BARRIER_PREFIX)) == 0;
+}
+
+/* One barrier among the threads inside a job, per algorithm: its cost, against the round trip and OpenMP's. */
+static void barriers(pb_findings *f, const pb_dg_pool *p)
+{
+    char buf[640];
+    size_t o = 0;
+    int n = 0;
+    for (int i = 0; i < p->n && o < sizeof buf - 96; i++) {
+        const pb_dg_dispatch *d = &p->d[i];
+        if (!is_barrier(d) || isnan(d->ns))
+            continue;
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s %s (%s the round trip, %s OpenMP's)", n++ ? "; " : "",
+                              d->policy + strlen(PB_BARRIER_PREFIX), PB_NS(d->ns), PB_X(d->x_rt), PB_X(d->x_omp));
+    }
+    if (n)
+        pb_findings_add(f, "One barrier among %d thread%s inside a job costs: %s.", p->threads, PB_S(p->threads), buf);
+}
+
 static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
 {
     const pb_dg_dispatch *spin = pb_dg_find_policy(p, "spin");
@@ -27,7 +52,7 @@ static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
         return;
     for (int i = 0; i < p->n; i++) {
         const pb_dg_dispatch *o = &p->d[i];
-        if (o == spin || isnan(o->ns))
+        if (o == spin || isnan(o->ns) || is_barrier(o))
             continue;
         pb_findings_add(f, "A%s %s dispatch costs %s a spin dispatch here (%s vs %s at %d thread%s, no gap, empty job).",
                         strcmp(o->policy, "omp") == 0 ? "n" : "", strcmp(o->policy, "omp") == 0 ? "OpenMP" : o->policy,
@@ -127,6 +152,7 @@ void pb_findings_pool(pb_findings *f, const pb_digest *d)
 {
     if (d->pool.have) {
         dispatch_vs_spin(f, &d->pool);
+        barriers(f, &d->pool);
         hybrid_by_gap(f, &d->pool);
     }
     if (d->floor.have)

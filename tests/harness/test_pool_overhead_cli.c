@@ -2,9 +2,11 @@
  * nothing written. Runs the harness as a user would ($POOLBENCH_BIN, set by make test). */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "harness_run.h"
+#include "report_fixture.h"
 
 /* Each refused argument list and the option its message must name. */
 static const char *const bad_args[][2] = {
@@ -13,6 +15,7 @@ static const char *const bad_args[][2] = {
     { "--threads 1-", "--threads" }, { "--threads 99999", "--threads" },
     /* policy, gap, cpu, an unknown option */
     { "--policy nope", "--policy" }, { "--gap-us -5", "--gap-us" }, { "--cpus 4096", "--cpus" },
+    { "--barrier nope", "--barrier" }, { "--barrier central,central", "--barrier" },
     { "--bogus", "--bogus" },
     /* a number in hexadecimal (strtod's 0x10 is 16): decimal only, as for the integers */
     { "--batch-ms 0x10", "--batch-ms" },
@@ -40,4 +43,46 @@ Test(pool_overhead_cli, out_onto_non_empty_or_unwritable)
     struct stat st;
     cr_assert_eq(stat(file, &st), 0);
     cr_assert_eq(st.st_size, 9, "the existing file is untouched");
+}
+
+/* Barrier rows beside the dispatches: one per barrier asked for at 2 threads (none at 1: nothing to wait for),
+ * named barrier-NAME, each against OpenMP's barrier at the same threads, and the run passes --check. */
+Test(pool_overhead_cli, barrier_rows_from_two_threads, .timeout = 120)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbpo-bar");
+    harness_run_ok(dir, "bench_pool_overhead", "",
+                   "--quick --policy spin,tree --threads 1,2 --gap-us 0 --barrier central,tree,dissemination,omp "
+                   "--reps 3 --batch-ms 0.5 --out run");
+    pb_table t;
+    harness_load_csv(&t, dir, "run/pool_overhead.csv");
+    int pol = pb_table_col(&t, "policy"), thr = pb_table_col(&t, "threads"), omp = pb_table_col(&t, "ratio_to_omp"),
+        ns = pb_table_col(&t, "ns_batch_mean");
+    static const char *const want[] = { "barrier-central", "barrier-tree", "barrier-dissemination", "barrier-omp" };
+    int seen[4] = { 0 }, tree = 0;
+    for (size_t r = 0; r < t.nrows; r++) {
+        const char *p = pb_table_str(&t, r, pol);
+        tree += strcmp(p, "tree") == 0;
+        for (int b = 0; b < 4; b++) {
+            if (strcmp(p, want[b]) != 0)
+                continue;
+            seen[b]++;
+            cr_expect_eq(pb_table_num(&t, r, thr), 2, "%s at %g threads", p, pb_table_num(&t, r, thr));
+            cr_expect_gt(pb_table_num(&t, r, ns), 0, "%s", p);
+            cr_expect_gt(pb_table_num(&t, r, omp), 0, "%s: ratio_to_omp against barrier-omp", p);
+        }
+    }
+    for (int b = 0; b < 4; b++)
+        cr_expect_eq(seen[b], 1, "%s rows: %d", want[b], seen[b]);
+    cr_expect_eq(tree, 2, "a tree row at 1 and at 2 threads: %d", tree);
+    pb_table_free(&t);
+    char out[4096];
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check %s/run", dir), 0, "--check: %s", out);
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_report %s/run", dir), 0, "bench_report: %s", out);
+    char *md = tf_read("%s/run/report.md", dir);
+    cr_assert_not_null(md);
+    cr_expect(strstr(md, "One barrier among 2 threads inside a job costs: central ") != NULL,
+              "report.md's finding on the barriers: %s", md);
+    cr_expect_null(strstr(md, "A barrier-"), "a barrier is not called a dispatch");
+    cr_expect_eq(tf_rmrf(dir), 0);
 }

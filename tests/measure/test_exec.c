@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "pb_barrier_cost.h"
 #include "pb_dispatch_cost.h"
 #include "pb_exec.h"
 
@@ -92,4 +93,26 @@ Test(exec_kinds, dispatch_cost_measures_every_kind)
     pb_dispatch_cost_point bad = { .kind = PB_EXEC_KINDS, .threads = 2, .reps = 3, .batch_ms = 0.2 };
     pb_dispatch_cost_result r;
     cr_assert_eq(pb_dispatch_cost_measure(&bad, &r), -1, "an unknown kind is refused before any work");
+}
+
+/* One barrier among the threads inside a job: every pool barrier and OpenMP's measure at 2 threads (a positive
+ * cost per barrier and per sample); one thread, or a barrier that does not exist, is refused before any work. */
+Test(exec_kinds, barrier_cost_measures_every_barrier)
+{
+    cr_assert_str_eq(pb_barrier_names[POOL_BARRIER_CENTRAL], "central");
+    cr_assert_str_eq(pb_barrier_names[PB_BARRIER_OMP], "omp");
+    cr_assert_null(pb_barrier_names[PB_BARRIER_IDS]);
+    for (int b = 0; b < PB_BARRIER_IDS; b++) {
+        pb_barrier_cost_point pt = { .barrier = b, .threads = 2, .reps = 3, .batch_ms = 0.2 };
+        pb_dispatch_cost_result r;
+        cr_assert_eq(pb_barrier_cost_measure(&pt, &r), 0, "%s", pb_barrier_names[b]);
+        cr_assert_geq(r.k, 5, "%s", pb_barrier_names[b]);
+        cr_assert(r.batch_mean_ns > 0 && r.samples.median > 0 && r.samples.n >= 200, "%s: %.1f ns, %.1f ns",
+                  pb_barrier_names[b], r.batch_mean_ns, r.samples.median);
+    }
+    pb_dispatch_cost_result r;
+    pb_barrier_cost_point one = { .barrier = POOL_BARRIER_CENTRAL, .threads = 1, .reps = 3, .batch_ms = 0.2 };
+    cr_assert_eq(pb_barrier_cost_measure(&one, &r), -1);
+    pb_barrier_cost_point bad = { .barrier = PB_BARRIER_IDS, .threads = 2, .reps = 3, .batch_ms = 0.2 };
+    cr_assert_eq(pb_barrier_cost_measure(&bad, &r), -1);
 }

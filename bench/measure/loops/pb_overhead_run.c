@@ -15,11 +15,23 @@ void pb_po_begin(pb_po_run *run, const pb_po_plan *p)
 {
     *run = (pb_po_run){ .p = p, .rows = PB_VEC(pb_po_row), .t0 = pb_now_ns() };
     run->total = p->threads->n * p->policies->n * p->gaps->n * p->jobs->n;
+    for (int t = 0; p->barriers && t < p->threads->n; t++)
+        run->total += p->threads->v[t] >= 2 ? p->barriers->n : 0;
 }
+
+/* The barrier rows' policy words: "barrier-" and the barrier's name (pb_barrier_names), written once. */
+#define PB_PO_BARRIER_WORD(kind, name) [kind] = "barrier-" name,
+static const char *const pb_po_barrier_words[PB_BARRIER_IDS] = {
+    POOL_BARRIER_NAMES(PB_PO_BARRIER_WORD)
+    [PB_BARRIER_OMP] = "barrier-omp",
+};
+#undef PB_PO_BARRIER_WORD
 
 const char *pb_po_kind_name(int kind)
 {
-    return kind < 0 ? "pingpong" : pb_exec_kind_names[kind];
+    if (kind < 0)
+        return "pingpong";
+    return kind < PB_PO_BARRIER ? pb_exec_kind_names[kind] : pb_po_barrier_words[kind - PB_PO_BARRIER];
 }
 
 /* The round trips between the first two cpus of the placement (the traffic of one dispatch), every variant,
@@ -69,6 +81,22 @@ static int po_point(pb_po_run *run, const pb_dispatch_cost_point *pt, char *err,
     return pb_errf(err, errlen, "%s with %d threads: %s", pb_exec_kind_names[pt->kind], pt->threads, strerror(e));
 }
 
+/* One barrier point: its row pushed, and dropped again when the point failed. */
+static int po_barrier_point(pb_po_run *run, const pb_barrier_cost_point *pt, char *err, size_t errlen)
+{
+    const char *name = pb_po_kind_name(PB_PO_BARRIER + pt->barrier);
+    pb_progress(run->done++, run->total, run->t0, "%s threads=%d", name, pt->threads);
+    pb_po_row *row = pb_vec_push(&run->rows);
+    if (!row)
+        return pb_errf(err, errlen, "the rows: %s", strerror(errno));
+    *row = (pb_po_row){ .kind = PB_PO_BARRIER + pt->barrier, .threads = pt->threads };
+    if (pb_barrier_cost_measure(pt, &row->r) == 0)
+        return 0;
+    int e = errno;
+    pb_vec_pop(&run->rows);
+    return pb_errf(err, errlen, "%s with %d threads: %s", name, pt->threads, strerror(e));
+}
+
 /* The block's points against its round trips: before, after, each variant's mean, the tightest's mean (the
  * reference of ratio_to_rt), and the placement. */
 static void po_rt_ratios(pb_po_run *run, size_t first, const pb_rt_tight *before, const pb_rt_tight *after)
@@ -115,8 +143,36 @@ static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t err
     return rc;
 }
 
-/* ratio_to_omp of rows[from..): omp's point at the same threads, gap and job, NaN when it was not measured (not
- * asked for, or the run stopped first). */
+/* The barriers' block at this thread count: round trip, each barrier, round trip. */
+static int po_barrier_block(pb_po_run *run, int threads, char *err, size_t errlen)
+{
+    const pb_po_plan *p = run->p;
+    int cpus[POOL_MAX_THREADS];
+    for (int i = 0; i < threads; i++)
+        cpus[i] = p->cpus[i % p->ncpus];
+    int rc = 0;
+    pb_rt_tight before, after;
+    po_roundtrip(run, &before, &rc, err, errlen);
+    size_t first = run->rows.n;
+    for (int b = 0; b < p->barriers->n && rc == 0 && !pb_stop_signal(); b++) {
+        pb_barrier_cost_point pt = { .barrier = (int)p->barriers->v[b], .threads = threads, .cpus = cpus,
+                                     .topo = p->where ? p->where->topo : NULL, .reps = p->reps,
+                                     .batch_ms = p->batch_ms };
+        rc = po_barrier_point(run, &pt, err, errlen);
+    }
+    po_roundtrip(run, &after, &rc, err, errlen);
+    po_rt_ratios(run, first, &before, &after);
+    return rc;
+}
+
+/* The peer a row's ratio_to_omp is against: omp's dispatch for a dispatch, OpenMP's barrier for a barrier. */
+static int po_omp_peer(int kind)
+{
+    return kind >= PB_PO_BARRIER ? PB_PO_BARRIER + PB_BARRIER_OMP : PB_EXEC_OMP;
+}
+
+/* ratio_to_omp of rows[from..): the OpenMP peer's point at the same threads, gap and job, NaN when it was not
+ * measured (not asked for, or the run stopped first). */
 static void po_ratios_to_omp(pb_po_run *run, size_t from)
 {
     for (size_t i = from; i < run->rows.n; i++) {
@@ -124,7 +180,8 @@ static void po_ratios_to_omp(pb_po_run *run, size_t from)
         a->ratio_to_omp = NAN;
         for (size_t k = from; k < run->rows.n && a->kind >= 0; k++) {
             const pb_po_row *b = PB_VEC_AT(&run->rows, pb_po_row, k);
-            if (b->kind == PB_EXEC_OMP && b->threads == a->threads && b->gap_us == a->gap_us && b->job_ns == a->job_ns)
+            if (b->kind == po_omp_peer(a->kind) && b->threads == a->threads && b->gap_us == a->gap_us &&
+                b->job_ns == a->job_ns)
                 a->ratio_to_omp = a->r.batch_mean_ns / b->r.batch_mean_ns;
         }
     }
@@ -136,6 +193,8 @@ int pb_po_threads(pb_po_run *run, int threads, char *err, size_t errlen)
     int rc = 0;
     for (int k = 0; k < run->p->policies->n && rc == 0 && !pb_stop_signal(); k++)
         rc = po_block(run, threads, (int)run->p->policies->v[k], err, errlen);
+    if (rc == 0 && threads >= 2 && run->p->barriers && run->p->barriers->n > 0 && !pb_stop_signal())
+        rc = po_barrier_block(run, threads, err, errlen);
     po_ratios_to_omp(run, from);
     return rc;
 }

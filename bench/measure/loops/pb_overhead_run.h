@@ -1,6 +1,7 @@
 /* pb_overhead_run.h — bench_pool_overhead's measuring loop. Per thread count, one block per policy: the round
  * trip between the first two cpus (a pingpong row: every ping-pong variant, pb_pingpong_tight), every gap x job
- * point (pb_dispatch_cost), the round trip again; each point's ratio_to_rt is against the mean of the two
+ * point (pb_dispatch_cost), the round trip again; then, from 2 threads, one block of barriers: the round trip,
+ * one point per barrier asked for (pb_barrier_cost: a barrier inside a job), the round trip again; each point's ratio_to_rt is against the mean of the two
  * tightest round trips, its placement from the topology where it is trusted, else near/far/mixed from them. Once
  * a thread count's blocks are done, each point gets ratio_to_omp (omp's point at the same threads, gap and job):
  * its rows are complete then, and the caller writes them.
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pb_barrier_cost.h"
 #include "pb_cli.h"
 #include "pb_dispatch_cost.h"
 #include "pb_pingpong.h"
@@ -23,9 +25,14 @@
 #define PB_PO_RT_BATCHES 11 /* a pingpong row's batches: its "reps" */
 #define PB_PO_RT_ITERS 20000
 
-/* One row of pool_overhead.csv: a dispatch point, or a round trip (kind -1, pingpong). */
+/* A row's kind: -1 a round trip (pingpong), a pb_exec_kind a dispatch point, PB_PO_BARRIER + a pb_barrier_id a
+ * barrier point (policy barrier-central, barrier-tree, barrier-dissemination, barrier-omp). */
+#define PB_PO_BARRIER PB_EXEC_KINDS
+#define PB_PO_KINDS (PB_PO_BARRIER + PB_BARRIER_IDS)
+
+/* One row of pool_overhead.csv: a dispatch point, a barrier point, or a round trip. */
 typedef struct pb_po_row {
-    int kind; /* a pb_exec_kind, -1 = pingpong */
+    int kind; /* see PB_PO_BARRIER */
     int threads;
     unsigned gap_us, job_ns;
     pb_dispatch_cost_result r;
@@ -40,6 +47,7 @@ typedef struct pb_po_plan {
     const int *cpus; /* pinning order; threads wrap around a shorter list */
     int ncpus;
     const pb_list *policies, *threads, *gaps, *jobs;
+    const pb_list *barriers; /* pb_barrier_ids, or none */
     unsigned spin_us;
     int reps;
     double batch_ms;
@@ -56,10 +64,10 @@ typedef struct pb_po_run {
 
 void pb_po_begin(pb_po_run *run, const pb_po_plan *p);
 
-/* Every policy's block at this thread count, then their ratio_to_omp. 0, or -1 with err. */
+/* Every policy's block at this thread count, the barriers' block, then their ratio_to_omp. 0, or -1 with err. */
 int pb_po_threads(pb_po_run *run, int threads, char *err, size_t errlen);
 
-/* "pingpong" for a round-trip row, else the policy's name. */
+/* "pingpong" for a round-trip row, the policy's name for a dispatch, "barrier-NAME" for a barrier. */
 const char *pb_po_kind_name(int kind);
 
 void pb_po_free(pb_po_run *run);
