@@ -68,7 +68,8 @@ if [ -x "$BIN/bench_tune" ]; then
     if [ "$QUICK" = 1 ]; then tune_args="--quick"; else tune_args=""; fi
     echo "report: wisdom $POOLBENCH_WISDOM (bench_tune $tune_args --if-missing)" >&2
     # shellcheck disable=SC2086 # tune_args is a word list
-    "$BIN/bench_tune" $tune_args --if-missing >"$dir/bench_tune.txt" </dev/null ||
+    # Beside the run directory until the harnesses have joined it (see the harness loop below).
+    "$BIN/bench_tune" $tune_args --if-missing >"$dir.bench_tune.txt" </dev/null ||
         echo "report: bench_tune failed (see $dir/bench_tune.txt); kernels go by ISA rank" >&2
 else
     echo "report: bench_tune is not built: kernels go by ISA rank" >&2
@@ -118,6 +119,7 @@ printf '%s\n' "$SUITE" | {
             failed="$failed $h"
         fi
     done
+    [ -f "$dir.bench_tune.txt" ] && mv "$dir.bench_tune.txt" "$dir/bench_tune.txt"
     end=$(date +%s)
     echo "report: harnesses done in $(mmss $((end - start)))" >&2
     status=0
