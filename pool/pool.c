@@ -233,7 +233,10 @@ pool *pool_create(const pool_config *cfg)
     p->n = cfg->threads;
     p->policy = cfg->policy;
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &p->worker_budget_ns, &p->caller_budget_ns);
-    p->yield_after = pool_oversubscribed(cfg) ? POOL_SPINS_OVERSUBSCRIBED : POOL_SPINS_BEFORE_YIELD;
+    bool over = pool_oversubscribed(cfg);
+    p->yield_after = over ? POOL_SPINS_OVERSUBSCRIBED : POOL_SPINS_BEFORE_YIELD;
+    if (over) /* the thread waited for likely needs this cpu: sleep soon (pool_tuning.h) */
+        pool_budgets_cap(&p->worker_budget_ns, &p->caller_budget_ns, POOL_OVERSUBSCRIBED_SPIN_US);
     pool_sleepq_init(&p->work_q);
     pool_sleepq_init(&p->done_q);
     p->hook = cfg->hook;

@@ -41,6 +41,9 @@
 
 #include "pool_tuning.h"
 
+/* A pool whose threads outnumber their cpus (two pinned to one cpu, or more threads than this process's cpus)
+ * spins at most POOL_OVERSUBSCRIBED_SPIN_US before sleeping, whatever the policy's budgets: the thread a waiter
+ * waits for there most likely needs the waiter's cpu. */
 typedef enum pool_policy {
     POOL_SPIN,    /* workers spin on one generation counter; sleep only after idle_us without a job */
     POOL_CONDVAR, /* workers and caller sleep on condition variables between jobs */

@@ -127,6 +127,13 @@ void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us,
     }
 }
 
+void pool_budgets_cap(uint64_t *worker_ns, uint64_t *caller_ns, unsigned us)
+{
+    uint64_t cap = (uint64_t)us * 1000u;
+    *worker_ns = *worker_ns < cap ? *worker_ns : cap;
+    *caller_ns = *caller_ns < cap ? *caller_ns : cap;
+}
+
 void pool_stop_threads(bool *stop, atomic_uint *gen, pool_sleepq *q, const pthread_t *tids, int n)
 {
     *stop = true;

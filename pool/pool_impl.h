@@ -48,6 +48,8 @@ void pool_word_publish(atomic_uint *word, pool_sleepq *q);
  * condvar and spawn: 0. */
 void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us, uint64_t *worker_ns,
                          uint64_t *caller_ns);
+/* Both budgets at most us microseconds. */
+void pool_budgets_cap(uint64_t *worker_ns, uint64_t *caller_ns, unsigned us);
 
 /* Tells the threads that wait (pool_word_wait) for *gen to change, sleeping on q, to stop: sets *stop and bumps
  * *gen, then joins tids[0..n-1]. Each thread reads stop after the acquire load of gen that woke it. */

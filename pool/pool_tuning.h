@@ -23,6 +23,12 @@
 /* The same when threads outnumber their cpus: the thread a spinner waits for is likely waiting for this
  * very cpu, so spinning only delays it; yield almost at once. */
 #define POOL_SPINS_OVERSUBSCRIBED 16u
+/* µs: the most a waiter of a pool whose threads outnumber their cpus spins (spin and hybrid) before it sleeps.
+ * There the thread it waits for most likely waits for this very cpu, and a yield does not hand it over (the
+ * scheduler may pick the yielder again), so a pool that only yielded decoded far below condvar's. Sleeping gives
+ * the cpu away for certain; a few µs still catch a thread on another cpu about to answer. OpenMP's runtime does
+ * the same (libgomp's throttled spin count). */
+#define POOL_OVERSUBSCRIBED_SPIN_US 5u
 /* Polls a spinning waiter makes without a pause before its paused spin (≈ 1-2 µs of L1 hits). A pause is
  * ≈ 140 cycles on Intel cores from Skylake on (≈ 65 ns at 2.1 GHz): as long as the one-line round trip a
  * dispatch is made of (≈ 60 ns), so a paused poll that just missed the publish adds up to a round trip per

@@ -42,6 +42,8 @@ const pb_tuning pb_tunings[] = {
       "a spinning waiter yields its cpu after this many pauses, ~0.8 ms on Zen 4 (pool_tuning.h)" },
     { "tuning_pool_spins_oversubscribed", POOL_SPINS_OVERSUBSCRIBED, "pauses",
       "the same when threads outnumber cpus: yield almost at once (pool_tuning.h)" },
+    { "tuning_pool_oversubscribed_spin_us", POOL_OVERSUBSCRIBED_SPIN_US, "us",
+      "threads outnumbering their cpus: every waiter sleeps after this long, whatever the policy (pool_tuning.h)" },
     { "tuning_pool_hot_polls", POOL_HOT_POLLS, "polls",
       "a spinning waiter polls this often without a pause before pausing between polls (pool_tuning.h)" },
     { "tuning_kern_prefetch_bytes", KERN_PREFETCH_BYTES, "bytes",

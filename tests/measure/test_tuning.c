@@ -29,6 +29,7 @@ Test(tuning, table_holds_the_values_the_code_uses)
         { "threshold_imbalance_points", PB_IMBALANCE_POINTS },
         { "threshold_loaded_per_cpu", PB_LOADED_PER_CPU },
         { "tuning_pool_spins_before_yield", POOL_SPINS_BEFORE_YIELD },
+        { "tuning_pool_oversubscribed_spin_us", POOL_OVERSUBSCRIBED_SPIN_US },
         { "tuning_kern_prefetch_bytes", KERN_PREFETCH_BYTES },
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
