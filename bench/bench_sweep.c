@@ -62,7 +62,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
           "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization), or all",
           .dflt = "fused" },
-        PB_OPT_THREADS(&o->threads, " (each within its core set)", "1..the set's PUs (1..2 with --quick)"),
+        PB_OPT_THREADS(&o->threads, " (a count above a set's PUs runs oversubscribed: threads take its cpus in "
+                       "turn, rows say so; up to " PB_STR(PB_SWEEP_OVERSUBSCRIBE_MAX) "x the largest set's)",
+                       "1..the set's PUs (1..2 with --quick)"),
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SETS",
           .help = "core sets: p, e, p+e, physical, smt, all, numa:N, or cpu lists (0-3,8; ';' between two lists)",
           .dflt = "this machine's distinct sets among p, e, p+e, physical, smt" },
@@ -144,10 +146,15 @@ static int sw_defaults(sw_run *sr)
     bool default_threads = o->threads.n == 0;
     for (int t = 1; default_threads && t <= (sr->h.quick && largest > 2 ? 2 : largest) && t <= PB_LIST_MAX; t++)
         o->threads.v[o->threads.n++] = t;
+    /* Counts asked for run, beyond a set's PUs oversubscribed (what -t = logical cores gives a user), up to a
+     * bound past which every dispatch is a round of time slices. */
+    p->oversubscribe = !default_threads;
     for (int t = 0; t < o->threads.n; t++)
-        if (o->threads.v[t] > largest)
+        if (o->threads.v[t] > (long)PB_SWEEP_OVERSUBSCRIBE_MAX * largest)
             return pb_harness_refuse_opt(&sr->h, "threads", o->threads.text,
-                                         "%ld is more than the largest core set's %d PUs", o->threads.v[t], largest);
+                                         "%ld is more than " PB_STR(PB_SWEEP_OVERSUBSCRIBE_MAX) " x the largest core "
+                                         "set's %d PUs (accepted 1..%d)", o->threads.v[t], largest,
+                                         PB_SWEEP_OVERSUBSCRIBE_MAX * largest);
     if (pb_sweep_check_memory(p, err, sizeof err) != 0)
         return pb_harness_refusef(&sr->h, "%s", err);
     return 0;

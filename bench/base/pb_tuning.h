@@ -36,6 +36,10 @@
  * difference the noise makes costs a token more than it saves (a 51/49 split whose 51 lands on the thread
  * that was only unlucky once); 5% is about a token's noise here. */
 #define PB_WEIGHTED_DEADBAND 0.05
+/* x the largest core set's PUs: bench_sweep's most threads. Beyond the PUs threads take the cpus in turn, and a
+ * dispatch waits for each of them to get one (a time slice, milliseconds, once a spinner yields): at 8x a token of
+ * a small model's hundreds of dispatches already takes seconds; further is a run of hours, not a measurement. */
+#define PB_SWEEP_OVERSUBSCRIBE_MAX 8
 /* rows: the claim of the dynamic schedule a sweep adds by default where cores are unequal (dynamic:N). Each
  * claim moves the shared counter's line between cores (~0.1-0.4 µs here); 64 rows of a 3072-wide q8_0 matrix are
  * ~200 KB, ~10 µs of streaming, so claims cost a few % while a 1024-row matrix still splits into 16 of them

@@ -78,7 +78,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
             "policy", "schedule", "glue", "cpuset", "thr", "M", "ctx", "ms_med", "ms_min-max", "glue%", "attn%", "tok/s", "GB/s",
             "floor", "%floor",
             "disp", "busy% mean[min-max]", "rt_ns", "place");
-    int imbalanced = 0, unverified = 0, noisy = 0;
+    int imbalanced = 0, unverified = 0, noisy = 0, over = 0;
     for (int i = 0; i < n; i++) {
         const pb_sweep_row *r = &rows[i];
         char range[32], busy[40];
@@ -86,12 +86,13 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
         snprintf(busy, sizeof busy, "%.0f [%.0f-%.0f]%s", r->m.busy_mean, r->m.busy_min, r->m.busy_max,
                  r->m.imbalance ? " !" : "");
         bool is_noisy = r->m.ms.spread > PB_NOISY_SPREAD;
-        fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %6d %8.2f %15s %6.1f %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s\n",
+        fprintf(f, "%-6s %-8s %-11s %-6s %-9s %3d %2d %6d %8.2f %15s %6.1f %6.1f %8.1f %7.1f %7.1f %6.1f %5.0f %18s %7.0f %6s%s%s%s\n",
                 r->format, r->policy, r->schedule, r->glue, r->cpuset, r->threads, r->batch, r->context, r->m.ms.median,
                 range, 100.0 * r->m.glue_ms.median / r->m.ms.median, 100.0 * r->m.attn_ms.median / r->m.ms.median,
                 pb_sweep_tok_per_s(r), pb_sweep_gbps(r), r->floor.gbps_median, pb_sweep_pct_of_floor(r),
                 r->m.dispatches_per_token, busy, pb_rt_between(r->rt_before, r->rt_after), r->placement,
-                is_noisy ? "  noisy" : "", r->verified ? "" : "  LOGITS DIFFER");
+                is_noisy ? "  noisy" : "", r->oversubscribed ? "  oversubscribed" : "", r->verified ? "" : "  LOGITS DIFFER");
+        over += r->oversubscribed;
         imbalanced += r->m.imbalance;
         unverified += !r->verified;
         noisy += is_noisy;
@@ -108,6 +109,9 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
     if (imbalanced)
         fprintf(f, "! %d point(s) imbalanced: their busiest and least busy pinned cpus differ by more than %.0f points.\n",
                 imbalanced, PB_SWEEP_IMBALANCE);
+    if (over)
+        fprintf(f, "oversubscribed: %d point(s) with more threads than their set's PUs: threads take its cpus in turn "
+                   "(the floor is those cpus', one thread each).\n", over);
     if (noisy)
         fprintf(f, "noisy: %d point(s) whose token times spread more than %d%% of the median (max - min).\n", noisy,
                 PB_NOISY_SPREAD_PCT);
@@ -210,7 +214,8 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(busy_pct_mean).d = r->m.busy_mean, S(busy_pct_min).d = r->m.busy_min, S(busy_pct_max).d = r->m.busy_max,
         S(imbalance_flag).i = r->m.imbalance, S(rt_ns).d = pb_rt_between(r->rt_before, r->rt_after),
         S(rt_ns_before).d = r->rt_before, S(rt_ns_after).d = r->rt_after, S(placement).s = r->placement, S(p_cores).i = r->p_cores,
-        S(e_cores).i = r->e_cores, S(smt_threads).i = r->smt_threads, S(verified).i = r->verified,
+        S(e_cores).i = r->e_cores, S(smt_threads).i = r->smt_threads, S(oversubscribed).i = r->oversubscribed,
+        S(verified).i = r->verified,
         S(series_id).i = id, S(series).s = label, S(context).i = r->context, S(kv_type).s = r->kv_type,
         S(kv_bytes).u = r->kv_bytes, S(attn_ms_median).d = r->m.attn_ms.median,
         S(attn_pct).d = 100.0 * r->m.attn_ms.median / r->m.ms.median, S(weights).s = r->weights,

@@ -220,6 +220,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(p_cores, INT, "%lld", "", OPTIONAL, "performance cores pinned")                                               \
     X(e_cores, INT, "%lld", "", OPTIONAL, "efficiency cores pinned")                                                \
     X(smt_threads, INT, "%lld", "", OPTIONAL, "threads sharing a core with another")                                \
+    X(oversubscribed, INT, "%lld", "", OPTIONAL, "1 when threads outnumber the set's PUs (they take its cpus in turn)") \
     X(verified, INT, "%lld", "", OPTIONAL, "1 when the logits equal the first point's with the same kernels")         \
     X(series_id, INT, "%lld", "", OPTIONAL, "the plot line's number")                                               \
     X(series, TEXT, "%s", "", NONE, "the plot line's label")                                                        \

@@ -81,7 +81,7 @@ Test(sweep_cli, bad_numbers)
     expect_bad("--batch 0", "--batch");
     expect_bad("--batch 17", "--batch");
     expect_bad("--threads 0", "--threads");
-    expect_bad("--threads 1000", "--threads");
+    expect_bad("--threads 1025", "--threads");
     expect_bad("--tokens 0", "--tokens");
     expect_bad("--interval-ms 5", "--interval-ms");
     expect_bad("--out a --run-dir b", "--out");
@@ -216,6 +216,42 @@ Test(sweep_cli, quick_default_threads_are_one_and_two, .timeout = 120)
     cr_expect_eq(seen, (1 << 1) | (1 << 2), "threads 1 and 2 in every set with two cpus (mask %#x)", seen);
     pb_table_free(&t);
     cr_expect_eq(tf_rmrf(dir), 0);
+}
+
+/* More threads than a set's PUs are measured, not refused (what -t = logical cores gives a user): they take the
+ * set's cpus in turn, the row says oversubscribed, its core counts are the cpus' and its logits still match; past
+ * PB_SWEEP_OVERSUBSCRIBE_MAX x the PUs the count is refused before any work. Seen failing before: exit 2, "4 is
+ * more than the largest core set's 2 PUs". */
+Test(sweep_cli, threads_beyond_the_pus_run_oversubscribed, .timeout = 120)
+{
+    skip_if_emulated(EMULATED_SWEEP_WHY);
+    int cpus[2];
+    tf_need_cpus(cpus, 2, "two cpus to wrap four threads around");
+    char dir[64], args[256];
+    pb_table t;
+    snprintf(args, sizeof args, "--cpus %d,%d --format q1_0 --policy spin --threads 1,4 --tokens 1 --warmup 0 "
+             "--floor-passes 3 --out run", cpus[0], cpus[1]);
+    sweep_run(dir, sizeof dir, args, &t);
+    cr_assert_eq(t.nrows, 2, "1 and 4 threads");
+    char want[64];
+    snprintf(want, sizeof want, "%d %d %d %d", cpus[0], cpus[1], cpus[0], cpus[1]);
+    for (size_t r = 0; r < t.nrows; r++) {
+        bool four = pb_table_num(&t, r, pb_table_col(&t, "threads")) == 4;
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "oversubscribed")), four ? 1 : 0, "row %zu", r);
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "verified")), 1, "row %zu: the same logits", r);
+        if (four) {
+            cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "cpus")), want);
+            double cores = pb_table_num(&t, r, pb_table_col(&t, "p_cores")) +
+                           pb_table_num(&t, r, pb_table_col(&t, "e_cores")) +
+                           pb_table_num(&t, r, pb_table_col(&t, "smt_threads"));
+            cr_expect_eq(cores, 2, "each cpu counted once: %g", cores);
+            cr_expect_gt(pb_table_num(&t, r, pb_table_col(&t, "tok_per_s")), 0);
+        }
+    }
+    pb_table_free(&t);
+    cr_expect_eq(tf_rmrf(dir), 0);
+    snprintf(args, sizeof args, "--cpus %d,%d --threads %d", cpus[0], cpus[1], 2 * PB_SWEEP_OVERSUBSCRIBE_MAX + 1);
+    expect_bad(args, "--threads");
 }
 
 /* The q4_K_M mix as a format: its own name in sweep.csv, each matvec in its format (the weight bytes: q6_K's v and

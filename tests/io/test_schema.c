@@ -33,7 +33,7 @@ static const struct {
                   "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
                   "pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,attn_ms_median,"
                   "attn_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"
-                  "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,verified,"
+                  "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,oversubscribed,verified,"
                   "series_id,series,emulate_slow,share_source,thread_rows_pct,thread_busy_ms,thread_slice_us,"
                   "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms,dispatch_cost_ns,budget_floor_ms,"
                   "budget_kernel_ms,budget_quant_ms,budget_glue_ms,budget_attn_ms,budget_dispatch_ms,budget_wait_ms,"

@@ -99,15 +99,27 @@ int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
     return 0;
 }
 
+int pb_sweep_place(const pb_sweep_plan *p, const pb_cpuset *set, int threads, pb_cpulist *held, pb_cpulist *place,
+                   char *err, size_t errlen)
+{
+    int n = set->cpus.n;
+    if (threads > n && !p->oversubscribe)
+        return 1;
+    if (pb_topo_place(p->topo, &set->cpus, threads < n ? threads : n, held, err, errlen) != 0)
+        return -1;
+    place->n = threads;
+    for (int i = 0; i < threads; i++)
+        place->cpu[i] = held->cpu[i % held->n];
+    return 0;
+}
+
 int pb_sweep_plan_points(const pb_sweep_plan *p)
 {
     int total = 0;
-    pb_cpulist *place = malloc(sizeof *place); /* 4 KiB: off the stack */
+    pb_cpulist *place = malloc(2 * sizeof *place); /* 4 KiB each: off the stack */
     for (int s = 0; place && s < p->sets->n; s++)
         for (int t = 0; t < p->threads->n; t++) {
-            int threads = (int)p->threads->v[t];
-            if (threads > p->sets->set[s].cpus.n ||
-                pb_topo_place(p->topo, &p->sets->set[s].cpus, threads, place, NULL, 0) != 0)
+            if (pb_sweep_place(p, &p->sets->set[s], (int)p->threads->v[t], place + 1, place, NULL, 0) != 0)
                 continue;
             for (int k = 0; k < p->nsched; k++)
                 total += pb_sweep_sched_runs(p, k, place);

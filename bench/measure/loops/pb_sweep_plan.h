@@ -33,6 +33,8 @@ typedef struct pb_sweep_plan {
     pb_sched sched[PB_SWEEP_MAX_SCHED]; /* the schedules (pb_sweep_schedules) */
     int nsched;
     bool sched_given;                 /* --schedule was given: every schedule on every set (pb_sweep_sched_runs) */
+    bool oversubscribe;               /* --threads was given: a count above a set's PUs runs there oversubscribed
+                                       * (pb_sweep_place), where the default counts skip it */
     const pb_emulate *emulate;        /* --emulate-slow (NULL: none) */
     const pb_where *where;            /* placement tags: the topology or the round trips (NULL: the round trips) */
     int tokens, warmup, interval_ms, floor_passes;
@@ -66,6 +68,14 @@ int pb_sweep_capacities(const pb_sweep_plan *p, const pb_cpulist *place, double 
  * than half of MemAvailable (the run would swap, or push the rest of the machine out of the page cache). 0, or
  * -1 with the line (naming --model and --format) in err. */
 int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen);
+
+/* Where `threads` threads of a point on set run: pb_topo_place's placement into both held and place when the set
+ * holds that many; else, with p->oversubscribe, every PU of the set placed into held (the distinct cpus: the
+ * floor's and the core counts') and the threads wrapped around them into place (thread i on held[i % n]): the
+ * point is oversubscribed. 0, 1 (skipped: more threads than the set holds, and no oversubscription), or -1 with
+ * the reason in err. */
+int pb_sweep_place(const pb_sweep_plan *p, const pb_cpuset *set, int threads, pb_cpulist *held, pb_cpulist *place,
+                   char *err, size_t errlen);
 
 /* The points of p before its depths (blocks x batches x policies x schedules x glue modes, placements that
  * fail left out): every block runs each of them at every cache type x context. */

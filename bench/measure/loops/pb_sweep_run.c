@@ -33,6 +33,8 @@ typedef struct sw_block {
     const pb_decode_weights *w;
     const pb_cpuset *set;
     const pb_cpulist *place, *pair; /* the threads' cpus; the set's first two, for the round trip */
+    const pb_cpulist *held;         /* the distinct cpus among place (all of them unless oversubscribed) */
+    bool oversubscribed;            /* more threads than the set's PUs: they wrap around held */
     pb_decode_floor floor;          /* the block's: from memory_floor.csv or measured */
     const char *floor_why;          /* "tuned": wisdom's read kernel; "all": the best of every read kernel */
     pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's kernel at the block's thread count */
@@ -40,13 +42,14 @@ typedef struct sw_block {
     pb_kv_type kv;
 } sw_block;
 
-/* The read floor over the weight arena through a spin pool pinned like the point (only: one kernel). */
+/* The read floor over the weight arena through a spin pool pinned like the point, one thread per cpu (an
+ * oversubscribed point's floor is its cpus', not a time-shared pool's) (only: one kernel). */
 static int sw_floor(const sw_block *b, const char *only, pb_decode_floor *out, char *err, size_t errlen)
 {
     char why[512];
     pb_exec fl;
-    int n = b->place->n;
-    if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->place->cpu, 0, 0) != 0)
+    int n = b->held->n;
+    if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->held->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "read floor at %d threads: %s", n, strerror(errno));
     int rc = pb_decode_floor_measure(fl.p, b->w->arena, (size_t)b->w->bytes, b->p->floor_passes, only, out, why,
                                      sizeof why);
@@ -148,8 +151,9 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->arch = p->file ? p->file->arch : "";
     r->type_mix = p->file ? p->file->mix : "";
     pb_cpus_text(b->place->cpu, b->place->n, b->place->n, r->cpus, sizeof r->cpus);
-    for (int i = 0; i < b->place->n; i++) {
-        const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->place->cpu[i])];
+    r->oversubscribed = b->oversubscribed;
+    for (int i = 0; i < b->held->n; i++) { /* the cores, each once however many threads share it */
+        const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->held->cpu[i])];
         if (pu->smt > 0)
             r->smt_threads++;
         else if (pu->kind == 0)
@@ -170,7 +174,8 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
 {
     const pb_sweep_plan *p = b->p;
     int threads = b->place->n;
-    bool live = kind != PB_EXEC_OMP; /* omp's floor: measured by sw_point just before */
+    /* omp's floor: measured by sw_point just before; an oversubscribed point's: the block's, one thread a cpu */
+    bool live = kind != PB_EXEC_OMP && !b->oversubscribed;
     bool spinning = pb_exec_kind_spins((pb_exec_kind)kind) || threads == 1;
     pb_exec ex;
     double cap[PB_MAX_CPUS];
@@ -181,10 +186,10 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     if (pb_exec_open_cfg(&ex, &cfg) != 0)
         return pb_errf(err, errlen, "%s with %d threads: %s", r->policy, threads, strerror(errno));
     sw_live lv;
-    if (live && !sw_live_open(&lv, b, spinning ? ex.p : NULL)) {
+    if (live && !sw_live_open(&lv, b, spinning ? ex.p : NULL))
         live = false;
+    if (!live && kind != PB_EXEC_OMP)
         r->floor = b->floor;
-    }
     pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
     char why[512];
     r->ghz_before = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
@@ -329,7 +334,7 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
 static int sw_depth(const sw_block *b, pb_decode *d, char *err, size_t errlen)
 {
     pb_exec ex;
-    if (pb_exec_open(&ex, PB_EXEC_SPIN, b->place->n, b->place->cpu, 0, 0) != 0)
+    if (pb_exec_open(&ex, PB_EXEC_SPIN, b->held->n, b->held->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "KV cache filler: %s", strerror(errno));
     int rc = pb_decode_set_context(d, b->context, b->kv, &ex);
     pb_exec_close(&ex);
@@ -386,7 +391,7 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
 {
     char why[512];
     b->floor_why = pb_kwhy_names[PB_KWHY_ALL];
-    int rc = b->p->run_dir ? pb_decode_floor_from_csv(b->p->run_dir, b->place->cpu, b->place->n, &b->floor, why,
+    int rc = b->p->run_dir ? pb_decode_floor_from_csv(b->p->run_dir, b->held->cpu, b->held->n, &b->floor, why,
                                                       sizeof why)
                            : 1;
     if (rc < 0)
@@ -396,7 +401,7 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
     pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
               b->place->n, b->set->name);
     const pb_wisdom *w = b->p->kernels.wisdom;
-    const pb_wisdom_read *tuned = w ? pb_wisdom_read_near(w, b->place->n) : NULL;
+    const pb_wisdom_read *tuned = w ? pb_wisdom_read_near(w, b->held->n) : NULL;
     if (tuned && sw_floor(b, tuned->kernel, &b->floor, why, sizeof why) == 0) {
         b->floor_why = pb_kwhy_names[PB_KWHY_TUNED];
         return 0;
@@ -411,21 +416,23 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
 static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;
-    static pb_cpulist place, pair; /* 4 KiB each: off the stack */
+    static pb_cpulist place, pair, held; /* 4 KiB each: off the stack */
     b->place = &place;
     b->pair = &pair;
+    b->held = &held;
     for (int s = 0; s < p->sets->n && !pb_stop_signal(); s++) {
         b->set = &p->sets->set[s];
         if (pb_topo_place(p->topo, &b->set->cpus, b->set->cpus.n < 2 ? 1 : 2, &pair, err, errlen) != 0)
             return -1;
         for (int t = 0; t < p->threads->n && !pb_stop_signal(); t++) {
             int threads = (int)p->threads->v[t];
-            if (threads > b->set->cpus.n)
+            int placed = pb_sweep_place(p, b->set, threads, &held, &place, err, errlen);
+            if (placed > 0)
                 continue;
+            b->oversubscribed = threads > held.n;
             for (int f = 0; f < KERN_FORMAT_COUNT; f++) /* wisdom's at the nearest thread count it timed */
                 b->kernel[f] = pb_kchoice_for(&p->kernels, (kern_format)f, threads);
-            if (pb_topo_place(p->topo, &b->set->cpus, threads, &place, err, errlen) != 0 ||
-                sw_block_floor(run, b, err, errlen) != 0 || sw_depths(run, b, err, errlen) != 0)
+            if (placed < 0 || sw_block_floor(run, b, err, errlen) != 0 || sw_depths(run, b, err, errlen) != 0)
                 return -1;
         }
     }
