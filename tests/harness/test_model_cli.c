@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "emulation.h"
 #include "gguf_model.h"
 #include "harness_run.h"
 #include "pb_csv.h"
@@ -120,6 +121,9 @@ static int rows_in(const char *dir, const char *name, bool prefix)
  * incomplete with the reason, exit 1. */
 Test(model_cli, a_model_file_truncated_under_an_mmap_sweep, .timeout = 300)
 {
+    skip_if_emulated("qemu-user emulates the guest's file mappings and its signals itself, so a SIGBUS past a "
+                     "truncated file does not reach the guest's handler as the kernel delivers it (failed under "
+                     "make test-arm64); the guard is tested on the host");
     char dir[64], path[128], run[128], log[128];
     tf_tmpdir(dir, sizeof dir, "pbmodelcli");
     write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
