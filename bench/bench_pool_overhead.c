@@ -15,6 +15,7 @@
 typedef struct po_opts {
     pb_list policies, threads, gaps, jobs, cpus, barriers;
     long spin_us, reps;
+    const char *co_runner;
     double batch_ms;
 } po_opts;
 
@@ -22,6 +23,7 @@ typedef struct po_run {
     po_opts o;
     int cpus[POOL_MAX_THREADS]; /* pinning order; wraps around for more threads than cpus */
     int ncpus;
+    pb_corunner co; /* --co-runner */
     pb_po_plan plan;
     pb_po_run run;
     pb_harness h;
@@ -49,6 +51,7 @@ static int po_parse(po_run *pr, int argc, char **argv)
         { .name = "job-ns", .kind = PB_OPT_LIST, .dest = &o->jobs, .min = 0, .max = 100000000, .metavar = "LIST",
           .help = "busy work per thread per dispatch, ns (0 = empty job)", .dflt = "0" },
         PB_OPT_SPIN_US(&o->spin_us),
+        PB_OPT_CO_RUNNER(&o->co_runner),
         { .name = "reps", .kind = PB_OPT_INT, .dest = &o->reps, .min = 3, .max = 10000, .metavar = "N",
           .help = "batches per point (the median is quoted)", .dflt = "15 (5 with --quick)" },
         { .name = "batch-ms", .kind = PB_OPT_DOUBLE, .dest = &o->batch_ms, .dmin = 0.1, .dmax = 10000, .metavar = "MS",
@@ -96,13 +99,15 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
     if (o->barriers.n == 0)
         for (int b = 0; b < PB_BARRIER_IDS; b++)
             o->barriers.v[o->barriers.n++] = b;
+    if (pb_harness_co_runner(&pr->h, o->co_runner, &pr->co) != 0)
+        return -1;
     if (o->reps == 0)
         o->reps = pr->h.quick ? 5 : 15;
     if (o->batch_ms == 0)
         o->batch_ms = pr->h.quick ? 2 : 10;
     pr->plan = (pb_po_plan){ .cpus = pr->cpus, .ncpus = pr->ncpus, .policies = &o->policies, .threads = &o->threads,
                              .gaps = &o->gaps, .jobs = &o->jobs, .barriers = &o->barriers,
-                             .spin_us = (unsigned)o->spin_us,
+                             .spin_us = (unsigned)o->spin_us, .co_runner = pr->co.text,
                              .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = pr->h.quick,
                              .where = &pr->h.where };
     return 0;
@@ -118,6 +123,7 @@ int main(int argc, char **argv)
     rep->run = &pr.h.run;
     pb_po_begin(&pr.run, &pr.plan);
     char err[512];
+    pb_harness_co_start(&pr.h); /* a failure is the run's: pb_harness_going is false then */
     for (int t = 0; t < pr.o.threads.n && pb_harness_going(&pr.h); t++) {
         if (pb_po_threads(&pr.run, (int)pr.o.threads.v[t], err, sizeof err) != 0)
             pb_harness_fail(&pr.h, "%s", err);

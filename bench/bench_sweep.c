@@ -15,7 +15,7 @@
 typedef struct sw_opts {
     const char *model;
     pb_list formats, policies, glues, threads, batches, contexts, kv_types;
-    const char *schedule, *cpus, *emulate, *wisdom;
+    const char *schedule, *cpus, *emulate, *wisdom, *co_runner;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
     bool mmap;
 } sw_opts;
@@ -25,6 +25,7 @@ typedef struct sw_run {
     pb_model_arg marg; /* --model: a preset, or an open model file */
     pb_cpusets sets;   /* --cpus */
     pb_emulate emu;    /* --emulate-slow */
+    pb_corunner co;    /* --co-runner */
     pb_sweep_plan plan;
     pb_harness h;      /* its topo: the live machine */
     pb_sweep_out out;  /* sweep.csv, cpu_util.csv, sweep_cpu.csv: a point's rows as it ends */
@@ -58,6 +59,7 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .help = "row split of each matvec: static, weighted (shares by each core's capacity), dynamic:N (claims of N "
           "rows), comma-separated", .dflt = "static (+ weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) " on unequal cores)" },
         PB_OPT_EMULATE_SLOW(&o->emulate),
+        PB_OPT_CO_RUNNER(&o->co_runner),
         { .name = "glue", .kind = PB_OPT_CHOICES, .dest = &o->glues, .choices = pb_glue_mode_names,
           .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
           "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization), or all",
@@ -132,8 +134,9 @@ static int sw_defaults(sw_run *sr)
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
                           .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = sw_row,
                           .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where };
-    if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0)
+    if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0 || pb_harness_co_runner(&sr->h, o->co_runner, &sr->co) != 0)
         return -1;
+    p->co_runner = sr->co.text;
     if (pb_sweep_schedules(p, o->schedule, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "schedule", o->schedule, "%s", err);
     kern_isa forced;
@@ -186,7 +189,7 @@ int main(int argc, char **argv)
            sr.o.warmup, sr.o.seed);
     fflush(stdout);
     char err[1024];
-    if (pb_sweep_run_all(&sr.run, &sr.plan, err, sizeof err) != 0)
+    if (pb_harness_co_start(&sr.h) == 0 && pb_sweep_run_all(&sr.run, &sr.plan, err, sizeof err) != 0)
         pb_harness_fail(&sr.h, "%s", err);
     pb_sweep_print_table(stdout, sr.run.rows.items, (int)sr.run.rows.n);
     int unverified = pb_sweep_run_unverified(&sr.run);

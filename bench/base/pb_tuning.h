@@ -36,6 +36,10 @@
  * difference the noise makes costs a token more than it saves (a 51/49 split whose 51 lands on the thread
  * that was only unlucky once); 5% is about a token's noise here. */
 #define PB_WEIGHTED_DEADBAND 0.05
+/* ms: the period of a --co-runner's duty cycle (1:50 = cpu 1 busy 5 of every 10 ms). Shorter than a scheduler's
+ * slice would let the busy process and a pool's threads take turns within one slice, longer would make a point of
+ * a few tokens land wholly in a busy or an idle phase; 10 ms is a compiler's or a second model's typical burst. */
+#define PB_CORUNNER_PERIOD_MS 10
 /* x the largest core set's PUs: bench_sweep's most threads. Beyond the PUs threads take the cpus in turn, and a
  * dispatch waits for each of them to get one (a time slice, milliseconds, once a spinner yields): at 8x a token of
  * a small model's hundreds of dispatches already takes seconds; further is a run of hours, not a measurement. */

@@ -1,5 +1,6 @@
 /* pb_harness.c — see pb_harness.h. */
 #include "pb_harness.h"
+#include "pb_tuning.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -134,8 +135,35 @@ static void warn_emulated(const pb_harness *h)
                     h->emulate->cpu[i], h->emulate->factor[i]);
 }
 
+int pb_harness_co_runner(pb_harness *h, const char *spec, pb_corunner *c)
+{
+    char err[512];
+    if (pb_corunner_parse(spec, c, err, sizeof err) != 0)
+        return pb_harness_refuse_opt(h, "co-runner", spec, "%s", err);
+    for (int i = 0; i < c->n; i++)
+        if (pb_topo_check_cpu(h->topo, c->cpu[i], err, sizeof err) != 0)
+            return pb_harness_refuse_opt(h, "co-runner", spec, "%s", err);
+    h->co = c->n ? c : NULL;
+    return 0;
+}
+
+int pb_harness_co_start(pb_harness *h)
+{
+    char err[512];
+    if (!h->co)
+        return 0;
+    if (pb_corunner_start(h->co, err, sizeof err) != 0)
+        return pb_harness_fail(h, "%s", err);
+    printf("co-runner   %s: busy %d%% of every %d ms on each of those cpus, a process of its own beside the run\n",
+           h->co->text, h->co->duty_pct, PB_CORUNNER_PERIOD_MS);
+    fflush(stdout);
+    return 0;
+}
+
 int pb_harness_refused(pb_harness *h)
 {
+    if (h->co)
+        pb_corunner_stop(h->co);
     if (!h->helped)
         fprintf(stderr, "%s\n", h->err[0] ? h->err : "refused");
     /* Nothing was measured: a claimed output's partial file would only be a stale file in the run directory. */
@@ -299,6 +327,8 @@ int pb_harness_mark_latest(const char *prog, const pb_run *run)
 
 int pb_harness_close(pb_harness *h, const char *script, const char *const *plots)
 {
+    if (h->co) /* before the plots: what ran beside the measurement is not to slow them */
+        pb_corunner_stop(h->co);
     pb_topo_free(h->topo);
     h->topo = NULL;
     const char *names[PB_HARNESS_MAX_CSV + 1];

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "pb_cli.h"
+#include "pb_corunner.h"
 #include "pb_csv.h"
 #include "pb_kchoice.h"
 #include "pb_machine.h"
@@ -40,6 +41,7 @@
 #include "pb_slices.h"
 #include "pb_stop.h"
 #include "pb_topo.h"
+#include "pb_tuning.h" /* PB_STR, PB_CORUNNER_PERIOD_MS: PB_OPT_CO_RUNNER */
 #include "pool.h" /* POOL_MAX_THREADS: PB_OPT_THREADS */
 
 /* The option-table entries every harness has: pb_harness_setup adds them after the harness's own. QUICK's help
@@ -79,6 +81,13 @@
               "another build's or a malformed file is ignored, saying so: kernels then go by ISA rank)",          \
       .dflt = "results/<host>/wisdom" }
 
+/* --co-runner CPUS:DUTY, the same in every harness that has it (bench_sweep, bench_pool_overhead); checked by
+ * pb_harness_co_runner. */
+#define PB_OPT_CO_RUNNER(ptr)                                                                                    \
+    { .name = "co-runner", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "CPUS:DUTY",                         \
+      .help = "a busy process beside the run: on each of CPUS (a list), busy DUTY percent (1..100) of every "           \
+              PB_STR(PB_CORUNNER_PERIOD_MS) " ms, e.g. 1:50; rows say so (co_runner)", .dflt = "none" }
+
 #define PB_HARNESS_MAX_CSV 8
 #define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
 
@@ -90,6 +99,7 @@ typedef struct pb_harness {
     pb_machine machine;        /* filled by pb_harness_probe (or pb_harness_open) */
     pb_where where;            /* how rows get their placement tag: filled with machine (a plan keeps &where) */
     const pb_emulate *emulate; /* --emulate-slow, when given: pb_harness_open warns of it under the header */
+    pb_corunner *co;           /* --co-runner, when given: started by pb_harness_co_start, stopped at the end */
     bool probed;
     pb_run run;                /* the run directory, from pb_harness_open */
     pb_csv *csv[PB_HARNESS_MAX_CSV]; /* the outputs, published by pb_harness_close */
@@ -126,6 +136,13 @@ int pb_harness_refuse_opt(pb_harness *h, const char *name, const char *text, con
 /* --emulate-slow's value (NULL: none) into e, checked against the machine: 0, or -1 with the line (naming the
  * option) in h->err. Given cpus make pb_harness_open print a loud warning under the header. */
 int pb_harness_emulate(pb_harness *h, const char *spec, pb_emulate *e);
+
+/* --co-runner's value (NULL: none) into c, its cpus checked against the machine: 0, or -1 with the line (naming
+ * the option, what was wrong and what is accepted) in h->err. A given one is kept in h. */
+int pb_harness_co_runner(pb_harness *h, const char *spec, pb_corunner *c);
+/* Starts the co-runner, if any, once the outputs are claimed (just before measuring), with a line on stdout;
+ * pb_harness_close and pb_harness_refused stop it. 0, or -1 after pb_harness_fail. */
+int pb_harness_co_start(pb_harness *h);
 
 /* The exit status of a harness refused before measuring: prints h->err on stderr (one line), drops every output
  * claimed so far (their partial files) and frees the topology. 2, or 0 when --help was what stopped it. */

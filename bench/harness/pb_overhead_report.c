@@ -14,6 +14,7 @@ static void po_write_row(pb_po_report *r, const pb_po_plan *p, const pb_po_row *
     const pb_value v[PB_POOL_NCOLS] = {
         [PB_POOL_run_id].s = r->run->run_id, [PB_POOL_host].s = r->run->host,
         [PB_POOL_policy].s = pb_po_kind_name(row->kind), [PB_POOL_threads].i = row->threads, [PB_POOL_cpus].s = cpus,
+        [PB_POOL_co_runner].s = p->co_runner,
         [PB_POOL_gap_us].i = row->gap_us, [PB_POOL_job_ns].i = row->job_ns,
         [PB_POOL_spin_us].i = row->kind == POOL_HYBRID ? p->spin_us : 0,
         [PB_POOL_reps].i = row->kind < 0 ? PB_PO_RT_BATCHES : p->reps, [PB_POOL_k].i = row->r.k,

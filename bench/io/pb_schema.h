@@ -93,6 +93,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
       "barrier-tree, barrier-dissemination, barrier-omp: one barrier inside a job; pingpong: the round trip")       \
     X(threads, INT, "%lld", "", COUNT, "threads in the pool, the caller included")                                  \
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
+    X(co_runner, TEXT, "%s", "", NONE, "the busy process beside the run, CPUS:DUTY (--co-runner; empty: none)")     \
     X(gap_us, INT, "%lld", "µs", FIGURE, "caller's serial busy work between dispatches")                            \
     X(job_ns, INT, "%lld", "ns", FIGURE, "busy work per thread per dispatch")                                       \
     X(spin_us, INT, "%lld", "µs", OPTIONAL, "hybrid's spin budget before sleeping (0 for the others)")              \
@@ -221,6 +222,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(e_cores, INT, "%lld", "", OPTIONAL, "efficiency cores pinned")                                                \
     X(smt_threads, INT, "%lld", "", OPTIONAL, "threads sharing a core with another")                                \
     X(oversubscribed, INT, "%lld", "", OPTIONAL, "1 when threads outnumber the set's PUs (they take its cpus in turn)") \
+    X(co_runner, TEXT, "%s", "", NONE, "the busy process beside the run, CPUS:DUTY (--co-runner; empty: none)")     \
     X(verified, INT, "%lld", "", OPTIONAL, "1 when the logits equal the first point's with the same kernels")         \
     X(series_id, INT, "%lld", "", OPTIONAL, "the plot line's number")                                               \
     X(series, TEXT, "%s", "", NONE, "the plot line's label")                                                        \

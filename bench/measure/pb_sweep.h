@@ -100,6 +100,7 @@ typedef struct pb_sweep_row {
     char cpus[256];           /* the pinned OS cpu ids, space-separated, caller first */
     int p_cores, e_cores, smt_threads; /* how the placement splits: first PUs of P / other kinds, SMT siblings */
     int oversubscribed;       /* 1: more threads than the set's PUs, wrapped around them (cpus repeats ids) */
+    const char *co_runner;    /* --co-runner's spec, "" none */
     uint64_t weight_bytes;    /* one token's */
     int context;              /* positions in the KV cache before the token */
     const char *kv_type;      /* the cache's type: f16, q8_0 */

@@ -16,6 +16,8 @@ static const char *const bad_args[][2] = {
     /* policy, gap, cpu, an unknown option */
     { "--policy nope", "--policy" }, { "--gap-us -5", "--gap-us" }, { "--cpus 4096", "--cpus" },
     { "--barrier nope", "--barrier" }, { "--barrier central,central", "--barrier" },
+    /* the co-runner: its form, its duty, a cpu that does not exist */
+    { "--co-runner 1", "--co-runner" }, { "--co-runner 0:0", "--co-runner" }, { "--co-runner 4096:50", "--co-runner" },
     { "--bogus", "--bogus" },
     /* a number in hexadecimal (strtod's 0x10 is 16): decimal only, as for the integers */
     { "--batch-ms 0x10", "--batch-ms" },
@@ -84,5 +86,28 @@ Test(pool_overhead_cli, barrier_rows_from_two_threads, .timeout = 120)
     cr_expect(strstr(md, "One barrier among 2 threads inside a job costs: central ") != NULL,
               "report.md's finding on the barriers: %s", md);
     cr_expect_null(strstr(md, "A barrier-"), "a barrier is not called a dispatch");
+    cr_expect_eq(tf_rmrf(dir), 0);
+}
+
+/* A co-runner beside the run: every row names it, and the run ends with its children gone (pb_corunner's test
+ * checks the reaping; here, that the harness starts and stops it around its measurement). */
+Test(pool_overhead_cli, rows_name_the_co_runner, .timeout = 120)
+{
+    int cpu[1];
+    tf_need_cpus(cpu, 1, "a cpu for the co-runner");
+    char dir[64], args[256], spec[32];
+    snprintf(spec, sizeof spec, "%d:30", cpu[0]);
+    tf_tmpdir(dir, sizeof dir, "pbpo-co");
+    snprintf(args, sizeof args, "--quick --policy spin --threads 2 --gap-us 0 --barrier central --reps 3 "
+             "--batch-ms 0.5 --co-runner %s --out run", spec);
+    harness_run_ok(dir, "bench_pool_overhead", "", args);
+    pb_table t;
+    harness_load_csv(&t, dir, "run/pool_overhead.csv");
+    int co = pb_table_col(&t, "co_runner");
+    cr_assert_geq(co, 0, "pool_overhead.csv has a co_runner column");
+    cr_assert_gt(t.nrows, 0);
+    for (size_t r = 0; r < t.nrows; r++)
+        cr_expect_str_eq(pb_table_str(&t, r, co), spec, "row %zu", r);
+    pb_table_free(&t);
     cr_expect_eq(tf_rmrf(dir), 0);
 }

@@ -38,6 +38,9 @@ Test(sweep_cli, unknown_names)
     expect_bad("--cpus nope", "--cpus");
     expect_bad("--cpus p,", "--cpus");
     expect_bad("--cpus 4096", "--cpus");
+    expect_bad("--co-runner 1:", "--co-runner");
+    expect_bad("--co-runner 0:500", "--co-runner");
+    expect_bad("--co-runner 4096:50", "--co-runner");
     expect_bad("--bogus", "--bogus");
     harness_expect_bad("bench_sweep", "POOLBENCH_KERNEL=bogus", "--quick", "POOLBENCH_KERNEL");
 }

@@ -19,7 +19,7 @@ static const struct {
     const char *header;
 } published[] = {
     { PB_K_MACHINE, "key,value" },
-    { PB_K_POOL, "run_id,host,policy,threads,cpus,gap_us,job_ns,spin_us,reps,k,ns_min,ns_median,ns_p90,ns_p99,ns_max,"
+    { PB_K_POOL, "run_id,host,policy,threads,cpus,co_runner,gap_us,job_ns,spin_us,reps,k,ns_min,ns_median,ns_p90,ns_p99,ns_max,"
                  "ns_batch_mean,ns_batch_min,ns_batch_max,rt_ns_before,rt_ns_after,placement,ratio_to_rt,ratio_to_omp,"
                  "rt_1line_rmw_ns,rt_2line_store_ns,rt_2line_rmw_ns,rt_tight_ns" },
     { PB_K_MEMORY, "run_id,host,op,kernel,threads,cpus,size_mib,thp_mib,passes,gbps_best,gbps_median,gbps_min,rt_ns,"
@@ -33,7 +33,7 @@ static const struct {
                   "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
                   "pct_of_floor,floor_tok_per_s,dispatches_per_token,glue_ms_median,glue_pct,attn_ms_median,"
                   "attn_pct,busy_pct_mean,busy_pct_min,busy_pct_max,"
-                  "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,oversubscribed,verified,"
+                  "imbalance_flag,rt_ns,rt_ns_before,rt_ns_after,placement,p_cores,e_cores,smt_threads,oversubscribed,co_runner,verified,"
                   "series_id,series,emulate_slow,share_source,thread_rows_pct,thread_busy_ms,thread_slice_us,"
                   "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms,dispatch_cost_ns,budget_floor_ms,"
                   "budget_kernel_ms,budget_quant_ms,budget_glue_ms,budget_attn_ms,budget_dispatch_ms,budget_wait_ms,"

@@ -48,6 +48,7 @@ typedef struct pb_po_plan {
     int ncpus;
     const pb_list *policies, *threads, *gaps, *jobs;
     const pb_list *barriers; /* pb_barrier_ids, or none */
+    const char *co_runner;   /* --co-runner's spec ("": none): every row's co_runner */
     unsigned spin_us;
     int reps;
     double batch_ms;

@@ -33,6 +33,7 @@ typedef struct pb_sweep_plan {
     pb_sched sched[PB_SWEEP_MAX_SCHED]; /* the schedules (pb_sweep_schedules) */
     int nsched;
     bool sched_given;                 /* --schedule was given: every schedule on every set (pb_sweep_sched_runs) */
+    const char *co_runner;            /* --co-runner's spec ("": none): every row's co_runner */
     bool oversubscribe;               /* --threads was given: a count above a set's PUs runs there oversubscribed
                                        * (pb_sweep_place), where the default counts skip it */
     const pb_emulate *emulate;        /* --emulate-slow (NULL: none) */

@@ -152,6 +152,7 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->type_mix = p->file ? p->file->mix : "";
     pb_cpus_text(b->place->cpu, b->place->n, b->place->n, r->cpus, sizeof r->cpus);
     r->oversubscribed = b->oversubscribed;
+    r->co_runner = p->co_runner ? p->co_runner : "";
     for (int i = 0; i < b->held->n; i++) { /* the cores, each once however many threads share it */
         const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->held->cpu[i])];
         if (pu->smt > 0)
