@@ -119,13 +119,19 @@ static void po_rt_ratios(pb_po_run *run, size_t first, const pb_rt_tight *before
     }
 }
 
+/* The cpus of a block of `threads`: the plan's pinning order, wrapping past its cpus. */
+static void po_cpus(const pb_po_plan *p, int threads, int *cpus)
+{
+    for (int i = 0; i < threads; i++)
+        cpus[i] = p->cpus[i % p->ncpus];
+}
+
 /* One (threads, kind) block: round trip, every gap x job, round trip. */
 static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t errlen)
 {
     const pb_po_plan *p = run->p;
     int cpus[POOL_MAX_THREADS];
-    for (int i = 0; i < threads; i++)
-        cpus[i] = p->cpus[i % p->ncpus];
+    po_cpus(p, threads, cpus);
     int rc = 0;
     pb_rt_tight before, after;
     po_roundtrip(run, &before, &rc, err, errlen);
@@ -148,8 +154,7 @@ static int po_barrier_block(pb_po_run *run, int threads, char *err, size_t errle
 {
     const pb_po_plan *p = run->p;
     int cpus[POOL_MAX_THREADS];
-    for (int i = 0; i < threads; i++)
-        cpus[i] = p->cpus[i % p->ncpus];
+    po_cpus(p, threads, cpus);
     int rc = 0;
     pb_rt_tight before, after;
     po_roundtrip(run, &before, &rc, err, errlen);
