@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "pb_glue_impl.h"
+#include "pb_glue_forms.h"
 
 /* A row per ISA that has glue forms; an ISA without one (avx512, dotprod, i8mm) runs the best one below it. */
 static const pb_glue_ops pb_glue_table[KERN_ISA_COUNT] = {

@@ -1,9 +1,9 @@
-/* pb_glue_scalar.c — the glue's scalar forms (pb_glue_impl.h's recipes): any CPU, and the tails of the vector
+/* pb_glue_scalar.c — the glue's scalar forms (pb_glue_forms.h's recipes): any CPU, and the tails of the vector
  * forms, which call them for the last values so that a value's bits never depend on the form. */
 #include <math.h>
 #include <string.h>
 
-#include "pb_glue_impl.h"
+#include "pb_glue_forms.h"
 
 double pb_sumsq_scalar(const float *x, size_t n)
 {
@@ -11,7 +11,7 @@ double pb_sumsq_scalar(const float *x, size_t n)
     return pb_sumsq_finish(lane, x, 0, n);
 }
 
-/* e^t, pb_glue_impl.h's recipe. */
+/* e^t, pb_glue_forms.h's recipe. */
 static float pb_exp(float t)
 {
     t = t < PB_EXP_LO ? PB_EXP_LO : t;

@@ -17,7 +17,7 @@
 #include "kern_impl.h"
 #include "kern_test_util.h"
 #include "pb_glue.h"
-#include "pb_glue_impl.h"
+#include "pb_glue_forms.h"
 #include "pb_memread.h"
 
 static unsigned bits2(kern_isa a, kern_isa b)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pb_attn.h"
-#include "pb_attn_impl.h"
+#include "pb_attn_forms.h"
 #include "pb_decode.h"
 
 static uint64_t rng_next(uint64_t *s)

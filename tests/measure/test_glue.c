@@ -10,7 +10,7 @@
 #include "pb_exec.h"
 #include "pb_decode_floor.h"
 #include "pb_glue.h"
-#include "pb_glue_impl.h"
+#include "pb_glue_forms.h"
 #include "pb_sweep.h"
 #include "test_files.h"
 

@@ -1,7 +1,7 @@
 /* pb_glue_neon.c — SiLU(g)·u and RMSNorm's sum of squares with ARMv8.0 Advanced SIMD, 4 values a step
- * (pb_glue_impl.h's recipes, lane for lane the scalar forms': FMLA rounds once as fmaf does, FRINTN rounds to
+ * (pb_glue_forms.h's recipes, lane for lane the scalar forms': FMLA rounds once as fmaf does, FRINTN rounds to
  * nearest even as rintf does, FDIV is IEEE division, and FMAX/FMIN keep a NaN as the scalar compares do). */
-#include "pb_glue_impl.h"
+#include "pb_glue_forms.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -34,7 +34,10 @@ static inline __attribute__((always_inline)) void pb_silu_mul4(float *y, const f
 
 void pb_silu_mul_neon(float *y, const float *g, const float *u, size_t n)
 {
-    pb_silu_mul_lanes(y, g, u, n, 4, pb_silu_mul4);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        pb_silu_mul4(y + i, g + i, u + i);
+    pb_silu_mul_scalar(y + i, g + i, u + i, n - i); /* the tail, same bits */
 }
 
 /* Lanes 0-1, 2-3, 4-5, 6-7 of the scalar form's eight in four double vectors. */

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_attn_impl.h"
+#include "pb_attn_forms.h"
 #include "pb_time.h"
 
 /* The inner loops by ISA and cache type; an ISA without a row (avx512, the arm64 ones for now) runs the best one
- * below it, and every row gives the same bits (pb_attn_impl.h). */
+ * below it, and every row gives the same bits (pb_attn_forms.h). */
 static const pb_attn_ops attn_table[KERN_ISA_COUNT][PB_KV_TYPES] = {
     [KERN_ISA_SCALAR] = {
         [PB_KV_F16] = { pb_attn_scores_f16_scalar, pb_attn_weigh_f16_scalar, pb_attn_exp_sub_scalar,

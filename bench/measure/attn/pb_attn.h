@@ -16,7 +16,7 @@
  *      out = sum o_c e^(m_c - M) / L.
  * The chunks are fixed by the position count alone and merged in a fixed order, and every sum inside a chunk
  * runs in position order, so the output's bits depend on neither the thread count nor the schedule; every ISA's
- * inner loops give the same bits too (pb_attn_impl.h). tests/measure/test_attn.c holds it against a double-precision
+ * inner loops give the same bits too (pb_attn_forms.h). tests/measure/test_attn.c holds it against a double-precision
  * oracle. */
 #ifndef PB_ATTN_H
 #define PB_ATTN_H

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kern.h"
-#include "pb_attn_impl.h"
+#include "pb_attn_forms.h"
 
 const char *const pb_kv_type_names[PB_KV_TYPES + 1] = { "f16", "q8_0", NULL };
 
@@ -56,7 +56,7 @@ unsigned char *pb_kv_row(const pb_kv_cache *c, int kv, int layer, size_t seq, in
     return c->buf.p + (rows * c->cap + pos) * c->row_bytes;
 }
 
-/* One row of floats into the cache's type, through the scalar form of attention's store (pb_attn_impl.h): the
+/* One row of floats into the cache's type, through the scalar form of attention's store (pb_attn_forms.h): the
  * fill is set-up, and every ISA's store gives the same bits. */
 static void kv_store(const pb_kv_cache *c, unsigned char *dst, const float *x)
 {

@@ -1,9 +1,9 @@
-/* pb_attn_avx2.c — attention's inner loops with AVX2 + FMA + F16C (pb_attn_impl.h's recipes, lane for lane the
+/* pb_attn_avx2.c — attention's inner loops with AVX2 + FMA + F16C (pb_attn_forms.h's recipes, lane for lane the
  * scalar forms': the same bits). The dot products take head widths that are multiples of 16, the weighted sums
  * multiples of 8 (pb_attn.c sends other widths to the scalar forms). A weighted sum keeps 64 outputs in registers
  * while it walks the chunk's positions, so each cache line of V is read once per chunk and no output is stored
  * between positions. */
-#include "pb_attn_impl.h"
+#include "pb_attn_forms.h"
 
 #include <immintrin.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
-/* pb_glue_avx2.c — SiLU(g)·u and RMSNorm's sum of squares, 8 values a step (pb_glue_impl.h's recipes, lane
+/* pb_glue_avx2.c — SiLU(g)·u and RMSNorm's sum of squares, 8 values a step (pb_glue_forms.h's recipes, lane
  * for lane the scalar forms'). */
-#include "pb_glue_impl.h"
+#include "pb_glue_forms.h"
 
 #include <immintrin.h>
 
@@ -33,7 +33,10 @@ static inline __attribute__((always_inline)) void pb_silu_mul8(float *y, const f
 
 void pb_silu_mul_avx2(float *y, const float *g, const float *u, size_t n)
 {
-    pb_silu_mul_lanes(y, g, u, n, 8, pb_silu_mul8);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        pb_silu_mul8(y + i, g + i, u + i);
+    pb_silu_mul_scalar(y + i, g + i, u + i, n - i); /* the tail, same bits */
 }
 
 double pb_sumsq_avx2(const float *x, size_t n)

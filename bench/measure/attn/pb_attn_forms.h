@@ -1,4 +1,4 @@
-/* pb_attn_impl.h — attention's inner loops by ISA (chosen in pb_attn.c): pb_attn_scalar.c (any CPU) and
+/* pb_attn_forms.h — attention's inner loops by ISA (chosen in pb_attn.c): pb_attn_scalar.c (any CPU) and
  * x86/pb_attn_avx2.c (AVX2 + FMA + F16C), for both cache types. Every form runs the same operations in the same
  * order, lane for lane (fused multiply-adds where these say fma: C's fmaf and the FMA instruction both round
  * once; f16 to f32 and int8 to f32 conversions are exact), so a score, a probability and an output's bits never
@@ -15,8 +15,8 @@
  *   f16 cache:  o[j] = fma(p[t], v_t[j], o[j])
  *   q8_0 cache: pd = p[t] * d (the block's scale), o[j] = fma(pd, v_t[j], o[j])
  * Exponential (softmax's e^(s - max), always of x <= 0): pb_attn_exp's recipe below. */
-#ifndef PB_ATTN_IMPL_H
-#define PB_ATTN_IMPL_H
+#ifndef PB_ATTN_FORMS_H
+#define PB_ATTN_FORMS_H
 
 #include <math.h>
 #include <stddef.h>

@@ -1,10 +1,10 @@
-/* pb_glue_impl.h — the glue's forms by ISA (chosen in pb_glue.c) and the SiLU's exponential they share:
+/* pb_glue_forms.h — the glue's forms by ISA (chosen in pb_glue.c) and the SiLU's exponential they share:
  * pb_glue_scalar.c (scalar), x86/pb_glue_avx2.c (8 lanes) and arm/pb_glue_neon.c (4 lanes), the vector forms'
  * tails through the scalar forms. All run the same operations in the same order (fused multiply-adds where
  * these say fma: C's fmaf, the FMA instruction and FMLA all round once), so a value's bits never depend on
  * which path, or which slice of a row, computed it. Not a public header: pb_glue.h is. */
-#ifndef PB_GLUE_IMPL_H
-#define PB_GLUE_IMPL_H
+#ifndef PB_GLUE_FORMS_H
+#define PB_GLUE_FORMS_H
 
 #include <stddef.h>
 
@@ -51,18 +51,6 @@ static inline double pb_sumsq_finish(double lane[PB_SS_LANES], const float *x, s
 
 /* y[i] = silu(g[i]) * u[i] for i < n, the scalar form (any n). */
 void pb_silu_mul_scalar(float *y, const float *g, const float *u, size_t n);
-
-/* The vector forms' loop: step(y + i, g + i, u + i) for every whole group of `lanes` values, the rest through
- * the scalar form (same bits). Inlined with the form's step, so each form compiles to its own plain loop. */
-typedef void pb_silu_step_fn(float *y, const float *g, const float *u);
-static inline __attribute__((always_inline)) void pb_silu_mul_lanes(float *y, const float *g, const float *u, size_t n,
-                                                                    size_t lanes, pb_silu_step_fn *step)
-{
-    size_t i = 0;
-    for (; i + lanes <= n; i += lanes)
-        step(y + i, g + i, u + i);
-    pb_silu_mul_scalar(y + i, g + i, u + i, n - i);
-}
 
 #if defined(__x86_64__)
 /* The same with AVX2 + FMA, 8 values a step, the tail through the scalar form: same bits. */
