@@ -104,16 +104,16 @@ static int kb_defaults(kb_ctx *c)
     if (o->levels.n == 0)
         add_all(&o->levels, PB_KB_LEVELS);
     if (o->variants.n == 0) {
-        for (int v = 0; v < KERN_VARIANT_COUNT; v++)
-            if (kern_variant_supported((kern_variant)v))
+        for (int v = 0; v < KERN_ISA_COUNT; v++)
+            if (kern_isa_supported((kern_isa)v))
                 o->variants.v[o->variants.n++] = v;
     }
     for (int i = 0; i < o->variants.n; i++) {
-        kern_variant v = (kern_variant)o->variants.v[i];
-        if (!kern_variant_supported(v)) {
+        kern_isa v = (kern_isa)o->variants.v[i];
+        if (!kern_isa_supported(v)) {
             char ok[64] = "";
-            for (int k = 0; k < KERN_VARIANT_COUNT; k++)
-                if (kern_variant_supported((kern_variant)k))
+            for (int k = 0; k < KERN_ISA_COUNT; k++)
+                if (kern_isa_supported((kern_isa)k))
                     snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? "," : "", kern_isa_names[k]);
             return pb_harness_refusef(&c->h, "--variant %s: this CPU or build cannot run it; this one runs %s",
                                       kern_isa_names[v], ok);

@@ -129,37 +129,6 @@ void kern_dequantize_row_q8_K(const block_q8_K *y, float *x, size_t n);
  * A variant's table may lack a format: the format then runs with the best variant below it that has it
  * (kern_matvec_isa says which), so asking for a variant the CPU runs never fails for want of a kernel. */
 
-/* The kernels' older name for an ISA, kept so that code written against it builds unchanged: the same enum
- * and values (the constants are plain aliases, so they have the enum's type). New code says kern_isa and
- * KERN_ISA_*. */
-typedef kern_isa kern_variant;
-#define KERN_SCALAR KERN_ISA_SCALAR
-#define KERN_AVX2 KERN_ISA_AVX2
-#define KERN_AVX512 KERN_ISA_AVX512
-#define KERN_NEON KERN_ISA_NEON
-#define KERN_VARIANT_COUNT KERN_ISA_COUNT
-
-/* The same older names for kern_isa_name, _supported, _best and _select. */
-static inline const char *kern_variant_name(kern_variant v)
-{
-    return kern_isa_name(v);
-}
-
-static inline bool kern_variant_supported(kern_variant v)
-{
-    return kern_isa_supported(v);
-}
-
-static inline kern_variant kern_variant_best(void)
-{
-    return kern_isa_best();
-}
-
-static inline int kern_variant_select(kern_variant *out, char *err, size_t errlen)
-{
-    return kern_isa_select(out, err, errlen);
-}
-
 /* The ISA whose matvec kernel runs for format f when want is asked for: want when its table has f, else the
  * best ISA below it that has f (kern_isa_pick). KERN_ISA_COUNT when want cannot run on this CPU or f is
  * unknown. What a harness reports as the variant that ran. */
@@ -292,7 +261,7 @@ static inline void kern_prefetch_stream(const void *p)
 /* y[m * ldy + r] = dot(weights row r, activation row m) for r < rows and m < act->batch. */
 typedef struct kern_job {
     kern_format fmt;
-    kern_variant variant; /* the ISA asked for; a format its table lacks runs with kern_matvec_isa's */
+    kern_isa variant; /* the ISA asked for; a format its table lacks runs with kern_matvec_isa's */
     const void *w;        /* rows x cols weights in fmt, rows back to back (kern_format_matrix_bytes) */
     size_t rows;
     const kern_act *act;  /* prepared for fmt and cols; its batch is M */
@@ -316,10 +285,10 @@ int kern_run_pool(pool *p, size_t chunk, const kern_job *job);
 
 /* Convenience for one activation row of floats: quantizes x once with v's quantizer (allocating a kern_act),
  * then runs. -1 with EINVAL when cols is not a multiple of the format's block. */
-int kern_matvec(kern_format f, kern_variant v, const void *w, const float *x, float *y, size_t rows,
+int kern_matvec(kern_format f, kern_isa v, const void *w, const float *x, float *y, size_t rows,
                 size_t cols);
 /* As kern_matvec for a batch of M (1..KERN_BATCH_MAX) activation rows x (M x cols); y is M x rows. */
-int kern_matmul(kern_format f, kern_variant v, const void *w, const float *x, size_t m, float *y,
+int kern_matmul(kern_format f, kern_isa v, const void *w, const float *x, size_t m, float *y,
                 size_t rows, size_t cols);
 
 #endif

@@ -100,7 +100,7 @@ int kern_run_pool(pool *p, size_t chunk, const kern_job *job)
 
 /* ---- convenience ---- */
 
-int kern_matmul(kern_format f, kern_variant v, const void *w, const float *x, size_t m, float *y, size_t rows,
+int kern_matmul(kern_format f, kern_isa v, const void *w, const float *x, size_t m, float *y, size_t rows,
                 size_t cols)
 {
     kern_act a;
@@ -117,7 +117,7 @@ int kern_matmul(kern_format f, kern_variant v, const void *w, const float *x, si
     return rc;
 }
 
-int kern_matvec(kern_format f, kern_variant v, const void *w, const float *x, float *y, size_t rows, size_t cols)
+int kern_matvec(kern_format f, kern_isa v, const void *w, const float *x, float *y, size_t rows, size_t cols)
 {
     return kern_matmul(f, v, w, x, 1, y, rows, cols);
 }

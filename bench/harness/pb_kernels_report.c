@@ -25,7 +25,7 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
     const pb_kbr_report *k = ctx;
     const pb_value v[PB_KERNELS_NCOLS] = {
         [PB_KERNELS_run_id].s = k->run->run_id, [PB_KERNELS_host].s = k->run->host,
-        [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_variant_name(r->r.ran),
+        [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_isa_name(r->r.ran),
         [PB_KERNELS_rows].i = (long long)r->pt.rows, [PB_KERNELS_cols].i = (long long)r->pt.cols,
         [PB_KERNELS_batch].i = r->pt.batch, [PB_KERNELS_threads].i = r->threads, [PB_KERNELS_bytes].u = r->bytes,
         [PB_KERNELS_level].s = pb_kbench_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,
@@ -64,7 +64,7 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
         if (!isnan(r->read_gbps))
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
         fprintf(f, "%-6s %-10s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
-                kern_format_names[r->pt.fmt], kern_variant_name(r->pt.variant), pb_kbench_level_names[r->pt.level],
+                kern_format_names[r->pt.fmt], kern_isa_name(r->pt.variant), pb_kbench_level_names[r->pt.level],
                 r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
                 r->r.gbps_act.median, r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
     }
@@ -79,9 +79,9 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
 
 /* One (format, variant) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
 static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run, kern_format fmt,
-                                    kern_variant v)
+                                    kern_isa v)
 {
-    fprintf(f, "%-6s %-10s", kern_format_names[fmt], kern_variant_name(v));
+    fprintf(f, "%-6s %-10s", kern_format_names[fmt], kern_isa_name(v));
     for (int l = 0; l < p->levels->n; l++) {
         const pb_kbr_row *r = pb_kbr_find(run, fmt, v, (pb_kbench_level)p->levels->v[l], 1, 1);
         if (r)
@@ -106,7 +106,7 @@ void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->variants->n; v++)
             if (pb_kbr_measures(p, (kern_format)p->formats->v[i], v))
-                kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_variant)p->variants->v[v]);
+                kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v]);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {
         double ns = run->act_ns[p->formats->v[i]]; /* 0: the run stopped before this format */

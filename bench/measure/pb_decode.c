@@ -70,7 +70,7 @@ static int pb_decode_fail(pb_decode *d, int err)
     return -1;
 }
 
-int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch)
+int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_isa v, size_t batch)
 {
     pb_kchoice kernel[KERN_FORMAT_COUNT];
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)

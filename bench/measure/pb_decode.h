@@ -82,7 +82,7 @@ typedef struct pb_decode {
 
 /* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without
  * grouped-query heads (pb_model_attn_ok) or a variant that cannot run a format; ENOMEM). */
-int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_variant v, size_t batch);
+int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_isa v, size_t batch);
 /* The same with each format's kernel chosen (kernel: KERN_FORMAT_COUNT entries, pb_kchoice_for's). */
 int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch);
 /* A cache of type holding context positions (seeded from the weights' seed, filled through ex's threads): every

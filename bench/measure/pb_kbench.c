@@ -278,7 +278,7 @@ double pb_kbench_act_ns(kern_format f, size_t cols)
     return pb_summarize(t, REPS).median;
 }
 
-int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size_t errlen)
+int pb_kbench_verify(kern_format f, kern_isa v, size_t cols, char *err, size_t errlen)
 {
     enum { ROWS = 19 }; /* no multiple of any rows-per-pass */
     size_t rb = row_bytes(f, cols);
@@ -294,8 +294,8 @@ int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size
         kern_quantize_row(f, x, w + r * rb, cols);
     }
     fill_floats(x, cols, 5);
-    if (kern_matvec(f, KERN_SCALAR, w, x, ys, ROWS, cols) != 0 || kern_matvec(f, v, w, x, yv, ROWS, cols) != 0) {
-        snprintf(err, errlen, "%s/%s: matvec refused: %s", kern_format_names[f], kern_variant_name(v),
+    if (kern_matvec(f, KERN_ISA_SCALAR, w, x, ys, ROWS, cols) != 0 || kern_matvec(f, v, w, x, yv, ROWS, cols) != 0) {
+        snprintf(err, errlen, "%s/%s: matvec refused: %s", kern_format_names[f], kern_isa_name(v),
                  strerror(errno));
         goto out;
     }
@@ -305,7 +305,7 @@ int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size
     for (int r = 0; r < ROWS; r++) {
         if (!(fabs(yv[r] - ys[r]) <= 1e-3 * big + 1e-6)) {
             snprintf(err, errlen, "%s/%s row %d: %.9g, scalar reference %.9g", kern_format_names[f],
-                     kern_variant_name(v), r, yv[r], ys[r]);
+                     kern_isa_name(v), r, yv[r], ys[r]);
             goto out;
         }
     }

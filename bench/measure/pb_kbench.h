@@ -51,7 +51,7 @@ size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t b
 
 typedef struct pb_kbench_point {
     kern_format fmt;
-    kern_variant variant;
+    kern_isa variant;
     pb_kbench_level level;
     size_t cols;
     size_t rows;            /* rows of the matrix (its bytes are the level's working set) */
@@ -99,6 +99,6 @@ double pb_kbench_act_ns(kern_format f, size_t cols);
 /* Checks variant v (its activation quantizer and matvec kernels, with their fallbacks) against the scalar
  * reference on a small matrix: 0 when every row agrees within 1e-3
  * of the largest |y| (the Criterion tests hold the exact tolerances), -1 otherwise with a line in err. */
-int pb_kbench_verify(kern_format f, kern_variant v, size_t cols, char *err, size_t errlen);
+int pb_kbench_verify(kern_format f, kern_isa v, size_t cols, char *err, size_t errlen);
 
 #endif

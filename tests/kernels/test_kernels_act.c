@@ -9,10 +9,10 @@
 #define ACT_COLS 1024
 #define ACT_ROWS 3
 
-static void check_same(const kern_act *a, const kern_act *b, const char *what, kern_variant v)
+static void check_same(const kern_act *a, const kern_act *b, const char *what, kern_isa v)
 {
     size_t cols = a->cols, n = a->batch, nb = a->q8k ? cols / QK_K : cols / QK8_0;
-    const char *vn = kern_variant_name(v);
+    const char *vn = kern_isa_name(v);
     if (a->q8)
         cr_assert(memcmp(a->q8, b->q8, n * nb * sizeof(block_q8_0)) == 0, "%s %s: q8_0 blocks differ", vn, what);
     if (a->q8k)
@@ -59,13 +59,13 @@ Test(kern_act, every_variant_gives_the_reference_bytes)
             kern_act ref;
             cr_assert_eq(kern_act_init(&ref, fs[fi], ACT_COLS, ACT_ROWS), 0);
             cr_assert_eq(kern_act_set_isa(&ref, x, ACT_ROWS, KERN_ISA_SCALAR), 0);
-            for (int v = 1; v < KERN_VARIANT_COUNT; v++) {
-                if (!kern_variant_supported((kern_variant)v))
+            for (int v = 1; v < KERN_ISA_COUNT; v++) {
+                if (!kern_isa_supported((kern_isa)v))
                     continue;
                 kern_act got;
                 cr_assert_eq(kern_act_init(&got, fs[fi], ACT_COLS, ACT_ROWS), 0);
                 cr_assert_eq(kern_act_set_isa(&got, x, ACT_ROWS, (kern_isa)v), 0);
-                check_same(&ref, &got, kinds[k], (kern_variant)v);
+                check_same(&ref, &got, kinds[k], (kern_isa)v);
                 kern_act_free(&got);
             }
             kern_act_free(&ref);
@@ -116,7 +116,7 @@ static void check_all_arrays(const kern_act *a, const kern_act *b, const char *w
         cr_assert(memcmp(a->f32, b->f32, n * cols * sizeof(float)) == 0, "%s: floats differ", what);
         return;
     }
-    check_same(a, b, what, KERN_SCALAR);
+    check_same(a, b, what, KERN_ISA_SCALAR);
     if (a->seed4) {
         cr_assert(memcmp(a->seed4, b->seed4, n * cols / 4 * sizeof(int32_t)) == 0, "%s: seed4 differ", what);
         cr_assert(memcmp(a->dx4, b->dx4, n * cols / 4 * sizeof(float)) == 0, "%s: dx4 differ", what);

@@ -9,9 +9,9 @@
 #include "kern_test_util.h"
 
 /* variant v's kernel on rows x cols weights, streaming and cached: equal bits, both near the exact dot. */
-static void run_both(kern_format f, kern_variant v, size_t rows, size_t cols)
+static void run_both(kern_format f, kern_isa v, size_t rows, size_t cols)
 {
-    const char *what = kern_format_names[f], *vname = kern_variant_name(v);
+    const char *what = kern_format_names[f], *vname = kern_isa_name(v);
     kt_rng r = { .s = 7 + (uint64_t)f };
     void *w = kt_weights(&r, f, rows, cols);
     float *x = kt_floats(&r, cols, -1.0f, 1.0f);
@@ -40,14 +40,14 @@ static void run_both(kern_format f, kern_variant v, size_t rows, size_t cols)
 Test(kernels_cached, same_bits_as_streaming)
 {
     int pairs = 0;
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
         const kern_table *t = kern_table_get((kern_isa)v);
         for (int f = 0; t && f < KERN_FORMAT_COUNT; f++) {
             if (!t->rows[f] || !t->rows_cached[f])
                 continue;
             cr_assert(t->rows_cached[f] != t->rows[f], "%s/%s: the cached kernel is the streaming one",
-                      kern_format_names[f], kern_variant_name((kern_variant)v));
-            run_both((kern_format)f, (kern_variant)v, 37, 512);
+                      kern_format_names[f], kern_isa_name((kern_isa)v));
+            run_both((kern_format)f, (kern_isa)v, 37, 512);
             pairs++;
         }
     }
@@ -88,7 +88,7 @@ Test(kernels_cached, prefetch_hint_set_by_a_tuner)
  * runs avx2's, which prefetches); never for scalar, an unknown format or an ISA the CPU lacks. */
 Test(kernels_cached, prefetches_where_a_twin_is)
 {
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
         for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
             const kern_table *t = kern_isa_supported((kern_isa)v) ? kern_table_for((kern_format)f, (kern_isa)v)
                                                                      : NULL;

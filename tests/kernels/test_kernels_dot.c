@@ -26,12 +26,12 @@ static size_t widths(kern_format f, size_t *out)
 /* rows x cols weights and one activation row through variant v; checks each row against the oracle, and
  * returns the outputs (caller frees). mag (rows entries, or NULL): each row's sum |w_i x_i|, the scale of
  * its tolerance. */
-static float *check_against_oracle(kern_format f, kern_variant v, const void *w, const kern_act *a, size_t rows,
+static float *check_against_oracle(kern_format f, kern_isa v, const void *w, const kern_act *a, size_t rows,
                                    double *mag)
 {
     float *y = malloc(rows * sizeof(float));
     kern_job job = { .fmt = f, .variant = v, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
-    cr_assert_eq(kern_run(&job), 0, "%s/%s", kern_format_names[f], kern_variant_name(v));
+    cr_assert_eq(kern_run(&job), 0, "%s/%s", kern_format_names[f], kern_isa_name(v));
     size_t rb = kt_row_bytes(f, a->cols);
     for (size_t r = 0; r < rows; r++) {
         double m, want = kt_oracle(f, (const char *)w + r * rb, a, 0, &m);
@@ -39,7 +39,7 @@ static float *check_against_oracle(kern_format f, kern_variant v, const void *w,
         if (mag)
             mag[r] = m;
         cr_assert(fabs(y[r] - want) <= tol, "%s/%s cols %zu row %zu: %.9g vs exact %.9g (tolerance %.3g)",
-                  kern_format_names[f], kern_variant_name(v), a->cols, r, y[r], want, tol);
+                  kern_format_names[f], kern_isa_name(v), a->cols, r, y[r], want, tol);
     }
     return y;
 }
@@ -60,15 +60,15 @@ static void dot_all(void *(*make_w)(kt_rng *r, kern_format f, size_t rows, size_
             cr_assert_eq(kern_act_init(&a, (kern_format)f, cols, 1), 0);
             cr_assert_eq(kern_act_set(&a, x, 1), 0);
             double mag[ROWS];
-            float *ref = check_against_oracle((kern_format)f, KERN_SCALAR, w, &a, rows, mag);
-            for (int v = 1; v < KERN_VARIANT_COUNT; v++) {
-                if (!kern_variant_supported((kern_variant)v))
+            float *ref = check_against_oracle((kern_format)f, KERN_ISA_SCALAR, w, &a, rows, mag);
+            for (int v = 1; v < KERN_ISA_COUNT; v++) {
+                if (!kern_isa_supported((kern_isa)v))
                     continue;
-                float *y = check_against_oracle((kern_format)f, (kern_variant)v, w, &a, rows, NULL);
+                float *y = check_against_oracle((kern_format)f, (kern_isa)v, w, &a, rows, NULL);
                 for (size_t k = 0; k < rows; k++) { /* against the scalar reference: twice the oracle bound */
                     cr_assert(fabs(y[k] - ref[k]) <= 2 * KT_DOT_REL_TOL * mag[k] + 1e-30,
                               "%s/%s vs scalar, cols %zu row %zu: %.9g vs %.9g", kern_format_names[f],
-                              kern_variant_name((kern_variant)v), cols, k, y[k], ref[k]);
+                              kern_isa_name((kern_isa)v), cols, k, y[k], ref[k]);
                 }
                 free(y);
             }
@@ -126,10 +126,10 @@ Test(kern_dot, raw_bytes_every_variant, .timeout = 60)
 
 /* Row k of a matmul of w (rows x cols) with x (m x cols) through variant v: the matvec of activation k bit for
  * bit, and within the tolerance of the exact dot. */
-static void check_matmul_rows(kern_format f, kern_variant v, const void *w, const float *x, size_t m, size_t rows,
+static void check_matmul_rows(kern_format f, kern_isa v, const void *w, const float *x, size_t m, size_t rows,
                               size_t cols)
 {
-    const char *what = kern_format_names[f], *vn = kern_variant_name(v);
+    const char *what = kern_format_names[f], *vn = kern_isa_name(v);
     float *y = malloc(m * rows * sizeof(float)), *one = malloc(rows * sizeof(float));
     kern_act a;
     cr_assert_eq(kern_act_init(&a, f, cols, m), 0);
@@ -162,9 +162,9 @@ Test(kern_matmul, raw_bytes_row_m_equals_matvec, .timeout = 60)
         kt_rng r = { .s = 300 + (uint64_t)f };
         void *w = raw_weights(&r, (kern_format)f, rows, cols);
         float *x = kt_floats(&r, 5 * cols, -2.0f, 2.0f);
-        for (int v = 0; v < KERN_VARIANT_COUNT; v++)
-            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0] && kern_variant_supported((kern_variant)v); bi++)
-                check_matmul_rows((kern_format)f, (kern_variant)v, w, x, batches[bi], rows, cols);
+        for (int v = 0; v < KERN_ISA_COUNT; v++)
+            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0] && kern_isa_supported((kern_isa)v); bi++)
+                check_matmul_rows((kern_format)f, (kern_isa)v, w, x, batches[bi], rows, cols);
         free(x);
         free(w);
     }
@@ -184,17 +184,17 @@ Test(kern_dot, q8_0_integer_part_exact)
     }
     for (size_t i = 0; i < cols; i++)
         x[i] = (i % 2) ? 1.0f : -1.0f;
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        if (!kern_variant_supported((kern_variant)v))
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
             continue;
         float y;
-        cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_variant)v, w, x, &y, 1, cols), 0);
+        cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_isa)v, w, x, &y, 1, cols), 0);
         /* x quantizes to +-127 with d = 1/127 */
         long sumi = 0;
         for (size_t i = 0; i < cols; i++)
             sumi += (long)w[i / 32].qs[i % 32] * ((i % 2) ? 127 : -127);
         float dx = kern_half_to_float(kern_float_to_half(1.0f / 127.0f));
-        cr_assert_eq(y, (float)sumi * dx, "%s: %.9g vs %.9g", kern_variant_name((kern_variant)v), y,
+        cr_assert_eq(y, (float)sumi * dx, "%s: %.9g vs %.9g", kern_isa_name((kern_isa)v), y,
                      (float)sumi * dx);
     }
 }
@@ -213,17 +213,17 @@ Test(kern_matmul, row_m_equals_matvec_of_activation_m, .timeout = 60)
             kt_rng r = { .s = 77 + (uint64_t)f };
             void *w = kt_weights(&r, (kern_format)f, rows, cols);
             float *x = kt_floats(&r, KERN_BATCH_MAX * cols, -1.0f, 1.0f);
-            for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-                if (!kern_variant_supported((kern_variant)v))
+            for (int v = 0; v < KERN_ISA_COUNT; v++) {
+                if (!kern_isa_supported((kern_isa)v))
                     continue;
                 for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
                     size_t m = batches[bi];
                     float *y = malloc(m * rows * sizeof(float)), one[7];
-                    cr_assert_eq(kern_matmul((kern_format)f, (kern_variant)v, w, x, m, y, rows, cols), 0);
+                    cr_assert_eq(kern_matmul((kern_format)f, (kern_isa)v, w, x, m, y, rows, cols), 0);
                     for (size_t k = 0; k < m; k++) {
-                        cr_assert_eq(kern_matvec((kern_format)f, (kern_variant)v, w, x + k * cols, one, rows, cols), 0);
+                        cr_assert_eq(kern_matvec((kern_format)f, (kern_isa)v, w, x + k * cols, one, rows, cols), 0);
                         cr_assert(memcmp(one, y + k * rows, sizeof one) == 0, "%s/%s cols %zu batch %zu row %zu",
-                                  kern_format_names[f], kern_variant_name((kern_variant)v), cols, m, k);
+                                  kern_format_names[f], kern_isa_name((kern_isa)v), cols, m, k);
                     }
                     free(y);
                 }
@@ -246,10 +246,10 @@ Test(kern_matmul, strided_output)
     float y[18], packed[10];
     for (int i = 0; i < 18; i++)
         y[i] = -1234.0f;
-    kern_job job = { .fmt = KERN_Q8_0, .variant = kern_variant_best(), .w = w, .rows = rows, .act = &a,
+    kern_job job = { .fmt = KERN_Q8_0, .variant = kern_isa_best(), .w = w, .rows = rows, .act = &a,
                      .y = y, .ldy = ldy };
     cr_assert_eq(kern_run(&job), 0);
-    cr_assert_eq(kern_matmul(KERN_Q8_0, kern_variant_best(), w, x, m, packed, rows, cols), 0);
+    cr_assert_eq(kern_matmul(KERN_Q8_0, kern_isa_best(), w, x, m, packed, rows, cols), 0);
     for (size_t k = 0; k < m; k++) {
         cr_assert(memcmp(y + k * ldy, packed + k * rows, rows * sizeof(float)) == 0);
         for (size_t i = rows; i < ldy; i++)
@@ -272,7 +272,7 @@ Test(kern_shape, cols_not_a_multiple_of_the_block)
     for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
         size_t cols = (size_t)kern_format_get(fs[k])->block + 4;
         errno = 0;
-        cr_assert_eq(kern_matvec(fs[k], KERN_SCALAR, w, x, y, 2, cols), -1, "%s", kern_format_names[fs[k]]);
+        cr_assert_eq(kern_matvec(fs[k], KERN_ISA_SCALAR, w, x, y, 2, cols), -1, "%s", kern_format_names[fs[k]]);
         cr_assert_eq(errno, EINVAL);
         cr_assert(y[0] == 7.0f && y[1] == 7.0f, "nothing written on an error");
         kern_act a;
@@ -290,7 +290,7 @@ Test(kern_shape, bad_jobs)
     cr_assert_eq(kern_act_init(&a, KERN_Q4_0, 64, 2), 0);
     cr_assert_eq(kern_act_init(&b, KERN_Q8_0, 64, 1), 0);
     cr_assert_eq(kern_act_set(&a, x, 3), -1, "batch over the capacity");
-    kern_job job = { .fmt = KERN_Q4_0, .variant = KERN_SCALAR, .w = w, .rows = 3, .act = &a, .y = y };
+    kern_job job = { .fmt = KERN_Q4_0, .variant = KERN_ISA_SCALAR, .w = w, .rows = 3, .act = &a, .y = y };
     cr_assert_eq(kern_run(&job), -1, "an activation never set");
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
     cr_assert_eq(kern_run(&job), 0);
@@ -302,7 +302,7 @@ Test(kern_shape, bad_jobs)
     job.variant = kt_isa_lacking();
     cr_assert_eq(kern_run(&job), -1);
     cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.variant));
-    job.variant = KERN_SCALAR;
+    job.variant = KERN_ISA_SCALAR;
     job.rows = 0;
     cr_assert_eq(kern_run(&job), 0, "zero rows is nothing to do");
     kern_act_free(&b);
@@ -319,18 +319,18 @@ Test(kern_shape, rows_around_the_pass)
     kt_rng r = { .s = 11 };
     void *w = kt_weights(&r, KERN_Q8_0, 9, cols);
     float *x = kt_floats(&r, cols, -1.0f, 1.0f);
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        if (!kern_variant_supported((kern_variant)v))
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
             continue;
         float all[9];
-        cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_variant)v, w, x, all, 9, cols), 0);
+        cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_isa)v, w, x, all, 9, cols), 0);
         for (size_t n = 1; n <= 9; n++) {
             for (size_t r0 = 0; r0 + n <= 9; r0 += 2) {
                 float part[9];
                 const char *wr = (const char *)w + r0 * kt_row_bytes(KERN_Q8_0, cols);
-                cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_variant)v, wr, x, part, n, cols), 0);
+                cr_assert_eq(kern_matvec(KERN_Q8_0, (kern_isa)v, wr, x, part, n, cols), 0);
                 cr_assert(memcmp(part, all + r0, n * sizeof(float)) == 0, "%s rows %zu..%zu",
-                          kern_variant_name((kern_variant)v), r0, r0 + n);
+                          kern_isa_name((kern_isa)v), r0, r0 + n);
             }
         }
     }
@@ -348,17 +348,17 @@ Test(kern_shape, streaming_rows_equal_rows_in_passes, .timeout = 60)
         kt_rng r = { .s = 31 + (uint64_t)f };
         void *w = kt_weights(&r, (kern_format)f, rows, cols);
         float *x = kt_floats(&r, cols, -1.0f, 1.0f), *all = malloc(rows * sizeof(float));
-        for (int v = 1; v < KERN_VARIANT_COUNT; v++) {
-            if (!kern_variant_supported((kern_variant)v))
+        for (int v = 1; v < KERN_ISA_COUNT; v++) {
+            if (!kern_isa_supported((kern_isa)v))
                 continue;
-            cr_assert_eq(kern_matvec((kern_format)f, (kern_variant)v, w, x, all, rows, cols), 0);
+            cr_assert_eq(kern_matvec((kern_format)f, (kern_isa)v, w, x, all, rows, cols), 0);
             for (size_t r0 = 0; r0 < rows; r0 += 8) {
                 size_t n = rows - r0 < 8 ? rows - r0 : 8;
                 float part[8];
                 const char *wr = (const char *)w + r0 * rb;
-                cr_assert_eq(kern_matvec((kern_format)f, (kern_variant)v, wr, x, part, n, cols), 0);
+                cr_assert_eq(kern_matvec((kern_format)f, (kern_isa)v, wr, x, part, n, cols), 0);
                 cr_assert(memcmp(part, all + r0, n * sizeof(float)) == 0, "%s/%s rows %zu..%zu",
-                          kern_format_names[f], kern_variant_name((kern_variant)v), r0, r0 + n);
+                          kern_format_names[f], kern_isa_name((kern_isa)v), r0, r0 + n);
             }
         }
         free(all);
@@ -376,14 +376,14 @@ Test(kern_matmul, odd_block_count_and_batch_remainder)
         kt_rng r = { .s = 61 + k };
         void *w = kt_weights(&r, fs[k], rows, cols);
         float *x = kt_floats(&r, m * cols, -1.0f, 1.0f), y[5 * 9], one[9];
-        for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-            if (!kern_variant_supported((kern_variant)v))
+        for (int v = 0; v < KERN_ISA_COUNT; v++) {
+            if (!kern_isa_supported((kern_isa)v))
                 continue;
-            cr_assert_eq(kern_matmul(fs[k], (kern_variant)v, w, x, m, y, rows, cols), 0);
+            cr_assert_eq(kern_matmul(fs[k], (kern_isa)v, w, x, m, y, rows, cols), 0);
             for (size_t j = 0; j < m; j++) {
-                cr_assert_eq(kern_matvec(fs[k], (kern_variant)v, w, x + j * cols, one, rows, cols), 0);
+                cr_assert_eq(kern_matvec(fs[k], (kern_isa)v, w, x + j * cols, one, rows, cols), 0);
                 cr_assert(memcmp(one, y + j * rows, sizeof one) == 0, "%s/%s activation %zu",
-                          kern_format_names[fs[k]], kern_variant_name((kern_variant)v), j);
+                          kern_format_names[fs[k]], kern_isa_name((kern_isa)v), j);
             }
         }
         free(x);

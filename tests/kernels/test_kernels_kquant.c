@@ -132,13 +132,13 @@ static void extreme_q6_K(block_q6_K *b, kern_half d)
 static void check_every_variant(kern_format f, const void *w, const float *x, const kern_act *a, const char *what)
 {
     double mag, exact = kt_oracle(f, w, a, 0, &mag);
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        if (!kern_variant_supported((kern_variant)v))
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
             continue;
         float y;
-        cr_assert_eq(kern_matvec(f, (kern_variant)v, w, x, &y, 1, a->cols), 0);
+        cr_assert_eq(kern_matvec(f, (kern_isa)v, w, x, &y, 1, a->cols), 0);
         cr_assert(fabs(y - exact) <= KT_DOT_REL_TOL * mag, "%s/%s %s: %.9g vs exact %.9g", kern_format_names[f],
-                  kern_variant_name((kern_variant)v), what, y, exact);
+                  kern_isa_name((kern_isa)v), what, y, exact);
     }
 }
 
@@ -250,7 +250,7 @@ Test(kern_kquant, one_q8_K_activation_feeds_every_K_format)
     cr_assert_eq(kern_act_init(&k6, KERN_Q6_K, 512, 1), 0);
     cr_assert_eq(kern_act_set(&k6, x, 1), 0);
     float y0[5], y1[5];
-    kern_job job = { .fmt = KERN_Q6_K, .variant = kern_variant_best(), .w = w, .rows = 5, .act = &k6, .y = y0 };
+    kern_job job = { .fmt = KERN_Q6_K, .variant = kern_isa_best(), .w = w, .rows = 5, .act = &k6, .y = y0 };
     cr_assert_eq(kern_run(&job), 0);
     job.act = &k4;
     job.y = y1;

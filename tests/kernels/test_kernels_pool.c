@@ -12,7 +12,7 @@ typedef struct pool_case {
     size_t rows, cols, batch;
     void *w;
     kern_act a;
-    float *ref[KERN_VARIANT_COUNT]; /* one-thread results per variant */
+    float *ref[KERN_ISA_COUNT]; /* one-thread results per variant */
 } pool_case;
 
 static void case_init(pool_case *c, kern_format f, size_t rows, size_t cols, size_t batch, uint64_t seed)
@@ -24,11 +24,11 @@ static void case_init(pool_case *c, kern_format f, size_t rows, size_t cols, siz
     cr_assert_eq(kern_act_init(&c->a, f, cols, batch), 0);
     cr_assert_eq(kern_act_set(&c->a, x, batch), 0);
     free(x);
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
-        if (!kern_variant_supported((kern_variant)v))
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
             continue;
         c->ref[v] = malloc(batch * rows * sizeof(float));
-        kern_job job = { .fmt = f, .variant = (kern_variant)v, .w = c->w, .rows = rows, .act = &c->a,
+        kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = c->w, .rows = rows, .act = &c->a,
                          .y = c->ref[v], .ldy = rows };
         cr_assert_eq(kern_run(&job), 0);
     }
@@ -36,7 +36,7 @@ static void case_init(pool_case *c, kern_format f, size_t rows, size_t cols, siz
 
 static void case_free(pool_case *c)
 {
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++)
+    for (int v = 0; v < KERN_ISA_COUNT; v++)
         free(c->ref[v]);
     kern_act_free(&c->a);
     free(c->w);
@@ -45,16 +45,16 @@ static void case_free(pool_case *c)
 static void case_check(pool_case *c, pool *p, size_t chunk)
 {
     float *y = malloc(c->batch * c->rows * sizeof(float));
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
         if (!c->ref[v])
             continue;
         memset(y, 0xff, c->batch * c->rows * sizeof(float));
-        kern_job job = { .fmt = c->f, .variant = (kern_variant)v, .w = c->w, .rows = c->rows, .act = &c->a,
+        kern_job job = { .fmt = c->f, .variant = (kern_isa)v, .w = c->w, .rows = c->rows, .act = &c->a,
                          .y = y, .ldy = c->rows };
         cr_assert_eq(kern_run_pool(p, chunk, &job), 0);
         cr_assert(memcmp(y, c->ref[v], c->batch * c->rows * sizeof(float)) == 0,
                   "%s/%s rows %zu batch %zu: %d threads, %s, chunk %zu differs from one thread",
-                  kern_format_names[c->f], kern_variant_name((kern_variant)v), c->rows, c->batch, pool_threads(p),
+                  kern_format_names[c->f], kern_isa_name((kern_isa)v), c->rows, c->batch, pool_threads(p),
                   pool_policy_name(pool_get_policy(p)), chunk);
     }
     free(y);
@@ -96,7 +96,7 @@ Test(kern_pool, null_pool_and_bad_job)
     kern_act a;
     cr_assert_eq(kern_act_init(&a, KERN_Q8_0, 32, 1), 0);
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
-    kern_job job = { .fmt = KERN_Q8_0, .variant = KERN_SCALAR, .w = w, .rows = 2, .act = &a, .y = y };
+    kern_job job = { .fmt = KERN_Q8_0, .variant = KERN_ISA_SCALAR, .w = w, .rows = 2, .act = &a, .y = y };
     cr_assert_eq(kern_run_pool(NULL, 0, &job), -1);
     pool_config cfg = pool_config_default();
     cfg.threads = 2;
@@ -111,46 +111,46 @@ Test(kern_pool, null_pool_and_bad_job)
 
 /* ---- variant selection ---- */
 
-Test(kern_variant, names_and_best)
+Test(kern_isa, names_and_best)
 {
-    for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
         kern_isa back;
-        cr_assert_eq(kern_isa_parse(kern_variant_name((kern_variant)v), &back), 0);
+        cr_assert_eq(kern_isa_parse(kern_isa_name((kern_isa)v), &back), 0);
         cr_assert_eq(back, v);
     }
     kern_isa v;
     cr_assert_eq(kern_isa_parse("sse9", &v), -1);
-    cr_assert(kern_variant_supported(KERN_SCALAR));
-    cr_assert(kern_variant_supported(kern_variant_best()));
-    cr_assert(!kern_variant_supported(KERN_VARIANT_COUNT));
+    cr_assert(kern_isa_supported(KERN_ISA_SCALAR));
+    cr_assert(kern_isa_supported(kern_isa_best()));
+    cr_assert(!kern_isa_supported(KERN_ISA_COUNT));
 #if defined(__x86_64__) /* test_isa.c checks every architecture's detection */
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-        cr_assert_eq(kern_variant_best(), __builtin_cpu_supports("gfni") ? KERN_ISA_AVX512GFNI : KERN_AVX512);
+        cr_assert_eq(kern_isa_best(), __builtin_cpu_supports("gfni") ? KERN_ISA_AVX512GFNI : KERN_ISA_AVX512);
 #endif
 }
 
-Test(kern_variant, env_override)
+Test(kern_isa, env_override)
 {
     char err[256];
-    kern_variant v;
+    kern_isa v;
     unsetenv("POOLBENCH_KERNEL");
-    cr_assert_eq(kern_variant_select(&v, err, sizeof err), 0);
-    cr_assert_eq(v, kern_variant_best());
+    cr_assert_eq(kern_isa_select(&v, err, sizeof err), 0);
+    cr_assert_eq(v, kern_isa_best());
     setenv("POOLBENCH_KERNEL", "scalar", 1);
-    cr_assert_eq(kern_variant_select(&v, err, sizeof err), 0);
-    cr_assert_eq(v, KERN_SCALAR);
+    cr_assert_eq(kern_isa_select(&v, err, sizeof err), 0);
+    cr_assert_eq(v, KERN_ISA_SCALAR);
     setenv("POOLBENCH_KERNEL", "avx7", 1);
-    cr_assert_eq(kern_variant_select(&v, err, sizeof err), -1);
+    cr_assert_eq(kern_isa_select(&v, err, sizeof err), -1);
     cr_assert_eq(errno, EINVAL);
     cr_assert(strstr(err, "POOLBENCH_KERNEL=avx7") && strstr(err, "scalar"), "%s", err);
     /* a variant this build or CPU lacks is an error, not a fallback */
     setenv("POOLBENCH_KERNEL", kern_isa_name(kt_isa_lacking()), 1);
-    cr_assert_eq(kern_variant_select(&v, err, sizeof err), -1);
+    cr_assert_eq(kern_isa_select(&v, err, sizeof err), -1);
     cr_assert_eq(errno, ENOTSUP);
     /* empty means unset, as for every POOLBENCH_* variable of the harnesses' option tables */
     setenv("POOLBENCH_KERNEL", "", 1);
-    cr_assert_eq(kern_variant_select(&v, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(v, kern_variant_best());
+    cr_assert_eq(kern_isa_select(&v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v, kern_isa_best());
     unsetenv("POOLBENCH_KERNEL");
 }

@@ -297,7 +297,7 @@ Test(attn, a_decode_token_at_depth_is_bit_exact_across_threads, .timeout = 120)
         for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
             pb_decode d;
             pb_exec e;
-            cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+            cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 1), 0);
             cr_assert_eq(pb_exec_open(&e, runs[r].kind, runs[r].threads, NULL, runs[r].chunk, 50), 0);
             cr_assert_eq(pb_decode_set_context(&d, 700, (pb_kv_type)t, &e), 0);
             cr_assert_eq(pb_decode_token(&d, &e, 9), 0);

@@ -105,7 +105,7 @@ Test(budget, decode_times_its_pieces_and_tags_attention, .timeout = 60)
     cr_assert_eq(pb_decode_weights_build(&w, &tiny, KERN_Q8_0, 42, &e, NULL, NULL), 0);
     for (int glue = 0; glue < PB_GLUE_MODES; glue++) {
         pb_decode d;
-        cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+        cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 1), 0);
         d.glue = (pb_glue_mode)glue;
         cr_assert_eq(pb_decode_set_context(&d, 64, PB_KV_F16, &e), 0);
         pb_slices_reset(&e.slices);

@@ -26,7 +26,7 @@ static void build(pb_decode_weights *w, kern_format f, int threads)
 static float *token(const pb_decode_weights *w, size_t batch, int kind, int threads, size_t chunk, pb_glue_mode glue)
 {
     pb_decode d;
-    cr_assert_eq(pb_decode_init(&d, w, kern_variant_best(), batch), 0);
+    cr_assert_eq(pb_decode_init(&d, w, kern_isa_best(), batch), 0);
     d.glue = glue;
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
@@ -95,7 +95,7 @@ Test(decode, tokens_differ_and_repeat)
     cr_assert(memcmp(a, b, tiny.vocab * sizeof *a) == 0, "the same token twice gives the same logits");
     pb_decode d;
     pb_exec e;
-    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+    cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 1), 0);
     cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 6), 0);
     cr_assert(memcmp(a, d.logits, tiny.vocab * sizeof *a) != 0, "another token gives other logits");
@@ -111,8 +111,8 @@ Test(decode, bad_batch_and_shape)
     pb_decode_weights w;
     build(&w, KERN_Q8_0, 1);
     pb_decode d;
-    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 0), -1);
-    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), KERN_BATCH_MAX + 1), -1);
+    cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 0), -1);
+    cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), KERN_BATCH_MAX + 1), -1);
     pb_decode_weights_free(&w);
     pb_model odd = tiny;
     odd.hidden = 100; /* not a multiple of q8_0's 32 */

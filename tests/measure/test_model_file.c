@@ -29,7 +29,7 @@ static void build(pb_decode_weights *w, const pb_model *m, const kern_format *fm
 static float *token(const pb_decode_weights *w, int threads, pb_glue_mode g)
 {
     pb_decode d;
-    cr_assert_eq(pb_decode_init(&d, w, kern_variant_best(), 1), 0);
+    cr_assert_eq(pb_decode_init(&d, w, kern_isa_best(), 1), 0);
     d.glue = g;
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, threads, NULL, 0, 0), 0);

@@ -70,7 +70,7 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
 static float *mix_token(const pb_decode_weights *w, int threads, pb_glue_mode glue)
 {
     pb_decode d;
-    cr_assert_eq(pb_decode_init(&d, w, kern_variant_best(), 1), 0);
+    cr_assert_eq(pb_decode_init(&d, w, kern_isa_best(), 1), 0);
     cr_assert(d.act_hidden[KERN_TQ2_0].cap && !d.act_hidden[KERN_Q4_K].cap && !d.act_hidden[KERN_Q6_K].cap &&
                   d.act_ffn[KERN_TQ2_0].cap && !d.act_ffn[KERN_Q6_K].cap,
               "q4_K and q6_K read one q8_K activation per input");
@@ -122,7 +122,7 @@ Test(wformat, fused_k_quant_token_splits_rows_evenly, .timeout = 60)
     cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 3, NULL, 0, 0), 0);
     cr_assert_eq(pb_wformat_build(&w, &tiny, PB_WF_Q4_K_M, 7, &e, NULL, NULL), 0);
     pb_decode d;
-    cr_assert_eq(pb_decode_init(&d, &w, kern_variant_best(), 1), 0);
+    cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 1), 0);
     d.glue = PB_GLUE_FUSED;
     uint64_t before[3], total = 0;
     for (int t = 0; t < 3; t++)

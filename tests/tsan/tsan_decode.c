@@ -23,7 +23,7 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
 static int token(const pb_decode_weights *w, int kind, int threads, size_t chunk, pb_glue_mode glue, float *out)
 {
     pb_decode d;
-    if (pb_decode_init(&d, w, kern_variant_best(), 1) != 0)
+    if (pb_decode_init(&d, w, kern_isa_best(), 1) != 0)
         return -1;
     d.glue = glue;
     pb_exec e;

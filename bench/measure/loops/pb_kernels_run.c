@@ -79,7 +79,7 @@ int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen)
     char why[512];
     for (int f = 0; f < p->formats->n; f++)
         for (int v = 0; v < p->variants->n; v++)
-            if (pb_kbench_verify((kern_format)p->formats->v[f], (kern_variant)p->variants->v[v], p->cols, why,
+            if (pb_kbench_verify((kern_format)p->formats->v[f], (kern_isa)p->variants->v[v], p->cols, why,
                                  sizeof why) != 0)
                 return pb_errf(err, errlen, "verification failed: %s", why);
     return 0;
@@ -130,7 +130,7 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     row->bytes = kern_format_matrix_bytes(pt.fmt, pt.rows, pt.cols);
     char what[64];
     snprintf(what, sizeof what, "%s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
-             kern_variant_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
+             kern_isa_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
     pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
     row->ghz_before = pb_poolclock_ghz(pt.pool);
     if (p->counters)
@@ -168,7 +168,7 @@ static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
         if (!pb_kbr_measures(p, fmt, v))
             continue;
         for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
-            pb_kbench_point pt = { .fmt = fmt, .variant = (kern_variant)p->variants->v[v], .level = level,
+            pb_kbench_point pt = { .fmt = fmt, .variant = (kern_isa)p->variants->v[v], .level = level,
                                    .cols = p->cols, .rows = rows, .batch = (int)p->batches->v[b] };
             if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
                 return -1;
@@ -272,7 +272,7 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
     return rc;
 }
 
-const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_variant v, pb_kbench_level level,
+const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, pb_kbench_level level,
                               int threads, int batch)
 {
     for (int i = 0; i < run->nrows; i++) {

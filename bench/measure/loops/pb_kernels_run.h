@@ -86,7 +86,7 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
 bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v);
 
 /* The row of (f, v, level, threads, batch), NULL when it was not measured. */
-const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_variant v, pb_kbench_level level,
+const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, pb_kbench_level level,
                               int threads, int batch);
 
 void pb_kbr_free(pb_kbr_run *run);

@@ -73,7 +73,7 @@ static void ov_fill(float *v, size_t n, uint32_t seed)
 
 static int ov_work_init(pb_ov_work *w, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
 {
-    kern_variant v = k->isa;
+    kern_isa v = k->isa;
     memset(w, 0, sizeof *w);
     size_t row_bytes = (size_t)kern_format_matrix_bytes(KERN_Q8_0, 1, cols);
     float *row = malloc(cols * sizeof *row);
@@ -93,7 +93,7 @@ static int ov_work_init(pb_ov_work *w, const pb_kchoice *k, size_t rows, size_t 
     w->job = (kern_job){ .fmt = KERN_Q8_0, .variant = v, .w = w->w, .rows = rows, .act = &w->job_act, .y = w->y,
                          .ldy = rows, .cached = !k->prefetch };
     if (kern_job_check(&w->job) != 0)
-        return pb_errf(err, errlen, "the q8_0 %s kernel cannot run: %s", kern_variant_name(v), strerror(errno));
+        return pb_errf(err, errlen, "the q8_0 %s kernel cannot run: %s", kern_isa_name(v), strerror(errno));
     return 0;
 }
 
