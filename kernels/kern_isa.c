@@ -15,9 +15,9 @@ typedef struct kern_isa_desc {
 } kern_isa_desc;
 
 const char *const kern_isa_names[KERN_ISA_COUNT + 1] = {
-    [KERN_ISA_SCALAR] = "scalar", [KERN_ISA_AVX2] = "avx2", [KERN_ISA_AVXVNNI] = "avxvnni", [KERN_ISA_NEON] = "neon",
-    [KERN_ISA_AVX512] = "avx512", [KERN_ISA_DOTPROD] = "dotprod", [KERN_ISA_I8MM] = "i8mm",
-    [KERN_ISA_AVX512GFNI] = "avx512gfni",
+#define KERN_ISA_NAME(id, name) [KERN_ISA_##id] = #name,
+    KERN_ISAS(KERN_ISA_NAME)
+#undef KERN_ISA_NAME
     [KERN_ISA_COUNT] = NULL,
 };
 

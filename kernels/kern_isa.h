@@ -10,30 +10,34 @@
  * ISA under it):   x86-64: scalar < avx2 < avx512 < avx512gfni, and avx2 < avxvnni (a branch: Ice Lake and
  * Zen 4 have AVX-512 VNNI without AVX-VNNI, Alder Lake the reverse)        arm64: scalar < neon < dotprod < i8mm
  *
- * The ISAs are ordered fastest last within an architecture (avx512gfni, added after the arm64 ones, is last of
- * all: its architecture's ISAs need not be contiguous; avxvnni, 256 bits wide, sits under avx512, so a CPU with
- * both runs avx512); kern_isa_best is the last one this CPU runs. */
+ * The ISAs are ordered fastest last within an architecture (avxvnni, 256 bits wide, sits under avx512, so a CPU
+ * with both runs avx512); kern_isa_best is the last one this CPU runs. */
 #ifndef KERN_ISA_H
 #define KERN_ISA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Every ISA, written once: X(ID, name) gives KERN_ISA_ID and its name "name". Grouped by architecture, each
+ * architecture's chain in order (the chains above). */
+#define KERN_ISAS(X)                                                                                            \
+    X(SCALAR, scalar)         /* plain C: any CPU */                                                             \
+    X(AVX2, avx2)             /* x86-64: AVX2 + FMA + F16C */                                                   \
+    X(AVXVNNI, avxvnni)       /* x86-64: avx2 + AVX-VNNI + GFNI (VEX vpdpbusd, vgf2p8affineqb on 256 bits) */   \
+    X(AVX512, avx512)         /* x86-64: AVX-512 F/BW/VL/DQ + VNNI, EVEX encodings only (implies AVX2) */       \
+    X(AVX512GFNI, avx512gfni) /* x86-64: avx512 + GFNI (vgf2p8affineqb: any bit field of every byte at once) */ \
+    X(NEON, neon)             /* arm64: Advanced SIMD */                                                        \
+    X(DOTPROD, dotprod)       /* arm64: + SDOT/UDOT (FEAT_DotProd) */                                           \
+    X(I8MM, i8mm)             /* arm64: + SMMLA (FEAT_I8MM) */
+
 typedef enum kern_isa {
-    KERN_ISA_SCALAR,  /* plain C: any CPU */
-    KERN_ISA_AVX2,    /* x86-64: AVX2 + FMA + F16C */
-    KERN_ISA_AVXVNNI, /* x86-64: avx2 + AVX-VNNI + GFNI (VEX vpdpbusd, vgf2p8affineqb on 256 bits; Alder Lake on) */
-    KERN_ISA_AVX512,  /* x86-64: AVX-512 F/BW/VL/DQ + VNNI, EVEX encodings only (implies AVX2) */
-    KERN_ISA_NEON,    /* arm64: Advanced SIMD (the arm64 port fills its detection and tables) */
-    KERN_ISA_DOTPROD, /* arm64: + SDOT/UDOT (FEAT_DotProd) */
-    KERN_ISA_I8MM,    /* arm64: + SMMLA (FEAT_I8MM) */
-    KERN_ISA_AVX512GFNI, /* x86-64: avx512 + GFNI (vgf2p8affineqb: any bit field of every byte in one instruction;
-                          * Ice Lake, Sapphire Rapids and Zen 4 on; not Skylake-SP or Cascade Lake) */
-    KERN_ISA_COUNT    /* also "none": what a resolution returns when nothing fits */
+#define KERN_ISA_ENUM(id, name) KERN_ISA_##id,
+    KERN_ISAS(KERN_ISA_ENUM)
+#undef KERN_ISA_ENUM
+    KERN_ISA_COUNT /* also "none": what a resolution returns when nothing fits */
 } kern_isa;
 
-/* "scalar", "avx2", "avxvnni", "avx512", "neon", "dotprod", "i8mm", "avx512gfni", NULL-terminated, in enum
- * order (option tables). */
+/* KERN_ISAS' names, NULL-terminated, in enum order (option tables). */
 extern const char *const kern_isa_names[KERN_ISA_COUNT + 1];
 
 /* The index of name in names (a NULL-terminated table of distinct names, as kern_isa_names), -1 when it is not
