@@ -4,18 +4,18 @@
 #include <string.h>
 
 static const kern_format_info kern_formats[KERN_FORMAT_COUNT] = {
-    [KERN_F32] = { .name = "f32", .block = 1, .block_bytes = 4, .act = "f32" },
-    [KERN_F16] = { .name = "f16", .block = 1, .block_bytes = 2, .act = "f32" },
-    [KERN_Q8_0] = { .name = "q8_0", .block = 32, .block_bytes = 34, .act = "q8_0" },
-    [KERN_Q4_0] = { .name = "q4_0", .block = 32, .block_bytes = 18, .act = "q8_0" },
-    [KERN_Q1_0] = { .name = "q1_0", .block = 128, .block_bytes = 18, .act = "q8_0" },
-    [KERN_TQ2_0] = { .name = "tq2_0", .block = 256, .block_bytes = 66, .act = "q8_K" },
-    [KERN_Q4_K] = { .name = "q4_K", .block = 256, .block_bytes = 144, .act = "q8_K" },
-    [KERN_Q6_K] = { .name = "q6_K", .block = 256, .block_bytes = 210, .act = "q8_K" },
+#define KERN_FORMAT_ROW(id, nm, blk, bytes, ac)                                                              \
+    [KERN_##id] = { .name = #nm, .block = blk, .block_bytes = bytes, .act = #ac },
+    KERN_FORMATS(KERN_FORMAT_ROW)
+#undef KERN_FORMAT_ROW
 };
 
-const char *const kern_format_names[KERN_FORMAT_COUNT + 1] = { "f32",   "f16",  "q8_0", "q4_0", "q1_0",
-                                                               "tq2_0", "q4_K", "q6_K", NULL };
+const char *const kern_format_names[KERN_FORMAT_COUNT + 1] = {
+#define KERN_FORMAT_NAME(id, nm, blk, bytes, ac) [KERN_##id] = #nm,
+    KERN_FORMATS(KERN_FORMAT_NAME)
+#undef KERN_FORMAT_NAME
+    [KERN_FORMAT_COUNT] = NULL,
+};
 
 const kern_format_info *kern_format_get(kern_format f)
 {

@@ -6,20 +6,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Every weight format, written once: X(ID, name, weights per block, bytes per block, activation format its dot
+ * product takes) gives KERN_ID and its row of the table. */
+#define KERN_FORMATS(X)                \
+    X(F32, f32, 1, 4, f32)             \
+    X(F16, f16, 1, 2, f32)             \
+    X(Q8_0, q8_0, 32, 34, q8_0)        \
+    X(Q4_0, q4_0, 32, 18, q8_0)        \
+    X(Q1_0, q1_0, 128, 18, q8_0)       \
+    X(TQ2_0, tq2_0, 256, 66, q8_K)     \
+    X(Q4_K, q4_K, 256, 144, q8_K)      \
+    X(Q6_K, q6_K, 256, 210, q8_K)
+
 typedef enum kern_format {
-    KERN_F32,
-    KERN_F16,
-    KERN_Q8_0,
-    KERN_Q4_0,
-    KERN_Q1_0,
-    KERN_TQ2_0,
-    KERN_Q4_K,
-    KERN_Q6_K,
+#define KERN_FORMAT_ENUM(id, name, block, bytes, act) KERN_##id,
+    KERN_FORMATS(KERN_FORMAT_ENUM)
+#undef KERN_FORMAT_ENUM
     KERN_FORMAT_COUNT
 } kern_format;
 
 typedef struct kern_format_info {
-    const char *name;  /* "f32", "f16", "q8_0", "q4_0", "q1_0", "tq2_0", "q4_K", "q6_K" */
+    const char *name;  /* KERN_FORMATS' name */
     int block;         /* weights per block */
     int block_bytes;   /* bytes per block */
     const char *act;   /* activation format its dot product takes: "f32", "q8_0", "q8_K" */
