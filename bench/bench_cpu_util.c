@@ -50,7 +50,7 @@ static int resolve_cpus(pb_harness *h, cu_opts *o)
 
 /* The options, and everything refused before the command runs: no command, --out with --run-dir, an unknown
  * --cpus, an output that cannot be claimed. 0, or -1 for pb_harness_refused. */
-static int cu_setup(pb_harness *h, cu_opts *o, pb_cu_out *k, int argc, char **argv, int *first)
+static int cu_setup(pb_harness *h, cu_opts *o, pb_cpu_util_out *k, int argc, char **argv, int *first)
 {
     const pb_opt opts[] = {
         { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_SAMPLER_INTERVAL_MIN_MS,
@@ -85,25 +85,25 @@ static int cu_setup(pb_harness *h, cu_opts *o, pb_cu_out *k, int argc, char **ar
     pb_harness_probe(h);
     pb_topo_free(h->topo);
     h->topo = NULL;
-    return pb_cu_open(k, PROG, o->out, o->run_dir, h->err, sizeof h->err);
+    return pb_cpu_util_open(k, PROG, o->out, o->run_dir, h->err, sizeof h->err);
 }
 
 /* The command could not be run: its one line, nothing left behind, and a shell's status for it. */
-static int cu_not_run(pb_sampler *s, pb_cu_out *k, const char *cmd)
+static int cu_not_run(pb_sampler *s, pb_cpu_util_out *k, const char *cmd)
 {
     int e = errno;
     fprintf(stderr, "%s: %s: %s\n", PROG, cmd, strerror(e));
     pb_sampler_result discard;
     pb_sampler_stop(s, &discard);
     pb_sampler_result_free(&discard);
-    pb_cu_discard(k);
+    pb_cpu_util_discard(k);
     return e == ENOENT ? PB_EXIT_NOT_FOUND : PB_EXIT_CANNOT_EXEC;
 }
 
 int main(int argc, char **argv)
 {
     static pb_harness h; /* large; static keeps it off the stack (main runs once) */
-    static pb_cu_out k;
+    static pb_cpu_util_out k;
     cu_opts o = { .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     int first;
     if (cu_setup(&h, &o, &k, argc, argv, &first) != 0)
@@ -114,11 +114,11 @@ int main(int argc, char **argv)
     sigset_t waitset, old;
     pb_spawn_block(&waitset, &old);
     char err[512];
-    pb_sampler *s = pb_sampler_start_sink((int)o.interval_ms, o.ncpu ? o.cpu : NULL, o.ncpu, pb_cu_sample, &k, err,
+    pb_sampler *s = pb_sampler_start_sink((int)o.interval_ms, o.ncpu ? o.cpu : NULL, o.ncpu, pb_cpu_util_sample, &k, err,
                                           sizeof err);
     if (!s) {
         fprintf(stderr, "%s: %s\n", PROG, err);
-        pb_cu_discard(&k);
+        pb_cpu_util_discard(&k);
         return 1;
     }
     char **cmd = argv + first;
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
     pb_sampler_result u;
     bool sampled_ok = pb_sampler_stop(s, &u) == 0;
     pb_machine_print_header(&h.machine, stderr);
-    pb_cu_print(stderr, &k, &u, sampled_ok, cmd);
-    int wrote = pb_cu_finish(&k, &h.machine, &u);
+    pb_cpu_util_print(stderr, &k, &u, sampled_ok, cmd);
+    int wrote = pb_cpu_util_finish(&k, &h.machine, &u);
     pb_sampler_result_free(&u);
     /* Results that could not be written are a failure of their own, unless the command already failed; only a
      * run that succeeded becomes latest. */

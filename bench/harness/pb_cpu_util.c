@@ -10,7 +10,7 @@
 #include "pb_plot.h"
 #include "pb_schema.h"
 
-int pb_cu_open(pb_cu_out *k, const char *prog, const char *out, const char *run_dir, char *err, size_t errlen)
+int pb_cpu_util_open(pb_cpu_util_out *k, const char *prog, const char *out, const char *run_dir, char *err, size_t errlen)
 {
     char why[512];
     k->prog = prog;
@@ -29,9 +29,9 @@ int pb_cu_open(pb_cu_out *k, const char *prog, const char *out, const char *run_
     return pb_cli_errf(err, errlen, prog, "cannot create %s/cpu_util.csv: %s", k->run.dir, strerror(e));
 }
 
-void pb_cu_sample(void *ctx, const pb_sampler_sample *x)
+void pb_cpu_util_sample(void *ctx, const pb_sampler_sample *x)
 {
-    const pb_cu_out *k = ctx;
+    const pb_cpu_util_out *k = ctx;
     const pb_value v[PB_CPUUTIL_NCOLS] = {
         [PB_CPUUTIL_run_id].s = k->run.run_id, [PB_CPUUTIL_host].s = k->run.host, [PB_CPUUTIL_t_ms].d = x->t_ms,
         [PB_CPUUTIL_cpu].i = x->cpu, [PB_CPUUTIL_busy_pct].d = x->busy, [PB_CPUUTIL_user_pct].d = x->user,
@@ -40,7 +40,7 @@ void pb_cu_sample(void *ctx, const pb_sampler_sample *x)
     pb_csv_values(k->csv, pb_schema_get(PB_K_CPUUTIL), v);
 }
 
-void pb_cu_discard(pb_cu_out *k)
+void pb_cpu_util_discard(pb_cpu_util_out *k)
 {
     pb_csv_abort(k->csv);
     k->csv = NULL;
@@ -69,7 +69,7 @@ static void print_row(FILE *f, const pb_sampler_cpu *c)
     fprintf(f, " %8zu\n", c->nsamples);
 }
 
-void pb_cu_print(FILE *f, const pb_cu_out *k, const pb_sampler_result *u, bool sampled_ok, char **cmd)
+void pb_cpu_util_print(FILE *f, const pb_cpu_util_out *k, const pb_sampler_result *u, bool sampled_ok, char **cmd)
 {
     fprintf(f, "# %s  host %s  run %s  interval %d ms  wall %.2f s\n# command:", k->prog, k->run.host,
             k->run.run_id, u->interval_ms, u->wall_ms / 1000.0);
@@ -90,7 +90,7 @@ void pb_cu_print(FILE *f, const pb_cu_out *k, const pb_sampler_result *u, bool s
                    "to trust\n", (unsigned long long)per_cpu);
 }
 
-int pb_cu_finish(pb_cu_out *k, const pb_machine *m, const pb_sampler_result *u)
+int pb_cpu_util_finish(pb_cpu_util_out *k, const pb_machine *m, const pb_sampler_result *u)
 {
     char err[512];
     const char *dir = k->run.dir;
