@@ -193,6 +193,18 @@ static int jscalar(jcur *c, size_t *off)
     return jat(c, '"') ? jstring(c, off) : jliteral(c, off);
 }
 
+/* Before every item of a list but the first: the ',' between two items (what: "array" or "object"). */
+static int jcomma(jcur *c, bool first, const char *what, char close)
+{
+    if (first)
+        return 0;
+    if (!jat(c, ','))
+        return JFAIL(c, "%s where the %s goes on with ',' or ends with '%c'", jwhat(c), what, close);
+    c->p++;
+    jws(c, false);
+    return 0;
+}
+
 /* An array of numbers (a sample list), as one text: the numbers separated by spaces. */
 static int jnumbers(jcur *c, size_t *off)
 {
@@ -201,12 +213,8 @@ static int jnumbers(jcur *c, size_t *off)
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, ']'); first = false) {
-        if (!first) {
-            if (!jat(c, ','))
-                return JFAIL(c, "%s where the array goes on with ',' or ends with ']'", jwhat(c));
-            c->p++;
-            jws(c, false);
-        }
+        if (jcomma(c, first, "array", ']') != 0)
+            return -1;
         size_t n;
         if (jat(c, '"') || jat(c, '[') || jat(c, '{') || jnumber(c, &n) != 0)
             return JFAIL(c, "%s in a list of samples, where llama-bench writes numbers", jwhat(c));
@@ -233,12 +241,8 @@ static int jskip_group(jcur *c, int depth)
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, close); first = false) {
-        if (!first) {
-            if (!jat(c, ','))
-                return JFAIL(c, "%s where ',' or '%c' belongs", jwhat(c), close);
-            c->p++;
-            jws(c, false);
-        }
+        if (jcomma(c, first, object ? "object" : "array", close) != 0)
+            return -1;
         size_t off;
         if (object) {
             if (!jat(c, '"'))
@@ -308,12 +312,8 @@ static int jobject(jcur *c)
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, '}'); first = false) {
-        if (!first) {
-            if (!jat(c, ','))
-                return JFAIL(c, "%s where the object goes on with ',' or ends with '}'", jwhat(c));
-            c->p++;
-            jws(c, false);
-        }
+        if (jcomma(c, first, "object", '}') != 0)
+            return -1;
         if (jmember(c) != 0)
             return -1;
         jws(c, false);
@@ -331,12 +331,8 @@ static int read_array(jcur *c)
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, ']'); first = false) {
-        if (!first) {
-            if (!jat(c, ','))
-                return JFAIL(c, "%s where the array goes on with ',' or ends with ']'", jwhat(c));
-            c->p++;
-            jws(c, false);
-        }
+        if (jcomma(c, first, "array", ']') != 0)
+            return -1;
         if (jobject(c) != 0)
             return -1;
         jws(c, false);
