@@ -41,19 +41,6 @@ static pb_csv *write_limited(const char *dir, const char *name, rlim_t limit, in
     return c;
 }
 
-/* The names in dir that start with prefix. */
-static int names_with(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* Header 4 bytes + 4 rows of 23 = 96 of a 100-byte limit: the fifth row is cut by the limit. Seen failing on the
  * old code: errno EIO, the partial file kept with the cut row in it. */
 Test(full_disk, csv_close_names_efbig_and_keeps_only_whole_rows)
@@ -65,7 +52,7 @@ Test(full_disk, csv_close_names_efbig_and_keeps_only_whole_rows)
     errno = 0;
     cr_expect_eq(pb_csv_close(c), -1);
     cr_expect_eq(errno, EFBIG, "the write's own error, not EIO: %s", strerror(errno));
-    cr_expect_eq(names_with(dir, "r.csv" PB_CSV_PARTIAL), 1, "the partial file keeps the whole rows");
+    cr_expect_eq(tf_names_starting(dir, "r.csv" PB_CSV_PARTIAL), 1, "the partial file keeps the whole rows");
     char want[256] = "k,v\n";
     for (int i = 0; i < 4; i++)
         snprintf(want + strlen(want), sizeof want - strlen(want), "%d,%s\n", i, ROW_PAYLOAD);
@@ -94,7 +81,7 @@ Test(full_disk, csv_finish_publishes_the_whole_rows_and_counts_the_lost)
     char *text = tf_read("%s/p.csv", dir);
     cr_assert_not_null(text, "published");
     cr_expect_eq(tf_count(text, "\n"), 5, "header and 4 whole rows: %s", text);
-    cr_expect_eq(names_with(dir, "p.csv" PB_CSV_PARTIAL), 0, "no partial file left");
+    cr_expect_eq(tf_names_starting(dir, "p.csv" PB_CSV_PARTIAL), 0, "no partial file left");
     char line[8192];
     pb_csv_end_text(&end, "run/p.csv", line, sizeof line);
     tf_expect_has(line, "run/p.csv", "File too large", "after 4 rows", "published", "the 4 after them were lost");
@@ -111,7 +98,7 @@ Test(full_disk, csv_without_a_whole_row_is_removed_and_said_lost)
     cr_expect_eq(pb_csv_finish(c, true, &end), -1);
     cr_expect_eq(end.write_err, EFBIG);
     cr_expect(!end.published && !end.kept);
-    cr_expect_eq(names_with(dir, "z.csv"), 0, "neither the CSV nor a partial file");
+    cr_expect_eq(tf_names_starting(dir, "z.csv"), 0, "neither the CSV nor a partial file");
     char line[8192];
     pb_csv_end_text(&end, "run/z.csv", line, sizeof line);
     tf_expect_has(line, "File too large", "its 3 rows were lost");

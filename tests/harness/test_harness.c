@@ -22,19 +22,6 @@ static int lines_of(const char *text)
     return n;
 }
 
-/* Files in dir whose name starts with prefix. */
-static int files_starting(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* The context header on stdout, the refusals on stderr: neither belongs in the test log. */
 static void quiet(void)
 {
@@ -70,7 +57,7 @@ Test(harness, failure_mid_run_publishes_the_rows_and_marks_the_run_incomplete, .
     char *csv = tf_read("%s/t.csv", run);
     cr_assert_not_null(csv, "the rows measured before the failure are published");
     cr_assert_eq(lines_of(csv), 4, "header + 3 rows: %s", csv);
-    cr_assert_eq(files_starting(run, "t.csv" PB_CSV_PARTIAL), 0, "no partial file left");
+    cr_assert_eq(tf_names_starting(run, "t.csv" PB_CSV_PARTIAL), 0, "no partial file left");
     char *machine = tf_read("%s/machine.csv", run);
     cr_assert_not_null(machine);
     cr_assert(strstr(machine, "incomplete,bench_t: failed after 3 rows (t.csv): point 4: Cannot allocate memory\n"),
@@ -88,7 +75,7 @@ Test(harness, refused_set_up_returns_2_and_drops_the_claimed_outputs, .init = qu
     cr_assert_eq(pb_harness_refuse_opt(&h, "cpus", NULL, "cpu %d does not exist", 99), -1);
     cr_assert_str_eq(h.err, "bench_t: --cpus: cpu 99 does not exist");
     cr_assert_eq(pb_harness_refused(&h), 2);
-    cr_assert_eq(files_starting(run, "t.csv"), 0, "nothing measured: no t.csv and no partial file");
+    cr_assert_eq(tf_names_starting(run, "t.csv"), 0, "nothing measured: no t.csv and no partial file");
     cr_assert_null(h.topo);
     cr_expect_eq(tf_rmrf(dir), 0);
 }

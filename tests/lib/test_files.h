@@ -27,6 +27,19 @@ static inline int tf_allowed_cpus(int *cpu, int max)
     return n;
 }
 
+/* The names in dir that start with prefix (0 when dir cannot be opened). */
+static inline int tf_names_starting(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
 /* What a printer that takes a FILE * writes, as a string: tf_mem_open gives the stream to print to,
  * tf_mem_text closes it and gives the text (the caller frees it; its length is in len). */
 typedef struct {
