@@ -106,16 +106,28 @@ const kern_table *kern_table_pick(const kern_table *const tables[KERN_ISA_COUNT]
  * i + 3q), so the weights arrive as four long sequential streams: neighbours (i .. i+3) make short streams the
  * hardware prefetcher learns too late, 60% of the memory floor on Zen 5 where quarters reach 85-95%; in cache
  * both shapes run alike. The rest (n % ROWS rows) goes one at a time through the same inline pass; a row has
- * the same instructions either way, so no result bit depends on how rows were grouped. */
+ * the same instructions either way, so no result bit depends on how rows were grouped. pass(w, rs, nr, a, m, y, ys)
+ * computes nr rows rs bytes apart from w against activation row m, row r's result into y[r * ys]. */
+typedef void kern_pass_fn(const char *w, size_t rs, int nr, const kern_act *a, size_t m, float *y, size_t ys);
+
+static inline __attribute__((always_inline)) void kern_quarter_rows(kern_pass_fn *pass, const int rows, const void *w,
+                                                                    size_t rb, size_t n, const kern_act *a, size_t m,
+                                                                    float *y)
+{
+    const char *wr = w;
+    size_t q = n / (size_t)rows;
+    for (size_t i = 0; i < q; i++)
+        pass(wr + i * rb, q * rb, rows, a, m, y + i, q);
+    for (size_t i = q * (size_t)rows; i < n; i++)
+        pass(wr + i * rb, rb, 1, a, m, y + i, 1);
+}
+
+/* rows_NAME, a kern_rows_fn: kern_quarter_rows over pass_NAME, ROWS rows a pass. Inlined, each one compiles to
+ * its own loop around its own pass. */
 #define KERN_QUARTER_ROWS_FN(name, ROWS)                                                                      \
     static void rows_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)        \
     {                                                                                                         \
-        const char *wr = w;                                                                                   \
-        size_t q = n / (ROWS);                                                                                \
-        for (size_t i = 0; i < q; i++)                                                                        \
-            pass_##name(wr + i * rb, q * rb, (ROWS), a, m, y + i, q);                                         \
-        for (size_t i = q * (ROWS); i < n; i++)                                                               \
-            pass_##name(wr + i * rb, rb, 1, a, m, y + i, 1);                                                  \
+        kern_quarter_rows(pass_##name, (ROWS), w, rb, n, a, m, y);                                            \
     }
 
 /* The 8x8 bit matrix (a qword) with which GFNI's vgf2p8affineqb moves bit field (shift, bits) of every byte to

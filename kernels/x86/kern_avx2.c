@@ -10,62 +10,82 @@
 #include "kern_kquant.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* ---- f32, f16: two accumulators per row, 16 values a step; the last < 16 through a zero-padded copy ----
  * The streaming passes (rows) prefetch the line KERN_PREFETCH_BYTES ahead of each step (kern_impl.h; f16 asks
  * for each line twice, f32 once), the cached ones (rows_cached) do not: as kern_avx512.c's. */
 
-INLINE __m256 load8_f32(const float *p)
+/* Eight weights from p, a row's floats (f16 false) or halves (f16 true) as bytes: p points into such a row, so
+ * reading it as that type reads the values written there. */
+INLINE __m256 load8(const char *p, const bool f16)
 {
-    return _mm256_loadu_ps(p);
+    return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)) : _mm256_loadu_ps((const float *)p);
 }
 
-INLINE __m256 load8_f16(const kern_half *p)
+/* The pass of both float formats (f16: halves, else floats; pf: the streaming prefetch), inlined with both
+ * constant, so each of the four passes below compiles to its own loop. */
+INLINE void pass_float(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                       const bool f16, const bool pf)
 {
-    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
-}
-
-#define FLOAT_PASS(name, wtype, load8, pf)                                                                    \
-    INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,     \
-                            size_t ys)                                                                    \
-    {                                                                                                         \
-        const float *x = kern_act_f32(a, m);                                                                  \
-        size_t cols = a->cols;                                                                                \
-        __m256 acc0[KERN256_ROWS], acc1[KERN256_ROWS];                                                        \
-        _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) acc0[r] = acc1[r] = _mm256_setzero_ps();         \
-        size_t i = 0;                                                                                         \
-        for (; i + 16 <= cols; i += 16) {                                                                     \
-            __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);                             \
-            _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
-            {                                                                                                 \
-                const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
-                if (pf)                                                                                       \
-                    kern_prefetch_stream(wp);                                                                 \
-                acc0[r] = _mm256_fmadd_ps(load8(wp), x0, acc0[r]);                                            \
-                acc1[r] = _mm256_fmadd_ps(load8(wp + 8), x1, acc1[r]);                                        \
-            }                                                                                                 \
-        }                                                                                                     \
-        if (i < cols) {                                                                                       \
-            size_t left = cols - i;                                                                           \
-            float xt[16] = { 0 };                                                                             \
-            memcpy(xt, x + i, left * sizeof(float));                                                          \
-            __m256 x0 = _mm256_loadu_ps(xt), x1 = _mm256_loadu_ps(xt + 8);                                   \
-            _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
-            {                                                                                                 \
-                wtype wt[16] = { 0 };                                                                         \
-                memcpy(wt, (const wtype *)kern_row_ptr(w, rs, r) + i, left * sizeof(wtype));                       \
-                acc0[r] = _mm256_fmadd_ps(load8(wt), x0, acc0[r]);                                            \
-                acc1[r] = _mm256_fmadd_ps(load8(wt + 8), x1, acc1[r]);                                        \
-            }                                                                                                 \
-        }                                                                                                     \
-        _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) y[r * ys] = hsum8(_mm256_add_ps(acc0[r], acc1[r]));   \
+    const size_t es = f16 ? sizeof(kern_half) : sizeof(float);
+    const float *x = kern_act_f32(a, m);
+    size_t cols = a->cols;
+    __m256 acc0[KERN256_ROWS], acc1[KERN256_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc0[r] = acc1[r] = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= cols; i += 16) {
+        __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            const char *wp = kern_row_ptr(w, rs, r) + i * es;
+            if (pf)
+                kern_prefetch_stream(wp);
+            acc0[r] = _mm256_fmadd_ps(load8(wp, f16), x0, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(load8(wp + 8 * es, f16), x1, acc1[r]);
+        }
     }
+    if (i < cols) {
+        size_t left = cols - i;
+        float xt[16] = { 0 };
+        memcpy(xt, x + i, left * sizeof(float));
+        __m256 x0 = _mm256_loadu_ps(xt), x1 = _mm256_loadu_ps(xt + 8);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            float wt[16] = { 0 }; /* room for 16 floats or 16 halves, zero past the row */
+            memcpy(wt, kern_row_ptr(w, rs, r) + i * es, left * es);
+            acc0[r] = _mm256_fmadd_ps(load8((const char *)wt, f16), x0, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(load8((const char *)wt + 8 * es, f16), x1, acc1[r]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = hsum8(_mm256_add_ps(acc0[r], acc1[r]));
+}
 
-FLOAT_PASS(f32, float, load8_f32, 1)
-FLOAT_PASS(f16, kern_half, load8_f16, 1)
-FLOAT_PASS(f32_cached, float, load8_f32, 0)
-FLOAT_PASS(f16_cached, kern_half, load8_f16, 0)
+INLINE void pass_f32(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, false, true);
+}
+
+INLINE void pass_f16(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, true, true);
+}
+
+INLINE void pass_f32_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, false, false);
+}
+
+INLINE void pass_f16_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, true, false);
+}
+
 KERN256_ROWS_FN(f32)
 KERN256_ROWS_FN(f16)
 KERN256_ROWS_FN(f32_cached)

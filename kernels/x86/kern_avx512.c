@@ -23,6 +23,7 @@
 #include "kern_kquant.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <string.h>
 
 
@@ -44,54 +45,73 @@ INLINE __mmask16 tail16(size_t left)
  * f16 reads one line a step, f32 two), as q8_0 does: f16 at DRAM size sat at 84% of the floor without it. The
  * cached ones (rows_cached) do not. Same arithmetic, so the same bits. */
 
-INLINE __m512 load_f32(const float *p, __mmask16 k)
+/* Sixteen weights from p (lanes k), a row's floats (f16 false) or halves (f16 true) as bytes: p points into such
+ * a row, so reading it as that type reads the values written there. */
+INLINE __m512 load16(const char *p, __mmask16 k, const bool f16)
 {
-    return _mm512_maskz_loadu_ps(k, p);
+    return f16 ? _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, (const kern_half *)p))
+               : _mm512_maskz_loadu_ps(k, (const float *)p);
 }
 
-INLINE __m512 load_f16(const kern_half *p, __mmask16 k)
+/* The pass of both float formats (f16: halves, else floats; pf: the streaming prefetch), inlined with both
+ * constant, so each of the four passes below compiles to its own loop. */
+INLINE void pass_float(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                       const bool f16, const bool pf)
 {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, p));
-}
-
-#define FLOAT_PASS(name, wtype, load, pf)                                                                     \
-    INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,     \
-                            size_t ys)                                                                    \
-    {                                                                                                         \
-        const float *x = kern_act_f32(a, m);                                                                  \
-        size_t cols = a->cols;                                                                                \
-        __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];                                                        \
-        _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) acc0[r] = acc1[r] = _mm512_setzero_ps();         \
-        size_t i = 0;                                                                                         \
-        for (; i + 32 <= cols; i += 32) {                                                                     \
-            __m512 x0 = _mm512_loadu_ps(x + i), x1 = _mm512_loadu_ps(x + i + 16);                            \
-            _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
-            {                                                                                                 \
-                const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
-                for (size_t l = 0; pf && l < 32 * sizeof(wtype); l += 64)                                     \
-                    kern_prefetch_stream((const char *)wp + l);                                               \
-                acc0[r] = _mm512_fmadd_ps(load(wp, 0xFFFF), x0, acc0[r]);                                    \
-                acc1[r] = _mm512_fmadd_ps(load(wp + 16, 0xFFFF), x1, acc1[r]);                               \
-            }                                                                                                 \
-        }                                                                                                     \
-        if (i < cols) {                                                                                       \
-            __mmask16 k0 = tail16(cols - i), k1 = cols - i > 16 ? tail16(cols - i - 16) : 0;                  \
-            __m512 x0 = load_f32(x + i, k0), x1 = load_f32(x + i + 16, k1);                                   \
-            _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
-            {                                                                                                 \
-                const wtype *wp = (const wtype *)kern_row_ptr(w, rs, r) + i;                                       \
-                acc0[r] = _mm512_fmadd_ps(load(wp, k0), x0, acc0[r]);                                        \
-                acc1[r] = _mm512_fmadd_ps(load(wp + 16, k1), x1, acc1[r]);                                   \
-            }                                                                                                 \
-        }                                                                                                     \
-        _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) y[r * ys] =                                           \
-            _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));                                            \
+    const size_t es = f16 ? sizeof(kern_half) : sizeof(float);
+    const float *x = kern_act_f32(a, m);
+    size_t cols = a->cols;
+    __m512 acc0[KERN512_ROWS], acc1[KERN512_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc0[r] = acc1[r] = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 32 <= cols; i += 32) {
+        __m512 x0 = _mm512_loadu_ps(x + i), x1 = _mm512_loadu_ps(x + i + 16);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            const char *wp = kern_row_ptr(w, rs, r) + i * es;
+            for (size_t l = 0; pf && l < 32 * es; l += 64)
+                kern_prefetch_stream(wp + l);
+            acc0[r] = _mm512_fmadd_ps(load16(wp, 0xFFFF, f16), x0, acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(load16(wp + 16 * es, 0xFFFF, f16), x1, acc1[r]);
+        }
     }
+    if (i < cols) {
+        __mmask16 k0 = tail16(cols - i), k1 = cols - i > 16 ? tail16(cols - i - 16) : 0;
+        __m512 x0 = _mm512_maskz_loadu_ps(k0, x + i), x1 = _mm512_maskz_loadu_ps(k1, x + i + 16);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            const char *wp = kern_row_ptr(w, rs, r) + i * es;
+            acc0[r] = _mm512_fmadd_ps(load16(wp, k0, f16), x0, acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(load16(wp + 16 * es, k1, f16), x1, acc1[r]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
+}
 
-FLOAT_PASS(f32, float, load_f32, 1)
-FLOAT_PASS(f16, kern_half, load_f16, 1)
-FLOAT_PASS(f32_cached, float, load_f32, 0)
-FLOAT_PASS(f16_cached, kern_half, load_f16, 0)
+INLINE void pass_f32(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, false, true);
+}
+
+INLINE void pass_f16(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, true, true);
+}
+
+INLINE void pass_f32_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, false, false);
+}
+
+INLINE void pass_f16_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_float(w, rs, nr, a, m, y, ys, true, false);
+}
+
 KERN512_ROWS_FN(f32)
 KERN512_ROWS_FN(f16)
 KERN512_ROWS_FN(f32_cached)
@@ -122,94 +142,109 @@ INLINE __m512 pair_step(__m512i codes, __m512 dw, __m512i x, __m512i seed, __m51
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, dx), acc);
 }
 
-/* pf: whether the pass prefetches its streams (kern_impl.h); the arithmetic is the same either way. */
-#define PAIR_PASS(name, block_t, codes, pf)                                                                   \
-    INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,     \
-                            size_t ys)                                                                    \
-    {                                                                                                         \
-        const int8_t *xq = kern_act_qs(a, m);                                                                 \
-        const int32_t *seed = a->seed4 + m * (a->cols / 4);                                                   \
-        const float *dx = a->dx4 + m * (a->cols / 4);                                                         \
-        size_t nb = a->cols / 32;                                                                             \
-        __m512 acc[KERN512_ROWS];                                                                             \
-        _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) acc[r] = _mm512_setzero_ps();                    \
-        size_t b = 0;                                                                                         \
-        for (; b + 2 <= nb; b += 2) {                                                                         \
-            __m512i x = _mm512_loadu_si512(xq + b * 32), s = _mm512_loadu_si512(seed + b * 8);               \
-            __m512 d = _mm512_loadu_ps(dx + b * 8);                                                           \
-            _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
-            {                                                                                                 \
-                const block_t *blk = (const block_t *)kern_row_ptr(w, rs, r) + b;                                  \
-                if (pf)                                                                                       \
-                    kern_prefetch_stream(blk);                                                                \
-                __m512 dw = half_pair(blk[0].d, blk[1].d);                                                    \
-                acc[r] = pair_step(codes(blk, 1), dw, x, s, d, acc[r]);                                       \
-            }                                                                                                 \
-        }                                                                                                     \
-        if (b < nb) {                                                                                         \
-            __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * 32)));          \
-            __m512i s = _mm512_maskz_loadu_epi32(LOWER8, seed + b * 8);                                       \
-            __m512 d = _mm512_maskz_loadu_ps(LOWER8, dx + b * 8);                                             \
-            _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++)                                              \
-            {                                                                                                 \
-                const block_t *blk = (const block_t *)kern_row_ptr(w, rs, r) + b;                                  \
-                acc[r] = pair_step(codes(blk, 0), half_pair(blk[0].d, 0), x, s, d, acc[r]);                   \
-            }                                                                                                 \
-        }                                                                                                     \
-        _Pragma("GCC unroll 4") for (int r = 0; r < nr; r++) y[r * ys] = _mm512_reduce_add_ps(acc[r]);             \
+/* q8_0's pass; pf: whether it prefetches its streams (kern_impl.h); the arithmetic is the same either way. */
+INLINE void pass_q8_0_pf(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys,
+                         const bool pf)
+{
+    const int8_t *xq = kern_act_qs(a, m);
+    const int32_t *seed = a->seed4 + m * (a->cols / 4);
+    const float *dx = a->dx4 + m * (a->cols / 4);
+    size_t nb = a->cols / 32;
+    __m512 acc[KERN512_ROWS];
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        acc[r] = _mm512_setzero_ps();
+    size_t b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        __m512i x = _mm512_loadu_si512(xq + b * 32), s = _mm512_loadu_si512(seed + b * 8);
+        __m512 d = _mm512_loadu_ps(dx + b * 8);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            /* the row's bytes are q8_0 blocks (row_bytes is a whole number of them) */
+            const block_q8_0 *blk = (const block_q8_0 *)kern_row_ptr(w, rs, r) + b;
+            if (pf)
+                kern_prefetch_stream(blk);
+            __m512 dw = half_pair(blk[0].d, blk[1].d);
+            acc[r] = pair_step(q8_0_codes(blk, 1), dw, x, s, d, acc[r]);
+        }
     }
+    if (b < nb) {
+        __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(xq + b * 32)));
+        __m512i s = _mm512_maskz_loadu_epi32(LOWER8, seed + b * 8);
+        __m512 d = _mm512_maskz_loadu_ps(LOWER8, dx + b * 8);
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            const block_q8_0 *blk = (const block_q8_0 *)kern_row_ptr(w, rs, r) + b;
+            acc[r] = pair_step(q8_0_codes(blk, 0), half_pair(blk[0].d, 0), x, s, d, acc[r]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = _mm512_reduce_add_ps(acc[r]);
+}
+
+INLINE void pass_q8_0(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_q8_0_pf(w, rs, nr, a, m, y, ys, true);
+}
+
+INLINE void pass_q8_0_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    pass_q8_0_pf(w, rs, nr, a, m, y, ys, false);
+}
 
 /* Matmul: one weight row against na activation rows, its codes and scales decoded once per step for all
  * of them; each (row, activation) pair goes through pair_step exactly as in the matvec pass. */
-#define PAIR_BATCH_PASS(name, block_t, codes)                                                                 \
-    INLINE void bpass_##name(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy) \
-    {                                                                                                         \
-        size_t nb = a->cols / 32, n4 = a->cols / 4;                                                           \
-        const block_t *blk = (const block_t *)row;                                                            \
-        __m512 acc[KERN_BATCH_STEP];                                                                          \
-        _Pragma("GCC unroll 4") for (int j = 0; j < na; j++) acc[j] = _mm512_setzero_ps();                    \
-        size_t b = 0;                                                                                         \
-        for (; b + 2 <= nb; b += 2) {                                                                         \
-            __m512i c = codes(blk + b, 1);                                                                    \
-            __m512 dw = half_pair(blk[b].d, blk[b + 1].d);                                                    \
-            _Pragma("GCC unroll 4") for (int j = 0; j < na; j++)                                              \
-            {                                                                                                 \
-                size_t m = m0 + (size_t)j;                                                                    \
-                acc[j] = pair_step(c, dw, _mm512_loadu_si512(a->qs + m * a->cols + b * 32),                   \
-                                   _mm512_loadu_si512(a->seed4 + m * n4 + b * 8),                             \
-                                   _mm512_loadu_ps(a->dx4 + m * n4 + b * 8), acc[j]);                         \
-            }                                                                                                 \
-        }                                                                                                     \
-        if (b < nb) {                                                                                         \
-            __m512i c = codes(blk + b, 0);                                                                    \
-            __m512 dw = half_pair(blk[b].d, 0);                                                               \
-            _Pragma("GCC unroll 4") for (int j = 0; j < na; j++)                                              \
-            {                                                                                                 \
-                size_t m = m0 + (size_t)j;                                                                    \
-                const __m256i *xp = (const __m256i *)(a->qs + m * a->cols + b * 32);                          \
-                __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256(xp));                                   \
-                acc[j] = pair_step(c, dw, x, _mm512_maskz_loadu_epi32(LOWER8, a->seed4 + m * n4 + b * 8),     \
-                                   _mm512_maskz_loadu_ps(LOWER8, a->dx4 + m * n4 + b * 8), acc[j]);           \
-            }                                                                                                 \
-        }                                                                                                     \
-        _Pragma("GCC unroll 4") for (int j = 0; j < na; j++) y[(size_t)j * ldy] = _mm512_reduce_add_ps(acc[j]); \
-    }                                                                                                         \
-    static void batch_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
-                             float *y, size_t ldy)                                                            \
-    {                                                                                                         \
-        for (size_t i = 0; i < n; i++) {                                                                      \
-            const char *row = (const char *)w + i * rb;                                                       \
-            if (nm == KERN_BATCH_STEP)                                                                        \
-                bpass_##name(row, KERN_BATCH_STEP, a, m0, y + i, ldy);                                        \
-            else                                                                                              \
-                for (size_t j = 0; j < nm; j++)                                                               \
-                    bpass_##name(row, 1, a, m0 + j, y + j * ldy + i, ldy);                                    \
-        }                                                                                                     \
+INLINE void bpass_q8_0(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    size_t nb = a->cols / 32, n4 = a->cols / 4;
+    const block_q8_0 *blk = (const block_q8_0 *)row; /* a row of q8_0 blocks, as in the pass */
+    __m512 acc[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        acc[j] = _mm512_setzero_ps();
+    size_t b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        __m512i c = q8_0_codes(blk + b, 1);
+        __m512 dw = half_pair(blk[b].d, blk[b + 1].d);
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++) {
+            size_t m = m0 + (size_t)j;
+            acc[j] = pair_step(c, dw, _mm512_loadu_si512(a->qs + m * a->cols + b * 32),
+                               _mm512_loadu_si512(a->seed4 + m * n4 + b * 8), _mm512_loadu_ps(a->dx4 + m * n4 + b * 8),
+                               acc[j]);
+        }
     }
+    if (b < nb) {
+        __m512i c = q8_0_codes(blk + b, 0);
+        __m512 dw = half_pair(blk[b].d, 0);
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++) {
+            size_t m = m0 + (size_t)j;
+            const __m256i *xp = (const __m256i *)(a->qs + m * a->cols + b * 32);
+            __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256(xp));
+            acc[j] = pair_step(c, dw, x, _mm512_maskz_loadu_epi32(LOWER8, a->seed4 + m * n4 + b * 8),
+                               _mm512_maskz_loadu_ps(LOWER8, a->dx4 + m * n4 + b * 8), acc[j]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        y[(size_t)j * ldy] = _mm512_reduce_add_ps(acc[j]);
+}
 
-PAIR_PASS(q8_0, block_q8_0, q8_0_codes, 1)
-PAIR_PASS(q8_0_cached, block_q8_0, q8_0_codes, 0)
-PAIR_BATCH_PASS(q8_0, block_q8_0, q8_0_codes)
+static void batch_q8_0(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                       size_t ldy)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *row = (const char *)w + i * rb;
+        if (nm == KERN_BATCH_STEP)
+            bpass_q8_0(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
+        else
+            for (size_t j = 0; j < nm; j++)
+                bpass_q8_0(row, 1, a, m0 + j, y + j * ldy + i, ldy);
+    }
+}
+
 KERN512_ROWS_FN(q8_0)
 KERN512_ROWS_FN(q8_0_cached)
 
