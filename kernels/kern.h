@@ -222,8 +222,8 @@ int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size
 /* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's
  * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 and AVX-VNNI f32,
  * f16 and q8_0; not AVX2's q4_0, q1_0, tq2_0 or K-quants, compute-bound on their cores) ask, every step and for
- * each of their rows, for each line KERN_PREFETCH_BYTES ahead of what they read. A pass reads 4 rows a quarter of the call apart, so this
- * keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
+ * each of their rows, for each line kern_prefetch_ahead (KERN_PREFETCH_BYTES by default) ahead of what they
+ * read. A pass reads 4 rows a quarter of the call apart, so this keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
  * on Zen 5 (qwen3-0.6b decode, q8_0, 1 thread) +3-5% against no prefetch, where 1 KiB and 2 KiB ahead did
  * less and 1 KiB with T0 did worse. A prefetch past the end of the weights (the last rows of a call) is
  * harmless: a prefetch never faults, and the address is formed as an integer, not as a pointer past its
@@ -247,9 +247,23 @@ void kern_prefetch_set_temporal(bool temporal);
 /* The hint's name in the CSVs and wisdom files: "t2" (locality 1) or "nta" (locality 0). */
 const char *kern_prefetch_hint_name(bool temporal);
 
+/* The distance every streaming pass prefetches at, in bytes: KERN_PREFETCH_BYTES until a tuner or a wisdom file sets
+ * another (kern_prefetch_set_distance; the same rule as the hint's). */
+extern unsigned kern_prefetch_ahead;
+/* The distances a tuner tries (KERN_PREFETCH_BYTES among them), ascending, 0-terminated: 16 to 48 lines ahead per
+ * stream. A wisdom file may only name one of these. */
+#define KERN_PREFETCH_NDIST 4
+extern const unsigned kern_prefetch_distances[KERN_PREFETCH_NDIST + 1];
+/* Sets the distance (one of kern_prefetch_distances) for every later streaming pass: 0, or -1 (errno = EINVAL) for
+ * another value, which leaves it unchanged. Call only as kern_prefetch_set_temporal. */
+int kern_prefetch_set_distance(unsigned bytes);
+/* A streaming setting's name in the CSVs: the hint's ("t2", "nta"), then "@BYTES" when the distance is not
+ * KERN_PREFETCH_BYTES ("t2@3072"). */
+const char *kern_prefetch_setting_name(bool temporal, unsigned distance);
+
 static inline void kern_prefetch_stream(const void *p)
 {
-    const void *ahead = (const void *)((uintptr_t)p + KERN_PREFETCH_BYTES);
+    const void *ahead = (const void *)((uintptr_t)p + kern_prefetch_ahead);
     if (kern_prefetch_temporal)
         __builtin_prefetch(ahead, 0, 1);
     else

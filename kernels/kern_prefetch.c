@@ -2,7 +2,16 @@
  * the CPU's vendor; a tuner (bench_tune) or a wisdom file may set another between kernel calls. */
 #include "kern.h"
 
+#include <errno.h>
+
 unsigned char kern_prefetch_temporal = 1;
+unsigned kern_prefetch_ahead = KERN_PREFETCH_BYTES;
+const unsigned kern_prefetch_distances[KERN_PREFETCH_NDIST + 1] = { 1024, KERN_PREFETCH_BYTES, 2048, 3072, 0 };
+/* [temporal][distance's index]: the default distance goes unsaid, so rows of a run that never tuned it read as before. */
+static const char *const kern_prefetch_names[2][KERN_PREFETCH_NDIST] = {
+    { "nta@1024", "nta", "nta@2048", "nta@3072" },
+    { "t2@1024", "t2", "t2@2048", "t2@3072" },
+};
 /* The vendor's choice, kept for kern_prefetch_vendor_temporal: written once, before main. */
 static unsigned char kern_prefetch_vendor = 1;
 
@@ -29,4 +38,24 @@ void kern_prefetch_set_temporal(bool temporal)
 const char *kern_prefetch_hint_name(bool temporal)
 {
     return temporal ? "t2" : "nta";
+}
+
+const char *kern_prefetch_setting_name(bool temporal, unsigned distance)
+{
+    for (int i = 0; i < KERN_PREFETCH_NDIST; i++)
+        if (kern_prefetch_distances[i] == distance)
+            return kern_prefetch_names[temporal][i];
+    return kern_prefetch_hint_name(temporal);
+}
+
+int kern_prefetch_set_distance(unsigned bytes)
+{
+    for (const unsigned *d = kern_prefetch_distances; *d; d++) {
+        if (*d == bytes) {
+            kern_prefetch_ahead = bytes;
+            return 0;
+        }
+    }
+    errno = EINVAL;
+    return -1;
 }

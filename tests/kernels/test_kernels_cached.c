@@ -3,6 +3,7 @@
  * tolerance of the exact dot. A pair without one is not compared: kern_job_rows would run rows[] twice and
  * compare a kernel with itself. With no such pair on this CPU the test is skipped, with the reason printed. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 
 #include "kern_impl.h"
@@ -82,6 +83,38 @@ Test(kernels_cached, prefetch_hint_set_by_a_tuner)
     cr_assert_eq(kern_prefetch_temporal, vendor);
     cr_assert_str_eq(kern_prefetch_hint_name(true), "t2");
     cr_assert_str_eq(kern_prefetch_hint_name(false), "nta");
+}
+
+/* The distance is a setting from a small set: another value is refused and leaves it alone; a distance never changes a
+ * result bit (streaming rows at the nearest and farthest distance equal the cached twin's). */
+Test(kernels_cached, prefetch_distance_from_its_set)
+{
+    cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "the default before any tuner");
+    bool has_default = false;
+    for (int i = 0; i < KERN_PREFETCH_NDIST; i++) {
+        unsigned d = kern_prefetch_distances[i];
+        cr_assert(d % 64 == 0 && (i == 0 || d > kern_prefetch_distances[i - 1]), "lines, ascending: %u", d);
+        has_default = has_default || kern_prefetch_distances[i] == KERN_PREFETCH_BYTES;
+    }
+    cr_assert(has_default && kern_prefetch_distances[KERN_PREFETCH_NDIST] == 0);
+    errno = 0;
+    cr_assert_eq(kern_prefetch_set_distance(1000), -1);
+    cr_assert_eq(errno, EINVAL);
+    cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "a refused value changes nothing");
+    cr_assert_str_eq(kern_prefetch_setting_name(true, KERN_PREFETCH_BYTES), "t2");
+    cr_assert_str_eq(kern_prefetch_setting_name(false, 3072), "nta@3072");
+    const unsigned ends[2] = { kern_prefetch_distances[0], kern_prefetch_distances[KERN_PREFETCH_NDIST - 1] };
+    for (int e = 0; e < 2; e++) {
+        cr_assert_eq(kern_prefetch_set_distance(ends[e]), 0);
+        cr_assert_eq(kern_prefetch_ahead, ends[e]);
+        for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+            const kern_table *t = kern_table_get((kern_isa)v);
+            for (int f = 0; t && f < KERN_FORMAT_COUNT; f++)
+                if (t->rows[f] && t->rows_cached[f])
+                    run_both((kern_format)f, (kern_variant)v, 37, 512);
+        }
+    }
+    cr_assert_eq(kern_prefetch_set_distance(KERN_PREFETCH_BYTES), 0);
 }
 
 /* kern_matvec_prefetches answers from the table that runs: its cached twin, through the fallback (avxvnni's f32
