@@ -123,7 +123,10 @@ static void bt_print(const pb_wisdom *w, FILE *f)
     for (int i = 0; i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
         fprintf(f, "%-7s %7d  %-11s %-10s %9.2f\n", kern_format_names[k->fmt], k->threads, kern_isa_name(k->isa),
-                k->prefetch && w->has_hint ? kern_prefetch_hint_name(w->temporal) : k->prefetch ? "on" : "off",
+                k->prefetch && w->has_hint ? kern_prefetch_setting_name(w->temporal, w->has_distance ? w->distance
+                                                                                                     : KERN_PREFETCH_BYTES)
+                : k->prefetch              ? "on"
+                                           : "off",
                 k->gbps);
     }
     for (int i = 0; i < w->nreads; i++)

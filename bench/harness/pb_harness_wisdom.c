@@ -26,10 +26,27 @@ void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicke
     if (st == PB_WISDOM_OK) {
         k->wisdom = w;
         pb_kpicker_apply(k);
-        printf("kernels: tuned by %s%s%s\n", msg, w->has_hint ? ", prefetch hint " : "",
-               w->has_hint ? kern_prefetch_hint_name(w->temporal) : "");
+        printf("kernels: tuned by %s%s%s%s%u\n", msg, w->has_hint ? ", prefetch hint " : "",
+               w->has_hint ? kern_prefetch_hint_name(w->temporal) : "", ", prefetch distance ", kern_prefetch_ahead);
     } else {
         fprintf(st == PB_WISDOM_MISSING ? stdout : stderr, "%s: %s\n", h->prog, msg);
     }
+    fflush(stdout);
+}
+
+void pb_harness_wisdom_stream(pb_harness *h, const char *given, pb_wisdom *w)
+{
+    if (kern_isa_forced())
+        return;
+    char path[1024], cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[2048];
+    pb_wisdom_default_path(given, path, sizeof path);
+    pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
+    pb_wisdom_status st = pb_wisdom_load(path, cpu, build, w, msg, sizeof msg);
+    pb_kpicker k = { .wisdom = w, .forced = KERN_ISA_COUNT };
+    if (st == PB_WISDOM_OK && pb_kpicker_apply(&k))
+        printf("streaming: prefetch %s, as tuned by %s\n",
+               kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead), msg);
+    else if (st != PB_WISDOM_OK)
+        fprintf(st == PB_WISDOM_MISSING ? stdout : stderr, "%s: %s\n", h->prog, msg);
     fflush(stdout);
 }

@@ -21,13 +21,16 @@ const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c)
 {
     if (!c->prefetch || !kern_matvec_prefetches(f, c->isa))
         return "off";
-    return kern_prefetch_hint_name(kern_prefetch_temporal);
+    return kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead);
 }
 
 bool pb_kpicker_apply(const pb_kpicker *k)
 {
-    if (k->forced < KERN_ISA_COUNT || !k->wisdom || !k->wisdom->has_hint)
+    if (k->forced < KERN_ISA_COUNT || !k->wisdom || (!k->wisdom->has_hint && !k->wisdom->has_distance))
         return false;
-    kern_prefetch_set_temporal(k->wisdom->temporal);
+    if (k->wisdom->has_hint)
+        kern_prefetch_set_temporal(k->wisdom->temporal);
+    if (k->wisdom->has_distance) /* the parser accepted only a distance this build knows */
+        kern_prefetch_set_distance(k->wisdom->distance);
     return true;
 }

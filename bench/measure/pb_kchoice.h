@@ -4,7 +4,8 @@
  *   tuned   this cpu and build's wisdom (pb_wisdom.h) has it, at the nearest thread count bench_tune timed;
  *   rank    no wisdom for it: the best ranked ISA this CPU runs (kern_isa_best), its prefetch on;
  *   all     a harness that runs every kernel (bench_kernels, bench_memory_floor without a choice): one of all.
- * The prefetch hint is the process's (kern_prefetch_temporal): pb_kpicker_apply sets wisdom's, unless forced. */
+ * The prefetch hint and distance are the process's (kern_prefetch_temporal, kern_prefetch_ahead): pb_kpicker_apply
+ * sets wisdom's, unless forced. */
 #ifndef PB_KCHOICE_H
 #define PB_KCHOICE_H
 
@@ -32,10 +33,11 @@ typedef struct pb_kpicker {
 /* Format f's kernel at threads threads. */
 pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads);
 /* What the run's streaming passes do for f under c, as the CSVs say it: "t2" or "nta" (its prefetch with the
- * process's hint), "off" (no software prefetch: the twin, or a kernel that has none). */
+ * process's hint; "@BYTES" after it for a distance not the default, kern_prefetch_setting_name), "off" (no
+ * software prefetch: the twin, or a kernel that has none). */
 const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c);
-/* Sets the process's prefetch hint from wisdom (when it has one and nothing is forced). Call before any kernel
- * runs. Returns whether it set one. */
+/* Sets the process's prefetch hint and distance from wisdom (those it has, when nothing is forced). Call before any
+ * kernel runs. Returns whether it set one. */
 bool pb_kpicker_apply(const pb_kpicker *k);
 
 #endif

@@ -28,8 +28,10 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
             continue;
         }
         const pb_tune_cand each[3] = {
-            { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = vendor },
-            { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = !vendor },
+            { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = vendor,
+              .distance = KERN_PREFETCH_BYTES },
+            { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = !vendor,
+              .distance = KERN_PREFETCH_BYTES },
             c,
         };
         for (int k = 0; k < 3 && n < max; k++)
@@ -47,22 +49,37 @@ int pb_tune_reads(const pb_memkern **out, int max)
     return n;
 }
 
+/* Whether any of the n candidates prefetches (then the point takes part in the distance's choice). */
+static bool pb_tune_any_prefetch(const pb_tune_cand *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (c[i].prefetch)
+            return true;
+    return false;
+}
+
 int pb_tune_points(const pb_tune_plan *p)
 {
     pb_tune_cand c[PB_TUNE_MAX_CANDS];
     const pb_memkern *r[64];
     int n = 0;
-    for (int f = 0; f < p->nformats; f++)
-        for (int t = 0; t < p->nthreads; t++)
-            n += pb_tune_candidates(p->formats[f], p->threads[t], c, PB_TUNE_MAX_CANDS);
+    for (int f = 0; f < p->nformats; f++) {
+        for (int t = 0; t < p->nthreads; t++) {
+            int k = pb_tune_candidates(p->formats[f], p->threads[t], c, PB_TUNE_MAX_CANDS);
+            n += k + (pb_tune_any_prefetch(c, k) ? KERN_PREFETCH_NDIST - 1 : 0);
+        }
+    }
     return n + (p->reads ? p->nthreads * pb_tune_reads(r, 64) : 0);
 }
 
-/* One point (format, threads): its candidates and what each measured. */
+/* One point (format, threads): its candidates and what each measured; at[d]: its fastest prefetching candidate under
+ * the chosen hint at distance kern_prefetch_distances[d] (NaN: none, or it could not run). */
 typedef struct pb_tune_point {
     pb_tune_cand cand[PB_TUNE_MAX_CANDS];
     double gbps[PB_TUNE_MAX_CANDS];
     int n;
+    int pf;                           /* that candidate's index, -1 when the point has none */
+    double at[KERN_PREFETCH_NDIST];
 } pb_tune_point;
 
 /* The index of the point's fastest candidate that runs under hint temporal (a candidate without prefetch runs under
@@ -98,6 +115,75 @@ static bool pb_tune_hint(const pb_tune_point *pts, int npts, bool *any)
     return score[!vendor] > score[vendor] ? !vendor : vendor;
 }
 
+/* Whether a is a figure and beats b (NaN or not). */
+static bool pb_tune_faster(double a, double b)
+{
+    return isfinite(a) && a > 0 && !(isfinite(b) && b >= a);
+}
+
+/* The point's fastest candidate without prefetch, -1 when none measured. */
+static int pb_tune_best_off(const pb_tune_point *pt)
+{
+    int best = -1;
+    for (int i = 0; i < pt->n; i++)
+        if (!pt->cand[i].prefetch && pb_tune_faster(pt->gbps[i], best >= 0 ? pt->gbps[best] : NAN))
+            best = i;
+    return best;
+}
+
+static int pb_tune_default_distance(void)
+{
+    int d = 0;
+    while (kern_prefetch_distances[d] != KERN_PREFETCH_BYTES)
+        d++;
+    return d;
+}
+
+/* The distance (an index into kern_prefetch_distances): each point's fastest prefetching candidate under the hint
+ * timed at every other distance, then the one under which the points' best figures have the higher geometric mean
+ * (the default on a tie). */
+static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const pb_tune_seam *s)
+{
+    int def = pb_tune_default_distance();
+    for (int i = 0; i < npts; i++) {
+        pb_tune_point *pt = &pts[i];
+        pt->pf = -1; /* the fastest prefetching candidate under the hint (every prefetching kernel has one of each) */
+        for (int k = 0; k < pt->n; k++)
+            if (pt->cand[k].prefetch && pt->cand[k].temporal == temporal &&
+                (pt->pf < 0 || pb_tune_faster(pt->gbps[k], pt->gbps[pt->pf])))
+                pt->pf = k;
+        for (int d = 0; d < KERN_PREFETCH_NDIST; d++) {
+            pt->at[d] = NAN;
+            if (pt->pf < 0)
+                continue;
+            pb_tune_cand c = pt->cand[pt->pf];
+            c.distance = kern_prefetch_distances[d];
+            pt->at[d] = d == def ? pt->gbps[pt->pf] : s->kernel(s->ctx, &c);
+        }
+    }
+    double score[KERN_PREFETCH_NDIST] = { 0 };
+    for (int i = 0; i < npts; i++) {
+        if (pts[i].pf < 0)
+            continue;
+        int off = pb_tune_best_off(&pts[i]);
+        double g[KERN_PREFETCH_NDIST];
+        bool all = true;
+        for (int d = 0; d < KERN_PREFETCH_NDIST; d++) {
+            g[d] = off >= 0 && !pb_tune_faster(pts[i].at[d], pts[i].gbps[off]) ? pts[i].gbps[off] : pts[i].at[d];
+            all = all && isfinite(g[d]) && g[d] > 0;
+        }
+        for (int d = 0; all && d < KERN_PREFETCH_NDIST; d++) /* a point some distance could not run says nothing */
+            score[d] += log(g[d]);
+    }
+    int best = def;
+    for (int d = 0; d < KERN_PREFETCH_NDIST; d++)
+        if (score[d] > score[best])
+            best = d;
+    return best;
+}
+
+static int pb_tune_floor(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen);
+
 int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
 {
     enum { MAXPTS = KERN_FORMAT_COUNT * PB_TUNE_MAX_THREADS };
@@ -108,6 +194,7 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
         for (int t = 0; t < p->nthreads && npts < MAXPTS; t++) {
             pb_tune_point *pt = &pts[npts++];
             pt->n = pb_tune_candidates(p->formats[f], p->threads[t], pt->cand, PB_TUNE_MAX_CANDS);
+            pt->pf = -1;
             for (int i = 0; i < pt->n; i++)
                 pt->gbps[i] = s->kernel(s->ctx, &pt->cand[i]);
         }
@@ -118,16 +205,39 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
         w->has_hint = true;
         w->temporal = temporal;
     }
+    int d = any ? pb_tune_distance(pts, npts, temporal, s) : pb_tune_default_distance();
+    if (any) {
+        w->has_distance = true;
+        w->distance = kern_prefetch_distances[d];
+    }
     for (int i = 0; i < npts; i++) {
-        int b = pb_tune_best(&pts[i], temporal);
+        int b = pb_tune_best_off(&pts[i]);
+        double g = b >= 0 ? pts[i].gbps[b] : NAN;
+        /* prefetch on when faster, or as fast and better ranked (its kernel's candidates come before its twin) */
+        if (pts[i].pf >= 0 && (pb_tune_faster(pts[i].at[d], g) || (pts[i].at[d] == g && pts[i].pf < b))) {
+            b = pts[i].pf;
+            g = pts[i].at[d];
+        }
         if (b < 0)
             continue;
         const pb_tune_cand *c = &pts[i].cand[b];
         pb_wisdom_kernel k = { .fmt = c->fmt, .threads = c->threads, .isa = c->isa, .prefetch = c->prefetch,
-                               .gbps = pts[i].gbps[b] };
+                               .gbps = g };
         if (pb_wisdom_put_kernel(w, &k) != 0)
             return pb_errf(err, errlen, "wisdom holds at most %d kernels", PB_WISDOM_MAX_KERNELS);
     }
+    /* The reads under the chosen settings (the 4-stream ones prefetch as the passes do), the defaults put back. */
+    kern_prefetch_set_temporal(any ? temporal : kern_prefetch_vendor_temporal());
+    kern_prefetch_set_distance(kern_prefetch_distances[d]);
+    int rc = pb_tune_floor(p, s, w, err, errlen);
+    kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
+    kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
+    return rc;
+}
+
+/* The floor's read kernel per thread count: the fastest. */
+static int pb_tune_floor(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
+{
     const pb_memkern *reads[64];
     int nreads = p->reads ? pb_tune_reads(reads, 64) : 0;
     for (int t = 0; t < p->nthreads && nreads > 0; t++) {

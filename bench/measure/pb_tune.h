@@ -5,9 +5,13 @@
  * it, measured once) and, for a kernel that prefetches (kern_matvec_prefetches), each streaming setting: its prefetch
  * with either hint (t2, nta) and its twin without prefetch. Each is timed through the seam at the size a decode
  * streams. The prefetch hint is one setting for the whole process, so it is chosen first, over all the points: the
- * hint under which the geometric mean of every point's best is the higher (the vendor's on a tie); then each point
- * takes its fastest candidate under that hint (the better ranked on a tie). Then, per thread count, every read
- * kernel of the floor (pb_memread) this CPU runs; the fastest is the floor's.
+ * hint under which the geometric mean of every point's best is the higher (the vendor's on a tie). The prefetch
+ * distance is the process's too: every point that has a prefetching candidate times its fastest one under that hint
+ * again at each other distance of kern_prefetch_distances, and the distance under which the geometric mean of every
+ * such point's best (prefetching or not) is the higher is kept (KERN_PREFETCH_BYTES on a tie). Then each point takes
+ * its fastest candidate under that hint and distance (the better ranked on a tie). Then, per thread count, every
+ * read kernel of the floor (pb_memread) this CPU runs, under the chosen hint and distance (the 4-stream reads
+ * prefetch as the passes do); the fastest is the floor's.
  *
  * The seam is what makes the choice testable without timing anything: the tests give a table of figures, and a
  * test of the choice asserts what a table implies. bench_tune's seam (pb_tune_measure.h) times the kernels. */
@@ -30,6 +34,7 @@ typedef struct pb_tune_cand {
     kern_isa isa;  /* the ISA whose kernel runs (kern_matvec_isa's answer) */
     bool prefetch; /* with its software prefetch (false: its twin without, or a kernel that never prefetches) */
     bool temporal; /* the hint its prefetch runs with (only when prefetch) */
+    unsigned distance; /* the bytes its prefetch runs ahead (only when prefetch; kern_prefetch_distances) */
 } pb_tune_cand;
 
 typedef struct pb_tune_seam {
@@ -49,7 +54,7 @@ typedef struct pb_tune_plan {
 } pb_tune_plan;
 
 /* The candidates of (f, threads) in the order they are timed (best ranked kernel first; for each kernel, prefetch
- * with the vendor's hint, with the other, then without). Their count (at most max), 0 for an unknown format. */
+ * with the vendor's hint, with the other, then without; the prefetching ones at KERN_PREFETCH_BYTES). Their count (at most max), 0 for an unknown format. */
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
 /* The read kernels that take part: those pb_memkern_reads_here accepts, in the table's order. */
 int pb_tune_reads(const pb_memkern **out, int max);

@@ -8,8 +8,8 @@
  * Successive points walk on through the buffer where the last one stopped (pb_kbench_point.start_row), so no point
  * reads what the one before it left in the last-level cache. Each point samples for an equal share of the time left
  * until the deadline (at least 3 samples), so the whole tuning keeps to its budget however slow the host is today.
- * A candidate's prefetch hint is set for its point only (kern_prefetch_set_temporal) and the vendor's put back
- * after. Each point draws the progress line. */
+ * A candidate's prefetch hint and distance are set for its point only (kern_prefetch_set_temporal, _set_distance)
+ * and the ones before put back after. Each point draws the progress line. */
 #ifndef PB_TUNE_MEASURE_H
 #define PB_TUNE_MEASURE_H
 

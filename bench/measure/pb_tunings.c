@@ -47,7 +47,7 @@ const pb_tuning pb_tunings[] = {
     { "tuning_pool_hot_polls", POOL_HOT_POLLS, "polls",
       "a spinning waiter polls this often without a pause before pausing between polls (pool_tuning.h)" },
     { "tuning_kern_prefetch_bytes", KERN_PREFETCH_BYTES, "bytes",
-      "the weight passes prefetch this far ahead of each row they read (kern.h)" },
+      "the weight passes prefetch this far ahead of each row they read unless wisdom sets another (kern.h)" },
     { "tuning_weighted_ewma", PB_WEIGHTED_EWMA, "weight of the newest token",
       "--schedule weighted: each thread's measured rate is an exponentially weighted mean over tokens" },
     { "tuning_weighted_deadband", PB_WEIGHTED_DEADBAND, "fraction",

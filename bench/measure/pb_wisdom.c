@@ -117,6 +117,8 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
     ok = ok && pb_wisdom_put(buf, len, &at, "# bench_tune's choices on this cpu and build; delete to measure again\n");
     if (w->has_hint)
         ok = ok && pb_wisdom_put(buf, len, &at, "hint %s\n", kern_prefetch_hint_name(w->temporal));
+    if (w->has_distance)
+        ok = ok && pb_wisdom_put(buf, len, &at, "distance %u\n", w->distance);
     for (int i = 0; ok && i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
         ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f\n", kern_format_names[k->fmt], k->threads,
@@ -207,6 +209,27 @@ static int pb_wisdom_read_line(pb_wisdom *w, char **word, int n, char *err, size
     return 0;
 }
 
+/* "distance BYTES": one of kern_prefetch_distances. */
+static int pb_wisdom_distance_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
+{
+    char list[128] = "", *end = NULL;
+    size_t at = 0;
+    for (const unsigned *d = kern_prefetch_distances; *d && at < sizeof list; d++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%u", at ? ", " : "", *d);
+    if (w->has_distance)
+        return pb_errf(err, errlen, "a second distance line");
+    errno = 0;
+    unsigned long v = n == 2 ? strtoul(word[1], &end, 10) : 0;
+    bool known = false;
+    for (const unsigned *d = kern_prefetch_distances; n == 2 && !errno && end != word[1] && !*end && *d; d++)
+        known = known || *d == v;
+    if (!known)
+        return pb_errf(err, errlen, "distance takes one of %s (bytes)", list);
+    w->has_distance = true;
+    w->distance = (unsigned)v;
+    return 0;
+}
+
 /* One line (no newline) after the magic: an identity, the hint, an entry, a comment or a blank. */
 static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
 {
@@ -243,7 +266,10 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
         w->temporal = strcmp(word[1], "t2") == 0;
         return 0;
     }
-    return pb_errf(err, errlen, "unknown word '%.40s' (accepted: cpu, build, hint, kernel, read, end, #)", word[0]);
+    if (strcmp(word[0], "distance") == 0)
+        return pb_wisdom_distance_line(w, word, n, err, errlen);
+    return pb_errf(err, errlen, "unknown word '%.40s' (accepted: cpu, build, hint, distance, kernel, read, end, #)",
+                   word[0]);
 }
 
 int pb_wisdom_parse(const char *text, size_t len, pb_wisdom *w, char *err, size_t errlen)

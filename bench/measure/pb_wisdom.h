@@ -8,6 +8,7 @@
  *   build src 1234567890; gcc 12.2.0; -std=c11 -O2 ...
  *   # any comment
  *   hint t2
+ *   distance 1536                             (bytes the streaming passes prefetch ahead: kern_prefetch_distances)
  *   kernel q8_0 1 avx512 prefetch 12.345      (format, threads, variant, prefetch or noprefetch, GB/s)
  *   read 1 avx512-4s 13.100                   (threads, read kernel, GB/s)
  *   end
@@ -51,6 +52,8 @@ typedef struct pb_wisdom {
     char build[PB_WISDOM_ID]; /* pb_wisdom_build_id of the build that measured it */
     bool has_hint;
     bool temporal;            /* the prefetch hint (kern_prefetch_set_temporal) */
+    bool has_distance;
+    unsigned distance;        /* the prefetch distance in bytes (kern_prefetch_set_distance) */
     int nkernels, nreads;
     pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
     pb_wisdom_read read[PB_WISDOM_MAX_READS];

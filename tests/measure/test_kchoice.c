@@ -47,23 +47,27 @@ Test(kchoice, an_entry_this_cpu_cannot_run_goes_by_rank)
     cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best());
 }
 
-/* The hint is wisdom's once applied, and not when forced; the stream names follow it. */
+/* The hint and distance are wisdom's once applied, and not when forced; the stream names follow them. */
 Test(kchoice, hint_applied_and_stream_named)
 {
     pb_wisdom w = wisdom_with(KERN_Q8_0, 1, kern_isa_best(), true);
+    w.has_distance = true;
+    w.distance = 3072;
     pb_kpicker forced = { .wisdom = &w, .forced = kern_isa_best() };
     cr_assert(!pb_kpicker_apply(&forced));
     cr_assert_eq(kern_prefetch_temporal, kern_prefetch_vendor_temporal());
     pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
     cr_assert(pb_kpicker_apply(&tuned));
     cr_assert_eq(kern_prefetch_temporal, w.temporal);
+    cr_assert_eq(kern_prefetch_ahead, 3072u);
     pb_kchoice on = { .isa = kern_isa_best(), .prefetch = true }, off = on;
     off.prefetch = false;
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &off), "off");
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &on), kern_matvec_prefetches(KERN_Q8_0, on.isa)
-                                                            ? kern_prefetch_hint_name(w.temporal)
+                                                            ? (w.temporal ? "t2@3072" : "nta@3072")
                                                             : "off");
     pb_kchoice scalar = { .isa = KERN_ISA_SCALAR, .prefetch = true };
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &scalar), "off", "scalar never prefetches");
     kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
+    kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
 }

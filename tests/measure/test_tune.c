@@ -172,6 +172,61 @@ Test(tune, hint_by_measurement)
     }
 }
 
+static unsigned distance_wanted;
+static double distance_fastest(const pb_tune_cand *c)
+{
+    return !c->prefetch ? 5.0 : c->distance == distance_wanted ? 30.0 : 10.0;
+}
+
+/* The distance under which the points stream fastest becomes the process's; every point's best prefetching candidate
+ * is timed at each distance (no more: pb_tune_points says how many), and its entry carries that distance's figure.
+ * Equal figures keep the default. */
+Test(tune, distance_by_measurement)
+{
+    kern_format f = need_prefetch();
+    for (int d = 0; d < KERN_PREFETCH_NDIST; d++) {
+        distance_wanted = kern_prefetch_distances[d];
+        fake fk = { .fig = distance_fastest, .fastest_read = -1 };
+        pb_tune_plan p = plan_of(f);
+        pb_wisdom w = run(&p, &fk);
+        cr_assert(w.has_distance);
+        cr_assert_eq(w.distance, distance_wanted);
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 2);
+        cr_assert(k && k->prefetch && k->gbps == 30.0, "%s", k ? kern_isa_name(k->isa) : "none");
+        cr_assert_eq(fk.calls, pb_tune_points(&p));
+        cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "the default put back");
+    }
+    fake fk = { .fig = ranked, .fastest_read = -1 };
+    pb_tune_plan p = plan_of(f);
+    pb_wisdom w = run(&p, &fk);
+    cr_assert(w.has_distance && w.distance == KERN_PREFETCH_BYTES, "a tie keeps the default");
+}
+
+/* The floor's read kernels are timed under the chosen hint and distance (the 4-stream reads prefetch as the passes
+ * do), and the defaults come back after. */
+static unsigned read_distance;
+static double fake_read_seen(void *ctx, const pb_memkern *k, int threads)
+{
+    read_distance = kern_prefetch_ahead;
+    return fake_read(ctx, k, threads);
+}
+
+Test(tune, reads_under_the_chosen_distance)
+{
+    kern_format f = need_prefetch();
+    distance_wanted = kern_prefetch_distances[KERN_PREFETCH_NDIST - 1];
+    fake fk = { .fig = distance_fastest, .fastest_read = 0 };
+    pb_tune_plan p = plan_of(f);
+    p.reads = true;
+    pb_wisdom w = { .nkernels = 0 };
+    char err[256];
+    pb_tune_seam s = { .kernel = fake_kernel, .read = fake_read_seen, .ctx = &fk };
+    cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(read_distance, distance_wanted);
+    cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES);
+    cr_assert_eq(kern_prefetch_temporal, kern_prefetch_vendor_temporal());
+}
+
 static double best_ranked_fails(const pb_tune_cand *c)
 {
     return c->isa == kern_matvec_isa(c->fmt, kern_isa_best()) ? NAN : 1.0;

@@ -15,7 +15,7 @@
 
 static pb_wisdom sample(void)
 {
-    pb_wisdom w = { .has_hint = true, .temporal = false };
+    pb_wisdom w = { .has_hint = true, .temporal = false, .has_distance = true, .distance = 3072 };
     snprintf(w.cpu, sizeof w.cpu, "%s", CPU);
     snprintf(w.build, sizeof w.build, "%s", BUILD);
     pb_wisdom_kernel k[] = {
@@ -63,6 +63,7 @@ Test(wisdom, text_round_trips)
     cr_assert_str_eq(back.cpu, CPU);
     cr_assert_str_eq(back.build, BUILD);
     cr_assert(back.has_hint && !back.temporal);
+    cr_assert(back.has_distance && back.distance == 3072);
     cr_assert_eq(back.nkernels, 3);
     const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&back, KERN_Q8_0, 2);
     cr_assert_not_null(k);
@@ -136,6 +137,10 @@ Test(wisdom, malformed_lines_are_named)
         { "kernel q8_0 1 avx2 prefetch 1\nkernel q8_0 1 scalar prefetch 2\n", "line 5: a second kernel" },
         { "read 1 copy-scalar 3\n", "unknown read kernel 'copy-scalar'" },
         { "hint t0\n", "hint takes t2 or nta" },
+        { "distance 1000\n", "distance takes one of 1024, 1536, 2048, 3072" },
+        { "distance 1536x\n", "distance takes one of" },
+        { "distance\n", "distance takes one of" },
+        { "distance 1536\ndistance 2048\n", "line 5: a second distance line" },
         { "frobnicate\n", "unknown word 'frobnicate'" },
         { "cpu again\n", "a second cpu line" },
         { "end\nkernel q8_0 1 avx2 prefetch 1\n", "text after the end line" },
