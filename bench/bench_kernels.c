@@ -23,6 +23,7 @@ typedef struct kb_opts {
     double budget_ms;
     const char *emulate;
     const char *counters; /* --counters LIST, NULL: none */
+    const char *wisdom;   /* --wisdom FILE: its streaming settings */
 } kb_opts;
 
 typedef struct kb_ctx {
@@ -34,6 +35,7 @@ typedef struct kb_ctx {
     pb_kbr_report report; /* kernels.csv, a row as each point is measured */
     pb_emulate emu;       /* --emulate-slow */
     pb_counters counters; /* --counters, on the main thread: the caller's share of every point */
+    pb_wisdom wisdom;     /* --wisdom's, for its prefetch hint and distance */
 } kb_ctx;
 
 /* ---------------------------------------------------------------- options */
@@ -66,6 +68,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "budget-ms", .kind = PB_OPT_DOUBLE, .dest = &o->budget_ms, .dmin = 1, .dmax = 60000,
           .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
         PB_OPT_EMULATE_SLOW(&o->emulate),
+        PB_OPT_WISDOM(&o->wisdom),
         { .name = "counters", .kind = PB_OPT_STRING, .dest = &o->counters, .metavar = "LIST",
           .help = "perf_event counts per point of the caller's thread, by libpfm4's names (cycles, instructions, "
                   "cache-misses, task-clock, context-switches, page-faults, ...); one this machine cannot count is "
@@ -155,6 +158,7 @@ int main(int argc, char **argv)
         !(c.report.csv = pb_harness_csv(&c.h, "kernels.csv", pb_schema_header(PB_K_KERNELS))))
         return pb_harness_refused(&c.h);
     c.report.run = &c.h.run;
+    pb_harness_wisdom_stream(&c.h, c.o.wisdom, &c.wisdom); /* the dram points stream as a tuned decode would */
     pb_kbr_sizes_of(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];
     if (pb_kbr_verify(&c.plan, err, sizeof err) != 0 || pb_kbr_run_all(&c.run, &c.plan, err, sizeof err) != 0)

@@ -21,6 +21,7 @@
 typedef struct mf_opts {
     pb_list threads, kernels, contexts, kv_types;
     const char *model;
+    const char *wisdom;
     const char *cpus;
     long size_mib, passes;
     bool no_thp;
@@ -35,6 +36,7 @@ typedef struct mf_run {
     pb_mfr_run run;    /* the rows, floors and token floors (64 KiB of per-thread slots: not for the stack) */
     pb_harness h;
     pb_mfr_report report; /* memory_floor.csv (a block's rows as the block ends), token_floor.csv */
+    pb_wisdom wisdom;     /* --wisdom's streaming settings, which the 4-stream reads run with */
 } mf_run;
 
 /* ---------------------------------------------------------------- options and checks (before any work) */
@@ -57,7 +59,7 @@ static int mf_parse(mf_run *r, int argc, char **argv)
           .help = "timed passes per point, after one untimed warm-up", .dflt = "20 (10 with --quick)" },
         { .name = "no-thp", .kind = PB_OPT_FLAG, .dest = &o->no_thp,
           .help = "do not ask for transparent huge pages (madvise)" },
-        PB_OPT_MODEL(&o->model), PB_OPT_CONTEXT(&o->contexts),
+        PB_OPT_MODEL(&o->model), PB_OPT_CONTEXT(&o->contexts), PB_OPT_WISDOM(&o->wisdom),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -122,6 +124,7 @@ int main(int argc, char **argv)
         !(rep->token_csv = pb_harness_csv(&r.h, "token_floor.csv", pb_schema_header(PB_K_TOKEN))))
         return pb_harness_refused(&r.h);
     rep->run = &r.h.run;
+    pb_harness_wisdom_stream(&r.h, r.o.wisdom, &r.wisdom); /* the 4-stream reads prefetch as a tuned decode's passes */
     char err[512];
     if (pb_mfr_begin(&r.run, &r.plan, err, sizeof err) != 0)
         pb_harness_fail(&r.h, "%s", err);

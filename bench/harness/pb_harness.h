@@ -174,6 +174,11 @@ void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build,
  * the prefetch hint from it (pb_kpicker_apply). Probes the machine when that was not done. */
 void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicker *k);
 
+/* For a harness that runs every kernel (bench_kernels, bench_memory_floor): only wisdom's streaming settings, the
+ * prefetch hint and distance its streaming passes and 4-stream reads then run with, unless POOLBENCH_KERNEL forces
+ * the kernels (then none). One line says which, as pb_harness_wisdom's. */
+void pb_harness_wisdom_stream(pb_harness *h, const char *given, pb_wisdom *w);
+
 /* After the harness's own checks: creates (or joins) the run directory (-1 with h->err when it is refused);
  * probes the machine unless that was done; writes machine.csv (a joined run may hold one already: kept),
  * installs pb_stop's handlers, prints the context header on stdout and flushes it. 0 or -1. */
