@@ -46,6 +46,9 @@ void pb_report_headline(FILE *out, const pb_digest *d);
  * context: the file's model and tensor-type mix, tok/s and % of floor per context and threads beside the
  * llama-bench command of each point, attention's speed-up over threads. Nothing otherwise. */
 void pb_report_model(FILE *out, const pb_rundata *rd);
+/* "Kernels that ran" (pb_report_kernels.c), from sweep.csv: per format and thread count the matvec kernel, why it
+ * ran (tuned, rank, forced), its stream and the floor's why. Nothing without sweep.csv or its why columns. */
+void pb_report_kernels(FILE *out, const pb_rundata *rd);
 /* How many distinct contexts sweep.csv holds (0 without the file or the column). */
 int pb_report_depths(const pb_rundata *rd);
 /* Embeds every PNG in dir (sorted), each with a link to its SVG. */

@@ -172,6 +172,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     sources(o, rd, log);
     fprintf(o, "## Headline\n\n");
     pb_report_headline(o, d);
+    pb_report_kernels(o, rd);
     pb_report_model(o, rd);
     pb_report_engine(o, rd, d);
     pb_findings f;

@@ -1,0 +1,71 @@
+/* pb_report_kernels.c — report.md's "Kernels that ran": for each format and thread count of sweep.csv, the matvec
+ * kernel that ran, why (tuned by wisdom, rank without it, forced by POOLBENCH_KERNEL), how it streamed and why the
+ * floor's read kernel was the one it was. A reader then knows whether a figure describes the machine's best kernel
+ * or only the best ranked one. Every piece of CSV text reaches the Markdown through PB_MD (pb_mdesc.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_mdesc.h"
+#include "pb_report.h"
+
+#define RK_MAX 64 /* distinct rows shown: formats x thread counts */
+
+enum { RK_FORMAT, RK_THREADS, RK_KERNEL, RK_WHY, RK_STREAM, RK_FLOOR, RK_COLS };
+
+/* Whether row r of t repeats an earlier row in every column of c. */
+static bool rk_seen(const pb_table *t, const int *c, size_t r)
+{
+    for (size_t q = 0; q < r; q++) {
+        bool same = true;
+        for (int k = 0; k < RK_COLS && same; k++)
+            same = strcmp(pb_table_str(t, q, c[k]), pb_table_str(t, r, c[k])) == 0;
+        if (same)
+            return true;
+    }
+    return false;
+}
+
+void pb_report_kernels(FILE *o, const pb_rundata *rd)
+{
+    const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
+    if (!t || t->nrows == 0)
+        return;
+    const int c[RK_COLS] = {
+        pb_table_col(t, PB_COL(SWEEP, format)),      pb_table_col(t, PB_COL(SWEEP, threads)),
+        pb_table_col(t, PB_COL(SWEEP, kernel)),      pb_table_col(t, PB_COL(SWEEP, kernel_why)),
+        pb_table_col(t, PB_COL(SWEEP, kernel_stream)), pb_table_col(t, PB_COL(SWEEP, floor_why)),
+    };
+    for (int k = 0; k < RK_COLS; k++)
+        if (c[k] < 0)
+            return;
+    fprintf(o, "## Kernels that ran\n\n");
+    fprintf(o, "Why each decode's matvec kernel was the one it was: `tuned` (bench_tune measured it fastest on this "
+               "cpu and build: the wisdom file), `rank` (no wisdom: the best ranked ISA, which need not stream "
+               "fastest), `forced` (POOLBENCH_KERNEL). Its stream is its software prefetch (hint, @distance when not "
+               "the default) or off; the floor's read kernel is wisdom's (`tuned`) or the best of all measured "
+               "(`all`).\n\n");
+    fprintf(o, "| format | threads | kernel | why | stream | floor |\n|---|---:|---|---|---|---|\n");
+    int shown = 0, ranked = 0, left = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        if (rk_seen(t, c, r))
+            continue;
+        const char *why = pb_table_str(t, r, c[RK_WHY]);
+        ranked += strcmp(why, "rank") == 0;
+        if (shown == RK_MAX) {
+            left++;
+            continue;
+        }
+        fprintf(o, "| %s | %s | %s | %s | %s | %s |\n", PB_MD(pb_table_str(t, r, c[RK_FORMAT])),
+                PB_MD(pb_table_str(t, r, c[RK_THREADS])), PB_MD(pb_table_str(t, r, c[RK_KERNEL])),
+                *why ? PB_MD(why) : "not recorded", PB_MD(pb_table_str(t, r, c[RK_STREAM])),
+                PB_MD(pb_table_str(t, r, c[RK_FLOOR])));
+        shown++;
+    }
+    if (left)
+        fprintf(o, "\n%d more combination%s not shown.\n", left, left == 1 ? "" : "s");
+    if (ranked)
+        fprintf(o, "\n%d of these ran by rank: `bench_tune` (or `make report`, which runs it first) measures which "
+                   "kernel streams fastest here; its wisdom then picks them.\n",
+                ranked);
+    fprintf(o, "\n");
+}

@@ -1,0 +1,86 @@
+/* test_report_kernels.c — report.md's "Kernels that ran" (bench/report/pb_report_kernels.c) from a sweep.csv written
+ * here: one row per format and thread count saying which kernel ran and why, how it streamed, the floor's why; the
+ * rows that ran by rank counted with what to do about it; nothing without sweep.csv. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_report.h"
+#include "pb_schema.h"
+#include "test_files.h"
+
+/* One sweep.csv row: every column "1" (text "x"), then the given name=value pairs. */
+static void row(FILE *f, const char *const *set)
+{
+    const pb_schema *s = pb_schema_get(PB_K_SWEEP);
+    for (int c = 0; c < s->ncols; c++) {
+        const char *v = s->cols[c].type == PB_T_TEXT ? "x" : "1";
+        for (int i = 0; set[i]; i += 2)
+            if (strcmp(set[i], s->cols[c].name) == 0)
+                v = set[i + 1];
+        fprintf(f, "%s\"%s\"", c ? "," : "", v);
+    }
+    fprintf(f, "\n");
+}
+
+/* The section for a run directory holding machine.csv and, when n > 0, a sweep.csv of rows; malloc'd. */
+static char *section_of(const char *const *const *rows, int n)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbrepkern");
+    tf_write(dir, "machine.csv", "key,value\nhost,h\nrun_id,r\n");
+    if (n > 0) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/sweep.csv", dir);
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fprintf(f, "%s\n", pb_schema_header(PB_K_SWEEP));
+        for (int i = 0; i < n; i++)
+            row(f, rows[i]);
+        fclose(f);
+    }
+    pb_rundata rd;
+    char err[512];
+    cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0, "%s", err);
+    tf_mem t;
+    pb_report_kernels(tf_mem_open(&t), &rd);
+    pb_rundata_free(&rd);
+    tf_rmrf(dir);
+    return tf_mem_text(&t);
+}
+
+#define ROW(fmt, thr, kern, why, stream, floor, pol)                                                                \
+    (const char *const[]){ "format", fmt, "threads", thr, "kernel", kern, "kernel_why", why, "kernel_stream", stream, \
+                           "floor_why", floor, "policy", pol, NULL }
+
+Test(report_kernels, each_format_and_thread_count_once_with_its_why)
+{
+    const char *const *rows[] = {
+        ROW("q8_0", "1", "avx2", "tuned", "t2@3072", "tuned", "spin"),
+        ROW("q8_0", "1", "avx2", "tuned", "t2@3072", "tuned", "condvar"), /* another policy: the same kernel */
+        ROW("q6_K", "2", "avx512", "rank", "t2", "all", "spin"),
+        ROW("q4_0", "1", "avx2", "forced", "off", "all", "spin"),
+    };
+    char *s = section_of(rows, 4);
+    static const char *const want[] = {
+        "## Kernels that ran", "| q8_0 | 1 | avx2 | tuned | t2@3072 | tuned |", "| q6_K | 2 | avx512 | rank | t2 | all |",
+        "| q4_0 | 1 | avx2 | forced | off | all |", "1 of these ran by rank: `bench_tune`", NULL,
+    };
+    for (int i = 0; want[i]; i++)
+        cr_expect_not_null(strstr(s, want[i]), "no '%s' in:\n%s", want[i], s);
+    const char *first = strstr(s, "| q8_0 | 1 |");
+    cr_expect(first && !strstr(first + 1, "| q8_0 | 1 |"), "a combination once:\n%s", s);
+    free(s);
+}
+
+Test(report_kernels, an_old_run_says_not_recorded_and_none_without_a_sweep)
+{
+    const char *const *rows[] = { ROW("q8_0", "1", "avx512", "", "", "", "spin") };
+    char *s = section_of(rows, 1);
+    cr_expect_not_null(strstr(s, "| q8_0 | 1 | avx512 | not recorded |"), "%s", s);
+    free(s);
+    s = section_of(NULL, 0);
+    cr_expect_str_eq(s, "");
+    free(s);
+}
