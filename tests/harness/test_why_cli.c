@@ -214,3 +214,47 @@ Test(why_cli, kernels_per_thread_count_each_verified, .timeout = 300)
     pb_table_free(&t);
     cr_assert_eq(tf_rmrf(dir), 0);
 }
+
+/* Wisdom's prefetch distance reaches the decode (its stream names it) and the floor harness reads the same file: this
+ * machine's without a word on stderr, another cpu's with one line. */
+Test(why_cli, distance_from_wisdom_in_the_stream_and_the_floor, .timeout = 300)
+{
+    kern_isa best = kern_matvec_isa(KERN_Q8_0, kern_isa_best());
+    if (!kern_matvec_prefetches(KERN_Q8_0, best))
+        cr_skip_test("q8_0's best ranked kernel here does not prefetch: no distance to see");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbwhyd");
+    write_model(dir);
+    harness_run_ok(dir, "bench_tune", "", "--format q8_0 --threads 1 --size-mib 16 --budget-s 1 --quick --wisdom t");
+    char *text = strdup(tf_slurp("%s/t", dir));
+    char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL, *dl = strstr(text, "\ndistance ");
+    cr_assert(k && nl && dl, "%s", text);
+    *dl = '\0';
+    char *after = strchr(dl + 1, '\n');
+    char edited[8192], fixed[8192];
+    snprintf(edited, sizeof edited, "%s\ndistance 3072%s", text, after); /* rank's kernel with prefetch at 3 KiB */
+    k = strstr(edited, "\nkernel q8_0 1 ");
+    nl = strchr(k + 1, '\n');
+    snprintf(fixed, sizeof fixed, "%.*s\nkernel q8_0 1 %s prefetch 1.000%s", (int)(k - edited), edited,
+             kern_isa_name(best), nl);
+    tf_write(dir, "t", fixed);
+    free(text);
+    why_row w = sweep(dir, "", "--wisdom t");
+    cr_expect_str_eq(w.why, "tuned");
+    cr_expect_str_eq(w.stream, kern_prefetch_setting_name(strstr(fixed, "\nhint t2") != NULL, 3072));
+    char err[8192];
+    const char *floor = "--quick --threads 1 --size 16 --passes 10 --kernel avx2-4s,scalar --out f%d --wisdom %s";
+    char args[256];
+    snprintf(args, sizeof args, floor, 0, "t");
+    cr_assert_eq(harness_run_in(dir, "bench_memory_floor", "POOLBENCH_PLOTS=/nonexistent", args, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect_eq(tf_count(err, "wisdom"), 0, "%s", err);
+    char *cpu = strstr(fixed, "\ncpu ");
+    cpu[5] = cpu[5] == 'X' ? 'Y' : 'X';
+    tf_write(dir, "o", fixed);
+    snprintf(args, sizeof args, floor, 1, "o");
+    cr_assert_eq(harness_run_in(dir, "bench_memory_floor", "POOLBENCH_PLOTS=/nonexistent", args, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect_eq(tf_count(err, "another cpu"), 1, "one line: %s", err);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}
