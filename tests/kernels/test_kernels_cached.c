@@ -107,11 +107,11 @@ Test(kernels_cached, prefetch_distance_from_its_set)
     for (int e = 0; e < 2; e++) {
         cr_assert_eq(kern_prefetch_set_distance(ends[e]), 0);
         cr_assert_eq(kern_prefetch_ahead, ends[e]);
-        for (int v = 0; v < KERN_VARIANT_COUNT; v++) {
+        for (int v = 0; v < KERN_ISA_COUNT; v++) {
             const kern_table *t = kern_table_get((kern_isa)v);
             for (int f = 0; t && f < KERN_FORMAT_COUNT; f++)
                 if (t->rows[f] && t->rows_cached[f])
-                    run_both((kern_format)f, (kern_variant)v, 37, 512);
+                    run_both((kern_format)f, (kern_isa)v, 37, 512);
         }
     }
     cr_assert_eq(kern_prefetch_set_distance(KERN_PREFETCH_BYTES), 0);
