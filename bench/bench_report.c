@@ -107,7 +107,7 @@ static int parse_args(int argc, char **argv, report_args *a)
           .help = "check DIR's CSVs against their schemas (header, rows, each cell; machine.csv's keys; every file "
                   "of a harness that ran; no partial file): one line per problem, exit 1 on any; stands alone" },
         { .name = "schema-md", .kind = PB_OPT_FLAG, .dest = &a->schema_md, .env = "",
-          .help = "print the CSV columns as Markdown tables (README's \"CSV columns\"); stands alone" },
+          .help = "print the CSV columns as Markdown tables (docs/csv.md); stands alone" },
         { .name = "header", .kind = PB_OPT_STRING, .dest = &a->header, .metavar = "FILE", .env = "",
           .help = "print the header line of the CSV called FILE (likwid_compare.csv, ...); stands alone" },
         { .name = "engine", .kind = PB_OPT_STRING, .dest = &a->engine, .metavar = "FILE", .env = "",
@@ -140,7 +140,7 @@ static int run_mode(const report_args *a)
         return check_dir(a->check);
     if (a->header)
         return print_header(a->header);
-    pb_schema_markdown(stdout); /* --schema-md: README's "CSV columns" tables */
+    pb_schema_markdown(stdout); /* --schema-md: docs/csv.md's tables */
     return 0;
 }
 

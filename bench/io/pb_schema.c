@@ -131,7 +131,7 @@ void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v)
     free(line);
 }
 
-/* ---------------------------------------------------------------- the README's table */
+/* ---------------------------------------------------------------- docs/csv.md's table */
 
 static const char *const type_names[] = {
     [PB_T_TEXT] = "text", [PB_T_INT] = "integer", [PB_T_U64] = "integer", [PB_T_REAL] = "number",

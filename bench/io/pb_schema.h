@@ -6,9 +6,9 @@
  *   fmt      how the writer prints it (printf, for the type above); a text field is always quoted by pb_csv_field
  *   unit     "ns", "GB/s", "%", ... ("" when none)
  *   rule     what the report accepts in the cell: NONE (text), WORD, COUNT, FIGURE or OPTIONAL (pb_cell_rule)
- *   meaning  a short phrase for the README's table (bench_report --schema-md)
+ *   meaning  a short phrase for docs/csv.md's table (bench_report --schema-md)
  * From the lists come: the column-index enums (PB_SWEEP_pct_of_floor), the header lines, the tables
- * pb_schema_get returns, the report's validation rules and the README's columns table. A writer fills one
+ * pb_schema_get returns, the report's validation rules and docs/csv.md's columns table. A writer fills one
  * pb_value per column, indexed by the enum, and pb_csv_values prints the row:
  *
  *   pb_value v[PB_CPUUTIL_NCOLS];
@@ -521,7 +521,7 @@ void pb_value_print(FILE *f, const pb_column *col, pb_value v);
  * flushed, counted and a failed write remembered like pb_csv_row's. */
 void pb_csv_values(pb_csv *c, const pb_schema *s, const pb_value *v);
 
-/* The README's columns table: one Markdown table per kind (column, type, unit, meaning), then machine.csv's
+/* docs/csv.md's columns table: one Markdown table per kind (column, type, unit, meaning), then machine.csv's
  * keys, then the fields read from llama-bench. */
 void pb_schema_markdown(FILE *f);
 

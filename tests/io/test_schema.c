@@ -1,6 +1,6 @@
 /* The CSV schemas (bench/io/pb_schema.h): the headers are the ones published before the schema existed, a row
  * written through pb_csv_values reads back as written, bench_report --check accepts a fresh run and names the
- * file and column of a renamed header column or a malformed cell, and README's columns block is the schema's. */
+ * file and column of a renamed header column or a malformed cell, and docs/csv.md's columns block is the schema's. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,19 +215,19 @@ Test(schema, header_option)
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --header nosuch.csv"), 2, "%s", out);
 }
 
-/* ---------------------------------------------------------------- README */
+/* ---------------------------------------------------------------- docs/csv.md */
 
-Test(schema, readme_block_is_the_generated_one)
+Test(schema, csv_doc_block_is_the_generated_one)
 {
-    char *readme = tf_slurp("README.md"); /* make test runs from the repository root */
+    char *doc = tf_slurp("docs/csv.md"); /* make test runs from the repository root */
     const char *begin_mark = "<!-- schema:begin -->\n", *end_mark = "<!-- schema:end -->";
-    char *begin = strstr(readme, begin_mark), *end = strstr(readme, end_mark);
-    cr_assert(begin && end && end > begin, "README.md holds the schema block between its markers");
+    char *begin = strstr(doc, begin_mark), *end = strstr(doc, end_mark);
+    cr_assert(begin && end && end > begin, "docs/csv.md holds the schema block between its markers");
     begin += strlen(begin_mark);
     tf_mem t;
     pb_schema_markdown(tf_mem_open(&t));
     char *md = tf_mem_text(&t);
     cr_expect(t.len == (size_t)(end - begin) && memcmp(md, begin, t.len) == 0,
-              "README.md's CSV columns differ from the schema: paste `bench_report --schema-md` between the markers");
+              "docs/csv.md's columns differ from the schema: paste `bench_report --schema-md` between the markers");
     free(md);
 }
