@@ -119,14 +119,13 @@ struct pool {
     /* One worker's completion count, on gen's line. A line one side only writes and the other only reads costs
      * an ownership request and a reload at every hand-off, so publish and completion on two lines cost two
      * round trips; on one line both sides read and then write it, as the one-line ping-pong does, and a
-     * dispatch costs about one (measured here: 2 threads, 2-line 364-390 ns, 1-line 134-206 ns, the one-line
-     * ping-pong 157-204 ns, best of 20 batches each). With more workers their completions share done_far
-     * instead: on gen's line every worker's increment would also take the line from the finished workers
-     * polling it, which nothing here could measure (2 vCPUs). */
+     * dispatch costs about one (docs/measured.md, the pool's counters). With more workers their completions
+     * share done_far instead: on gen's line every worker's increment would also take the line from the
+     * finished workers polling it (not measured yet). */
     atomic_uint done_near;
     /* The job descriptor, on gen's line: the line a waking worker must fetch anyway brings the job with it, where
-     * a line of its own cost a second dependent transfer from the caller's core per dispatch (≈ 0.3 µs when
-     * the two cores sit on different chiplets). Written by the caller before the generation's release, read
+     * a line of its own costs a second dependent transfer from the caller's core per dispatch (docs/measured.md,
+     * the pool's counters). Written by the caller before the generation's release, read
      * by workers after their acquire of it, so plain fields suffice (they are other objects than gen: a
      * worker's spin loads of gen do not race with these stores). */
     pool_job job;

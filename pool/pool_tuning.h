@@ -1,10 +1,10 @@
 /* pool_tuning.h — every tunable of the pool in one place: the spin and sleep budgets of the policies, and when
- * a spinning waiter yields its cpu. Values were chosen on the development machine (an EPYC Zen 4 VM); each
- * says why. pool.h includes this file (the default budgets are part of the API); bench/ echoes the values
+ * a spinning waiter yields its cpu. Each says why; the measurements behind them are in docs/measured.md (the
+ * pool's tunables). pool.h includes this file (the default budgets are part of the API); bench/ echoes the values
  * into machine.csv (pb_tunings), so a run says what it ran with.
  *
- * Units are in the names: _US microseconds, SPINS pauses (one `pause` ≈ 25 ns on Zen 4, ≈ 140 cycles on
- * Skylake and later Intel cores, a `yield` hint on arm64). */
+ * Units are in the names: _US microseconds, SPINS pauses (one x86 `pause`, whose length differs by core
+ * several-fold, or an arm64 `yield` hint). */
 #ifndef POOL_TUNING_H
 #define POOL_TUNING_H
 
@@ -16,9 +16,9 @@
  * caller with that gap still finds its workers awake, and one with a longer gap sees them fall asleep. */
 #define POOL_DEFAULT_SPIN_US 50u
 
-/* Pauses before a spinning waiter starts yielding its cpu (≈ 25 ns a pause on Zen 4: ≈ 0.8 ms). Bounded so
- * that a waiter never holds a cpu another thread needs for long; not shorter, because a yielding waiter
- * sees the next job a syscall late (at 2048 pauses, a 20 µs caller gap already doubled a dispatch here). */
+/* Pauses before a spinning waiter starts yielding its cpu (under a millisecond). Bounded so that a waiter
+ * never holds a cpu another thread needs for long; not shorter, because a yielding waiter sees the next job a
+ * syscall late, which doubles a dispatch after a short caller gap (docs/measured.md, the pool's tunables). */
 #define POOL_SPINS_BEFORE_YIELD 32768u
 /* The same when threads outnumber their cpus: the thread a spinner waits for is likely waiting for this
  * very cpu, so spinning only delays it; yield almost at once. */
@@ -29,10 +29,9 @@
  * the cpu away for certain; a few µs still catch a thread on another cpu about to answer. OpenMP's runtime does
  * the same (libgomp's throttled spin count). */
 #define POOL_OVERSUBSCRIBED_SPIN_US 5u
-/* Polls a spinning waiter makes without a pause before its paused spin (≈ 1-2 µs of L1 hits). A pause is
- * ≈ 140 cycles on Intel cores from Skylake on (≈ 65 ns at 2.1 GHz): as long as the one-line round trip a
- * dispatch is made of (≈ 60 ns), so a paused poll that just missed the publish adds up to a round trip per
- * side. Right after a publish or a job the other side is most likely about to answer; a waiter still waiting
+/* Polls a spinning waiter makes without a pause before its paused spin (a microsecond or two of L1 hits). On
+ * some cores one pause lasts as long as the one-line round trip a dispatch is made of, so a paused poll that
+ * just missed the publish adds up to a round trip per side (docs/measured.md, the pool's tunables). Right after a publish or a job the other side is most likely about to answer; a waiter still waiting
  * after the hot polls pauses between polls (an SMT sibling gets the core back, a long wait burns less). */
 #define POOL_HOT_POLLS 1024u
 /* How often (in pauses) a spinning waiter reads the clock to check its budget; once it yields, every time
