@@ -3,7 +3,7 @@
  * has; copy and write figures beside it, never mixed into the floor. The floor (the best read kernel's best
  * pass at each thread count) becomes a per-token floor for every model preset and weight format. The
  * cache-line round trip between the first two cpus, before and after each thread count, tags every figure
- * near or far: on shared VMs the vCPUs move, and two threads read twice as fast on two chiplets. */
+ * near or far: on shared VMs the vCPUs move, and two threads on two chiplets read faster than on one. */
 #include <stdio.h>
 
 #include "kern_isa.h"

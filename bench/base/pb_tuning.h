@@ -16,16 +16,16 @@
 #define PB_STR(x) PB_STR_(x)
 
 /* ns: a tightest core-to-core round trip (pb_pingpong_tight) above this tags a pair "far" (another chiplet or
- * package), at or below it "near". The development EPYC VMs measure 62–65 ns within a chiplet and ≈ 400 ns across
- * (the two-line store variant: 91–106 and 374–421 ns), so the cut sits well between them: the topology decides
+ * package), at or below it "near": well between a round trip within a chiplet and one across chiplets
+ * (docs/measured.md, placement under a hypervisor). The topology decides
  * where hwloc can tell (pb_topo_pair_place: same core, same L3, same package), and this cut only where it cannot,
  * or where a hypervisor makes the guest's topology a request rather than a fact. */
 #define PB_FAR_RT_NS 200.0
 
 /* ns: a tightest round trip (pb_pingpong_tight) below this between two cpus the topology does not call SMT
  * siblings tags the pair "smt?": most likely two hyperthreads of one core that a hypervisor presents as two
- * cores. One line between two real cores crosses at least the core's private caches: the development VMs measure
- * 62-65 ns within one chiplet (EPYC) and a guest showed 49.5 ns for a pair lscpu called two cores. */
+ * cores. One line between two real cores crosses at least the core's private caches, so it cannot be that fast
+ * (docs/measured.md, placement under a hypervisor). */
 #define PB_HIDDEN_SMT_RT_NS 60.0
 
 /* --schedule weighted, shares measured per thread: the weight of the newest token in each thread's rate (an
@@ -45,7 +45,7 @@
  * a small model's hundreds of dispatches already takes seconds; further is a run of hours, not a measurement. */
 #define PB_SWEEP_OVERSUBSCRIBE_MAX 8
 /* rows: the claim of the dynamic schedule a sweep adds by default where cores are unequal (dynamic:N). Each
- * claim moves the shared counter's line between cores (~0.1-0.4 µs here); 64 rows of a 3072-wide q8_0 matrix are
+ * claim moves the shared counter's line between cores (a round trip or a few); 64 rows of a 3072-wide q8_0 matrix are
  * ~200 KB, ~10 µs of streaming, so claims cost a few % while a 1024-row matrix still splits into 16 of them
  * for the slow core to take fewer of. */
 #define PB_SWEEP_DYNAMIC_ROWS 64
@@ -64,7 +64,7 @@
 #define PB_BUDGET_UNEXPLAINED_PCT 5.0
 /* percent of a pinned cpu's time taken by the hypervisor (steal) over a sweep point: above this the point also
  * measured a neighbour, so the report marks it noisy and gives a slowest thread's wait to the machine. A few %
- * is a quiet shared host's usual; the development VM showed 25-36% under other tenants' load. */
+ * is a quiet shared host's usual; a loaded one steals far more (docs/measured.md, steal). */
 #define PB_STEAL_NOISY_PCT 5.0
 /* The clock's range over a run (lowest to highest of the add chain around every point), in % of its highest,
  * past which the report says the clock moved: a steady core varies by a percent or two between chains. */
@@ -101,9 +101,8 @@
 
 /* %: hwloc's NUMA nodes' memory and the OS kernel's own count (pb_machine.os_memory) further apart than this are
  * both printed on the machine line. On bare metal they agree (both are the kernel's managed pages); under a VM's
- * balloon or hot-plugged memory they part: 15.8 against 23.6 GiB on the development VM, 4.34 against ~125 GiB on
- * a 16-vCPU guest, where hwloc's figure alone capped bench_kernels' DRAM buffer under 4x the L3. 2% is well
- * above a rounding and well under either gap. */
+ * balloon or hot-plugged memory they part by tens of % or more, enough for hwloc's figure alone to cap
+ * bench_kernels' DRAM buffer under 4x the L3 (docs/measured.md, memory counts). 2% is well above a rounding. */
 #define PB_MEMORY_MISMATCH_PCT 2.0
 
 /* One row of the table (pb_tunings): its machine.csv key, its value, its unit and why. */

@@ -9,7 +9,7 @@
  *
  * Resolution: /proc/stat counts in 1/100 s ticks, so one sample over a 100 ms interval is good to ~10 points
  * and one over 10 ms is 0 or 100; the means weigh every tick, so they are as good as the run is long.
- * The readings happen on the sampler's own thread (about 20 µs each), which is the only load it adds. */
+ * The readings (one /proc/stat read each) happen on the sampler's own thread: the only load it adds. */
 #ifndef PB_SAMPLER_H
 #define PB_SAMPLER_H
 
@@ -62,7 +62,7 @@ pb_sampler *pb_sampler_start_sink(int interval_ms, const int *cpus, int ncpu, pb
                                             void *sink_ctx, char *err, size_t errlen);
 /* Between pause and resume nothing is counted, neither in the means nor in the series (which jumps over the
  * gap): bench_sweep pauses around the floor pass it runs after each token, so busy % is the tokens' alone.
- * Each takes one /proc/stat reading (~20 µs). A second pause, or a resume without a pause, does nothing. */
+ * Each takes one /proc/stat reading. A second pause, or a resume without a pause, does nothing. */
 void pb_sampler_pause(pb_sampler *s);
 void pb_sampler_resume(pb_sampler *s);
 

@@ -28,9 +28,9 @@
  * engine does. fused: the glue that is row-local runs inside the dispatch that produced its rows, on the thread
  * that computed them: SiLU(gate)·up plus its quantization into
  * down's activation in up's dispatch (gate and up split alike, in whole activation blocks, so a thread's gate
- * rows are its own). What needs a whole row (the norms' sum of squares) and the residual adds stay serial. At
- * 2 threads on the 2-vCPU test machine serial glue was 7-10% of a token, mostly reading the other core's
- * half of gate and up (24 KiB) where fused mode moves 3 KiB of quants. Attention's output reaches o's activation
+ * rows are its own). What needs a whole row (the norms' sum of squares) and the residual adds stay serial.
+ * Serial glue reads the other cores' halves of gate and up where fused mode moves only their quants
+ * (docs/measured.md, glue). Attention's output reaches o's activation
  * serially in both modes (a head is 128 values, less than a q8_K block). */
 #ifndef PB_DECODE_H
 #define PB_DECODE_H

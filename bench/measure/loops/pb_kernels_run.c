@@ -43,8 +43,8 @@ void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, lon
     s->l3 = topo_cache(t, 3, &s->l3_total);
     uint64_t instances = s->l3 ? s->l3_total / s->l3 : 1;
     /* dram must be out of every cache the hardware may have: sized from the L3 hwloc reports, even when the l3
-     * level below takes a smaller guess. A host total under a hypervisor may be real to the guest: an Emerald
-     * Rapids VM here shows 300 MiB, and its old 4 x 32 MiB "dram" window (128 MiB) ran from the L3. */
+     * level below takes a smaller guess. A host total under a hypervisor may be real to the guest, and a window
+     * sized from a smaller guess then runs from the L3 (docs/kernels.md, reading a kernel figure). */
     uint64_t reported_total = s->l3_total;
     if (l3_kib) {
         s->l3 = (uint64_t)l3_kib << 10;

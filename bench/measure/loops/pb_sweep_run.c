@@ -58,8 +58,8 @@ static int sw_floor(const sw_block *b, const char *only, pb_decode_floor *out, c
 }
 
 /* A point's interleaved floor: its passes run on the point's own pool when its workers spin, else each on a
- * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass: on this VM its halted vCPUs
- * measured 10% lower floors). */
+ * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass, and a halted vCPU wakes slowly:
+ * docs/measured.md, the interleaved floor). */
 typedef struct sw_live {
     pb_decode_floor_live fl;
     const pb_cpulist *place;
