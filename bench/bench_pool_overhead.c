@@ -24,10 +24,10 @@ typedef struct po_run {
     int cpus[POOL_MAX_THREADS]; /* pinning order; wraps around for more threads than cpus */
     int ncpus;
     pb_corunner co; /* --co-runner */
-    pb_po_plan plan;
-    pb_po_run run;
+    pb_overhead_plan plan;
+    pb_overhead_run run;
     pb_harness h;
-    pb_po_report report; /* pool_overhead.csv: a thread count's rows once its omp block gave ratio_to_omp */
+    pb_overhead_report report; /* pool_overhead.csv: a thread count's rows once its omp block gave ratio_to_omp */
 } po_run;
 
 /* ---------------------------------------------------------------- options */
@@ -105,7 +105,8 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
         o->reps = pr->h.quick ? 5 : 15;
     if (o->batch_ms == 0)
         o->batch_ms = pr->h.quick ? 2 : 10;
-    pr->plan = (pb_po_plan){ .cpus = pr->cpus, .ncpus = pr->ncpus, .policies = &o->policies, .threads = &o->threads,
+    pr->plan = (pb_overhead_plan){ .cpus = pr->cpus, .ncpus = pr->ncpus, .policies = &o->policies,
+                                  .threads = &o->threads,
                              .gaps = &o->gaps, .jobs = &o->jobs, .barriers = &o->barriers,
                              .spin_us = (unsigned)o->spin_us, .co_runner = pr->co.text,
                              .reps = (int)o->reps, .batch_ms = o->batch_ms, .quick = pr->h.quick,
@@ -116,23 +117,23 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
 int main(int argc, char **argv)
 {
     static po_run pr;
-    pb_po_report *rep = &pr.report;
+    pb_overhead_report *rep = &pr.report;
     if (po_parse(&pr, argc, argv) != 0 || po_defaults(&pr, pr.h.topo) != 0 || pb_harness_open(&pr.h) != 0 ||
         !(rep->csv = pb_harness_csv(&pr.h, "pool_overhead.csv", pb_schema_header(PB_K_POOL))))
         return pb_harness_refused(&pr.h);
     rep->run = &pr.h.run;
-    pb_po_begin(&pr.run, &pr.plan);
+    pb_overhead_run_begin(&pr.run, &pr.plan);
     char err[512];
     pb_harness_co_start(&pr.h); /* a failure is the run's: pb_harness_going is false then */
     for (int t = 0; t < pr.o.threads.n && pb_harness_going(&pr.h); t++) {
-        if (pb_po_threads(&pr.run, (int)pr.o.threads.v[t], err, sizeof err) != 0)
+        if (pb_overhead_run_threads(&pr.run, (int)pr.o.threads.v[t], err, sizeof err) != 0)
             pb_harness_fail(&pr.h, "%s", err);
-        pb_po_write_rows(rep, &pr.run); /* complete now: what a failure left is published too */
+        pb_overhead_report_rows(rep, &pr.run); /* complete now: what a failure left is published too */
     }
     pb_progress_done(pr.run.done, "points", pr.run.t0);
-    pb_po_print_table(stdout, &pr.run);
+    pb_overhead_report_table(stdout, &pr.run);
     static const char *const plots[] = { "pool_overhead_threads.png", "pool_overhead_gap.png", NULL };
     int rc = pb_harness_close(&pr.h, "pool_overhead.gp", plots);
-    pb_po_free(&pr.run);
+    pb_overhead_run_free(&pr.run);
     return rc;
 }

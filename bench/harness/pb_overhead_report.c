@@ -7,17 +7,18 @@
 #include "pb_schema.h"
 #include "pb_tuning.h"
 
-static void po_write_row(pb_po_report *r, const pb_po_plan *p, const pb_po_row *row)
+static void po_write_row(pb_overhead_report *r, const pb_overhead_plan *p, const pb_overhead_row *row)
 {
     char cpus[256];
     pb_cpus_text(p->cpus, p->ncpus, row->kind < 0 ? 2 : row->threads, cpus, sizeof cpus);
     const pb_value v[PB_POOL_NCOLS] = {
         [PB_POOL_run_id].s = r->run->run_id, [PB_POOL_host].s = r->run->host,
-        [PB_POOL_policy].s = pb_po_kind_name(row->kind), [PB_POOL_threads].i = row->threads, [PB_POOL_cpus].s = cpus,
+        [PB_POOL_policy].s = pb_overhead_run_kind_name(row->kind), [PB_POOL_threads].i = row->threads,
+        [PB_POOL_cpus].s = cpus,
         [PB_POOL_co_runner].s = p->co_runner,
         [PB_POOL_gap_us].i = row->gap_us, [PB_POOL_job_ns].i = row->job_ns,
         [PB_POOL_spin_us].i = row->kind == POOL_HYBRID ? p->spin_us : 0,
-        [PB_POOL_reps].i = row->kind < 0 ? PB_PO_RT_BATCHES : p->reps, [PB_POOL_k].i = row->r.k,
+        [PB_POOL_reps].i = row->kind < 0 ? PB_OVERHEAD_RT_BATCHES : p->reps, [PB_POOL_k].i = row->r.k,
         [PB_POOL_ns_min].d = row->r.samples.min, [PB_POOL_ns_median].d = row->r.samples.median,
         [PB_POOL_ns_p90].d = row->r.samples.p90, [PB_POOL_ns_p99].d = row->r.samples.p99,
         [PB_POOL_ns_max].d = row->r.samples.max, [PB_POOL_ns_batch_mean].d = row->r.batch_mean_ns,
@@ -32,22 +33,22 @@ static void po_write_row(pb_po_report *r, const pb_po_plan *p, const pb_po_row *
     pb_csv_values(r->csv, pb_schema_get(PB_K_POOL), v);
 }
 
-void pb_po_write_rows(pb_po_report *r, const pb_po_run *run)
+void pb_overhead_report_rows(pb_overhead_report *r, const pb_overhead_run *run)
 {
     for (; r->written < run->rows.n; r->written++)
-        po_write_row(r, run->p, PB_VEC_AT(&run->rows, pb_po_row, r->written));
+        po_write_row(r, run->p, PB_VEC_AT(&run->rows, pb_overhead_row, r->written));
 }
 
 /* Every round trip measured, each variant beside the tightest: the reference is the fastest handshake two cpus
  * can make, not one particular way of making it. */
-static void po_print_round_trips(FILE *f, const pb_po_run *run)
+static void po_print_round_trips(FILE *f, const pb_overhead_run *run)
 {
     fprintf(f, "\nround trips (ns, batch mean):");
     for (int v = 0; v < PB_RT_VARIANTS; v++)
         fprintf(f, " %s", pb_rt_variant_name((pb_rt_variant)v));
     fprintf(f, " -> tightest, placement\n");
     for (size_t i = 0; i < run->rows.n; i++) {
-        const pb_po_row *r = PB_VEC_AT(&run->rows, pb_po_row, i);
+        const pb_overhead_row *r = PB_VEC_AT(&run->rows, pb_overhead_row, i);
         if (r->kind >= 0)
             continue;
         fprintf(f, "  ");
@@ -57,24 +58,25 @@ static void po_print_round_trips(FILE *f, const pb_po_run *run)
     }
 }
 
-void pb_po_print_table(FILE *f, const pb_po_run *run)
+void pb_overhead_report_table(FILE *f, const pb_overhead_run *run)
 {
-    const pb_po_plan *p = run->p;
+    const pb_overhead_plan *p = run->p;
     int w = 8; /* the policy column: as wide as its longest word (a barrier's) */
     for (size_t i = 0; i < run->rows.n; i++) {
-        int len = (int)strlen(pb_po_kind_name(PB_VEC_AT(&run->rows, pb_po_row, i)->kind));
+        int len = (int)strlen(pb_overhead_run_kind_name(PB_VEC_AT(&run->rows, pb_overhead_row, i)->kind));
         w = len > w ? len : w;
     }
     fprintf(f, "\n%-*s %3s %6s %7s %11s %11s %11s %9s %6s %8s %8s\n", w, "policy", "thr", "gap_us", "job_ns",
             "batch_ns", "median_ns", "p99_ns", "rt_ns", "place", "x_rt", "x_omp");
     for (int t = 0; t < p->threads->n; t++) {
         for (size_t i = 0; i < run->rows.n; i++) {
-            const pb_po_row *r = PB_VEC_AT(&run->rows, pb_po_row, i);
+            const pb_overhead_row *r = PB_VEC_AT(&run->rows, pb_overhead_row, i);
             if (r->kind < 0 || r->threads != p->threads->v[t])
                 continue;
             double rt = (r->rt_before + r->rt_after) / 2;
             bool noisy = r->r.batches.spread > PB_NOISY_SPREAD;
-            fprintf(f, "%-*s %3d %6u %7u %11.1f %11.1f %11.1f %9.1f %6s %8.2f %8.3f%s\n", w, pb_po_kind_name(r->kind),
+            fprintf(f, "%-*s %3d %6u %7u %11.1f %11.1f %11.1f %9.1f %6s %8.2f %8.3f%s\n", w,
+                    pb_overhead_run_kind_name(r->kind),
                     r->threads, r->gap_us, r->job_ns, r->r.batch_mean_ns, r->r.samples.median, r->r.samples.p99, rt,
                     r->placement, r->ratio_to_rt, r->ratio_to_omp, noisy ? PB_NOISY_NOTE : "");
         }

@@ -10,16 +10,16 @@
 #include "pb_overhead_run.h"
 #include "pb_run.h"
 
-typedef struct pb_po_report {
+typedef struct pb_overhead_report {
     const pb_run *run;
     pb_csv *csv;    /* pool_overhead.csv */
     size_t written; /* rows[0..written) are in it */
-} pb_po_report;
+} pb_overhead_report;
 
 /* Writes the run's rows not yet written. */
-void pb_po_write_rows(pb_po_report *r, const pb_po_run *run);
+void pb_overhead_report_rows(pb_overhead_report *r, const pb_overhead_run *run);
 
 /* The dispatch rows on f, grouped by thread count, with the legend. */
-void pb_po_print_table(FILE *f, const pb_po_run *run);
+void pb_overhead_report_table(FILE *f, const pb_overhead_run *run);
 
 #endif

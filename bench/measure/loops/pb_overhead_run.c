@@ -11,51 +11,52 @@
 #include "pb_stop.h"
 #include "pb_time.h"
 
-void pb_po_begin(pb_po_run *run, const pb_po_plan *p)
+void pb_overhead_run_begin(pb_overhead_run *run, const pb_overhead_plan *p)
 {
-    *run = (pb_po_run){ .p = p, .rows = PB_VEC(pb_po_row), .t0 = pb_now_ns() };
+    *run = (pb_overhead_run){ .p = p, .rows = PB_VEC(pb_overhead_row), .t0 = pb_now_ns() };
     run->total = p->threads->n * p->policies->n * p->gaps->n * p->jobs->n;
     for (int t = 0; p->barriers && t < p->threads->n; t++)
         run->total += p->threads->v[t] >= 2 ? p->barriers->n : 0;
 }
 
 /* The barrier rows' policy words: "barrier-" and the barrier's name (pb_barrier_names), written once. */
-#define PB_PO_BARRIER_WORD(kind, name) [kind] = "barrier-" name,
-static const char *const pb_po_barrier_words[PB_BARRIER_IDS] = {
-    POOL_BARRIER_NAMES(PB_PO_BARRIER_WORD)
+#define PB_OVERHEAD_BARRIER_WORD(kind, name) [kind] = "barrier-" name,
+static const char *const pb_overhead_run_barrier_words[PB_BARRIER_IDS] = {
+    POOL_BARRIER_NAMES(PB_OVERHEAD_BARRIER_WORD)
     [PB_BARRIER_OMP] = "barrier-omp",
 };
-#undef PB_PO_BARRIER_WORD
+#undef PB_OVERHEAD_BARRIER_WORD
 
-const char *pb_po_kind_name(int kind)
+const char *pb_overhead_run_kind_name(int kind)
 {
     if (kind < 0)
         return "pingpong";
-    return kind < PB_PO_BARRIER ? pb_exec_kind_names[kind] : pb_po_barrier_words[kind - PB_PO_BARRIER];
+    return kind < PB_OVERHEAD_BARRIER ? pb_exec_kind_names[kind]
+                                      : pb_overhead_run_barrier_words[kind - PB_OVERHEAD_BARRIER];
 }
 
 /* The round trips between the first two cpus of the placement (the traffic of one dispatch), every variant,
  * kept as a pingpong row whose figure is the tightest (its batch means stand in for single samples: pb_pingpong
  * times batches only). *rt stays NaN for one cpu or a thread that could not be pinned (no row); -1 in *rc when the
  * row cannot be kept. */
-static void po_roundtrip(pb_po_run *run, pb_rt_tight *rt, int *rc, char *err, size_t errlen)
+static void po_roundtrip(pb_overhead_run *run, pb_rt_tight *rt, int *rc, char *err, size_t errlen)
 {
-    const pb_po_plan *p = run->p;
-    int iters = p->quick ? PB_PO_RT_ITERS / 4 : PB_PO_RT_ITERS;
+    const pb_overhead_plan *p = run->p;
+    int iters = p->quick ? PB_OVERHEAD_RT_ITERS / 4 : PB_OVERHEAD_RT_ITERS;
     rt->tight_ns = NAN;
     for (int v = 0; v < PB_RT_VARIANTS; v++)
         rt->v[v].ns_batch_mean = NAN;
-    if (p->ncpus < 2 || pb_pingpong_tight(p->cpus[0], p->cpus[1], PB_PO_RT_BATCHES, iters, rt) != 0) {
+    if (p->ncpus < 2 || pb_pingpong_tight(p->cpus[0], p->cpus[1], PB_OVERHEAD_RT_BATCHES, iters, rt) != 0) {
         rt->tight_ns = NAN;
         return;
     }
-    pb_po_row *row = pb_vec_push(&run->rows);
+    pb_overhead_row *row = pb_vec_push(&run->rows);
     if (!row) {
         *rc = pb_errf(err, errlen, "the rows: %s", strerror(errno));
         return;
     }
     const pb_rt *t = &rt->v[rt->tightest];
-    *row = (pb_po_row){ .kind = -1, .threads = 2, .rt_before = rt->tight_ns, .rt_after = rt->tight_ns,
+    *row = (pb_overhead_row){ .kind = -1, .threads = 2, .rt_before = rt->tight_ns, .rt_after = rt->tight_ns,
                         .rt_tight = rt->tight_ns, .ratio_to_rt = 1.0, .ratio_to_omp = NAN,
                         .r = { .batch_mean_ns = rt->tight_ns, .batches = t->batches, .samples = t->batches,
                                .k = iters / PB_RT_VARIANTS } };
@@ -66,14 +67,14 @@ static void po_roundtrip(pb_po_run *run, pb_rt_tight *rt, int *rc, char *err, si
 }
 
 /* One gap x job point of a block: its row pushed, and dropped again when the point failed. */
-static int po_point(pb_po_run *run, const pb_dispatch_cost_point *pt, char *err, size_t errlen)
+static int po_point(pb_overhead_run *run, const pb_dispatch_cost_point *pt, char *err, size_t errlen)
 {
     pb_progress(run->done++, run->total, run->t0, "%s threads=%d gap=%uus job=%uns", pb_exec_kind_names[pt->kind],
                 pt->threads, pt->gap_us, pt->job_ns);
-    pb_po_row *row = pb_vec_push(&run->rows);
+    pb_overhead_row *row = pb_vec_push(&run->rows);
     if (!row)
         return pb_errf(err, errlen, "the rows: %s", strerror(errno));
-    *row = (pb_po_row){ .kind = pt->kind, .threads = pt->threads, .gap_us = pt->gap_us, .job_ns = pt->job_ns };
+    *row = (pb_overhead_row){ .kind = pt->kind, .threads = pt->threads, .gap_us = pt->gap_us, .job_ns = pt->job_ns };
     if (pb_dispatch_cost_measure(pt, &row->r) == 0)
         return 0;
     int e = errno;
@@ -82,14 +83,14 @@ static int po_point(pb_po_run *run, const pb_dispatch_cost_point *pt, char *err,
 }
 
 /* One barrier point: its row pushed, and dropped again when the point failed. */
-static int po_barrier_point(pb_po_run *run, const pb_barrier_cost_point *pt, char *err, size_t errlen)
+static int po_barrier_point(pb_overhead_run *run, const pb_barrier_cost_point *pt, char *err, size_t errlen)
 {
-    const char *name = pb_po_kind_name(PB_PO_BARRIER + pt->barrier);
+    const char *name = pb_overhead_run_kind_name(PB_OVERHEAD_BARRIER + pt->barrier);
     pb_progress(run->done++, run->total, run->t0, "%s threads=%d", name, pt->threads);
-    pb_po_row *row = pb_vec_push(&run->rows);
+    pb_overhead_row *row = pb_vec_push(&run->rows);
     if (!row)
         return pb_errf(err, errlen, "the rows: %s", strerror(errno));
-    *row = (pb_po_row){ .kind = PB_PO_BARRIER + pt->barrier, .threads = pt->threads };
+    *row = (pb_overhead_row){ .kind = PB_OVERHEAD_BARRIER + pt->barrier, .threads = pt->threads };
     if (pb_barrier_cost_measure(pt, &row->r) == 0)
         return 0;
     int e = errno;
@@ -99,14 +100,14 @@ static int po_barrier_point(pb_po_run *run, const pb_barrier_cost_point *pt, cha
 
 /* The block's points against its round trips: before, after, each variant's mean, the tightest's mean (the
  * reference of ratio_to_rt), and the placement. */
-static void po_rt_ratios(pb_po_run *run, size_t first, const pb_rt_tight *before, const pb_rt_tight *after)
+static void po_rt_ratios(pb_overhead_run *run, size_t first, const pb_rt_tight *before, const pb_rt_tight *after)
 {
-    const pb_po_plan *p = run->p;
+    const pb_overhead_plan *p = run->p;
     double rt = pb_rt_between(before->tight_ns, after->tight_ns);
     const char *place = pb_placement_block(p->where, p->cpus[0], p->ncpus > 1 ? p->cpus[1] : -1, before->tight_ns,
                                            after->tight_ns);
     for (size_t i = first; i < run->rows.n; i++) {
-        pb_po_row *row = PB_VEC_AT(&run->rows, pb_po_row, i);
+        pb_overhead_row *row = PB_VEC_AT(&run->rows, pb_overhead_row, i);
         if (row->kind < 0)
             continue;
         row->rt_before = before->tight_ns;
@@ -120,16 +121,16 @@ static void po_rt_ratios(pb_po_run *run, size_t first, const pb_rt_tight *before
 }
 
 /* The cpus of a block of `threads`: the plan's pinning order, wrapping past its cpus. */
-static void po_cpus(const pb_po_plan *p, int threads, int *cpus)
+static void po_cpus(const pb_overhead_plan *p, int threads, int *cpus)
 {
     for (int i = 0; i < threads; i++)
         cpus[i] = p->cpus[i % p->ncpus];
 }
 
 /* One (threads, kind) block: round trip, every gap x job, round trip. */
-static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t errlen)
+static int po_block(pb_overhead_run *run, int threads, int kind, char *err, size_t errlen)
 {
-    const pb_po_plan *p = run->p;
+    const pb_overhead_plan *p = run->p;
     int cpus[POOL_MAX_THREADS];
     po_cpus(p, threads, cpus);
     int rc = 0;
@@ -150,9 +151,9 @@ static int po_block(pb_po_run *run, int threads, int kind, char *err, size_t err
 }
 
 /* The barriers' block at this thread count: round trip, each barrier, round trip. */
-static int po_barrier_block(pb_po_run *run, int threads, char *err, size_t errlen)
+static int po_barrier_block(pb_overhead_run *run, int threads, char *err, size_t errlen)
 {
-    const pb_po_plan *p = run->p;
+    const pb_overhead_plan *p = run->p;
     int cpus[POOL_MAX_THREADS];
     po_cpus(p, threads, cpus);
     int rc = 0;
@@ -173,18 +174,18 @@ static int po_barrier_block(pb_po_run *run, int threads, char *err, size_t errle
 /* The peer a row's ratio_to_omp is against: omp's dispatch for a dispatch, OpenMP's barrier for a barrier. */
 static int po_omp_peer(int kind)
 {
-    return kind >= PB_PO_BARRIER ? PB_PO_BARRIER + PB_BARRIER_OMP : PB_EXEC_OMP;
+    return kind >= PB_OVERHEAD_BARRIER ? PB_OVERHEAD_BARRIER + PB_BARRIER_OMP : PB_EXEC_OMP;
 }
 
 /* ratio_to_omp of rows[from..): the OpenMP peer's point at the same threads, gap and job, NaN when it was not
  * measured (not asked for, or the run stopped first). */
-static void po_ratios_to_omp(pb_po_run *run, size_t from)
+static void po_ratios_to_omp(pb_overhead_run *run, size_t from)
 {
     for (size_t i = from; i < run->rows.n; i++) {
-        pb_po_row *a = PB_VEC_AT(&run->rows, pb_po_row, i);
+        pb_overhead_row *a = PB_VEC_AT(&run->rows, pb_overhead_row, i);
         a->ratio_to_omp = NAN;
         for (size_t k = from; k < run->rows.n && a->kind >= 0; k++) {
-            const pb_po_row *b = PB_VEC_AT(&run->rows, pb_po_row, k);
+            const pb_overhead_row *b = PB_VEC_AT(&run->rows, pb_overhead_row, k);
             if (b->kind == po_omp_peer(a->kind) && b->threads == a->threads && b->gap_us == a->gap_us &&
                 b->job_ns == a->job_ns)
                 a->ratio_to_omp = a->r.batch_mean_ns / b->r.batch_mean_ns;
@@ -192,7 +193,7 @@ static void po_ratios_to_omp(pb_po_run *run, size_t from)
     }
 }
 
-int pb_po_threads(pb_po_run *run, int threads, char *err, size_t errlen)
+int pb_overhead_run_threads(pb_overhead_run *run, int threads, char *err, size_t errlen)
 {
     size_t from = run->rows.n;
     int rc = 0;
@@ -204,7 +205,7 @@ int pb_po_threads(pb_po_run *run, int threads, char *err, size_t errlen)
     return rc;
 }
 
-void pb_po_free(pb_po_run *run)
+void pb_overhead_run_free(pb_overhead_run *run)
 {
     pb_vec_free(&run->rows);
 }

@@ -22,17 +22,17 @@
 #include "pb_placement.h"
 #include "pb_vec.h"
 
-#define PB_PO_RT_BATCHES 11 /* a pingpong row's batches: its "reps" */
-#define PB_PO_RT_ITERS 20000
+#define PB_OVERHEAD_RT_BATCHES 11 /* a pingpong row's batches: its "reps" */
+#define PB_OVERHEAD_RT_ITERS 20000
 
-/* A row's kind: -1 a round trip (pingpong), a pb_exec_kind a dispatch point, PB_PO_BARRIER + a pb_barrier_id a
+/* A row's kind: -1 a round trip (pingpong), a pb_exec_kind a dispatch point, PB_OVERHEAD_BARRIER + a pb_barrier_id a
  * barrier point (policy barrier-central, barrier-tree, barrier-dissemination, barrier-omp). */
-#define PB_PO_BARRIER PB_EXEC_KINDS
-#define PB_PO_KINDS (PB_PO_BARRIER + PB_BARRIER_IDS)
+#define PB_OVERHEAD_BARRIER PB_EXEC_KINDS
+#define PB_OVERHEAD_KINDS (PB_OVERHEAD_BARRIER + PB_BARRIER_IDS)
 
 /* One row of pool_overhead.csv: a dispatch point, a barrier point, or a round trip. */
-typedef struct pb_po_row {
-    int kind; /* see PB_PO_BARRIER */
+typedef struct pb_overhead_row {
+    int kind; /* see PB_OVERHEAD_BARRIER */
     int threads;
     unsigned gap_us, job_ns;
     pb_dispatch_cost_result r;
@@ -40,10 +40,10 @@ typedef struct pb_po_row {
     double rt_variant[PB_RT_VARIANTS]; /* each variant's round trip, the mean of before and after */
     double rt_tight;                   /* the tightest, the mean of before and after: ratio_to_rt's reference */
     char placement[8];
-} pb_po_row;
+} pb_overhead_row;
 
 /* What to measure: the options, defaults applied (the caller's lists, alive for the run). */
-typedef struct pb_po_plan {
+typedef struct pb_overhead_plan {
     const int *cpus; /* pinning order; threads wrap around a shorter list */
     int ncpus;
     const pb_list *policies, *threads, *gaps, *jobs;
@@ -54,23 +54,23 @@ typedef struct pb_po_plan {
     double batch_ms;
     bool quick; /* shorter round trips */
     const pb_where *where; /* placement tags: the topology or the round trips (NULL: the round trips) */
-} pb_po_plan;
+} pb_overhead_plan;
 
-typedef struct pb_po_run {
-    const pb_po_plan *p;
-    pb_vec rows;     /* pb_po_row, in measuring order */
+typedef struct pb_overhead_run {
+    const pb_overhead_plan *p;
+    pb_vec rows;     /* pb_overhead_row, in measuring order */
     int done, total; /* points, for the progress line */
     uint64_t t0;
-} pb_po_run;
+} pb_overhead_run;
 
-void pb_po_begin(pb_po_run *run, const pb_po_plan *p);
+void pb_overhead_run_begin(pb_overhead_run *run, const pb_overhead_plan *p);
 
 /* Every policy's block at this thread count, the barriers' block, then their ratio_to_omp. 0, or -1 with err. */
-int pb_po_threads(pb_po_run *run, int threads, char *err, size_t errlen);
+int pb_overhead_run_threads(pb_overhead_run *run, int threads, char *err, size_t errlen);
 
 /* "pingpong" for a round-trip row, the policy's name for a dispatch, "barrier-NAME" for a barrier. */
-const char *pb_po_kind_name(int kind);
+const char *pb_overhead_run_kind_name(int kind);
 
-void pb_po_free(pb_po_run *run);
+void pb_overhead_run_free(pb_overhead_run *run);
 
 #endif
