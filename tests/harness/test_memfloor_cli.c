@@ -83,7 +83,7 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
     cr_expect_eq(tf_rmrf(dir), 0);
 }
 
-/* One meaning per variable: POOLBENCH_KERNEL is the ISA everywhere (README), so a read kernel's name there is an
+/* One meaning per variable: POOLBENCH_KERNEL is the ISA everywhere (docs/harnesses.md), so a read kernel's name there is an
  * unknown ISA, as in every other harness; the read kernels' variable is POOLBENCH_READ_KERNEL. */
 Test(memfloor_cli, poolbench_kernel_is_the_isa_and_read_kernel_has_its_own_variable, .timeout = 60)
 {

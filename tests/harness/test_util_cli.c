@@ -212,7 +212,7 @@ static bool latest_of(const char *dir, char *target, size_t len)
     return n > 0 && stat(link, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The README's CI recipe judges results/<host>/latest: a run that failed (a command missing, or one that exited
+/* docs/ci.md's CI recipe judges results/<host>/latest: a run that failed (a command missing, or one that exited
  * non-zero) leaves it on the last run that succeeded, never dangling; a run that succeeded moves it. Seen failing
  * with latest repointed at creation (then dangling after exit 127, its directory removed). */
 Test(util_cli, latest_moves_only_to_a_run_that_succeeded, .timeout = 60)
