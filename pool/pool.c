@@ -62,7 +62,7 @@ static void *pool_worker_main(void *arg)
              * then pool_word_publish's seq_cst RMW, which releases it and what the acquire of up.gen just made
              * visible (stop), to the members' acquire of down.gen. */
             if (!p->stop)
-                pool_rows_pass(p, down.group);
+                pool_split_pass(p, down.group);
             down_target += down.waiters;
             pool_word_publish(down.gen, down.work_q);
         }

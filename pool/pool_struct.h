@@ -27,7 +27,7 @@ typedef struct pool_job {
 
 /* pool_rows' job: its rows callback and how to split (chunk and rows in rows, chunk a multiple of grain). It
  * lives in struct pool (rows_job) and, copied, in each group of a tree (pool_group.rows_job): which of the two
- * the job's runner is handed is how it finds its pool (pool_rows.c). */
+ * the job's runner is handed is how it finds its pool (pool_split.c). */
 typedef struct pool_rows_job {
     pool_rows_fn fn;
     void *ctx;
@@ -43,11 +43,11 @@ typedef struct pool_group {
     int leader;        /* the group's lowest thread id (0 for the caller's group) */
     int size;          /* threads in the group, its leader included */
     atomic_uint *done; /* &done_near (one member) or &done_far: the root's rule (struct pool's done) */
-    struct pool *p;    /* the pool: how a rows job's runner finds it from the group's copy (pool_rows.c) */
+    struct pool *p;    /* the pool: how a rows job's runner finds it from the group's copy (pool_split.c) */
     /* Bumped by the leader once per job (seq_cst RMW: pool_word_publish); members poll it. */
     alignas(POOL_CACHE_LINE) atomic_uint gen;
     atomic_uint done_near; /* one member's completions, on gen's line (the root's reason: see done_near below) */
-    /* The job, copied here by the leader before its publish (pool_rows_pass), so a waking member fetches one line,
+    /* The job, copied here by the leader before its publish (pool_split_pass), so a waking member fetches one line,
      * its group's, as a flat worker does the root's: read from the root's line it cost a second transfer per
      * dispatch. Plain fields: written before the publish's release, read after the members' acquire of gen, and
      * only once every member counted the previous job done (its leader waited for that). */
@@ -148,9 +148,15 @@ void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down);
 void pool_tree_run(struct pool *p);
 /* Tells workers 1..started-1 of a tree-shaped pool to stop, and joins them. */
 void pool_tree_stop(struct pool *p, int started);
-/* A leader's copy of the pool's job into its group g (pool_rows.c: a rows job's runner and descriptor are the
+/* A leader's copy of the pool's job into its group g (pool_split.c: a rows job's runner and descriptor are the
  * group's own). */
-void pool_rows_pass(const struct pool *p, pool_group *g);
+void pool_split_pass(const struct pool *p, pool_group *g);
+/* The runners of a rows job, fn(&p->rows_job, id, n): the static split (weighted when p->weighted) and the
+ * dynamic claims of chunk rows (pool_split.c). */
+void pool_split_static(void *arg, int id, int n);
+void pool_split_dynamic(void *arg, int id, int n);
+/* One slice r0..r1 of job j on thread id, through p's observer when there is one. */
+void pool_split_slice(const struct pool *p, int id, const pool_rows_job *j, size_t r0, size_t r1);
 
 _Static_assert(offsetof(struct pool, gen) % POOL_CACHE_LINE == 0, "gen starts a cache line");
 _Static_assert(offsetof(struct pool, rows_job) + sizeof(pool_rows_job) <= offsetof(struct pool, gen) + POOL_CACHE_LINE,

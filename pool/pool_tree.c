@@ -129,7 +129,7 @@ void pool_tree_run(struct pool *p)
         pool_word_publish(&p->gen, &p->work_q);
     }
     if (members) {
-        pool_rows_pass(p, g0);
+        pool_split_pass(p, g0);
         p->group0_target += members;
         pool_word_publish(&g0->gen, &g0->work_q);
     }
