@@ -3,12 +3,15 @@
  * has; copy and write figures beside it, never mixed into the floor. The floor (the best read kernel's best
  * pass at each thread count) becomes a per-token floor for every model preset and weight format. The
  * cache-line round trip between the first two cpus, before and after each thread count, tags every figure
- * near or far: on shared VMs the vCPUs move, and two threads on two chiplets read faster than on one. */
+ * near or far: on shared VMs the vCPUs move, and two threads on two chiplets read faster than on one.
+ * --latency measures latency instead (pb_latency_run.h): a pointer chase on the set's first cpu, idle by working
+ * set and while the others stream reads at each --duty, into latency.csv. */
 #include <stdio.h>
 
 #include "kern_isa.h"
 #include "pb_cli.h"
 #include "pb_harness.h"
+#include "pb_latency_report.h"
 #include "pb_membuf.h"
 #include "pb_memfloor_report.h"
 #include "pb_model_arg.h"
@@ -19,12 +22,12 @@
 #define PROG "bench_memory_floor"
 
 typedef struct mf_opts {
-    pb_list threads, kernels, contexts, kv_types;
+    pb_list threads, kernels, contexts, kv_types, duties;
     const char *model;
     const char *wisdom;
     const char *cpus;
     long size_mib, passes;
-    bool no_thp;
+    bool no_thp, latency;
 } mf_opts;
 
 typedef struct mf_run {
@@ -37,6 +40,9 @@ typedef struct mf_run {
     pb_harness h;
     pb_mfr_report report; /* memory_floor.csv (a block's rows as the block ends), token_floor.csv */
     pb_wisdom wisdom;     /* --wisdom's streaming settings, which the 4-stream reads run with */
+    pb_lat_plan lplan;    /* --latency: the chase instead of the floor */
+    pb_lat_run lrun;
+    pb_lat_report lrep;   /* latency.csv */
 } mf_run;
 
 /* ---------------------------------------------------------------- options and checks (before any work) */
@@ -60,6 +66,12 @@ static int mf_parse(mf_run *r, int argc, char **argv)
         { .name = "no-thp", .kind = PB_OPT_FLAG, .dest = &o->no_thp,
           .help = "do not ask for transparent huge pages (madvise)" },
         PB_OPT_MODEL(&o->model), PB_OPT_CONTEXT(&o->contexts), PB_OPT_WISDOM(&o->wisdom),
+        { .name = "latency", .kind = PB_OPT_FLAG, .dest = &o->latency,
+          .help = "latency instead of bandwidth: a pointer chase on the first cpu of --cpus, idle by working set and "
+                  "while the others stream reads at each --duty (latency.csv)" },
+        { .name = "duty", .kind = PB_OPT_LIST, .dest = &o->duties, .min = 1, .max = 100, .metavar = "LIST",
+          .help = "--latency: the streamers' duties, percent of every 100 µs busy reading",
+          .dflt = "10,20,30,45,60,80,100 (10,25,40,60,80,100 with --quick)" },
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
@@ -71,6 +83,22 @@ static int mf_parse(mf_run *r, int argc, char **argv)
                             argv);
 }
 
+/* --latency takes the set, the size, the duties and the pages; the floor's own options are refused beside it, and
+ * --duty without it. */
+static int mf_check_latency_opts(mf_run *r)
+{
+    const mf_opts *o = &r->o;
+    const char *floor_opt = o->threads.n ? "threads" : o->kernels.n ? "kernel" : o->model ? "model"
+                          : o->contexts.n ? "context" : o->passes ? "passes" : NULL;
+    if (o->latency && floor_opt)
+        return pb_harness_refusef(&r->h, "--%s is the bandwidth floor's; with --latency the options are --cpus (the "
+                                  "first chases, the others stream), --size, --duty, --no-thp, --quick", floor_opt);
+    if (!o->latency && o->duties.n)
+        return pb_harness_refusef(&r->h, "--duty %s: the streamers' duty is --latency's (add --latency, or leave "
+                                  "--duty out)", o->duties.text);
+    return 0;
+}
+
 /* The checks against this machine and the defaults, into r->plan (before anything is written). */
 static int mf_check(mf_run *r, const pb_topo *topo)
 {
@@ -79,6 +107,8 @@ static int mf_check(mf_run *r, const pb_topo *topo)
     char err[1024];
     pb_list formats = { 0 }; /* --model's: unused here (every preset format has its floor) */
     kern_isa isa; /* POOLBENCH_KERNEL means one thing everywhere: a bad one is refused here as in every harness */
+    if (mf_check_latency_opts(r) != 0)
+        return -1;
     if (kern_isa_select(&isa, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s (the read kernels are --kernel, POOLBENCH_READ_KERNEL)", err);
     if (pb_model_arg_resolve(&r->marg, o->model, &formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
@@ -100,7 +130,8 @@ static int mf_check(mf_run *r, const pb_topo *topo)
     if (pb_mfr_pick_kernels(p, &o->kernels, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t llc = r->report.llc_bytes = pb_mfr_llc_bytes(topo);
-    p->size_mib = o->size_mib ? (uint64_t)o->size_mib : pb_mf_default_mib(llc, r->h.quick);
+    p->size_mib = o->size_mib ? (uint64_t)o->size_mib
+                : o->latency ? pb_lat_default_mib(llc, r->h.quick) : pb_mf_default_mib(llc, r->h.quick);
     uint64_t avail;
     if (pb_mem_available(&avail) == 0) {
         if (pb_mf_check_size(p->size_mib, avail, err, sizeof err) != 0)
@@ -115,11 +146,56 @@ static int mf_check(mf_run *r, const pb_topo *topo)
     return 0;
 }
 
+/* --latency's plan, from the floor's checked one: the set, the size and the pages. */
+static void mf_latency_plan(mf_run *r)
+{
+    static const long full[] = { 10, 20, 30, 45, 60, 80, 100 }, quick[] = { 10, 25, 40, 60, 80, 100 };
+    pb_list *d = &r->o.duties;
+    if (d->n == 0)
+        for (size_t i = 0; i < (r->h.quick ? sizeof quick : sizeof full) / sizeof *full; i++)
+            d->v[d->n++] = r->h.quick ? quick[i] : full[i];
+    r->lplan = (pb_lat_plan){ .prog = PROG, .topo = r->h.topo, .set = &r->set, .size_mib = r->plan.size_mib,
+                              .duties = d, .quick = r->h.quick, .no_thp = r->o.no_thp };
+}
+
+/* --latency's run: the ladder, then the loaded curve, each row written as it is measured. */
+static int mf_latency(mf_run *r)
+{
+    pb_lat_report *rep = &r->lrep;
+    mf_latency_plan(r);
+    if (pb_harness_open(&r->h) != 0 ||
+        !(rep->csv = pb_harness_csv(&r->h, "latency.csv", pb_schema_header(PB_K_LATENCY))))
+        return pb_harness_refused(&r->h);
+    rep->run = &r->h.run;
+    char err[512];
+    pb_lat_run *run = &r->lrun;
+    int rc = pb_lat_begin(run, &r->lplan, err, sizeof err);
+    for (int i = 0; rc == 0 && i < run->nladder && pb_harness_going(&r->h); i++) {
+        rc = pb_lat_ladder(run, i, err, sizeof err);
+        pb_lat_write_rows(rep, run);
+    }
+    for (int i = 0; rc == 0 && i < r->lplan.duties->n && pb_harness_going(&r->h); i++) {
+        rc = pb_lat_loaded(run, (int)r->lplan.duties->v[i], err, sizeof err);
+        pb_lat_write_rows(rep, run);
+    }
+    if (rc != 0)
+        pb_harness_fail(&r->h, "%s", err);
+    pb_progress_done(run->nrows, "points", run->t0);
+    pb_lat_print(stdout, run);
+    pb_lat_free(run);
+    static const char *const plots[] = { "latency.png", NULL };
+    return pb_harness_close(&r->h, "latency.gp", plots);
+}
+
 int main(int argc, char **argv)
 {
     static mf_run r;
     pb_mfr_report *rep = &r.report;
-    if (mf_parse(&r, argc, argv) != 0 || mf_check(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
+    if (mf_parse(&r, argc, argv) != 0 || mf_check(&r, r.h.topo) != 0)
+        return pb_harness_refused(&r.h);
+    if (r.o.latency)
+        return mf_latency(&r);
+    if (pb_harness_open(&r.h) != 0 ||
         !(rep->csv = pb_harness_csv(&r.h, "memory_floor.csv", pb_schema_header(PB_K_MEMORY))) ||
         !(rep->token_csv = pb_harness_csv(&r.h, "token_floor.csv", pb_schema_header(PB_K_TOKEN))))
         return pb_harness_refused(&r.h);

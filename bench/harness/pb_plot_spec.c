@@ -73,8 +73,9 @@ static bool has_column(const char *header, const char *col)
     return false;
 }
 
-/* True when some row of the CSV name holds a number in column col (a column an older run has, but empty). */
-static bool any_number(int dirfd, const char *name, const char *col)
+/* True when some row of the CSV name holds a number in column col (a column an older run has, but empty), or with
+ * word, that word. */
+static bool any_cell(int dirfd, const char *name, const char *col, const char *word)
 {
     FILE *f = open_at(dirfd, name); /* bounded: open_at refuses a file over PB_CSV_MAX_MIB */
     char *data = NULL;
@@ -98,7 +99,8 @@ static bool any_number(int dirfd, const char *name, const char *col)
     if (read && data && pb_table_parse(&t, name, data, len, &e) == 0) {
         int c = pb_table_col(&t, col);
         for (size_t r = 0; r < t.nrows && !found; r++)
-            found = pb_table_num(&t, r, c) == pb_table_num(&t, r, c); /* not NaN */
+            found = word ? c >= 0 && strcmp(pb_table_str(&t, r, c), word) == 0
+                         : pb_table_num(&t, r, c) == pb_table_num(&t, r, c); /* not NaN */
         pb_table_free(&t);
     }
     free(data);
@@ -106,6 +108,8 @@ static bool any_number(int dirfd, const char *name, const char *col)
         fclose(f);
     return found;
 }
+
+static bool any_number(int dirfd, const char *name, const char *col) { return any_cell(dirfd, name, col, NULL); }
 
 /* The number after "key," on machine.csv's line for key; -1 when there is none. */
 static long machine_fact(int dirfd, const char *key)
@@ -210,6 +214,14 @@ static void sweep_budget_facts(int dirfd, pb_plot_job *job)
     var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
 }
 
+/* The same for latency.csv; has_loaded says whether it holds the loaded curve (a one-cpu set has none). */
+static void latency_facts(int dirfd, pb_plot_job *job)
+{
+    if (count_lines(dirfd, "latency.csv", 0) < 2)
+        job->skip = "latency.csv holds no point: no plot";
+    var(job, "has_loaded", any_cell(dirfd, "latency.csv", PB_COL(LATENCY, phase), "loaded"));
+}
+
 /* gnuplot's stats cannot be asked about a file without a data row: it stops with an error. */
 static void cpu_util_facts(int dirfd, pb_plot_job *job)
 {
@@ -253,6 +265,7 @@ static const struct plot_spec {
     { .script = "overlap.gp", .stem = { "overlap", "overlap_pct" } },
     { .script = "memory_floor.gp", .stem = { "memory_floor" }, .facts = memory_floor_facts },
     { .script = "kernels.gp", .stem = { "kernels" }, .facts = kernels_facts },
+    { .script = "latency.gp", .stem = { "latency" }, .facts = latency_facts },
     { .script = "sweep.gp", .stem = { "sweep", "sweep_floor" }, .facts = sweep_facts },
     { .script = "sweep_context.gp", .stem = { "sweep_context" }, .facts = sweep_context_facts },
     { .script = "sweep_budget.gp", .stem = { "sweep_budget" }, .facts = sweep_budget_facts },

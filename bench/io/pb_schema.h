@@ -44,6 +44,7 @@ typedef enum pb_kind {
     PB_K_CPUUTIL,
     PB_K_OVERLAP,
     PB_K_LIKWID,
+    PB_K_LATENCY,
     PB_K_COUNT,
     PB_K_SWEEPUTIL = PB_K_COUNT, /* cpu_util.csv as bench_sweep writes it: bench_cpu_util's columns plus point */
     PB_K_SWEEPCPU,               /* sweep_cpu.csv */
@@ -331,6 +332,30 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(rt_ns, REAL, "%.1f", "ns", OPTIONAL, "core-to-core round trip")                                               \
     X(placement, TEXT, "%s", "", NONE, "near, far or mixed")
 
+/* bench_memory_floor --latency: a pointer chase on one cpu, idle by working set (the ladder) and over the whole
+ * buffer while the set's other cpus stream reads at a duty (the loaded curve). */
+#define PB_LATENCY_COLS(X)                                                                                          \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(phase, TEXT, "%s", "", WORD, "ladder (idle, by working set) or loaded (the other cpus streaming reads)")      \
+    X(level, TEXT, "%s", "", WORD, "the cache level that holds the working set (L1, L2, L3: the topology's) or DRAM") \
+    X(size_kib, U64, "%llu", "KiB", FIGURE, "working set chased: one random cycle through every line")              \
+    X(thp_mib, U64, "%llu", "MiB", OPTIONAL, "of the buffer in transparent huge pages (0: none granted)")            \
+    X(cpu, INT, "%lld", "", FIGURE, "OS cpu id of the chase")                                                       \
+    X(duty_pct, INT, "%lld", "%", FIGURE, "streamers busy this share of every 100 µs (0: idle)")                    \
+    X(load_threads, INT, "%lld", "", FIGURE, "cpus streaming reads beside the chase")                               \
+    X(load_cpus, TEXT, "%s", "", NONE, "their OS cpu ids (empty: idle)")                                            \
+    X(load_kernel, TEXT, "%s", "", NONE, "their read kernel (empty: idle)")                                         \
+    X(hops, U64, "%llu", "", OPTIONAL, "dependent loads per round")                                                 \
+    X(rounds, INT, "%lld", "", OPTIONAL, "timed rounds, after an untimed warm-up")                                  \
+    X(ns_median, REAL, "%.2f", "ns", FIGURE, "median round's ns per hop: the load-to-use latency")                  \
+    X(ns_min, REAL, "%.2f", "ns", OPTIONAL, "fastest round")                                                        \
+    X(ns_max, REAL, "%.2f", "ns", OPTIONAL, "slowest round")                                                        \
+    X(load_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "what the streamers read (0: idle)")                               \
+    X(total_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "load_gbps and the chase's own lines (64 B a hop)")               \
+    X(ghz_before, REAL, "%.3f", "GHz", OPTIONAL, "the chase cpu's clock just before the point")                     \
+    X(ghz_after, REAL, "%.3f", "GHz", OPTIONAL, "the same just after")                                              \
+    X(cycles_median, REAL, "%.1f", "", OPTIONAL, "ns_median in cycles of the mean of those clocks")
+
 /* llama-bench's results (llama.cpp, tools/llama-bench): the fields the reader checks, whichever of its formats
  * (csv, json, jsonl, sql, md) they come in; other fields are read past. Its md table carries only some of them. */
 #define PB_LBENCH_COLS(X)                                                                                           \
@@ -424,6 +449,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_E_SWEEPCPU(n, ...) PB_SCHEMA_ENUM(SWEEPCPU, n, __VA_ARGS__)
 #define PB_E_OVERLAP(n, ...) PB_SCHEMA_ENUM(OVERLAP, n, __VA_ARGS__)
 #define PB_E_LIKWID(n, ...) PB_SCHEMA_ENUM(LIKWID, n, __VA_ARGS__)
+#define PB_E_LATENCY(n, ...) PB_SCHEMA_ENUM(LATENCY, n, __VA_ARGS__)
 #define PB_E_LBENCH(n, ...) PB_SCHEMA_ENUM(LBENCH, n, __VA_ARGS__)
 #define PB_E_MACHINE(n, ...) PB_SCHEMA_ENUM(MACHINE, n, __VA_ARGS__)
 #define PB_E_MKEY(n, ...) PB_SCHEMA_ENUM(MKEY, n, __VA_ARGS__)
@@ -444,6 +470,7 @@ enum { PB_SWEEPUTIL_COLS(PB_E_SWEEPUTIL) PB_SWEEPUTIL_NCOLS };
 enum { PB_SWEEPCPU_COLS(PB_E_SWEEPCPU) PB_SWEEPCPU_NCOLS };
 enum { PB_OVERLAP_COLS(PB_E_OVERLAP) PB_OVERLAP_NCOLS };
 enum { PB_LIKWID_COLS(PB_E_LIKWID) PB_LIKWID_NCOLS };
+enum { PB_LATENCY_COLS(PB_E_LATENCY) PB_LATENCY_NCOLS };
 enum { PB_LBENCH_COLS(PB_E_LBENCH) PB_LBENCH_NCOLS };
 enum { PB_MACHINE_COLS(PB_E_MACHINE) PB_MACHINE_NCOLS };
 enum { PB_MACHINE_KEYS(PB_E_MKEY) PB_MKEY_COUNT };     /* machine.csv's keys: PB_MKEY_host, ... */

@@ -28,6 +28,8 @@ static const int need_cpuutil[] = { PB_CPUUTIL_cpu, PB_CPUUTIL_busy_pct, END };
 static const int need_overlap[] = { PB_OVERLAP_mode, PB_OVERLAP_ratio, PB_OVERLAP_speedup, END };
 static const int need_likwid[] = { PB_LIKWID_round, PB_LIKWID_threads, PB_LIKWID_tool, PB_LIKWID_kernel,
                                    PB_LIKWID_gbps, PB_LIKWID_gbps_median, PB_LIKWID_placement, END };
+static const int need_latency[] = { PB_LATENCY_phase, PB_LATENCY_size_kib, PB_LATENCY_duty_pct,
+                                    PB_LATENCY_ns_median, END };
 #undef END
 
 #define KIND(K) .schema = &pb_schema_tables[PB_K_##K]
@@ -48,6 +50,8 @@ const pb_kind_info pb_kinds[PB_K_COUNT] = {
                        .what = "overlap of serial work with a pool job", .need = need_overlap },
     [PB_K_LIKWID] = { KIND(LIKWID), .harness = "scripts/likwid_compare.sh", .what = "likwid-bench comparison",
                       .need = need_likwid },
+    [PB_K_LATENCY] = { KIND(LATENCY), .harness = "bench_memory_floor --latency", .plot = "latency.gp",
+                       .what = "memory latency, idle and under load", .need = need_latency },
 };
 #undef KIND
 
