@@ -145,6 +145,27 @@ typedef struct pb_dg_likwid {
     pb_dg_likwid_pt t[16];
 } pb_dg_likwid;
 
+/* latency.csv: the idle ladder by working set, and the loaded curve (the idle point first, then ascending
+ * bandwidth). */
+typedef struct pb_dg_latpt {
+    char level[PB_DG_NAME];
+    int duty;
+    double kib, ns, ns_min, ns_max, gbps, cycles; /* gbps: total drawn (streamers + chase) */
+} pb_dg_latpt;
+typedef struct pb_dg_latency {
+    bool have;
+    int nladder, ncurve;
+    pb_dg_latpt ladder[PB_DG_MAX];
+    pb_dg_latpt curve[PB_DG_MAX];   /* [0]: the idle point (the ladder's largest set); then loaded, by gbps */
+    int load_threads;
+    double thp_mib;
+    double double_gbps;             /* where latency first reaches twice idle (interpolated); NaN: not on the curve */
+    double top_gbps, top_x;         /* the curve's largest bandwidth and its latency over idle */
+} pb_dg_latency;
+
+/* The curve's latency at gbps, interpolated between its points; NaN outside it or without one. */
+double pb_dg_latency_at(const pb_dg_latency *l, double gbps);
+
 /* Noise: placements seen, round-trip range, load. */
 typedef struct pb_dg_noise {
     int near, far, other;           /* rows tagged so, over every CSV with a placement column */
@@ -168,6 +189,7 @@ typedef struct pb_digest {
     pb_dg_util util;
     pb_dg_noise noise;
     pb_dg_likwid likwid;
+    pb_dg_latency latency;
 } pb_digest;
 
 /* Reads every section the run directory has. */
@@ -181,6 +203,7 @@ void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd);
 void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd);
 void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd);
 void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd);
+void pb_digest_latency(pb_dg_latency *l, const pb_rundata *rd);
 
 /* Row r of sweep.csv (c: its columns, pb_dg_cols) as the digest reads a decode point. */
 void pb_dg_decode_row(pb_dg_decode *out, const pb_table *t, const int *c, size_t r);

@@ -49,6 +49,9 @@ void pb_report_model(FILE *out, const pb_rundata *rd);
 /* "Kernels that ran" (pb_report_kernels.c), from sweep.csv: per format and thread count the matvec kernel, why it
  * ran (tuned, rank, forced), its stream and the floor's why. Nothing without sweep.csv or its why columns. */
 void pb_report_kernels(FILE *out, const pb_rundata *rd);
+/* "Memory latency" (pb_report_latency.c), when latency.csv is there: the idle latency, the bandwidth at which it
+ * doubles, the decode's bandwidth on that curve, the ladder and the curve. Nothing otherwise. */
+void pb_report_latency(FILE *out, const pb_digest *d);
 /* How many distinct contexts sweep.csv holds (0 without the file or the column). */
 int pb_report_depths(const pb_rundata *rd);
 /* Embeds every PNG in dir (sorted), each with a link to its SVG. */

@@ -175,6 +175,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     pb_report_kernels(o, rd);
     pb_report_model(o, rd);
     pb_report_engine(o, rd, d);
+    pb_report_latency(o, d);
     pb_findings f;
     pb_findings_make(&f, d);
     sentences(o, "Findings", &f, "No findings: the CSVs they come from are missing.");
