@@ -18,7 +18,9 @@ done
 BIN=${POOLBENCH_BIN:-build/bin}
 RESULTS=${POOLBENCH_RESULTS:-results}
 
-# The suite: harness | seconds it took on the 2-core development VM | arguments. Measured 2026-11-29: quick
+# The suite: harness | seconds it took on the 2-core development VM | arguments [| the log's name, when a harness
+# runs twice]. bench_memory_floor --latency (measured 2026-12-01 on a loaded VM: 11 s quick, 25 s full with the
+# chase on its cpu a quarter of the time; its rounds are timed by its own cpu time). Measured 2026-11-29: quick
 # 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the issue's matrix:
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
 # harness's defaults for threads and sets), each point with serial and with fused glue.
@@ -26,12 +28,14 @@ SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condv
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
 bench_memory_floor|20|--quick
+bench_memory_floor|8|--latency --quick|bench_memory_floor_latency
 bench_kernels|30|--quick
 bench_sweep|15|--quick --tokens 5
 bench_overlap|5|--quick"
 else
     SUITE="bench_pool_overhead|20|
 bench_memory_floor|100|
+bench_memory_floor|15|--latency|bench_memory_floor_latency
 bench_kernels|60|
 bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
@@ -88,7 +92,8 @@ printf '%s\n' "$SUITE" | {
     trap 'stop=130' INT
     trap 'stop=143' TERM
     trap 'stop=129' HUP
-    while IFS='|' read -r h est args; do
+    while IFS='|' read -r h est args log; do
+        [ -n "$log" ] || log=$h
         [ "$stop" -ne 0 ] && break
         i=$((i + 1))
         now=$(date +%s)
@@ -101,11 +106,11 @@ printf '%s\n' "$SUITE" | {
         echo "report: [$i/$count] $h $args (elapsed $(mmss $elapsed), about $(mmss $left) left)" >&2
         # The output goes beside the run directory until the harness ends: --run-dir joins only an empty directory
         # or a run with a machine.csv, and a log already inside would make the first harness's directory neither.
-        out="$dir.$h.txt"
+        out="$dir.$log.txt"
         # shellcheck disable=SC2086 # args is a word list
         "$BIN/$h" $args --run-dir "$dir" >"$out" </dev/null
         rc=$?
-        mv "$out" "$dir/$h.txt"
+        mv "$out" "$dir/$log.txt"
         left=$((left - est))
         [ $left -lt 0 ] && left=0
         case $rc in
@@ -115,7 +120,7 @@ printf '%s\n' "$SUITE" | {
             break ;;
         esac
         if [ $rc -ne 0 ]; then
-            echo "report: [$i/$count] $h FAILED (exit $rc); its output is in $dir/$h.txt; going on" >&2
+            echo "report: [$i/$count] $h FAILED (exit $rc); its output is in $dir/$log.txt; going on" >&2
             failed="$failed $h"
         fi
     done

@@ -32,6 +32,7 @@ void pb_lat_row_values(const pb_lat_report *r, const pb_lat_run *run, const pb_l
     v[PB_LATENCY_load_kernel].s = row->kern ? row->kern->name : "";
     v[PB_LATENCY_hops].u = row->hops;
     v[PB_LATENCY_rounds].i = row->rounds;
+    v[PB_LATENCY_run_pct].d = row->run_pct;
     v[PB_LATENCY_ns_median].d = row->ns.median;
     v[PB_LATENCY_ns_min].d = row->ns.min;
     v[PB_LATENCY_ns_max].d = row->ns.max;
@@ -55,17 +56,17 @@ void pb_lat_print(FILE *f, const pb_lat_run *run)
 {
     uint64_t mib = run->buf.bytes >> 20;
     fprintf(f, "\npointer chase on cpu %d: one random cycle through every 64 B line of the working set; %d rounds of "
-               "%llu hops a point; buffer %llu MiB, %llu MiB of it in huge pages%s\n\n",
-            run->p->set->cpu[0], run->rounds, (unsigned long long)run->hops, (unsigned long long)mib,
+               "about 10 ms of hops (5 with --quick); buffer %llu MiB, %llu MiB of it in huge pages%s\n\n",
+            run->p->set->cpu[0], run->rounds, (unsigned long long)mib,
             (unsigned long long)(run->thp_bytes >> 20),
             run->thp_bytes ? "" : " (none granted: every hop may miss the TLB too)");
-    fprintf(f, "%-7s %-5s %10s %5s %9s %9s %9s %9s %9s %7s\n", "phase", "level", "KiB", "duty", "ns_med", "ns_min",
-            "ns_max", "load_GB/s", "total", "cycles");
+    fprintf(f, "%-7s %-5s %10s %5s %9s %9s %9s %9s %9s %7s %6s\n", "phase", "level", "KiB", "duty", "ns_med",
+            "ns_min", "ns_max", "load_GB/s", "total", "cycles", "on_cpu");
     for (int i = 0; i < run->nrows; i++) {
         const pb_lat_row *row = &run->rows[i];
-        fprintf(f, "%-7s %-5s %10llu %4d%% %9.2f %9.2f %9.2f %9.2f %9.2f %7.1f%s\n", phase_names[row->phase],
+        fprintf(f, "%-7s %-5s %10llu %4d%% %9.2f %9.2f %9.2f %9.2f %9.2f %7.1f %5.0f%%%s\n", phase_names[row->phase],
                 row->level, (unsigned long long)(row->bytes >> 10), row->duty, row->ns.median, row->ns.min,
-                row->ns.max, row->load_gbps, row->load_gbps + lat_chase_gbps(row), lat_cycles(row),
+                row->ns.max, row->load_gbps, row->load_gbps + lat_chase_gbps(row), lat_cycles(row), row->run_pct,
                 row->ns.spread > PB_NOISY_SPREAD ? PB_NOISY_NOTE : "");
     }
     if (run->p->set->n < 2)

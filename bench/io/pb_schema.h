@@ -345,9 +345,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(load_threads, INT, "%lld", "", FIGURE, "cpus streaming reads beside the chase")                               \
     X(load_cpus, TEXT, "%s", "", NONE, "their OS cpu ids (empty: idle)")                                            \
     X(load_kernel, TEXT, "%s", "", NONE, "their read kernel (empty: idle)")                                         \
-    X(hops, U64, "%llu", "", OPTIONAL, "dependent loads per round")                                                 \
-    X(rounds, INT, "%lld", "", OPTIONAL, "timed rounds, after an untimed warm-up")                                  \
-    X(ns_median, REAL, "%.2f", "ns", FIGURE, "median round's ns per hop: the load-to-use latency")                  \
+    X(hops, U64, "%llu", "", OPTIONAL, "dependent loads per round (about 10 ms of them at the warm-up's pace)")      \
+    X(rounds, INT, "%lld", "", OPTIONAL, "timed rounds, after a warm-up")                                           \
+    X(run_pct, REAL, "%.1f", "%", OPTIONAL, "of the rounds' wall time, the chase's thread on its cpu (< 100: preempted)") \
+    X(ns_median, REAL, "%.2f", "ns", FIGURE, "median round's ns per hop of the chase's own cpu time: the latency")   \
     X(ns_min, REAL, "%.2f", "ns", OPTIONAL, "fastest round")                                                        \
     X(ns_max, REAL, "%.2f", "ns", OPTIONAL, "slowest round")                                                        \
     X(load_gbps, REAL, "%.3f", "GB/s", OPTIONAL, "what the streamers read (0: idle)")                               \

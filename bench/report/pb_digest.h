@@ -151,6 +151,7 @@ typedef struct pb_dg_latpt {
     char level[PB_DG_NAME];
     int duty;
     double kib, ns, ns_min, ns_max, gbps, cycles; /* gbps: total drawn (streamers + chase) */
+    double run_pct;                 /* the chase's share on its cpu (NaN: a CSV from before the column) */
 } pb_dg_latpt;
 typedef struct pb_dg_latency {
     bool have;

@@ -15,7 +15,8 @@ static pb_dg_latpt lat_point(const pb_table *t, const int *c, size_t r)
                       .ns_max = c[PB_LATENCY_ns_max] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_ns_max]) : NAN,
                       .gbps = c[PB_LATENCY_total_gbps] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_total_gbps]) : NAN,
                       .cycles = c[PB_LATENCY_cycles_median] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_cycles_median])
-                                                                 : NAN };
+                                                                 : NAN,
+                      .run_pct = c[PB_LATENCY_run_pct] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_run_pct]) : NAN };
     pb_dg_copy(p.level, c[PB_LATENCY_level] >= 0 ? pb_table_str(t, r, c[PB_LATENCY_level]) : "");
     return p;
 }

@@ -6,6 +6,7 @@
 #include "pb_fmt.h"
 #include "pb_mdesc.h"
 #include "pb_report.h"
+#include "pb_tuning.h"
 
 /* The decode point that draws the most bandwidth: the one that loads memory as the curve's streamers do. */
 static const pb_dg_decode *lat_decode(const pb_digest *d)
@@ -25,6 +26,9 @@ static void lat_answers(FILE *o, const pb_dg_latency *l, const pb_digest *d)
         fprintf(o, "; %.0f cycles of the chase cpu's clock", idle->cycles);
     fprintf(o, ") over a %.0f MiB working set, %.0f MiB of the buffer in huge pages.\n", idle->kib / 1024,
             l->thp_mib);
+    if (idle->run_pct < PB_LAT_ON_CPU_PCT)
+        fprintf(o, "- **Preempted:** the chase's thread was on its cpu %.0f%% of the idle point's rounds: other work "
+                   "ran there, and the figure overstates the latency.\n", idle->run_pct);
     if (l->ncurve < 2) {
         fprintf(o, "- No loaded curve: the run chased on a one-cpu set (nothing streamed beside it).\n");
         return;

@@ -17,13 +17,13 @@ static void lat_dir(char *dir, size_t len, const char *const *loaded)
     tf_tmpdir(dir, len, "pblatrep");
     char csv[4096];
     size_t n = (size_t)snprintf(csv, sizeof csv, "%s\n", pb_schema_header(PB_K_LATENCY));
-    n += (size_t)snprintf(csv + n, sizeof csv - n, "r,h,ladder,L1,16,1024,0,0,0,,,1000,9,1.00,0.90,1.10,0,64,3,3,3\n"
-                                                   "r,h,ladder,DRAM,1048576,1024,0,0,0,,,1000,9,100.00,95,110,0,0.64,3,3,300\n");
+    n += (size_t)snprintf(csv + n, sizeof csv - n, "r,h,ladder,L1,16,1024,0,0,0,,,1000,9,100,1.00,0.90,1.10,0,64,3,3,3\n"
+                                                   "r,h,ladder,DRAM,1048576,1024,0,0,0,,,1000,9,100,100.00,95,110,0,0.64,3,3,300\n");
     for (int i = 0; loaded[i]; i++) {
         int duty;
         double gbps, ns;
         cr_assert_eq(sscanf(loaded[i], "%d:%lf:%lf", &duty, &gbps, &ns), 3);
-        n += (size_t)snprintf(csv + n, sizeof csv - n, "r,h,loaded,DRAM,1048576,1024,0,%d,1,1,avx2,1000,9,%.2f,%.2f,"
+        n += (size_t)snprintf(csv + n, sizeof csv - n, "r,h,loaded,DRAM,1048576,1024,0,%d,1,1,avx2,1000,9,100,%.2f,%.2f,"
                                                        "%.2f,%.3f,%.3f,3,3,%.1f\n", duty, ns, ns, ns, gbps, gbps, 3 * ns);
     }
     tf_write(dir, "latency.csv", csv);

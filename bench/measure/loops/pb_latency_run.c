@@ -2,10 +2,12 @@
 #include "pb_latency_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pb_chase.h"
 #include "pb_clock.h"
@@ -14,10 +16,14 @@
 #include "pb_progress.h"
 #include "pb_time.h"
 
-/* Hops per timed round and rounds per point: a DRAM round of about 25 ms (13 ms with --quick) at ~100 ns a hop,
- * short enough that a preemption spoils one round, not the median. */
-#define LAT_HOPS (1u << 18)
-#define LAT_HOPS_QUICK (1u << 17)
+/* A round lasts about this long (hops from the warm-up's pace, within LAT_HOPS_MIN..LAT_HOPS_MAX): short enough that
+ * a preemption spoils one round, not the median, and that a slow (loaded, or virtualised) memory does not stretch
+ * the run; LAT_ROUNDS of them a point. */
+#define LAT_ROUND_NS 10000000u
+#define LAT_ROUND_NS_QUICK 5000000u
+#define LAT_HOPS_MIN (1u << 14)
+#define LAT_HOPS_MAX (1u << 22)
+#define LAT_WARM_HOPS (1u << 16)
 #define LAT_ROUNDS 9
 #define LAT_ROUNDS_QUICK 5
 
@@ -58,7 +64,6 @@ int pb_lat_begin(pb_lat_run *run, const pb_lat_plan *p, char *err, size_t errlen
     size_t bytes = (size_t)p->size_mib << 20;
     run->nladder = pb_lat_ladder_sizes(bytes, run->ladder, PB_LAT_MAX_LADDER);
     run->total = run->nladder + (p->set->n > 1 ? p->duties->n : 0);
-    run->hops = p->quick ? LAT_HOPS_QUICK : LAT_HOPS;
     run->rounds = p->quick ? LAT_ROUNDS_QUICK : LAT_ROUNDS;
     run->kern = pb_memkern_for(PB_MEMOP_READ, kern_isa_chosen());
     run->slots = calloc(POOL_MAX_THREADS, sizeof *run->slots);
@@ -92,16 +97,36 @@ static int lat_build(pb_lat_run *run, uint64_t bytes, char *err, size_t errlen)
     return 0;
 }
 
-/* The chase itself: a warm-up (the whole cycle once for a set a cache can hold, so it is there), then the rounds. */
+static uint64_t lat_thread_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The chase itself: a timed warm-up (the whole cycle once for a set a cache can hold, so it is there) that sets
+ * the hops of a round, then the rounds. A round is timed by the thread's own cpu time: on a shared machine other
+ * work preempts the chase, and the wall time of a round then counts time no hop was waiting for memory; the
+ * share of the wall time it ran (run_pct) says how much there was. */
 static void lat_chase(pb_lat_run *run, uint64_t bytes)
 {
-    uint64_t lines = bytes / PB_CHASE_LINE;
-    const void *p = pb_chase_walk(run->buf.p, lines < run->hops ? lines : run->hops / 4);
+    uint64_t lines = bytes / PB_CHASE_LINE, warm = lines < LAT_WARM_HOPS ? lines : LAT_WARM_HOPS;
+    uint64_t c = lat_thread_ns();
+    const void *p = pb_chase_walk(run->buf.p, warm);
+    double pace = (double)(lat_thread_ns() - c) / (double)warm;
+    double want = (run->p->quick ? LAT_ROUND_NS_QUICK : LAT_ROUND_NS) / (pace > 0.1 ? pace : 0.1);
+    run->hops = want < LAT_HOPS_MIN ? LAT_HOPS_MIN : want > LAT_HOPS_MAX ? LAT_HOPS_MAX : (uint64_t)want & ~7ull;
+    uint64_t wall = 0, cpu = 0;
     for (int r = 0; r < run->rounds; r++) {
         uint64_t t = pb_now_ns();
+        c = lat_thread_ns();
         p = pb_chase_walk(p, run->hops);
-        run->ns[r] = (double)(pb_now_ns() - t) / (double)run->hops;
+        uint64_t dc = lat_thread_ns() - c;
+        wall += pb_now_ns() - t;
+        cpu += dc;
+        run->ns[r] = (double)dc / (double)run->hops;
     }
+    run->run_pct = wall ? 100.0 * (double)cpu / (double)wall : NAN;
     run->sink = p;
 }
 
@@ -112,7 +137,6 @@ static pb_lat_row *lat_row(pb_lat_run *run, pb_lat_phase phase, uint64_t bytes)
     row->phase = phase;
     row->bytes = bytes;
     row->cpu = run->p->set->cpu[0];
-    row->hops = run->hops;
     row->rounds = run->rounds;
     pb_lat_level(run->p->topo, bytes, row->level, sizeof row->level);
     return row;
@@ -128,6 +152,8 @@ int pb_lat_ladder(pb_lat_run *run, int i, char *err, size_t errlen)
     row->ghz_before = pb_clock_ghz();
     lat_chase(run, bytes);
     row->ghz_after = pb_clock_ghz();
+    row->hops = run->hops;
+    row->run_pct = run->run_pct;
     row->ns = pb_summarize(run->ns, (size_t)run->rounds);
     run->nrows++;
     run->done++;
@@ -194,6 +220,8 @@ int pb_lat_loaded(pb_lat_run *run, int duty, char *err, size_t errlen)
     row->ghz_before = pb_clock_ghz();
     pool_run(run->pool, lat_point_fn, run);
     row->ghz_after = pb_clock_ghz();
+    row->hops = run->hops;
+    row->run_pct = run->run_pct;
     row->ns = pb_summarize(run->ns, (size_t)run->rounds);
     for (int t = 1; t < p->set->n; t++)
         row->load_gbps += run->slots[t].ns ? (double)run->slots[t].bytes / (double)run->slots[t].ns : 0.0;

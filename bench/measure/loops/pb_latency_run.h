@@ -46,9 +46,10 @@ typedef struct pb_lat_row {
     int load_threads;          /* streamers (0 on the ladder) */
     char load_cpus[256];
     const pb_memkern *kern;    /* the streamers' read kernel (NULL on the ladder) */
-    uint64_t hops;             /* per round */
+    uint64_t hops;             /* per round: about a round's time at the warm-up's pace */
     int rounds;
     pb_summary ns;             /* per hop, over the rounds */
+    double run_pct;            /* of the rounds' wall time, the chase thread's cpu time (below 100: preempted) */
     double load_gbps;          /* what the streamers read, 1e9 B/s (0 on the ladder) */
     double ghz_before, ghz_after;
 } pb_lat_row;
@@ -84,7 +85,8 @@ typedef struct pb_lat_run {
     const void *sink;          /* where the last walk stopped: the loads are used */
     /* the loaded point being run (written by the caller between points, read by the pool's threads) */
     int duty;
-    uint64_t hops;
+    uint64_t hops;             /* the last chase's, and its share on the cpu */
+    double run_pct;
     int rounds;
     double *ns;                /* rounds results of the chase */
     _Alignas(64) _Atomic int ready;   /* streamers that have read their first chunk */
