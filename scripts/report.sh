@@ -19,9 +19,8 @@ BIN=${POOLBENCH_BIN:-build/bin}
 RESULTS=${POOLBENCH_RESULTS:-results}
 
 # The suite: harness | seconds it took on the 2-core development VM | arguments [| the log's name, when a harness
-# runs twice]. bench_memory_floor --latency (measured 2026-12-01 on a loaded VM: 11 s quick, 25 s full with the
-# chase on its cpu a quarter of the time; its rounds are timed by its own cpu time). Measured 2026-11-29: quick
-# 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the matrix:
+# runs twice: bench_memory_floor's --latency run, its seconds in docs/latency-measured-2026-12-01.md]. Measured
+# 2026-11-29: quick 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the matrix:
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
 # harness's defaults for threads and sets), each point with serial and with fused glue.
 SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10"
