@@ -66,36 +66,47 @@ static void po_roundtrip(pb_overhead_run *run, pb_rt_tight *rt, int *rc, char *e
              pb_placement_block(p->where, p->cpus[0], p->cpus[1], rt->tight_ns, rt->tight_ns));
 }
 
-/* One gap x job point of a block: its row pushed, and dropped again when the point failed. */
-static int po_point(pb_overhead_run *run, const pb_dispatch_cost_point *pt, char *err, size_t errlen)
+/* A new row from init, or NULL with the error in err. */
+static pb_overhead_row *po_push(pb_overhead_run *run, pb_overhead_row init, char *err, size_t errlen)
 {
-    pb_progress(run->done++, run->total, run->t0, "%s threads=%d gap=%uus job=%uns", pb_exec_kind_names[pt->kind],
-                pt->threads, pt->gap_us, pt->job_ns);
     pb_overhead_row *row = pb_vec_push(&run->rows);
     if (!row)
-        return pb_errf(err, errlen, "the rows: %s", strerror(errno));
-    *row = (pb_overhead_row){ .kind = pt->kind, .threads = pt->threads, .gap_us = pt->gap_us, .job_ns = pt->job_ns };
-    if (pb_dispatch_cost_measure(pt, &row->r) == 0)
+        pb_errf(err, errlen, "the rows: %s", strerror(errno));
+    else
+        *row = init;
+    return row;
+}
+
+/* A point's end: 0 when it was measured (rc 0), else its row dropped again and the error in err. */
+static int po_done(pb_overhead_run *run, int rc, const char *name, int threads, char *err, size_t errlen)
+{
+    if (rc == 0)
         return 0;
     int e = errno;
     pb_vec_pop(&run->rows); /* not measured */
-    return pb_errf(err, errlen, "%s with %d threads: %s", pb_exec_kind_names[pt->kind], pt->threads, strerror(e));
+    return pb_errf(err, errlen, "%s with %d threads: %s", name, threads, strerror(e));
 }
 
-/* One barrier point: its row pushed, and dropped again when the point failed. */
+/* One gap x job point of a block. */
+static int po_point(pb_overhead_run *run, const pb_dispatch_cost_point *pt, char *err, size_t errlen)
+{
+    const char *name = pb_exec_kind_names[pt->kind];
+    pb_progress(run->done++, run->total, run->t0, "%s threads=%d gap=%uus job=%uns", name, pt->threads, pt->gap_us,
+                pt->job_ns);
+    pb_overhead_row *row = po_push(
+        run, (pb_overhead_row){ .kind = pt->kind, .threads = pt->threads, .gap_us = pt->gap_us, .job_ns = pt->job_ns },
+        err, errlen);
+    return row ? po_done(run, pb_dispatch_cost_measure(pt, &row->r), name, pt->threads, err, errlen) : -1;
+}
+
+/* One barrier point. */
 static int po_barrier_point(pb_overhead_run *run, const pb_barrier_cost_point *pt, char *err, size_t errlen)
 {
     const char *name = pb_overhead_run_kind_name(PB_OVERHEAD_BARRIER + pt->barrier);
     pb_progress(run->done++, run->total, run->t0, "%s threads=%d", name, pt->threads);
-    pb_overhead_row *row = pb_vec_push(&run->rows);
-    if (!row)
-        return pb_errf(err, errlen, "the rows: %s", strerror(errno));
-    *row = (pb_overhead_row){ .kind = PB_OVERHEAD_BARRIER + pt->barrier, .threads = pt->threads };
-    if (pb_barrier_cost_measure(pt, &row->r) == 0)
-        return 0;
-    int e = errno;
-    pb_vec_pop(&run->rows);
-    return pb_errf(err, errlen, "%s with %d threads: %s", name, pt->threads, strerror(e));
+    pb_overhead_row *row =
+        po_push(run, (pb_overhead_row){ .kind = PB_OVERHEAD_BARRIER + pt->barrier, .threads = pt->threads }, err, errlen);
+    return row ? po_done(run, pb_barrier_cost_measure(pt, &row->r), name, pt->threads, err, errlen) : -1;
 }
 
 /* The block's points against its round trips: before, after, each variant's mean, the tightest's mean (the
