@@ -33,6 +33,7 @@
 
 #include "kern_format.h"
 #include "kern_isa.h"
+#include "kern_layout.h"
 #include "pool.h"
 
 /* ---- block layouts (ggml's, byte for byte) ---- */
@@ -180,6 +181,10 @@ typedef struct kern_act {
      * scale. Zero past the row. */
     int32_t *seedt;     /* cap x kern_act_qt_cols(cols) / 8 */
     float *dxt;         /* cap x kern_act_qt_cols(cols) / 8 */
+    /* A repacked layout's tables (kern_repack.h), NULL unless kern_act_use_layout asked for them. q1_0_r32lut:
+     * per 4 values 4g..4g+3 of a row, lut[16g + n] = sum over i < 4 of (bit i of n ? q : -q) of quant 4g + i. */
+    kern_layout layout; /* the layout the tables serve (file: none) */
+    int16_t *lut;       /* q1_0_r32lut: cap x 4 cols */
 } kern_act;
 
 /* Columns of a row of kern_act.qt: cols rounded up to whole 512-value chunks. */
@@ -284,6 +289,7 @@ typedef struct kern_job {
     bool cached;          /* the weights are expected in cache: skip the software prefetch that streaming from
                            * memory needs (it only costs instructions there: q8_0 in L2 ≈ 60 vs ≈ 70 GB/s).
                            * Never changes a result bit. Default false: a decode streams its weights. */
+    kern_layout layout;   /* how w is laid out: file (default), or a repacked layout (kern_repack.h) */
 } kern_job;
 
 /* 0 when the job can run, else -1 with errno (EINVAL; ENOTSUP: the variant cannot run on this CPU). */

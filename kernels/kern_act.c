@@ -4,6 +4,7 @@
  * (kern_isa_chosen: POOLBENCH_KERNEL, else the fastest this CPU runs), since the activation is quantized on
  * every matvec; POOLBENCH_KERNEL=scalar quantizes with the reference. */
 #include "kern_impl.h"
+#include "kern_repack_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
 void kern_act_free(kern_act *a)
 {
     void *const held[] = { a->f32, a->q8, a->q8k, a->qs, a->scale, a->nsumb, a->nsum4,
-                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt };
+                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt, a->lut };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     memset(a, 0, sizeof *a);
@@ -141,6 +142,8 @@ static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
         set_transposed(a, m, b0, b1);
     if (a->fmt == KERN_Q4_0)
         set_grouped(a, m, b0, b1);
+    if (a->lut)
+        kern_repack_act_tables(a, m, b0, b1);
     size_t n4 = a->cols / 4;
     if (a->seed4) {
         const int32_t *nsum4 = a->nsum4 + m * n4;

@@ -1,6 +1,7 @@
 /* kern_matvec.c — the row loop shared by every variant (its table from kern_table_for): one thread
  * (kern_run), the pool (kern_run_pool through pool_rows), a batch of activation rows (matmul). */
 #include "kern_impl.h"
+#include "kern_repack_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ int kern_job_check(const kern_job *job)
         return fail(EINVAL);
     if (a->batch > 1 && job->ldy < job->rows)
         return fail(EINVAL);
+    if (job->layout != KERN_LAYOUT_FILE)
+        return kern_repack_job_check(job);
     /* An ISA the CPU runs always finds a table: the chain ends at scalar, which has every format. */
     if (!kern_isa_supported(job->variant) || !kern_table_for(job->fmt, job->variant))
         return fail(ENOTSUP);
@@ -49,6 +52,10 @@ void kern_job_rows(void *ctx, size_t r0, size_t r1)
 {
     /* ctx is the const kern_job * that kern_run / kern_run_pool handed to pool_rows; nothing writes it. */
     const kern_job *job = ctx;
+    if (job->layout != KERN_LAYOUT_FILE) {
+        kern_repack_job_rows(job, r0, r1);
+        return;
+    }
     const kern_act *a = job->act;
     const kern_table *t = kern_table_for(job->fmt, job->variant);
     kern_rows_fn fn = job->cached && t->rows_cached[job->fmt] ? t->rows_cached[job->fmt] : t->rows[job->fmt];

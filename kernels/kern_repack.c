@@ -1,0 +1,184 @@
+/* kern_repack.c — the repacked layouts (kern_repack.h): their table, the re-laying at load, the activation
+ * tables, which ISA's kernel runs, the job's row loop over groups, and the scalar kernel (the reference's
+ * arithmetic on the moved bytes: any CPU, and the oracle the SIMD kernels are held to, bit for bit). */
+#include "kern_impl.h"
+#include "kern_repack_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const kern_layout_info kern_layouts[KERN_LAYOUT_COUNT] = {
+    [KERN_LAYOUT_FILE] = { .name = "file", .fmt = KERN_FORMAT_COUNT, .rows = 1 },
+    [KERN_LAYOUT_Q1_0_R32LUT] = { .name = "q1_0_r32lut", .fmt = KERN_Q1_0, .rows = KERN_R32 },
+};
+
+const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = { "file", "q1_0_r32lut", NULL };
+
+/* The group kernels of a repacked layout by ISA (NULL: none; the job falls back down the ISA's chain). */
+static const kern_group_fn kern_group_fns[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
+    [KERN_LAYOUT_Q1_0_R32LUT] = {
+        [KERN_ISA_SCALAR] = kern_group_q1_0_r32lut_scalar,
+#if defined(__x86_64__)
+        [KERN_ISA_AVX512] = kern_group_q1_0_r32lut_avx512,
+#endif
+    },
+};
+
+static int fail(int err)
+{
+    errno = err;
+    return -1;
+}
+
+const kern_layout_info *kern_layout_get(kern_layout l)
+{
+    return (unsigned)l < KERN_LAYOUT_COUNT ? &kern_layouts[l] : NULL;
+}
+
+int kern_layout_parse(const char *name, kern_layout *out)
+{
+    int i = kern_name_index(kern_layout_names, name);
+    if (i >= 0)
+        *out = (kern_layout)i;
+    return i >= 0 ? 0 : -1;
+}
+
+bool kern_layout_fits(kern_layout l, kern_format f, size_t cols)
+{
+    const kern_layout_info *li = kern_layout_get(l);
+    const kern_format_info *fi = kern_format_get(f);
+    if (!li || !fi || cols == 0 || cols % (size_t)fi->block != 0)
+        return false;
+    return l == KERN_LAYOUT_FILE || li->fmt == f;
+}
+
+uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t cols)
+{
+    if (!kern_layout_fits(l, f, cols))
+        return 0;
+    uint64_t group = (uint64_t)kern_layouts[l].rows;
+    return kern_format_matrix_bytes(f, (rows + group - 1) / group * group, cols);
+}
+
+/* q1_0_r32lut (kern_repack.h): rows r0 .. r0 + 31 of w (those past rows zero) as one group at out. */
+static void repack_q1_0_group(const block_q1_0 *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    for (size_t b = 0; b < nb; b++, out += KERN_R32_BLOCK_BYTES) {
+        memset(out, 0, KERN_R32_BLOCK_BYTES);
+        for (size_t r = 0; r < KERN_R32 && r0 + r < rows; r++) {
+            const block_q1_0 *blk = &w[(r0 + r) * nb + b];
+            size_t word = 2 * (r % 16) + r / 16;
+            memcpy(out + 2 * r, &blk->d, 2);
+            for (size_t j = 0; j < 8; j++)
+                memcpy(out + 64 + 64 * j + 2 * word, blk->qs + 2 * j, 2);
+        }
+    }
+}
+
+int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
+{
+    if (l == KERN_LAYOUT_FILE || !kern_layout_fits(l, f, cols) || (rows > 0 && (!w || !out)))
+        return fail(EINVAL);
+    size_t nb = cols / QK1_0, gb = KERN_R32 * nb * sizeof(block_q1_0);
+    for (size_t g = 0; g * KERN_R32 < rows; g++)
+        repack_q1_0_group(w, rows, g * KERN_R32, nb, (unsigned char *)out + g * gb);
+    return 0;
+}
+
+int kern_act_use_layout(kern_act *a, kern_layout l)
+{
+    if (l == KERN_LAYOUT_FILE)
+        return 0;
+    if (!kern_layout_fits(l, a->fmt, a->cols))
+        return fail(EINVAL);
+    if (a->lut && a->layout == l)
+        return 0;
+    free(a->lut);
+    a->lut = calloc(a->cap * a->cols * 4, sizeof(int16_t));
+    a->layout = a->lut ? l : KERN_LAYOUT_FILE;
+    return a->lut ? 0 : fail(ENOMEM);
+}
+
+void kern_repack_act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
+{
+    const int8_t *q = kern_act_qs(a, m);
+    int16_t *t = a->lut + m * a->cols * 4;
+    for (size_t g = b0 * (QK8_0 / 4); g < b1 * (QK8_0 / 4); g++) {
+        int16_t *e = t + 16 * g;
+        const int8_t *x = q + 4 * g;
+        e[0] = (int16_t)(-x[0] - x[1] - x[2] - x[3]);
+        for (int i = 0; i < 4; i++) /* setting bit i turns -x[i] into +x[i] */
+            for (int n = 0; n < (1 << i); n++)
+                e[n | (1 << i)] = (int16_t)(e[n] + 2 * x[i]);
+    }
+}
+
+kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want)
+{
+    if (l == KERN_LAYOUT_FILE)
+        return kern_matvec_isa(f, want);
+    if (!kern_layout_get(l) || kern_layouts[l].fmt != f || !kern_isa_supported(want))
+        return KERN_ISA_COUNT;
+    unsigned have = 0;
+    for (int i = 0; i < KERN_ISA_COUNT; i++)
+        if (kern_group_fns[l][i])
+            have |= kern_isa_bit((kern_isa)i);
+    return kern_isa_pick(want, have);
+}
+
+int kern_repack_job_check(const kern_job *job)
+{
+    const kern_act *a = job->act;
+    if (!kern_layout_fits(job->layout, job->fmt, a->cols) || a->layout != job->layout || !a->lut)
+        return fail(EINVAL);
+    return kern_repack_isa(job->layout, job->fmt, job->variant) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
+}
+
+void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
+{
+    const kern_act *a = job->act;
+    kern_group_fn fn = kern_group_fns[job->layout][kern_repack_isa(job->layout, job->fmt, job->variant)];
+    size_t rows = (size_t)kern_layouts[job->layout].rows;
+    size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
+    const char *w = job->w;
+    float t[KERN_R32];
+    for (size_t g = r0 / rows; g * rows < r1; g++) {
+        size_t lo = g * rows > r0 ? g * rows : r0, hi = g * rows + rows < r1 ? g * rows + rows : r1;
+        for (size_t m = 0; m < a->batch; m++) {
+            fn(w + g * gb, a, m, t);
+            memcpy(job->y + m * job->ldy + lo, t + (lo - g * rows), (hi - lo) * sizeof(float));
+        }
+    }
+}
+
+/* The reference's arithmetic (kern_scalar.c's dot_q1_0) on each row's bytes, gathered back from the group. */
+void kern_group_q1_0_r32lut_scalar(const char *w, const kern_act *a, size_t m, float *y)
+{
+    const block_q8_0 *xb = kern_act_q8(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK1_0;
+    for (size_t r = 0; r < KERN_R32; r++) {
+        size_t word = 2 * (r % 16) + r / 16;
+        float sum = 0.0f;
+        for (size_t b = 0; b < nb; b++) {
+            const unsigned char *blk = (const unsigned char *)w + b * KERN_R32_BLOCK_BYTES;
+            kern_half d;
+            uint8_t qs[QK1_0 / 8];
+            memcpy(&d, blk + 2 * r, 2);
+            for (size_t j = 0; j < 8; j++)
+                memcpy(qs + 2 * j, blk + 64 + 64 * j + 2 * word, 2);
+            float dw = kern_h2f(d);
+            for (int k = 0; k < QK1_0 / QK8_0; k++) {
+                const block_q8_0 *x = &xb[b * (QK1_0 / QK8_0) + k];
+                int sumi = 0;
+                for (int j = 0; j < QK8_0; j++) {
+                    int e = k * QK8_0 + j;
+                    sumi += (qs[e / 8] >> (e % 8)) & 1 ? x->qs[j] : -x->qs[j];
+                }
+                sum += (float)sumi * (dw * dx[b * (QK1_0 / QK8_0) + k]);
+            }
+        }
+        y[r] = sum;
+    }
+}

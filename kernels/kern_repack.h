@@ -1,0 +1,37 @@
+/* kern_repack.h — weights re-laid at load from the file's blocks (kern_layout.h names the layouts), so that a
+ * format whose file layout is ALU-bound streams faster; every result is bit for bit the scalar reference's dot
+ * of the file's blocks (kern_scalar.c), whatever ISA runs it.
+ *
+ * q1_0_r32lut: q1_0's blocks of 32 rows interleaved, block by block. For a group of 32 rows and block b (weights
+ * 128b .. 128b + 127 of every row) 576 bytes: the 32 rows' d (halves, rows in order), then 8 x 64 bytes, chunk j
+ * (j < 8) holding weights 16j .. 16j + 15 of every row as 32 words: word 2i is row i's bytes qs[2j], qs[2j + 1],
+ * word 2i + 1 row 16 + i's. The same bytes as the file's 32 rows, only moved. A group is one sequential stream,
+ * and its kernels read a row's four weights of a nibble as an index: the activation is turned into tables
+ * (kern_act.lut: for every 4 activation values, the 16 signed sums +-x0 +-x1 +-x2 +-x3), and one 32-word table
+ * look-up adds 4 weights x 32 rows, where the file's kernels spend two instructions per 64 weights on the bits.
+ *
+ * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
+ * (before kern_act_set); then a kern_job with .layout set and .w at the repacked matrix. A job's rows may start
+ * anywhere (a group is computed whole, only its asked rows written); its .w is the group holding its row 0, which
+ * must be a group's first row. Errors as kern.h's. */
+#ifndef KERN_REPACK_H
+#define KERN_REPACK_H
+
+#include "kern.h"
+
+/* Whether layout l holds weights of format f at cols columns (file: always, for a known format). */
+bool kern_layout_fits(kern_layout l, kern_format f, size_t cols);
+/* Bytes of the repacked form of rows x cols weights of format f: rows rounded up to whole groups (padding rows
+ * are zero weights). 0 when the layout does not fit. For file, kern_format_matrix_bytes. */
+uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t cols);
+/* Re-lays rows x cols weights w (the file's blocks, rows back to back) into out (kern_repack_bytes of them).
+ * 0, or -1 with errno EINVAL (the layout does not fit f and cols, or l is file: nothing to do). */
+int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out);
+/* Readies activation a to feed layout l (allocating its tables; file needs nothing). 0, or -1 with errno EINVAL
+ * (l does not take a's format) or ENOMEM. Call before kern_act_set; a's later sets fill the tables. */
+int kern_act_use_layout(kern_act *a, kern_layout l);
+/* The ISA whose kernel runs for layout l when want is asked for (want's own, else the best below it that has
+ * one: kern_isa_pick); KERN_ISA_COUNT when want cannot run here. For file, kern_matvec_isa's answer. */
+kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want);
+
+#endif

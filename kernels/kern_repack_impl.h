@@ -1,0 +1,26 @@
+/* kern_repack_impl.h — the repacked layouts' internals shared by the kernel files (kern_repack.h is the public
+ * side): the per-ISA kernels of a group and the hooks kern_act.c and kern_matvec.c call. Not public. */
+#ifndef KERN_REPACK_IMPL_H
+#define KERN_REPACK_IMPL_H
+
+#include "kern_repack.h"
+
+#define KERN_R32 32                          /* rows in a q1_0_r32lut group */
+#define KERN_R32_BLOCK_BYTES (KERN_R32 * 18) /* one block of every row of a group: 32 d, then 8 x 64 bytes */
+
+/* One group of 32 rows against activation row m: y[r] = the dot of the group's row r (y: 32 floats, padding
+ * rows included). w: the group's first byte. */
+typedef void (*kern_group_fn)(const char *w, const kern_act *a, size_t m, float *y);
+
+void kern_group_q1_0_r32lut_scalar(const char *w, const kern_act *a, size_t m, float *y);
+#if defined(__x86_64__)
+void kern_group_q1_0_r32lut_avx512(const char *w, const kern_act *a, size_t m, float *y);
+#endif
+
+/* kern_act.c's set_lanes: fills the tables of blocks b0..b1 (activation blocks) of row m from its quants. */
+void kern_repack_act_tables(kern_act *a, size_t m, size_t b0, size_t b1);
+/* kern_job_check's and kern_job_rows's work for a job whose layout is not the file's. */
+int kern_repack_job_check(const kern_job *job);
+void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1);
+
+#endif

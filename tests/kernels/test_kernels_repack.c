@@ -1,0 +1,213 @@
+/* test_kernels_repack.c — the repacked layouts (kern_repack.h): every ISA's kernel on the re-laid weights gives
+ * the scalar reference's bits on the file's blocks (rows no multiple of a group, a batch, a pool splitting rows
+ * anywhere, activations set in slices), the bytes it takes, and the jobs it refuses. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "kern_repack.h"
+#include "kern_test_util.h"
+
+/* The scalar reference on the file's blocks (the oracle), batch rows of y (ldy = rows). */
+static float *reference(kern_format f, const void *w, size_t rows, const kern_act *a)
+{
+    float *y = malloc(a->batch * rows * sizeof(float) + 1);
+    kern_job job = { .fmt = f, .variant = KERN_ISA_SCALAR, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
+    cr_assert_eq(kern_run(&job), 0);
+    return y;
+}
+
+static void *repacked(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols)
+{
+    size_t bytes = (size_t)kern_repack_bytes(l, f, rows, cols);
+    cr_assert_gt(bytes, 0);
+    void *out = malloc(bytes);
+    cr_assert_eq(kern_repack(l, f, w, rows, cols, out), 0);
+    return out;
+}
+
+/* Every ISA this CPU runs, on layout l: the reference's bits, whole and from a row that starts mid-group. */
+static void check_layout(kern_layout l, kern_format f, size_t rows, size_t cols, size_t batch, uint64_t seed)
+{
+    kt_rng r = { .s = seed };
+    void *w = kt_weights(&r, f, rows, cols);
+    float *x = kt_floats(&r, batch * cols, -1.0f, 1.0f);
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, f, cols, batch), 0);
+    cr_assert_eq(kern_act_use_layout(&a, l), 0);
+    cr_assert_eq(kern_act_set(&a, x, batch), 0);
+    float *ref = reference(f, w, rows, &a), *y = malloc(batch * rows * sizeof(float) + 1);
+    void *rw = repacked(l, f, w, rows, cols);
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
+            continue;
+        memset(y, 0xff, batch * rows * sizeof(float));
+        kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y, .ldy = rows,
+                         .layout = l };
+        cr_assert_eq(kern_run(&job), 0, "%s on %s refused", kern_layout_names[l], kern_isa_name((kern_isa)v));
+        for (size_t i = 0; i < batch * rows; i++)
+            cr_assert(memcmp(&y[i], &ref[i], sizeof(float)) == 0,
+                      "%s/%s (kernel %s) rows %zu cols %zu batch %zu: row %zu of activation %zu: %.9g, reference %.9g",
+                      kern_layout_names[l], kern_isa_name((kern_isa)v),
+                      kern_isa_name(kern_repack_isa(l, f, (kern_isa)v)), rows, cols, batch, i % rows, i / rows, y[i],
+                      ref[i]);
+        /* rows 5.. only: the first group computed whole, its first five rows not written */
+        if (rows > 5) {
+            memset(y, 0xff, batch * rows * sizeof(float));
+            kern_job_rows(&job, 5, rows);
+            for (size_t i = 0; i < batch * rows; i++) {
+                uint32_t bits;
+                memcpy(&bits, &y[i], 4);
+                if (i % rows < 5)
+                    cr_assert_eq(bits, 0xffffffffu, "row %zu outside 5..%zu written", i % rows, rows);
+                else
+                    cr_assert(memcmp(&y[i], &ref[i], 4) == 0, "row %zu of a job from row 5", i % rows);
+            }
+        }
+    }
+    free(rw);
+    free(y);
+    free(ref);
+    kern_act_free(&a);
+    free(x);
+    free(w);
+}
+
+Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
+{
+    const size_t rows[] = { 1, 31, 32, 33, 70 }, cols[] = { 128, 384, 4096 };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        for (size_t j = 0; j < sizeof cols / sizeof *cols; j++)
+            check_layout(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, rows[i], cols[j], 1, 100 + 10 * i + j);
+    check_layout(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 45, 512, 3, 7); /* a batch */
+}
+
+/* Extreme activations: every quant +-127 (a table entry of +-508, an activation block's sum +-4064, the int16
+ * sums' widest), and every weight bit one way. */
+Test(kern_repack, q1_0_r32lut_extremes)
+{
+    size_t rows = 32, cols = 256, rb = kt_row_bytes(KERN_Q1_0, cols);
+    block_q1_0 *w = malloc(rows * rb);
+    for (size_t i = 0; i < rows * (cols / QK1_0); i++) {
+        w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
+        memset(w[i].qs, (i / (cols / QK1_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
+    }
+    float x[256];
+    for (size_t i = 0; i < cols; i++)
+        x[i] = i % 64 < 32 ? 1.0f : -1.0f;
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q1_0_R32LUT), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    cr_assert_eq(a.lut[15], 508, "all four bits set on quants of 127");
+    float *ref = reference(KERN_Q1_0, w, rows, &a), y[32];
+    void *rw = repacked(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, cols);
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
+            continue;
+        kern_job job = { .fmt = KERN_Q1_0, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y,
+                         .layout = KERN_LAYOUT_Q1_0_R32LUT };
+        cr_assert_eq(kern_run(&job), 0);
+        cr_assert(memcmp(y, ref, sizeof y) == 0, "%s: row 1 %.9g, reference %.9g", kern_isa_name((kern_isa)v),
+                  y[1], ref[1]);
+    }
+    free(rw);
+    free(ref);
+    kern_act_free(&a);
+    free(w);
+}
+
+/* A pool splitting rows anywhere (static shares, claims of 1 and 7 rows) and an activation set in slices, as the
+ * decode does: the same bits as one thread. */
+Test(kern_repack, pool_and_slices_keep_the_bits)
+{
+    size_t rows = 77, cols = 512;
+    kt_rng r = { .s = 9 };
+    void *w = kt_weights(&r, KERN_Q1_0, rows, cols);
+    float *x = kt_floats(&r, cols, -1.0f, 1.0f);
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q1_0_R32LUT), 0);
+    a.batch = 1;
+    cr_assert_eq(kern_act_set_cols(&a, x, 1, 256, 512), 0);
+    cr_assert_eq(kern_act_set_cols(&a, x, 1, 0, 256), 0);
+    float *ref = reference(KERN_Q1_0, w, rows, &a), y[77];
+    void *rw = repacked(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, cols);
+    kern_job job = { .fmt = KERN_Q1_0, .variant = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y,
+                     .layout = KERN_LAYOUT_Q1_0_R32LUT };
+    pool_config cfg = pool_config_default();
+    cfg.threads = 3;
+    pool *p = pool_create(&cfg);
+    cr_assert_not_null(p);
+    const size_t chunks[] = { 0, 1, 7 };
+    for (size_t k = 0; k < 3; k++) {
+        memset(y, 0xff, sizeof y);
+        cr_assert_eq(kern_run_pool(p, chunks[k], &job), 0);
+        cr_assert(memcmp(y, ref, sizeof y) == 0, "chunk %zu differs from the reference", chunks[k]);
+    }
+    pool_destroy(p);
+    free(rw);
+    free(ref);
+    kern_act_free(&a);
+    free(x);
+    free(w);
+}
+
+Test(kern_repack, names_bytes_and_fit)
+{
+    kern_layout l;
+    cr_assert_eq(kern_layout_parse("q1_0_r32lut", &l), 0);
+    cr_assert_eq(l, KERN_LAYOUT_Q1_0_R32LUT);
+    cr_assert_eq(kern_layout_parse("file", &l), 0);
+    cr_assert_eq(l, KERN_LAYOUT_FILE);
+    cr_assert_eq(kern_layout_parse("q1_0_x", &l), -1);
+    cr_assert_eq(kern_layout_get(KERN_LAYOUT_Q1_0_R32LUT)->rows, 32);
+    cr_assert_null(kern_layout_get(KERN_LAYOUT_COUNT));
+    cr_assert(kern_layout_fits(KERN_LAYOUT_FILE, KERN_Q8_0, 64));
+    cr_assert_not(kern_layout_fits(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q4_0, 128));
+    cr_assert_not(kern_layout_fits(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 64));
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 64, 256), 64 * 36, "whole groups: the file's");
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 33, 256), 64 * 36, "rounded up to groups");
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_FILE, KERN_Q1_0, 33, 256), 33 * 36);
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q1_0_R32LUT, KERN_TQ2_0, 32, 256), 0);
+    cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, KERN_ISA_SCALAR), KERN_ISA_SCALAR);
+    cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q4_0, KERN_ISA_SCALAR), KERN_ISA_COUNT);
+}
+
+Test(kern_repack, refused_jobs)
+{
+    size_t cols = 128;
+    kt_rng r = { .s = 3 };
+    void *w = kt_weights(&r, KERN_Q1_0, 2, cols);
+    float *x = kt_floats(&r, cols, -1.0f, 1.0f), y[2];
+    void *rw = repacked(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, 2, cols);
+    cr_assert_eq(kern_repack(KERN_LAYOUT_FILE, KERN_Q1_0, w, 2, cols, rw), -1, "file is no repacking");
+    cr_assert_eq(errno, EINVAL);
+    cr_assert_eq(kern_repack(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q4_0, w, 2, cols, rw), -1);
+    kern_act a, a4;
+    cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    kern_job job = { .fmt = KERN_Q1_0, .variant = KERN_ISA_SCALAR, .w = rw, .rows = 2, .act = &a, .y = y,
+                     .layout = KERN_LAYOUT_Q1_0_R32LUT };
+    cr_assert_eq(kern_run(&job), -1, "an activation without the tables");
+    cr_assert_eq(errno, EINVAL);
+    cr_assert_eq(kern_act_init(&a4, KERN_Q4_0, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a4, KERN_LAYOUT_Q1_0_R32LUT), -1, "q1_0's tables for a q4_0 activation");
+    cr_assert_eq(errno, EINVAL);
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q1_0_R32LUT), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    cr_assert_eq(kern_run(&job), 0);
+    job.layout = KERN_LAYOUT_COUNT;
+    cr_assert_eq(kern_run(&job), -1, "an unknown layout");
+    job.layout = KERN_LAYOUT_Q1_0_R32LUT;
+    if (kt_isa_lacking() < KERN_ISA_COUNT) {
+        job.variant = kt_isa_lacking();
+        cr_assert_eq(kern_run(&job), -1);
+        cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.variant));
+    }
+    kern_act_free(&a4);
+    kern_act_free(&a);
+    free(rw);
+    free(x);
+    free(w);
+}
