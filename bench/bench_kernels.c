@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "kern_repack.h"
 #include "pb_cli.h"
 #include "pb_harness.h"
 #include "pb_kernels_report.h"
@@ -18,7 +19,7 @@
 #define PROG "bench_kernels"
 
 typedef struct kb_opts {
-    pb_list formats, variants, levels, threads, batches;
+    pb_list formats, variants, levels, threads, batches, layouts;
     long cols, l2_kib, l3_kib;
     double budget_ms;
     const char *emulate;
@@ -55,6 +56,11 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
           .dflt = "every variant this CPU runs", .env = "POOLBENCH_KERNEL" },
         { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kbench_level_names,
           .metavar = "LIST", .help = "working sets: l2 (half an L2 per thread), l3 (half an L3), dram", .dflt = "all" },
+        { .name = "layout", .kind = PB_OPT_CHOICES, .dest = &o->layouts, .choices = kern_layout_names,
+          .metavar = "LIST",
+          .help = "weight layouts: file (the format's blocks as stored), q1_0_r32lut (q1_0 repacked at load: 32 rows "
+                  "interleaved, looked up by 4-weight tables); each format runs those that fit it",
+          .dflt = "all" },
         PB_OPT_THREADS(&o->threads, "", "1 and every PU"),
         { .name = "batch", .kind = PB_OPT_LIST, .dest = &o->batches, .min = 1, .max = KERN_BATCH_MAX,
           .metavar = "LIST", .help = "activation rows per weight pass (1 = matvec)",
@@ -133,7 +139,8 @@ static int kb_defaults(kb_ctx *c)
 
     pb_kbr_plan *p = &c->plan;
     *p = (pb_kbr_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
-                        .threads = &o->threads, .batches = &o->batches, .cols = (size_t)o->cols,
+                        .threads = &o->threads, .batches = &o->batches, .layouts = &o->layouts,
+                        .cols = (size_t)o->cols,
                         .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kbr_write_row,
                         .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL,
                         .counters = o->counters ? &c->counters : NULL,

@@ -36,6 +36,8 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
         [PB_KERNELS_ghz_after].d = r->ghz_after, [PB_KERNELS_cycles_per_block].d = kbr_cycles_per_block(r),
         [PB_KERNELS_counters].s = r->counters, [PB_KERNELS_ipc].d = r->ipc,
         [PB_KERNELS_why].s = r->why, [PB_KERNELS_stream].s = r->stream,
+        [PB_KERNELS_layout].s = kern_layout_names[r->pt.layout], [PB_KERNELS_repack_ms].d = r->repack_ms,
+        [PB_KERNELS_layout_bytes].u = r->layout_bytes,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }
@@ -55,16 +57,17 @@ static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
 
 static void kbr_print_points(FILE *f, const pb_kbr_run *run)
 {
-    fprintf(f, "\n%-6s %-10s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "level", "thr",
-            "batch", "MiB", "GB/s", "(min-max)", "+act", "Gop/s", "ns/row", "x_read");
+    fprintf(f, "\n%-6s %-10s %-11s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "layout",
+            "level", "thr", "batch", "MiB", "GB/s", "(min-max)", "+act", "Gop/s", "ns/row", "x_read");
     for (int i = 0; i < run->nrows; i++) {
         const pb_kbr_row *r = &run->rows[i];
         bool noisy = r->r.gbps.spread > PB_NOISY_SPREAD;
         char ratio[16] = "-";
         if (!isnan(r->read_gbps))
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
-        fprintf(f, "%-6s %-10s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
-                kern_format_names[r->pt.fmt], kern_isa_name(r->pt.variant), pb_kbench_level_names[r->pt.level],
+        fprintf(f, "%-6s %-10s %-11s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
+                kern_format_names[r->pt.fmt], kern_isa_name(r->pt.variant), kern_layout_names[r->pt.layout],
+                pb_kbench_level_names[r->pt.level],
                 r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
                 r->r.gbps_act.median, r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
     }
@@ -77,36 +80,54 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
             run->read_kern ? run->read_kern->name : "-");
 }
 
-/* One (format, variant) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
+/* One (format, variant, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
 static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run, kern_format fmt,
-                                    kern_isa v)
+                                    kern_isa v, kern_layout lay)
 {
-    fprintf(f, "%-6s %-10s", kern_format_names[fmt], kern_isa_name(v));
+    fprintf(f, "%-6s %-10s %-11s", kern_format_names[fmt], kern_isa_name(v), kern_layout_names[lay]);
     for (int l = 0; l < p->levels->n; l++) {
-        const pb_kbr_row *r = pb_kbr_find(run, fmt, v, (pb_kbench_level)p->levels->v[l], 1, 1);
+        const pb_kbr_row *r = pb_kbr_find(run, fmt, v, lay, (pb_kbench_level)p->levels->v[l], 1, 1);
         if (r)
             fprintf(f, " %8.2f %8.2f", r->r.gbps.median, r->r.gbps_act.median);
         else
             fprintf(f, " %8s %8s", "-", "-");
     }
-    const pb_kbr_row *d = pb_kbr_find(run, fmt, v, PB_KB_DRAM, 1, 1);
+    const pb_kbr_row *d = pb_kbr_find(run, fmt, v, lay, PB_KB_DRAM, 1, 1);
     if (d && !isnan(d->read_gbps))
         fprintf(f, " %7.0f%%", 100 * d->r.gbps.median / d->read_gbps);
     fprintf(f, "\n");
+}
+
+/* The repacked layouts' cost at load: the largest matrix each was made for, and the time it took. */
+static void kbr_print_repacks(FILE *f, const pb_kbr_run *run)
+{
+    for (int k = 1; k < KERN_LAYOUT_COUNT; k++) {
+        const pb_kbr_row *big = NULL;
+        for (int i = 0; i < run->nrows; i++)
+            if (run->rows[i].pt.layout == (kern_layout)k && (!big || run->rows[i].layout_bytes > big->layout_bytes))
+                big = &run->rows[i];
+        if (big)
+            fprintf(f, "repacked at load: %s, %.1f MiB in %.1f ms (%.2f GB/s), a copy beside the file's\n",
+                    kern_layout_names[k], (double)big->layout_bytes / MIB, big->repack_ms,
+                    (double)big->layout_bytes / (big->repack_ms * 1e6));
+    }
 }
 
 void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
 {
     kbr_print_sizes(f, p);
     kbr_print_points(f, run);
-    fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-10s", "format", "variant");
+    fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-10s %-11s", "format", "variant", "layout");
     for (int l = 0; l < p->levels->n; l++)
         fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->variants->n; v++)
-            if (pb_kbr_measures(p, (kern_format)p->formats->v[i], v))
-                kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v]);
+            for (int l = 0; l < pb_kbr_layouts(p); l++)
+                if (pb_kbr_measures_layout(p, (kern_format)p->formats->v[i], v, l))
+                    kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v],
+                                            pb_kbr_layout(p, l));
+    kbr_print_repacks(f, run);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {
         double ns = run->act_ns[p->formats->v[i]]; /* 0: the run stopped before this format */

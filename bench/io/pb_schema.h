@@ -171,7 +171,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(counters, TEXT, "%s", "", NONE, "--counters: name=count of the caller's thread over the point, or name=unsupported(why)") \
     X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread (empty: not both counted)") \
     X(why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                                    \
-    X(stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)
+    X(stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                              \
+    X(layout, TEXT, "%s", "", NONE, "the weights' layout: file, or the name of one repacked at load")             \
+    X(repack_ms, REAL, "%.3f", "ms", OPTIONAL, "time to repack the matrix into that layout (empty: file)")         \
+    X(layout_bytes, U64, "%llu", "B", OPTIONAL, "bytes the matrix takes in that layout")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -580,7 +583,7 @@ void pb_schema_markdown(FILE *f);
 #define PB_DISPATCH_FIGS(F) F(ns) F(ratio_to_rt) F(ratio_to_omp) F(x_tightest_rt) F(x_spin) F(ns_p99)
 
 #define PB_KERNEL_ATTRS(A, D)                                                                                       \
-    A(KERNELS, format) A(KERNELS, variant) A(KERNELS, level) A(KERNELS, threads) A(KERNELS, batch)
+    A(KERNELS, format) A(KERNELS, variant) A(KERNELS, level) A(KERNELS, threads) A(KERNELS, batch) A(KERNELS, layout)
 #define PB_KERNEL_FIGS(F) F(gbps) F(x_floor) F(gops)
 
 #define PB_OVERLAP_ATTRS(A, D) A(OVERLAP, mode) A(OVERLAP, ratio)

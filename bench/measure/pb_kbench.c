@@ -54,6 +54,7 @@ int pb_kbench_buf_init(pb_kbench_buf *b, size_t cap)
 
 void pb_kbench_buf_free(pb_kbench_buf *b)
 {
+    free(b->rp);
     free(b->mem);
     memset(b, 0, sizeof *b);
 }
@@ -80,7 +81,44 @@ size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t b
     b->fmt = f;
     b->cols = cols;
     b->filled = rows * rb;
+    b->rp_rows = 0; /* the repacked copy was of other rows */
     return rows;
+}
+
+int pb_kbench_buf_repack(pb_kbench_buf *b, kern_layout l, size_t rows)
+{
+    if (l == KERN_LAYOUT_FILE)
+        return 0;
+    size_t rb = row_bytes(b->fmt, b->cols), bytes = (size_t)kern_repack_bytes(l, b->fmt, rows, b->cols);
+    if (bytes == 0 || rb == 0 || rows * rb > b->filled) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (b->rp_layout == l && b->rp_rows >= rows)
+        return 0;
+    if (bytes > b->rp_cap) {
+        free(b->rp);
+        size_t cap = (bytes + PB_KB_HUGE - 1) / PB_KB_HUGE * PB_KB_HUGE;
+        b->rp_cap = 0;
+        if (!(b->rp = aligned_alloc(PB_KB_HUGE, cap)))
+            return -1;
+        (void)madvise(b->rp, cap, MADV_HUGEPAGE);
+        memset(b->rp, 0, cap); /* paged in before the repack is timed: a load repacks into memory it has */
+        b->rp_cap = cap;
+    }
+    uint64_t t0 = pb_now_ns();
+    if (kern_repack(l, b->fmt, b->mem, rows, b->cols, b->rp) != 0)
+        return -1;
+    b->repack_ms = (double)(pb_now_ns() - t0) / 1e6;
+    b->rp_layout = l;
+    b->rp_rows = rows;
+    return 0;
+}
+
+/* rows rounded down to whole groups of g, at least one group (the caller keeps it within the matrix). */
+static size_t whole_groups(size_t rows, size_t g)
+{
+    return rows >= g ? rows / g * g : g;
 }
 
 /* The activation a call quantizes first, when a sample includes it: x's batch rows with isa's quantizer. */
@@ -120,11 +158,16 @@ static void touch(const char *p, size_t n)
 int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out)
 {
     size_t rb = row_bytes(pt->fmt, pt->cols);
+    const kern_layout_info *li = kern_layout_get(pt->layout);
+    size_t g = li ? (size_t)li->rows : 1; /* a window starts and ends on whole groups */
+    bool repacked = pt->layout != KERN_LAYOUT_FILE;
     if (rb == 0 || pt->rows == 0 || pt->rows * rb > b->filled || b->fmt != pt->fmt || pt->batch < 1 ||
-        pt->batch > KERN_BATCH_MAX || pt->min_samples < 1 || pt->max_samples < pt->min_samples) {
+        pt->batch > KERN_BATCH_MAX || pt->min_samples < 1 || pt->max_samples < pt->min_samples || !li ||
+        (repacked && (b->rp_layout != pt->layout || b->rp_rows < pt->rows || pt->rows % g != 0))) {
         errno = EINVAL;
         return -1;
     }
+    const char *mem = repacked ? b->rp : b->mem;
     /* l3, dram: windows of at most cap rows walk through the matrix; l2: the whole matrix each sample */
     bool windows = pt->level != PB_KB_L2;
     size_t threads = pt->pool ? (size_t)pool_threads(pt->pool) : 1;
@@ -132,9 +175,9 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     if (windows) {
         size_t half = pt->rows / 2 > 0 ? pt->rows / 2 : 1;
         cap = pt->window_bytes / rb > 0 ? pt->window_bytes / rb : 1;
-        cap = cap < half ? cap : half;
+        cap = whole_groups(cap < half ? cap : half, g);
     }
-    size_t n = windows ? (cap < 64 * threads ? cap : 64 * threads) : pt->rows;
+    size_t n = windows ? whole_groups(cap < 64 * threads ? cap : 64 * threads, g) : pt->rows;
     kern_act act;
     float *x = malloc((size_t)pt->batch * pt->cols * sizeof(float));
     float *y = malloc((size_t)pt->batch * cap * sizeof(float));
@@ -144,19 +187,21 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     int rc = -1;
     if (!x || !y || !gbps || !ns || !gbps_act || kern_act_init(&act, pt->fmt, pt->cols, (size_t)pt->batch) != 0)
         goto out_free;
+    if (kern_act_use_layout(&act, pt->layout) != 0)
+        goto out_act;
     fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
     if (kern_act_set_isa(&act, x, (size_t)pt->batch, pt->variant) != 0) /* the point's ISA, as a decode would */
         goto out_act;
     /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
     kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap,
-                     .cached = pt->level != PB_KB_DRAM || pt->no_prefetch };
-    size_t start = windows && pt->start_row + n <= pt->rows ? pt->start_row : 0;
+                     .cached = pt->level != PB_KB_DRAM || pt->no_prefetch, .layout = pt->layout };
+    size_t start = windows && pt->start_row + n <= pt->rows ? pt->start_row / g * g : 0;
 
     if (pt->level != PB_KB_DRAM)
-        touch(b->mem, pt->rows * rb);
+        touch(mem, pt->rows * rb);
     /* Warm-up, untimed in the results: it sizes the passes per sample (l2) or the window (l3, dram) */
     double target = pt->min_sample_us * 1e3;
-    double warm = run_sample(&job, pt->pool, b->mem, rb, start, 1, NULL);
+    double warm = run_sample(&job, pt->pool, mem, rb, start, 1, NULL);
     if (warm < 0)
         goto out_act;
     int passes = 1;
@@ -166,6 +211,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         double want = 2 * target / fmax(warm / (double)n, 1e-3);
         n = want < (double)cap ? (size_t)want : cap;
         n = n < 8 * threads ? (8 * threads < cap ? 8 * threads : cap) : n;
+        n = whole_groups(n, g);
         job.rows = n;
     }
     const requant rq = { .act = &act, .x = x, .batch = (size_t)pt->batch, .isa = pt->variant };
@@ -180,7 +226,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
                 if (start + n > pt->rows)
                     start = 0;
             }
-            if ((t[q] = run_sample(&job, pt->pool, b->mem, rb, start, passes, q ? &rq : NULL)) < 0)
+            if ((t[q] = run_sample(&job, pt->pool, mem, rb, start, passes, q ? &rq : NULL)) < 0)
                 goto out_act;
         }
         ns[k] = t[0];
@@ -199,7 +245,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     out->gops_median = (double)n * (double)pt->cols * pt->batch / per_pass;
     out->ns_per_row = per_pass / (double)n;
     out->rows_per_sample = n * (size_t)passes;
-    out->ran = kern_matvec_isa(pt->fmt, pt->variant);
+    out->ran = kern_repack_isa(pt->layout, pt->fmt, pt->variant);
     out->next_row = windows && start + 2 * n <= pt->rows ? start + n : 0;
     rc = 0;
 out_act:

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "kern.h"
+#include "kern_repack.h"
 #include "pb_memread.h"
 #include "pb_stats.h"
 #include "pool.h"
@@ -41,6 +42,12 @@ typedef struct pb_kbench_buf {
     size_t filled;     /* bytes holding format fmt's rows */
     kern_format fmt;
     size_t cols;
+    /* The same rows re-laid (kern_repack.h), made by pb_kbench_buf_repack; NULL until then. */
+    char *rp;
+    size_t rp_cap;        /* bytes allocated */
+    size_t rp_rows;       /* rows of the filled ones it holds (0: none, or stale after a refill) */
+    kern_layout rp_layout;
+    double repack_ms;     /* what kern_repack took for them, wall clock */
 } pb_kbench_buf;
 
 /* 0, or -1 with errno. Asks for transparent huge pages (madvise), like a memory-floor read would use. */
@@ -48,13 +55,18 @@ int pb_kbench_buf_init(pb_kbench_buf *b, size_t cap);
 void pb_kbench_buf_free(pb_kbench_buf *b);
 /* Makes the first bytes (whole rows of cols) hold format f; returns the rows that fit. */
 size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t bytes);
+/* Makes b's repacked copy hold its first rows filled rows in layout l (timed: repack_ms), paged in before any
+ * timing. 0 (file: nothing to do), or -1 with errno (EINVAL: l does not fit the filled format; ENOMEM). */
+int pb_kbench_buf_repack(pb_kbench_buf *b, kern_layout l, size_t rows);
 
 typedef struct pb_kbench_point {
     kern_format fmt;
     kern_isa variant;
+    kern_layout layout;     /* the weights' layout: file, or the buffer's repacked copy (pb_kbench_buf_repack) */
     pb_kbench_level level;
     size_t cols;
-    size_t rows;            /* rows of the matrix (its bytes are the level's working set) */
+    size_t rows;            /* rows of the matrix (its bytes are the level's working set); a whole number of the
+                             * layout's groups for a repacked one */
     int batch;              /* activation rows, 1..KERN_BATCH_MAX */
     pool *pool;             /* NULL: one thread, the caller */
     size_t window_bytes;    /* l3, dram: most bytes per sample */

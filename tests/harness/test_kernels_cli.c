@@ -83,7 +83,7 @@ static void expect_scalar_l2(const char *header, const char *row)
 {
     (void)header;
     cr_assert(strstr(row, ",scalar,") && strstr(row, ",l2,"), "%s", row);
-    cr_assert(strstr(row, ",forced,off\n"), "--variant named it; in L2 no prefetch runs: %s", row);
+    cr_assert(strstr(row, ",forced,off,file,"), "--variant named it; in L2 no prefetch runs; the file's layout: %s", row);
 }
 
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
@@ -95,7 +95,7 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
                             header, sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
-                             "cycles_per_block,counters,ipc,why,stream\n");
+                             "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
 }
 
@@ -124,7 +124,7 @@ Test(kernels_cli, cycles_per_block_from_the_clock_around_the_point, .timeout = 6
 static void expect_k_quant_speeds(const char *header, const char *row)
 {
     cr_assert(strstr(row, ",q4_K,") || strstr(row, ",q6_K,"), "%s", row);
-    cr_assert(strstr(row, ",all,off\n"), "every variant was run, none named: %s", row);
+    cr_assert(strstr(row, ",all,off,file,"), "every variant was run, none named: %s", row);
     static const char *const speeds[] = { "gbps_median", "gbps_act_median" };
     for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
         int col = csv_column(header, speeds[i]);
@@ -172,7 +172,8 @@ static void expect_avx512_rows(const char *header, const char *row)
 
 /* A variant whose table lacks a format runs the best one below it; when that one is measured in the same run, the
  * format is measured once, under the variant that ran: avx512gfni has q1_0 but not q8_0, so --variant
- * avx512,avx512gfni gives one q8_0 row (avx512) and two q1_0 rows. */
+ * avx512,avx512gfni gives one q8_0 row (avx512) and two q1_0 rows in the file's layout; q1_0_r32lut has an avx512
+ * kernel only, so one repacked row (avx512gfni's would be it again). */
 Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
 {
     if (!kern_isa_supported(KERN_ISA_AVX512GFNI)) {
@@ -184,7 +185,7 @@ Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
                             "--format q8_0,q1_0 --variant avx512,avx512gfni --level l2 --threads 1 --batch 1 "
                             "--budget-ms 2 --cols 512 --out out",
                             header, sizeof header, expect_avx512_rows);
-    cr_assert_eq(rows, 3, "q8_0 once (avx512), q1_0 twice");
+    cr_assert_eq(rows, 4, "q8_0 once (avx512), q1_0 twice in the file's layout, once repacked");
 }
 
 /* --counters: the software event counts everywhere perf_event_open works; cycles and instructions count where the
@@ -210,4 +211,27 @@ Test(kernels_cli, counters_record_what_counted_and_what_is_unsupported, .timeout
                             "--budget-ms 2 --cols 512 --counters cycles,instructions,task-clock --out out", header,
                             sizeof header, expect_counted);
     cr_assert_eq(rows, 1);
+}
+
+/* A repacked row: its layout named, the time its copy took to make and the bytes it holds (the file's, for whole
+ * groups of rows). */
+static void expect_repacked_row(const char *header, const char *row)
+{
+    cr_assert(strstr(row, ",q1_0,scalar,") && strstr(row, ",q1_0_r32lut,"), "%s", row);
+    int ms = csv_column(header, "repack_ms"), bytes = csv_column(header, "layout_bytes"),
+        fb = csv_column(header, "bytes");
+    cr_assert(ms >= 0 && bytes >= 0 && fb >= 0, "kernels.csv has repack_ms, layout_bytes and bytes");
+    cr_assert_gt(csv_number(row, ms), 0, "repack_ms of %s", row);
+    cr_assert_eq(csv_number(row, bytes), csv_number(row, fb), "whole groups: the file's bytes: %s", row);
+}
+
+Test(kernels_cli, a_repacked_layout_has_its_row, .timeout = 60)
+{
+    char header[512];
+    int rows = kernels_rows("pbkr",
+                            "--format q1_0 --variant scalar --layout q1_0_r32lut --level l2 --l2-kib 64 --threads 1 "
+                            "--batch 1 --budget-ms 2 --cols 512 --out out",
+                            header, sizeof header, expect_repacked_row);
+    cr_assert_eq(rows, 1, "only the layout asked for");
+    expect_refused(NULL, "--layout q1_0_x9", "--layout");
 }

@@ -128,9 +128,15 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     pt.min_sample_us = pt.level == PB_KB_DRAM ? 1000 : p->quick ? 100 : 200;
     row->pt = pt;
     row->bytes = kern_format_matrix_bytes(pt.fmt, pt.rows, pt.cols);
-    char what[64];
-    snprintf(what, sizeof what, "%s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
-             kern_isa_name(pt.variant), pb_kbench_level_names[pt.level], threads, pt.batch);
+    row->layout_bytes = kern_repack_bytes(pt.layout, pt.fmt, pt.rows, pt.cols);
+    if (pb_kbench_buf_repack(buf, pt.layout, pt.rows) != 0)
+        return pb_errf(err, errlen, "%s: repacking %zu rows: %s", kern_layout_names[pt.layout], pt.rows,
+                       strerror(errno));
+    row->repack_ms = pt.layout == KERN_LAYOUT_FILE ? NAN : buf->repack_ms;
+    char what[80];
+    snprintf(what, sizeof what, "%s %s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
+             kern_isa_name(pt.variant), kern_layout_names[pt.layout], pb_kbench_level_names[pt.level], threads,
+             pt.batch);
     pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
     row->ghz_before = pb_poolclock_ghz(pt.pool);
     if (p->counters)
@@ -140,7 +146,7 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     kbr_counters_stop(p, row);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
     row->why = pb_kwhy_names[p->forced ? PB_KWHY_FORCED : PB_KWHY_ALL];
-    row->stream = pt.level == PB_KB_DRAM && kern_matvec_prefetches(pt.fmt, row->r.ran)
+    row->stream = pt.level == PB_KB_DRAM && pt.layout == KERN_LAYOUT_FILE && kern_matvec_prefetches(pt.fmt, row->r.ran)
                       ? kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead)
                       : "off";
     p->row(p->ctx, row);
@@ -159,19 +165,52 @@ bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v)
     return true;
 }
 
-/* Every variant x batch at one (format, level, threads). */
+int pb_kbr_layouts(const pb_kbr_plan *p)
+{
+    return p->layouts && p->layouts->n > 0 ? p->layouts->n : KERN_LAYOUT_COUNT;
+}
+
+kern_layout pb_kbr_layout(const pb_kbr_plan *p, int l)
+{
+    return p->layouts && p->layouts->n > 0 ? (kern_layout)p->layouts->v[l] : (kern_layout)l;
+}
+
+bool pb_kbr_measures_layout(const pb_kbr_plan *p, kern_format fmt, int v, int l)
+{
+    kern_layout lay = pb_kbr_layout(p, l);
+    if (lay == KERN_LAYOUT_FILE)
+        return pb_kbr_measures(p, fmt, v);
+    if (!kern_layout_fits(lay, fmt, p->cols))
+        return false;
+    kern_isa ran = kern_repack_isa(lay, fmt, (kern_isa)p->variants->v[v]);
+    if (ran == (kern_isa)p->variants->v[v])
+        return true;
+    for (int i = 0; i < p->variants->n; i++)
+        if ((kern_isa)p->variants->v[i] == ran)
+            return false;
+    return true;
+}
+
+/* Every variant x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
 static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
                      pb_kbench_level level, int threads, char *err, size_t errlen)
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
     for (int v = 0; v < p->variants->n; v++) {
-        if (!pb_kbr_measures(p, fmt, v))
-            continue;
-        for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
-            pb_kbench_point pt = { .fmt = fmt, .variant = (kern_isa)p->variants->v[v], .level = level,
-                                   .cols = p->cols, .rows = rows, .batch = (int)p->batches->v[b] };
-            if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
-                return -1;
+        for (int l = 0; l < pb_kbr_layouts(p); l++) {
+            if (!pb_kbr_measures_layout(p, fmt, v, l))
+                continue;
+            kern_layout lay = pb_kbr_layout(p, l);
+            size_t g = (size_t)kern_layout_get(lay)->rows;
+            if (rows < g) /* not one group fits this level */
+                continue;
+            for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
+                pb_kbench_point pt = { .fmt = fmt, .variant = (kern_isa)p->variants->v[v], .layout = lay,
+                                       .level = level, .cols = p->cols, .rows = rows / g * g,
+                                       .batch = (int)p->batches->v[b] };
+                if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
+                    return -1;
+            }
         }
     }
     return 0;
@@ -243,7 +282,10 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
     memset(run, 0, sizeof *run);
     for (int f = 0; f < p->formats->n; f++) /* run->total: 0 from the memset */
         for (int v = 0; v < p->variants->n; v++)
-            run->total += pb_kbr_measures(p, (kern_format)p->formats->v[f], v) ? p->levels->n * nt * p->batches->n : 0;
+            for (int l = 0; l < pb_kbr_layouts(p); l++)
+                run->total += pb_kbr_measures_layout(p, (kern_format)p->formats->v[f], v, l)
+                                  ? p->levels->n * nt * p->batches->n
+                                  : 0;
     run->rows = calloc((size_t)run->total, sizeof *run->rows);
     pool **pools = calloc((size_t)nt, sizeof *pools);
     pb_slices *slices = calloc((size_t)nt, sizeof *slices); /* one per pool: its observer's accounts */
@@ -272,12 +314,13 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
     return rc;
 }
 
-const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, pb_kbench_level level,
-                              int threads, int batch)
+const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, kern_layout layout,
+                              pb_kbench_level level, int threads, int batch)
 {
     for (int i = 0; i < run->nrows; i++) {
         const pb_kbr_row *r = &run->rows[i];
-        if (r->pt.fmt == f && r->pt.variant == v && r->pt.level == level && r->threads == threads &&
+        if (r->pt.fmt == f && r->pt.variant == v && r->pt.layout == layout && r->pt.level == level &&
+            r->threads == threads &&
             r->pt.batch == batch)
             return r;
     }

@@ -37,6 +37,8 @@ typedef struct pb_kbr_row {
     double ipc;                   /* instructions / cycles of the caller's thread (NaN: not both counted) */
     const char *why;   /* pb_kwhy_names: "forced" (--variant, POOLBENCH_KERNEL) or "all" */
     const char *stream; /* the prefetch that ran: "t2" or "nta" (dram, a kernel that prefetches), else "off" */
+    double repack_ms;   /* a repacked layout (pt.layout): the time its copy of the matrix took to make; NaN for file */
+    uint64_t layout_bytes; /* the bytes the layout holds the matrix in (the file's, or the repacked copy's) */
 } pb_kbr_row;
 
 /* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
@@ -48,6 +50,7 @@ typedef struct pb_kbr_sizes {
 /* What to measure: the options, defaults applied (the caller's lists, alive for the run). */
 typedef struct pb_kbr_plan {
     const pb_list *formats, *variants, *levels, *threads, *batches;
+    const pb_list *layouts; /* kern_layout values; each format runs those that fit it (NULL or none: every one) */
     size_t cols;
     double budget_ms;
     bool quick;
@@ -84,10 +87,16 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
  * the plan too, which measures that kernel under its own name (avx512gfni has only the sub-byte formats: its q8_0
  * is avx512's). pb_kbr_run_all measures by it, and the console's roofline lists by it. */
 bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v);
+/* The same for layout number l of the plan's layouts (pb_kbr_layout): false where it does not fit fmt, or where
+ * the ISA that would run it (kern_repack_isa) is measured under its own name. */
+bool pb_kbr_measures_layout(const pb_kbr_plan *p, kern_format fmt, int v, int l);
+/* The plan's layouts: how many, and number l. */
+int pb_kbr_layouts(const pb_kbr_plan *p);
+kern_layout pb_kbr_layout(const pb_kbr_plan *p, int l);
 
-/* The row of (f, v, level, threads, batch), NULL when it was not measured. */
-const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, pb_kbench_level level,
-                              int threads, int batch);
+/* The row of (f, v, layout, level, threads, batch), NULL when it was not measured. */
+const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, kern_layout layout,
+                              pb_kbench_level level, int threads, int batch);
 
 void pb_kbr_free(pb_kbr_run *run);
 

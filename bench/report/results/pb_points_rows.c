@@ -324,6 +324,10 @@ static int kernel_row(pb_points *ps, const pb_table *t, size_t r, const void *me
     pb_point *p = ROW_POINT(ps, PB_FAMILY(KERNEL), t, r, KERNELS, attrs);
     if (!p)
         return -1;
+    /* The layout names only a repacked point (file's keep their names; a CSV from before the column is file) */
+    const char *lay = STR(t, r, KERNELS, layout);
+    lay = lay && *lay ? lay : "file";
+    pb_point_attr_add(p, PB_ATTR(KERNEL, layout), lay, strcmp(lay, "file") != 0, false);
     double g = NUM(t, r, KERNELS, gbps_median);
     FIG(p, KERNEL, gbps, g, NUM(t, r, KERNELS, gbps_min), NUM(t, r, KERNELS, gbps_max), PB_BETTER_NONE, NULL);
     kernel_x_floor(p, t, r, mf);
