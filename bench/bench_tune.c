@@ -119,15 +119,15 @@ static int bt_verify(const bt_run *r, char *err, size_t errlen)
 
 static void bt_print(const pb_wisdom *w, FILE *f)
 {
-    fprintf(f, "\n%-7s %7s  %-11s %-10s %9s\n", "format", "threads", "kernel", "prefetch", "GB/s");
+    fprintf(f, "\n%-7s %7s  %-11s %-10s %9s  %s\n", "format", "threads", "kernel", "prefetch", "GB/s", "layout");
     for (int i = 0; i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
-        fprintf(f, "%-7s %7d  %-11s %-10s %9.2f\n", kern_format_names[k->fmt], k->threads, kern_isa_name(k->isa),
+        fprintf(f, "%-7s %7d  %-11s %-10s %9.2f  %s\n", kern_format_names[k->fmt], k->threads, kern_isa_name(k->isa),
                 k->prefetch && w->has_hint ? kern_prefetch_setting_name(w->temporal, w->has_distance ? w->distance
                                                                                                      : KERN_PREFETCH_BYTES)
                 : k->prefetch              ? "on"
                                            : "off",
-                k->gbps);
+                k->gbps, kern_layout_names[k->layout]);
     }
     for (int i = 0; i < w->nreads; i++)
         fprintf(f, "%-7s %7d  %-22s %9.2f\n", "read", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);

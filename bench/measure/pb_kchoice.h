@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "kern.h"
+#include "kern_repack.h"
 #include "pb_wisdom.h"
 
 typedef enum pb_kwhy { PB_KWHY_TUNED, PB_KWHY_RANK, PB_KWHY_FORCED, PB_KWHY_ALL, PB_KWHY_COUNT } pb_kwhy;
@@ -22,6 +23,7 @@ typedef struct pb_kchoice {
     kern_isa isa;  /* kern_job.variant (a format its table lacks runs the one below: kern_matvec_isa) */
     bool prefetch; /* false: kern_job.cached, the kernel's twin without software prefetch */
     pb_kwhy why;
+    kern_layout layout; /* the weights' layout: file, or one repacked at load where wisdom measured it faster */
 } pb_kchoice;
 
 /* What a run chooses from: wisdom (NULL when none was valid), or the ISA the user forced. */

@@ -37,6 +37,19 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
         for (int k = 0; k < 3 && n < max; k++)
             out[n++] = each[k];
     }
+    for (int l = 1; l < KERN_LAYOUT_COUNT; l++) { /* the repacked layouts of f, each distinct kernel once */
+        bool had[KERN_ISA_COUNT] = { false };
+        for (int v = KERN_ISA_COUNT - 1; v >= 0 && kern_layout_get((kern_layout)l)->fmt == f; v--) {
+            if (!kern_isa_supported((kern_isa)v))
+                continue;
+            kern_isa isa = kern_repack_isa((kern_layout)l, f, (kern_isa)v);
+            if (isa >= KERN_ISA_COUNT || had[isa])
+                continue;
+            had[isa] = true;
+            if (n < max)
+                out[n++] = (pb_tune_cand){ .fmt = f, .threads = threads, .isa = isa, .layout = (kern_layout)l };
+        }
+    }
     return n;
 }
 
@@ -222,7 +235,7 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
             continue;
         const pb_tune_cand *c = &pts[i].cand[b];
         pb_wisdom_kernel k = { .fmt = c->fmt, .threads = c->threads, .isa = c->isa, .prefetch = c->prefetch,
-                               .gbps = g };
+                               .gbps = g, .layout = c->layout };
         if (pb_wisdom_put_kernel(w, &k) != 0)
             return pb_errf(err, errlen, "wisdom holds at most %d kernels", PB_WISDOM_MAX_KERNELS);
     }

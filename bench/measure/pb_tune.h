@@ -12,6 +12,8 @@
  * its fastest candidate under that hint and distance (the better ranked on a tie). Then, per thread count, every
  * read kernel of the floor (pb_memread) this CPU runs, under the chosen hint and distance (the 4-stream reads
  * prefetch as the passes do); the fastest is the floor's.
+ * A format with a repacked layout (kern_repack.h) has its kernels as candidates too, after the file's, without
+ * prefetch: wisdom names the layout only where it measured faster (the file's wins a tie).
  *
  * The seam is what makes the choice testable without timing anything: the tests give a table of figures, and a
  * test of the choice asserts what a table implies. bench_tune's seam (pb_tune_measure.h) times the kernels. */
@@ -22,11 +24,12 @@
 #include <stddef.h>
 
 #include "kern.h"
+#include "kern_repack.h"
 #include "pb_memread.h"
 #include "pb_wisdom.h"
 
 #define PB_TUNE_MAX_THREADS 4  /* thread counts a plan may time: 1 and all, and a few between */
-#define PB_TUNE_MAX_CANDS (3 * KERN_ISA_COUNT)
+#define PB_TUNE_MAX_CANDS (3 * KERN_ISA_COUNT + (KERN_LAYOUT_COUNT - 1) * KERN_ISA_COUNT)
 
 typedef struct pb_tune_cand {
     kern_format fmt;
@@ -35,6 +38,7 @@ typedef struct pb_tune_cand {
     bool prefetch; /* with its software prefetch (false: its twin without, or a kernel that never prefetches) */
     bool temporal; /* the hint its prefetch runs with (only when prefetch) */
     unsigned distance; /* the bytes its prefetch runs ahead (only when prefetch; kern_prefetch_distances) */
+    kern_layout layout; /* the weights' layout (file, or one repacked at load, whose kernels never prefetch) */
 } pb_tune_cand;
 
 typedef struct pb_tune_seam {

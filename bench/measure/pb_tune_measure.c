@@ -85,16 +85,22 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
 {
     pb_tune_bench *b = ctx;
     char what[96];
-    snprintf(what, sizeof what, "%s %s %s threads=%d", kern_format_names[c->fmt], kern_isa_name(c->isa),
-             c->prefetch ? kern_prefetch_setting_name(c->temporal, c->distance) : "noprefetch", c->threads);
+    snprintf(what, sizeof what, "%s %s %s %s threads=%d", kern_format_names[c->fmt], kern_isa_name(c->isa),
+             c->prefetch ? kern_prefetch_setting_name(c->temporal, c->distance) : "noprefetch",
+             kern_layout_names[c->layout], c->threads);
     pb_progress(b->done++, b->total, b->t0, "%-40s", what);
     if (pb_stop_signal())
         return NAN;
     size_t rows = pb_kbench_buf_fill(&b->buf, c->fmt, b->cols, b->bytes);
+    size_t g = (size_t)kern_layout_get(c->layout)->rows;
+    rows = rows / g * g; /* a repacked layout's whole groups */
     pool *p = pb_tune_pool(b, c->threads);
     if (rows == 0 || !p)
         return pb_tune_fail(b, what, rows == 0 ? "no room for the weights" : strerror(errno));
-    pb_kbench_point pt = { .fmt = c->fmt, .variant = c->isa, .level = PB_KB_DRAM, .cols = b->cols, .rows = rows,
+    if (pb_kbench_buf_repack(&b->buf, c->layout, rows) != 0)
+        return pb_tune_fail(b, what, strerror(errno));
+    pb_kbench_point pt = { .fmt = c->fmt, .variant = c->isa, .layout = c->layout, .level = PB_KB_DRAM,
+                           .cols = b->cols, .rows = rows,
                            .batch = 1, .pool = p, .window_bytes = b->window_bytes, .budget_s = pb_tune_share(b),
                            .min_samples = 3, .max_samples = PB_TUNE_MAX_SAMPLES, .min_sample_us = 1000,
                            .start_row = b->next_row, .no_prefetch = !c->prefetch, .plain = true };

@@ -121,8 +121,10 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
         ok = ok && pb_wisdom_put(buf, len, &at, "distance %u\n", w->distance);
     for (int i = 0; ok && i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
-        ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f\n", kern_format_names[k->fmt], k->threads,
-                           kern_isa_name(k->isa), k->prefetch ? "prefetch" : "noprefetch", k->gbps);
+        ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f%s%s\n", kern_format_names[k->fmt], k->threads,
+                           kern_isa_name(k->isa), k->prefetch ? "prefetch" : "noprefetch", k->gbps,
+                           k->layout != KERN_LAYOUT_FILE ? " " : "",
+                           k->layout != KERN_LAYOUT_FILE ? kern_layout_names[k->layout] : "");
     }
     for (int i = 0; ok && i < w->nreads; i++)
         ok = pb_wisdom_put(buf, len, &at, "read %d %s %.3f\n", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);
@@ -163,12 +165,12 @@ static int pb_wisdom_gbps(const char *s, double *out)
     return 0;
 }
 
-/* "kernel FMT THREADS ISA prefetch|noprefetch GBPS" (word[0] is "kernel"). */
+/* "kernel FMT THREADS ISA prefetch|noprefetch GBPS [LAYOUT]" (word[0] is "kernel"; no layout: the file's). */
 static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
 {
     pb_wisdom_kernel k;
-    if (n != 6)
-        return pb_errf(err, errlen, "kernel takes FORMAT THREADS VARIANT prefetch|noprefetch GBPS");
+    if (n != 6 && n != 7)
+        return pb_errf(err, errlen, "kernel takes FORMAT THREADS VARIANT prefetch|noprefetch GBPS [LAYOUT]");
     if (kern_format_parse(word[1], &k.fmt) != 0)
         return pb_errf(err, errlen, "unknown format '%s'", word[1]);
     if (pb_wisdom_threads(word[2], &k.threads) != 0)
@@ -180,6 +182,10 @@ static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, si
     k.prefetch = strcmp(word[4], "prefetch") == 0;
     if (pb_wisdom_gbps(word[5], &k.gbps) != 0)
         return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[5]);
+    k.layout = KERN_LAYOUT_FILE;
+    if (n == 7 && (kern_layout_parse(word[6], &k.layout) != 0 || !kern_layout_fits(k.layout, k.fmt, QK_K)))
+        return pb_errf(err, errlen, "'%s' is no layout of %s (accepted: file, or a repacked layout of it)", word[6],
+                       word[1]);
     if (pb_wisdom_kernel_at(w, k.fmt, k.threads))
         return pb_errf(err, errlen, "a second kernel for %s at %d threads", word[1], k.threads);
     if (pb_wisdom_put_kernel(w, &k) != 0)

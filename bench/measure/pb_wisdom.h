@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "kern.h"
+#include "kern_repack.h"
 #include "pb_machine.h"
 
 #define PB_WISDOM_MAGIC "poolbench-wisdom 1"
@@ -39,6 +40,8 @@ typedef struct pb_wisdom_kernel {
     kern_isa isa;  /* the ISA whose kernel ran (kern_matvec_isa's answer for it) */
     bool prefetch; /* with its software prefetch (false: kern_job.cached's twin) */
     double gbps;   /* what it streamed when measured */
+    kern_layout layout; /* the weights' layout it streamed: file, or one repacked at load (the line's optional last
+                         * word: kernel q1_0 1 avx512 noprefetch 17.2 q1_0_r32lut) */
 } pb_wisdom_kernel;
 
 typedef struct pb_wisdom_read {

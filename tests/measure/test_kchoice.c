@@ -71,3 +71,18 @@ Test(kchoice, hint_applied_and_stream_named)
     kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
     kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
 }
+
+/* Wisdom's layout comes with its kernel; forced and ranked choices read the file's layout. */
+Test(kchoice, a_tuned_layout_is_chosen_with_its_kernel)
+{
+    pb_wisdom w = { .nkernels = 0 };
+    cr_assert_eq(pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = KERN_Q1_0, .threads = 1,
+                                                                .isa = KERN_ISA_SCALAR, .gbps = 1,
+                                                                .layout = KERN_LAYOUT_Q1_0_R32LUT }),
+                 0);
+    pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
+    pb_kpicker forced = { .wisdom = &w, .forced = KERN_ISA_SCALAR };
+    cr_assert_eq(pb_kchoice_for(&tuned, KERN_Q1_0, 2).layout, KERN_LAYOUT_Q1_0_R32LUT);
+    cr_assert_eq(pb_kchoice_for(&forced, KERN_Q1_0, 1).layout, KERN_LAYOUT_FILE);
+    cr_assert_eq(pb_kchoice_for(&tuned, KERN_Q4_0, 1).layout, KERN_LAYOUT_FILE, "rank");
+}

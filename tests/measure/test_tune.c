@@ -70,12 +70,19 @@ Test(tune, candidates_are_each_kernel_once_best_ranked_first)
         int n = pb_tune_candidates((kern_format)f, 3, c, PB_TUNE_MAX_CANDS);
         cr_assert_gt(n, 0);
         cr_assert_eq(c[0].isa, kern_matvec_isa((kern_format)f, kern_isa_best()), "rank's choice first");
-        bool seen[KERN_ISA_COUNT] = { false };
-        for (int i = 0; i < n; i += kern_matvec_prefetches((kern_format)f, c[i].isa) ? 3 : 1) {
-            cr_assert(!seen[c[i].isa], "%s: %s twice", kern_format_names[f], kern_isa_name(c[i].isa));
-            seen[c[i].isa] = true;
+        bool seen[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = { { false } };
+        bool repacked = false; /* a repacked layout's candidates come after every one of the file's */
+        for (int i = 0; i < n; i += !c[i].layout && kern_matvec_prefetches((kern_format)f, c[i].isa) ? 3 : 1) {
+            cr_assert(!seen[c[i].layout][c[i].isa], "%s: %s %s twice", kern_format_names[f],
+                      kern_isa_name(c[i].isa), kern_layout_names[c[i].layout]);
+            seen[c[i].layout][c[i].isa] = true;
             cr_assert_eq(c[i].threads, 3);
-            if (kern_matvec_prefetches((kern_format)f, c[i].isa)) {
+            cr_assert(!repacked || c[i].layout != KERN_LAYOUT_FILE, "%s: the file's after a repacked one",
+                      kern_format_names[f]);
+            repacked = repacked || c[i].layout != KERN_LAYOUT_FILE;
+            if (c[i].layout != KERN_LAYOUT_FILE) {
+                cr_assert(!c[i].prefetch && kern_layout_get(c[i].layout)->fmt == (kern_format)f);
+            } else if (kern_matvec_prefetches((kern_format)f, c[i].isa)) {
                 cr_assert(c[i].prefetch && c[i + 1].prefetch && !c[i + 2].prefetch);
                 cr_assert(c[i].temporal == kern_prefetch_vendor_temporal() && c[i + 1].temporal != c[i].temporal);
             } else {
@@ -84,7 +91,8 @@ Test(tune, candidates_are_each_kernel_once_best_ranked_first)
         }
         for (int v = 0; v < KERN_ISA_COUNT; v++)
             if (kern_isa_supported((kern_isa)v))
-                cr_assert(seen[kern_matvec_isa((kern_format)f, (kern_isa)v)], "every kernel this CPU runs");
+                cr_assert(seen[KERN_LAYOUT_FILE][kern_matvec_isa((kern_format)f, (kern_isa)v)],
+                          "every kernel this CPU runs");
     }
     cr_assert_eq(pb_tune_candidates(KERN_FORMAT_COUNT, 1, NULL, 0), 0);
 }
@@ -274,4 +282,36 @@ Test(tune, read_kernel_by_measurement_and_entries_kept)
     cr_assert_eq(pb_wisdom_read_near(&w, 2)->gbps, 52.0);
     cr_assert_not_null(pb_wisdom_kernel_at(&w, KERN_Q1_0, 1), "an entry the plan did not time stays");
     cr_assert_eq(fk.calls, pb_tune_points(&p));
+}
+
+/* q1_0's repacked layout takes part: wisdom names it where it measured faster, never on a tie (the file's is
+ * ranked first) nor where it was slower. */
+static double repacked_gbps;
+static double repacked_vs_ten(const pb_tune_cand *c)
+{
+    return c->layout != KERN_LAYOUT_FILE ? repacked_gbps : 10.0;
+}
+
+Test(tune, a_repacked_layout_only_where_it_measured_faster)
+{
+    pb_tune_cand c[PB_TUNE_MAX_CANDS];
+    int n = pb_tune_candidates(KERN_Q1_0, 1, c, PB_TUNE_MAX_CANDS);
+    int repacked = 0;
+    for (int i = 0; i < n; i++)
+        repacked += c[i].layout == KERN_LAYOUT_Q1_0_R32LUT;
+    cr_assert_geq(repacked, 1, "q1_0_r32lut among q1_0's candidates");
+    cr_assert_eq(c[0].layout, KERN_LAYOUT_FILE, "the file's layout first");
+    const double figs[] = { 20.0, 10.0, 9.0 };
+    const kern_layout want[] = { KERN_LAYOUT_Q1_0_R32LUT, KERN_LAYOUT_FILE, KERN_LAYOUT_FILE };
+    for (int k = 0; k < 3; k++) {
+        repacked_gbps = figs[k];
+        fake fk = { .fig = repacked_vs_ten, .fastest_read = -1 };
+        pb_tune_plan p = plan_of(KERN_Q1_0);
+        pb_wisdom w = run(&p, &fk);
+        const pb_wisdom_kernel *e = pb_wisdom_kernel_at(&w, KERN_Q1_0, 1);
+        cr_assert_not_null(e);
+        cr_assert_eq(e->layout, want[k], "repacked %.0f GB/s against 10: %s", figs[k], kern_layout_names[e->layout]);
+        if (want[k] != KERN_LAYOUT_FILE)
+            cr_assert(e->gbps == 20.0 && !e->prefetch);
+    }
 }

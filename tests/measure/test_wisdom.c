@@ -241,3 +241,24 @@ Test(wisdom, two_writers_never_leave_a_half_file)
     cr_assert_gt(whole, 0, "the reader saw the file at least once");
     tf_rmrf(dir);
 }
+
+/* A repacked layout is the kernel line's last word: it round-trips, a line without one is the file's, and a layout
+ * that is not of the line's format is named. */
+Test(wisdom, a_repacked_layout_round_trips)
+{
+    pb_wisdom w = sample(), back;
+    pb_wisdom_kernel k = { .fmt = KERN_Q1_0, .threads = 1, .isa = KERN_ISA_AVX512, .gbps = 17.25,
+                           .layout = KERN_LAYOUT_Q1_0_R32LUT };
+    cr_assert_eq(pb_wisdom_put_kernel(&w, &k), 0);
+    char text[4096], err[256];
+    int n = pb_wisdom_format(&w, text, sizeof text);
+    cr_assert_gt(n, 0);
+    cr_assert(strstr(text, "kernel q1_0 1 avx512 noprefetch 17.250 q1_0_r32lut\n"), "%s", text);
+    cr_assert_eq(pb_wisdom_parse(text, (size_t)n, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_wisdom_kernel_at(&back, KERN_Q1_0, 1)->layout, KERN_LAYOUT_Q1_0_R32LUT);
+    cr_assert_eq(pb_wisdom_kernel_at(&back, KERN_Q8_0, 1)->layout, KERN_LAYOUT_FILE, "no last word: the file's");
+    static const char bad[] = PB_WISDOM_MAGIC "\ncpu " CPU "\nbuild " BUILD "\n"
+                                              "kernel q8_0 1 avx2 prefetch 1.0 q1_0_r32lut\nend\n";
+    cr_assert_eq(pb_wisdom_parse(bad, sizeof bad - 1, &back, err, sizeof err), -1);
+    cr_assert(strstr(err, "line 4") && strstr(err, "q1_0_r32lut"), "%s", err);
+}
