@@ -258,7 +258,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_SWEEP_WHY_COLS(X)                                                                                        \
     X(kernel_why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                             \
     X(kernel_stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                       \
-    X(floor_why, TEXT, "%s", "", NONE, "the floor's read kernel: tuned (wisdom's) or all (the best of every one)")
+    X(floor_why, TEXT, "%s", "", NONE, "the floor's read kernel: tuned (wisdom's) or all (the best of every one)") \
+    X(kernel_layout, TEXT, "%s", "", NONE, "the weights' layout the kernel read: file, or one repacked at load")
 
 /* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
  * thread order, the caller first, like cpus). */

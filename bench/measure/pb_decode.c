@@ -62,6 +62,48 @@ static int pb_acts_init(pb_decode *d)
     return 0;
 }
 
+/* The matrices of a format whose kernel runs a repacked layout, re-laid into d->repacked (timed: repack_ms), and their
+ * activations readied for it. 0, or -1 with errno. */
+static int pb_repack_init(pb_decode *d)
+{
+    const pb_decode_weights *w = d->w;
+    uint64_t total = 0;
+    if (w->nmv < 1) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!(d->repacked_off = calloc((size_t)w->nmv, sizeof *d->repacked_off)))
+        return -1;
+    for (int i = 0; i < w->nmv; i++) {
+        kern_layout l = d->kernel[w->mfmt[i]].layout;
+        if (l == KERN_LAYOUT_FILE)
+            continue;
+        uint64_t b = kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols);
+        if (b == 0) {
+            errno = EINVAL;
+            return -1;
+        }
+        if (kern_act_use_layout(pb_act_of(d, i), l) != 0)
+            return -1;
+        d->repacked_off[i] = total;
+        total += (b + 63) / 64 * 64;
+    }
+    if (total == 0)
+        return 0;
+    if (!(d->repacked = aligned_alloc(64, (size_t)total)))
+        return -1;
+    d->repacked_bytes = total;
+    uint64_t t0 = pb_now_ns();
+    for (int i = 0; i < w->nmv; i++) {
+        kern_layout l = d->kernel[w->mfmt[i]].layout;
+        if (l != KERN_LAYOUT_FILE && kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows,
+                                                 (size_t)w->mv[i].cols, d->repacked + d->repacked_off[i]) != 0)
+            return -1;
+    }
+    d->repack_ms = (double)(pb_now_ns() - t0) / 1e6;
+    return 0;
+}
+
 /* pb_decode_init's way out: what it allocated freed, -1 with errno err. */
 static int pb_decode_fail(pb_decode *d, int err)
 {
@@ -102,7 +144,7 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
         return pb_decode_fail(d, ENOMEM);
     if (!pb_model_attn_ok(m))
         return pb_decode_fail(d, EINVAL);
-    if (pb_acts_init(d) != 0 || pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
+    if (pb_acts_init(d) != 0 || pb_repack_init(d) != 0 || pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
         pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0)
         return pb_decode_fail(d, errno); /* the failed init's errno, read before the frees can change it */
     return 0;
@@ -110,7 +152,7 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
 
 void pb_decode_free(pb_decode *d)
 {
-    void *const held[] = { d->x, d->h, d->q, d->kv, d->g, d->u, d->logits, d->jobs };
+    void *const held[] = { d->x, d->h, d->q, d->kv, d->g, d->u, d->logits, d->jobs, d->repacked, d->repacked_off };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     pb_attn_free(&d->attn);
@@ -175,10 +217,13 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
     const pb_decode_weights *w = d->w;
     size_t grain = next ? kern_act_block(next->fmt) : 1;
     const pb_kchoice *k = &d->kernel[w->mfmt[i]];
-    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa, .w = w->arena + w->off[i],
+    bool rp = k->layout != KERN_LAYOUT_FILE;
+    size_t group = (size_t)kern_layout_get(k->layout)->rows; /* a thread's rows in whole groups (powers of 2) */
+    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa,
+                                      .w = rp ? d->repacked + d->repacked_off[i] : w->arena + w->off[i],
                                       .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
-                                      .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch },
-                             .gate = gate, .next = next, .grain = grain };
+                                      .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch, .layout = k->layout },
+                             .gate = gate, .next = next, .grain = grain > group ? grain : group };
 }
 
 /* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow). */

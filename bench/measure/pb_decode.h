@@ -78,6 +78,12 @@ typedef struct pb_decode {
     pb_rope rope;
     uint64_t attn_ns;     /* the last token's time in attention: q/k norms, RoPE, its dispatches (tagged in the
                            * executor's slices, pb_slices_tag); o's input quantized after it is in quant_ns */
+    /* The matrices whose format's kernel runs a repacked layout (pb_kchoice.layout), re-laid once at init
+     * (kern_repack.h) into one allocation beside the weights' own; NULL when none is. */
+    unsigned char *repacked;
+    uint64_t *repacked_off;  /* per matvec, its matrix's offset in repacked (those of the file's layout: unused) */
+    uint64_t repacked_bytes; /* the copy's size: memory the decode holds on top of the weights */
+    double repack_ms;        /* what making it took */
 } pb_decode;
 
 /* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without

@@ -121,3 +121,44 @@ Test(decode, bad_batch_and_shape)
     cr_assert_eq(pb_decode_weights_build(&w, &odd, KERN_Q8_0, 1, &e, NULL, NULL), -1);
     pb_exec_close(&e);
 }
+
+/* A decode whose q1_0 kernel runs the repacked layout: every kernel of it gives the scalar reference's bits, so its
+ * logits are the scalar file kernels' exactly, at 1 and 3 threads (rows split mid-group by dynamic claims of 3),
+ * batch 1 and 3, serial and fused glue. */
+Test(decode, a_repacked_layout_gives_the_reference_logits, .timeout = 120)
+{
+    pb_decode_weights w;
+    build(&w, KERN_Q1_0, 2);
+    pb_kchoice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        ref_k[f] = (pb_kchoice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KWHY_FORCED };
+        rp_k[f] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_TUNED,
+                                .layout = f == KERN_Q1_0 ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE };
+    }
+    static const size_t batches[] = { 1, 3 };
+    for (size_t b = 0; b < 2; b++) {
+        for (int pass = 0; pass < 3; pass++) {
+            const pb_kchoice *k[2] = { ref_k, rp_k };
+            float *out[2];
+            for (int j = 0; j < 2; j++) {
+                pb_decode d;
+                cr_assert_eq(pb_decode_init_with(&d, &w, k[j], batches[b]), 0);
+                cr_assert_eq(d.repacked != NULL, j == 1, "only the repacked choice makes a copy");
+                d.glue = pass == 2 ? PB_GLUE_FUSED : PB_GLUE_SERIAL;
+                pb_exec e;
+                cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, pass == 0 ? 1 : 3, NULL, pass == 0 ? 0 : 3, 50), 0);
+                cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
+                pb_exec_close(&e);
+                size_t n = batches[b] * tiny.vocab;
+                out[j] = malloc(n * sizeof *out[j]);
+                memcpy(out[j], d.logits, n * sizeof *out[j]);
+                pb_decode_free(&d);
+            }
+            cr_assert(memcmp(out[0], out[1], batches[b] * tiny.vocab * sizeof(float)) == 0,
+                      "M=%zu pass %d: repacked logits differ from the scalar file kernels'", batches[b], pass);
+            free(out[0]);
+            free(out[1]);
+        }
+    }
+    pb_decode_weights_free(&w);
+}

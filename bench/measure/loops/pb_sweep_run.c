@@ -130,8 +130,9 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->model = p->model->name;
     r->format = p->file ? pb_model_file_format(p->file) : pb_wformat_name(b->fmt);
     kern_format first = b->w->mfmt[0]; /* a mix's kernel columns: its first format's */
-    r->kernel = kern_isa_name(kern_matvec_isa(first, b->kernel[first].isa)); /* the ISA that ran */
+    r->kernel = kern_isa_name(kern_repack_isa(b->kernel[first].layout, first, b->kernel[first].isa)); /* that ran */
     r->kernel_why = pb_kwhy_names[b->kernel[first].why];
+    r->kernel_layout = kern_layout_names[b->kernel[first].layout];
     r->kernel_stream = pb_kchoice_stream(first, &b->kernel[first]);
     r->floor_why = b->floor_why;
     r->policy = pb_exec_kind_names[kind];
@@ -212,17 +213,23 @@ typedef struct sw_ref {
     size_t batch, context;
     pb_kv_type kv;
     kern_isa ran[KERN_FORMAT_COUNT]; /* the ISA whose kernel ran each format the weights hold (COUNT: none) */
+    kern_layout lay[KERN_FORMAT_COUNT]; /* and the layout it read (a repacked one gives the reference's bits) */
     float *logits;
 } sw_ref;
 
 /* The kernels that ran each format of b's weights (their ISAs: the prefetch never changes a bit). Kernels of two
  * ISAs agree within a tolerance, not bit for bit, and wisdom may pick another at another thread count. */
-static void sw_ran(const sw_block *b, kern_isa ran[KERN_FORMAT_COUNT])
+static void sw_ran(const sw_block *b, kern_isa ran[KERN_FORMAT_COUNT], kern_layout lay[KERN_FORMAT_COUNT])
 {
-    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         ran[f] = KERN_ISA_COUNT;
-    for (int i = 0; i < b->w->nmv; i++)
-        ran[b->w->mfmt[i]] = kern_matvec_isa(b->w->mfmt[i], b->kernel[b->w->mfmt[i]].isa);
+        lay[f] = KERN_LAYOUT_FILE;
+    }
+    for (int i = 0; i < b->w->nmv; i++) {
+        const pb_kchoice *k = &b->kernel[b->w->mfmt[i]];
+        ran[b->w->mfmt[i]] = kern_repack_isa(k->layout, b->w->mfmt[i], k->isa);
+        lay[b->w->mfmt[i]] = k->layout;
+    }
 }
 
 /* Every point ends on the same token: its logits must match the first point's of its format, batch, depth (cache
@@ -231,12 +238,13 @@ static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, p
 {
     size_t nl = d->batch * (size_t)b->p->model->vocab;
     kern_isa ran[KERN_FORMAT_COUNT];
-    sw_ran(b, ran);
+    kern_layout lay[KERN_FORMAT_COUNT];
+    sw_ran(b, ran, lay);
     sw_ref *ref = NULL;
     for (size_t i = 0; i < run->refs.n && !ref; i++) {
         sw_ref *x = PB_VEC_AT(&run->refs, sw_ref, i);
         if (x->fmt == b->fmt && x->batch == d->batch && x->context == d->cache.context && x->kv == d->cache.type &&
-            memcmp(x->ran, ran, sizeof ran) == 0)
+            memcmp(x->ran, ran, sizeof ran) == 0 && memcmp(x->lay, lay, sizeof lay) == 0)
             ref = x;
     }
     if (!ref) {
@@ -248,6 +256,7 @@ static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, p
         *ref = (sw_ref){ .fmt = b->fmt, .batch = d->batch, .context = d->cache.context, .kv = d->cache.type,
                          .logits = copy };
         memcpy(ref->ran, ran, sizeof ran);
+        memcpy(ref->lay, lay, sizeof lay);
         memcpy(copy, d->logits, nl * sizeof *copy);
     }
     r->verified = memcmp(ref->logits, d->logits, nl * sizeof *d->logits) == 0;
