@@ -138,16 +138,14 @@ static void po_cpus(const pb_overhead_plan *p, int threads, int *cpus)
         cpus[i] = p->cpus[i % p->ncpus];
 }
 
-/* One (threads, kind) block: round trip, every gap x job, round trip. */
-static int po_block(pb_overhead_run *run, int threads, int kind, char *err, size_t errlen)
+/* A block's points (kind: the policy, unused by the barriers' block) on cpus; 0, or -1 with err. */
+typedef int po_points_fn(pb_overhead_run *run, int threads, const int *cpus, int kind, char *err, size_t errlen);
+
+/* Every gap x job of one policy. */
+static int po_dispatch_points(pb_overhead_run *run, int threads, const int *cpus, int kind, char *err, size_t errlen)
 {
     const pb_overhead_plan *p = run->p;
-    int cpus[POOL_MAX_THREADS];
-    po_cpus(p, threads, cpus);
     int rc = 0;
-    pb_rt_tight before, after;
-    po_roundtrip(run, &before, &rc, err, errlen);
-    size_t first = run->rows.n;
     for (int g = 0; g < p->gaps->n && rc == 0 && !pb_stop_signal(); g++)
         for (int j = 0; j < p->jobs->n && rc == 0 && !pb_stop_signal(); j++) {
             pb_dispatch_cost_point pt = { .kind = kind, .threads = threads, .cpus = cpus,
@@ -156,27 +154,36 @@ static int po_block(pb_overhead_run *run, int threads, int kind, char *err, size
                                           .topo = p->where ? p->where->topo : NULL };
             rc = po_point(run, &pt, err, errlen);
         }
-    po_roundtrip(run, &after, &rc, err, errlen);
-    po_rt_ratios(run, first, &before, &after);
     return rc;
 }
 
-/* The barriers' block at this thread count: round trip, each barrier, round trip. */
-static int po_barrier_block(pb_overhead_run *run, int threads, char *err, size_t errlen)
+/* Each barrier asked for. */
+static int po_barrier_points(pb_overhead_run *run, int threads, const int *cpus, int kind, char *err, size_t errlen)
 {
+    (void)kind;
     const pb_overhead_plan *p = run->p;
-    int cpus[POOL_MAX_THREADS];
-    po_cpus(p, threads, cpus);
     int rc = 0;
-    pb_rt_tight before, after;
-    po_roundtrip(run, &before, &rc, err, errlen);
-    size_t first = run->rows.n;
     for (int b = 0; b < p->barriers->n && rc == 0 && !pb_stop_signal(); b++) {
         pb_barrier_cost_point pt = { .barrier = (int)p->barriers->v[b], .threads = threads, .cpus = cpus,
                                      .topo = p->where ? p->where->topo : NULL, .reps = p->reps,
                                      .batch_ms = p->batch_ms };
         rc = po_barrier_point(run, &pt, err, errlen);
     }
+    return rc;
+}
+
+/* One block at this thread count: a round trip, the points, a round trip, so each row has the tightest round
+ * trip around it (ratio_to_rt). */
+static int po_block(pb_overhead_run *run, int threads, int kind, po_points_fn *points, char *err, size_t errlen)
+{
+    int cpus[POOL_MAX_THREADS];
+    po_cpus(run->p, threads, cpus);
+    int rc = 0;
+    pb_rt_tight before, after;
+    po_roundtrip(run, &before, &rc, err, errlen);
+    size_t first = run->rows.n;
+    if (rc == 0)
+        rc = points(run, threads, cpus, kind, err, errlen);
     po_roundtrip(run, &after, &rc, err, errlen);
     po_rt_ratios(run, first, &before, &after);
     return rc;
@@ -209,9 +216,9 @@ int pb_overhead_run_threads(pb_overhead_run *run, int threads, char *err, size_t
     size_t from = run->rows.n;
     int rc = 0;
     for (int k = 0; k < run->p->policies->n && rc == 0 && !pb_stop_signal(); k++)
-        rc = po_block(run, threads, (int)run->p->policies->v[k], err, errlen);
+        rc = po_block(run, threads, (int)run->p->policies->v[k], po_dispatch_points, err, errlen);
     if (rc == 0 && threads >= 2 && run->p->barriers && run->p->barriers->n > 0 && !pb_stop_signal())
-        rc = po_barrier_block(run, threads, err, errlen);
+        rc = po_block(run, threads, 0, po_barrier_points, err, errlen);
     po_ratios_to_omp(run, from);
     return rc;
 }
