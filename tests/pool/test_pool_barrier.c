@@ -5,8 +5,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pool.h"
+#include "test_files.h"
 
 #define MAX_T 7
 #define ROUNDS 60
@@ -91,5 +94,77 @@ Test(pool_barrier, names_and_bad_kind)
     errno = 0;
     cr_assert_null(pool_barrier_create(p, POOL_BARRIER_KINDS));
     cr_assert_eq(errno, EINVAL);
+    pool_destroy(p);
+}
+
+/* ---------------------------------------------------------------- long and oversubscribed waits sleep */
+
+#define NAP_US 60000
+
+typedef struct nap_ctx {
+    pool_barrier *b;
+    int napper;         /* this thread sleeps NAP_US before it arrives */
+    double burned[2];   /* plain: burned[id] by thread id, read by the caller after the job */
+} nap_ctx;
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void nap_job(void *arg, int id, int n)
+{
+    (void)n;
+    nap_ctx *c = arg;
+    double t0 = thread_cpu_s();
+    if (id == c->napper)
+        usleep(NAP_US);
+    pool_barrier_wait(c->b, id);
+    c->burned[id] = thread_cpu_s() - t0;
+}
+
+/* Each thread in turn waits NAP_US at the barrier for the other, which sleeps: the waiter must fall asleep too
+ * after its bounded spin, not burn the wait (seen failing before: it spun, yielding, through all of it). */
+static void check_naps(pool *p, const char *what)
+{
+    for (int k = 0; k < POOL_BARRIER_KINDS; k++) {
+        nap_ctx c = { .b = pool_barrier_create(p, (pool_barrier_kind)k) };
+        cr_assert_not_null(c.b);
+        for (c.napper = 0; c.napper < 2; c.napper++) {
+            pool_run(p, nap_job, &c);
+            double burned = c.burned[1 - c.napper];
+            cr_expect_lt(burned, 0.015, "%s, %s barrier: thread %d burned %.3f s of cpu waiting %.3f s for a "
+                         "sleeping thread", what, pool_barrier_name((pool_barrier_kind)k), 1 - c.napper, burned,
+                         NAP_US * 1e-6);
+        }
+        pool_barrier_destroy(c.b);
+    }
+}
+
+Test(pool_barrier, a_long_wait_sleeps_after_the_pools_spin_budget, .timeout = 30)
+{
+    pool_config cfg = pool_config_default();
+    cfg.threads = 2;
+    cfg.idle_us = 1000; /* the pool's idle workers sleep after 1 ms: so must a barrier's waiter */
+    pool *p = pool_create(&cfg);
+    cr_assert_not_null(p);
+    check_naps(p, "spin pool, 1 ms idle budget");
+    pool_destroy(p);
+}
+
+Test(pool_barrier, oversubscribed_waiters_sleep_though_the_budget_says_spin, .timeout = 30)
+{
+    int c[1], cpu[2];
+    tf_need_cpus(c, 1, "a cpu to pin two threads to");
+    cpu[0] = cpu[1] = c[0];
+    pool_config cfg = pool_config_default();
+    cfg.threads = 2;
+    cfg.cpus = cpu;
+    cfg.idle_us = 1000000; /* a second of spin, were the pool not oversubscribed */
+    pool *p = pool_create_bound(&cfg);
+    cr_assert_not_null(p);
+    check_naps(p, "two threads on one cpu");
     pool_destroy(p);
 }

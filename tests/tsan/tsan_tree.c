@@ -2,9 +2,10 @@
  * TSan. Tree: every persistent policy over several group shapes, pool_run and pool_rows writing per-id and
  * per-row slots with plain stores that the caller reads after the job (a member's writes reach the caller through
  * its leader's count at the root: a missing happens-before there is a race TSan reports), with idle pauses so
- * members and leaders also sleep and wake. Barriers: every kind on flat and tree pools, each thread writing its
- * slot with a plain store before a barrier and reading every other slot after it. Exits non-zero on a wrong
- * result; TSAN_OPTIONS=halt_on_error=1 makes a race fatal too. */
+ * members and leaders also sleep and wake. Barriers: every kind on flat and tree pools, spin and condvar (whose
+ * waiters sleep at once: the barrier's sleep handshake), each thread writing its slot with a plain store before a
+ * barrier and reading every other slot after it. Exits non-zero on a wrong result; TSAN_OPTIONS=halt_on_error=1
+ * makes a race fatal too. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +100,9 @@ static void barrier_job(void *arg, int id, int n)
     }
 }
 
-static int check_barrier(const shape *s, pool_barrier_kind kind, bool tree)
+static int check_barrier(const shape *s, pool_barrier_kind kind, pool_policy pol, bool tree)
 {
-    pool *p = make(s, POOL_SPIN, tree);
+    pool *p = make(s, pol, tree);
     job *j = calloc(1, sizeof *j);
     if (!p || !j || !(j->b = pool_barrier_create(p, kind))) {
         free(j);
@@ -127,11 +128,13 @@ int main(void)
         for (size_t k = 0; k < sizeof pols / sizeof *pols; k++)
             tsan_count(&tally, check_tree(&shapes[s], pols[k], 1200), "tsan_tree: %s, %s", pool_policy_name(pols[k]),
                        shapes[s].name);
+        /* spin (a 200 µs budget, 5 µs oversubscribed) and condvar (none): barrier waiters spin, then sleep */
         for (int b = 0; b < POOL_BARRIER_KINDS; b++)
             for (int tree = 0; tree < 2; tree++)
-                tsan_count(&tally, check_barrier(&shapes[s], (pool_barrier_kind)b, tree), "tsan_tree: %s barrier, %s "
-                           "pool of %s", pool_barrier_name((pool_barrier_kind)b), tree ? "tree" : "flat",
-                           shapes[s].name);
+                for (size_t k = 0; k < 2; k++)
+                    tsan_count(&tally, check_barrier(&shapes[s], (pool_barrier_kind)b, pols[k], tree),
+                               "tsan_tree: %s barrier, %s %s pool of %s", pool_barrier_name((pool_barrier_kind)b),
+                               tree ? "tree" : "flat", pool_policy_name(pols[k]), shapes[s].name);
     }
     return tsan_report("tsan_tree", &tally);
 }
