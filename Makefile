@@ -10,6 +10,7 @@
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
 #   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
+#   make manycore   issue 30's dispatch figures on a machine of 16+ cpus, kept under tests/data/manycore/<host>/
 #   make fresh-root make test, make report QUICK=1 and make test-arm64 in a fresh Debian 12 root (as root; CI's)
 #
 # Files are picked up by name, so adding a module needs no edit here:
@@ -113,7 +114,7 @@ TSANBINS = $(patsubst tests/tsan/%.c,build-tsan/bin/%,$(TSAN_SRC))
 
 # Objects are intermediates of pattern-rule chains: keep them, or every make rebuilds the harnesses.
 .SECONDARY:
-.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help \
+.PHONY: all deps deps-likwid likwid-compare test check asan-test tsan-test test-arm64 report clean fuzz help manycore \
         predict deps-predict isa-probe fresh-root
 all: $(BINS)
 
@@ -209,6 +210,10 @@ check: test asan-test tsan-test
 
 report: deps all
 	@sh scripts/report.sh $(if $(QUICK),--quick,)
+
+# scripts/manycore.sh: on fewer than 16 cpus one line and nothing run.
+manycore: deps all
+	@sh scripts/manycore.sh $(ARGS)
 
 deps-likwid:
 	@sh scripts/deps.sh likwid
