@@ -54,7 +54,8 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
           .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), tree (spin with "
           "workers grouped by shared cache), or all",
-          .dflt = "all (spin,condvar,spawn with --quick)" },
+          .dflt = "all (spin,condvar,spawn with --quick; unforced, spin without tree beside it runs the shape "
+                  "bench_tune's wisdom measured faster at its thread count)" },
         { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",
           .help = "row split of each matvec: static, weighted (shares by each core's capacity), dynamic:N (claims of N "
           "rows), comma-separated", .dflt = "static (+ weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) " on unequal cores)" },
@@ -112,7 +113,8 @@ static int sw_defaults(sw_run *sr)
     char err[1024];
     if (pb_model_arg_resolve(&sr->marg, o->model, &o->formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
         return pb_harness_refusef(&sr->h, "%s", err);
-    if (o->policies.n == 0) {
+    bool default_policies = o->policies.n == 0;
+    if (default_policies) {
         static const int quick[] = { POOL_SPIN, POOL_CONDVAR, POOL_SPAWN };
         for (int k = 0; k < (sr->h.quick ? 3 : PB_EXEC_KINDS); k++)
             o->policies.v[o->policies.n++] = sr->h.quick ? quick[k] : k;
@@ -137,6 +139,10 @@ static int sw_defaults(sw_run *sr)
     if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0 || pb_harness_co_runner(&sr->h, o->co_runner, &sr->co) != 0)
         return -1;
     p->co_runner = sr->co.text;
+    /* Unforced, spin runs the shape wisdom measured faster; beside tree in the list it stays the flat baseline. */
+    p->tuned_shape = default_policies;
+    for (int k = 0; k < o->policies.n; k++)
+        p->tuned_shape = p->tuned_shape && o->policies.v[k] != PB_EXEC_TREE;
     if (pb_sweep_schedules(p, o->schedule, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "schedule", o->schedule, "%s", err);
     kern_isa forced;
@@ -163,6 +169,17 @@ static int sw_defaults(sw_run *sr)
     return 0;
 }
 
+/* One line per thread count whose spin points take wisdom's pool shape. */
+static void sw_print_shapes(const pb_sweep_plan *p)
+{
+    for (int t = 0; p->tuned_shape && p->kernels.wisdom && t < p->threads->n; t++) {
+        const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(p->kernels.wisdom, (int)p->threads->v[t]);
+        if (d)
+            printf("dispatch: spin at %d threads runs %s, tuned (flat %.1f ns, tree %.1f ns)\n", d->threads,
+                   d->tree ? "tree" : "flat", d->flat_ns, d->tree_ns);
+    }
+}
+
 /* Claims the three CSVs before anything is measured; a row's series label names the dimensions the options
  * vary. */
 static int sw_open_outputs(sw_run *sr)
@@ -185,6 +202,7 @@ int main(int argc, char **argv)
         sw_open_outputs(&sr) != 0)
         return pb_harness_refused(&sr.h);
     pb_harness_wisdom(&sr.h, sr.o.wisdom, &sr.wisdom, &sr.plan.kernels);
+    sw_print_shapes(&sr.plan);
     printf("model %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.model->name, sr.o.tokens,
            sr.o.warmup, sr.o.seed);
     fflush(stdout);

@@ -1,6 +1,7 @@
 /* bench_tune — wisdom (pb_wisdom.h): per format, every matvec kernel this CPU runs and each of its streaming settings
  * timed at the size a decode streams (DRAM-size weights, 1 thread and all threads), the fastest kept; the floor's
- * read kernels the same way. The choices go to a wisdom file keyed by this cpu and build, which every harness that
+ * read kernels the same way, and the spin pool's shape (flat or tree) by its dispatch at each thread count from 2.
+ * The choices go to a wisdom file keyed by this cpu and build, which every harness that
  * runs kernels then reads (--wisdom, POOLBENCH_WISDOM; default results/<host>/wisdom). Each kernel is checked against
  * the scalar reference first: a wrong one fails the run (exit 1) before any timing. */
 #include <stdio.h>
@@ -59,7 +60,8 @@ static int bt_parse(bt_run *r, int argc, char **argv)
         .opts = opts,
         .summary = "Wisdom: every kernel variant this CPU runs, with and without its software prefetch and under\n"
                    "each prefetch hint, timed per format at DRAM size, 1 thread and all; the fastest of each is\n"
-                   "written to the wisdom file the harnesses read, with the floor's fastest read kernel.",
+                   "written to the wisdom file the harnesses read, with the floor's fastest read kernel and the\n"
+                   "spin pool's faster shape (flat or tree, by its dispatch) at each thread count from 2.",
     };
     if (pb_harness_parse(&r->h, &cli, argc, argv, NULL) != 0)
         return -1;
@@ -76,7 +78,7 @@ static int bt_defaults(bt_run *r)
         return pb_harness_refusef(&r->h, "%s", err);
     if (pb_harness_spread(&r->h, r->cpus, &r->ncpus) != 0)
         return -1;
-    *p = (pb_tune_plan){ .reads = true };
+    *p = (pb_tune_plan){ .reads = true, .dispatch = true };
     for (int i = 0; i < (o->formats.n ? o->formats.n : KERN_FORMAT_COUNT); i++)
         p->formats[p->nformats++] = (kern_format)(o->formats.n ? o->formats.v[i] : i);
     if (o->threads.n == 0) {
@@ -131,6 +133,11 @@ static void bt_print(const pb_wisdom *w, FILE *f)
     }
     for (int i = 0; i < w->nreads; i++)
         fprintf(f, "%-7s %7d  %-22s %9.2f\n", "read", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);
+    for (int i = 0; i < w->ndispatch; i++) {
+        const pb_wisdom_dispatch *d = &w->dispatch[i];
+        fprintf(f, "%-8s %6d  %-4s (flat %.1f ns, tree %.1f ns)\n", "dispatch", d->threads, d->tree ? "tree" : "flat",
+                d->flat_ns, d->tree_ns);
+    }
 }
 
 /* Times the plan into r->w (kept entries first: the file's, when it is this machine's). 0, 1 (a point failed, or
@@ -154,6 +161,7 @@ static int bt_tune(bt_run *r)
            r->plan.nformats, r->plan.nthreads, r->plan.nthreads == 1 ? "" : "s", points, budget,
            (size_t)sizes.dram >> 20);
     fflush(stdout);
+    b.topo = r->h.topo;
     pb_tune_seam seam = pb_tune_bench_seam(&b);
     uint64_t t0 = pb_now_ns();
     int rc = pb_tune_run(&r->plan, &seam, &r->w, err, sizeof err);

@@ -197,6 +197,32 @@ static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const p
 
 static int pb_tune_floor(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen);
 
+/* The lower of a and b where finite (NaN when neither is). */
+static double pb_tune_min(double a, double b)
+{
+    return !isfinite(a) ? b : !isfinite(b) ? a : a < b ? a : b;
+}
+
+/* The flat and tree spin pools at each thread count from 2, alternated; the faster remembered. */
+static int pb_tune_dispatch(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
+{
+    for (int t = 0; t < p->nthreads; t++) {
+        if (p->threads[t] < 2)
+            continue;
+        pb_wisdom_dispatch d = { .threads = p->threads[t], .flat_ns = NAN, .tree_ns = NAN };
+        for (int r = 0; r < PB_TUNE_DISPATCH_ROUNDS; r++) {
+            d.flat_ns = pb_tune_min(d.flat_ns, s->dispatch(s->ctx, d.threads, false));
+            d.tree_ns = pb_tune_min(d.tree_ns, s->dispatch(s->ctx, d.threads, true));
+        }
+        if (!isfinite(d.flat_ns) || !isfinite(d.tree_ns))
+            continue;
+        d.tree = d.tree_ns < d.flat_ns;
+        if (pb_wisdom_put_dispatch(w, &d) != 0)
+            return pb_errf(err, errlen, "wisdom holds at most %d dispatch lines", PB_WISDOM_MAX_DISPATCH);
+    }
+    return 0;
+}
+
 int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
 {
     enum { MAXPTS = KERN_FORMAT_COUNT * PB_TUNE_MAX_THREADS };
@@ -245,6 +271,8 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
     int rc = pb_tune_floor(p, s, w, err, errlen);
     kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
     kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
+    if (rc == 0 && p->dispatch && s->dispatch)
+        rc = pb_tune_dispatch(p, s, w, err, errlen);
     return rc;
 }
 

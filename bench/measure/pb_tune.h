@@ -13,7 +13,10 @@
  * read kernel of the floor (pb_memread) this CPU runs, under the chosen hint and distance (the 4-stream reads
  * prefetch as the passes do); the fastest is the floor's.
  * A format with a repacked layout (kern_repack.h) has its kernels as candidates too, after the file's, without
- * prefetch: wisdom names the layout only where it measured faster (the file's wins a tie).
+ * prefetch: wisdom names the layout only where it measured faster (the file's wins a tie). Last, per thread count
+ * from 2 (one thread dispatches nothing), the spin pool's dispatch flat and tree-shaped, alternated
+ * PB_TUNE_DISPATCH_ROUNDS times (flat, tree, flat, tree: a shared machine's drift falls on both), each shape's best
+ * round kept; the faster shape is remembered (a tie: flat, the baseline).
  *
  * The seam is what makes the choice testable without timing anything: the tests give a table of figures, and a
  * test of the choice asserts what a table implies. bench_tune's seam (pb_tune_measure.h) times the kernels. */
@@ -30,6 +33,7 @@
 
 #define PB_TUNE_MAX_THREADS 4  /* thread counts a plan may time: 1 and all, and a few between */
 #define PB_TUNE_MAX_CANDS (3 * KERN_ISA_COUNT + (KERN_LAYOUT_COUNT - 1) * KERN_ISA_COUNT)
+#define PB_TUNE_DISPATCH_ROUNDS 2 /* flat and tree, alternated */
 
 typedef struct pb_tune_cand {
     kern_format fmt;
@@ -46,6 +50,8 @@ typedef struct pb_tune_seam {
     double (*kernel)(void *ctx, const pb_tune_cand *c);
     /* GB/s read kernel k reads through threads threads; NaN as above. */
     double (*read)(void *ctx, const pb_memkern *k, int threads);
+    /* ns of one dispatch of the spin pool of threads threads, tree-shaped or flat; NaN as above. */
+    double (*dispatch)(void *ctx, int threads, bool tree);
     void *ctx;
 } pb_tune_seam;
 
@@ -54,7 +60,8 @@ typedef struct pb_tune_plan {
     int nformats;
     int threads[PB_TUNE_MAX_THREADS]; /* distinct, each >= 1 */
     int nthreads;
-    bool reads; /* time the floor's read kernels too */
+    bool reads;    /* time the floor's read kernels too */
+    bool dispatch; /* and the pool's shape at each thread count from 2 */
 } pb_tune_plan;
 
 /* The candidates of (f, threads) in the order they are timed (best ranked kernel first; for each kernel, prefetch
@@ -62,12 +69,14 @@ typedef struct pb_tune_plan {
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
 /* The read kernels that take part: those pb_memkern_reads_here accepts, in the table's order. */
 int pb_tune_reads(const pb_memkern **out, int max);
-/* How many times pb_tune_run calls the seam (for a budget per point and the progress line). */
+/* How many times pb_tune_run calls the seam's kernel and read (for a budget per point and the progress line); the
+ * dispatch points run on no budget (each a fixed few ms). */
 int pb_tune_points(const pb_tune_plan *p);
 
 /* Times every candidate of the plan through s and puts the choices into w (its cpu and build lines are the
  * caller's; entries of other formats or thread counts already there stay). 0, or -1 with the reason in err (the
- * wisdom table is full). A point whose every candidate gave NaN gets no entry: it goes by rank. */
+ * wisdom table is full). A point whose every candidate gave NaN gets no entry: it goes by rank; a thread count
+ * where either shape gave NaN in every round gets no dispatch entry: flat. */
 int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen);
 
 #endif

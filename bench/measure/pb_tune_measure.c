@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb_dispatch_cost.h"
 #include "pb_memfloor.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
@@ -14,6 +15,8 @@
 
 #define PB_TUNE_MIN_POINT_S 0.005 /* a point's least sampling time: its 3 samples take longer anyway */
 #define PB_TUNE_MAX_SAMPLES 1000
+#define PB_TUNE_DISPATCH_REPS 9         /* batches of a dispatch point: its median is the figure */
+#define PB_TUNE_DISPATCH_BATCH_MS 2.0   /* a batch: a few thousand dispatches, well past the clock's grain */
 
 int pb_tune_bench_open(pb_tune_bench *b, size_t bytes, size_t cols, const int *cpus, int ncpus, double budget_s,
                        size_t window_bytes, int total, char *err, size_t errlen)
@@ -167,7 +170,30 @@ static double pb_tune_read(void *ctx, const pb_memkern *k, int threads)
     return pb_summarize(g, (size_t)n).median;
 }
 
+static double pb_tune_dispatch(void *ctx, int threads, bool tree)
+{
+    pb_tune_bench *b = ctx;
+    char what[96];
+    snprintf(what, sizeof what, "dispatch %s threads=%d", tree ? "tree" : "flat", threads);
+    pb_progress(b->done, b->total, b->t0, "%-40s", what);
+    if (pb_stop_signal())
+        return NAN;
+    if (threads > b->ncpus)
+        return pb_tune_fail(b, what, "more threads than cpus");
+    if (b->pool) { /* its idle workers would spin beside the measured pool */
+        pool_destroy(b->pool);
+        b->pool = NULL;
+    }
+    const pb_dispatch_cost_point pt = { .kind = tree ? PB_EXEC_TREE : PB_EXEC_SPIN, .threads = threads,
+                                        .cpus = b->cpus, .reps = PB_TUNE_DISPATCH_REPS,
+                                        .batch_ms = PB_TUNE_DISPATCH_BATCH_MS, .topo = b->topo };
+    pb_dispatch_cost_result r;
+    if (pb_dispatch_cost_measure(&pt, &r) != 0)
+        return pb_tune_fail(b, what, strerror(errno));
+    return r.batch_mean_ns;
+}
+
 pb_tune_seam pb_tune_bench_seam(pb_tune_bench *b)
 {
-    return (pb_tune_seam){ .kernel = pb_tune_kernel, .read = pb_tune_read, .ctx = b };
+    return (pb_tune_seam){ .kernel = pb_tune_kernel, .read = pb_tune_read, .dispatch = pb_tune_dispatch, .ctx = b };
 }

@@ -9,7 +9,9 @@
  * reads what the one before it left in the last-level cache. Each point samples for an equal share of the time left
  * until the deadline (at least 3 samples), so the whole tuning keeps to its budget however slow the host is today.
  * A candidate's prefetch hint and distance are set for its point only (kern_prefetch_set_temporal, _set_distance)
- * and the ones before put back after. Each point draws the progress line. */
+ * and the ones before put back after. Each point draws the progress line. A dispatch point (flat or tree)
+ * measures pb_dispatch_cost of the spin pool of its threads on the same cpus, empty jobs back to back, the tree's
+ * groups from topo; the kernels' pool is destroyed first, so no idle spinner of it runs beside. */
 #ifndef PB_TUNE_MEASURE_H
 #define PB_TUNE_MEASURE_H
 
@@ -37,6 +39,7 @@ typedef struct pb_tune_bench {
     int pool_threads;
     int done, total;        /* points, for the progress line */
     uint64_t t0;
+    const struct pb_topo *topo; /* the tree's groups (NULL: one group); set after pb_tune_bench_open */
     int failed;             /* points that could not run (their figure NaN) */
     char err[256];          /* the first reason */
 } pb_tune_bench;

@@ -94,6 +94,23 @@ int pb_wisdom_put_read(pb_wisdom *w, const pb_wisdom_read *r)
     return 0;
 }
 
+const pb_wisdom_dispatch *pb_wisdom_dispatch_at(const pb_wisdom *w, int threads)
+{
+    for (int i = 0; i < w->ndispatch; i++)
+        if (w->dispatch[i].threads == threads)
+            return &w->dispatch[i];
+    return NULL;
+}
+
+int pb_wisdom_put_dispatch(pb_wisdom *w, const pb_wisdom_dispatch *d)
+{
+    pb_wisdom_dispatch *at = (pb_wisdom_dispatch *)pb_wisdom_dispatch_at(w, d->threads); /* w's own entry */
+    if (!at && w->ndispatch == PB_WISDOM_MAX_DISPATCH)
+        return -1;
+    *(at ? at : &w->dispatch[w->ndispatch++]) = *d;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- text */
 
 /* Appends to buf at *at (snprintf's rules); false once it no longer fits. */
@@ -128,6 +145,11 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
     }
     for (int i = 0; ok && i < w->nreads; i++)
         ok = pb_wisdom_put(buf, len, &at, "read %d %s %.3f\n", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);
+    for (int i = 0; ok && i < w->ndispatch; i++) {
+        const pb_wisdom_dispatch *d = &w->dispatch[i];
+        ok = pb_wisdom_put(buf, len, &at, "dispatch %d %s %.3f %.3f\n", d->threads, d->tree ? "tree" : "flat",
+                           d->flat_ns, d->tree_ns);
+    }
     ok = ok && pb_wisdom_put(buf, len, &at, "end\n");
     return ok ? (int)at : -1;
 }
@@ -155,7 +177,7 @@ static int pb_wisdom_threads(const char *s, int *out)
     return 0;
 }
 
-static int pb_wisdom_gbps(const char *s, double *out)
+static int pb_wisdom_nonneg(const char *s, double *out)
 {
     char *end;
     double v = strtod(s, &end);
@@ -180,7 +202,7 @@ static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, si
     if (strcmp(word[4], "prefetch") != 0 && strcmp(word[4], "noprefetch") != 0)
         return pb_errf(err, errlen, "'%s' is neither prefetch nor noprefetch", word[4]);
     k.prefetch = strcmp(word[4], "prefetch") == 0;
-    if (pb_wisdom_gbps(word[5], &k.gbps) != 0)
+    if (pb_wisdom_nonneg(word[5], &k.gbps) != 0)
         return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[5]);
     k.layout = KERN_LAYOUT_FILE;
     if (n == 7 && (kern_layout_parse(word[6], &k.layout) != 0 || !kern_layout_fits(k.layout, k.fmt, QK_K)))
@@ -205,7 +227,7 @@ static int pb_wisdom_read_line(pb_wisdom *w, char **word, int n, char *err, size
     if (!k || k->op != PB_MEMOP_READ)
         return pb_errf(err, errlen, "unknown read kernel '%s'", word[2]);
     snprintf(r.kernel, sizeof r.kernel, "%s", k->name);
-    if (pb_wisdom_gbps(word[3], &r.gbps) != 0)
+    if (pb_wisdom_nonneg(word[3], &r.gbps) != 0)
         return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[3]);
     for (int i = 0; i < w->nreads; i++)
         if (w->read[i].threads == r.threads)
@@ -236,6 +258,26 @@ static int pb_wisdom_distance_line(pb_wisdom *w, char **word, int n, char *err, 
     return 0;
 }
 
+/* "dispatch THREADS flat|tree FLAT_NS TREE_NS". */
+static int pb_wisdom_dispatch_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
+{
+    pb_wisdom_dispatch d;
+    if (n != 5)
+        return pb_errf(err, errlen, "dispatch takes THREADS flat|tree FLAT_NS TREE_NS");
+    if (pb_wisdom_threads(word[1], &d.threads) != 0 || d.threads < 2)
+        return pb_errf(err, errlen, "threads '%s' is not 2..%d", word[1], POOL_MAX_THREADS);
+    if (strcmp(word[2], "flat") != 0 && strcmp(word[2], "tree") != 0)
+        return pb_errf(err, errlen, "'%s' is neither flat nor tree", word[2]);
+    d.tree = strcmp(word[2], "tree") == 0;
+    if (pb_wisdom_nonneg(word[3], &d.flat_ns) != 0 || pb_wisdom_nonneg(word[4], &d.tree_ns) != 0)
+        return pb_errf(err, errlen, "ns '%s %s' are not numbers >= 0", word[3], word[4]);
+    if (pb_wisdom_dispatch_at(w, d.threads))
+        return pb_errf(err, errlen, "a second dispatch at %d threads", d.threads);
+    if (pb_wisdom_put_dispatch(w, &d) != 0)
+        return pb_errf(err, errlen, "more than %d dispatch lines", PB_WISDOM_MAX_DISPATCH);
+    return 0;
+}
+
 /* One line (no newline) after the magic: an identity, the hint, an entry, a comment or a blank. */
 static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
 {
@@ -263,6 +305,8 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
         return pb_wisdom_kernel_line(w, word, n, err, errlen);
     if (strcmp(word[0], "read") == 0)
         return pb_wisdom_read_line(w, word, n, err, errlen);
+    if (strcmp(word[0], "dispatch") == 0)
+        return pb_wisdom_dispatch_line(w, word, n, err, errlen);
     if (strcmp(word[0], "hint") == 0) {
         if (w->has_hint)
             return pb_errf(err, errlen, "a second hint line");
@@ -274,7 +318,8 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
     }
     if (strcmp(word[0], "distance") == 0)
         return pb_wisdom_distance_line(w, word, n, err, errlen);
-    return pb_errf(err, errlen, "unknown word '%.40s' (accepted: cpu, build, hint, distance, kernel, read, end, #)",
+    return pb_errf(err, errlen,
+                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, kernel, read, dispatch, end, #)",
                    word[0]);
 }
 

@@ -11,6 +11,7 @@
  *   distance 1536                             (bytes the streaming passes prefetch ahead: kern_prefetch_distances)
  *   kernel q8_0 1 avx512 prefetch 12.345      (format, threads, variant, prefetch or noprefetch, GB/s)
  *   read 1 avx512-4s 13.100                   (threads, read kernel, GB/s)
+ *   dispatch 2 flat 181.200 196.400           (threads, the faster spin pool shape, flat's and tree's ns)
  *   end
  *
  * Wisdom is an input like any other: read as a regular file of bounded size; a file that breaks this grammar
@@ -32,6 +33,7 @@
 #define PB_WISDOM_MAX_BYTES ((size_t)1 << 20) /* a whole tuning is a few KiB */
 #define PB_WISDOM_MAX_KERNELS 64               /* formats x thread counts */
 #define PB_WISDOM_MAX_READS 8
+#define PB_WISDOM_MAX_DISPATCH 8
 #define PB_WISDOM_ID 512
 
 typedef struct pb_wisdom_kernel {
@@ -50,6 +52,14 @@ typedef struct pb_wisdom_read {
     double gbps;
 } pb_wisdom_read;
 
+/* The spin pool's shape measured faster at one thread count: flat (every worker on the root's lines) or the tree of
+ * cache groups (pool_config.group). A decode whose policy the user did not force runs that shape. */
+typedef struct pb_wisdom_dispatch {
+    int threads;             /* 2.. */
+    bool tree;               /* the tree was the faster (a tie stays flat: the baseline) */
+    double flat_ns, tree_ns; /* one dispatch of each when measured */
+} pb_wisdom_dispatch;
+
 typedef struct pb_wisdom {
     char cpu[PB_WISDOM_ID];   /* pb_wisdom_cpu_id of the machine it was measured on */
     char build[PB_WISDOM_ID]; /* pb_wisdom_build_id of the build that measured it */
@@ -57,9 +67,10 @@ typedef struct pb_wisdom {
     bool temporal;            /* the prefetch hint (kern_prefetch_set_temporal) */
     bool has_distance;
     unsigned distance;        /* the prefetch distance in bytes (kern_prefetch_set_distance) */
-    int nkernels, nreads;
+    int nkernels, nreads, ndispatch;
     pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
     pb_wisdom_read read[PB_WISDOM_MAX_READS];
+    pb_wisdom_dispatch dispatch[PB_WISDOM_MAX_DISPATCH];
 } pb_wisdom;
 
 /* The identity wisdom is keyed by: the cpu (vendor, family/model/stepping, brand, the ISAs the kernels choose from,
@@ -74,9 +85,13 @@ const pb_wisdom_kernel *pb_wisdom_kernel_at(const pb_wisdom *w, kern_format f, i
 const pb_wisdom_kernel *pb_wisdom_kernel_near(const pb_wisdom *w, kern_format f, int threads);
 /* The same for the read kernels. */
 const pb_wisdom_read *pb_wisdom_read_near(const pb_wisdom *w, int threads);
-/* Adds or replaces (f, threads)'s entry, or the read entry of threads. 0, or -1 when the table is full. */
+/* The dispatch shape measured at exactly threads, or NULL (a shape measured at another count says nothing here). */
+const pb_wisdom_dispatch *pb_wisdom_dispatch_at(const pb_wisdom *w, int threads);
+/* Adds or replaces (f, threads)'s entry, or the read or dispatch entry of threads. 0, or -1 when the table is
+ * full. */
 int pb_wisdom_put_kernel(pb_wisdom *w, const pb_wisdom_kernel *k);
 int pb_wisdom_put_read(pb_wisdom *w, const pb_wisdom_read *r);
+int pb_wisdom_put_dispatch(pb_wisdom *w, const pb_wisdom_dispatch *d);
 
 /* The file's text into buf (NUL-terminated). The number of bytes, or -1 when it does not fit. */
 int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len);

@@ -258,3 +258,59 @@ Test(why_cli, distance_from_wisdom_in_the_stream_and_the_floor, .timeout = 300)
     cr_expect_eq(tf_count(err, "another cpu"), 1, "one line: %s", err);
     cr_assert_eq(tf_rmrf(dir), 0);
 }
+
+/* DIR/NAME: wisdom text with its dispatch line at 2 threads replaced by one saying shape. */
+static void write_shape(const char *dir, const char *name, const char *text, const char *shape)
+{
+    const char *d = strstr(text, "\ndispatch 2 "), *nl = d ? strchr(d + 1, '\n') : NULL;
+    cr_assert(d && nl, "bench_tune measured the dispatch at 2 threads: %s", text);
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s\ndispatch 2 %s 300.000 200.000%s", (int)(d - text), text, shape, nl);
+    tf_write(dir, name, edited);
+}
+
+/* The policies of a quick 2-thread sweep's rows (extra: its --wisdom and --policy), comma-joined in row order. */
+static void sweep_policies(const char *dir, const char *extra, char *out, size_t len)
+{
+    static int n;
+    char args[512], name[64], err[8192];
+    snprintf(args, sizeof args, "--model tiny.gguf --quick --threads 2 --cpus all --tokens 1 --warmup 0 "
+             "--floor-passes 3 %s --out shape%d", extra, n);
+    int rc = harness_run_in(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent", args, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s: exit %d: %s", args, rc, err);
+    pb_table t;
+    snprintf(name, sizeof name, "shape%d/sweep.csv", n++);
+    harness_load_csv(&t, dir, name);
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t r = 0; r < t.nrows && at < len; r++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s", r ? "," : "", pb_table_str(&t, r, pb_table_col(&t, "policy")));
+    pb_table_free(&t);
+}
+
+/* bench_tune measures the spin pool flat and tree at 2 threads; a sweep whose policy is not forced runs spin in the
+ * shape the wisdom names there (tree: its rows say tree), flat when it says flat, and flat whenever --policy is
+ * given. Seen failing with the wisdom's shape ignored: spin,condvar,spawn where tree,condvar,spawn was due. */
+Test(why_cli, unforced_spin_runs_the_tuned_pool_shape, .timeout = 300)
+{
+    int cpus[2];
+    tf_need_cpus(cpus, 2, "a pool of two threads to shape");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbshape");
+    write_model(dir);
+    harness_run_ok(dir, "bench_tune", "", "--format q8_0 --threads 2 --size-mib 16 --budget-s 1 --quick --wisdom t");
+    char *text = strdup(tf_slurp("%s/t", dir));
+    write_shape(dir, "tree", text, "tree");
+    write_shape(dir, "flat", text, "flat");
+    free(text);
+    char got[256];
+    sweep_policies(dir, "--wisdom tree", got, sizeof got);
+    cr_expect_str_eq(got, "tree,condvar,spawn", "wisdom says tree at 2 threads");
+    sweep_policies(dir, "--wisdom flat", got, sizeof got);
+    cr_expect_str_eq(got, "spin,condvar,spawn", "wisdom says flat");
+    sweep_policies(dir, "--wisdom none", got, sizeof got);
+    cr_expect_str_eq(got, "spin,condvar,spawn", "no wisdom: the flat baseline");
+    sweep_policies(dir, "--wisdom tree --policy spin,condvar", got, sizeof got);
+    cr_expect_str_eq(got, "spin,condvar", "a forced policy runs as named");
+    cr_assert_eq(tf_rmrf(dir), 0);
+}

@@ -315,3 +315,48 @@ Test(tune, a_repacked_layout_only_where_it_measured_faster)
             cr_assert(e->gbps == 20.0 && !e->prefetch);
     }
 }
+
+/* A dispatch seam: per thread count, each call's figure from a script (flat and tree rounds in the order asked). */
+typedef struct fake_dispatch {
+    char order[16]; /* 'f' or 't' per call, in call order */
+    int calls, at_one;
+} fake_dispatch;
+
+static double fake_dispatch_ns(void *ctx, int threads, bool tree)
+{
+    fake_dispatch *f = ctx;
+    if (threads < 2)
+        f->at_one++;
+    int round = 0;
+    for (int i = 0; i < f->calls; i++)
+        round += f->order[i] == (tree ? 't' : 'f');
+    if (f->calls < (int)sizeof f->order - 1)
+        f->order[f->calls++] = tree ? 't' : 'f';
+    if (threads == 2) /* tree the faster in every round */
+        return tree ? 200.0 : 300.0;
+    if (threads == 4) /* flat's first round hit by noise: its best round still beats tree's */
+        return tree ? 450.0 : (round % 2 == 0 ? 900.0 : 400.0);
+    return NAN; /* 3: the tree could not run */
+}
+
+/* From 2 threads, flat and tree alternated, each shape's best round compared: the faster remembered. */
+Test(tune, dispatch_shape_by_measurement)
+{
+    fake_dispatch fd = { .calls = 0 };
+    pb_tune_plan p = { .nformats = 0, .threads = { 1, 2, 3, 4 }, .nthreads = 4, .dispatch = true };
+    pb_tune_seam s = { .dispatch = fake_dispatch_ns, .ctx = &fd };
+    pb_wisdom w = { .nkernels = 0 };
+    char err[256];
+    cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(fd.at_one, 0, "one thread dispatches nothing: not measured");
+    cr_assert_str_eq(fd.order, "ftftftftftft", "alternated, PB_TUNE_DISPATCH_ROUNDS rounds per count");
+    const pb_wisdom_dispatch *d2 = pb_wisdom_dispatch_at(&w, 2), *d4 = pb_wisdom_dispatch_at(&w, 4);
+    cr_assert(d2 && d2->tree && d2->flat_ns == 300.0 && d2->tree_ns == 200.0);
+    cr_assert(d4 && !d4->tree && d4->flat_ns == 400.0 && d4->tree_ns == 450.0, "each shape's best round");
+    cr_assert_null(pb_wisdom_dispatch_at(&w, 3), "no figure for a shape: no entry (flat)");
+    cr_assert_null(pb_wisdom_dispatch_at(&w, 1));
+    p.dispatch = false;
+    pb_wisdom none = { .nkernels = 0 };
+    cr_assert_eq(pb_tune_run(&p, &s, &none, err, sizeof err), 0);
+    cr_assert_eq(none.ndispatch, 0, "not asked: not measured");
+}

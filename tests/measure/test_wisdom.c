@@ -28,6 +28,8 @@ static pb_wisdom sample(void)
     pb_wisdom_read r = { .threads = 1, .gbps = 14 };
     snprintf(r.kernel, sizeof r.kernel, "scalar");
     cr_assert_eq(pb_wisdom_put_read(&w, &r), 0);
+    pb_wisdom_dispatch d = { .threads = 2, .tree = true, .flat_ns = 310.5, .tree_ns = 290.25 };
+    cr_assert_eq(pb_wisdom_put_dispatch(&w, &d), 0);
     return w;
 }
 
@@ -70,6 +72,10 @@ Test(wisdom, text_round_trips)
     cr_assert(k->isa == KERN_ISA_SCALAR && !k->prefetch && k->gbps == 3.25);
     cr_assert_eq(back.nreads, 1);
     cr_assert_str_eq(back.read[0].kernel, "scalar");
+    const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(&back, 2);
+    cr_assert_not_null(d, "%s", text);
+    cr_assert(d->tree && d->flat_ns == 310.5 && d->tree_ns == 290.25);
+    cr_assert_null(pb_wisdom_dispatch_at(&back, 4), "a shape measured at 2 threads says nothing of 4");
     cr_assert_eq(pb_wisdom_format(&back, text + 2048, 2048), n, "formatted again, the same length");
     cr_assert_eq(memcmp(text, text + 2048, (size_t)n), 0);
 }
@@ -141,6 +147,11 @@ Test(wisdom, malformed_lines_are_named)
         { "distance 1536x\n", "distance takes one of" },
         { "distance\n", "distance takes one of" },
         { "distance 1536\ndistance 2048\n", "line 5: a second distance line" },
+        { "dispatch 2 ring 1 2\n", "neither flat nor tree" },
+        { "dispatch 1 flat 1 2\n", "threads '1' is not 2.." },
+        { "dispatch 2 tree 1\n", "dispatch takes THREADS" },
+        { "dispatch 2 tree 1 -2\n", "are not numbers >= 0" },
+        { "dispatch 2 tree 1 2\ndispatch 2 flat 1 2\n", "a second dispatch at 2 threads" },
         { "frobnicate\n", "unknown word 'frobnicate'" },
         { "cpu again\n", "a second cpu line" },
         { "end\nkernel q8_0 1 avx2 prefetch 1\n", "text after the end line" },

@@ -127,3 +127,11 @@ int pb_sweep_plan_points(const pb_sweep_plan *p)
     free(place);
     return total * p->formats->n * p->batches->n * p->policies->n * p->glues->n;
 }
+
+int pb_sweep_point_kind(const pb_sweep_plan *p, int kind, int threads)
+{
+    if (kind != PB_EXEC_SPIN || !p->tuned_shape || !p->kernels.wisdom)
+        return kind;
+    const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(p->kernels.wisdom, threads);
+    return d && d->tree ? PB_EXEC_TREE : PB_EXEC_SPIN;
+}

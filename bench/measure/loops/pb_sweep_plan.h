@@ -27,6 +27,8 @@ typedef struct pb_sweep_plan {
     bool mmap;                        /* with file: read through its mapping, not copied into the arena */
     const pb_list *contexts, *kv_types; /* the cache depths and types: every block runs each pair */
     pb_kpicker kernels;               /* each format's kernel: wisdom's, by rank, or forced (pb_kchoice.h) */
+    bool tuned_shape;                 /* spin points run the pool shape kernels.wisdom measured faster at their
+                                       * thread count (pb_sweep_point_kind): no policy was forced */
     const pb_topo *topo;              /* the live machine */
     const pb_cpusets *sets;
     const pb_list *formats, *policies, *glues, *threads, *batches;
@@ -69,6 +71,11 @@ int pb_sweep_capacities(const pb_sweep_plan *p, const pb_cpulist *place, double 
  * than half of MemAvailable (the run would swap, or push the rest of the machine out of the page cache). 0, or
  * -1 with the line (naming --model and --format) in err. */
 int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen);
+
+/* The kind a point of policy kind at threads threads runs: kind itself, but for spin when p->tuned_shape and the
+ * wisdom holds a dispatch entry at exactly threads saying tree (bench_tune measured the tree-shaped spin pool's
+ * dispatch faster there): tree. Flat without such an entry (the baseline). */
+int pb_sweep_point_kind(const pb_sweep_plan *p, int kind, int threads);
 
 /* Where `threads` threads of a point on set run: pb_topo_place's placement into both held and place when the set
  * holds that many; else, with p->oversubscribe, every PU of the set placed into held (the distinct cpus: the

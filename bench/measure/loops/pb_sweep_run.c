@@ -372,7 +372,8 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
                 if (!pb_sweep_sched_runs(p, sg / p->glues->n, b->place))
                     continue;
                 d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
-                rc = sw_point(run, b, &d, (int)p->policies->v[k], sg / p->glues->n, err, errlen);
+                rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n),
+                              sg / p->glues->n, err, errlen);
             }
         pb_decode_free(&d);
     }
