@@ -218,8 +218,8 @@ pool_policy pool_async_policy(const pool_async *a);
  * returns once every thread has made its call of that round, and everything any thread wrote before its call is
  * visible to every thread after its own. Waiters wait as the pool's idle workers do: they spin for the policy's
  * worker budget (spin: idle_us; hybrid: spin_us; condvar and spawn: none; at most POOL_OVERSUBSCRIBED_SPIN_US when
- * the threads outnumber their cpus), yielding after the pool's bounded spin, then sleep until released, so a
- * barrier on a shared or oversubscribed machine hands its cpu to the thread it waits for. Kinds:
+ * the threads outnumber their cpus, and then without yielding), yielding after the pool's bounded spin, then sleep
+ * until released, so a barrier on a shared or oversubscribed machine hands its cpu to the thread it waits for. Kinds:
  *   central        one arrival counter and one release word (ggml's shape): the last to arrive releases all
  *   tree           the pool's groups (pool_config.group): members arrive and are released on their group's lines,
  *                  leaders at the root's; for a flat pool every thread reports to the caller (one level)

@@ -52,8 +52,13 @@ unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint
         return v;
     if (budget_ns > 0) {
         uint64_t t0 = budget_ns == POOL_FOREVER_NS ? 0 : pool_now_ns();
-        /* Oversubscribed (a short yield_after): the thread waited for may need this very cpu, so no hot polls. */
-        unsigned hot_polls = yield_after > POOL_SPINS_OVERSUBSCRIBED ? POOL_HOT_POLLS : 0;
+        /* Oversubscribed (a short yield_after): the thread waited for may need this very cpu, so no hot polls, and
+         * no yield while a budget ends the spin: a yield may give the cpu away for a whole scheduler slice (EEVDF
+         * moves the yielder's deadline back), far longer than the few µs it spins; it sleeps when they are over. */
+        bool oversubscribed = yield_after <= POOL_SPINS_OVERSUBSCRIBED;
+        unsigned hot_polls = oversubscribed ? 0 : POOL_HOT_POLLS;
+        bool may_yield = !oversubscribed || budget_ns == POOL_FOREVER_NS;
+        unsigned clock_every = oversubscribed ? POOL_SPINS_OVERSUBSCRIBED : POOL_CLOCK_EVERY;
         for (unsigned hot = 0; hot < hot_polls; hot++) {
             v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
             if (pool_word_ready(v, value, want_equal))
@@ -64,10 +69,10 @@ unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint
             v = atomic_load_explicit(word, memory_order_acquire); /* acquire: as above */
             if (pool_word_ready(v, value, want_equal))
                 return v;
-            bool yielding = spins >= yield_after;
+            bool yielding = may_yield && spins >= yield_after;
             if (yielding)
                 sched_yield();
-            if (budget_ns != POOL_FOREVER_NS && (yielding || spins % POOL_CLOCK_EVERY == 0) &&
+            if (budget_ns != POOL_FOREVER_NS && (yielding || spins % clock_every == 0) &&
                 pool_now_ns() - t0 >= budget_ns)
                 break;
         }

@@ -1,8 +1,9 @@
 /* pool_impl.h — internals shared by the pool's source files (pool.c, pool_async.c); not part of the API.
  *
  * The wait/wake handshake: a publisher changes one word with a seq_cst RMW, then calls pool_word_wake; a waiter
- * calls pool_word_wait, which spins (hot polls, then paused polls, then yields) for a budget and then sleeps on a
- * pool_sleepq until the word is ready. The handshake (described at pool_word_wait) never loses a wake-up. */
+ * calls pool_word_wait, which spins (hot polls, then paused polls, then yields; oversubscribed: paused polls only)
+ * for a budget and then sleeps on a pool_sleepq until the word is ready. The handshake (described at
+ * pool_word_wait) never loses a wake-up. */
 #ifndef POOL_IMPL_H
 #define POOL_IMPL_H
 
@@ -30,8 +31,9 @@ void pool_sleepq_destroy(pool_sleepq *q);
 /* The spin budgets (POOL_HOT_POLLS, POOL_SPINS_BEFORE_YIELD, POOL_SPINS_OVERSUBSCRIBED, POOL_CLOCK_EVERY) are in
  * pool_tuning.h, with every other tunable of the pool. */
 
-/* Waits until *word == value (want_equal) or != value (!want_equal): spins (yielding after yield_after
- * pauses) up to budget_ns (0 = sleep at once, POOL_FOREVER_NS = never sleep), then sleeps on q. Returns
+/* Waits until *word == value (want_equal) or != value (!want_equal): spins (yielding after yield_after pauses, but
+ * never with the oversubscribed POOL_SPINS_OVERSUBSCRIBED and a budget that ends) up to budget_ns (0 = sleep at
+ * once, POOL_FOREVER_NS = never sleep), then sleeps on q. Returns
  * the value that made it ready. The load that sees it is an acquire: what the publisher wrote before its
  * RMW is visible on return. */
 unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint64_t budget_ns, unsigned yield_after,

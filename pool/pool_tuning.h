@@ -20,8 +20,10 @@
  * never holds a cpu another thread needs for long; not shorter, because a yielding waiter sees the next job a
  * syscall late, which doubles a dispatch after a short caller gap (docs/measured.md, the pool's tunables). */
 #define POOL_SPINS_BEFORE_YIELD 32768u
-/* The same when threads outnumber their cpus: the thread a spinner waits for is likely waiting for this
- * very cpu, so spinning only delays it; yield almost at once. */
+/* When threads outnumber their cpus: the thread a spinner waits for is likely waiting for this very cpu, so
+ * such a waiter never yields (a yield may give the cpu away for a whole scheduler slice, long after the thread it
+ * waited for answered); it pauses up to POOL_OVERSUBSCRIBED_SPIN_US, reading the clock every this many pauses,
+ * then sleeps. */
 #define POOL_SPINS_OVERSUBSCRIBED 16u
 /* µs: the most a waiter of a pool whose threads outnumber their cpus spins (spin and hybrid) before it sleeps.
  * There the thread it waits for most likely waits for this very cpu, and a yield does not hand it over (the
