@@ -113,8 +113,8 @@ typedef struct pb_tuning {
     const char *why;  /* one line */
 } pb_tuning;
 
-/* A latency point whose chase thread was on its cpu less than this share of its rounds' wall time was preempted:
- * report.md says its figure overstates the latency. */
+/* A latency point whose chase thread was on its cpu less than this share of its rounds' wall time shared the cpu
+ * with other work: report.md says so beside the idle latency. */
 #define PB_LAT_ON_CPU_PCT 90.0
 
 #endif

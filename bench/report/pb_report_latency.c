@@ -27,8 +27,9 @@ static void lat_answers(FILE *o, const pb_dg_latency *l, const pb_digest *d)
     fprintf(o, ") over a %.0f MiB working set, %.0f MiB of the buffer in huge pages.\n", idle->kib / 1024,
             l->thp_mib);
     if (idle->run_pct < PB_LAT_ON_CPU_PCT)
-        fprintf(o, "- **Preempted:** the chase's thread was on its cpu %.0f%% of the idle point's rounds: other work "
-                   "ran there, and the figure overstates the latency.\n", idle->run_pct);
+        fprintf(o, "- **Shared cpu:** the chase's thread ran %.0f%% of the idle point's wall time: other work shared "
+                   "its cpu. The rounds count the chase's own cpu time, but what that work does to the caches and the "
+                   "TLB between its slices may still raise the figure.\n", idle->run_pct);
     if (l->ncurve < 2) {
         fprintf(o, "- No loaded curve: the run chased on a one-cpu set (nothing streamed beside it).\n");
         return;
