@@ -27,14 +27,14 @@ SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condv
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
 bench_memory_floor|20|--quick
-bench_memory_floor|8|--latency --quick|bench_memory_floor_latency
+bench_memory_floor|16|--latency --quick|bench_memory_floor_latency
 bench_kernels|30|--quick
 bench_sweep|15|--quick --tokens 5
 bench_overlap|5|--quick"
 else
     SUITE="bench_pool_overhead|20|
 bench_memory_floor|100|
-bench_memory_floor|15|--latency|bench_memory_floor_latency
+bench_memory_floor|19|--latency|bench_memory_floor_latency
 bench_kernels|60|
 bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
