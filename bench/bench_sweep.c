@@ -15,7 +15,7 @@
 typedef struct sw_opts {
     const char *model;
     pb_list formats, policies, glues, threads, batches, contexts, kv_types;
-    const char *schedule, *cpus, *emulate, *wisdom, *co_runner;
+    const char *schedule, *cpus, *emulate, *wisdom, *co_runner, *counters;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
     bool mmap;
 } sw_opts;
@@ -31,6 +31,7 @@ typedef struct sw_run {
     pb_sweep_out out;  /* sweep.csv, cpu_util.csv, sweep_cpu.csv: a point's rows as it ends */
     pb_sweep_run run;  /* the rows, for the table */
     pb_wisdom wisdom;  /* --wisdom's, when it is this machine's (plan.kernels points at it) */
+    pb_counters counters; /* --counters, on the main thread: every point's caller */
 } sw_run;
 
 /* pb_sweep_plan's row hook: ctx is the run's pb_sweep_out. */
@@ -86,6 +87,11 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .dflt = "100" },
         { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
+        { .name = "counters", .kind = PB_OPT_STRING, .dest = &o->counters, .metavar = "LIST",
+          .help = "perf_event counts per point of the caller's thread, by libpfm4's names (cycles, instructions, "
+                  "cache-misses, task-clock, context-switches, page-faults, ...); one this machine cannot count is "
+                  "recorded as unsupported",
+          .dflt = "none" },
         { 0 },
     };
     const pb_cli cli = {
@@ -138,6 +144,9 @@ static int sw_defaults(sw_run *sr)
                           .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where };
     if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0 || pb_harness_co_runner(&sr->h, o->co_runner, &sr->co) != 0)
         return -1;
+    if (o->counters && pb_counters_open(&sr->counters, o->counters, err, sizeof err) != 0)
+        return pb_harness_refusef(&sr->h, "%s", err);
+    p->counters = o->counters ? &sr->counters : NULL;
     p->co_runner = sr->co.text;
     /* Unforced, spin runs the shape wisdom measured faster; beside tree in the list it stays the flat baseline. */
     p->tuned_shape = default_policies;
@@ -216,6 +225,7 @@ int main(int argc, char **argv)
     pb_sweep_out_free(&sr.out);
     pb_sweep_run_free(&sr.run);
     pb_model_arg_close(&sr.marg);
+    pb_counters_close(&sr.counters);
     if (unverified)
         fprintf(stderr, PROG ": some points did not reproduce the reference logits (see LOGITS DIFFER)\n");
     return rc ? rc : unverified != 0;

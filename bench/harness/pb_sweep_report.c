@@ -223,6 +223,7 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(model_file).s = r->model_file, S(arch).s = r->arch, S(type_mix).s = r->type_mix,
         S(kernel_why).s = r->kernel_why, S(kernel_stream).s = r->kernel_stream, S(floor_why).s = r->floor_why,
         S(kernel_layout).s = r->kernel_layout,
+        S(counters).s = r->counters, S(ipc).d = r->ipc,
     };
 #undef S
     char lists[4][PB_SWEEP_LIST_LEN]; /* 32 KiB, on the main thread's stack */

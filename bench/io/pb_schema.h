@@ -259,7 +259,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(kernel_why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                             \
     X(kernel_stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                       \
     X(floor_why, TEXT, "%s", "", NONE, "the floor's read kernel: tuned (wisdom's) or all (the best of every one)") \
-    X(kernel_layout, TEXT, "%s", "", NONE, "the weights' layout the kernel read: file, or one repacked at load")
+    X(kernel_layout, TEXT, "%s", "", NONE, "the weights' layout the kernel read: file, or one repacked at load") \
+    X(counters, TEXT, "%s", "", NONE, "--counters: name=count of the caller's thread over the point (its warm-up and " \
+      "the floor passes between its tokens included), or name=unsupported(why)")                                    \
+    X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread over the point (empty: not both counted)")
 
 /* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
  * thread order, the caller first, like cpus). */

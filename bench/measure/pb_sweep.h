@@ -117,6 +117,8 @@ typedef struct pb_sweep_row {
     pb_budget budget;         /* the median token's parts (pb_sweep_row_budget, once the floor is known) */
     double ghz_before, ghz_after;   /* the pinned cpus' mean clock around the tokens (NaN: not measured) */
     double watts_package, watts_dram; /* RAPL power over the point's timed stretch (NaN: no such zone readable) */
+    char counters[512];       /* --counters: pb_counters_text over the point ("" without --counters) */
+    double ipc;               /* instructions / cycles of the caller's thread (NaN: not both counted) */
 } pb_sweep_row;
 
 /* Joules per token: (package + dram) power times the median token's time, over the batch; NaN without power. */

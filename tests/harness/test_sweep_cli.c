@@ -274,3 +274,30 @@ Test(sweep_cli, q4_K_M_mix_runs_as_one_format, .timeout = 120)
     pb_table_free(&t);
     cr_expect_eq(tf_rmrf(dir), 0);
 }
+
+/* --counters as in bench_kernels: a name libpfm4 does not know is bad input; per point the software events count,
+ * cycles and instructions count where the machine has a PMU (IPC then appears) and are recorded as unsupported where
+ * it has none (a VM), never fatal. */
+Test(sweep_cli, counters_per_point_what_counted_and_what_is_unsupported, .timeout = 120)
+{
+#if !defined(__x86_64__)
+    cr_skip_test("event names come from libpfm4, which only the x86-64 build links");
+#endif
+    skip_if_emulated(EMULATED_SWEEP_WHY);
+    expect_bad("--counters no_such_event --quick", "--counters");
+    expect_bad("--counters cycles,,task-clock --quick", "--counters");
+    char dir[64];
+    pb_table t;
+    sweep_run(dir, sizeof dir, "--policy spin --threads 1 --tokens 2 --warmup 0 --floor-passes 3 "
+                               "--counters cycles,instructions,task-clock --out run", &t);
+    cr_assert_eq(t.nrows, 1);
+    const char *c = pb_table_str(&t, 0, pb_table_col(&t, "counters"));
+    const char *tc = strstr(c, "task-clock=");
+    cr_expect(tc && tc[11] >= '1' && tc[11] <= '9', "task-clock counted: %s", c);
+    bool cycles = strstr(c, "cycles=") && !strstr(c, "cycles=unsupported");
+    cr_expect(cycles || strstr(c, "cycles=unsupported("), "cycles counted or said unsupported: %s", c);
+    double ipc = pb_table_num(&t, 0, pb_table_col(&t, "ipc"));
+    cr_expect(cycles ? ipc > 0 : isnan(ipc), "IPC where cycles counted, empty where not: %s, %g", c, ipc);
+    pb_table_free(&t);
+    tf_rmrf(dir);
+}

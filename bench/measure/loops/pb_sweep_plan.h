@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "pb_cli.h"
+#include "pb_counters.h"
 #include "pb_cpusets.h"
 #include "pb_kchoice.h"
 #include "pb_model.h"
@@ -39,6 +40,7 @@ typedef struct pb_sweep_plan {
     bool oversubscribe;               /* --threads was given: a count above a set's PUs runs there oversubscribed
                                        * (pb_sweep_place), where the default counts skip it */
     const pb_emulate *emulate;        /* --emulate-slow (NULL: none) */
+    pb_counters *counters;            /* --counters, open on the calling thread, the points' caller (NULL: none) */
     const pb_where *where;            /* placement tags: the topology or the round trips (NULL: the round trips) */
     int tokens, warmup, interval_ms, floor_passes;
     unsigned spin_us;
