@@ -28,8 +28,7 @@ static void copy(char *dst, size_t len, const char *s)
     snprintf(dst, len, "%s", s);
 }
 
-/* 0: a prediction; 1: a bound on the cycles (so on the GB/s); -1: nothing (see pb_predict.h). */
-static int status_kind(const char *st)
+int pb_predict_status_kind(const char *st)
 {
     if (strcmp(st, "ok") == 0 || strcmp(st, "branchy") == 0)
         return 0;
@@ -101,7 +100,7 @@ int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e)
             c->clock_ghz = clock;
         if (isnan(c->bw_gbs))
             c->bw_gbs = bw;
-        int f = format_index(pb_table_str(&t, r, cf)), kind = status_kind(pb_table_str(&t, r, cs));
+        int f = format_index(pb_table_str(&t, r, cf)), kind = pb_predict_status_kind(pb_table_str(&t, r, cs));
         if (f < 0 || kind < 0 || isnan(gbs) || !(gbs > 0)) {
             p->unusable++;
             continue;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "pb_csvread.h"
+#include "pb_rundata.h"
 
 #define PB_PREDICT_CHIPS 32
 #define PB_PREDICT_FORMATS 8 /* f32 f16 q8_0 q4_0 q1_0 tq2_0 q4_K q6_K, in pb_predict_format_name's order */
@@ -38,6 +39,8 @@ typedef struct pb_predict {
     pb_predict_chip c[PB_PREDICT_CHIPS];
 } pb_predict;
 
+/* A row's status: 0 a prediction, 1 a lower bound on the cycles (so an upper bound on the GB/s), -1 nothing. */
+int pb_predict_status_kind(const char *status);
 /* The format name of index i < PB_PREDICT_FORMATS. */
 const char *pb_predict_format_name(int i);
 /* Reads a predict.csv. 0; -1 with e filled (e->missing when the file is absent, or a column missing). */
@@ -48,5 +51,9 @@ int pb_predict_outruns(const pb_predict_cell *c, double bw);
 /* The report.md section when dir holds predict.csv (nothing when it does not; one line naming the problem when
  * it cannot be read). */
 void pb_report_predict(FILE *o, const char *dir);
+/* Beside it, when kernels.csv has cycles per block (pb_predict_measured.c): per format and variant bench_kernels ran
+ * in L2 on one thread at batch 1, the cycles a block took here beside llvm-mca's for each core of this
+ * architecture in predict.csv. Nothing without both. */
+void pb_report_predict_measured(FILE *o, const pb_rundata *rd);
 
 #endif

@@ -182,5 +182,6 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     pb_noise_notes(&f, d, rd);
     sentences(o, "Noise", &f, "No noise figures: no placement, spread or load figures in this run.");
     pb_report_predict(o, rd->dir); /* predict.csv, when make predict --run-dir put one here */
+    pb_report_predict_measured(o, rd);
     machine_block(o, rd);
 }
