@@ -126,7 +126,8 @@ static void bt_print(const pb_wisdom *w, FILE *f)
         const pb_wisdom_kernel *k = &w->kernel[i];
         fprintf(f, "%-7s %7d  %-11s %-10s %9.2f  %s\n", kern_format_names[k->fmt], k->threads, kern_isa_name(k->isa),
                 k->prefetch && w->has_hint ? kern_prefetch_setting_name(w->temporal, w->has_distance ? w->distance
-                                                                                                     : KERN_PREFETCH_BYTES)
+                                                                                                     : KERN_PREFETCH_BYTES,
+                                                                        w->has_near ? w->near : kern_prefetch_vendor_near())
                 : k->prefetch              ? "on"
                                            : "off",
                 k->gbps, kern_layout_names[k->layout]);

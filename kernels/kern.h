@@ -262,13 +262,23 @@ extern const unsigned kern_prefetch_distances[KERN_PREFETCH_NDIST + 1];
 /* Sets the distance (one of kern_prefetch_distances) for every later streaming pass: 0, or -1 (errno = EINVAL) for
  * another value, which leaves it unchanged. Call only as kern_prefetch_set_temporal. */
 int kern_prefetch_set_distance(unsigned bytes);
-/* A streaming setting's name in the CSVs: the hint's ("t2", "nta"), then "@BYTES" when the distance is not
- * KERN_PREFETCH_BYTES ("t2@3072"). */
-const char *kern_prefetch_setting_name(bool temporal, unsigned distance);
+/* Whether the streaming passes also ask for the line KERN_PREFETCH_NEAR_BYTES ahead into L1 (locality 3, T0), besides
+ * the far one into L2: the far prefetch alone leaves each demand load an L2 hit to wait for. Chosen before main: on
+ * x86-64 but AMD's, where it was measured to help (docs/kernels-measured-2026-12-01.md), off elsewhere, where it is
+ * unmeasured; a tuner or wisdom may set it as the hint. */
+#define KERN_PREFETCH_NEAR_BYTES 640u
+extern unsigned char kern_prefetch_near;
+bool kern_prefetch_vendor_near(void);
+void kern_prefetch_set_near(bool near);
+/* A streaming setting's name in the CSVs: the hint's ("t2", "nta"), "+l1" with the near prefetch, then "@BYTES"
+ * when the distance is not KERN_PREFETCH_BYTES ("t2+l1@3072"). */
+const char *kern_prefetch_setting_name(bool temporal, unsigned distance, bool near);
 
 static inline void kern_prefetch_stream(const void *p)
 {
     const void *ahead = (const void *)((uintptr_t)p + kern_prefetch_ahead);
+    if (kern_prefetch_near)
+        __builtin_prefetch((const void *)((uintptr_t)p + KERN_PREFETCH_NEAR_BYTES), 0, 3);
     if (kern_prefetch_temporal)
         __builtin_prefetch(ahead, 0, 1);
     else

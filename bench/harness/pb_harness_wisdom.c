@@ -45,7 +45,7 @@ void pb_harness_wisdom_stream(pb_harness *h, const char *given, pb_wisdom *w)
     pb_kpicker k = { .wisdom = w, .forced = KERN_ISA_COUNT };
     if (st == PB_WISDOM_OK && pb_kpicker_apply(&k))
         printf("streaming: prefetch %s, as tuned by %s\n",
-               kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead), msg);
+               kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near), msg);
     else if (st != PB_WISDOM_OK)
         fprintf(st == PB_WISDOM_MISSING ? stdout : stderr, "%s: %s\n", h->prog, msg);
     fflush(stdout);

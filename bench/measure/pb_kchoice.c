@@ -24,13 +24,16 @@ const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c)
 {
     if (!c->prefetch || !kern_matvec_prefetches(f, c->isa))
         return "off";
-    return kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead);
+    return kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near);
 }
 
 bool pb_kpicker_apply(const pb_kpicker *k)
 {
-    if (k->forced < KERN_ISA_COUNT || !k->wisdom || (!k->wisdom->has_hint && !k->wisdom->has_distance))
+    const pb_wisdom *w = k->wisdom;
+    if (k->forced < KERN_ISA_COUNT || !w || (!w->has_hint && !w->has_distance && !w->has_near))
         return false;
+    if (w->has_near)
+        kern_prefetch_set_near(w->near);
     if (k->wisdom->has_hint)
         kern_prefetch_set_temporal(k->wisdom->temporal);
     if (k->wisdom->has_distance) /* the parser accepted only a distance this build knows */

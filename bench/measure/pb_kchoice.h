@@ -35,7 +35,7 @@ typedef struct pb_kpicker {
 /* Format f's kernel at threads threads. */
 pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads);
 /* What the run's streaming passes do for f under c, as the CSVs say it: "t2" or "nta" (its prefetch with the
- * process's hint; "@BYTES" after it for a distance not the default, kern_prefetch_setting_name), "off" (no
+ * process's hint; "+l1" with the near prefetch, "@BYTES" for a distance not the default: kern_prefetch_setting_name), "off" (no
  * software prefetch: the twin, or a kernel that has none). */
 const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c);
 /* Sets the process's prefetch hint and distance from wisdom (those it has, when nothing is forced). Call before any

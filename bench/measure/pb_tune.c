@@ -12,7 +12,7 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
     if (!kern_format_get(f))
         return 0;
     bool seen[KERN_ISA_COUNT] = { false };
-    bool vendor = kern_prefetch_vendor_temporal();
+    bool vendor = kern_prefetch_vendor_temporal(), near = kern_prefetch_vendor_near();
     int n = 0;
     for (int v = KERN_ISA_COUNT - 1; v >= 0; v--) { /* the ISAs are ranked fastest last (kern_isa.h) */
         if (!kern_isa_supported((kern_isa)v))
@@ -29,9 +29,9 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
         }
         const pb_tune_cand each[3] = {
             { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = vendor,
-              .distance = KERN_PREFETCH_BYTES },
+              .distance = KERN_PREFETCH_BYTES, .near = near },
             { .fmt = f, .threads = threads, .isa = isa, .prefetch = true, .temporal = !vendor,
-              .distance = KERN_PREFETCH_BYTES },
+              .distance = KERN_PREFETCH_BYTES, .near = near },
             c,
         };
         for (int k = 0; k < 3 && n < max; k++)
@@ -79,7 +79,7 @@ int pb_tune_points(const pb_tune_plan *p)
     for (int f = 0; f < p->nformats; f++) {
         for (int t = 0; t < p->nthreads; t++) {
             int k = pb_tune_candidates(p->formats[f], p->threads[t], c, PB_TUNE_MAX_CANDS);
-            n += k + (pb_tune_any_prefetch(c, k) ? KERN_PREFETCH_NDIST - 1 : 0);
+            n += k + (pb_tune_any_prefetch(c, k) ? KERN_PREFETCH_NDIST : 0); /* the other distances, then near */
         }
     }
     return n + (p->reads ? p->nthreads * pb_tune_reads(r, 64) : 0);
@@ -93,6 +93,7 @@ typedef struct pb_tune_point {
     int n;
     int pf;                           /* that candidate's index, -1 when the point has none */
     double at[KERN_PREFETCH_NDIST];
+    double other_near;                /* that candidate at the chosen distance with the near prefetch the other way */
 } pb_tune_point;
 
 /* The index of the point's fastest candidate that runs under hint temporal (a candidate without prefetch runs under
@@ -195,6 +196,38 @@ static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const p
     return best;
 }
 
+/* The near prefetch: each point's fastest prefetching candidate timed at distance d with it the other way than the
+ * vendor's, then the way under which the points' best figures (prefetching or not) have the higher geometric mean
+ * (the vendor's on a tie). Where the other way wins, at[d] takes its figure. */
+static bool pb_tune_near(pb_tune_point *pts, int npts, int d, const pb_tune_seam *s)
+{
+    bool vendor = kern_prefetch_vendor_near();
+    double score[2] = { 0, 0 }; /* [0]: the vendor's way, [1]: the other */
+    for (int i = 0; i < npts; i++) {
+        pb_tune_point *pt = &pts[i];
+        pt->other_near = NAN;
+        if (pt->pf < 0)
+            continue;
+        pb_tune_cand c = pt->cand[pt->pf];
+        c.distance = kern_prefetch_distances[d];
+        c.near = !vendor;
+        pt->other_near = s->kernel(s->ctx, &c);
+        int off = pb_tune_best_off(pt);
+        double g[2] = { pt->at[d], pt->other_near };
+        bool all = true;
+        for (int k = 0; k < 2; k++) {
+            g[k] = off >= 0 && !pb_tune_faster(g[k], pt->gbps[off]) ? pt->gbps[off] : g[k];
+            all = all && isfinite(g[k]) && g[k] > 0;
+        }
+        for (int k = 0; all && k < 2; k++)
+            score[k] += log(g[k]);
+    }
+    bool other = score[1] > score[0];
+    for (int i = 0; other && i < npts; i++)
+        pts[i].at[d] = pts[i].other_near;
+    return other ? !vendor : vendor;
+}
+
 static int pb_tune_floor(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen);
 
 /* The lower of a and b where finite (NaN when neither is). */
@@ -245,9 +278,11 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
         w->temporal = temporal;
     }
     int d = any ? pb_tune_distance(pts, npts, temporal, s) : pb_tune_default_distance();
+    bool near = any ? pb_tune_near(pts, npts, d, s) : kern_prefetch_vendor_near();
     if (any) {
-        w->has_distance = true;
+        w->has_distance = w->has_near = true;
         w->distance = kern_prefetch_distances[d];
+        w->near = near;
     }
     for (int i = 0; i < npts; i++) {
         int b = pb_tune_best_off(&pts[i]);
@@ -265,12 +300,14 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
         if (pb_wisdom_put_kernel(w, &k) != 0)
             return pb_errf(err, errlen, "wisdom holds at most %d kernels", PB_WISDOM_MAX_KERNELS);
     }
-    /* The reads under the chosen settings (the 4-stream ones prefetch as the passes do), the defaults put back. */
+    /* The reads under the chosen settings (the 4-stream ones prefetch as the passes do), the vendor's put back. */
     kern_prefetch_set_temporal(any ? temporal : kern_prefetch_vendor_temporal());
     kern_prefetch_set_distance(kern_prefetch_distances[d]);
+    kern_prefetch_set_near(near);
     int rc = pb_tune_floor(p, s, w, err, errlen);
     kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
     kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
+    kern_prefetch_set_near(kern_prefetch_vendor_near());
     if (rc == 0 && p->dispatch && s->dispatch)
         rc = pb_tune_dispatch(p, s, w, err, errlen);
     return rc;

@@ -8,8 +8,9 @@
  * hint under which the geometric mean of every point's best is the higher (the vendor's on a tie). The prefetch
  * distance is the process's too: every point that has a prefetching candidate times its fastest one under that hint
  * again at each other distance of kern_prefetch_distances, and the distance under which the geometric mean of every
- * such point's best (prefetching or not) is the higher is kept (KERN_PREFETCH_BYTES on a tie). Then each point takes
- * its fastest candidate under that hint and distance (the better ranked on a tie). Then, per thread count, every
+ * such point's best (prefetching or not) is the higher is kept (KERN_PREFETCH_BYTES on a tie); the near prefetch into
+ * L1 likewise, that candidate timed once more at that distance with it the other way than the vendor's (the vendor's
+ * on a tie). Then each point takes its fastest candidate under those settings (the better ranked on a tie). Then, per thread count, every
  * read kernel of the floor (pb_memread) this CPU runs, under the chosen hint and distance (the 4-stream reads
  * prefetch as the passes do); the fastest is the floor's.
  * A format with a repacked layout (kern_repack.h) has its kernels as candidates too, after the file's, without
@@ -43,6 +44,7 @@ typedef struct pb_tune_cand {
     bool temporal; /* the hint its prefetch runs with (only when prefetch) */
     unsigned distance; /* the bytes its prefetch runs ahead (only when prefetch; kern_prefetch_distances) */
     kern_layout layout; /* the weights' layout (file, or one repacked at load, whose kernels never prefetch) */
+    bool near;         /* with the near prefetch into L1 (only when prefetch; kern_prefetch_near) */
 } pb_tune_cand;
 
 typedef struct pb_tune_seam {
@@ -65,7 +67,8 @@ typedef struct pb_tune_plan {
 } pb_tune_plan;
 
 /* The candidates of (f, threads) in the order they are timed (best ranked kernel first; for each kernel, prefetch
- * with the vendor's hint, with the other, then without; the prefetching ones at KERN_PREFETCH_BYTES). Their count (at most max), 0 for an unknown format. */
+ * with the vendor's hint, with the other, then without; the prefetching ones at KERN_PREFETCH_BYTES, with the
+ * vendor's near prefetch). Their count (at most max), 0 for an unknown format. */
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
 /* The read kernels that take part: those pb_memkern_reads_here accepts, in the table's order. */
 int pb_tune_reads(const pb_memkern **out, int max);

@@ -89,7 +89,7 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
     pb_tune_bench *b = ctx;
     char what[96];
     snprintf(what, sizeof what, "%s %s %s %s threads=%d", kern_format_names[c->fmt], kern_isa_name(c->isa),
-             c->prefetch ? kern_prefetch_setting_name(c->temporal, c->distance) : "noprefetch",
+             c->prefetch ? kern_prefetch_setting_name(c->temporal, c->distance, c->near) : "noprefetch",
              kern_layout_names[c->layout], c->threads);
     pb_progress(b->done++, b->total, b->t0, "%-40s", what);
     if (pb_stop_signal())
@@ -107,15 +107,17 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
                            .batch = 1, .pool = p, .window_bytes = b->window_bytes, .budget_s = pb_tune_share(b),
                            .min_samples = 3, .max_samples = PB_TUNE_MAX_SAMPLES, .min_sample_us = 1000,
                            .start_row = b->next_row, .no_prefetch = !c->prefetch, .plain = true };
-    unsigned ahead = kern_prefetch_ahead; /* the reads' setting (pb_tune_run's) is put back after */
-    bool temporal = kern_prefetch_temporal;
-    kern_prefetch_set_temporal(c->prefetch ? c->temporal : temporal);
+    unsigned ahead = kern_prefetch_ahead; /* the settings before (pb_tune_run's) are put back after */
+    bool temporal = kern_prefetch_temporal, near = kern_prefetch_near;
     if (c->prefetch && kern_prefetch_set_distance(c->distance) != 0)
         return pb_tune_fail(b, what, "not a prefetch distance this build knows");
+    kern_prefetch_set_temporal(c->prefetch ? c->temporal : temporal);
+    kern_prefetch_set_near(c->prefetch ? c->near : near);
     pb_kbench_result r;
     int rc = pb_kbench_measure(&b->buf, &pt, &r);
     kern_prefetch_set_temporal(temporal);
     kern_prefetch_set_distance(ahead);
+    kern_prefetch_set_near(near);
     if (rc != 0)
         return pb_tune_fail(b, what, strerror(errno));
     b->next_row = r.next_row;

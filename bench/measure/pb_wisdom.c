@@ -136,6 +136,8 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
         ok = ok && pb_wisdom_put(buf, len, &at, "hint %s\n", kern_prefetch_hint_name(w->temporal));
     if (w->has_distance)
         ok = ok && pb_wisdom_put(buf, len, &at, "distance %u\n", w->distance);
+    if (w->has_near)
+        ok = ok && pb_wisdom_put(buf, len, &at, "near %s\n", w->near ? "on" : "off");
     for (int i = 0; ok && i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
         ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f%s%s\n", kern_format_names[k->fmt], k->threads,
@@ -318,8 +320,17 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
     }
     if (strcmp(word[0], "distance") == 0)
         return pb_wisdom_distance_line(w, word, n, err, errlen);
+    if (strcmp(word[0], "near") == 0) {
+        if (w->has_near)
+            return pb_errf(err, errlen, "a second near line");
+        if (n != 2 || (strcmp(word[1], "on") != 0 && strcmp(word[1], "off") != 0))
+            return pb_errf(err, errlen, "near takes on or off");
+        w->has_near = true;
+        w->near = strcmp(word[1], "on") == 0;
+        return 0;
+    }
     return pb_errf(err, errlen,
-                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, kernel, read, dispatch, end, #)",
+                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, kernel, read, dispatch, end, #)",
                    word[0]);
 }
 

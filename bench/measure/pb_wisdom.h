@@ -9,6 +9,7 @@
  *   # any comment
  *   hint t2
  *   distance 1536                             (bytes the streaming passes prefetch ahead: kern_prefetch_distances)
+ *   near on                                   (their near prefetch into L1: on or off)
  *   kernel q8_0 1 avx512 prefetch 12.345      (format, threads, variant, prefetch or noprefetch, GB/s)
  *   read 1 avx512-4s 13.100                   (threads, read kernel, GB/s)
  *   dispatch 2 flat 181.200 196.400           (threads, the faster spin pool shape, flat's and tree's ns)
@@ -67,6 +68,8 @@ typedef struct pb_wisdom {
     bool temporal;            /* the prefetch hint (kern_prefetch_set_temporal) */
     bool has_distance;
     unsigned distance;        /* the prefetch distance in bytes (kern_prefetch_set_distance) */
+    bool has_near;
+    bool near;                /* the near prefetch into L1 (kern_prefetch_set_near) */
     int nkernels, nreads, ndispatch;
     pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
     pb_wisdom_read read[PB_WISDOM_MAX_READS];

@@ -97,7 +97,8 @@ static void expect_rank(const why_row *w)
     cr_expect_str_eq(w->kernel, kern_isa_name(best));
     cr_expect_str_eq(w->why, "rank");
     cr_expect_str_eq(w->stream, kern_matvec_prefetches(KERN_Q8_0, best)
-                                    ? kern_prefetch_hint_name(kern_prefetch_vendor_temporal())
+                                    ? kern_prefetch_setting_name(kern_prefetch_vendor_temporal(), KERN_PREFETCH_BYTES,
+                                                                 kern_prefetch_vendor_near())
                                     : "off");
     cr_expect_str_eq(w->floor_why, "all", "no wisdom: every read kernel measured, the best taken");
 }
@@ -241,7 +242,8 @@ Test(why_cli, distance_from_wisdom_in_the_stream_and_the_floor, .timeout = 300)
     free(text);
     why_row w = sweep(dir, "", "--wisdom t");
     cr_expect_str_eq(w.why, "tuned");
-    cr_expect_str_eq(w.stream, kern_prefetch_setting_name(strstr(fixed, "\nhint t2") != NULL, 3072));
+    cr_expect_str_eq(w.stream, kern_prefetch_setting_name(strstr(fixed, "\nhint t2") != NULL, 3072,
+                                                          strstr(fixed, "\nnear on") != NULL));
     char err[8192];
     const char *floor = "--quick --threads 1 --size 16 --passes 10 --kernel avx2-4s,scalar --out f%d --wisdom %s";
     char args[256];

@@ -101,12 +101,15 @@ Test(kernels_cached, prefetch_distance_from_its_set)
     cr_assert_eq(kern_prefetch_set_distance(1000), -1);
     cr_assert_eq(errno, EINVAL);
     cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "a refused value changes nothing");
-    cr_assert_str_eq(kern_prefetch_setting_name(true, KERN_PREFETCH_BYTES), "t2");
-    cr_assert_str_eq(kern_prefetch_setting_name(false, 3072), "nta@3072");
+    cr_assert_str_eq(kern_prefetch_setting_name(true, KERN_PREFETCH_BYTES, false), "t2");
+    cr_assert_str_eq(kern_prefetch_setting_name(false, 3072, false), "nta@3072");
+    cr_assert_str_eq(kern_prefetch_setting_name(true, 3072, true), "t2+l1@3072");
+    cr_assert_str_eq(kern_prefetch_setting_name(false, KERN_PREFETCH_BYTES, true), "nta+l1");
     const unsigned ends[2] = { kern_prefetch_distances[0], kern_prefetch_distances[KERN_PREFETCH_NDIST - 1] };
     for (int e = 0; e < 2; e++) {
         cr_assert_eq(kern_prefetch_set_distance(ends[e]), 0);
         cr_assert_eq(kern_prefetch_ahead, ends[e]);
+        kern_prefetch_set_near(e == 0); /* the near prefetch on at one end, off at the other: the same bits */
         for (int v = 0; v < KERN_ISA_COUNT; v++) {
             const kern_table *t = kern_table_get((kern_isa)v);
             for (int f = 0; t && f < KERN_FORMAT_COUNT; f++)
@@ -115,6 +118,22 @@ Test(kernels_cached, prefetch_distance_from_its_set)
         }
     }
     cr_assert_eq(kern_prefetch_set_distance(KERN_PREFETCH_BYTES), 0);
+    kern_prefetch_set_near(kern_prefetch_vendor_near());
+}
+
+/* The near prefetch into L1 follows the vendor (on where it was measured: x86-64 but AMD) until a tuner sets it. */
+Test(kernels_cached, near_prefetch_follows_the_vendor)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    cr_assert_eq(kern_prefetch_near, !__builtin_cpu_is("amd"));
+#else
+    cr_assert_eq(kern_prefetch_near, 0);
+#endif
+    cr_assert_eq(kern_prefetch_vendor_near(), kern_prefetch_near);
+    kern_prefetch_set_near(!kern_prefetch_near);
+    cr_assert_neq(kern_prefetch_vendor_near(), kern_prefetch_near, "the vendor's choice stays known");
+    kern_prefetch_set_near(kern_prefetch_vendor_near());
 }
 
 /* kern_matvec_prefetches answers from the table that runs: its cached twin, through the fallback (avxvnni's f32

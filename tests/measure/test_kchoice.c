@@ -51,8 +51,9 @@ Test(kchoice, an_entry_this_cpu_cannot_run_goes_by_rank)
 Test(kchoice, hint_applied_and_stream_named)
 {
     pb_wisdom w = wisdom_with(KERN_Q8_0, 1, kern_isa_best(), true);
-    w.has_distance = true;
+    w.has_distance = w.has_near = true;
     w.distance = 3072;
+    w.near = !kern_prefetch_vendor_near();
     pb_kpicker forced = { .wisdom = &w, .forced = kern_isa_best() };
     cr_assert(!pb_kpicker_apply(&forced));
     cr_assert_eq(kern_prefetch_temporal, kern_prefetch_vendor_temporal());
@@ -60,16 +61,18 @@ Test(kchoice, hint_applied_and_stream_named)
     cr_assert(pb_kpicker_apply(&tuned));
     cr_assert_eq(kern_prefetch_temporal, w.temporal);
     cr_assert_eq(kern_prefetch_ahead, 3072u);
+    cr_assert_eq(kern_prefetch_near, w.near);
     pb_kchoice on = { .isa = kern_isa_best(), .prefetch = true }, off = on;
     off.prefetch = false;
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &off), "off");
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &on), kern_matvec_prefetches(KERN_Q8_0, on.isa)
-                                                            ? (w.temporal ? "t2@3072" : "nta@3072")
+                                                            ? kern_prefetch_setting_name(w.temporal, 3072, w.near)
                                                             : "off");
     pb_kchoice scalar = { .isa = KERN_ISA_SCALAR, .prefetch = true };
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &scalar), "off", "scalar never prefetches");
     kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
     kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
+    kern_prefetch_set_near(kern_prefetch_vendor_near());
 }
 
 /* Wisdom's layout comes with its kernel; forced and ranked choices read the file's layout. */

@@ -210,6 +210,30 @@ Test(tune, distance_by_measurement)
     cr_assert(w.has_distance && w.distance == KERN_PREFETCH_BYTES, "a tie keeps the default");
 }
 
+static bool near_wanted;
+static double near_fastest(const pb_tune_cand *c)
+{
+    return !c->prefetch ? 5.0 : c->near == near_wanted ? 25.0 : 10.0;
+}
+
+/* The near prefetch into L1 as measured, either way of the vendor's; the entry carries the figure with it. */
+Test(tune, near_by_measurement)
+{
+    kern_format f = need_prefetch();
+    for (int n = 0; n < 2; n++) {
+        near_wanted = n;
+        fake fk = { .fig = near_fastest, .fastest_read = -1 };
+        pb_tune_plan p = plan_of(f);
+        pb_wisdom w = run(&p, &fk);
+        cr_assert(w.has_near);
+        cr_assert_eq(w.near, near_wanted);
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+        cr_assert(k && k->prefetch && k->gbps == 25.0);
+        cr_assert_eq(fk.calls, pb_tune_points(&p));
+        cr_assert_eq(kern_prefetch_near, kern_prefetch_vendor_near(), "the vendor's put back");
+    }
+}
+
 /* The floor's read kernels are timed under the chosen hint and distance (the 4-stream reads prefetch as the passes
  * do), and the defaults come back after. */
 static unsigned read_distance;

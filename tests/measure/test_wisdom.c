@@ -15,7 +15,8 @@
 
 static pb_wisdom sample(void)
 {
-    pb_wisdom w = { .has_hint = true, .temporal = false, .has_distance = true, .distance = 3072 };
+    pb_wisdom w = { .has_hint = true, .temporal = false, .has_distance = true, .distance = 3072, .has_near = true,
+                    .near = true };
     snprintf(w.cpu, sizeof w.cpu, "%s", CPU);
     snprintf(w.build, sizeof w.build, "%s", BUILD);
     pb_wisdom_kernel k[] = {
@@ -66,6 +67,7 @@ Test(wisdom, text_round_trips)
     cr_assert_str_eq(back.build, BUILD);
     cr_assert(back.has_hint && !back.temporal);
     cr_assert(back.has_distance && back.distance == 3072);
+    cr_assert(back.has_near && back.near);
     cr_assert_eq(back.nkernels, 3);
     const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&back, KERN_Q8_0, 2);
     cr_assert_not_null(k);
@@ -152,6 +154,8 @@ Test(wisdom, malformed_lines_are_named)
         { "dispatch 2 tree 1\n", "dispatch takes THREADS" },
         { "dispatch 2 tree 1 -2\n", "are not numbers >= 0" },
         { "dispatch 2 tree 1 2\ndispatch 2 flat 1 2\n", "a second dispatch at 2 threads" },
+        { "near maybe\n", "near takes on or off" },
+        { "near on\nnear off\n", "line 5: a second near line" },
         { "frobnicate\n", "unknown word 'frobnicate'" },
         { "cpu again\n", "a second cpu line" },
         { "end\nkernel q8_0 1 avx2 prefetch 1\n", "text after the end line" },

@@ -147,7 +147,7 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     row->ghz_after = pb_poolclock_ghz(pt.pool);
     row->why = pb_kwhy_names[p->forced ? PB_KWHY_FORCED : PB_KWHY_ALL];
     row->stream = pt.level == PB_KB_DRAM && pt.layout == KERN_LAYOUT_FILE && kern_matvec_prefetches(pt.fmt, row->r.ran)
-                      ? kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead)
+                      ? kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near)
                       : "off";
     p->row(p->ctx, row);
     run->nrows++;
