@@ -32,13 +32,13 @@ typedef struct mf_opts {
 
 typedef struct mf_run {
     mf_opts o;
-    const char *kern_names[PB_MFR_MAX_KERNS + 1]; /* the table's names: --kernel's choices */
+    const char *kern_names[PB_MEMFLOOR_MAX_KERNS + 1]; /* the table's names: --kernel's choices */
     pb_cpulist set;    /* --cpus, in logical order */
     pb_model_arg marg; /* --model: a file adds its token floors */
-    pb_mfr_plan plan;
-    pb_mfr_run run;    /* the rows, floors and token floors (64 KiB of per-thread slots: not for the stack) */
+    pb_memfloor_plan plan;
+    pb_memfloor_run run;    /* the rows, floors and token floors (64 KiB of per-thread slots: not for the stack) */
     pb_harness h;
-    pb_mfr_report report; /* memory_floor.csv (a block's rows as the block ends), token_floor.csv */
+    pb_memfloor_report report; /* memory_floor.csv (a block's rows as the block ends), token_floor.csv */
     pb_wisdom wisdom;     /* --wisdom's streaming settings, which the 4-stream reads run with */
     pb_lat_plan lplan;    /* --latency: the chase instead of the floor */
     pb_lat_run lrun;
@@ -50,7 +50,7 @@ typedef struct mf_run {
 static int mf_parse(mf_run *r, int argc, char **argv)
 {
     mf_opts *o = &r->o;
-    for (int i = 0; i < pb_memkern_count() && i < PB_MFR_MAX_KERNS; i++)
+    for (int i = 0; i < pb_memkern_count() && i < PB_MEMFLOOR_MAX_KERNS; i++)
         r->kern_names[i] = pb_memkerns[i].name;
     const pb_opt opts[] = {
         PB_OPT_THREADS(&o->threads, "", "1..the cpus in --cpus"),
@@ -103,7 +103,7 @@ static int mf_check_latency_opts(mf_run *r)
 static int mf_check(mf_run *r, const pb_topo *topo)
 {
     mf_opts *o = &r->o;
-    pb_mfr_plan *p = &r->plan;
+    pb_memfloor_plan *p = &r->plan;
     char err[1024];
     pb_list formats = { 0 }; /* --model's: unused here (every preset format has its floor) */
     kern_isa isa; /* POOLBENCH_KERNEL means one thing everywhere: a bad one is refused here as in every harness */
@@ -123,13 +123,13 @@ static int mf_check(mf_run *r, const pb_topo *topo)
             return pb_harness_refuse_opt(&r->h, "threads", o->threads.text,
                                          "%ld: the cpu set '%s' has %d cpus; accepted: 1..%d (one thread per cpu)",
                                          o->threads.v[i], o->cpus ? o->cpus : "all", r->set.n, r->set.n);
-    *p = (pb_mfr_plan){ .prog = PROG, .topo = topo, .set = &r->set, .threads = &o->threads, .quick = r->h.quick,
+    *p = (pb_memfloor_plan){ .prog = PROG, .topo = topo, .set = &r->set, .threads = &o->threads, .quick = r->h.quick,
                         .file = r->marg.is_file ? &r->marg.file : NULL, .contexts = &o->contexts,
                         .no_thp = o->no_thp, .passes = (int)(o->passes ? o->passes : r->h.quick ? 10 : 20),
                         .where = &r->h.where };
-    if (pb_mfr_pick_kernels(p, &o->kernels, err, sizeof err) != 0)
+    if (pb_memfloor_run_pick_kernels(p, &o->kernels, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
-    uint64_t llc = r->report.llc_bytes = pb_mfr_llc_bytes(topo);
+    uint64_t llc = r->report.llc_bytes = pb_memfloor_run_llc_bytes(topo);
     p->size_mib = o->size_mib ? (uint64_t)o->size_mib
                 : o->latency ? pb_lat_default_mib(llc, r->h.quick) : pb_mf_default_mib(llc, r->h.quick);
     uint64_t avail;
@@ -190,7 +190,7 @@ static int mf_latency(mf_run *r)
 int main(int argc, char **argv)
 {
     static mf_run r;
-    pb_mfr_report *rep = &r.report;
+    pb_memfloor_report *rep = &r.report;
     if (mf_parse(&r, argc, argv) != 0 || mf_check(&r, r.h.topo) != 0)
         return pb_harness_refused(&r.h);
     if (r.o.latency)
@@ -202,29 +202,29 @@ int main(int argc, char **argv)
     rep->run = &r.h.run;
     pb_harness_wisdom_stream(&r.h, r.o.wisdom, &r.wisdom); /* the 4-stream reads prefetch as a tuned decode's passes */
     char err[512];
-    if (pb_mfr_begin(&r.run, &r.plan, err, sizeof err) != 0)
+    if (pb_memfloor_run_begin(&r.run, &r.plan, err, sizeof err) != 0)
         pb_harness_fail(&r.h, "%s", err);
     for (int t = 0; t < r.o.threads.n && pb_harness_going(&r.h); t++) {
-        if (pb_mfr_block(&r.run, (int)r.o.threads.v[t], err, sizeof err) != 0)
+        if (pb_memfloor_run_block(&r.run, (int)r.o.threads.v[t], err, sizeof err) != 0)
             pb_harness_fail(&r.h, "%s", err);
-        pb_mfr_write_rows(rep, &r.run); /* the block's rows are complete: what a failure left too */
+        pb_memfloor_report_rows(rep, &r.run); /* the block's rows are complete: what a failure left too */
     }
     pb_progress_done(r.run.nrows, "points", r.run.t0);
     if (r.run.invalid) {
         pb_harness_drop_csv(&r.h, rep->csv);
         pb_harness_drop_csv(&r.h, rep->token_csv);
         fprintf(stderr, PROG ": validation failed: no results written\n");
-        pb_mfr_free(&r.run);
+        pb_memfloor_run_free(&r.run);
         return 1;
     }
-    if (pb_mfr_derive(&r.run, err, sizeof err) == 0) /* from the blocks measured, whatever stopped the loop */
-        pb_mfr_write_tokens(rep, &r.run);
+    if (pb_memfloor_run_derive(&r.run, err, sizeof err) == 0) /* from the blocks measured, whatever stopped the loop */
+        pb_memfloor_report_tokens(rep, &r.run);
     else
         pb_harness_fail(&r.h, "%s", err);
-    pb_mfr_print(stdout, rep, &r.run);
+    pb_memfloor_report_print(stdout, rep, &r.run);
     static const char *const plots[] = { "memory_floor.png", "token_floor.png", NULL };
     int rc = pb_harness_close(&r.h, "memory_floor.gp", plots);
-    pb_mfr_free(&r.run);
+    pb_memfloor_run_free(&r.run);
     pb_model_arg_close(&r.marg);
     return rc;
 }

@@ -5,10 +5,10 @@
 #include "pb_schema.h"
 #include "pb_tuning.h"
 
-void pb_mfr_write_rows(pb_mfr_report *r, const pb_mfr_run *run)
+void pb_memfloor_report_rows(pb_memfloor_report *r, const pb_memfloor_run *run)
 {
     for (; r->written < run->nrows; r->written++) {
-        const pb_mfr_row *row = &run->rows[r->written];
+        const pb_memfloor_row *row = &run->rows[r->written];
         const pb_value v[PB_MEMORY_NCOLS] = {
             [PB_MEMORY_run_id].s = r->run->run_id, [PB_MEMORY_host].s = r->run->host,
             [PB_MEMORY_op].s = pb_memop_name(row->pt.kern->op), [PB_MEMORY_kernel].s = row->pt.kern->name,
@@ -24,10 +24,10 @@ void pb_mfr_write_rows(pb_mfr_report *r, const pb_mfr_run *run)
     }
 }
 
-void pb_mfr_write_tokens(const pb_mfr_report *r, const pb_mfr_run *run)
+void pb_memfloor_report_tokens(const pb_memfloor_report *r, const pb_memfloor_run *run)
 {
     for (int i = 0; i < run->ntokens; i++) {
-        const pb_mfr_token *tk = &run->tokens[i];
+        const pb_memfloor_token *tk = &run->tokens[i];
         const pb_value v[PB_TOKEN_NCOLS] = {
             [PB_TOKEN_run_id].s = r->run->run_id, [PB_TOKEN_host].s = r->run->host,
             [PB_TOKEN_model].s = tk->model->name, [PB_TOKEN_format].s = tk->format_name,
@@ -41,22 +41,22 @@ void pb_mfr_write_tokens(const pb_mfr_report *r, const pb_mfr_run *run)
     }
 }
 
-static void mfr_print_rows(FILE *f, const pb_mfr_run *run)
+static void mfr_print_rows(FILE *f, const pb_memfloor_run *run)
 {
     fprintf(f, "%-6s %-16s %3s %-12s %9s %9s %9s %8s %8s %-6s\n", "op", "kernel", "thr", "cpus", "best", "median",
             "min", "thp_MiB", "rt_ns", "place");
     for (int i = 0; i < run->nrows; i++) {
-        const pb_mfr_row *row = &run->rows[i];
+        const pb_memfloor_row *row = &run->rows[i];
         fprintf(f, "%-6s %-16s %3d %-12s %9.2f %9.2f %9.2f %8llu %8.1f %-6s%s%s\n", pb_memop_name(row->pt.kern->op),
                 row->pt.kern->name, row->pt.threads, row->cpus, row->pt.gbps.max, row->pt.gbps.median,
                 row->pt.gbps.min, (unsigned long long)(row->thp_bytes >> 20),
                 pb_rt_between(row->rt_before, row->rt_after), row->placement,
-                pb_mfr_is_floor(run, row) ? "  <- floor" : "",
+                pb_memfloor_run_is_floor(run, row) ? "  <- floor" : "",
                 row->pt.gbps.spread > PB_NOISY_SPREAD ? PB_NOISY_NOTE : "");
     }
 }
 
-static void mfr_print_floors(FILE *f, const pb_mfr_run *run)
+static void mfr_print_floors(FILE *f, const pb_memfloor_run *run)
 {
     fprintf(f, "\nread floor (best read kernel, best pass):\n");
     for (int t = 0; t < run->nfloors; t++)
@@ -68,7 +68,7 @@ static void mfr_print_floors(FILE *f, const pb_mfr_run *run)
         fprintf(f, "  %7s%-3d %8s", "thr=", run->floors[t].threads, "");
     fprintf(f, "\n");
     for (int i = 0; i < run->ntokens; i += run->nfloors) {
-        const pb_mfr_token *tk = &run->tokens[i];
+        const pb_memfloor_token *tk = &run->tokens[i];
         fprintf(f, "%-11s %-6s %7d %9.1f", tk->model->name, tk->format_name, tk->context,
                 (double)(tk->weight_bytes + tk->kv_bytes) / 1e6);
         for (int t = 0; t < run->nfloors; t++)
@@ -77,7 +77,7 @@ static void mfr_print_floors(FILE *f, const pb_mfr_run *run)
     }
 }
 
-void pb_mfr_print(FILE *f, const pb_mfr_report *r, const pb_mfr_run *run)
+void pb_memfloor_report_print(FILE *f, const pb_memfloor_report *r, const pb_memfloor_run *run)
 {
     uint64_t size_mib = run->p->size_mib;
     fprintf(f, "\nbuffer %llu MiB, %d timed passes per point after one warm-up; GB/s = 1e9 B/s (copy counts read + "

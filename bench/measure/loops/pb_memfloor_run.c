@@ -31,7 +31,7 @@ static int mfr_cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int pb_mfr_pick_kernels(pb_mfr_plan *p, pb_list *k, char *err, size_t errlen)
+int pb_memfloor_run_pick_kernels(pb_memfloor_plan *p, pb_list *k, char *err, size_t errlen)
 {
     bool all = k->n == 0 || k->n == pb_memkern_count(); /* none given, or "all": every kernel this CPU has */
     if (all) {
@@ -42,7 +42,7 @@ int pb_mfr_pick_kernels(pb_mfr_plan *p, pb_list *k, char *err, size_t errlen)
     qsort(k->v, (size_t)k->n, sizeof *k->v, mfr_cmp_long);
     p->nkerns = 0;
     p->kerns_named = !all;
-    for (int i = 0; i < k->n && p->nkerns < PB_MFR_MAX_KERNS; i++) {
+    for (int i = 0; i < k->n && p->nkerns < PB_MEMFLOOR_MAX_KERNS; i++) {
         const pb_memkern *kern = &pb_memkerns[k->v[i]];
         if (pb_memkern_supported(kern))
             p->kerns[p->nkerns++] = kern;
@@ -53,7 +53,7 @@ int pb_mfr_pick_kernels(pb_mfr_plan *p, pb_list *k, char *err, size_t errlen)
     return 0;
 }
 
-uint64_t pb_mfr_llc_bytes(const pb_topo *t)
+uint64_t pb_memfloor_run_llc_bytes(const pb_topo *t)
 {
     if (t->ncaches == 0)
         return 0;
@@ -64,7 +64,7 @@ uint64_t pb_mfr_llc_bytes(const pb_topo *t)
     return most ? most : c->total_bytes / (uint64_t)(c->instances > 0 ? c->instances : 1);
 }
 
-int pb_mfr_begin(pb_mfr_run *run, const pb_mfr_plan *p, char *err, size_t errlen)
+int pb_memfloor_run_begin(pb_memfloor_run *run, const pb_memfloor_plan *p, char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
     run->p = p;
@@ -76,19 +76,19 @@ int pb_mfr_begin(pb_mfr_run *run, const pb_mfr_plan *p, char *err, size_t errlen
 
 /* ---------------------------------------------------------------- a block */
 
-static double mfr_roundtrip(const pb_mfr_plan *p)
+static double mfr_roundtrip(const pb_memfloor_plan *p)
 {
     return pb_roundtrip_ns(p->set->cpu[0], p->set->n > 1 ? p->set->cpu[1] : -1, RT_BATCHES,
                            p->quick ? RT_ITERS / 4 : RT_ITERS);
 }
 
 /* Every kernel over the touched buffer; a kernel that did not read (or write) every byte makes the run invalid. */
-static int mfr_kernels(pb_mfr_run *run, const pb_cpulist *place, uint64_t thp, char *err, size_t errlen)
+static int mfr_kernels(pb_memfloor_run *run, const pb_cpulist *place, uint64_t thp, char *err, size_t errlen)
 {
-    const pb_mfr_plan *p = run->p;
+    const pb_memfloor_plan *p = run->p;
     for (int k = 0; k < p->nkerns && !pb_stop_signal(); k++) {
         pb_progress(run->done, run->total, run->t0, "%-16s threads=%-3d", p->kerns[k]->name, place->n);
-        pb_mfr_row *row = &run->rows[run->nrows];
+        pb_memfloor_row *row = &run->rows[run->nrows];
         memset(row, 0, sizeof *row);
         if (pb_mf_measure(&run->ctx, p->kerns[k], p->passes, &row->pt) != 0)
             return pb_errf(err, errlen, "%s with %d threads: %s", p->kerns[k]->name, place->n, strerror(errno));
@@ -106,9 +106,9 @@ static int mfr_kernels(pb_mfr_run *run, const pb_cpulist *place, uint64_t thp, c
 }
 
 /* The pool and the buffer of one block, the buffer first-touched by the pool's threads; its kernels. */
-static int mfr_buffer(pb_mfr_run *run, const pb_cpulist *place, char *err, size_t errlen)
+static int mfr_buffer(pb_memfloor_run *run, const pb_cpulist *place, char *err, size_t errlen)
 {
-    const pb_mfr_plan *p = run->p;
+    const pb_memfloor_plan *p = run->p;
     pool_config cfg = pool_config_default();
     cfg.threads = place->n;
     cfg.policy = POOL_SPIN;
@@ -137,9 +137,9 @@ static int mfr_buffer(pb_mfr_run *run, const pb_cpulist *place, char *err, size_
     return rc;
 }
 
-int pb_mfr_block(pb_mfr_run *run, int threads, char *err, size_t errlen)
+int pb_memfloor_run_block(pb_memfloor_run *run, int threads, char *err, size_t errlen)
 {
-    const pb_mfr_plan *p = run->p;
+    const pb_memfloor_plan *p = run->p;
     char why[256];
     pb_cpulist place;
     if (pb_topo_place(p->topo, p->set, threads, &place, why, sizeof why) != 0)
@@ -160,11 +160,11 @@ int pb_mfr_block(pb_mfr_run *run, int threads, char *err, size_t errlen)
 /* ---------------------------------------------------------------- floors */
 
 /* The floor at one thread count: the best pass of any read kernel. */
-static bool mfr_floor(const pb_mfr_run *run, int threads, pb_mfr_floor *f)
+static bool mfr_floor(const pb_memfloor_run *run, int threads, pb_memfloor_floor *f)
 {
-    *f = (pb_mfr_floor){ .threads = threads, .gbps = 0 };
+    *f = (pb_memfloor_floor){ .threads = threads, .gbps = 0 };
     for (int i = 0; i < run->nrows; i++) {
-        const pb_mfr_row *row = &run->rows[i];
+        const pb_memfloor_row *row = &run->rows[i];
         if (row->pt.kern->op == PB_MEMOP_READ && row->pt.threads == threads && row->pt.gbps.max > f->gbps) {
             f->gbps = row->pt.gbps.max;
             f->kern = row->pt.kern;
@@ -175,14 +175,14 @@ static bool mfr_floor(const pb_mfr_run *run, int threads, pb_mfr_floor *f)
 }
 
 /* One model and format at every context and floor: a token reads the weights and the f16 cache at its depth. */
-static void mfr_tokens(pb_mfr_run *run, const pb_model *m, pb_wformat format, const char *name, uint64_t bytes)
+static void mfr_tokens(pb_memfloor_run *run, const pb_model *m, pb_wformat format, const char *name, uint64_t bytes)
 {
     static const long zero = 0;
     const pb_list *ctx = run->p->contexts;
     for (int c = 0; c < (ctx ? ctx->n : 1); c++)
         for (int t = 0; t < run->nfloors; t++) {
-            pb_mfr_token *tk = &run->tokens[run->ntokens++];
-            *tk = (pb_mfr_token){ .model = m, .format = format, .format_name = name, .weight_bytes = bytes,
+            pb_memfloor_token *tk = &run->tokens[run->ntokens++];
+            *tk = (pb_memfloor_token){ .model = m, .format = format, .format_name = name, .weight_bytes = bytes,
                                   .context = (int)(ctx ? ctx->v[c] : zero), .floor = &run->floors[t] };
             tk->kv_bytes = pb_kv_bytes(m, PB_KV_F16, 1, (size_t)tk->context);
             tk->ms_per_token = (double)(tk->weight_bytes + tk->kv_bytes) / (tk->floor->gbps * 1e9) * 1e3;
@@ -190,7 +190,7 @@ static void mfr_tokens(pb_mfr_run *run, const pb_model *m, pb_wformat format, co
         }
 }
 
-int pb_mfr_derive(pb_mfr_run *run, char *err, size_t errlen)
+int pb_memfloor_run_derive(pb_memfloor_run *run, char *err, size_t errlen)
 {
     for (int t = 0; t < run->p->threads->n; t++)
         run->nfloors += mfr_floor(run, (int)run->p->threads->v[t], &run->floors[run->nfloors]);
@@ -211,7 +211,7 @@ int pb_mfr_derive(pb_mfr_run *run, char *err, size_t errlen)
     return 0;
 }
 
-bool pb_mfr_is_floor(const pb_mfr_run *run, const pb_mfr_row *row)
+bool pb_memfloor_run_is_floor(const pb_memfloor_run *run, const pb_memfloor_row *row)
 {
     for (int t = 0; t < run->nfloors; t++)
         if (run->floors[t].threads == row->pt.threads && run->floors[t].kern == row->pt.kern)
@@ -219,7 +219,7 @@ bool pb_mfr_is_floor(const pb_mfr_run *run, const pb_mfr_row *row)
     return false;
 }
 
-void pb_mfr_free(pb_mfr_run *run)
+void pb_memfloor_run_free(pb_memfloor_run *run)
 {
     free(run->rows);
     free(run->tokens);
