@@ -37,7 +37,7 @@ static double point_steal(const pb_rundata *rd, int point, const char *cpus)
     int n = 0;
     for (size_t r = 0; r < u->nrows; r++) {
         double s = pb_table_num(u, r, cs);
-        if (pb_dg_int(u, r, cp) != point || !cpu_listed(cpus, pb_dg_int(u, r, cc)) || isnan(s))
+        if (pb_digest_int(u, r, cp) != point || !cpu_listed(cpus, pb_digest_int(u, r, cc)) || isnan(s))
             continue;
         sum += s;
         n++;
@@ -77,11 +77,11 @@ static void mark_noise(pb_ans_point *p)
 /* Row r of sweep.csv (c: its columns) as a point. */
 static pb_ans_point point_of(const pb_rundata *rd, const pb_table *t, const int *c, size_t r)
 {
-    pb_ans_point p = { .point = pb_dg_int(t, r, c[PB_SWEEP_point]), .context = pb_dg_int(t, r, c[PB_SWEEP_context]),
+    pb_ans_point p = { .point = pb_digest_int(t, r, c[PB_SWEEP_point]), .context = pb_digest_int(t, r, c[PB_SWEEP_context]),
                        .ms_max = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_max]), .have_budget = true,
                        .dispatch_ns = pb_table_num(t, r, c[PB_SWEEP_dispatch_cost_ns]) };
-    pb_dg_decode_row(&p.d, t, c, r);
-    pb_dg_copy(p.kv, pb_table_str(t, r, c[PB_SWEEP_kv_type]));
+    pb_digest_sweep_row(&p.d, t, c, r);
+    pb_digest_copy(p.kv, pb_table_str(t, r, c[PB_SWEEP_kv_type]));
     p.spread = (p.ms_max - pb_table_num(t, r, c[PB_SWEEP_ms_per_token_min])) / p.d.ms_median;
     for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
         p.part[k] = pb_table_num(t, r, c[PB_SWEEP_budget_floor_ms + k]);
@@ -117,7 +117,7 @@ static int read_points(pb_answers *a, const pb_rundata *rd)
     if (!t)
         return 0;
     int c[PB_SWEEP_NCOLS];
-    pb_dg_cols(t, PB_K_SWEEP, c);
+    pb_digest_cols(t, PB_K_SWEEP, c);
     a->pt = calloc(PB_ANS_POINTS, sizeof *a->pt);
     if (!a->pt) {
         errno = ENOMEM;

@@ -25,9 +25,9 @@ extern const char *const pb_owner_names[2]; /* "machine", "poolbench" */
 
 /* One batch-1 sweep point, with its budget and what marks it noisy. */
 typedef struct pb_ans_point {
-    pb_dg_decode d;
+    pb_decode_point d;
     int point, context;                /* sweep.csv's point (-1: the column is absent) and context */
-    char kv[PB_DG_NAME];
+    char kv[PB_DIGEST_NAME];
     double ms_max, spread;             /* slowest token; (max - min) / median */
     double steal_pct;                  /* mean steal of its pinned cpus over its samples (cpu_util.csv); NaN */
     double dispatch_ns;                /* its executor's cost of a dispatch (dispatch_cost_ns); NaN */

@@ -24,7 +24,7 @@ static bool better(const pb_ans_point *a, const pb_ans_point *b)
     return a->d.tok_s > b->d.tok_s;
 }
 
-static const pb_dg_kern *kernel_of(const pb_digest *d, const char *format)
+static const pb_kernel_digest *kernel_of(const pb_digest *d, const char *format)
 {
     for (int i = 0; d->kern.have && i < d->kern.n; i++)
         if (strcmp(d->kern.k[i].format, format) == 0)
@@ -35,7 +35,7 @@ static const pb_dg_kern *kernel_of(const pb_digest *d, const char *format)
 /* The kernel part's owner: can the format's best L2 kernel stream a thread's share of the point's floor? */
 static void kernel_owner(pb_ans_loss *l, const pb_ans_point *p, const pb_digest *d)
 {
-    const pb_dg_kern *k = kernel_of(d, p->d.format);
+    const pb_kernel_digest *k = kernel_of(d, p->d.format);
     double share = p->d.floor_gbps / (p->d.threads > 0 ? p->d.threads : 1);
     if (!k || isnan(k->l2) || isnan(share)) {
         l->owner = PB_OWNER_POOLBENCH;
@@ -154,7 +154,7 @@ static bool deviates_in(const pb_ans_point *p, const pb_ans_point *run, int k)
     if (!same_depth(p, run))
         return false;
     for (int j = 0; j < NDIMS; j++) {
-        char x[PB_DG_NAME + 8], y[PB_DG_NAME + 8];
+        char x[PB_DIGEST_NAME + 8], y[PB_DIGEST_NAME + 8];
         dim_value(p, j, x, sizeof x);
         dim_value(run, j, y, sizeof y);
         if ((strcmp(x, y) == 0) != (j != k))
@@ -172,7 +172,7 @@ static void deviations(pb_answers *a)
             const pb_ans_point *p = &a->pt[i];
             if (!deviates_in(p, &a->run, k))
                 continue;
-            char v[PB_DG_NAME + 8], w[PB_DG_NAME + 8];
+            char v[PB_DIGEST_NAME + 8], w[PB_DIGEST_NAME + 8];
             dim_value(p, k, v, sizeof v);
             int at = -1;
             for (int j = first; j < a->ndev && at < 0; j++) {

@@ -9,166 +9,166 @@
 
 #include "pb_rundata.h"
 
-#define PB_DG_MAX 64
-#define PB_DG_NAME 40
+#define PB_DIGEST_MAX 64
+#define PB_DIGEST_NAME 40
 
 /* Dispatch cost of one policy at the headline thread count, gap 0, empty job. */
-typedef struct pb_dg_dispatch {
-    char policy[PB_DG_NAME], placement[PB_DG_NAME];
+typedef struct pb_dispatch_digest {
+    char policy[PB_DIGEST_NAME], placement[PB_DIGEST_NAME];
     double ns, ns_median, ns_p99, rt_before, rt_after, rt_ns, x_rt, x_omp;
     double rt_var[3]; /* the block's round trip per ping-pong variant (1line_rmw, 2line_store, 2line_rmw); NaN in a
                        * CSV from before they were measured */
-} pb_dg_dispatch;
+} pb_dispatch_digest;
 
 /* One policy's cost at one caller gap (hybrid vs spin as the gap grows). */
-typedef struct pb_dg_gap {
-    char policy[PB_DG_NAME];
+typedef struct pb_gap_digest {
+    char policy[PB_DIGEST_NAME];
     double gap_us, ns;
-} pb_dg_gap;
+} pb_gap_digest;
 
-typedef struct pb_dg_pool {
+typedef struct pb_pool_digest {
     bool have;
     int threads;                    /* the headline thread count */
     int n;
-    pb_dg_dispatch d[16];
+    pb_dispatch_digest d[16];
     double pingpong_ns;             /* the pingpong row's batch mean near the headline, NaN when absent */
     int ngap;
-    pb_dg_gap gap[PB_DG_MAX];       /* spin and hybrid at the headline threads, empty job, every gap */
+    pb_gap_digest gap[PB_DIGEST_MAX];       /* spin and hybrid at the headline threads, empty job, every gap */
     double spin_us;                 /* hybrid's budget */
     int nthr;
-    struct { int threads; char policy[PB_DG_NAME]; double ns; } thr[PB_DG_MAX]; /* gap 0, empty job */
-} pb_dg_pool;
+    struct { int threads; char policy[PB_DIGEST_NAME]; double ns; } thr[PB_DIGEST_MAX]; /* gap 0, empty job */
+} pb_pool_digest;
 
 /* The read floor at one thread count: the best kernel. */
-typedef struct pb_dg_floorpt {
+typedef struct pb_floor_point {
     int threads;
-    char kernel[PB_DG_NAME], placement[PB_DG_NAME], cpus[PB_DG_NAME];
+    char kernel[PB_DIGEST_NAME], placement[PB_DIGEST_NAME], cpus[PB_DIGEST_NAME];
     double best, median, min, rt_ns, thp_mib, size_mib;
-} pb_dg_floorpt;
+} pb_floor_point;
 
-typedef struct pb_dg_floor {
+typedef struct pb_floor_digest {
     bool have;
     int n;
-    pb_dg_floorpt pt[PB_DG_MAX];    /* op = read, ascending threads */
+    pb_floor_point pt[PB_DIGEST_MAX];    /* op = read, ascending threads */
     double copy_best, write_best;   /* the best of op copy / write at any thread count, NaN when absent */
     int copy_threads, write_threads;
-} pb_dg_floor;
+} pb_floor_digest;
 
 /* A per-token floor from token_floor.csv. */
-typedef struct pb_dg_token {
+typedef struct pb_token_digest {
     bool have;
-    char model[PB_DG_NAME];
+    char model[PB_DIGEST_NAME];
     int n;
-    struct { char format[PB_DG_NAME]; int threads; double ms, ceiling, weight_bytes; } t[PB_DG_MAX];
-} pb_dg_token;
+    struct { char format[PB_DIGEST_NAME]; int threads; double ms, ceiling, weight_bytes; } t[PB_DIGEST_MAX];
+} pb_token_digest;
 
 /* The best decode point of one model × format (batch 1). */
-typedef struct pb_dg_decode {
-    char model[PB_DG_NAME], format[PB_DG_NAME], policy[PB_DG_NAME], schedule[PB_DG_NAME], cpuset[PB_DG_NAME];
-    char glue[PB_DG_NAME];          /* "serial", "fused", or "" when the CSV predates the glue column */
-    char placement[PB_DG_NAME];     /* near, far, mixed, n/a; "" when the CSV has no such column */
+typedef struct pb_decode_point {
+    char model[PB_DIGEST_NAME], format[PB_DIGEST_NAME], policy[PB_DIGEST_NAME], schedule[PB_DIGEST_NAME], cpuset[PB_DIGEST_NAME];
+    char glue[PB_DIGEST_NAME];          /* "serial", "fused", or "" when the CSV predates the glue column */
+    char placement[PB_DIGEST_NAME];     /* near, far, mixed, n/a; "" when the CSV has no such column */
     int threads;
     double tok_s, ms_median, pct_floor, gbps, floor_gbps, weight_bytes, dispatches, glue_pct;
     /* The unequal-core columns ("" / -1 / NaN in a CSV from before them): the emulated cpus, where a weighted
      * split's shares came from, the slowest thread's cpu, the others' wait for it per token, and the least and
      * most busy thread's ms per token. */
-    char emulate[PB_DG_NAME], share_source[PB_DG_NAME];
+    char emulate[PB_DIGEST_NAME], share_source[PB_DIGEST_NAME];
     int slowest_cpu;
     double wait_slowest_ms, busy_lo_ms, busy_hi_ms;
-} pb_dg_decode;
+} pb_decode_point;
 
-typedef struct pb_dg_sweep {
+typedef struct pb_sweep_digest {
     bool have;
     int nbest;
-    pb_dg_decode best[16];          /* per model × format, in order of first appearance */
-    char focus[PB_DG_NAME];         /* the format the scaling findings use (q8_0 when swept) */
+    pb_decode_point best[16];          /* per model × format, in order of first appearance */
+    char focus[PB_DIGEST_NAME];         /* the format the scaling findings use (q8_0 when swept) */
     int nthr;                       /* focus format: best per thread count */
-    pb_dg_decode by_thr[PB_DG_MAX];
+    pb_decode_point by_thr[PB_DIGEST_MAX];
     int npol;                       /* focus format at its best thread count: best per policy */
-    pb_dg_decode by_pol[16];
+    pb_decode_point by_pol[16];
     int nset;                       /* focus format: best per core set */
-    pb_dg_decode by_set[16];
+    pb_decode_point by_set[16];
     int npoints, nimbalanced, nbusy; /* nbusy: points with busy figures or a flag */
-    pb_dg_decode worst_imb;         /* the flagged point with the widest busy range */
+    pb_decode_point worst_imb;         /* the flagged point with the widest busy range */
     double worst_busy_min, worst_busy_max;
     double ms_spread_max;           /* the largest (max - min) / median of ms per token over points */
-    pb_dg_decode noisiest;
+    pb_decode_point noisiest;
     bool have_glue;                 /* the focus format ran one point with both glue modes: */
-    pb_dg_decode glue_fused, glue_serial; /* that pair, at its most threads */
+    pb_decode_point glue_fused, glue_serial; /* that pair, at its most threads */
     int nemulated;                  /* rows run with an emulated slow cpu, and the first such emulation */
-    char emulated[PB_DG_NAME];
+    char emulated[PB_DIGEST_NAME];
     int ncliff;                     /* the focus format's points of 2 threads or more, in CSV order */
-    pb_dg_decode cliff[PB_DG_MAX];
-} pb_dg_sweep;
+    pb_decode_point cliff[PB_DIGEST_MAX];
+} pb_sweep_digest;
 
 /* Kernel throughput of one format: the best variant per level at 1 thread, and at the most threads. */
-typedef struct pb_dg_kern {
-    char format[PB_DG_NAME], variant_l2[PB_DG_NAME], variant_dram[PB_DG_NAME];
+typedef struct pb_kernel_digest {
+    char format[PB_DIGEST_NAME], variant_l2[PB_DIGEST_NAME], variant_dram[PB_DIGEST_NAME];
     double l2, l3, dram, dram_nthr, scalar_l2;
     double l2_act; /* the best in L2 quantizing the activation before every call; NaN before the column */
     int nthr;
-} pb_dg_kern;
+} pb_kernel_digest;
 
-typedef struct pb_dg_kernels {
+typedef struct pb_kernels_digest {
     bool have;
     int n;
-    pb_dg_kern k[16];
+    pb_kernel_digest k[16];
     int nemulated;                  /* rows run with an emulated slow cpu, and the first such emulation */
-    char emulated[PB_DG_NAME];
-} pb_dg_kernels;
+    char emulated[PB_DIGEST_NAME];
+} pb_kernels_digest;
 
-typedef struct pb_dg_overlap {
+typedef struct pb_overlap_digest {
     bool have;
     int n;
-    struct { char mode[PB_DG_NAME]; double ratio, speedup, pct_ceiling, us_per_step; } m[16]; /* ratio nearest 1 */
-} pb_dg_overlap;
+    struct { char mode[PB_DIGEST_NAME]; double ratio, speedup, pct_ceiling, us_per_step; } m[16]; /* ratio nearest 1 */
+} pb_overlap_digest;
 
-typedef struct pb_dg_util {
+typedef struct pb_util_digest {
     bool have;
     int n;
-    struct { int cpu; double mean, max, steal_max; int samples; } c[PB_DG_MAX];
-} pb_dg_util;
+    struct { int cpu; double mean, max, steal_max; int samples; } c[PB_DIGEST_MAX];
+} pb_util_digest;
 
 /* likwid_compare.csv, per thread count: over the rounds, our best one-stream kernel (median of its passes) and
  * our floor (the best median of every read kernel) as ratios to likwid-bench's best load kernel of the same
  * round: the median ratio and its range. */
-typedef struct pb_dg_likwid_pt {
+typedef struct pb_likwid_point {
     int threads, rounds;
     double likwid_median;                    /* the median over rounds of likwid's best GB/s */
     double one_x, one_min, one_max;          /* one-stream / likwid: median, min, max over rounds (NaN: none ran) */
     double floor_x, floor_min, floor_max;    /* floor / likwid */
-    char placement[PB_DG_NAME];              /* the rounds' placements: one word, or "mixed" */
-} pb_dg_likwid_pt;
-typedef struct pb_dg_likwid {
+    char placement[PB_DIGEST_NAME];              /* the rounds' placements: one word, or "mixed" */
+} pb_likwid_point;
+typedef struct pb_likwid_digest {
     bool have;
     int n;
-    pb_dg_likwid_pt t[16];
-} pb_dg_likwid;
+    pb_likwid_point t[16];
+} pb_likwid_digest;
 
 /* latency.csv: the idle ladder by working set, and the loaded curve (the idle point first, then ascending
  * bandwidth). */
-typedef struct pb_dg_latpt {
-    char level[PB_DG_NAME];
+typedef struct pb_latency_point {
+    char level[PB_DIGEST_NAME];
     int duty;
     double kib, ns, ns_min, ns_max, gbps, cycles; /* gbps: total drawn (streamers + chase) */
     double run_pct;                 /* the chase's share on its cpu (NaN: a CSV from before the column) */
-} pb_dg_latpt;
-typedef struct pb_dg_latency {
+} pb_latency_point;
+typedef struct pb_latency_digest {
     bool have;
     int nladder, ncurve;
-    pb_dg_latpt ladder[PB_DG_MAX];
-    pb_dg_latpt curve[PB_DG_MAX];   /* [0]: the idle point (the ladder's largest set); then loaded, by gbps */
+    pb_latency_point ladder[PB_DIGEST_MAX];
+    pb_latency_point curve[PB_DIGEST_MAX];   /* [0]: the idle point (the ladder's largest set); then loaded, by gbps */
     int load_threads;
     double thp_mib;
     double double_gbps;             /* where latency first reaches twice idle (interpolated); NaN: not on the curve */
     double top_gbps, top_x;         /* the curve's largest bandwidth and its latency over idle */
-} pb_dg_latency;
+} pb_latency_digest;
 
 /* The curve's latency at gbps, interpolated between its points; NaN outside it or without one. */
-double pb_dg_latency_at(const pb_dg_latency *l, double gbps);
+double pb_digest_latency_at(const pb_latency_digest *l, double gbps);
 
 /* Noise: placements seen, round-trip range, load. */
-typedef struct pb_dg_noise {
+typedef struct pb_noise_digest {
     int near, far, other;           /* rows tagged so, over every CSV with a placement column */
     int smt, hidden_smt;            /* of the others: smt (topology: siblings), smt? (a round trip under
                                      * PB_HIDDEN_SMT_RT_NS: likely siblings a hypervisor hides) */
@@ -178,46 +178,46 @@ typedef struct pb_dg_noise {
     int floor_spread_threads;
     double ghz_min, ghz_max;        /* the clock around every kernels.csv and sweep.csv point (NaN: none) */
     int ghz_points;                 /* points with a clock */
-} pb_dg_noise;
+} pb_noise_digest;
 
 typedef struct pb_digest {
-    pb_dg_pool pool;
-    pb_dg_floor floor;
-    pb_dg_token token;
-    pb_dg_sweep sweep;
-    pb_dg_kernels kern;
-    pb_dg_overlap overlap;
-    pb_dg_util util;
-    pb_dg_noise noise;
-    pb_dg_likwid likwid;
-    pb_dg_latency latency;
+    pb_pool_digest pool;
+    pb_floor_digest floor;
+    pb_token_digest token;
+    pb_sweep_digest sweep;
+    pb_kernels_digest kern;
+    pb_overlap_digest overlap;
+    pb_util_digest util;
+    pb_noise_digest noise;
+    pb_likwid_digest likwid;
+    pb_latency_digest latency;
 } pb_digest;
 
 /* Reads every section the run directory has. */
 void pb_digest_run(pb_digest *d, const pb_rundata *rd);
 
 /* The sections, one file each. */
-void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd);
-void pb_digest_floor(pb_dg_floor *f, pb_dg_token *tk, const pb_rundata *rd);
-void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd);
-void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd);
-void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd);
-void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd);
-void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd);
-void pb_digest_latency(pb_dg_latency *l, const pb_rundata *rd);
+void pb_digest_pool(pb_pool_digest *p, const pb_rundata *rd);
+void pb_digest_floor(pb_floor_digest *f, pb_token_digest *tk, const pb_rundata *rd);
+void pb_digest_sweep(pb_sweep_digest *s, const pb_rundata *rd);
+void pb_digest_kernels(pb_kernels_digest *k, const pb_rundata *rd);
+void pb_digest_overlap_util(pb_overlap_digest *o, pb_util_digest *u, const pb_rundata *rd);
+void pb_digest_noise(pb_noise_digest *n, const pb_digest *d, const pb_rundata *rd);
+void pb_digest_likwid(pb_likwid_digest *l, const pb_rundata *rd);
+void pb_digest_latency(pb_latency_digest *l, const pb_rundata *rd);
 
-/* Row r of sweep.csv (c: its columns, pb_dg_cols) as the digest reads a decode point. */
-void pb_dg_decode_row(pb_dg_decode *out, const pb_table *t, const int *c, size_t r);
+/* Row r of sweep.csv (c: its columns, pb_digest_cols) as the digest reads a decode point. */
+void pb_digest_sweep_row(pb_decode_point *out, const pb_table *t, const int *c, size_t r);
 
 /* Look-ups: NULL when absent. */
-const pb_dg_dispatch *pb_dg_find_policy(const pb_dg_pool *p, const char *policy);
-const pb_dg_floorpt *pb_dg_floor_at(const pb_dg_floor *f, int threads);
+const pb_dispatch_digest *pb_digest_pool_policy(const pb_pool_digest *p, const char *policy);
+const pb_floor_point *pb_digest_floor_at(const pb_floor_digest *f, int threads);
 
 /* Small helpers shared by the digest files. */
-void pb_dg_copy(char *dst, const char *src);          /* into a PB_DG_NAME buffer */
-int pb_dg_int(const pb_table *t, size_t row, int col); /* a number column as int, -1 when not a number */
+void pb_digest_copy(char *dst, const char *src);          /* into a PB_DIGEST_NAME buffer */
+int pb_digest_int(const pb_table *t, size_t row, int col); /* a number column as int, -1 when not a number */
 /* Where each of kind k's columns is in t, looked up once: col[PB_SWEEP_model] ... (pb_schema_get(k)->ncols
  * entries), -1 for a column t lacks (a CSV from before it). */
-void pb_dg_cols(const pb_table *t, pb_kind k, int *col);
+void pb_digest_cols(const pb_table *t, pb_kind k, int *col);
 
 #endif

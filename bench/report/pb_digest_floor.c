@@ -7,7 +7,7 @@
 
 static int floor_cmp(const void *a, const void *b)
 {
-    return ((const pb_dg_floorpt *)a)->threads - ((const pb_dg_floorpt *)b)->threads;
+    return ((const pb_floor_point *)a)->threads - ((const pb_floor_point *)b)->threads;
 }
 
 /* Keeps the best of copy or write (op) in *best at *thr. */
@@ -19,7 +19,7 @@ static void keep_best(double *best, int *thr, double v, int threads)
     }
 }
 
-static void digest_memory(pb_dg_floor *f, const pb_table *t)
+static void digest_memory(pb_floor_digest *f, const pb_table *t)
 {
     if (!t)
         return;
@@ -31,7 +31,7 @@ static void digest_memory(pb_dg_floor *f, const pb_table *t)
         csz = pb_table_col(t, PB_COL(MEMORY, size_mib));
     for (size_t r = 0; r < t->nrows; r++) {
         const char *op = pb_table_str(t, r, cop);
-        int thr = pb_dg_int(t, r, cth);
+        int thr = pb_digest_int(t, r, cth);
         double best = pb_table_num(t, r, cb);
         if (strcmp(op, "copy") == 0)
             keep_best(&f->copy_best, &f->copy_threads, best, thr);
@@ -39,30 +39,30 @@ static void digest_memory(pb_dg_floor *f, const pb_table *t)
             keep_best(&f->write_best, &f->write_threads, best, thr);
         if (strcmp(op, "read") != 0 || isnan(best))
             continue;
-        pb_dg_floorpt *p = NULL;
+        pb_floor_point *p = NULL;
         for (int i = 0; i < f->n; i++)
             if (f->pt[i].threads == thr)
                 p = &f->pt[i];
         if (p && !(best > p->best))
             continue;
         if (!p) {
-            if (f->n == PB_DG_MAX)
+            if (f->n == PB_DIGEST_MAX)
                 continue;
             p = &f->pt[f->n++];
         }
-        *p = (pb_dg_floorpt){ .threads = thr, .best = best, .median = pb_table_num(t, r, cm),
+        *p = (pb_floor_point){ .threads = thr, .best = best, .median = pb_table_num(t, r, cm),
                               .min = pb_table_num(t, r, cmin), .rt_ns = pb_table_num(t, r, crt),
                               .thp_mib = pb_table_num(t, r, cthp), .size_mib = pb_table_num(t, r, csz) };
-        pb_dg_copy(p->kernel, pb_table_str(t, r, ck));
-        pb_dg_copy(p->placement, pb_table_str(t, r, cpl));
-        pb_dg_copy(p->cpus, pb_table_str(t, r, ccp));
+        pb_digest_copy(p->kernel, pb_table_str(t, r, ck));
+        pb_digest_copy(p->placement, pb_table_str(t, r, cpl));
+        pb_digest_copy(p->cpus, pb_table_str(t, r, ccp));
     }
     qsort(f->pt, (size_t)f->n, sizeof f->pt[0], floor_cmp);
     f->have = f->n > 0;
 }
 
 /* Per-token floors of one model: qwen3-0.6b (the default suite's) when present, else the first. */
-static void digest_token(pb_dg_token *tk, const pb_table *t)
+static void digest_token(pb_token_digest *tk, const pb_table *t)
 {
     if (!t)
         return;
@@ -72,13 +72,13 @@ static void digest_token(pb_dg_token *tk, const pb_table *t)
     for (size_t r = 0; r < t->nrows; r++) {
         const char *m = pb_table_str(t, r, cmo);
         if (!tk->model[0] || (strcmp(m, "qwen3-0.6b") == 0 && strcmp(tk->model, m) != 0)) {
-            pb_dg_copy(tk->model, m);
+            pb_digest_copy(tk->model, m);
             tk->n = 0;
         }
-        if (strcmp(m, tk->model) != 0 || tk->n == PB_DG_MAX)
+        if (strcmp(m, tk->model) != 0 || tk->n == PB_DIGEST_MAX)
             continue;
-        pb_dg_copy(tk->t[tk->n].format, pb_table_str(t, r, cf));
-        tk->t[tk->n].threads = pb_dg_int(t, r, cth);
+        pb_digest_copy(tk->t[tk->n].format, pb_table_str(t, r, cf));
+        tk->t[tk->n].threads = pb_digest_int(t, r, cth);
         tk->t[tk->n].ms = pb_table_num(t, r, cms);
         tk->t[tk->n].ceiling = pb_table_num(t, r, cc);
         tk->t[tk->n++].weight_bytes = pb_table_num(t, r, cw);
@@ -86,7 +86,7 @@ static void digest_token(pb_dg_token *tk, const pb_table *t)
     tk->have = tk->n > 0;
 }
 
-void pb_digest_floor(pb_dg_floor *f, pb_dg_token *tk, const pb_rundata *rd)
+void pb_digest_floor(pb_floor_digest *f, pb_token_digest *tk, const pb_rundata *rd)
 {
     memset(f, 0, sizeof *f);
     memset(tk, 0, sizeof *tk);
@@ -95,7 +95,7 @@ void pb_digest_floor(pb_dg_floor *f, pb_dg_token *tk, const pb_rundata *rd)
     digest_token(tk, pb_rundata_table(rd, PB_K_TOKEN));
 }
 
-const pb_dg_floorpt *pb_dg_floor_at(const pb_dg_floor *f, int threads)
+const pb_floor_point *pb_digest_floor_at(const pb_floor_digest *f, int threads)
 {
     for (int i = 0; i < f->n; i++)
         if (f->pt[i].threads == threads)

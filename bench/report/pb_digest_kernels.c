@@ -6,16 +6,16 @@
 
 #include "pb_digest.h"
 
-static pb_dg_kern *kern_entry(pb_dg_kernels *k, const char *format)
+static pb_kernel_digest *kern_entry(pb_kernels_digest *k, const char *format)
 {
     for (int i = 0; i < k->n; i++)
         if (strcmp(k->k[i].format, format) == 0)
             return &k->k[i];
     if (k->n == (int)(sizeof k->k / sizeof k->k[0]))
         return NULL;
-    pb_dg_kern *e = &k->k[k->n++];
-    *e = (pb_dg_kern){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN, .l2_act = NAN };
-    pb_dg_copy(e->format, format);
+    pb_kernel_digest *e = &k->k[k->n++];
+    *e = (pb_kernel_digest){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN, .l2_act = NAN };
+    pb_digest_copy(e->format, format);
     return e;
 }
 
@@ -24,11 +24,11 @@ static void keep_max(double *slot, double v, char *name, const char *variant)
     if (!isnan(v) && (isnan(*slot) || v > *slot)) {
         *slot = v;
         if (name)
-            pb_dg_copy(name, variant);
+            pb_digest_copy(name, variant);
     }
 }
 
-void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
+void pb_digest_kernels(pb_kernels_digest *k, const pb_rundata *rd)
 {
     memset(k, 0, sizeof *k);
     const pb_table *t = pb_rundata_table(rd, PB_K_KERNELS);
@@ -41,20 +41,20 @@ void pb_digest_kernels(pb_dg_kernels *k, const pb_rundata *rd)
         ce = pb_table_col(t, PB_COL(KERNELS, emulate_slow));
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++)
-        if (pb_dg_int(t, r, cth) > maxthr)
-            maxthr = pb_dg_int(t, r, cth);
+        if (pb_digest_int(t, r, cth) > maxthr)
+            maxthr = pb_digest_int(t, r, cth);
     for (size_t r = 0; r < t->nrows; r++) {
         const char *emulated = pb_table_str(t, r, ce); /* "" in a CSV from before the column */
         if (*emulated && k->nemulated++ == 0)
-            pb_dg_copy(k->emulated, emulated);
+            pb_digest_copy(k->emulated, emulated);
         double batch = pb_table_num(t, r, cb);
         if (!isnan(batch) && batch != 1)
             continue;
-        pb_dg_kern *e = kern_entry(k, pb_table_str(t, r, cf));
+        pb_kernel_digest *e = kern_entry(k, pb_table_str(t, r, cf));
         if (!e)
             continue;
         const char *lvl = pb_table_str(t, r, cl), *var = pb_table_str(t, r, cv);
-        int thr = pb_dg_int(t, r, cth);
+        int thr = pb_digest_int(t, r, cth);
         double g = pb_table_num(t, r, cg);
         if (thr == maxthr && strcmp(lvl, "dram") == 0) {
             keep_max(&e->dram_nthr, g, NULL, var);

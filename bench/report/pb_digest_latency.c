@@ -6,9 +6,9 @@
 
 #include "pb_digest.h"
 
-static pb_dg_latpt lat_point(const pb_table *t, const int *c, size_t r)
+static pb_latency_point lat_point(const pb_table *t, const int *c, size_t r)
 {
-    pb_dg_latpt p = { .duty = pb_dg_int(t, r, c[PB_LATENCY_duty_pct]),
+    pb_latency_point p = { .duty = pb_digest_int(t, r, c[PB_LATENCY_duty_pct]),
                       .kib = pb_table_num(t, r, c[PB_LATENCY_size_kib]),
                       .ns = pb_table_num(t, r, c[PB_LATENCY_ns_median]),
                       .ns_min = c[PB_LATENCY_ns_min] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_ns_min]) : NAN,
@@ -17,22 +17,22 @@ static pb_dg_latpt lat_point(const pb_table *t, const int *c, size_t r)
                       .cycles = c[PB_LATENCY_cycles_median] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_cycles_median])
                                                                  : NAN,
                       .run_pct = c[PB_LATENCY_run_pct] >= 0 ? pb_table_num(t, r, c[PB_LATENCY_run_pct]) : NAN };
-    pb_dg_copy(p.level, c[PB_LATENCY_level] >= 0 ? pb_table_str(t, r, c[PB_LATENCY_level]) : "");
+    pb_digest_copy(p.level, c[PB_LATENCY_level] >= 0 ? pb_table_str(t, r, c[PB_LATENCY_level]) : "");
     return p;
 }
 
 static int lat_by_gbps(const void *a, const void *b)
 {
-    double x = ((const pb_dg_latpt *)a)->gbps, y = ((const pb_dg_latpt *)b)->gbps;
+    double x = ((const pb_latency_point *)a)->gbps, y = ((const pb_latency_point *)b)->gbps;
     return (x > y) - (x < y);
 }
 
 /* Where the curve first reaches twice the idle latency, between the point below and that one. */
-static double lat_doubling(const pb_dg_latency *l)
+static double lat_doubling(const pb_latency_digest *l)
 {
     double want = 2 * l->curve[0].ns;
     for (int i = 1; i < l->ncurve; i++) {
-        const pb_dg_latpt *a = &l->curve[i - 1], *b = &l->curve[i];
+        const pb_latency_point *a = &l->curve[i - 1], *b = &l->curve[i];
         if (b->ns < want)
             continue;
         if (b->ns == a->ns)
@@ -42,17 +42,17 @@ static double lat_doubling(const pb_dg_latency *l)
     return NAN;
 }
 
-double pb_dg_latency_at(const pb_dg_latency *l, double gbps)
+double pb_digest_latency_at(const pb_latency_digest *l, double gbps)
 {
     for (int i = 1; i < l->ncurve; i++) {
-        const pb_dg_latpt *a = &l->curve[i - 1], *b = &l->curve[i];
+        const pb_latency_point *a = &l->curve[i - 1], *b = &l->curve[i];
         if (gbps >= a->gbps && gbps <= b->gbps)
             return b->gbps == a->gbps ? b->ns : a->ns + (b->ns - a->ns) * (gbps - a->gbps) / (b->gbps - a->gbps);
     }
     return NAN;
 }
 
-void pb_digest_latency(pb_dg_latency *l, const pb_rundata *rd)
+void pb_digest_latency(pb_latency_digest *l, const pb_rundata *rd)
 {
     memset(l, 0, sizeof *l);
     l->double_gbps = l->top_gbps = l->top_x = l->thp_mib = NAN;
@@ -60,19 +60,19 @@ void pb_digest_latency(pb_dg_latency *l, const pb_rundata *rd)
     if (!t)
         return;
     int c[PB_LATENCY_NCOLS];
-    pb_dg_cols(t, PB_K_LATENCY, c);
+    pb_digest_cols(t, PB_K_LATENCY, c);
     int idle = -1;
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_dg_latpt p = lat_point(t, c, r);
+        pb_latency_point p = lat_point(t, c, r);
         if (isnan(p.ns))
             continue;
-        if (strcmp(pb_table_str(t, r, c[PB_LATENCY_phase]), "ladder") == 0 && l->nladder < PB_DG_MAX) {
+        if (strcmp(pb_table_str(t, r, c[PB_LATENCY_phase]), "ladder") == 0 && l->nladder < PB_DIGEST_MAX) {
             if (idle < 0 || p.kib > l->ladder[idle].kib)
                 idle = l->nladder;
             l->ladder[l->nladder++] = p;
-        } else if (strcmp(pb_table_str(t, r, c[PB_LATENCY_phase]), "loaded") == 0 && l->ncurve + 1 < PB_DG_MAX) {
+        } else if (strcmp(pb_table_str(t, r, c[PB_LATENCY_phase]), "loaded") == 0 && l->ncurve + 1 < PB_DIGEST_MAX) {
             l->curve[1 + l->ncurve++] = p; /* [0] is the idle point, set below */
-            l->load_threads = c[PB_LATENCY_load_threads] >= 0 ? pb_dg_int(t, r, c[PB_LATENCY_load_threads]) : -1;
+            l->load_threads = c[PB_LATENCY_load_threads] >= 0 ? pb_digest_int(t, r, c[PB_LATENCY_load_threads]) : -1;
         }
         if (c[PB_LATENCY_thp_mib] >= 0)
             l->thp_mib = pb_table_num(t, r, c[PB_LATENCY_thp_mib]);
@@ -86,7 +86,7 @@ void pb_digest_latency(pb_dg_latency *l, const pb_rundata *rd)
     if (l->ncurve < 2)
         return;
     l->double_gbps = lat_doubling(l);
-    const pb_dg_latpt *top = &l->curve[l->ncurve - 1];
+    const pb_latency_point *top = &l->curve[l->ncurve - 1];
     l->top_gbps = top->gbps;
     l->top_x = top->ns / l->curve[0].ns;
 }

@@ -12,7 +12,7 @@
 typedef struct lk_round {
     int threads, round;
     double likwid, one, floor;
-    char placement[PB_DG_NAME];
+    char placement[PB_DIGEST_NAME];
 } lk_round;
 
 static bool lk_is_multi_stream(const char *kernel)
@@ -51,7 +51,7 @@ static void lk_stats(const double *v, int n, double *med, double *lo, double *hi
     *hi = s.max;
 }
 
-static void lk_per_thread_count(pb_dg_likwid *l, const lk_round *rs, int n, int threads)
+static void lk_per_thread_count(pb_likwid_digest *l, const lk_round *rs, int n, int threads)
 {
     double lk[LK_ROUNDS], one[LK_ROUNDS], fl[LK_ROUNDS];
     int k = 0, k1 = 0;
@@ -70,17 +70,17 @@ static void lk_per_thread_count(pb_dg_likwid *l, const lk_round *rs, int n, int 
     }
     if (k == 0 || l->n == (int)(sizeof l->t / sizeof l->t[0]))
         return;
-    pb_dg_likwid_pt *t = &l->t[l->n++];
+    pb_likwid_point *t = &l->t[l->n++];
     t->threads = threads;
     t->rounds = k;
     double lo, hi;
     lk_stats(lk, k, &t->likwid_median, &lo, &hi);
     lk_stats(one, k1, &t->one_x, &t->one_min, &t->one_max);
     lk_stats(fl, k, &t->floor_x, &t->floor_min, &t->floor_max);
-    pb_dg_copy(t->placement, mixed ? "mixed" : place);
+    pb_digest_copy(t->placement, mixed ? "mixed" : place);
 }
 
-void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd)
+void pb_digest_likwid(pb_likwid_digest *l, const pb_rundata *rd)
 {
     memset(l, 0, sizeof *l);
     const pb_table *t = pb_rundata_table(rd, PB_K_LIKWID);
@@ -93,7 +93,7 @@ void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd)
     lk_round rs[LK_ROUNDS];
     int n = 0;
     for (size_t r = 0; r < t->nrows; r++) {
-        int threads = pb_dg_int(t, r, ct), round = pb_dg_int(t, r, cr);
+        int threads = pb_digest_int(t, r, ct), round = pb_digest_int(t, r, cr);
         lk_round *e = threads > 0 && round > 0 ? lk_find(rs, &n, threads, round) : NULL;
         if (!e)
             continue;
@@ -105,7 +105,7 @@ void pb_digest_likwid(pb_dg_likwid *l, const pb_rundata *rd)
             lk_max(&e->floor, med);
             if (!lk_is_multi_stream(kernel))
                 lk_max(&e->one, med);
-            pb_dg_copy(e->placement, pb_table_str(t, r, cp));
+            pb_digest_copy(e->placement, pb_table_str(t, r, cp));
         }
     }
     for (int threads = 1; threads <= 1024 && l->n < (int)(sizeof l->t / sizeof l->t[0]); threads++)

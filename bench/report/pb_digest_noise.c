@@ -16,7 +16,7 @@ static void range(double *lo, double *hi, double v)
 
 /* A table's placement tags and round trips: the columns of kind k at index place and at rt_cols (ending with
  * PB_NEED_END). */
-static void scan_placements(pb_dg_noise *n, const pb_table *t, pb_kind k, int place, const int *rt_cols)
+static void scan_placements(pb_noise_digest *n, const pb_table *t, pb_kind k, int place, const int *rt_cols)
 {
     int cp = pb_table_col(t, pb_schema_name(k, place));
     for (size_t r = 0; r < t->nrows; r++) {
@@ -35,7 +35,7 @@ static void scan_placements(pb_dg_noise *n, const pb_table *t, pb_kind k, int pl
 }
 
 /* The clock columns around each point of a table (ghz_before and ghz_after at indices before, after). */
-static void scan_clocks(pb_dg_noise *n, const pb_table *t, pb_kind k, int before, int after)
+static void scan_clocks(pb_noise_digest *n, const pb_table *t, pb_kind k, int before, int after)
 {
     int cb = pb_table_col(t, pb_schema_name(k, before)), ca = pb_table_col(t, pb_schema_name(k, after));
     for (size_t r = 0; r < t->nrows; r++) {
@@ -46,7 +46,7 @@ static void scan_clocks(pb_dg_noise *n, const pb_table *t, pb_kind k, int before
     }
 }
 
-void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd)
+void pb_digest_noise(pb_noise_digest *n, const pb_digest *d, const pb_rundata *rd)
 {
     memset(n, 0, sizeof *n);
     n->rt_min = n->rt_max = n->dispatch_p99_over_median = n->floor_spread_max = n->ghz_min = n->ghz_max = NAN;
@@ -68,7 +68,7 @@ void pb_digest_noise(pb_dg_noise *n, const pb_digest *d, const pb_rundata *rd)
         if (strcmp(d->pool.d[i].policy, "spin") == 0)
             n->dispatch_p99_over_median = d->pool.d[i].ns_p99 / d->pool.d[i].ns_median;
     for (int i = 0; i < d->floor.n; i++) {
-        const pb_dg_floorpt *p = &d->floor.pt[i];
+        const pb_floor_point *p = &d->floor.pt[i];
         double s = (p->best - p->min) / p->best;
         if (isfinite(s) && (isnan(n->floor_spread_max) || s > n->floor_spread_max)) {
             n->floor_spread_max = s;

@@ -6,7 +6,7 @@
 
 #include "pb_digest.h"
 
-static void digest_overlap(pb_dg_overlap *o, const pb_table *t)
+static void digest_overlap(pb_overlap_digest *o, const pb_table *t)
 {
     if (!t)
         return;
@@ -25,7 +25,7 @@ static void digest_overlap(pb_dg_overlap *o, const pb_table *t)
             if (o->n == (int)(sizeof o->m / sizeof o->m[0]))
                 continue;
             o->n++;
-            pb_dg_copy(o->m[i].mode, mode);
+            pb_digest_copy(o->m[i].mode, mode);
         } else if (fabs(log(ratio)) >= fabs(log(o->m[i].ratio))) {
             continue; /* keep the ratio nearest 1 (on a log scale: 0.5 and 2 are as far) */
         }
@@ -45,7 +45,7 @@ static int cpu_number(const char *s)
     return *s ? atoi(s) : -1;
 }
 
-static void digest_util(pb_dg_util *u, const pb_table *t)
+static void digest_util(pb_util_digest *u, const pb_table *t)
 {
     if (!t)
         return;
@@ -63,7 +63,7 @@ static void digest_util(pb_dg_util *u, const pb_table *t)
         while (i < u->n && u->c[i].cpu != cpu)
             i++;
         if (i == u->n) {
-            if (u->n == PB_DG_MAX)
+            if (u->n == PB_DIGEST_MAX)
                 continue;
             u->n++;
             u->c[i].cpu = cpu;
@@ -81,7 +81,7 @@ static void digest_util(pb_dg_util *u, const pb_table *t)
     u->have = u->n > 0;
 }
 
-void pb_digest_overlap_util(pb_dg_overlap *o, pb_dg_util *u, const pb_rundata *rd)
+void pb_digest_overlap_util(pb_overlap_digest *o, pb_util_digest *u, const pb_rundata *rd)
 {
     memset(o, 0, sizeof *o);
     memset(u, 0, sizeof *u);

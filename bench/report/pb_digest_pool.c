@@ -7,15 +7,15 @@
 #include "pb_digest.h"
 #include "pb_stats.h"
 
-void pb_dg_copy(char *dst, const char *src) { snprintf(dst, PB_DG_NAME, "%s", src); }
+void pb_digest_copy(char *dst, const char *src) { snprintf(dst, PB_DIGEST_NAME, "%s", src); }
 
-int pb_dg_int(const pb_table *t, size_t row, int col)
+int pb_digest_int(const pb_table *t, size_t row, int col)
 {
     double v = pb_table_num(t, row, col);
     return isfinite(v) && fabs(v) < 1e9 ? (int)v : -1;
 }
 
-void pb_dg_cols(const pb_table *t, pb_kind k, int *col)
+void pb_digest_cols(const pb_table *t, pb_kind k, int *col)
 {
     for (int i = 0; i < pb_schema_get(k)->ncols; i++)
         col[i] = pb_table_col(t, pb_schema_name(k, i));
@@ -46,7 +46,7 @@ static int headline_threads(const pb_table *t, const int *c, const pb_rundata *r
     for (size_t r = 0; r < t->nrows; r++) {
         if (is_pingpong(t, c, r))
             continue;
-        int n = pb_dg_int(t, r, c[PB_POOL_threads]);
+        int n = pb_digest_int(t, r, c[PB_POOL_threads]);
         if (n == want)
             return want;
         if (n > best)
@@ -55,7 +55,7 @@ static int headline_threads(const pb_table *t, const int *c, const pb_rundata *r
     return best;
 }
 
-static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const int *c, size_t r)
+static void pool_headline_row(pb_pool_digest *p, const pb_table *t, const int *c, size_t r)
 {
     const char *pol = pb_table_str(t, r, c[PB_POOL_policy]);
     for (int i = 0; i < p->n; i++)
@@ -63,9 +63,9 @@ static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const int *c, si
             return; /* the first row of a policy wins */
     if (p->n == (int)(sizeof p->d / sizeof p->d[0]))
         return;
-    pb_dg_dispatch *d = &p->d[p->n++];
-    pb_dg_copy(d->policy, pol);
-    pb_dg_copy(d->placement, pb_table_str(t, r, c[PB_POOL_placement]));
+    pb_dispatch_digest *d = &p->d[p->n++];
+    pb_digest_copy(d->policy, pol);
+    pb_digest_copy(d->placement, pb_table_str(t, r, c[PB_POOL_placement]));
     d->ns = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
     d->ns_median = pb_table_num(t, r, c[PB_POOL_ns_median]);
     d->ns_p99 = pb_table_num(t, r, c[PB_POOL_ns_p99]);
@@ -80,7 +80,7 @@ static void pool_headline_row(pb_dg_pool *p, const pb_table *t, const int *c, si
         d->rt_var[v] = pb_table_num(t, r, c[var[v]]);
 }
 
-void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
+void pb_digest_pool(pb_pool_digest *p, const pb_rundata *rd)
 {
     memset(p, 0, sizeof *p);
     p->pingpong_ns = p->spin_us = NAN;
@@ -88,15 +88,15 @@ void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
     if (!t)
         return;
     int c[PB_POOL_NCOLS];
-    pb_dg_cols(t, PB_K_POOL, c);
+    pb_digest_cols(t, PB_K_POOL, c);
     p->threads = headline_threads(t, c, rd);
-    double pp[PB_DG_MAX];
+    double pp[PB_DIGEST_MAX];
     size_t npp = 0;
     for (size_t r = 0; r < t->nrows; r++) {
         double gap = pb_table_num(t, r, c[PB_POOL_gap_us]), job = pb_table_num(t, r, c[PB_POOL_job_ns]);
-        int thr = pb_dg_int(t, r, c[PB_POOL_threads]);
+        int thr = pb_digest_int(t, r, c[PB_POOL_threads]);
         if (is_pingpong(t, c, r)) {
-            if (npp < PB_DG_MAX && !isnan(pb_table_num(t, r, c[PB_POOL_ns_batch_mean])))
+            if (npp < PB_DIGEST_MAX && !isnan(pb_table_num(t, r, c[PB_POOL_ns_batch_mean])))
                 pp[npp++] = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
             continue;
         }
@@ -104,17 +104,17 @@ void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
             p->spin_us = pb_table_num(t, r, c[PB_POOL_spin_us]);
         if (job != 0)
             continue;
-        if (gap == 0 && p->nthr < PB_DG_MAX) {
+        if (gap == 0 && p->nthr < PB_DIGEST_MAX) {
             p->thr[p->nthr].threads = thr;
-            pb_dg_copy(p->thr[p->nthr].policy, pb_table_str(t, r, c[PB_POOL_policy]));
+            pb_digest_copy(p->thr[p->nthr].policy, pb_table_str(t, r, c[PB_POOL_policy]));
             p->thr[p->nthr++].ns = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
         }
         if (thr != p->threads)
             continue;
         if (gap == 0)
             pool_headline_row(p, t, c, r);
-        if (p->ngap < PB_DG_MAX) {
-            pb_dg_copy(p->gap[p->ngap].policy, pb_table_str(t, r, c[PB_POOL_policy]));
+        if (p->ngap < PB_DIGEST_MAX) {
+            pb_digest_copy(p->gap[p->ngap].policy, pb_table_str(t, r, c[PB_POOL_policy]));
             p->gap[p->ngap].gap_us = gap;
             p->gap[p->ngap++].ns = pb_table_num(t, r, c[PB_POOL_ns_batch_mean]);
         }
@@ -123,7 +123,7 @@ void pb_digest_pool(pb_dg_pool *p, const pb_rundata *rd)
     p->have = p->n > 0;
 }
 
-const pb_dg_dispatch *pb_dg_find_policy(const pb_dg_pool *p, const char *policy)
+const pb_dispatch_digest *pb_digest_pool_policy(const pb_pool_digest *p, const char *policy)
 {
     for (int i = 0; i < p->n; i++)
         if (strcmp(p->d[i].policy, policy) == 0)

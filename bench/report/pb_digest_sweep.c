@@ -20,27 +20,27 @@ static void list_range(const char *s, double *lo, double *hi)
     }
 }
 
-static pb_dg_decode decode_of(const pb_table *t, const int *c, size_t r);
+static pb_decode_point decode_of(const pb_table *t, const int *c, size_t r);
 
 /* The unequal-core columns of row r into d (an absent column reads as "", NaN or -1: its empty value). */
-static void cliff_of(pb_dg_decode *d, const pb_table *t, const int *c, size_t r)
+static void cliff_of(pb_decode_point *d, const pb_table *t, const int *c, size_t r)
 {
-    pb_dg_copy(d->emulate, pb_table_str(t, r, c[PB_SWEEP_emulate_slow]));
-    pb_dg_copy(d->share_source, pb_table_str(t, r, c[PB_SWEEP_share_source]));
-    d->slowest_cpu = pb_dg_int(t, r, c[PB_SWEEP_slowest_cpu]);
+    pb_digest_copy(d->emulate, pb_table_str(t, r, c[PB_SWEEP_emulate_slow]));
+    pb_digest_copy(d->share_source, pb_table_str(t, r, c[PB_SWEEP_share_source]));
+    d->slowest_cpu = pb_digest_int(t, r, c[PB_SWEEP_slowest_cpu]);
     d->wait_slowest_ms = pb_table_num(t, r, c[PB_SWEEP_wait_for_slowest_ms]);
     list_range(pb_table_str(t, r, c[PB_SWEEP_thread_busy_ms]), &d->busy_lo_ms, &d->busy_hi_ms);
 }
 
-void pb_dg_decode_row(pb_dg_decode *out, const pb_table *t, const int *c, size_t r)
+void pb_digest_sweep_row(pb_decode_point *out, const pb_table *t, const int *c, size_t r)
 {
     *out = decode_of(t, c, r);
 }
 
-static pb_dg_decode decode_of(const pb_table *t, const int *c, size_t r)
+static pb_decode_point decode_of(const pb_table *t, const int *c, size_t r)
 {
-    pb_dg_decode d = {
-        .threads = pb_dg_int(t, r, c[PB_SWEEP_threads]),
+    pb_decode_point d = {
+        .threads = pb_digest_int(t, r, c[PB_SWEEP_threads]),
         .tok_s = pb_table_num(t, r, c[PB_SWEEP_tok_per_s]),
         .ms_median = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_median]),
         .pct_floor = pb_table_num(t, r, c[PB_SWEEP_pct_of_floor]),
@@ -50,20 +50,20 @@ static pb_dg_decode decode_of(const pb_table *t, const int *c, size_t r)
         .dispatches = pb_table_num(t, r, c[PB_SWEEP_dispatches_per_token]),
         .glue_pct = pb_table_num(t, r, c[PB_SWEEP_glue_pct]),
     };
-    pb_dg_copy(d.model, pb_table_str(t, r, c[PB_SWEEP_model]));
-    pb_dg_copy(d.format, pb_table_str(t, r, c[PB_SWEEP_format]));
-    pb_dg_copy(d.policy, pb_table_str(t, r, c[PB_SWEEP_policy]));
-    pb_dg_copy(d.schedule, pb_table_str(t, r, c[PB_SWEEP_schedule]));
-    pb_dg_copy(d.cpuset, pb_table_str(t, r, c[PB_SWEEP_cpuset]));
-    pb_dg_copy(d.glue, pb_table_str(t, r, c[PB_SWEEP_glue]));
-    pb_dg_copy(d.placement, pb_table_str(t, r, c[PB_SWEEP_placement]));
+    pb_digest_copy(d.model, pb_table_str(t, r, c[PB_SWEEP_model]));
+    pb_digest_copy(d.format, pb_table_str(t, r, c[PB_SWEEP_format]));
+    pb_digest_copy(d.policy, pb_table_str(t, r, c[PB_SWEEP_policy]));
+    pb_digest_copy(d.schedule, pb_table_str(t, r, c[PB_SWEEP_schedule]));
+    pb_digest_copy(d.cpuset, pb_table_str(t, r, c[PB_SWEEP_cpuset]));
+    pb_digest_copy(d.glue, pb_table_str(t, r, c[PB_SWEEP_glue]));
+    pb_digest_copy(d.placement, pb_table_str(t, r, c[PB_SWEEP_placement]));
     cliff_of(&d, t, c, r);
     return d;
 }
 
 /* Keeps d in list (n of cap) under a key: replaces the entry with the same key when d is faster. */
-static void keep_fastest(pb_dg_decode *list, int *n, int cap, const pb_dg_decode *d,
-                         bool (*same)(const pb_dg_decode *, const pb_dg_decode *))
+static void keep_fastest(pb_decode_point *list, int *n, int cap, const pb_decode_point *d,
+                         bool (*same)(const pb_decode_point *, const pb_decode_point *))
 {
     for (int i = 0; i < *n; i++) {
         if (same(&list[i], d)) {
@@ -76,17 +76,17 @@ static void keep_fastest(pb_dg_decode *list, int *n, int cap, const pb_dg_decode
         list[(*n)++] = *d;
 }
 
-static bool same_model_format(const pb_dg_decode *a, const pb_dg_decode *b)
+static bool same_model_format(const pb_decode_point *a, const pb_decode_point *b)
 {
     return strcmp(a->model, b->model) == 0 && strcmp(a->format, b->format) == 0;
 }
-static bool same_threads(const pb_dg_decode *a, const pb_dg_decode *b) { return a->threads == b->threads; }
-static bool same_policy(const pb_dg_decode *a, const pb_dg_decode *b) { return strcmp(a->policy, b->policy) == 0; }
-static bool same_set(const pb_dg_decode *a, const pb_dg_decode *b) { return strcmp(a->cpuset, b->cpuset) == 0; }
+static bool same_threads(const pb_decode_point *a, const pb_decode_point *b) { return a->threads == b->threads; }
+static bool same_policy(const pb_decode_point *a, const pb_decode_point *b) { return strcmp(a->policy, b->policy) == 0; }
+static bool same_set(const pb_decode_point *a, const pb_decode_point *b) { return strcmp(a->cpuset, b->cpuset) == 0; }
 
 static int by_threads(const void *a, const void *b)
 {
-    return ((const pb_dg_decode *)a)->threads - ((const pb_dg_decode *)b)->threads;
+    return ((const pb_decode_point *)a)->threads - ((const pb_decode_point *)b)->threads;
 }
 
 static bool is_decode(const pb_table *t, const int *c, size_t r)
@@ -101,7 +101,7 @@ static bool flag_set(const char *s)
 }
 
 /* Imbalance (the utilisation issue's 40-point rule when the CSV has no flag column) and noise per point. */
-static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const int *c, size_t r, const pb_dg_decode *d)
+static void sweep_noise(pb_sweep_digest *s, const pb_table *t, const int *c, size_t r, const pb_decode_point *d)
 {
     double lo = pb_table_num(t, r, c[PB_SWEEP_busy_pct_min]), hi = pb_table_num(t, r, c[PB_SWEEP_busy_pct_max]);
     if (c[PB_SWEEP_imbalance_flag] >= 0 || (!isnan(lo) && !isnan(hi)))
@@ -126,7 +126,7 @@ static void sweep_noise(pb_dg_sweep *s, const pb_table *t, const int *c, size_t 
 }
 
 /* The focus format: q8_0 of the first model when it was swept, else the first model × format. */
-static const pb_dg_decode *focus_of(const pb_dg_sweep *s)
+static const pb_decode_point *focus_of(const pb_sweep_digest *s)
 {
     for (int i = 0; i < s->nbest; i++)
         if (strcmp(s->best[i].model, s->best[0].model) == 0 && strcmp(s->best[i].format, "q8_0") == 0)
@@ -135,22 +135,22 @@ static const pb_dg_decode *focus_of(const pb_dg_sweep *s)
 }
 
 /* The same point but for its glue mode. */
-static bool same_but_glue(const pb_dg_decode *a, const pb_dg_decode *b)
+static bool same_but_glue(const pb_decode_point *a, const pb_decode_point *b)
 {
     return same_model_format(a, b) && same_policy(a, b) && same_set(a, b) && same_threads(a, b) &&
            strcmp(a->schedule, b->schedule) == 0;
 }
 
 /* A focus-format point run with fused and with serial glue: the pair at the most threads (first seen on a tie). */
-static void glue_pair(pb_dg_sweep *s, const pb_table *t, const int *c, const pb_dg_decode *focus)
+static void glue_pair(pb_sweep_digest *s, const pb_table *t, const int *c, const pb_decode_point *focus)
 {
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_dg_decode fu = decode_of(t, c, r);
+        pb_decode_point fu = decode_of(t, c, r);
         if (!is_decode(t, c, r) || !same_model_format(&fu, focus) || strcmp(fu.glue, "fused") != 0 ||
             (s->have_glue && fu.threads <= s->glue_fused.threads))
             continue;
         for (size_t k = 0; k < t->nrows; k++) {
-            pb_dg_decode se = decode_of(t, c, k);
+            pb_decode_point se = decode_of(t, c, k);
             if (is_decode(t, c, k) && strcmp(se.glue, "serial") == 0 && same_but_glue(&fu, &se)) {
                 s->have_glue = true;
                 s->glue_fused = fu;
@@ -161,7 +161,7 @@ static void glue_pair(pb_dg_sweep *s, const pb_table *t, const int *c, const pb_
     }
 }
 
-void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
+void pb_digest_sweep(pb_sweep_digest *s, const pb_rundata *rd)
 {
     memset(s, 0, sizeof *s);
     s->ms_spread_max = NAN;
@@ -169,30 +169,30 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
     if (!t)
         return;
     int c[PB_SWEEP_NCOLS];
-    pb_dg_cols(t, PB_K_SWEEP, c);
+    pb_digest_cols(t, PB_K_SWEEP, c);
     for (size_t r = 0; r < t->nrows; r++) {
         if (!is_decode(t, c, r))
             continue;
-        pb_dg_decode d = decode_of(t, c, r);
+        pb_decode_point d = decode_of(t, c, r);
         s->npoints++;
         keep_fastest(s->best, &s->nbest, 16, &d, same_model_format);
         sweep_noise(s, t, c, r, &d);
         if (d.emulate[0] && s->nemulated++ == 0)
-            pb_dg_copy(s->emulated, d.emulate);
+            pb_digest_copy(s->emulated, d.emulate);
     }
     if (!s->nbest)
         return;
     s->have = true;
-    const pb_dg_decode *f = focus_of(s);
-    pb_dg_copy(s->focus, f->format);
+    const pb_decode_point *f = focus_of(s);
+    pb_digest_copy(s->focus, f->format);
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_dg_decode d = decode_of(t, c, r);
+        pb_decode_point d = decode_of(t, c, r);
         if (!is_decode(t, c, r) || !same_model_format(&d, f))
             continue;
-        keep_fastest(s->by_thr, &s->nthr, PB_DG_MAX, &d, same_threads);
+        keep_fastest(s->by_thr, &s->nthr, PB_DIGEST_MAX, &d, same_threads);
         keep_fastest(s->by_set, &s->nset, 16, &d, same_set);
-        if (d.threads >= 2 && s->ncliff < PB_DG_MAX)
+        if (d.threads >= 2 && s->ncliff < PB_DIGEST_MAX)
             s->cliff[s->ncliff++] = d;
         if (d.threads > maxthr)
             maxthr = d.threads;
@@ -200,7 +200,7 @@ void pb_digest_sweep(pb_dg_sweep *s, const pb_rundata *rd)
     qsort(s->by_thr, (size_t)s->nthr, sizeof s->by_thr[0], by_threads);
     glue_pair(s, t, c, f);
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_dg_decode d = decode_of(t, c, r);
+        pb_decode_point d = decode_of(t, c, r);
         if (is_decode(t, c, r) && same_model_format(&d, f) && d.threads == maxthr)
             keep_fastest(s->by_pol, &s->npol, 16, &d, same_policy);
     }

@@ -12,13 +12,13 @@
  * memory-bound; under it, compute-bound at any bandwidth). */
 static void kernels(pb_findings *f, const pb_digest *d)
 {
-    const pb_dg_floorpt *one = pb_dg_floor_at(&d->floor, 1);
+    const pb_floor_point *one = pb_digest_floor_at(&d->floor, 1);
     const double floor1 = one && one->median > 0 ? one->median : NAN;
     char l2[640];
     size_t o = 0;
     l2[0] = '\0';
     for (int i = 0; i < d->kern.n; i++) {
-        const pb_dg_kern *k = &d->kern.k[i];
+        const pb_kernel_digest *k = &d->kern.k[i];
         if (!isnan(k->dram) && one)
             pb_findings_add(f, "%s's best kernel streams %s GB/s in L2 (%s) and %s GB/s at DRAM size (%s) on one thread: "
                             "%s of the 1-thread read floor (%s GB/s).",
@@ -44,10 +44,10 @@ static void kernels(pb_findings *f, const pb_digest *d)
                         one->kernel, PB_NUM(floor1, 1), l2);
 }
 
-static void likwid(pb_findings *f, const pb_dg_likwid *l)
+static void likwid(pb_findings *f, const pb_likwid_digest *l)
 {
     for (int i = 0; i < l->n; i++) {
-        const pb_dg_likwid_pt *t = &l->t[i];
+        const pb_likwid_point *t = &l->t[i];
         char one[160] = "no one-stream kernel ran";
         if (!isnan(t->one_x))
             snprintf(one, sizeof one, "our best one-stream read kernel (likwid's pattern) read %s its best load kernel "

@@ -6,11 +6,11 @@
 #include "pb_findings.h"
 #include "pb_fmt.h"
 
-static void thread_scaling(pb_findings *f, const pb_dg_sweep *s)
+static void thread_scaling(pb_findings *f, const pb_sweep_digest *s)
 {
     if (s->nthr < 2)
         return;
-    const pb_dg_decode *a = &s->by_thr[0], *b = &s->by_thr[s->nthr - 1];
+    const pb_decode_point *a = &s->by_thr[0], *b = &s->by_thr[s->nthr - 1];
     double r = b->tok_s / a->tok_s;
     char how[64];
     if (r >= 1)
@@ -24,7 +24,7 @@ static void thread_scaling(pb_findings *f, const pb_dg_sweep *s)
     else
         snprintf(why, sizeof why, ": %s GB/s, %s of the floor, so not memory-bound", PB_NUM(b->gbps, 1),
                  PB_PCT(b->pct_floor));
-    const pb_dg_decode *peak = a;
+    const pb_decode_point *peak = a;
     for (int i = 0; i < s->nthr; i++)
         if (s->by_thr[i].tok_s > peak->tok_s)
             peak = &s->by_thr[i];
@@ -37,16 +37,16 @@ static void thread_scaling(pb_findings *f, const pb_dg_sweep *s)
                     b->format, why, more);
 }
 
-static void policies(pb_findings *f, const pb_dg_sweep *s)
+static void policies(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_dg_decode *spin = NULL;
+    const pb_decode_point *spin = NULL;
     for (int i = 0; i < s->npol; i++)
         if (strcmp(s->by_pol[i].policy, "spin") == 0)
             spin = &s->by_pol[i];
     if (!spin)
         return;
     for (int i = 0; i < s->npol; i++) {
-        const pb_dg_decode *o = &s->by_pol[i];
+        const pb_decode_point *o = &s->by_pol[i];
         if (o == spin)
             continue;
         pb_findings_add(f, "At %d threads, %s decodes at %s of spin's speed (%s vs %s tok/s, %s, %s dispatches per "
@@ -56,7 +56,7 @@ static void policies(pb_findings *f, const pb_dg_sweep *s)
     }
 }
 
-static const pb_dg_decode *set_named(const pb_dg_sweep *s, const char *name)
+static const pb_decode_point *set_named(const pb_sweep_digest *s, const char *name)
 {
     for (int i = 0; i < s->nset; i++)
         if (strcmp(s->by_set[i].cpuset, name) == 0)
@@ -65,9 +65,9 @@ static const pb_dg_decode *set_named(const pb_dg_sweep *s, const char *name)
 }
 
 /* "adding E-cores lowers tok/s by 18%": a set against the one it extends. */
-static void set_pair(pb_findings *f, const pb_dg_sweep *s, const char *base, const char *more, const char *what)
+static void set_pair(pb_findings *f, const pb_sweep_digest *s, const char *base, const char *more, const char *what)
 {
-    const pb_dg_decode *a = set_named(s, base), *b = set_named(s, more);
+    const pb_decode_point *a = set_named(s, base), *b = set_named(s, more);
     if (!a || !b)
         return;
     double r = b->tok_s / a->tok_s;
@@ -76,11 +76,11 @@ static void set_pair(pb_findings *f, const pb_dg_sweep *s, const char *base, con
                     base, PB_NUM(a->tok_s, 1), a->threads);
 }
 
-static void core_sets(pb_findings *f, const pb_dg_sweep *s)
+static void core_sets(pb_findings *f, const pb_sweep_digest *s)
 {
     if (s->nset < 2)
         return;
-    const pb_dg_decode *best = &s->by_set[0];
+    const pb_decode_point *best = &s->by_set[0];
     for (int i = 1; i < s->nset; i++)
         if (s->by_set[i].tok_s > best->tok_s)
             best = &s->by_set[i];
@@ -88,7 +88,7 @@ static void core_sets(pb_findings *f, const pb_dg_sweep *s)
     size_t o = 0;
     rest[0] = '\0';
     for (int i = 0; i < s->nset && o < sizeof rest - 80; i++) {
-        const pb_dg_decode *x = &s->by_set[i];
+        const pb_decode_point *x = &s->by_set[i];
         if (x != best)
             o += (size_t)snprintf(rest + o, sizeof rest - o, "%s%s %s tok/s at %d threads (%s lower)", o ? ", " : "",
                                   x->cpuset, PB_NUM(x->tok_s, 1), x->threads, PB_PCT(100 * (1 - x->tok_s / best->tok_s)));
@@ -99,16 +99,16 @@ static void core_sets(pb_findings *f, const pb_dg_sweep *s)
     set_pair(f, s, "physical", "smt", "SMT siblings");
 }
 
-static void formats(pb_findings *f, const pb_dg_sweep *s)
+static void formats(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_dg_decode *ref = NULL;
+    const pb_decode_point *ref = NULL;
     for (int i = 0; i < s->nbest; i++)
         if (strcmp(s->best[i].format, s->focus) == 0 && strcmp(s->best[i].model, s->best[0].model) == 0)
             ref = &s->best[i];
     if (!ref)
         return;
     for (int i = 0; i < s->nbest; i++) {
-        const pb_dg_decode *o = &s->best[i];
+        const pb_decode_point *o = &s->best[i];
         if (o == ref || strcmp(o->model, ref->model) != 0)
             continue;
         pb_findings_add(f, "%s decodes %s as fast as %s (%s vs %s tok/s) with %s its weight bytes (%s vs %s).",
@@ -118,7 +118,7 @@ static void formats(pb_findings *f, const pb_dg_sweep *s)
     }
 }
 
-static void imbalance(pb_findings *f, const pb_dg_sweep *s)
+static void imbalance(pb_findings *f, const pb_sweep_digest *s)
 {
     if (!s->nbusy)
         return;
@@ -127,16 +127,16 @@ static void imbalance(pb_findings *f, const pb_dg_sweep *s)
                         "within 40 points of each other.", s->nbusy);
         return;
     }
-    const pb_dg_decode *w = &s->worst_imb;
+    const pb_decode_point *w = &s->worst_imb;
     pb_findings_add(f, "%d of %d decode points ran imbalanced (busiest and idlest pinned cpu more than 40 points "
                     "apart); the widest was %s %s at %d thread%s on %s, busy %s to %s.",
                     s->nimbalanced, s->npoints, w->policy, w->format, w->threads, PB_S(w->threads), w->cpuset[0] ? w->cpuset : "?",
                     PB_PCT(s->worst_busy_min), PB_PCT(s->worst_busy_max));
 }
 
-static void glue(pb_findings *f, const pb_dg_sweep *s)
+static void glue(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_dg_decode *fu = &s->glue_fused, *se = &s->glue_serial;
+    const pb_decode_point *fu = &s->glue_fused, *se = &s->glue_serial;
     pb_findings_add(f, "Fused glue (SiLU and activation quantization inside the dispatches) against serial glue, "
                     "same point (%s %s, %s, %d thread%s): %s vs %s tok/s (%s); the serial part of a token %s%% vs %s%%.",
                     fu->model, fu->format, fu->policy, fu->threads, PB_S(fu->threads), PB_NUM(fu->tok_s, 1),
@@ -147,7 +147,7 @@ static void glue(pb_findings *f, const pb_dg_sweep *s)
 /* ---------------------------------------------------------------- unequal cores */
 
 /* 0 static, 1 weighted, 2 dynamic (any chunk), -1 anything else. */
-static int sched_kind(const pb_dg_decode *d)
+static int sched_kind(const pb_decode_point *d)
 {
     return strcmp(d->schedule, "static") == 0     ? 0
            : strcmp(d->schedule, "weighted") == 0 ? 1
@@ -155,14 +155,14 @@ static int sched_kind(const pb_dg_decode *d)
                                                     : -1;
 }
 
-static bool same_but_schedule(const pb_dg_decode *a, const pb_dg_decode *b)
+static bool same_but_schedule(const pb_decode_point *a, const pb_decode_point *b)
 {
     return a->threads == b->threads && strcmp(a->policy, b->policy) == 0 && strcmp(a->cpuset, b->cpuset) == 0 &&
            strcmp(a->glue, b->glue) == 0 && strcmp(a->emulate, b->emulate) == 0;
 }
 
 /* "<open>EMULATED slow cpu 1=0.5<close>" for an emulated point, "" otherwise. */
-static const char *emulated_note(const pb_dg_decode *d, const char *open, const char *close, char *buf, size_t len)
+static const char *emulated_note(const pb_decode_point *d, const char *open, const char *close, char *buf, size_t len)
 {
     if (!d->emulate[0])
         return "";
@@ -172,18 +172,18 @@ static const char *emulated_note(const pb_dg_decode *d, const char *open, const 
 
 /* The static point whose others waited longest for its slowest thread, as a share of the token: who held the
  * barriers up, and what it cost. */
-static void slowest_thread(pb_findings *f, const pb_dg_sweep *s)
+static void slowest_thread(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_dg_decode *w = NULL;
+    const pb_decode_point *w = NULL;
     for (int i = 0; i < s->ncliff; i++) {
-        const pb_dg_decode *c = &s->cliff[i];
+        const pb_decode_point *c = &s->cliff[i];
         if (sched_kind(c) == 0 && c->wait_slowest_ms >= 0 && c->slowest_cpu >= 0 &&
             (!w || c->wait_slowest_ms / c->ms_median > w->wait_slowest_ms / w->ms_median))
             w = c;
     }
     if (!w)
         return;
-    char em[PB_DG_NAME + 40];
+    char em[PB_DIGEST_NAME + 40];
     pb_findings_add(f, "The barrier's slowest thread: at %d threads on %s (%s, static split%s), cpu %d was the slowest, "
                     "%s ms per token in its slices against %s ms for the least busy; the others waited %s ms per token "
                     "for it, %s of the token (%s ms).",
@@ -193,7 +193,7 @@ static void slowest_thread(pb_findings *f, const pb_dg_sweep *s)
 }
 
 /* One point's part of a side-by-side sentence: "weighted 4.0 tok/s (1.81x static; the others waited 2.6 ms)". */
-static size_t sched_part(char *buf, size_t len, const pb_dg_decode *c, const pb_dg_decode *stat)
+static size_t sched_part(char *buf, size_t len, const pb_decode_point *c, const pb_decode_point *stat)
 {
     char vs[64] = "";
     if (stat && c != stat)
@@ -203,15 +203,15 @@ static size_t sched_part(char *buf, size_t len, const pb_dg_decode *c, const pb_
 }
 
 /* The schedules of one point side by side (members of s->cliff, count m); returns the winner's kind. */
-static int sched_group(pb_findings *f, const pb_dg_sweep *s, const int *member, int m, bool say)
+static int sched_group(pb_findings *f, const pb_sweep_digest *s, const int *member, int m, bool say)
 {
-    const pb_dg_decode *stat = NULL, *best = &s->cliff[member[0]];
+    const pb_decode_point *stat = NULL, *best = &s->cliff[member[0]];
     for (int k = 0; k < m; k++) {
-        const pb_dg_decode *c = &s->cliff[member[k]];
+        const pb_decode_point *c = &s->cliff[member[k]];
         stat = sched_kind(c) == 0 ? c : stat;
         best = c->tok_s > best->tok_s ? c : best;
     }
-    char parts[480] = "", em[PB_DG_NAME + 40];
+    char parts[480] = "", em[PB_DIGEST_NAME + 40];
     size_t o = 0;
     for (int k = 0; k < m && o < sizeof parts; k++) {
         o += k ? (size_t)snprintf(parts + o, sizeof parts - o, "; ") : 0;
@@ -226,12 +226,12 @@ static int sched_group(pb_findings *f, const pb_dg_sweep *s, const int *member, 
 }
 
 /* Every point run with more than one schedule: side by side (the first few), then which won how often. */
-static void schedules(pb_findings *f, const pb_dg_sweep *s)
+static void schedules(pb_findings *f, const pb_sweep_digest *s)
 {
-    bool done[PB_DG_MAX] = { false };
+    bool done[PB_DIGEST_MAX] = { false };
     int groups = 0, wins[3] = { 0 };
     for (int i = 0; i < s->ncliff; i++) {
-        int member[PB_DG_MAX], m = 0;
+        int member[PB_DIGEST_MAX], m = 0;
         for (int j = i; j < s->ncliff; j++)
             if (!done[j] && same_but_schedule(&s->cliff[i], &s->cliff[j]) && sched_kind(&s->cliff[j]) >= 0) {
                 member[m++] = j;
@@ -252,11 +252,11 @@ static void schedules(pb_findings *f, const pb_dg_sweep *s)
 }
 
 /* A hybrid machine's P-only against P+E: the cliff a static split falls off and what each schedule recovers. */
-static void p_and_e(pb_findings *f, const pb_dg_sweep *s)
+static void p_and_e(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_dg_decode *p = NULL, *pe[3] = { NULL, NULL, NULL };
+    const pb_decode_point *p = NULL, *pe[3] = { NULL, NULL, NULL };
     for (int i = 0; i < s->ncliff; i++) {
-        const pb_dg_decode *c = &s->cliff[i];
+        const pb_decode_point *c = &s->cliff[i];
         int k = sched_kind(c);
         if (k == 0 && strcmp(c->cpuset, "p") == 0 && (!p || c->tok_s > p->tok_s))
             p = c;
@@ -274,7 +274,7 @@ static void p_and_e(pb_findings *f, const pb_dg_sweep *s)
 
 void pb_findings_decode(pb_findings *f, const pb_digest *d)
 {
-    const pb_dg_sweep *s = &d->sweep;
+    const pb_sweep_digest *s = &d->sweep;
     if (!s->have)
         return;
     thread_scaling(f, s);

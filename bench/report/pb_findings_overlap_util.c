@@ -5,7 +5,7 @@
 #include "pb_findings.h"
 #include "pb_fmt.h"
 
-static void overlap(pb_findings *f, const pb_dg_overlap *ov)
+static void overlap(pb_findings *f, const pb_overlap_digest *ov)
 {
     char buf[480];
     size_t o = 0;
@@ -20,7 +20,7 @@ static void overlap(pb_findings *f, const pb_dg_overlap *ov)
         pb_findings_add(f, "Overlap speed-up over serial, each mode at the prep/job ratio nearest 1: %s.", buf);
 }
 
-static void utilisation(pb_findings *f, const pb_dg_util *u)
+static void utilisation(pb_findings *f, const pb_util_digest *u)
 {
     char buf[480];
     size_t o = 0;

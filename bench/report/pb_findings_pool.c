@@ -8,7 +8,7 @@
 #include "pb_fmt.h"
 
 /* What the round trip is: each ping-pong variant of the spin block, and why the fastest is the reference. */
-static void round_trip_variants(pb_findings *f, const pb_dg_dispatch *spin)
+static void round_trip_variants(pb_findings *f, const pb_dispatch_digest *spin)
 {
     const double *v = spin->rt_var;
     if (isnan(v[0]) && isnan(v[1]) && isnan(v[2]))
@@ -23,19 +23,19 @@ static void round_trip_variants(pb_findings *f, const pb_dg_dispatch *spin)
 
 #define PB_BARRIER_PREFIX "barrier-"
 
-static bool is_barrier(const pb_dg_dispatch *d)
+static bool is_barrier(const pb_dispatch_digest *d)
 {
     return strncmp(d->policy, PB_BARRIER_PREFIX, strlen(PB_BARRIER_PREFIX)) == 0;
 }
 
 /* One barrier among the threads inside a job, per algorithm: its cost, against the round trip and OpenMP's. */
-static void barriers(pb_findings *f, const pb_dg_pool *p)
+static void barriers(pb_findings *f, const pb_pool_digest *p)
 {
     char buf[640];
     size_t o = 0;
     int n = 0;
     for (int i = 0; i < p->n && o < sizeof buf - 96; i++) {
-        const pb_dg_dispatch *d = &p->d[i];
+        const pb_dispatch_digest *d = &p->d[i];
         if (!is_barrier(d) || isnan(d->ns))
             continue;
         o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s %s (%s the round trip, %s OpenMP's)", n++ ? "; " : "",
@@ -45,13 +45,13 @@ static void barriers(pb_findings *f, const pb_dg_pool *p)
         pb_findings_add(f, "One barrier among %d thread%s inside a job costs: %s.", p->threads, PB_S(p->threads), buf);
 }
 
-static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
+static void dispatch_vs_spin(pb_findings *f, const pb_pool_digest *p)
 {
-    const pb_dg_dispatch *spin = pb_dg_find_policy(p, "spin");
+    const pb_dispatch_digest *spin = pb_digest_pool_policy(p, "spin");
     if (!spin || !(spin->ns > 0))
         return;
     for (int i = 0; i < p->n; i++) {
-        const pb_dg_dispatch *o = &p->d[i];
+        const pb_dispatch_digest *o = &p->d[i];
         if (o == spin || isnan(o->ns) || is_barrier(o))
             continue;
         pb_findings_add(f, "A%s %s dispatch costs %s a spin dispatch here (%s vs %s at %d thread%s, no gap, empty job).",
@@ -67,7 +67,7 @@ static void dispatch_vs_spin(pb_findings *f, const pb_dg_pool *p)
 }
 
 /* hybrid / spin at each caller gap: where the hybrid budget runs out and the workers go to sleep. */
-static void hybrid_by_gap(pb_findings *f, const pb_dg_pool *p)
+static void hybrid_by_gap(pb_findings *f, const pb_pool_digest *p)
 {
     char buf[480];
     size_t o = 0;
@@ -95,9 +95,9 @@ static void hybrid_by_gap(pb_findings *f, const pb_dg_pool *p)
                     last > PB_ASLEEP_FACTOR * first ? ": its workers fall asleep once the caller's gap outlasts the budget" : "");
 }
 
-static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
+static void floor_scaling(pb_findings *f, const pb_floor_digest *fl)
 {
-    const pb_dg_floorpt *one = pb_dg_floor_at(fl, 1), *top = &fl->pt[fl->n - 1];
+    const pb_floor_point *one = pb_digest_floor_at(fl, 1), *top = &fl->pt[fl->n - 1];
     if (one && top->threads > 1) {
         double r = top->best / one->best;
         pb_findings_add(f, "%d thread%s read %s the 1-thread floor (%s vs %s GB/s, placement %s)%s.", top->threads, PB_S(top->threads),
@@ -117,7 +117,7 @@ static void floor_scaling(pb_findings *f, const pb_dg_floor *fl)
 /* The per-token ceiling at the most threads for the focus format, against the decode the sweep reached. */
 static void token_ceiling(pb_findings *f, const pb_digest *d)
 {
-    const pb_dg_token *tk = &d->token;
+    const pb_token_digest *tk = &d->token;
     const char *fmt = d->sweep.have ? d->sweep.focus : "q8_0";
     int best = -1;
     for (int i = 0; i < tk->n; i++)
@@ -126,9 +126,9 @@ static void token_ceiling(pb_findings *f, const pb_digest *d)
     if (best < 0)
         return;
     char tail[480] = "";
-    const pb_dg_floorpt *fp = pb_dg_floor_at(&d->floor, tk->t[best].threads);
+    const pb_floor_point *fp = pb_digest_floor_at(&d->floor, tk->t[best].threads);
     for (int i = 0; i < d->sweep.nbest; i++) {
-        const pb_dg_decode *b = &d->sweep.best[i];
+        const pb_decode_point *b = &d->sweep.best[i];
         if (strcmp(b->model, tk->model) != 0 || strcmp(b->format, fmt) != 0)
             continue;
         size_t o = (size_t)snprintf(tail, sizeof tail, "; the best decode measured reached %s tok/s, %s of that "

@@ -8,14 +8,14 @@
 #include "pb_mdesc.h"
 #include "pb_report.h"
 
-static void dispatch_table(FILE *o, const pb_dg_pool *p)
+static void dispatch_table(FILE *o, const pb_pool_digest *p)
 {
     fprintf(o, "**Dispatch** at %d threads, no caller gap, empty job (batch mean; pingpong median %s):\n\n",
             p->threads, PB_NS(p->pingpong_ns));
     fprintf(o, "| policy | per dispatch | median | p99 | round trip before / after | placement | × round trip | × omp |\n");
     fprintf(o, "|---|---:|---:|---:|---:|---|---:|---:|\n");
     for (int i = 0; i < p->n; i++) {
-        const pb_dg_dispatch *d = &p->d[i];
+        const pb_dispatch_digest *d = &p->d[i];
         fprintf(o, "| %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", PB_MD(d->policy), PB_NS(d->ns),
                 PB_NS(d->ns_median), PB_NS(d->ns_p99), PB_NS(d->rt_before), PB_NS(d->rt_after), PB_MD(d->placement),
                 PB_X(d->x_rt), PB_X(d->x_omp));
@@ -23,26 +23,26 @@ static void dispatch_table(FILE *o, const pb_dg_pool *p)
     fprintf(o, "\n");
 }
 
-static void floor_table(FILE *o, const pb_dg_floor *f)
+static void floor_table(FILE *o, const pb_floor_digest *f)
 {
     fprintf(o, "**Read floor** (streaming read, best kernel per thread count; GB/s = 1e9 B/s):\n\n");
     fprintf(o, "| threads | GB/s best | kernel | median | min | cpus | placement | round trip |\n");
     fprintf(o, "|---:|---:|---|---:|---:|---|---|---:|\n");
     for (int i = 0; i < f->n; i++) {
-        const pb_dg_floorpt *p = &f->pt[i];
+        const pb_floor_point *p = &f->pt[i];
         fprintf(o, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", p->threads, PB_NUM(p->best, 1), PB_MD(p->kernel),
                 PB_NUM(p->median, 1), PB_NUM(p->min, 1), PB_MD(p->cpus), PB_MD(p->placement), PB_NS(p->rt_ns));
     }
     fprintf(o, "\n");
 }
 
-static void decode_table(FILE *o, const pb_dg_sweep *s)
+static void decode_table(FILE *o, const pb_sweep_digest *s)
 {
     fprintf(o, "**Decode** (best point per model and format, batch 1):\n\n");
     fprintf(o, "| model | format | tok/s | ms/token | %% of floor | GB/s effective | policy | schedule | threads | core set |\n");
     fprintf(o, "|---|---|---:|---:|---:|---:|---|---|---:|---|\n");
     for (int i = 0; i < s->nbest; i++) {
-        const pb_dg_decode *d = &s->best[i];
+        const pb_decode_point *d = &s->best[i];
         fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", PB_MD(d->model), PB_MD(d->format),
                 PB_NUM(d->tok_s, 1), PB_NUM(d->ms_median, 2), PB_PCT(d->pct_floor), PB_NUM(d->gbps, 1),
                 PB_MD(d->policy), PB_MD(d->schedule), d->threads, PB_MD(d->cpuset));
@@ -50,7 +50,7 @@ static void decode_table(FILE *o, const pb_dg_sweep *s)
     fprintf(o, "\n");
 }
 
-static void kernel_table(FILE *o, const pb_dg_kernels *k)
+static void kernel_table(FILE *o, const pb_kernels_digest *k)
 {
     int nthr = 0;
     for (int i = 0; i < k->n; i++)
@@ -62,7 +62,7 @@ static void kernel_table(FILE *o, const pb_dg_kernels *k)
             nthr);
     fprintf(o, "|---|---:|---|---:|---:|---:|---|---:|\n");
     for (int i = 0; i < k->n; i++) {
-        const pb_dg_kern *e = &k->k[i];
+        const pb_kernel_digest *e = &k->k[i];
         fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(e->l2, 1),
                 PB_MD(e->variant_l2), PB_NUM(e->l2_act, 1), PB_NUM(e->l3, 1), PB_NUM(e->dram, 1),
                 PB_MD(e->variant_dram), PB_NUM(e->dram_nthr, 1));
@@ -71,7 +71,7 @@ static void kernel_table(FILE *o, const pb_dg_kernels *k)
                "every call of an L2-sized matrix (bench_kernels' +act), the others not at all.\n\n");
 }
 
-static void overlap_table(FILE *o, const pb_dg_overlap *ov)
+static void overlap_table(FILE *o, const pb_overlap_digest *ov)
 {
     fprintf(o, "**Overlap** (each mode at the prep/job ratio nearest 1):\n\n");
     fprintf(o, "| mode | ratio | µs per step | speed-up | %% of ceiling |\n|---|---:|---:|---:|---:|\n");

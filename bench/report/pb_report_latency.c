@@ -9,18 +9,18 @@
 #include "pb_tuning.h"
 
 /* The decode point that draws the most bandwidth: the one that loads memory as the curve's streamers do. */
-static const pb_dg_decode *lat_decode(const pb_digest *d)
+static const pb_decode_point *lat_decode(const pb_digest *d)
 {
-    const pb_dg_decode *best = NULL;
+    const pb_decode_point *best = NULL;
     for (int i = 0; d->sweep.have && i < d->sweep.nbest; i++)
         if (!isnan(d->sweep.best[i].gbps) && (!best || d->sweep.best[i].gbps > best->gbps))
             best = &d->sweep.best[i];
     return best;
 }
 
-static void lat_answers(FILE *o, const pb_dg_latency *l, const pb_digest *d)
+static void lat_answers(FILE *o, const pb_latency_digest *l, const pb_digest *d)
 {
-    const pb_dg_latpt *idle = &l->curve[0];
+    const pb_latency_point *idle = &l->curve[0];
     fprintf(o, "- Idle latency: **%.1f ns** a hop (rounds %.1f-%.1f ns", idle->ns, idle->ns_min, idle->ns_max);
     if (!isnan(idle->cycles))
         fprintf(o, "; %.0f cycles of the chase cpu's clock", idle->cycles);
@@ -40,10 +40,10 @@ static void lat_answers(FILE *o, const pb_dg_latency *l, const pb_digest *d)
     else
         fprintf(o, "- Latency did not double on the curve: at its most, %.2f GB/s drawn by %d cpu%s beside the "
                    "chase, it was %.2f x idle.\n", l->top_gbps, l->load_threads, PB_S(l->load_threads), l->top_x);
-    const pb_dg_decode *dec = lat_decode(d);
+    const pb_decode_point *dec = lat_decode(d);
     if (!dec)
         return;
-    double at = pb_dg_latency_at(l, dec->gbps);
+    double at = pb_digest_latency_at(l, dec->gbps);
     fprintf(o, "- The decode's own bandwidth: %s %s on %d thread%s draws %.2f GB/s (sweep.csv's best point of that "
                "format); ", PB_MD(dec->model), PB_MD(dec->format), dec->threads, PB_S(dec->threads), dec->gbps);
     if (!isnan(at))
@@ -58,7 +58,7 @@ static void lat_answers(FILE *o, const pb_dg_latency *l, const pb_digest *d)
 
 void pb_report_latency(FILE *o, const pb_digest *d)
 {
-    const pb_dg_latency *l = &d->latency;
+    const pb_latency_digest *l = &d->latency;
     if (!l->have)
         return;
     fprintf(o, "## Memory latency\n\nA pointer chase on one cpu (bench_memory_floor --latency): one random cycle "
@@ -66,14 +66,14 @@ void pb_report_latency(FILE *o, const pb_digest *d)
     lat_answers(o, l, d);
     fprintf(o, "\n| working set | level | ns a hop | rounds' range | cycles |\n|---:|---|---:|---|---:|\n");
     for (int i = 0; i < l->nladder; i++) {
-        const pb_dg_latpt *p = &l->ladder[i];
+        const pb_latency_point *p = &l->ladder[i];
         fprintf(o, "| %.0f KiB | %s | %.2f | %.2f-%.2f | %.1f |\n", p->kib, PB_MD(p->level), p->ns, p->ns_min,
                 p->ns_max, p->cycles);
     }
     if (l->ncurve > 1) {
         fprintf(o, "\n| streamers' duty | GB/s drawn | ns a hop | rounds' range | x idle |\n|---:|---:|---:|---|---:|\n");
         for (int i = 0; i < l->ncurve; i++) {
-            const pb_dg_latpt *p = &l->curve[i];
+            const pb_latency_point *p = &l->curve[i];
             fprintf(o, "| %s%d%% | %.2f | %.1f | %.1f-%.1f | %.2f |\n", i == 0 ? "idle " : "", p->duty, p->gbps,
                     p->ns, p->ns_min, p->ns_max, p->ns / l->curve[0].ns);
         }

@@ -80,8 +80,8 @@ int pb_report_incomplete_items(FILE *o, const pb_rundata *rd, const char *label)
 /* Rows measured with a core made slow on purpose measure the emulation, not the machine: said before anything. */
 static void emulated_warning(FILE *o, const pb_digest *d)
 {
-    const pb_dg_sweep *s = &d->sweep;
-    const pb_dg_kernels *k = &d->kern;
+    const pb_sweep_digest *s = &d->sweep;
+    const pb_kernels_digest *k = &d->kern;
     if (!s->nemulated && !k->nemulated)
         return;
     fprintf(o, "**EMULATED SLOW CORES.** %d row%s of sweep.csv and %d of kernels.csv ran with cpus slowed on purpose "

@@ -7,7 +7,7 @@
 #include "pb_fmt.h"
 #include "pb_tunings.h"
 
-static void placements(pb_findings *f, const pb_dg_noise *n)
+static void placements(pb_findings *f, const pb_noise_digest *n)
 {
     int total = n->near + n->far + n->other;
     if (!total)
@@ -21,7 +21,7 @@ static void placements(pb_findings *f, const pb_dg_noise *n)
 }
 
 /* smt and smt? tags: two threads of one core, known from the topology or guessed from a round trip. */
-static void smt_pairs(pb_findings *f, const pb_dg_noise *n)
+static void smt_pairs(pb_findings *f, const pb_noise_digest *n)
 {
     if (n->smt)
         pb_findings_add(f, "%d row%s ran on two hardware threads of one core (smt, from the topology): they share the "
@@ -35,17 +35,17 @@ static void smt_pairs(pb_findings *f, const pb_dg_noise *n)
 
 static void spreads(pb_findings *f, const pb_digest *d)
 {
-    const pb_dg_dispatch *spin = pb_dg_find_policy(&d->pool, "spin");
+    const pb_dispatch_digest *spin = pb_digest_pool_policy(&d->pool, "spin");
     if (spin && !isnan(d->noise.dispatch_p99_over_median))
         pb_findings_add(f, "Spin dispatch at %d thread%s: p99 is %s the median (%s vs %s).", d->pool.threads, PB_S(d->pool.threads),
                         PB_X(d->noise.dispatch_p99_over_median), PB_NS(spin->ns_p99), PB_NS(spin->ns_median));
     if (!isnan(d->noise.floor_spread_max)) {
-        const pb_dg_floorpt *p = pb_dg_floor_at(&d->floor, d->noise.floor_spread_threads);
+        const pb_floor_point *p = pb_digest_floor_at(&d->floor, d->noise.floor_spread_threads);
         pb_findings_add(f, "Read floor: the widest spread is at %d thread%s, where the slowest pass ran %s below the "
                         "best (%s vs %s GB/s).",
                         p->threads, PB_S(p->threads), PB_PCT(100 * d->noise.floor_spread_max), PB_NUM(p->min, 1), PB_NUM(p->best, 1));
     }
-    const pb_dg_sweep *s = &d->sweep;
+    const pb_sweep_digest *s = &d->sweep;
     if (!isnan(s->ms_spread_max))
         pb_findings_add(f, "Decode: the noisiest point (%s %s, %d thread%s on %s) spread %s of its median token time "
                         "(%s ms) between its fastest and slowest token.",
@@ -62,7 +62,7 @@ static const char *machine_first(const pb_rundata *rd, const char *a, const char
 
 /* Whether the clock held over the run: the add chain's range around every point, and a warning past
  * PB_CLOCK_MOVED_PCT (a turbo that fell off, throttling, or a vCPU moved to a slower core). */
-static void clock(pb_findings *f, const pb_dg_noise *n)
+static void clock(pb_findings *f, const pb_noise_digest *n)
 {
     if (n->ghz_points == 0 || !(n->ghz_max > 0))
         return;
@@ -96,7 +96,7 @@ static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)
     if (gov && *gov && strcmp(gov, "performance") != 0)
         pb_findings_add(f, "Frequency governor: %s (not performance).", gov);
     const char *thp = pb_machine_value(rd, PB_MKEY(thp));
-    const pb_dg_floorpt *one = d->floor.have ? &d->floor.pt[0] : NULL;
+    const pb_floor_point *one = d->floor.have ? &d->floor.pt[0] : NULL;
     if (one && !isnan(one->thp_mib))
         pb_findings_add(f, "Transparent huge pages: %s; the read buffer got %s MiB of huge pages out of %s MiB.",
                         thp && *thp ? thp : "mode unknown", PB_NUM(one->thp_mib, 0), PB_NUM(one->size_mib, 0));

@@ -45,7 +45,7 @@ Test(report_latency, doubling_interpolated_on_the_curve)
     pb_rundata rd;
     static pb_digest d;
     digest(dir, &rd, &d);
-    const pb_dg_latency *l = &d.latency;
+    const pb_latency_digest *l = &d.latency;
     cr_assert(l->have);
     cr_expect_eq(l->nladder, 2);
     cr_assert_eq(l->ncurve, 4, "idle and three loaded points");
@@ -53,8 +53,8 @@ Test(report_latency, doubling_interpolated_on_the_curve)
     cr_expect_eq(l->curve[1].gbps, 2, "loaded points by bandwidth");
     /* 2 x idle = 200 ns, between 5 GB/s (150 ns) and 8 GB/s (300 ns): 5 + 3 x 50/150 = 6 GB/s */
     cr_expect(fabs(l->double_gbps - 6.0) < 1e-9, "%f", l->double_gbps);
-    cr_expect(fabs(pb_dg_latency_at(l, 3.5) - 135.0) < 1e-9, "%f", pb_dg_latency_at(l, 3.5));
-    cr_expect(isnan(pb_dg_latency_at(l, 9)), "beyond the curve: no figure");
+    cr_expect(fabs(pb_digest_latency_at(l, 3.5) - 135.0) < 1e-9, "%f", pb_digest_latency_at(l, 3.5));
+    cr_expect(isnan(pb_digest_latency_at(l, 9)), "beyond the curve: no figure");
     tf_mem m;
     pb_report_latency(tf_mem_open(&m), &d);
     char *md = tf_mem_text(&m);

@@ -26,7 +26,7 @@ static int floor_blocks(const pb_compare *c, const char *dir)
 {
     FILE *f = NULL;
     for (int i = 0; i < c->n; i++) {
-        const pb_dg_floor *fl = &c->run[i].d.floor;
+        const pb_floor_digest *fl = &c->run[i].d.floor;
         if (!fl->have)
             continue;
         if (f)
@@ -45,7 +45,7 @@ static int decode_blocks(const pb_compare *c, const char *dir)
 {
     FILE *f = NULL;
     for (int i = 0; i < c->n; i++) {
-        const pb_dg_sweep *s = &c->run[i].d.sweep;
+        const pb_sweep_digest *s = &c->run[i].d.sweep;
         if (!s->have || !s->nthr)
             continue;
         if (f)
@@ -65,7 +65,7 @@ static int decode_blocks(const pb_compare *c, const char *dir)
 /* Policies of the first run that has dispatch figures, as rows; one column per run that has them. */
 static int dispatch_table(const pb_compare *c, const char *dir)
 {
-    const pb_dg_pool *ref = NULL;
+    const pb_pool_digest *ref = NULL;
     int ncol = 0;
     for (int i = 0; i < c->n; i++) {
         if (c->run[i].d.pool.have) {
@@ -90,7 +90,7 @@ static int dispatch_table(const pb_compare *c, const char *dir)
         for (int i = 0; i < c->n; i++) {
             if (!c->run[i].d.pool.have)
                 continue;
-            const pb_dg_dispatch *d = pb_dg_find_policy(&c->run[i].d.pool, ref->d[p].policy);
+            const pb_dispatch_digest *d = pb_digest_pool_policy(&c->run[i].d.pool, ref->d[p].policy);
             fprintf(f, " %s", d && !isnan(d->ns) ? "" : "NaN");
             if (d && !isnan(d->ns))
                 fprintf(f, "%.1f", d->ns);

@@ -29,7 +29,7 @@ static void add(fig_list *l, double v, const char *unit, bool lower, const char 
     f->lower_better = lower;
 }
 
-static void pool_figs(fig_list *l, const pb_dg_pool *p)
+static void pool_figs(fig_list *l, const pb_pool_digest *p)
 {
     char key[96];
     add(l, p->threads, "threads", false, "dispatch.threads", "threads of the dispatch figures (all PUs)");
@@ -40,20 +40,20 @@ static void pool_figs(fig_list *l, const pb_dg_pool *p)
     add(l, p->pingpong_ns, "ns", true, "dispatch.pingpong", "core-to-core round trip (pingpong median)");
 }
 
-static void floor_figs(fig_list *l, const pb_dg_floor *f)
+static void floor_figs(fig_list *l, const pb_floor_digest *f)
 {
-    const pb_dg_floorpt *one = pb_dg_floor_at(f, 1), *top = &f->pt[f->n - 1];
+    const pb_floor_point *one = pb_digest_floor_at(f, 1), *top = &f->pt[f->n - 1];
     if (one)
         add(l, one->best, "GB/s", false, "floor.1", "read floor, 1 thread");
     add(l, top->threads, "threads", false, "floor.threads", "threads of the widest read floor");
     add(l, top->best, "GB/s", false, "floor.max", "read floor, most threads");
 }
 
-static void sweep_figs(fig_list *l, const pb_dg_sweep *s)
+static void sweep_figs(fig_list *l, const pb_sweep_digest *s)
 {
     char key[96];
     for (int i = 0; i < s->nbest; i++) {
-        const pb_dg_decode *d = &s->best[i];
+        const pb_decode_point *d = &s->best[i];
         snprintf(key, sizeof key, "decode.%s.%s", d->model, d->format);
         add(l, d->tok_s, "tok/s", false, key, "best decode, %s %s", d->model, d->format);
         snprintf(key, sizeof key, "decode.%s.%s.threads", d->model, d->format);
@@ -61,7 +61,7 @@ static void sweep_figs(fig_list *l, const pb_dg_sweep *s)
     }
 }
 
-static void kern_figs(fig_list *l, const pb_dg_kernels *k)
+static void kern_figs(fig_list *l, const pb_kernels_digest *k)
 {
     char key[96];
     for (int i = 0; i < k->n; i++) {
@@ -72,7 +72,7 @@ static void kern_figs(fig_list *l, const pb_dg_kernels *k)
     }
 }
 
-static void overlap_figs(fig_list *l, const pb_dg_overlap *o)
+static void overlap_figs(fig_list *l, const pb_overlap_digest *o)
 {
     char key[96];
     for (int i = 0; i < o->n; i++) {

@@ -33,7 +33,7 @@ typedef struct pb_engine_pt {
     double pct_floor;              /* tok_s / floor_tok_s */
     /* poolbench's fastest decode of the same model at the same threads and depth (batch 1, no emulation) */
     const char *pb_match;          /* "the same file", "the same shape and format"; NULL: no such point */
-    char pb_model[PB_DG_NAME], pb_format[PB_DG_NAME], pb_policy[PB_DG_NAME], pb_schedule[PB_DG_NAME];
+    char pb_model[PB_DIGEST_NAME], pb_format[PB_DIGEST_NAME], pb_policy[PB_DIGEST_NAME], pb_schedule[PB_DIGEST_NAME];
     double pb_tok_s, pb_pct_floor, pb_weight_bytes;
 } pb_engine_pt;
 

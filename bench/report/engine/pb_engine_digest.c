@@ -29,7 +29,7 @@ static void spread_of(pb_engine_pt *p)
 /* The read floor at the point's threads: the median pass of the best kernel, its best pass where no median. */
 static void floor_of(pb_engine_pt *p, const pb_digest *d)
 {
-    const pb_dg_floorpt *f = pb_dg_floor_at(&d->floor, p->threads);
+    const pb_floor_point *f = pb_digest_floor_at(&d->floor, p->threads);
     p->floor_gbps = NAN;
     if (f) {
         p->floor_is_best = !(f->median > 0);
@@ -64,7 +64,7 @@ static const char *model_match(const pb_table *s, size_t r, const int *col, cons
     const char *lfile = pb_lbench_str(t, PB_LBENCH_model_filename);
     if (*file && *lfile)
         return strcmp(base_name(file), base_name(lfile)) == 0 ? "the same file" : NULL;
-    char shape[PB_DG_NAME * 2], format[PB_DG_NAME * 2], type[256];
+    char shape[PB_DIGEST_NAME * 2], format[PB_DIGEST_NAME * 2], type[256];
     squeeze(pb_table_str(s, r, col[PB_SWEEP_model]), shape, sizeof shape);
     squeeze(pb_table_str(s, r, col[PB_SWEEP_format]), format, sizeof format);
     squeeze(pb_lbench_str(t, PB_LBENCH_model_type), type, sizeof type);
@@ -88,7 +88,7 @@ static void decode_of(pb_engine_pt *p, const pb_rundata *rd)
     if (!s)
         return;
     int col[PB_SWEEP_NCOLS];
-    pb_dg_cols(s, PB_K_SWEEP, col);
+    pb_digest_cols(s, PB_K_SWEEP, col);
     for (size_t r = 0; r < s->nrows; r++) {
         double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
         const char *how = model_match(s, r, col, p->t);
@@ -102,10 +102,10 @@ static void decode_of(pb_engine_pt *p, const pb_rundata *rd)
         p->pb_tok_s = tok;
         p->pb_pct_floor = cell(s, r, col[PB_SWEEP_pct_of_floor], NAN);
         p->pb_weight_bytes = cell(s, r, col[PB_SWEEP_weight_bytes], NAN);
-        pb_dg_copy(p->pb_model, pb_table_str(s, r, col[PB_SWEEP_model]));
-        pb_dg_copy(p->pb_format, pb_table_str(s, r, col[PB_SWEEP_format]));
-        pb_dg_copy(p->pb_policy, pb_table_str(s, r, col[PB_SWEEP_policy]));
-        pb_dg_copy(p->pb_schedule, pb_table_str(s, r, col[PB_SWEEP_schedule]));
+        pb_digest_copy(p->pb_model, pb_table_str(s, r, col[PB_SWEEP_model]));
+        pb_digest_copy(p->pb_format, pb_table_str(s, r, col[PB_SWEEP_format]));
+        pb_digest_copy(p->pb_policy, pb_table_str(s, r, col[PB_SWEEP_policy]));
+        pb_digest_copy(p->pb_schedule, pb_table_str(s, r, col[PB_SWEEP_schedule]));
     }
 }
 
