@@ -59,7 +59,8 @@ static int bt_parse(bt_run *r, int argc, char **argv)
         .prog = PROG,
         .opts = opts,
         .summary = "Wisdom: every kernel variant this CPU runs, with and without its software prefetch and under\n"
-                   "each prefetch hint, timed per format at DRAM size, 1 thread and all; the fastest of each is\n"
+                   "each prefetch hint, timed per format at DRAM size, 1 thread and all (then the prefetch\n"
+                   "distance and the near prefetch into L1 on the fastest); the fastest of each is\n"
                    "written to the wisdom file the harnesses read, with the floor's fastest read kernel and the\n"
                    "spin pool's faster shape (flat or tree, by its dispatch) at each thread count from 2.",
     };
