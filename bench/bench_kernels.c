@@ -75,11 +75,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
           .metavar = "MS", .help = "sampling time per point", .dflt = "150 (30 with --quick)" },
         PB_OPT_EMULATE_SLOW(&o->emulate),
         PB_OPT_WISDOM(&o->wisdom),
-        { .name = "counters", .kind = PB_OPT_STRING, .dest = &o->counters, .metavar = "LIST",
-          .help = "perf_event counts per point of the caller's thread, by libpfm4's names (cycles, instructions, "
-                  "cache-misses, task-clock, context-switches, page-faults, ...); one this machine cannot count is "
-                  "recorded as unsupported",
-          .dflt = "none" },
+        PB_OPT_COUNTERS(&o->counters),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,

@@ -87,11 +87,7 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .dflt = "100" },
         { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
-        { .name = "counters", .kind = PB_OPT_STRING, .dest = &o->counters, .metavar = "LIST",
-          .help = "perf_event counts per point of the caller's thread, by libpfm4's names (cycles, instructions, "
-                  "cache-misses, task-clock, context-switches, page-faults, ...); one this machine cannot count is "
-                  "recorded as unsupported",
-          .dflt = "none" },
+        PB_OPT_COUNTERS(&o->counters),
         { 0 },
     };
     const pb_cli cli = {

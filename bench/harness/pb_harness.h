@@ -81,6 +81,14 @@
               "another build's or a malformed file is ignored, saying so: kernels then go by ISA rank)",          \
       .dflt = "results/<host>/wisdom" }
 
+/* --counters LIST, the same in every harness that counts (bench_kernels, bench_sweep). */
+#define PB_OPT_COUNTERS(ptr)                                                                                     \
+    { .name = "counters", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "LIST",                               \
+      .help = "perf_event counts per point of the caller's thread, by libpfm4's names (cycles, instructions, "    \
+              "cache-misses, task-clock, context-switches, page-faults, ...); one this machine cannot count is "  \
+              "recorded as unsupported",                                                                        \
+      .dflt = "none" }
+
 /* --co-runner CPUS:DUTY, the same in every harness that has it (bench_sweep, bench_pool_overhead); checked by
  * pb_harness_co_runner. */
 #define PB_OPT_CO_RUNNER(ptr)                                                                                    \
