@@ -66,30 +66,9 @@ INLINE void pass_float(const char *w, size_t rs, const int nr, const kern_act *a
         y[r * ys] = hsum8(_mm256_add_ps(acc0[r], acc1[r]));
 }
 
-INLINE void pass_f32(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    pass_float(w, rs, nr, a, m, y, ys, false, true);
-}
-
-INLINE void pass_f16(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    pass_float(w, rs, nr, a, m, y, ys, true, true);
-}
-
-INLINE void pass_f32_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    pass_float(w, rs, nr, a, m, y, ys, false, false);
-}
-
-INLINE void pass_f16_cached(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
-{
-    pass_float(w, rs, nr, a, m, y, ys, true, false);
-}
-
-KERN256_ROWS_FN(f32)
-KERN256_ROWS_FN(f16)
-KERN256_ROWS_FN(f32_cached)
-KERN256_ROWS_FN(f16_cached)
+#define KERN_FLOAT_ROWS KERN256_ROWS
+#include "kern_float_rows.h"
+#undef KERN_FLOAT_ROWS
 
 #include "kern_int256.h"
 
