@@ -4,6 +4,7 @@
 #define RUN_DIR_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "pb_run.h"
 #include "pb_schema.h"
@@ -18,6 +19,20 @@ static inline void rd_machine_csv(const char *dir, const char *host, const char 
     snprintf(text, sizeof text, "key,value\nrun_id,x\nhost,%s\nschema_version,%s\n", host ? host : here,
              schema ? schema : version);
     tf_write(dir, "machine.csv", text);
+}
+
+/* One sweep.csv row to f: every column "1" (a text column "x"), then set's name=value pairs (NULL-terminated). */
+static inline void rd_sweep_row(FILE *f, const char *const *set)
+{
+    const pb_schema *s = pb_schema_get(PB_K_SWEEP);
+    for (int c = 0; c < s->ncols; c++) {
+        const char *v = s->cols[c].type == PB_T_TEXT ? "x" : "1";
+        for (int i = 0; set[i]; i += 2)
+            if (strcmp(set[i], s->cols[c].name) == 0)
+                v = set[i + 1];
+        fprintf(f, "%s\"%s\"", c ? "," : "", v);
+    }
+    fprintf(f, "\n");
 }
 
 #endif

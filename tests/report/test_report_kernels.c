@@ -8,21 +8,8 @@
 
 #include "pb_report.h"
 #include "pb_schema.h"
+#include "run_dir.h"
 #include "test_files.h"
-
-/* One sweep.csv row: every column "1" (text "x"), then the given name=value pairs. */
-static void row(FILE *f, const char *const *set)
-{
-    const pb_schema *s = pb_schema_get(PB_K_SWEEP);
-    for (int c = 0; c < s->ncols; c++) {
-        const char *v = s->cols[c].type == PB_T_TEXT ? "x" : "1";
-        for (int i = 0; set[i]; i += 2)
-            if (strcmp(set[i], s->cols[c].name) == 0)
-                v = set[i + 1];
-        fprintf(f, "%s\"%s\"", c ? "," : "", v);
-    }
-    fprintf(f, "\n");
-}
 
 /* The section for a run directory holding machine.csv and, when n > 0, a sweep.csv of rows; malloc'd. */
 static char *section_of(const char *const *const *rows, int n)
@@ -37,7 +24,7 @@ static char *section_of(const char *const *const *rows, int n)
         cr_assert_not_null(f);
         fprintf(f, "%s\n", pb_schema_header(PB_K_SWEEP));
         for (int i = 0; i < n; i++)
-            row(f, rows[i]);
+            rd_sweep_row(f, rows[i]);
         fclose(f);
     }
     pb_rundata rd;

@@ -11,21 +11,8 @@
 #include "harness_run.h"
 #include "pb_report.h"
 #include "pb_schema.h"
+#include "run_dir.h"
 #include "test_files.h"
-
-/* One sweep.csv row: every column "1" (text "x"), then the given name=value pairs. */
-static void row(FILE *f, const char *const *set)
-{
-    const pb_schema *s = pb_schema_get(PB_K_SWEEP);
-    for (int c = 0; c < s->ncols; c++) {
-        const char *v = s->cols[c].type == PB_T_TEXT ? "x" : "1";
-        for (int i = 0; set[i]; i += 2)
-            if (strcmp(set[i], s->cols[c].name) == 0)
-                v = set[i + 1];
-        fprintf(f, "%s\"%s\"", c ? "," : "", v);
-    }
-    fprintf(f, "\n");
-}
 
 /* A run directory holding machine.csv and a sweep.csv of rows (each a NULL-terminated name=value list). */
 static void run_dir(char *dir, size_t len, const char *const *const *rows, int n)
@@ -38,7 +25,7 @@ static void run_dir(char *dir, size_t len, const char *const *const *rows, int n
     cr_assert_not_null(f);
     fprintf(f, "%s\n", pb_schema_header(PB_K_SWEEP));
     for (int i = 0; i < n; i++)
-        row(f, rows[i]);
+        rd_sweep_row(f, rows[i]);
     fclose(f);
 }
 
