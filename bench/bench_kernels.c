@@ -30,10 +30,10 @@ typedef struct kb_opts {
 typedef struct kb_ctx {
     kb_opts o;
     int cpus[POOL_MAX_THREADS];
-    pb_kbr_plan plan;
-    pb_kbr_run run;
+    pb_kernels_plan plan;
+    pb_kernels_run run;
     pb_harness h;
-    pb_kbr_report report; /* kernels.csv, a row as each point is measured */
+    pb_kernels_report report; /* kernels.csv, a row as each point is measured */
     pb_emulate emu;       /* --emulate-slow */
     pb_counters counters; /* --counters, on the main thread: the caller's share of every point */
     pb_wisdom wisdom;     /* --wisdom's, for its prefetch hint and distance */
@@ -133,11 +133,11 @@ static int kb_defaults(kb_ctx *c)
     if (o->budget_ms == 0)
         o->budget_ms = c->h.quick ? 30 : 150;
 
-    pb_kbr_plan *p = &c->plan;
-    *p = (pb_kbr_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
+    pb_kernels_plan *p = &c->plan;
+    *p = (pb_kernels_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
                         .threads = &o->threads, .batches = &o->batches, .layouts = &o->layouts,
                         .cols = (size_t)o->cols,
-                        .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kbr_write_row,
+                        .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kernels_report_row,
                         .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL,
                         .counters = o->counters ? &c->counters : NULL,
                         .forced = o->variants.text != NULL };
@@ -162,14 +162,14 @@ int main(int argc, char **argv)
         return pb_harness_refused(&c.h);
     c.report.run = &c.h.run;
     pb_harness_wisdom_stream(&c.h, c.o.wisdom, &c.wisdom); /* the dram points stream as a tuned decode would */
-    pb_kbr_sizes_of(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
+    pb_kernels_run_sizes(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];
-    if (pb_kbr_verify(&c.plan, err, sizeof err) != 0 || pb_kbr_run_all(&c.run, &c.plan, err, sizeof err) != 0)
+    if (pb_kernels_run_verify(&c.plan, err, sizeof err) != 0 || pb_kernels_run_all(&c.run, &c.plan, err, sizeof err) != 0)
         pb_harness_fail(&c.h, "%s", err);
-    pb_kbr_print(stdout, &c.plan, &c.run);
+    pb_kernels_report_print(stdout, &c.plan, &c.run);
     static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
     int rc = pb_harness_close(&c.h, "kernels.gp", plots);
-    pb_kbr_free(&c.run);
+    pb_kernels_run_free(&c.run);
     pb_counters_close(&c.counters);
     return rc;
 }

@@ -147,8 +147,8 @@ static void bt_print(const pb_wisdom *w, FILE *f)
 static int bt_tune(bt_run *r)
 {
     char err[512];
-    pb_kbr_sizes sizes;
-    pb_kbr_sizes_of(&sizes, r->h.topo, &r->h.machine, 0, 0, r->o.quick);
+    pb_kernels_sizes sizes;
+    pb_kernels_run_sizes(&sizes, r->h.topo, &r->h.machine, 0, 0, r->o.quick);
     if (r->o.size_mib)
         sizes.dram = (uint64_t)r->o.size_mib << 20;
     int points = pb_tune_points(&r->plan);

@@ -10,7 +10,7 @@
 
 /* Cycles one thread spends on a weight block (all batch vectors): the row's time times the threads that share
  * the rows, at the mean clock around the point, over the row's blocks. */
-static double kbr_cycles_per_block(const pb_kbr_row *r)
+static double kbr_cycles_per_block(const pb_kernels_row *r)
 {
     const kern_format_info *fi = kern_format_get(r->pt.fmt);
     double ghz = (r->ghz_before + r->ghz_after) / 2;
@@ -20,9 +20,9 @@ static double kbr_cycles_per_block(const pb_kbr_row *r)
     return r->r.ns_per_row * r->threads * ghz / blocks;
 }
 
-void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
+void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
 {
-    const pb_kbr_report *k = ctx;
+    const pb_kernels_report *k = ctx;
     const pb_value v[PB_KERNELS_NCOLS] = {
         [PB_KERNELS_run_id].s = k->run->run_id, [PB_KERNELS_host].s = k->run->host,
         [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_isa_name(r->r.ran),
@@ -42,9 +42,9 @@ void pb_kbr_write_row(void *ctx, const pb_kbr_row *r)
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }
 
-static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
+static void kbr_print_sizes(FILE *f, const pb_kernels_plan *p)
 {
-    const pb_kbr_sizes *s = &p->sizes;
+    const pb_kernels_sizes *s = &p->sizes;
     fprintf(f, "\nworking sets: l2 %.2f MiB per thread (half of %.0f KiB), l3 %.1f MiB (half of %.0f MiB%s), "
                "dram %.0f MiB; %zu columns\n",
             (double)s->l2 / 2 / MIB, (double)s->l2 / 1024, (double)s->l3 / 2 / MIB, (double)s->l3 / MIB,
@@ -52,15 +52,15 @@ static void kbr_print_sizes(FILE *f, const pb_kbr_plan *p)
     if (s->l3_guessed)
         fprintf(f, "***WARNING*** hwloc reports an L3 over %llu MiB per instance under a hypervisor, which is the "
                    "host's total; %llu MiB assumed for the l3 level (set --l3-kib), the reported size for dram's\n",
-                PB_KBR_L3_IMPLAUSIBLE >> 20, PB_KBR_L3_ASSUMED >> 20);
+                PB_KERNELS_L3_IMPLAUSIBLE >> 20, PB_KERNELS_L3_ASSUMED >> 20);
 }
 
-static void kbr_print_points(FILE *f, const pb_kbr_run *run)
+static void kbr_print_points(FILE *f, const pb_kernels_run *run)
 {
     fprintf(f, "\n%-6s %-10s %-11s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "layout",
             "level", "thr", "batch", "MiB", "GB/s", "(min-max)", "+act", "Gop/s", "ns/row", "x_read");
     for (int i = 0; i < run->nrows; i++) {
-        const pb_kbr_row *r = &run->rows[i];
+        const pb_kernels_row *r = &run->rows[i];
         bool noisy = r->r.gbps.spread > PB_NOISY_SPREAD;
         char ratio[16] = "-";
         if (!isnan(r->read_gbps))
@@ -81,28 +81,28 @@ static void kbr_print_points(FILE *f, const pb_kbr_run *run)
 }
 
 /* One (format, variant, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
-static void kbr_print_roofline_line(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run, kern_format fmt,
+static void kbr_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run, kern_format fmt,
                                     kern_isa v, kern_layout lay)
 {
     fprintf(f, "%-6s %-10s %-11s", kern_format_names[fmt], kern_isa_name(v), kern_layout_names[lay]);
     for (int l = 0; l < p->levels->n; l++) {
-        const pb_kbr_row *r = pb_kbr_find(run, fmt, v, lay, (pb_kbench_level)p->levels->v[l], 1, 1);
+        const pb_kernels_row *r = pb_kernels_run_find(run, fmt, v, lay, (pb_kbench_level)p->levels->v[l], 1, 1);
         if (r)
             fprintf(f, " %8.2f %8.2f", r->r.gbps.median, r->r.gbps_act.median);
         else
             fprintf(f, " %8s %8s", "-", "-");
     }
-    const pb_kbr_row *d = pb_kbr_find(run, fmt, v, lay, PB_KB_DRAM, 1, 1);
+    const pb_kernels_row *d = pb_kernels_run_find(run, fmt, v, lay, PB_KB_DRAM, 1, 1);
     if (d && !isnan(d->read_gbps))
         fprintf(f, " %7.0f%%", 100 * d->r.gbps.median / d->read_gbps);
     fprintf(f, "\n");
 }
 
 /* The repacked layouts' cost at load: the largest matrix each was made for, and the time it took. */
-static void kbr_print_repacks(FILE *f, const pb_kbr_run *run)
+static void kbr_print_repacks(FILE *f, const pb_kernels_run *run)
 {
     for (int k = 1; k < KERN_LAYOUT_COUNT; k++) {
-        const pb_kbr_row *big = NULL;
+        const pb_kernels_row *big = NULL;
         for (int i = 0; i < run->nrows; i++)
             if (run->rows[i].pt.layout == (kern_layout)k && (!big || run->rows[i].layout_bytes > big->layout_bytes))
                 big = &run->rows[i];
@@ -113,7 +113,7 @@ static void kbr_print_repacks(FILE *f, const pb_kbr_run *run)
     }
 }
 
-void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
+void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run)
 {
     kbr_print_sizes(f, p);
     kbr_print_points(f, run);
@@ -123,10 +123,10 @@ void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run)
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->variants->n; v++)
-            for (int l = 0; l < pb_kbr_layouts(p); l++)
-                if (pb_kbr_measures_layout(p, (kern_format)p->formats->v[i], v, l))
+            for (int l = 0; l < pb_kernels_run_layouts(p); l++)
+                if (pb_kernels_run_measures_layout(p, (kern_format)p->formats->v[i], v, l))
                     kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v],
-                                            pb_kbr_layout(p, l));
+                                            pb_kernels_run_layout(p, l));
     kbr_print_repacks(f, run);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {

@@ -10,15 +10,15 @@
 #include "pb_kernels_run.h"
 #include "pb_run.h"
 
-typedef struct pb_kbr_report {
+typedef struct pb_kernels_report {
     const pb_run *run;
     pb_csv *csv; /* kernels.csv */
-} pb_kbr_report;
+} pb_kernels_report;
 
-/* pb_kbr_plan's row hook: ctx is the pb_kbr_report. */
-void pb_kbr_write_row(void *ctx, const pb_kbr_row *r);
+/* pb_kernels_plan's row hook: ctx is the pb_kernels_report. */
+void pb_kernels_report_row(void *ctx, const pb_kernels_row *r);
 
 /* The working sets, every point, the roofline and the activation costs on f. */
-void pb_kbr_print(FILE *f, const pb_kbr_plan *p, const pb_kbr_run *run);
+void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run);
 
 #endif

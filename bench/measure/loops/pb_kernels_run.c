@@ -34,10 +34,10 @@ static uint64_t topo_cache(const pb_topo *t, int level, uint64_t *total)
     return 0;
 }
 
-void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick)
+void pb_kernels_run_sizes(pb_kernels_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick)
 {
     uint64_t l2_total;
-    *s = (pb_kbr_sizes){ .l2 = l2_kib ? (uint64_t)l2_kib << 10 : topo_cache(t, 2, &l2_total) };
+    *s = (pb_kernels_sizes){ .l2 = l2_kib ? (uint64_t)l2_kib << 10 : topo_cache(t, 2, &l2_total) };
     if (s->l2 == 0)
         s->l2 = 256u << 10;
     s->l3 = topo_cache(t, 3, &s->l3_total);
@@ -48,8 +48,8 @@ void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, lon
     uint64_t reported_total = s->l3_total;
     if (l3_kib) {
         s->l3 = (uint64_t)l3_kib << 10;
-    } else if (m->hypervisor && s->l3 > PB_KBR_L3_IMPLAUSIBLE) {
-        s->l3 = PB_KBR_L3_ASSUMED;
+    } else if (m->hypervisor && s->l3 > PB_KERNELS_L3_IMPLAUSIBLE) {
+        s->l3 = PB_KERNELS_L3_ASSUMED;
         s->l3_guessed = true;
     }
     s->l3_total = s->l3 * (instances ? instances : 1);
@@ -62,7 +62,7 @@ void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, lon
         s->dram = memory / 4;
 }
 
-static uint64_t level_bytes(const pb_kbr_sizes *s, pb_kbench_level level, int threads)
+static uint64_t level_bytes(const pb_kernels_sizes *s, pb_kbench_level level, int threads)
 {
     switch (level) {
     case PB_KB_L2:
@@ -74,7 +74,7 @@ static uint64_t level_bytes(const pb_kbr_sizes *s, pb_kbench_level level, int th
     }
 }
 
-int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen)
+int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen)
 {
     char why[512];
     for (int f = 0; f < p->formats->n; f++)
@@ -88,7 +88,7 @@ int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen)
 /* ---------------------------------------------------------------- points */
 
 /* The point's counts into its row: the text of every counter, and IPC where cycles and instructions counted. */
-static void kbr_counters_stop(const pb_kbr_plan *p, pb_kbr_row *row)
+static void kbr_counters_stop(const pb_kernels_plan *p, pb_kernels_row *row)
 {
     row->counters[0] = '\0';
     row->ipc = NAN;
@@ -102,10 +102,10 @@ static void kbr_counters_stop(const pb_kbr_plan *p, pb_kbr_row *row)
 }
 
 /* One point: the weights already in buf (rows of pt.fmt); its row measured, kept and handed to the caller. */
-static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
+static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
                      int threads, char *err, size_t errlen)
 {
-    pb_kbr_row *row = &run->rows[run->nrows];
+    pb_kernels_row *row = &run->rows[run->nrows];
     row->threads = threads;
     row->read_gbps = NAN;
     if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) { /* the floor just before */
@@ -154,7 +154,7 @@ static int kbr_point(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
     return 0;
 }
 
-bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v)
+bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v)
 {
     kern_isa ran = kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]);
     if (ran == (kern_isa)p->variants->v[v])
@@ -165,21 +165,21 @@ bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v)
     return true;
 }
 
-int pb_kbr_layouts(const pb_kbr_plan *p)
+int pb_kernels_run_layouts(const pb_kernels_plan *p)
 {
     return p->layouts && p->layouts->n > 0 ? p->layouts->n : KERN_LAYOUT_COUNT;
 }
 
-kern_layout pb_kbr_layout(const pb_kbr_plan *p, int l)
+kern_layout pb_kernels_run_layout(const pb_kernels_plan *p, int l)
 {
     return p->layouts && p->layouts->n > 0 ? (kern_layout)p->layouts->v[l] : (kern_layout)l;
 }
 
-bool pb_kbr_measures_layout(const pb_kbr_plan *p, kern_format fmt, int v, int l)
+bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, int v, int l)
 {
-    kern_layout lay = pb_kbr_layout(p, l);
+    kern_layout lay = pb_kernels_run_layout(p, l);
     if (lay == KERN_LAYOUT_FILE)
-        return pb_kbr_measures(p, fmt, v);
+        return pb_kernels_run_measures(p, fmt, v);
     if (!kern_layout_fits(lay, fmt, p->cols))
         return false;
     kern_isa ran = kern_repack_isa(lay, fmt, (kern_isa)p->variants->v[v]);
@@ -192,15 +192,15 @@ bool pb_kbr_measures_layout(const pb_kbr_plan *p, kern_format fmt, int v, int l)
 }
 
 /* Every variant x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
-static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
+static int kbr_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
                      pb_kbench_level level, int threads, char *err, size_t errlen)
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
     for (int v = 0; v < p->variants->n; v++) {
-        for (int l = 0; l < pb_kbr_layouts(p); l++) {
-            if (!pb_kbr_measures_layout(p, fmt, v, l))
+        for (int l = 0; l < pb_kernels_run_layouts(p); l++) {
+            if (!pb_kernels_run_measures_layout(p, fmt, v, l))
                 continue;
-            kern_layout lay = pb_kbr_layout(p, l);
+            kern_layout lay = pb_kernels_run_layout(p, l);
             size_t g = (size_t)kern_layout_get(lay)->rows;
             if (rows < g) /* not one group fits this level */
                 continue;
@@ -220,7 +220,7 @@ static int kbr_block(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, 
 
 /* A pool of `threads` pinned in the plan's order (POOLBENCH_POLICY and friends apply), its slices observed by sl
  * (the emulated slow cpus), or NULL with err. */
-static pool *kbr_pool(const pb_kbr_plan *p, int threads, pb_slices *sl, char *err, size_t errlen)
+static pool *kbr_pool(const pb_kernels_plan *p, int threads, pb_slices *sl, char *err, size_t errlen)
 {
     char why[256];
     pool_config cfg = pool_config_default();
@@ -246,7 +246,7 @@ static pool *kbr_pool(const pb_kbr_plan *p, int threads, pb_slices *sl, char *er
 
 /* Every level x thread count of one format. The pools live together: the caller is bound to one's cpus[0] for
  * its block only. */
-static int kbr_format(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf, pool **pools, kern_format fmt,
+static int kbr_format(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool **pools, kern_format fmt,
                       char *err, size_t errlen)
 {
     for (int l = 0; l < p->levels->n; l++)
@@ -265,7 +265,7 @@ static int kbr_format(pb_kbr_run *run, const pb_kbr_plan *p, pb_kbench_buf *buf,
 }
 
 /* The largest working set any point needs: the buffer's size. */
-static uint64_t kbr_cap(const pb_kbr_plan *p)
+static uint64_t kbr_cap(const pb_kernels_plan *p)
 {
     uint64_t cap = 0;
     for (int l = 0; l < p->levels->n; l++)
@@ -276,14 +276,14 @@ static uint64_t kbr_cap(const pb_kbr_plan *p)
     return cap;
 }
 
-int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errlen)
+int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err, size_t errlen)
 {
     int nt = p->threads->n;
     memset(run, 0, sizeof *run);
     for (int f = 0; f < p->formats->n; f++) /* run->total: 0 from the memset */
         for (int v = 0; v < p->variants->n; v++)
-            for (int l = 0; l < pb_kbr_layouts(p); l++)
-                run->total += pb_kbr_measures_layout(p, (kern_format)p->formats->v[f], v, l)
+            for (int l = 0; l < pb_kernels_run_layouts(p); l++)
+                run->total += pb_kernels_run_measures_layout(p, (kern_format)p->formats->v[f], v, l)
                                   ? p->levels->n * nt * p->batches->n
                                   : 0;
     run->rows = calloc((size_t)run->total, sizeof *run->rows);
@@ -314,11 +314,11 @@ int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errl
     return rc;
 }
 
-const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, kern_layout layout,
+const pb_kernels_row *pb_kernels_run_find(const pb_kernels_run *run, kern_format f, kern_isa v, kern_layout layout,
                               pb_kbench_level level, int threads, int batch)
 {
     for (int i = 0; i < run->nrows; i++) {
-        const pb_kbr_row *r = &run->rows[i];
+        const pb_kernels_row *r = &run->rows[i];
         if (r->pt.fmt == f && r->pt.variant == v && r->pt.layout == layout && r->pt.level == level &&
             r->threads == threads &&
             r->pt.batch == batch)
@@ -327,7 +327,7 @@ const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, 
     return NULL;
 }
 
-void pb_kbr_free(pb_kbr_run *run)
+void pb_kernels_run_free(pb_kernels_run *run)
 {
     free(run->rows);
     run->rows = NULL;

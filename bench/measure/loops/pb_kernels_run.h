@@ -21,11 +21,11 @@
 #include "pb_topo.h"
 
 /* An L3 instance larger than this, seen under a hypervisor, is the host's total, not what a vCPU owns. */
-#define PB_KBR_L3_IMPLAUSIBLE (256ull << 20)
-#define PB_KBR_L3_ASSUMED (32ull << 20)
+#define PB_KERNELS_L3_IMPLAUSIBLE (256ull << 20)
+#define PB_KERNELS_L3_ASSUMED (32ull << 20)
 
 /* One point, one row of kernels.csv. */
-typedef struct pb_kbr_row {
+typedef struct pb_kernels_row {
     pb_kbench_point pt;
     int threads;
     uint64_t bytes;
@@ -39,16 +39,16 @@ typedef struct pb_kbr_row {
     const char *stream; /* the prefetch that ran: "t2" or "nta" (dram, a kernel that prefetches), else "off" */
     double repack_ms;   /* a repacked layout (pt.layout): the time its copy of the matrix took to make; NaN for file */
     uint64_t layout_bytes; /* the bytes the layout holds the matrix in (the file's, or the repacked copy's) */
-} pb_kbr_row;
+} pb_kernels_row;
 
 /* The working sets, in bytes: an L2 instance, an L3 instance, all L3, the DRAM set. */
-typedef struct pb_kbr_sizes {
+typedef struct pb_kernels_sizes {
     uint64_t l2, l3, l3_total, dram;
-    bool l3_guessed; /* the L3 was implausible (a hypervisor's host total): PB_KBR_L3_ASSUMED instead */
-} pb_kbr_sizes;
+    bool l3_guessed; /* the L3 was implausible (a hypervisor's host total): PB_KERNELS_L3_ASSUMED instead */
+} pb_kernels_sizes;
 
 /* What to measure: the options, defaults applied (the caller's lists, alive for the run). */
-typedef struct pb_kbr_plan {
+typedef struct pb_kernels_plan {
     const pb_list *formats, *variants, *levels, *threads, *batches;
     const pb_list *layouts; /* kern_layout values; each format runs those that fit it (NULL or none: every one) */
     size_t cols;
@@ -56,48 +56,48 @@ typedef struct pb_kbr_plan {
     bool quick;
     const int *cpus; /* pinning order, one thread per core first; threads wrap around it */
     int ncpus;
-    pb_kbr_sizes sizes;
-    void (*row)(void *ctx, const pb_kbr_row *r); /* each point's row as it is measured */
+    pb_kernels_sizes sizes;
+    void (*row)(void *ctx, const pb_kernels_row *r); /* each point's row as it is measured */
     void *ctx;
     const pb_emulate *emulate; /* --emulate-slow (NULL: none): the pools stretch those cpus' slices, 1 thread too */
     pb_counters *counters;     /* --counters, open on the calling thread (NULL: none) */
     bool forced;               /* the variants were named (--variant or POOLBENCH_KERNEL), not every one */
-} pb_kbr_plan;
+} pb_kernels_plan;
 
-typedef struct pb_kbr_run {
-    pb_kbr_row *rows;
+typedef struct pb_kernels_run {
+    pb_kernels_row *rows;
     int nrows, total;
     double act_ns[KERN_FORMAT_COUNT]; /* activation quantization per row, per format measured (0: not reached) */
     const pb_memkern *read_kern;      /* pb_memread's kernel behind read_gbps (pb_kbench_best_read's) */
     uint64_t t0;
-} pb_kbr_run;
+} pb_kernels_run;
 
 /* The working sets from the topology and the machine (its hypervisor and memory), or the options' sizes
  * (l2_kib, l3_kib: 0 = hwloc's). */
-void pb_kbr_sizes_of(pb_kbr_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick);
+void pb_kernels_run_sizes(pb_kernels_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick);
 
 /* The scalar kernel is the oracle: a (format, variant) that disagrees is not worth timing. 0, or -1 with err. */
-int pb_kbr_verify(const pb_kbr_plan *p, char *err, size_t errlen);
+int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen);
 
 /* Every point of the plan (see the top). 0, or -1 with err. */
-int pb_kbr_run_all(pb_kbr_run *run, const pb_kbr_plan *p, char *err, size_t errlen);
+int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err, size_t errlen);
 
 /* Whether the plan measures its variant number v (an index into p->variants) for fmt: unless that ISA's table
  * lacks fmt and the variant that would run in its place (kern_matvec_isa: the best below it that has fmt) is in
  * the plan too, which measures that kernel under its own name (avx512gfni has only the sub-byte formats: its q8_0
- * is avx512's). pb_kbr_run_all measures by it, and the console's roofline lists by it. */
-bool pb_kbr_measures(const pb_kbr_plan *p, kern_format fmt, int v);
-/* The same for layout number l of the plan's layouts (pb_kbr_layout): false where it does not fit fmt, or where
+ * is avx512's). pb_kernels_run_all measures by it, and the console's roofline lists by it. */
+bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v);
+/* The same for layout number l of the plan's layouts (pb_kernels_run_layout): false where it does not fit fmt, or where
  * the ISA that would run it (kern_repack_isa) is measured under its own name. */
-bool pb_kbr_measures_layout(const pb_kbr_plan *p, kern_format fmt, int v, int l);
+bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, int v, int l);
 /* The plan's layouts: how many, and number l. */
-int pb_kbr_layouts(const pb_kbr_plan *p);
-kern_layout pb_kbr_layout(const pb_kbr_plan *p, int l);
+int pb_kernels_run_layouts(const pb_kernels_plan *p);
+kern_layout pb_kernels_run_layout(const pb_kernels_plan *p, int l);
 
 /* The row of (f, v, layout, level, threads, batch), NULL when it was not measured. */
-const pb_kbr_row *pb_kbr_find(const pb_kbr_run *run, kern_format f, kern_isa v, kern_layout layout,
+const pb_kernels_row *pb_kernels_run_find(const pb_kernels_run *run, kern_format f, kern_isa v, kern_layout layout,
                               pb_kbench_level level, int threads, int batch);
 
-void pb_kbr_free(pb_kbr_run *run);
+void pb_kernels_run_free(pb_kernels_run *run);
 
 #endif
