@@ -15,6 +15,16 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
+/* The line mult x kern_prefetch_ahead past p, with the process's hint (kern_prefetch_stream's rule). */
+INLINE void kern_prefetch_stream_at(const char *p, unsigned mult)
+{
+    const void *ahead = (const void *)((uintptr_t)p + mult * kern_prefetch_ahead);
+    if (kern_prefetch_temporal)
+        __builtin_prefetch(ahead, 0, 1);
+    else
+        __builtin_prefetch(ahead, 0, 0);
+}
+
 /* The int16 sums of the 16 weights of every row in chunk c against the tables t (4 tables of 16 words). */
 INLINE __m512i chunk_sums(const char *c, const int16_t *t)
 {
@@ -37,6 +47,9 @@ void kern_group_q1_0_r32lut_avx512(const char *w, const kern_act *a, size_t m, f
     size_t nb = a->cols / QK1_0;
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
     for (size_t b = 0; b < nb; b++, w += KERN_R32_BLOCK_BYTES, lut += 16 * (QK1_0 / 4)) {
+#pragma GCC unroll 9
+        for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* one stream: four times a file pass's distance ahead */
+            kern_prefetch_stream_at(w + l, 4);
         __m512 d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)w));
         __m512 d1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w + 32)));
 #pragma GCC unroll 4
