@@ -142,18 +142,34 @@ void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
     size_t rows = (size_t)kern_layouts[job->layout].rows;
     size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
     const char *w = job->w;
-    float t[KERN_R32];
-    for (size_t g = r0 / rows; g * rows < r1; g++) {
-        size_t lo = g * rows > r0 ? g * rows : r0, hi = g * rows + rows < r1 ? g * rows + rows : r1;
+    float t[KERN_GROUPS_STEP * KERN_R32];
+    /* the groups holding rows r0..r1: a quarter of them apart in steps of four (four streams, as kern_impl.h's
+     * passes read rows), the rest one at a time */
+    size_t g0 = r0 / rows, ng = (r1 + rows - 1) / rows - g0, q = ng / KERN_GROUPS_STEP;
+    for (size_t i = 0; i < ng - q * KERN_GROUPS_STEP + q; i++) {
+        size_t first = i < q ? g0 + i : g0 + q * KERN_GROUPS_STEP + (i - q);
+        int n = i < q ? KERN_GROUPS_STEP : 1;
         for (size_t m = 0; m < a->batch; m++) {
-            fn(w + g * gb, a, m, t);
-            memcpy(job->y + m * job->ldy + lo, t + (lo - g * rows), (hi - lo) * sizeof(float));
+            fn(w + first * gb, q * gb, n, a, m, t);
+            for (int k = 0; k < n; k++) {
+                size_t g = first + (size_t)k * q, lo = g * rows > r0 ? g * rows : r0;
+                size_t hi = g * rows + rows < r1 ? g * rows + rows : r1;
+                memcpy(job->y + m * job->ldy + lo, t + (size_t)k * rows + (lo - g * rows), (hi - lo) * sizeof(float));
+            }
         }
     }
 }
 
 /* The reference's arithmetic (kern_scalar.c's dot_q1_0) on each row's bytes, gathered back from the group. */
-void kern_group_q1_0_r32lut_scalar(const char *w, const kern_act *a, size_t m, float *y)
+static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float *y);
+
+void kern_group_q1_0_r32lut_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    for (int i = 0; i < n; i++)
+        group_q1_0_scalar(w + (size_t)i * stride, a, m, y + KERN_R32 * i);
+}
+
+static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float *y)
 {
     const block_q8_0 *xb = kern_act_q8(a, m);
     const float *dx = kern_act_scale(a, m);

@@ -8,13 +8,14 @@
 #define KERN_R32 32                          /* rows in a q1_0_r32lut group */
 #define KERN_R32_BLOCK_BYTES (KERN_R32 * 18) /* one block of every row of a group: 32 d, then 8 x 64 bytes */
 
-/* One group of 32 rows against activation row m: y[r] = the dot of the group's row r (y: 32 floats, padding
- * rows included). w: the group's first byte. */
-typedef void (*kern_group_fn)(const char *w, const kern_act *a, size_t m, float *y);
+/* n groups of 32 rows (n <= KERN_GROUPS_STEP), stride bytes apart from w, against activation row m: y[32 i + r] =
+ * the dot of group i's row r (padding rows included). A group's rows get the same arithmetic whatever n is. */
+typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+#define KERN_GROUPS_STEP 4
 
-void kern_group_q1_0_r32lut_scalar(const char *w, const kern_act *a, size_t m, float *y);
+void kern_group_q1_0_r32lut_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #if defined(__x86_64__)
-void kern_group_q1_0_r32lut_avx512(const char *w, const kern_act *a, size_t m, float *y);
+void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #endif
 
 /* kern_act.c's set_lanes: fills the tables of blocks b0..b1 (activation blocks) of row m from its quants. */

@@ -25,43 +25,80 @@ INLINE void kern_prefetch_stream_at(const char *p, unsigned mult)
         __builtin_prefetch(ahead, 0, 0);
 }
 
-/* The int16 sums of the 16 weights of every row in chunk c against the tables t (4 tables of 16 words). */
-INLINE __m512i chunk_sums(const char *c, const int16_t *t)
+/* The 4 tables (16 words each, both halves) at t. */
+typedef struct tables4 {
+    __m512i t[4];
+} tables4;
+
+INLINE tables4 tables_at(const int16_t *t)
+{
+    tables4 r;
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++)
+        r.t[i] = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(t + 16 * i)));
+    return r;
+}
+
+/* The int16 sums of the 16 weights of every row in chunk c against the tables t. */
+INLINE __m512i chunk_sums(const char *c, const tables4 *t)
 {
     __m512i v = _mm512_loadu_si512(c);
-    __m512i t0 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)t));
-    __m512i t1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(t + 16)));
-    __m512i t2 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(t + 32)));
-    __m512i t3 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(t + 48)));
-    __m512i a = _mm512_add_epi16(_mm512_permutexvar_epi16(v, t0),
-                                 _mm512_permutexvar_epi16(_mm512_srli_epi16(v, 4), t1));
-    __m512i b = _mm512_add_epi16(_mm512_permutexvar_epi16(_mm512_srli_epi16(v, 8), t2),
-                                 _mm512_permutexvar_epi16(_mm512_srli_epi16(v, 12), t3));
+    __m512i a = _mm512_add_epi16(_mm512_permutexvar_epi16(v, t->t[0]),
+                                 _mm512_permutexvar_epi16(_mm512_srli_epi16(v, 4), t->t[1]));
+    __m512i b = _mm512_add_epi16(_mm512_permutexvar_epi16(_mm512_srli_epi16(v, 8), t->t[2]),
+                                 _mm512_permutexvar_epi16(_mm512_srli_epi16(v, 12), t->t[3]));
     return _mm512_add_epi16(a, b);
 }
 
-void kern_group_q1_0_r32lut_avx512(const char *w, const kern_act *a, size_t m, float *y)
+/* n groups (n <= 4) stride bytes apart, in step: each block's tables are loaded once for all of them, and the
+ * groups are n streams a quarter of the call apart, as the file's passes read their rows (kern_impl.h). A group's
+ * rows get the same instructions whatever n is. y: n x 32. */
+INLINE void pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
 {
     const int16_t *lut = a->lut + m * a->cols * 4;
     const float *dx = kern_act_scale(a, m);
     size_t nb = a->cols / QK1_0;
-    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    __m512 s0[4], s1[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        s0[r] = s1[r] = _mm512_setzero_ps();
     for (size_t b = 0; b < nb; b++, w += KERN_R32_BLOCK_BYTES, lut += 16 * (QK1_0 / 4)) {
+        __m512 d0[4], d1[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
 #pragma GCC unroll 9
-        for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* one stream: four times a file pass's distance ahead */
-            kern_prefetch_stream_at(w + l, 4);
-        __m512 d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)w));
-        __m512 d1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w + 32)));
+            for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* four times a file pass's distance ahead */
+                kern_prefetch_stream_at(g + l, 4);
+            d0[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
+            d1[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g + 32)));
+        }
 #pragma GCC unroll 4
         for (int k = 0; k < QK1_0 / QK8_0; k++) {
-            __m512i sum = _mm512_add_epi16(chunk_sums(w + 64 + 128 * k, lut + 128 * k),
-                                           chunk_sums(w + 128 + 128 * k, lut + 128 * k + 64));
-            __m512i lo = _mm512_srai_epi32(_mm512_slli_epi32(sum, 16), 16), hi = _mm512_srai_epi32(sum, 16);
+            tables4 ta = tables_at(lut + 128 * k), tb = tables_at(lut + 128 * k + 64);
             __m512 x = _mm512_set1_ps(dx[4 * b + (size_t)k]);
-            s0 = _mm512_add_ps(s0, _mm512_mul_ps(_mm512_cvtepi32_ps(lo), _mm512_mul_ps(d0, x)));
-            s1 = _mm512_add_ps(s1, _mm512_mul_ps(_mm512_cvtepi32_ps(hi), _mm512_mul_ps(d1, x)));
+#pragma GCC unroll 4
+            for (int r = 0; r < n; r++) {
+                const char *g = w + (size_t)r * stride;
+                __m512i sum = _mm512_add_epi16(chunk_sums(g + 64 + 128 * k, &ta), chunk_sums(g + 128 + 128 * k, &tb));
+                __m512i lo = _mm512_srai_epi32(_mm512_slli_epi32(sum, 16), 16), hi = _mm512_srai_epi32(sum, 16);
+                s0[r] = _mm512_add_ps(s0[r], _mm512_mul_ps(_mm512_cvtepi32_ps(lo), _mm512_mul_ps(d0[r], x)));
+                s1[r] = _mm512_add_ps(s1[r], _mm512_mul_ps(_mm512_cvtepi32_ps(hi), _mm512_mul_ps(d1[r], x)));
+            }
         }
     }
-    _mm512_storeu_ps(y, s0);
-    _mm512_storeu_ps(y + 16, s1);
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        _mm512_storeu_ps(y + 32 * r, s0[r]);
+        _mm512_storeu_ps(y + 32 * r + 16, s1[r]);
+    }
+}
+
+void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    if (n == 4)
+        pass(w, stride, 4, a, m, y);
+    else
+        for (int r = 0; r < n; r++)
+            pass(w + (size_t)r * stride, stride, 1, a, m, y + 32 * r);
 }

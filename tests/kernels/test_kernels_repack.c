@@ -75,7 +75,7 @@ static void check_layout(kern_layout l, kern_format f, size_t rows, size_t cols,
 
 Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
 {
-    const size_t rows[] = { 1, 31, 32, 33, 70 }, cols[] = { 128, 384, 4096 };
+    const size_t rows[] = { 1, 31, 32, 33, 70, 200 }, cols[] = { 128, 384, 4096 };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
         for (size_t j = 0; j < sizeof cols / sizeof *cols; j++)
             check_layout(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, rows[i], cols[j], 1, 100 + 10 * i + j);
@@ -121,7 +121,7 @@ Test(kern_repack, q1_0_r32lut_extremes)
  * decode does: the same bits as one thread. */
 Test(kern_repack, pool_and_slices_keep_the_bits)
 {
-    size_t rows = 77, cols = 512;
+    size_t rows = 301, cols = 512;
     kt_rng r = { .s = 9 };
     void *w = kt_weights(&r, KERN_Q1_0, rows, cols);
     float *x = kt_floats(&r, cols, -1.0f, 1.0f);
@@ -131,7 +131,7 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     a.batch = 1;
     cr_assert_eq(kern_act_set_cols(&a, x, 1, 256, 512), 0);
     cr_assert_eq(kern_act_set_cols(&a, x, 1, 0, 256), 0);
-    float *ref = reference(KERN_Q1_0, w, rows, &a), y[77];
+    float *ref = reference(KERN_Q1_0, w, rows, &a), y[301];
     void *rw = repacked(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, cols);
     kern_job job = { .fmt = KERN_Q1_0, .variant = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y,
                      .layout = KERN_LAYOUT_Q1_0_R32LUT };
