@@ -40,9 +40,9 @@ typedef struct mf_run {
     pb_harness h;
     pb_memfloor_report report; /* memory_floor.csv (a block's rows as the block ends), token_floor.csv */
     pb_wisdom wisdom;     /* --wisdom's streaming settings, which the 4-stream reads run with */
-    pb_lat_plan lplan;    /* --latency: the chase instead of the floor */
-    pb_lat_run lrun;
-    pb_lat_report lrep;   /* latency.csv */
+    pb_latency_plan lplan;    /* --latency: the chase instead of the floor */
+    pb_latency_run lrun;
+    pb_latency_report lrep;   /* latency.csv */
 } mf_run;
 
 /* ---------------------------------------------------------------- options and checks (before any work) */
@@ -131,7 +131,7 @@ static int mf_check(mf_run *r, const pb_topo *topo)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t llc = r->report.llc_bytes = pb_memfloor_run_llc_bytes(topo);
     p->size_mib = o->size_mib ? (uint64_t)o->size_mib
-                : o->latency ? pb_lat_default_mib(llc, r->h.quick) : pb_mf_default_mib(llc, r->h.quick);
+                : o->latency ? pb_latency_run_default_mib(llc, r->h.quick) : pb_mf_default_mib(llc, r->h.quick);
     uint64_t avail;
     if (pb_mem_available(&avail) == 0) {
         if (pb_mf_check_size(p->size_mib, avail, err, sizeof err) != 0)
@@ -154,35 +154,35 @@ static void mf_latency_plan(mf_run *r)
     if (d->n == 0)
         for (size_t i = 0; i < (r->h.quick ? sizeof quick : sizeof full) / sizeof *full; i++)
             d->v[d->n++] = r->h.quick ? quick[i] : full[i];
-    r->lplan = (pb_lat_plan){ .prog = PROG, .topo = r->h.topo, .set = &r->set, .size_mib = r->plan.size_mib,
+    r->lplan = (pb_latency_plan){ .prog = PROG, .topo = r->h.topo, .set = &r->set, .size_mib = r->plan.size_mib,
                               .duties = d, .quick = r->h.quick, .no_thp = r->o.no_thp };
 }
 
 /* --latency's run: the ladder, then the loaded curve, each row written as it is measured. */
 static int mf_latency(mf_run *r)
 {
-    pb_lat_report *rep = &r->lrep;
+    pb_latency_report *rep = &r->lrep;
     mf_latency_plan(r);
     if (pb_harness_open(&r->h) != 0 ||
         !(rep->csv = pb_harness_csv(&r->h, "latency.csv", pb_schema_header(PB_K_LATENCY))))
         return pb_harness_refused(&r->h);
     rep->run = &r->h.run;
     char err[512];
-    pb_lat_run *run = &r->lrun;
-    int rc = pb_lat_begin(run, &r->lplan, err, sizeof err);
+    pb_latency_run *run = &r->lrun;
+    int rc = pb_latency_run_begin(run, &r->lplan, err, sizeof err);
     for (int i = 0; rc == 0 && i < run->nladder && pb_harness_going(&r->h); i++) {
-        rc = pb_lat_ladder(run, i, err, sizeof err);
-        pb_lat_write_rows(rep, run);
+        rc = pb_latency_run_ladder(run, i, err, sizeof err);
+        pb_latency_report_rows(rep, run);
     }
     for (int i = 0; rc == 0 && i < r->lplan.duties->n && pb_harness_going(&r->h); i++) {
-        rc = pb_lat_loaded(run, (int)r->lplan.duties->v[i], err, sizeof err);
-        pb_lat_write_rows(rep, run);
+        rc = pb_latency_run_loaded(run, (int)r->lplan.duties->v[i], err, sizeof err);
+        pb_latency_report_rows(rep, run);
     }
     if (rc != 0)
         pb_harness_fail(&r->h, "%s", err);
     pb_progress_done(run->nrows, "points", run->t0);
-    pb_lat_print(stdout, run);
-    pb_lat_free(run);
+    pb_latency_report_print(stdout, run);
+    pb_latency_run_free(run);
     static const char *const plots[] = { "latency.png", NULL };
     return pb_harness_close(&r->h, "latency.gp", plots);
 }

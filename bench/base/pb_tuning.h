@@ -115,6 +115,6 @@ typedef struct pb_tuning {
 
 /* A latency point whose chase thread was on its cpu less than this share of its rounds' wall time shared the cpu
  * with other work: report.md says so beside the idle latency. */
-#define PB_LAT_ON_CPU_PCT 90.0
+#define PB_LATENCY_ON_CPU_PCT 90.0
 
 #endif

@@ -6,18 +6,18 @@
 #include "pb_chase.h"
 #include "pb_tuning.h"
 
-static const char *const phase_names[] = { [PB_LAT_LADDER] = "ladder", [PB_LAT_LOADED] = "loaded" };
+static const char *const phase_names[] = { [PB_LATENCY_LADDER] = "ladder", [PB_LATENCY_LOADED] = "loaded" };
 
 /* The chase's own traffic: one line a hop. */
-static double lat_chase_gbps(const pb_lat_row *row) { return PB_CHASE_LINE / row->ns.median; }
+static double lat_chase_gbps(const pb_latency_row *row) { return PB_CHASE_LINE / row->ns.median; }
 
-static double lat_cycles(const pb_lat_row *row)
+static double lat_cycles(const pb_latency_row *row)
 {
     double ghz = (row->ghz_before + row->ghz_after) / 2; /* NaN where the clock is not measured: so is this */
     return row->ns.median * ghz;
 }
 
-void pb_lat_row_values(const pb_lat_report *r, const pb_lat_run *run, const pb_lat_row *row, pb_value *v)
+void pb_latency_report_values(const pb_latency_report *r, const pb_latency_run *run, const pb_latency_row *row, pb_value *v)
 {
     v[PB_LATENCY_run_id].s = r->run->run_id;
     v[PB_LATENCY_host].s = r->run->host;
@@ -43,16 +43,16 @@ void pb_lat_row_values(const pb_lat_report *r, const pb_lat_run *run, const pb_l
     v[PB_LATENCY_cycles_median].d = lat_cycles(row);
 }
 
-void pb_lat_write_rows(pb_lat_report *r, const pb_lat_run *run)
+void pb_latency_report_rows(pb_latency_report *r, const pb_latency_run *run)
 {
     for (; r->written < run->nrows; r->written++) {
         pb_value v[PB_LATENCY_NCOLS];
-        pb_lat_row_values(r, run, &run->rows[r->written], v);
+        pb_latency_report_values(r, run, &run->rows[r->written], v);
         pb_csv_values(r->csv, pb_schema_get(PB_K_LATENCY), v);
     }
 }
 
-void pb_lat_print(FILE *f, const pb_lat_run *run)
+void pb_latency_report_print(FILE *f, const pb_latency_run *run)
 {
     uint64_t mib = run->buf.bytes >> 20;
     fprintf(f, "\npointer chase on cpu %d: one random cycle through every 64 B line of the working set; %d rounds of "
@@ -63,7 +63,7 @@ void pb_lat_print(FILE *f, const pb_lat_run *run)
     fprintf(f, "%-7s %-5s %10s %5s %9s %9s %9s %9s %9s %7s %6s\n", "phase", "level", "KiB", "duty", "ns_med",
             "ns_min", "ns_max", "load_GB/s", "total", "cycles", "on_cpu");
     for (int i = 0; i < run->nrows; i++) {
-        const pb_lat_row *row = &run->rows[i];
+        const pb_latency_row *row = &run->rows[i];
         fprintf(f, "%-7s %-5s %10llu %4d%% %9.2f %9.2f %9.2f %9.2f %9.2f %7.1f %5.0f%%%s\n", phase_names[row->phase],
                 row->level, (unsigned long long)(row->bytes >> 10), row->duty, row->ns.median, row->ns.min,
                 row->ns.max, row->load_gbps, row->load_gbps + lat_chase_gbps(row), lat_cycles(row), row->run_pct,

@@ -10,17 +10,17 @@
 #include "pb_run.h"
 #include "pb_schema.h"
 
-typedef struct pb_lat_report {
+typedef struct pb_latency_report {
     const pb_run *run;
     pb_csv *csv;  /* latency.csv */
     int written;  /* rows[0..written) are in it */
-} pb_lat_report;
+} pb_latency_report;
 
 /* The values of one row, in latency.csv's column order (v: PB_LATENCY_NCOLS). */
-void pb_lat_row_values(const pb_lat_report *r, const pb_lat_run *run, const pb_lat_row *row, pb_value *v);
+void pb_latency_report_values(const pb_latency_report *r, const pb_latency_run *run, const pb_latency_row *row, pb_value *v);
 /* Writes the run's rows not yet written. */
-void pb_lat_write_rows(pb_lat_report *r, const pb_lat_run *run);
+void pb_latency_report_rows(pb_latency_report *r, const pb_latency_run *run);
 /* The ladder and the loaded curve on f. */
-void pb_lat_print(FILE *f, const pb_lat_run *run);
+void pb_latency_report_print(FILE *f, const pb_latency_run *run);
 
 #endif

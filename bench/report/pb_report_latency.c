@@ -26,7 +26,7 @@ static void lat_answers(FILE *o, const pb_latency_digest *l, const pb_digest *d)
         fprintf(o, "; %.0f cycles of the chase cpu's clock", idle->cycles);
     fprintf(o, ") over a %.0f MiB working set, %.0f MiB of the buffer in huge pages.\n", idle->kib / 1024,
             l->thp_mib);
-    if (idle->run_pct < PB_LAT_ON_CPU_PCT)
+    if (idle->run_pct < PB_LATENCY_ON_CPU_PCT)
         fprintf(o, "- **Shared cpu:** the chase's thread ran %.0f%% of the idle point's wall time: other work shared "
                    "its cpu. The rounds count the chase's own cpu time, but what that work does to the caches and the "
                    "TLB between its slices may still raise the figure.\n", idle->run_pct);

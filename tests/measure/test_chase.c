@@ -91,14 +91,14 @@ Test(chase, refuses_fewer_than_two_lines)
 
 Test(latency, ladder_sizes_climb_by_four_to_the_buffer)
 {
-    uint64_t s[PB_LAT_MAX_LADDER];
-    int n = pb_lat_ladder_sizes(5u << 20, s, PB_LAT_MAX_LADDER);
+    uint64_t s[PB_LATENCY_MAX_LADDER];
+    int n = pb_latency_run_ladder_sizes(5u << 20, s, PB_LATENCY_MAX_LADDER);
     cr_assert_eq(n, 6);
     static const uint64_t want[] = { 16u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 5u << 20 };
     for (int i = 0; i < n; i++)
         cr_expect_eq(s[i], want[i], "size %d: %llu", i, (unsigned long long)s[i]);
-    cr_expect_eq(pb_lat_ladder_sizes(16u << 10, s, PB_LAT_MAX_LADDER), 1, "a buffer of the first size: itself");
-    cr_expect_eq(pb_lat_ladder_sizes(1ull << 40, s, 4), 4, "never more than asked");
+    cr_expect_eq(pb_latency_run_ladder_sizes(16u << 10, s, PB_LATENCY_MAX_LADDER), 1, "a buffer of the first size: itself");
+    cr_expect_eq(pb_latency_run_ladder_sizes(1ull << 40, s, 4), 4, "never more than asked");
     cr_expect_eq(s[3], 1ull << 40, "the last is the buffer");
 }
 
@@ -115,20 +115,20 @@ Test(latency, levels_by_the_first_pus_caches)
         t.cache[c].bytes[0] = 1; /* another kind's: not the first PU's */
     }
     char lv[8];
-    pb_lat_level(&t, 16u << 10, lv, sizeof lv);
+    pb_latency_run_level(&t, 16u << 10, lv, sizeof lv);
     cr_expect_str_eq(lv, "L1");
-    pb_lat_level(&t, 48u << 10, lv, sizeof lv);
+    pb_latency_run_level(&t, 48u << 10, lv, sizeof lv);
     cr_expect_str_eq(lv, "L1");
-    pb_lat_level(&t, 64u << 10, lv, sizeof lv);
+    pb_latency_run_level(&t, 64u << 10, lv, sizeof lv);
     cr_expect_str_eq(lv, "L2");
-    pb_lat_level(&t, 256u << 20, lv, sizeof lv);
+    pb_latency_run_level(&t, 256u << 20, lv, sizeof lv);
     cr_expect_str_eq(lv, "L3");
-    pb_lat_level(&t, 1u << 30, lv, sizeof lv);
+    pb_latency_run_level(&t, 1u << 30, lv, sizeof lv);
     cr_expect_str_eq(lv, "DRAM");
     t.ncaches = 0;
-    pb_lat_level(&t, 16u << 10, lv, sizeof lv);
+    pb_latency_run_level(&t, 16u << 10, lv, sizeof lv);
     cr_expect_str_eq(lv, "DRAM", "no cache known: every size is memory");
-    cr_expect_eq(pb_lat_default_mib(300u << 20, false), 1200);
-    cr_expect_eq(pb_lat_default_mib(300u << 20, true), 600);
-    cr_expect_eq(pb_lat_default_mib(0, false), PB_LAT_MIN_MIB);
+    cr_expect_eq(pb_latency_run_default_mib(300u << 20, false), 1200);
+    cr_expect_eq(pb_latency_run_default_mib(300u << 20, true), 600);
+    cr_expect_eq(pb_latency_run_default_mib(0, false), PB_LATENCY_MIN_MIB);
 }

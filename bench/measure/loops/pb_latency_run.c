@@ -27,23 +27,23 @@
 #define LAT_ROUNDS 9
 #define LAT_ROUNDS_QUICK 5
 
-uint64_t pb_lat_default_mib(uint64_t llc_bytes, bool quick)
+uint64_t pb_latency_run_default_mib(uint64_t llc_bytes, bool quick)
 {
-    uint64_t least = quick ? PB_LAT_QUICK_MIN_MIB : PB_LAT_MIN_MIB;
-    uint64_t llcs = ((quick ? PB_LAT_QUICK_LLC_FACTOR : PB_LAT_LLC_FACTOR) * llc_bytes + (1u << 20) - 1) >> 20;
+    uint64_t least = quick ? PB_LATENCY_QUICK_MIN_MIB : PB_LATENCY_MIN_MIB;
+    uint64_t llcs = ((quick ? PB_LATENCY_QUICK_LLC_FACTOR : PB_LATENCY_LLC_FACTOR) * llc_bytes + (1u << 20) - 1) >> 20;
     return llcs > least ? llcs : least;
 }
 
-int pb_lat_ladder_sizes(uint64_t bytes, uint64_t *out, int max)
+int pb_latency_run_ladder_sizes(uint64_t bytes, uint64_t *out, int max)
 {
     int n = 0;
-    for (uint64_t s = PB_LAT_LADDER_FIRST; s < bytes && n < max - 1; s *= 4)
+    for (uint64_t s = PB_LATENCY_LADDER_FIRST; s < bytes && n < max - 1; s *= 4)
         out[n++] = s;
     out[n++] = bytes;
     return n;
 }
 
-void pb_lat_level(const pb_topo *t, uint64_t bytes, char *out, size_t len)
+void pb_latency_run_level(const pb_topo *t, uint64_t bytes, char *out, size_t len)
 {
     int kind = t->npus > 0 ? t->pu[0].kind : 0;
     for (int c = 0; c < t->ncaches; c++) {
@@ -56,13 +56,13 @@ void pb_lat_level(const pb_topo *t, uint64_t bytes, char *out, size_t len)
     snprintf(out, len, "DRAM");
 }
 
-int pb_lat_begin(pb_lat_run *run, const pb_lat_plan *p, char *err, size_t errlen)
+int pb_latency_run_begin(pb_latency_run *run, const pb_latency_plan *p, char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
     run->p = p;
     run->t0 = pb_now_ns();
     size_t bytes = (size_t)p->size_mib << 20;
-    run->nladder = pb_lat_ladder_sizes(bytes, run->ladder, PB_LAT_MAX_LADDER);
+    run->nladder = pb_latency_run_ladder_sizes(bytes, run->ladder, PB_LATENCY_MAX_LADDER);
     run->total = run->nladder + (p->set->n > 1 ? p->duties->n : 0);
     run->rounds = p->quick ? LAT_ROUNDS_QUICK : LAT_ROUNDS;
     run->kern = pb_memkern_for(PB_MEMOP_READ, kern_isa_chosen());
@@ -86,12 +86,12 @@ int pb_lat_begin(pb_lat_run *run, const pb_lat_plan *p, char *err, size_t errlen
 }
 
 /* The cycle through the first bytes of the buffer, unless it is the one there. */
-static int lat_build(pb_lat_run *run, uint64_t bytes, char *err, size_t errlen)
+static int lat_build(pb_latency_run *run, uint64_t bytes, char *err, size_t errlen)
 {
     if (run->built == bytes)
         return 0;
     run->built = 0;
-    if (pb_chase_build(run->buf.p, bytes / PB_CHASE_LINE, PB_LAT_SEED, err, errlen) != 0)
+    if (pb_chase_build(run->buf.p, bytes / PB_CHASE_LINE, PB_LATENCY_SEED, err, errlen) != 0)
         return -1;
     run->built = bytes;
     return 0;
@@ -108,7 +108,7 @@ static uint64_t lat_thread_ns(void)
  * the hops of a round, then the rounds. A round is timed by the thread's own cpu time: on a shared machine other
  * work preempts the chase, and the wall time of a round then counts time no hop was waiting for memory; the
  * share of the wall time it ran (run_pct) says how much there was. */
-static void lat_chase(pb_lat_run *run, uint64_t bytes)
+static void lat_chase(pb_latency_run *run, uint64_t bytes)
 {
     uint64_t lines = bytes / PB_CHASE_LINE, warm = lines < LAT_WARM_HOPS ? lines : LAT_WARM_HOPS;
     uint64_t c = lat_thread_ns();
@@ -130,25 +130,25 @@ static void lat_chase(pb_lat_run *run, uint64_t bytes)
     run->sink = p;
 }
 
-static pb_lat_row *lat_row(pb_lat_run *run, pb_lat_phase phase, uint64_t bytes)
+static pb_latency_row *lat_row(pb_latency_run *run, pb_latency_phase phase, uint64_t bytes)
 {
-    pb_lat_row *row = &run->rows[run->nrows];
+    pb_latency_row *row = &run->rows[run->nrows];
     memset(row, 0, sizeof *row);
     row->phase = phase;
     row->bytes = bytes;
     row->cpu = run->p->set->cpu[0];
     row->rounds = run->rounds;
-    pb_lat_level(run->p->topo, bytes, row->level, sizeof row->level);
+    pb_latency_run_level(run->p->topo, bytes, row->level, sizeof row->level);
     return row;
 }
 
-int pb_lat_ladder(pb_lat_run *run, int i, char *err, size_t errlen)
+int pb_latency_run_ladder(pb_latency_run *run, int i, char *err, size_t errlen)
 {
     uint64_t bytes = run->ladder[i];
     pb_progress(run->done, run->total, run->t0, "ladder %8llu KiB", (unsigned long long)(bytes >> 10));
     if (lat_build(run, bytes, err, errlen) != 0)
         return -1;
-    pb_lat_row *row = lat_row(run, PB_LAT_LADDER, bytes);
+    pb_latency_row *row = lat_row(run, PB_LATENCY_LADDER, bytes);
     row->ghz_before = pb_clock_ghz();
     lat_chase(run, bytes);
     row->ghz_after = pb_clock_ghz();
@@ -160,35 +160,35 @@ int pb_lat_ladder(pb_lat_run *run, int i, char *err, size_t errlen)
     return 0;
 }
 
-/* A streamer: its slice of the buffer, read PB_LAT_CHUNK at a time, busy duty percent of every period. */
-static void lat_stream(pb_lat_run *run, int id, int n)
+/* A streamer: its slice of the buffer, read PB_LATENCY_CHUNK at a time, busy duty percent of every period. */
+static void lat_stream(pb_latency_run *run, int id, int n)
 {
-    size_t pages = run->buf.bytes / PB_LAT_CHUNK, r0, r1;
+    size_t pages = run->buf.bytes / PB_LATENCY_CHUNK, r0, r1;
     pool_split(pages, id - 1, n - 1, &r0, &r1);
-    const uint8_t *lo = run->buf.p + r0 * PB_LAT_CHUNK, *hi = run->buf.p + r1 * PB_LAT_CHUNK, *q = lo;
-    uint64_t busy = (uint64_t)PB_LAT_PERIOD_NS * (uint64_t)run->duty / 100u, bytes = 0, sum = 0;
+    const uint8_t *lo = run->buf.p + r0 * PB_LATENCY_CHUNK, *hi = run->buf.p + r1 * PB_LATENCY_CHUNK, *q = lo;
+    uint64_t busy = (uint64_t)PB_LATENCY_PERIOD_NS * (uint64_t)run->duty / 100u, bytes = 0, sum = 0;
     uint64_t t0 = pb_now_ns(), now = t0;
     bool first = true;
     /* relaxed: stop is only a signal; what this thread writes reaches the caller through pool_run's completion */
     while (!atomic_load_explicit(&run->stop, memory_order_relaxed) && hi > lo) {
         uint64_t start = now;
         do {
-            sum += run->kern->fn(NULL, q, PB_LAT_CHUNK);
-            bytes += PB_LAT_CHUNK;
-            q = q + PB_LAT_CHUNK < hi ? q + PB_LAT_CHUNK : lo;
+            sum += run->kern->fn(NULL, q, PB_LATENCY_CHUNK);
+            bytes += PB_LATENCY_CHUNK;
+            q = q + PB_LATENCY_CHUNK < hi ? q + PB_LATENCY_CHUNK : lo;
             now = pb_now_ns();
         } while (now - start < busy);
         if (first) /* release: pairs with the chaser's acquire; nothing else is published by it */
             atomic_fetch_add_explicit(&run->ready, 1, memory_order_release), first = false;
-        while (now - start < PB_LAT_PERIOD_NS && !atomic_load_explicit(&run->stop, memory_order_relaxed))
+        while (now - start < PB_LATENCY_PERIOD_NS && !atomic_load_explicit(&run->stop, memory_order_relaxed))
             now = pb_now_ns();
     }
-    run->slots[id] = (pb_lat_slot){ .bytes = bytes, .ns = pb_now_ns() - t0, .sum = sum };
+    run->slots[id] = (pb_latency_slot){ .bytes = bytes, .ns = pb_now_ns() - t0, .sum = sum };
 }
 
 static void lat_point_fn(void *ctx, int id, int n)
 {
-    pb_lat_run *run = ctx;
+    pb_latency_run *run = ctx;
     if (id > 0) {
         lat_stream(run, id, n);
         return;
@@ -200,16 +200,16 @@ static void lat_point_fn(void *ctx, int id, int n)
     atomic_store_explicit(&run->stop, true, memory_order_relaxed); /* a signal only, as the streamers read it */
 }
 
-int pb_lat_loaded(pb_lat_run *run, int duty, char *err, size_t errlen)
+int pb_latency_run_loaded(pb_latency_run *run, int duty, char *err, size_t errlen)
 {
-    const pb_lat_plan *p = run->p;
+    const pb_latency_plan *p = run->p;
     if (p->set->n < 2)
         return 0;
     uint64_t bytes = run->buf.bytes;
     pb_progress(run->done, run->total, run->t0, "loaded duty %3d%%", duty);
     if (lat_build(run, bytes, err, errlen) != 0)
         return -1;
-    pb_lat_row *row = lat_row(run, PB_LAT_LOADED, bytes);
+    pb_latency_row *row = lat_row(run, PB_LATENCY_LOADED, bytes);
     row->duty = duty;
     row->load_threads = p->set->n - 1;
     row->kern = run->kern;
@@ -230,7 +230,7 @@ int pb_lat_loaded(pb_lat_run *run, int duty, char *err, size_t errlen)
     return 0;
 }
 
-void pb_lat_free(pb_lat_run *run)
+void pb_latency_run_free(pb_latency_run *run)
 {
     if (run->buf.p)
         pb_membuf_unmap(&run->buf);
