@@ -224,23 +224,20 @@ size_t kern_act_block(kern_format f);
  * with errno EINVAL. */
 int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1);
 
-/* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's
- * 4-stream kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 and AVX-VNNI f32,
- * f16 and q8_0; not AVX2's q4_0, q1_0, tq2_0 or K-quants, compute-bound on their cores) ask, every step and for
- * each of their rows, for each line kern_prefetch_ahead (KERN_PREFETCH_BYTES by default) ahead of what they
- * read. A pass reads 4 rows a quarter of the call apart, so this keeps 4 x 1.5 KiB (96 lines) in flight per thread, more than the hardware prefetcher keeps on 4 streams:
- * on Zen 5 (qwen3-0.6b decode, q8_0, 1 thread) +3-5% against no prefetch, where 1 KiB and 2 KiB ahead did
- * less and 1 KiB with T0 did worse. A prefetch past the end of the weights (the last rows of a call) is
- * harmless: a prefetch never faults, and the address is formed as an integer, not as a pointer past its
- * object. */
+/* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's 4-stream
+ * kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 and AVX-VNNI
+ * f32, f16 and q8_0; not AVX2's q4_0, q1_0, tq2_0 or K-quants, compute-bound on their cores) ask, every step and
+ * for each of their rows, for each line kern_prefetch_ahead (KERN_PREFETCH_BYTES by default) ahead of what they
+ * read. A pass reads 4 rows a quarter of the call apart, so this keeps 4 x 1.5 KiB (96 lines) in flight per thread,
+ * more than the hardware prefetcher keeps on 4 streams (docs/kernels.md, software prefetch). A prefetch past the
+ * end of the weights (the last rows of a call) is harmless: a prefetch never faults, and the address is formed as
+ * an integer, not as a pointer past its object. */
 #define KERN_PREFETCH_BYTES 1536u
 
 /* The hint, chosen once before main from the CPU's vendor (kern_prefetch.c) and only read after: 0 on AMD,
  * non-temporal (locality 0: the weights are read once, so they should not push the activation and the other
- * thread's data out of L2; the Zen 5 figures above); 1 elsewhere, level 2 (locality 1): on Intel prefetchnta
- * skips L2 and its streamer, and on an Emerald Rapids VM (1 thread, 256 MiB of weights) it held the passes at
- * 2.4-7 GB/s where the same passes without prefetch read 10-14, and with T2 13-15 (above the plain read floor,
- * 11.7), for f32, f16, q8_0 and q4_0 alike. */
+ * thread's data out of L2); 1 elsewhere, level 2 (locality 1): on Intel prefetchnta skips L2 and its streamer,
+ * which starves the passes (docs/kernels.md, software prefetch: each rule's measurement). */
 extern unsigned char kern_prefetch_temporal;
 
 /* The vendor's choice above (what kern_prefetch_temporal held before main), whatever a tuner set since. */
@@ -297,7 +294,7 @@ typedef struct kern_job {
     float *y;
     size_t ldy;           /* >= rows when batch > 1 */
     bool cached;          /* the weights are expected in cache: skip the software prefetch that streaming from
-                           * memory needs (it only costs instructions there: q8_0 in L2 ≈ 60 vs ≈ 70 GB/s).
+                           * memory needs (it only costs instructions there: docs/kernels.md).
                            * Never changes a result bit. Default false: a decode streams its weights. */
     kern_layout layout;   /* how w is laid out: file (default), or a repacked layout (kern_repack.h) */
 } kern_job;

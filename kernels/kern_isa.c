@@ -40,8 +40,8 @@ static bool cpu_avx2(void)
 }
 
 /* AVX-VNNI: the VEX-encoded vpdpbusd the avxvnni file uses, and GFNI's vgf2p8affineqb on ymm for its bit fields
- * (compiled with the AVX2 flags, -mavxvnni and -mgfni). Every core with the first has the second (Alder Lake on,
- * Sierra Forest, Sapphire Rapids on, Zen 5); the check asks for both all the same. */
+ * (compiled with the AVX2 flags, -mavxvnni and -mgfni). Every core with the first has the second (docs/kernels.md,
+ * the ISA seam); the check asks for both all the same. */
 static bool cpu_avxvnni(void)
 {
     return cpu_avx2() && __builtin_cpu_supports("avxvnni") && __builtin_cpu_supports("gfni");
@@ -58,7 +58,7 @@ static bool cpu_avx512(void)
 
 /* GFNI with AVX-512: the 512-bit vgf2p8affineqb the avx512gfni files use (EVEX; compiled with -mgfni), and
  * AVX512-VBMI's byte permute, vpermb, which gathers the 18-byte blocks' payloads (-mavx512vbmi). Every core with the
- * first has the second (Ice Lake and later, Zen 4 and later); the check asks for both all the same. */
+ * first has the second (docs/kernels.md, the ISA seam); the check asks for both all the same. */
 static bool cpu_avx512gfni(void)
 {
     return cpu_avx512() && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512vbmi");

@@ -7,8 +7,8 @@
  * else the next one down the requested ISA's chain (kern_isa_below) that it has, and it reports which one ran.
  *
  * Chains (each ISA's CPU check includes everything below it, so an ISA this CPU runs can fall back to any
- * ISA under it):   x86-64: scalar < avx2 < avx512 < avx512gfni, and avx2 < avxvnni (a branch: Ice Lake and
- * Zen 4 have AVX-512 VNNI without AVX-VNNI, Alder Lake the reverse)        arm64: scalar < neon < dotprod < i8mm
+ * ISA under it):   x86-64: scalar < avx2 < avx512 < avx512gfni, and avx2 < avxvnni (a branch: some cores have
+ * AVX-512 VNNI without AVX-VNNI, others the reverse; docs/kernels.md)        arm64: scalar < neon < dotprod < i8mm
  *
  * The ISAs are ordered fastest last within an architecture (avxvnni, 256 bits wide, sits under avx512, so a CPU
  * with both runs avx512); kern_isa_best is the last one this CPU runs. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of weights a matmul keeps in L1 while it applies every activation row to them (Zen's L1D is 32-48
- * KiB; the activation rows stream through beside them). */
+/* Bytes of weights a matmul keeps in L1 while it applies every activation row to them (half of a 48 KiB
+ * L1D, less than most of a 32 KiB one; the activation rows stream through beside them). */
 #define KERN_MATMUL_L1_BYTES (24u * 1024u)
 
 static int fail(int err)

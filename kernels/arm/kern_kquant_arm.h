@@ -217,10 +217,9 @@ KERN_ARM_INLINE void kern_arm_kq_pass(const uint8_t *w, size_t rs, const int nr,
     for (size_t b = 0; b < x.nb; b++) {
         int16x8_t bs[2];
         kern_arm_kq_bsums(&x, b, bs);
-        /* Rolled on purpose: unrolled, GCC interleaves the four rows' steps, runs out of the 32 vector
-         * registers and spills (llvm-mca, Cortex-A76: q6_K with SDOT 110 cycles a row's block unrolled, 57
-         * rolled). The activation's vectors stay hoisted out of it, and the four rows still stream together,
-         * one block each per iteration of b. */
+        /* Rolled on purpose: unrolled, GCC interleaves the four rows' steps, runs out of the 32 vector registers
+         * and spills (llvm-mca's cycles: docs/kernels.md, K-quants). The activation's vectors stay hoisted out of
+         * it, and the four rows still stream together, one block each per iteration of b. */
 #pragma GCC unroll 1
         for (int r = 0; r < nr; r++)
             acc[r] = step(acc[r], w + (size_t)r * rs + b * block_bytes, x.qs + b * QK_K, bs, x.d[b], dot16);

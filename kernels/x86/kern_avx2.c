@@ -1,5 +1,5 @@
-/* kern_avx2.c — AVX2 + FMA + F16C kernels (Haswell / Zen 1 and later). Compiled with -mavx2 -mfma -mf16c;
- * only called after kern_job_check saw the CPU features (kern_isa.c).
+/* kern_avx2.c — AVX2 + FMA + F16C kernels (which cores have them: docs/kernels.md). Compiled with -mavx2 -mfma
+ * -mf16c; only called after kern_job_check saw the CPU features (kern_isa.c).
  *
  * Same shape as kern_avx512.c: passes of KERN256_ROWS rows share each activation load, every row has its
  * own accumulators and a fixed instruction sequence, so a row gives the same bits in a pass or alone. Here: f32

@@ -1,6 +1,6 @@
 /* kern_avx512.c — AVX-512 (F/BW/VL/DQ) + VNNI kernels. Compiled with the AVX-512 flags; only called after
  * kern_job_check saw the CPU features (kern_isa.c). Only 512-bit vpdpbusd is used (EVEX, AVX512-VNNI): the 256-bit
- * form would be encoded as AVX-VNNI, which Zen 4 lacks.
+ * form would be encoded as AVX-VNNI, which some AVX-512 cores lack (docs/kernels.md, the ISA seam).
  *
  * Shape shared by every format: a pass handles KERN512_ROWS weight rows against one activation row; the
  * activation pieces of a step are loaded once and reused for every row of the pass. Each row has its own
@@ -42,8 +42,8 @@ INLINE __mmask16 tail16(size_t left)
 
 /* ---- f32, f16: two accumulators per row, 32 values a step, masked loads for the last < 32 ----
  * The streaming passes (rows) prefetch every line of each row's step KERN_PREFETCH_BYTES ahead (kern_impl.h;
- * f16 reads one line a step, f32 two), as q8_0 does: f16 at DRAM size sat at 84% of the floor without it. The
- * cached ones (rows_cached) do not. Same arithmetic, so the same bits. */
+ * f16 reads one line a step, f32 two), as q8_0 does (without it f16 fell short of the floor at DRAM size:
+ * docs/kernels.md). The cached ones (rows_cached) do not. Same arithmetic, so the same bits. */
 
 /* Sixteen weights from p (lanes k), a row's floats (f16 false) or halves (f16 true) as bytes: p points into such
  * a row, so reading it as that type reads the values written there. */

@@ -2,9 +2,8 @@
  * kern_kquant256.h's 256-bit kernels with each sum of byte products one VEX vpdpbusd (-mavxvnni) where AVX2 spends
  * vpmaddubsw, an int16 add and, per sum, vpmaddwd; each scaling of the K-quants' int16 pairs one vpdpwssd where it
  * spends vpmaddwd and an add; and each bit field taken out of its byte by one vgf2p8affineqb (-mgfni) where it
- * spends a shift and a mask. The CPUs it is for have it without AVX-512 (Alder Lake to Arrow Lake, their P- and E-cores alike;
- * Sierra Forest; Zen 5 has both): there it is the best this build runs. f32 and f16 fall back to avx2's
- * (kern_table_pick), which the CSVs then name. */
+ * spends a shift and a mask. The CPUs it is for have it without AVX-512 (docs/kernels.md, the ISA seam): there it
+ * is the best this build runs. f32 and f16 fall back to avx2's (kern_table_pick), which the CSVs then name. */
 #include "kern_int256.h"
 #include "kern_kquant256.h"
 

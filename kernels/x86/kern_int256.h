@@ -8,13 +8,12 @@
  * accumulators and a fixed instruction sequence, so a row gives the same bits in a pass or alone.
  *
  * Integer products: on AVX2, vpmaddubsw (unsigned x signed bytes -> saturating int16 pairs), the pairs of several
- * products added as int16, then one vpmaddwd with ones; with AVX-VNNI, vpdpbusd (the VEX form: Alder Lake,
- * Sapphire Rapids, Zen 5 and later), which multiplies, sums four bytes and adds into int32 lanes in one
- * instruction. Both are exact, so both give the same bits: the AVX2 side never saturates because the unsigned
- * side is kept small: q8_0 multiplies |w| (0..128) by the activation with w's sign applied (|x| <= 127,
- * kern_act's guarantee): 2 * 128 * 127 < 32767, exact even for w = -128. q4_0 (0..15), q1_0 (0 or 1) and tq2_0
- * (0..2) codes are small by construction; their offsets are taken back out with the activation sums (seedt,
- * nsumb). */
+ * products added as int16, then one vpmaddwd with ones; with AVX-VNNI, vpdpbusd (the VEX form), which multiplies,
+ * sums four bytes and adds into int32 lanes in one instruction. Both are exact, so both give the same bits: the
+ * AVX2 side never saturates because the unsigned side is kept small: q8_0 multiplies |w| (0..128) by the activation
+ * with w's sign applied (|x| <= 127, kern_act's guarantee): 2 * 128 * 127 < 32767, exact even for w = -128. q4_0
+ * (0..15), q1_0 (0 or 1) and tq2_0 (0..2) codes are small by construction; their offsets are taken back out with
+ * the activation sums (seedt, nsumb). */
 #ifndef KERN_INT256_H
 #define KERN_INT256_H
 

@@ -8,8 +8,8 @@
  * sub-block's scale (an in-lane vpshufb of the block's scales puts it in the lanes its elements land in) and
  * adds it into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by seeding that sum with
  * -32 x scale_g x bsums_g; q4_K's mins (m_j x the sums of sub-block j) are scaled by dmin, not d, so they
- * are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (Zen 4 lacks
- * AVX-VNNI). */
+ * are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (some AVX-512 cores
+ * lack AVX-VNNI). */
 #include "kern_avx512.h"
 #include "kern_impl.h"
 #include "kern_kquant.h"
@@ -17,8 +17,8 @@
 #include <immintrin.h>
 
 /* vpshufb control: every int16 lane of 128-bit lane k takes int16 lane w[k] of that 128-bit lane (the scales are
- * laid out so each lane holds what it needs: an in-lane shuffle, where vpermw crosses lanes, 2 uops on Ice Lake
- * and Sapphire Rapids in llvm-mca's model). */
+ * laid out so each lane holds what it needs: an in-lane shuffle, where vpermw crosses lanes and costs more:
+ * docs/kernels.md, K-quants). */
 INLINE __m512i words_of(int w0, int w1, int w2, int w3)
 {
     __m256i lo = _mm256_setr_m128i(_mm_set1_epi16((short)(2 * w0 | (2 * w0 + 1) << 8)),

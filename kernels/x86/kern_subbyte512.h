@@ -5,8 +5,8 @@
  * in KERN512_FIELD_AT(v, shift, bits, to), how a code is taken out of its byte (bits shift..shift+bits-1 of every
  * byte, moved to bit to), and in the ISA their exported functions are named after
  * (KERN512_ISA). Every kernel here spends as many instructions taking codes out of bytes as multiplying them: with
- * a shift and a mask that is two instructions a field, the shift on one vector port (vpsrlw zmm: 1 a cycle here,
- * where vpdpbusd zmm issues 2), with GFNI's vgf2p8affineqb one (kern_subbyte_avx512gfni.c says what it measured).
+ * a shift and a mask that is two instructions a field, the shift on one vector port (vpsrlw zmm issues once
+ * a cycle where vpdpbusd zmm issues twice), with GFNI's vgf2p8affineqb one (docs/kernels.md, AVX-512 + GFNI).
  * The rows fit kern_avx512.c's table shape (its header comment says what every pass shares and the
  * unsigned-offset trick): q1_0 and q4_0 read kern_act's transposed quants (qt) and gather four blocks' sums into
  * one float step; tq2_0 folds four blocks' sums into one vector. Included only by files compiled with the AVX-512
@@ -38,23 +38,16 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * scales as 16 floats (lanes 4i..4i+3: block i's d, 0 for the rest), from the 18 x nb bytes at p, never reading a
  * byte past them. Four whole blocks (every step but a row's last) take their payloads with four 16-byte loads,
  * three of them inserted into lanes 1-3 (a load and one uop on either vector port each): the gather across the
- * two 64-byte halves, vpermt2w, takes two cycles of port 5 (1.52 TSC ticks a vpermt2w against 0.37 a vpaddd in a
- * throughput loop on this VM), which vpermw and the scales' conversion also need. bench_kernels --variant
- * avx512gfni --level l2 --threads 1 --batch 1, alternated four times: q4_0 +1-3%, q1_0 +6-7%. The inserts go as a
- * tree, two deep (the same count): q1_0's row-step is a long dependent path (loads, inserts, eight field
- * extractions into two vpdpbusd chains, conversion, fma), and when the core's other hyperthread is busy, as on
- * this VM when its neighbours load the host, the smaller share of the out-of-order window stops hiding it: a
- * chain of three inserts against the tree, alternated eight times, q1_0 8.5-9.0 -> 9.4-9.9 GB/s then, 12.6 ->
- * 12.7 on a quiet host; q4_0, whose path is shorter but has the inserts in it too, 17.1-17.7 -> 20.5-21.3 loaded
- * (README's kernel section: both changes against the build before, with q8_0 as the witness of the host's
- * state). A partial step reads under masks. */
+ * two 64-byte halves, vpermt2w, takes two cycles of port 5, which vpermw and the scales' conversion also need.
+ * The inserts go as a tree, two deep (the same count): q1_0's row-step is a long dependent path (loads, inserts,
+ * eight field extractions into two vpdpbusd chains, conversion, fma), and when the core's other hyperthread is
+ * busy the smaller share of the out-of-order window stops hiding a chain (docs/kernels.md, sub-byte details:
+ * both measured). A partial step reads under masks. */
 #if defined(__AVX512VBMI__)
 /* Byte k < 48 of the payloads (block k / 16's byte k % 16) is byte 18 (k / 16) + 2 + k % 16 of the first 64.
  * With AVX512-VBMI (the avx512gfni build, kern_isa.c) the gather is one masked vpermb over two loads, where the
- * build without it spends three inserts: bench_kernels --format q1_0,q4_0,q8_0 --variant avx512gfni,avx512 --level
- * l2 --threads 1 --batch 1, this against the inserts, alternated eight times (q8_0 34.1-38.0 GB/s in both): q4_0
- * 27.2-28.9 -> 30.4-32.6 GB/s (one pair disturbed: 21.9 and 20.1), q1_0 13.1-14.8 and 12.9-14.6, no change:
- * the gather is not what holds q1_0's row-step back. */
+ * build without it spends three inserts: faster for q4_0, the same for q1_0, whose row-step is held back by
+ * something else (docs/kernels.md, one masked vpermb). */
 static const uint8_t blk18_payload_bytes[64] = {
     2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25,
     26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
@@ -102,27 +95,18 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 /* Lane j: activation block j's dot with the bits, sum over elements of (2 x bit - 1) x quant (xs: the chunk's 8
  * groups of qt; seed: each lane's nsumb). Two chains of four vpdpbusd (even and odd planes), added at the end:
  * one chain of eight waited ~8 x 5 cycles of latency a row-step, more than the out-of-order window hides behind
- * its ~12 cycles of issue (integer adds: the same sum, the same bits). bench_kernels --format q1_0 --variant
- * avx512gfni --level l2 --threads 1 --batch 1, one chain against two, alternated four times: median 7.68-7.69
- * -> 9.07-9.43 GB/s with the VM slowed by its neighbours, 10.74-11.77 -> 11.86-12.32 quieter (three of four
- * pairs; the fourth disturbed); four chains against two: no difference beyond the noise.
+ * its ~12 cycles of issue (integer adds: the same sum, the same bits); four chains gain nothing over two
+ * (docs/kernels.md, sub-byte details).
  *
- * What bounds it: two vector instructions per 64 weights (a plane out of its byte, a vpdpbusd), 16 a row-step,
- * and 8 more a row-step for the gather, the scales and the float step (one lane per 32 weights, as q8_0's
- * activation blocks demand): 24 on the two 512-bit ports, 12 cycles for 72 bytes, ~17 GB/s at the ~2.9 GHz
- * `make isa-probe` implies here, the read floor's own speed. Taking the planes through mask registers instead
- * (the mask selects the quants, so a plane costs no vector instruction) is slower, each way tried, this kernel
- * against the build before, bench_kernels --format q1_0,q8_0 --variant avx512,avx512gfni --level l2 --threads 1
- * --batch 1, alternated three times (q8_0 31-43 GB/s in both): the planes transposed by one vgf2p8affineqb and a
- * vpermb, stored and read back by kmovq (store forwarding from a zmm store to qword loads stalls: isa-probe's
- * store+kmovq-m64, ~2.9 ticks a kmovq) 13.3-14.4 -> 4.0-4.4 GB/s, the same through general registers (the
- * compiler's choice) 6.6-6.8, vpshufbitqmb's eight masks straight from the bits (BITALG; isa-probe: 1.3 ticks
- * with a vpmovm2b, and a zero-masked byte load of the quants with its add 0.8-0.9 where a plain load and an add
- * take 0.5-0.6) 14.0-14.8 -> 8.3-8.5. AMX (this CPU has AMX-INT8) multiplies bytes, so each 64 weights' bits
- * would first become 64 bytes in memory for a tile load: a kmovq and a vpmovm2b (isa-probe: 0.8 ticks) and a zmm
- * store (0.7), already more than this kernel's plane and vpdpbusd (0.4 ticks each at two a cycle) before any tile
- * work; not done. Fewer than two vector instructions per 64 weights would need the weights re-laid (rows
- * interleaved for look-up tables), not done either. */
+ * What bounds it: two vector instructions per 64 weights (a plane out of its byte, a vpdpbusd), 16 a row-step, and
+ * 8 more a row-step for the gather, the scales and the float step (one lane per 32 weights, as q8_0's activation
+ * blocks demand): 24 on the two 512-bit ports, 12 cycles for 72 bytes: about one core's read floor. Taking the
+ * planes through mask registers instead (the mask selects the quants, so a plane costs no vector instruction) is
+ * slower, each way tried: stored and read back by kmovq (store forwarding from a zmm store to qword loads stalls),
+ * through general registers, or vpshufbitqmb's masks with zero-masked loads. AMX multiplies bytes, so each 64
+ * weights' bits would first become 64 bytes in memory, already more work than this kernel's plane and vpdpbusd.
+ * Fewer than two vector instructions per 64 weights needs the weights re-laid (the repacked layout, kern_repack.h).
+ * docs/kernels.md (q1_0's instruction bound, sub-byte details) has every figure. */
 INLINE __m512i q1_0_dots(__m512i bits, const __m512i xs[8], __m512i seed)
 {
     __m512i even = seed, odd = _mm512_setzero_si512();

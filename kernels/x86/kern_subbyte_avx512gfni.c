@@ -4,12 +4,9 @@
  *
  * Why GFNI: vgf2p8affineqb multiplies every byte by an 8x8 bit matrix, so one instruction moves any bits of a
  * byte to any positions and clears the rest: bit field (shift, bits) is a matrix whose row 7 - i picks bit shift
- * + i. With a shift and a mask that is two instructions, the shift on one port. On the Emerald Rapids VM here
- * (`make isa-probe`, TSC ticks per instruction in a throughput loop of 12 independent chains: vpaddd 0.36,
- * vpdpbusd 0.40, vpsrlw 0.69, vgf2p8affineqb 0.71, vpermt2w 1.40) vpdpbusd issues two a cycle and the shift one,
- * so the shifts, not the multiplies, set the pace of q1_0 (7 per 512 weights a row) and tq2_0 (3 per 256).
- * bench_kernels --level l2 --threads 1 --batch 1, this file against kern_subbyte_avx512.c, alternated: README's
- * kernel section has the figures. */
+ * + i. With a shift and a mask that is two instructions, the shift on one port where vpdpbusd issues on two, so
+ * the shifts, not the multiplies, set the pace of q1_0 (7 per 512 weights a row) and tq2_0 (3 per 256).
+ * docs/kernels.md (AVX-512 + GFNI, sub-byte details) has the instruction costs and the speed-ups. */
 #include <immintrin.h>
 #include <stdint.h>
 
