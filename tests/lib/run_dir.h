@@ -35,4 +35,17 @@ static inline void rd_sweep_row(FILE *f, const char *const *set)
     fprintf(f, "\n");
 }
 
+/* DIR/sweep.csv: the header, then a row per rows[i] (rd_sweep_row's name=value lists), i < n. */
+static inline void rd_sweep_csv(const char *dir, const char *const *const *rows, int n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%s\n", pb_schema_header(PB_K_SWEEP));
+    for (int i = 0; i < n; i++)
+        rd_sweep_row(f, rows[i]);
+    cr_assert_eq(fclose(f), 0);
+}
+
 #endif

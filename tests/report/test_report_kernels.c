@@ -17,16 +17,8 @@ static char *section_of(const char *const *const *rows, int n)
     char dir[64];
     tf_tmpdir(dir, sizeof dir, "pbrepkern");
     tf_write(dir, "machine.csv", "key,value\nhost,h\nrun_id,r\n");
-    if (n > 0) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/sweep.csv", dir);
-        FILE *f = fopen(path, "w");
-        cr_assert_not_null(f);
-        fprintf(f, "%s\n", pb_schema_header(PB_K_SWEEP));
-        for (int i = 0; i < n; i++)
-            rd_sweep_row(f, rows[i]);
-        fclose(f);
-    }
+    if (n > 0)
+        rd_sweep_csv(dir, rows, n);
     pb_rundata rd;
     char err[512];
     cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0, "%s", err);

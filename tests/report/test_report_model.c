@@ -19,14 +19,7 @@ static void run_dir(char *dir, size_t len, const char *const *const *rows, int n
 {
     tf_tmpdir(dir, len, "pbrepmodel");
     tf_write(dir, "machine.csv", "key,value\nhost,h\nrun_id,r\n");
-    char path[256];
-    snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fprintf(f, "%s\n", pb_schema_header(PB_K_SWEEP));
-    for (int i = 0; i < n; i++)
-        rd_sweep_row(f, rows[i]);
-    fclose(f);
+    rd_sweep_csv(dir, rows, n);
 }
 
 /* The section for dir, malloc'd. */
