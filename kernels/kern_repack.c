@@ -102,6 +102,12 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
 
 void kern_repack_act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
 {
+#if defined(__x86_64__)
+    if (kern_isa_supported(KERN_ISA_AVX512)) { /* integers: the same bytes as the loop below */
+        kern_repack_tables_avx512(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
+        return;
+    }
+#endif
     const int8_t *q = kern_act_qs(a, m);
     int16_t *t = a->lut + m * a->cols * 4;
     for (size_t g = b0 * (QK8_0 / 4); g < b1 * (QK8_0 / 4); g++) {

@@ -16,6 +16,8 @@ typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_ac
 void kern_group_q1_0_r32lut_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #if defined(__x86_64__)
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+/* kern_repack_act_tables' tables g0..g1 (4 values each) of row m, the same bytes as the scalar loop's. */
+void kern_repack_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
 #endif
 
 /* kern_act.c's set_lanes: fills the tables of blocks b0..b1 (activation blocks) of row m from its quants. */
