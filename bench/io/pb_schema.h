@@ -258,7 +258,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_SWEEP_WHY_COLS(X)                                                                                        \
     X(kernel_why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                             \
     X(kernel_stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                       \
-    X(floor_why, TEXT, "%s", "", NONE, "the floor's read kernel: tuned (wisdom's) or all (the best of every one)") \
+    X(floor_why, TEXT, "%s", "", NONE, "the floor's read kernel: all (the best of every one, measured beside the decode)") \
     X(kernel_layout, TEXT, "%s", "", NONE, "the weights' layout the kernel read: file, or one repacked at load") \
     X(counters, TEXT, "%s", "", NONE, "--counters: name=count of the caller's thread over the point (its warm-up and " \
       "the floor passes between its tokens included), or name=unsupported(why)")                                    \

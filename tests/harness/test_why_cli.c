@@ -1,6 +1,6 @@
 /* Every row that ran a kernel says which and why (pb_kchoice.h), as a user runs the harnesses: bench_sweep on a tiny
  * model file with this machine's wisdom (tuned: the kernel and prefetch the file names, here scalar without
- * prefetch, which no rank would pick; the floor's read kernel from it too), without wisdom (rank), with
+ * prefetch, which no rank would pick; the floor still the best of every read kernel), without wisdom (rank), with
  * POOLBENCH_KERNEL (forced), with another cpu's or a truncated file (rank, and one line on stderr saying which);
  * bench_overlap's q8_0 job likewise. The wisdom file is bench_tune's own (its identities are this machine's), its
  * kernel line then edited. */
@@ -116,7 +116,7 @@ Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
     cr_expect_str_eq(w.kernel, "scalar", "wisdom's kernel, not rank's");
     cr_expect_str_eq(w.why, "tuned");
     cr_expect_str_eq(w.stream, "off");
-    cr_expect_str_eq(w.floor_why, "tuned", "the floor's read kernel from wisdom too");
+    cr_expect_str_eq(w.floor_why, "all", "with wisdom too, the floor is the best of every read kernel measured now");
     cr_expect_eq(tf_count(w.err, "wisdom"), 0, "nothing to say on stderr: %s", w.err);
 
     w = sweep(dir, "", "--wisdom none");

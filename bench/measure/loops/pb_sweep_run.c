@@ -413,8 +413,9 @@ static int sw_depths(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- blocks and formats */
 
-/* The block's floor: memory_floor.csv's for these very cpus when the run has one, else measured now: with
- * wisdom's read kernel at the nearest thread count when there is wisdom, else the best of every read kernel. */
+/* The block's floor: memory_floor.csv's for these very cpus when the run has one, else the best of every read
+ * kernel measured now. Not wisdom's read kernel alone: a tuning's pick can read slower than another kernel at the
+ * moment of the decode, and a floor below the best read would flatter every % of floor over it. */
 static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 {
     char why[512];
@@ -428,15 +429,6 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
         return 0;
     pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
               b->place->n, b->set->name);
-    const pb_wisdom *w = b->p->kernels.wisdom;
-    const pb_wisdom_read *tuned = w ? pb_wisdom_read_near(w, b->held->n) : NULL;
-    if (tuned && sw_floor(b, tuned->kernel, &b->floor, why, sizeof why) == 0) {
-        b->floor_why = pb_kwhy_names[PB_KWHY_TUNED];
-        return 0;
-    }
-    if (tuned) /* a kernel this machine's wisdom named and it cannot run: said, then every one measured */
-        fprintf(stderr, "\n%s: wisdom's read kernel %s: %s; measuring every read kernel\n", b->p->prog,
-                tuned->kernel, why);
     return sw_floor(b, NULL, &b->floor, err, errlen);
 }
 
