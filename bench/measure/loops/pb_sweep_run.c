@@ -36,7 +36,6 @@ typedef struct sw_block {
     const pb_cpulist *held;         /* the distinct cpus among place (all of them unless oversubscribed) */
     bool oversubscribed;            /* more threads than the set's PUs: they wrap around held */
     pb_decode_floor floor;          /* the block's: from memory_floor.csv or measured */
-    const char *floor_why;          /* "tuned": wisdom's read kernel; "all": the best of every read kernel */
     pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's kernel at the block's thread count */
     size_t context;                 /* the points' depth: the cache pb_decode_set_context fills */
     pb_kv_type kv;
@@ -134,7 +133,7 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->kernel_why = pb_kwhy_names[b->kernel[first].why];
     r->kernel_layout = kern_layout_names[b->kernel[first].layout];
     r->kernel_stream = pb_kchoice_stream(first, &b->kernel[first]);
-    r->floor_why = b->floor_why;
+    r->floor_why = pb_kwhy_names[PB_KWHY_ALL]; /* sw_block_floor: always the best of every read kernel */
     r->policy = pb_exec_kind_names[kind];
     pb_sched_name(p->sched[s], r->schedule, sizeof r->schedule);
     pb_emulate_text(p->emulate, b->place->cpu, b->place->n, r->emulate, sizeof r->emulate);
@@ -419,7 +418,6 @@ static int sw_depths(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 {
     char why[512];
-    b->floor_why = pb_kwhy_names[PB_KWHY_ALL];
     int rc = b->p->run_dir ? pb_decode_floor_from_csv(b->p->run_dir, b->held->cpu, b->held->n, &b->floor, why,
                                                       sizeof why)
                            : 1;
