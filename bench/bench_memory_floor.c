@@ -131,10 +131,10 @@ static int mf_check(mf_run *r, const pb_topo *topo)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t llc = r->report.llc_bytes = pb_memfloor_run_llc_bytes(topo);
     p->size_mib = o->size_mib ? (uint64_t)o->size_mib
-                : o->latency ? pb_latency_run_default_mib(llc, r->h.quick) : pb_mf_default_mib(llc, r->h.quick);
+                : o->latency ? pb_latency_run_default_mib(llc, r->h.quick) : pb_memfloor_default_mib(llc, r->h.quick);
     uint64_t avail;
     if (pb_mem_available(&avail) == 0) {
-        if (pb_mf_check_size(p->size_mib, avail, err, sizeof err) != 0)
+        if (pb_memfloor_check_size(p->size_mib, avail, err, sizeof err) != 0)
             return pb_harness_refusef(&r->h, "%s", err);
     } else {
         fprintf(stderr, PROG ": warning: MemAvailable unreadable; the buffer size is not checked\n");

@@ -29,10 +29,10 @@ typedef struct ov_run {
     pb_overlap ov;
     pb_wisdom wisdom;   /* --wisdom's, when it is this machine's */
     pb_kpicker kernels; /* where the q8_0 kernel comes from */
-    pb_ov_point *points;
+    pb_overlap_point *points;
     int npoints;
     pb_harness h;
-    pb_ov_report report; /* overlap.csv: a point's rows as the point ends */
+    pb_overlap_report report; /* overlap.csv: a point's rows as the point ends */
 } ov_run;
 
 /* ---------------------------------------------------------------- options */
@@ -43,7 +43,8 @@ static int ov_parse(ov_run *r, int argc, char **argv)
     o->rows = 2048;
     o->cols = 2048;
     const pb_opt opts[] = {
-        { .name = "modes", .kind = PB_OPT_CHOICES, .dest = &o->modes, .choices = pb_ov_mode_names, .metavar = "LIST",
+        { .name = "modes", .kind = PB_OPT_CHOICES, .dest = &o->modes, .choices = pb_overlap_mode_names,
+          .metavar = "LIST",
           .help = "modes to measure, or all (serial is always measured: the others are relative to it)",
           .dflt = "all" },
         { .name = "ratios", .kind = PB_OPT_DLIST, .dest = &o->ratios, .dmin = 0, .dmax = 100, .dmin_open = true,
@@ -81,7 +82,7 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
         return pb_harness_refusef(&r->h, "%s", err);
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
-    if (pb_ov_check_memory((size_t)o->rows, (size_t)o->cols, avail, err, sizeof err) != 0)
+    if (pb_overlap_check_memory((size_t)o->rows, (size_t)o->cols, avail, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     if (o->modes.n == 0)
         for (int m = 0; m < PB_OV_MODES; m++)
@@ -128,38 +129,38 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
 int main(int argc, char **argv)
 {
     static ov_run r;
-    pb_ov_report *rep = &r.report;
+    pb_overlap_report *rep = &r.report;
     if (ov_parse(&r, argc, argv) != 0 || ov_defaults(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
         !(rep->csv = pb_harness_csv(&r.h, "overlap.csv", pb_schema_header(PB_K_OVERLAP))))
         return pb_harness_refused(&r.h);
     pb_harness_wisdom(&r.h, r.o.wisdom, &r.wisdom, &r.kernels);
-    *rep = (pb_ov_report){ .run = &r.h.run, .csv = rep->csv, .ov = &r.ov, .modes = &r.o.modes, .rows = r.o.rows,
+    *rep = (pb_overlap_report){ .run = &r.h.run, .csv = rep->csv, .ov = &r.ov, .modes = &r.o.modes, .rows = r.o.rows,
                            .cols = r.o.cols, .kernel = pb_kchoice_for(&r.kernels, KERN_Q8_0, 1) };
     if (r.ov.helper_cpu < 0)
         fprintf(stderr, PROG ": WARNING one cpu only: async-spawn and async-pinned are skipped\n");
     char err[512];
-    if (pb_ov_open(&r.ov, &rep->kernel, (size_t)r.o.rows, (size_t)r.o.cols, err, sizeof err) != 0)
+    if (pb_overlap_open(&r.ov, &rep->kernel, (size_t)r.o.rows, (size_t)r.o.cols, err, sizeof err) != 0)
         pb_harness_fail(&r.h, "%s", err);
     else if (!(r.points = calloc((size_t)r.o.ratios.n, sizeof *r.points)))
         pb_harness_fail(&r.h, "the points: %s", strerror(errno));
     uint64_t t0 = pb_now_ns();
     for (int p = 0; p < r.o.ratios.n && pb_harness_going(&r.h); p++) {
-        pb_ov_point *pt = &r.points[r.npoints];
+        pb_overlap_point *pt = &r.points[r.npoints];
         pt->ratio = r.o.ratios.v[p];
-        double job_ns = pb_ov_job_ns(&r.ov); /* again per point: the machine's state drifts */
+        double job_ns = pb_overlap_job_ns(&r.ov); /* again per point: the machine's state drifts */
         pb_progress(p, r.o.ratios.n, t0, "ratio %.2f (job %.0f us)", pt->ratio, job_ns / 1e3);
-        if (pb_ov_measure_point(&r.ov, pt, job_ns, err, sizeof err) != 0) {
+        if (pb_overlap_measure_point(&r.ov, pt, job_ns, err, sizeof err) != 0) {
             pb_harness_fail(&r.h, "ratio %.2f: %s", pt->ratio, err); /* not measured: left out of the table */
             break;
         }
-        pb_ov_write_point(rep, pt);
+        pb_overlap_write_point(rep, pt);
         r.npoints++;
     }
     pb_progress_done(r.npoints, "ratios", t0);
-    pb_ov_print_table(stdout, rep, r.points, r.npoints);
+    pb_overlap_print_table(stdout, rep, r.points, r.npoints);
     static const char *const plots[] = { "overlap.png", "overlap.svg", NULL };
     int rc = pb_harness_close(&r.h, "overlap.gp", plots);
-    pb_ov_close(&r.ov);
+    pb_overlap_close(&r.ov);
     free(r.points);
     return rc;
 }

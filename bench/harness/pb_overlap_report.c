@@ -4,7 +4,7 @@
 #include "pb_schema.h"
 #include "pb_tuning.h"
 
-static bool ov_selected(const pb_ov_report *r, pb_ov_mode m)
+static bool ov_selected(const pb_overlap_report *r, pb_overlap_mode m)
 {
     for (int i = 0; i < r->modes->n; i++)
         if (r->modes->v[i] == m)
@@ -14,31 +14,31 @@ static bool ov_selected(const pb_ov_report *r, pb_ov_mode m)
 
 /* A row of the CSV and the table: a mode measured at this point and asked for (serial always: the base of
  * every speedup). */
-static bool ov_reported(const pb_ov_report *r, const pb_ov_point *pt, pb_ov_mode m)
+static bool ov_reported(const pb_overlap_report *r, const pb_overlap_point *pt, pb_overlap_mode m)
 {
     return pt->measured[m] && (m == PB_OV_SERIAL || ov_selected(r, m));
 }
 
-static void ov_cpus_text(const pb_ov_report *r, pb_ov_mode m, char *buf, size_t len)
+static void ov_cpus_text(const pb_overlap_report *r, pb_overlap_mode m, char *buf, size_t len)
 {
     const pb_overlap *ov = r->ov;
-    if (!pb_ov_modes[m].async)
+    if (!pb_overlap_modes[m].async)
         snprintf(buf, len, "%d", ov->caller_cpu);
     else
-        snprintf(buf, len, "%d %d", ov->caller_cpu, pb_ov_modes[m].elsewhere ? ov->helper_cpu : ov->caller_cpu);
+        snprintf(buf, len, "%d %d", ov->caller_cpu, pb_overlap_modes[m].elsewhere ? ov->helper_cpu : ov->caller_cpu);
 }
 
-void pb_ov_write_point(const pb_ov_report *r, const pb_ov_point *pt)
+void pb_overlap_write_point(const pb_overlap_report *r, const pb_overlap_point *pt)
 {
     for (int m = 0; m < PB_OV_MODES; m++) {
-        if (!ov_reported(r, pt, (pb_ov_mode)m))
+        if (!ov_reported(r, pt, (pb_overlap_mode)m))
             continue;
-        pb_ov_figures f = pb_ov_figures_of(pt, (pb_ov_mode)m);
+        pb_overlap_figures f = pb_overlap_figures_of(pt, (pb_overlap_mode)m);
         char cpus[32];
-        ov_cpus_text(r, (pb_ov_mode)m, cpus, sizeof cpus);
+        ov_cpus_text(r, (pb_overlap_mode)m, cpus, sizeof cpus);
         const pb_value v[PB_OVERLAP_NCOLS] = {
             [PB_OVERLAP_run_id].s = r->run->run_id, [PB_OVERLAP_host].s = r->run->host,
-            [PB_OVERLAP_mode].s = pb_ov_mode_names[m], [PB_OVERLAP_ratio].d = pt->ratio,
+            [PB_OVERLAP_mode].s = pb_overlap_mode_names[m], [PB_OVERLAP_ratio].d = pt->ratio,
             [PB_OVERLAP_prep_us].d = pt->prep.median / 1e3, [PB_OVERLAP_job_us].d = pt->job.median / 1e3,
             [PB_OVERLAP_us_per_step].d = f.us, [PB_OVERLAP_speedup].d = f.speedup,
             [PB_OVERLAP_pct_of_ceiling].d = f.pct, [PB_OVERLAP_cpus].s = cpus, [PB_OVERLAP_ceiling].d = f.ceiling,
@@ -55,19 +55,19 @@ void pb_ov_write_point(const pb_ov_report *r, const pb_ov_point *pt)
 }
 
 /* One mode's line; the point's own figures lead its serial line. */
-static void ov_print_line(FILE *f, const pb_ov_point *pt, pb_ov_mode m)
+static void ov_print_line(FILE *f, const pb_overlap_point *pt, pb_overlap_mode m)
 {
-    pb_ov_figures g = pb_ov_figures_of(pt, m);
+    pb_overlap_figures g = pb_overlap_figures_of(pt, m);
     bool noisy = pt->mode[m].spread > PB_NOISY_SPREAD;
     if (m == PB_OV_SERIAL)
         fprintf(f, "%6.2f %8.1f %8.1f %7.2fx ", pt->ratio, pt->prep.median / 1e3, pt->job.median / 1e3, g.ceiling);
     else
         fprintf(f, "%6s %8s %8s %8s ", "", "", "", "");
-    fprintf(f, "%-14s %10.1f %9.1f - %9.1f %7.2fx %8.0f%%%s\n", pb_ov_mode_names[m], g.us, g.us_min, g.us_max,
+    fprintf(f, "%-14s %10.1f %9.1f - %9.1f %7.2fx %8.0f%%%s\n", pb_overlap_mode_names[m], g.us, g.us_min, g.us_max,
             g.speedup, g.pct, noisy ? "  (noisy)" : "");
 }
 
-void pb_ov_print_table(FILE *f, const pb_ov_report *r, const pb_ov_point *points, int n)
+void pb_overlap_print_table(FILE *f, const pb_overlap_report *r, const pb_overlap_point *points, int n)
 {
     const pb_overlap *ov = r->ov;
     fprintf(f, "\nq8_0 matvec %ld x %ld (%s) on the helper, prep on the caller (cpu %d); %ld steps, median of %ld "
@@ -76,8 +76,8 @@ void pb_ov_print_table(FILE *f, const pb_ov_report *r, const pb_ov_point *points
             "us/step", "(min - max)", "speedup", "%ceiling");
     for (int p = 0; p < n; p++)
         for (int m = 0; m < PB_OV_MODES; m++)
-            if (ov_reported(r, &points[p], (pb_ov_mode)m))
-                ov_print_line(f, &points[p], (pb_ov_mode)m);
+            if (ov_reported(r, &points[p], (pb_overlap_mode)m))
+                ov_print_line(f, &points[p], (pb_overlap_mode)m);
     fprintf(f, "\nratio: the prep / job time asked for (prep_ratio_measured in the CSV is what the sizing reached); "
                "ceiling = serial / max(prep, job); %%ceiling = speedup / ceiling; (noisy): the reps spread over "
                "%.0f%%.\n", 100 * PB_NOISY_SPREAD);

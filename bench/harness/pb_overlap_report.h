@@ -10,19 +10,19 @@
 #include "pb_overlap.h"
 #include "pb_run.h"
 
-typedef struct pb_ov_report {
+typedef struct pb_overlap_report {
     const pb_run *run;
     pb_csv *csv;             /* overlap.csv */
     const pb_overlap *ov;
     const pb_list *modes;    /* the modes asked for (serial is reported whatever: every speedup's base) */
     long rows, cols;         /* the job's matvec */
     pb_kchoice kernel; /* the q8_0 kernel (its ISA and why: pb_kchoice.h) */
-} pb_ov_report;
+} pb_overlap_report;
 
 /* The point's rows: every mode measured and asked for. */
-void pb_ov_write_point(const pb_ov_report *r, const pb_ov_point *pt);
+void pb_overlap_write_point(const pb_overlap_report *r, const pb_overlap_point *pt);
 
 /* The table of points[0..n) on f, with its legend. */
-void pb_ov_print_table(FILE *f, const pb_ov_report *r, const pb_ov_point *points, int n);
+void pb_overlap_print_table(FILE *f, const pb_overlap_report *r, const pb_overlap_point *points, int n);
 
 #endif

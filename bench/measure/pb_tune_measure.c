@@ -23,7 +23,7 @@ int pb_tune_bench_open(pb_tune_bench *b, size_t bytes, size_t cols, const int *c
 {
     memset(b, 0, sizeof *b);
     pb_kbench_buf buf;
-    pb_mf_ctx *mf = malloc(sizeof *mf); /* 64 KiB of per-thread slots: not on the stack */
+    pb_memfloor_ctx *mf = malloc(sizeof *mf); /* 64 KiB of per-thread slots: not on the stack */
     if (!mf || pb_kbench_buf_init(&buf, bytes) != 0) {
         snprintf(err, errlen, "a buffer of %zu MiB: %s", bytes >> 20, strerror(errno));
         free(mf);
@@ -161,8 +161,8 @@ static double pb_tune_read(void *ctx, const pb_memkern *k, int threads)
     while (n < PB_TUNE_MAX_SAMPLES) {
         const uint8_t *w = pb_tune_window(b, win);
         /* pb_memfloor only reads the buffer in read passes (the cast drops const for its context's field type). */
-        pb_mf_init(b->mf, p, (uint8_t *)(uintptr_t)w, win);
-        uint64_t ns, sum = pb_mf_pass(b->mf, k, &ns);
+        pb_memfloor_init(b->mf, p, (uint8_t *)(uintptr_t)w, win);
+        uint64_t ns, sum = pb_memfloor_pass(b->mf, k, &ns);
         if (n == 0 && sum != pb_memsum_words(w, win)) /* after the timing, as every floor checks */
             return pb_tune_fail(b, what, "it summed the window wrong");
         g[n++] = (double)win / (double)(ns ? ns : 1);

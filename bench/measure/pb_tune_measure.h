@@ -34,7 +34,7 @@ typedef struct pb_tune_bench {
     size_t next_row;        /* where the next kernel point starts */
     size_t next_byte;       /* where the next read sample starts */
     bool reading;           /* the read points began (next_byte follows on from next_row) */
-    struct pb_mf_ctx *mf;   /* the read samples' */
+    struct pb_memfloor_ctx *mf;   /* the read samples' */
     pool *pool;             /* the current points' pool, of pool_threads threads */
     int pool_threads;
     int done, total;        /* points, for the progress line */

@@ -46,7 +46,7 @@ static double point_steal(const pb_rundata *rd, int point, const char *cpus)
 }
 
 /* Appends a reason to p's noisy_why. */
-static void noisy_because(pb_ans_point *p, const char *why)
+static void noisy_because(pb_answer_point *p, const char *why)
 {
     size_t at = strlen(p->noisy_why);
     snprintf(p->noisy_why + at, sizeof p->noisy_why - at, "%s%s", at ? ", " : "", why);
@@ -54,7 +54,7 @@ static void noisy_because(pb_ans_point *p, const char *why)
 }
 
 /* The marks of pb_answer.h's top on p. */
-static void mark_noise(pb_ans_point *p)
+static void mark_noise(pb_answer_point *p)
 {
     char why[64];
     if (p->spread > PB_NOISY_SPREAD) {
@@ -75,11 +75,12 @@ static void mark_noise(pb_ans_point *p)
 }
 
 /* Row r of sweep.csv (c: its columns) as a point. */
-static pb_ans_point point_of(const pb_rundata *rd, const pb_table *t, const int *c, size_t r)
+static pb_answer_point point_of(const pb_rundata *rd, const pb_table *t, const int *c, size_t r)
 {
-    pb_ans_point p = { .point = pb_digest_int(t, r, c[PB_SWEEP_point]), .context = pb_digest_int(t, r, c[PB_SWEEP_context]),
-                       .ms_max = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_max]), .have_budget = true,
-                       .dispatch_ns = pb_table_num(t, r, c[PB_SWEEP_dispatch_cost_ns]) };
+    pb_answer_point p = { .point = pb_digest_int(t, r, c[PB_SWEEP_point]),
+                          .context = pb_digest_int(t, r, c[PB_SWEEP_context]),
+                          .ms_max = pb_table_num(t, r, c[PB_SWEEP_ms_per_token_max]), .have_budget = true,
+                          .dispatch_ns = pb_table_num(t, r, c[PB_SWEEP_dispatch_cost_ns]) };
     pb_digest_sweep_row(&p.d, t, c, r);
     pb_digest_copy(p.kv, pb_table_str(t, r, c[PB_SWEEP_kv_type]));
     p.spread = (p.ms_max - pb_table_num(t, r, c[PB_SWEEP_ms_per_token_min])) / p.d.ms_median;
@@ -127,7 +128,7 @@ static int read_points(pb_answers *a, const pb_rundata *rd)
         double b = pb_table_num(t, r, c[PB_SWEEP_batch]);
         if (!(isnan(b) || b == 1) || isnan(pb_table_num(t, r, c[PB_SWEEP_tok_per_s])))
             continue;
-        pb_ans_point *p = &a->pt[a->npoints++];
+        pb_answer_point *p = &a->pt[a->npoints++];
         *p = point_of(rd, t, c, r);
         a->nnoisy += p->noisy;
         a->nbudget += p->have_budget;

@@ -24,7 +24,7 @@ typedef enum pb_owner { PB_OWNER_MACHINE, PB_OWNER_POOLBENCH } pb_owner;
 extern const char *const pb_owner_names[2]; /* "machine", "poolbench" */
 
 /* One batch-1 sweep point, with its budget and what marks it noisy. */
-typedef struct pb_ans_point {
+typedef struct pb_answer_point {
     pb_decode_point d;
     int point, context;                /* sweep.csv's point (-1: the column is absent) and context */
     char kv[PB_DIGEST_NAME];
@@ -34,28 +34,28 @@ typedef struct pb_ans_point {
     double part[PB_BUDGET_NPARTS];     /* ms; NaN throughout without a budget */
     bool have_budget, noisy;
     char noisy_why[128];               /* "spread 42%, 13% unexplained"; "" when trusted */
-} pb_ans_point;
+} pb_answer_point;
 
 /* The biggest part of a point's budget past the floor, and who owns it. */
-typedef struct pb_ans_loss {
+typedef struct pb_answer_biggest_loss {
     int part;                          /* a pb_budget_part; -1 without a budget */
     double ms, pct;                    /* and its share of the token, % */
     pb_owner owner;
     char why[256];                     /* the figure behind the owner */
-} pb_ans_loss;
+} pb_answer_biggest_loss;
 
-typedef struct pb_ans_format {
-    pb_ans_point best;                 /* fastest trusted point (fastest of all when none is trusted) */
+typedef struct pb_answer_format {
+    pb_answer_point best;                 /* fastest trusted point (fastest of all when none is trusted) */
     bool trusted;
-    pb_ans_loss loss;
-} pb_ans_format;
+    pb_answer_biggest_loss loss;
+} pb_answer_format;
 
 /* Deviating from the recommended point in one dimension: the best point that differs there only. */
-typedef struct pb_ans_dev {
+typedef struct pb_answer_dev {
     const char *dim;                   /* "policy", "threads", "core set", "schedule", "glue" */
-    pb_ans_point p;
+    pb_answer_point p;
     double pct;                        /* its tok/s against the recommendation's, % (negative: slower) */
-} pb_ans_dev;
+} pb_answer_dev;
 
 #define PB_ANS_POINTS 512
 #define PB_ANS_DEVS 32
@@ -66,15 +66,15 @@ typedef struct pb_answers {
     int npoints, nnoisy, nunexplained; /* nunexplained: points whose budget left more than the threshold */
     int nbudget;                       /* points with a budget */
     double steal_max;                  /* the most any point's cpus lost, %; NaN unknown */
-    pb_ans_point *pt;                  /* npoints, in CSV order */
+    pb_answer_point *pt;                  /* npoints, in CSV order */
     int nfmt;
-    pb_ans_format fmt[16];             /* per model x format, in order of first appearance */
-    pb_ans_point run;                  /* what to run (focus format) */
+    pb_answer_format fmt[16];             /* per model x format, in order of first appearance */
+    pb_answer_point run;                  /* what to run (focus format) */
     bool run_by_slowest;               /* every focus point was noisy: chosen by its slowest token */
-    pb_ans_point fastest;              /* the focus format's fastest point, when that is not run */
+    pb_answer_point fastest;              /* the focus format's fastest point, when that is not run */
     bool fastest_differs;
     int ndev;
-    pb_ans_dev dev[PB_ANS_DEVS];
+    pb_answer_dev dev[PB_ANS_DEVS];
     double floor_gbps;                 /* the best read floor: memory_floor.csv's best median, else the sweep's */
     int floor_threads;
     bool floor_from_sweep;
@@ -84,7 +84,7 @@ typedef struct pb_answers {
 int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d);
 void pb_answers_free(pb_answers *a);
 /* The biggest loss of p's budget past the floor and its owner (d: the kernels' L2 speeds). */
-pb_ans_loss pb_answer_loss(const pb_ans_point *p, const pb_digest *d);
+pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest *d);
 /* For pb_answers_make (pb_answer_run.c): from a's points, the per-format answers, the recommendation and its
  * deviations. */
 void pb_answers_formats(pb_answers *a, const pb_digest *d);

@@ -10,14 +10,14 @@
 #include "pb_tuning.h"
 
 /* The same model, format and depth (context, cache type): points a reader may hold side by side. */
-static bool same_depth(const pb_ans_point *a, const pb_ans_point *b)
+static bool same_depth(const pb_answer_point *a, const pb_answer_point *b)
 {
     return strcmp(a->d.model, b->d.model) == 0 && strcmp(a->d.format, b->d.format) == 0 && a->context == b->context &&
            strcmp(a->kv, b->kv) == 0;
 }
 
 /* A trusted point answers before a noisy one, then the faster. */
-static bool better(const pb_ans_point *a, const pb_ans_point *b)
+static bool better(const pb_answer_point *a, const pb_answer_point *b)
 {
     if (a->noisy != b->noisy)
         return !a->noisy;
@@ -33,7 +33,7 @@ static const pb_kernel_digest *kernel_of(const pb_digest *d, const char *format)
 }
 
 /* The kernel part's owner: can the format's best L2 kernel stream a thread's share of the point's floor? */
-static void kernel_owner(pb_ans_loss *l, const pb_ans_point *p, const pb_digest *d)
+static void kernel_owner(pb_answer_biggest_loss *l, const pb_answer_point *p, const pb_digest *d)
 {
     const pb_kernel_digest *k = kernel_of(d, p->d.format);
     double share = p->d.floor_gbps / (p->d.threads > 0 ? p->d.threads : 1);
@@ -51,7 +51,7 @@ static void kernel_owner(pb_ans_loss *l, const pb_ans_point *p, const pb_digest 
 
 /* The wait part's owner: a slowest thread the machine made (steal, a placement change, an emulated slow cpu), or
  * the split's. */
-static void wait_owner(pb_ans_loss *l, const pb_ans_point *p)
+static void wait_owner(pb_answer_biggest_loss *l, const pb_answer_point *p)
 {
     l->owner = PB_OWNER_MACHINE;
     if (p->steal_pct > PB_STEAL_NOISY_PCT)
@@ -68,9 +68,9 @@ static void wait_owner(pb_ans_loss *l, const pb_ans_point *p)
     }
 }
 
-pb_ans_loss pb_answer_loss(const pb_ans_point *p, const pb_digest *d)
+pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest *d)
 {
-    pb_ans_loss l = { .part = -1 };
+    pb_answer_biggest_loss l = { .part = -1 };
     if (!p->have_budget)
         return l;
     for (int k = PB_BUDGET_floor + 1; k < PB_BUDGET_NPARTS; k++)
@@ -115,9 +115,9 @@ pb_ans_loss pb_answer_loss(const pb_ans_point *p, const pb_digest *d)
  * fastest of all. */
 static void recommend(pb_answers *a, const pb_digest *d)
 {
-    const pb_ans_point *run = NULL, *slow = NULL, *fast = NULL;
+    const pb_answer_point *run = NULL, *slow = NULL, *fast = NULL;
     for (int i = 0; i < a->npoints; i++) {
-        const pb_ans_point *p = &a->pt[i];
+        const pb_answer_point *p = &a->pt[i];
         if (strcmp(p->d.model, a->fmt[0].best.d.model) != 0 || strcmp(p->d.format, d->sweep.focus) != 0)
             continue;
         if (!p->noisy && (!run || p->d.tok_s > run->d.tok_s))
@@ -136,7 +136,7 @@ static void recommend(pb_answers *a, const pb_digest *d)
 }
 
 /* A point's value in deviation dimension k, as text. */
-static void dim_value(const pb_ans_point *p, int k, char *buf, size_t len)
+static void dim_value(const pb_answer_point *p, int k, char *buf, size_t len)
 {
     const char *v[] = { p->d.policy, NULL, p->d.cpuset, p->d.schedule, p->d.glue };
     if (k == 1)
@@ -149,7 +149,7 @@ static const char *const dim_names[] = { "policy", "threads", "core set", "sched
 enum { NDIMS = sizeof dim_names / sizeof dim_names[0] };
 
 /* Whether p differs from the recommendation in dimension k only. */
-static bool deviates_in(const pb_ans_point *p, const pb_ans_point *run, int k)
+static bool deviates_in(const pb_answer_point *p, const pb_answer_point *run, int k)
 {
     if (!same_depth(p, run))
         return false;
@@ -169,7 +169,7 @@ static void deviations(pb_answers *a)
     for (int k = 0; k < NDIMS; k++) {
         int first = a->ndev;
         for (int i = 0; i < a->npoints; i++) {
-            const pb_ans_point *p = &a->pt[i];
+            const pb_answer_point *p = &a->pt[i];
             if (!deviates_in(p, &a->run, k))
                 continue;
             char v[PB_DIGEST_NAME + 8], w[PB_DIGEST_NAME + 8];
@@ -183,12 +183,12 @@ static void deviations(pb_answers *a)
                 at = a->ndev++;
             else if (at < 0 || !better(p, &a->dev[at].p))
                 continue;
-            a->dev[at] = (pb_ans_dev){ .dim = dim_names[k], .p = *p,
+            a->dev[at] = (pb_answer_dev){ .dim = dim_names[k], .p = *p,
                                        .pct = 100.0 * (p->d.tok_s / a->run.d.tok_s - 1) };
         }
         for (int i = first + 1; i < a->ndev; i++) /* fastest first: a few entries, insertion sort */
             for (int j = i; j > first && a->dev[j].pct > a->dev[j - 1].pct; j--) {
-                pb_ans_dev t = a->dev[j];
+                pb_answer_dev t = a->dev[j];
                 a->dev[j] = a->dev[j - 1];
                 a->dev[j - 1] = t;
             }
@@ -200,7 +200,7 @@ static void deviations(pb_answers *a)
 void pb_answers_formats(pb_answers *a, const pb_digest *d)
 {
     for (int i = 0; i < a->npoints; i++) {
-        const pb_ans_point *p = &a->pt[i];
+        const pb_answer_point *p = &a->pt[i];
         int f = 0;
         while (f < a->nfmt && !(strcmp(a->fmt[f].best.d.model, p->d.model) == 0 &&
                                 strcmp(a->fmt[f].best.d.format, p->d.format) == 0))

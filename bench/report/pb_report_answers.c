@@ -87,13 +87,13 @@ static void floor_line(FILE *o, const pb_digest *d)
 }
 
 /* "spin, static, fused glue, 2 threads on p" (no glue where the CSV predates the column) */
-static void point_text(const pb_ans_point *p, char *buf, size_t len)
+static void point_text(const pb_answer_point *p, char *buf, size_t len)
 {
     snprintf(buf, len, "%s, %s, %s%s%d thread%s on %s", PB_MD(p->d.policy), PB_MD(p->d.schedule), PB_MD(p->d.glue),
              p->d.glue[0] ? " glue, " : "", p->d.threads, PB_S(p->d.threads), PB_MD(p->d.cpuset));
 }
 
-static void loss_text(const pb_ans_loss *l, char *buf, size_t len)
+static void loss_text(const pb_answer_biggest_loss *l, char *buf, size_t len)
 {
     if (l->part < 0)
         snprintf(buf, len, "no budget in this sweep.csv | —");
@@ -107,7 +107,7 @@ static void formats_table(FILE *o, const pb_answers *a)
     fprintf(o, "| model | format | best tok/s | %% of floor | at | biggest loss past the floor | owner |\n"
                "|---|---|---:|---:|---|---|---|\n");
     for (int f = 0; f < a->nfmt; f++) {
-        const pb_ans_format *x = &a->fmt[f];
+        const pb_answer_format *x = &a->fmt[f];
         char at[256], loss[512];
         point_text(&x->best, at, sizeof at);
         loss_text(&x->loss, loss, sizeof loss);
@@ -118,7 +118,7 @@ static void formats_table(FILE *o, const pb_answers *a)
 }
 
 /* What a deviation is, in words, where the dimension's value says more than its name. */
-static const char *dev_words(const pb_ans_dev *v)
+static const char *dev_words(const pb_answer_dev *v)
 {
     static const struct { const char *dim, *value, *words; } w[] = {
         { "policy", "spin", "workers spin between dispatches" },
@@ -143,7 +143,7 @@ static const char *dev_words(const pb_ans_dev *v)
     return NULL;
 }
 
-static void dev_line(FILE *o, const pb_ans_dev *v)
+static void dev_line(FILE *o, const pb_answer_dev *v)
 {
     const char *words = dev_words(v);
     fprintf(o, "- %s ", v->dim);
@@ -161,7 +161,7 @@ static void dev_line(FILE *o, const pb_ans_dev *v)
 
 static void run_block(FILE *o, const pb_answers *a)
 {
-    const pb_ans_point *r = &a->run;
+    const pb_answer_point *r = &a->run;
     char at[256];
     point_text(r, at, sizeof at);
     fprintf(o, "**Run** %s %s with %s: %s tok/s, %s of its floor", PB_MD(r->d.model), PB_MD(r->d.format), at,

@@ -12,22 +12,22 @@
 
 Test(memfloor, default_size)
 {
-    cr_assert_eq(pb_mf_default_mib(0, false), 768);
-    cr_assert_eq(pb_mf_default_mib(32u << 20, false), 768);          /* 8 x 32 MiB = 256 < 768 */
-    cr_assert_eq(pb_mf_default_mib(96u << 20, false), 768);          /* exactly 768 */
-    cr_assert_eq(pb_mf_default_mib(508ull << 20, false), 4064);      /* a VM reporting the host's L3 */
-    cr_assert_eq(pb_mf_default_mib(508ull << 20, true), 1016);       /* --quick: 2 x */
-    cr_assert_eq(pb_mf_default_mib((100u << 20) + 1, false), 801);   /* rounded up to whole MiB */
+    cr_assert_eq(pb_memfloor_default_mib(0, false), 768);
+    cr_assert_eq(pb_memfloor_default_mib(32u << 20, false), 768);          /* 8 x 32 MiB = 256 < 768 */
+    cr_assert_eq(pb_memfloor_default_mib(96u << 20, false), 768);          /* exactly 768 */
+    cr_assert_eq(pb_memfloor_default_mib(508ull << 20, false), 4064);      /* a VM reporting the host's L3 */
+    cr_assert_eq(pb_memfloor_default_mib(508ull << 20, true), 1016);       /* --quick: 2 x */
+    cr_assert_eq(pb_memfloor_default_mib((100u << 20) + 1, false), 801);   /* rounded up to whole MiB */
 }
 
 Test(memfloor, size_limit_is_half_of_available)
 {
     char err[256];
     uint64_t avail = 24000ull << 20;
-    cr_assert_eq(pb_mf_check_size(12000, avail, err, sizeof err), 0);
-    cr_assert_eq(pb_mf_check_size(12001, avail, err, sizeof err), -1);
+    cr_assert_eq(pb_memfloor_check_size(12000, avail, err, sizeof err), 0);
+    cr_assert_eq(pb_memfloor_check_size(12001, avail, err, sizeof err), -1);
     cr_assert(strstr(err, "--size 12001") && strstr(err, "1..12000"), "%s", err);
-    cr_assert_eq(pb_mf_check_size(1, 1u << 20, err, sizeof err), -1); /* half of 1 MiB rounds to 0 MiB */
+    cr_assert_eq(pb_memfloor_check_size(1, 1u << 20, err, sizeof err), -1); /* half of 1 MiB rounds to 0 MiB */
 }
 
 Test(memfloor, mem_available_from_fixtures)
@@ -86,17 +86,17 @@ static void measure_all(int threads)
     pb_membuf b;
     size_t bytes = 3u << 20; /* 768 pages: an uneven split over 2 threads is still whole pages */
     cr_assert_eq(pb_membuf_map(&b, bytes, true), 0);
-    static pb_mf_ctx c;
-    pb_mf_init(&c, p, b.p, bytes);
-    pb_mf_touch(&c);
+    static pb_memfloor_ctx c;
+    pb_memfloor_init(&c, p, b.p, bytes);
+    pb_memfloor_touch(&c);
     cr_assert_eq(c.expect_sum, pb_memsum(b.p, bytes), "the fill's sum is the buffer's");
     cr_assert_eq(memcmp(b.p, b.p + bytes / 2, bytes / 2), 0, "the halves are equal");
     /* Reads and copies first, writes last (a write replaces the pattern): the table's order. */
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
         if (!pb_memkern_supported(k))
             continue;
-        pb_mf_point pt;
-        cr_assert_eq(pb_mf_measure(&c, k, 3, &pt), 0, "%s: measured (no out-of-memory)", k->name);
+        pb_memfloor_point pt;
+        cr_assert_eq(pb_memfloor_measure(&c, k, 3, &pt), 0, "%s: measured (no out-of-memory)", k->name);
         cr_expect(pt.valid, "%s with %d threads", k->name, threads);
         cr_expect_eq(pt.passes, 3);
         cr_expect_eq(pt.gbps.n, 3);
@@ -141,15 +141,15 @@ Test(memfloor, a_slow_thread_reads_less_and_every_byte_once)
     pb_membuf b;
     size_t bytes = 8u << 20; /* 2048 pages: chunks of 16 pages, 64 to a slice */
     cr_assert_eq(pb_membuf_map(&b, bytes, true), 0);
-    static pb_mf_ctx c;
-    pb_mf_init(&c, p, b.p, bytes);
-    pb_mf_touch(&c);
+    static pb_memfloor_ctx c;
+    pb_memfloor_init(&c, p, b.p, bytes);
+    pb_memfloor_touch(&c);
     static const pb_memkern slow = { "slow", PB_MEMOP_READ, KERN_ISA_SCALAR, slow_read, 1, "test: slow on one thread" };
     slow_thread = pthread_self();
     for (int pass = 0; pass < 3; pass++) {
         atomic_store(&slow_bytes, 0);
         uint64_t ns;
-        cr_expect_eq(pb_mf_pass(&c, &slow, &ns), c.expect_sum, "pass %d read every byte once", pass);
+        cr_expect_eq(pb_memfloor_pass(&c, &slow, &ns), c.expect_sum, "pass %d read every byte once", pass);
         size_t got = atomic_load(&slow_bytes);
         cr_expect(got > 0 && got <= bytes / 8, "pass %d: the slow thread read %zu of %zu bytes", pass, got, bytes);
     }

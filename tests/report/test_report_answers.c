@@ -132,9 +132,9 @@ Test(report_answers, the_machine_line_follows_machine_csv)
 
 /* ---------------------------------------------------------------- owners, on points made here */
 
-static pb_ans_point point(double kernel, double wait, double unexplained)
+static pb_answer_point point(double kernel, double wait, double unexplained)
 {
-    pb_ans_point p = { .have_budget = true, .steal_pct = NAN };
+    pb_answer_point p = { .have_budget = true, .steal_pct = NAN };
     p.d.threads = 2;
     p.d.ms_median = 100;
     p.d.floor_gbps = 20;
@@ -167,15 +167,15 @@ Test(report_answers, owners_of_each_loss)
     /* a 20 GB/s floor over 2 threads: 10 GB/s a thread */
     pb_digest slow = kernels_at(8), fast = kernels_at(12), none;
     memset(&none, 0, sizeof none);
-    pb_ans_point k = point(30, 5, 2);
-    pb_ans_loss l = pb_answer_loss(&k, &slow);
+    pb_answer_point k = point(30, 5, 2);
+    pb_answer_biggest_loss l = pb_answer_loss(&k, &slow);
     cr_expect_eq(l.part, PB_BUDGET_kernel);
     cr_expect_float_eq(l.pct, 30, 1e-9);
     cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "%s", l.why);
     cr_expect_eq(pb_answer_loss(&k, &fast).owner, PB_OWNER_MACHINE);
     cr_expect_eq(pb_answer_loss(&k, &none).owner, PB_OWNER_POOLBENCH, "no kernels.csv: poolbench's to prove");
 
-    pb_ans_point w = point(3, 20, 2);
+    pb_answer_point w = point(3, 20, 2);
     l = pb_answer_loss(&w, &fast);
     cr_expect_eq(l.part, PB_BUDGET_wait);
     cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "the split's: %s", l.why);
@@ -187,11 +187,11 @@ Test(report_answers, owners_of_each_loss)
     snprintf(w.d.placement, sizeof w.d.placement, "mixed");
     cr_expect_eq(pb_answer_loss(&w, &fast).owner, PB_OWNER_MACHINE, "a placement that changed");
 
-    pb_ans_point u = point(3, 2, 25);
+    pb_answer_point u = point(3, 2, 25);
     l = pb_answer_loss(&u, &slow);
     cr_expect_eq(l.part, PB_BUDGET_unexplained);
     cr_expect_eq(l.owner, PB_OWNER_MACHINE);
-    pb_ans_point n = point(-4, 0, -1);
+    pb_answer_point n = point(-4, 0, -1);
     cr_expect_eq(pb_answer_loss(&n, &slow).part, PB_BUDGET_glue, "the only part past the floor over 0");
     n.have_budget = false;
     cr_expect_eq(pb_answer_loss(&n, &slow).part, -1);

@@ -45,20 +45,20 @@ pb_lbench_format pb_lbench_format_of(const char *name, const char *data, size_t 
 
 /* ---------------------------------------------------------------- csv */
 
-int pb_lb_read_csv(pb_lb_build *b, const char *data, size_t len)
+int pb_lbench_read_csv(pb_lbench_build *b, const char *data, size_t len)
 {
     pb_table t;
     if (pb_table_parse(&t, b->name, data, len, b->e) != 0)
         return -1;
     int rc = 0;
     for (size_t r = 0; r < t.nrows && rc == 0; r++) {
-        rc = pb_lb_record(b, t.line[r]);
+        rc = pb_lbench_record(b, t.line[r]);
         for (size_t i = 0; i < t.ncols && rc == 0; i++) {
-            size_t off = pb_lb_begin(b);
+            size_t off = pb_lbench_begin(b);
             const char *v = pb_table_str(&t, r, (int)i);
-            pb_lb_putn(b, v, strlen(v));
-            pb_lb_end(b);
-            rc = pb_lb_field(b, t.header[i], off, t.line[r], i + 1);
+            pb_lbench_putn(b, v, strlen(v));
+            pb_lbench_end(b);
+            rc = pb_lbench_field(b, t.header[i], off, t.line[r], i + 1);
         }
     }
     pb_table_free(&t);
@@ -85,17 +85,17 @@ static bool integer_text(const char *s)
 }
 
 /* One present field of record r: its type, then its column's rule; *v gets the value. */
-static int check_field(pb_lb_build *b, const pb_lb_rec *r, int c, pb_value *v)
+static int check_field(pb_lbench_build *b, const pb_lbench_rec *r, int c, pb_value *v)
 {
     const pb_column *col = &pb_schema_get(PB_K_LBENCH)->cols[c];
     const char *s = b->text + r->off[c];
     char got[48];
     bool integer = col->type == PB_T_INT || col->type == PB_T_U64;
     if (integer && !integer_text(s))
-        return pb_lb_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not an integer", col->name,
+        return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not an integer", col->name,
                           shown(got, sizeof got, s));
     if (!pb_cell_ok(col->rule, s))
-        return pb_lb_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not %s", col->name,
+        return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not %s", col->name,
                           shown(got, sizeof got, s), pb_cell_accepts(col->rule));
     errno = 0;
     if (col->type == PB_T_INT)
@@ -105,7 +105,7 @@ static int check_field(pb_lb_build *b, const pb_lb_rec *r, int c, pb_value *v)
     else if (col->type == PB_T_REAL)
         v->d = strtod(s, NULL);
     if (errno == ERANGE)
-        return pb_lb_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is out of range", col->name,
+        return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is out of range", col->name,
                           shown(got, sizeof got, s));
     return 0;
 }
@@ -126,11 +126,11 @@ static size_t list_parse(const char *s, double *out)
 }
 
 /* Record r's fields into test t: the needed ones there, each one checked, the two sample lists alike. */
-static int check_record(pb_lb_build *b, const pb_lb_rec *r, pb_lbench_test *t)
+static int check_record(pb_lbench_build *b, const pb_lbench_rec *r, pb_lbench_test *t)
 {
     for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
         if (r->off[need[k]] == PB_LB_ABSENT)
-            return pb_lb_fail(b, r->line, 0, "a test without the field '%s' (llama-bench writes it for every test)",
+            return pb_lbench_fail(b, r->line, 0, "a test without the field '%s' (llama-bench writes it for every test)",
                               pb_schema_name(PB_K_LBENCH, need[k]));
     t->line = r->line;
     for (int c = 0; c < PB_LBENCH_NCOLS; c++) {
@@ -142,24 +142,24 @@ static int check_record(pb_lb_build *b, const pb_lb_rec *r, pb_lbench_test *t)
     size_t nns = ns ? list_parse(b->text + r->off[PB_LBENCH_samples_ns], NULL) : 0;
     size_t nts = ts ? list_parse(b->text + r->off[PB_LBENCH_samples_ts], NULL) : 0;
     if (ns != ts || nns != nts)
-        return pb_lb_fail(b, r->line, 0, "samples_ns holds %zu repetitions and samples_ts %zu (one of each per "
+        return pb_lbench_fail(b, r->line, 0, "samples_ns holds %zu repetitions and samples_ts %zu (one of each per "
                           "repetition)", nns, nts);
     t->nsamples = nns;
     if (t->v[PB_LBENCH_n_prompt].i + t->v[PB_LBENCH_n_gen].i == 0)
-        return pb_lb_fail(b, r->line, 0, "n_prompt and n_gen both 0: a test of no tokens");
+        return pb_lbench_fail(b, r->line, 0, "n_prompt and n_gen both 0: a test of no tokens");
     return 0;
 }
 
 /* Every record checked, then the text values pointed at their final storage. */
-static int finish(pb_lb_build *b, pb_lbench *lb)
+static int finish(pb_lbench_build *b, pb_lbench *lb)
 {
     if (b->oom)
-        return pb_lb_fail(b, 0, 0, "out of memory");
+        return pb_lbench_fail(b, 0, 0, "out of memory");
     if (!b->n)
-        return pb_lb_fail(b, 0, 0, "no test in it (llama-bench writes one record a test; did every test fail?)");
+        return pb_lbench_fail(b, 0, 0, "no test in it (llama-bench writes one record a test; did every test fail?)");
     lb->t = calloc(b->n, sizeof *lb->t);
     if (!lb->t)
-        return pb_lb_fail(b, 0, 0, "out of memory");
+        return pb_lbench_fail(b, 0, 0, "out of memory");
     size_t nsamples = 0;
     for (size_t i = 0; i < b->n; i++) {
         if (check_record(b, &b->rec[i], &lb->t[i]) != 0)
@@ -168,7 +168,7 @@ static int finish(pb_lb_build *b, pb_lbench *lb)
     }
     lb->samples = malloc((2 * nsamples + 1) * sizeof *lb->samples);
     if (!lb->samples)
-        return pb_lb_fail(b, 0, 0, "out of memory");
+        return pb_lbench_fail(b, 0, 0, "out of memory");
     double *at = lb->samples;
     for (size_t i = 0; i < b->n; i++) {
         pb_lbench_test *t = &lb->t[i];
@@ -191,7 +191,7 @@ static int finish(pb_lb_build *b, pb_lbench *lb)
 /* ---------------------------------------------------------------- the API */
 
 /* A NUL byte's place, for its message: no format llama-bench writes holds one. */
-static int nul_byte(pb_lb_build *b, const char *data, const char *nul)
+static int nul_byte(pb_lbench_build *b, const char *data, const char *nul)
 {
     size_t line = 1;
     const char *start = data;
@@ -200,7 +200,7 @@ static int nul_byte(pb_lb_build *b, const char *data, const char *nul)
             line++;
             start = p + 1;
         }
-    return pb_lb_fail(b, line, (size_t)(nul - start) + 1, "a NUL byte: not llama-bench's text output");
+    return pb_lbench_fail(b, line, (size_t)(nul - start) + 1, "a NUL byte: not llama-bench's text output");
 }
 
 int pb_lbench_parse(pb_lbench *lb, const char *name, pb_lbench_format f, const char *data, size_t len,
@@ -211,19 +211,19 @@ int pb_lbench_parse(pb_lbench *lb, const char *name, pb_lbench_format f, const c
     snprintf(lb->name, sizeof lb->name, "%s", name);
     lb->format = f;
     lb->rounded = f == PB_LB_MD;
-    pb_lb_build b = { .name = lb->name, .e = e };
+    pb_lbench_build b = { .name = lb->name, .e = e };
     int rc = -1;
     const char *nul = memchr(data, '\0', len);
     if (nul)
         rc = nul_byte(&b, data, nul);
     else if (f == PB_LB_CSV)
-        rc = pb_lb_read_csv(&b, data, len);
+        rc = pb_lbench_read_csv(&b, data, len);
     else if (f == PB_LB_JSON || f == PB_LB_JSONL)
-        rc = pb_lb_read_json(&b, data, len, f == PB_LB_JSONL);
+        rc = pb_lbench_read_json(&b, data, len, f == PB_LB_JSONL);
     else if (f == PB_LB_SQL)
-        rc = pb_lb_read_sql(&b, data, len);
+        rc = pb_lbench_read_sql(&b, data, len);
     else
-        rc = pb_lb_read_md(&b, data, len);
+        rc = pb_lbench_read_md(&b, data, len);
     if (rc == 0)
         rc = finish(&b, lb);
     free(b.text);

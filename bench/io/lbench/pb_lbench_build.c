@@ -6,7 +6,7 @@
 
 #include "pb_lbench_impl.h"
 
-int pb_lb_fail(pb_lb_build *b, size_t line, size_t col, const char *fmt, ...)
+int pb_lbench_fail(pb_lbench_build *b, size_t line, size_t col, const char *fmt, ...)
 {
     char what[380];
     va_list ap;
@@ -25,21 +25,21 @@ int pb_lb_fail(pb_lb_build *b, size_t line, size_t col, const char *fmt, ...)
     return -1;
 }
 
-static int out_of_memory(pb_lb_build *b) { return pb_lb_fail(b, 0, 0, "out of memory"); }
+static int out_of_memory(pb_lbench_build *b) { return pb_lbench_fail(b, 0, 0, "out of memory"); }
 
-int pb_lb_record(pb_lb_build *b, size_t line)
+int pb_lbench_record(pb_lbench_build *b, size_t line)
 {
     if (b->oom)
         return out_of_memory(b);
     if (b->n == b->caprec) {
         size_t ncap = b->caprec ? 2 * b->caprec : 16;
-        pb_lb_rec *nr = realloc(b->rec, ncap * sizeof *nr);
+        pb_lbench_rec *nr = realloc(b->rec, ncap * sizeof *nr);
         if (!nr)
             return out_of_memory(b);
         b->rec = nr;
         b->caprec = ncap;
     }
-    pb_lb_rec *r = &b->rec[b->n++];
+    pb_lbench_rec *r = &b->rec[b->n++];
     memset(r, 0, sizeof *r);
     r->line = line;
     for (int c = 0; c < PB_LBENCH_NCOLS; c++)
@@ -47,10 +47,10 @@ int pb_lb_record(pb_lb_build *b, size_t line)
     return 0;
 }
 
-size_t pb_lb_begin(pb_lb_build *b) { return b->len; }
+size_t pb_lbench_begin(pb_lbench_build *b) { return b->len; }
 
 /* Room for n more bytes; sets oom (and keeps the text as it was) when there is none. */
-static bool reserve(pb_lb_build *b, size_t n)
+static bool reserve(pb_lbench_build *b, size_t n)
 {
     if (b->oom)
         return false;
@@ -69,7 +69,7 @@ static bool reserve(pb_lb_build *b, size_t n)
     return true;
 }
 
-void pb_lb_putn(pb_lb_build *b, const char *s, size_t n)
+void pb_lbench_putn(pb_lbench_build *b, const char *s, size_t n)
 {
     if (n && reserve(b, n)) {
         memcpy(b->text + b->len, s, n);
@@ -77,23 +77,23 @@ void pb_lb_putn(pb_lb_build *b, const char *s, size_t n)
     }
 }
 
-void pb_lb_put(pb_lb_build *b, char c) { pb_lb_putn(b, &c, 1); }
-void pb_lb_end(pb_lb_build *b) { pb_lb_put(b, '\0'); }
-const char *pb_lb_text(const pb_lb_build *b, size_t off) { return b->oom ? "" : b->text + off; }
+void pb_lbench_put(pb_lbench_build *b, char c) { pb_lbench_putn(b, &c, 1); }
+void pb_lbench_end(pb_lbench_build *b) { pb_lbench_put(b, '\0'); }
+const char *pb_lbench_text(const pb_lbench_build *b, size_t off) { return b->oom ? "" : b->text + off; }
 
-void pb_lb_drop(pb_lb_build *b, size_t off)
+void pb_lbench_drop(pb_lbench_build *b, size_t off)
 {
     if (off < b->len)
         b->len = off;
 }
 
-int pb_lb_field_col(pb_lb_build *b, size_t r, int col, size_t off, size_t line, size_t col_at)
+int pb_lbench_field_col(pb_lbench_build *b, size_t r, int col, size_t off, size_t line, size_t col_at)
 {
     if (b->oom)
         return out_of_memory(b);
-    pb_lb_rec *rec = &b->rec[r];
+    pb_lbench_rec *rec = &b->rec[r];
     if (rec->off[col] != PB_LB_ABSENT)
-        return pb_lb_fail(b, line, col_at, "field '%s' given twice in one test (first on line %zu)",
+        return pb_lbench_fail(b, line, col_at, "field '%s' given twice in one test (first on line %zu)",
                           pb_schema_name(PB_K_LBENCH, col), rec->fline[col]);
     rec->off[col] = off;
     rec->fline[col] = line;
@@ -101,12 +101,12 @@ int pb_lb_field_col(pb_lb_build *b, size_t r, int col, size_t off, size_t line, 
     return 0;
 }
 
-int pb_lb_field(pb_lb_build *b, const char *name, size_t off, size_t line, size_t col)
+int pb_lbench_field(pb_lbench_build *b, const char *name, size_t off, size_t line, size_t col)
 {
     int c = pb_schema_col(PB_K_LBENCH, name);
     if (c < 0) {
-        pb_lb_drop(b, off); /* a field the schema does not declare: read past */
+        pb_lbench_drop(b, off); /* a field the schema does not declare: read past */
         return b->oom ? out_of_memory(b) : 0;
     }
-    return pb_lb_field_col(b, b->n - 1, c, off, line, col);
+    return pb_lbench_field_col(b, b->n - 1, c, off, line, col);
 }

@@ -12,12 +12,12 @@
 typedef struct jcur {
     const char *p, *end, *line_start;
     size_t line;
-    pb_lb_build *b;
+    pb_lbench_build *b;
 } jcur;
 
 static size_t jcol(const jcur *c) { return (size_t)(c->p - c->line_start) + 1; }
 
-#define JFAIL(c, ...) pb_lb_fail((c)->b, (c)->line, jcol(c), __VA_ARGS__)
+#define JFAIL(c, ...) pb_lbench_fail((c)->b, (c)->line, jcol(c), __VA_ARGS__)
 
 static void jnewline(jcur *c)
 {
@@ -59,22 +59,22 @@ static long hex4(const char *p, const char *end)
     return v;
 }
 
-static void put_utf8(pb_lb_build *b, uint32_t u)
+static void put_utf8(pb_lbench_build *b, uint32_t u)
 {
     if (u < 0x80) {
-        pb_lb_put(b, (char)u);
+        pb_lbench_put(b, (char)u);
     } else if (u < 0x800) {
-        pb_lb_put(b, (char)(0xc0 | (u >> 6)));
-        pb_lb_put(b, (char)(0x80 | (u & 0x3f)));
+        pb_lbench_put(b, (char)(0xc0 | (u >> 6)));
+        pb_lbench_put(b, (char)(0x80 | (u & 0x3f)));
     } else if (u < 0x10000) {
-        pb_lb_put(b, (char)(0xe0 | (u >> 12)));
-        pb_lb_put(b, (char)(0x80 | ((u >> 6) & 0x3f)));
-        pb_lb_put(b, (char)(0x80 | (u & 0x3f)));
+        pb_lbench_put(b, (char)(0xe0 | (u >> 12)));
+        pb_lbench_put(b, (char)(0x80 | ((u >> 6) & 0x3f)));
+        pb_lbench_put(b, (char)(0x80 | (u & 0x3f)));
     } else {
-        pb_lb_put(b, (char)(0xf0 | (u >> 18)));
-        pb_lb_put(b, (char)(0x80 | ((u >> 12) & 0x3f)));
-        pb_lb_put(b, (char)(0x80 | ((u >> 6) & 0x3f)));
-        pb_lb_put(b, (char)(0x80 | (u & 0x3f)));
+        pb_lbench_put(b, (char)(0xf0 | (u >> 18)));
+        pb_lbench_put(b, (char)(0x80 | ((u >> 12) & 0x3f)));
+        pb_lbench_put(b, (char)(0x80 | ((u >> 6) & 0x3f)));
+        pb_lbench_put(b, (char)(0x80 | (u & 0x3f)));
     }
 }
 
@@ -104,7 +104,7 @@ static int jstring(jcur *c, size_t *off)
 {
     static const char plain[] = "\"\\/bfnrt", meant[] = "\"\\/\b\f\n\r\t";
     jcur open = *c;
-    *off = pb_lb_begin(c->b);
+    *off = pb_lbench_begin(c->b);
     c->p++;
     for (;;) {
         if (c->p == c->end)
@@ -115,7 +115,7 @@ static int jstring(jcur *c, size_t *off)
         if (ch < 0x20)
             return JFAIL(c, "a control character (byte 0x%02x) inside a string: JSON writes it escaped", ch);
         if (ch != '\\') {
-            pb_lb_put(c->b, (char)ch);
+            pb_lbench_put(c->b, (char)ch);
             c->p++;
             continue;
         }
@@ -124,14 +124,14 @@ static int jstring(jcur *c, size_t *off)
             if (junicode(c) != 0)
                 return -1;
         } else if (esc && *esc) {
-            pb_lb_put(c->b, meant[esc - plain]);
+            pb_lbench_put(c->b, meant[esc - plain]);
             c->p += 2;
         } else {
             return JFAIL(c, "an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
         }
     }
     c->p++;
-    pb_lb_end(c->b);
+    pb_lbench_end(c->b);
     return 0;
 }
 
@@ -165,9 +165,9 @@ static int jnumber(jcur *c, size_t *off)
         while (digit(c))
             c->p++;
     }
-    *off = pb_lb_begin(c->b);
-    pb_lb_putn(c->b, s, (size_t)(c->p - s));
-    pb_lb_end(c->b);
+    *off = pb_lbench_begin(c->b);
+    pb_lbench_putn(c->b, s, (size_t)(c->p - s));
+    pb_lbench_end(c->b);
     return 0;
 }
 
@@ -179,9 +179,9 @@ static int jliteral(jcur *c, size_t *off)
         size_t n = strlen(lit[i].word);
         if ((size_t)(c->end - c->p) >= n && memcmp(c->p, lit[i].word, n) == 0) {
             c->p += n;
-            *off = pb_lb_begin(c->b);
-            pb_lb_putn(c->b, lit[i].as, strlen(lit[i].as));
-            pb_lb_end(c->b);
+            *off = pb_lbench_begin(c->b);
+            pb_lbench_putn(c->b, lit[i].as, strlen(lit[i].as));
+            pb_lbench_end(c->b);
             return 0;
         }
     }
@@ -208,8 +208,8 @@ static int jcomma(jcur *c, bool first, const char *what, char close)
 /* An array of numbers (a sample list), as one text: the numbers separated by spaces. */
 static int jnumbers(jcur *c, size_t *off)
 {
-    pb_lb_build *b = c->b;
-    *off = pb_lb_begin(b);
+    pb_lbench_build *b = c->b;
+    *off = pb_lbench_begin(b);
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, ']'); first = false) {
@@ -225,7 +225,7 @@ static int jnumbers(jcur *c, size_t *off)
     c->p++;
     if (!b->oom && b->len > *off)
         b->len--; /* the space after the last number */
-    pb_lb_end(b);
+    pb_lbench_end(b);
     return 0;
 }
 
@@ -249,7 +249,7 @@ static int jskip_group(jcur *c, int depth)
                 return JFAIL(c, "%s where a member's name (a string) belongs", jwhat(c));
             if (jstring(c, &off) != 0)
                 return -1;
-            pb_lb_drop(c->b, off);
+            pb_lbench_drop(c->b, off);
             jws(c, false);
             if (!jat(c, ':'))
                 return JFAIL(c, "%s where ':' belongs after a member's name", jwhat(c));
@@ -271,7 +271,7 @@ static int jskip(jcur *c, int depth)
     size_t off;
     if (jscalar(c, &off) != 0)
         return -1;
-    pb_lb_drop(c->b, off);
+    pb_lbench_drop(c->b, off);
     return 0;
 }
 
@@ -283,8 +283,8 @@ static int jmember(jcur *c)
         return JFAIL(c, "%s where a field's name (a string) belongs", jwhat(c));
     if (jstring(c, &key) != 0)
         return -1;
-    int col = pb_schema_col(PB_K_LBENCH, pb_lb_text(c->b, key));
-    pb_lb_drop(c->b, key);
+    int col = pb_schema_col(PB_K_LBENCH, pb_lbench_text(c->b, key));
+    pb_lbench_drop(c->b, key);
     jws(c, false);
     if (!jat(c, ':'))
         return JFAIL(c, "%s where ':' belongs after a field's name", jwhat(c));
@@ -299,7 +299,7 @@ static int jmember(jcur *c)
                      jat(c, '{') ? "an object" : "an array", list ? "list of numbers" : "string or number");
     if ((jat(c, '[') ? jnumbers(c, &off) : jscalar(c, &off)) != 0)
         return -1;
-    return pb_lb_field_col(c->b, c->b->n - 1, col, off, line, at);
+    return pb_lbench_field_col(c->b, c->b->n - 1, col, off, line, at);
 }
 
 /* One object at c->p: a test. */
@@ -307,7 +307,7 @@ static int jobject(jcur *c)
 {
     if (!jat(c, '{'))
         return JFAIL(c, "%s where a test's object ('{') belongs", jwhat(c));
-    if (pb_lb_record(c->b, c->line) != 0)
+    if (pb_lbench_record(c->b, c->line) != 0)
         return -1;
     c->p++;
     jws(c, false);
@@ -357,7 +357,7 @@ static int read_lines(jcur *c)
     }
 }
 
-int pb_lb_read_json(pb_lb_build *b, const char *data, size_t len, bool lines)
+int pb_lbench_read_json(pb_lbench_build *b, const char *data, size_t len, bool lines)
 {
     jcur c = { .p = data, .end = data + len, .line_start = data, .line = 1, .b = b };
     return lines ? read_lines(&c) : read_array(&c);

@@ -40,7 +40,7 @@ typedef struct md_cells {
 } md_cells;
 
 typedef struct md_state {
-    pb_lb_build *b;
+    pb_lbench_build *b;
     size_t line;
     size_t ncols;
     md_col cols[MD_MAX_COLS];
@@ -55,13 +55,13 @@ static int split(md_state *m, const char *line, size_t len, md_cells *cs)
     while (i < len && line[i] == ' ')
         i++;
     if (len < i + 2 || line[i] != '|' || line[len - 1] != '|')
-        return pb_lb_fail(m->b, m->line, i + 1, "a table row starts and ends with '|'");
+        return pb_lbench_fail(m->b, m->line, i + 1, "a table row starts and ends with '|'");
     for (size_t start = i + 1; start < len; start++) {
         size_t end = start;
         while (end < len - 1 && line[end] != '|')
             end++;
         if (cs->n == MD_MAX_COLS)
-            return pb_lb_fail(m->b, m->line, start + 1, "more than %d columns", MD_MAX_COLS);
+            return pb_lbench_fail(m->b, m->line, start + 1, "more than %d columns", MD_MAX_COLS);
         size_t a = start, z = end;
         while (a < z && line[a] == ' ')
             a++;
@@ -87,7 +87,7 @@ static int header(md_state *m, const md_cells *cs)
         for (size_t i = 0; i < cs->n && !found; i++)
             found = cell_is(cs, i, md_need[k]);
         if (!found)
-            return pb_lb_fail(m->b, m->line, 1, "no column '%s' in the table's header (llama-bench's md has model, "
+            return pb_lbench_fail(m->b, m->line, 1, "no column '%s' in the table's header (llama-bench's md has model, "
                               "size, params, threads, test and t/s)", md_need[k]);
     }
     m->ncols = cs->n;
@@ -101,7 +101,7 @@ static int header(md_state *m, const md_cells *cs)
                 m->cols[i] = (md_col){ MD_FIELD, c };
         for (size_t j = 0; j < i; j++)
             if (cs->len[j] == cs->len[i] && memcmp(cs->s[j], cs->s[i], cs->len[i]) == 0)
-                return pb_lb_fail(m->b, m->line, cs->at[i], "column '%.*s' twice in the header", (int)cs->len[i],
+                return pb_lbench_fail(m->b, m->line, cs->at[i], "column '%.*s' twice in the header", (int)cs->len[i],
                                   cs->s[i]);
     }
     return 0;
@@ -110,14 +110,15 @@ static int header(md_state *m, const md_cells *cs)
 static int separator(md_state *m, const md_cells *cs)
 {
     if (cs->n != m->ncols)
-        return pb_lb_fail(m->b, m->line, 1, "%zu cells in the line under the header, which has %zu", cs->n, m->ncols);
+        return pb_lbench_fail(m->b, m->line, 1, "%zu cells in the line under the header, which has %zu", cs->n,
+                              m->ncols);
     for (size_t i = 0; i < cs->n; i++) {
         size_t a = cs->s[i][0] == ':', z = cs->len[i] - (cs->len[i] > 1 && cs->s[i][cs->len[i] - 1] == ':');
         bool ok = z > a;
         for (size_t k = a; k < z; k++)
             ok &= cs->s[i][k] == '-';
         if (!ok)
-            return pb_lb_fail(m->b, m->line, cs->at[i], "the line under the header holds dashes (---, ---:) only");
+            return pb_lbench_fail(m->b, m->line, cs->at[i], "the line under the header holds dashes (---, ---:) only");
     }
     return 0;
 }
@@ -125,10 +126,10 @@ static int separator(md_state *m, const md_cells *cs)
 /* value as text into the builder, filed as column col of the current record. */
 static int file_text(md_state *m, int col, const char *s, size_t n, size_t at)
 {
-    size_t off = pb_lb_begin(m->b);
-    pb_lb_putn(m->b, s, n);
-    pb_lb_end(m->b);
-    return pb_lb_field_col(m->b, m->b->n - 1, col, off, m->line, at);
+    size_t off = pb_lbench_begin(m->b);
+    pb_lbench_putn(m->b, s, n);
+    pb_lbench_end(m->b);
+    return pb_lbench_field_col(m->b, m->b->n - 1, col, off, m->line, at);
 }
 
 static int file_num(md_state *m, int col, double v, const char *fmt, size_t at)
@@ -153,7 +154,7 @@ static int scaled(md_state *m, const md_cells *cs, size_t i, const md_col *mc)
         for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
             if (units[k].kind == mc->kind && strcmp(unit, units[k].unit) == 0)
                 return file_num(m, mc->col, round(v * units[k].scale), "%.0f", cs->at[i]);
-    return pb_lb_fail(m->b, m->line, cs->at[i], "'%s' is not a %s as llama-bench writes it (%s)", text,
+    return pb_lbench_fail(m->b, m->line, cs->at[i], "'%s' is not a %s as llama-bench writes it (%s)", text,
                       mc->kind == MD_SIZE ? "size" : "parameter count",
                       mc->kind == MD_SIZE ? "761.80 MiB, 4.58 GiB" : "751.63 M, 8.03 B");
 }
@@ -195,7 +196,7 @@ static int test_name(md_state *m, const md_cells *cs, size_t i)
         ok = digits(&s, &depth);
     }
     if (!ok || *s)
-        return pb_lb_fail(m->b, m->line, cs->at[i], "test '%s' is not one llama-bench writes (pp512, tg128, "
+        return pb_lbench_fail(m->b, m->line, cs->at[i], "test '%s' is not one llama-bench writes (pp512, tg128, "
                           "pp512+tg128, each perhaps with \" @ d256\")", text);
     return file_num(m, PB_LBENCH_n_prompt, (double)pp, "%.0f", cs->at[i]) != 0 ||
                    file_num(m, PB_LBENCH_n_gen, (double)tg, "%.0f", cs->at[i]) != 0 ||
@@ -210,8 +211,8 @@ static int rate(md_state *m, const md_cells *cs, size_t i)
     snprintf(text, sizeof text, "%.*s", (int)(cs->len[i] < 63 ? cs->len[i] : 63), cs->s[i]);
     char *pm = strstr(text, " \xc2\xb1 "); /* " ± " in UTF-8 */
     if (!pm)
-        return pb_lb_fail(m->b, m->line, cs->at[i], "t/s '%s' is not llama-bench's 'mean ± deviation' (22.89 ± 0.59)",
-                          text);
+        return pb_lbench_fail(m->b, m->line, cs->at[i],
+                              "t/s '%s' is not llama-bench's 'mean ± deviation' (22.89 ± 0.59)", text);
     *pm = '\0';
     return file_text(m, PB_LBENCH_avg_ts, text, strlen(text), cs->at[i]) != 0 ||
                    file_text(m, PB_LBENCH_stddev_ts, pm + 4, strlen(pm + 4), cs->at[i]) != 0
@@ -221,8 +222,8 @@ static int rate(md_state *m, const md_cells *cs, size_t i)
 static int row(md_state *m, const md_cells *cs)
 {
     if (cs->n != m->ncols)
-        return pb_lb_fail(m->b, m->line, 1, "%zu cells in a row of a table of %zu columns", cs->n, m->ncols);
-    if (pb_lb_record(m->b, m->line) != 0)
+        return pb_lbench_fail(m->b, m->line, 1, "%zu cells in a row of a table of %zu columns", cs->n, m->ncols);
+    if (pb_lbench_record(m->b, m->line) != 0)
         return -1;
     for (size_t i = 0; i < cs->n; i++) {
         const md_col *mc = &m->cols[i];
@@ -245,19 +246,19 @@ static int build_line(md_state *m, const char *line, size_t len)
     snprintf(text, sizeof text, "%.*s", (int)(len < 255 ? len : 255), line);
     text[strcspn(text, "\r")] = '\0';
     if (sscanf(text, "build: %127s (%lu)%n", commit, &number, &used) != 2 || used < 0 || text[used])
-        return pb_lb_fail(m->b, m->line, 1, "not llama-bench's build line (build: COMMIT (NUMBER))");
+        return pb_lbench_fail(m->b, m->line, 1, "not llama-bench's build line (build: COMMIT (NUMBER))");
     for (size_t r = 0; r < m->b->n; r++) {
-        size_t off = pb_lb_begin(m->b);
-        pb_lb_putn(m->b, commit, strlen(commit));
-        pb_lb_end(m->b);
-        if (pb_lb_field_col(m->b, r, PB_LBENCH_build_commit, off, m->line, 8) != 0)
+        size_t off = pb_lbench_begin(m->b);
+        pb_lbench_putn(m->b, commit, strlen(commit));
+        pb_lbench_end(m->b);
+        if (pb_lbench_field_col(m->b, r, PB_LBENCH_build_commit, off, m->line, 8) != 0)
             return -1;
-        off = pb_lb_begin(m->b);
+        off = pb_lbench_begin(m->b);
         char num[32];
         snprintf(num, sizeof num, "%lu", number);
-        pb_lb_putn(m->b, num, strlen(num));
-        pb_lb_end(m->b);
-        if (pb_lb_field_col(m->b, r, PB_LBENCH_build_number, off, m->line, 1) != 0)
+        pb_lbench_putn(m->b, num, strlen(num));
+        pb_lbench_end(m->b);
+        if (pb_lbench_field_col(m->b, r, PB_LBENCH_build_number, off, m->line, 1) != 0)
             return -1;
     }
     return 0;
@@ -266,7 +267,7 @@ static int build_line(md_state *m, const char *line, size_t len)
 /* Where the reader is: before the header, under it, in the rows, after the table, after the build line. */
 typedef enum md_at { MD_HEAD, MD_SEP, MD_ROWS, MD_AFTER, MD_DONE } md_at;
 
-int pb_lb_read_md(pb_lb_build *b, const char *data, size_t len)
+int pb_lbench_read_md(pb_lbench_build *b, const char *data, size_t len)
 {
     md_state m = { .b = b };
     md_at at = MD_HEAD;
@@ -294,14 +295,14 @@ int pb_lb_read_md(pb_lb_build *b, const char *data, size_t len)
             rc = build_line(&m, line + lead, n - lead);
             at = MD_DONE;
         } else {
-            rc = pb_lb_fail(b, m.line, lead + 1, at == MD_HEAD ? "not llama-bench's md table (it starts with a '|' "
+            rc = pb_lbench_fail(b, m.line, lead + 1, at == MD_HEAD ? "not llama-bench's md table (it starts with a '|' "
                             "header row)" : "after llama-bench's table, only its build line and blank lines");
         }
         if (rc != 0)
             return -1;
     }
     if (at < MD_ROWS)
-        return pb_lb_fail(b, m.line ? m.line : 1, 0, "no table: llama-bench's md is a header row, a row of dashes, "
+        return pb_lbench_fail(b, m.line ? m.line : 1, 0, "no table: llama-bench's md is a header row, a row of dashes, "
                           "then a row a test");
     return 0;
 }

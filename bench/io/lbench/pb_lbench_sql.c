@@ -14,12 +14,12 @@
 typedef struct scur {
     const char *p, *end, *line_start;
     size_t line;
-    pb_lb_build *b;
+    pb_lbench_build *b;
 } scur;
 
 static size_t scol(const scur *c) { return (size_t)(c->p - c->line_start) + 1; }
 
-#define SFAIL(c, ...) pb_lb_fail((c)->b, (c)->line, scol(c), __VA_ARGS__)
+#define SFAIL(c, ...) pb_lbench_fail((c)->b, (c)->line, scol(c), __VA_ARGS__)
 
 /* White space and comments. */
 static void sws(scur *c)
@@ -89,9 +89,9 @@ static int sident(scur *c, size_t *off, const char *what)
     size_t n = ident_len(c);
     if (!n)
         return SFAIL(c, "expected %s (a name)", what);
-    *off = pb_lb_begin(c->b);
-    pb_lb_putn(c->b, c->p, n);
-    pb_lb_end(c->b);
+    *off = pb_lbench_begin(c->b);
+    pb_lbench_putn(c->b, c->p, n);
+    pb_lbench_end(c->b);
     c->p += n;
     sws(c);
     return 0;
@@ -110,7 +110,7 @@ static int create(scur *c)
         size_t off;
         if (sident(c, &off, "a column's name") != 0)
             return -1;
-        pb_lb_drop(c->b, off);
+        pb_lbench_drop(c->b, off);
         if (!skw(c, "TEXT") && !skw(c, "INTEGER") && !skw(c, "REAL"))
             return SFAIL(c, "expected a column's type: TEXT, INTEGER or REAL");
     } while (c->p < c->end && *c->p == ',' && (c->p++, sws(c), true));
@@ -120,9 +120,9 @@ static int create(scur *c)
 /* One value into the builder: '...' (a quote doubled inside), a number, or NULL. */
 static int svalue(scur *c, size_t *off)
 {
-    *off = pb_lb_begin(c->b);
+    *off = pb_lbench_begin(c->b);
     if (skw(c, "NULL")) {
-        pb_lb_end(c->b);
+        pb_lbench_end(c->b);
         return 0;
     }
     if (c->p < c->end && *c->p == '\'') {
@@ -131,7 +131,7 @@ static int svalue(scur *c, size_t *off)
             if (c->p == c->end)
                 return SFAIL(&open, "a string without its closing quote (its opening quote)");
             if (*c->p == '\'' && c->p + 1 < c->end && c->p[1] == '\'') {
-                pb_lb_put(c->b, '\'');
+                pb_lbench_put(c->b, '\'');
                 c->p++;
             } else if (*c->p == '\'') {
                 break;
@@ -140,7 +140,7 @@ static int svalue(scur *c, size_t *off)
                     c->line++;
                     c->line_start = c->p + 1;
                 }
-                pb_lb_put(c->b, *c->p);
+                pb_lbench_put(c->b, *c->p);
             }
         }
         c->p++;
@@ -150,10 +150,10 @@ static int svalue(scur *c, size_t *off)
             n++;
         if (!n)
             return SFAIL(c, "expected a value: a '...' string, a number or NULL");
-        pb_lb_putn(c->b, c->p, n);
+        pb_lbench_putn(c->b, c->p, n);
         c->p += n;
     }
-    pb_lb_end(c->b);
+    pb_lbench_end(c->b);
     sws(c);
     return 0;
 }
@@ -171,7 +171,7 @@ static int insert(scur *c, size_t line)
             return -1;
     } while (c->p < c->end && *c->p == ',' && (c->p++, sws(c), true));
     if (expect_ch(c, ')', "after the names") != 0 || expect_kw(c, "VALUES", "after the names") != 0 ||
-        expect_ch(c, '(', "before the values") != 0 || pb_lb_record(c->b, line) != 0)
+        expect_ch(c, '(', "before the values") != 0 || pb_lbench_record(c->b, line) != 0)
         return -1;
     for (size_t i = 0; i < nnames; i++) {
         if (i && expect_ch(c, ',', "between values (fewer values than names?)") != 0)
@@ -180,8 +180,8 @@ static int insert(scur *c, size_t line)
         if (svalue(c, &off) != 0)
             return -1;
         char name[128];
-        snprintf(name, sizeof name, "%s", pb_lb_text(c->b, names[i]));
-        if (pb_lb_field(c->b, name, off, fline, fcol) != 0)
+        snprintf(name, sizeof name, "%s", pb_lbench_text(c->b, names[i]));
+        if (pb_lbench_field(c->b, name, off, fline, fcol) != 0)
             return -1;
     }
     if (c->p < c->end && *c->p == ',')
@@ -191,7 +191,7 @@ static int insert(scur *c, size_t line)
     return 0;
 }
 
-int pb_lb_read_sql(pb_lb_build *b, const char *data, size_t len)
+int pb_lbench_read_sql(pb_lbench_build *b, const char *data, size_t len)
 {
     scur c = { .p = data, .end = data + len, .line_start = data, .line = 1, .b = b };
     sws(&c);

@@ -79,11 +79,11 @@ _Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s 
 /* The decode passes' read pattern (kern_impl.h's quarter rows): PB_MR_STREAMS streams a quarter of the range
  * apart, each asking for the line KERN_PREFETCH_BYTES ahead (kern_prefetch_stream: PRFM PLDL3KEEP, the hint's
  * locality 1 on every arm64 core), two accumulators per stream. A step is one line per stream (PB_MR_LINE: a cache
- * line on most arm64 cores) from the 64-byte aligned start (pb_mr_split_of); the rest goes through pb_read. */
+ * line on most arm64 cores) from the 64-byte aligned start (pb_memread_split_of); the rest goes through pb_read. */
 uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
-    pb_mr_split q = pb_mr_split_of(src, bytes, PB_MR_LINE);
+    pb_memread_split q = pb_memread_split_of(src, bytes, PB_MR_LINE);
     size_t quarter = q.quarter;
     const uint8_t *s[PB_MR_STREAMS];
     for (int k = 0; k < PB_MR_STREAMS; k++)

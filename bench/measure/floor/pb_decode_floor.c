@@ -16,17 +16,17 @@
 
 /* A pb_memfloor context over buf (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two halves
  * for its copies), or NULL with the reason in err. */
-static pb_mf_ctx *pb_decode_floor_ctx(pool *p, const void *buf, size_t bytes, char *err, size_t errlen)
+static pb_memfloor_ctx *pb_decode_floor_ctx(pool *p, const void *buf, size_t bytes, char *err, size_t errlen)
 {
     size_t span = bytes / (2 * PB_MF_UNIT) * (2 * PB_MF_UNIT);
-    pb_mf_ctx *c = malloc(sizeof *c); /* 64 KiB of per-thread slots: not on the stack */
+    pb_memfloor_ctx *c = malloc(sizeof *c); /* 64 KiB of per-thread slots: not on the stack */
     if (!c || span == 0) {
         free(c);
         snprintf(err, errlen, span ? "out of memory" : "a buffer of %zu bytes is too small to measure", bytes);
         return NULL;
     }
-    /* pb_mf_* only read the buffer in read passes (the cast drops const for its context's field type). */
-    pb_mf_init(c, p, (uint8_t *)(uintptr_t)buf, span);
+    /* pb_memfloor_* only read the buffer in read passes (the cast drops const for its context's field type). */
+    pb_memfloor_init(c, p, (uint8_t *)(uintptr_t)buf, span);
     return c;
 }
 
@@ -35,7 +35,7 @@ int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, 
 {
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "measured");
-    pb_mf_ctx *c = pb_decode_floor_ctx(p, buf, bytes, err, errlen);
+    pb_memfloor_ctx *c = pb_decode_floor_ctx(p, buf, bytes, err, errlen);
     if (!c)
         return -1;
     int rc = -1;
@@ -45,13 +45,13 @@ int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, 
         if (!pb_memkern_reads_here(k) || (only && strcmp(k->name, only) != 0))
             continue;
         if (rc != 0) {
-            /* The buffer holds weights, not pb_mf_touch's pattern: the first kernel's sum is the reference
+            /* The buffer holds weights, not pb_memfloor_touch's pattern: the first kernel's sum is the reference
              * every pass of every kernel must reproduce. */
             uint64_t ns;
-            c->expect_sum = pb_mf_pass(c, k, &ns);
+            c->expect_sum = pb_memfloor_pass(c, k, &ns);
         }
-        pb_mf_point pt;
-        if (pb_mf_measure(c, k, passes, &pt) != 0) {
+        pb_memfloor_point pt;
+        if (pb_memfloor_measure(c, k, passes, &pt) != 0) {
             snprintf(err, errlen, "read kernel %s: %s", k->name, strerror(errno));
             rc = -1;
             break;
@@ -92,7 +92,7 @@ int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf,
         return -1;
     }
     uint64_t ns;
-    l->c->expect_sum = pb_mf_pass(l->c, l->k, &ns); /* untimed: the reference sum every pass must give */
+    l->c->expect_sum = pb_memfloor_pass(l->c, l->k, &ns); /* untimed: the reference sum every pass must give */
     return 0;
 }
 
@@ -100,9 +100,9 @@ void pb_decode_floor_live_pass(pb_decode_floor_live *l, pool *p)
 {
     if (l->n >= l->cap || pool_threads(p) != l->c->threads)
         return;
-    l->c->pool = p; /* pb_mf_pass runs on c->pool; the slice of each thread id is the same on any pool */
+    l->c->pool = p; /* pb_memfloor_pass runs on c->pool; the slice of each thread id is the same on any pool */
     uint64_t ns;
-    l->wrong += pb_mf_pass(l->c, l->k, &ns) != l->c->expect_sum;
+    l->wrong += pb_memfloor_pass(l->c, l->k, &ns) != l->c->expect_sum;
     l->gbps[l->n++] = (double)l->c->bytes / (double)(ns ? ns : 1);
 }
 

@@ -4,7 +4,7 @@
  *
  * Three files, three layers of one idea (this folder, bench/measure/floor):
  *   pb_memread       the read (copy, write) kernels as a table: what one thread runs over one slice.
- *   pb_memfloor      the floor measurement over a pool (pb_mf_*): first touch, timed passes of one kernel, the
+ *   pb_memfloor      the floor measurement over a pool (pb_memfloor_*): first touch, timed passes of one kernel, the
  *                    byte-sum check; bench_memory_floor's whole job.
  *   pb_decode_floor  (this file) a floor for one decode point: chosen over the kernels on pb_memfloor's passes,
  *                    interleaved with the point's tokens, or read back from memory_floor.csv.
@@ -43,7 +43,7 @@ int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, 
  *   ...  pb_decode_floor_live_pass(&l, pool);  ... (up to n times)
  *   pb_decode_floor_live_close(&l, &floor, err, len);      // best/median/min over the passes; source "interleaved" */
 typedef struct pb_decode_floor_live {
-    struct pb_mf_ctx *c;
+    struct pb_memfloor_ctx *c;
     const struct pb_memkern *k;
     double *gbps;
     int n, cap;

@@ -6,13 +6,13 @@
 
 #include "pb_time.h"
 
-uint64_t pb_mf_default_mib(uint64_t llc_bytes, bool quick)
+uint64_t pb_memfloor_default_mib(uint64_t llc_bytes, bool quick)
 {
     uint64_t llc_mib = ((quick ? PB_MF_QUICK_LLC_FACTOR : PB_MF_LLC_FACTOR) * llc_bytes + (1u << 20) - 1) >> 20;
     return llc_mib > PB_MF_MIN_MIB ? llc_mib : PB_MF_MIN_MIB;
 }
 
-int pb_mf_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errlen)
+int pb_memfloor_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errlen)
 {
     uint64_t limit = avail_bytes / 2 >> 20;
     if (mib <= limit)
@@ -22,7 +22,7 @@ int pb_mf_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errle
     return -1;
 }
 
-void pb_mf_init(pb_mf_ctx *c, pool *p, uint8_t *buf, size_t bytes)
+void pb_memfloor_init(pb_memfloor_ctx *c, pool *p, uint8_t *buf, size_t bytes)
 {
     c->pool = p;
     c->threads = pool_threads(p);
@@ -34,7 +34,7 @@ void pb_mf_init(pb_mf_ctx *c, pool *p, uint8_t *buf, size_t bytes)
 }
 
 /* Thread id's share [*a, *b) of span bytes, in whole PB_MF_UNIT pages. */
-static void pb_mf_slice(size_t span, int id, int n, size_t *a, size_t *b)
+static void pb_memfloor_slice(size_t span, int id, int n, size_t *a, size_t *b)
 {
     size_t u0, u1;
     pool_split((span + PB_MF_UNIT - 1) / PB_MF_UNIT, id, n, &u0, &u1);
@@ -44,33 +44,33 @@ static void pb_mf_slice(size_t span, int id, int n, size_t *a, size_t *b)
 
 /* The fill: word i of each half holds (i + 1) x the 64-bit golden ratio, so the bytes look random, almost
  * none is zero, and both halves are equal. */
-static void pb_mf_fill(void *ctx, int id, int n)
+static void pb_memfloor_fill(void *ctx, int id, int n)
 {
-    pb_mf_ctx *c = ctx;
+    pb_memfloor_ctx *c = ctx;
     size_t a, b, half = c->bytes / 2;
-    pb_mf_slice(c->bytes, id, n, &a, &b);
+    pb_memfloor_slice(c->bytes, id, n, &a, &b);
     uint64_t *w = (uint64_t *)(void *)c->buf; /* the buffer is page-aligned and only ever read as bytes or words */
     for (size_t i = a / 8; i < b / 8; i++)
         w[i] = ((i % (half / 8)) + 1) * 0x9E3779B97F4A7C15ull;
     c->slot[id].sum = pb_memsum_words(c->buf + a, b - a);
 }
 
-void pb_mf_touch(pb_mf_ctx *c)
+void pb_memfloor_touch(pb_memfloor_ctx *c)
 {
     uint64_t t0 = pb_now_ns();
-    pool_run(c->pool, pb_mf_fill, c);
+    pool_run(c->pool, pb_memfloor_fill, c);
     c->touch_s = (double)(pb_now_ns() - t0) / 1e9;
     c->expect_sum = 0;
     for (int i = 0; i < c->threads; i++)
         c->expect_sum += c->slot[i].sum;
 }
 
-static size_t pb_mf_span(const pb_mf_ctx *c, const pb_memkern *k)
+static size_t pb_memfloor_span(const pb_memfloor_ctx *c, const pb_memkern *k)
 {
     return k->op == PB_MEMOP_COPY ? c->bytes / 2 : c->bytes;
 }
 
-uint64_t pb_mf_expected(const pb_mf_ctx *c, const pb_memkern *k)
+uint64_t pb_memfloor_expected(const pb_memfloor_ctx *c, const pb_memkern *k)
 {
     switch (k->op) {
     case PB_MEMOP_COPY:
@@ -85,7 +85,7 @@ uint64_t pb_mf_expected(const pb_mf_ctx *c, const pb_memkern *k)
 /* The chunk of a pass over span bytes split n ways: 1/PB_MF_CHUNKS of a slice, in whole pages; one thread reads
  * its whole span in one call, as before chunks, since it has no one to share with (a 4-stream kernel's streams
  * then stay a quarter of the buffer apart). */
-static size_t pb_mf_chunk(size_t span, int n)
+static size_t pb_memfloor_chunk(size_t span, int n)
 {
     if (n == 1)
         return span;
@@ -97,10 +97,10 @@ static size_t pb_mf_chunk(size_t span, int n)
  * relaxed: fetch_add alone makes each chunk one thread's, and no thread reads what another writes in a pass
  * (a copy's chunk writes its own chunk of the second half); pool_run orders the caller's reset of next before
  * the pass and the sums after it. */
-static uint64_t pb_mf_claim(pb_mf_ctx *c, const pb_memkern *k, size_t span, size_t chunk, int owner, int n)
+static uint64_t pb_memfloor_claim(pb_memfloor_ctx *c, const pb_memkern *k, size_t span, size_t chunk, int owner, int n)
 {
     size_t a, b;
-    pb_mf_slice(span, owner, n, &a, &b);
+    pb_memfloor_slice(span, owner, n, &a, &b);
     uint64_t sum = 0;
     for (;;) {
         size_t at = atomic_fetch_add_explicit(&c->slot[owner].next, chunk, memory_order_relaxed);
@@ -111,28 +111,28 @@ static uint64_t pb_mf_claim(pb_mf_ctx *c, const pb_memkern *k, size_t span, size
     }
 }
 
-static void pb_mf_job(void *ctx, int id, int n)
+static void pb_memfloor_job(void *ctx, int id, int n)
 {
-    pb_mf_ctx *c = ctx;
+    pb_memfloor_ctx *c = ctx;
     const pb_memkern *k = c->kern;
-    size_t span = pb_mf_span(c, k), chunk = pb_mf_chunk(span, n);
+    size_t span = pb_memfloor_span(c, k), chunk = pb_memfloor_chunk(span, n);
     uint64_t sum = 0;
     for (int j = 0; j < n; j++) /* its own slice, then what the others left */
-        sum += pb_mf_claim(c, k, span, chunk, (id + j) % n, n);
+        sum += pb_memfloor_claim(c, k, span, chunk, (id + j) % n, n);
     c->slot[id].sum = sum;
 }
 
-uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns)
+uint64_t pb_memfloor_pass(pb_memfloor_ctx *c, const pb_memkern *k, uint64_t *ns)
 {
     c->kern = k; /* published to the workers by pool_run's release of the job, as are the slices' starts */
-    size_t span = pb_mf_span(c, k);
+    size_t span = pb_memfloor_span(c, k);
     for (int i = 0; i < c->threads; i++) {
         size_t a, b;
-        pb_mf_slice(span, i, c->threads, &a, &b);
+        pb_memfloor_slice(span, i, c->threads, &a, &b);
         atomic_store_explicit(&c->slot[i].next, a, memory_order_relaxed);
     }
     uint64_t t0 = pb_now_ns();
-    pool_run(c->pool, pb_mf_job, c);
+    pool_run(c->pool, pb_memfloor_job, c);
     *ns = pb_now_ns() - t0;
     uint64_t sum = 0;
     for (int i = 0; i < c->threads; i++)
@@ -140,17 +140,17 @@ uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns)
     return sum;
 }
 
-int pb_mf_measure(pb_mf_ctx *c, const pb_memkern *k, int passes, pb_mf_point *out)
+int pb_memfloor_measure(pb_memfloor_ctx *c, const pb_memkern *k, int passes, pb_memfloor_point *out)
 {
-    uint64_t ns, want = pb_mf_expected(c, k);
+    uint64_t ns, want = pb_memfloor_expected(c, k);
     double *gbps = malloc((size_t)passes * sizeof *gbps);
     if (!gbps)
         return -1; /* errno ENOMEM: the caller says so, and keeps what it measured before */
-    *out = (pb_mf_point){ .kern = k, .threads = c->threads, .passes = passes,
-                          .moved = (uint64_t)k->traffic * pb_mf_span(c, k) };
-    out->valid = pb_mf_pass(c, k, &ns) == want; /* the warm-up: dropped from the figures, checked all the same */
+    *out = (pb_memfloor_point){ .kern = k, .threads = c->threads, .passes = passes,
+                          .moved = (uint64_t)k->traffic * pb_memfloor_span(c, k) };
+    out->valid = pb_memfloor_pass(c, k, &ns) == want; /* the warm-up: dropped from the figures, checked all the same */
     for (int i = 0; i < passes; i++) {
-        out->valid &= pb_mf_pass(c, k, &ns) == want;
+        out->valid &= pb_memfloor_pass(c, k, &ns) == want;
         gbps[i] = (double)out->moved / (double)(ns ? ns : 1);
     }
     out->gbps = pb_summarize(gbps, (size_t)passes);

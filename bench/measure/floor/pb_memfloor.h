@@ -1,8 +1,8 @@
 /* pb_memfloor.h — the streaming-bandwidth measurement behind bench_memory_floor, on one pool and one buffer:
  *
- *   pb_mf_ctx c;  pb_mf_init(&c, pool, buf, bytes);   // buf: mapped, never touched
- *   pb_mf_touch(&c);                                    // each thread writes its own slice (first touch)
- *   pb_mf_measure(&c, kernel, passes, &point);          // one warm-up pass, then passes timed ones
+ *   pb_memfloor_ctx c;  pb_memfloor_init(&c, pool, buf, bytes);   // buf: mapped, never touched
+ *   pb_memfloor_touch(&c);                                    // each thread writes its own slice (first touch)
+ *   pb_memfloor_measure(&c, kernel, passes, &point);          // one warm-up pass, then passes timed ones
  *
  * A pass is one pool dispatch, timed by the caller from publish to the return of pool_run (the last
  * thread's end): every thread runs the kernel over its own slice (pool_split over 4 KiB pages, the pages it
@@ -38,47 +38,47 @@
 
 /* One thread's slot, on its own cache line so the threads' stores do not share one: its pass's byte sum, and
  * the next unclaimed byte of its slice (claimed by its owner first, then by any thread that ran out). */
-typedef struct pb_mf_slot {
+typedef struct pb_memfloor_slot {
     _Alignas(64) uint64_t sum;
     _Atomic size_t next;
-} pb_mf_slot;
+} pb_memfloor_slot;
 
-typedef struct pb_mf_ctx {
+typedef struct pb_memfloor_ctx {
     pool *pool;
     int threads;
     uint8_t *buf;
     size_t bytes;            /* a multiple of 2 x PB_MF_UNIT */
-    uint64_t expect_sum;     /* byte sum of the whole buffer after pb_mf_touch */
+    uint64_t expect_sum;     /* byte sum of the whole buffer after pb_memfloor_touch */
     double touch_s;          /* how long the first touch took */
     /* the pass being run (read by the workers during pool_run, written by the caller between passes) */
     const pb_memkern *kern;
-    pb_mf_slot slot[POOL_MAX_THREADS];
-} pb_mf_ctx;
+    pb_memfloor_slot slot[POOL_MAX_THREADS];
+} pb_memfloor_ctx;
 
-typedef struct pb_mf_point {
+typedef struct pb_memfloor_point {
     const pb_memkern *kern;
     int threads;
     int passes;
     uint64_t moved;          /* bytes one pass moves: traffic x the span it covers */
     pb_summary gbps;         /* over the timed passes, 1e9 B/s */
     bool valid;              /* every pass's byte sum was the expected one */
-} pb_mf_point;
+} pb_memfloor_point;
 
 /* The default buffer in MiB: max(PB_MF_MIN_MIB, PB_MF_LLC_FACTOR x llc_bytes), rounded up to whole MiB;
  * with quick, PB_MF_QUICK_LLC_FACTOR instead. */
-uint64_t pb_mf_default_mib(uint64_t llc_bytes, bool quick);
+uint64_t pb_memfloor_default_mib(uint64_t llc_bytes, bool quick);
 /* 0 when mib MiB fit in half of avail_bytes; -1 with a one-line reason otherwise. */
-int pb_mf_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errlen);
+int pb_memfloor_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t errlen);
 
 /* bytes must be a positive multiple of 2 x PB_MF_UNIT (any whole number of MiB is). */
-void pb_mf_init(pb_mf_ctx *c, pool *p, uint8_t *buf, size_t bytes);
+void pb_memfloor_init(pb_memfloor_ctx *c, pool *p, uint8_t *buf, size_t bytes);
 /* First touch through the pool: each thread writes the fill pattern into its slice. Sets expect_sum. */
-void pb_mf_touch(pb_mf_ctx *c);
+void pb_memfloor_touch(pb_memfloor_ctx *c);
 /* One untimed pass, then passes timed ones (passes >= 1). 0, or -1 with errno ENOMEM (nothing measured). */
-int pb_mf_measure(pb_mf_ctx *c, const pb_memkern *k, int passes, pb_mf_point *out);
+int pb_memfloor_measure(pb_memfloor_ctx *c, const pb_memkern *k, int passes, pb_memfloor_point *out);
 /* One pass of k; its duration in ns. Returns the byte sum over all threads. */
-uint64_t pb_mf_pass(pb_mf_ctx *c, const pb_memkern *k, uint64_t *ns);
+uint64_t pb_memfloor_pass(pb_memfloor_ctx *c, const pb_memkern *k, uint64_t *ns);
 /* The byte sum a pass of k must return on a freshly touched buffer (see above). */
-uint64_t pb_mf_expected(const pb_mf_ctx *c, const pb_memkern *k);
+uint64_t pb_memfloor_expected(const pb_memfloor_ctx *c, const pb_memkern *k);
 
 #endif

@@ -51,18 +51,18 @@ static inline void pb_memwrite_head(uint8_t **d, size_t *bytes, size_t align)
  * every load is aligned, and the rest after the last quarter (under PB_MR_STREAMS steps), which the kernel
  * reads with its one-stream loop. */
 #define PB_MR_LINE 64 /* a cache line: what one prefetch fetches */
-typedef struct pb_mr_split {
+typedef struct pb_memread_split {
     uint64_t head_sum;   /* the head's bytes, summed */
     const uint8_t *s0;   /* the first stream's first byte: stream k starts k quarters on */
     size_t quarter;      /* bytes per stream, a multiple of step */
     const uint8_t *rest; /* the bytes after the last stream */
     size_t rest_bytes;
-} pb_mr_split;
+} pb_memread_split;
 
-static inline pb_mr_split pb_mr_split_of(const void *src, size_t bytes, size_t step)
+static inline pb_memread_split pb_memread_split_of(const void *src, size_t bytes, size_t step)
 {
     const uint8_t *p = src;
-    pb_mr_split q;
+    pb_memread_split q;
     q.head_sum = pb_memsum_head(&p, &bytes, PB_MR_LINE);
     q.s0 = p;
     q.quarter = bytes / PB_MR_STREAMS / step * step;

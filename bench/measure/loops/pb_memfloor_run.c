@@ -90,7 +90,7 @@ static int mfr_kernels(pb_memfloor_run *run, const pb_cpulist *place, uint64_t t
         pb_progress(run->done, run->total, run->t0, "%-16s threads=%-3d", p->kerns[k]->name, place->n);
         pb_memfloor_row *row = &run->rows[run->nrows];
         memset(row, 0, sizeof *row);
-        if (pb_mf_measure(&run->ctx, p->kerns[k], p->passes, &row->pt) != 0)
+        if (pb_memfloor_measure(&run->ctx, p->kerns[k], p->passes, &row->pt) != 0)
             return pb_errf(err, errlen, "%s with %d threads: %s", p->kerns[k]->name, place->n, strerror(errno));
         run->nrows++;
         row->thp_bytes = thp;
@@ -123,8 +123,8 @@ static int mfr_buffer(pb_memfloor_run *run, const pb_cpulist *place, char *err, 
             pool_destroy(pl);
         return -1;
     }
-    pb_mf_init(&run->ctx, pl, buf.p, bytes);
-    pb_mf_touch(&run->ctx);
+    pb_memfloor_init(&run->ctx, pl, buf.p, bytes);
+    pb_memfloor_touch(&run->ctx);
     uint64_t thp = 0;
     if (pb_thp_bytes((uintptr_t)buf.p, (uintptr_t)buf.p + bytes, &thp) != 0)
         thp = 0;

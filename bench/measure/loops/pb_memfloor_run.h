@@ -1,5 +1,5 @@
 /* pb_memfloor_run.h — bench_memory_floor's measuring loop. One block per thread count: a spin pool pinned to the
- * placement, a fresh buffer first-touched by its threads, every selected kernel (pb_mf_measure), the round trip
+ * placement, a fresh buffer first-touched by its threads, every selected kernel (pb_memfloor_measure), the round trip
  * between the set's first two cpus before and after (a block's rows are complete, placement and all, when it
  * returns: the caller writes them then). At the end, the floor per thread count (the best read kernel's best
  * pass) and the per-token floor it sets for every model preset and format, and a model file's, at each context:
@@ -27,7 +27,7 @@
 
 /* One measured point (one row of memory_floor.csv). */
 typedef struct pb_memfloor_row {
-    pb_mf_point pt;
+    pb_memfloor_point pt;
     uint64_t thp_bytes;
     double rt_before, rt_after;
     char placement[8];
@@ -82,7 +82,7 @@ typedef struct pb_memfloor_run {
     bool invalid;                     /* a pass's byte sum was wrong: no row is a result */
     int done, total;                  /* points, for the progress line */
     uint64_t t0;
-    pb_mf_ctx ctx;                    /* the thread count being measured (64 KiB of per-thread slots) */
+    pb_memfloor_ctx ctx;                    /* the thread count being measured (64 KiB of per-thread slots) */
 } pb_memfloor_run;
 
 /* --kernel's list (empty or "all": every kernel this CPU has, else each must run here) into p->kerns. 0, or -1

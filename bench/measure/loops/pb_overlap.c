@@ -17,7 +17,7 @@
 #define OV_CALIB_REPS 15
 #define OV_RT_BATCHES 11
 
-const char *const pb_ov_mode_names[PB_OV_MODES + 1] = {
+const char *const pb_overlap_mode_names[PB_OV_MODES + 1] = {
     [PB_OV_SERIAL] = "serial",
     [PB_OV_SPAWN] = "async-spawn",
     [PB_OV_INHERIT] = "async-inherit",
@@ -25,7 +25,7 @@ const char *const pb_ov_mode_names[PB_OV_MODES + 1] = {
     [PB_OV_MODES] = NULL,
 };
 
-const pb_ov_mode_info pb_ov_modes[PB_OV_MODES] = {
+const pb_overlap_mode_info pb_overlap_modes[PB_OV_MODES] = {
     [PB_OV_SERIAL] = { .async = false },
     [PB_OV_SPAWN] = { .async = true, .policy = POOL_SPAWN, .elsewhere = true },
     [PB_OV_INHERIT] = { .async = true, .policy = POOL_SPIN, .elsewhere = false },
@@ -44,16 +44,16 @@ static void ov_rmsnorm(const float *x, const float *gain, float *y, size_t n)
         y[i] = x[i] * scale * gain[i];
 }
 
-static void ov_prep(pb_ov_work *w)
+static void ov_prep(pb_overlap_work *w)
 {
     ov_rmsnorm(w->x, w->gain, w->normed, w->prep_n);
     kern_act_set(&w->prep_act, w->normed, 1); /* cannot fail: batch 1 <= cap 1 */
 }
 
-/* The helper's job: a pool_task_fn. ctx is the pb_ov_work the pipeline owns; the job writes only w->y. */
+/* The helper's job: a pool_task_fn. ctx is the pb_overlap_work the pipeline owns; the job writes only w->y. */
 static void ov_job(void *ctx)
 {
-    pb_ov_work *w = ctx;
+    pb_overlap_work *w = ctx;
     kern_job_rows(&w->job, 0, w->job.rows);
 }
 
@@ -71,7 +71,7 @@ static void ov_fill(float *v, size_t n, uint32_t seed)
         v[i] = (float)(ov_rand(&seed) % 2001) / 1000.0f - 1.0f;
 }
 
-static int ov_work_init(pb_ov_work *w, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
+static int ov_work_init(pb_overlap_work *w, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
 {
     kern_isa v = k->isa;
     memset(w, 0, sizeof *w);
@@ -98,7 +98,7 @@ static int ov_work_init(pb_ov_work *w, const pb_kchoice *k, size_t rows, size_t 
 }
 
 /* Sizes the prep for n values (a multiple of the q8_0 block). 0, or -1 with err. */
-static int ov_work_prep(pb_ov_work *w, size_t n, char *err, size_t errlen)
+static int ov_work_prep(pb_overlap_work *w, size_t n, char *err, size_t errlen)
 {
     free(w->x);
     free(w->gain);
@@ -115,7 +115,7 @@ static int ov_work_prep(pb_ov_work *w, size_t n, char *err, size_t errlen)
     return 0;
 }
 
-static void ov_work_free(pb_ov_work *w)
+static void ov_work_free(pb_overlap_work *w)
 {
     free(w->x);
     free(w->gain);
@@ -127,7 +127,7 @@ static void ov_work_free(pb_ov_work *w)
     memset(w, 0, sizeof *w);
 }
 
-int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen)
+int pb_overlap_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen)
 {
     uint64_t row_bytes = (uint64_t)kern_format_matrix_bytes(KERN_Q8_0, 1, cols), bytes;
     /* the weights, then the output (a float per row) and the activation (f32 row and its q8_0 form) */
@@ -141,7 +141,7 @@ int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err
                    over ? INFINITY : (double)bytes / (1 << 30), (double)avail_bytes / (1 << 30));
 }
 
-int pb_ov_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
+int pb_overlap_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -151,7 +151,7 @@ int pb_ov_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, ch
     return ov_work_init(&ov->work, k, rows, cols, err, errlen);
 }
 
-void pb_ov_close(pb_overlap *ov)
+void pb_overlap_close(pb_overlap *ov)
 {
     ov_work_free(&ov->work);
 }
@@ -162,11 +162,11 @@ void pb_ov_close(pb_overlap *ov)
 typedef enum ov_loop { OV_LOOP_PREP, OV_LOOP_JOB, OV_LOOP_MODE } ov_loop;
 
 /* 0, or -1 when the helper refused the job (errno set). */
-static int ov_step(pb_ov_work *w, ov_loop loop, pb_ov_mode m, pool_async *a)
+static int ov_step(pb_overlap_work *w, ov_loop loop, pb_overlap_mode m, pool_async *a)
 {
     if (loop == OV_LOOP_PREP) {
         ov_prep(w);
-    } else if (loop == OV_LOOP_JOB || !pb_ov_modes[m].async) {
+    } else if (loop == OV_LOOP_JOB || !pb_overlap_modes[m].async) {
         if (loop == OV_LOOP_MODE)
             ov_prep(w);
         ov_job(w);
@@ -181,16 +181,16 @@ static int ov_step(pb_ov_work *w, ov_loop loop, pb_ov_mode m, pool_async *a)
 
 /* ns per step over `steps` steps (after a short warm-up). Persistent helpers live for the one loop. NaN with
  * err when the helper could not be made or refused a job. */
-static double ov_time(pb_overlap *ov, ov_loop loop, pb_ov_mode m, char *err, size_t errlen)
+static double ov_time(pb_overlap *ov, ov_loop loop, pb_overlap_mode m, char *err, size_t errlen)
 {
     pool_async *a = NULL;
-    if (loop == OV_LOOP_MODE && pb_ov_modes[m].async) {
-        pool_async_config cfg = pool_async_config_default(pb_ov_modes[m].elsewhere ? ov->helper_cpu
+    if (loop == OV_LOOP_MODE && pb_overlap_modes[m].async) {
+        pool_async_config cfg = pool_async_config_default(pb_overlap_modes[m].elsewhere ? ov->helper_cpu
                                                                                     : POOL_ASYNC_INHERIT);
-        cfg.policy = pb_ov_modes[m].policy;
+        cfg.policy = pb_overlap_modes[m].policy;
         a = pool_async_create(&cfg);
         if (!a) {
-            pb_errf(err, errlen, "%s: pool_async_create: %s", pb_ov_mode_names[m], strerror(errno));
+            pb_errf(err, errlen, "%s: pool_async_create: %s", pb_overlap_mode_names[m], strerror(errno));
             return NAN;
         }
     }
@@ -202,13 +202,13 @@ static double ov_time(pb_overlap *ov, ov_loop loop, pb_ov_mode m, char *err, siz
         bad |= ov_step(&ov->work, loop, m, a); /* checked after the loop: nothing leaves the timed region */
     double ns = (double)(pb_now_ns() - t0) / (double)ov->steps;
     if (bad)
-        pb_errf(err, errlen, "%s: pool_async_submit: %s", pb_ov_mode_names[m], strerror(errno));
+        pb_errf(err, errlen, "%s: pool_async_submit: %s", pb_overlap_mode_names[m], strerror(errno));
     pool_async_destroy(a);
     return bad ? NAN : ns;
 }
 
 /* Median ns of one fn(w) (after an untimed call), timed one by one. */
-static double ov_median_ns(pb_ov_work *w, void (*fn)(pb_ov_work *))
+static double ov_median_ns(pb_overlap_work *w, void (*fn)(pb_overlap_work *))
 {
     double t[OV_CALIB_REPS];
     fn(w);
@@ -221,13 +221,13 @@ static double ov_median_ns(pb_ov_work *w, void (*fn)(pb_ov_work *))
 }
 
 /* ov_job typed for ov_median_ns (a pool_task_fn takes void *). */
-static void ov_job_alone(pb_ov_work *w)
+static void ov_job_alone(pb_overlap_work *w)
 {
     ov_job(w);
 }
 
-static double ov_prep_ns(pb_ov_work *w) { return ov_median_ns(w, ov_prep); }
-double pb_ov_job_ns(pb_overlap *ov) { return ov_median_ns(&ov->work, ov_job_alone); }
+static double ov_prep_ns(pb_overlap_work *w) { return ov_median_ns(w, ov_prep); }
+double pb_overlap_job_ns(pb_overlap *ov) { return ov_median_ns(&ov->work, ov_job_alone); }
 
 static size_t ov_round_block(double n)
 {
@@ -237,7 +237,7 @@ static size_t ov_round_block(double n)
 
 /* Sizes the prep so that prep / job ≈ ratio: its cost per value at the job's width, then one refinement at
  * the size that predicts (caches make the cost per value size-dependent). */
-static int ov_calibrate(pb_ov_work *w, double ratio, double job_ns, char *err, size_t errlen)
+static int ov_calibrate(pb_overlap_work *w, double ratio, double job_ns, char *err, size_t errlen)
 {
     if (ov_work_prep(w, ov_round_block((double)w->job_act.cols), err, errlen) != 0)
         return -1;
@@ -249,9 +249,9 @@ static int ov_calibrate(pb_ov_work *w, double ratio, double job_ns, char *err, s
     return n != w->prep_n ? ov_work_prep(w, n, err, errlen) : 0;
 }
 
-bool pb_ov_mode_runs(const pb_overlap *ov, pb_ov_mode m)
+bool pb_overlap_mode_runs(const pb_overlap *ov, pb_overlap_mode m)
 {
-    return !pb_ov_modes[m].elsewhere || ov->helper_cpu >= 0;
+    return !pb_overlap_modes[m].elsewhere || ov->helper_cpu >= 0;
 }
 
 /* One repetition: prep alone, job alone, then every mode this machine runs, in an order rotated by rep (no mode
@@ -262,14 +262,14 @@ static int ov_repetition(pb_overlap *ov, long rep, double *t, char *err, size_t 
     t[rep] = ov_time(ov, OV_LOOP_PREP, PB_OV_SERIAL, err, errlen);
     t[reps + rep] = ov_time(ov, OV_LOOP_JOB, PB_OV_SERIAL, err, errlen);
     for (int i = 0; i < PB_OV_MODES; i++) {
-        pb_ov_mode m = (pb_ov_mode)((i + rep) % PB_OV_MODES);
-        if (pb_ov_mode_runs(ov, m) && isnan(t[(2 + m) * reps + rep] = ov_time(ov, OV_LOOP_MODE, m, err, errlen)))
+        pb_overlap_mode m = (pb_overlap_mode)((i + rep) % PB_OV_MODES);
+        if (pb_overlap_mode_runs(ov, m) && isnan(t[(2 + m) * reps + rep] = ov_time(ov, OV_LOOP_MODE, m, err, errlen)))
             return -1;
     }
     return 0;
 }
 
-int pb_ov_measure_point(pb_overlap *ov, pb_ov_point *pt, double job_ns, char *err, size_t errlen)
+int pb_overlap_measure_point(pb_overlap *ov, pb_overlap_point *pt, double job_ns, char *err, size_t errlen)
 {
     if (ov_calibrate(&ov->work, pt->ratio, job_ns, err, errlen) != 0)
         return -1;
@@ -287,7 +287,7 @@ int pb_ov_measure_point(pb_overlap *ov, pb_ov_point *pt, double job_ns, char *er
     pt->prep = pb_summarize(t, (size_t)reps);
     pt->job = pb_summarize(t + reps, (size_t)reps);
     for (int m = 0; m < PB_OV_MODES; m++) {
-        pt->measured[m] = pb_ov_mode_runs(ov, (pb_ov_mode)m);
+        pt->measured[m] = pb_overlap_mode_runs(ov, (pb_overlap_mode)m);
         if (pt->measured[m])
             pt->mode[m] = pb_summarize(t + (2 + m) * reps, (size_t)reps);
     }
@@ -295,10 +295,10 @@ int pb_ov_measure_point(pb_overlap *ov, pb_ov_point *pt, double job_ns, char *er
     return rc;
 }
 
-pb_ov_figures pb_ov_figures_of(const pb_ov_point *pt, pb_ov_mode m)
+pb_overlap_figures pb_overlap_figures_of(const pb_overlap_point *pt, pb_overlap_mode m)
 {
     double serial = pt->mode[PB_OV_SERIAL].median, best = fmax(pt->prep.median, pt->job.median);
-    pb_ov_figures f = {
+    pb_overlap_figures f = {
         .us = pt->mode[m].median / 1e3,
         .us_min = pt->mode[m].min / 1e3,
         .us_max = pt->mode[m].max / 1e3,

@@ -27,21 +27,21 @@
 #include "pb_stats.h"
 #include "pool.h"
 
-typedef enum pb_ov_mode { PB_OV_SERIAL, PB_OV_SPAWN, PB_OV_INHERIT, PB_OV_PINNED, PB_OV_MODES } pb_ov_mode;
+typedef enum pb_overlap_mode { PB_OV_SERIAL, PB_OV_SPAWN, PB_OV_INHERIT, PB_OV_PINNED, PB_OV_MODES } pb_overlap_mode;
 
-extern const char *const pb_ov_mode_names[PB_OV_MODES + 1]; /* NULL-terminated: --modes' choices */
+extern const char *const pb_overlap_mode_names[PB_OV_MODES + 1]; /* NULL-terminated: --modes' choices */
 
 /* How each mode runs its job: on the caller, or through a pool_async of this policy and placement. */
-typedef struct pb_ov_mode_info {
+typedef struct pb_overlap_mode_info {
     bool async;
     pool_policy policy;
     bool elsewhere; /* the helper on the other cpu (else it inherits the caller's one-cpu mask) */
-} pb_ov_mode_info;
+} pb_overlap_mode_info;
 
-extern const pb_ov_mode_info pb_ov_modes[PB_OV_MODES];
+extern const pb_overlap_mode_info pb_overlap_modes[PB_OV_MODES];
 
 /* The data one step touches: the job's weights and activation, the prep's vector. */
-typedef struct pb_ov_work {
+typedef struct pb_overlap_work {
     kern_job job;
     kern_act job_act;
     void *w;
@@ -49,7 +49,7 @@ typedef struct pb_ov_work {
     size_t prep_n; /* values the prep normalises and quantizes */
     float *x, *gain, *normed;
     kern_act prep_act;
-} pb_ov_work;
+} pb_overlap_work;
 
 /* The measurement's fixed part: where the caller and the helper run, how long each timed loop is. */
 typedef struct pb_overlap {
@@ -57,11 +57,11 @@ typedef struct pb_overlap {
     long steps, reps;
     bool quick;                 /* shorter round trips */
     const pb_where *where;      /* placement tags: the topology or the round trip */
-    pb_ov_work work;
+    pb_overlap_work work;
 } pb_overlap;
 
 /* One ratio: the sizes, the times alone, and each mode's time per step. */
-typedef struct pb_ov_point {
+typedef struct pb_overlap_point {
     double ratio;
     size_t prep_n;
     double rt_ns;              /* caller-helper round trip measured before the point */
@@ -69,33 +69,33 @@ typedef struct pb_ov_point {
     pb_summary prep, job;      /* ns per step, alone */
     pb_summary mode[PB_OV_MODES]; /* ns per step */
     bool measured[PB_OV_MODES];
-} pb_ov_point;
+} pb_overlap_point;
 
 /* The derived figures of one mode at one point (us per step, its range, speedup, ceiling, % of ceiling). */
-typedef struct pb_ov_figures {
+typedef struct pb_overlap_figures {
     double us, us_min, us_max, speedup, ceiling, pct;
-} pb_ov_figures;
+} pb_overlap_figures;
 
 /* Refuses a job whose memory (rows x cols q8_0 weights, its output and activation) would be more than half of
  * avail_bytes (MemAvailable; 0: unknown, not checked) or overflow a size: the run would swap or fail in malloc
  * after its directory was made. 0, or -1 with the line (naming --rows and --cols) in err. */
-int pb_ov_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen);
+int pb_overlap_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char *err, size_t errlen);
 
 /* Pins the calling thread to ov->caller_cpu (before anything is timed: async-inherit's helper inherits exactly
  * this one-cpu mask), then builds the job's rows x cols q8_0 weights for kernel k (its ISA; without its software
  * prefetch when k says so). 0, or -1 with err. */
-int pb_ov_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen);
-void pb_ov_close(pb_overlap *ov);
+int pb_overlap_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen);
+void pb_overlap_close(pb_overlap *ov);
 
 /* The job alone, median ns: measured again per point (the machine's state drifts). */
-double pb_ov_job_ns(pb_overlap *ov);
+double pb_overlap_job_ns(pb_overlap *ov);
 
 /* A mode this machine can run: one that needs a second cpu does not run on one. */
-bool pb_ov_mode_runs(const pb_overlap *ov, pb_ov_mode m);
+bool pb_overlap_mode_runs(const pb_overlap *ov, pb_overlap_mode m);
 
 /* pt->ratio's point: sizes the prep for it against job_ns, then times reps repetitions. 0, or -1 with err. */
-int pb_ov_measure_point(pb_overlap *ov, pb_ov_point *pt, double job_ns, char *err, size_t errlen);
+int pb_overlap_measure_point(pb_overlap *ov, pb_overlap_point *pt, double job_ns, char *err, size_t errlen);
 
-pb_ov_figures pb_ov_figures_of(const pb_ov_point *pt, pb_ov_mode m);
+pb_overlap_figures pb_overlap_figures_of(const pb_overlap_point *pt, pb_overlap_mode m);
 
 #endif

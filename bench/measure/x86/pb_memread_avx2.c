@@ -48,12 +48,12 @@ uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes) { return p
 
 /* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: PB_MR_STREAMS streams a quarter of
  * the range apart, each asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. A step
- * is one line per stream (two vectors) from the 64-byte aligned start (pb_mr_split_of), so every load is
+ * is one line per stream (two vectors) from the 64-byte aligned start (pb_memread_split_of), so every load is
  * aligned and each line gets one prefetch; the rest goes through pb_read. */
 uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
-    pb_mr_split q = pb_mr_split_of(src, bytes, PB_MR_LINE);
+    pb_memread_split q = pb_memread_split_of(src, bytes, PB_MR_LINE);
     size_t quarter = q.quarter;
     const uint8_t *s0 = q.s0, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
     uint64_t sum = q.head_sum;

@@ -51,12 +51,12 @@ _Static_assert(PB_V == PB_MR_LINE, "a step of the 4-stream loop is two lines, on
 
 /* The decode passes' read pattern (kern_avx512.c): PB_MR_STREAMS streams a quarter of the range apart, each
  * asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. Each quarter is a whole number
- * of steps (two lines) from the 64-byte aligned start (pb_mr_split_of), so every load is aligned; the rest
+ * of steps (two lines) from the 64-byte aligned start (pb_memread_split_of), so every load is aligned; the rest
  * after the fourth quarter goes through pb_read. */
 uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
-    pb_mr_split q = pb_mr_split_of(src, bytes, 2 * PB_V);
+    pb_memread_split q = pb_memread_split_of(src, bytes, 2 * PB_V);
     size_t quarter = q.quarter;
     const uint8_t *s0 = q.s0, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
     uint64_t sum = q.head_sum;

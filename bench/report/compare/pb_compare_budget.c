@@ -12,7 +12,7 @@
 #include "pb_mdesc.h"
 
 /* Run a's answer for model x format, NULL when it has none with a budget. */
-static const pb_ans_format *format_of(const pb_answers *a, const char *model, const char *format)
+static const pb_answer_format *format_of(const pb_answers *a, const char *model, const char *format)
 {
     for (int f = 0; f < a->nfmt; f++)
         if (strcmp(a->fmt[f].best.d.model, model) == 0 && strcmp(a->fmt[f].best.d.format, format) == 0)
@@ -21,7 +21,7 @@ static const pb_ans_format *format_of(const pb_answers *a, const char *model, co
 }
 
 /* The part whose ms differ most between x and the first run's point. */
-static int widest_part(const pb_ans_point *first, const pb_ans_point *x)
+static int widest_part(const pb_answer_point *first, const pb_answer_point *x)
 {
     int best = 0;
     for (int p = 1; p < PB_BUDGET_NPARTS; p++)
@@ -30,7 +30,7 @@ static int widest_part(const pb_ans_point *first, const pb_ans_point *x)
     return best;
 }
 
-static void budget_table(FILE *o, const pb_compare *c, const pb_ans_format *const *f)
+static void budget_table(FILE *o, const pb_compare *c, const pb_answer_format *const *f)
 {
     fprintf(o, "### %s %s\n\n| part |", PB_MD(f[0]->best.d.model), PB_MD(f[0]->best.d.format));
     for (int i = 0; i < c->n; i++)
@@ -43,7 +43,7 @@ static void budget_table(FILE *o, const pb_compare *c, const pb_ans_format *cons
     for (int p = 0; p < PB_BUDGET_NPARTS; p++) {
         fprintf(o, "| %s |", pb_budget_part_name((pb_budget_part)p));
         for (int i = 0; i < c->n; i++) {
-            const pb_ans_point *x = &f[i]->best;
+            const pb_answer_point *x = &f[i]->best;
             fprintf(o, " %s ms (%s) |", PB_NUM(x->part[p], 2), PB_PCT(100.0 * x->part[p] / x->d.ms_median));
         }
         fprintf(o, "\n");
@@ -53,7 +53,7 @@ static void budget_table(FILE *o, const pb_compare *c, const pb_ans_format *cons
         fprintf(o, " %s ms, %s tok/s |", PB_NUM(f[i]->best.d.ms_median, 2), PB_NUM(f[i]->best.d.tok_s, 2));
     fprintf(o, "\n\n");
     for (int i = 1; i < c->n; i++) {
-        const pb_ans_point *a = &f[0]->best, *x = &f[i]->best;
+        const pb_answer_point *a = &f[0]->best, *x = &f[i]->best;
         int p = widest_part(a, x);
         fprintf(o, "%s against %s: the part that differs most is %s, %s ms against %s (%s%s ms of the token's "
                    "%s%s ms).\n",
@@ -73,7 +73,7 @@ void pb_compare_budget(FILE *o, const pb_compare *c)
         ok = pb_answers_make(&a[i], &c->run[i].rd, &c->run[i].d) == 0;
     int shown = 0;
     for (int f = 0; ok && f < a[0].nfmt; f++) {
-        const pb_ans_format *per[PB_CMP_RUNS];
+        const pb_answer_format *per[PB_CMP_RUNS];
         bool all = true;
         for (int i = 0; i < c->n && all; i++)
             all = (per[i] = format_of(&a[i], a[0].fmt[f].best.d.model, a[0].fmt[f].best.d.format)) != NULL;
