@@ -110,6 +110,17 @@ void pb_counters_text(const pb_counters *pc, char *out, size_t len)
     }
 }
 
+double pb_counters_finish(pb_counters *pc, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!pc)
+        return NAN;
+    pb_counters_stop(pc);
+    pb_counters_text(pc, out, len);
+    double cyc = pb_counters_get(pc, "cycles"), ins = pb_counters_get(pc, "instructions");
+    return cyc > 0 && !isnan(ins) ? ins / cyc : NAN;
+}
+
 void pb_counters_close(pb_counters *pc)
 {
     for (int i = 0; i < pc->n; i++)

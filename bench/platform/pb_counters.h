@@ -37,6 +37,9 @@ void pb_counters_stop(pb_counters *pc);
 double pb_counters_get(const pb_counters *pc, const char *name);
 /* "name=count name=unsupported(why) ..." of the last stretch, into out. */
 void pb_counters_text(const pb_counters *pc, char *out, size_t len);
+/* A measured point's end: stops pc and writes its text into out; returns instructions per cycle where both
+ * counted, else NaN. pc NULL (no counters asked for): out is "" and NaN. */
+double pb_counters_finish(pb_counters *pc, char *out, size_t len);
 void pb_counters_close(pb_counters *pc);
 
 /* The perf_event_attr of one event name (pb_counters_names_*.c: libpfm4 on x86-64). 0; -1 with why filled when

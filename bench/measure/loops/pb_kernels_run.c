@@ -87,20 +87,6 @@ int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- points */
 
-/* The point's counts into its row: the text of every counter, and IPC where cycles and instructions counted. */
-static void kbr_counters_stop(const pb_kernels_plan *p, pb_kernels_row *row)
-{
-    row->counters[0] = '\0';
-    row->ipc = NAN;
-    if (!p->counters)
-        return;
-    pb_counters_stop(p->counters);
-    pb_counters_text(p->counters, row->counters, sizeof row->counters);
-    double cyc = pb_counters_get(p->counters, "cycles"), ins = pb_counters_get(p->counters, "instructions");
-    if (cyc > 0 && !isnan(ins))
-        row->ipc = ins / cyc;
-}
-
 /* One point: the weights already in buf (rows of pt.fmt); its row measured, kept and handed to the caller. */
 static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
                      int threads, char *err, size_t errlen)
@@ -143,7 +129,7 @@ static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
         pb_counters_start(p->counters);
     if (pb_kbench_measure(buf, &row->pt, &row->r) != 0)
         return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
-    kbr_counters_stop(p, row);
+    row->ipc = pb_counters_finish(p->counters, row->counters, sizeof row->counters);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
     row->why = pb_kwhy_names[p->forced ? PB_KWHY_FORCED : PB_KWHY_ALL];
     row->stream = pt.level == PB_KB_DRAM && pt.layout == KERN_LAYOUT_FILE && kern_matvec_prefetches(pt.fmt, row->r.ran)

@@ -171,20 +171,6 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
  * the pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus: its floor is
  * measured just before the point, never taken from memory_floor.csv (minutes old, perhaps in another placement:
  * it once made an omp point 147% of its floor). */
-/* The point's counts into its row: the text of every counter, and IPC where cycles and instructions counted. */
-static void sw_counters_stop(const pb_sweep_plan *p, pb_sweep_row *r)
-{
-    r->counters[0] = '\0';
-    r->ipc = NAN;
-    if (!p->counters)
-        return;
-    pb_counters_stop(p->counters);
-    pb_counters_text(p->counters, r->counters, sizeof r->counters);
-    double cyc = pb_counters_get(p->counters, "cycles"), ins = pb_counters_get(p->counters, "instructions");
-    if (cyc > 0 && !isnan(ins))
-        r->ipc = ins / cyc;
-}
-
 static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_row *r, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;
@@ -212,7 +198,7 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
         pb_counters_start(p->counters);
     int rc = pb_sweep_measure(d, &ex, p->warmup, p->tokens, p->interval_ms, b->place->cpu, threads, &between, &r->m,
                               why, sizeof why);
-    sw_counters_stop(p, r);
+    r->ipc = pb_counters_finish(p->counters, r->counters, sizeof r->counters);
     r->ghz_after = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
     if (rc != 0)
         pb_errf(err, errlen, "%s %s: %s", r->format, r->policy, why);
