@@ -284,11 +284,17 @@ int pb_run_mark_latest(const pb_run *run)
     unlink(tmp);
     if (symlink(base, tmp) != 0)
         return -1;
-    if (rename(tmp, link) != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
+    return pb_run_tmp_publish(tmp, link);
+}
+
+int pb_run_tmp_drop(const char *tmp, int e)
+{
+    unlink(tmp);
+    errno = e;
+    return -1;
+}
+
+int pb_run_tmp_publish(const char *tmp, const char *path)
+{
+    return rename(tmp, path) == 0 ? 0 : pb_run_tmp_drop(tmp, errno);
 }

@@ -33,6 +33,10 @@ void pb_run_discard(const pb_run *run);
 /* The run succeeded: results/<host>/latest now points at it (a stamped run; nothing for --out or --run-dir).
  * 0, or -1 with errno (latest then stays as it was). */
 int pb_run_mark_latest(const pb_run *run);
+/* A temporary file tmp given up after a failure whose errno was e: tmp removed, -1 with errno e. */
+int pb_run_tmp_drop(const char *tmp, int e);
+/* A whole temporary file tmp renamed over path: 0; -1 with rename's errno and tmp removed. */
+int pb_run_tmp_publish(const char *tmp, const char *path);
 /* The short host name (gethostname up to the first dot), "unknown" when unavailable. */
 void pb_hostname(char *buf, size_t len);
 

@@ -12,6 +12,7 @@
 #include "pb_mdesc.h"
 #include "pb_plot.h"
 #include "pb_report.h"
+#include "pb_run.h"
 
 /* pb_plot_run's answer: drawn, nothing to draw (a CSV without rows: not a failure), or failed. */
 static pb_plot_state plot_state(int rc)
@@ -105,23 +106,11 @@ int pb_write_file(const char *path, void (*writer)(FILE *, const void *), const 
     if (!f) {
         int e = errno;
         close(fd);
-        unlink(tmp);
-        errno = e;
-        return -1;
+        return pb_run_tmp_drop(tmp, e);
     }
     writer(f, arg);
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        int e = errno ? errno : EIO;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
+    if (fclose(f) != 0 || bad)
+        return pb_run_tmp_drop(tmp, errno ? errno : EIO);
+    return pb_run_tmp_publish(tmp, path);
 }
