@@ -140,15 +140,20 @@ static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
     return 0;
 }
 
-bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v)
+/* Whether variant v measures the ISA that ran for it: itself, or a fallback no other asked-for variant measures. */
+static bool kbr_ran_is_own(const pb_kernels_plan *p, int v, kern_isa ran)
 {
-    kern_isa ran = kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]);
     if (ran == (kern_isa)p->variants->v[v])
         return true;
     for (int i = 0; i < p->variants->n; i++)
         if ((kern_isa)p->variants->v[i] == ran)
             return false;
     return true;
+}
+
+bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v)
+{
+    return kbr_ran_is_own(p, v, kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]));
 }
 
 int pb_kernels_run_layouts(const pb_kernels_plan *p)
@@ -168,13 +173,7 @@ bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, i
         return pb_kernels_run_measures(p, fmt, v);
     if (!kern_layout_fits(lay, fmt, p->cols))
         return false;
-    kern_isa ran = kern_repack_isa(lay, fmt, (kern_isa)p->variants->v[v]);
-    if (ran == (kern_isa)p->variants->v[v])
-        return true;
-    for (int i = 0; i < p->variants->n; i++)
-        if ((kern_isa)p->variants->v[i] == ran)
-            return false;
-    return true;
+    return kbr_ran_is_own(p, v, kern_repack_isa(lay, fmt, (kern_isa)p->variants->v[v]));
 }
 
 /* Every variant x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
