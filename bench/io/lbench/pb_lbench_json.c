@@ -9,35 +9,19 @@
 
 #define JSON_MAX_DEPTH 64 /* nesting of a value read past: llama-bench writes none; this only bounds the stack */
 
-typedef struct jcur {
-    const char *p, *end, *line_start;
-    size_t line;
-    pb_lbench_build *b;
-} jcur;
-
-static size_t jcol(const jcur *c) { return (size_t)(c->p - c->line_start) + 1; }
-
-#define JFAIL(c, ...) pb_lbench_fail((c)->b, (c)->line, jcol(c), __VA_ARGS__)
-
-static void jnewline(jcur *c)
-{
-    c->line++;
-    c->line_start = c->p + 1;
-}
-
 /* Spaces, tabs, CRs; newlines too unless lines (jsonl: a line end ends an object's line). */
-static void jws(jcur *c, bool lines)
+static void jws(pb_lbench_cur *c, bool lines)
 {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || (*c->p == '\n' && !lines))) {
         if (*c->p == '\n')
-            jnewline(c);
+            pb_lbench_newline(c);
         c->p++;
     }
 }
 
-static bool jat(const jcur *c, char ch) { return c->p < c->end && *c->p == ch; }
+static bool jat(const pb_lbench_cur *c, char ch) { return c->p < c->end && *c->p == ch; }
 
-static const char *jwhat(const jcur *c)
+static const char *jwhat(const pb_lbench_cur *c)
 {
     return c->p == c->end ? "the end of the file" : "this character";
 }
@@ -79,41 +63,41 @@ static void put_utf8(pb_lbench_build *b, uint32_t u)
 }
 
 /* \uXXXX at c->p (on the backslash), a surrogate pair taken whole. */
-static int junicode(jcur *c)
+static int junicode(pb_lbench_cur *c)
 {
     long hi = hex4(c->p + 2, c->end);
     if (hi < 0)
-        return JFAIL(c, "\\u without four hex digits");
+        return PB_LBENCH_ERR(c, "\\u without four hex digits");
     c->p += 6;
     uint32_t u = (uint32_t)hi;
     if (hi >= 0xd800 && hi <= 0xdbff) {
         long lo = c->end - c->p >= 2 && c->p[0] == '\\' && c->p[1] == 'u' ? hex4(c->p + 2, c->end) : -1;
         if (lo < 0xdc00 || lo > 0xdfff)
-            return JFAIL(c, "a high surrogate \\u%04lx without its low one", hi);
+            return PB_LBENCH_ERR(c, "a high surrogate \\u%04lx without its low one", hi);
         u = 0x10000 + (((uint32_t)hi - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
         c->p += 6;
     } else if (hi >= 0xdc00 && hi <= 0xdfff) {
-        return JFAIL(c, "a low surrogate \\u%04lx without a high one before it", hi);
+        return PB_LBENCH_ERR(c, "a low surrogate \\u%04lx without a high one before it", hi);
     }
     put_utf8(c->b, u);
     return 0;
 }
 
 /* A string at c->p (its opening quote), unescaped into the builder: *off where it starts. */
-static int jstring(jcur *c, size_t *off)
+static int jstring(pb_lbench_cur *c, size_t *off)
 {
     static const char plain[] = "\"\\/bfnrt", meant[] = "\"\\/\b\f\n\r\t";
-    jcur open = *c;
+    pb_lbench_cur open = *c;
     *off = pb_lbench_begin(c->b);
     c->p++;
     for (;;) {
         if (c->p == c->end)
-            return JFAIL(&open, "a string without its closing quote (its opening quote)");
+            return PB_LBENCH_ERR(&open, "a string without its closing quote (its opening quote)");
         unsigned char ch = (unsigned char)*c->p;
         if (ch == '"')
             break;
         if (ch < 0x20)
-            return JFAIL(c, "a control character (byte 0x%02x) inside a string: JSON writes it escaped", ch);
+            return PB_LBENCH_ERR(c, "a control character (byte 0x%02x) inside a string: JSON writes it escaped", ch);
         if (ch != '\\') {
             pb_lbench_put(c->b, (char)ch);
             c->p++;
@@ -127,7 +111,7 @@ static int jstring(jcur *c, size_t *off)
             pb_lbench_put(c->b, meant[esc - plain]);
             c->p += 2;
         } else {
-            return JFAIL(c, "an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+            return PB_LBENCH_ERR(c, "an escape JSON does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
         }
     }
     c->p++;
@@ -135,16 +119,16 @@ static int jstring(jcur *c, size_t *off)
     return 0;
 }
 
-static bool digit(const jcur *c) { return c->p < c->end && *c->p >= '0' && *c->p <= '9'; }
+static bool digit(const pb_lbench_cur *c) { return c->p < c->end && *c->p >= '0' && *c->p <= '9'; }
 
 /* A number by RFC 8259's grammar, its text into the builder. */
-static int jnumber(jcur *c, size_t *off)
+static int jnumber(pb_lbench_cur *c, size_t *off)
 {
-    jcur at = *c;
+    pb_lbench_cur at = *c;
     const char *s = c->p;
     c->p += jat(c, '-');
     if (!digit(c))
-        return JFAIL(&at, "not a JSON value (a string, number, true, false, null, array or object)");
+        return PB_LBENCH_ERR(&at, "not a JSON value (a string, number, true, false, null, array or object)");
     if (*c->p == '0')
         c->p++;
     else
@@ -153,7 +137,7 @@ static int jnumber(jcur *c, size_t *off)
     if (jat(c, '.')) {
         c->p++;
         if (!digit(c))
-            return JFAIL(c, "a number's fraction without digits");
+            return PB_LBENCH_ERR(c, "a number's fraction without digits");
         while (digit(c))
             c->p++;
     }
@@ -161,7 +145,7 @@ static int jnumber(jcur *c, size_t *off)
         c->p++;
         c->p += jat(c, '+') || jat(c, '-');
         if (!digit(c))
-            return JFAIL(c, "a number's exponent without digits");
+            return PB_LBENCH_ERR(c, "a number's exponent without digits");
         while (digit(c))
             c->p++;
     }
@@ -172,7 +156,7 @@ static int jnumber(jcur *c, size_t *off)
 }
 
 /* true, false or null, written as 1, 0 or nothing. */
-static int jliteral(jcur *c, size_t *off)
+static int jliteral(pb_lbench_cur *c, size_t *off)
 {
     static const struct { const char *word, *as; } lit[] = { { "true", "1" }, { "false", "0" }, { "null", "" } };
     for (size_t i = 0; i < sizeof lit / sizeof lit[0]; i++) {
@@ -188,25 +172,25 @@ static int jliteral(jcur *c, size_t *off)
     return jnumber(c, off);
 }
 
-static int jscalar(jcur *c, size_t *off)
+static int jscalar(pb_lbench_cur *c, size_t *off)
 {
     return jat(c, '"') ? jstring(c, off) : jliteral(c, off);
 }
 
 /* Before every item of a list but the first: the ',' between two items (what: "array" or "object"). */
-static int jcomma(jcur *c, bool first, const char *what, char close)
+static int jcomma(pb_lbench_cur *c, bool first, const char *what, char close)
 {
     if (first)
         return 0;
     if (!jat(c, ','))
-        return JFAIL(c, "%s where the %s goes on with ',' or ends with '%c'", jwhat(c), what, close);
+        return PB_LBENCH_ERR(c, "%s where the %s goes on with ',' or ends with '%c'", jwhat(c), what, close);
     c->p++;
     jws(c, false);
     return 0;
 }
 
 /* An array of numbers (a sample list), as one text: the numbers separated by spaces. */
-static int jnumbers(jcur *c, size_t *off)
+static int jnumbers(pb_lbench_cur *c, size_t *off)
 {
     pb_lbench_build *b = c->b;
     *off = pb_lbench_begin(b);
@@ -217,7 +201,7 @@ static int jnumbers(jcur *c, size_t *off)
             return -1;
         size_t n;
         if (jat(c, '"') || jat(c, '[') || jat(c, '{') || jnumber(c, &n) != 0)
-            return JFAIL(c, "%s in a list of samples, where llama-bench writes numbers", jwhat(c));
+            return PB_LBENCH_ERR(c, "%s in a list of samples, where llama-bench writes numbers", jwhat(c));
         if (!b->oom)
             b->text[b->len - 1] = ' '; /* the number's NUL becomes the space before the next one */
         jws(c, false);
@@ -229,15 +213,15 @@ static int jnumbers(jcur *c, size_t *off)
     return 0;
 }
 
-static int jskip(jcur *c, int depth);
+static int jskip(pb_lbench_cur *c, int depth);
 
 /* An object or array read past (a field the schema does not declare). */
-static int jskip_group(jcur *c, int depth)
+static int jskip_group(pb_lbench_cur *c, int depth)
 {
     char close = *c->p == '{' ? '}' : ']';
     bool object = close == '}';
     if (depth >= JSON_MAX_DEPTH)
-        return JFAIL(c, "values nested more than %d deep", JSON_MAX_DEPTH);
+        return PB_LBENCH_ERR(c, "values nested more than %d deep", JSON_MAX_DEPTH);
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, close); first = false) {
@@ -246,13 +230,13 @@ static int jskip_group(jcur *c, int depth)
         size_t off;
         if (object) {
             if (!jat(c, '"'))
-                return JFAIL(c, "%s where a member's name (a string) belongs", jwhat(c));
+                return PB_LBENCH_ERR(c, "%s where a member's name (a string) belongs", jwhat(c));
             if (jstring(c, &off) != 0)
                 return -1;
             pb_lbench_drop(c->b, off);
             jws(c, false);
             if (!jat(c, ':'))
-                return JFAIL(c, "%s where ':' belongs after a member's name", jwhat(c));
+                return PB_LBENCH_ERR(c, "%s where ':' belongs after a member's name", jwhat(c));
             c->p++;
             jws(c, false);
         }
@@ -264,7 +248,7 @@ static int jskip_group(jcur *c, int depth)
     return 0;
 }
 
-static int jskip(jcur *c, int depth)
+static int jskip(pb_lbench_cur *c, int depth)
 {
     if (jat(c, '{') || jat(c, '['))
         return jskip_group(c, depth);
@@ -276,37 +260,37 @@ static int jskip(jcur *c, int depth)
 }
 
 /* One member: "name": value, filed when the schema declares the name. */
-static int jmember(jcur *c)
+static int jmember(pb_lbench_cur *c)
 {
     size_t key;
     if (!jat(c, '"'))
-        return JFAIL(c, "%s where a field's name (a string) belongs", jwhat(c));
+        return PB_LBENCH_ERR(c, "%s where a field's name (a string) belongs", jwhat(c));
     if (jstring(c, &key) != 0)
         return -1;
     int col = pb_schema_col(PB_K_LBENCH, pb_lbench_text(c->b, key));
     pb_lbench_drop(c->b, key);
     jws(c, false);
     if (!jat(c, ':'))
-        return JFAIL(c, "%s where ':' belongs after a field's name", jwhat(c));
+        return PB_LBENCH_ERR(c, "%s where ':' belongs after a field's name", jwhat(c));
     c->p++;
     jws(c, false);
     if (col < 0)
         return jskip(c, 1);
-    size_t line = c->line, at = jcol(c), off;
+    size_t line = c->line, at = pb_lbench_col(c), off;
     bool list = pb_schema_get(PB_K_LBENCH)->cols[col].rule == PB_CELL_LIST;
     if (jat(c, '{') || (jat(c, '[') && !list))
-        return JFAIL(c, "field '%s' holds %s, where llama-bench writes a %s", pb_schema_name(PB_K_LBENCH, col),
-                     jat(c, '{') ? "an object" : "an array", list ? "list of numbers" : "string or number");
+        return PB_LBENCH_ERR(c, "field '%s' holds %s, where llama-bench writes a %s", pb_schema_name(PB_K_LBENCH, col),
+                             jat(c, '{') ? "an object" : "an array", list ? "list of numbers" : "string or number");
     if ((jat(c, '[') ? jnumbers(c, &off) : jscalar(c, &off)) != 0)
         return -1;
     return pb_lbench_field_col(c->b, c->b->n - 1, col, off, line, at);
 }
 
 /* One object at c->p: a test. */
-static int jobject(jcur *c)
+static int jobject(pb_lbench_cur *c)
 {
     if (!jat(c, '{'))
-        return JFAIL(c, "%s where a test's object ('{') belongs", jwhat(c));
+        return PB_LBENCH_ERR(c, "%s where a test's object ('{') belongs", jwhat(c));
     if (pb_lbench_record(c->b, c->line) != 0)
         return -1;
     c->p++;
@@ -323,11 +307,11 @@ static int jobject(jcur *c)
 }
 
 /* json: [ object, ... ] and nothing after it but white space. */
-static int read_array(jcur *c)
+static int read_array(pb_lbench_cur *c)
 {
     jws(c, false);
     if (!jat(c, '['))
-        return JFAIL(c, "%s where llama-bench's json starts with '['", jwhat(c));
+        return PB_LBENCH_ERR(c, "%s where llama-bench's json starts with '['", jwhat(c));
     c->p++;
     jws(c, false);
     for (bool first = true; !jat(c, ']'); first = false) {
@@ -339,11 +323,11 @@ static int read_array(jcur *c)
     }
     c->p++;
     jws(c, false);
-    return c->p == c->end ? 0 : JFAIL(c, "more after the array's closing ']'");
+    return c->p == c->end ? 0 : PB_LBENCH_ERR(c, "more after the array's closing ']'");
 }
 
 /* jsonl: one object a line; blank lines skipped. */
-static int read_lines(jcur *c)
+static int read_lines(pb_lbench_cur *c)
 {
     for (;;) {
         jws(c, false);
@@ -353,12 +337,12 @@ static int read_lines(jcur *c)
             return -1;
         jws(c, true);
         if (c->p < c->end && *c->p != '\n')
-            return JFAIL(c, "more on the line after its object (jsonl holds one object a line)");
+            return PB_LBENCH_ERR(c, "more on the line after its object (jsonl holds one object a line)");
     }
 }
 
 int pb_lbench_read_json(pb_lbench_build *b, const char *data, size_t len, bool lines)
 {
-    jcur c = { .p = data, .end = data + len, .line_start = data, .line = 1, .b = b };
+    pb_lbench_cur c = pb_lbench_cur_at(b, data, len);
     return lines ? read_lines(&c) : read_array(&c);
 }

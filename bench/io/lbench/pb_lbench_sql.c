@@ -11,23 +11,12 @@
 
 #define SQL_MAX_COLS 1024 /* names in one INSERT: llama-bench writes about 40 */
 
-typedef struct scur {
-    const char *p, *end, *line_start;
-    size_t line;
-    pb_lbench_build *b;
-} scur;
-
-static size_t scol(const scur *c) { return (size_t)(c->p - c->line_start) + 1; }
-
-#define SFAIL(c, ...) pb_lbench_fail((c)->b, (c)->line, scol(c), __VA_ARGS__)
-
 /* White space and comments. */
-static void sws(scur *c)
+static void sws(pb_lbench_cur *c)
 {
     while (c->p < c->end) {
         if (*c->p == '\n') {
-            c->line++;
-            c->line_start = c->p + 1;
+            pb_lbench_newline(c);
         } else if (*c->p == '-' && c->p + 1 < c->end && c->p[1] == '-') {
             while (c->p < c->end && *c->p != '\n')
                 c->p++;
@@ -42,7 +31,7 @@ static void sws(scur *c)
 static bool ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
 
 /* The identifier at c->p, its length (0 when there is none). */
-static size_t ident_len(const scur *c)
+static size_t ident_len(const pb_lbench_cur *c)
 {
     if (c->p == c->end || !(isalpha((unsigned char)*c->p) || *c->p == '_'))
         return 0;
@@ -53,7 +42,7 @@ static size_t ident_len(const scur *c)
 }
 
 /* The keyword kw (any case) next, taken; false (nothing taken) otherwise. */
-static bool skw(scur *c, const char *kw)
+static bool skw(pb_lbench_cur *c, const char *kw)
 {
     size_t n = ident_len(c);
     if (n != strlen(kw) || strncasecmp(c->p, kw, n) != 0)
@@ -63,32 +52,32 @@ static bool skw(scur *c, const char *kw)
     return true;
 }
 
-static int expect_kw(scur *c, const char *kw, const char *where)
+static int expect_kw(pb_lbench_cur *c, const char *kw, const char *where)
 {
-    return skw(c, kw) ? 0 : SFAIL(c, "expected %s %s", kw, where);
+    return skw(c, kw) ? 0 : PB_LBENCH_ERR(c, "expected %s %s", kw, where);
 }
 
-static int expect_ch(scur *c, char ch, const char *where)
+static int expect_ch(pb_lbench_cur *c, char ch, const char *where)
 {
     if (c->p == c->end || *c->p != ch)
-        return SFAIL(c, "expected '%c' %s", ch, where);
+        return PB_LBENCH_ERR(c, "expected '%c' %s", ch, where);
     c->p++;
     sws(c);
     return 0;
 }
 
 /* The table's name: llama-bench's. */
-static int table_name(scur *c)
+static int table_name(pb_lbench_cur *c)
 {
-    return skw(c, "llama_bench") ? 0 : SFAIL(c, "expected the table llama_bench (the one llama-bench writes)");
+    return skw(c, "llama_bench") ? 0 : PB_LBENCH_ERR(c, "expected the table llama_bench (the one llama-bench writes)");
 }
 
 /* An identifier into the builder: *off. */
-static int sident(scur *c, size_t *off, const char *what)
+static int sident(pb_lbench_cur *c, size_t *off, const char *what)
 {
     size_t n = ident_len(c);
     if (!n)
-        return SFAIL(c, "expected %s (a name)", what);
+        return PB_LBENCH_ERR(c, "expected %s (a name)", what);
     *off = pb_lbench_begin(c->b);
     pb_lbench_putn(c->b, c->p, n);
     pb_lbench_end(c->b);
@@ -98,7 +87,7 @@ static int sident(scur *c, size_t *off, const char *what)
 }
 
 /* CREATE TABLE [IF NOT EXISTS] llama_bench ( name TYPE, ... ) ; — checked, nothing kept. */
-static int create(scur *c)
+static int create(pb_lbench_cur *c)
 {
     if (expect_kw(c, "TABLE", "after CREATE") != 0)
         return -1;
@@ -112,13 +101,13 @@ static int create(scur *c)
             return -1;
         pb_lbench_drop(c->b, off);
         if (!skw(c, "TEXT") && !skw(c, "INTEGER") && !skw(c, "REAL"))
-            return SFAIL(c, "expected a column's type: TEXT, INTEGER or REAL");
+            return PB_LBENCH_ERR(c, "expected a column's type: TEXT, INTEGER or REAL");
     } while (c->p < c->end && *c->p == ',' && (c->p++, sws(c), true));
     return expect_ch(c, ')', "after the columns") == 0 ? expect_ch(c, ';', "after CREATE TABLE's ')'") : -1;
 }
 
 /* One value into the builder: '...' (a quote doubled inside), a number, or NULL. */
-static int svalue(scur *c, size_t *off)
+static int svalue(pb_lbench_cur *c, size_t *off)
 {
     *off = pb_lbench_begin(c->b);
     if (skw(c, "NULL")) {
@@ -126,20 +115,18 @@ static int svalue(scur *c, size_t *off)
         return 0;
     }
     if (c->p < c->end && *c->p == '\'') {
-        scur open = *c;
+        pb_lbench_cur open = *c;
         for (c->p++;; c->p++) {
             if (c->p == c->end)
-                return SFAIL(&open, "a string without its closing quote (its opening quote)");
+                return PB_LBENCH_ERR(&open, "a string without its closing quote (its opening quote)");
             if (*c->p == '\'' && c->p + 1 < c->end && c->p[1] == '\'') {
                 pb_lbench_put(c->b, '\'');
                 c->p++;
             } else if (*c->p == '\'') {
                 break;
             } else {
-                if (*c->p == '\n') {
-                    c->line++;
-                    c->line_start = c->p + 1;
-                }
+                if (*c->p == '\n')
+                    pb_lbench_newline(c);
                 pb_lbench_put(c->b, *c->p);
             }
         }
@@ -149,7 +136,7 @@ static int svalue(scur *c, size_t *off)
         while (c->p + n < c->end && strchr("+-.0123456789eE", c->p[n]) && c->p[n])
             n++;
         if (!n)
-            return SFAIL(c, "expected a value: a '...' string, a number or NULL");
+            return PB_LBENCH_ERR(c, "expected a value: a '...' string, a number or NULL");
         pb_lbench_putn(c->b, c->p, n);
         c->p += n;
     }
@@ -159,14 +146,14 @@ static int svalue(scur *c, size_t *off)
 }
 
 /* INSERT INTO llama_bench ( names ) VALUES ( values ) ; — one test. */
-static int insert(scur *c, size_t line)
+static int insert(pb_lbench_cur *c, size_t line)
 {
     size_t names[SQL_MAX_COLS], nnames = 0;
     if (expect_kw(c, "INTO", "after INSERT") != 0 || table_name(c) != 0 || expect_ch(c, '(', "before the names") != 0)
         return -1;
     do {
         if (nnames == SQL_MAX_COLS)
-            return SFAIL(c, "more than %d columns in one INSERT", SQL_MAX_COLS);
+            return PB_LBENCH_ERR(c, "more than %d columns in one INSERT", SQL_MAX_COLS);
         if (sident(c, &names[nnames++], "a column's name") != 0)
             return -1;
     } while (c->p < c->end && *c->p == ',' && (c->p++, sws(c), true));
@@ -176,7 +163,7 @@ static int insert(scur *c, size_t line)
     for (size_t i = 0; i < nnames; i++) {
         if (i && expect_ch(c, ',', "between values (fewer values than names?)") != 0)
             return -1;
-        size_t fline = c->line, fcol = scol(c), off;
+        size_t fline = c->line, fcol = pb_lbench_col(c), off;
         if (svalue(c, &off) != 0)
             return -1;
         char name[128];
@@ -185,7 +172,7 @@ static int insert(scur *c, size_t line)
             return -1;
     }
     if (c->p < c->end && *c->p == ',')
-        return SFAIL(c, "more values than the %zu names", nnames);
+        return PB_LBENCH_ERR(c, "more values than the %zu names", nnames);
     if (expect_ch(c, ')', "after the values") != 0 || expect_ch(c, ';', "after INSERT's ')'") != 0)
         return -1;
     return 0;
@@ -193,13 +180,14 @@ static int insert(scur *c, size_t line)
 
 int pb_lbench_read_sql(pb_lbench_build *b, const char *data, size_t len)
 {
-    scur c = { .p = data, .end = data + len, .line_start = data, .line = 1, .b = b };
+    pb_lbench_cur c = pb_lbench_cur_at(b, data, len);
     sws(&c);
     while (c.p < c.end) {
         size_t line = c.line;
         int rc = skw(&c, "CREATE") ? create(&c)
                  : skw(&c, "INSERT") ? insert(&c, line)
-                 : SFAIL(&c, "a statement llama-bench does not write (CREATE TABLE or INSERT INTO llama_bench)");
+                 : PB_LBENCH_ERR(&c, "a statement llama-bench does not write (CREATE TABLE or INSERT INTO "
+                                     "llama_bench)");
         if (rc != 0)
             return -1;
     }
