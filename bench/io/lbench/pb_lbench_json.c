@@ -189,24 +189,55 @@ static int jcomma(pb_lbench_cur *c, bool first, const char *what, char close)
     return 0;
 }
 
+/* A group whose opening bracket is at c->p, up to its close (taken): item(c, depth) for each item, the commas
+ * between them checked (what: "array" or "object", for messages). */
+static int jgroup(pb_lbench_cur *c, char close, const char *what, int (*item)(pb_lbench_cur *, int), int depth)
+{
+    c->p++;
+    jws(c, false);
+    for (bool first = true; !jat(c, close); first = false) {
+        if (jcomma(c, first, what, close) != 0 || item(c, depth) != 0)
+            return -1;
+        jws(c, false);
+    }
+    c->p++;
+    return 0;
+}
+
+/* A member's name and its ':' (what: "field" or "member", for messages); *key: the name's text. */
+static int jname(pb_lbench_cur *c, const char *what, size_t *key)
+{
+    if (!jat(c, '"'))
+        return PB_LBENCH_ERR(c, "%s where a %s's name (a string) belongs", jwhat(c), what);
+    if (jstring(c, key) != 0)
+        return -1;
+    jws(c, false);
+    if (!jat(c, ':'))
+        return PB_LBENCH_ERR(c, "%s where ':' belongs after a %s's name", jwhat(c), what);
+    c->p++;
+    jws(c, false);
+    return 0;
+}
+
+/* One number of a sample list: its NUL becomes the space before the next one. */
+static int jsample(pb_lbench_cur *c, int depth)
+{
+    (void)depth;
+    size_t n;
+    if (jat(c, '"') || jat(c, '[') || jat(c, '{') || jnumber(c, &n) != 0)
+        return PB_LBENCH_ERR(c, "%s in a list of samples, where llama-bench writes numbers", jwhat(c));
+    if (!c->b->oom)
+        c->b->text[c->b->len - 1] = ' ';
+    return 0;
+}
+
 /* An array of numbers (a sample list), as one text: the numbers separated by spaces. */
 static int jnumbers(pb_lbench_cur *c, size_t *off)
 {
     pb_lbench_build *b = c->b;
     *off = pb_lbench_begin(b);
-    c->p++;
-    jws(c, false);
-    for (bool first = true; !jat(c, ']'); first = false) {
-        if (jcomma(c, first, "array", ']') != 0)
-            return -1;
-        size_t n;
-        if (jat(c, '"') || jat(c, '[') || jat(c, '{') || jnumber(c, &n) != 0)
-            return PB_LBENCH_ERR(c, "%s in a list of samples, where llama-bench writes numbers", jwhat(c));
-        if (!b->oom)
-            b->text[b->len - 1] = ' '; /* the number's NUL becomes the space before the next one */
-        jws(c, false);
-    }
-    c->p++;
+    if (jgroup(c, ']', "array", jsample, 0) != 0)
+        return -1;
     if (!b->oom && b->len > *off)
         b->len--; /* the space after the last number */
     pb_lbench_end(b);
@@ -215,37 +246,23 @@ static int jnumbers(pb_lbench_cur *c, size_t *off)
 
 static int jskip(pb_lbench_cur *c, int depth);
 
+/* A member of an object read past. */
+static int jskip_member(pb_lbench_cur *c, int depth)
+{
+    size_t key;
+    if (jname(c, "member", &key) != 0)
+        return -1;
+    pb_lbench_drop(c->b, key);
+    return jskip(c, depth);
+}
+
 /* An object or array read past (a field the schema does not declare). */
 static int jskip_group(pb_lbench_cur *c, int depth)
 {
-    char close = *c->p == '{' ? '}' : ']';
-    bool object = close == '}';
     if (depth >= JSON_MAX_DEPTH)
         return PB_LBENCH_ERR(c, "values nested more than %d deep", JSON_MAX_DEPTH);
-    c->p++;
-    jws(c, false);
-    for (bool first = true; !jat(c, close); first = false) {
-        if (jcomma(c, first, object ? "object" : "array", close) != 0)
-            return -1;
-        size_t off;
-        if (object) {
-            if (!jat(c, '"'))
-                return PB_LBENCH_ERR(c, "%s where a member's name (a string) belongs", jwhat(c));
-            if (jstring(c, &off) != 0)
-                return -1;
-            pb_lbench_drop(c->b, off);
-            jws(c, false);
-            if (!jat(c, ':'))
-                return PB_LBENCH_ERR(c, "%s where ':' belongs after a member's name", jwhat(c));
-            c->p++;
-            jws(c, false);
-        }
-        if (jskip(c, depth + 1) != 0)
-            return -1;
-        jws(c, false);
-    }
-    c->p++;
-    return 0;
+    return *c->p == '{' ? jgroup(c, '}', "object", jskip_member, depth + 1)
+                        : jgroup(c, ']', "array", jskip, depth + 1);
 }
 
 static int jskip(pb_lbench_cur *c, int depth)
@@ -259,23 +276,16 @@ static int jskip(pb_lbench_cur *c, int depth)
     return 0;
 }
 
-/* One member: "name": value, filed when the schema declares the name. */
-static int jmember(pb_lbench_cur *c)
+/* One member of a test at nesting depth: "name": value, filed when the schema declares the name. */
+static int jmember(pb_lbench_cur *c, int depth)
 {
     size_t key;
-    if (!jat(c, '"'))
-        return PB_LBENCH_ERR(c, "%s where a field's name (a string) belongs", jwhat(c));
-    if (jstring(c, &key) != 0)
+    if (jname(c, "field", &key) != 0)
         return -1;
     int col = pb_schema_col(PB_K_LBENCH, pb_lbench_text(c->b, key));
     pb_lbench_drop(c->b, key);
-    jws(c, false);
-    if (!jat(c, ':'))
-        return PB_LBENCH_ERR(c, "%s where ':' belongs after a field's name", jwhat(c));
-    c->p++;
-    jws(c, false);
     if (col < 0)
-        return jskip(c, 1);
+        return jskip(c, depth);
     size_t line = c->line, at = pb_lbench_col(c), off;
     bool list = pb_schema_get(PB_K_LBENCH)->cols[col].rule == PB_CELL_LIST;
     if (jat(c, '{') || (jat(c, '[') && !list))
@@ -286,24 +296,14 @@ static int jmember(pb_lbench_cur *c)
     return pb_lbench_field_col(c->b, c->b->n - 1, col, off, line, at);
 }
 
-/* One object at c->p: a test. */
-static int jobject(pb_lbench_cur *c)
+/* One object at c->p (nesting depth): a test. */
+static int jobject(pb_lbench_cur *c, int depth)
 {
     if (!jat(c, '{'))
         return PB_LBENCH_ERR(c, "%s where a test's object ('{') belongs", jwhat(c));
     if (pb_lbench_record(c->b, c->line) != 0)
         return -1;
-    c->p++;
-    jws(c, false);
-    for (bool first = true; !jat(c, '}'); first = false) {
-        if (jcomma(c, first, "object", '}') != 0)
-            return -1;
-        if (jmember(c) != 0)
-            return -1;
-        jws(c, false);
-    }
-    c->p++;
-    return 0;
+    return jgroup(c, '}', "object", jmember, depth + 1);
 }
 
 /* json: [ object, ... ] and nothing after it but white space. */
@@ -312,16 +312,8 @@ static int read_array(pb_lbench_cur *c)
     jws(c, false);
     if (!jat(c, '['))
         return PB_LBENCH_ERR(c, "%s where llama-bench's json starts with '['", jwhat(c));
-    c->p++;
-    jws(c, false);
-    for (bool first = true; !jat(c, ']'); first = false) {
-        if (jcomma(c, first, "array", ']') != 0)
-            return -1;
-        if (jobject(c) != 0)
-            return -1;
-        jws(c, false);
-    }
-    c->p++;
+    if (jgroup(c, ']', "array", jobject, 0) != 0)
+        return -1;
     jws(c, false);
     return c->p == c->end ? 0 : PB_LBENCH_ERR(c, "more after the array's closing ']'");
 }
@@ -333,7 +325,7 @@ static int read_lines(pb_lbench_cur *c)
         jws(c, false);
         if (c->p == c->end)
             return 0;
-        if (jobject(c) != 0)
+        if (jobject(c, 0) != 0)
             return -1;
         jws(c, true);
         if (c->p < c->end && *c->p != '\n')
