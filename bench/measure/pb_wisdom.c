@@ -280,6 +280,19 @@ static int pb_wisdom_dispatch_line(pb_wisdom *w, char **word, int n, char *err, 
     return 0;
 }
 
+/* A line "WORD YES" or "WORD NO" (hint, near), once: *has set, *value = the word was yes. */
+static int pb_wisdom_switch_line(char **word, int n, const char *yes, const char *no, bool *has, bool *value, char *err,
+                                 size_t errlen)
+{
+    if (*has)
+        return pb_errf(err, errlen, "a second %s line", word[0]);
+    if (n != 2 || (strcmp(word[1], yes) != 0 && strcmp(word[1], no) != 0))
+        return pb_errf(err, errlen, "%s takes %s or %s", word[0], yes, no);
+    *has = true;
+    *value = strcmp(word[1], yes) == 0;
+    return 0;
+}
+
 /* One line (no newline) after the magic: an identity, the hint, an entry, a comment or a blank. */
 static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
 {
@@ -309,26 +322,12 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
         return pb_wisdom_read_line(w, word, n, err, errlen);
     if (strcmp(word[0], "dispatch") == 0)
         return pb_wisdom_dispatch_line(w, word, n, err, errlen);
-    if (strcmp(word[0], "hint") == 0) {
-        if (w->has_hint)
-            return pb_errf(err, errlen, "a second hint line");
-        if (n != 2 || (strcmp(word[1], "t2") != 0 && strcmp(word[1], "nta") != 0))
-            return pb_errf(err, errlen, "hint takes t2 or nta");
-        w->has_hint = true;
-        w->temporal = strcmp(word[1], "t2") == 0;
-        return 0;
-    }
+    if (strcmp(word[0], "hint") == 0)
+        return pb_wisdom_switch_line(word, n, "t2", "nta", &w->has_hint, &w->temporal, err, errlen);
     if (strcmp(word[0], "distance") == 0)
         return pb_wisdom_distance_line(w, word, n, err, errlen);
-    if (strcmp(word[0], "near") == 0) {
-        if (w->has_near)
-            return pb_errf(err, errlen, "a second near line");
-        if (n != 2 || (strcmp(word[1], "on") != 0 && strcmp(word[1], "off") != 0))
-            return pb_errf(err, errlen, "near takes on or off");
-        w->has_near = true;
-        w->near = strcmp(word[1], "on") == 0;
-        return 0;
-    }
+    if (strcmp(word[0], "near") == 0)
+        return pb_wisdom_switch_line(word, n, "on", "off", &w->has_near, &w->near, err, errlen);
     return pb_errf(err, errlen,
                    "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, kernel, read, dispatch, end, #)",
                    word[0]);
