@@ -28,24 +28,33 @@ void pb_hostname(char *buf, size_t len)
             *p = '_';
 }
 
-/* 1 empty, 0 not empty (the first entry found, and how many more, in what), -1 not a readable directory. */
-static int pb_dir_empty(const char *path, char *what, size_t len)
+/* How many entries dir holds (. and .. left out, and those ignore accepts where it is not NULL), the first one's
+ * name in what; -1 when dir cannot be listed. */
+static int pb_dir_count(const char *dir, bool (*ignore)(const char *name), char *what, size_t len)
 {
-    DIR *d = opendir(path);
+    DIR *d = opendir(dir);
     if (!d)
         return -1;
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        const char *name = e->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || (ignore && ignore(name)))
             continue;
         if (n++ == 0)
-            snprintf(what, len, "%.200s", e->d_name);
+            snprintf(what, len, "%.200s", name);
     }
     closedir(d);
+    return n;
+}
+
+/* 1 empty, 0 not empty (the first entry found, and how many more, in what), -1 not a readable directory. */
+static int pb_dir_empty(const char *path, char *what, size_t len)
+{
+    int n = pb_dir_count(path, NULL, what, len);
     if (n > 1)
         snprintf(what + strlen(what), len - strlen(what), " and %d more", n - 1);
-    return n == 0;
+    return n < 0 ? -1 : n == 0;
 }
 
 /* The nearest existing ancestor of path must be a writable directory. */
@@ -100,18 +109,8 @@ static bool pb_partial_name(const char *name)
  * what), -1 when it cannot be listed. */
 static int pb_dir_fresh(const char *dir, char *what, size_t len)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    struct dirent *e;
-    int fresh = 1;
-    while (fresh && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !pb_partial_name(e->d_name)) {
-            snprintf(what, len, "%.200s", e->d_name);
-            fresh = 0;
-        }
-    closedir(d);
-    return fresh;
+    int n = pb_dir_count(dir, pb_partial_name, what, len);
+    return n < 0 ? -1 : n == 0;
 }
 
 /* What --run-dir may join: a directory a harness of this host and this build's schema wrote (its machine.csv says
