@@ -426,6 +426,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(loadavg_5m, REAL, "%.2f", "", NONE, "load average, 5 min")                                                    \
     X(loadavg_15m, REAL, "%.2f", "", NONE, "load average, 15 min")                                                  \
     X(clock_ghz, REAL, "%.3f", "GHz", OPTIONAL, "clock of the first cpu at the start: a dependent add chain")       \
+    X(tsc_mhz, REAL, "%.0f", "MHz", OPTIONAL, "the invariant TSC's rate (libcpuid), the nominal clock; x86 only")      \
     X(energy, TEXT, "%s", "", NONE, "RAPL zones read for joules (powercap), or why there are none")               \
     X(incomplete, TEXT, "%s", "", NONE, "added by a harness stopped before it finished, one per harness")
 

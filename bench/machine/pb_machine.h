@@ -61,6 +61,7 @@ typedef struct pb_machine {
     double load[3];     /* load average over 1, 5, 15 minutes; -1 when unavailable */
     char git[48];       /* short revision, "unknown" without git */
     double clock_ghz;   /* the first cpu's clock at the probe (pb_clock), NaN where not measured */
+    double tsc_mhz;     /* the TSC's rate, x86's nominal clock where it is invariant; 0 where not measured */
     char energy[200];   /* the powercap zones joules come from ("package-0 core dram"), or why there are none */
     /* the thresholds and tunables the run is judged and run by (pb_tunings, set by the harness: the table sees
      * layers above this one), echoed into machine.csv as key,value rows; NULL: none written */

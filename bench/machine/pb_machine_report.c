@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,10 @@ void pb_machine_print_header(const pb_machine *m, FILE *f)
     fprintf(f, "%-12s%s, transparent hugepages %s\n", "kernel", m->kernel, m->thp);
     fprintf(f, "%-12s%s\n", "governor", m->governor[0] ? m->governor : "unreadable (no cpufreq here)");
     fprintf(f, "%-12s%s %s\n", "compiler", m->compiler, m->cflags);
-    if (m->clock_ghz > 0)
+    if (m->clock_ghz > 0 && m->tsc_mhz > 0)
+        fprintf(f, "%-12s%.2f GHz, a dependent add chain at the start: %.2fx the nominal %.0f MHz (the TSC)\n",
+                "clock", m->clock_ghz, m->clock_ghz * 1000 / m->tsc_mhz, m->tsc_mhz);
+    else if (m->clock_ghz > 0)
         fprintf(f, "%-12s%.2f GHz, a dependent add chain at the start\n", "clock", m->clock_ghz);
     fprintf(f, "%-12s%s\n", "energy", m->energy[0] ? m->energy : "not probed");
     if (m->load[0] >= 0)
@@ -196,7 +200,8 @@ static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
         [PB_MKEY_compiler].s = m->compiler, [PB_MKEY_cflags].s = m->cflags, [PB_MKEY_thp].s = m->thp,
         [PB_MKEY_governor].s = m->governor[0] ? m->governor : "unreadable", [PB_MKEY_loadavg_1m].d = m->load[0],
         [PB_MKEY_loadavg_5m].d = m->load[1], [PB_MKEY_loadavg_15m].d = m->load[2],
-        [PB_MKEY_clock_ghz].d = m->clock_ghz, [PB_MKEY_energy].s = m->energy,
+        [PB_MKEY_clock_ghz].d = m->clock_ghz, [PB_MKEY_tsc_mhz].d = m->tsc_mhz > 0 ? m->tsc_mhz : NAN,
+        [PB_MKEY_energy].s = m->energy,
     };
     kv_keys(c, pb_machine_key, run_id ? PB_MKEY_run_id : PB_MKEY_host, PB_MKEY_kinds, v, "", "");
     kv_kinds(m, c);

@@ -32,6 +32,23 @@ Test(report_clock, held_then_moved_as_the_cells_change)
     drop_fixture(dir);
 }
 
+/* machine.csv's TSC rate: the run's clock is given against it, a turbo named where every point ran above it. */
+Test(report_clock, read_against_the_nominal_tsc_rate)
+{
+    char dir[256];
+    copy_fixture("xeon16", dir, sizeof dir);
+    set_cell(dir, "kernels.csv", 0, "ghz_before", "2.500");
+    set_cell(dir, "kernels.csv", 0, "ghz_after", "2.550");
+    char *md = report_of(dir);
+    cr_expect(!strstr(md, "the nominal"), "an empty tsc_mhz: no nominal clock");
+    set_cell(dir, "machine.csv", find_row(dir, "machine.csv", (const char *const[]){ "key", "tsc_mhz", NULL }), "value",
+             "2100");
+    md = report_of(dir);
+    tf_expect_has(md, "The clock held: 2.50-2.55 GHz around the run's 1 points with one (a dependent add chain on "
+                      "their cpus) (1.19-1.21x the nominal 2100 MHz, the TSC's rate: above it, a turbo).");
+    drop_fixture(dir);
+}
+
 Test(report_clock, no_sentence_without_a_clock)
 {
     char dir[256];

@@ -14,6 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* How long libcpuid times the TSC against the OS clock: the rate is steady, so a short read gives it to the MHz
+ * at little cost to every harness's start. */
+#define PB_MACHINE_TSC_MS 50
+
 /* libcpuid prints warnings ("APIC ID are not supported") to stderr; the header reports what matters. */
 static void cpuid_quiet(const char *msg)
 {
@@ -121,6 +125,12 @@ int pb_machine_cpuid(pb_machine *m, const char *dump, char *err, size_t errlen)
                  !m->hypervisor ? "none" : named ? hypervisor_names[hv] : "present");
         if (m->hypervisor && !dump)
             hypervisor_signature(m->hypervisor_name, sizeof m->hypervisor_name);
+        /* An invariant TSC ticks at the nominal clock whatever the core runs at: the reference the add chain's
+         * clock is read against. A dump is another machine's, so nothing here can be timed for it. */
+        if (!dump && c->flags[CPU_FEATURE_CONSTANT_TSC]) {
+            int mhz = cpu_clock_measure(PB_MACHINE_TSC_MS, 1);
+            m->tsc_mhz = mhz > 0 ? mhz : 0;
+        }
     }
     fill_kinds(m, &sys);
     cpuid_free_system_id(&sys);
