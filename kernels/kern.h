@@ -243,7 +243,7 @@ extern unsigned char kern_prefetch_temporal;
 /* The vendor's choice above (what kern_prefetch_temporal held before main), whatever a tuner set since. */
 bool kern_prefetch_vendor_temporal(void);
 /* Sets the hint for every later streaming pass (a tuner's measured choice, or a wisdom file's: the vendor rule
- * above was measured on one machine each). Call only while no kernel runs, from the thread that starts them:
+ * above is a default for a vendor, not a measurement of this CPU). Call only while no kernel runs, from the thread that starts them:
  * a pool dispatch then orders the write before every worker's read. */
 void kern_prefetch_set_temporal(bool temporal);
 /* The hint's name in the CSVs and wisdom files: "t2" (locality 1) or "nta" (locality 0). */

@@ -25,7 +25,7 @@ __attribute__((constructor)) static void kern_prefetch_choose(void)
     __builtin_cpu_init();
     kern_prefetch_vendor = !__builtin_cpu_is("amd");
     kern_prefetch_temporal = kern_prefetch_vendor;
-    kern_prefetch_vendor_l1 = !__builtin_cpu_is("amd"); /* measured on Intel only (kern.h) */
+    kern_prefetch_vendor_l1 = !__builtin_cpu_is("amd"); /* unmeasured on AMD: off there (kern.h) */
     kern_prefetch_near = kern_prefetch_vendor_l1;
 }
 #endif

@@ -9,7 +9,7 @@
 
 const pb_tuning pb_tunings[] = {
     { "threshold_far_rt_ns", PB_FAR_RT_NS, "ns",
-      "tightest round trip above it tags a pair far when the topology cannot tell (near pairs here: 62-65 ns)" },
+      "tightest round trip above it tags a pair far when the topology cannot tell (one L3's pairs stay well under)" },
     { "threshold_noisy_spread", PB_NOISY_SPREAD, "fraction of median",
       "(max - min) / median above it marks a point noisy, in every harness and the report" },
     { "threshold_memory_bound_pct", PB_MEMORY_BOUND_PCT, "% of floor",

@@ -4,7 +4,7 @@
  * and can delete (default results/<host>/wisdom; --wisdom FILE or POOLBENCH_WISDOM):
  *
  *   poolbench-wisdom 1
- *   cpu GenuineIntel 6/207/2 Intel(R) Xeon(R) Processor; isa avx2 avx512 ...; pus 2
+ *   cpu VENDOR FAMILY/MODEL/STEPPING BRAND; isa avx2 avx512 ...; pus 2
  *   build src 1234567890; gcc 12.2.0; -std=c11 -O2 ...
  *   # any comment
  *   hint t2
