@@ -12,36 +12,26 @@
 #define MIB ((size_t)1 << 20)
 
 /* Each entry point refuses what is not a regular file, naming it, and without blocking. */
+static void expect_refused_by_each_entry_point(const char *path, const tf_refused *in)
+{
+    char err[512], want[4500];
+    snprintf(want, sizeof want, "%s: %s", path, in->says);
+    cr_expect_eq(pb_infile_open(AT_FDCWD, path, 2 * MIB, "a test input", NULL, err, sizeof err), -1);
+    cr_expect_str_eq(err, want);
+    cr_expect_eq(errno, EINVAL, "%s", in->make);
+    char *data = NULL;
+    size_t len = 0;
+    cr_expect_eq(pb_infile_read(AT_FDCWD, path, 2 * MIB, "a test input", &data, &len, err, sizeof err), -1);
+    cr_expect_str_eq(err, want);
+    cr_expect_null(data);
+    cr_expect_null(pb_infile_fopen(AT_FDCWD, path, 2 * MIB, "a test input", err, sizeof err));
+    cr_expect_str_eq(err, want);
+}
+
 Test(infile, refuses_what_is_not_a_regular_file_at_once, .timeout = 20)
 {
-    static const struct {
-        const char *make, *what;
-    } cases[] = {
-        { "mkfifo %s/in", "not a regular file (a FIFO)" },
-        { "ln -s /dev/zero %s/in", "not a regular file (a character device)" },
-        { "mkdir %s/in", "not a regular file (a directory)" },
-        { "truncate -s 3M %s/in", "3 MiB, more than the 2 MiB a test input may hold" },
-    };
-    char dir[64], path[128], cmd[300], err[512], want[300];
-    tf_tmpdir(dir, sizeof dir, "pbinfile");
-    snprintf(path, sizeof path, "%s/in", dir);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        snprintf(cmd, sizeof cmd, "rm -rf %s/in && ", dir);
-        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), cases[i].make, dir);
-        cr_assert_eq(system(cmd), 0, "%s", cmd);
-        snprintf(want, sizeof want, "%s: %s", path, cases[i].what);
-        cr_expect_eq(pb_infile_open(AT_FDCWD, path, 2 * MIB, "a test input", NULL, err, sizeof err), -1);
-        cr_expect_str_eq(err, want);
-        cr_expect_eq(errno, EINVAL, "%s", cases[i].make);
-        char *data = NULL;
-        size_t len = 0;
-        cr_expect_eq(pb_infile_read(AT_FDCWD, path, 2 * MIB, "a test input", &data, &len, err, sizeof err), -1);
-        cr_expect_str_eq(err, want);
-        cr_expect_null(data);
-        cr_expect_null(pb_infile_fopen(AT_FDCWD, path, 2 * MIB, "a test input", err, sizeof err));
-        cr_expect_str_eq(err, want);
-    }
-    tf_rmrf(dir);
+    tf_each_refused("in", "3M", "3 MiB, more than the 2 MiB a test input may hold",
+                    expect_refused_by_each_entry_point);
 }
 
 /* A missing file is told apart (errno ENOENT); a file of exactly the bound is read whole, NUL-terminated. */

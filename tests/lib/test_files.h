@@ -122,6 +122,45 @@ static inline int tf_rmrf(const char *dir)
     return system(cmd);
 }
 
+/* What an opener must refuse at once, one at a time (see tf_each_refused), and what the refusal says after
+ * "PATH: ". */
+typedef struct {
+    char make[4400]; /* the shell line that made it, for failure messages */
+    const char *says;
+} tf_refused;
+
+/* One kind of refused input: the command that makes it, given the path (and a size first, for the large file). */
+typedef struct {
+    const char *make, *says;
+} tf_refused_kind;
+
+/* Makes each input every opener refuses at once, in turn at DIR/name in a fresh scratch directory, and calls
+ * check(path, what was made) after each: a FIFO (a plain open would block), a link to /dev/zero (a read would never
+ * end), a directory, then a sparse regular file of big_size bytes (truncate's units, "3M") past the opener's bound,
+ * whose refusal says big_says. */
+static inline void tf_each_refused(const char *name, const char *big_size, const char *big_says,
+                                   void (*check)(const char *path, const tf_refused *in))
+{
+    static const tf_refused_kind kinds[] = {
+        { "mkfifo", "not a regular file (a FIFO)" },
+        { "ln -s /dev/zero", "not a regular file (a character device)" },
+        { "mkdir", "not a regular file (a directory)" },
+        { "truncate -s", NULL },
+    };
+    char dir[64], path[4200], cmd[9000];
+    tf_tmpdir(dir, sizeof dir, "pbrefused");
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        tf_refused in = { .says = kinds[i].says ? kinds[i].says : big_says };
+        snprintf(in.make, sizeof in.make, "%s%s%s %s", kinds[i].make, kinds[i].says ? "" : " ",
+                 kinds[i].says ? "" : big_size, path);
+        snprintf(cmd, sizeof cmd, "rm -rf %s && %s", path, in.make);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        check(path, &in);
+    }
+    cr_expect_eq(tf_rmrf(dir), 0, "rm -rf %s", dir);
+}
+
 /* How many times needle stands in text, not overlapping. */
 static inline int tf_count(const char *text, const char *needle)
 {

@@ -8,29 +8,19 @@
 
 #include "report_fixture.h"
 
+static void expect_check_refuses(const char *path, const tf_refused *in)
+{
+    char out[4096];
+    /* timeout(1) turns the old hang into a failure with a status, rather than the test's own timeout */
+    int rc = sh(out, sizeof out, "timeout 10 $B/bench_check " RUNS "/quick --expect %s", path);
+    cr_expect_eq(rc, 2, "%s: exit %d: %s", in->make, rc, out);
+    cr_expect(strstr(out, in->says) && strstr(out, "inv.txt"), "%s: %s", in->make, out);
+    cr_expect_eq(tf_count(out, "\n"), 1, "one line: %s", out);
+}
+
 Test(input_files, an_expect_file_that_is_not_a_regular_file_is_exit_2_at_once, .timeout = 30)
 {
-    static const struct {
-        const char *make, *says;
-    } cases[] = {
-        { "mkfifo %s/inv.txt", "not a regular file (a FIFO)" },
-        { "ln -s /dev/zero %s/inv.txt", "not a regular file (a character device)" },
-        { "mkdir %s/inv.txt", "not a regular file (a directory)" },
-        { "truncate -s 20M %s/inv.txt", "more than the 16 MiB an expect file may hold" },
-    };
-    char dir[64], cmd[300], out[4096];
-    tf_tmpdir(dir, sizeof dir, "pbinf");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        snprintf(cmd, sizeof cmd, "rm -rf %s/inv.txt && ", dir);
-        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), cases[i].make, dir);
-        cr_assert_eq(system(cmd), 0, "%s", cmd);
-        /* timeout(1) turns the old hang into a failure with a status, rather than the test's own timeout */
-        int rc = sh(out, sizeof out, "timeout 10 $B/bench_check " RUNS "/quick --expect %s/inv.txt", dir);
-        cr_expect_eq(rc, 2, "%s: exit %d: %s", cases[i].make, rc, out);
-        cr_expect(strstr(out, cases[i].says) && strstr(out, "inv.txt"), "%s: %s", cases[i].make, out);
-        cr_expect_eq(tf_count(out, "\n"), 1, "one line: %s", out);
-    }
-    tf_rmrf(dir);
+    tf_each_refused("inv.txt", "20M", "more than the 16 MiB an expect file may hold", expect_check_refuses);
 }
 
 /* bench_report's plots read a few facts from machine.csv: a FIFO there made them wait for a writer forever,
