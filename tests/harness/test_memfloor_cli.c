@@ -12,9 +12,7 @@
 /* With --out: the directory it names must not appear either. */
 static void expect_bad(const char *args, const char *needle)
 {
-    char with_out[512];
-    snprintf(with_out, sizeof with_out, "%s --out run", args);
-    harness_expect_bad("bench_memory_floor", "", with_out, needle);
+    harness_expect_bad_out("bench_memory_floor", args, needle);
 }
 
 Test(memfloor_cli, size_zero)

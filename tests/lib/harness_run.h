@@ -84,6 +84,14 @@ static inline void harness_expect_bad(const char *prog, const char *env, const c
     cr_expect_eq(wrote, 0, "%s %s: nothing written", env, args);
 }
 
+/* harness_expect_bad with " --out run" after args: the run directory it names must not appear either. */
+static inline void harness_expect_bad_out(const char *prog, const char *args, const char *option)
+{
+    char with_out[4096];
+    snprintf(with_out, sizeof with_out, "%s --out run", args);
+    harness_expect_bad(prog, "", with_out, option);
+}
+
 #define HARNESS_MAX_ARGS 32
 
 static inline void harness_sleep_ms(long ms)
