@@ -24,24 +24,12 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
 /* Writes tiny weights (q8_0, lm_head f16) as DIR/NAME with opts; returns their matvec bytes. */
 static unsigned long long write_model(const char *dir, const char *name, const gm_opts *o)
 {
-    kern_format fmts[64];
-    int n = pb_model_matvec_count(&tiny);
-    for (int i = 0; i < n; i++)
-        fmts[i] = i == n - 1 ? KERN_F16 : KERN_Q8_0;
     pb_model shape = tiny;
     shape.qk_norm = strcmp(o->arch, "qwen3") == 0;
     shape.rope_neox = strcmp(o->arch, "llama") != 0;
-    pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
-    pb_decode_weights w;
-    cr_assert_eq(pb_decode_weights_build_fmts(&w, &shape, fmts, 1, &e, NULL, NULL), 0);
-    pb_exec_close(&e);
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    gm_write(&w, o, path);
-    unsigned long long bytes = w.bytes;
-    pb_decode_weights_free(&w);
-    return bytes;
+    return gm_write_q8(&shape, o, path);
 }
 
 static const char *cell(const pb_table *t, size_t r, const char *col)

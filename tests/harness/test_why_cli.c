@@ -23,19 +23,9 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
 /* DIR/tiny.gguf: q8_0 matvecs, an f16 lm_head (the sweep's kernel columns are its first format's: q8_0). */
 static void write_model(const char *dir)
 {
-    kern_format fmts[64];
-    int n = pb_model_matvec_count(&tiny);
-    for (int i = 0; i < n; i++)
-        fmts[i] = i == n - 1 ? KERN_F16 : KERN_Q8_0;
-    pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
-    pb_decode_weights w;
-    cr_assert_eq(pb_decode_weights_build_fmts(&w, &tiny, fmts, 1, &e, NULL, NULL), 0);
-    pb_exec_close(&e);
     char path[256];
     snprintf(path, sizeof path, "%s/tiny.gguf", dir);
-    gm_write(&w, &(gm_opts){ .arch = "qwen3" }, path);
-    pb_decode_weights_free(&w);
+    gm_write_q8(&tiny, &(gm_opts){ .arch = "qwen3" }, path);
 }
 
 /* DIR/w: bench_tune's wisdom for q8_0 at 1 thread, its kernel line replaced by scalar without prefetch; and DIR/other

@@ -9,6 +9,7 @@
 
 #include "gguf_writer.h"
 #include "pb_decode.h"
+#include "pb_exec.h"
 #include "pb_gguf.h"
 
 typedef struct gm_opts {
@@ -132,6 +133,26 @@ static inline void gm_write(const pb_decode_weights *w, const gm_opts *o, const 
         gm_matvec(&g, o, w, w->nmv - 1, "output.weight");
     gw_write(&g, path);
     gw_free(&g);
+}
+
+/* Weights of shape s built (seed 1, on one thread) with q8_0 matvecs and an f16 lm_head, written as a model file
+ * at path (gm_write); their matvec bytes. */
+static inline unsigned long long gm_write_q8(const pb_model *s, const gm_opts *o, const char *path)
+{
+    kern_format fmts[64];
+    int n = pb_model_matvec_count(s);
+    cr_assert(n <= 64, "%d matvecs", n);
+    for (int i = 0; i < n; i++)
+        fmts[i] = i == n - 1 ? KERN_F16 : KERN_Q8_0;
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
+    pb_decode_weights w;
+    cr_assert_eq(pb_decode_weights_build_fmts(&w, s, fmts, 1, &e, NULL, NULL), 0);
+    pb_exec_close(&e);
+    gm_write(&w, o, path);
+    unsigned long long bytes = w.bytes;
+    pb_decode_weights_free(&w);
+    return bytes;
 }
 
 #endif
