@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pb_run.h"
+#include "pb_rundata.h"
 #include "pb_schema.h"
 #include "test_files.h"
 
@@ -46,6 +47,19 @@ static inline void rd_sweep_csv(const char *dir, const char *const *const *rows,
     for (int i = 0; i < n; i++)
         rd_sweep_row(f, rows[i]);
     cr_assert_eq(fclose(f), 0);
+}
+
+/* What a report section (a printer of a loaded run directory: pb_report_kernels, ...) writes for DIR, failing the
+ * test when DIR does not load; malloc'd. */
+static inline char *rd_section(const char *dir, void (*section)(FILE *, const pb_rundata *))
+{
+    pb_rundata rd;
+    char err[512];
+    cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0, "%s", err);
+    tf_mem t;
+    section(tf_mem_open(&t), &rd);
+    pb_rundata_free(&rd);
+    return tf_mem_text(&t);
 }
 
 #endif

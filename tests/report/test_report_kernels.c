@@ -19,14 +19,9 @@ static char *section_of(const char *const *const *rows, int n)
     tf_write(dir, "machine.csv", "key,value\nhost,h\nrun_id,r\n");
     if (n > 0)
         rd_sweep_csv(dir, rows, n);
-    pb_rundata rd;
-    char err[512];
-    cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0, "%s", err);
-    tf_mem t;
-    pb_report_kernels(tf_mem_open(&t), &rd);
-    pb_rundata_free(&rd);
+    char *text = rd_section(dir, pb_report_kernels);
     tf_rmrf(dir);
-    return tf_mem_text(&t);
+    return text;
 }
 
 #define ROW(fmt, thr, kern, why, stream, floor, pol)                                                                \

@@ -25,13 +25,7 @@ static void run_dir(char *dir, size_t len, const char *const *const *rows, int n
 /* The section for dir, malloc'd. */
 static char *section(const char *dir)
 {
-    pb_rundata rd;
-    char err[512];
-    cr_assert_eq(pb_rundata_load(&rd, dir, err, sizeof err), 0, "%s", err);
-    tf_mem t;
-    pb_report_model(tf_mem_open(&t), &rd);
-    pb_rundata_free(&rd);
-    return tf_mem_text(&t);
+    return rd_section(dir, pb_report_model);
 }
 
 #define FILE_ROW(ctx, thr, attn)                                                                                    \
