@@ -12,6 +12,7 @@
 
 #include "emulation.h"
 #include "pool.h"
+#include "pool_test_util.h"
 #include "threads_forms.h"
 
 static pool *make_pool(int threads, pool_policy policy)
@@ -107,44 +108,18 @@ Test(pool, rows_grain_cover_every_row_once_on_the_grain)
     free(hits);
 }
 
-typedef struct ids_ctx {
-    atomic_int counts[8];
-    atomic_int bad_n;
-    int n;
-} ids_ctx;
-
-static void count_ids(void *arg, int id, int n)
-{
-    ids_ctx *c = arg;
-    if (n != c->n || id < 0 || id >= n)
-        atomic_fetch_add(&c->bad_n, 1);
-    else
-        atomic_fetch_add(&c->counts[id], 1);
-}
-
 Test(pool, run_calls_every_id_once_per_job)
 {
     for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
-        for (int n = 1; n <= 8; n++) {
+        for (int n = 1; n <= PT_MAX_IDS; n++) {
             pool *p = make_pool(n, (pool_policy)pol);
-            for (int job = 1; job <= 50; job++) {
-                ids_ctx c = { .n = n };
-                pool_run(p, count_ids, &c);
-                cr_assert_eq(atomic_load(&c.bad_n), 0);
-                for (int id = 0; id < n; id++)
-                    cr_assert_eq(atomic_load(&c.counts[id]), 1, "%s n=%d job %d: id %d ran %d times",
-                                 pool_policy_name(pol), n, job, id, atomic_load(&c.counts[id]));
-            }
+            char what[64];
+            snprintf(what, sizeof what, "%s n=%d", pool_policy_name(pol), n);
+            for (int job = 1; job <= 50; job++)
+                pt_expect_ids_once(p, n, what, job);
             pool_destroy(p);
         }
     }
-}
-
-static void add_one(void *arg, int id, int n)
-{
-    (void)id;
-    (void)n;
-    atomic_fetch_add((atomic_long *)arg, 1);
 }
 
 Test(pool, one_pool_reused_10000_times)
@@ -153,7 +128,7 @@ Test(pool, one_pool_reused_10000_times)
         pool *p = make_pool(3, (pool_policy)pol);
         atomic_long total = 0;
         for (int i = 0; i < 10000; i++)
-            pool_run(p, add_one, &total);
+            pool_run(p, pt_add_one, &total);
         cr_assert_eq(atomic_load(&total), 30000, "%s: %ld calls", pool_policy_name(pol), atomic_load(&total));
         pool_destroy(p);
     }
@@ -180,7 +155,7 @@ Test(pool, create_destroy_100_times_leaves_no_thread)
     for (int i = 0; i < 100; i++) {
         pool *p = make_pool(4, (pool_policy)(i % POOL_POLICY_COUNT));
         atomic_long total = 0;
-        pool_run(p, add_one, &total);
+        pool_run(p, pt_add_one, &total);
         cr_assert_eq(atomic_load(&total), 4);
         pool_destroy(p);
     }
@@ -362,13 +337,13 @@ Test(pool, idle_spin_workers_go_to_sleep)
     cfg.idle_us = 2000;
     pool *p = pool_create(&cfg);
     atomic_long total = 0;
-    pool_run(p, add_one, &total);
+    pool_run(p, pt_add_one, &total);
     usleep(50 * 1000); /* past the idle budget */
     double c0 = cpu_seconds();
     usleep(300 * 1000);
     double used = cpu_seconds() - c0;
     cr_assert_lt(used, 0.1, "an idle spin pool burned %.3f s of cpu in 0.3 s", used);
-    pool_run(p, add_one, &total); /* a sleeping worker wakes for the next job */
+    pool_run(p, pt_add_one, &total); /* a sleeping worker wakes for the next job */
     cr_assert_eq(atomic_load(&total), 4);
     pool_destroy(p);
 }

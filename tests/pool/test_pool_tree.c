@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "pool.h"
+#include "pool_test_util.h"
 
-#define MAX_T 8
+#define MAX_T PT_MAX_IDS
 #define ROWS 301
 
 /* The shapes: one group, many, uneven, groups of one, any numbering (the caller's group need not be 0). */
@@ -51,34 +52,15 @@ static pool *make_tree(const shape *s, pool_policy pol, const pool_slice_hook *h
     return p;
 }
 
-typedef struct ids_ctx {
-    atomic_int counts[MAX_T];
-    atomic_int bad;
-    int n;
-} ids_ctx;
-
-static void count_ids(void *arg, int id, int n)
-{
-    ids_ctx *c = arg;
-    if (n != c->n || id < 0 || id >= n)
-        atomic_fetch_add(&c->bad, 1);
-    else
-        atomic_fetch_add(&c->counts[id], 1);
-}
-
 Test(pool_tree, run_calls_every_id_once_per_job_in_every_shape)
 {
     for (size_t k = 0; k < NSHAPES; k++)
         for (size_t pi = 0; pi < sizeof tree_policies / sizeof *tree_policies; pi++) {
             pool *p = make_tree(&shapes[k], tree_policies[pi], NULL);
-            for (int job = 0; job < 200; job++) {
-                ids_ctx c = { .n = shapes[k].threads };
-                pool_run(p, count_ids, &c);
-                cr_assert_eq(atomic_load(&c.bad), 0);
-                for (int id = 0; id < c.n; id++)
-                    cr_assert_eq(atomic_load(&c.counts[id]), 1, "%s, %s, job %d: id %d ran %d times", shapes[k].name,
-                                 pool_policy_name(tree_policies[pi]), job, id, atomic_load(&c.counts[id]));
-            }
+            char what[128];
+            snprintf(what, sizeof what, "%s, %s", shapes[k].name, pool_policy_name(tree_policies[pi]));
+            for (int job = 0; job < 200; job++)
+                pt_expect_ids_once(p, shapes[k].threads, what, job);
             pool_destroy(p);
         }
 }
@@ -195,13 +177,6 @@ Test(pool_tree, bad_groups_are_refused)
     pool_destroy(p);
 }
 
-static void add_one(void *arg, int id, int n)
-{
-    (void)id;
-    (void)n;
-    atomic_fetch_add((atomic_long *)arg, 1);
-}
-
 /* Idle past their budgets, members and leaders sleep on their own queues; the next job wakes every one. */
 Test(pool_tree, sleeping_groups_wake_for_the_next_job)
 {
@@ -217,7 +192,7 @@ Test(pool_tree, sleeping_groups_wake_for_the_next_job)
         cr_assert_not_null(p);
         atomic_long total = 0;
         for (int i = 0; i < 6; i++) {
-            pool_run(p, add_one, &total);
+            pool_run(p, pt_add_one, &total);
             usleep(i % 2 ? 5000 : 0); /* past both budgets every other job */
         }
         cr_assert_eq(atomic_load(&total), 6 * s->threads);
