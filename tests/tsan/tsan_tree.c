@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pool.h"
+#include "tsan_slots.h"
 #include "tsan_tally.h"
 
 #define MAX_T 6
@@ -32,53 +33,25 @@ static const shape shapes[] = {
 
 typedef struct job {
     int slot[MAX_T];
-    int rows[MAX_ROWS];
-    int stamp;
     pool_barrier *b;
     int bad[MAX_T]; /* plain: bad[id] written by thread id only, read by the caller after the job */
 } job;
 
-static void write_slot(void *arg, int id, int n)
-{
-    (void)n;
-    job *j = arg;
-    j->slot[id] = j->stamp + id; /* plain write, read by the caller after pool_run */
-}
-
-static void write_rows(void *arg, size_t r0, size_t r1)
-{
-    job *j = arg;
-    for (size_t r = r0; r < r1; r++)
-        j->rows[r] = j->stamp + (int)r;
-}
-
 static pool *make(const shape *s, pool_policy pol, bool tree)
 {
-    pool_config cfg = pool_config_default();
-    cfg.threads = s->threads;
-    cfg.policy = pol;
-    cfg.group = tree ? s->group : NULL;
-    cfg.spin_us = 20;
-    cfg.idle_us = 200; /* short, so workers also go through the sleep path */
-    return pool_create(&cfg);
+    return tsan_slots_pool(pol, s->threads, tree ? s->group : NULL);
 }
 
+/* The descriptor's handoff, and the members' writes back to the caller, go through the leaders. */
 static int check_tree(const shape *s, pool_policy pol, int iters)
 {
     pool *p = make(s, pol, true);
     if (!p)
         return 1;
-    job *j = calloc(1, sizeof *j);
+    tsan_slots *j = calloc(1, sizeof *j);
     int failed = 0;
     for (int it = 0; it < iters && !failed; it++) {
-        j->stamp = it * 1000; /* plain write before the publish: the descriptor's handoff, through the leaders */
-        pool_run(p, write_slot, j);
-        for (int id = 0; id < s->threads; id++)
-            failed |= j->slot[id] != it * 1000 + id;
-        size_t rows = (size_t)(it % MAX_ROWS);
-        pool_rows(p, rows, (size_t)(it % 3 == 0 ? 0 : it % 5 + 1), write_rows, j);
-        for (size_t r = 0; r < rows; r++)
-            failed |= j->rows[r] != it * 1000 + (int)r;
+        failed |= tsan_slots_round(p, j, s->threads, it, MAX_ROWS, 5);
         if (it % 400 == 399)
             tsan_sleep_us(1000); /* idle 1 ms: members and leaders fall asleep, then must wake */
     }
