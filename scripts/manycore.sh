@@ -7,16 +7,10 @@
 # With fewer cpus it says so in one line and exits 0 without running anything. --print: the commands, not run.
 # About 3 minutes on 16 cores. Needs only sh, coreutils and the project's binaries (build/bin or $POOLBENCH_BIN).
 set -u
-PRINT=0
-for a in "$@"; do
-    case "$a" in
-    --print) PRINT=1 ;;
-    -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "manycore.sh: unknown argument '$a' (accepted: --print, --help)" >&2; exit 2 ;;
-    esac
-done
-BIN=${POOLBENCH_BIN:-build/bin}
-RESULTS=${POOLBENCH_RESULTS:-results}
+# shellcheck source=scripts/common.sh
+. "$(dirname "$0")/common.sh"
+common_flag manycore.sh --print "--print, --help" "$@"
+PRINT=$common_flag_set
 NEED=16
 
 # Only letters, digits, dot, dash and underscore of the host name reach a path.
@@ -40,13 +34,7 @@ for prog in bench_pool_overhead bench_sweep; do
     [ -x "$BIN/$prog" ] || { echo "manycore: $BIN/$prog is not built (make first)" >&2; exit 1; }
 done
 
-stamp=$(date +%Y%m%d-%H%M%S)
-dir="$RESULTS/$host/manycore-$stamp"
-n=1
-while [ -e "$dir" ]; do
-    n=$((n + 1))
-    dir="$RESULTS/$host/manycore-$stamp-$n"
-done
+dir=$(common_new_path "$RESULTS/$host/manycore-$(date +%Y%m%d-%H%M%S)")
 mkdir -p "$dir" || { echo "manycore: cannot create $dir" >&2; exit 1; }
 echo "manycore: $cpus cpus, run directory $dir (load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))" >&2
 
@@ -56,12 +44,7 @@ failed=""
 # shellcheck disable=SC2086
 "$BIN/bench_sweep" $SWEEP --run-dir "$dir" </dev/null || failed="$failed bench_sweep"
 
-fixture="tests/data/manycore/$host"
-n=1
-while [ -e "$fixture" ]; do
-    n=$((n + 1))
-    fixture="tests/data/manycore/$host-$n"
-done
+fixture=$(common_new_path "tests/data/manycore/$host")
 mkdir -p "$fixture" || { echo "manycore: cannot create $fixture" >&2; exit 1; }
 for f in "$dir"/*.csv; do
     [ -f "$f" ] && cp "$f" "$fixture/"

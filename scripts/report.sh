@@ -7,16 +7,10 @@
 # status is non-zero at the end. Sized for about 5 minutes on 2 cores (--quick: under 2). Progress on stderr.
 # Needs only sh, coreutils and the project's binaries (a fresh machine has no python3 or git).
 set -u
-QUICK=0
-for a in "$@"; do
-    case "$a" in
-    --quick) QUICK=1 ;;
-    -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "report.sh: unknown argument '$a' (accepted: --quick)" >&2; exit 2 ;;
-    esac
-done
-BIN=${POOLBENCH_BIN:-build/bin}
-RESULTS=${POOLBENCH_RESULTS:-results}
+# shellcheck source=scripts/common.sh
+. "$(dirname "$0")/common.sh"
+common_flag report.sh --quick "--quick" "$@"
+QUICK=$common_flag_set
 
 # The suite: harness | seconds it took on the 2-core development VM | arguments [| the log's name, when a harness
 # runs twice: bench_memory_floor's --latency run, its seconds in docs/latency-measured-2026-12-01.md]. Measured
@@ -43,14 +37,8 @@ fi
 host=$(uname -n 2>/dev/null)
 host=${host%%.*}
 [ -n "$host" ] || host=unknown
-stamp=$(date +%Y%m%d-%H%M%S)
 base="$RESULTS/$host"
-dir="$base/$stamp"
-n=1
-while [ -e "$dir" ]; do
-    n=$((n + 1))
-    dir="$base/$stamp-$n"
-done
+dir=$(common_new_path "$base/$(date +%Y%m%d-%H%M%S)")
 mkdir -p "$dir" || { echo "report: cannot create $dir" >&2; exit 1; }
 rm -f "$base/latest" && ln -s "${dir##*/}" "$base/latest" 2>/dev/null
 echo "report: run directory $dir" >&2
