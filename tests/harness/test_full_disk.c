@@ -41,6 +41,16 @@ static pb_csv *write_limited(const char *dir, const char *name, rlim_t limit, in
     return c;
 }
 
+/* write_limited, then pb_csv_finish with publish_part, which must fail with the limit's EFBIG; its account. */
+static pb_csv_end finish_limited(const char *dir, const char *name, rlim_t limit, int rows)
+{
+    pb_csv *c = write_limited(dir, name, limit, rows);
+    pb_csv_end end;
+    cr_expect_eq(pb_csv_finish(c, true, &end), -1);
+    cr_expect_eq(end.write_err, EFBIG);
+    return end;
+}
+
 /* Header 4 bytes + 4 rows of 23 = 96 of a 100-byte limit: the fifth row is cut by the limit. Seen failing on the
  * old code: errno EIO, the partial file kept with the cut row in it. */
 Test(full_disk, csv_close_names_efbig_and_keeps_only_whole_rows)
@@ -71,10 +81,7 @@ Test(full_disk, csv_finish_publishes_the_whole_rows_and_counts_the_lost)
 {
     char dir[64];
     tf_tmpdir(dir, sizeof dir, "pbfull");
-    pb_csv *c = write_limited(dir, "p.csv", 100, 8);
-    pb_csv_end end;
-    cr_expect_eq(pb_csv_finish(c, true, &end), -1);
-    cr_expect_eq(end.write_err, EFBIG);
+    pb_csv_end end = finish_limited(dir, "p.csv", 100, 8);
     cr_expect(end.published && !end.kept);
     cr_expect_eq(end.rows, 4);
     cr_expect_eq(end.lost, 4, "the cut fifth row and the three after it");
@@ -93,10 +100,7 @@ Test(full_disk, csv_without_a_whole_row_is_removed_and_said_lost)
 {
     char dir[64];
     tf_tmpdir(dir, sizeof dir, "pbfull");
-    pb_csv *c = write_limited(dir, "z.csv", 10, 3);
-    pb_csv_end end;
-    cr_expect_eq(pb_csv_finish(c, true, &end), -1);
-    cr_expect_eq(end.write_err, EFBIG);
+    pb_csv_end end = finish_limited(dir, "z.csv", 10, 3);
     cr_expect(!end.published && !end.kept);
     cr_expect_eq(tf_names_starting(dir, "z.csv"), 0, "neither the CSV nor a partial file");
     char line[8192];
@@ -155,10 +159,12 @@ static int in_small_tmpfs(const char *dir, int kib, const char *script)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* bench_pool_overhead with GAPS gap values into M/d on a tmpfs of kib KiB; its exit status, stderr and what it
- * left (copied out before the namespace goes: dir/copy, and the names in dir/ls.txt). */
-static int overhead_on_tmpfs(const char *dir, int kib, const char *gaps)
+/* bench_pool_overhead with GAPS gap values into M/d on a tmpfs of kib KiB in a fresh directory (its name into dir),
+ * which must fail with exit status 1; its stderr into err, and what it left copied out before the namespace goes
+ * (dir/copy, and the names in dir/ls.txt). */
+static void overhead_fails_on_tmpfs(char *dir, size_t dirlen, int kib, const char *gaps, char *err, size_t errlen)
 {
+    tf_tmpdir(dir, dirlen, "pbfull");
     char script[1024];
     snprintf(script, sizeof script,
              "\"$1/bench_pool_overhead\" --quick --policy spin --threads 1 --gap-us %s --out M/d >out.txt 2>err.txt; "
@@ -167,19 +173,17 @@ static int overhead_on_tmpfs(const char *dir, int kib, const char *gaps)
     if (rc == 77)
         cr_skip_test("no tmpfs can be mounted in a mount namespace here (neither as root nor in a user namespace)");
     cr_assert_eq(rc, 0, "the script ran");
-    return atoi(tf_slurp("%s/rc", dir));
+    rc = atoi(tf_slurp("%s/rc", dir));
+    snprintf(err, errlen, "%s", tf_slurp("%s/err.txt", dir));
+    cr_expect_eq(rc, 1, "exit 1: %s", err);
 }
 
 /* The issue's reproduction: 4 KiB hold machine.csv and not one byte of pool_overhead.csv. Seen failing on the old
  * code: "Input/output error; its rows stay in ...partial-XXXXXX" (a 0-byte file), no incomplete line. */
 Test(full_disk, a_harness_on_a_full_tmpfs_says_enospc_and_that_its_rows_were_lost, .timeout = 120)
 {
-    char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbfull");
-    int rc = overhead_on_tmpfs(dir, 4, "0");
-    char err[8192];
-    snprintf(err, sizeof err, "%s", tf_slurp("%s/err.txt", dir));
-    cr_expect_eq(rc, 1, "exit 1: %s", err);
+    char dir[64], err[8192];
+    overhead_fails_on_tmpfs(dir, sizeof dir, 4, "0", err, sizeof err);
     tf_expect_has(err, "No space left on device", "pool_overhead.csv", "were lost");
     cr_expect_null(strstr(err, "Input/output error"), "ENOSPC named as such: %s", err);
     cr_expect_null(strstr(err, "stay in"), "no claim that a file keeps the rows: %s", err);
@@ -195,12 +199,8 @@ Test(full_disk, a_harness_on_a_full_tmpfs_says_enospc_and_that_its_rows_were_los
  * failing on the old code: EIO, nothing published, no incomplete line. */
 Test(full_disk, a_harness_that_fills_a_tmpfs_publishes_the_rows_that_fit, .timeout = 120)
 {
-    char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbfull");
-    int rc = overhead_on_tmpfs(dir, 8, "0-40");
-    char err[8192];
-    snprintf(err, sizeof err, "%s", tf_slurp("%s/err.txt", dir));
-    cr_expect_eq(rc, 1, "exit 1: %s", err);
+    char dir[64], err[8192];
+    overhead_fails_on_tmpfs(dir, sizeof dir, 8, "0-40", err, sizeof err);
     tf_expect_has(err, "No space left on device", "those rows are published", "after them were lost");
     const char *csv = tf_slurp("%s/copy/pool_overhead.csv", dir);
     int rows = tf_count(csv, "\n") - 1;
