@@ -93,14 +93,34 @@ static void expect_rank(const why_row *w)
     cr_expect_str_eq(w->floor_why, "all", "no wisdom: every read kernel measured, the best taken");
 }
 
-Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
+/* A fresh directory (its name into dir) holding tiny.gguf and DIR/t, bench_tune's wisdom for q8_0 at threads (a
+ * list, up to 2; the test skipped with fewer cpus, saying why it needs them); the wisdom's text, malloc'd. */
+static char *model_and_wisdom(char *dir, size_t len, const char *tag, const char *threads, const char *why)
+{
+    int cpus[2];
+    tf_need_cpus(cpus, 2, why);
+    tf_tmpdir(dir, len, tag);
+    write_model(dir);
+    char args[256];
+    snprintf(args, sizeof args, "--format q8_0 --threads %s --size-mib 16 --budget-s 1 --quick --wisdom t", threads);
+    harness_run_ok(dir, "bench_tune", "", args);
+    return strdup(tf_slurp("%s/t", dir));
+}
+
+/* A fresh directory holding write_wisdom's files; the test skipped where tuned and rank would pick alike. */
+static void wisdom_dir(char *dir, size_t len, const char *tag)
 {
     if (kern_matvec_isa(KERN_Q8_0, kern_isa_best()) == KERN_ISA_SCALAR)
         cr_skip_test("this CPU runs only the scalar kernels: tuned and rank would pick the same");
-    char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbwhy");
-    write_model(dir);
+    tf_tmpdir(dir, len, tag);
     write_wisdom(dir);
+}
+
+Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
+{
+    char dir[64];
+    wisdom_dir(dir, sizeof dir, "pbwhy");
+    write_model(dir);
 
     why_row w = sweep(dir, "", "--wisdom w");
     cr_expect_str_eq(w.kernel, "scalar", "wisdom's kernel, not rank's");
@@ -135,11 +155,8 @@ Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
 /* bench_overlap's q8_0 job: wisdom's kernel (tuned), or rank's without it. */
 Test(why_cli, overlap_rows_say_why, .timeout = 300)
 {
-    if (kern_matvec_isa(KERN_Q8_0, kern_isa_best()) == KERN_ISA_SCALAR)
-        cr_skip_test("this CPU runs only the scalar kernels: tuned and rank would pick the same");
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbwhyov");
-    write_wisdom(dir);
+    wisdom_dir(dir, sizeof dir, "pbwhyov");
     static const struct {
         const char *wisdom, *variant, *why;
     } runs[] = { { "w", "scalar", "tuned" }, { "none", NULL, "rank" } };
@@ -169,13 +186,8 @@ Test(why_cli, kernels_per_thread_count_each_verified, .timeout = 300)
 {
     if (kern_matvec_isa(KERN_Q8_0, kern_isa_best()) == KERN_ISA_SCALAR)
         cr_skip_test("this CPU runs only the scalar kernels: one kernel at every thread count");
-    int cpus[2];
-    tf_need_cpus(cpus, 2, "two thread counts");
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbwhy2");
-    write_model(dir);
-    harness_run_ok(dir, "bench_tune", "", "--format q8_0 --threads 1,2 --size-mib 16 --budget-s 1 --quick --wisdom t");
-    char *text = strdup(tf_slurp("%s/t", dir));
+    char *text = model_and_wisdom(dir, sizeof dir, "pbwhy2", "1,2", "two thread counts");
     char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL, *k2 = strstr(text, "\nkernel q8_0 2 ");
     cr_assert(k && nl && k2, "%s", text);
     char edited[8192];
@@ -285,13 +297,8 @@ static void sweep_policies(const char *dir, const char *extra, char *out, size_t
  * given. Seen failing with the wisdom's shape ignored: spin,condvar,spawn where tree,condvar,spawn was due. */
 Test(why_cli, unforced_spin_runs_the_tuned_pool_shape, .timeout = 300)
 {
-    int cpus[2];
-    tf_need_cpus(cpus, 2, "a pool of two threads to shape");
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbshape");
-    write_model(dir);
-    harness_run_ok(dir, "bench_tune", "", "--format q8_0 --threads 2 --size-mib 16 --budget-s 1 --quick --wisdom t");
-    char *text = strdup(tf_slurp("%s/t", dir));
+    char *text = model_and_wisdom(dir, sizeof dir, "pbshape", "2", "a pool of two threads to shape");
     write_shape(dir, "tree", text, "tree");
     write_shape(dir, "flat", text, "flat");
     free(text);
