@@ -4,6 +4,7 @@
  * compare a kernel with itself. With no such pair on this CPU the test is skipped, with the reason printed. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "kern_impl.h"
@@ -59,16 +60,23 @@ Test(kernels_cached, same_bits_as_streaming)
     }
 }
 
+/* What a setting that follows the vendor is: on x86-64, on everything but AMD; elsewhere, `elsewhere`. */
+static bool on_but_amd(bool elsewhere)
+{
+#if defined(__x86_64__)
+    (void)elsewhere;
+    __builtin_cpu_init();
+    return !__builtin_cpu_is("amd");
+#else
+    return elsewhere;
+#endif
+}
+
 /* The streaming passes' prefetch hint (kern.h): non-temporal on AMD, level 2 elsewhere (on Intel prefetchnta
  * held them far under the plain read floor), settled before main. */
 Test(kernels_cached, prefetch_hint_follows_the_vendor)
 {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    cr_assert_eq(kern_prefetch_temporal, !__builtin_cpu_is("amd"));
-#else
-    cr_assert_eq(kern_prefetch_temporal, 1);
-#endif
+    cr_assert_eq(kern_prefetch_temporal, on_but_amd(true));
     cr_assert_eq(kern_prefetch_vendor_temporal(), kern_prefetch_temporal);
 }
 
@@ -124,12 +132,7 @@ Test(kernels_cached, prefetch_distance_from_its_set)
 /* The near prefetch into L1 follows the vendor (on where it was measured: x86-64 but AMD) until a tuner sets it. */
 Test(kernels_cached, near_prefetch_follows_the_vendor)
 {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    cr_assert_eq(kern_prefetch_near, !__builtin_cpu_is("amd"));
-#else
-    cr_assert_eq(kern_prefetch_near, 0);
-#endif
+    cr_assert_eq(kern_prefetch_near, on_but_amd(false));
     cr_assert_eq(kern_prefetch_vendor_near(), kern_prefetch_near);
     kern_prefetch_set_near(!kern_prefetch_near);
     cr_assert_neq(kern_prefetch_vendor_near(), kern_prefetch_near, "the vendor's choice stays known");
