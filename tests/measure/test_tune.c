@@ -43,6 +43,21 @@ static pb_wisdom run(const pb_tune_plan *p, fake *f)
     return w;
 }
 
+/* One tuning of f's plan (plan_of) through a fake whose kernels measure fig and whose reads favour none: what
+ * the fake counted, the plan and the wisdom. */
+typedef struct tuned {
+    fake fk;
+    pb_tune_plan p;
+    pb_wisdom w;
+} tuned;
+
+static tuned tune(kern_format f, double (*fig)(const pb_tune_cand *c))
+{
+    tuned t = { .fk = { .fig = fig, .fastest_read = -1 }, .p = plan_of(f) };
+    t.w = run(&t.p, &t.fk);
+    return t;
+}
+
 /* A format whose best ranked kernel is not scalar, or skip. */
 static kern_format need_two_kernels(void)
 {
@@ -106,17 +121,16 @@ static double scalar_fastest(const pb_tune_cand *c)
 Test(tune, picks_by_measurement_not_rank)
 {
     kern_format f = need_two_kernels();
-    fake fk = { .fig = scalar_fastest, .fastest_read = -1 };
-    pb_tune_plan p = plan_of(f);
-    pb_wisdom w = run(&p, &fk);
-    cr_assert_eq(w.nkernels, 2);
-    for (int t = 1; t <= 2; t++) {
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, t);
+    tuned t = tune(f, scalar_fastest);
+    cr_assert_eq(t.w.nkernels, 2);
+    for (int threads = 1; threads <= 2; threads++) {
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, threads);
         cr_assert_not_null(k);
-        cr_assert_eq(k->isa, KERN_ISA_SCALAR, "%s at %d threads: %s", kern_format_names[f], t, kern_isa_name(k->isa));
+        cr_assert_eq(k->isa, KERN_ISA_SCALAR, "%s at %d threads: %s", kern_format_names[f], threads,
+                     kern_isa_name(k->isa));
         cr_assert_eq(k->gbps, 100.0);
     }
-    cr_assert_eq(fk.calls, pb_tune_points(&p), "every candidate timed once");
+    cr_assert_eq(t.fk.calls, pb_tune_points(&t.p), "every candidate timed once");
 }
 
 static double ranked(const pb_tune_cand *c)
@@ -129,15 +143,13 @@ static double ranked(const pb_tune_cand *c)
 Test(tune, ties_go_to_rank)
 {
     kern_format f = need_two_kernels();
-    fake fk = { .fig = ranked, .fastest_read = -1 };
-    pb_tune_plan p = plan_of(f);
-    pb_wisdom w = run(&p, &fk);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+    tuned t = tune(f, ranked);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
     cr_assert_not_null(k);
     cr_assert_eq(k->isa, kern_matvec_isa(f, kern_isa_best()));
     cr_assert_eq(k->prefetch, kern_matvec_prefetches(f, k->isa));
-    if (w.has_hint)
-        cr_assert_eq(w.temporal, kern_prefetch_vendor_temporal());
+    if (t.w.has_hint)
+        cr_assert_eq(t.w.temporal, kern_prefetch_vendor_temporal());
 }
 
 static double no_prefetch_fastest(const pb_tune_cand *c)
@@ -149,10 +161,8 @@ static double no_prefetch_fastest(const pb_tune_cand *c)
 Test(tune, prefetch_off_when_it_streams_faster)
 {
     kern_format f = need_prefetch();
-    fake fk = { .fig = no_prefetch_fastest, .fastest_read = -1 };
-    pb_tune_plan p = plan_of(f);
-    pb_wisdom w = run(&p, &fk);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 2);
+    tuned t = tune(f, no_prefetch_fastest);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 2);
     cr_assert_not_null(k);
     cr_assert(!k->prefetch);
     cr_assert(kern_matvec_prefetches(f, k->isa), "the best ranked kernel that has a twin: %s", kern_isa_name(k->isa));
@@ -170,12 +180,10 @@ Test(tune, hint_by_measurement)
     kern_format f = need_prefetch();
     for (int h = 0; h < 2; h++) {
         hint_wanted = h;
-        fake fk = { .fig = hint_fastest, .fastest_read = -1 };
-        pb_tune_plan p = plan_of(f);
-        pb_wisdom w = run(&p, &fk);
-        cr_assert(w.has_hint);
-        cr_assert_eq(w.temporal, hint_wanted);
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+        tuned t = tune(f, hint_fastest);
+        cr_assert(t.w.has_hint);
+        cr_assert_eq(t.w.temporal, hint_wanted);
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
         cr_assert(k && k->prefetch && k->gbps == 20.0);
     }
 }
@@ -194,20 +202,16 @@ Test(tune, distance_by_measurement)
     kern_format f = need_prefetch();
     for (int d = 0; d < KERN_PREFETCH_NDIST; d++) {
         distance_wanted = kern_prefetch_distances[d];
-        fake fk = { .fig = distance_fastest, .fastest_read = -1 };
-        pb_tune_plan p = plan_of(f);
-        pb_wisdom w = run(&p, &fk);
-        cr_assert(w.has_distance);
-        cr_assert_eq(w.distance, distance_wanted);
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 2);
+        tuned t = tune(f, distance_fastest);
+        cr_assert(t.w.has_distance);
+        cr_assert_eq(t.w.distance, distance_wanted);
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 2);
         cr_assert(k && k->prefetch && k->gbps == 30.0, "%s", k ? kern_isa_name(k->isa) : "none");
-        cr_assert_eq(fk.calls, pb_tune_points(&p));
+        cr_assert_eq(t.fk.calls, pb_tune_points(&t.p));
         cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "the default put back");
     }
-    fake fk = { .fig = ranked, .fastest_read = -1 };
-    pb_tune_plan p = plan_of(f);
-    pb_wisdom w = run(&p, &fk);
-    cr_assert(w.has_distance && w.distance == KERN_PREFETCH_BYTES, "a tie keeps the default");
+    tuned t = tune(f, ranked);
+    cr_assert(t.w.has_distance && t.w.distance == KERN_PREFETCH_BYTES, "a tie keeps the default");
 }
 
 static bool near_wanted;
@@ -222,14 +226,12 @@ Test(tune, near_by_measurement)
     kern_format f = need_prefetch();
     for (int n = 0; n < 2; n++) {
         near_wanted = n;
-        fake fk = { .fig = near_fastest, .fastest_read = -1 };
-        pb_tune_plan p = plan_of(f);
-        pb_wisdom w = run(&p, &fk);
-        cr_assert(w.has_near);
-        cr_assert_eq(w.near, near_wanted);
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+        tuned t = tune(f, near_fastest);
+        cr_assert(t.w.has_near);
+        cr_assert_eq(t.w.near, near_wanted);
+        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
         cr_assert(k && k->prefetch && k->gbps == 25.0);
-        cr_assert_eq(fk.calls, pb_tune_points(&p));
+        cr_assert_eq(t.fk.calls, pb_tune_points(&t.p));
         cr_assert_eq(kern_prefetch_near, kern_prefetch_vendor_near(), "the vendor's put back");
     }
 }
@@ -274,15 +276,13 @@ static double all_fail(const pb_tune_cand *c)
 Test(tune, a_kernel_that_failed_is_never_chosen)
 {
     kern_format f = need_two_kernels();
-    fake fk = { .fig = best_ranked_fails, .fastest_read = -1 };
-    pb_tune_plan p = plan_of(f);
-    pb_wisdom w = run(&p, &fk);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, f, 1);
+    tuned t = tune(f, best_ranked_fails);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
     cr_assert_not_null(k);
     cr_assert_neq(k->isa, kern_matvec_isa(f, kern_isa_best()));
     fake none = { .fig = all_fail, .fastest_read = -1 };
-    w = run(&p, &none);
-    cr_assert_eq(w.nkernels, 0);
+    t.w = run(&t.p, &none);
+    cr_assert_eq(t.w.nkernels, 0);
 }
 
 /* The floor's read kernel: the one that read fastest at each thread count; other formats' entries stay. */
@@ -329,10 +329,8 @@ Test(tune, a_repacked_layout_only_where_it_measured_faster)
     const kern_layout want[] = { KERN_LAYOUT_Q1_0_R32LUT, KERN_LAYOUT_FILE, KERN_LAYOUT_FILE };
     for (int k = 0; k < 3; k++) {
         repacked_gbps = figs[k];
-        fake fk = { .fig = repacked_vs_ten, .fastest_read = -1 };
-        pb_tune_plan p = plan_of(KERN_Q1_0);
-        pb_wisdom w = run(&p, &fk);
-        const pb_wisdom_kernel *e = pb_wisdom_kernel_at(&w, KERN_Q1_0, 1);
+        tuned t = tune(KERN_Q1_0, repacked_vs_ten);
+        const pb_wisdom_kernel *e = pb_wisdom_kernel_at(&t.w, KERN_Q1_0, 1);
         cr_assert_not_null(e);
         cr_assert_eq(e->layout, want[k], "repacked %.0f GB/s against 10: %s", figs[k], kern_layout_names[e->layout]);
         if (want[k] != KERN_LAYOUT_FILE)
