@@ -1,6 +1,6 @@
 /* bench_tune — wisdom (pb_wisdom.h): per format, every matvec kernel this CPU runs and each of its streaming settings
- * timed at the size a decode streams (DRAM-size weights, 1 thread and all threads), the fastest kept; the floor's
- * read kernels the same way, and the spin pool's shape (flat or tree) by its dispatch at each thread count from 2.
+ * timed at the size a decode streams (DRAM-size weights, 1 thread and all threads), the fastest kept; and the spin
+ * pool's shape (flat or tree) by its dispatch at each thread count from 2.
  * The choices go to a wisdom file keyed by this cpu and build, which every harness that
  * runs kernels then reads (--wisdom, POOLBENCH_WISDOM; default results/<host>/wisdom). Each kernel is checked against
  * the scalar reference first: a wrong one fails the run (exit 1) before any timing. */
@@ -61,8 +61,8 @@ static int bt_parse(bt_run *r, int argc, char **argv)
         .summary = "Wisdom: every kernel variant this CPU runs, with and without its software prefetch and under\n"
                    "each prefetch hint, timed per format at DRAM size, 1 thread and all (then the prefetch\n"
                    "distance and the near prefetch into L1 on the fastest); the fastest of each is\n"
-                   "written to the wisdom file the harnesses read, with the floor's fastest read kernel and the\n"
-                   "spin pool's faster shape (flat or tree, by its dispatch) at each thread count from 2.",
+                   "written to the wisdom file the harnesses read, with the spin pool's faster shape (flat or\n"
+                   "tree, by its dispatch) at each thread count from 2.",
     };
     if (pb_harness_parse(&r->h, &cli, argc, argv, NULL) != 0)
         return -1;
@@ -79,7 +79,7 @@ static int bt_defaults(bt_run *r)
         return pb_harness_refusef(&r->h, "%s", err);
     if (pb_harness_spread(&r->h, r->cpus, &r->ncpus) != 0)
         return -1;
-    *p = (pb_tune_plan){ .reads = true, .dispatch = true };
+    *p = (pb_tune_plan){ .dispatch = true };
     for (int i = 0; i < (o->formats.n ? o->formats.n : KERN_FORMAT_COUNT); i++)
         p->formats[p->nformats++] = (kern_format)(o->formats.n ? o->formats.v[i] : i);
     if (o->threads.n == 0) {
@@ -133,8 +133,6 @@ static void bt_print(const pb_wisdom *w, FILE *f)
                                            : "off",
                 k->gbps, kern_layout_names[k->layout]);
     }
-    for (int i = 0; i < w->nreads; i++)
-        fprintf(f, "%-7s %7d  %-22s %9.2f\n", "read", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);
     for (int i = 0; i < w->ndispatch; i++) {
         const pb_wisdom_dispatch *d = &w->dispatch[i];
         fprintf(f, "%-8s %6d  %-4s (flat %.1f ns, tree %.1f ns)\n", "dispatch", d->threads, d->tree ? "tree" : "flat",

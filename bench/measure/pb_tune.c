@@ -53,15 +53,6 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
     return n;
 }
 
-int pb_tune_reads(const pb_memkern **out, int max)
-{
-    int n = 0;
-    for (const pb_memkern *k = pb_memkerns; k->name && n < max; k++)
-        if (pb_memkern_reads_here(k))
-            out[n++] = k;
-    return n;
-}
-
 /* Whether any of the n candidates prefetches (then the point takes part in the distance's choice). */
 static bool pb_tune_any_prefetch(const pb_tune_cand *c, int n)
 {
@@ -74,7 +65,6 @@ static bool pb_tune_any_prefetch(const pb_tune_cand *c, int n)
 int pb_tune_points(const pb_tune_plan *p)
 {
     pb_tune_cand c[PB_TUNE_MAX_CANDS];
-    const pb_memkern *r[64];
     int n = 0;
     for (int f = 0; f < p->nformats; f++) {
         for (int t = 0; t < p->nthreads; t++) {
@@ -82,7 +72,7 @@ int pb_tune_points(const pb_tune_plan *p)
             n += k + (pb_tune_any_prefetch(c, k) ? KERN_PREFETCH_NDIST : 0); /* the other distances, then near */
         }
     }
-    return n + (p->reads ? p->nthreads * pb_tune_reads(r, 64) : 0);
+    return n;
 }
 
 /* One point (format, threads): its candidates and what each measured; at[d]: its fastest prefetching candidate under
@@ -228,8 +218,6 @@ static bool pb_tune_near(pb_tune_point *pts, int npts, int d, const pb_tune_seam
     return other ? !vendor : vendor;
 }
 
-static int pb_tune_floor(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen);
-
 /* The lower of a and b where finite (NaN when neither is). */
 static double pb_tune_min(double a, double b)
 {
@@ -300,35 +288,5 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
         if (pb_wisdom_put_kernel(w, &k) != 0)
             return pb_errf(err, errlen, "wisdom holds at most %d kernels", PB_WISDOM_MAX_KERNELS);
     }
-    /* The reads under the chosen settings (the 4-stream ones prefetch as the passes do), the vendor's put back. */
-    kern_prefetch_set_temporal(any ? temporal : kern_prefetch_vendor_temporal());
-    kern_prefetch_set_distance(kern_prefetch_distances[d]);
-    kern_prefetch_set_near(near);
-    int rc = pb_tune_floor(p, s, w, err, errlen);
-    kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
-    kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
-    kern_prefetch_set_near(kern_prefetch_vendor_near());
-    if (rc == 0 && p->dispatch && s->dispatch)
-        rc = pb_tune_dispatch(p, s, w, err, errlen);
-    return rc;
-}
-
-/* The floor's read kernel per thread count: the fastest. */
-static int pb_tune_floor(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
-{
-    const pb_memkern *reads[64];
-    int nreads = p->reads ? pb_tune_reads(reads, 64) : 0;
-    for (int t = 0; t < p->nthreads && nreads > 0; t++) {
-        pb_wisdom_read best = { .threads = p->threads[t], .gbps = 0 };
-        for (int i = 0; i < nreads; i++) {
-            double g = s->read(s->ctx, reads[i], p->threads[t]);
-            if (isfinite(g) && g > best.gbps) {
-                best.gbps = g;
-                snprintf(best.kernel, sizeof best.kernel, "%s", reads[i]->name);
-            }
-        }
-        if (best.kernel[0] && pb_wisdom_put_read(w, &best) != 0)
-            return pb_errf(err, errlen, "wisdom holds at most %d read kernels", PB_WISDOM_MAX_READS);
-    }
-    return 0;
+    return p->dispatch && s->dispatch ? pb_tune_dispatch(p, s, w, err, errlen) : 0;
 }

@@ -10,9 +10,9 @@
  * again at each other distance of kern_prefetch_distances, and the distance under which the geometric mean of every
  * such point's best (prefetching or not) is the higher is kept (KERN_PREFETCH_BYTES on a tie); the near prefetch into
  * L1 likewise, that candidate timed once more at that distance with it the other way than the vendor's (the vendor's
- * on a tie). Then each point takes its fastest candidate under those settings (the better ranked on a tie). Then, per thread count, every
- * read kernel of the floor (pb_memread) this CPU runs, under the chosen hint and distance (the 4-stream reads
- * prefetch as the passes do); the fastest is the floor's.
+ * on a tie). Then each point takes its fastest candidate under those settings (the better ranked on a tie). The
+ * floor's read kernels take no part: a decode's floor is the best of every read kernel measured beside it
+ * (pb_sweep_run), since a pick timed here once read slower than another kernel at the moment of the decode.
  * A format with a repacked layout (kern_repack.h) has its kernels as candidates too, after the file's, without
  * prefetch: wisdom names the layout only where it measured faster (the file's wins a tie). Last, per thread count
  * from 2 (one thread dispatches nothing), the spin pool's dispatch flat and tree-shaped, alternated
@@ -29,7 +29,6 @@
 
 #include "kern.h"
 #include "kern_repack.h"
-#include "pb_memread.h"
 #include "pb_wisdom.h"
 
 #define PB_TUNE_MAX_THREADS 4  /* thread counts a plan may time: 1 and all, and a few between */
@@ -50,8 +49,6 @@ typedef struct pb_tune_cand {
 typedef struct pb_tune_seam {
     /* GB/s of weights candidate c streams; NaN when it could not run (never chosen). */
     double (*kernel)(void *ctx, const pb_tune_cand *c);
-    /* GB/s read kernel k reads through threads threads; NaN as above. */
-    double (*read)(void *ctx, const pb_memkern *k, int threads);
     /* ns of one dispatch of the spin pool of threads threads, tree-shaped or flat; NaN as above. */
     double (*dispatch)(void *ctx, int threads, bool tree);
     void *ctx;
@@ -62,17 +59,14 @@ typedef struct pb_tune_plan {
     int nformats;
     int threads[PB_TUNE_MAX_THREADS]; /* distinct, each >= 1 */
     int nthreads;
-    bool reads;    /* time the floor's read kernels too */
-    bool dispatch; /* and the pool's shape at each thread count from 2 */
+    bool dispatch; /* time the pool's shape at each thread count from 2 too */
 } pb_tune_plan;
 
 /* The candidates of (f, threads) in the order they are timed (best ranked kernel first; for each kernel, prefetch
  * with the vendor's hint, with the other, then without; the prefetching ones at KERN_PREFETCH_BYTES, with the
  * vendor's near prefetch). Their count (at most max), 0 for an unknown format. */
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
-/* The read kernels that take part: those pb_memkern_reads_here accepts, in the table's order. */
-int pb_tune_reads(const pb_memkern **out, int max);
-/* How many times pb_tune_run calls the seam's kernel and read (for a budget per point and the progress line); the
+/* How many times pb_tune_run calls the seam's kernel (for a budget per point and the progress line); the
  * dispatch points run on no budget (each a fixed few ms). */
 int pb_tune_points(const pb_tune_plan *p);
 

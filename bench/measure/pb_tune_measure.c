@@ -4,11 +4,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "pb_dispatch_cost.h"
-#include "pb_memfloor.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
 #include "pb_time.h"
@@ -23,15 +21,13 @@ int pb_tune_bench_open(pb_tune_bench *b, size_t bytes, size_t cols, const int *c
 {
     memset(b, 0, sizeof *b);
     pb_kbench_buf buf;
-    pb_memfloor_ctx *mf = malloc(sizeof *mf); /* 64 KiB of per-thread slots: not on the stack */
-    if (!mf || pb_kbench_buf_init(&buf, bytes) != 0) {
+    if (pb_kbench_buf_init(&buf, bytes) != 0) {
         snprintf(err, errlen, "a buffer of %zu MiB: %s", bytes >> 20, strerror(errno));
-        free(mf);
         return -1;
     }
     uint64_t now = pb_now_ns();
     *b = (pb_tune_bench){ .buf = buf, .bytes = bytes, .cols = cols, .cpus = cpus, .ncpus = ncpus,
-                          .deadline = now + (uint64_t)(budget_s * 1e9), .window_bytes = window_bytes, .mf = mf,
+                          .deadline = now + (uint64_t)(budget_s * 1e9), .window_bytes = window_bytes,
                           .total = total, .t0 = now };
     return 0;
 }
@@ -41,7 +37,6 @@ void pb_tune_bench_close(pb_tune_bench *b)
     if (b->pool)
         pool_destroy(b->pool);
     pb_kbench_buf_free(&b->buf);
-    free(b->mf);
     memset(b, 0, sizeof *b);
 }
 
@@ -124,54 +119,6 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
     return r.gbps.median;
 }
 
-/* The next read window of win bytes (walking on from where the kernel points stopped). */
-static const uint8_t *pb_tune_window(pb_tune_bench *b, size_t win)
-{
-    if (!b->reading) {
-        b->reading = true;
-        b->next_byte = b->next_row * (size_t)kern_format_matrix_bytes(b->buf.fmt, 1, b->cols) / PB_MF_UNIT * PB_MF_UNIT;
-    }
-    if (b->next_byte + win > b->buf.filled)
-        b->next_byte = 0;
-    const uint8_t *w = (const uint8_t *)b->buf.mem + b->next_byte;
-    b->next_byte += win;
-    return w;
-}
-
-static double pb_tune_read(void *ctx, const pb_memkern *k, int threads)
-{
-    pb_tune_bench *b = ctx;
-    char what[96];
-    snprintf(what, sizeof what, "read %s threads=%d", k->name, threads);
-    pb_progress(b->done++, b->total, b->t0, "%-40s", what);
-    if (pb_stop_signal())
-        return NAN;
-    pool *p = pb_tune_pool(b, threads);
-    if (!p)
-        return pb_tune_fail(b, what, strerror(errno));
-    if (!b->buf.filled && pb_kbench_buf_fill(&b->buf, KERN_Q8_0, b->cols, b->bytes) == 0) /* pages it in */
-        return pb_tune_fail(b, what, "no room for the buffer");
-    size_t win = (b->window_bytes < b->buf.filled / 2 ? b->window_bytes : b->buf.filled / 2) / (2 * PB_MF_UNIT) *
-                 (2 * PB_MF_UNIT);
-    if (win == 0)
-        return pb_tune_fail(b, what, "the buffer is too small");
-    double budget = pb_tune_share(b), g[PB_TUNE_MAX_SAMPLES];
-    int n = 0;
-    uint64_t t0 = pb_now_ns();
-    while (n < PB_TUNE_MAX_SAMPLES) {
-        const uint8_t *w = pb_tune_window(b, win);
-        /* pb_memfloor only reads the buffer in read passes (the cast drops const for its context's field type). */
-        pb_memfloor_init(b->mf, p, (uint8_t *)(uintptr_t)w, win);
-        uint64_t ns, sum = pb_memfloor_pass(b->mf, k, &ns);
-        if (n == 0 && sum != pb_memsum_words(w, win)) /* after the timing, as every floor checks */
-            return pb_tune_fail(b, what, "it summed the window wrong");
-        g[n++] = (double)win / (double)(ns ? ns : 1);
-        if (n >= 3 && (double)(pb_now_ns() - t0) >= budget * 1e9)
-            break;
-    }
-    return pb_summarize(g, (size_t)n).median;
-}
-
 static double pb_tune_dispatch(void *ctx, int threads, bool tree)
 {
     pb_tune_bench *b = ctx;
@@ -197,5 +144,5 @@ static double pb_tune_dispatch(void *ctx, int threads, bool tree)
 
 pb_tune_seam pb_tune_bench_seam(pb_tune_bench *b)
 {
-    return (pb_tune_seam){ .kernel = pb_tune_kernel, .read = pb_tune_read, .dispatch = pb_tune_dispatch, .ctx = b };
+    return (pb_tune_seam){ .kernel = pb_tune_kernel, .dispatch = pb_tune_dispatch, .ctx = b };
 }

@@ -1,9 +1,5 @@
 /* pb_tune_measure.h — bench_tune's seam (pb_tune.h): every candidate timed by pb_kbench at dram level on one buffer
- * of the size a decode streams, through a spin pool of the candidate's threads pinned to the first cpus given; every
- * read kernel by the floor's own passes (pb_decode_floor_measure) over the same buffer.
- *
- * A read kernel's samples are single passes (pb_memfloor's, through the same pool) over windows of the buffer, the
- * first one's byte sum checked against the scalar sum of its window.
+ * of the size a decode streams, through a spin pool of the candidate's threads pinned to the first cpus given.
  *
  * Successive points walk on through the buffer where the last one stopped (pb_kbench_point.start_row), so no point
  * reads what the one before it left in the last-level cache. Each point samples for an equal share of the time left
@@ -32,9 +28,6 @@ typedef struct pb_tune_bench {
     uint64_t deadline;      /* pb_now_ns when the last point should end */
     size_t window_bytes;    /* a sample's most bytes */
     size_t next_row;        /* where the next kernel point starts */
-    size_t next_byte;       /* where the next read sample starts */
-    bool reading;           /* the read points began (next_byte follows on from next_row) */
-    struct pb_memfloor_ctx *mf;   /* the read samples' */
     pool *pool;             /* the current points' pool, of pool_threads threads */
     int pool_threads;
     int done, total;        /* points, for the progress line */

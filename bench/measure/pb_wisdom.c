@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "pb_err.h"
-#include "pb_memread.h"
 #include "pool.h"
 
 #ifndef PB_BUILD_ID
@@ -59,38 +58,12 @@ const pb_wisdom_kernel *pb_wisdom_kernel_near(const pb_wisdom *w, kern_format f,
     return best;
 }
 
-const pb_wisdom_read *pb_wisdom_read_near(const pb_wisdom *w, int threads)
-{
-    const pb_wisdom_read *best = NULL;
-    for (int i = 0; i < w->nreads; i++) {
-        const pb_wisdom_read *r = &w->read[i];
-        int gap = pb_wisdom_gap(r->threads, threads), was = best ? pb_wisdom_gap(best->threads, threads) : 0;
-        if (!best || gap < was || (gap == was && r->threads < best->threads))
-            best = r;
-    }
-    return best;
-}
-
 int pb_wisdom_put_kernel(pb_wisdom *w, const pb_wisdom_kernel *k)
 {
     pb_wisdom_kernel *at = (pb_wisdom_kernel *)pb_wisdom_kernel_at(w, k->fmt, k->threads); /* w's own entry */
     if (!at && w->nkernels == PB_WISDOM_MAX_KERNELS)
         return -1;
     *(at ? at : &w->kernel[w->nkernels++]) = *k;
-    return 0;
-}
-
-int pb_wisdom_put_read(pb_wisdom *w, const pb_wisdom_read *r)
-{
-    for (int i = 0; i < w->nreads; i++) {
-        if (w->read[i].threads == r->threads) {
-            w->read[i] = *r;
-            return 0;
-        }
-    }
-    if (w->nreads == PB_WISDOM_MAX_READS)
-        return -1;
-    w->read[w->nreads++] = *r;
     return 0;
 }
 
@@ -145,8 +118,6 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
                            k->layout != KERN_LAYOUT_FILE ? " " : "",
                            k->layout != KERN_LAYOUT_FILE ? kern_layout_names[k->layout] : "");
     }
-    for (int i = 0; ok && i < w->nreads; i++)
-        ok = pb_wisdom_put(buf, len, &at, "read %d %s %.3f\n", w->read[i].threads, w->read[i].kernel, w->read[i].gbps);
     for (int i = 0; ok && i < w->ndispatch; i++) {
         const pb_wisdom_dispatch *d = &w->dispatch[i];
         ok = pb_wisdom_put(buf, len, &at, "dispatch %d %s %.3f %.3f\n", d->threads, d->tree ? "tree" : "flat",
@@ -214,28 +185,6 @@ static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, si
         return pb_errf(err, errlen, "a second kernel for %s at %d threads", word[1], k.threads);
     if (pb_wisdom_put_kernel(w, &k) != 0)
         return pb_errf(err, errlen, "more than %d kernels", PB_WISDOM_MAX_KERNELS);
-    return 0;
-}
-
-/* "read THREADS KERNEL GBPS". */
-static int pb_wisdom_read_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
-{
-    pb_wisdom_read r;
-    if (n != 4)
-        return pb_errf(err, errlen, "read takes THREADS KERNEL GBPS");
-    if (pb_wisdom_threads(word[1], &r.threads) != 0)
-        return pb_errf(err, errlen, "threads '%s' is not 1..%d", word[1], POOL_MAX_THREADS);
-    const pb_memkern *k = pb_memkern_find(word[2]);
-    if (!k || k->op != PB_MEMOP_READ)
-        return pb_errf(err, errlen, "unknown read kernel '%s'", word[2]);
-    snprintf(r.kernel, sizeof r.kernel, "%s", k->name);
-    if (pb_wisdom_nonneg(word[3], &r.gbps) != 0)
-        return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[3]);
-    for (int i = 0; i < w->nreads; i++)
-        if (w->read[i].threads == r.threads)
-            return pb_errf(err, errlen, "a second read kernel at %d threads", r.threads);
-    if (pb_wisdom_put_read(w, &r) != 0)
-        return pb_errf(err, errlen, "more than %d read kernels", PB_WISDOM_MAX_READS);
     return 0;
 }
 
@@ -318,8 +267,6 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
         return pb_errf(err, errlen, "a line of spaces");
     if (strcmp(word[0], "kernel") == 0)
         return pb_wisdom_kernel_line(w, word, n, err, errlen);
-    if (strcmp(word[0], "read") == 0)
-        return pb_wisdom_read_line(w, word, n, err, errlen);
     if (strcmp(word[0], "dispatch") == 0)
         return pb_wisdom_dispatch_line(w, word, n, err, errlen);
     if (strcmp(word[0], "hint") == 0)
@@ -329,8 +276,18 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
     if (strcmp(word[0], "near") == 0)
         return pb_wisdom_switch_line(word, n, "on", "off", &w->has_near, &w->near, err, errlen);
     return pb_errf(err, errlen,
-                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, kernel, read, dispatch, end, #)",
+                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, kernel, dispatch, end, #)",
                    word[0]);
+}
+
+/* Line 1 is not this version's magic: wisdom of another version (its grammar is not this one's), or not wisdom. */
+static int pb_wisdom_magic(const char *line, char *err, size_t errlen)
+{
+    size_t n = strlen(PB_WISDOM_MAGIC_WORD);
+    if (strncmp(line, PB_WISDOM_MAGIC_WORD " ", n + 1) == 0)
+        return pb_errf(err, errlen, "line 1: wisdom format %.20s, this build reads format %d", line + n + 1,
+                       PB_WISDOM_VERSION);
+    return pb_errf(err, errlen, "line 1: not poolbench wisdom (expected '%s')", PB_WISDOM_MAGIC);
 }
 
 int pb_wisdom_parse(const char *text, size_t len, pb_wisdom *w, char *err, size_t errlen)
@@ -356,7 +313,7 @@ int pb_wisdom_parse(const char *text, size_t len, pb_wisdom *w, char *err, size_
             return pb_errf(err, errlen, "line %d: text after the end line", no);
         if (no == 1) {
             if (strcmp(line, PB_WISDOM_MAGIC) != 0)
-                return pb_errf(err, errlen, "line 1: not poolbench wisdom (expected '%s')", PB_WISDOM_MAGIC);
+                return pb_wisdom_magic(line, err, errlen);
         } else if (strcmp(line, "end") == 0) {
             ended = true;
         } else if (pb_wisdom_line(w, line, why, sizeof why) != 0) {

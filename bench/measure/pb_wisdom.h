@@ -1,9 +1,9 @@
 /* pb_wisdom.h — what bench_tune measured, kept for every later run on this machine and build (FFTW's wisdom): per
  * format and thread count the matvec kernel that streamed fastest at the size a decode streams, with or without its
- * software prefetch; the prefetch hint; per thread count the read kernel of the floor. A text file the user sees
+ * software prefetch; the prefetch hint, distance and near prefetch; the spin pool's shape. A text file the user sees
  * and can delete (default results/<host>/wisdom; --wisdom FILE or POOLBENCH_WISDOM):
  *
- *   poolbench-wisdom 1
+ *   poolbench-wisdom 2
  *   cpu VENDOR FAMILY/MODEL/STEPPING BRAND; isa avx2 avx512 ...; pus 2
  *   build src 1234567890; gcc 12.2.0; -std=c11 -O2 ...
  *   # any comment
@@ -18,7 +18,9 @@
  * Wisdom is an input like any other: read as a regular file of bounded size; a file that breaks this grammar
  * (truncated: no `end` line) is refused with one line naming the file and the line, and the run goes on by ISA
  * rank. Wisdom of another cpu or build (its `cpu` or `build` line differs from this machine's) is ignored, with
- * one line saying so. Writing is atomic: a temporary file beside it, renamed over it, so two processes tuning at
+ * one line saying so; so is a file of another format version (line 1), which bench_tune measures again. The floor's
+ * read kernel is not kept (version 1's `read` lines): the floor is the best of every read kernel, measured beside
+ * each decode. Writing is atomic: a temporary file beside it, renamed over it, so two processes tuning at
  * once leave one whole file or the other. */
 #ifndef PB_WISDOM_H
 #define PB_WISDOM_H
@@ -29,11 +31,13 @@
 #include "kern.h"
 #include "kern_repack.h"
 #include "pb_machine.h"
+#include "pb_tuning.h"
 
-#define PB_WISDOM_MAGIC "poolbench-wisdom 1"
+#define PB_WISDOM_MAGIC_WORD "poolbench-wisdom"
+#define PB_WISDOM_VERSION 2
+#define PB_WISDOM_MAGIC PB_WISDOM_MAGIC_WORD " " PB_STR(PB_WISDOM_VERSION)
 #define PB_WISDOM_MAX_BYTES ((size_t)1 << 20) /* a whole tuning is a few KiB */
 #define PB_WISDOM_MAX_KERNELS 64               /* formats x thread counts */
-#define PB_WISDOM_MAX_READS 8
 #define PB_WISDOM_MAX_DISPATCH 8
 #define PB_WISDOM_ID 512
 
@@ -46,12 +50,6 @@ typedef struct pb_wisdom_kernel {
     kern_layout layout; /* the weights' layout it streamed: file, or one repacked at load (the line's optional last
                          * word: kernel q1_0 1 avx512 noprefetch 17.2 q1_0_r32lut) */
 } pb_wisdom_kernel;
-
-typedef struct pb_wisdom_read {
-    int threads;
-    char kernel[32]; /* a pb_memread name: "avx512-4s" */
-    double gbps;
-} pb_wisdom_read;
 
 /* The spin pool's shape measured faster at one thread count: flat (every worker on the root's lines) or the tree of
  * cache groups (pool_config.group). A decode whose policy the user did not force runs that shape. */
@@ -70,9 +68,8 @@ typedef struct pb_wisdom {
     unsigned distance;        /* the prefetch distance in bytes (kern_prefetch_set_distance) */
     bool has_near;
     bool near;                /* the near prefetch into L1 (kern_prefetch_set_near) */
-    int nkernels, nreads, ndispatch;
+    int nkernels, ndispatch;
     pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
-    pb_wisdom_read read[PB_WISDOM_MAX_READS];
     pb_wisdom_dispatch dispatch[PB_WISDOM_MAX_DISPATCH];
 } pb_wisdom;
 
@@ -86,14 +83,10 @@ void pb_wisdom_build_id(const pb_machine *m, char *buf, size_t len);
 const pb_wisdom_kernel *pb_wisdom_kernel_at(const pb_wisdom *w, kern_format f, int threads);
 /* The entry of f measured at the thread count nearest to threads (ties: the fewer), or NULL when f has none. */
 const pb_wisdom_kernel *pb_wisdom_kernel_near(const pb_wisdom *w, kern_format f, int threads);
-/* The same for the read kernels. */
-const pb_wisdom_read *pb_wisdom_read_near(const pb_wisdom *w, int threads);
 /* The dispatch shape measured at exactly threads, or NULL (a shape measured at another count says nothing here). */
 const pb_wisdom_dispatch *pb_wisdom_dispatch_at(const pb_wisdom *w, int threads);
-/* Adds or replaces (f, threads)'s entry, or the read or dispatch entry of threads. 0, or -1 when the table is
- * full. */
+/* Adds or replaces (f, threads)'s entry, or the dispatch entry of threads. 0, or -1 when the table is full. */
 int pb_wisdom_put_kernel(pb_wisdom *w, const pb_wisdom_kernel *k);
-int pb_wisdom_put_read(pb_wisdom *w, const pb_wisdom_read *r);
 int pb_wisdom_put_dispatch(pb_wisdom *w, const pb_wisdom_dispatch *d);
 
 /* The file's text into buf (NUL-terminated). The number of bytes, or -1 when it does not fit. */

@@ -48,8 +48,7 @@ pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *b
         memset(w, 0, sizeof *w);
         return PB_WISDOM_BAD;
     }
-    snprintf(msg, msglen, "wisdom %.300s: %d kernel%s, %d read kernel%s", path, w->nkernels,
-             w->nkernels == 1 ? "" : "s", w->nreads, w->nreads == 1 ? "" : "s");
+    snprintf(msg, msglen, "wisdom %.300s: %d kernel%s", path, w->nkernels, w->nkernels == 1 ? "" : "s");
     return PB_WISDOM_OK;
 }
 

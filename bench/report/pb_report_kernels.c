@@ -42,7 +42,7 @@ void pb_report_kernels(FILE *o, const pb_rundata *rd)
     fprintf(o, "Why each decode's matvec kernel was the one it was: `tuned` (bench_tune measured it fastest on this "
                "cpu and build: the wisdom file), `rank` (no wisdom: the best ranked ISA, which need not stream "
                "fastest), `forced` (POOLBENCH_KERNEL). Its stream is its software prefetch (hint, @distance when not "
-               "the default) or off; the floor's read kernel is wisdom's (`tuned`) or the best of all measured "
+               "the default) or off; the floor is the best of every read kernel, measured beside the decode "
                "(`all`).\n\n");
     fprintf(o, "| format | threads | kernel | why | stream | floor |\n|---|---:|---|---|---|---|\n");
     int shown = 0, ranked = 0, left = 0;

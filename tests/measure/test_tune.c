@@ -7,11 +7,10 @@
 
 #include "pb_tune.h"
 
-/* A table seam: fig(cand) for kernels, read_fig(kernel index in the table) for reads; counts its calls. */
+/* A table seam: fig(cand) for kernels; counts its calls. */
 typedef struct fake {
     double (*fig)(const pb_tune_cand *c);
     int calls;
-    int fastest_read; /* index into pb_memkerns of the read kernel that reads fastest */
 } fake;
 
 static double fake_kernel(void *ctx, const pb_tune_cand *c)
@@ -19,14 +18,6 @@ static double fake_kernel(void *ctx, const pb_tune_cand *c)
     fake *f = ctx;
     f->calls++;
     return f->fig(c);
-}
-
-static double fake_read(void *ctx, const pb_memkern *k, int threads)
-{
-    fake *f = ctx;
-    f->calls++;
-    int i = (int)(k - pb_memkerns);
-    return i == f->fastest_read ? 50.0 + threads : 10.0 + i;
 }
 
 static pb_tune_plan plan_of(kern_format f)
@@ -38,13 +29,13 @@ static pb_wisdom run(const pb_tune_plan *p, fake *f)
 {
     pb_wisdom w = { .nkernels = 0 };
     char err[256];
-    pb_tune_seam s = { .kernel = fake_kernel, .read = fake_read, .ctx = f };
+    pb_tune_seam s = { .kernel = fake_kernel, .ctx = f };
     cr_assert_eq(pb_tune_run(p, &s, &w, err, sizeof err), 0, "%s", err);
     return w;
 }
 
-/* One tuning of f's plan (plan_of) through a fake whose kernels measure fig and whose reads favour none: what
- * the fake counted, the plan and the wisdom. */
+/* One tuning of f's plan (plan_of) through a fake whose kernels measure fig: what the fake counted, the plan and
+ * the wisdom. */
 typedef struct tuned {
     fake fk;
     pb_tune_plan p;
@@ -53,7 +44,7 @@ typedef struct tuned {
 
 static tuned tune(kern_format f, double (*fig)(const pb_tune_cand *c))
 {
-    tuned t = { .fk = { .fig = fig, .fastest_read = -1 }, .p = plan_of(f) };
+    tuned t = { .fk = { .fig = fig }, .p = plan_of(f) };
     t.w = run(&t.p, &t.fk);
     return t;
 }
@@ -236,31 +227,6 @@ Test(tune, near_by_measurement)
     }
 }
 
-/* The floor's read kernels are timed under the chosen hint and distance (the 4-stream reads prefetch as the passes
- * do), and the defaults come back after. */
-static unsigned read_distance;
-static double fake_read_seen(void *ctx, const pb_memkern *k, int threads)
-{
-    read_distance = kern_prefetch_ahead;
-    return fake_read(ctx, k, threads);
-}
-
-Test(tune, reads_under_the_chosen_distance)
-{
-    kern_format f = need_prefetch();
-    distance_wanted = kern_prefetch_distances[KERN_PREFETCH_NDIST - 1];
-    fake fk = { .fig = distance_fastest, .fastest_read = 0 };
-    pb_tune_plan p = plan_of(f);
-    p.reads = true;
-    pb_wisdom w = { .nkernels = 0 };
-    char err[256];
-    pb_tune_seam s = { .kernel = fake_kernel, .read = fake_read_seen, .ctx = &fk };
-    cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(read_distance, distance_wanted);
-    cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES);
-    cr_assert_eq(kern_prefetch_temporal, kern_prefetch_vendor_temporal());
-}
-
 static double best_ranked_fails(const pb_tune_cand *c)
 {
     return c->isa == kern_matvec_isa(c->fmt, kern_isa_best()) ? NAN : 1.0;
@@ -280,31 +246,23 @@ Test(tune, a_kernel_that_failed_is_never_chosen)
     const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
     cr_assert_not_null(k);
     cr_assert_neq(k->isa, kern_matvec_isa(f, kern_isa_best()));
-    fake none = { .fig = all_fail, .fastest_read = -1 };
+    fake none = { .fig = all_fail };
     t.w = run(&t.p, &none);
     cr_assert_eq(t.w.nkernels, 0);
 }
 
-/* The floor's read kernel: the one that read fastest at each thread count; other formats' entries stay. */
-Test(tune, read_kernel_by_measurement_and_entries_kept)
+/* Entries of formats the plan did not time stay. */
+Test(tune, entries_of_other_formats_kept)
 {
-    const pb_memkern *r[64];
-    int n = pb_tune_reads(r, 64);
-    cr_assert_gt(n, 0);
-    const pb_memkern *slow_ranked = r[0]; /* the table's first (scalar): never the floor by rank */
-    fake fk = { .fig = scalar_fastest, .fastest_read = (int)(slow_ranked - pb_memkerns) };
+    fake fk = { .fig = scalar_fastest };
     pb_tune_plan p = plan_of(KERN_Q8_0);
-    p.reads = true;
     pb_wisdom w = { .nkernels = 0 };
     pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = KERN_Q1_0, .threads = 1, .isa = KERN_ISA_SCALAR });
     char err[256];
-    pb_tune_seam s = { .kernel = fake_kernel, .read = fake_read, .ctx = &fk };
+    pb_tune_seam s = { .kernel = fake_kernel, .ctx = &fk };
     cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(w.nreads, 2);
-    for (int i = 0; i < 2; i++)
-        cr_assert_str_eq(w.read[i].kernel, slow_ranked->name);
-    cr_assert_eq(pb_wisdom_read_near(&w, 2)->gbps, 52.0);
     cr_assert_not_null(pb_wisdom_kernel_at(&w, KERN_Q1_0, 1), "an entry the plan did not time stays");
+    cr_assert_eq(w.nkernels, 3);
     cr_assert_eq(fk.calls, pb_tune_points(&p));
 }
 
