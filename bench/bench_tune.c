@@ -122,16 +122,24 @@ static int bt_verify(const bt_run *r, char *err, size_t errlen)
 
 static void bt_print(const pb_wisdom *w, FILE *f)
 {
-    fprintf(f, "\n%-7s %7s  %-11s %-10s %9s  %s\n", "format", "threads", "kernel", "prefetch", "GB/s", "layout");
+    if (w->has_streaming)
+        fprintf(f, "\nstreaming: %s, %s (%s; the best point's median ratio to the vendor's %.3f)\n",
+                kern_prefetch_setting_name(w->temporal, w->distance, w->near),
+                w->streaming_tuned ? "tuned" : "rank", w->streaming_tuned ? "they really beat the vendor's"
+                                                                          : "the vendor's kept",
+                w->streaming_vs);
+    fprintf(f, "\n%-7s %7s  %-11s %-10s %9s  %-12s %-5s %s\n", "format", "threads", "kernel", "prefetch", "GB/s",
+            "layout", "why", "x rank");
     for (int i = 0; i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
-        fprintf(f, "%-7s %7d  %-11s %-10s %9.2f  %s\n", kern_format_names[k->fmt], k->threads, kern_isa_name(k->isa),
+        fprintf(f, "%-7s %7d  %-11s %-10s %9.2f  %-12s %-5s %.3f\n", kern_format_names[k->fmt], k->threads,
+                kern_isa_name(k->isa),
                 k->prefetch && w->has_hint ? kern_prefetch_setting_name(w->temporal, w->has_distance ? w->distance
                                                                                                      : KERN_PREFETCH_BYTES,
                                                                         w->has_near ? w->near : kern_prefetch_vendor_near())
                 : k->prefetch              ? "on"
                                            : "off",
-                k->gbps, kern_layout_names[k->layout]);
+                k->gbps, kern_layout_names[k->layout], k->tuned ? "tuned" : "rank", k->vs_rank);
     }
     for (int i = 0; i < w->ndispatch; i++) {
         const pb_wisdom_dispatch *d = &w->dispatch[i];

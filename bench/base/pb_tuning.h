@@ -105,6 +105,18 @@
  * bench_kernels' DRAM buffer under 4x the L3 (docs/measured.md, memory counts). 2% is well above a rounding. */
 #define PB_MEMORY_MISMATCH_PCT 2.0
 
+/* bench_tune leaves the rank's default (its kernel and the vendor's streaming settings) for a candidate only when the
+ * candidate and the default, timed interleaved PB_TUNE_CONFIRM_ROUNDS times (A/B, then B/A), give per-pair ratios
+ * whose median beats 1 + the larger of this gain and the pairs' own spread (pb_tune_judge). A single timing of each
+ * picked settings whose edge was within noise, and the decode ran 0.62-0.98x of rank's (docs/
+ * kernels-measured-2026-12-01.md); 3% is below the gains worth having (a twin without prefetch, a repacked layout:
+ * 10-40%) and above what two back-to-back timings of one kernel differ by on a quiet core. */
+#define PB_TUNE_MIN_GAIN_PCT 3.0
+#define PB_TUNE_MIN_GAIN (PB_TUNE_MIN_GAIN_PCT / 100.0)
+/* Pairs each such comparison times. Three is the fewest whose median ignores one pair a neighbour disturbed, and
+ * whose spread says something; each pair costs two points of the tuning's fixed budget. */
+#define PB_TUNE_CONFIRM_ROUNDS 3
+
 /* One row of the table (pb_tunings): its machine.csv key, its value, its unit and why. */
 typedef struct pb_tuning {
     const char *key;  /* machine.csv key: threshold_* (how figures are judged), tuning_* (how things run) */

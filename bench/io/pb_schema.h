@@ -77,7 +77,9 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 /* ---------------------------------------------------------------- the columns */
 
 /* Every column that says why a kernel ran (pb_kchoice.h), and how it streamed. */
-#define PB_WHY_MEANING "tuned (wisdom), rank (no wisdom), forced (POOLBENCH_KERNEL or --variant), all (every one run)"
+#define PB_WHY_MEANING                                                                                              \
+    "tuned (wisdom), rank (no wisdom, or wisdom that kept rank's default), forced (POOLBENCH_KERNEL or --variant), " \
+    "all (every one run)"
 #define PB_STREAM_MEANING "the weights' software prefetch: t2 or nta (its hint; +l1: and into L1; @BYTES: a distance not 1536), off"
 
 /* Every placement column: from the topology where it can tell and is trusted, else from the round trips. */

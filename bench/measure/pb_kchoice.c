@@ -11,8 +11,9 @@ pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads)
     if (k->forced < KERN_ISA_COUNT)
         return (pb_kchoice){ .isa = k->forced, .prefetch = true, .why = PB_KWHY_FORCED };
     const pb_wisdom_kernel *w = k->wisdom ? pb_wisdom_kernel_near(k->wisdom, f, threads) : NULL;
-    /* An entry this CPU cannot run (a file edited by hand past its identity) goes by rank like a missing one. */
-    if (w && kern_isa_supported(w->isa)) {
+    /* An entry this CPU cannot run (a file edited by hand past its identity) goes by rank like a missing one; so does
+     * one whose tuning kept rank's default (nothing beat it by more than the noise). */
+    if (w && w->tuned && kern_isa_supported(w->isa)) {
         /* a layout this build has no kernel of goes as the file's, with the same ISA */
         kern_layout l = kern_repack_isa(w->layout, f, w->isa) < KERN_ISA_COUNT ? w->layout : KERN_LAYOUT_FILE;
         return (pb_kchoice){ .isa = w->isa, .prefetch = w->prefetch, .why = PB_KWHY_TUNED, .layout = l };

@@ -2,7 +2,8 @@
  * why (the `why` every CSV row that ran a kernel carries):
  *   forced  the user named it (POOLBENCH_KERNEL, or bench_kernels' --variant): nothing else chooses;
  *   tuned   this cpu and build's wisdom (pb_wisdom.h) has it, at the nearest thread count bench_tune timed;
- *   rank    no wisdom for it: the best ranked ISA this CPU runs (kern_isa_best), its prefetch on;
+ *   rank    no wisdom for it, or wisdom that kept rank's default (no candidate beat it by more than the noise:
+ *           pb_tune.h): the best ranked ISA this CPU runs (kern_isa_best), its prefetch on;
  *   all     a harness that runs every kernel (bench_kernels, bench_memory_floor without a choice): one of all.
  * The prefetch hint and distance are the process's (kern_prefetch_temporal, kern_prefetch_ahead): pb_kpicker_apply
  * sets wisdom's, unless forced. */

@@ -1,11 +1,12 @@
 /* pb_tune.c — the candidates and the choice (see pb_tune.h). */
-#include "pb_tune.h"
+#include "pb_tune_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pb_err.h"
+#include "pb_tuning.h"
 
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
 {
@@ -70,21 +71,11 @@ int pb_tune_points(const pb_tune_plan *p)
         for (int t = 0; t < p->nthreads; t++) {
             int k = pb_tune_candidates(p->formats[f], p->threads[t], c, PB_TUNE_MAX_CANDS);
             n += k + (pb_tune_any_prefetch(c, k) ? KERN_PREFETCH_NDIST : 0); /* the other distances, then near */
+            n += PB_TUNE_CONFIGS * PB_TUNE_CONFIRM_ROUNDS; /* at most: the seam's left says how many once known */
         }
     }
     return n;
 }
-
-/* One point (format, threads): its candidates and what each measured; at[d]: its fastest prefetching candidate under
- * the chosen hint at distance kern_prefetch_distances[d] (NaN: none, or it could not run). */
-typedef struct pb_tune_point {
-    pb_tune_cand cand[PB_TUNE_MAX_CANDS];
-    double gbps[PB_TUNE_MAX_CANDS];
-    int n;
-    int pf;                           /* that candidate's index, -1 when the point has none */
-    double at[KERN_PREFETCH_NDIST];
-    double other_near;                /* that candidate at the chosen distance with the near prefetch the other way */
-} pb_tune_point;
 
 /* The index of the point's fastest candidate that runs under hint temporal (a candidate without prefetch runs under
  * either), -1 when none measured a figure. The first of equals: the better ranked. */
@@ -100,12 +91,21 @@ static int pb_tune_best(const pb_tune_point *pt, bool temporal)
     return best;
 }
 
-/* The hint whose points' best figures have the higher geometric mean; the vendor's on a tie or when no point has a
- * figure under either. *any: some candidate prefetches at all (else the hint changes nothing and is not kept). */
+/* Whether a setting whose points' sum of log GB/s is a beats the default's b over m points: a geometric mean higher
+ * by the least gain a tuning acts on (pb_tuning.h), so a setting whose first timing was ahead within noise is not
+ * even timed again against the default (pb_tune_confirm). */
+static bool pb_tune_beats(double a, double b, int m)
+{
+    return m > 0 && a > b + m * log1p(PB_TUNE_MIN_GAIN);
+}
+
+/* The hint whose points' best figures have the higher geometric mean by the least gain; the vendor's otherwise, or
+ * when no point has a figure under either. *any: some candidate prefetches at all (else the hint changes nothing and is not kept). */
 static bool pb_tune_hint(const pb_tune_point *pts, int npts, bool *any)
 {
     bool vendor = kern_prefetch_vendor_temporal();
     double score[2] = { 0, 0 }; /* [hint]: sum of log GB/s */
+    int m = 0;                  /* the points in it */
     *any = false;
     for (int i = 0; i < npts; i++) {
         for (int k = 0; k < pts[i].n; k++)
@@ -115,8 +115,9 @@ static bool pb_tune_hint(const pb_tune_point *pts, int npts, bool *any)
             continue;
         for (int h = 0; h < 2; h++)
             score[h] += log(pts[i].gbps[b[h]]);
+        m++;
     }
-    return score[!vendor] > score[vendor] ? !vendor : vendor;
+    return pb_tune_beats(score[!vendor], score[vendor], m) ? !vendor : vendor;
 }
 
 /* Whether a is a figure and beats b (NaN or not). */
@@ -145,7 +146,7 @@ static int pb_tune_default_distance(void)
 
 /* The distance (an index into kern_prefetch_distances): each point's fastest prefetching candidate under the hint
  * timed at every other distance, then the one under which the points' best figures have the higher geometric mean
- * (the default on a tie). */
+ * (the default unless another beats it by the least gain). */
 static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const pb_tune_seam *s)
 {
     int def = pb_tune_default_distance();
@@ -166,6 +167,7 @@ static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const p
         }
     }
     double score[KERN_PREFETCH_NDIST] = { 0 };
+    int m = 0;
     for (int i = 0; i < npts; i++) {
         if (pts[i].pf < 0)
             continue;
@@ -178,21 +180,23 @@ static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const p
         }
         for (int d = 0; all && d < KERN_PREFETCH_NDIST; d++) /* a point some distance could not run says nothing */
             score[d] += log(g[d]);
+        m += all;
     }
     int best = def;
     for (int d = 0; d < KERN_PREFETCH_NDIST; d++)
-        if (score[d] > score[best])
+        if (score[d] > score[best] && pb_tune_beats(score[d], score[def], m))
             best = d;
     return best;
 }
 
 /* The near prefetch: each point's fastest prefetching candidate timed at distance d with it the other way than the
  * vendor's, then the way under which the points' best figures (prefetching or not) have the higher geometric mean
- * (the vendor's on a tie). Where the other way wins, at[d] takes its figure. */
+ * by the least gain (else the vendor's). Where the other way wins, at[d] takes its figure. */
 static bool pb_tune_near(pb_tune_point *pts, int npts, int d, const pb_tune_seam *s)
 {
     bool vendor = kern_prefetch_vendor_near();
     double score[2] = { 0, 0 }; /* [0]: the vendor's way, [1]: the other */
+    int m = 0;
     for (int i = 0; i < npts; i++) {
         pb_tune_point *pt = &pts[i];
         pt->other_near = NAN;
@@ -211,8 +215,9 @@ static bool pb_tune_near(pb_tune_point *pts, int npts, int d, const pb_tune_seam
         }
         for (int k = 0; all && k < 2; k++)
             score[k] += log(g[k]);
+        m += all;
     }
-    bool other = score[1] > score[0];
+    bool other = pb_tune_beats(score[1], score[0], m);
     for (int i = 0; other && i < npts; i++)
         pts[i].at[d] = pts[i].other_near;
     return other ? !vendor : vendor;
@@ -224,24 +229,58 @@ static double pb_tune_min(double a, double b)
     return !isfinite(a) ? b : !isfinite(b) ? a : a < b ? a : b;
 }
 
-/* The flat and tree spin pools at each thread count from 2, alternated; the faster remembered. */
+/* The flat and tree spin pools at each thread count from 2, alternated; the tree only where it really dispatched
+ * faster (pb_tune_judge over the rounds' flat / tree), each shape's best round remembered. */
 static int pb_tune_dispatch(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
 {
     for (int t = 0; t < p->nthreads; t++) {
         if (p->threads[t] < 2)
             continue;
         pb_wisdom_dispatch d = { .threads = p->threads[t], .flat_ns = NAN, .tree_ns = NAN };
+        double ratio[PB_TUNE_DISPATCH_ROUNDS];
         for (int r = 0; r < PB_TUNE_DISPATCH_ROUNDS; r++) {
-            d.flat_ns = pb_tune_min(d.flat_ns, s->dispatch(s->ctx, d.threads, false));
-            d.tree_ns = pb_tune_min(d.tree_ns, s->dispatch(s->ctx, d.threads, true));
+            double flat = s->dispatch(s->ctx, d.threads, false), tree = s->dispatch(s->ctx, d.threads, true);
+            ratio[r] = flat / tree;
+            d.flat_ns = pb_tune_min(d.flat_ns, flat);
+            d.tree_ns = pb_tune_min(d.tree_ns, tree);
         }
         if (!isfinite(d.flat_ns) || !isfinite(d.tree_ns))
             continue;
-        d.tree = d.tree_ns < d.flat_ns;
+        d.tree = pb_tune_judge(ratio, PB_TUNE_DISPATCH_ROUNDS, PB_TUNE_MIN_GAIN).gain;
         if (pb_wisdom_put_dispatch(w, &d) != 0)
             return pb_errf(err, errlen, "wisdom holds at most %d dispatch lines", PB_WISDOM_MAX_DISPATCH);
     }
     return 0;
+}
+
+pb_tune_settings pb_tune_vendor(void)
+{
+    return (pb_tune_settings){ .temporal = kern_prefetch_vendor_temporal(), .distance = pb_tune_default_distance(),
+                               .near = kern_prefetch_vendor_near() };
+}
+
+/* Each point's fastest under the vendor's settings (kv: its candidates were timed under them) and under the tuned
+ * ones (ks: its fastest without prefetch, or its fastest prefetching one at the tuned distance and near). */
+static void pb_tune_fastest(pb_tune_point *pt, const pb_tune_settings *st)
+{
+    pt->kv = pb_tune_best(pt, kern_prefetch_vendor_temporal());
+    int b = pb_tune_best_off(pt);
+    double g = b >= 0 ? pt->gbps[b] : NAN;
+    int d = st->distance;
+    /* prefetch on when faster, or as fast and better ranked (its kernel's candidates come before its twin) */
+    if (pt->pf >= 0 && (pb_tune_faster(pt->at[d], g) || (pt->at[d] == g && pt->pf < b))) {
+        b = pt->pf;
+        g = pt->at[d];
+    }
+    pt->ks = b;
+    pt->ks_gbps = g;
+    if (b < 0)
+        return;
+    pt->ks_cand = pt->cand[b];
+    if (pt->ks_cand.prefetch) {
+        pt->ks_cand.distance = kern_prefetch_distances[d];
+        pt->ks_cand.near = st->near;
+    }
 }
 
 int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char *err, size_t errlen)
@@ -260,33 +299,15 @@ int pb_tune_run(const pb_tune_plan *p, const pb_tune_seam *s, pb_wisdom *w, char
         }
     }
     bool any;
-    bool temporal = pb_tune_hint(pts, npts, &any);
+    pb_tune_settings st = pb_tune_vendor();
+    st.temporal = pb_tune_hint(pts, npts, &any);
     if (any) {
-        w->has_hint = true;
-        w->temporal = temporal;
+        st.distance = pb_tune_distance(pts, npts, st.temporal, s);
+        st.near = pb_tune_near(pts, npts, st.distance, s);
     }
-    int d = any ? pb_tune_distance(pts, npts, temporal, s) : pb_tune_default_distance();
-    bool near = any ? pb_tune_near(pts, npts, d, s) : kern_prefetch_vendor_near();
-    if (any) {
-        w->has_distance = w->has_near = true;
-        w->distance = kern_prefetch_distances[d];
-        w->near = near;
-    }
-    for (int i = 0; i < npts; i++) {
-        int b = pb_tune_best_off(&pts[i]);
-        double g = b >= 0 ? pts[i].gbps[b] : NAN;
-        /* prefetch on when faster, or as fast and better ranked (its kernel's candidates come before its twin) */
-        if (pts[i].pf >= 0 && (pb_tune_faster(pts[i].at[d], g) || (pts[i].at[d] == g && pts[i].pf < b))) {
-            b = pts[i].pf;
-            g = pts[i].at[d];
-        }
-        if (b < 0)
-            continue;
-        const pb_tune_cand *c = &pts[i].cand[b];
-        pb_wisdom_kernel k = { .fmt = c->fmt, .threads = c->threads, .isa = c->isa, .prefetch = c->prefetch,
-                               .gbps = g, .layout = c->layout };
-        if (pb_wisdom_put_kernel(w, &k) != 0)
-            return pb_errf(err, errlen, "wisdom holds at most %d kernels", PB_WISDOM_MAX_KERNELS);
-    }
+    for (int i = 0; i < npts; i++)
+        pb_tune_fastest(&pts[i], &st);
+    if (pb_tune_confirm(pts, npts, &st, any, s, w, err, errlen) != 0)
+        return -1;
     return p->dispatch && s->dispatch ? pb_tune_dispatch(p, s, w, err, errlen) : 0;
 }

@@ -10,14 +10,28 @@
  * again at each other distance of kern_prefetch_distances, and the distance under which the geometric mean of every
  * such point's best (prefetching or not) is the higher is kept (KERN_PREFETCH_BYTES on a tie); the near prefetch into
  * L1 likewise, that candidate timed once more at that distance with it the other way than the vendor's (the vendor's
- * on a tie). Then each point takes its fastest candidate under those settings (the better ranked on a tie). The
- * floor's read kernels take no part: a decode's floor is the best of every read kernel measured beside it
- * (pb_sweep_run), since a pick timed here once read slower than another kernel at the moment of the decode.
+ * on a tie). In these first timings a setting leaves the vendor's only where its geometric mean is higher by
+ * PB_TUNE_MIN_GAIN (pb_tuning.h). Then each point takes its fastest candidate under those settings (the better ranked
+ * on a tie).
  * A format with a repacked layout (kern_repack.h) has its kernels as candidates too, after the file's, without
- * prefetch: wisdom names the layout only where it measured faster (the file's wins a tie). Last, per thread count
- * from 2 (one thread dispatches nothing), the spin pool's dispatch flat and tree-shaped, alternated
+ * prefetch.
+ *
+ * A first timing of each is one figure, and on a shared machine its edge can be noise: a quick tuning once picked
+ * settings that made a decode 0.62-0.98x of rank's. So the rank's default (the best ranked kernel with its prefetch
+ * under the vendor's settings) is only left where a candidate beats it when the two are timed again, interleaved
+ * (pb_tune_confirm.c): each point's fastest under the vendor's settings, the default under the tuned settings and the
+ * fastest under those (each that looked PB_TUNE_MIN_GAIN faster at first) are timed beside the default
+ * PB_TUNE_CONFIRM_ROUNDS times, the order reversed every other round, and judged by pb_tune_judge over the per-round
+ * ratios. A point's choice under some settings is its fastest there that really beat the default, else the
+ * default (under them). The tuned settings are kept only where on no point their choice is slower than the
+ * vendor's (median ratio) and on one it is really faster; else the vendor's are written. Each entry says `tuned`
+ * (its kernel, twin or layout is not the default's) or `rank`, with its median ratio to the default (for a rank
+ * entry the best candidate's, which fell short). A point whose default could not run takes its fastest, unconfirmed.
+ * The floor's read kernels take no part: a decode's floor is the best of every read kernel measured beside it
+ * (pb_sweep_run), since a pick timed here once read slower than another kernel at the moment of the decode. Last,
+ * per thread count from 2 (one thread dispatches nothing), the spin pool's dispatch flat and tree-shaped, alternated
  * PB_TUNE_DISPATCH_ROUNDS times (flat, tree, flat, tree: a shared machine's drift falls on both), each shape's best
- * round kept; the faster shape is remembered (a tie: flat, the baseline).
+ * round kept; the tree is remembered only where pb_tune_judge says it dispatched faster (flat, the baseline, else).
  *
  * The seam is what makes the choice testable without timing anything: the tests give a table of figures, and a
  * test of the choice asserts what a table implies. bench_tune's seam (pb_tune_measure.h) times the kernels. */
@@ -33,7 +47,8 @@
 
 #define PB_TUNE_MAX_THREADS 4  /* thread counts a plan may time: 1 and all, and a few between */
 #define PB_TUNE_MAX_CANDS (3 * KERN_ISA_COUNT + (KERN_LAYOUT_COUNT - 1) * KERN_ISA_COUNT)
-#define PB_TUNE_DISPATCH_ROUNDS 2 /* flat and tree, alternated */
+#define PB_TUNE_DISPATCH_ROUNDS 3 /* flat and tree, alternated: as many pairs as pb_tune_judge needs */
+#define PB_TUNE_MIN_PAIRS 2       /* pb_tune_judge's fewest: one pair has no spread to judge it by */
 
 typedef struct pb_tune_cand {
     kern_format fmt;
@@ -51,6 +66,8 @@ typedef struct pb_tune_seam {
     double (*kernel)(void *ctx, const pb_tune_cand *c);
     /* ns of one dispatch of the spin pool of threads threads, tree-shaped or flat; NaN as above. */
     double (*dispatch)(void *ctx, int threads, bool tree);
+    /* Optional: after the first timings, how many more kernel calls come (fewer than pb_tune_points counted). */
+    void (*left)(void *ctx, int calls);
     void *ctx;
 } pb_tune_seam;
 
@@ -66,9 +83,21 @@ typedef struct pb_tune_plan {
  * with the vendor's hint, with the other, then without; the prefetching ones at KERN_PREFETCH_BYTES, with the
  * vendor's near prefetch). Their count (at most max), 0 for an unknown format. */
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
-/* How many times pb_tune_run calls the seam's kernel (for a budget per point and the progress line); the
- * dispatch points run on no budget (each a fixed few ms). */
+/* At most how many times pb_tune_run calls the seam's kernel (for a budget per point and the progress line; the
+ * seam's left says how many the confirmation takes once known); the dispatch points run on no budget (each a fixed
+ * few ms). */
 int pb_tune_points(const pb_tune_plan *p);
+
+/* A candidate against a default from pairs timed interleaved: ratio[i] = the candidate's GB/s / the default's in
+ * pair i (a NaN or a ratio <= 0, where one could not run, is left out). */
+typedef struct pb_tune_verdict {
+    int pairs;     /* the ratios judged */
+    double median; /* of them (NaN: none) */
+    double spread; /* (max - min) / 2 of them: how far pairs of the same two stray apart by noise */
+    bool gain;     /* really faster: median > 1 + max(min_gain, spread), over at least PB_TUNE_MIN_PAIRS pairs */
+} pb_tune_verdict;
+/* The verdict on n ratios (pure: the rule every choice of bench_tune goes by, min_gain PB_TUNE_MIN_GAIN). */
+pb_tune_verdict pb_tune_judge(const double *ratio, int n, double min_gain);
 
 /* Times every candidate of the plan through s and puts the choices into w (its cpu and build lines are the
  * caller's; entries of other formats or thread counts already there stay). 0, or -1 with the reason in err (the

@@ -111,12 +111,14 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
         ok = ok && pb_wisdom_put(buf, len, &at, "distance %u\n", w->distance);
     if (w->has_near)
         ok = ok && pb_wisdom_put(buf, len, &at, "near %s\n", w->near ? "on" : "off");
+    if (w->has_streaming)
+        ok = ok && pb_wisdom_put(buf, len, &at, "streaming %s %.3f\n", w->streaming_tuned ? "tuned" : "rank",
+                                 w->streaming_vs);
     for (int i = 0; ok && i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
-        ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f%s%s\n", kern_format_names[k->fmt], k->threads,
-                           kern_isa_name(k->isa), k->prefetch ? "prefetch" : "noprefetch", k->gbps,
-                           k->layout != KERN_LAYOUT_FILE ? " " : "",
-                           k->layout != KERN_LAYOUT_FILE ? kern_layout_names[k->layout] : "");
+        ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f %s %s %.3f\n", kern_format_names[k->fmt],
+                           k->threads, kern_isa_name(k->isa), k->prefetch ? "prefetch" : "noprefetch", k->gbps,
+                           kern_layout_names[k->layout], k->tuned ? "tuned" : "rank", k->vs_rank);
     }
     for (int i = 0; ok && i < w->ndispatch; i++) {
         const pb_wisdom_dispatch *d = &w->dispatch[i];
@@ -160,12 +162,22 @@ static int pb_wisdom_nonneg(const char *s, double *out)
     return 0;
 }
 
-/* "kernel FMT THREADS ISA prefetch|noprefetch GBPS [LAYOUT]" (word[0] is "kernel"; no layout: the file's). */
+/* "tuned" or "rank" into *tuned. */
+static int pb_wisdom_why(const char *s, bool *tuned)
+{
+    if (strcmp(s, "tuned") != 0 && strcmp(s, "rank") != 0)
+        return -1;
+    *tuned = strcmp(s, "tuned") == 0;
+    return 0;
+}
+
+/* "kernel FMT THREADS ISA prefetch|noprefetch GBPS LAYOUT tuned|rank VS_RANK" (word[0] is "kernel"). */
 static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
 {
     pb_wisdom_kernel k;
-    if (n != 6 && n != 7)
-        return pb_errf(err, errlen, "kernel takes FORMAT THREADS VARIANT prefetch|noprefetch GBPS [LAYOUT]");
+    if (n != 9)
+        return pb_errf(err, errlen,
+                       "kernel takes FORMAT THREADS VARIANT prefetch|noprefetch GBPS LAYOUT tuned|rank VS_RANK");
     if (kern_format_parse(word[1], &k.fmt) != 0)
         return pb_errf(err, errlen, "unknown format '%s'", word[1]);
     if (pb_wisdom_threads(word[2], &k.threads) != 0)
@@ -177,10 +189,13 @@ static int pb_wisdom_kernel_line(pb_wisdom *w, char **word, int n, char *err, si
     k.prefetch = strcmp(word[4], "prefetch") == 0;
     if (pb_wisdom_nonneg(word[5], &k.gbps) != 0)
         return pb_errf(err, errlen, "GB/s '%s' is not a number >= 0", word[5]);
-    k.layout = KERN_LAYOUT_FILE;
-    if (n == 7 && (kern_layout_parse(word[6], &k.layout) != 0 || !kern_layout_fits(k.layout, k.fmt, QK_K)))
+    if (kern_layout_parse(word[6], &k.layout) != 0 || !kern_layout_fits(k.layout, k.fmt, QK_K))
         return pb_errf(err, errlen, "'%s' is no layout of %s (accepted: file, or a repacked layout of it)", word[6],
                        word[1]);
+    if (pb_wisdom_why(word[7], &k.tuned) != 0)
+        return pb_errf(err, errlen, "'%s' is neither tuned nor rank", word[7]);
+    if (pb_wisdom_nonneg(word[8], &k.vs_rank) != 0)
+        return pb_errf(err, errlen, "ratio to rank '%s' is not a number >= 0", word[8]);
     if (pb_wisdom_kernel_at(w, k.fmt, k.threads))
         return pb_errf(err, errlen, "a second kernel for %s at %d threads", word[1], k.threads);
     if (pb_wisdom_put_kernel(w, &k) != 0)
@@ -242,6 +257,17 @@ static int pb_wisdom_switch_line(char **word, int n, const char *yes, const char
     return 0;
 }
 
+/* "streaming tuned|rank RATIO": why the hint, distance and near lines are what they are (pb_tune.h). */
+static int pb_wisdom_streaming_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
+{
+    if (w->has_streaming)
+        return pb_errf(err, errlen, "a second streaming line");
+    if (n != 3 || pb_wisdom_why(word[1], &w->streaming_tuned) != 0 || pb_wisdom_nonneg(word[2], &w->streaming_vs) != 0)
+        return pb_errf(err, errlen, "streaming takes tuned|rank RATIO");
+    w->has_streaming = true;
+    return 0;
+}
+
 /* One line (no newline) after the magic: an identity, the hint, an entry, a comment or a blank. */
 static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
 {
@@ -261,8 +287,8 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
             return 0;
         }
     }
-    char *word[8];
-    int n = pb_wisdom_words(line, word, 7);
+    char *word[10];
+    int n = pb_wisdom_words(line, word, 9);
     if (n == 0)
         return pb_errf(err, errlen, "a line of spaces");
     if (strcmp(word[0], "kernel") == 0)
@@ -275,8 +301,11 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
         return pb_wisdom_distance_line(w, word, n, err, errlen);
     if (strcmp(word[0], "near") == 0)
         return pb_wisdom_switch_line(word, n, "on", "off", &w->has_near, &w->near, err, errlen);
+    if (strcmp(word[0], "streaming") == 0)
+        return pb_wisdom_streaming_line(w, word, n, err, errlen);
     return pb_errf(err, errlen,
-                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, kernel, dispatch, end, #)",
+                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, streaming, kernel, dispatch, "
+                   "end, #)",
                    word[0]);
 }
 

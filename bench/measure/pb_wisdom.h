@@ -3,15 +3,17 @@
  * software prefetch; the prefetch hint, distance and near prefetch; the spin pool's shape. A text file the user sees
  * and can delete (default results/<host>/wisdom; --wisdom FILE or POOLBENCH_WISDOM):
  *
- *   poolbench-wisdom 2
+ *   poolbench-wisdom 3
  *   cpu VENDOR FAMILY/MODEL/STEPPING BRAND; isa avx2 avx512 ...; pus 2
  *   build src 1234567890; gcc 12.2.0; -std=c11 -O2 ...
  *   # any comment
  *   hint t2
  *   distance 1536                             (bytes the streaming passes prefetch ahead: kern_prefetch_distances)
  *   near on                                   (their near prefetch into L1: on or off)
- *   kernel q8_0 1 avx512 prefetch 12.345      (format, threads, variant, prefetch or noprefetch, GB/s)
- *   read 1 avx512-4s 13.100                   (threads, read kernel, GB/s)
+ *   streaming rank 1.012                      (why those three: tuned, or rank (the vendor's kept); the best ratio)
+ *   kernel q8_0 1 avx512 prefetch 12.345 file rank 1.021
+ *                                             (format, threads, variant, prefetch or noprefetch, GB/s, layout, why:
+ *                                              tuned or rank, its median ratio to rank's default; pb_tune.h)
  *   dispatch 2 flat 181.200 196.400           (threads, the faster spin pool shape, flat's and tree's ns)
  *   end
  *
@@ -19,7 +21,7 @@
  * (truncated: no `end` line) is refused with one line naming the file and the line, and the run goes on by ISA
  * rank. Wisdom of another cpu or build (its `cpu` or `build` line differs from this machine's) is ignored, with
  * one line saying so; so is a file of another format version (line 1), which bench_tune measures again. The floor's
- * read kernel is not kept (version 1's `read` lines): the floor is the best of every read kernel, measured beside
+ * read kernel is not kept (version 1's `read` lines; version 3 added `streaming` and each kernel's why): the floor is the best of every read kernel, measured beside
  * each decode. Writing is atomic: a temporary file beside it, renamed over it, so two processes tuning at
  * once leave one whole file or the other. */
 #ifndef PB_WISDOM_H
@@ -34,7 +36,7 @@
 #include "pb_tuning.h"
 
 #define PB_WISDOM_MAGIC_WORD "poolbench-wisdom"
-#define PB_WISDOM_VERSION 2
+#define PB_WISDOM_VERSION 3
 #define PB_WISDOM_MAGIC PB_WISDOM_MAGIC_WORD " " PB_STR(PB_WISDOM_VERSION)
 #define PB_WISDOM_MAX_BYTES ((size_t)1 << 20) /* a whole tuning is a few KiB */
 #define PB_WISDOM_MAX_KERNELS 64               /* formats x thread counts */
@@ -47,8 +49,10 @@ typedef struct pb_wisdom_kernel {
     kern_isa isa;  /* the ISA whose kernel ran (kern_matvec_isa's answer for it) */
     bool prefetch; /* with its software prefetch (false: kern_job.cached's twin) */
     double gbps;   /* what it streamed when measured */
-    kern_layout layout; /* the weights' layout it streamed: file, or one repacked at load (the line's optional last
-                         * word: kernel q1_0 1 avx512 noprefetch 17.2 q1_0_r32lut) */
+    kern_layout layout; /* the weights' layout it streamed: file, or one repacked at load (q1_0_r32lut) */
+    bool tuned;         /* it beat rank's default (pb_tune_judge); false: it is the default (a run says `rank`) */
+    double vs_rank;     /* its median ratio to the default (a rank entry: the best candidate's, which fell short;
+                         * 0: the default could not run, so nothing was compared) */
 } pb_wisdom_kernel;
 
 /* The spin pool's shape measured faster at one thread count: flat (every worker on the root's lines) or the tree of
@@ -68,6 +72,9 @@ typedef struct pb_wisdom {
     unsigned distance;        /* the prefetch distance in bytes (kern_prefetch_set_distance) */
     bool has_near;
     bool near;                /* the near prefetch into L1 (kern_prefetch_set_near) */
+    bool has_streaming;
+    bool streaming_tuned;     /* those three beat the vendor's (pb_tune.h); false: they are the vendor's */
+    double streaming_vs;      /* the best point's median ratio, tuned settings' choice to the vendor's (1: none) */
     int nkernels, ndispatch;
     pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
     pb_wisdom_dispatch dispatch[PB_WISDOM_MAX_DISPATCH];

@@ -40,8 +40,8 @@ void pb_report_kernels(FILE *o, const pb_rundata *rd)
             return;
     fprintf(o, "## Kernels that ran\n\n");
     fprintf(o, "Why each decode's matvec kernel was the one it was: `tuned` (bench_tune measured it fastest on this "
-               "cpu and build: the wisdom file), `rank` (no wisdom: the best ranked ISA, which need not stream "
-               "fastest), `forced` (POOLBENCH_KERNEL). Its stream is its software prefetch (hint, @distance when not "
+               "cpu and build: the wisdom file), `rank` (the best ranked ISA: no wisdom, which need not stream "
+               "fastest, or wisdom that timed nothing faster beyond its noise), `forced` (POOLBENCH_KERNEL). Its stream is its software prefetch (hint, @distance when not "
                "the default) or off; the floor is the best of every read kernel, measured beside the decode "
                "(`all`).\n\n");
     fprintf(o, "| format | threads | kernel | why | stream | floor |\n|---|---:|---|---|---|---|\n");

@@ -38,7 +38,8 @@ static void write_wisdom(const char *dir)
     char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL;
     cr_assert(k && nl, "%s", text);
     char edited[8192];
-    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000%s", (int)(k - text), text, nl);
+    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000 file tuned 1.000%s", (int)(k - text),
+             text, nl);
     tf_write(dir, "w", edited);
     char other[8192];
     snprintf(other, sizeof other, "%s", edited);
@@ -191,12 +192,13 @@ Test(why_cli, kernels_per_thread_count_each_verified, .timeout = 300)
     char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL, *k2 = strstr(text, "\nkernel q8_0 2 ");
     cr_assert(k && nl && k2, "%s", text);
     char edited[8192];
-    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000%s", (int)(k - text), text, nl);
+    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000 file tuned 1.000%s", (int)(k - text),
+             text, nl);
     char *two = strstr(edited, "\nkernel q8_0 2 ");
     char *end2 = strchr(two + 1, '\n');
     char fixed[8192];
-    snprintf(fixed, sizeof fixed, "%.*s\nkernel q8_0 2 %s prefetch 1.000%s", (int)(two - edited), edited,
-             kern_isa_name(kern_isa_best()), end2);
+    snprintf(fixed, sizeof fixed, "%.*s\nkernel q8_0 2 %s prefetch 1.000 file tuned 1.000%s", (int)(two - edited),
+             edited, kern_isa_name(kern_isa_best()), end2);
     tf_write(dir, "t", fixed);
     free(text);
     char err[8192];
@@ -238,7 +240,7 @@ Test(why_cli, distance_from_wisdom_in_the_stream_and_the_floor, .timeout = 300)
     snprintf(edited, sizeof edited, "%s\ndistance 3072%s", text, after); /* rank's kernel with prefetch at 3 KiB */
     k = strstr(edited, "\nkernel q8_0 1 ");
     nl = strchr(k + 1, '\n');
-    snprintf(fixed, sizeof fixed, "%.*s\nkernel q8_0 1 %s prefetch 1.000%s", (int)(k - edited), edited,
+    snprintf(fixed, sizeof fixed, "%.*s\nkernel q8_0 1 %s prefetch 1.000 file tuned 1.000%s", (int)(k - edited), edited,
              kern_isa_name(best), nl);
     tf_write(dir, "t", fixed);
     free(text);

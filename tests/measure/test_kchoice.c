@@ -8,7 +8,7 @@ static pb_wisdom wisdom_with(kern_format f, int threads, kern_isa isa, bool pref
 {
     pb_wisdom w = { .has_hint = true, .temporal = !kern_prefetch_vendor_temporal() };
     cr_assert_eq(pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = f, .threads = threads, .isa = isa,
-                                                                .prefetch = prefetch, .gbps = 1 }),
+                                                                .prefetch = prefetch, .gbps = 1, .tuned = true }),
                  0);
     return w;
 }
@@ -31,6 +31,17 @@ Test(kchoice, the_why_of_each_choice)
     cr_assert_str_eq(pb_kwhy_names[PB_KWHY_RANK], "rank");
     cr_assert_str_eq(pb_kwhy_names[PB_KWHY_FORCED], "forced");
     cr_assert_str_eq(pb_kwhy_names[PB_KWHY_ALL], "all");
+}
+
+/* An entry whose tuning kept rank's default (no candidate beat it by more than the noise) runs rank's kernel and
+ * says rank, whatever the line's kernel; wisdom's streaming settings still apply. */
+Test(kchoice, an_entry_that_kept_rank_says_rank)
+{
+    pb_wisdom w = wisdom_with(KERN_Q8_0, 1, KERN_ISA_SCALAR, false);
+    w.kernel[0].tuned = false;
+    pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
+    pb_kchoice c = pb_kchoice_for(&tuned, KERN_Q8_0, 1);
+    cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best() && c.prefetch && c.layout == KERN_LAYOUT_FILE);
 }
 
 /* An entry for an ISA this CPU lacks (a file edited past its identity) goes by rank. */
@@ -80,7 +91,7 @@ Test(kchoice, a_tuned_layout_is_chosen_with_its_kernel)
 {
     pb_wisdom w = { .nkernels = 0 };
     cr_assert_eq(pb_wisdom_put_kernel(&w, &(pb_wisdom_kernel){ .fmt = KERN_Q1_0, .threads = 1,
-                                                                .isa = KERN_ISA_SCALAR, .gbps = 1,
+                                                                .isa = KERN_ISA_SCALAR, .gbps = 1, .tuned = true,
                                                                 .layout = KERN_LAYOUT_Q1_0_R32LUT }),
                  0);
     pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };

@@ -121,7 +121,8 @@ Test(tune, picks_by_measurement_not_rank)
                      kern_isa_name(k->isa));
         cr_assert_eq(k->gbps, 100.0);
     }
-    cr_assert_eq(t.fk.calls, pb_tune_points(&t.p), "every candidate timed once");
+    cr_assert_leq(t.fk.calls, pb_tune_points(&t.p), "every candidate timed, the winner again against rank's");
+    cr_assert(pb_wisdom_kernel_at(&t.w, f, 1)->tuned && pb_wisdom_kernel_at(&t.w, f, 1)->vs_rank == 10.0);
 }
 
 static double ranked(const pb_tune_cand *c)
@@ -139,6 +140,7 @@ Test(tune, ties_go_to_rank)
     cr_assert_not_null(k);
     cr_assert_eq(k->isa, kern_matvec_isa(f, kern_isa_best()));
     cr_assert_eq(k->prefetch, kern_matvec_prefetches(f, k->isa));
+    cr_assert(!k->tuned, "rank's default, and said so");
     if (t.w.has_hint)
         cr_assert_eq(t.w.temporal, kern_prefetch_vendor_temporal());
 }
@@ -198,8 +200,9 @@ Test(tune, distance_by_measurement)
         cr_assert_eq(t.w.distance, distance_wanted);
         const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 2);
         cr_assert(k && k->prefetch && k->gbps == 30.0, "%s", k ? kern_isa_name(k->isa) : "none");
-        cr_assert_eq(t.fk.calls, pb_tune_points(&t.p));
+        cr_assert_leq(t.fk.calls, pb_tune_points(&t.p));
         cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "the default put back");
+        cr_assert_eq(t.w.streaming_tuned, distance_wanted != KERN_PREFETCH_BYTES);
     }
     tuned t = tune(f, ranked);
     cr_assert(t.w.has_distance && t.w.distance == KERN_PREFETCH_BYTES, "a tie keeps the default");
@@ -222,7 +225,7 @@ Test(tune, near_by_measurement)
         cr_assert_eq(t.w.near, near_wanted);
         const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
         cr_assert(k && k->prefetch && k->gbps == 25.0);
-        cr_assert_eq(t.fk.calls, pb_tune_points(&t.p));
+        cr_assert_leq(t.fk.calls, pb_tune_points(&t.p));
         cr_assert_eq(kern_prefetch_near, kern_prefetch_vendor_near(), "the vendor's put back");
     }
 }
@@ -263,7 +266,7 @@ Test(tune, entries_of_other_formats_kept)
     cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
     cr_assert_not_null(pb_wisdom_kernel_at(&w, KERN_Q1_0, 1), "an entry the plan did not time stays");
     cr_assert_eq(w.nkernels, 3);
-    cr_assert_eq(fk.calls, pb_tune_points(&p));
+    cr_assert_leq(fk.calls, pb_tune_points(&p));
 }
 
 /* q1_0's repacked layout takes part: wisdom names it where it measured faster, never on a tie (the file's is
@@ -298,7 +301,7 @@ Test(tune, a_repacked_layout_only_where_it_measured_faster)
 
 /* A dispatch seam: per thread count, each call's figure from a script (flat and tree rounds in the order asked). */
 typedef struct fake_dispatch {
-    char order[16]; /* 'f' or 't' per call, in call order */
+    char order[32]; /* 'f' or 't' per call, in call order */
     int calls, at_one;
 } fake_dispatch;
 
@@ -314,27 +317,33 @@ static double fake_dispatch_ns(void *ctx, int threads, bool tree)
         f->order[f->calls++] = tree ? 't' : 'f';
     if (threads == 2) /* tree the faster in every round */
         return tree ? 200.0 : 300.0;
-    if (threads == 4) /* flat's first round hit by noise: its best round still beats tree's */
-        return tree ? 450.0 : (round % 2 == 0 ? 900.0 : 400.0);
+    if (threads == 4) /* flat's second round hit by noise: the other two pairs say flat */
+        return tree ? 450.0 : (round % 3 == 1 ? 900.0 : 400.0);
+    if (threads == 5) /* the tree 1% faster in every round: within the least gain, so flat */
+        return tree ? 297.0 : 300.0;
     return NAN; /* 3: the tree could not run */
 }
 
-/* From 2 threads, flat and tree alternated, each shape's best round compared: the faster remembered. */
+/* From 2 threads, flat and tree alternated; the tree only where the rounds' flat / tree says it is really faster
+ * (pb_tune_judge), each shape's best round remembered. */
 Test(tune, dispatch_shape_by_measurement)
 {
     fake_dispatch fd = { .calls = 0 };
-    pb_tune_plan p = { .nformats = 0, .threads = { 1, 2, 3, 4 }, .nthreads = 4, .dispatch = true };
+    pb_tune_plan p = { .nformats = 0, .threads = { 2, 3, 4, 5 }, .nthreads = 4, .dispatch = true };
     pb_tune_seam s = { .dispatch = fake_dispatch_ns, .ctx = &fd };
     pb_wisdom w = { .nkernels = 0 };
     char err[256];
     cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(fd.at_one, 0, "one thread dispatches nothing: not measured");
-    cr_assert_str_eq(fd.order, "ftftftftftft", "alternated, PB_TUNE_DISPATCH_ROUNDS rounds per count");
+    cr_assert_str_eq(fd.order, "ftftftftftftftftftftftft", "alternated, PB_TUNE_DISPATCH_ROUNDS rounds per count");
     const pb_wisdom_dispatch *d2 = pb_wisdom_dispatch_at(&w, 2), *d4 = pb_wisdom_dispatch_at(&w, 4);
     cr_assert(d2 && d2->tree && d2->flat_ns == 300.0 && d2->tree_ns == 200.0);
     cr_assert(d4 && !d4->tree && d4->flat_ns == 400.0 && d4->tree_ns == 450.0, "each shape's best round");
+    const pb_wisdom_dispatch *d5 = pb_wisdom_dispatch_at(&w, 5);
+    cr_assert(d5 && !d5->tree, "a tree 1%% faster is within the noise: flat");
     cr_assert_null(pb_wisdom_dispatch_at(&w, 3), "no figure for a shape: no entry (flat)");
-    cr_assert_null(pb_wisdom_dispatch_at(&w, 1));
+    p = (pb_tune_plan){ .nformats = 0, .threads = { 1 }, .nthreads = 1, .dispatch = true };
+    cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(fd.at_one, 0, "one thread dispatches nothing: not measured");
     p.dispatch = false;
     pb_wisdom none = { .nkernels = 0 };
     cr_assert_eq(pb_tune_run(&p, &s, &none, err, sizeof err), 0);

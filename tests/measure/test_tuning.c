@@ -31,6 +31,8 @@ Test(tuning, table_holds_the_values_the_code_uses)
         { "tuning_pool_spins_before_yield", POOL_SPINS_BEFORE_YIELD },
         { "tuning_pool_oversubscribed_spin_us", POOL_OVERSUBSCRIBED_SPIN_US },
         { "tuning_kern_prefetch_bytes", KERN_PREFETCH_BYTES },
+        { "threshold_tune_min_gain", PB_TUNE_MIN_GAIN },
+        { "tuning_tune_confirm_rounds", PB_TUNE_CONFIRM_ROUNDS },
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const pb_tuning *t = pb_tuning_find(want[i].key);

@@ -16,13 +16,14 @@
 static pb_wisdom sample(void)
 {
     pb_wisdom w = { .has_hint = true, .temporal = false, .has_distance = true, .distance = 3072, .has_near = true,
-                    .near = true };
+                    .near = true, .has_streaming = true, .streaming_tuned = true, .streaming_vs = 1.125 };
     snprintf(w.cpu, sizeof w.cpu, "%s", CPU);
     snprintf(w.build, sizeof w.build, "%s", BUILD);
     pb_wisdom_kernel k[] = {
-        { .fmt = KERN_Q8_0, .threads = 1, .isa = KERN_ISA_AVX2, .prefetch = true, .gbps = 12.5 },
-        { .fmt = KERN_Q8_0, .threads = 2, .isa = KERN_ISA_SCALAR, .prefetch = false, .gbps = 3.25 },
-        { .fmt = KERN_Q4_K, .threads = 1, .isa = KERN_ISA_AVX512, .prefetch = false, .gbps = 9 },
+        { .fmt = KERN_Q8_0, .threads = 1, .isa = KERN_ISA_AVX2, .prefetch = true, .gbps = 12.5, .vs_rank = 1.021 },
+        { .fmt = KERN_Q8_0, .threads = 2, .isa = KERN_ISA_SCALAR, .prefetch = false, .gbps = 3.25, .tuned = true,
+          .vs_rank = 1.25 },
+        { .fmt = KERN_Q4_K, .threads = 1, .isa = KERN_ISA_AVX512, .prefetch = false, .gbps = 9, .tuned = true },
     };
     for (size_t i = 0; i < sizeof k / sizeof *k; i++)
         cr_assert_eq(pb_wisdom_put_kernel(&w, &k[i]), 0);
@@ -69,6 +70,10 @@ Test(wisdom, text_round_trips)
     const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&back, KERN_Q8_0, 2);
     cr_assert_not_null(k);
     cr_assert(k->isa == KERN_ISA_SCALAR && !k->prefetch && k->gbps == 3.25);
+    cr_assert(k->tuned && k->vs_rank == 1.25, "the why and the ratio to rank's default");
+    k = pb_wisdom_kernel_at(&back, KERN_Q8_0, 1);
+    cr_assert(!k->tuned && k->vs_rank == 1.021, "rank: the best candidate fell short");
+    cr_assert(back.has_streaming && back.streaming_tuned && back.streaming_vs == 1.125);
     const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(&back, 2);
     cr_assert_not_null(d, "%s", text);
     cr_assert(d->tree && d->flat_ns == 310.5 && d->tree_ns == 290.25);
@@ -130,13 +135,20 @@ Test(wisdom, malformed_lines_are_named)
     static const struct {
         const char *body, *says;
     } bad[] = {
-        { "kernel q8_0 1 avx9 prefetch 1.0\n", "line 4: unknown variant 'avx9'" },
-        { "kernel q9_0 1 avx2 prefetch 1.0\n", "unknown format 'q9_0'" },
-        { "kernel q8_0 0 avx2 prefetch 1.0\n", "threads '0'" },
-        { "kernel q8_0 1 avx2 maybe 1.0\n", "neither prefetch nor noprefetch" },
-        { "kernel q8_0 1 avx2 prefetch -1\n", "GB/s '-1'" },
-        { "kernel q8_0 1 avx2 prefetch nan\n", "GB/s 'nan'" },
-        { "kernel q8_0 1 avx2 prefetch 1\nkernel q8_0 1 scalar prefetch 2\n", "line 5: a second kernel" },
+        { "kernel q8_0 1 avx9 prefetch 1.0 file tuned 1\n", "line 4: unknown variant 'avx9'" },
+        { "kernel q9_0 1 avx2 prefetch 1.0 file tuned 1\n", "unknown format 'q9_0'" },
+        { "kernel q8_0 0 avx2 prefetch 1.0 file tuned 1\n", "threads '0'" },
+        { "kernel q8_0 1 avx2 maybe 1.0 file tuned 1\n", "neither prefetch nor noprefetch" },
+        { "kernel q8_0 1 avx2 prefetch -1 file tuned 1\n", "GB/s '-1'" },
+        { "kernel q8_0 1 avx2 prefetch nan file tuned 1\n", "GB/s 'nan'" },
+        { "kernel q8_0 1 avx2 prefetch 1 file tuned 1\nkernel q8_0 1 scalar prefetch 2 file rank 1\n",
+          "line 5: a second kernel" },
+        { "kernel q8_0 1 avx2 prefetch 1.0\n", "kernel takes FORMAT" }, /* version 2's line: no layout, no why */
+        { "kernel q8_0 1 avx2 prefetch 1.0 file maybe 1\n", "'maybe' is neither tuned nor rank" },
+        { "kernel q8_0 1 avx2 prefetch 1.0 file rank -2\n", "ratio to rank '-2'" },
+        { "streaming fast 1\n", "streaming takes tuned|rank RATIO" },
+        { "streaming rank\n", "streaming takes" },
+        { "streaming rank 1\nstreaming tuned 2\n", "line 5: a second streaming line" },
         { "read 1 avx512-4s 3\n", "unknown word 'read'" }, /* version 1's floor read kernel: no longer kept */
         { "hint t0\n", "hint takes t2 or nta" },
         { "distance 1000\n", "distance takes one of 1024, 1536, 2048, 3072" },
@@ -152,7 +164,7 @@ Test(wisdom, malformed_lines_are_named)
         { "near on\nnear off\n", "line 5: a second near line" },
         { "frobnicate\n", "unknown word 'frobnicate'" },
         { "cpu again\n", "a second cpu line" },
-        { "end\nkernel q8_0 1 avx2 prefetch 1\n", "text after the end line" },
+        { "end\nkernel q8_0 1 avx2 prefetch 1 file rank 1\n", "text after the end line" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char text[1024], msg[1024];
@@ -257,8 +269,8 @@ Test(wisdom, two_writers_never_leave_a_half_file)
     tf_rmrf(dir);
 }
 
-/* A repacked layout is the kernel line's last word: it round-trips, a line without one is the file's, and a layout
- * that is not of the line's format is named. */
+/* A repacked layout is the kernel line's seventh word: it round-trips, `file` is the file's, and a layout that is
+ * not of the line's format is named. */
 Test(wisdom, a_repacked_layout_round_trips)
 {
     pb_wisdom w = sample(), back;
@@ -268,12 +280,12 @@ Test(wisdom, a_repacked_layout_round_trips)
     char text[4096], err[256];
     int n = pb_wisdom_format(&w, text, sizeof text);
     cr_assert_gt(n, 0);
-    cr_assert(strstr(text, "kernel q1_0 1 avx512 noprefetch 17.250 q1_0_r32lut\n"), "%s", text);
+    cr_assert(strstr(text, "kernel q1_0 1 avx512 noprefetch 17.250 q1_0_r32lut rank 0.000\n"), "%s", text);
     cr_assert_eq(pb_wisdom_parse(text, (size_t)n, &back, err, sizeof err), 0, "%s", err);
     cr_assert_eq(pb_wisdom_kernel_at(&back, KERN_Q1_0, 1)->layout, KERN_LAYOUT_Q1_0_R32LUT);
-    cr_assert_eq(pb_wisdom_kernel_at(&back, KERN_Q8_0, 1)->layout, KERN_LAYOUT_FILE, "no last word: the file's");
+    cr_assert_eq(pb_wisdom_kernel_at(&back, KERN_Q8_0, 1)->layout, KERN_LAYOUT_FILE, "file: the file's");
     static const char bad[] = PB_WISDOM_MAGIC "\ncpu " CPU "\nbuild " BUILD "\n"
-                                              "kernel q8_0 1 avx2 prefetch 1.0 q1_0_r32lut\nend\n";
+                                              "kernel q8_0 1 avx2 prefetch 1.0 q1_0_r32lut rank 1\nend\n";
     cr_assert_eq(pb_wisdom_parse(bad, sizeof bad - 1, &back, err, sizeof err), -1);
     cr_assert(strstr(err, "line 4") && strstr(err, "q1_0_r32lut"), "%s", err);
 }
