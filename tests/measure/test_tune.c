@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "pb_tune.h"
+#include "tune_test_util.h"
 
 /* A table seam: fig(cand) for kernels; counts its calls. */
 typedef struct fake {
@@ -27,11 +28,7 @@ static pb_tune_plan plan_of(kern_format f)
 
 static pb_wisdom run(const pb_tune_plan *p, fake *f)
 {
-    pb_wisdom w = { .nkernels = 0 };
-    char err[256];
-    pb_tune_seam s = { .kernel = fake_kernel, .ctx = f };
-    cr_assert_eq(pb_tune_run(p, &s, &w, err, sizeof err), 0, "%s", err);
-    return w;
+    return tt_tune(p, &(pb_tune_seam){ .kernel = fake_kernel, .ctx = f });
 }
 
 /* One tuning of f's plan (plan_of) through a fake whose kernels measure fig: what the fake counted, the plan and
@@ -331,9 +328,8 @@ Test(tune, dispatch_shape_by_measurement)
     fake_dispatch fd = { .calls = 0 };
     pb_tune_plan p = { .nformats = 0, .threads = { 2, 3, 4, 5 }, .nthreads = 4, .dispatch = true };
     pb_tune_seam s = { .dispatch = fake_dispatch_ns, .ctx = &fd };
-    pb_wisdom w = { .nkernels = 0 };
+    pb_wisdom w = tt_tune(&p, &s);
     char err[256];
-    cr_assert_eq(pb_tune_run(&p, &s, &w, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(fd.order, "ftftftftftftftftftftftft", "alternated, PB_TUNE_DISPATCH_ROUNDS rounds per count");
     const pb_wisdom_dispatch *d2 = pb_wisdom_dispatch_at(&w, 2), *d4 = pb_wisdom_dispatch_at(&w, 4);
     cr_assert(d2 && d2->tree && d2->flat_ns == 300.0 && d2->tree_ns == 200.0);

@@ -7,6 +7,7 @@
 
 #include "pb_tune.h"
 #include "pb_tuning.h"
+#include "tune_test_util.h"
 
 static pb_tune_verdict judge(const double *r, int n)
 {
@@ -68,11 +69,7 @@ static double fake_kernel(void *ctx, const pb_tune_cand *c)
 
 static pb_wisdom run_plan(const pb_tune_plan *p, fake *f)
 {
-    pb_wisdom w = { .nkernels = 0 };
-    char err[256];
-    pb_tune_seam s = { .kernel = fake_kernel, .ctx = f };
-    cr_assert_eq(pb_tune_run(p, &s, &w, err, sizeof err), 0, "%s", err);
-    return w;
+    return tt_tune(p, &(pb_tune_seam){ .kernel = fake_kernel, .ctx = f });
 }
 
 static kern_format the_format; /* the one the fakes below judge */
