@@ -214,14 +214,7 @@ INLINE void bpass_q8_0(const char *row, const int na, const kern_act *a, size_t 
 static void batch_q8_0(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
                        size_t ldy)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *row = (const char *)w + i * rb;
-        if (nm == KERN_BATCH_STEP)
-            bpass_q8_0(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
-        else
-            for (size_t j = 0; j < nm; j++)
-                bpass_q8_0(row, 1, a, m0 + j, y + j * ldy + i, ldy);
-    }
+    kern512_batch(bpass_q8_0, w, rb, n, a, m0, nm, y, ldy);
 }
 
 KERN512_ROWS_FN(q8_0)

@@ -224,14 +224,7 @@ INLINE void q4_0_bpass(const char *row, const int na, const kern_act *a, size_t 
 void KERN512_NAME(kern_batch_q4_0_, KERN512_ISA)(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0,
                                                  size_t nm, float *y, size_t ldy)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *row = (const char *)w + i * rb;
-        if (nm == KERN_BATCH_STEP)
-            q4_0_bpass(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
-        else
-            for (size_t j = 0; j < nm; j++)
-                q4_0_bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
-    }
+    kern512_batch(q4_0_bpass, w, rb, n, a, m0, nm, y, ldy);
 }
 
 /* ---- tq2_0 x q8_K: four blocks (1024 weights) a float step ----
