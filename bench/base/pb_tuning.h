@@ -107,10 +107,9 @@
 
 /* bench_tune leaves the rank's default (its kernel and the vendor's streaming settings) for a candidate only when the
  * candidate and the default, timed interleaved PB_TUNE_CONFIRM_ROUNDS times (A/B, then B/A), give per-pair ratios
- * whose median beats 1 + the larger of this gain and the pairs' own spread (pb_tune_judge). A single timing of each
- * picked settings whose edge was within noise, and the decode ran 0.62-0.98x of rank's (docs/
- * kernels-measured-2026-12-01.md); 3% is below the gains worth having (a twin without prefetch, a repacked layout:
- * 10-40%) and above what two back-to-back timings of one kernel differ by on a quiet core. */
+ * whose median beats 1 + the larger of this gain and the pairs' own spread (pb_tune_judge): a single timing of each
+ * can pick an edge that is noise, and a decode slower than rank's. 3% is below the gains worth having (a twin without
+ * prefetch, a repacked layout) and above what two back-to-back timings of one kernel differ by on a quiet core. */
 #define PB_TUNE_MIN_GAIN_PCT 3.0
 #define PB_TUNE_MIN_GAIN (PB_TUNE_MIN_GAIN_PCT / 100.0)
 /* Pairs each such comparison times. Three is the fewest whose median ignores one pair a neighbour disturbed, and

@@ -60,8 +60,8 @@ static const char *machine_first(const pb_rundata *rd, const char *a, const char
     return v && *v ? v : pb_machine_value(rd, b);
 }
 
-/* The clock against the nominal one (the TSC's rate in machine.csv): " (1.24-1.43x the nominal 2100 MHz, the
- * TSC's rate: a turbo)", or "" where the run has no TSC rate. */
+/* The clock against the nominal one (the TSC's rate in machine.csv), " (LO-HIx the nominal N MHz, the TSC's rate:
+ * above it, a turbo)", or "" where the run has no TSC rate. */
 static void against_nominal(char *buf, size_t len, const pb_noise_digest *n, const pb_rundata *rd)
 {
     const char *v = pb_machine_value(rd, PB_MKEY(tsc_mhz));
