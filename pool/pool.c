@@ -203,10 +203,20 @@ pool *pool_create_bound(const pool_config *cfg)
     if (p && pool_bind_caller(p) != 0) {
         int e = errno;
         pool_destroy(p);
-        errno = e;
-        return NULL;
+        return pool_fail(e);
     }
     return p;
+}
+
+/* Also takes a half-built pool (pool_create's failures): it stops only the workers that started. */
+void pool_destroy(pool *p)
+{
+    if (!p)
+        return;
+    pool_unbind_caller(p);
+    if (p->started > 1)
+        pool_stop_workers(p, p->started);
+    pool_free(p);
 }
 
 /* The cpus no thread of the pool runs on yet: the caller's cpus[0] (taken only once it binds) and, for spawn,
@@ -223,10 +233,8 @@ static int pool_check_cpus(const struct pool *p)
 
 pool *pool_create(const pool_config *cfg)
 {
-    if (!pool_config_valid(cfg)) {
-        errno = EINVAL;
-        return NULL;
-    }
+    if (!pool_config_valid(cfg))
+        return pool_fail(EINVAL);
     struct pool *p = pool_alloc_lines(sizeof *p);
     if (!p)
         return NULL;
@@ -240,15 +248,15 @@ pool *pool_create(const pool_config *cfg)
     pool_sleepq_init(&p->work_q);
     pool_sleepq_init(&p->done_q);
     p->hook = cfg->hook;
+    p->started = 1; /* the caller */
     p->tids = calloc((size_t)p->n, sizeof *p->tids);
     p->workers = calloc((size_t)p->n, sizeof *p->workers);
     p->cum = calloc((size_t)p->n + 1, sizeof *p->cum);
     if (cfg->cpus && (p->cpus = malloc((size_t)p->n * sizeof *p->cpus)))
         memcpy(p->cpus, cfg->cpus, (size_t)p->n * sizeof *p->cpus);
     if (!p->tids || !p->workers || !p->cum || (cfg->cpus && !p->cpus)) {
-        pool_free(p);
-        errno = ENOMEM;
-        return NULL;
+        pool_destroy(p);
+        return pool_fail(ENOMEM);
     }
     for (int i = 0; i < p->n; i++)
         p->workers[i] = (pool_worker){ .p = p, .id = i };
@@ -256,30 +264,14 @@ pool *pool_create(const pool_config *cfg)
     p->done = p->root_waiters == 1 ? &p->done_near : &p->done_far; /* pool_struct.h says why */
     if (rc == 0)
         rc = pool_check_cpus(p);
-    int started = 1;
-    if (p->policy != POOL_SPAWN) {
-        for (; rc == 0 && started < p->n; started++)
-            rc = pool_start_thread(p, started, pool_worker_main);
-        if (rc != 0)
-            started--; /* the failed id was not started */
-    }
+    while (rc == 0 && p->policy != POOL_SPAWN && p->started < p->n)
+        if ((rc = pool_start_thread(p, p->started, pool_worker_main)) == 0)
+            p->started++;
     if (rc != 0) {
-        pool_stop_workers(p, started);
-        pool_free(p);
-        errno = rc;
-        return NULL;
+        pool_destroy(p);
+        return pool_fail(rc);
     }
     return p;
-}
-
-void pool_destroy(pool *p)
-{
-    if (!p)
-        return;
-    pool_unbind_caller(p);
-    if (p->policy != POOL_SPAWN)
-        pool_stop_workers(p, p->n);
-    pool_free(p);
 }
 
 int pool_threads(const pool *p) { return p->n; }

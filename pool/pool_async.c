@@ -140,15 +140,25 @@ static void pool_async_free(struct pool_async *a)
     free(a);
 }
 
+void pool_async_destroy(pool_async *a)
+{
+    if (!a)
+        return;
+    pool_async_wait(a);
+    if (a->policy != POOL_SPAWN)
+        pool_stop_threads(&a->stop, &a->gen, &a->work_q, &a->tid, 1);
+    pool_async_free(a);
+}
+
 pool_async *pool_async_create(const pool_async_config *cfg)
 {
-    if (!cfg || (unsigned)cfg->policy >= POOL_POLICY_COUNT || !pool_async_cpu_valid(cfg->cpu)) {
-        errno = EINVAL;
-        return NULL;
-    }
+    if (!cfg || (unsigned)cfg->policy >= POOL_POLICY_COUNT || !pool_async_cpu_valid(cfg->cpu))
+        return pool_fail(EINVAL);
     struct pool_async *a = pool_alloc_lines(sizeof *a);
     if (!a)
         return NULL;
+    pool_sleepq_init(&a->work_q); /* first: pool_async_free destroys them */
+    pool_sleepq_init(&a->done_q);
     a->cpu = cfg->cpu;
     a->policy = cfg->policy;
     pool_policy_budgets(cfg->policy, cfg->spin_us, cfg->idle_us, &a->worker_budget_ns, &a->caller_budget_ns);
@@ -157,8 +167,6 @@ pool_async *pool_async_create(const pool_async_config *cfg)
          * that can end it (until the spin yields), so both sides sleep at once instead. */
         a->worker_budget_ns = a->caller_budget_ns = 0;
     }
-    pool_sleepq_init(&a->work_q);
-    pool_sleepq_init(&a->done_q);
     int rc = 0;
     if (a->policy != POOL_SPAWN) {
         rc = pool_async_start(a, pool_async_main);
@@ -169,20 +177,9 @@ pool_async *pool_async_create(const pool_async_config *cfg)
     }
     if (rc != 0) {
         pool_async_free(a);
-        errno = rc;
-        return NULL;
+        return pool_fail(rc);
     }
     return a;
-}
-
-void pool_async_destroy(pool_async *a)
-{
-    if (!a)
-        return;
-    pool_async_wait(a);
-    if (a->policy != POOL_SPAWN)
-        pool_stop_threads(&a->stop, &a->gen, &a->work_q, &a->tid, 1);
-    pool_async_free(a);
 }
 
 /* ---------------------------------------------------------------- jobs */

@@ -225,12 +225,24 @@ static int pool_barrier_tree_init(pool_barrier *b, const struct pool *p)
     return 0;
 }
 
+void pool_barrier_destroy(pool_barrier *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->nq; i++)
+        pool_sleepq_destroy(&b->q[i].q);
+    free(b->q);
+    free(b->line);
+    free(b->episode);
+    free(b->node);
+    free(b->leader);
+    free(b);
+}
+
 pool_barrier *pool_barrier_create(const pool *p, pool_barrier_kind kind)
 {
-    if ((unsigned)kind >= POOL_BARRIER_KINDS) {
-        errno = EINVAL;
-        return NULL;
-    }
+    if ((unsigned)kind >= POOL_BARRIER_KINDS)
+        return pool_fail(EINVAL);
     pool_barrier *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
@@ -247,22 +259,8 @@ pool_barrier *pool_barrier_create(const pool *p, pool_barrier_kind kind)
              (b->episode = pool_alloc_lines((size_t)b->n * sizeof *b->episode)) && pool_barrier_queues(b, b->n) == 0;
     if (!ok) {
         pool_barrier_destroy(b);
-        errno = ENOMEM;
-        return NULL;
+        return pool_fail(ENOMEM);
     }
     return b;
 }
 
-void pool_barrier_destroy(pool_barrier *b)
-{
-    if (!b)
-        return;
-    for (int i = 0; i < b->nq; i++)
-        pool_sleepq_destroy(&b->q[i].q);
-    free(b->q);
-    free(b->line);
-    free(b->episode);
-    free(b->node);
-    free(b->leader);
-    free(b);
-}

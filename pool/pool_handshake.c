@@ -2,6 +2,7 @@
  * budgets, pinned thread start and stop, and the cache-line allocation (see pool_impl.h). */
 #include "pool_impl.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,12 @@ void *pool_alloc_lines(size_t size)
     if (m)
         memset(m, 0, size);
     return m;
+}
+
+void *pool_fail(int err)
+{
+    errno = err;
+    return NULL;
 }
 
 int pool_attr_pinned(pthread_attr_t *attr, int cpu)

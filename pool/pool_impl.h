@@ -61,6 +61,9 @@ void pool_stop_threads(bool *stop, atomic_uint *gen, pool_sleepq *q, const pthre
  * hot words sit on lines of their own); NULL when out of memory. */
 void *pool_alloc_lines(size_t size);
 
+/* A create function's failure: sets errno to err and returns the NULL it hands back. */
+void *pool_fail(int err);
+
 /* pthread_attr_init, plus affinity to the one cpu when cpu >= 0. 0 or the error number. */
 int pool_attr_pinned(pthread_attr_t *attr, int cpu);
 

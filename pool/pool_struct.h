@@ -92,6 +92,7 @@ struct pool {
     unsigned yield_after;      /* pauses before a spinner yields: fewer when threads outnumber their cpus */
     int *cpus;                 /* NULL or n cpu ids */
     pthread_t *tids;           /* n entries; [0] unused (the caller is worker 0) */
+    int started;               /* threads running, the caller's included: what pool_destroy stops */
     pool_worker *workers;      /* n entries */
     pool_slice_hook hook;      /* observer of every slice (hook.end NULL: none) */
     /* The tree (pool_tree.c): ngroups 0 for a flat pool. root_waiters: threads that wait on gen per job, n - 1
