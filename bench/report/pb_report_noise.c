@@ -60,8 +60,8 @@ static const char *machine_first(const pb_rundata *rd, const char *a, const char
     return v && *v ? v : pb_machine_value(rd, b);
 }
 
-/* The clock against the nominal one (the TSC's rate in machine.csv), " (LO-HIx the nominal N MHz, the TSC's rate:
- * above it, a turbo)", or "" where the run has no TSC rate. */
+/* The clock against the nominal one (the TSC's rate in machine.csv), "; LO-HIx the nominal N MHz, the TSC's rate:
+ * above it, a turbo", or "" where the run has no TSC rate. */
 static void against_nominal(char *buf, size_t len, const pb_noise_digest *n, const pb_rundata *rd)
 {
     const char *v = pb_machine_value(rd, PB_MKEY(tsc_mhz));
@@ -70,7 +70,7 @@ static void against_nominal(char *buf, size_t len, const pb_noise_digest *n, con
     if (!v || pb_parse_num(v, &mhz) != 0 || !(mhz > 0))
         return;
     double lo = n->ghz_min * 1000 / mhz, hi = n->ghz_max * 1000 / mhz;
-    snprintf(buf, len, " (%s-%sx the nominal %s MHz, the TSC's rate%s)", PB_NUM(lo, 2), PB_NUM(hi, 2),
+    snprintf(buf, len, "; %s-%sx the nominal %s MHz, the TSC's rate%s", PB_NUM(lo, 2), PB_NUM(hi, 2),
              PB_NUM(mhz, 0), lo > 1 ? ": above it, a turbo" : hi < 1 ? ": below it, throttled or saving power" : "");
 }
 
@@ -85,13 +85,13 @@ static void clock(pb_findings *f, const pb_noise_digest *n, const pb_rundata *rd
     double moved = 100 * (n->ghz_max - n->ghz_min) / n->ghz_max;
     if (moved > PB_CLOCK_MOVED_PCT)
         pb_findings_add(f, "The clock moved during the run: %s-%s GHz around its %d points with one (a dependent add "
-                        "chain on their cpus)%s, %s of its highest (more than " PB_STR(PB_CLOCK_MOVED_PCT) "%%): "
+                        "chain on their cpus%s), %s of its highest (more than " PB_STR(PB_CLOCK_MOVED_PCT) "%%): "
                         "throttling, a turbo that fell off, or vCPUs moved to other cores; the figures were not all "
                         "measured at one clock.", PB_NUM(n->ghz_min, 2), PB_NUM(n->ghz_max, 2), n->ghz_points,
                         nominal, PB_PCT(moved));
     else
         pb_findings_add(f, "The clock held: %s-%s GHz around the run's %d points with one (a dependent add chain on "
-                        "their cpus)%s.", PB_NUM(n->ghz_min, 2), PB_NUM(n->ghz_max, 2), n->ghz_points, nominal);
+                        "their cpus%s).", PB_NUM(n->ghz_min, 2), PB_NUM(n->ghz_max, 2), n->ghz_points, nominal);
 }
 
 static void load(pb_findings *f, const pb_digest *d, const pb_rundata *rd)

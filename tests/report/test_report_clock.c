@@ -45,7 +45,7 @@ Test(report_clock, read_against_the_nominal_tsc_rate)
              "2100");
     md = report_of(dir);
     tf_expect_has(md, "The clock held: 2.50-2.55 GHz around the run's 1 points with one (a dependent add chain on "
-                      "their cpus) (1.19-1.21x the nominal 2100 MHz, the TSC's rate: above it, a turbo).");
+                      "their cpus; 1.19-1.21x the nominal 2100 MHz, the TSC's rate: above it, a turbo).");
     drop_fixture(dir);
 }
 
