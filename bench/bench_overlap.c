@@ -58,8 +58,8 @@ static int ov_parse(ov_run *r, int argc, char **argv)
           .help = "pipeline steps per timed run", .dflt = "100 (40 with --quick)" },
         { .name = "reps", .kind = PB_OPT_INT, .dest = &o->reps, .min = 3, .max = 1000, .metavar = "N",
           .help = "timed runs per mode and ratio (the median is quoted)", .dflt = "11 (5 with --quick)" },
-        { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "A,B",
-          .help = "the caller's cpu, then the helper's (OS ids, different)", .dflt = "two physical cores" },
+        PB_OPT_CPU_IDS(&o->cpus, "A,B", "the caller's cpu, then the helper's (OS ids, different)",
+                       "two physical cores"),
         PB_OPT_WISDOM(&o->wisdom),
         { 0 },
     };

@@ -56,8 +56,8 @@ static int po_parse(po_run *pr, int argc, char **argv)
           .help = "batches per point (the median is quoted)", .dflt = "15 (5 with --quick)" },
         { .name = "batch-ms", .kind = PB_OPT_DOUBLE, .dest = &o->batch_ms, .dmin = 0.1, .dmax = 10000, .metavar = "MS",
           .help = "target length of one batch of back-to-back dispatches", .dflt = "10 (2 with --quick)" },
-        { .name = "cpus", .kind = PB_OPT_LIST, .dest = &o->cpus, .min = 0, .max = 1000000, .metavar = "LIST",
-          .help = "OS cpu ids to pin threads to, in order (caller on the first)", .dflt = "one per core, then SMT siblings" },
+        PB_OPT_CPU_IDS(&o->cpus, "LIST", "OS cpu ids to pin threads to, in order (caller on the first)",
+                       "one per core, then SMT siblings"),
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,

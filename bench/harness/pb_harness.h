@@ -96,6 +96,13 @@
       .help = "a busy process beside the run: on each of CPUS (a list), busy DUTY percent (1..100) of every "           \
               PB_STR(PB_CORUNNER_PERIOD_MS) " ms, e.g. 1:50; rows say so (co_runner)", .dflt = "none" }
 
+/* --cpus as a list of OS cpu ids, one thread pinned to each, in the harnesses that take it so (bench_pool_overhead,
+ * bench_overlap; the others take a set by name, a string): each id is checked against the machine with
+ * pb_topo_check_cpu. */
+#define PB_OPT_CPU_IDS(ptr, metavar_text, help_text, default_text)                                               \
+    { .name = "cpus", .kind = PB_OPT_LIST, .dest = (ptr), .min = 0, .max = 1000000, .metavar = (metavar_text),   \
+      .help = (help_text), .dflt = (default_text) }
+
 #define PB_HARNESS_MAX_CSV 8
 #define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
 
