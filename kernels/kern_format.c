@@ -25,9 +25,7 @@ const kern_format_info *kern_format_get(kern_format f)
 int kern_format_parse(const char *name, kern_format *out)
 {
     int i = kern_name_index(kern_format_names, name);
-    if (i >= 0)
-        *out = (kern_format)i;
-    return i >= 0 ? 0 : -1;
+    return i < 0 ? -1 : (*out = (kern_format)i, 0);
 }
 
 uint64_t kern_format_matrix_bytes(kern_format f, uint64_t rows, uint64_t cols)

@@ -127,9 +127,7 @@ int kern_name_index(const char *const *names, const char *name)
 int kern_isa_parse(const char *name, kern_isa *out)
 {
     int i = kern_name_index(kern_isa_names, name);
-    if (i >= 0)
-        *out = (kern_isa)i;
-    return i >= 0 ? 0 : -1;
+    return i < 0 ? -1 : (*out = (kern_isa)i, 0);
 }
 
 const char *kern_isa_needs(kern_isa isa)

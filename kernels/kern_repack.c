@@ -39,9 +39,7 @@ const kern_layout_info *kern_layout_get(kern_layout l)
 int kern_layout_parse(const char *name, kern_layout *out)
 {
     int i = kern_name_index(kern_layout_names, name);
-    if (i >= 0)
-        *out = (kern_layout)i;
-    return i >= 0 ? 0 : -1;
+    return i < 0 ? -1 : (*out = (kern_layout)i, 0);
 }
 
 bool kern_layout_fits(kern_layout l, kern_format f, size_t cols)

@@ -21,10 +21,8 @@ const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1] = {
 
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out)
 {
-    int k = kern_name_index(pb_exec_kind_names, name);
-    if (k >= 0)
-        *out = (pb_exec_kind)k;
-    return k >= 0 ? 0 : -1;
+    int i = kern_name_index(pb_exec_kind_names, name);
+    return i < 0 ? -1 : (*out = (pb_exec_kind)i, 0);
 }
 
 int pb_exec_kind_policy(pb_exec_kind kind)

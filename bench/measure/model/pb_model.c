@@ -28,9 +28,7 @@ const pb_model *pb_model_get(pb_model_id id)
 int pb_model_parse(const char *name, pb_model_id *out)
 {
     int i = kern_name_index(pb_model_names, name);
-    if (i >= 0)
-        *out = (pb_model_id)i;
-    return i >= 0 ? 0 : -1;
+    return i < 0 ? -1 : (*out = (pb_model_id)i, 0);
 }
 
 bool pb_model_attn_ok(const pb_model *m)
