@@ -131,8 +131,8 @@ void kern_dequantize_row_q8_K(const block_q8_K *y, float *x, size_t n);
  * (kern_matvec_isa says which), so asking for a variant the CPU runs never fails for want of a kernel. */
 
 /* The ISA whose matvec kernel runs for format f when want is asked for: want when its table has f, else the
- * best ISA below it that has f (kern_isa_pick). KERN_ISA_COUNT when want cannot run on this CPU or f is
- * unknown. What a harness reports as the variant that ran. */
+ * first ISA down want's chain that has f (kern_isa_below). KERN_ISA_COUNT when want cannot run on this CPU
+ * or f is unknown. What a harness reports as the variant that ran. */
 kern_isa kern_matvec_isa(kern_format f, kern_isa want);
 /* Whether that kernel (kern_matvec_isa's) prefetches its weights in software: then kern_job.cached runs its twin
  * without the prefetch (the same bits), and the prefetch hint reaches it. A setting a tuner can try: false for the
@@ -203,9 +203,9 @@ void kern_act_free(kern_act *a);
 int kern_act_set(kern_act *a, const float *x, size_t batch);
 /* The same with a given ISA's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */
 int kern_act_set_isa(kern_act *a, const float *x, size_t batch, kern_isa isa);
-/* The ISA whose activation quantizer runs for weights of format f when want is asked for (kern_isa_pick
- * over the quantizer table); KERN_ISA_COUNT when want cannot run here or f is unknown. f32 and f16 keep
- * their floats: no quantizer, so scalar. */
+/* The ISA whose activation quantizer runs for weights of format f when want is asked for (want's own, else
+ * the first down its chain with one); KERN_ISA_COUNT when want cannot run here or f is unknown. f32 and f16
+ * keep their floats: no quantizer, so scalar. */
 kern_isa kern_act_isa(kern_format f, kern_isa want);
 /* Whether activation a can feed weights of format f: a was prepared for f, or a and f both take q8_K
  * activations (tq2_0, q4_K, q6_K), whose arrays do not depend on the weight format, so one quantized input

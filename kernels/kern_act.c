@@ -180,13 +180,9 @@ static const kern_act_fn act_quantizers[KERN_ISA_COUNT][KERN_ACT_KINDS] = {
 /* The ISA whose quantizer of a (quantized) kind runs when isa is asked for: isa's own, else down its chain. */
 static kern_isa act_pick(kern_act_kind kind, kern_isa isa)
 {
-    if (act_quantizers[isa][kind])
-        return isa;
-    unsigned have = 0;
-    for (int i = 0; i < KERN_ISA_COUNT; i++)
-        if (act_quantizers[i][kind])
-            have |= kern_isa_bit((kern_isa)i);
-    return kern_isa_pick(isa, have);
+    while ((unsigned)isa < KERN_ISA_COUNT && !act_quantizers[isa][kind])
+        isa = kern_isa_below(isa);
+    return isa;
 }
 
 kern_isa kern_act_isa(kern_format f, kern_isa want)

@@ -30,15 +30,10 @@ const kern_table *kern_table_get(kern_isa isa)
 
 const kern_table *kern_table_pick(const kern_table *const tables[KERN_ISA_COUNT], kern_format f, kern_isa isa)
 {
-    const kern_table *own = tables[isa];
-    if (own && own->rows[f]) /* the usual case, one load and a test: this runs for every chunk of rows */
-        return own;
-    unsigned have = 0; /* the ISAs whose tables have a kernel for f */
-    for (int i = 0; i < KERN_ISA_COUNT; i++)
-        if (tables[i] && tables[i]->rows[f])
-            have |= kern_isa_bit((kern_isa)i);
-    kern_isa got = kern_isa_pick(isa, have);
-    return got < KERN_ISA_COUNT ? tables[got] : NULL;
+    /* The usual case is the first test, isa's own table: this runs for every chunk of rows. */
+    while ((unsigned)isa < KERN_ISA_COUNT && !(tables[isa] && tables[isa]->rows[f]))
+        isa = kern_isa_below(isa);
+    return (unsigned)isa < KERN_ISA_COUNT ? tables[isa] : NULL;
 }
 
 const kern_table *kern_table_for(kern_format f, kern_isa isa)

@@ -67,8 +67,9 @@ static inline unsigned kern_isa_bit(kern_isa isa)
     return 1u << (unsigned)isa;
 }
 
-/* The resolution every table uses: want itself when have holds it, else the first ISA down want's chain
- * that have holds; KERN_ISA_COUNT when none does. Pure: it does not look at the CPU (callers check
+/* The resolution over a set of ISAs (a list's, as the floor's read kernels; a table indexed by ISA walks
+ * kern_isa_below itself): want itself when have holds it, else the first ISA down want's chain that have
+ * holds; KERN_ISA_COUNT when none does. Pure: it does not look at the CPU (callers check
  * kern_isa_supported(want) first; everything below a supported ISA is supported). */
 kern_isa kern_isa_pick(kern_isa want, unsigned have);
 

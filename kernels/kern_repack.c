@@ -124,11 +124,10 @@ kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want)
         return kern_matvec_isa(f, want);
     if (!kern_layout_get(l) || kern_layouts[l].fmt != f || !kern_isa_supported(want))
         return KERN_ISA_COUNT;
-    unsigned have = 0;
-    for (int i = 0; i < KERN_ISA_COUNT; i++)
-        if (kern_group_fns[l][i])
-            have |= kern_isa_bit((kern_isa)i);
-    return kern_isa_pick(want, have);
+    kern_isa i = want;
+    while ((unsigned)i < KERN_ISA_COUNT && !kern_group_fns[l][i])
+        i = kern_isa_below(i);
+    return i;
 }
 
 int kern_repack_job_check(const kern_job *job)

@@ -30,8 +30,8 @@ int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t
 /* Readies activation a to feed layout l (allocating its tables; file needs nothing). 0, or -1 with errno EINVAL
  * (l does not take a's format) or ENOMEM. Call before kern_act_set; a's later sets fill the tables. */
 int kern_act_use_layout(kern_act *a, kern_layout l);
-/* The ISA whose kernel runs for layout l when want is asked for (want's own, else the best below it that has
- * one: kern_isa_pick); KERN_ISA_COUNT when want cannot run here. For file, kern_matvec_isa's answer. */
+/* The ISA whose kernel runs for layout l when want is asked for (want's own, else the first down its chain
+ * that has one: kern_isa_below); KERN_ISA_COUNT when want cannot run here. For file, kern_matvec_isa's answer. */
 kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want);
 
 #endif

@@ -22,13 +22,10 @@ static const pb_glue_ops pb_glue_table[KERN_ISA_COUNT] = {
 /* The ISA whose forms run for want (supported), down want's chain; scalar has them all. */
 static kern_isa glue_pick(kern_isa want)
 {
-    if (pb_glue_table[want].sumsq) /* the usual case: one load, no walk, for every slice of a fused matvec */
-        return want;
-    unsigned have = 0;
-    for (int i = 0; i < KERN_ISA_COUNT; i++)
-        if (pb_glue_table[i].sumsq)
-            have |= kern_isa_bit((kern_isa)i);
-    return kern_isa_pick(want, have);
+    /* The usual case is the first test, want's own forms: it runs for every slice of a fused matvec. */
+    while ((unsigned)want < KERN_ISA_COUNT && !pb_glue_table[want].sumsq)
+        want = kern_isa_below(want);
+    return want;
 }
 
 kern_isa pb_glue_isa(kern_isa want)

@@ -32,11 +32,9 @@ static const pb_attn_ops attn_table[KERN_ISA_COUNT][PB_KV_TYPES] = {
  * forms do not take (not a multiple of 16). */
 static const pb_attn_ops *attn_ops(pb_kv_type t, size_t head_dim)
 {
-    unsigned have = 0;
-    for (int i = 0; i < KERN_ISA_COUNT; i++)
-        if (attn_table[i][t].scores)
-            have |= kern_isa_bit((kern_isa)i);
-    kern_isa isa = head_dim % 16 == 0 ? kern_isa_pick(kern_isa_chosen(), have) : KERN_ISA_SCALAR;
+    kern_isa isa = head_dim % 16 == 0 ? kern_isa_chosen() : KERN_ISA_SCALAR;
+    while ((unsigned)isa < KERN_ISA_COUNT && !attn_table[isa][t].scores)
+        isa = kern_isa_below(isa);
     return &attn_table[isa < KERN_ISA_COUNT ? isa : KERN_ISA_SCALAR][t];
 }
 
