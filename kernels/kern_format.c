@@ -28,10 +28,14 @@ int kern_format_parse(const char *name, kern_format *out)
     return i < 0 ? -1 : (*out = (kern_format)i, 0);
 }
 
+bool kern_format_whole_blocks(kern_format f, uint64_t n)
+{
+    return (unsigned)f < KERN_FORMAT_COUNT && n % (uint64_t)kern_formats[f].block == 0;
+}
+
 uint64_t kern_format_matrix_bytes(kern_format f, uint64_t rows, uint64_t cols)
 {
-    const kern_format_info *fi = kern_format_get(f);
-    if (!fi || cols % (uint64_t)fi->block != 0)
+    if (!kern_format_whole_blocks(f, cols))
         return 0;
-    return rows * (cols / (uint64_t)fi->block) * (uint64_t)fi->block_bytes;
+    return rows * (cols / (uint64_t)kern_formats[f].block) * (uint64_t)kern_formats[f].block_bytes;
 }

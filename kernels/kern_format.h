@@ -3,6 +3,7 @@
 #ifndef KERN_FORMAT_H
 #define KERN_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,8 @@ typedef struct kern_format_info {
 const kern_format_info *kern_format_get(kern_format f);
 /* 0 and *out on a known name, -1 otherwise. */
 int kern_format_parse(const char *name, kern_format *out);
+/* Whether n values are whole blocks of f: a known format and n a multiple of its block (0 is). */
+bool kern_format_whole_blocks(kern_format f, uint64_t n);
 /* Bytes of a rows x cols weight matrix; 0 when cols is not a multiple of the block. */
 uint64_t kern_format_matrix_bytes(kern_format f, uint64_t rows, uint64_t cols);
 /* The names, NULL-terminated, in enum order (for option tables). */

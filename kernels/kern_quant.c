@@ -215,8 +215,7 @@ const kern_traits kern_traits_table[KERN_FORMAT_COUNT] = {
  * when not. */
 static int row_fits(kern_format f, size_t n)
 {
-    const kern_format_info *fi = kern_format_get(f);
-    if (!fi || n % (size_t)fi->block != 0) {
+    if (!kern_format_whole_blocks(f, n)) {
         errno = EINVAL;
         return -1;
     }

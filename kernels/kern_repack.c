@@ -45,8 +45,7 @@ int kern_layout_parse(const char *name, kern_layout *out)
 bool kern_layout_fits(kern_layout l, kern_format f, size_t cols)
 {
     const kern_layout_info *li = kern_layout_get(l);
-    const kern_format_info *fi = kern_format_get(f);
-    if (!li || !fi || cols == 0 || cols % (size_t)fi->block != 0)
+    if (!li || cols == 0 || !kern_format_whole_blocks(f, cols))
         return false;
     return l == KERN_LAYOUT_FILE || li->fmt == f;
 }
