@@ -62,45 +62,64 @@ static double to_ns(const pb_point *p)
     return p->real_time * (strcmp(u, "ms") == 0 ? 1e6 : strcmp(u, "us") == 0 ? 1e3 : strcmp(u, "s") == 0 ? 1e9 : 1);
 }
 
+/* The next member of an object or array on its own line at indent: a comma before all but the first. */
+static void json_next(FILE *f, const char *indent, bool *first)
+{
+    fputs(*first ? "\n" : ",\n", f);
+    fputs(indent, f);
+    *first = false;
+}
+
+/* lead (the punctuation and key before a value), then the value. */
+static void json_num_after(FILE *f, const char *lead, double v)
+{
+    fputs(lead, f);
+    pb_json_num(f, v);
+}
+
+static void json_str_after(FILE *f, const char *lead, const char *s)
+{
+    fputs(lead, f);
+    pb_json_str(f, s);
+}
+
 /* ---------------------------------------------------------------- Bencher */
 
 static void bmf_measure(FILE *f, const char *name, double v, double lo, double hi, bool range, bool *first)
 {
-    fputs(*first ? "\n    " : ",\n    ", f);
-    *first = false;
+    json_next(f, "    ", first);
     pb_json_key(f, name);
-    fputs("{ \"value\": ", f);
-    pb_json_num(f, v);
+    json_num_after(f, "{ \"value\": ", v);
     if (range) {
-        fputs(", \"lower_value\": ", f);
-        pb_json_num(f, lo);
-        fputs(", \"upper_value\": ", f);
-        pb_json_num(f, hi);
+        json_num_after(f, ", \"lower_value\": ", lo);
+        json_num_after(f, ", \"upper_value\": ", hi);
     }
     fputs(" }", f);
+}
+
+/* One benchmark: the point's latency, then each exported figure it has. */
+static void bmf_point(FILE *f, const pb_point *p, bool *first_point)
+{
+    json_next(f, "  ", first_point);
+    pb_json_key(f, p->name);
+    fputs("{", f);
+    bool first = true;
+    bmf_measure(f, "latency", to_ns(p), NAN, NAN, false, &first);
+    for (int k = 0; k < p->nfig; k++)
+        if (exported(p, &p->fig[k]) && isfinite(p->fig[k].v))
+            bmf_measure(f, p->fig[k].key, p->fig[k].v, p->fig[k].lo, p->fig[k].hi, has_range(&p->fig[k]), &first);
+    fputs("\n  }", f);
 }
 
 static void write_bencher(FILE *f, const void *arg)
 {
     const pb_points *ps = arg;
     fputs("{", f);
-    bool any = false;
-    for (size_t i = 0; i < ps->n; i++) {
-        const pb_point *p = &ps->p[i];
-        if (!isfinite(p->real_time))
-            continue;
-        fputs(any ? ",\n  " : "\n  ", f);
-        any = true;
-        pb_json_key(f, p->name);
-        fputs("{", f);
-        bool first = true;
-        bmf_measure(f, "latency", to_ns(p), NAN, NAN, false, &first);
-        for (int k = 0; k < p->nfig; k++)
-            if (exported(p, &p->fig[k]) && isfinite(p->fig[k].v))
-                bmf_measure(f, p->fig[k].key, p->fig[k].v, p->fig[k].lo, p->fig[k].hi, has_range(&p->fig[k]), &first);
-        fputs("\n  }", f);
-    }
-    fputs(any ? "\n}\n" : "}\n", f);
+    bool none = true;
+    for (size_t i = 0; i < ps->n; i++)
+        if (isfinite(ps->p[i].real_time))
+            bmf_point(f, &ps->p[i], &none);
+    fputs(none ? "}\n" : "\n}\n", f);
 }
 
 /* ---------------------------------------------------------------- github-action-benchmark */
@@ -117,23 +136,17 @@ static void gab_entry(FILE *f, const char *point, const char *figure, const char
 {
     char name[PB_POINT_NAME + 64];
     snprintf(name, sizeof name, "%s %s", point, figure);
-    fputs(*first ? "\n  " : ",\n  ", f);
-    *first = false;
-    fputs("{ \"name\": ", f);
-    pb_json_str(f, name);
-    fputs(", \"unit\": ", f);
-    pb_json_str(f, unit);
-    fputs(", \"value\": ", f);
-    pb_json_num(f, v);
+    json_next(f, "  ", first);
+    json_str_after(f, "{ \"name\": ", name);
+    json_str_after(f, ", \"unit\": ", unit);
+    json_num_after(f, ", \"value\": ", v);
     if (fig && has_range(fig)) {
         char range[64], extra[200];
         double d = fmax(fig->v - fig->lo, fig->hi - fig->v);
         snprintf(range, sizeof range, "± %.4g", d);
         snprintf(extra, sizeof extra, "%.6g to %.6g (%s)", fig->lo, fig->hi, fig->spread ? fig->spread : "its range");
-        fputs(", \"range\": ", f);
-        pb_json_str(f, range);
-        fputs(", \"extra\": ", f);
-        pb_json_str(f, extra);
+        json_str_after(f, ", \"range\": ", range);
+        json_str_after(f, ", \"extra\": ", extra);
     }
     fputs(" }", f);
 }
