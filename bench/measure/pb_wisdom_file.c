@@ -48,7 +48,12 @@ pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *b
         memset(w, 0, sizeof *w);
         return PB_WISDOM_BAD;
     }
-    snprintf(msg, msglen, "wisdom %.300s: %d kernel%s", path, w->nkernels, w->nkernels == 1 ? "" : "s");
+    int tuned = 0;
+    for (int i = 0; i < w->nkernels; i++)
+        tuned += w->kernel[i].tuned;
+    snprintf(msg, msglen, "wisdom %.300s: %d kernel%s, %d of them tuned (the rest kept rank's), streaming %s", path,
+             w->nkernels, w->nkernels == 1 ? "" : "s", tuned,
+             w->has_streaming && w->streaming_tuned ? "tuned" : "rank");
     return PB_WISDOM_OK;
 }
 

@@ -99,6 +99,7 @@ Test(wisdom, another_cpu_or_build_is_ignored_with_its_line)
     int n = pb_wisdom_format(&w, text, sizeof text);
     cr_assert_eq(load_text(text, (size_t)n, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_OK, "%s", msg);
     cr_assert_eq(got.nkernels, 3);
+    tf_expect_has(msg, "3 kernels, 2 of them tuned (the rest kept rank's), streaming tuned");
     cr_assert_eq(load_text(text, (size_t)n, "AuthenticAMD 25/17/1 Other; isa avx2; pus 2", BUILD, &got, msg,
                            sizeof msg),
                  PB_WISDOM_OTHER);
