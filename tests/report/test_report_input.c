@@ -204,6 +204,27 @@ static void spoil(const char *dir, const char *file, const char *const *kv, cons
     pb_table_free(&t);
 }
 
+/* A cell for spoil: in file, the row matching kv, column col gets value. */
+typedef struct spoilt {
+    const char *file;
+    const char *const *kv;
+    const char *col;
+    const char *value;
+} spoilt;
+
+/* Spoils the n cells of the run in dir (cell i's "file:line:col:" in where[i]), then `bench_report OPT dir`
+ * exits 1 and its output names every cell, and says must (unless NULL). */
+static void expect_malformed(const char *dir, const spoilt *cells, int n, char where[][128], const char *opt,
+                             const char *must, char *out, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        spoil(dir, cells[i].file, cells[i].kv, cells[i].col, cells[i].value, where[i], sizeof where[i]);
+    int rc = sh(out, len, "$B/bench_report %s %s", opt, dir);
+    cr_expect_eq(rc, 1, "a malformed cell makes the status 1: %s", out);
+    for (int i = 0; i < n; i++)
+        cr_expect(strstr(out, where[i]) && (!must || strstr(out, must)), "names %s: %s", where[i], out);
+}
+
 Test(report_input, numbers_that_are_not_figures_are_malformed_cells)
 {
     char dir[256], out[16384], where[5][128];
@@ -212,15 +233,14 @@ Test(report_input, numbers_that_are_not_figures_are_malformed_cells)
     static const char *const read2[] = { "op", "read", "kernel", "avx512-nt", "threads", "2", NULL };
     static const char *const spin2[] = { "format", "q8_0", "policy", "spin", "threads", "2", NULL };
     static const char *const any[] = { NULL };
-    spoil(dir, "pool_overhead.csv", condvar2, "ns_batch_mean", "-5", where[0], sizeof where[0]);
-    spoil(dir, "memory_floor.csv", read2, "gbps_best", "inf", where[1], sizeof where[1]);
-    spoil(dir, "sweep.csv", spin2, "threads", "-3", where[2], sizeof where[2]);
-    spoil(dir, "overlap.csv", any, "speedup", "fast", where[3], sizeof where[3]);
-    spoil(dir, "token_floor.csv", any, "tok_per_s_ceiling", "NaN", where[4], sizeof where[4]);
-    int rc = sh(out, sizeof out, "$B/bench_report --no-plots %s", dir);
-    cr_expect_eq(rc, 1, "a malformed cell makes the status 1: %s", out);
-    for (int i = 0; i < 5; i++)
-        cr_expect(strstr(out, where[i]), "stderr names %s: %s", where[i], out);
+    static const spoilt cells[5] = {
+        { "pool_overhead.csv", condvar2, "ns_batch_mean", "-5" },
+        { "memory_floor.csv", read2, "gbps_best", "inf" },
+        { "sweep.csv", spin2, "threads", "-3" },
+        { "overlap.csv", any, "speedup", "fast" },
+        { "token_floor.csv", any, "tok_per_s_ceiling", "NaN" },
+    };
+    expect_malformed(dir, cells, 5, where, "--no-plots", NULL, out, sizeof out);
     const char *md = tf_slurp("%s/report.md", dir);
     for (int i = 0; i < 5; i++)
         cr_expect(strstr(md, where[i]), "the sources name %s", where[i]);
@@ -330,14 +350,13 @@ Test(report_input, a_plot_key_with_a_space_is_a_malformed_cell)
     char dir[256], out[8192], where[3][128];
     copy_fixture("xeon16", dir, sizeof dir);
     static const char *const any[] = { NULL };
-    spoil(dir, "sweep.csv", any, "format", "q8 0", where[0], sizeof where[0]);
-    spoil(dir, "pool_overhead.csv", any, "policy", "\"spin\"", where[1], sizeof where[1]);
-    spoil(dir, "kernels.csv", any, "level", "", where[2], sizeof where[2]);
-    int rc = sh(out, sizeof out, "$B/bench_report --check %s", dir);
-    cr_expect_eq(rc, 1, "%s", out);
-    for (int i = 0; i < 3; i++)
-        cr_expect(strstr(out, where[i]) && strstr(out, "is not one word"), "names %s: %s", where[i], out);
-    rc = sh(out, sizeof out, "$B/bench_report --no-plots %s", dir);
+    static const spoilt cells[3] = {
+        { "sweep.csv", any, "format", "q8 0" },
+        { "pool_overhead.csv", any, "policy", "\"spin\"" },
+        { "kernels.csv", any, "level", "" },
+    };
+    expect_malformed(dir, cells, 3, where, "--check", "is not one word", out, sizeof out);
+    int rc = sh(out, sizeof out, "$B/bench_report --no-plots %s", dir);
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, where[0]) && strstr(out, "'q8 0' is not one word"), "%s", out);
     drop_fixture(dir);
