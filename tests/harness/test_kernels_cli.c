@@ -17,15 +17,17 @@ static void expect_refused(const char *env, const char *args, const char *named)
     harness_expect_bad("bench_kernels", env ? env : "", with_out, named);
 }
 
-/* bench_kernels with args (ending in --out out) in a fresh temporary directory (tag heads its name): its
- * kernels.csv's header line into header, each row after it through check (which gets the header too, to find
- * columns by name); the directory removed. Returns the count of rows. */
+/* A tiny bench_kernels run, `--level l2 --threads 1 --budget-ms 2 --cols 512 ARGS --out out` (args may repeat
+ * one of those: the last wins), in a fresh temporary directory (tag heads its name): its kernels.csv's header
+ * line into header, each row after it through check (which gets the header too, to find columns by name); the
+ * directory removed. Returns the count of rows. */
 static int kernels_rows(const char *tag, const char *args, char *header, int len,
                         void (*check)(const char *header, const char *row))
 {
-    char dir[64], path[128], line[512];
+    char dir[64], path[128], line[512], all[512];
+    snprintf(all, sizeof all, "--level l2 --threads 1 --budget-ms 2 --cols 512 %s --out out", args);
     tf_tmpdir(dir, sizeof dir, tag);
-    harness_run_ok(dir, "bench_kernels", "", args);
+    harness_run_ok(dir, "bench_kernels", "", all);
     snprintf(path, sizeof path, "%s/out/kernels.csv", dir);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
@@ -89,10 +91,8 @@ static void expect_scalar_l2(const char *header, const char *row)
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkc",
-                            "--format q8_0,tq2_0 --variant scalar --level l2 --threads 1 --batch 1,2 --budget-ms 2 "
-                            "--cols 512 --out out",
-                            header, sizeof header, expect_scalar_l2);
+    int rows = kernels_rows("pbkc", "--format q8_0,tq2_0 --variant scalar --batch 1,2", header, sizeof header,
+                            expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
                              "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes\n");
@@ -115,8 +115,8 @@ static void expect_cycles_from_the_clock(const char *header, const char *row)
 Test(kernels_cli, cycles_per_block_from_the_clock_around_the_point, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkclk", "--format q8_0 --variant scalar --level l2 --threads 1 --batch 1 "
-                            "--budget-ms 2 --cols 512 --out out", header, sizeof header, expect_cycles_from_the_clock);
+    int rows = kernels_rows("pbkclk", "--format q8_0 --variant scalar --batch 1", header, sizeof header,
+                            expect_cycles_from_the_clock);
     cr_assert_eq(rows, 1);
 }
 
@@ -137,10 +137,8 @@ static void expect_k_quant_speeds(const char *header, const char *row)
 Test(kernels_cli, k_quants_and_the_quantizing_column, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkq",
-                            "--format q4_K,q6_K --level l2 --l2-kib 64 --threads 1 --batch 1 --budget-ms 2 --cols 512 "
-                            "--out out",
-                            header, sizeof header, expect_k_quant_speeds);
+    int rows = kernels_rows("pbkq", "--format q4_K,q6_K --l2-kib 64 --batch 1", header, sizeof header,
+                            expect_k_quant_speeds);
     cr_assert(csv_column(header, "gbps_act_median") >= 0 && csv_column(header, "gbps_median") >= 0,
               "kernels.csv has gbps_median and gbps_act_median");
     cr_assert_geq(rows, 2, "q4_K and q6_K, every variant");
@@ -181,10 +179,8 @@ Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
         cr_skip_test("no avx512gfni here");
     }
     char header[512];
-    int rows = kernels_rows("pbkf",
-                            "--format q8_0,q1_0 --variant avx512,avx512gfni --level l2 --threads 1 --batch 1 "
-                            "--budget-ms 2 --cols 512 --out out",
-                            header, sizeof header, expect_avx512_rows);
+    int rows = kernels_rows("pbkf", "--format q8_0,q1_0 --variant avx512,avx512gfni --batch 1", header,
+                            sizeof header, expect_avx512_rows);
     cr_assert_eq(rows, 4, "q8_0 once (avx512), q1_0 twice in the file's layout, once repacked");
 }
 
@@ -207,9 +203,9 @@ Test(kernels_cli, counters_record_what_counted_and_what_is_unsupported, .timeout
     cr_skip_test("event names come from libpfm4, which only the x86-64 build links");
 #endif
     char header[1024];
-    int rows = kernels_rows("pbkcnt", "--format q8_0 --variant scalar --level l2 --threads 1 --batch 1 "
-                            "--budget-ms 2 --cols 512 --counters cycles,instructions,task-clock --out out", header,
-                            sizeof header, expect_counted);
+    int rows = kernels_rows("pbkcnt",
+                            "--format q8_0 --variant scalar --batch 1 --counters cycles,instructions,task-clock",
+                            header, sizeof header, expect_counted);
     cr_assert_eq(rows, 1);
 }
 
@@ -228,9 +224,7 @@ static void expect_repacked_row(const char *header, const char *row)
 Test(kernels_cli, a_repacked_layout_has_its_row, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkr",
-                            "--format q1_0 --variant scalar --layout q1_0_r32lut --level l2 --l2-kib 64 --threads 1 "
-                            "--batch 1 --budget-ms 2 --cols 512 --out out",
+    int rows = kernels_rows("pbkr", "--format q1_0 --variant scalar --layout q1_0_r32lut --l2-kib 64 --batch 1",
                             header, sizeof header, expect_repacked_row);
     cr_assert_eq(rows, 1, "only the layout asked for");
     expect_refused(NULL, "--layout q1_0_x9", "--layout");
