@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pb_lbench_impl.h"
+#include "pb_lbench_cursor.h"
 
 #define JSON_MAX_DEPTH 64 /* nesting of a value read past: llama-bench writes none; this only bounds the stack */
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pb_lbench_impl.h"
+#include "pb_lbench_cursor.h"
 
 #define SQL_MAX_COLS 1024 /* names in one INSERT: llama-bench writes about 40 */
 
