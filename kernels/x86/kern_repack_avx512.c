@@ -54,7 +54,7 @@ INLINE __m512i chunk_sums(const char *c, const tables4 *t)
 /* n groups (n <= 4) stride bytes apart, in step: each block's tables are loaded once for all of them, and the
  * groups are n streams a quarter of the call apart, as the file's passes read their rows (kern_impl.h). A group's
  * rows get the same instructions whatever n is. y: n x 32. */
-INLINE void pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
 {
     const int16_t *lut = a->lut + m * a->cols * 4;
     const float *dx = kern_act_scale(a, m);
@@ -98,10 +98,10 @@ INLINE void pass(const char *w, size_t stride, const int n, const kern_act *a, s
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     if (n == 4)
-        pass(w, stride, 4, a, m, y);
+        r32_groups_pass(w, stride, 4, a, m, y);
     else
         for (int r = 0; r < n; r++)
-            pass(w + (size_t)r * stride, stride, 1, a, m, y + 32 * r);
+            r32_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + 32 * r);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */
