@@ -1,5 +1,5 @@
 /* pb_tune.c — the candidates and the choice (see pb_tune.h). */
-#include "pb_tune_impl.h"
+#include "pb_tune.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -136,20 +136,12 @@ static int pb_tune_best_off(const pb_tune_point *pt)
     return best;
 }
 
-static int pb_tune_default_distance(void)
-{
-    int d = 0;
-    while (kern_prefetch_distances[d] != KERN_PREFETCH_BYTES)
-        d++;
-    return d;
-}
-
 /* The distance (an index into kern_prefetch_distances): each point's fastest prefetching candidate under the hint
  * timed at every other distance, then the one under which the points' best figures have the higher geometric mean
  * (the default unless another beats it by the least gain). */
 static int pb_tune_distance(pb_tune_point *pts, int npts, bool temporal, const pb_tune_seam *s)
 {
-    int def = pb_tune_default_distance();
+    int def = pb_tune_vendor().distance;
     for (int i = 0; i < npts; i++) {
         pb_tune_point *pt = &pts[i];
         pt->pf = -1; /* the fastest prefetching candidate under the hint (every prefetching kernel has one of each) */
@@ -251,12 +243,6 @@ static int pb_tune_dispatch(const pb_tune_plan *p, const pb_tune_seam *s, pb_wis
             return pb_errf(err, errlen, "wisdom holds at most %d dispatch lines", PB_WISDOM_MAX_DISPATCH);
     }
     return 0;
-}
-
-pb_tune_settings pb_tune_vendor(void)
-{
-    return (pb_tune_settings){ .temporal = kern_prefetch_vendor_temporal(), .distance = pb_tune_default_distance(),
-                               .near = kern_prefetch_vendor_near() };
 }
 
 /* Each point's fastest under the vendor's settings (kv: its candidates were timed under them) and under the tuned

@@ -43,33 +43,10 @@
 
 #include "kern.h"
 #include "kern_repack.h"
+#include "pb_tune_confirm.h"
 #include "pb_wisdom.h"
 
-#define PB_TUNE_MAX_THREADS 4  /* thread counts a plan may time: 1 and all, and a few between */
-#define PB_TUNE_MAX_CANDS (3 * KERN_ISA_COUNT + (KERN_LAYOUT_COUNT - 1) * KERN_ISA_COUNT)
 #define PB_TUNE_DISPATCH_ROUNDS 3 /* flat and tree, alternated: as many pairs as pb_tune_judge needs */
-#define PB_TUNE_MIN_PAIRS 2       /* pb_tune_judge's fewest: one pair has no spread to judge it by */
-
-typedef struct pb_tune_cand {
-    kern_format fmt;
-    int threads;
-    kern_isa isa;  /* the ISA whose kernel runs (kern_matvec_isa's answer) */
-    bool prefetch; /* with its software prefetch (false: its twin without, or a kernel that never prefetches) */
-    bool temporal; /* the hint its prefetch runs with (only when prefetch) */
-    unsigned distance; /* the bytes its prefetch runs ahead (only when prefetch; kern_prefetch_distances) */
-    kern_layout layout; /* the weights' layout (file, or one repacked at load, whose kernels never prefetch) */
-    bool near;         /* with the near prefetch into L1 (only when prefetch; kern_prefetch_near) */
-} pb_tune_cand;
-
-typedef struct pb_tune_seam {
-    /* GB/s of weights candidate c streams; NaN when it could not run (never chosen). */
-    double (*kernel)(void *ctx, const pb_tune_cand *c);
-    /* ns of one dispatch of the spin pool of threads threads, tree-shaped or flat; NaN as above. */
-    double (*dispatch)(void *ctx, int threads, bool tree);
-    /* Optional: after the first timings, how many more kernel calls come (fewer than pb_tune_points counted). */
-    void (*left)(void *ctx, int calls);
-    void *ctx;
-} pb_tune_seam;
 
 typedef struct pb_tune_plan {
     kern_format formats[KERN_FORMAT_COUNT];
@@ -87,17 +64,6 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max);
  * seam's left says how many the confirmation takes once known); the dispatch points run on no budget (each a fixed
  * few ms). */
 int pb_tune_points(const pb_tune_plan *p);
-
-/* A candidate against a default from pairs timed interleaved: ratio[i] = the candidate's GB/s / the default's in
- * pair i (a NaN or a ratio <= 0, where one could not run, is left out). */
-typedef struct pb_tune_verdict {
-    int pairs;     /* the ratios judged */
-    double median; /* of them (NaN: none) */
-    double spread; /* (max - min) / 2 of them: how far pairs of the same two stray apart by noise */
-    bool gain;     /* really faster: median > 1 + max(min_gain, spread), over at least PB_TUNE_MIN_PAIRS pairs */
-} pb_tune_verdict;
-/* The verdict on n ratios (pure: the rule every choice of bench_tune goes by, min_gain PB_TUNE_MIN_GAIN). */
-pb_tune_verdict pb_tune_judge(const double *ratio, int n, double min_gain);
 
 /* Times every candidate of the plan through s and puts the choices into w (its cpu and build lines are the
  * caller's; entries of other formats or thread counts already there stay). 0, or -1 with the reason in err (the

@@ -1,5 +1,5 @@
 /* pb_tune_confirm.c — each point's choice timed again against the rank's default, interleaved (see pb_tune.h). */
-#include "pb_tune_impl.h"
+#include "pb_tune_confirm.h"
 
 #include <math.h>
 #include <string.h>
@@ -9,6 +9,20 @@
 #include "pb_tuning.h"
 
 #define PB_TUNE_JUDGE_MAX 64 /* ratios pb_tune_judge looks at: far more than any comparison times */
+
+static int pb_tune_default_distance(void)
+{
+    int d = 0;
+    while (kern_prefetch_distances[d] != KERN_PREFETCH_BYTES)
+        d++;
+    return d;
+}
+
+pb_tune_settings pb_tune_vendor(void)
+{
+    return (pb_tune_settings){ .temporal = kern_prefetch_vendor_temporal(), .distance = pb_tune_default_distance(),
+                               .near = kern_prefetch_vendor_near() };
+}
 
 pb_tune_verdict pb_tune_judge(const double *ratio, int n, double min_gain)
 {

@@ -1,10 +1,15 @@
-/* pb_tune_impl.h — what pb_tune.c's first timings hand pb_tune_confirm.c, which times the choice against the rank's
- * default again (pb_tune.h). Not for other modules. */
-#ifndef PB_TUNE_IMPL_H
-#define PB_TUNE_IMPL_H
+/* pb_tune_confirm.h — what pb_tune.c's first timings hand pb_tune_confirm.c, which times the choice against the rank's
+ * default again, and the rule it judges by (pb_tune.h tells the whole tuning). */
+#ifndef PB_TUNE_CONFIRM_H
+#define PB_TUNE_CONFIRM_H
 
-#include "pb_tune.h"
+#include <stdbool.h>
+#include <stddef.h>
 
+#include "pb_tune_cand.h"
+#include "pb_wisdom.h"
+
+#define PB_TUNE_MIN_PAIRS 2 /* pb_tune_judge's fewest: one pair has no spread to judge it by */
 #define PB_TUNE_CONFIGS 4 /* a point's distinct configurations timed against each other: see pb_tune_confirm */
 
 /* One point (format, threads): its candidates and what each measured; at[d]: its fastest prefetching candidate under
@@ -29,6 +34,17 @@ typedef struct pb_tune_settings {
     int distance;
     bool near;
 } pb_tune_settings;
+
+/* A candidate against a default from pairs timed interleaved: ratio[i] = the candidate's GB/s / the default's in
+ * pair i (a NaN or a ratio <= 0, where one could not run, is left out). */
+typedef struct pb_tune_verdict {
+    int pairs;     /* the ratios judged */
+    double median; /* of them (NaN: none) */
+    double spread; /* (max - min) / 2 of them: how far pairs of the same two stray apart by noise */
+    bool gain;     /* really faster: median > 1 + max(min_gain, spread), over at least PB_TUNE_MIN_PAIRS pairs */
+} pb_tune_verdict;
+/* The verdict on n ratios (pure: the rule every choice of bench_tune goes by, min_gain PB_TUNE_MIN_GAIN). */
+pb_tune_verdict pb_tune_judge(const double *ratio, int n, double min_gain);
 
 /* The settings a plan runs under when nothing was measured: the vendor's (kern_prefetch_vendor_*). */
 pb_tune_settings pb_tune_vendor(void);
