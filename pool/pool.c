@@ -62,7 +62,7 @@ static void *pool_worker_main(void *arg)
              * then pool_word_publish's seq_cst RMW, which releases it and what the acquire of up.gen just made
              * visible (stop), to the members' acquire of down.gen. */
             if (!p->stop)
-                pool_split_pass(p, down.group);
+                pool_split_pass(p, down.group, *up.job);
             down_target += down.waiters;
             pool_word_publish(down.gen, down.work_q);
         }
@@ -301,6 +301,38 @@ static void pool_run_spawn(struct pool *p)
     }
 }
 
+/* The caller's side of a job of a tree-shaped pool: the other leaders first (their groups wait one hop longer),
+ * then its own group, whose descriptor is written from the arguments just before its publish, as the flat pool
+ * does. Here rather than in pool_tree.c: as a call that read the job back from p->job and published through
+ * two more calls, a one-group tree dispatched slower than the flat pool on the same words (docs/dispatch-
+ * measured.md, section 5c). Targets are running totals (pool_run's reason); each publish is pool_word_publish's
+ * seq_cst RMW, which releases the descriptor written before it. */
+static void pool_run_tree(struct pool *p, pool_job job)
+{
+    pool_group *g0 = &p->groups[0];
+    unsigned members = (unsigned)g0->size - 1;
+    if (p->root_waiters) {
+        p->done_target += p->root_waiters;
+        pool_word_publish(&p->gen, &p->work_q);
+    }
+    if (members) {
+        if (job.fn == pool_split_static || job.fn == pool_split_dynamic)
+            pool_split_pass(p, g0, job);
+        else
+            g0->job = job;
+        p->group0_target += members;
+        pool_word_publish(&g0->gen, &g0->work_q);
+    }
+    job.fn(job.ctx, 0, p->n);
+    /* Both waits end on an acquire load (pool_word_wait) pairing with the finishers' seq_cst RMWs: a member's
+     * writes reach the caller directly, another group's through its leader's RMW at the root, which its own
+     * acquire of the group's count came before. */
+    if (members)
+        pool_word_wait(g0->done, p->group0_target, true, p->caller_budget_ns, p->yield_after, &g0->done_q);
+    if (p->root_waiters)
+        pool_word_wait(p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
+}
+
 void pool_run(pool *p, pool_fn fn, void *ctx)
 {
     p->job = (pool_job){ .fn = fn, .ctx = ctx };
@@ -313,7 +345,7 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
         return;
     }
     if (p->ngroups) {
-        pool_tree_run(p);
+        pool_run_tree(p, (pool_job){ .fn = fn, .ctx = ctx });
         return;
     }
     /* done is never reset: resetting it would take its cache line back from the workers before every

@@ -103,14 +103,6 @@ void pool_word_wake(pool_sleepq *q)
     }
 }
 
-void pool_word_publish(atomic_uint *word, pool_sleepq *q)
-{
-    /* seq_cst RMW: releases the publisher's earlier writes to the waiters' acquire of word (pool_word_wait),
-     * and is the RMW half of the sleep handshake that pool_word_wake's seq_cst load completes. */
-    atomic_fetch_add_explicit(word, 1, memory_order_seq_cst);
-    pool_word_wake(q);
-}
-
 static uint64_t pool_us_to_ns(unsigned us)
 {
     return us == POOL_SPIN_FOREVER ? POOL_FOREVER_NS : (uint64_t)us * 1000u;

@@ -42,8 +42,14 @@ unsigned pool_word_wait(atomic_uint *word, unsigned value, bool want_equal, uint
 /* Called by a publisher right after its seq_cst RMW on the word q's sleepers wait on. */
 void pool_word_wake(pool_sleepq *q);
 /* The publish a generation word gets: one seq_cst increment (releasing what the caller wrote before it to the
- * waiters' acquire of the word, and the publisher half of the sleep handshake), then pool_word_wake(q). */
-void pool_word_publish(atomic_uint *word, pool_sleepq *q);
+ * waiters' acquire of the word, and the RMW half of the sleep handshake that pool_word_wake's seq_cst load
+ * completes), then pool_word_wake(q). Inline: the descriptor's stores and this RMW go to the line the waiters
+ * poll, and every instruction between them is time for a poll to take the line back (pool.c, pool_run_tree). */
+static inline void pool_word_publish(atomic_uint *word, pool_sleepq *q)
+{
+    atomic_fetch_add_explicit(word, 1, memory_order_seq_cst);
+    pool_word_wake(q);
+}
 
 /* The spin budgets of a policy: how long an idle worker spins before sleeping, and how long the caller
  * spins on completion. spin: idle_us (0 = POOL_DEFAULT_IDLE_US) and forever; hybrid: spin_us both;

@@ -101,11 +101,11 @@ static void pool_split_dynamic_group(void *arg, int id, int n)
     pool_split_dynamic_of(pool_split_pool_of_group_copy(arg), arg, id);
 }
 
-void pool_split_pass(const struct pool *p, pool_group *g)
+void pool_split_pass(const struct pool *p, pool_group *g, pool_job job)
 {
-    bool is_static = p->job.fn == pool_split_static;
-    if (!is_static && p->job.fn != pool_split_dynamic) {
-        g->job = p->job;
+    bool is_static = job.fn == pool_split_static;
+    if (!is_static && job.fn != pool_split_dynamic) {
+        g->job = job;
         return;
     }
     g->rows_job = p->rows_job;

@@ -145,13 +145,12 @@ int pool_tree_init(struct pool *p, const int *group);
 void pool_tree_free(struct pool *p);
 /* Where worker id waits for a job (up) and, a group's leader, where it publishes it (down; waiters 0: none). */
 void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down);
-/* The caller's side of a job of a tree-shaped pool (fn and ctx already in p). */
-void pool_tree_run(struct pool *p);
 /* Tells workers 1..started-1 of a tree-shaped pool to stop, and joins them. */
 void pool_tree_stop(struct pool *p, int started);
-/* A leader's copy of the pool's job into its group g (pool_split.c: a rows job's runner and descriptor are the
- * group's own). */
-void pool_split_pass(const struct pool *p, pool_group *g);
+/* A leader's copy of job, the pool's, into its group g (pool_split.c: a rows job's runner and descriptor are the
+ * group's own). The job comes by value: the caller has it in registers, where reading back p->job just written
+ * would be one 16-byte load of two 8-byte stores, which the store buffer cannot forward. */
+void pool_split_pass(const struct pool *p, pool_group *g, pool_job job);
 /* The runners of a rows job, fn(&p->rows_job, id, n): the static split (weighted when p->weighted) and the
  * dynamic claims of chunk rows (pool_split.c). */
 void pool_split_static(void *arg, int id, int n);

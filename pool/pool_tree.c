@@ -1,5 +1,5 @@
 /* pool_tree.c — the tree-shaped pool (pool.h, "The tree"): groups from the caller's plain data, the level each
- * thread waits at and publishes at, and the caller's side of a job.
+ * thread waits at and publishes at (the caller's side of a job is pool.c's, beside the flat pool's).
  *
  * The root level is the flat pool's own words (gen, done, work_q, done_q in struct pool), with the groups'
  * leaders as its waiters instead of every worker; each group has the same words on lines of its own
@@ -116,31 +116,6 @@ void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down)
     }
     *up = pool_level_root(p);
     *down = pool_level_group(g);
-}
-
-void pool_tree_run(struct pool *p)
-{
-    pool_group *g0 = &p->groups[0];
-    unsigned members = (unsigned)g0->size - 1;
-    /* The other leaders first: their groups wait one hop longer. Targets are running totals (pool_run's
-     * reason); each publish is pool_word_publish's seq_cst RMW, releasing the job descriptor. */
-    if (p->root_waiters) {
-        p->done_target += p->root_waiters;
-        pool_word_publish(&p->gen, &p->work_q);
-    }
-    if (members) {
-        pool_split_pass(p, g0);
-        p->group0_target += members;
-        pool_word_publish(&g0->gen, &g0->work_q);
-    }
-    p->job.fn(p->job.ctx, 0, p->n);
-    /* Both waits end on an acquire load (pool_word_wait) pairing with the finishers' seq_cst RMWs: a member's
-     * writes reach the caller directly, another group's through its leader's RMW at the root, which its own
-     * acquire of the group's count came before. */
-    if (members)
-        pool_word_wait(g0->done, p->group0_target, true, p->caller_budget_ns, p->yield_after, &g0->done_q);
-    if (p->root_waiters)
-        pool_word_wait(p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
 }
 
 void pool_tree_stop(struct pool *p, int started)
