@@ -175,9 +175,11 @@ $(TESTBIN): $(call obj,$(TEST_SRC)) $(LIBS_A) $(TESTED_BINS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(call obj,$(TEST_SRC)) $(LIBS_A) $(CRIT_LIBS) $(LDLIBS) -o $@
 
-# Tests find the harnesses through POOLBENCH_BIN (the CLI tests run them as a user would).
+# Tests find the harnesses through POOLBENCH_BIN (the CLI tests run them as a user would). check_prefetch.sh: the
+# streaming passes kept their prefetch instructions (a compiler may drop them; no timing can tell).
 test: deps
 	@$(MAKE) --no-print-directory $(TESTBIN)
+	@sh scripts/check_prefetch.sh $(BUILD) $(ARCH)
 	POOLBENCH_BIN=$(BUILD)/bin $(TESTBIN) -j2
 
 asan-test: deps

@@ -271,7 +271,10 @@ void kern_prefetch_set_near(bool near);
  * when the distance is not KERN_PREFETCH_BYTES ("t2+l1@3072"). */
 const char *kern_prefetch_setting_name(bool temporal, unsigned distance, bool near);
 
-static inline void kern_prefetch_stream(const void *p)
+/* always_inline: GCC 12 takes a function whose only effects are prefetches for a const one, and where it has not
+ * inlined it before that analysis it deletes the calls as dead (bench_memory_floor's 4-stream readers lost every
+ * prefetch that way: scripts/check_prefetch.sh checks that they keep them). */
+static inline __attribute__((always_inline)) void kern_prefetch_stream(const void *p)
 {
     const void *ahead = (const void *)((uintptr_t)p + kern_prefetch_ahead);
     if (kern_prefetch_near)

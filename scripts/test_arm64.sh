@@ -42,6 +42,7 @@ QEMU=$(command -v qemu-aarch64-static)
 echo "== build $B/ (CC=aarch64-linux-gnu-gcc)"
 PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig make --no-print-directory BUILD=$B CC=aarch64-linux-gnu-gcc \
     CRIT_LIBS="$LIB/libcriterion.so.3$RPATH_LINK" -j"$JOBS" $B/bin/poolbench_tests
+sh scripts/check_prefetch.sh $B aarch64 aarch64-linux-gnu-objdump
 built=$(date +%s)
 times >$B/times.txt
 cpu1=$(cpu_now $B/times.txt)
