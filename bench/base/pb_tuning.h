@@ -58,6 +58,12 @@
 /* What a table prints after a noisy point's row. */
 #define PB_NOISY_NOTE "  (noisy: spread > " PB_STR(PB_NOISY_SPREAD_PCT) "%)"
 
+/* percent of the read floor measured beside it: a DRAM kernel point that streams faster than this read faster than
+ * the floor's best read, which a kernel that also computes cannot; then the floor is not this machine's best read,
+ * and every % of floor beside it is too high (the floor's 4-stream readers once lost their prefetches to the
+ * compiler: docs/kernels-measured-2026-12-02.md). 10% over: the two medians' noise, as decode.x_best_floor's. */
+#define PB_KERNELS_OVER_FLOOR_PCT 110
+
 /* percent of the median token: a point's budget (pb_budget.h) whose unexplained part is larger than this (either
  * sign) did not account for its token; the table and the report mark it. Each part is its own clock reads, so
  * what is left is the instrument's gaps (~30 clock reads a layer) and the machine moving under the point. */

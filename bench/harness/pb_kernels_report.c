@@ -80,6 +80,19 @@ static void kbr_print_points(FILE *f, const pb_kernels_run *run)
             run->read_kern ? run->read_kern->name : "-");
 }
 
+/* A DRAM point that read faster than the floor beside it says the floor is not the best read here. */
+static void kbr_print_over_floor(FILE *f, const pb_kernels_run *run)
+{
+    int n;
+    const pb_kernels_row *r = pb_kernels_run_over_floor(run, PB_KERNELS_OVER_FLOOR_PCT, &n);
+    if (!r)
+        return;
+    fprintf(f, "***WARNING*** %d dram point(s) read over %d%% of pb_memread's '%s' read beside them (the most: %s %s "
+               "%s at %.0f%%): that read is not this machine's best, so a %% of floor measured against it is too high\n",
+            n, PB_KERNELS_OVER_FLOOR_PCT, run->read_kern ? run->read_kern->name : "-", kern_format_names[r->pt.fmt],
+            kern_isa_name(r->r.ran), kern_layout_names[r->pt.layout], 100 * r->r.gbps.median / r->read_gbps);
+}
+
 /* One (format, variant, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
 static void kbr_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run, kern_format fmt,
                                     kern_isa v, kern_layout lay)
@@ -117,6 +130,7 @@ void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels
 {
     kbr_print_sizes(f, p);
     kbr_print_points(f, run);
+    kbr_print_over_floor(f, run);
     fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-10s %-11s", "format", "variant", "layout");
     for (int l = 0; l < p->levels->n; l++)
         fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");

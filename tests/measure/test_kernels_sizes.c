@@ -77,3 +77,25 @@ Test(kernels_sizes, the_dram_reference_is_a_read_kernel_measured_beside)
     cr_expect(isnan(pb_kbench_read_gbps(&b, NULL, bytes, MIB, 0.002, 3)));
     pb_kbench_buf_free(&b);
 }
+
+/* A DRAM point over PB_KERNELS_OVER_FLOOR_PCT of the read beside it is what bench_kernels warns of: the most over
+ * is named and every one over is counted; a point at the floor, under the bound, or with no read beside it (NaN:
+ * not a 1-thread batch-1 DRAM point) is not. */
+Test(kernels_sizes, points_over_the_floor_beside_them_are_found)
+{
+    pb_kernels_row rows[5];
+    memset(rows, 0, sizeof rows);
+    const double gbps[5] = { 10.0, 10.5, 13.0, 12.0, 30.0 }, read[5] = { 10.0, 10.0, 10.0, 10.0, NAN };
+    for (int i = 0; i < 5; i++) {
+        rows[i].r.gbps.median = gbps[i];
+        rows[i].read_gbps = read[i];
+    }
+    pb_kernels_run run = { .rows = rows, .nrows = 5 };
+    int n = -1;
+    const pb_kernels_row *r = pb_kernels_run_over_floor(&run, PB_KERNELS_OVER_FLOOR_PCT, &n);
+    cr_expect_eq(n, 2, "13 and 12 GB/s over a 10 GB/s read: %d counted", n);
+    cr_expect_eq(r, &rows[2], "the most over is 13 GB/s (row %td)", r ? r - rows : -1);
+    run.nrows = 2;
+    cr_expect_null(pb_kernels_run_over_floor(&run, PB_KERNELS_OVER_FLOOR_PCT, &n));
+    cr_expect_eq(n, 0);
+}

@@ -317,3 +317,22 @@ void pb_kernels_run_free(pb_kernels_run *run)
     free(run->rows);
     run->rows = NULL;
 }
+
+const pb_kernels_row *pb_kernels_run_over_floor(const pb_kernels_run *run, double pct, int *count)
+{
+    const pb_kernels_row *worst = NULL;
+    double worst_x = pct / 100;
+    *count = 0;
+    for (int i = 0; i < run->nrows; i++) {
+        const pb_kernels_row *r = &run->rows[i];
+        double x = r->r.gbps.median / r->read_gbps; /* NaN without a read beside it: never above */
+        if (!(x > pct / 100))
+            continue;
+        ++*count;
+        if (x > worst_x) {
+            worst_x = x;
+            worst = r;
+        }
+    }
+    return worst;
+}
