@@ -37,7 +37,8 @@ void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
         [PB_KERNELS_counters].s = r->counters, [PB_KERNELS_ipc].d = r->ipc,
         [PB_KERNELS_why].s = r->why, [PB_KERNELS_stream].s = r->stream,
         [PB_KERNELS_layout].s = kern_layout_names[r->pt.layout], [PB_KERNELS_repack_ms].d = r->repack_ms,
-        [PB_KERNELS_layout_bytes].u = r->layout_bytes,
+        [PB_KERNELS_layout_bytes].u = r->layout_bytes, [PB_KERNELS_read_gbps].d = r->read_gbps,
+        [PB_KERNELS_read_kernel].s = r->read_kernel,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }
@@ -80,7 +81,8 @@ static void kbr_print_points(FILE *f, const pb_kernels_run *run)
             run->read_kern ? run->read_kern->name : "-");
 }
 
-/* A DRAM point that read faster than the floor beside it says the floor is not the best read here. */
+/* A DRAM point that read faster than the floor beside it: the floor is not the best read here, or the two did not
+ * see the same machine. */
 static void kbr_print_over_floor(FILE *f, const pb_kernels_run *run)
 {
     int n;
@@ -88,7 +90,8 @@ static void kbr_print_over_floor(FILE *f, const pb_kernels_run *run)
     if (!r)
         return;
     fprintf(f, "***WARNING*** %d dram point(s) read over %d%% of pb_memread's '%s' read beside them (the most: %s %s "
-               "%s at %.0f%%): that read is not this machine's best, so a %% of floor measured against it is too high\n",
+               "%s at %.0f%%): that read is not this machine's best, or the machine changed between the two (other "
+               "work, a vCPU moved); either way a %% of floor measured against it is too high\n",
             n, PB_KERNELS_OVER_FLOOR_PCT, run->read_kern ? run->read_kern->name : "-", kern_format_names[r->pt.fmt],
             kern_isa_name(r->r.ran), kern_layout_names[r->pt.layout], 100 * r->r.gbps.median / r->read_gbps);
 }

@@ -176,7 +176,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                              \
     X(layout, TEXT, "%s", "", NONE, "the weights' layout: file, or the name of one repacked at load")             \
     X(repack_ms, REAL, "%.3f", "ms", OPTIONAL, "time to repack the matrix into that layout (empty: file)")         \
-    X(layout_bytes, U64, "%llu", "B", OPTIONAL, "bytes the matrix takes in that layout")
+    X(layout_bytes, U64, "%llu", "B", OPTIONAL, "bytes the matrix takes in that layout")                       \
+    X(read_gbps, REAL, "%.3f", "GB/s", OPTIONAL,                                                                    \
+      "dram, 1 thread, batch 1: the floor's read of the same buffer just before the point (empty elsewhere)")      \
+    X(read_kernel, TEXT, "%s", "", NONE, "the read kernel behind read_gbps (pb_memread's best here; empty: none)")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -591,7 +594,7 @@ void pb_schema_markdown(FILE *f);
 
 #define PB_KERNEL_ATTRS(A, D)                                                                                       \
     A(KERNELS, format) A(KERNELS, variant) A(KERNELS, level) A(KERNELS, threads) A(KERNELS, batch) A(KERNELS, layout)
-#define PB_KERNEL_FIGS(F) F(gbps) F(x_floor) F(gops)
+#define PB_KERNEL_FIGS(F) F(gbps) F(x_floor) F(x_read) F(gops)
 
 #define PB_OVERLAP_ATTRS(A, D) A(OVERLAP, mode) A(OVERLAP, ratio)
 #define PB_OVERLAP_FIGS(F) F(pct_of_ceiling) F(speedup) F(ceiling)

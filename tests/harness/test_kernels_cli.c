@@ -95,7 +95,7 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
                             expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
-                             "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes\n");
+                             "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes,read_gbps,read_kernel\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
 }
 

@@ -247,7 +247,7 @@ Test(check, unknown_names_in_an_expect_file_are_exit_2)
         { "decode.pct_of_floor[fromat=q8_0] >= 50  # why\n", "no attribute 'fromat' in decode", "model, format, policy" },
         { "dispatch.x_spin[policy=condvar,oversubscribd=no] >= 10  # why\n", "no attribute 'oversubscribd' in dispatch",
           "job_ns, spin_us, oversubscribed" },
-        { "kernel.x_flor >= 0  # why\n", "no figure 'x_flor' in kernel", "gbps, x_floor, gops" },
+        { "kernel.x_flor >= 0  # why\n", "no figure 'x_flor' in kernel", "gbps, x_floor, x_read, gops" },
         { "decode.pct_of_floor[format>=1] >= 50  # why\n", "'format' is text", "=" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

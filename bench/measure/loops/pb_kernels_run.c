@@ -94,6 +94,7 @@ static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
     pb_kernels_row *row = &run->rows[run->nrows];
     row->threads = threads;
     row->read_gbps = NAN;
+    row->read_kernel = "";
     if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) { /* the floor just before */
         size_t bytes = pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols);
         double budget = p->budget_ms / 1e3;
@@ -101,6 +102,7 @@ static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
         if (!run->read_kern) /* chosen once, at the first such point, then measured beside every one */
             run->read_kern = pb_kbench_best_read(buf, bytes, DRAM_WINDOW(p), budget, samples);
         row->read_gbps = pb_kbench_read_gbps(buf, run->read_kern, bytes, DRAM_WINDOW(p), budget, samples);
+        row->read_kernel = run->read_kern ? run->read_kern->name : "";
     }
     pt.pool = threads > 1 || p->emulate ? pl : NULL; /* an emulated cpu is stretched by its pool's observer */
     int cpus[POOL_MAX_THREADS];

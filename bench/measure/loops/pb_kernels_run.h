@@ -31,6 +31,7 @@ typedef struct pb_kernels_row {
     uint64_t bytes;
     pb_kbench_result r;
     double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
+    const char *read_kernel; /* the pb_memread kernel behind read_gbps ("" without one) */
     char emulate[128]; /* the emulated cpus among the pool's, "cpu=factor ..." ("": none) */
     double ghz_before, ghz_after; /* the pool's cpus' mean clock around the point (pb_poolclock; NaN: unmeasured) */
     char counters[512];           /* pb_counters_text of the point ("" without --counters) */

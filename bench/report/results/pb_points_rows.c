@@ -331,6 +331,11 @@ static int kernel_row(pb_points *ps, const pb_table *t, size_t r, const void *me
     double g = NUM(t, r, KERNELS, gbps_median);
     FIG(p, KERNEL, gbps, g, NUM(t, r, KERNELS, gbps_min), NUM(t, r, KERNELS, gbps_max), PB_BETTER_NONE, NULL);
     kernel_x_floor(p, t, r, mf);
+    /* GB/s over the floor's read of the same buffer just before the point (dram, 1 thread, batch 1): side by side,
+     * so no placement change between two runs moves it; at most about 1 (pb_tuning.h, PB_KERNELS_OVER_FLOOR_PCT). */
+    double rd = NUM(t, r, KERNELS, read_gbps);
+    FIG(p, KERNEL, x_read, rd > 0 ? g / rd : NAN, rd > 0 ? NUM(t, r, KERNELS, gbps_min) / rd : NAN,
+        rd > 0 ? NUM(t, r, KERNELS, gbps_max) / rd : NAN, PB_BETTER_HIGHER, "its slowest and fastest sample");
     FIG(p, KERNEL, gops, NUM(t, r, KERNELS, gops_median), NAN, NAN, PB_BETTER_NONE, NULL);
     /* One matvec: ns per row times rows (GB/s, printed to 3 decimals, reads 0.000 for the slowest scalar ones). */
     double per_row = NUM(t, r, KERNELS, ns_per_row), rows = NUM(t, r, KERNELS, rows);
