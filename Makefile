@@ -176,10 +176,11 @@ $(TESTBIN): $(call obj,$(TEST_SRC)) $(LIBS_A) $(TESTED_BINS)
 	$(CC) $(CFLAGS) $(call obj,$(TEST_SRC)) $(LIBS_A) $(CRIT_LIBS) $(LDLIBS) -o $@
 
 # Tests find the harnesses through POOLBENCH_BIN (the CLI tests run them as a user would). check_prefetch.sh: the
-# streaming passes kept their prefetch instructions (a compiler may drop them; no timing can tell).
+# streaming passes kept their prefetch instructions (a compiler may drop them; no timing can tell). The target is
+# asked of the compiler here, not taken from ARCH: on a fresh machine the compiler is only there after make deps.
 test: deps
 	@$(MAKE) --no-print-directory $(TESTBIN)
-	@sh scripts/check_prefetch.sh $(BUILD) $(ARCH)
+	@sh scripts/check_prefetch.sh $(BUILD) "$$($(CC) -dumpmachine)"
 	POOLBENCH_BIN=$(BUILD)/bin $(TESTBIN) -j2
 
 asan-test: deps

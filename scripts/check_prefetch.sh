@@ -1,14 +1,16 @@
 #!/bin/sh
-# sh scripts/check_prefetch.sh BUILD_DIR ARCH [OBJDUMP]: every streaming pass that is meant to prefetch its weights
+# sh scripts/check_prefetch.sh BUILD_DIR TARGET [OBJDUMP]: every streaming pass that is meant to prefetch its weights
 # (kern.h, kern_prefetch_stream), and the memory floor's 4-stream readers that copy their pattern, still hold
 # prefetch instructions in the objects the build made. A compiler may delete a prefetch it cannot see a use for:
 # GCC 12 took an inline function whose only effects were prefetches for a const one and dropped its calls, and the
 # floor then read without them, 10-45% under what the kernels read (docs/kernels-measured-2026-12-02.md). A timing
-# could not tell that from a slow machine; the instructions can. ARCH: x86_64 or aarch64. Exit 1 naming each
-# function that has none (or is missing), 0 when all do.
+# could not tell that from a slow machine; the instructions can. TARGET: the compiler's (`cc -dumpmachine`:
+# x86_64-linux-gnu, aarch64-linux-gnu) or its first word. Exit 1 naming each function that has none (or is
+# missing), 0 when all do.
 set -u
-B=${1:?usage: check_prefetch.sh BUILD_DIR ARCH [OBJDUMP]}
-ARCH=${2:?usage: check_prefetch.sh BUILD_DIR ARCH [OBJDUMP]}
+B=${1:?usage: check_prefetch.sh BUILD_DIR TARGET [OBJDUMP]}
+TARGET=${2:?usage: check_prefetch.sh BUILD_DIR TARGET [OBJDUMP]}
+ARCH=${TARGET%%-*}
 OBJDUMP=${3:-objdump}
 bad=0
 
