@@ -106,6 +106,7 @@ typedef struct pb_kernel_digest {
     char format[PB_DIGEST_NAME], variant_l2[PB_DIGEST_NAME], variant_dram[PB_DIGEST_NAME];
     double l2, l3, dram, dram_nthr, scalar_l2;
     double l2_act; /* the best in L2 quantizing the activation before every call; NaN before the column */
+    double dram_read; /* the floor's read beside the best DRAM point (kernels.csv read_gbps); NaN before the column */
     int nthr;
 } pb_kernel_digest;
 

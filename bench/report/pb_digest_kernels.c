@@ -14,18 +14,21 @@ static pb_kernel_digest *kern_entry(pb_kernels_digest *k, const char *format)
     if (k->n == (int)(sizeof k->k / sizeof k->k[0]))
         return NULL;
     pb_kernel_digest *e = &k->k[k->n++];
-    *e = (pb_kernel_digest){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN, .l2_act = NAN };
+    *e = (pb_kernel_digest){ .l2 = NAN, .l3 = NAN, .dram = NAN, .dram_nthr = NAN, .scalar_l2 = NAN, .l2_act = NAN,
+                             .dram_read = NAN };
     pb_digest_copy(e->format, format);
     return e;
 }
 
-static void keep_max(double *slot, double v, char *name, const char *variant)
+/* Whether v was kept: the first figure, or a higher one. */
+static bool keep_max(double *slot, double v, char *name, const char *variant)
 {
-    if (!isnan(v) && (isnan(*slot) || v > *slot)) {
-        *slot = v;
-        if (name)
-            pb_digest_copy(name, variant);
-    }
+    if (isnan(v) || (!isnan(*slot) && v <= *slot))
+        return false;
+    *slot = v;
+    if (name)
+        pb_digest_copy(name, variant);
+    return true;
 }
 
 void pb_digest_kernels(pb_kernels_digest *k, const pb_rundata *rd)
@@ -38,7 +41,7 @@ void pb_digest_kernels(pb_kernels_digest *k, const pb_rundata *rd)
     int cf = pb_table_col(t, PB_COL(KERNELS, format)), cv = pb_table_col(t, PB_COL(KERNELS, variant)),
         cth = pb_table_col(t, PB_COL(KERNELS, threads)), cl = pb_table_col(t, PB_COL(KERNELS, level)),
         cg = pb_table_col(t, PB_COL(KERNELS, gbps_median)), cb = pb_table_col(t, PB_COL(KERNELS, batch)),
-        ce = pb_table_col(t, PB_COL(KERNELS, emulate_slow));
+        ce = pb_table_col(t, PB_COL(KERNELS, emulate_slow)), crd = pb_table_col(t, PB_COL(KERNELS, read_gbps));
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++)
         if (pb_digest_int(t, r, cth) > maxthr)
@@ -70,7 +73,8 @@ void pb_digest_kernels(pb_kernels_digest *k, const pb_rundata *rd)
         } else if (strcmp(lvl, "l3") == 0) {
             keep_max(&e->l3, g, NULL, var);
         } else if (strcmp(lvl, "dram") == 0) {
-            keep_max(&e->dram, g, e->variant_dram, var);
+            if (keep_max(&e->dram, g, e->variant_dram, var))
+                e->dram_read = pb_table_num(t, r, crd); /* NaN in a CSV from before the column */
         }
     }
     k->have = k->n > 0;

@@ -19,11 +19,17 @@ static void kernels(pb_findings *f, const pb_digest *d)
     l2[0] = '\0';
     for (int i = 0; i < d->kern.n; i++) {
         const pb_kernel_digest *k = &d->kern.k[i];
-        if (!isnan(k->dram) && one)
+        if (!isnan(k->dram) && one) {
+            /* the read beside the point, where kernels.csv has it: the same buffer, moments apart */
+            char beside[96] = "";
+            if (k->dram_read > 0)
+                snprintf(beside, sizeof beside, ", %s of the read of the same buffer just before it (%s GB/s)",
+                         PB_PCT(100 * k->dram / k->dram_read), PB_NUM(k->dram_read, 1));
             pb_findings_add(f, "%s's best kernel streams %s GB/s in L2 (%s) and %s GB/s at DRAM size (%s) on one thread: "
-                            "%s of the 1-thread read floor (%s GB/s).",
+                            "%s of the 1-thread read floor (%s GB/s)%s.",
                             k->format, PB_NUM(k->l2, 1), k->variant_l2, PB_NUM(k->dram, 1), k->variant_dram,
-                            PB_PCT(100 * k->dram / one->best), PB_NUM(one->best, 1));
+                            PB_PCT(100 * k->dram / one->best), PB_NUM(one->best, 1), beside);
+        }
         if (!isnan(k->scalar_l2) && !isnan(k->l2) && strcmp(k->variant_l2, "scalar") != 0)
             pb_findings_add(f, "In L2, %s's %s kernel runs %s its scalar reference (%s vs %s GB/s).", k->format,
                             k->variant_l2, PB_X(k->l2 / k->scalar_l2), PB_NUM(k->l2, 1), PB_NUM(k->scalar_l2, 1));

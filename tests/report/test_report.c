@@ -143,6 +143,20 @@ Test(report, l2_kernels_against_the_floor)
     cr_expect(strstr(after, "q1_0 66.3 GB/s (2.00×)"), "%s", after);
 }
 
+/* The best DRAM kernel beside the read of the same buffer just before it (kernels.csv's read_gbps; the fixture's
+ * 1-thread DRAM rows: 33.17 GB/s beside them, q8_0's best avx512 at 31.33): the share follows that row's read. */
+Test(report, dram_kernels_against_the_read_beside_them)
+{
+    char dir[256], before[640], after[640];
+    copy_fixture("complete", dir, sizeof dir);
+    finding(dir, "q8_0's best kernel streams", before, sizeof before);
+    cr_expect(strstr(before, "94% of the read of the same buffer just before it (33.2 GB/s)"), "%s", before);
+    static const char *const q8[] = { "format", "q8_0", "variant", "avx512", "threads", "1", "level", "dram", NULL };
+    set_cell(dir, "kernels.csv", find_row(dir, "kernels.csv", q8), "read_gbps", "15.665");
+    finding(dir, "q8_0's best kernel streams", after, sizeof after);
+    cr_expect(strstr(after, "200% of the read of the same buffer just before it (15.7 GB/s)"), "%s", after);
+}
+
 /* likwid_compare.csv, when the script ran into the run: one finding per thread count, the ratios from the rows
  * (tests/data/likwid_compare.csv: 1 thread one-stream 31.5 vs 30, floor 36; 2 threads 45 and 60 vs 50). */
 Test(report, likwid_comparison_finding)
