@@ -316,7 +316,7 @@ static void pool_run_tree(struct pool *p, pool_job job)
         pool_word_publish(&p->gen, &p->work_q);
     }
     if (members) {
-        if (job.fn == pool_split_static || job.fn == pool_split_dynamic)
+        if (pool_job_is_rows(job)) /* a plain job is copied here, without the call (see above) */
             pool_split_pass(p, g0, job);
         else
             g0->job = job;
@@ -351,10 +351,7 @@ void pool_run(pool *p, pool_fn fn, void *ctx)
     /* done is never reset: resetting it would take its cache line back from the workers before every
      * publish. The caller waits for the running total instead (unsigned wrap-around keeps == exact). */
     p->done_target += (unsigned)p->n - 1;
-    /* seq_cst RMW: releases the job descriptor to the workers' acquire of gen, and is the publisher half
-     * of the sleep handshake. */
-    atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
-    pool_word_wake(&p->work_q);
+    pool_word_publish(&p->gen, &p->work_q); /* releases the job descriptor to the workers */
     fn(ctx, 0, p->n);
     pool_word_wait(p->done, p->done_target, true, p->caller_budget_ns, p->yield_after, &p->done_q);
 }

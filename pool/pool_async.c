@@ -200,10 +200,7 @@ int pool_async_submit(pool_async *a, pool_task_fn fn, void *ctx)
         }
     } else {
         a->submitted++;
-        /* seq_cst RMW: releases the job descriptor to the helper's acquire of gen, and is the publisher
-         * half of the sleep handshake. */
-        atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
-        pool_word_wake(&a->work_q);
+        pool_word_publish(&a->gen, &a->work_q); /* releases the job descriptor to the helper */
     }
     a->pending = true;
     return 0;

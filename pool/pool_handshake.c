@@ -135,9 +135,7 @@ void pool_budgets_cap(uint64_t *worker_ns, uint64_t *caller_ns, unsigned us)
 void pool_stop_threads(bool *stop, atomic_uint *gen, pool_sleepq *q, const pthread_t *tids, int n)
 {
     *stop = true;
-    /* seq_cst RMW: releases stop to the threads' acquire of gen, and publishes for pool_word_wake. */
-    atomic_fetch_add_explicit(gen, 1, memory_order_seq_cst);
-    pool_word_wake(q);
+    pool_word_publish(gen, q); /* releases stop to the threads */
     for (int i = 0; i < n; i++)
         pthread_join(tids[i], NULL);
 }

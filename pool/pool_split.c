@@ -103,12 +103,12 @@ static void pool_split_dynamic_group(void *arg, int id, int n)
 
 void pool_split_pass(const struct pool *p, pool_group *g, pool_job job)
 {
-    bool is_static = job.fn == pool_split_static;
-    if (!is_static && job.fn != pool_split_dynamic) {
+    if (!pool_job_is_rows(job)) {
         g->job = job;
         return;
     }
     g->rows_job = p->rows_job;
-    g->job = (pool_job){ .fn = is_static ? pool_split_static_group : pool_split_dynamic_group, .ctx = &g->rows_job };
+    g->job = (pool_job){ .fn = job.fn == pool_split_static ? pool_split_static_group : pool_split_dynamic_group,
+                         .ctx = &g->rows_job };
 }
 

@@ -155,6 +155,11 @@ void pool_split_pass(const struct pool *p, pool_group *g, pool_job job);
  * dynamic claims of chunk rows (pool_split.c). */
 void pool_split_static(void *arg, int id, int n);
 void pool_split_dynamic(void *arg, int id, int n);
+/* Whether job is a rows job (pool_rows'), whose runner and descriptor a group gets its own copies of. */
+static inline bool pool_job_is_rows(pool_job job)
+{
+    return job.fn == pool_split_static || job.fn == pool_split_dynamic;
+}
 /* One slice r0..r1 of job j on thread id, through p's observer when there is one. */
 void pool_split_slice(const struct pool *p, int id, const pool_rows_job *j, size_t r0, size_t r1);
 
