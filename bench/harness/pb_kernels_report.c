@@ -65,7 +65,7 @@ static void kbr_print_points(FILE *f, const pb_kernels_run *run)
         bool noisy = r->r.gbps.spread > PB_NOISY_SPREAD;
         char ratio[16] = "-";
         if (!isnan(r->read_gbps))
-            snprintf(ratio, sizeof ratio, "%.0f%%", 100 * r->r.gbps.median / r->read_gbps);
+            snprintf(ratio, sizeof ratio, "%.0f%%", 100 * pb_kernels_row_x_read(r));
         fprintf(f, "%-6s %-10s %-11s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
                 kern_format_names[r->pt.fmt], kern_isa_name(r->pt.variant), kern_layout_names[r->pt.layout],
                 pb_kbench_level_names[r->pt.level],
@@ -93,7 +93,7 @@ static void kbr_print_over_floor(FILE *f, const pb_kernels_run *run)
                "%s at %.0f%%): that read is not this machine's best, or the machine changed between the two (other "
                "work, a vCPU moved); either way a %% of floor measured against it is too high\n",
             n, PB_KERNELS_OVER_FLOOR_PCT, run->read_kern ? run->read_kern->name : "-", kern_format_names[r->pt.fmt],
-            kern_isa_name(r->r.ran), kern_layout_names[r->pt.layout], 100 * r->r.gbps.median / r->read_gbps);
+            kern_isa_name(r->r.ran), kern_layout_names[r->pt.layout], 100 * pb_kernels_row_x_read(r));
 }
 
 /* One (format, variant, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
@@ -110,7 +110,7 @@ static void kbr_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_
     }
     const pb_kernels_row *d = pb_kernels_run_find(run, fmt, v, lay, PB_KB_DRAM, 1, 1);
     if (d && !isnan(d->read_gbps))
-        fprintf(f, " %7.0f%%", 100 * d->r.gbps.median / d->read_gbps);
+        fprintf(f, " %7.0f%%", 100 * pb_kernels_row_x_read(d));
     fprintf(f, "\n");
 }
 

@@ -320,6 +320,11 @@ void pb_kernels_run_free(pb_kernels_run *run)
     run->rows = NULL;
 }
 
+double pb_kernels_row_x_read(const pb_kernels_row *r)
+{
+    return r->r.gbps.median / r->read_gbps; /* NaN without a read beside it */
+}
+
 const pb_kernels_row *pb_kernels_run_over_floor(const pb_kernels_run *run, double pct, int *count)
 {
     const pb_kernels_row *worst = NULL;
@@ -327,7 +332,7 @@ const pb_kernels_row *pb_kernels_run_over_floor(const pb_kernels_run *run, doubl
     *count = 0;
     for (int i = 0; i < run->nrows; i++) {
         const pb_kernels_row *r = &run->rows[i];
-        double x = r->r.gbps.median / r->read_gbps; /* NaN without a read beside it: never above */
+        double x = pb_kernels_row_x_read(r); /* NaN: never above */
         if (!(x > pct / 100))
             continue;
         ++*count;

@@ -100,6 +100,8 @@ const pb_kernels_row *pb_kernels_run_find(const pb_kernels_run *run, kern_format
                               pb_kbench_level level, int threads, int batch);
 
 void pb_kernels_run_free(pb_kernels_run *run);
+/* A row's GB/s over its side-by-side read (read_gbps): x_read; NaN for a row without one. */
+double pb_kernels_row_x_read(const pb_kernels_row *r);
 /* The row whose GB/s is the highest share of its side-by-side read (read_gbps) above pct percent of it, and in
  * *count how many rows are above; NULL (and 0) when none is or no row has a read beside it. */
 const pb_kernels_row *pb_kernels_run_over_floor(const pb_kernels_run *run, double pct, int *count);
