@@ -127,34 +127,40 @@ Test(report, findings_follow_the_data)
     cr_expect(strstr(after, "2 threads decode 2.00× faster than 1 (101.4 vs 50.7 tok/s"), "%s", after);
 }
 
+/* The finding starting with prefix in a copy of the complete fixture holds every one of before (NULL-ended); with
+ * column set to value in the kernels.csv row that row names (key, value pairs), it holds after. */
+static void kernel_finding_follows(const char *prefix, const char *const *before, const char *const *row,
+                                   const char *column, const char *value, const char *after)
+{
+    char dir[256], out[640];
+    copy_fixture("complete", dir, sizeof dir);
+    finding(dir, prefix, out, sizeof out);
+    for (; *before; before++)
+        cr_expect(strstr(out, *before), "%s: %s", *before, out);
+    set_cell(dir, "kernels.csv", find_row(dir, "kernels.csv", row), column, value);
+    finding(dir, prefix, out, sizeof out);
+    cr_expect(strstr(out, after), "%s: %s", after, out);
+}
+
 /* Each format's best L2 kernel beside the 1-thread read floor's median (the fixture: avx512-nt, 33.17 GB/s; q8_0
  * 60.9 GB/s in L2): the multiple follows the kernels' rows. */
 Test(report, l2_kernels_against_the_floor)
 {
-    char dir[256], before[640], after[640];
-    copy_fixture("complete", dir, sizeof dir);
-    finding(dir, "Best kernel in L2 on one thread", before, sizeof before);
-    cr_expect(strstr(before, "read floor's median (avx512-nt, 33.2 GB/s;"), "%s", before);
-    cr_expect(strstr(before, "q8_0 60.9 GB/s (1.84×)"), "%s", before);
-    cr_expect(strstr(before, "q1_0 22.0 GB/s (0.66×)"), "%s", before);
+    static const char *const before[] = { "read floor's median (avx512-nt, 33.2 GB/s;", "q8_0 60.9 GB/s (1.84×)",
+                                          "q1_0 22.0 GB/s (0.66×)", NULL };
     static const char *const q1[] = { "format", "q1_0", "variant", "avx512", "threads", "1", "level", "l2", NULL };
-    set_cell(dir, "kernels.csv", find_row(dir, "kernels.csv", q1), "gbps_median", "66.34");
-    finding(dir, "Best kernel in L2 on one thread", after, sizeof after);
-    cr_expect(strstr(after, "q1_0 66.3 GB/s (2.00×)"), "%s", after);
+    kernel_finding_follows("Best kernel in L2 on one thread", before, q1, "gbps_median", "66.34",
+                           "q1_0 66.3 GB/s (2.00×)");
 }
 
 /* The best DRAM kernel beside the read of the same buffer just before it (kernels.csv's read_gbps; the fixture's
  * 1-thread DRAM rows: 33.17 GB/s beside them, q8_0's best avx512 at 31.33): the share follows that row's read. */
 Test(report, dram_kernels_against_the_read_beside_them)
 {
-    char dir[256], before[640], after[640];
-    copy_fixture("complete", dir, sizeof dir);
-    finding(dir, "q8_0's best kernel streams", before, sizeof before);
-    cr_expect(strstr(before, "94% of the read of the same buffer just before it (33.2 GB/s)"), "%s", before);
+    static const char *const before[] = { "94% of the read of the same buffer just before it (33.2 GB/s)", NULL };
     static const char *const q8[] = { "format", "q8_0", "variant", "avx512", "threads", "1", "level", "dram", NULL };
-    set_cell(dir, "kernels.csv", find_row(dir, "kernels.csv", q8), "read_gbps", "15.665");
-    finding(dir, "q8_0's best kernel streams", after, sizeof after);
-    cr_expect(strstr(after, "200% of the read of the same buffer just before it (15.7 GB/s)"), "%s", after);
+    kernel_finding_follows("q8_0's best kernel streams", before, q8, "read_gbps", "15.665",
+                           "200% of the read of the same buffer just before it (15.7 GB/s)");
 }
 
 /* likwid_compare.csv, when the script ran into the run: one finding per thread count, the ratios from the rows
