@@ -43,16 +43,8 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * eight field extractions into two vpdpbusd chains, conversion, fma), and when the core's other hyperthread is
  * busy the smaller share of the out-of-order window stops hiding a chain (docs/kernels.md, sub-byte details:
  * both measured). A partial step reads under masks. */
-#if defined(__AVX512VBMI__)
-/* Byte k < 48 of the payloads (block k / 16's byte k % 16) is byte 18 (k / 16) + 2 + k % 16 of the first 64.
- * With AVX512-VBMI (the avx512gfni build, kern_isa.c) the gather is one masked vpermb over two loads, where the
- * build without it spends three inserts: faster for q4_0, the same for q1_0, whose row-step is held back by
- * something else (docs/kernels.md, one masked vpermb). */
-static const uint8_t blk18_payload_bytes[64] = {
-    2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25,
-    26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
-    50, 51, 52, 53 };
-#endif
+/* No masked vpermb over two overlapping loads (AVX512-VBMI), though it gathers faster in L2: at DRAM size it
+ * streamed at half the read floor on Zen 5 (docs/kernels-measured-2026-12-03.md). */
 
 INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 {
@@ -60,19 +52,12 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
         __m512i lo = _mm512_loadu_si512(p);
         __m512i d = _mm512_permutexvar_epi16(_mm512_loadu_si512(blk18_d_words), lo);
         *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(d));
-#if defined(__AVX512VBMI__)
-        /* the last 64 bytes hold block 3's payload at 48..63, where it belongs; one vpermb brings the first three
-         * out of lo into bytes 0..47 */
-        __m512i hi = _mm512_loadu_si512(p + 8);
-        return _mm512_mask_permutexvar_epi8(hi, ((__mmask64)1 << 48) - 1, _mm512_loadu_si512(blk18_payload_bytes), lo);
-#else
         /* a tree (two 256-bit halves, then the halves): two inserts deep where a chain was three */
         __m256i q01 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2))),
                                               _mm_loadu_si128((const __m128i *)(p + 20)), 1);
         __m256i q23 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + 38))),
                                               _mm_loadu_si128((const __m128i *)(p + 56)), 1);
         return _mm512_inserti64x4(_mm512_castsi256_si512(q01), q23, 1);
-#endif
     }
     unsigned n = 18u * (unsigned)nb;
     __m512i lo = _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, p);
