@@ -16,16 +16,6 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* The line mult x kern_prefetch_ahead past p, with the process's hint (kern_prefetch_stream's rule). */
-INLINE void kern_prefetch_stream_at(const char *p, unsigned mult)
-{
-    const void *ahead = (const void *)((uintptr_t)p + mult * kern_prefetch_ahead);
-    if (kern_prefetch_temporal)
-        __builtin_prefetch(ahead, 0, 1);
-    else
-        __builtin_prefetch(ahead, 0, 0);
-}
-
 /* The 4 tables (16 words each, both halves) at t. */
 typedef struct tables4 {
     __m512i t[4];
@@ -69,8 +59,9 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
 #pragma GCC unroll 9
-            for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* four times a file pass's distance ahead */
-                kern_prefetch_stream_at(g + l, 4);
+            for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* a file pass's distance: 4x it streamed 15% slower
+                                                                  * on Zen 5 (docs/repack-measured-2026-12-01.md) */
+                kern_prefetch_stream(g + l);
             d0[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
             d1[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g + 32)));
         }
