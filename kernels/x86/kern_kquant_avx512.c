@@ -64,9 +64,8 @@ typedef struct kq_head {
 } kq_head;
 typedef kq_head (*kq_head_fn)(const char *p, int nb);
 
-/* Block t of a row's step at blk against its prepared activation: the sums its d scales, and in *mins (q4_K;
- * zero for q6_K) the sums its dmin takes away. */
-typedef __m512i (*kq_sum_fn)(const char *blk, const kq_x *xv, const kq_head *h, int t, __m512i *mins);
+/* Block t of a row's step at blk against its prepared activation: the sums its d scales. */
+typedef __m512i (*kq_sum_fn)(const char *blk, const kq_x *xv, const kq_head *h, int t);
 
 /* A format's block: its bytes, and whether it has mins (a dmin). */
 typedef struct kq_shape {
@@ -74,15 +73,24 @@ typedef struct kq_shape {
     int mins;
 } kq_shape;
 
+/* The sums the dmin of a row's four blocks takes away, in kern512_fold4's lanes (lane 4L + t: block t), from
+ * the row's heads and what kq_mins_prep made of the activation's four blocks (NULL for a format without mins). */
+typedef struct kq_xm {
+    __m512i v[2];
+} kq_xm;
+typedef kq_xm (*kq_mins_prep_fn)(const kq_x xv[4]);
+typedef __m512i (*kq_mins_fn)(const kq_head *h, const kq_xm *xm);
+
 /* Blocks b .. b + nb - 1 (nb <= 4) of nr rows into their accumulators. */
 INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b, const int nb,
-                     kq_shape sh, kq_prep_fn prep, kq_head_fn head, kq_sum_fn sum, const int pf,
-                     __m512 acc[KERN512_ROWS])
+                     kq_shape sh, kq_prep_fn prep, kq_head_fn head, kq_sum_fn sum, kq_mins_prep_fn mins_prep,
+                     kq_mins_fn mins, const int pf, __m512 acc[KERN512_ROWS])
 {
     kq_x xv[4];
 #pragma GCC unroll 4
-    for (int t = 0; t < 4; t++) /* past nb: never read (nb is 4 but in a row's last group) */
+    for (int t = 0; t < 4; t++) /* past nb: zero (nb is 4 but in a row's last group) */
         xv[t] = t < nb ? prep(kern_act_qs(a, m) + (b + (size_t)t) * QK_K, kern_act_q8k(a, m) + b + t) : (kq_x){ 0 };
+    kq_xm xm = sh.mins ? mins_prep(xv) : (kq_xm){ 0 };
     __m512 dx = kern512_scales4(kern_act_scale(a, m) + b, nb);
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) {
@@ -90,23 +98,24 @@ INLINE void kq_group(const char *w, size_t rs, const int nr, const kern_act *a, 
         if (pf)
             kern512_prefetch_span(p, 4 * sh.bytes);
         kq_head h = head(p, nb);
-        __m512i s[4], mn[4];
+        __m512i s[4];
 #pragma GCC unroll 4
         for (int t = 0; t < 4; t++)
-            s[t] = t < nb ? sum(p + (size_t)t * sh.bytes, &xv[t], &h, t, &mn[t]) : (mn[t] = _mm512_setzero_si512());
+            s[t] = t < nb ? sum(p + (size_t)t * sh.bytes, &xv[t], &h, t) : _mm512_setzero_si512();
         acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(s)), _mm512_mul_ps(h.d, dx), acc[r]);
         if (sh.mins)
-            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(kern512_fold4(mn)), _mm512_mul_ps(h.dmin, dx), acc[r]);
+            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mins(&h, &xm)), _mm512_mul_ps(h.dmin, dx), acc[r]);
     }
 }
 
-/* A K-quant format's step (kq_group over its NAME_shape, prep_NAME, head_NAME and sum_NAME, in kern512_pass4's
- * step shape), its passes and its exported rows functions. */
+/* A K-quant format's step (kq_group over its NAME_shape, prep_NAME, head_NAME, sum_NAME, mins_prep_NAME and
+ * mins_NAME, in kern512_pass4's step shape), its passes and its exported rows functions. */
 #define KQ_FORMAT(name)                                                                                     \
     INLINE void name##_step(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, size_t b,  \
                             const int nb, const int pf, __m512 acc[KERN512_ROWS])                           \
     {                                                                                                       \
-        kq_group(w, rs, nr, a, m, b, nb, name##_shape, prep_##name, head_##name, sum_##name, pf, acc);      \
+        kq_group(w, rs, nr, a, m, b, nb, name##_shape, prep_##name, head_##name, sum_##name,                \
+                 mins_prep_##name, mins_##name, pf, acc);                                                   \
     }                                                                                                       \
     KERN512_STEP_PASSES(name, QK_K)                                                                         \
     KERN512_EXPORT_ROWS(name)
@@ -199,15 +208,42 @@ INLINE __m512i q4_K_dots(const block_q4_K *blk, __m512i sm, const __m512i xs[4])
     return isum;
 }
 
-/* m_j x (bsums 2j + 2j + 1) in lane j < 8 (lanes 8-15 zero): each min (bytes 8-15 of sm) twice, as int16,
- * against the bsums' pairs. */
-INLINE __m512i q4_K_mins(__m512i sm, __m256i bsums)
+/* ---- q4_K's mins, four blocks at once: sum over j of m_j x (bsums 2j + bsums 2j + 1) for each block, two
+ * vpdpwssd in kern512_fold4's lanes, where a block at a time took a lane broadcast, a shuffle and a vpmaddwd and
+ * then a fold of its own. Lane 4L + t pairs block t's mins 2L (first vector) and 2L + 1 (second), each twice as
+ * int16, with its bsums 4L, 4L + 1 and 4L + 2, 4L + 3: over L, every min against both bsums of its sub-block. ---- */
+
+/* Dword 2L (first) and 2L + 1 (second) of block t's bsums into lane 4L + t: the four blocks' bsums (zero past nb,
+ * as prep leaves them) are two vectors of 16 dwords, blocks 0, 1 and 2, 3. Once a pass, for every row of it. */
+static const uint32_t q4_K_bsums_dwords[2][16] = {
+    { 0, 8, 16, 24, 2, 10, 18, 26, 4, 12, 20, 28, 6, 14, 22, 30 },
+    { 1, 9, 17, 25, 3, 11, 19, 27, 5, 13, 21, 29, 7, 15, 23, 31 },
+};
+
+INLINE kq_xm mins_prep_q4_K(const kq_x xv[4])
 {
-    const __m256i twice = _mm256_setr_epi8(8, -128, 8, -128, 9, -128, 9, -128, 10, -128, 10, -128, 11, -128, 11, -128,
-                                           12, -128, 12, -128, 13, -128, 13, -128, 14, -128, 14, -128, 15, -128, 15,
-                                           -128);
-    __m256i m16 = _mm256_shuffle_epi8(_mm512_castsi512_si256(sm), twice);
-    return _mm512_zextsi256_si512(_mm256_madd_epi16(m16, bsums));
+    __m512i b01 = _mm512_inserti64x4(xv[0].aux, _mm512_castsi512_si256(xv[1].aux), 1);
+    __m512i b23 = _mm512_inserti64x4(xv[2].aux, _mm512_castsi512_si256(xv[3].aux), 1);
+    return (kq_xm){ { _mm512_permutex2var_epi32(b01, _mm512_loadu_si512(q4_K_bsums_dwords[0]), b23),
+                      _mm512_permutex2var_epi32(b01, _mm512_loadu_si512(q4_K_bsums_dwords[1]), b23) } };
+}
+
+/* Word t of 128-bit lane L: word 4 + L of block t's head lane (its mins 2L and 2L + 1, bytes 8 + 2L and 9 + 2L of
+ * q4_K_scales_mins4's lane t); words 4-7 of each lane are not read. */
+static const uint16_t q4_K_min_words[32] = { 4, 12, 20, 28, 0, 0, 0, 0, 5, 13, 21, 29, 0, 0, 0, 0,
+                                             6, 14, 22, 30, 0, 0, 0, 0, 7, 15, 23, 31, 0, 0, 0, 0 };
+
+INLINE __m512i mins_q4_K(const kq_head *h, const kq_xm *xm)
+{
+    __m512i w = _mm512_permutexvar_epi16(_mm512_loadu_si512(q4_K_min_words), h->v);
+    /* int32 lane t of each 128-bit lane: byte 2t (then 2t + 1) of w, zero-extended, twice (an index with bit 7
+     * set writes a zero byte) */
+    const __m512i even = _mm512_broadcast_i32x4(_mm_setr_epi8(0, -128, 0, -128, 2, -128, 2, -128, 4, -128, 4, -128,
+                                                              6, -128, 6, -128));
+    const __m512i odd = _mm512_broadcast_i32x4(_mm_setr_epi8(1, -128, 1, -128, 3, -128, 3, -128, 5, -128, 5, -128,
+                                                             7, -128, 7, -128));
+    __m512i mn = _mm512_madd_epi16(_mm512_shuffle_epi8(w, even), xm->v[0]);
+    return _mm512_dpwssd_epi32(mn, _mm512_shuffle_epi8(w, odd), xm->v[1]);
 }
 
 /* q4_K's activation: the quants in the nibbles' order, the bsums in the low 256 bits. */
@@ -236,11 +272,10 @@ INLINE __m512i q4_K_lane(__m512i v, int t)
     }
 }
 
-INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, const kq_head *h, int t, __m512i *mins)
+INLINE __m512i sum_q4_K(const char *w, const kq_x *xv, const kq_head *h, int t)
 {
-    __m512i sm = q4_K_lane(h->v, t);
-    *mins = q4_K_mins(sm, _mm512_castsi512_si256(xv->aux));
-    return q4_K_dots((const block_q4_K *)w, sm, xv->x); /* the block's bytes, as kern_row_ptr found them */
+    return q4_K_dots((const block_q4_K *)w, q4_K_lane(h->v, t), xv->x); /* the block's bytes, as kern_row_ptr
+                                                                           * found them */
 }
 
 static const kq_shape q4_K_shape = { sizeof(block_q4_K), 1 };
@@ -308,12 +343,15 @@ INLINE kq_head head_q6_K(const char *p, int nb)
                       .dmin = _mm512_setzero_ps(), .v = _mm512_setzero_si512() };
 }
 
-INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, const kq_head *h, int t, __m512i *mins)
+INLINE __m512i sum_q6_K(const char *w, const kq_x *xv, const kq_head *h, int t)
 {
-    (void)h, (void)t;               /* its scales are in the block: q6_K_dots reads them */
-    *mins = _mm512_setzero_si512(); /* no mins: its offset 32 is inside the sum */
+    (void)h, (void)t; /* its scales are in the block: q6_K_dots reads them */
     return q6_K_dots((const block_q6_K *)w, xv->x, xv->aux); /* the block's bytes, as kern_row_ptr found them */
 }
+
+/* No mins: q6_K's offset 32 is inside the sum (kq_shape.mins 0: never called). */
+#define mins_prep_q6_K NULL
+#define mins_q6_K NULL
 
 static const kq_shape q6_K_shape = { sizeof(block_q6_K), 0 };
 KQ_FORMAT(q6_K)
