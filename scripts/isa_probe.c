@@ -1,7 +1,8 @@
 /* isa_probe — `make isa-probe`: what one x86 core pays for each building block of the AVX-512 kernels, as TSC
  * ticks per instruction in a throughput loop (12 independent chains, so latency is hidden and the ports are the
- * limit), and as a multiple of vpaddd zmm's (two a cycle on every AVX-512 core: 1.0 here means two a cycle, 2.0
- * one). The kernels' comments and the closing notes quote it where they say which instruction sets a kernel's
+ * limit), and as a multiple of vpaddd zmm's (two a cycle on Intel's AVX-512 cores and Zen 4's, four on Zen 5's:
+ * 2.0 means half its rate). The pairs (a|b) run a on half the chains and b on the other half: where the two share
+ * their ports a pair costs what each does alone, where they issue apart half of that. The kernels' comments and the closing notes quote it where they say which instruction sets a kernel's
  * pace. Without perf counters (a VM has none: llvm-exegesis cannot run) the TSC is the one clock there is; its
  * ticks are not core cycles, hence the ratio. Each probe runs 5 times, the median is printed with the range.
  * A probe whose extension this CPU lacks prints "skipped" and why.
@@ -90,6 +91,40 @@ PROBE_CHAIN(p_vpmovm2b, AVX512)
 #undef step
 #define step(v, i) _mm512_movm_epi8(_mm512_bitshuffle_epi64_mask(v, b))
 PROBE_CHAIN(p_vpshufbitqmb, AVX512 ",avx512bitalg")
+#undef step
+#define step(v, i) _mm512_shuffle_epi8(v, b)
+PROBE_CHAIN(p_vpshufb, AVX512)
+#undef step
+#define step(v, i) _mm512_maddubs_epi16(v, b)
+PROBE_CHAIN(p_vpmaddubsw, AVX512)
+#undef step
+#define step(v, i) _mm512_dpwssd_epi32(v, b, b)
+PROBE_CHAIN(p_vpdpwssd, AVX512 ",avx512vnni")
+#undef step
+#define step(v, i) _mm512_castps_si512(_mm512_cvtepi32_ps(v))
+PROBE_CHAIN(p_vcvtdq2ps, AVX512)
+#undef step
+#define step(v, i) _mm512_castps_si512(_mm512_fmadd_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(b), _mm512_castsi512_ps(b)))
+PROBE_CHAIN(p_vfmadd, AVX512)
+#undef step
+/* Pairs (the header says how to read them): the even chains run one instruction, the odd ones the other. */
+#define step(v, i) ((i) & 1 ? _mm512_srli_epi16(v, 1) : _mm512_dpbusd_epi32(v, b, b))
+PROBE_CHAIN(p_dpbusd_srlw, AVX512 ",avx512vnni")
+#undef step
+#define step(v, i) ((i) & 1 ? _mm512_shuffle_epi8(v, b) : _mm512_dpbusd_epi32(v, b, b))
+PROBE_CHAIN(p_dpbusd_vpshufb, AVX512 ",avx512vnni")
+#undef step
+#define step(v, i) ((i) & 1 ? _mm512_permutexvar_epi16(b, v) : _mm512_dpbusd_epi32(v, b, b))
+PROBE_CHAIN(p_dpbusd_vpermw, AVX512 ",avx512vnni")
+#undef step
+#define step(v, i) ((i) & 1 ? _mm512_gf2p8affine_epi64_epi8(v, b, 0) : _mm512_dpbusd_epi32(v, b, b))
+PROBE_CHAIN(p_dpbusd_gf2p8affine, AVX512 ",avx512vnni,gfni")
+#undef step
+#define step(v, i) ((i) & 1 ? _mm512_shuffle_epi8(v, b) : _mm512_srli_epi16(v, 1))
+PROBE_CHAIN(p_vpshufb_srlw, AVX512)
+#undef step
+#define step(v, i) ((i) & 1 ? _mm512_castps_si512(_mm512_fmadd_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(b), _mm512_castsi512_ps(b))) : _mm512_dpbusd_epi32(v, b, b))
+PROBE_CHAIN(p_dpbusd_vfmadd, AVX512 ",avx512vnni")
 #undef step
 #define step(v, i) _mm512_add_epi32(v, _mm512_loadu_si512(buf + 64 * (i)))
 PROBE_CHAIN(p_load_add, AVX512)
@@ -223,7 +258,7 @@ static void probe_measure(const probe *p, long iters, double out[3])
 }
 
 static const probe probes[] = {
-    { "vpaddd", "zmm add (the unit: two a cycle)", F_AVX512F, p_vpaddd },
+    { "vpaddd", "zmm add (the unit)", F_AVX512F, p_vpaddd },
     { "vpdpbusd", "zmm u8 x s8 dot, 4 bytes a dword lane", F_AVX512F | F_AVX512VNNI, p_vpdpbusd },
     { "vpsrlw", "zmm shift (a field out of its byte, step 1 of 2)", F_AVX512F | F_AVX512BW, p_vpsrlw },
     { "vgf2p8affineqb", "zmm bit-matrix a byte (a field out of its byte, 1 of 1)", F_AVX512F | F_GFNI, p_gf2p8affine },
@@ -233,6 +268,17 @@ static const probe probes[] = {
     { "vpmovb2m+vpmovm2b", "bytes' sign bits to a mask and back (two instructions)", F_AVX512F | F_AVX512BW, p_vpmovm2b },
     { "vpshufbitqmb+vpmovm2b", "64 chosen bits to a mask, then bytes (two instructions)", F_AVX512F | F_AVX512BITALG,
       p_vpshufbitqmb },
+    { "vpshufb", "zmm in-lane byte shuffle (a scale into its lanes)", F_AVX512F | F_AVX512BW, p_vpshufb },
+    { "vpmaddubsw", "zmm u8 x s8 pairs into int16", F_AVX512F | F_AVX512BW, p_vpmaddubsw },
+    { "vpdpwssd", "zmm int16 pairs x int16 into int32", F_AVX512F | F_AVX512VNNI, p_vpdpwssd },
+    { "vcvtdq2ps", "zmm int32 to float", F_AVX512F, p_vcvtdq2ps },
+    { "vfmadd231ps", "zmm fused multiply-add", F_AVX512F, p_vfmadd },
+    { "vpdpbusd|vpsrlw", "half the chains each", F_AVX512F | F_AVX512BW | F_AVX512VNNI, p_dpbusd_srlw },
+    { "vpdpbusd|vpshufb", "half the chains each", F_AVX512F | F_AVX512BW | F_AVX512VNNI, p_dpbusd_vpshufb },
+    { "vpdpbusd|vpermw", "half the chains each", F_AVX512F | F_AVX512BW | F_AVX512VNNI, p_dpbusd_vpermw },
+    { "vpdpbusd|vgf2p8affineqb", "half the chains each", F_AVX512F | F_AVX512VNNI | F_GFNI, p_dpbusd_gf2p8affine },
+    { "vpshufb|vpsrlw", "half the chains each", F_AVX512F | F_AVX512BW, p_vpshufb_srlw },
+    { "vpdpbusd|vfmadd231ps", "half the chains each", F_AVX512F | F_AVX512VNNI, p_dpbusd_vfmadd },
     { "load+vpaddd", "a zmm load from L1 and an add", F_AVX512F, p_load_add },
     { "maskz-load+vpaddd", "a zero-masked byte load from L1 and an add", F_AVX512F | F_AVX512BW, p_maskz_load_add },
     { "kmovq-m64+masked-add", "a qword loaded as a mask (kmovq k, m64), masking a byte add", F_AVX512F | F_AVX512BW,
@@ -248,7 +294,7 @@ static int usage(FILE *f, int rc)
 {
     fprintf(f, "usage: isa_probe [--iterations N]\n"
                "TSC ticks per instruction of the AVX-512 kernels' building blocks, in a throughput loop of %d\n"
-               "independent chains, and as a multiple of vpaddd zmm's (1.0: two a cycle). N: loop trips a run\n"
+               "independent chains, and as a multiple of vpaddd zmm's. N: loop trips a run\n"
                "(1000..1000000000, default 2000000); 5 runs a probe, median [min-max].\n",
                CHAINS);
     return rc;
