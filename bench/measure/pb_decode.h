@@ -79,8 +79,9 @@ typedef struct pb_decode {
     uint64_t attn_ns;     /* the last token's time in attention: q/k norms, RoPE, its dispatches (tagged in the
                            * executor's slices, pb_slices_tag); o's input quantized after it is in quant_ns */
     /* The matrices whose format's kernel runs a repacked layout (pb_kchoice.layout), re-laid once at init
-     * (kern_repack.h) into one allocation beside the weights' own; NULL when none is. */
+     * (kern_repack.h) into one mapping beside the weights' own, in huge pages as the arena; NULL when none is. */
     unsigned char *repacked;
+    pb_membuf repacked_buf;  /* the mapping repacked points into */
     uint64_t *repacked_off;  /* per matvec, its matrix's offset in repacked (those of the file's layout: unused) */
     uint64_t repacked_bytes; /* the copy's size: memory the decode holds on top of the weights */
     double repack_ms;        /* what making it took */
