@@ -9,13 +9,15 @@
 typedef enum kern_layout {
     KERN_LAYOUT_FILE,        /* the file's blocks as they are: every format */
     KERN_LAYOUT_Q1_0_R32LUT, /* q1_0, 32 rows interleaved, dotted through 4-weight look-up tables */
+    KERN_LAYOUT_Q4_0_R16,    /* q4_0, 16 rows interleaved 4 bytes at a time, a row a dword lane */
     KERN_LAYOUT_COUNT
 } kern_layout;
 
 typedef struct kern_layout_info {
-    const char *name;   /* "file", "q1_0_r32lut" */
+    const char *name;   /* "file", "q1_0_r32lut", "q4_0_r16" */
     kern_format fmt;    /* the format it re-lays; KERN_FORMAT_COUNT for file (any) */
     int rows;           /* rows interleaved in one group: the unit a job's rows start at (1 for file) */
+    bool tables;        /* its activations need kern_act.lut (kern_act_use_layout allocates them) */
 } kern_layout_info;
 
 /* NULL for an unknown layout. */

@@ -10,10 +10,11 @@
 
 static const kern_layout_info kern_layouts[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_FILE] = { .name = "file", .fmt = KERN_FORMAT_COUNT, .rows = 1 },
-    [KERN_LAYOUT_Q1_0_R32LUT] = { .name = "q1_0_r32lut", .fmt = KERN_Q1_0, .rows = KERN_R32 },
+    [KERN_LAYOUT_Q1_0_R32LUT] = { .name = "q1_0_r32lut", .fmt = KERN_Q1_0, .rows = KERN_R32, .tables = true },
+    [KERN_LAYOUT_Q4_0_R16] = { .name = "q4_0_r16", .fmt = KERN_Q4_0, .rows = KERN_R16 },
 };
 
-const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = { "file", "q1_0_r32lut", NULL };
+const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = { "file", "q1_0_r32lut", "q4_0_r16", NULL };
 
 /* The group kernels of a repacked layout by ISA (NULL: none; the job falls back down the ISA's chain). */
 static const kern_group_fn kern_group_fns[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
@@ -21,6 +22,12 @@ static const kern_group_fn kern_group_fns[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
         [KERN_ISA_SCALAR] = kern_group_q1_0_r32lut_scalar,
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = kern_group_q1_0_r32lut_avx512,
+#endif
+    },
+    [KERN_LAYOUT_Q4_0_R16] = {
+        [KERN_ISA_SCALAR] = kern_group_q4_0_r16_scalar,
+#if defined(__x86_64__)
+        [KERN_ISA_AVX512] = kern_group_q4_0_r16_avx512,
 #endif
     },
 };
@@ -59,8 +66,9 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
 }
 
 /* q1_0_r32lut (kern_repack.h): rows r0 .. r0 + 31 of w (those past rows zero) as one group at out. */
-static void repack_q1_0_group(const block_q1_0 *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+static void repack_q1_0_group(const void *wv, size_t rows, size_t r0, size_t nb, unsigned char *out)
 {
+    const block_q1_0 *w = wv; /* the file's q1_0 blocks (kern_repack's contract) */
     for (size_t b = 0; b < nb; b++, out += KERN_R32_BLOCK_BYTES) {
         memset(out, 0, KERN_R32_BLOCK_BYTES);
         for (size_t r = 0; r < KERN_R32 && r0 + r < rows; r++) {
@@ -73,13 +81,36 @@ static void repack_q1_0_group(const block_q1_0 *w, size_t rows, size_t r0, size_
     }
 }
 
+/* q4_0_r16 (kern_repack.h): rows r0 .. r0 + 15 of w (those past rows zero) as one group at out. */
+static void repack_q4_0_group(const void *wv, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    const block_q4_0 *w = wv; /* the file's q4_0 blocks (kern_repack's contract) */
+    for (size_t b = 0; b < nb; b++, out += KERN_R16_BLOCK_BYTES) {
+        memset(out, 0, KERN_R16_BLOCK_BYTES);
+        for (size_t r = 0; r < KERN_R16 && r0 + r < rows; r++) {
+            const block_q4_0 *blk = &w[(r0 + r) * nb + b];
+            memcpy(out + 2 * r, &blk->d, 2);
+            for (size_t c = 0; c < 4; c++)
+                memcpy(out + 2 * KERN_R16 + 64 * c + 4 * r, blk->qs + 4 * c, 4);
+        }
+    }
+}
+
+/* One group of rows r0 .. r0 + R - 1 of w (nb blocks a row) re-laid at out, by layout. */
+typedef void (*kern_repack_group_fn)(const void *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
+static const kern_repack_group_fn kern_repack_groups[KERN_LAYOUT_COUNT] = {
+    [KERN_LAYOUT_Q1_0_R32LUT] = repack_q1_0_group,
+    [KERN_LAYOUT_Q4_0_R16] = repack_q4_0_group,
+};
+
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
 {
     if (l == KERN_LAYOUT_FILE || !kern_layout_fits(l, f, cols) || (rows > 0 && (!w || !out)))
         return fail(EINVAL);
-    size_t nb = cols / QK1_0, gb = KERN_R32 * nb * sizeof(block_q1_0);
-    for (size_t g = 0; g * KERN_R32 < rows; g++)
-        repack_q1_0_group(w, rows, g * KERN_R32, nb, (unsigned char *)out + g * gb);
+    size_t group = (size_t)kern_layouts[l].rows, nb = cols / kern_format_get(f)->block;
+    size_t gb = (size_t)kern_format_matrix_bytes(f, group, cols);
+    for (size_t g = 0; g * group < rows; g++)
+        kern_repack_groups[l](w, rows, g * group, nb, (unsigned char *)out + g * gb);
     return 0;
 }
 
@@ -89,8 +120,10 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
         return 0;
     if (!kern_layout_fits(l, a->fmt, a->cols))
         return fail(EINVAL);
-    if (a->lut && a->layout == l)
+    if (!kern_layouts[l].tables || (a->lut && a->layout == l)) {
+        a->layout = l; /* a layout without tables reads the activation's own arrays */
         return 0;
+    }
     free(a->lut);
     a->lut = calloc(a->cap * a->cols * 4, sizeof(int16_t));
     a->layout = a->lut ? l : KERN_LAYOUT_FILE;
@@ -132,7 +165,8 @@ kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want)
 int kern_repack_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;
-    if (!kern_layout_fits(job->layout, job->fmt, a->cols) || a->layout != job->layout || !a->lut)
+    if (!kern_layout_fits(job->layout, job->fmt, a->cols) || a->layout != job->layout ||
+        (kern_layouts[job->layout].tables && !a->lut))
         return fail(EINVAL);
     return kern_repack_isa(job->layout, job->fmt, job->variant) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
 }
@@ -144,7 +178,7 @@ void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
     size_t rows = (size_t)kern_layouts[job->layout].rows;
     size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
     const char *w = job->w;
-    float t[KERN_GROUPS_STEP * KERN_R32];
+    float t[KERN_GROUPS_STEP * KERN_GROUP_ROWS_MAX];
     /* the groups holding rows r0..r1: a quarter of them apart in steps of four (four streams, as kern_impl.h's
      * passes read rows), the rest one at a time */
     size_t g0 = r0 / rows, ng = (r1 + rows - 1) / rows - g0, q = ng / KERN_GROUPS_STEP;
@@ -199,4 +233,36 @@ static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float 
         }
         y[r] = sum;
     }
+}
+
+/* The reference's arithmetic (kern_scalar.c's dot_q4_0) on each row's bytes, gathered back from the group. */
+static void group_q4_0_scalar(const char *w, const kern_act *a, size_t m, float *y)
+{
+    const block_q8_0 *xb = kern_act_q8(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK4_0;
+    for (size_t r = 0; r < KERN_R16; r++) {
+        float sum = 0.0f;
+        for (size_t b = 0; b < nb; b++) {
+            const unsigned char *blk = (const unsigned char *)w + b * KERN_R16_BLOCK_BYTES;
+            kern_half d;
+            uint8_t qs[QK4_0 / 2];
+            memcpy(&d, blk + 2 * r, 2);
+            for (size_t c = 0; c < 4; c++)
+                memcpy(qs + 4 * c, blk + 2 * KERN_R16 + 64 * c + 4 * r, 4);
+            int sumi = 0;
+            for (int j = 0; j < QK4_0 / 2; j++) {
+                sumi += ((qs[j] & 15) - 8) * xb[b].qs[j];
+                sumi += ((qs[j] >> 4) - 8) * xb[b].qs[j + QK4_0 / 2];
+            }
+            sum += (float)sumi * (kern_h2f(d) * dx[b]);
+        }
+        y[r] = sum;
+    }
+}
+
+void kern_group_q4_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    for (int i = 0; i < n; i++)
+        group_q4_0_scalar(w + (size_t)i * stride, a, m, y + KERN_R16 * i);
 }

@@ -10,6 +10,12 @@
  * (kern_act.lut: for every 4 activation values, the 16 signed sums +-x0 +-x1 +-x2 +-x3), and one 32-word table
  * look-up adds 4 weights x 32 rows, where the file's kernels spend two instructions per 64 weights on the bits.
  *
+ * q4_0_r16: q4_0's blocks of 16 rows interleaved, block by block. For a group of 16 rows and block b, 288 bytes:
+ * the 16 rows' d (halves, rows in order), then 4 x 64 bytes, chunk c (c < 4) holding bytes qs[4c .. 4c + 3] of
+ * every row, row r's at 4r: the same bytes as the file's 16 rows, only moved. Its kernels keep one row in one
+ * 32-bit lane from the weights' bytes to the float sums, with the activation's quants broadcast (kern_act's own
+ * arrays: no tables).
+ *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
  * (before kern_act_set); then a kern_job with .layout set and .w at the repacked matrix. A job's rows may start
  * anywhere (a group is computed whole, only its asked rows written); its .w is the group holding its row 0, which
@@ -27,8 +33,9 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
 /* Re-lays rows x cols weights w (the file's blocks, rows back to back) into out (kern_repack_bytes of them).
  * 0, or -1 with errno EINVAL (the layout does not fit f and cols, or l is file: nothing to do). */
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out);
-/* Readies activation a to feed layout l (allocating its tables; file needs nothing). 0, or -1 with errno EINVAL
- * (l does not take a's format) or ENOMEM. Call before kern_act_set; a's later sets fill the tables. */
+/* Readies activation a to feed layout l (allocating its tables where the layout has them; file needs nothing).
+ * 0, or -1 with errno EINVAL (l does not take a's format) or ENOMEM. Call before kern_act_set; a's later sets fill
+ * the tables. */
 int kern_act_use_layout(kern_act *a, kern_layout l);
 /* The ISA whose kernel runs for layout l when want is asked for (want's own, else the first down its chain
  * that has one: kern_isa_below); KERN_ISA_COUNT when want cannot run here. For file, kern_matvec_isa's answer. */

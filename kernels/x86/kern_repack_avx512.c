@@ -1,5 +1,5 @@
-/* kern_repack_avx512.c — q1_0_r32lut's group kernel on AVX-512 (BW's vpermw). Compiled with the AVX-512 flags;
- * only called after kern_job_check saw the CPU has them.
+/* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw) and
+ * q4_0_r16's (VNNI). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has them.
  *
  * A 64-byte chunk of a group (kern_repack.h) is 32 words, one per row, each the row's next 16 weights; nibble k of
  * a word is 4 weights, and one vpermw looks all 32 nibbles up in the activation's 16-entry table of those 4
@@ -93,6 +93,71 @@ void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const ke
     else
         for (int r = 0; r < n; r++)
             r32_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + 32 * r);
+}
+
+/* ---- q4_0_r16 (kern_repack.h): a 64-byte chunk c of a group's block is 16 dwords, dword r row r's bytes 4c..4c+3,
+ * so its low nibbles meet the activation's quants 4c..4c+3 and its high ones 16+4c..16+4c+3, each four broadcast to
+ * every lane: two vpdpbusd and one shift a chunk make sixteen rows' sums, and one float step serves them all, in
+ * the lanes y takes them from. A row's file kernel gathers its blocks' payloads and scales across lanes and
+ * takes one float step per four blocks of one row: 11 of the instructions that take a multiply or shuffle port per
+ * 72 bytes, where this takes 17 per 288. The nibbles are q + 8: the activation block's sum times -8 (nsumb) seeds
+ * the low chain, exact; then the reference's float steps, multiply then add in block order, every row bit for bit
+ * the scalar reference's. ---- */
+
+/* n groups (n <= 4) stride bytes apart, in step, as r32_groups_pass reads its groups. y: n x 16. */
+INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const int32_t *nsumb = kern_act_nsumb(a, m);
+    const float *dx = kern_act_scale(a, m);
+    size_t nb = a->cols / QK4_0;
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    __m512 acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (size_t b = 0; b < nb; b++, w += KERN_R16_BLOCK_BYTES, x += QK4_0) {
+        __m512i xl[4], xh[4];
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; c++) {
+            int32_t lo, hi; /* four quants as one dword, to be broadcast */
+            memcpy(&lo, x + 4 * c, 4);
+            memcpy(&hi, x + QK4_0 / 2 + 4 * c, 4);
+            xl[c] = _mm512_set1_epi32(lo);
+            xh[c] = _mm512_set1_epi32(hi);
+        }
+        __m512i seed = _mm512_set1_epi32(8 * nsumb[b]);
+        __m512 xd = _mm512_set1_ps(dx[b]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+#pragma GCC unroll 5
+            for (int l = 0; l < KERN_R16_BLOCK_BYTES; l += 64)
+                kern_prefetch_stream(g + l);
+            __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
+            __m512i slo = seed, shi = _mm512_setzero_si512();
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; c++) {
+                __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c);
+                slo = _mm512_dpbusd_epi32(slo, _mm512_and_si512(v, low4), xl[c]);
+                shi = _mm512_dpbusd_epi32(shi, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xh[c]);
+            }
+            __m512 p = _mm512_cvtepi32_ps(_mm512_add_epi32(slo, shi));
+            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+}
+
+void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    if (n == 4)
+        r16_groups_pass(w, stride, 4, a, m, y);
+    else
+        for (int r = 0; r < n; r++)
+            r16_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

@@ -82,6 +82,50 @@ Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
     check_layout(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 45, 512, 3, 7); /* a batch */
 }
 
+Test(kern_repack, q4_0_r16_is_the_reference_bit_for_bit)
+{
+    const size_t rows[] = { 1, 15, 16, 17, 70, 200 }, cols[] = { 32, 96, 4096 };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        for (size_t j = 0; j < sizeof cols / sizeof *cols; j++)
+            check_layout(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, rows[i], cols[j], 1, 300 + 10 * i + j);
+    check_layout(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 45, 512, 3, 8); /* a batch */
+}
+
+/* Extreme codes against extreme quants: every nibble 0 or 15 (weights -8 and +7) against quants of +-127, so a
+ * block's sum reaches 16 x 8 x 127 x 2 from both chains and its seed (8 x 32 x 127) is the widest. */
+Test(kern_repack, q4_0_r16_extremes)
+{
+    size_t rows = 16, cols = 256, rb = kt_row_bytes(KERN_Q4_0, cols);
+    block_q4_0 *w = malloc(rows * rb);
+    for (size_t i = 0; i < rows * (cols / QK4_0); i++) {
+        w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
+        memset(w[i].qs, (i / (cols / QK4_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
+    }
+    float x[256];
+    for (size_t i = 0; i < cols; i++)
+        x[i] = i % 64 < 32 ? 1.0f : -1.0f;
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q4_0, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q4_0_R16), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    cr_assert_eq(a.nsumb[0], -32 * 127, "a block of quants of 127");
+    float *ref = reference(KERN_Q4_0, w, rows, &a), y[16];
+    void *rw = repacked(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, cols);
+    for (int v = 0; v < KERN_ISA_COUNT; v++) {
+        if (!kern_isa_supported((kern_isa)v))
+            continue;
+        kern_job job = { .fmt = KERN_Q4_0, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y,
+                         .layout = KERN_LAYOUT_Q4_0_R16 };
+        cr_assert_eq(kern_run(&job), 0);
+        cr_assert(memcmp(y, ref, sizeof y) == 0, "%s: row 1 %.9g, reference %.9g", kern_isa_name((kern_isa)v),
+                  y[1], ref[1]);
+    }
+    free(rw);
+    free(ref);
+    kern_act_free(&a);
+    free(w);
+}
+
 /* Extreme activations: every quant +-127 (a table entry of +-508, an activation block's sum +-4064, the int16
  * sums' widest), and every weight bit one way. */
 Test(kern_repack, q1_0_r32lut_extremes)
@@ -118,23 +162,22 @@ Test(kern_repack, q1_0_r32lut_extremes)
 }
 
 /* A pool splitting rows anywhere (static shares, claims of 1 and 7 rows) and an activation set in slices, as the
- * decode does: the same bits as one thread. */
-Test(kern_repack, pool_and_slices_keep_the_bits)
+ * decode does, on layout l of format f: the same bits as one thread. */
+static void check_pool_and_slices(kern_layout l, kern_format f)
 {
     size_t rows = 301, cols = 512;
     kt_rng r = { .s = 9 };
-    void *w = kt_weights(&r, KERN_Q1_0, rows, cols);
+    void *w = kt_weights(&r, f, rows, cols);
     float *x = kt_floats(&r, cols, -1.0f, 1.0f);
     kern_act a;
-    cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
-    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q1_0_R32LUT), 0);
+    cr_assert_eq(kern_act_init(&a, f, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, l), 0);
     a.batch = 1;
     cr_assert_eq(kern_act_set_cols(&a, x, 1, 256, 512), 0);
     cr_assert_eq(kern_act_set_cols(&a, x, 1, 0, 256), 0);
-    float *ref = reference(KERN_Q1_0, w, rows, &a), y[301];
-    void *rw = repacked(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, cols);
-    kern_job job = { .fmt = KERN_Q1_0, .variant = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y,
-                     .layout = KERN_LAYOUT_Q1_0_R32LUT };
+    float *ref = reference(f, w, rows, &a), y[301];
+    void *rw = repacked(l, f, w, rows, cols);
+    kern_job job = { .fmt = f, .variant = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y, .layout = l };
     pool_config cfg = pool_config_default();
     cfg.threads = 3;
     pool *p = pool_create(&cfg);
@@ -143,7 +186,8 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     for (size_t k = 0; k < 3; k++) {
         memset(y, 0xff, sizeof y);
         cr_assert_eq(kern_run_pool(p, chunks[k], &job), 0);
-        cr_assert(memcmp(y, ref, sizeof y) == 0, "chunk %zu differs from the reference", chunks[k]);
+        cr_assert(memcmp(y, ref, sizeof y) == 0, "%s: chunk %zu differs from the reference", kern_layout_names[l],
+                  chunks[k]);
     }
     pool_destroy(p);
     free(rw);
@@ -151,6 +195,12 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     kern_act_free(&a);
     free(x);
     free(w);
+}
+
+Test(kern_repack, pool_and_slices_keep_the_bits)
+{
+    check_pool_and_slices(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0);
+    check_pool_and_slices(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0);
 }
 
 Test(kern_repack, names_bytes_and_fit)
@@ -172,6 +222,13 @@ Test(kern_repack, names_bytes_and_fit)
     cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q1_0_R32LUT, KERN_TQ2_0, 32, 256), 0);
     cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, KERN_ISA_SCALAR), KERN_ISA_SCALAR);
     cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q4_0, KERN_ISA_SCALAR), KERN_ISA_COUNT);
+    cr_assert_eq(kern_layout_parse("q4_0_r16", &l), 0);
+    cr_assert_eq(l, KERN_LAYOUT_Q4_0_R16);
+    cr_assert_eq(kern_layout_get(KERN_LAYOUT_Q4_0_R16)->rows, 16);
+    cr_assert(kern_layout_fits(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 32));
+    cr_assert_not(kern_layout_fits(KERN_LAYOUT_Q4_0_R16, KERN_Q8_0, 32));
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 17, 64), 32 * 36, "rounded up to groups");
+    cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, KERN_ISA_SCALAR), KERN_ISA_SCALAR);
 }
 
 Test(kern_repack, refused_jobs)
@@ -205,6 +262,13 @@ Test(kern_repack, refused_jobs)
         cr_assert_eq(kern_run(&job), -1);
         cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.variant));
     }
+    /* q4_0_r16 needs no tables, but an activation readied for its layout: one that was not is refused */
+    cr_assert_eq(kern_act_set(&a4, x, 1), 0);
+    float y4[2];
+    kern_job j4 = { .fmt = KERN_Q4_0, .variant = KERN_ISA_SCALAR, .w = rw, .rows = 2, .act = &a4, .y = y4,
+                    .layout = KERN_LAYOUT_Q4_0_R16 };
+    cr_assert_eq(kern_run(&j4), -1, "an activation not readied for q4_0_r16");
+    cr_assert_eq(errno, EINVAL);
     kern_act_free(&a4);
     kern_act_free(&a);
     free(rw);
