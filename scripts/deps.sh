@@ -39,7 +39,6 @@ group_present() {
               have "$m" && return 0
           done
           return 1 ;;
-    cross-gcc) have aarch64-linux-gnu-gcc ;;
     likwid) have likwid-bench ;;
     debootstrap) have debootstrap ;;
     esac
@@ -56,7 +55,6 @@ group_packages() {
     qemu) echo "qemu-user-static" ;;
     hwloc-arm64) echo "libhwloc-dev:arm64" ;;
     llvm) echo "llvm" ;;
-    cross-gcc) echo "gcc-aarch64-linux-gnu" ;;
     likwid) echo "likwid" ;;
     debootstrap) echo "debootstrap" ;;
     esac
@@ -69,11 +67,10 @@ group_reason() {
     criterion) echo "the unit and property tests (make test)" ;;
     gnuplot) echo "the plots (PNG and SVG), without Qt" ;;
     counters) echo "libpfm4, the hardware event names of --counters" ;;
-    cross) echo "the arm64 cross compiler and C library, for the arm64 build" ;;
+    cross) echo "the arm64 cross compiler and C library, for the arm64 build and make predict's arm kernels" ;;
     qemu) echo "qemu-user, to run the arm64 tests on this machine" ;;
     hwloc-arm64) echo "hwloc for arm64, linked by the arm64 build (adds dpkg's arm64 architecture)" ;;
     llvm) echo "llvm-mca, the cycle predictions of make predict" ;;
-    cross-gcc) echo "the arm64 cross compiler, for the arm kernels' assembly in make predict" ;;
     likwid) echo "likwid-bench, the independent check of the memory floor" ;;
     debootstrap) echo "debootstrap, to make the fresh Debian root of make fresh-root" ;;
     esac
@@ -83,7 +80,7 @@ MODE=${1:-}
 case "$MODE" in
 "") WANT="compiler hwloc libcpuid criterion gnuplot counters" ;;
 arm64) WANT="cross qemu hwloc-arm64" ;;
-predict) WANT="llvm cross-gcc" ;;
+predict) WANT="llvm cross" ;; # the arm kernels include <stdint.h>: the C library's headers, not the compiler alone
 likwid) WANT="likwid" ;;
 fresh) WANT="debootstrap" ;;
 *) echo "deps: unknown argument '$1' (accepted: nothing, arm64, predict, likwid, fresh)" >&2; exit 2 ;;
