@@ -91,73 +91,72 @@ Test(kern_repack, q4_0_r16_is_the_reference_bit_for_bit)
     check_layout(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 45, 512, 3, 8); /* a batch */
 }
 
-/* Extreme codes against extreme quants: every nibble 0 or 15 (weights -8 and +7) against quants of +-127, so a
- * block's sum reaches 16 x 8 x 127 x 2 from both chains and its seed (8 x 32 x 127) is the widest. */
-Test(kern_repack, q4_0_r16_extremes)
+/* Every ISA on layout l of w (rows x 256 of format f) against an activation of quants +-127 (values +-1, 32 of
+ * each sign in turn): the reference's bits. The caller's check of the prepared activation first (what makes it
+ * extreme for the layout). */
+static void check_extreme_activation(kern_layout l, kern_format f, const void *w, size_t rows,
+                                     void (*check)(const kern_act *a))
 {
-    size_t rows = 16, cols = 256, rb = kt_row_bytes(KERN_Q4_0, cols);
-    block_q4_0 *w = malloc(rows * rb);
-    for (size_t i = 0; i < rows * (cols / QK4_0); i++) {
-        w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
-        memset(w[i].qs, (i / (cols / QK4_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
-    }
-    float x[256];
+    size_t cols = 256;
+    float x[256], y[32]; /* a group of either layout */
+    cr_assert_leq(rows, 32);
     for (size_t i = 0; i < cols; i++)
         x[i] = i % 64 < 32 ? 1.0f : -1.0f;
     kern_act a;
-    cr_assert_eq(kern_act_init(&a, KERN_Q4_0, cols, 1), 0);
-    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q4_0_R16), 0);
+    cr_assert_eq(kern_act_init(&a, f, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, l), 0);
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
-    cr_assert_eq(a.nsumb[0], -32 * 127, "a block of quants of 127");
-    float *ref = reference(KERN_Q4_0, w, rows, &a), y[16];
-    void *rw = repacked(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, cols);
+    check(&a);
+    float *ref = reference(f, w, rows, &a);
+    void *rw = repacked(l, f, w, rows, cols);
     for (int v = 0; v < KERN_ISA_COUNT; v++) {
         if (!kern_isa_supported((kern_isa)v))
             continue;
-        kern_job job = { .fmt = KERN_Q4_0, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y,
-                         .layout = KERN_LAYOUT_Q4_0_R16 };
+        kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y, .layout = l };
         cr_assert_eq(kern_run(&job), 0);
-        cr_assert(memcmp(y, ref, sizeof y) == 0, "%s: row 1 %.9g, reference %.9g", kern_isa_name((kern_isa)v),
-                  y[1], ref[1]);
+        cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s on %s: row 1 %.9g, reference %.9g",
+                  kern_layout_names[l], kern_isa_name((kern_isa)v), y[1], ref[1]);
     }
     free(rw);
     free(ref);
     kern_act_free(&a);
+}
+
+static void q4_0_seed_is_widest(const kern_act *a)
+{
+    cr_assert_eq(a->nsumb[0], -32 * 127, "a block of quants of 127");
+}
+
+/* Extreme codes against extreme quants: every nibble 0 or 15 (weights -8 and +7) against quants of +-127, so a
+ * block's sum reaches 16 x 8 x 127 x 2 from both chains and its seed (8 x 32 x 127) is the widest. */
+Test(kern_repack, q4_0_r16_extremes)
+{
+    size_t rows = 16, cols = 256;
+    block_q4_0 *w = malloc(rows * kt_row_bytes(KERN_Q4_0, cols));
+    for (size_t i = 0; i < rows * (cols / QK4_0); i++) {
+        w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
+        memset(w[i].qs, (i / (cols / QK4_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
+    }
+    check_extreme_activation(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, q4_0_seed_is_widest);
     free(w);
+}
+
+static void q1_0_table_is_widest(const kern_act *a)
+{
+    cr_assert_eq(a->lut[15], 508, "all four bits set on quants of 127");
 }
 
 /* Extreme activations: every quant +-127 (a table entry of +-508, an activation block's sum +-4064, the int16
  * sums' widest), and every weight bit one way. */
 Test(kern_repack, q1_0_r32lut_extremes)
 {
-    size_t rows = 32, cols = 256, rb = kt_row_bytes(KERN_Q1_0, cols);
-    block_q1_0 *w = malloc(rows * rb);
+    size_t rows = 32, cols = 256;
+    block_q1_0 *w = malloc(rows * kt_row_bytes(KERN_Q1_0, cols));
     for (size_t i = 0; i < rows * (cols / QK1_0); i++) {
         w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
         memset(w[i].qs, (i / (cols / QK1_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
     }
-    float x[256];
-    for (size_t i = 0; i < cols; i++)
-        x[i] = i % 64 < 32 ? 1.0f : -1.0f;
-    kern_act a;
-    cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
-    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q1_0_R32LUT), 0);
-    cr_assert_eq(kern_act_set(&a, x, 1), 0);
-    cr_assert_eq(a.lut[15], 508, "all four bits set on quants of 127");
-    float *ref = reference(KERN_Q1_0, w, rows, &a), y[32];
-    void *rw = repacked(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, cols);
-    for (int v = 0; v < KERN_ISA_COUNT; v++) {
-        if (!kern_isa_supported((kern_isa)v))
-            continue;
-        kern_job job = { .fmt = KERN_Q1_0, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y,
-                         .layout = KERN_LAYOUT_Q1_0_R32LUT };
-        cr_assert_eq(kern_run(&job), 0);
-        cr_assert(memcmp(y, ref, sizeof y) == 0, "%s: row 1 %.9g, reference %.9g", kern_isa_name((kern_isa)v),
-                  y[1], ref[1]);
-    }
-    free(rw);
-    free(ref);
-    kern_act_free(&a);
+    check_extreme_activation(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, q1_0_table_is_widest);
     free(w);
 }
 
