@@ -16,18 +16,23 @@ static const kern_layout_info kern_layouts[KERN_LAYOUT_COUNT] = {
 
 const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = { "file", "q1_0_r32lut", "q4_0_r16", NULL };
 
-/* The group kernels of a repacked layout by ISA (NULL: none; the job falls back down the ISA's chain). */
-static const kern_group_fn kern_group_fns[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
+/* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), and
+ * whether each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance). */
+typedef struct kern_group_kernel {
+    kern_group_fn fn;
+    bool prefetches;
+} kern_group_kernel;
+static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = {
-        [KERN_ISA_SCALAR] = kern_group_q1_0_r32lut_scalar,
+        [KERN_ISA_SCALAR] = { kern_group_q1_0_r32lut_scalar, false },
 #if defined(__x86_64__)
-        [KERN_ISA_AVX512] = kern_group_q1_0_r32lut_avx512,
+        [KERN_ISA_AVX512] = { kern_group_q1_0_r32lut_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q4_0_R16] = {
-        [KERN_ISA_SCALAR] = kern_group_q4_0_r16_scalar,
+        [KERN_ISA_SCALAR] = { kern_group_q4_0_r16_scalar, false },
 #if defined(__x86_64__)
-        [KERN_ISA_AVX512] = kern_group_q4_0_r16_avx512,
+        [KERN_ISA_AVX512] = { kern_group_q4_0_r16_avx512, true },
 #endif
     },
 };
@@ -157,9 +162,17 @@ kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want)
     if (!kern_layout_get(l) || kern_layouts[l].fmt != f || !kern_isa_supported(want))
         return KERN_ISA_COUNT;
     kern_isa i = want;
-    while ((unsigned)i < KERN_ISA_COUNT && !kern_group_fns[l][i])
+    while ((unsigned)i < KERN_ISA_COUNT && !kern_group_kernels[l][i].fn)
         i = kern_isa_below(i);
     return i;
+}
+
+bool kern_repack_prefetches(kern_layout l, kern_format f, kern_isa want)
+{
+    if (l == KERN_LAYOUT_FILE)
+        return kern_matvec_prefetches(f, want);
+    kern_isa i = kern_repack_isa(l, f, want);
+    return i < KERN_ISA_COUNT && kern_group_kernels[l][i].prefetches;
 }
 
 int kern_repack_job_check(const kern_job *job)
@@ -174,7 +187,7 @@ int kern_repack_job_check(const kern_job *job)
 void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
 {
     const kern_act *a = job->act;
-    kern_group_fn fn = kern_group_fns[job->layout][kern_repack_isa(job->layout, job->fmt, job->variant)];
+    kern_group_fn fn = kern_group_kernels[job->layout][kern_repack_isa(job->layout, job->fmt, job->variant)].fn;
     size_t rows = (size_t)kern_layouts[job->layout].rows;
     size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
     const char *w = job->w;

@@ -40,5 +40,9 @@ int kern_act_use_layout(kern_act *a, kern_layout l);
 /* The ISA whose kernel runs for layout l when want is asked for (want's own, else the first down its chain
  * that has one: kern_isa_below); KERN_ISA_COUNT when want cannot run here. For file, kern_matvec_isa's answer. */
 kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want);
+/* Whether the kernel that runs layout l of f when want is asked for issues the streaming passes' software prefetch
+ * (kern_prefetch_stream, with the process's hint and distance; a repacked layout's kernel has no twin without
+ * it, kern_job.cached or not). For file, kern_matvec_prefetches's answer; false when nothing runs. */
+bool kern_repack_prefetches(kern_layout l, kern_format f, kern_isa want);
 
 #endif

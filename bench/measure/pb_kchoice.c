@@ -23,7 +23,10 @@ pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads)
 
 const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c)
 {
-    if (!c->prefetch || !kern_matvec_prefetches(f, c->isa))
+    /* a repacked layout's kernel prefetches or not whatever c->prefetch says (it has no twin without) */
+    bool on = c->layout != KERN_LAYOUT_FILE ? kern_repack_prefetches(c->layout, f, c->isa)
+                                            : c->prefetch && kern_matvec_prefetches(f, c->isa);
+    if (!on)
         return "off";
     return kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near);
 }

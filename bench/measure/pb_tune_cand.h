@@ -18,7 +18,8 @@ typedef struct pb_tune_cand {
     bool prefetch; /* with its software prefetch (false: its twin without, or a kernel that never prefetches) */
     bool temporal; /* the hint its prefetch runs with (only when prefetch) */
     unsigned distance; /* the bytes its prefetch runs ahead (only when prefetch; kern_prefetch_distances) */
-    kern_layout layout; /* the weights' layout (file, or one repacked at load, whose kernels never prefetch) */
+    kern_layout layout; /* the weights' layout (file, or one repacked at load: its kernel has no twin without
+                         * prefetch, so prefetch stays false and it runs under the settings of the moment) */
     bool near;         /* with the near prefetch into L1 (only when prefetch; kern_prefetch_near) */
 } pb_tune_cand;
 

@@ -228,6 +228,12 @@ Test(kern_repack, names_bytes_and_fit)
     cr_assert_not(kern_layout_fits(KERN_LAYOUT_Q4_0_R16, KERN_Q8_0, 32));
     cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 17, 64), 32 * 36, "rounded up to groups");
     cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, KERN_ISA_SCALAR), KERN_ISA_SCALAR);
+    cr_assert_not(kern_repack_prefetches(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, KERN_ISA_SCALAR), "scalar: no prefetch");
+    cr_assert_not(kern_repack_prefetches(KERN_LAYOUT_Q4_0_R16, KERN_Q8_0, kern_isa_best()), "a format it does not fit");
+    cr_assert_eq(kern_repack_prefetches(KERN_LAYOUT_FILE, KERN_Q8_0, kern_isa_best()),
+                 kern_matvec_prefetches(KERN_Q8_0, kern_isa_best()), "file: the matvec's answer");
+    if (kern_isa_supported(KERN_ISA_AVX512))
+        cr_assert(kern_repack_prefetches(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, KERN_ISA_AVX512));
 }
 
 Test(kern_repack, refused_jobs)

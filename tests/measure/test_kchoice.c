@@ -81,6 +81,13 @@ Test(kchoice, hint_applied_and_stream_named)
                                                             : "off");
     pb_kchoice scalar = { .isa = KERN_ISA_SCALAR, .prefetch = true };
     cr_assert_str_eq(pb_kchoice_stream(KERN_Q8_0, &scalar), "off", "scalar never prefetches");
+    /* a repacked layout's kernel says what it does, whatever .prefetch holds: its AVX-512 one prefetches */
+    pb_kchoice rp = { .isa = KERN_ISA_SCALAR, .prefetch = true, .layout = KERN_LAYOUT_Q1_0_R32LUT };
+    cr_assert_str_eq(pb_kchoice_stream(KERN_Q1_0, &rp), "off", "the scalar group kernel does not prefetch");
+    if (kern_isa_supported(KERN_ISA_AVX512)) {
+        rp = (pb_kchoice){ .isa = KERN_ISA_AVX512, .prefetch = false, .layout = KERN_LAYOUT_Q1_0_R32LUT };
+        cr_assert_str_eq(pb_kchoice_stream(KERN_Q1_0, &rp), kern_prefetch_setting_name(w.temporal, 3072, w.near));
+    }
     kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
     kern_prefetch_set_distance(KERN_PREFETCH_BYTES);
     kern_prefetch_set_near(kern_prefetch_vendor_near());

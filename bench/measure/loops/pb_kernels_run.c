@@ -134,7 +134,10 @@ static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
     row->ipc = pb_counters_finish(p->counters, row->counters, sizeof row->counters);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
     row->why = pb_kwhy_names[p->forced ? PB_KWHY_FORCED : PB_KWHY_ALL];
-    row->stream = pt.level == PB_KB_DRAM && pt.layout == KERN_LAYOUT_FILE && kern_matvec_prefetches(pt.fmt, row->r.ran)
+    /* the file's passes prefetch at DRAM size only (the cache levels run their cached twins); a repacked
+     * layout's kernel prefetches at every level */
+    bool streams = pt.layout != KERN_LAYOUT_FILE || pt.level == PB_KB_DRAM;
+    row->stream = streams && kern_repack_prefetches(pt.layout, pt.fmt, row->r.ran)
                       ? kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near)
                       : "off";
     p->row(p->ctx, row);
