@@ -73,22 +73,26 @@ static void check_layout(kern_layout l, kern_format f, size_t rows, size_t cols,
     free(w);
 }
 
+/* check_layout over rows (around a group: g - 1, g, g + 1 for a group of g, and more) x three column counts,
+ * then a batch of 3. */
+static void check_layout_shapes(kern_layout l, kern_format f, const size_t rows[6], const size_t cols[3], uint64_t seed)
+{
+    for (size_t i = 0; i < 6; i++)
+        for (size_t j = 0; j < 3; j++)
+            check_layout(l, f, rows[i], cols[j], 1, seed + 10 * i + j);
+    check_layout(l, f, 45, 512, 3, seed + 99);
+}
+
 Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
 {
-    const size_t rows[] = { 1, 31, 32, 33, 70, 200 }, cols[] = { 128, 384, 4096 };
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        for (size_t j = 0; j < sizeof cols / sizeof *cols; j++)
-            check_layout(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, rows[i], cols[j], 1, 100 + 10 * i + j);
-    check_layout(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 45, 512, 3, 7); /* a batch */
+    const size_t rows[6] = { 1, 31, 32, 33, 70, 200 }, cols[3] = { 128, 384, 4096 };
+    check_layout_shapes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, rows, cols, 100);
 }
 
 Test(kern_repack, q4_0_r16_is_the_reference_bit_for_bit)
 {
-    const size_t rows[] = { 1, 15, 16, 17, 70, 200 }, cols[] = { 32, 96, 4096 };
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        for (size_t j = 0; j < sizeof cols / sizeof *cols; j++)
-            check_layout(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, rows[i], cols[j], 1, 300 + 10 * i + j);
-    check_layout(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 45, 512, 3, 8); /* a batch */
+    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 32, 96, 4096 };
+    check_layout_shapes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, rows, cols, 300);
 }
 
 /* Every ISA on layout l of w (rows x 256 of format f) against an activation of quants +-127 (values +-1, 32 of
@@ -122,6 +126,21 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
     kern_act_free(&a);
 }
 
+/* rows x 256 weights of f (q1_0 or q4_0: both blocks are a half d, then 16 bytes of codes), block i's d 0.5 or
+ * -1.25 and its codes all ones in odd rows, all zeros in even ones: every code at an end of its range. */
+static void *extreme_weights(kern_format f, size_t rows)
+{
+    size_t nb = 256 / (size_t)kern_format_get(f)->block, bb = (size_t)kern_format_get(f)->block_bytes;
+    cr_assert_eq(bb, sizeof(kern_half) + 16);
+    unsigned char *w = malloc(rows * nb * bb);
+    for (size_t i = 0; i < rows * nb; i++) {
+        kern_half d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
+        memcpy(w + i * bb, &d, sizeof d);
+        memset(w + i * bb + sizeof d, (i / nb) % 2 ? 0xff : 0x00, bb - sizeof d);
+    }
+    return w;
+}
+
 static void q4_0_seed_is_widest(const kern_act *a)
 {
     cr_assert_eq(a->nsumb[0], -32 * 127, "a block of quants of 127");
@@ -131,12 +150,8 @@ static void q4_0_seed_is_widest(const kern_act *a)
  * block's sum reaches 16 x 8 x 127 x 2 from both chains and its seed (8 x 32 x 127) is the widest. */
 Test(kern_repack, q4_0_r16_extremes)
 {
-    size_t rows = 16, cols = 256;
-    block_q4_0 *w = malloc(rows * kt_row_bytes(KERN_Q4_0, cols));
-    for (size_t i = 0; i < rows * (cols / QK4_0); i++) {
-        w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
-        memset(w[i].qs, (i / (cols / QK4_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
-    }
+    size_t rows = 16;
+    void *w = extreme_weights(KERN_Q4_0, rows);
     check_extreme_activation(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, q4_0_seed_is_widest);
     free(w);
 }
@@ -150,12 +165,8 @@ static void q1_0_table_is_widest(const kern_act *a)
  * sums' widest), and every weight bit one way. */
 Test(kern_repack, q1_0_r32lut_extremes)
 {
-    size_t rows = 32, cols = 256;
-    block_q1_0 *w = malloc(rows * kt_row_bytes(KERN_Q1_0, cols));
-    for (size_t i = 0; i < rows * (cols / QK1_0); i++) {
-        w[i].d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
-        memset(w[i].qs, (i / (cols / QK1_0)) % 2 ? 0xff : 0x00, sizeof w[i].qs);
-    }
+    size_t rows = 32;
+    void *w = extreme_weights(KERN_Q1_0, rows);
     check_extreme_activation(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, q1_0_table_is_widest);
     free(w);
 }
