@@ -61,7 +61,7 @@ AVX2_FLAGS   = -mavx2 -mfma -mf16c
 # No -mavxvnni: the files use the EVEX (zmm) VNNI form, checked at run time as avx512vnni; with -mavxvnni the
 # compiler may emit VEX AVX-VNNI, which Zen 4, Ice Lake and Cascade Lake lack (nothing checks for it).
 AVX512_FLAGS = -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni
-AVX512GFNI_FLAGS = $(AVX512_FLAGS) -mgfni -mavx512vbmi
+AVX512GFNI_FLAGS = $(AVX512_FLAGS) -mgfni
 # The VEX vpdpbusd and vgf2p8affineqb on 256 bits, and no AVX-512: the file runs on cores that have AVX-VNNI and GFNI
 # without AVX-512 (Alder Lake).
 AVXVNNI_FLAGS = $(AVX2_FLAGS) -mavxvnni -mgfni

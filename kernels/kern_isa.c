@@ -56,12 +56,10 @@ static bool cpu_avx512(void)
            __builtin_cpu_supports("avx512vnni");
 }
 
-/* GFNI with AVX-512: the 512-bit vgf2p8affineqb the avx512gfni files use (EVEX; compiled with -mgfni), and
- * AVX512-VBMI's byte permute, vpermb, which gathers the 18-byte blocks' payloads (-mavx512vbmi). Every core with the
- * first has the second (docs/kernels.md, the ISA seam); the check asks for both all the same. */
+/* GFNI with AVX-512: the 512-bit vgf2p8affineqb the avx512gfni files use (EVEX; compiled with -mgfni). */
 static bool cpu_avx512gfni(void)
 {
-    return cpu_avx512() && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512vbmi");
+    return cpu_avx512() && __builtin_cpu_supports("gfni");
 }
 /* An x86-64 check where this build is x86-64; elsewhere the function is not even compiled. */
 #define CPU_X86(fn) fn
@@ -104,7 +102,7 @@ static const kern_isa_desc kern_isas[KERN_ISA_COUNT] = {
     [KERN_ISA_AVX512] = { .below = KERN_ISA_AVX2, .cpu_ok = CPU_X86(cpu_avx512),
                           .needs = "avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_AVX512GFNI] = { .below = KERN_ISA_AVX512, .cpu_ok = CPU_X86(cpu_avx512gfni),
-                              .needs = "gfni, avx512vbmi, avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
+                              .needs = "gfni, avx512f/bw/vl/dq, avx512vnni, avx2, fma, f16c (x86-64)" },
     [KERN_ISA_NEON] = { .below = KERN_ISA_SCALAR, .cpu_ok = CPU_ARM(cpu_neon), .needs = "asimd (arm64)" },
     [KERN_ISA_DOTPROD] = { .below = KERN_ISA_NEON, .cpu_ok = CPU_ARM(cpu_dotprod), .needs = "asimd, asimddp (arm64)" },
     [KERN_ISA_I8MM] = { .below = KERN_ISA_DOTPROD, .cpu_ok = CPU_ARM(cpu_i8mm),
