@@ -5,6 +5,7 @@
 #include "kern_repack_impl.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,35 +71,54 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
     return kern_format_matrix_bytes(f, (rows + group - 1) / group * group, cols);
 }
 
-/* q1_0_r32lut (kern_repack.h): rows r0 .. r0 + 31 of w (those past rows zero) as one group at out. */
-static void repack_q1_0_group(const void *wv, size_t rows, size_t r0, size_t nb, unsigned char *out)
+/* Both layouts re-lay 18-byte blocks (a half d, then 16 bytes of codes, as q1_0's and q4_0's are): rows r0 .. r0 +
+ * group - 1 of w (those past rows zero) as one group at out, block by block: the rows' d in order, then 16 / width
+ * chunks of 64 bytes, chunk j holding bytes width x j .. of each row's codes at width x slot(r). */
+_Static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0: a half, then its codes");
+_Static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, qs) == 2, "q4_0: a half, then its codes");
+static void repack_blocks18(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out,
+                            size_t group, size_t width, size_t (*slot)(size_t r))
 {
-    const block_q1_0 *w = wv; /* the file's q1_0 blocks (kern_repack's contract) */
-    for (size_t b = 0; b < nb; b++, out += KERN_R32_BLOCK_BYTES) {
-        memset(out, 0, KERN_R32_BLOCK_BYTES);
-        for (size_t r = 0; r < KERN_R32 && r0 + r < rows; r++) {
-            const block_q1_0 *blk = &w[(r0 + r) * nb + b];
-            size_t word = 2 * (r % 16) + r / 16;
-            memcpy(out + 2 * r, &blk->d, 2);
-            for (size_t j = 0; j < 8; j++)
-                memcpy(out + 64 + 64 * j + 2 * word, blk->qs + 2 * j, 2);
+    for (size_t b = 0; b < nb; b++, out += 18 * group) {
+        memset(out, 0, 18 * group);
+        for (size_t r = 0; r < group && r0 + r < rows; r++) {
+            const unsigned char *blk = w + ((r0 + r) * nb + b) * 18;
+            memcpy(out + 2 * r, blk, 2);
+            for (size_t j = 0; j < 16 / width; j++)
+                memcpy(out + 2 * group + 64 * j + width * slot(r), blk + 2 + width * j, width);
         }
     }
 }
 
-/* q4_0_r16 (kern_repack.h): rows r0 .. r0 + 15 of w (those past rows zero) as one group at out. */
-static void repack_q4_0_group(const void *wv, size_t rows, size_t r0, size_t nb, unsigned char *out)
+/* The 18 bytes of the row in slot slot of a group's block blk, as repack_blocks18 laid them out: the inverse. */
+static void gather_block18(const unsigned char *blk, size_t group, size_t width, size_t slot, size_t r,
+                           unsigned char out[18])
 {
-    const block_q4_0 *w = wv; /* the file's q4_0 blocks (kern_repack's contract) */
-    for (size_t b = 0; b < nb; b++, out += KERN_R16_BLOCK_BYTES) {
-        memset(out, 0, KERN_R16_BLOCK_BYTES);
-        for (size_t r = 0; r < KERN_R16 && r0 + r < rows; r++) {
-            const block_q4_0 *blk = &w[(r0 + r) * nb + b];
-            memcpy(out + 2 * r, &blk->d, 2);
-            for (size_t c = 0; c < 4; c++)
-                memcpy(out + 2 * KERN_R16 + 64 * c + 4 * r, blk->qs + 4 * c, 4);
-        }
-    }
+    memcpy(out, blk + 2 * r, 2);
+    for (size_t j = 0; j < 16 / width; j++)
+        memcpy(out + 2 + width * j, blk + 2 * group + 64 * j + width * slot, width);
+}
+
+/* q1_0_r32lut (kern_repack.h): row i's word is 2i, row 16 + i's 2i + 1. */
+static size_t r32lut_word(size_t r)
+{
+    return 2 * (r % 16) + r / 16;
+}
+
+static void repack_q1_0_group(const void *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_blocks18(w, rows, r0, nb, out, KERN_R32, 2, r32lut_word);
+}
+
+/* q4_0_r16 (kern_repack.h): row r's dword is r. */
+static size_t r16_dword(size_t r)
+{
+    return r;
+}
+
+static void repack_q4_0_group(const void *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_blocks18(w, rows, r0, nb, out, KERN_R16, 4, r16_dword);
 }
 
 /* One group of rows r0 .. r0 + R - 1 of w (nb blocks a row) re-laid at out, by layout. */
@@ -224,16 +244,13 @@ static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float 
     const float *dx = kern_act_scale(a, m);
     size_t nb = a->cols / QK1_0;
     for (size_t r = 0; r < KERN_R32; r++) {
-        size_t word = 2 * (r % 16) + r / 16;
         float sum = 0.0f;
         for (size_t b = 0; b < nb; b++) {
-            const unsigned char *blk = (const unsigned char *)w + b * KERN_R32_BLOCK_BYTES;
-            kern_half d;
-            uint8_t qs[QK1_0 / 8];
-            memcpy(&d, blk + 2 * r, 2);
-            for (size_t j = 0; j < 8; j++)
-                memcpy(qs + 2 * j, blk + 64 + 64 * j + 2 * word, 2);
-            float dw = kern_h2f(d);
+            block_q1_0 blk;
+            gather_block18((const unsigned char *)w + b * KERN_R32_BLOCK_BYTES, KERN_R32, 2, r32lut_word(r), r,
+                           (unsigned char *)&blk); /* its 18 bytes: the static asserts above */
+            const uint8_t *qs = blk.qs;
+            float dw = kern_h2f(blk.d);
             for (int k = 0; k < QK1_0 / QK8_0; k++) {
                 const block_q8_0 *x = &xb[b * (QK1_0 / QK8_0) + k];
                 int sumi = 0;
@@ -257,18 +274,16 @@ static void group_q4_0_scalar(const char *w, const kern_act *a, size_t m, float 
     for (size_t r = 0; r < KERN_R16; r++) {
         float sum = 0.0f;
         for (size_t b = 0; b < nb; b++) {
-            const unsigned char *blk = (const unsigned char *)w + b * KERN_R16_BLOCK_BYTES;
-            kern_half d;
-            uint8_t qs[QK4_0 / 2];
-            memcpy(&d, blk + 2 * r, 2);
-            for (size_t c = 0; c < 4; c++)
-                memcpy(qs + 4 * c, blk + 2 * KERN_R16 + 64 * c + 4 * r, 4);
+            block_q4_0 blk;
+            gather_block18((const unsigned char *)w + b * KERN_R16_BLOCK_BYTES, KERN_R16, 4, r16_dword(r), r,
+                           (unsigned char *)&blk); /* its 18 bytes: the static asserts above */
+            const uint8_t *qs = blk.qs;
             int sumi = 0;
             for (int j = 0; j < QK4_0 / 2; j++) {
                 sumi += ((qs[j] & 15) - 8) * xb[b].qs[j];
                 sumi += ((qs[j] >> 4) - 8) * xb[b].qs[j + QK4_0 / 2];
             }
-            sum += (float)sumi * (kern_h2f(d) * dx[b]);
+            sum += (float)sumi * (kern_h2f(blk.d) * dx[b]);
         }
         y[r] = sum;
     }
