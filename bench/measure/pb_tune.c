@@ -44,7 +44,9 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
             if (!kern_isa_supported((kern_isa)v))
                 continue;
             kern_isa isa = kern_repack_isa((kern_layout)l, f, (kern_isa)v);
-            if (isa >= KERN_ISA_COUNT || had[isa])
+            /* a layout's scalar kernel is its oracle: it gathers every row's blocks back, several times slower than
+             * the file's scalar rows, and one point of it at DRAM size outlasted the whole budget */
+            if (isa >= KERN_ISA_COUNT || isa == KERN_ISA_SCALAR || had[isa])
                 continue;
             had[isa] = true;
             if (n < max)

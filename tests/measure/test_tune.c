@@ -85,6 +85,8 @@ Test(tune, candidates_are_each_kernel_once_best_ranked_first)
             repacked = repacked || c[i].layout != KERN_LAYOUT_FILE;
             if (c[i].layout != KERN_LAYOUT_FILE) {
                 cr_assert(!c[i].prefetch && kern_layout_get(c[i].layout)->fmt == (kern_format)f);
+                cr_assert_neq(c[i].isa, KERN_ISA_SCALAR, "%s: a layout's scalar oracle is no candidate",
+                              kern_layout_names[c[i].layout]);
             } else if (kern_matvec_prefetches((kern_format)f, c[i].isa)) {
                 cr_assert(c[i].prefetch && c[i + 1].prefetch && !c[i + 2].prefetch);
                 cr_assert(c[i].temporal == kern_prefetch_vendor_temporal() && c[i + 1].temporal != c[i].temporal);
@@ -276,6 +278,11 @@ static double repacked_vs_ten(const pb_tune_cand *c)
 
 Test(tune, a_repacked_layout_only_where_it_measured_faster)
 {
+    if (kern_repack_isa(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, kern_isa_best()) == KERN_ISA_SCALAR) {
+        printf("tune::a_repacked_layout_only_where_it_measured_faster: skipped: q1_0_r32lut has only its scalar "
+               "oracle on this CPU, no candidate\n");
+        cr_skip_test("q1_0_r32lut has no SIMD kernel here");
+    }
     pb_tune_cand c[PB_TUNE_MAX_CANDS];
     int n = pb_tune_candidates(KERN_Q1_0, 1, c, PB_TUNE_MAX_CANDS);
     int repacked = 0;
