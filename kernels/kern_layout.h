@@ -6,15 +6,25 @@
 
 #include "kern_format.h"
 
+/* Every layout, written once: X(ID, name, format it re-lays (FORMAT_COUNT: any), rows in a group, whether its
+ * activations need tables) gives KERN_LAYOUT_ID and its row of kern_layout_get's table. */
+#define KERN_LAYOUTS(X)                           \
+    X(FILE, file, FORMAT_COUNT, 1, false)         \
+    X(Q1_0_R32LUT, q1_0_r32lut, Q1_0, 32, true)   \
+    X(Q4_0_R16, q4_0_r16, Q4_0, 16, false)        \
+    X(Q8_0_R16, q8_0_r16, Q8_0, 16, false)
+
+/* file: the file's blocks as they are, every format; q1_0_r32lut: 32 rows interleaved, dotted through 4-weight
+ * look-up tables; q4_0_r16 and q8_0_r16: 16 rows interleaved 4 bytes at a time, a row a dword lane. */
 typedef enum kern_layout {
-    KERN_LAYOUT_FILE,        /* the file's blocks as they are: every format */
-    KERN_LAYOUT_Q1_0_R32LUT, /* q1_0, 32 rows interleaved, dotted through 4-weight look-up tables */
-    KERN_LAYOUT_Q4_0_R16,    /* q4_0, 16 rows interleaved 4 bytes at a time, a row a dword lane */
+#define KERN_LAYOUT_ENUM(id, nm, fmt, rows, tables) KERN_LAYOUT_##id,
+    KERN_LAYOUTS(KERN_LAYOUT_ENUM)
+#undef KERN_LAYOUT_ENUM
     KERN_LAYOUT_COUNT
 } kern_layout;
 
 typedef struct kern_layout_info {
-    const char *name;   /* "file", "q1_0_r32lut", "q4_0_r16" */
+    const char *name;   /* KERN_LAYOUTS' name */
     kern_format fmt;    /* the format it re-lays; KERN_FORMAT_COUNT for file (any) */
     int rows;           /* rows interleaved in one group: the unit a job's rows start at (1 for file) */
     bool tables;        /* its activations need kern_act.lut (kern_act_use_layout allocates them) */

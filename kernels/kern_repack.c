@@ -10,12 +10,17 @@
 #include <string.h>
 
 static const kern_layout_info kern_layouts[KERN_LAYOUT_COUNT] = {
-    [KERN_LAYOUT_FILE] = { .name = "file", .fmt = KERN_FORMAT_COUNT, .rows = 1 },
-    [KERN_LAYOUT_Q1_0_R32LUT] = { .name = "q1_0_r32lut", .fmt = KERN_Q1_0, .rows = KERN_R32, .tables = true },
-    [KERN_LAYOUT_Q4_0_R16] = { .name = "q4_0_r16", .fmt = KERN_Q4_0, .rows = KERN_R16 },
+#define KERN_LAYOUT_ROW(id, nm, f, r, t) [KERN_LAYOUT_##id] = { .name = #nm, .fmt = KERN_##f, .rows = r, .tables = t },
+    KERN_LAYOUTS(KERN_LAYOUT_ROW)
+#undef KERN_LAYOUT_ROW
 };
 
-const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = { "file", "q1_0_r32lut", "q4_0_r16", NULL };
+const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = {
+#define KERN_LAYOUT_NAME(id, nm, f, r, t) [KERN_LAYOUT_##id] = #nm,
+    KERN_LAYOUTS(KERN_LAYOUT_NAME)
+#undef KERN_LAYOUT_NAME
+    [KERN_LAYOUT_COUNT] = NULL,
+};
 
 /* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), and
  * whether each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance). */
@@ -34,6 +39,12 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
         [KERN_ISA_SCALAR] = { kern_group_q4_0_r16_scalar, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q4_0_r16_avx512, true },
+#endif
+    },
+    [KERN_LAYOUT_Q8_0_R16] = {
+        [KERN_ISA_SCALAR] = { kern_group_q8_0_r16_scalar, false },
+#if defined(__x86_64__)
+        [KERN_ISA_AVX512] = { kern_group_q8_0_r16_avx512, true },
 #endif
     },
 };
@@ -71,33 +82,18 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
     return kern_format_matrix_bytes(f, (rows + group - 1) / group * group, cols);
 }
 
-/* Both layouts re-lay 18-byte blocks (a half d, then 16 bytes of codes, as q1_0's and q4_0's are): rows r0 .. r0 +
- * group - 1 of w (those past rows zero) as one group at out, block by block: the rows' d in order, then 16 / width
- * chunks of 64 bytes, chunk j holding bytes width x j .. of each row's codes at width x slot(r). */
+/* Every repacked layout re-lays blocks of a half d, then payload bytes of codes (q1_0's, q4_0's, q8_0's): rows r0 ..
+ * r0 + group - 1 as one group, block by block: the rows' d in order, then payload / width chunks of 64 bytes (group
+ * x width), chunk j holding bytes width x j .. of each row's codes at width x slot(r), every byte XORed with flip
+ * (q8_0_r16's 0x80 turns a signed quant q into the unsigned q + 128 that vpdpbusd multiplies; 0 moves bytes only). */
+typedef struct repack_shape {
+    size_t group, width, payload;
+    unsigned char flip;
+    size_t (*slot)(size_t r);
+} repack_shape;
 _Static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0: a half, then its codes");
 _Static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, qs) == 2, "q4_0: a half, then its codes");
-static void repack_blocks18(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out,
-                            size_t group, size_t width, size_t (*slot)(size_t r))
-{
-    for (size_t b = 0; b < nb; b++, out += 18 * group) {
-        memset(out, 0, 18 * group);
-        for (size_t r = 0; r < group && r0 + r < rows; r++) {
-            const unsigned char *blk = w + ((r0 + r) * nb + b) * 18;
-            memcpy(out + 2 * r, blk, 2);
-            for (size_t j = 0; j < 16 / width; j++)
-                memcpy(out + 2 * group + 64 * j + width * slot(r), blk + 2 + width * j, width);
-        }
-    }
-}
-
-/* The 18 bytes of the row in slot slot of a group's block blk, as repack_blocks18 laid them out: the inverse. */
-static void gather_block18(const unsigned char *blk, size_t group, size_t width, size_t slot, size_t r,
-                           unsigned char out[18])
-{
-    memcpy(out, blk + 2 * r, 2);
-    for (size_t j = 0; j < 16 / width; j++)
-        memcpy(out + 2 + width * j, blk + 2 * group + 64 * j + width * slot, width);
-}
+_Static_assert(sizeof(block_q8_0) == 34 && offsetof(block_q8_0, qs) == 2, "q8_0: a half, then its codes");
 
 /* q1_0_r32lut (kern_repack.h): row i's word is 2i, row 16 + i's 2i + 1. */
 static size_t r32lut_word(size_t r)
@@ -105,27 +101,73 @@ static size_t r32lut_word(size_t r)
     return 2 * (r % 16) + r / 16;
 }
 
-static void repack_q1_0_group(const void *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
-{
-    repack_blocks18(w, rows, r0, nb, out, KERN_R32, 2, r32lut_word);
-}
-
-/* q4_0_r16 (kern_repack.h): row r's dword is r. */
+/* q4_0_r16 and q8_0_r16 (kern_repack.h): row r's dword is r. */
 static size_t r16_dword(size_t r)
 {
     return r;
 }
 
-static void repack_q4_0_group(const void *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+static const repack_shape repack_shapes[KERN_LAYOUT_COUNT] = {
+    [KERN_LAYOUT_Q1_0_R32LUT] = { KERN_R32, 2, 16, 0, r32lut_word },
+    [KERN_LAYOUT_Q4_0_R16] = { KERN_R16, 4, 16, 0, r16_dword },
+    [KERN_LAYOUT_Q8_0_R16] = { KERN_R16, 4, 32, 0x80, r16_dword },
+};
+
+static inline __attribute__((always_inline)) void copy_flipped(unsigned char *to, const unsigned char *from, size_t n,
+                                                               unsigned char flip)
 {
-    repack_blocks18(w, rows, r0, nb, out, KERN_R16, 4, r16_dword);
+    for (size_t i = 0; i < n; i++)
+        to[i] = from[i] ^ flip;
 }
 
-/* One group of rows r0 .. r0 + R - 1 of w (nb blocks a row) re-laid at out, by layout. */
-typedef void (*kern_repack_group_fn)(const void *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
-static const kern_repack_group_fn kern_repack_groups[KERN_LAYOUT_COUNT] = {
-    [KERN_LAYOUT_Q1_0_R32LUT] = repack_q1_0_group,
-    [KERN_LAYOUT_Q4_0_R16] = repack_q4_0_group,
+/* Rows r0 .. r0 + group - 1 of w (nb blocks a row; rows past rows are zero weights) as one group at out. Inlined
+ * into one function per layout, where the shape is a constant: through a pointer to the table a gigabyte took
+ * seconds, a call per 4 bytes. */
+static inline __attribute__((always_inline)) void repack_group(const repack_shape *s, const unsigned char *w,
+                                                               size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    size_t bb = 2 + s->payload;
+    for (size_t b = 0; b < nb; b++, out += bb * s->group) {
+        memset(out, 0, 2 * s->group);
+        memset(out + 2 * s->group, s->flip, s->payload * s->group);
+        for (size_t r = 0; r < s->group && r0 + r < rows; r++) {
+            const unsigned char *blk = w + ((r0 + r) * nb + b) * bb;
+            memcpy(out + 2 * r, blk, 2);
+            for (size_t j = 0; j < s->payload / s->width; j++)
+                copy_flipped(out + 2 * s->group + 64 * j + s->width * s->slot(r), blk + 2 + s->width * j, s->width,
+                             s->flip);
+        }
+    }
+}
+
+/* The file's block of row r from a group's block blk, as repack_group laid it out: the inverse. */
+static void gather_block(const repack_shape *s, const unsigned char *blk, size_t r, unsigned char *out)
+{
+    memcpy(out, blk + 2 * r, 2);
+    for (size_t j = 0; j < s->payload / s->width; j++)
+        copy_flipped(out + 2 + s->width * j, blk + 2 * s->group + 64 * j + s->width * s->slot(r), s->width, s->flip);
+}
+
+static void repack_group_q1_0_r32lut(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q1_0_R32LUT], w, rows, r0, nb, out);
+}
+
+static void repack_group_q4_0_r16(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q4_0_R16], w, rows, r0, nb, out);
+}
+
+static void repack_group_q8_0_r16(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q8_0_R16], w, rows, r0, nb, out);
+}
+
+typedef void (*repack_group_fn)(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
+static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
+    [KERN_LAYOUT_Q1_0_R32LUT] = repack_group_q1_0_r32lut,
+    [KERN_LAYOUT_Q4_0_R16] = repack_group_q4_0_r16,
+    [KERN_LAYOUT_Q8_0_R16] = repack_group_q8_0_r16,
 };
 
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
@@ -135,7 +177,7 @@ int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t
     size_t group = (size_t)kern_layouts[l].rows, nb = cols / kern_format_get(f)->block;
     size_t gb = (size_t)kern_format_matrix_bytes(f, group, cols);
     for (size_t g = 0; g * group < rows; g++)
-        kern_repack_groups[l](w, rows, g * group, nb, (unsigned char *)out + g * gb);
+        repack_groups[l](w, rows, g * group, nb, (unsigned char *)out + g * gb);
     return 0;
 }
 
@@ -247,8 +289,8 @@ static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float 
         float sum = 0.0f;
         for (size_t b = 0; b < nb; b++) {
             block_q1_0 blk;
-            gather_block18((const unsigned char *)w + b * KERN_R32_BLOCK_BYTES, KERN_R32, 2, r32lut_word(r), r,
-                           (unsigned char *)&blk); /* its 18 bytes: the static asserts above */
+            gather_block(&repack_shapes[KERN_LAYOUT_Q1_0_R32LUT], (const unsigned char *)w + b * KERN_R32_BLOCK_BYTES,
+                         r, (unsigned char *)&blk); /* its 18 bytes: the static asserts above */
             const uint8_t *qs = blk.qs;
             float dw = kern_h2f(blk.d);
             for (int k = 0; k < QK1_0 / QK8_0; k++) {
@@ -265,25 +307,44 @@ static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float 
     }
 }
 
-/* The reference's arithmetic (kern_scalar.c's dot_q4_0) on each row's bytes, gathered back from the group. */
-static void group_q4_0_scalar(const char *w, const kern_act *a, size_t m, float *y)
+/* A block's integer dot against activation block x, as kern_scalar.c's dot_q4_0 and dot_q8_0 sum it. */
+static int sumi_q4_0(const block_q4_0 *w, const block_q8_0 *x)
 {
+    int sumi = 0;
+    for (int j = 0; j < QK4_0 / 2; j++) {
+        sumi += ((w->qs[j] & 15) - 8) * x->qs[j];
+        sumi += ((w->qs[j] >> 4) - 8) * x->qs[j + QK4_0 / 2];
+    }
+    return sumi;
+}
+
+static int sumi_q8_0(const block_q8_0 *w, const block_q8_0 *x)
+{
+    int sumi = 0;
+    for (int j = 0; j < QK8_0; j++)
+        sumi += w->qs[j] * x->qs[j];
+    return sumi;
+}
+
+/* The reference's arithmetic (kern_scalar.c's dot_q4_0, dot_q8_0) on each row's block of layout l (q4_0_r16 or
+ * q8_0_r16), gathered back from the group. */
+static void group_r16_scalar(kern_layout l, const char *w, const kern_act *a, size_t m, float *y)
+{
+    const repack_shape *s = &repack_shapes[l];
     const block_q8_0 *xb = kern_act_q8(a, m);
     const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK4_0;
+    size_t nb = a->cols / QK8_0, gb = s->group * (2 + s->payload);
     for (size_t r = 0; r < KERN_R16; r++) {
         float sum = 0.0f;
         for (size_t b = 0; b < nb; b++) {
-            block_q4_0 blk;
-            gather_block18((const unsigned char *)w + b * KERN_R16_BLOCK_BYTES, KERN_R16, 4, r16_dword(r), r,
-                           (unsigned char *)&blk); /* its 18 bytes: the static asserts above */
-            const uint8_t *qs = blk.qs;
-            int sumi = 0;
-            for (int j = 0; j < QK4_0 / 2; j++) {
-                sumi += ((qs[j] & 15) - 8) * xb[b].qs[j];
-                sumi += ((qs[j] >> 4) - 8) * xb[b].qs[j + QK4_0 / 2];
-            }
-            sum += (float)sumi * (kern_h2f(blk.d) * dx[b]);
+            union {
+                block_q4_0 q4;
+                block_q8_0 q8;
+            } blk; /* gather_block writes the layout's format's bytes: a half, then codes (static asserts above) */
+            gather_block(s, (const unsigned char *)w + b * gb, r, (unsigned char *)&blk);
+            bool q8 = l == KERN_LAYOUT_Q8_0_R16;
+            int sumi = q8 ? sumi_q8_0(&blk.q8, &xb[b]) : sumi_q4_0(&blk.q4, &xb[b]);
+            sum += (float)sumi * (kern_h2f(q8 ? blk.q8.d : blk.q4.d) * dx[b]);
         }
         y[r] = sum;
     }
@@ -292,5 +353,11 @@ static void group_q4_0_scalar(const char *w, const kern_act *a, size_t m, float 
 void kern_group_q4_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     for (int i = 0; i < n; i++)
-        group_q4_0_scalar(w + (size_t)i * stride, a, m, y + KERN_R16 * i);
+        group_r16_scalar(KERN_LAYOUT_Q4_0_R16, w + (size_t)i * stride, a, m, y + KERN_R16 * i);
+}
+
+void kern_group_q8_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    for (int i = 0; i < n; i++)
+        group_r16_scalar(KERN_LAYOUT_Q8_0_R16, w + (size_t)i * stride, a, m, y + KERN_R16 * i);
 }

@@ -1,5 +1,5 @@
-/* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw) and
- * q4_0_r16's (VNNI). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has them.
+/* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw),
+ * q4_0_r16's and q8_0_r16's (VNNI). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has them.
  *
  * A 64-byte chunk of a group (kern_repack.h) is 32 words, one per row, each the row's next 16 weights; nibble k of
  * a word is 4 weights, and one vpermw looks all 32 nibbles up in the activation's 16-entry table of those 4
@@ -95,54 +95,70 @@ void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const ke
             r32_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + 32 * r);
 }
 
-/* ---- q4_0_r16 (kern_repack.h): a 64-byte chunk c of a group's block is 16 dwords, dword r row r's bytes 4c..4c+3,
- * so its low nibbles meet the activation's quants 4c..4c+3 and its high ones 16+4c..16+4c+3, each four broadcast to
- * every lane: two vpdpbusd and one shift a chunk make sixteen rows' sums, and one float step serves them all, in
- * the lanes y takes them from. A row's file kernel gathers its blocks' payloads and scales across lanes and
- * takes one float step per four blocks of one row: 11 of the instructions that take a multiply or shuffle port per
- * 72 bytes, where this takes 17 per 288. The nibbles are q + 8: the activation block's sum times -8 (nsumb) seeds
- * the low chain, exact; then the reference's float steps, multiply then add in block order, every row bit for bit
- * the scalar reference's. ---- */
+/* ---- q4_0_r16 and q8_0_r16 (kern_repack.h): a 64-byte chunk c of a group's block is 16 dwords, dword r row r's
+ * bytes 4c..4c+3. q4_0's low nibbles meet the activation's quants 4c..4c+3 and its high ones 16+4c..16+4c+3; q8_0's
+ * bytes meet quants 4c..4c+3. Each four quants are broadcast to every lane, so one vpdpbusd makes four weights of
+ * sixteen rows, and one float step serves them all, in the lanes y takes them from. A row's file kernel gathers
+ * its blocks' payloads and scales across lanes and sums across them: q4_0_r16 takes 17 of the instructions that
+ * take a multiply or shuffle port per 288 bytes where the file's q4_0 kernel takes 11 per 72, q8_0_r16 13 per 544.
+ * The codes are unsigned: q4_0's nibbles are q + 8 and q8_0_r16 stores q + 128, so the activation block's sum
+ * times -8 or -128 (nsumb) seeds the first chain, exact (at most 255 x 127 x 32 in a lane); then the reference's
+ * float steps, multiply then add in block order, every row bit for bit the scalar reference's. ---- */
 
-/* n groups (n <= 4) stride bytes apart, in step, as r32_groups_pass reads its groups. y: n x 16. */
-INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+/* The int32 sums of group block g (chunks after its 16 d) against the broadcast quants xq, seeded: bits 4 (q4_0),
+ * two chains of nibbles; 8 (q8_0), two chains of alternate chunks. */
+INLINE __m512i r16_block_sums(const char *g, const __m512i xq[8], __m512i seed, const int bits)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    __m512i s0 = seed, s1 = _mm512_setzero_si512();
+    if (bits == 4) {
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; c++) {
+            __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c);
+            s0 = _mm512_dpbusd_epi32(s0, _mm512_and_si512(v, low4), xq[c]);
+            s1 = _mm512_dpbusd_epi32(s1, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xq[4 + c]);
+        }
+    } else {
+#pragma GCC unroll 4
+        for (int c = 0; c < 8; c += 2) {
+            s0 = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c), xq[c]);
+            s1 = _mm512_dpbusd_epi32(s1, _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * (c + 1)), xq[c + 1]);
+        }
+    }
+    return _mm512_add_epi32(s0, s1);
+}
+
+/* n groups (n <= 4) stride bytes apart, in step, as r32_groups_pass reads its groups; bits 4 (q4_0_r16) or 8
+ * (q8_0_r16), a constant once inlined. y: n x 16. */
+INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                            const int bits)
 {
     const int8_t *x = kern_act_qs(a, m);
     const int32_t *nsumb = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK4_0;
-    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
     __m512 acc[4];
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++)
         acc[r] = _mm512_setzero_ps();
-    for (size_t b = 0; b < nb; b++, w += KERN_R16_BLOCK_BYTES, x += QK4_0) {
-        __m512i xl[4], xh[4];
-#pragma GCC unroll 4
-        for (int c = 0; c < 4; c++) {
-            int32_t lo, hi; /* four quants as one dword, to be broadcast */
-            memcpy(&lo, x + 4 * c, 4);
-            memcpy(&hi, x + QK4_0 / 2 + 4 * c, 4);
-            xl[c] = _mm512_set1_epi32(lo);
-            xh[c] = _mm512_set1_epi32(hi);
+    for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
+        __m512i xq[8];
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; c++) {
+            int32_t q4; /* four quants as one dword, to be broadcast */
+            memcpy(&q4, x + 4 * c, 4);
+            xq[c] = _mm512_set1_epi32(q4);
         }
-        __m512i seed = _mm512_set1_epi32(8 * nsumb[b]);
+        __m512i seed = _mm512_set1_epi32((bits == 4 ? 8 : 128) * nsumb[b]);
         __m512 xd = _mm512_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
-#pragma GCC unroll 5
-            for (int l = 0; l < KERN_R16_BLOCK_BYTES; l += 64)
+#pragma GCC unroll 9
+            for (size_t l = 0; l < block; l += 64)
                 kern_prefetch_stream(g + l);
             __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
-            __m512i slo = seed, shi = _mm512_setzero_si512();
-#pragma GCC unroll 4
-            for (int c = 0; c < 4; c++) {
-                __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c);
-                slo = _mm512_dpbusd_epi32(slo, _mm512_and_si512(v, low4), xl[c]);
-                shi = _mm512_dpbusd_epi32(shi, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xh[c]);
-            }
-            __m512 p = _mm512_cvtepi32_ps(_mm512_add_epi32(slo, shi));
+            __m512 p = _mm512_cvtepi32_ps(r16_block_sums(g, xq, seed, bits));
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
         }
     }
@@ -151,13 +167,24 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
         _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
 }
 
-void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+/* n <= 4 groups of layout bits (r16_groups_pass): four in step, fewer one at a time. */
+INLINE void r16_groups(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y, const int bits)
 {
     if (n == 4)
-        r16_groups_pass(w, stride, 4, a, m, y);
+        r16_groups_pass(w, stride, 4, a, m, y, bits);
     else
         for (int r = 0; r < n; r++)
-            r16_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
+            r16_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r, bits);
+}
+
+void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    r16_groups(w, stride, n, a, m, y, 4);
+}
+
+void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    r16_groups(w, stride, n, a, m, y, 8);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

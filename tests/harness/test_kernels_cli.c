@@ -91,8 +91,8 @@ static void expect_scalar_l2(const char *header, const char *row)
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkc", "--format q8_0,tq2_0 --variant scalar --batch 1,2", header, sizeof header,
-                            expect_scalar_l2);
+    int rows = kernels_rows("pbkc", "--format q8_0,tq2_0 --variant scalar --layout file --batch 1,2", header,
+                            sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
                              "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes,read_gbps,read_kernel\n");
@@ -115,8 +115,8 @@ static void expect_cycles_from_the_clock(const char *header, const char *row)
 Test(kernels_cli, cycles_per_block_from_the_clock_around_the_point, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkclk", "--format q8_0 --variant scalar --batch 1", header, sizeof header,
-                            expect_cycles_from_the_clock);
+    int rows = kernels_rows("pbkclk", "--format q8_0 --variant scalar --layout file --batch 1", header,
+                            sizeof header, expect_cycles_from_the_clock);
     cr_assert_eq(rows, 1);
 }
 
@@ -170,8 +170,8 @@ static void expect_avx512_rows(const char *header, const char *row)
 
 /* A variant whose table lacks a format runs the best one below it; when that one is measured in the same run, the
  * format is measured once, under the variant that ran: avx512gfni has q1_0 but not q8_0, so --variant
- * avx512,avx512gfni gives one q8_0 row (avx512) and two q1_0 rows in the file's layout; q1_0_r32lut has an avx512
- * kernel only, so one repacked row (avx512gfni's would be it again). */
+ * avx512,avx512gfni gives one q8_0 row (avx512) and two q1_0 rows in the file's layout; q1_0_r32lut and q8_0_r16
+ * have an avx512 kernel only, so one repacked row each (avx512gfni's would be it again). */
 Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
 {
     if (!kern_isa_supported(KERN_ISA_AVX512GFNI)) {
@@ -181,7 +181,7 @@ Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
     char header[512];
     int rows = kernels_rows("pbkf", "--format q8_0,q1_0 --variant avx512,avx512gfni --batch 1", header,
                             sizeof header, expect_avx512_rows);
-    cr_assert_eq(rows, 4, "q8_0 once (avx512), q1_0 twice in the file's layout, once repacked");
+    cr_assert_eq(rows, 5, "q8_0 once (avx512) in each layout, q1_0 twice in the file's layout, once repacked");
 }
 
 /* --counters: the software event counts everywhere perf_event_open works; cycles and instructions count where the
@@ -204,7 +204,8 @@ Test(kernels_cli, counters_record_what_counted_and_what_is_unsupported, .timeout
 #endif
     char header[1024];
     int rows = kernels_rows("pbkcnt",
-                            "--format q8_0 --variant scalar --batch 1 --counters cycles,instructions,task-clock",
+                            "--format q8_0 --variant scalar --layout file --batch 1 "
+                            "--counters cycles,instructions,task-clock",
                             header, sizeof header, expect_counted);
     cr_assert_eq(rows, 1);
 }

@@ -252,8 +252,8 @@ Test(lossless, closed_stdout_stops_printing_not_measuring, .timeout = 120)
     const char *bin = getenv("POOLBENCH_BIN");
     cr_assert_not_null(bin);
     snprintf(cmd, sizeof cmd,
-             "cd %s && { '%s/%s/bench_kernels' --format q8_0 --variant scalar --level l2 --threads 1 --batch 1,2 "
-             "--budget-ms 20 --out run 2>/dev/null; echo $? > rc; } | head -1 >/dev/null; cat rc",
+             "cd %s && { '%s/%s/bench_kernels' --format q8_0 --variant scalar --layout file --level l2 --threads 1 "
+             "--batch 1,2 --budget-ms 20 --out run 2>/dev/null; echo $? > rc; } | head -1 >/dev/null; cat rc",
              dir, bin[0] == '/' ? "" : getcwd(out, sizeof out), bin);
     cr_assert_eq(tf_run(out, sizeof out, cmd), 0);
     cr_expect_eq(atoi(out), 0, "bench_kernels | head -1: exit %s", out);

@@ -95,6 +95,12 @@ Test(kern_repack, q4_0_r16_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, rows, cols, 300);
 }
 
+Test(kern_repack, q8_0_r16_is_the_reference_bit_for_bit)
+{
+    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 32, 96, 4096 };
+    check_layout_shapes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, rows, cols, 500);
+}
+
 /* Every ISA on layout l of w (rows x 256 of format f) against an activation of quants +-127 (values +-1, 32 of
  * each sign in turn): the reference's bits. The caller's check of the prepared activation first (what makes it
  * extreme for the layout). */
@@ -126,22 +132,21 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
     kern_act_free(&a);
 }
 
-/* rows x 256 weights of f (q1_0 or q4_0: both blocks are a half d, then 16 bytes of codes), block i's d 0.5 or
- * -1.25 and its codes all ones in odd rows, all zeros in even ones: every code at an end of its range. */
-static void *extreme_weights(kern_format f, size_t rows)
+/* rows x 256 weights of f (q1_0, q4_0 or q8_0: each block a half d, then its codes), block i's d 0.5 or -1.25 and
+ * its code bytes all hi in odd rows, all lo in even ones: every code at an end of its range. */
+static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsigned char hi)
 {
     size_t nb = 256 / (size_t)kern_format_get(f)->block, bb = (size_t)kern_format_get(f)->block_bytes;
-    cr_assert_eq(bb, sizeof(kern_half) + 16);
     unsigned char *w = malloc(rows * nb * bb);
     for (size_t i = 0; i < rows * nb; i++) {
         kern_half d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
         memcpy(w + i * bb, &d, sizeof d);
-        memset(w + i * bb + sizeof d, (i / nb) % 2 ? 0xff : 0x00, bb - sizeof d);
+        memset(w + i * bb + sizeof d, (i / nb) % 2 ? hi : lo, bb - sizeof d);
     }
     return w;
 }
 
-static void q4_0_seed_is_widest(const kern_act *a)
+static void first_block_is_127s(const kern_act *a)
 {
     cr_assert_eq(a->nsumb[0], -32 * 127, "a block of quants of 127");
 }
@@ -151,8 +156,18 @@ static void q4_0_seed_is_widest(const kern_act *a)
 Test(kern_repack, q4_0_r16_extremes)
 {
     size_t rows = 16;
-    void *w = extreme_weights(KERN_Q4_0, rows);
-    check_extreme_activation(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, q4_0_seed_is_widest);
+    void *w = extreme_weights(KERN_Q4_0, rows, 0x00, 0xff);
+    check_extreme_activation(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, first_block_is_127s);
+    free(w);
+}
+
+/* Every quant -128 or +127 (stored 0 and 255) against quants of +-127: a chain's lane reaches 255 x 127 x 16 and
+ * the seed 128 x 32 x 127, the widest q8_0_r16 takes. */
+Test(kern_repack, q8_0_r16_extremes)
+{
+    size_t rows = 16;
+    void *w = extreme_weights(KERN_Q8_0, rows, 0x80, 0x7f);
+    check_extreme_activation(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, w, rows, first_block_is_127s);
     free(w);
 }
 
@@ -166,7 +181,7 @@ static void q1_0_table_is_widest(const kern_act *a)
 Test(kern_repack, q1_0_r32lut_extremes)
 {
     size_t rows = 32;
-    void *w = extreme_weights(KERN_Q1_0, rows);
+    void *w = extreme_weights(KERN_Q1_0, rows, 0x00, 0xff);
     check_extreme_activation(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, q1_0_table_is_widest);
     free(w);
 }
@@ -211,6 +226,7 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
 {
     check_pool_and_slices(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0);
     check_pool_and_slices(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0);
+    check_pool_and_slices(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0);
 }
 
 Test(kern_repack, names_bytes_and_fit)
@@ -241,6 +257,11 @@ Test(kern_repack, names_bytes_and_fit)
     cr_assert_eq(kern_repack_isa(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, KERN_ISA_SCALAR), KERN_ISA_SCALAR);
     cr_assert_not(kern_repack_prefetches(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, KERN_ISA_SCALAR), "scalar: no prefetch");
     cr_assert_not(kern_repack_prefetches(KERN_LAYOUT_Q4_0_R16, KERN_Q8_0, kern_isa_best()), "a format it does not fit");
+    cr_assert_eq(kern_layout_parse("q8_0_r16", &l), 0);
+    cr_assert_eq(l, KERN_LAYOUT_Q8_0_R16);
+    cr_assert_eq(kern_layout_get(KERN_LAYOUT_Q8_0_R16)->fmt, KERN_Q8_0);
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 17, 64), 32 * 68, "rounded up to groups");
+    cr_assert_not(kern_layout_fits(KERN_LAYOUT_Q8_0_R16, KERN_Q4_0, 32));
     cr_assert_eq(kern_repack_prefetches(KERN_LAYOUT_FILE, KERN_Q8_0, kern_isa_best()),
                  kern_matvec_prefetches(KERN_Q8_0, kern_isa_best()), "file: the matvec's answer");
     if (kern_isa_supported(KERN_ISA_AVX512))
