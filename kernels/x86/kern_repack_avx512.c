@@ -105,31 +105,33 @@ void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const ke
  * times -8 or -128 (nsumb) seeds the first chain, exact (at most 255 x 127 x 32 in a lane); then the reference's
  * float steps, multiply then add in block order, every row bit for bit the scalar reference's. ---- */
 
-/* The int32 sums of group block g (chunks after its 16 d) against the broadcast quants xq, seeded: bits 4 (q4_0),
- * two chains of nibbles; 8 (q8_0), two chains of alternate chunks. */
-INLINE __m512i r16_block_sums(const char *g, const __m512i xq[8], __m512i seed, const int bits)
+/* Chunk c of the n groups' blocks at w, stride bytes apart, into their chains: q4_0's nibbles (bits 4) low into
+ * s0, high into s1; q8_0's bytes (bits 8) into s0 for even chunks, s1 for odd ones. The groups take turns line by
+ * line, each line's prefetch just before its load: a group's whole block at a time, its prefetches in one burst,
+ * streamed 20-25% slower from memory (docs/kernels-measured-2026-12-03.md). */
+INLINE void r16_chunk(const char *w, size_t stride, const int n, int c, const __m512i xq[8], __m512i s0[4],
+                      __m512i s1[4], const int bits)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
-    __m512i s0 = seed, s1 = _mm512_setzero_si512();
-    if (bits == 4) {
 #pragma GCC unroll 4
-        for (int c = 0; c < 4; c++) {
-            __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c);
-            s0 = _mm512_dpbusd_epi32(s0, _mm512_and_si512(v, low4), xq[c]);
-            s1 = _mm512_dpbusd_epi32(s1, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xq[4 + c]);
-        }
-    } else {
-#pragma GCC unroll 4
-        for (int c = 0; c < 8; c += 2) {
-            s0 = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c), xq[c]);
-            s1 = _mm512_dpbusd_epi32(s1, _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * (c + 1)), xq[c + 1]);
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride;
+        kern_prefetch_stream(g + 64 * c);
+        __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c);
+        if (bits == 4) {
+            s0[r] = _mm512_dpbusd_epi32(s0[r], _mm512_and_si512(v, low4), xq[c]);
+            s1[r] = _mm512_dpbusd_epi32(s1[r], _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xq[4 + c]);
+        } else if (c % 2 == 0) {
+            s0[r] = _mm512_dpbusd_epi32(s0[r], v, xq[c]);
+        } else {
+            s1[r] = _mm512_dpbusd_epi32(s1[r], v, xq[c]);
         }
     }
-    return _mm512_add_epi32(s0, s1);
 }
 
 /* n groups (n <= 4) stride bytes apart, in step, as r32_groups_pass reads its groups; bits 4 (q4_0_r16) or 8
- * (q8_0_r16), a constant once inlined. y: n x 16. */
+ * (q8_0_r16), a constant once inlined. The codes' chains are seeded (q4_0's nibbles are q + 8, q8_0_r16's bytes
+ * q + 128: the activation block's sum times -8 or -128). y: n x 16. */
 INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
                             const int bits)
 {
@@ -137,12 +139,13 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
     const int32_t *nsumb = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
     const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
+    const int chunks = bits == 4 ? 4 : 8;
     __m512 acc[4];
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++)
         acc[r] = _mm512_setzero_ps();
     for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
-        __m512i xq[8];
+        __m512i xq[8], s0[4], s1[4];
 #pragma GCC unroll 8
         for (int c = 0; c < 8; c++) {
             int32_t q4; /* four quants as one dword, to be broadcast */
@@ -153,12 +156,18 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
         __m512 xd = _mm512_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
+            s0[r] = seed;
+            s1[r] = _mm512_setzero_si512();
+        }
+#pragma GCC unroll 8
+        for (int c = 0; c < chunks; c++)
+            r16_chunk(w, stride, n, c, xq, s0, s1, bits);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
-#pragma GCC unroll 9
-            for (size_t l = 0; l < block; l += 64)
-                kern_prefetch_stream(g + l);
+            kern_prefetch_stream(g + 64 * chunks); /* the block's last line, which its head pushed over */
             __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
-            __m512 p = _mm512_cvtepi32_ps(r16_block_sums(g, xq, seed, bits));
+            __m512 p = _mm512_cvtepi32_ps(_mm512_add_epi32(s0[r], s1[r]));
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
         }
     }
