@@ -1,5 +1,5 @@
 /* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw),
- * q4_0_r16's and q8_0_r16's (VNNI). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has them.
+ * q4_0_r16's, q8_0_r16's and tq2_0_r16's (VNNI). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has them.
  *
  * A 64-byte chunk of a group (kern_repack.h) is 32 words, one per row, each the row's next 16 weights; nibble k of
  * a word is 4 weights, and one vpermw looks all 32 nibbles up in the activation's 16-entry table of those 4
@@ -194,6 +194,85 @@ void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_
 void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     r16_groups(w, stride, n, a, m, y, 8);
+}
+
+/* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
+ * bit field f (bits 2f, 2f + 1) of those bytes holds the row's weights 128 (j / 8) + 32 f + 4 (j % 8) .. + 3 as
+ * q + 1 (q in -1..1): four quants of the activation, broadcast. The field is not shifted down: v & (3 << 2f) is
+ * 4^f (q + 1), an unsigned byte vpdpbusd takes, so field f's chain sums 4^f times its products, exactly (at most
+ * 192 x 127 x 64 in a lane), and an arithmetic shift by 2f at the block's end takes the factor out, exact. A chunk
+ * costs four ands and four vpdpbusd for 256 weights; the file's kernels spend a GFNI or shift step per field and
+ * gather and sum each row across lanes. The activation block's sum, negated (nsumb), seeds the sum for the q + 1;
+ * then the reference's float steps, multiply then add in block order, every row bit for bit the scalar reference's.
+ * ---- */
+
+/* Chunk j of the n groups' blocks at w, stride bytes apart, against the activation block x: field f of every row's
+ * bytes into sums[r][f]. The groups take turns, each line's prefetch beside its load, as r16_chunk. */
+INLINE void tq2_chunk(const char *w, size_t stride, const int n, int j, const int8_t *x, __m512i sums[4][4])
+{
+    __m512i xf[4];
+#pragma GCC unroll 4
+    for (int f = 0; f < 4; f++) {
+        int32_t q4; /* four quants as one dword, to be broadcast */
+        memcpy(&q4, x + 128 * (j / 8) + 32 * f + 4 * (j % 8), 4);
+        xf[f] = _mm512_set1_epi32(q4);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride;
+        kern_prefetch_stream(g + 64 * j);
+        __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * j);
+#pragma GCC unroll 4
+        for (int f = 0; f < 4; f++)
+            sums[r][f] = _mm512_dpbusd_epi32(sums[r][f], _mm512_and_si512(v, _mm512_set1_epi8((char)(3 << 2 * f))),
+                                             xf[f]);
+    }
+}
+
+/* n groups (n <= 4) stride bytes apart, in step. y: n x 16. */
+INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const int32_t *nsumb = kern_act_nsumb(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK_K;
+    __m512 acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
+        __m512i sums[4][4];
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++)
+            sums[r][0] = sums[r][1] = sums[r][2] = sums[r][3] = _mm512_setzero_si512();
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j++)
+            tq2_chunk(w, stride, n, j, x, sums);
+        __m512i seed = _mm512_set1_epi32(nsumb[b]);
+        __m512 xd = _mm512_set1_ps(dx[b]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+            kern_prefetch_stream(g + 64 * 16); /* the block's last line, which its head pushed over */
+            __m512i lo = _mm512_add_epi32(_mm512_add_epi32(seed, sums[r][0]), _mm512_srai_epi32(sums[r][1], 2));
+            __m512i hi = _mm512_add_epi32(_mm512_srai_epi32(sums[r][2], 4), _mm512_srai_epi32(sums[r][3], 6));
+            __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
+            __m512 p = _mm512_cvtepi32_ps(_mm512_add_epi32(lo, hi));
+            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+}
+
+void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    if (n == 4)
+        tq2_groups_pass(w, stride, 4, a, m, y);
+    else
+        for (int r = 0; r < n; r++)
+            tq2_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

@@ -101,6 +101,12 @@ Test(kern_repack, q8_0_r16_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, rows, cols, 500);
 }
 
+Test(kern_repack, tq2_0_r16_is_the_reference_bit_for_bit)
+{
+    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 256, 768, 4096 };
+    check_layout_shapes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, rows, cols, 700);
+}
+
 /* Every ISA on layout l of w (rows x 256 of format f) against an activation of quants +-127 (values +-1, 32 of
  * each sign in turn): the reference's bits. The caller's check of the prepared activation first (what makes it
  * extreme for the layout). */
@@ -132,16 +138,17 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
     kern_act_free(&a);
 }
 
-/* rows x 256 weights of f (q1_0, q4_0 or q8_0: each block a half d, then its codes), block i's d 0.5 or -1.25 and
- * its code bytes all hi in odd rows, all lo in even ones: every code at an end of its range. */
+/* rows x 256 weights of f (q1_0, q4_0, q8_0: each block a half d, then its codes; tq2_0: the codes, then d), block
+ * i's d 0.5 or -1.25 and its code bytes all hi in odd rows, all lo in even ones: every code at an end of its range. */
 static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsigned char hi)
 {
     size_t nb = 256 / (size_t)kern_format_get(f)->block, bb = (size_t)kern_format_get(f)->block_bytes;
+    size_t d_at = f == KERN_TQ2_0 ? bb - sizeof(kern_half) : 0;
     unsigned char *w = malloc(rows * nb * bb);
     for (size_t i = 0; i < rows * nb; i++) {
         kern_half d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
-        memcpy(w + i * bb, &d, sizeof d);
-        memset(w + i * bb + sizeof d, (i / nb) % 2 ? hi : lo, bb - sizeof d);
+        memset(w + i * bb, (i / nb) % 2 ? hi : lo, bb);
+        memcpy(w + i * bb + d_at, &d, sizeof d);
     }
     return w;
 }
@@ -168,6 +175,20 @@ Test(kern_repack, q8_0_r16_extremes)
     size_t rows = 16;
     void *w = extreme_weights(KERN_Q8_0, rows, 0x80, 0x7f);
     check_extreme_activation(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, w, rows, first_block_is_127s);
+    free(w);
+}
+
+static void tq2_0_quants_are_127(const kern_act *a)
+{
+    cr_assert(a->qs[0] == 127 && a->qs[32] == -127, "quants of +-127, 32 of each sign in turn");
+}
+
+/* Every code 0 or 3 (weights -1 and +2, the top field 192 unshifted in its chain) against quants of +-127. */
+Test(kern_repack, tq2_0_r16_extremes)
+{
+    size_t rows = 16;
+    void *w = extreme_weights(KERN_TQ2_0, rows, 0x00, 0xff);
+    check_extreme_activation(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, w, rows, tq2_0_quants_are_127);
     free(w);
 }
 
@@ -227,6 +248,7 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     check_pool_and_slices(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0);
     check_pool_and_slices(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0);
     check_pool_and_slices(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0);
+    check_pool_and_slices(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0);
 }
 
 Test(kern_repack, names_bytes_and_fit)
@@ -262,6 +284,9 @@ Test(kern_repack, names_bytes_and_fit)
     cr_assert_eq(kern_layout_get(KERN_LAYOUT_Q8_0_R16)->fmt, KERN_Q8_0);
     cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 17, 64), 32 * 68, "rounded up to groups");
     cr_assert_not(kern_layout_fits(KERN_LAYOUT_Q8_0_R16, KERN_Q4_0, 32));
+    cr_assert_eq(kern_layout_parse("tq2_0_r16", &l), 0);
+    cr_assert_eq(kern_repack_bytes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 17, 512), 32 * 132, "rounded up to groups");
+    cr_assert_not(kern_layout_fits(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 128), "whole blocks of 256 only");
     cr_assert_eq(kern_repack_prefetches(KERN_LAYOUT_FILE, KERN_Q8_0, kern_isa_best()),
                  kern_matvec_prefetches(KERN_Q8_0, kern_isa_best()), "file: the matvec's answer");
     if (kern_isa_supported(KERN_ISA_AVX512))
