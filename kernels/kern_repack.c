@@ -142,9 +142,12 @@ static inline __attribute__((always_inline)) void repack_group(const repack_shap
                                                                size_t rows, size_t r0, size_t nb, unsigned char *out)
 {
     size_t bb = 2 + s->payload;
+    bool part = r0 + s->group > rows; /* a last group with padding rows: cleared first, whole groups are written once */
     for (size_t b = 0; b < nb; b++, out += bb * s->group) {
-        memset(out, 0, 2 * s->group);
-        memset(out + 2 * s->group, s->flip, s->payload * s->group);
+        if (part) {
+            memset(out, 0, 2 * s->group);
+            memset(out + 2 * s->group, s->flip, s->payload * s->group);
+        }
         for (size_t r = 0; r < s->group && r0 + r < rows; r++) {
             const unsigned char *blk = w + ((r0 + r) * nb + b) * bb;
             memcpy(out + 2 * r, blk + s->d_at, 2);
