@@ -2,6 +2,7 @@
  * tables, which ISA's kernel runs, the job's row loop over groups, and the scalar kernel (the reference's
  * arithmetic on the moved bytes: any CPU, and the oracle the SIMD kernels are held to, bit for bit). */
 #include "kern_impl.h"
+#include "kern_kquant.h"
 #include "kern_repack_impl.h"
 
 #include <errno.h>
@@ -53,6 +54,12 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
         [KERN_ISA_AVX512] = { kern_group_tq2_0_r16_avx512, true },
 #endif
     },
+    [KERN_LAYOUT_Q4_K_R16] = {
+        [KERN_ISA_SCALAR] = { kern_group_q4_K_r16_scalar, false },
+#if defined(__x86_64__)
+        [KERN_ISA_AVX512] = { kern_group_q4_K_r16_avx512, true },
+#endif
+    },
 };
 
 static int fail(int err)
@@ -88,13 +95,14 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
     return kern_format_matrix_bytes(f, (rows + group - 1) / group * group, cols);
 }
 
-/* Every repacked layout re-lays blocks of a half d and payload bytes of codes (q1_0's, q4_0's, q8_0's: the half
- * first; tq2_0's: the codes first, d_at 64): rows r0 .. r0 + group - 1 as one group, block by block: the rows' d in
- * order, then payload / width chunks of 64 bytes (group x width), chunk j holding bytes width x j .. of each row's
- * codes at width x slot(r), every byte XORed with flip (q8_0_r16's 0x80 turns a signed quant q into the unsigned
- * q + 128 that vpdpbusd multiplies; 0 moves bytes only). */
+/* Every repacked layout re-lays blocks of halves (halves x 2 bytes: a d, and q4_K's dmin after it) and payload bytes
+ * of codes (q1_0's, q4_0's, q8_0's, q4_K's: the halves first; tq2_0's: the codes first, d_at 64): rows r0 .. r0 +
+ * group - 1 as one group, block by block: the rows' first halves in order, then their second halves, then payload /
+ * width chunks of 64 bytes (group x width), chunk j holding bytes width x j .. of each row's payload at width x
+ * slot(r), every byte XORed with flip (q8_0_r16's 0x80 turns a signed quant q into the unsigned q + 128 that
+ * vpdpbusd multiplies; 0 moves bytes only). q4_K's payload is its 12 bytes of scales, then its codes. */
 typedef struct repack_shape {
-    size_t group, width, payload, d_at;
+    size_t group, width, payload, d_at, halves;
     unsigned char flip;
     size_t (*slot)(size_t r);
 } repack_shape;
@@ -102,11 +110,12 @@ _Static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0:
 _Static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, qs) == 2, "q4_0: a half, then its codes");
 _Static_assert(sizeof(block_q8_0) == 34 && offsetof(block_q8_0, qs) == 2, "q8_0: a half, then its codes");
 _Static_assert(sizeof(block_tq2_0) == 66 && offsetof(block_tq2_0, d) == 64, "tq2_0: its codes, then a half");
+_Static_assert(sizeof(block_q4_K) == 144 && offsetof(block_q4_K, scales) == 4, "q4_K: two halves, then the rest");
 
-/* Where a block's codes start: after its half, unless the half comes last. */
+/* Where a block's payload starts: after its halves, unless they come last. */
 static size_t codes_at(const repack_shape *s)
 {
-    return s->d_at == 0 ? 2 : 0;
+    return s->d_at == 0 ? 2 * s->halves : 0;
 }
 
 /* q1_0_r32lut (kern_repack.h): row i's word is 2i, row 16 + i's 2i + 1. */
@@ -122,10 +131,11 @@ static size_t r16_dword(size_t r)
 }
 
 static const repack_shape repack_shapes[KERN_LAYOUT_COUNT] = {
-    [KERN_LAYOUT_Q1_0_R32LUT] = { KERN_R32, 2, 16, 0, 0, r32lut_word },
-    [KERN_LAYOUT_Q4_0_R16] = { KERN_R16, 4, 16, 0, 0, r16_dword },
-    [KERN_LAYOUT_Q8_0_R16] = { KERN_R16, 4, 32, 0, 0x80, r16_dword },
-    [KERN_LAYOUT_TQ2_0_R16] = { KERN_R16, 4, 64, 64, 0, r16_dword },
+    [KERN_LAYOUT_Q1_0_R32LUT] = { KERN_R32, 2, 16, 0, 1, 0, r32lut_word },
+    [KERN_LAYOUT_Q4_0_R16] = { KERN_R16, 4, 16, 0, 1, 0, r16_dword },
+    [KERN_LAYOUT_Q8_0_R16] = { KERN_R16, 4, 32, 0, 1, 0x80, r16_dword },
+    [KERN_LAYOUT_TQ2_0_R16] = { KERN_R16, 4, 64, 64, 1, 0, r16_dword },
+    [KERN_LAYOUT_Q4_K_R16] = { KERN_R16, 4, 140, 0, 2, 0, r16_dword },
 };
 
 static inline __attribute__((always_inline)) void copy_flipped(unsigned char *to, const unsigned char *from, size_t n,
@@ -141,19 +151,20 @@ static inline __attribute__((always_inline)) void copy_flipped(unsigned char *to
 static inline __attribute__((always_inline)) void repack_group(const repack_shape *s, const unsigned char *w,
                                                                size_t rows, size_t r0, size_t nb, unsigned char *out)
 {
-    size_t bb = 2 + s->payload;
+    size_t bb = 2 * s->halves + s->payload, hg = 2 * s->halves * s->group; /* a block; a group block's halves */
     bool part = r0 + s->group > rows; /* a last group with padding rows: cleared first, whole groups are written once */
     for (size_t b = 0; b < nb; b++, out += bb * s->group) {
         if (part) {
-            memset(out, 0, 2 * s->group);
-            memset(out + 2 * s->group, s->flip, s->payload * s->group);
+            memset(out, 0, hg);
+            memset(out + hg, s->flip, s->payload * s->group);
         }
         for (size_t r = 0; r < s->group && r0 + r < rows; r++) {
             const unsigned char *blk = w + ((r0 + r) * nb + b) * bb;
-            memcpy(out + 2 * r, blk + s->d_at, 2);
+            for (size_t h = 0; h < s->halves; h++)
+                memcpy(out + 2 * (h * s->group + r), blk + s->d_at + 2 * h, 2);
             for (size_t j = 0; j < s->payload / s->width; j++)
-                copy_flipped(out + 2 * s->group + 64 * j + s->width * s->slot(r), blk + codes_at(s) + s->width * j,
-                             s->width, s->flip);
+                copy_flipped(out + hg + 64 * j + s->width * s->slot(r), blk + codes_at(s) + s->width * j, s->width,
+                             s->flip);
         }
     }
 }
@@ -161,10 +172,11 @@ static inline __attribute__((always_inline)) void repack_group(const repack_shap
 /* The file's block of row r from a group's block blk, as repack_group laid it out: the inverse. */
 static void gather_block(const repack_shape *s, const unsigned char *blk, size_t r, unsigned char *out)
 {
-    memcpy(out + s->d_at, blk + 2 * r, 2);
+    size_t hg = 2 * s->halves * s->group;
+    for (size_t h = 0; h < s->halves; h++)
+        memcpy(out + s->d_at + 2 * h, blk + 2 * (h * s->group + r), 2);
     for (size_t j = 0; j < s->payload / s->width; j++)
-        copy_flipped(out + codes_at(s) + s->width * j, blk + 2 * s->group + 64 * j + s->width * s->slot(r), s->width,
-                     s->flip);
+        copy_flipped(out + codes_at(s) + s->width * j, blk + hg + 64 * j + s->width * s->slot(r), s->width, s->flip);
 }
 
 static void repack_group_q1_0_r32lut(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
@@ -187,12 +199,18 @@ static void repack_group_tq2_0_r16(const unsigned char *w, size_t rows, size_t r
     repack_group(&repack_shapes[KERN_LAYOUT_TQ2_0_R16], w, rows, r0, nb, out);
 }
 
+static void repack_group_q4_k_r16(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q4_K_R16], w, rows, r0, nb, out);
+}
+
 typedef void (*repack_group_fn)(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
 static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = repack_group_q1_0_r32lut,
     [KERN_LAYOUT_Q4_0_R16] = repack_group_q4_0_r16,
     [KERN_LAYOUT_Q8_0_R16] = repack_group_q8_0_r16,
     [KERN_LAYOUT_TQ2_0_R16] = repack_group_tq2_0_r16,
+    [KERN_LAYOUT_Q4_K_R16] = repack_group_q4_k_r16,
 };
 
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
@@ -358,7 +376,7 @@ static void group_r16_scalar(kern_layout l, const char *w, const kern_act *a, si
     const repack_shape *s = &repack_shapes[l];
     const block_q8_0 *xb = kern_act_q8(a, m);
     const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK8_0, gb = s->group * (2 + s->payload);
+    size_t nb = a->cols / QK8_0, gb = s->group * (2 * s->halves + s->payload);
     for (size_t r = 0; r < KERN_R16; r++) {
         float sum = 0.0f;
         for (size_t b = 0; b < nb; b++) {
@@ -392,7 +410,7 @@ static void group_tq2_0_scalar(const char *w, const kern_act *a, size_t m, float
 {
     const repack_shape *s = &repack_shapes[KERN_LAYOUT_TQ2_0_R16];
     const block_q8_K *xb = kern_act_q8k(a, m);
-    size_t nb = a->cols / QK_K, gb = s->group * (2 + s->payload);
+    size_t nb = a->cols / QK_K, gb = s->group * (2 * s->halves + s->payload);
     for (size_t r = 0; r < KERN_R16; r++) {
         float sum = 0.0f;
         for (size_t b = 0; b < nb; b++) {
@@ -413,4 +431,37 @@ void kern_group_tq2_0_r16_scalar(const char *w, size_t stride, int n, const kern
 {
     for (int i = 0; i < n; i++)
         group_tq2_0_scalar(w + (size_t)i * stride, a, m, y + KERN_R16 * i);
+}
+
+/* The reference's arithmetic (kern_scalar.c's dot_q4_K) on each row's block, gathered back from the group. */
+static void group_q4_K_scalar(const char *w, const kern_act *a, size_t m, float *y)
+{
+    const repack_shape *s = &repack_shapes[KERN_LAYOUT_Q4_K_R16];
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    size_t nb = a->cols / QK_K, gb = s->group * (2 * s->halves + s->payload);
+    for (size_t r = 0; r < KERN_R16; r++) {
+        float sum = 0.0f;
+        for (size_t b = 0; b < nb; b++) {
+            block_q4_K blk;
+            gather_block(s, (const unsigned char *)w + b * gb, r, (unsigned char *)&blk); /* the static asserts */
+            int sumi = 0, summ = 0;
+            for (int j = 0; j < QK_K / 32; j++) {
+                int sc, mn, dot = 0;
+                kern_q4_K_scale_min(blk.scales, j, &sc, &mn);
+                for (int l = 0; l < 32; l++)
+                    dot += kern_q4_K_code(&blk, 32 * j + l) * xb[b].qs[32 * j + l];
+                sumi += sc * dot;
+                summ += mn * (xb[b].bsums[2 * j] + xb[b].bsums[2 * j + 1]);
+            }
+            sum += (float)sumi * (kern_h2f(blk.d) * xb[b].d);
+            sum -= (float)summ * (kern_h2f(blk.dmin) * xb[b].d);
+        }
+        y[r] = sum;
+    }
+}
+
+void kern_group_q4_K_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    for (int i = 0; i < n; i++)
+        group_q4_K_scalar(w + (size_t)i * stride, a, m, y + KERN_R16 * i);
 }

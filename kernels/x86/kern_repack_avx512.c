@@ -1,5 +1,6 @@
 /* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw),
- * q4_0_r16's, q8_0_r16's and tq2_0_r16's (VNNI). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has them.
+ * q4_0_r16's, q8_0_r16's, tq2_0_r16's and q4_K_r16's (VNNI). Compiled with the AVX-512 flags; only called after
+ * kern_job_check saw the CPU has them.
  *
  * A 64-byte chunk of a group (kern_repack.h) is 32 words, one per row, each the row's next 16 weights; nibble k of
  * a word is 4 weights, and one vpermw looks all 32 nibbles up in the activation's 16-entry table of those 4
@@ -273,6 +274,142 @@ void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern
     else
         for (int r = 0; r < n; r++)
             tq2_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
+}
+
+/* ---- q4_K_r16 (kern_repack.h): a group's block is the 16 rows' d, then their dmin (64 bytes), 3 chunks of their
+ * packed scales (dword r of chunk k: row r's scales[4k .. 4k + 3]), then 32 chunks of codes (dword r of chunk 3 + k:
+ * row r's qs[4k .. 4k + 3]). Code chunk k's low nibbles are weights 64 (k / 8) + 4 (k % 8) .. + 3 of sub-block
+ * 2 (k / 8), its high ones the same + 32 of sub-block 2 (k / 8) + 1: two vpdpbusd on broadcast quants, as
+ * q4_0_r16's. Each sub-block's sum (at most 15 x 127 x 32) times its 6-bit scale, by vpmulld in the lanes, adds to
+ * the row's integer sum, and the mins come from the scale bytes as they are: an activation sub-block's sum S (its
+ * two bsums, |S| <= 4064) is 256 H + L with H in -16..15 and L in 0..255, so one vpdpbusd of the mins (unsigned)
+ * against the four H (signed) and one of the four L (unsigned) against the mins (signed: at most 63) give the sum
+ * of m x S exactly. Then the reference's two float steps, every row bit for bit the scalar reference's. ---- */
+
+/* A q4_K activation block's mins side: bytes H_j (lo: j < 4, hi: j >= 4) and L_j of the sub-block sums. */
+typedef struct q4k_xm {
+    __m512i h_lo, h_hi, l_lo, l_hi;
+} q4k_xm;
+
+INLINE q4k_xm q4k_mins_prep(const block_q8_K *xb)
+{
+    uint8_t h[8], l[8];
+    for (int j = 0; j < 8; j++) {
+        int sum = xb->bsums[2 * j] + xb->bsums[2 * j + 1];
+        h[j] = (uint8_t)(sum >> 8); /* arithmetic: H = floor(S / 256), so S = 256 H + L exactly */
+        l[j] = (uint8_t)(sum & 255);
+    }
+    int32_t w[4];
+    memcpy(w, h, 8);
+    memcpy(w + 2, l, 8);
+    return (q4k_xm){ _mm512_set1_epi32(w[0]), _mm512_set1_epi32(w[1]), _mm512_set1_epi32(w[2]),
+                     _mm512_set1_epi32(w[3]) };
+}
+
+/* A group's state through a block: the integer sum so far, the open pair of sub-block chains, the scale bytes. */
+typedef struct q4k_row {
+    __m512i sumi, s_lo, s_hi, sc_lo, sc_hi;
+} q4k_row;
+
+/* Byte j % 4 of every lane of sc (sub-block j's scale), times the chain s, into sumi. */
+INLINE __m512i q4k_scaled(__m512i sumi, __m512i s, __m512i sc, int j)
+{
+    __m512i scj = _mm512_and_si512(_mm512_srli_epi32(sc, 8 * (j % 4)), _mm512_set1_epi32(0xFF));
+    return _mm512_add_epi32(sumi, _mm512_mullo_epi32(s, scj));
+}
+
+/* The n groups' scale chunks at w (a block): their scales into st, the mins' integer sums returned in ms. */
+INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *xm, q4k_row st[4], __m512i ms[4])
+{
+    const __m512i m6 = _mm512_set1_epi8(0x3F), m4 = _mm512_set1_epi8(0x0F), top = _mm512_set1_epi8(0x30);
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride;
+        kern_prefetch_stream(g);
+        kern_prefetch_stream(g + 64);
+        kern_prefetch_stream(g + 128);
+        kern_prefetch_stream(g + 192);
+        __m512i s0 = _mm512_loadu_si512(g + 64), s1 = _mm512_loadu_si512(g + 128), s2 = _mm512_loadu_si512(g + 192);
+        /* kern_q4_K_scale_min in the lanes: j < 4 the low 6 bits of bytes 0-3 and 4-7; j >= 4 the nibbles of
+         * bytes 8-11 with the top 2 bits of bytes 0-3 (scales) and 4-7 (mins) as their bits 4-5 */
+        __m512i m_lo = _mm512_and_si512(s1, m6);
+        __m512i m_hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(s2, 4), m4),
+                                       _mm512_and_si512(_mm512_srli_epi32(s1, 2), top));
+        st[r].sc_lo = _mm512_and_si512(s0, m6);
+        st[r].sc_hi = _mm512_or_si512(_mm512_and_si512(s2, m4), _mm512_and_si512(_mm512_srli_epi32(s0, 2), top));
+        __m512i h = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), m_lo, xm->h_lo), m_hi, xm->h_hi);
+        __m512i l = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), xm->l_lo, m_lo), xm->l_hi, m_hi);
+        ms[r] = _mm512_add_epi32(_mm512_slli_epi32(h, 8), l);
+        st[r].sumi = st[r].s_lo = st[r].s_hi = _mm512_setzero_si512();
+    }
+}
+
+/* Code chunk k of the n groups against the activation block x, each group's line prefetched beside its load; at
+ * the end of a sub-block pair, its chains scaled into sumi. */
+INLINE void q4k_chunk(const char *w, size_t stride, const int n, int k, const int8_t *x, q4k_row st[4])
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    int32_t q4[2]; /* four quants as one dword each, to be broadcast */
+    memcpy(&q4[0], x + 64 * (k / 8) + 4 * (k % 8), 4);
+    memcpy(&q4[1], x + 64 * (k / 8) + 32 + 4 * (k % 8), 4);
+    __m512i xl = _mm512_set1_epi32(q4[0]), xh = _mm512_set1_epi32(q4[1]);
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride + 256 + 64 * k;
+        kern_prefetch_stream(g);
+        __m512i v = _mm512_loadu_si512(g);
+        st[r].s_lo = _mm512_dpbusd_epi32(st[r].s_lo, _mm512_and_si512(v, low4), xl);
+        st[r].s_hi = _mm512_dpbusd_epi32(st[r].s_hi, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xh);
+        if (k % 8 == 7) {
+            int j = 2 * (k / 8);
+            __m512i sc = j < 4 ? st[r].sc_lo : st[r].sc_hi;
+            st[r].sumi = q4k_scaled(q4k_scaled(st[r].sumi, st[r].s_lo, sc, j), st[r].s_hi, sc, j + 1);
+            st[r].s_lo = st[r].s_hi = _mm512_setzero_si512();
+        }
+    }
+}
+
+/* n groups (n <= 4) stride bytes apart, in step. y: n x 16. */
+INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK_K;
+    __m512 acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (size_t b = 0; b < nb; b++, w += KERN_R16_Q4K_BLOCK_BYTES, x += QK_K) {
+        q4k_xm xm = q4k_mins_prep(xb + b);
+        q4k_row st[4];
+        __m512i ms[4];
+        q4k_heads(w, stride, n, &xm, st, ms);
+#pragma GCC unroll 32
+        for (int k = 0; k < 32; k++)
+            q4k_chunk(w, stride, n, k, x, st);
+        __m512 xd = _mm512_set1_ps(dx[b]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+            __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
+            __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g + 32)));
+            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(st[r].sumi), _mm512_mul_ps(d, xd)));
+            acc[r] = _mm512_sub_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(ms[r]), _mm512_mul_ps(dmin, xd)));
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+}
+
+void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    if (n == 4)
+        q4k_groups_pass(w, stride, 4, a, m, y);
+    else
+        for (int r = 0; r < n; r++)
+            q4k_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

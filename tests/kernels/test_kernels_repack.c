@@ -101,6 +101,12 @@ Test(kern_repack, q8_0_r16_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, rows, cols, 500);
 }
 
+Test(kern_repack, q4_K_r16_is_the_reference_bit_for_bit)
+{
+    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 256, 768, 4096 };
+    check_layout_shapes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, rows, cols, 900);
+}
+
 Test(kern_repack, tq2_0_r16_is_the_reference_bit_for_bit)
 {
     const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 256, 768, 4096 };
@@ -138,17 +144,19 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
     kern_act_free(&a);
 }
 
-/* rows x 256 weights of f (q1_0, q4_0, q8_0: each block a half d, then its codes; tq2_0: the codes, then d), block
- * i's d 0.5 or -1.25 and its code bytes all hi in odd rows, all lo in even ones: every code at an end of its range. */
+/* rows x 256 weights of f (q1_0, q4_0, q8_0: each block a half d, then its codes; q4_K: d, dmin, then its scales
+ * and codes; tq2_0: the codes, then d), block i's halves 0.5 or -1.25 and all its other bytes hi in odd rows, lo in
+ * even ones: every code (and q4_K's every scale and min) at an end of its range. */
 static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsigned char hi)
 {
     size_t nb = 256 / (size_t)kern_format_get(f)->block, bb = (size_t)kern_format_get(f)->block_bytes;
-    size_t d_at = f == KERN_TQ2_0 ? bb - sizeof(kern_half) : 0;
+    size_t d_at = f == KERN_TQ2_0 ? bb - sizeof(kern_half) : 0, halves = f == KERN_Q4_K ? 2 : 1;
     unsigned char *w = malloc(rows * nb * bb);
     for (size_t i = 0; i < rows * nb; i++) {
         kern_half d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
         memset(w + i * bb, (i / nb) % 2 ? hi : lo, bb);
-        memcpy(w + i * bb + d_at, &d, sizeof d);
+        for (size_t h = 0; h < halves; h++)
+            memcpy(w + i * bb + d_at + h * sizeof d, &d, sizeof d);
     }
     return w;
 }
@@ -189,6 +197,22 @@ Test(kern_repack, tq2_0_r16_extremes)
     size_t rows = 16;
     void *w = extreme_weights(KERN_TQ2_0, rows, 0x00, 0xff);
     check_extreme_activation(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, w, rows, tq2_0_quants_are_127);
+    free(w);
+}
+
+static void q4_K_sub_block_sums_are_widest(const kern_act *a)
+{
+    const block_q8_K *x = a->q8k;
+    cr_assert(x->bsums[0] + x->bsums[1] == 32 * 127 && x->bsums[2] + x->bsums[3] == -32 * 127,
+              "sub-block sums of +-4064: the mins' split into 256 H + L at both ends");
+}
+
+/* Every code 0 or 15, every scale and min 0 or 63, against sub-block sums of +-4064. */
+Test(kern_repack, q4_K_r16_extremes)
+{
+    size_t rows = 16;
+    void *w = extreme_weights(KERN_Q4_K, rows, 0x00, 0xff);
+    check_extreme_activation(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, w, rows, q4_K_sub_block_sums_are_widest);
     free(w);
 }
 
@@ -249,6 +273,7 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     check_pool_and_slices(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0);
     check_pool_and_slices(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0);
     check_pool_and_slices(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0);
+    check_pool_and_slices(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K);
 }
 
 Test(kern_repack, names_bytes_and_fit)
