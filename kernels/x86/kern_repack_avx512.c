@@ -42,6 +42,36 @@ INLINE __m512i chunk_sums(const char *c, const tables4 *t)
     return _mm512_add_epi16(a, b);
 }
 
+/* The float sums of n <= 4 groups of 16 rows: zeroed, and stored to y (n x 16). */
+INLINE void r16_acc_zero(__m512 acc[4], const int n)
+{
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r] = _mm512_setzero_ps();
+}
+
+INLINE void r16_acc_store(const __m512 acc[4], const int n, float *y)
+{
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+}
+
+/* A layout's pass over n <= 4 groups of R rows stride bytes apart, y: n x R (n a constant where it is inlined). */
+typedef void group_pass_fn(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+
+/* n groups through pass: four in step, fewer one at a time (a group's rows get the same instructions either way).
+ * Inlined with a constant pass, as kern_impl.h's kern_quarter_rows. */
+INLINE void groups_in_step(group_pass_fn *pass, const int rows, const char *w, size_t stride, int n, const kern_act *a,
+                           size_t m, float *y)
+{
+    if (n == 4)
+        pass(w, stride, 4, a, m, y);
+    else
+        for (int r = 0; r < n; r++)
+            pass(w + (size_t)r * stride, stride, 1, a, m, y + rows * r);
+}
+
 /* n groups (n <= 4) stride bytes apart, in step: each block's tables are loaded once for all of them, and the
  * groups are n streams a quarter of the call apart, as the file's passes read their rows (kern_impl.h). A group's
  * rows get the same instructions whatever n is. y: n x 32. */
@@ -89,11 +119,7 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
 
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    if (n == 4)
-        r32_groups_pass(w, stride, 4, a, m, y);
-    else
-        for (int r = 0; r < n; r++)
-            r32_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + 32 * r);
+    groups_in_step(r32_groups_pass, KERN_R32, w, stride, n, a, m, y);
 }
 
 /* ---- q4_0_r16 and q8_0_r16 (kern_repack.h): a 64-byte chunk c of a group's block is 16 dwords, dword r row r's
@@ -142,9 +168,7 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
     const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
     const int chunks = bits == 4 ? 4 : 8;
     __m512 acc[4];
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        acc[r] = _mm512_setzero_ps();
+    r16_acc_zero(acc, n);
     for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
         __m512i xq[8], s0[4], s1[4];
 #pragma GCC unroll 8
@@ -172,29 +196,28 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
         }
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+    r16_acc_store(acc, n, y);
 }
 
-/* n <= 4 groups of layout bits (r16_groups_pass): four in step, fewer one at a time. */
-INLINE void r16_groups(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y, const int bits)
+/* r16_groups_pass for each layout, its bits a constant. */
+INLINE void r16_groups_pass_q4_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
 {
-    if (n == 4)
-        r16_groups_pass(w, stride, 4, a, m, y, bits);
-    else
-        for (int r = 0; r < n; r++)
-            r16_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r, bits);
+    r16_groups_pass(w, stride, n, a, m, y, 4);
+}
+
+INLINE void r16_groups_pass_q8_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+{
+    r16_groups_pass(w, stride, n, a, m, y, 8);
 }
 
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    r16_groups(w, stride, n, a, m, y, 4);
+    groups_in_step(r16_groups_pass_q4_0, KERN_R16, w, stride, n, a, m, y);
 }
 
 void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    r16_groups(w, stride, n, a, m, y, 8);
+    groups_in_step(r16_groups_pass_q8_0, KERN_R16, w, stride, n, a, m, y);
 }
 
 /* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
@@ -238,9 +261,7 @@ INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const ker
     const float *dx = kern_act_scale(a, m);
     const size_t nb = a->cols / QK_K;
     __m512 acc[4];
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        acc[r] = _mm512_setzero_ps();
+    r16_acc_zero(acc, n);
     for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
         __m512i sums[4][4];
 #pragma GCC unroll 4
@@ -262,18 +283,12 @@ INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const ker
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
         }
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+    r16_acc_store(acc, n, y);
 }
 
 void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    if (n == 4)
-        tq2_groups_pass(w, stride, 4, a, m, y);
-    else
-        for (int r = 0; r < n; r++)
-            tq2_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
+    groups_in_step(tq2_groups_pass, KERN_R16, w, stride, n, a, m, y);
 }
 
 /* ---- q4_K_r16 (kern_repack.h): a group's block is the 16 rows' d, then their dmin (64 bytes), 3 chunks of their
@@ -377,9 +392,7 @@ INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const ker
     const float *dx = kern_act_scale(a, m);
     const size_t nb = a->cols / QK_K;
     __m512 acc[4];
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        acc[r] = _mm512_setzero_ps();
+    r16_acc_zero(acc, n);
     for (size_t b = 0; b < nb; b++, w += KERN_R16_Q4K_BLOCK_BYTES, x += QK_K) {
         q4k_xm xm = q4k_mins_prep(xb + b);
         q4k_row st[4];
@@ -398,18 +411,12 @@ INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const ker
             acc[r] = _mm512_sub_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(ms[r]), _mm512_mul_ps(dmin, xd)));
         }
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
+    r16_acc_store(acc, n, y);
 }
 
 void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    if (n == 4)
-        q4k_groups_pass(w, stride, 4, a, m, y);
-    else
-        for (int r = 0; r < n; r++)
-            q4k_groups_pass(w + (size_t)r * stride, stride, 1, a, m, y + KERN_R16 * r);
+    groups_in_step(q4k_groups_pass, KERN_R16, w, stride, n, a, m, y);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

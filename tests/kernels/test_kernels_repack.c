@@ -89,28 +89,28 @@ Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, rows, cols, 100);
 }
 
+/* Rows around a group of 16, for the r16 layouts; columns of 32-weight blocks and of 256-weight ones. */
+static const size_t r16_rows[6] = { 1, 15, 16, 17, 70, 200 }, cols32[3] = { 32, 96, 4096 },
+                    cols256[3] = { 256, 768, 4096 };
+
 Test(kern_repack, q4_0_r16_is_the_reference_bit_for_bit)
 {
-    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 32, 96, 4096 };
-    check_layout_shapes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, rows, cols, 300);
+    check_layout_shapes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, r16_rows, cols32, 300);
 }
 
 Test(kern_repack, q8_0_r16_is_the_reference_bit_for_bit)
 {
-    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 32, 96, 4096 };
-    check_layout_shapes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, rows, cols, 500);
+    check_layout_shapes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, r16_rows, cols32, 500);
 }
 
 Test(kern_repack, q4_K_r16_is_the_reference_bit_for_bit)
 {
-    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 256, 768, 4096 };
-    check_layout_shapes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, rows, cols, 900);
+    check_layout_shapes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, r16_rows, cols256, 900);
 }
 
 Test(kern_repack, tq2_0_r16_is_the_reference_bit_for_bit)
 {
-    const size_t rows[6] = { 1, 15, 16, 17, 70, 200 }, cols[3] = { 256, 768, 4096 };
-    check_layout_shapes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, rows, cols, 700);
+    check_layout_shapes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, r16_rows, cols256, 700);
 }
 
 /* Every ISA on layout l of w (rows x 256 of format f) against an activation of quants +-127 (values +-1, 32 of
@@ -161,6 +161,16 @@ static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsig
     return w;
 }
 
+/* Layout l of a group (rows) of f at the ends of their range (extreme_weights: lo in even rows, hi in odd ones)
+ * against extreme quants (check_extreme_activation, check first). */
+static void check_extremes(kern_layout l, kern_format f, size_t rows, unsigned char lo, unsigned char hi,
+                           void (*check)(const kern_act *a))
+{
+    void *w = extreme_weights(f, rows, lo, hi);
+    check_extreme_activation(l, f, w, rows, check);
+    free(w);
+}
+
 static void first_block_is_127s(const kern_act *a)
 {
     cr_assert_eq(a->nsumb[0], -32 * 127, "a block of quants of 127");
@@ -170,20 +180,14 @@ static void first_block_is_127s(const kern_act *a)
  * block's sum reaches 16 x 8 x 127 x 2 from both chains and its seed (8 x 32 x 127) is the widest. */
 Test(kern_repack, q4_0_r16_extremes)
 {
-    size_t rows = 16;
-    void *w = extreme_weights(KERN_Q4_0, rows, 0x00, 0xff);
-    check_extreme_activation(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, w, rows, first_block_is_127s);
-    free(w);
+    check_extremes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 16, 0x00, 0xff, first_block_is_127s);
 }
 
 /* Every quant -128 or +127 (stored 0 and 255) against quants of +-127: a chain's lane reaches 255 x 127 x 16 and
  * the seed 128 x 32 x 127, the widest q8_0_r16 takes. */
 Test(kern_repack, q8_0_r16_extremes)
 {
-    size_t rows = 16;
-    void *w = extreme_weights(KERN_Q8_0, rows, 0x80, 0x7f);
-    check_extreme_activation(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, w, rows, first_block_is_127s);
-    free(w);
+    check_extremes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 16, 0x80, 0x7f, first_block_is_127s);
 }
 
 static void tq2_0_quants_are_127(const kern_act *a)
@@ -194,10 +198,7 @@ static void tq2_0_quants_are_127(const kern_act *a)
 /* Every code 0 or 3 (weights -1 and +2, the top field 192 unshifted in its chain) against quants of +-127. */
 Test(kern_repack, tq2_0_r16_extremes)
 {
-    size_t rows = 16;
-    void *w = extreme_weights(KERN_TQ2_0, rows, 0x00, 0xff);
-    check_extreme_activation(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, w, rows, tq2_0_quants_are_127);
-    free(w);
+    check_extremes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 16, 0x00, 0xff, tq2_0_quants_are_127);
 }
 
 static void q4_K_sub_block_sums_are_widest(const kern_act *a)
@@ -210,10 +211,7 @@ static void q4_K_sub_block_sums_are_widest(const kern_act *a)
 /* Every code 0 or 15, every scale and min 0 or 63, against sub-block sums of +-4064. */
 Test(kern_repack, q4_K_r16_extremes)
 {
-    size_t rows = 16;
-    void *w = extreme_weights(KERN_Q4_K, rows, 0x00, 0xff);
-    check_extreme_activation(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, w, rows, q4_K_sub_block_sums_are_widest);
-    free(w);
+    check_extremes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 16, 0x00, 0xff, q4_K_sub_block_sums_are_widest);
 }
 
 static void q1_0_table_is_widest(const kern_act *a)
@@ -225,10 +223,7 @@ static void q1_0_table_is_widest(const kern_act *a)
  * sums' widest), and every weight bit one way. */
 Test(kern_repack, q1_0_r32lut_extremes)
 {
-    size_t rows = 32;
-    void *w = extreme_weights(KERN_Q1_0, rows, 0x00, 0xff);
-    check_extreme_activation(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, w, rows, q1_0_table_is_widest);
-    free(w);
+    check_extremes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 32, 0x00, 0xff, q1_0_table_is_widest);
 }
 
 /* A pool splitting rows anywhere (static shares, claims of 1 and 7 rows) and an activation set in slices, as the
