@@ -16,6 +16,10 @@
  * 32-bit lane from the weights' bytes to the float sums, with the activation's quants broadcast (kern_act's own
  * arrays: no tables).
  *
+ * q8_0_r16, tq2_0_r16, q4_K_r16: the same interleaving of 16 rows 4 bytes at a time for q8_0 (544 bytes a group's
+ * block: 16 d, 8 chunks; each quant stored XOR 0x80, q + 128, the unsigned side of vpdpbusd), tq2_0 (1056: 16 d,
+ * 16 chunks of code bytes) and q4_K (2304: 16 d, 16 dmin, 3 chunks of the packed scale bytes, 32 of code bytes).
+ *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
  * (before kern_act_set); then a kern_job with .layout set and .w at the repacked matrix. A job's rows may start
  * anywhere (a group is computed whole, only its asked rows written); its .w is the group holding its row 0, which
