@@ -80,6 +80,11 @@ void kern_act_q8_K_neon(kern_act *a, size_t m, const float *x, size_t b0, size_t
 #endif
 
 extern const kern_table kern_table_scalar;
+/* The scalar reference's arithmetic on block b of a row of a block format (kern_scalar.c), blk its bytes, against
+ * activation row m: the row's running float sum after that block. Its dot products fold it over a row's blocks from
+ * 0; a repacked layout's scalar kernel over the blocks it gathers back (kern_repack.c). NULL for f32 and f16. */
+typedef float (*kern_scalar_step_fn)(const void *blk, const kern_act *a, size_t m, size_t b, float sum);
+extern const kern_scalar_step_fn kern_scalar_steps[KERN_FORMAT_COUNT];
 #if defined(__x86_64__)
 extern const kern_table kern_table_avx2;
 extern const kern_table kern_table_avxvnni;

@@ -2,7 +2,6 @@
  * tables, which ISA's kernel runs, the job's row loop over groups, and the scalar kernel (the reference's
  * arithmetic on the moved bytes: any CPU, and the oracle the SIMD kernels are held to, bit for bit). */
 #include "kern_impl.h"
-#include "kern_kquant.h"
 #include "kern_repack_impl.h"
 
 #include <errno.h>
@@ -31,31 +30,31 @@ typedef struct kern_group_kernel {
 } kern_group_kernel;
 static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = {
-        [KERN_ISA_SCALAR] = { kern_group_q1_0_r32lut_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q1_0_r32lut_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q4_0_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_q4_0_r16_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q4_0_r16_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q8_0_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_q8_0_r16_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q8_0_r16_avx512, true },
 #endif
     },
     [KERN_LAYOUT_TQ2_0_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_tq2_0_r16_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_tq2_0_r16_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q4_K_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_q4_K_r16_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q4_K_r16_avx512, true },
 #endif
@@ -314,154 +313,29 @@ void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
     }
 }
 
-/* The reference's arithmetic (kern_scalar.c's dot_q1_0) on each row's bytes, gathered back from the group. */
-static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float *y);
-
-void kern_group_q1_0_r32lut_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+/* Every layout's scalar kernel (its oracle): each row's blocks gathered back from the group into the file's form,
+ * then the scalar reference's step (kern_scalar_steps) folded over them in order from 0, as its dot does: the
+ * reference's bits by construction. The layout is the activation's (kern_repack_job_check saw they agree). */
+void kern_group_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    for (int i = 0; i < n; i++)
-        group_q1_0_scalar(w + (size_t)i * stride, a, m, y + KERN_R32 * i);
-}
-
-static void group_q1_0_scalar(const char *w, const kern_act *a, size_t m, float *y)
-{
-    const block_q8_0 *xb = kern_act_q8(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK1_0;
-    for (size_t r = 0; r < KERN_R32; r++) {
-        float sum = 0.0f;
-        for (size_t b = 0; b < nb; b++) {
-            block_q1_0 blk;
-            gather_block(&repack_shapes[KERN_LAYOUT_Q1_0_R32LUT], (const unsigned char *)w + b * KERN_R32_BLOCK_BYTES,
-                         r, (unsigned char *)&blk); /* its 18 bytes: the static asserts above */
-            const uint8_t *qs = blk.qs;
-            float dw = kern_h2f(blk.d);
-            for (int k = 0; k < QK1_0 / QK8_0; k++) {
-                const block_q8_0 *x = &xb[b * (QK1_0 / QK8_0) + k];
-                int sumi = 0;
-                for (int j = 0; j < QK8_0; j++) {
-                    int e = k * QK8_0 + j;
-                    sumi += (qs[e / 8] >> (e % 8)) & 1 ? x->qs[j] : -x->qs[j];
-                }
-                sum += (float)sumi * (dw * dx[b * (QK1_0 / QK8_0) + k]);
-            }
-        }
-        y[r] = sum;
-    }
-}
-
-/* A block's integer dot against activation block x, as kern_scalar.c's dot_q4_0 and dot_q8_0 sum it. */
-static int sumi_q4_0(const block_q4_0 *w, const block_q8_0 *x)
-{
-    int sumi = 0;
-    for (int j = 0; j < QK4_0 / 2; j++) {
-        sumi += ((w->qs[j] & 15) - 8) * x->qs[j];
-        sumi += ((w->qs[j] >> 4) - 8) * x->qs[j + QK4_0 / 2];
-    }
-    return sumi;
-}
-
-static int sumi_q8_0(const block_q8_0 *w, const block_q8_0 *x)
-{
-    int sumi = 0;
-    for (int j = 0; j < QK8_0; j++)
-        sumi += w->qs[j] * x->qs[j];
-    return sumi;
-}
-
-/* The reference's arithmetic (kern_scalar.c's dot_q4_0, dot_q8_0) on each row's block of layout l (q4_0_r16 or
- * q8_0_r16), gathered back from the group. */
-static void group_r16_scalar(kern_layout l, const char *w, const kern_act *a, size_t m, float *y)
-{
-    const repack_shape *s = &repack_shapes[l];
-    const block_q8_0 *xb = kern_act_q8(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK8_0, gb = s->group * (2 * s->halves + s->payload);
-    for (size_t r = 0; r < KERN_R16; r++) {
-        float sum = 0.0f;
-        for (size_t b = 0; b < nb; b++) {
+    const repack_shape *s = &repack_shapes[a->layout];
+    kern_format f = kern_layouts[a->layout].fmt;
+    kern_scalar_step_fn step = kern_scalar_steps[f];
+    size_t nb = a->cols / (size_t)kern_format_get(f)->block, gb = s->group * (2 * s->halves + s->payload);
+    for (int i = 0; i < n; i++, w += stride)
+        for (size_t r = 0; r < s->group; r++) {
             union {
+                block_q1_0 q1;
                 block_q4_0 q4;
                 block_q8_0 q8;
-            } blk; /* gather_block writes the layout's format's bytes: a half, then codes (static asserts above) */
-            gather_block(s, (const unsigned char *)w + b * gb, r, (unsigned char *)&blk);
-            bool q8 = l == KERN_LAYOUT_Q8_0_R16;
-            int sumi = q8 ? sumi_q8_0(&blk.q8, &xb[b]) : sumi_q4_0(&blk.q4, &xb[b]);
-            sum += (float)sumi * (kern_h2f(q8 ? blk.q8.d : blk.q4.d) * dx[b]);
-        }
-        y[r] = sum;
-    }
-}
-
-void kern_group_q4_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
-{
-    for (int i = 0; i < n; i++)
-        group_r16_scalar(KERN_LAYOUT_Q4_0_R16, w + (size_t)i * stride, a, m, y + KERN_R16 * i);
-}
-
-void kern_group_q8_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
-{
-    for (int i = 0; i < n; i++)
-        group_r16_scalar(KERN_LAYOUT_Q8_0_R16, w + (size_t)i * stride, a, m, y + KERN_R16 * i);
-}
-
-/* The reference's arithmetic (kern_scalar.c's dot_tq2_0) on each row's block, gathered back from the group. */
-static void group_tq2_0_scalar(const char *w, const kern_act *a, size_t m, float *y)
-{
-    const repack_shape *s = &repack_shapes[KERN_LAYOUT_TQ2_0_R16];
-    const block_q8_K *xb = kern_act_q8k(a, m);
-    size_t nb = a->cols / QK_K, gb = s->group * (2 * s->halves + s->payload);
-    for (size_t r = 0; r < KERN_R16; r++) {
-        float sum = 0.0f;
-        for (size_t b = 0; b < nb; b++) {
-            block_tq2_0 blk;
-            gather_block(s, (const unsigned char *)w + b * gb, r, (unsigned char *)&blk); /* the static asserts */
-            int sumi = 0;
-            for (int e = 0; e < QK_K; e++) {
-                int q = (blk.qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3;
-                sumi += (q - 1) * xb[b].qs[e];
+                block_tq2_0 tq2;
+                block_q4_K q4k;
+            } blk; /* room for any layout's block, aligned for its type; gather_block writes its bytes */
+            float sum = 0.0f;
+            for (size_t b = 0; b < nb; b++) {
+                gather_block(s, (const unsigned char *)w + b * gb, r, (unsigned char *)&blk);
+                sum = step(&blk, a, m, b, sum);
             }
-            sum += (float)sumi * (kern_h2f(blk.d) * xb[b].d);
+            y[s->group * (size_t)i + r] = sum;
         }
-        y[r] = sum;
-    }
-}
-
-void kern_group_tq2_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
-{
-    for (int i = 0; i < n; i++)
-        group_tq2_0_scalar(w + (size_t)i * stride, a, m, y + KERN_R16 * i);
-}
-
-/* The reference's arithmetic (kern_scalar.c's dot_q4_K) on each row's block, gathered back from the group. */
-static void group_q4_K_scalar(const char *w, const kern_act *a, size_t m, float *y)
-{
-    const repack_shape *s = &repack_shapes[KERN_LAYOUT_Q4_K_R16];
-    const block_q8_K *xb = kern_act_q8k(a, m);
-    size_t nb = a->cols / QK_K, gb = s->group * (2 * s->halves + s->payload);
-    for (size_t r = 0; r < KERN_R16; r++) {
-        float sum = 0.0f;
-        for (size_t b = 0; b < nb; b++) {
-            block_q4_K blk;
-            gather_block(s, (const unsigned char *)w + b * gb, r, (unsigned char *)&blk); /* the static asserts */
-            int sumi = 0, summ = 0;
-            for (int j = 0; j < QK_K / 32; j++) {
-                int sc, mn, dot = 0;
-                kern_q4_K_scale_min(blk.scales, j, &sc, &mn);
-                for (int l = 0; l < 32; l++)
-                    dot += kern_q4_K_code(&blk, 32 * j + l) * xb[b].qs[32 * j + l];
-                sumi += sc * dot;
-                summ += mn * (xb[b].bsums[2 * j] + xb[b].bsums[2 * j + 1]);
-            }
-            sum += (float)sumi * (kern_h2f(blk.d) * xb[b].d);
-            sum -= (float)summ * (kern_h2f(blk.dmin) * xb[b].d);
-        }
-        y[r] = sum;
-    }
-}
-
-void kern_group_q4_K_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
-{
-    for (int i = 0; i < n; i++)
-        group_q4_K_scalar(w + (size_t)i * stride, a, m, y + KERN_R16 * i);
 }

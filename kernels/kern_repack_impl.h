@@ -20,11 +20,8 @@
 typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #define KERN_GROUPS_STEP 4
 
-void kern_group_q1_0_r32lut_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q8_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_tq2_0_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_K_r16_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+/* Every layout's scalar kernel: the reference on each row's blocks gathered back (the layout is the activation's). */
+void kern_group_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #if defined(__x86_64__)
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
