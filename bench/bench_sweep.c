@@ -64,7 +64,8 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
         PB_OPT_CO_RUNNER(&o->co_runner),
         { .name = "glue", .kind = PB_OPT_CHOICES, .dest = &o->glues, .choices = pb_glue_mode_names,
           .metavar = "LIST", .help = "serial (all glue on the calling thread between dispatches) or fused (row-local "
-          "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization), or all",
+          "glue in the dispatch that made the rows: SiLU(gate)*up and activation quantization; q, k, v in one dispatch, "
+          "gate and up in one), or all",
           .dflt = "fused" },
         PB_OPT_THREADS(&o->threads, " (a count above a set's PUs runs oversubscribed: threads take its cpus in "
                        "turn, rows say so; up to " PB_STR(PB_SWEEP_OVERSUBSCRIBE_MAX) "x the largest set's)",
@@ -95,8 +96,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
         .opts = opts,
         .summary =
             "Decode-token budget of a model (a preset's seeded weights, or a GGUF file's): every layer's q, k, v, o,\n"
-            "gate, up, down matvecs in order, one dispatch each, attention over a KV cache of --context positions\n"
-            "(two dispatches), the glue between them (RMSNorm, RoPE, SiLU(gate)*up, residual adds), then lm_head.\n"
+            "gate, up, down matvecs in order (one dispatch each; with fused glue q, k, v share one and gate, up one),\n"
+            "attention over a KV cache of --context positions (one dispatch, two past 256 positions), the glue between\n"
+            "them (RMSNorm, RoPE, SiLU(gate)*up, residual adds), then lm_head.\n"
             "Per point: ms/token, tok/s, effective GB/s against the read floor of the same cpus (one read pass of\n"
             "the weights after each timed token, on the point's own pool when its workers spin, else on a spin\n"
             "pool made for the pass; for omp, measured just before the point), busy % per pinned cpu over the\n"

@@ -100,7 +100,7 @@ void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n)
     fprintf(f, "\nms: per token (median and range over the timed tokens); glue: serial (all glue on the calling thread) or "
                "fused (row-local glue inside the dispatches);\nglue%%: the token's serial time outside its dispatches "
                "(norms, adds; with serial glue also activation quantization and SiLU);\nctx: positions in the KV cache; attn%%: "
-               "attention's share of the token (q/k norms, RoPE, the cache's append, its two dispatches);\n"
+               "attention's share of the token (q/k norms, RoPE, the cache's append, its dispatches);\n"
                "tok/s = M x 1000 / ms_med; GB/s: one token's weight and KV bytes per median token;\nfloor: median read GB/s through the same pinned cpus (floor_source "
                "interleaved: one pass after each timed token, on the point's pool or a spin pool made for it; "
                "measured: just before the point (omp));\n%%floor = GB/s / floor; disp: dispatches per token;\nbusy%%: mean busy of each pinned cpu "

@@ -21,6 +21,17 @@ struct pb_fused {
 };
 typedef struct pb_fused pb_fused;
 
+/* Matvecs that read one activation (q, k, v; gate, up) as one dispatch with fused glue: unit u of units takes of
+ * job i (first + i) grain-sized pieces [u grains_i / units, (u + 1) grains_i / units). */
+enum { PB_STEP_MAX = 3 };
+struct pb_step {
+    const pb_decode *d;
+    int first, n;
+    size_t grains[PB_STEP_MAX]; /* job i's rows in its grains, the last one cut */
+    size_t units;               /* the most grains of any */
+};
+typedef struct pb_step pb_step;
+
 /* The slot of format f's activations: the first format whose activations feed f (kern_act_shared), so matvecs of
  * formats that share them (q4_K and q6_K: a q4_K_M mix) read one activation, quantized once. */
 static kern_format pb_act_slot(kern_format f)
@@ -141,8 +152,9 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
     d->u = malloc(batch * m->ffn * sizeof(float));
     d->logits = malloc(batch * m->vocab * sizeof(float));
     d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
+    d->steps = calloc(2 * (size_t)m->layers + 1, sizeof *d->steps);
     d->jobs_glue = -1;
-    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs)
+    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs || !d->steps)
         return pb_decode_fail(d, ENOMEM);
     if (!pb_model_attn_ok(m))
         return pb_decode_fail(d, EINVAL);
@@ -154,7 +166,7 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
 
 void pb_decode_free(pb_decode *d)
 {
-    void *const held[] = { d->x, d->h, d->q, d->kv, d->g, d->u, d->logits, d->jobs, d->repacked_off };
+    void *const held[] = { d->x, d->h, d->q, d->kv, d->g, d->u, d->logits, d->jobs, d->steps, d->repacked_off };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     pb_membuf_unmap(&d->repacked_buf); /* nothing when none was mapped */
@@ -229,7 +241,10 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
                              .gate = gate, .next = next, .grain = grain > group ? grain : group };
 }
 
-/* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow). */
+static void pb_step_build(pb_decode *d, int k, int first, int n);
+
+/* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow), and each layer's two
+ * steps (q, k, v; gate, up). */
 static void pb_jobs_build(pb_decode *d)
 {
     const pb_model *m = &d->w->shape;
@@ -246,13 +261,15 @@ static void pb_jobs_build(pb_decode *d)
         pb_job(d, b + MV_DOWN, d->h, NULL, NULL);
         /* gate and up split alike, so that a thread's gate rows are its own in up's fused SiLU */
         d->jobs[b + MV_GATE].grain = d->jobs[b + MV_UP].grain;
+        pb_step_build(d, 2 * l, b + MV_Q, 3);
+        pb_step_build(d, 2 * l + 1, b + MV_GATE, 2);
     }
     pb_job(d, d->w->nmv - 1, d->logits, NULL, NULL);
     d->jobs_glue = (int)d->glue;
 }
 
-/* Matvec i (a matmul for batch > 1): one dispatch of ex. */
-static int pb_mv(pb_decode *d, pb_exec *ex, int i)
+/* Matvec i's job made ready for a dispatch: checked, and its next activation's batch set. 0, or -1 with errno. */
+static int pb_mv_ready(pb_decode *d, int i)
 {
     pb_fused *f = &d->jobs[i];
     if (kern_job_check(&f->job) != 0)
@@ -267,12 +284,67 @@ static int pb_mv(pb_decode *d, pb_exec *ex, int i)
         if (f->next->batch != batch)
             f->next->batch = batch;
     }
+    return 0;
+}
+
+/* Matvec i (a matmul for batch > 1): one dispatch of ex. */
+static int pb_mv(pb_decode *d, pb_exec *ex, int i)
+{
+    if (pb_mv_ready(d, i) != 0)
+        return -1;
+    pb_fused *f = &d->jobs[i];
     uint64_t t0 = pb_now_ns();
     if (f->gate || f->next)
         pb_exec_rows_grain(ex, f->job.rows, f->grain, pb_fused_rows, f);
     else /* the job is only read by kern_job_rows */
         pb_exec_rows_grain(ex, f->job.rows, f->grain, kern_job_rows, &f->job);
     d->dispatch_ns += pb_now_ns() - t0;
+    d->mv_dispatches++;
+    d->dispatches++;
+    return 0;
+}
+
+/* Units u0..u1 of a step: of each of its jobs in order, rows [u0 C / U, u1 C / U) of its grains (C its grains, U
+ * the step's units), so every thread takes the same share of each matrix whatever their formats, and gate and up
+ * (equal rows and grains) the same rows. */
+static void pb_step_rows(void *ctx, size_t u0, size_t u1)
+{
+    /* ctx is one of d->steps, read only; its jobs' rows split as pb_fused_rows needs (whole grains, the last one
+     * cut at the rows), so what each writes is as disjoint as in a job's own dispatch. */
+    const pb_step *s = ctx;
+    for (int i = 0; i < s->n; i++) {
+        const pb_fused *f = &s->d->jobs[s->first + i];
+        size_t r0 = u0 * s->grains[i] / s->units * f->grain, r1 = u1 * s->grains[i] / s->units * f->grain;
+        r1 = r1 < f->job.rows ? r1 : f->job.rows;
+        if (r0 < r1)
+            pb_fused_rows((void *)f, r0, r1); /* void * for pool_rows_fn's sake: pb_fused_rows only reads it */
+    }
+}
+
+/* Step k: matvecs first..first + n - 1, which read one activation (built with the jobs). */
+static void pb_step_build(pb_decode *d, int k, int first, int n)
+{
+    pb_step *s = &d->steps[k];
+    *s = (pb_step){ .d = d, .first = first, .n = n };
+    for (int i = 0; i < n; i++) {
+        const pb_fused *f = &d->jobs[first + i];
+        s->grains[i] = (f->job.rows + f->grain - 1) / f->grain;
+        s->units = s->grains[i] > s->units ? s->grains[i] : s->units;
+    }
+}
+
+/* Step k's matvecs as one dispatch of ex (fused glue: pb_decode.h). */
+static int pb_mv_step(pb_decode *d, pb_exec *ex, int k)
+{
+    pb_step *s = &d->steps[k];
+    for (int i = 0; i < s->n; i++)
+        if (pb_mv_ready(d, s->first + i) != 0)
+            return -1;
+    uint64_t t0 = pb_now_ns();
+    pb_exec_rows(ex, s->units, pb_step_rows, s);
+    d->dispatch_ns += pb_now_ns() - t0;
+    d->mv_dispatches++;
+    d->dispatches++;
     return 0;
 }
 
@@ -302,10 +374,12 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
         pb_rope_apply(&d->rope, kr, m->n_kv_head);
     }
     uint64_t before = d->attn.dispatch_ns;
+    long n = d->attn.dispatches;
     pb_slices_tag(&ex->slices, true);
     pb_attn_layer(&d->attn, ex, l, d->q, k, v);
     pb_slices_tag(&ex->slices, false);
     d->dispatch_ns += d->attn.dispatch_ns - before;
+    d->dispatches += (int)(d->attn.dispatches - n);
     uint64_t t1 = pb_now_ns();
     d->attn_ns += t1 - t0;
     kern_act_set(pb_act_of(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, M);
@@ -359,6 +433,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     const pb_model *m = &d->w->shape;
     size_t M = d->batch, H = (size_t)m->hidden;
     d->dispatch_ns = d->attn_ns = d->glue_ns = d->quant_ns = 0;
+    d->mv_dispatches = d->dispatches = 0;
     uint64_t t = pb_now_ns();
     for (size_t r = 0; r < M; r++) {
         uint64_t s = pb_decode_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
@@ -373,18 +448,23 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
         pb_norm(d, 2 * l);
-        rc |= pb_mv(d, ex, b + MV_Q);
-        rc |= pb_mv(d, ex, b + MV_K);
-        rc |= pb_mv(d, ex, b + MV_V);
+        if (fused)
+            rc |= pb_mv_step(d, ex, 2 * l);
+        else
+            for (int i = MV_Q; i <= MV_V; i++)
+                rc |= pb_mv(d, ex, b + i);
         if (rc == 0)
             pb_attention(d, ex, l);
         rc |= pb_mv(d, ex, b + MV_O);
         pb_residual(d);
         pb_norm(d, 2 * l + 1);
-        rc |= pb_mv(d, ex, b + MV_GATE);
-        rc |= pb_mv(d, ex, b + MV_UP);
-        if (!fused)
+        if (fused) {
+            rc |= pb_mv_step(d, ex, 2 * l + 1);
+        } else {
+            rc |= pb_mv(d, ex, b + MV_GATE);
+            rc |= pb_mv(d, ex, b + MV_UP);
             pb_silu_serial(d, b + MV_DOWN);
+        }
         rc |= pb_mv(d, ex, b + MV_DOWN);
         pb_residual(d);
     }

@@ -1,14 +1,14 @@
 /* pb_decode.h — one decode token of a model (a preset on synthetic weights, or a model file's weights:
- * bench/measure/model): every layer's 7 matvecs in order (q, k, v, o, gate, up, down), each one dispatch of an
- * executor, attention over the KV cache between v and o (bench/measure/attn: two dispatches), with the serial
- * glue between them, then lm_head. What a real engine does for a token:
+ * bench/measure/model): every layer's 7 matvecs in order (q, k, v, o, gate, up, down) through an executor's
+ * dispatches, attention over the KV cache between v and o (bench/measure/attn: one or two dispatches), with the
+ * serial glue between them, then lm_head. What a real engine does for a token:
  *
- *   h = RMSNorm(x)            quantized once per format that reads it, shared by q, k and v (3 dispatches)
+ *   h = RMSNorm(x)            quantized once per format that reads it, shared by q, k and v (3 dispatches; fused: 1)
  *   q = Wq h, k = Wk h, v = Wv h     (+ biases: qwen2 files)
  *   q, k: RMSNorm per head (qwen3), RoPE at the cache's position; k and v appended to the cache
- *   a = attention of q over the cache's context positions and its own (2 dispatches)
+ *   a = attention of q over the cache's context positions and its own (1 dispatch up to 256 positions, else 2)
  *   x += Wo a
- *   h = RMSNorm(x)            quantized once, shared by gate and up (2 dispatches)
+ *   h = RMSNorm(x)            quantized once, shared by gate and up (2 dispatches; fused: 1)
  *   x += Wdown (SiLU(Wgate h) · Wup h)
  *   ... every layer, then logits = Wlm RMSNorm(x)
  *
@@ -26,9 +26,11 @@
  *
  * Glue modes. serial: every line of glue above runs on the calling thread between dispatches, as the simplest
  * engine does. fused: the glue that is row-local runs inside the dispatch that produced its rows, on the thread
- * that computed them: SiLU(gate)·up plus its quantization into
- * down's activation in up's dispatch (gate and up split alike, in whole activation blocks, so a thread's gate
- * rows are its own). What needs a whole row (the norms' sum of squares) and the residual adds stay serial.
+ * that computed them: SiLU(gate)·up plus its quantization into down's activation, and the matvecs that read one
+ * activation share a dispatch: q, k and v one, gate and up one (a thread takes the same share of each matrix, and
+ * the same rows of gate and up, in whole activation blocks, so its gate rows are its own): a dispatch's start and
+ * wait cost a core-to-core round trip or two, which two of every five were. What needs a whole row (the norms' sum
+ * of squares) and the residual adds stay serial.
  * Serial glue reads the other cores' halves of gate and up where fused mode moves only their quants
  * (docs/measured.md, glue). Attention's output reaches o's activation
  * serially in both modes (a head is 128 values, less than a q8_K block). */
@@ -65,7 +67,10 @@ typedef struct pb_decode {
     pb_glue_mode glue;    /* serial after pb_decode_init; the caller may set it between tokens */
     struct pb_fused *jobs; /* every matvec's job, built once per glue mode (a worker then finds each one where
                             * it left it, in its own cache, instead of on the caller's stack) */
+    struct pb_step *steps; /* with fused glue, each layer's q, k, v and its gate, up as one dispatch each */
     int jobs_glue;         /* the glue mode jobs were built for; -1 none */
+    int mv_dispatches;     /* the last token's matvec dispatches */
+    int dispatches;        /* and all of its dispatches, attention's too */
     uint64_t dispatch_ns; /* the last token's time inside dispatches; the rest of the token is serial glue */
     /* The last token's serial pieces, each timed on its own (the token's budget: pb_budget.h): glue_ns the norms'
      * sums, residual adds, SiLU and the input; quant_ns the activations quantized on the calling thread (with fused
@@ -99,8 +104,7 @@ int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec
 void pb_decode_free(pb_decode *d);
 
 /* One token: the input hidden state for `token` (seeded), every matvec and attention through ex, logits in
- * d->logits. Makes w->nmv + 2 x layers dispatches (PB_DECODE_DISPATCHES). 0, or -1 with errno from a job check. */
-#define PB_DECODE_DISPATCHES(w) ((w)->nmv + 2 * (w)->shape.layers)
+ * d->logits; d->dispatches says how many dispatches it made. 0, or -1 with errno from a job check. */
 int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token);
 
 #endif

@@ -140,7 +140,7 @@ static pb_budget_token pb_sweep_token(const pb_decode *d, const pb_exec *ex, uin
  * ms) into a dispatch's cost in 40% of them. 0, or -1 (ENOMEM). */
 static int pb_sweep_cost(pb_sweep_series *x, int i, const pb_decode *d, pb_exec *ex)
 {
-    double gap_ns = x->glue[i] / PB_DECODE_DISPATCHES(d->w) * 1e6;
+    double gap_ns = d->dispatches > 0 ? x->glue[i] / d->dispatches * 1e6 : 0;
     long before = ex->dispatches;
     int rc = pb_dispatch_cost_samples(ex, PB_SWEEP_COST_CALLS, gap_ns > 0 ? (uint64_t)gap_ns : 0, 0,
                                       x->cost + (size_t)i * PB_SWEEP_COST_CALLS);
@@ -192,7 +192,7 @@ static int pb_sweep_conclude(pb_sweep_meas *out, const pb_sweep_series *x, int t
     out->glue_ms = pb_summarize(x->glue, (size_t)tokens);
     out->attn_ms = pb_summarize(x->attn, (size_t)tokens);
     out->median = pb_budget_median(x->parts, (size_t)tokens);
-    out->mv_calls = d->w->nmv;
+    out->mv_calls = d->mv_dispatches; /* the last token's: every token makes the same */
     out->dispatch_cost_ns = pb_summarize(x->cost, (size_t)tokens * PB_SWEEP_COST_CALLS).median;
     int rc = pb_sweep_cliff_of(&ex->slices, before, cpus, tokens, dispatch_ns, dispatches, &out->cliff);
     out->cliff.share_source = ex->split == PB_SCHED_WEIGHTED ? pb_shares_source(&ex->shares) : NULL;

@@ -134,7 +134,8 @@ static void expect_budget(const pb_table *t, size_t r)
               part[PB_BUDGET_floor], floor_ms);
     double cost = pb_table_num(t, r, pb_table_col(t, "dispatch_cost_ns"));
     cr_expect(cost >= 0, "row %zu: dispatch cost %g", r, cost);
-    cr_expect(fabs(part[PB_BUDGET_dispatch] - 197 * cost / 1e6) < 1e-3, "row %zu: 197 matvecs at %g ns", r, cost);
+    /* fused glue (the default): q, k, v one dispatch and gate, up one, so 4 x 28 + 1 matvec dispatches */
+    cr_expect(fabs(part[PB_BUDGET_dispatch] - 113 * cost / 1e6) < 1e-3, "row %zu: 113 dispatches at %g ns", r, cost);
     cr_expect_eq(part[PB_BUDGET_wait], 0, "row %zu: one thread waits for nobody", r);
 }
 
@@ -162,8 +163,8 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "model")), "qwen3-0.6b");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "format")), "q8_0");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "policy")), r ? "omp" : "spin");
-        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 253,
-                     "7 x 28 + 1 matvecs, 2 x 28 attention");
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 141,
+                     "fused glue: 4 x 28 + 1 matvec dispatches (q, k, v one; gate, up one), 28 attention (one chunk)");
         /* A pool interleaves its floor passes with the tokens; OpenMP's is measured before the point. */
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "floor_source")), r ? "measured" : "interleaved");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "glue")), "fused", "the default glue mode");

@@ -31,7 +31,12 @@ static float *token(const pb_decode_weights *w, size_t batch, int kind, int thre
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
-    cr_assert_eq(e.dispatches, 9 * tiny.layers + 1, "one dispatch per matvec, two per layer's attention");
+    /* serial: one per matvec; fused: q, k, v one, gate and up one; one for attention (context 0: one chunk) */
+    int per_layer = glue == PB_GLUE_FUSED ? 5 : 8;
+    cr_assert_eq(e.dispatches, per_layer * tiny.layers + 1, "%s: %ld dispatches", pb_glue_mode_names[glue],
+                 e.dispatches);
+    cr_assert_eq(d.dispatches, e.dispatches, "the decode counts its own");
+    cr_assert_eq(d.mv_dispatches, (per_layer - 1) * tiny.layers + 1);
     pb_exec_close(&e);
     size_t n = batch * tiny.vocab;
     float *out = malloc(n * sizeof *out);

@@ -77,7 +77,9 @@ static float *attn_part(const pb_attn *a, size_t seq, int head, size_t chunk)
     return a->part + i * (a->kv->head_dim + 2);
 }
 
-/* Work items r0..r1: (sequence, key/value head, chunk), chunk fastest. */
+static void attn_merge_rows(void *ctx, size_t r0, size_t r1);
+
+/* Work items r0..r1: (sequence, key/value head, chunk), chunk fastest; with one chunk, each head merged too. */
 static void attn_chunk_rows(void *ctx, size_t r0, size_t r1)
 {
     /* ctx is the layer's pb_attn, only read here; each item writes its own partials. */
@@ -104,6 +106,9 @@ static void attn_chunk_rows(void *ctx, size_t r0, size_t r1)
             p[1] = l;
             memset(p + 2, 0, d * sizeof *p);
             a->ops->weigh(v, c->row_bytes, cnt, s, d, p + 2);
+            size_t head = seq * (size_t)a->m->n_head + (size_t)h;
+            if (nc == 1) /* void * for pool_rows_fn's sake: the merge only reads a, as in its own dispatch */
+                attn_merge_rows((void *)a, head, head + 1);
         }
     }
 }
@@ -157,6 +162,8 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
     a->nchunks = (pos + 1 + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
     uint64_t t0 = pb_now_ns();
     pb_exec_rows(ex, a->batch * (size_t)c->n_kv * a->nchunks, attn_chunk_rows, a);
-    pb_exec_rows(ex, a->batch * (size_t)m->n_head, attn_merge_rows, a);
+    if (a->nchunks > 1)
+        pb_exec_rows(ex, a->batch * (size_t)m->n_head, attn_merge_rows, a);
     a->dispatch_ns += pb_now_ns() - t0;
+    a->dispatches += a->nchunks > 1 ? 2 : 1;
 }

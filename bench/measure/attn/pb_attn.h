@@ -14,6 +14,7 @@
  *      group shares each K and V row, read once per item;
  *   2. per (sequence, query head): the partials merged in chunk order, M = max m_c, L = sum l_c e^(m_c - M),
  *      out = sum o_c e^(m_c - M) / L.
+ * One dispatch when the positions are one chunk: each item then merges its heads as soon as their partials are made.
  * The chunks are fixed by the position count alone and merged in a fixed order, and every sum inside a chunk
  * runs in position order, so the output's bits depend on neither the thread count nor the schedule; every ISA's
  * inner loops give the same bits too (pb_attn_forms.h). tests/measure/test_attn.c holds it against a double-precision
@@ -91,13 +92,15 @@ typedef struct pb_attn {
     int layer;
     const struct pb_attn_ops *ops; /* the chosen ISA's inner loops for the cache type */
     uint64_t dispatch_ns;          /* time inside its dispatches, summed over every layer since init */
+    long dispatches;               /* and how many, since init */
 } pb_attn;
 
 /* 0, or -1 with errno (ENOMEM). The cache must outlive a. */
 int pb_attn_init(pb_attn *a, const pb_model *m, pb_kv_cache *kv, size_t batch);
 void pb_attn_free(pb_attn *a);
 /* Layer l: k and v (batch x kv_dim, k already rotated) written at position kv->context, then q (batch x q_dim,
- * rotated) attends over positions 0..context into a->out. Two dispatches of ex. */
+ * rotated) attends over positions 0..context into a->out. Two dispatches of ex, the chunks' then their merge; one
+ * when the positions are one chunk (each head merged where its partial was made: the same function, the same bits). */
 void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v);
 
 #endif
