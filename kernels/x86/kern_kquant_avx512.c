@@ -3,10 +3,11 @@
  * once for all of them; each row has its own accumulators and a fixed instruction sequence, so it gives the
  * same bits in a pass or alone.
  *
- * Per 64 weights: the codes (unsigned: q4_K 0..15, q6_K 0..63) times the activation's quants into int16
- * pairs (vpmaddubsw; at most 2 x 63 x 127 = 16002, no saturation), then vpdpwssd multiplies each pair by its
- * sub-block's scale (an in-lane vpshufb of the block's scales puts it in the lanes its elements land in) and
- * adds it into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by seeding that sum with
+ * q4_K, per 64 weights: the codes (unsigned, 0..15) times the activation's quants into int16 pairs (vpmaddubsw;
+ * at most 2 x 15 x 128, no saturation), then vpdpwssd multiplies each pair by its sub-block's scale (an in-lane
+ * vpshufb of the block's scales puts it in the lanes its elements land in) and adds it into the row's int32 sum:
+ * exact. q6_K (codes 0..63) sums four products to an int32 lane by vpdpbusd, packs two chunks' lanes to words and
+ * scales them by one vpdpwssd (q6_K_dots). q6_K's offset (codes are q + 32) is taken out by seeding that sum with
  * -32 x scale_g x bsums_g; q4_K's mins (m_j x the sums of sub-block j) are scaled by dmin, not d, so they
  * are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (some AVX-512 cores
  * lack AVX-VNNI). */
@@ -15,19 +16,6 @@
 #include "kern_kquant.h"
 
 #include <immintrin.h>
-
-/* vpshufb control: every int16 lane of 128-bit lane k takes int16 lane w[k] of that 128-bit lane (the scales are
- * laid out so each lane holds what it needs: an in-lane shuffle, where vpermw crosses lanes and costs more:
- * docs/kernels.md, K-quants). */
-INLINE __m512i words_of(int w0, int w1, int w2, int w3)
-{
-    __m256i lo = _mm256_setr_m128i(_mm_set1_epi16((short)(2 * w0 | (2 * w0 + 1) << 8)),
-                                   _mm_set1_epi16((short)(2 * w1 | (2 * w1 + 1) << 8)));
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo),
-                              _mm256_setr_m128i(_mm_set1_epi16((short)(2 * w2 | (2 * w2 + 1) << 8)),
-                                                _mm_set1_epi16((short)(2 * w3 | (2 * w3 + 1) << 8))),
-                              1);
-}
 
 /* vpshufb control: every int16 lane of 128-bit lane k takes byte b[k] of that 128-bit lane, zero-extended (an
  * index with bit 7 set writes a zero byte): q4_K's unpacked scales are bytes (q4_K_scales_mins4). */
@@ -284,41 +272,47 @@ KQ_FORMAT(q4_K)
 /* ---- q6_K: 64 codes of elements 64z .. 64z + 63 from ql's 64 bytes of half z / 2 (low nibbles for even
  * z, high for odd) and qh's 32 bytes of that half in both 256-bit halves (kern.h's layout) ---- */
 
-/* Chunk z's codes: ql's nibble, then bits 4-5 from qh shifted per 256-bit half (even z: bits 0-1 and 2-3 of
- * qh up to 4-5; odd z: bits 4-5 stay, 6-7 come down). A 16-bit shift moves bits across the bytes of a lane:
- * the masks keep each byte's own. */
-INLINE __m512i q6_K_codes(__m512i ql, __m512i qh, int odd)
+/* vpermw indices: 128-bit lane k of the pair (z, z + 1)'s scale vector, words 0-3 sub-block 4z + k's scale, words
+ * 4-7 sub-block 4z + 4 + k's, as vpackssdw leaves the two chunks' sums (the scales: words 0-15). */
+static const uint16_t q6_K_pair_words[2][32] = {
+    { 0, 0, 0, 0, 4, 4, 4, 4, 1, 1, 1, 1, 5, 5, 5, 5, 2, 2, 2, 2, 6, 6, 6, 6, 3, 3, 3, 3, 7, 7, 7, 7 },
+    { 8, 8, 8, 8, 12, 12, 12, 12, 9, 9, 9, 9, 13, 13, 13, 13, 10, 10, 10, 10, 14, 14, 14, 14, 11, 11, 11, 11, 15,
+      15, 15, 15 },
+};
+
+/* Half h's two chunks' codes (c[0]: z = 2h, c[1]: z = 2h + 1). qh's high 256 bits shifted down 2 and masked leave in
+ * every byte the even chunk's top bits at 0-1 and the odd one's at 4-5 (the masked-off bits 2-3 and 6-7 then keep
+ * the shifted copies clean); a 16-bit shift moves bits across the bytes of a lane, but only into bits the selects
+ * take from ql. Select: ternary-logic truth table 0xE4 = C ? A : B. */
+INLINE void q6_K_codes2(__m512i ql, __m512i qh, __m512i c[2])
 {
-    const __m512i low4 = _mm512_set1_epi8(0x0F), bits45 = _mm512_set1_epi8(0x30);
-    const __m512i up = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512i down = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
-    __m512i hi = _mm512_and_si512(odd ? _mm512_srlv_epi16(qh, down) : _mm512_sllv_epi16(qh, up), bits45);
-    /* (ql & 0x0F) | hi: ternary-logic truth table 0xEA = (A & B) | C */
-    return _mm512_ternarylogic_epi32(odd ? _mm512_srli_epi16(ql, 4) : ql, low4, hi, 0xEA);
+    __m512i t = _mm512_and_si512(_mm512_srlv_epi16(qh, down), _mm512_set1_epi8(0x33));
+    c[0] = _mm512_ternarylogic_epi32(ql, _mm512_slli_epi16(t, 4), low4, 0xE4);
+    c[1] = _mm512_ternarylogic_epi32(_mm512_srli_epi16(ql, 4), t, low4, 0xE4);
 }
 
 /* Sum over the 16 sub-blocks of scale_g x ((codes - 32) . x) in 16 int32 lanes; x: the block's four 64-quant
- * loads, nb: -16 x bsums in both 256-bit halves. */
+ * loads, nb: -16 x bsums in both 256-bit halves. A chunk's codes times x by vpdpbusd, four to an int32 lane of
+ * one sub-block (at most 4 x 63 x 128 = 32256: an int16), two chunks' lanes packed into words (vpackssdw, exact)
+ * and multiplied by their sub-blocks' scales in one vpdpwssd: four instructions for 128 weights where vpmaddubsw, a
+ * scale shuffle and vpdpwssd per chunk took six. */
 INLINE __m512i q6_K_dots(const block_q6_K *blk, const __m512i x[4], __m512i nb)
 {
-    __m128i sc = _mm_loadu_si128((const __m128i *)blk->scales);
-    /* the 16 scales as int16, twice, against nb: -32 x scale_g x bsums_g */
-    __m512i isum = _mm512_dpwssd_epi32(_mm512_setzero_si512(), _mm512_cvtepi8_epi16(_mm256_broadcastsi128_si256(sc)),
-                                       nb);
-    /* int32 lane 4k + z = scale 4z + k: 128-bit lane k holds the scale of chunk z's 16 elements there, for
-     * every z (then an in-lane shuffle per chunk: vpermw crosses lanes at twice the cost on Intel) */
-    const __m128i transpose = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    __m512i st = _mm512_cvtepi8_epi32(_mm_shuffle_epi8(sc, transpose));
+    /* the 16 scales as int16 in both 256-bit halves (the broadcast is the load's), against nb: -32 x scale_g x
+     * bsums_g */
+    __m512i sc = _mm512_cvtepi8_epi16(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)blk->scales)));
+    __m512i isum = _mm512_dpwssd_epi32(_mm512_setzero_si512(), sc, nb);
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
-        __m512i ql = _mm512_loadu_si512(blk->ql + 64 * h);
-        __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h)));
-#pragma GCC unroll 2
-        for (int o = 0; o < 2; o++) {
-            int z = 2 * h + o;
-            __m512i sz = _mm512_shuffle_epi8(st, words_of(2 * z, 2 * z, 2 * z, 2 * z)); /* dword z's low half */
-            isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(q6_K_codes(ql, qh, o), x[z]), sz);
-        }
+        __m512i c[2];
+        q6_K_codes2(_mm512_loadu_si512(blk->ql + 64 * h),
+                    _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h))), c);
+        __m512i d0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), c[0], x[2 * h]);
+        __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), c[1], x[2 * h + 1]);
+        __m512i s = _mm512_permutexvar_epi16(_mm512_loadu_si512(q6_K_pair_words[h]), sc);
+        isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(d0, d1), s);
     }
     return isum;
 }
