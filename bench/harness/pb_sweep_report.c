@@ -222,7 +222,7 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
         S(attn_pct).d = 100.0 * r->m.attn_ms.median / r->m.ms.median, S(weights).s = r->weights,
         S(model_file).s = r->model_file, S(arch).s = r->arch, S(type_mix).s = r->type_mix,
         S(kernel_why).s = r->kernel_why, S(kernel_stream).s = r->kernel_stream, S(floor_why).s = r->floor_why,
-        S(kernel_layout).s = r->kernel_layout,
+        S(kernel_layout).s = r->kernel_layout, S(repack_ms).d = r->repack_ms, S(repacked_bytes).u = r->repacked_bytes,
         S(counters).s = r->counters, S(ipc).d = r->ipc,
     };
 #undef S

@@ -92,6 +92,8 @@ typedef struct pb_sweep_row {
     const char *model, *format, *kernel, *policy;
     const char *kernel_why, *kernel_stream; /* pb_kwhy_names, pb_kchoice_stream (a mix's: its first format's) */
     const char *kernel_layout;              /* kern_layout_names: the first format's */
+    double repack_ms;                       /* pb_decode's: its repacked copy's making, every format's */
+    uint64_t repacked_bytes;                /* and its size */
     const char *floor_why;    /* the floor's read kernel: "tuned" (wisdom's) or "all" (the best of every one) */
     char schedule[32];        /* "static", "weighted", "dynamic:N" */
     char emulate[128];        /* the emulated cpus among the pinned ones, "cpu=factor ..."; "" none */

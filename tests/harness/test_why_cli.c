@@ -12,7 +12,9 @@
 #include "gguf_model.h"
 #include "harness_run.h"
 #include "pb_csvread.h"
+#include "kern_repack.h"
 #include "pb_kchoice.h"
+#include "pb_model.h"
 #include "test_files.h"
 
 /* qwen3-shaped, small (test_model_cli.c's): 2 layers. */
@@ -53,7 +55,8 @@ static void write_wisdom(const char *dir)
 }
 
 typedef struct why_row {
-    char kernel[32], why[16], stream[16], floor_why[16], err[8192];
+    char kernel[32], why[16], stream[16], floor_why[16], layout[32], err[8192];
+    double repack_ms, repacked_bytes;
 } why_row;
 
 /* bench_sweep on tiny.gguf at 1 thread with env and extra (the wisdom option); its one row's kernel columns. */
@@ -77,6 +80,9 @@ static why_row sweep(const char *dir, const char *env, const char *extra)
     snprintf(w.why, sizeof w.why, "%s", pb_table_str(&t, 0, pb_table_col(&t, "kernel_why")));
     snprintf(w.stream, sizeof w.stream, "%s", pb_table_str(&t, 0, pb_table_col(&t, "kernel_stream")));
     snprintf(w.floor_why, sizeof w.floor_why, "%s", pb_table_str(&t, 0, pb_table_col(&t, "floor_why")));
+    snprintf(w.layout, sizeof w.layout, "%s", pb_table_str(&t, 0, pb_table_col(&t, "kernel_layout")));
+    w.repack_ms = pb_table_num(&t, 0, pb_table_col(&t, "repack_ms"));
+    w.repacked_bytes = pb_table_num(&t, 0, pb_table_col(&t, "repacked_bytes"));
     pb_table_free(&t);
     return w;
 }
@@ -150,6 +156,39 @@ Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
     expect_rank(&w);
     cr_expect_eq(tf_count(w.err, "malformed, truncated (no end line)"), 1, "one line: %s", w.err);
     cr_expect_eq(tf_count(w.err, "wisdom"), 1, "one line: %s", w.err);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}
+
+/* A repacked layout from wisdom: the row names it, the time its copy took and the copy's bytes (tiny's 14 q8_0
+ * matrices re-laid, each rounded up to a line); the file's layout: none. */
+Test(why_cli, sweep_rows_say_what_the_repacked_copy_cost, .timeout = 300)
+{
+    char dir[64];
+    wisdom_dir(dir, sizeof dir, "pbwhyrp");
+    write_model(dir);
+    char *text = strdup(tf_slurp("%s/w", dir));
+    char *k = strstr(text, "\nkernel q8_0 1 "), *nl = k ? strchr(k + 1, '\n') : NULL;
+    cr_assert(k && nl, "%s", text);
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s\nkernel q8_0 1 scalar noprefetch 1.000 q8_0_r16 tuned 1.000%s",
+             (int)(k - text), text, nl);
+    tf_write(dir, "r16", edited);
+    free(text);
+    pb_matvec mv[2 * PB_MODEL_MATVECS_PER_LAYER + 1];
+    cr_assert_eq(pb_model_matvecs(&tiny, mv, 2 * PB_MODEL_MATVECS_PER_LAYER + 1), 2 * PB_MODEL_MATVECS_PER_LAYER + 1);
+    uint64_t want = 0;
+    for (int i = 0; i < 2 * PB_MODEL_MATVECS_PER_LAYER; i++) /* the last, lm_head, is f16 in tiny.gguf */
+        want += (kern_repack_bytes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, (size_t)mv[i].rows, (size_t)mv[i].cols) + 63) / 64
+                * 64;
+
+    why_row w = sweep(dir, "", "--wisdom r16");
+    cr_expect_str_eq(w.layout, "q8_0_r16");
+    cr_expect_gt(w.repack_ms, 0, "the copy took time");
+    cr_expect_eq(w.repacked_bytes, (double)want, "%.0f bytes, %llu expected", w.repacked_bytes, (unsigned long long)want);
+    w = sweep(dir, "", "--wisdom w");
+    cr_expect_str_eq(w.layout, "file");
+    cr_expect_eq(w.repack_ms, 0);
+    cr_expect_eq(w.repacked_bytes, 0);
     cr_assert_eq(tf_rmrf(dir), 0);
 }
 

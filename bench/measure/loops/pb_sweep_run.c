@@ -132,6 +132,8 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->kernel = kern_isa_name(kern_repack_isa(b->kernel[first].layout, first, b->kernel[first].isa)); /* that ran */
     r->kernel_why = pb_kwhy_names[b->kernel[first].why];
     r->kernel_layout = kern_layout_names[b->kernel[first].layout];
+    r->repack_ms = d->repack_ms;
+    r->repacked_bytes = d->repacked_bytes;
     r->kernel_stream = pb_kchoice_stream(first, &b->kernel[first]);
     r->floor_why = pb_kwhy_names[PB_KWHY_ALL]; /* sw_block_floor: always the best of every read kernel */
     r->policy = pb_exec_kind_names[kind];
