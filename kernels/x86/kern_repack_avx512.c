@@ -104,7 +104,7 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
             for (int r = 0; r < n; r++) {
                 const char *g = w + (size_t)r * stride;
                 __m512i sum = _mm512_add_epi16(chunk_sums(g + 64 + 128 * k, &ta), chunk_sums(g + 128 + 128 * k, &tb));
-                __m512i lo = _mm512_srai_epi32(_mm512_slli_epi32(sum, 16), 16), hi = _mm512_srai_epi32(sum, 16);
+                __m512i lo = _mm512_madd_epi16(sum, _mm512_set1_epi32(1)), hi = _mm512_madd_epi16(sum, _mm512_set1_epi32(1 << 16));
                 s0[r] = _mm512_add_ps(s0[r], _mm512_mul_ps(_mm512_cvtepi32_ps(lo), _mm512_mul_ps(d0[r], x)));
                 s1[r] = _mm512_add_ps(s1[r], _mm512_mul_ps(_mm512_cvtepi32_ps(hi), _mm512_mul_ps(d1[r], x)));
             }
