@@ -3,11 +3,10 @@
  * once for all of them; each row has its own accumulators and a fixed instruction sequence, so it gives the
  * same bits in a pass or alone.
  *
- * q4_K, per 64 weights: the codes (unsigned, 0..15) times the activation's quants into int16 pairs (vpmaddubsw;
- * at most 2 x 15 x 128, no saturation), then vpdpwssd multiplies each pair by its sub-block's scale (an in-lane
- * vpshufb of the block's scales puts it in the lanes its elements land in) and adds it into the row's int32 sum:
- * exact. q6_K (codes 0..63) sums four products to an int32 lane by vpdpbusd, packs two chunks' lanes to words and
- * scales them by one vpdpwssd (q6_K_dots). q6_K's offset (codes are q + 32) is taken out by seeding that sum with
+ * Per 128 weights: the codes (unsigned: q4_K 0..15, q6_K 0..63) times the activation's quants, four products to
+ * an int32 lane of one sub-block by vpdpbusd (at most 4 x 63 x 128 = 32256: an int16), two such vectors packed to
+ * words (vpackssdw, exact) and multiplied by their sub-blocks' scales, placed in the same words by one shuffle, in
+ * one vpdpwssd that adds them into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by seeding that sum with
  * -32 x scale_g x bsums_g; q4_K's mins (m_j x the sums of sub-block j) are scaled by dmin, not d, so they
  * are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (some AVX-512 cores
  * lack AVX-VNNI). */
@@ -17,17 +16,19 @@
 
 #include <immintrin.h>
 
-/* vpshufb control: every int16 lane of 128-bit lane k takes byte b[k] of that 128-bit lane, zero-extended (an
- * index with bit 7 set writes a zero byte): q4_K's unpacked scales are bytes (q4_K_scales_mins4). */
+/* vpshufb control: in 128-bit lane k, words 0-3 take byte lo[k] of that lane, words 4-7 byte hi[k], zero-extended
+ * (an index with bit 7 set writes a zero byte): q4_K's unpacked scales are bytes (q4_K_scales_mins4). */
 INLINE int byte_zx_pair(int b) /* two int16 lanes (b, zero): the 32 bits as the intrinsic's int (GCC: modulo 2^32) */
 {
     return (int)(0x80008000u | (unsigned)b * 0x10001u);
 }
 
-INLINE __m512i bytes_of(int b0, int b1, int b2, int b3)
+INLINE __m512i byte_pairs(int l0, int h0, int l1, int h1, int l2, int h2, int l3, int h3)
 {
-    const int p0 = byte_zx_pair(b0), p1 = byte_zx_pair(b1), p2 = byte_zx_pair(b2), p3 = byte_zx_pair(b3);
-    return _mm512_set_epi32(p3, p3, p3, p3, p2, p2, p2, p2, p1, p1, p1, p1, p0, p0, p0, p0);
+    return _mm512_set_epi32(byte_zx_pair(h3), byte_zx_pair(h3), byte_zx_pair(l3), byte_zx_pair(l3), byte_zx_pair(h2),
+                            byte_zx_pair(h2), byte_zx_pair(l2), byte_zx_pair(l2), byte_zx_pair(h1), byte_zx_pair(h1),
+                            byte_zx_pair(l1), byte_zx_pair(l1), byte_zx_pair(h0), byte_zx_pair(h0), byte_zx_pair(l0),
+                            byte_zx_pair(l0));
 }
 
 /* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m, four blocks a float
@@ -179,7 +180,8 @@ INLINE kq_head head_q4_K(const char *p, int nb)
 }
 
 /* Sum over the sub-blocks of sc_j x (codes . x) (16 int32 lanes); sm: the block's scales (bytes 0-7) in every
- * 128-bit lane. */
+ * 128-bit lane. Half h's low nibbles are sub-blocks 4h (128-bit lanes 0-1) and 4h + 2 (lanes 2-3), its high ones
+ * 4h + 1 and 4h + 3: packed, lane k's words 0-3 and 4-7 are those two sub-blocks'. */
 INLINE __m512i q4_K_dots(const block_q4_K *blk, __m512i sm, const __m512i xs[4])
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
@@ -188,10 +190,11 @@ INLINE __m512i q4_K_dots(const block_q4_K *blk, __m512i sm, const __m512i xs[4])
     for (int h = 0; h < 2; h++) {
         __m512i q = _mm512_loadu_si512(blk->qs + 64 * h);
         __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-        __m512i slo = _mm512_shuffle_epi8(sm, bytes_of(4 * h, 4 * h, 4 * h + 2, 4 * h + 2));
-        __m512i shi = _mm512_shuffle_epi8(sm, bytes_of(4 * h + 1, 4 * h + 1, 4 * h + 3, 4 * h + 3));
-        isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(lo, xs[2 * h]), slo);
-        isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(hi, xs[2 * h + 1]), shi);
+        __m512i s = _mm512_shuffle_epi8(sm, byte_pairs(4 * h, 4 * h + 1, 4 * h, 4 * h + 1, 4 * h + 2, 4 * h + 3,
+                                                       4 * h + 2, 4 * h + 3));
+        __m512i d = _mm512_packs_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, xs[2 * h]),
+                                       _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, xs[2 * h + 1]));
+        isum = _mm512_dpwssd_epi32(isum, d, s);
     }
     return isum;
 }
@@ -296,8 +299,7 @@ INLINE void q6_K_codes2(__m512i ql, __m512i qh, __m512i c[2])
 /* Sum over the 16 sub-blocks of scale_g x ((codes - 32) . x) in 16 int32 lanes; x: the block's four 64-quant
  * loads, nb: -16 x bsums in both 256-bit halves. A chunk's codes times x by vpdpbusd, four to an int32 lane of
  * one sub-block (at most 4 x 63 x 128 = 32256: an int16), two chunks' lanes packed into words (vpackssdw, exact)
- * and multiplied by their sub-blocks' scales in one vpdpwssd: four instructions for 128 weights where vpmaddubsw, a
- * scale shuffle and vpdpwssd per chunk took six. */
+ * and multiplied by their sub-blocks' scales in one vpdpwssd (the file's comment). */
 INLINE __m512i q6_K_dots(const block_q6_K *blk, const __m512i x[4], __m512i nb)
 {
     /* the 16 scales as int16 in both 256-bit halves (the broadcast is the load's), against nb: -32 x scale_g x
