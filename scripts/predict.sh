@@ -120,7 +120,7 @@ find_fn() { # find_fn VARIANT FNS
 #             tq2_0's two halves here (inner 0).
 #   avx512    (and avx512gfni, which has q4_0, q1_0 and tq2_0 only: the same passes, another bit-field extraction)
 #             f32/f16: 32 values (128/64 B); q8_0: two blocks (68); q4_0, q1_0: four 18-byte blocks (72); tq2_0,
-#             q4_K, q6_K: four blocks (264, 576, 840).
+#             q4_K, q6_K: four blocks (264, 576, 840), the K-quants' four vpdpbusd a block (their sums packed).
 #   arm64     kern_arm.h's group: four units a step (q8_0, q4_0: 4 blocks, 136 and 72 B; q1_0: its units are
 #             quarter blocks, so one block, 18 B; tq2_0: four blocks, 264 B, each unit's 8 chunks a rolled loop:
 #             inner 8); f32/f16: 16 values (64/32 B). i8mm's rows are dotprod's passes built with +i8mm (its
@@ -148,8 +148,8 @@ x86_64  avx512  q8_0  rows_q8_0_cached                                4 68     0
 x86_64  avx512  q4_0  rows_q4_0_cached|kern_rows_q4_0_cached_avx512   4 72     0 vpdpbusd:8
 x86_64  avx512  q1_0  rows_q1_0_cached|kern_rows_q1_0_cached_avx512   4 72     0 vpdpbusd:32
 x86_64  avx512  tq2_0 rows_tq2_0_cached                               4 264    0 vpdpbusd:64
-x86_64  avx512  q4_K  rows_q4_K_cached|kern_rows_q4_K_cached_avx512   4 576    0 vpmaddubsw:64
-x86_64  avx512  q6_K  rows_q6_K_cached|kern_rows_q6_K_cached_avx512   4 840    0 vpmaddubsw:64
+x86_64  avx512  q4_K  rows_q4_K_cached|kern_rows_q4_K_cached_avx512   4 576    0 vpdpbusd:64
+x86_64  avx512  q6_K  rows_q6_K_cached|kern_rows_q6_K_cached_avx512   4 840    0 vpdpbusd:64
 x86_64  avx512gfni q4_0 rows_q4_0_cached                              4 72     0 vpdpbusd:8
 x86_64  avx512gfni q1_0 rows_q1_0_cached                              4 72     0 vpdpbusd:32
 x86_64  avx512gfni tq2_0 rows_tq2_0_cached                            4 264    0 vpdpbusd:64
