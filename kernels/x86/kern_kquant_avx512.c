@@ -6,10 +6,10 @@
  * Per 128 weights: the codes (unsigned: q4_K 0..15, q6_K 0..63) times the activation's quants, four products to
  * an int32 lane of one sub-block by vpdpbusd (at most 4 x 63 x 128 = 32256: an int16), two such vectors packed to
  * words (vpackssdw, exact) and multiplied by their sub-blocks' scales, placed in the same words by one shuffle, in
- * one vpdpwssd that adds them into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by seeding that sum with
- * -32 x scale_g x bsums_g; q4_K's mins (m_j x the sums of sub-block j) are scaled by dmin, not d, so they
- * are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (some AVX-512 cores
- * lack AVX-VNNI). */
+ * one vpdpwssd that adds them into the row's int32 sum: exact. q6_K's offset (codes are q + 32) is taken out by
+ * seeding that sum with -32 x scale_g x bsums_g; q4_K's mins (m_j x the sums of sub-block j) are scaled by dmin,
+ * not d, so they are summed apart and folded with their own factor. Only 512-bit VNNI forms are used (some AVX-512
+ * cores lack AVX-VNNI). */
 #include "kern_avx512.h"
 #include "kern_impl.h"
 #include "kern_kquant.h"

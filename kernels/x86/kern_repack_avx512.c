@@ -31,6 +31,15 @@ INLINE tables4 tables_at(const int16_t *t)
     return r;
 }
 
+/* The four quants at p (one dword, any alignment) in every dword lane: what a vpdpbusd of 16 rows' four weights
+ * meets. */
+INLINE __m512i quads_at(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm512_set1_epi32(v);
+}
+
 /* The int16 sums of the 16 weights of every row in chunk c against the tables t. */
 INLINE __m512i chunk_sums(const char *c, const tables4 *t)
 {
@@ -104,7 +113,9 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
             for (int r = 0; r < n; r++) {
                 const char *g = w + (size_t)r * stride;
                 __m512i sum = _mm512_add_epi16(chunk_sums(g + 64 + 128 * k, &ta), chunk_sums(g + 128 + 128 * k, &tb));
-                __m512i lo = _mm512_madd_epi16(sum, _mm512_set1_epi32(1)), hi = _mm512_madd_epi16(sum, _mm512_set1_epi32(1 << 16));
+                /* even words (rows 0-15) and odd (16-31) to int32 by vpmaddwd against 1 and 1 << 16: exact */
+                __m512i lo = _mm512_madd_epi16(sum, _mm512_set1_epi32(1));
+                __m512i hi = _mm512_madd_epi16(sum, _mm512_set1_epi32(1 << 16));
                 s0[r] = _mm512_add_ps(s0[r], _mm512_mul_ps(_mm512_cvtepi32_ps(lo), _mm512_mul_ps(d0[r], x)));
                 s1[r] = _mm512_add_ps(s1[r], _mm512_mul_ps(_mm512_cvtepi32_ps(hi), _mm512_mul_ps(d1[r], x)));
             }
@@ -172,11 +183,8 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
     for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
         __m512i xq[8], s0[4], s1[4];
 #pragma GCC unroll 8
-        for (int c = 0; c < 8; c++) {
-            int32_t q4; /* four quants as one dword, to be broadcast */
-            memcpy(&q4, x + 4 * c, 4);
-            xq[c] = _mm512_set1_epi32(q4);
-        }
+        for (int c = 0; c < 8; c++)
+            xq[c] = quads_at(x + 4 * c);
         __m512i seed = _mm512_set1_epi32((bits == 4 ? 8 : 128) * nsumb[b]);
         __m512 xd = _mm512_set1_ps(dx[b]);
 #pragma GCC unroll 4
@@ -236,11 +244,8 @@ INLINE void tq2_chunk(const char *w, size_t stride, const int n, int j, const in
 {
     __m512i xf[4];
 #pragma GCC unroll 4
-    for (int f = 0; f < 4; f++) {
-        int32_t q4; /* four quants as one dword, to be broadcast */
-        memcpy(&q4, x + 128 * (j / 8) + 32 * f + 4 * (j % 8), 4);
-        xf[f] = _mm512_set1_epi32(q4);
-    }
+    for (int f = 0; f < 4; f++)
+        xf[f] = quads_at(x + 128 * (j / 8) + 32 * f + 4 * (j % 8));
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride;
@@ -364,10 +369,7 @@ INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *x
 INLINE void q4k_chunk(const char *w, size_t stride, const int n, int k, const int8_t *x, q4k_row st[4])
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
-    int32_t q4[2]; /* four quants as one dword each, to be broadcast */
-    memcpy(&q4[0], x + 64 * (k / 8) + 4 * (k % 8), 4);
-    memcpy(&q4[1], x + 64 * (k / 8) + 32 + 4 * (k % 8), 4);
-    __m512i xl = _mm512_set1_epi32(q4[0]), xh = _mm512_set1_epi32(q4[1]);
+    __m512i xl = quads_at(x + 64 * (k / 8) + 4 * (k % 8)), xh = quads_at(x + 64 * (k / 8) + 32 + 4 * (k % 8));
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride + 256 + 64 * k;
@@ -434,9 +436,7 @@ void kern_repack_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1)
     int16_t *t = a->lut + m * a->cols * 4;
     __m512i signs = _mm512_loadu_si512(sign_bytes);
     for (size_t g = g0; g < g1; g++) {
-        int32_t x;
-        memcpy(&x, q + 4 * g, 4);
-        __m512i e = _mm512_dpbusd_epi32(_mm512_set1_epi32(nsum4[g]), signs, _mm512_set1_epi32(x));
+        __m512i e = _mm512_dpbusd_epi32(_mm512_set1_epi32(nsum4[g]), signs, quads_at(q + 4 * g));
         _mm256_storeu_si256((__m256i *)(t + 16 * g), _mm512_cvtepi32_epi16(e));
     }
 }
