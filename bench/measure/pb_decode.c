@@ -152,13 +152,14 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
     d->u = malloc(batch * m->ffn * sizeof(float));
     d->logits = malloc(batch * m->vocab * sizeof(float));
     d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
-    d->steps = calloc(2 * (size_t)m->layers + 1, sizeof *d->steps);
+    d->steps = calloc(2 * (size_t)m->layers + 1, sizeof *d->steps); /* two a layer; + 1: never 0 bytes */
     d->jobs_glue = -1;
     if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs || !d->steps)
         return pb_decode_fail(d, ENOMEM);
     if (!pb_model_attn_ok(m))
         return pb_decode_fail(d, EINVAL);
-    if (pb_acts_init(d) != 0 || pb_repack_init(d) != 0 || pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
+    if (pb_acts_init(d) != 0 || pb_repack_init(d) != 0 ||
+        pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
         pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0)
         return pb_decode_fail(d, errno); /* the failed init's errno, read before the frees can change it */
     return 0;
@@ -241,7 +242,34 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
                              .gate = gate, .next = next, .grain = grain > group ? grain : group };
 }
 
-static void pb_step_build(pb_decode *d, int k, int first, int n);
+/* Units u0..u1 of a step: of each of its jobs in order, rows [u0 C / U, u1 C / U) of its grains (C its grains, U
+ * the step's units), so every thread takes the same share of each matrix whatever their formats, and gate and up
+ * (equal rows and grains) the same rows. */
+static void pb_step_rows(void *ctx, size_t u0, size_t u1)
+{
+    /* ctx is one of d->steps, read only; its jobs' rows split as pb_fused_rows needs (whole grains, the last one
+     * cut at the rows), so what each writes is as disjoint as in a job's own dispatch. */
+    const pb_step *s = ctx;
+    for (int i = 0; i < s->n; i++) {
+        const pb_fused *f = &s->d->jobs[s->first + i];
+        size_t r0 = u0 * s->grains[i] / s->units * f->grain, r1 = u1 * s->grains[i] / s->units * f->grain;
+        r1 = r1 < f->job.rows ? r1 : f->job.rows;
+        if (r0 < r1)
+            pb_fused_rows((void *)f, r0, r1); /* void * for pool_rows_fn's sake: pb_fused_rows only reads it */
+    }
+}
+
+/* Step k: matvecs first..first + n - 1, which read one activation (built with the jobs). */
+static void pb_step_build(pb_decode *d, int k, int first, int n)
+{
+    pb_step *s = &d->steps[k];
+    *s = (pb_step){ .d = d, .first = first, .n = n };
+    for (int i = 0; i < n; i++) {
+        const pb_fused *f = &d->jobs[first + i];
+        s->grains[i] = (f->job.rows + f->grain - 1) / f->grain;
+        s->units = s->grains[i] > s->units ? s->grains[i] : s->units;
+    }
+}
 
 /* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow), and each layer's two
  * steps (q, k, v; gate, up). */
@@ -287,50 +315,26 @@ static int pb_mv_ready(pb_decode *d, int i)
     return 0;
 }
 
-/* Matvec i (a matmul for batch > 1): one dispatch of ex. */
-static int pb_mv(pb_decode *d, pb_exec *ex, int i)
+/* One matvec dispatch of ex over rows (in multiples of grain), timed and counted. 0. */
+static int pb_mv_dispatch(pb_decode *d, pb_exec *ex, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
 {
-    if (pb_mv_ready(d, i) != 0)
-        return -1;
-    pb_fused *f = &d->jobs[i];
     uint64_t t0 = pb_now_ns();
-    if (f->gate || f->next)
-        pb_exec_rows_grain(ex, f->job.rows, f->grain, pb_fused_rows, f);
-    else /* the job is only read by kern_job_rows */
-        pb_exec_rows_grain(ex, f->job.rows, f->grain, kern_job_rows, &f->job);
+    pb_exec_rows_grain(ex, rows, grain, fn, ctx);
     d->dispatch_ns += pb_now_ns() - t0;
     d->mv_dispatches++;
     d->dispatches++;
     return 0;
 }
 
-/* Units u0..u1 of a step: of each of its jobs in order, rows [u0 C / U, u1 C / U) of its grains (C its grains, U
- * the step's units), so every thread takes the same share of each matrix whatever their formats, and gate and up
- * (equal rows and grains) the same rows. */
-static void pb_step_rows(void *ctx, size_t u0, size_t u1)
+/* Matvec i (a matmul for batch > 1): one dispatch of ex. */
+static int pb_mv(pb_decode *d, pb_exec *ex, int i)
 {
-    /* ctx is one of d->steps, read only; its jobs' rows split as pb_fused_rows needs (whole grains, the last one
-     * cut at the rows), so what each writes is as disjoint as in a job's own dispatch. */
-    const pb_step *s = ctx;
-    for (int i = 0; i < s->n; i++) {
-        const pb_fused *f = &s->d->jobs[s->first + i];
-        size_t r0 = u0 * s->grains[i] / s->units * f->grain, r1 = u1 * s->grains[i] / s->units * f->grain;
-        r1 = r1 < f->job.rows ? r1 : f->job.rows;
-        if (r0 < r1)
-            pb_fused_rows((void *)f, r0, r1); /* void * for pool_rows_fn's sake: pb_fused_rows only reads it */
-    }
-}
-
-/* Step k: matvecs first..first + n - 1, which read one activation (built with the jobs). */
-static void pb_step_build(pb_decode *d, int k, int first, int n)
-{
-    pb_step *s = &d->steps[k];
-    *s = (pb_step){ .d = d, .first = first, .n = n };
-    for (int i = 0; i < n; i++) {
-        const pb_fused *f = &d->jobs[first + i];
-        s->grains[i] = (f->job.rows + f->grain - 1) / f->grain;
-        s->units = s->grains[i] > s->units ? s->grains[i] : s->units;
-    }
+    if (pb_mv_ready(d, i) != 0)
+        return -1;
+    pb_fused *f = &d->jobs[i];
+    if (f->gate || f->next)
+        return pb_mv_dispatch(d, ex, f->job.rows, f->grain, pb_fused_rows, f);
+    return pb_mv_dispatch(d, ex, f->job.rows, f->grain, kern_job_rows, &f->job); /* only read by kern_job_rows */
 }
 
 /* Step k's matvecs as one dispatch of ex (fused glue: pb_decode.h). */
@@ -340,12 +344,7 @@ static int pb_mv_step(pb_decode *d, pb_exec *ex, int k)
     for (int i = 0; i < s->n; i++)
         if (pb_mv_ready(d, s->first + i) != 0)
             return -1;
-    uint64_t t0 = pb_now_ns();
-    pb_exec_rows(ex, s->units, pb_step_rows, s);
-    d->dispatch_ns += pb_now_ns() - t0;
-    d->mv_dispatches++;
-    d->dispatches++;
-    return 0;
+    return pb_mv_dispatch(d, ex, s->units, 1, pb_step_rows, s);
 }
 
 /* Layer l's attention between v and o: q/k/v biases, q/k head norms (qwen3), RoPE on q and k, then pb_attn_layer,

@@ -106,9 +106,10 @@ static void attn_chunk_rows(void *ctx, size_t r0, size_t r1)
             p[1] = l;
             memset(p + 2, 0, d * sizeof *p);
             a->ops->weigh(v, c->row_bytes, cnt, s, d, p + 2);
-            size_t head = seq * (size_t)a->m->n_head + (size_t)h;
-            if (nc == 1) /* void * for pool_rows_fn's sake: the merge only reads a, as in its own dispatch */
+            if (nc == 1) { /* void * for pool_rows_fn's sake: the merge only reads a, as in its own dispatch */
+                size_t head = seq * (size_t)a->m->n_head + (size_t)h;
                 attn_merge_rows((void *)a, head, head + 1);
+            }
         }
     }
 }
@@ -162,8 +163,10 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
     a->nchunks = (pos + 1 + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
     uint64_t t0 = pb_now_ns();
     pb_exec_rows(ex, a->batch * (size_t)c->n_kv * a->nchunks, attn_chunk_rows, a);
-    if (a->nchunks > 1)
+    a->dispatches++;
+    if (a->nchunks > 1) {
         pb_exec_rows(ex, a->batch * (size_t)m->n_head, attn_merge_rows, a);
+        a->dispatches++;
+    }
     a->dispatch_ns += pb_now_ns() - t0;
-    a->dispatches += a->nchunks > 1 ? 2 : 1;
 }
