@@ -4,9 +4,11 @@
  *   floor        the token's weight and KV bytes at the read floor measured beside the point (the machine's)
  *   kernel       the matvec slices' mean busy time per thread beyond the weights at the floor: what the kernels
  *                cost over streaming (negative where they beat the floor: weights a cache holds)
- *   quant        activations quantized on the calling thread (fused glue: down's is inside up's slices)
+ *   quant        activations quantized on the calling thread (fused glue: down's is inside up's slices, and
+ *                o's inside q, k, v's when they are split by head: pb_decode.h)
  *   glue         the other serial glue: norms, residual adds, SiLU, the token's input
- *   attn         attention's time (its serial part and its dispatches) beyond its KV bytes at the floor
+ *   attn         attention's time (its serial part and its dispatches, or split by head its threads' time inside
+ *                q, k, v's dispatch over the thread count) beyond its KV bytes at the floor
  *   dispatch     matvec dispatches x the cost of one empty dispatch measured on the point's own executor
  *   wait         the matvecs' slowest thread's busy time beyond the threads' mean: the barrier's wait for it
  *   unexplained  the token minus all of the above: clock reads and the loop between the timed pieces, a

@@ -22,13 +22,18 @@ struct pb_fused {
 typedef struct pb_fused pb_fused;
 
 /* Matvecs that read one activation (q, k, v; gate, up) as one dispatch with fused glue: unit u of units takes of
- * job i (first + i) grain-sized pieces [u grains_i / units, (u + 1) grains_i / units). */
+ * job i (first + i) grain-sized pieces [u grains_i / units, (u + 1) grains_i / units). A layer's q, k, v can also
+ * be split by key/value head (layer >= 0): unit g is head g's rows of each, attended where they were computed
+ * (pb_heads_rows), its output quantized into o's activation there when next is set. */
 enum { PB_STEP_MAX = 3 };
 struct pb_step {
     const pb_decode *d;
-    int first, n;
+    int first, n;               /* n 0: no such step (a layer whose heads cannot split its rows) */
+    size_t grain[PB_STEP_MAX];  /* job i's rows per grain */
     size_t grains[PB_STEP_MAX]; /* job i's rows in its grains, the last one cut */
     size_t units;               /* the most grains of any */
+    int layer;                  /* split by head: the layer; else -1 */
+    kern_act *next;             /* split by head: o's activation when a head group is whole blocks of it */
 };
 typedef struct pb_step pb_step;
 
@@ -152,9 +157,11 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
     d->u = malloc(batch * m->ffn * sizeof(float));
     d->logits = malloc(batch * m->vocab * sizeof(float));
     d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
-    d->steps = calloc(2 * (size_t)m->layers + 1, sizeof *d->steps); /* two a layer; + 1: never 0 bytes */
+    d->steps = calloc(3 * (size_t)m->layers + 1, sizeof *d->steps); /* three a layer; + 1: never 0 bytes */
+    d->attn_group_ns = calloc((size_t)m->n_kv_head + 1, sizeof *d->attn_group_ns);
     d->jobs_glue = -1;
-    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs || !d->steps)
+    if (!d->x || !d->h || !d->q || !d->kv || !d->g || !d->u || !d->logits || !d->jobs || !d->steps ||
+        !d->attn_group_ns)
         return pb_decode_fail(d, ENOMEM);
     if (!pb_model_attn_ok(m))
         return pb_decode_fail(d, EINVAL);
@@ -167,7 +174,8 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
 
 void pb_decode_free(pb_decode *d)
 {
-    void *const held[] = { d->x, d->h, d->q, d->kv, d->g, d->u, d->logits, d->jobs, d->steps, d->repacked_off };
+    void *const held[] = { d->x,    d->h,    d->q,     d->kv,           d->g,
+                           d->u,    d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     pb_membuf_unmap(&d->repacked_buf); /* nothing when none was mapped */
@@ -252,7 +260,7 @@ static void pb_step_rows(void *ctx, size_t u0, size_t u1)
     const pb_step *s = ctx;
     for (int i = 0; i < s->n; i++) {
         const pb_fused *f = &s->d->jobs[s->first + i];
-        size_t r0 = u0 * s->grains[i] / s->units * f->grain, r1 = u1 * s->grains[i] / s->units * f->grain;
+        size_t r0 = u0 * s->grains[i] / s->units * s->grain[i], r1 = u1 * s->grains[i] / s->units * s->grain[i];
         r1 = r1 < f->job.rows ? r1 : f->job.rows;
         if (r0 < r1)
             pb_fused_rows((void *)f, r0, r1); /* void * for pool_rows_fn's sake: pb_fused_rows only reads it */
@@ -263,16 +271,40 @@ static void pb_step_rows(void *ctx, size_t u0, size_t u1)
 static void pb_step_build(pb_decode *d, int k, int first, int n)
 {
     pb_step *s = &d->steps[k];
-    *s = (pb_step){ .d = d, .first = first, .n = n };
+    *s = (pb_step){ .d = d, .first = first, .n = n, .layer = -1 };
     for (int i = 0; i < n; i++) {
         const pb_fused *f = &d->jobs[first + i];
+        s->grain[i] = f->grain;
         s->grains[i] = (f->job.rows + f->grain - 1) / f->grain;
         s->units = s->grains[i] > s->units ? s->grains[i] : s->units;
     }
 }
 
-/* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow), and each layer's two
- * steps (q, k, v; gate, up). */
+/* Step k: layer l's q, k, v split by key/value head, when every head's rows are whole groups of its layout (else
+ * n stays 0: the layer runs the plain step and pb_attn_layer). */
+static void pb_heads_build(pb_decode *d, int k, int l)
+{
+    const pb_model *m = &d->w->shape;
+    size_t heads = (size_t)m->n_kv_head, group = (size_t)(m->n_head / m->n_kv_head), D = (size_t)m->head_dim;
+    int first = l * PB_MODEL_MATVECS_PER_LAYER + MV_Q;
+    pb_step *s = &d->steps[k];
+    *s = (pb_step){ .d = d, .first = first, .layer = l, .units = heads };
+    for (int i = 0; i < 3; i++) {
+        const pb_fused *f = &d->jobs[first + i];
+        size_t per = (i == 0 ? group : 1) * D; /* q's rows of a head group; k's and v's of a head */
+        if (f->job.rows != per * heads || per % f->grain != 0)
+            return;
+        s->grain[i] = per;
+        s->grains[i] = heads;
+    }
+    s->n = 3;
+    kern_act *o = pb_act_of(d, first + MV_O);
+    if (group * D % kern_act_block(o->fmt) == 0)
+        s->next = o;
+}
+
+/* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow), and each layer's three
+ * steps (q, k, v; gate, up; q, k, v by head). */
 static void pb_jobs_build(pb_decode *d)
 {
     const pb_model *m = &d->w->shape;
@@ -289,8 +321,9 @@ static void pb_jobs_build(pb_decode *d)
         pb_job(d, b + MV_DOWN, d->h, NULL, NULL);
         /* gate and up split alike, so that a thread's gate rows are its own in up's fused SiLU */
         d->jobs[b + MV_GATE].grain = d->jobs[b + MV_UP].grain;
-        pb_step_build(d, 2 * l, b + MV_Q, 3);
-        pb_step_build(d, 2 * l + 1, b + MV_GATE, 2);
+        pb_step_build(d, 3 * l, b + MV_Q, 3);
+        pb_step_build(d, 3 * l + 1, b + MV_GATE, 2);
+        pb_heads_build(d, 3 * l + 2, l);
     }
     pb_job(d, d->w->nmv - 1, d->logits, NULL, NULL);
     d->jobs_glue = (int)d->glue;
@@ -347,35 +380,53 @@ static int pb_mv_step(pb_decode *d, pb_exec *ex, int k)
     return pb_mv_dispatch(d, ex, s->units, 1, pb_step_rows, s);
 }
 
-/* Layer l's attention between v and o: q/k/v biases, q/k head norms (qwen3), RoPE on q and k, then pb_attn_layer,
- * whose output is quantized into o's activation. Its dispatches count as dispatch time, and tagged in the
- * executor's slices; all of it but the quantization (quant_ns) as attn_ns. */
-static void pb_attention(pb_decode *d, pb_exec *ex, int l)
+/* The clock now, the time since t0 added to *acc: one serial piece of the token timed on its own. */
+static uint64_t pb_lap(uint64_t *acc, uint64_t t0)
+{
+    uint64_t t1 = pb_now_ns();
+    *acc += t1 - t0;
+    return t1;
+}
+
+/* Layer l's q, k and v of key/value heads g0..g1 (every batch row) readied for attention: biases, q/k head norms
+ * (qwen3), RoPE on q and k. Each element's steps are its own: the same bits whichever heads a call covers. */
+static void pb_qkv_prep(const pb_decode *d, int l, size_t g0, size_t g1)
 {
     const pb_decode_weights *w = d->w;
     const pb_model *m = &w->shape;
     size_t M = d->batch, Q = (size_t)m->q_dim, KV = (size_t)m->kv_dim, D = (size_t)m->head_dim;
-    float eps = m->eps > 0 ? m->eps : PB_RMS_EPS, *k = d->kv, *v = d->kv + M * KV;
-    uint64_t t0 = pb_now_ns();
-    for (size_t r = 0; r < M; r++) {
-        float *qr = d->q + r * Q, *kr = k + r * KV, *vr = v + r * KV;
-        if (w->bias) {
-            const float *bq = w->bias + (size_t)l * (Q + 2 * KV);
-            pb_residual_add(qr, bq, Q);
-            pb_residual_add(kr, bq + Q, KV);
-            pb_residual_add(vr, bq + Q + KV, KV);
+    size_t group = (size_t)(m->n_head / m->n_kv_head), GD = group * D;
+    float eps = m->eps > 0 ? m->eps : PB_RMS_EPS;
+    for (size_t r = 0; r < M; r++)
+        for (size_t g = g0; g < g1; g++) {
+            float *qr = d->q + r * Q + g * GD, *kr = d->kv + r * KV + g * D, *vr = kr + M * KV;
+            if (w->bias) {
+                const float *bq = w->bias + (size_t)l * (Q + 2 * KV);
+                pb_residual_add(qr, bq + g * GD, GD);
+                pb_residual_add(kr, bq + Q + g * D, D);
+                pb_residual_add(vr, bq + Q + KV + g * D, D);
+            }
+            for (size_t h = 0; w->qk_gamma && h < group; h++)
+                pb_rmsnorm(qr + h * D, qr + h * D, w->qk_gamma + 2 * (size_t)l * D, D, eps);
+            if (w->qk_gamma)
+                pb_rmsnorm(kr, kr, w->qk_gamma + (2 * (size_t)l + 1) * D, D, eps);
+            pb_rope_apply(&d->rope, qr, (int)group);
+            pb_rope_apply(&d->rope, kr, 1);
         }
-        for (int h = 0; w->qk_gamma && h < m->n_head; h++)
-            pb_rmsnorm(qr + (size_t)h * D, qr + (size_t)h * D, w->qk_gamma + 2 * (size_t)l * D, D, eps);
-        for (int h = 0; w->qk_gamma && h < m->n_kv_head; h++)
-            pb_rmsnorm(kr + (size_t)h * D, kr + (size_t)h * D, w->qk_gamma + (2 * (size_t)l + 1) * D, D, eps);
-        pb_rope_apply(&d->rope, qr, m->n_head);
-        pb_rope_apply(&d->rope, kr, m->n_kv_head);
-    }
+}
+
+/* Layer l's attention between v and o on its own: pb_qkv_prep's steps, then pb_attn_layer, whose output is
+ * quantized into o's activation. Its dispatches count as dispatch time, and tagged in the executor's slices; all
+ * of it but the quantization (quant_ns) as attn_ns. */
+static void pb_attention(pb_decode *d, pb_exec *ex, int l)
+{
+    size_t M = d->batch, KV = (size_t)d->w->shape.kv_dim;
+    uint64_t t0 = pb_now_ns();
+    pb_qkv_prep(d, l, 0, (size_t)d->w->shape.n_kv_head);
     uint64_t before = d->attn.dispatch_ns;
     long n = d->attn.dispatches;
     pb_slices_tag(&ex->slices, true);
-    pb_attn_layer(&d->attn, ex, l, d->q, k, v);
+    pb_attn_layer(&d->attn, ex, l, d->q, d->kv, d->kv + M * KV);
     pb_slices_tag(&ex->slices, false);
     d->dispatch_ns += d->attn.dispatch_ns - before;
     d->dispatches += (int)(d->attn.dispatches - n);
@@ -385,12 +436,53 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
     d->quant_ns += pb_now_ns() - t1;
 }
 
-/* The clock now, the time since t0 added to *acc: one serial piece of the token timed on its own. */
-static uint64_t pb_lap(uint64_t *acc, uint64_t t0)
+/* Key/value heads u0..u1 of a step split by head: their rows of q, k and v (each matrix one stream, as a plain
+ * step's), then each head's attention (timed into attn_group_ns[u0], a slot no other range has), then its heads of
+ * the output quantized into o's activation when next is set. */
+static void pb_heads_rows(void *ctx, size_t u0, size_t u1)
 {
-    uint64_t t1 = pb_now_ns();
-    *acc += t1 - t0;
-    return t1;
+    /* ctx is one of d->steps, read only; heads u0..u1 write their rows of q, k and v, their cache rows, partials
+     * and output (pb_attn_group), attn_group_ns[u0] and, in whole blocks, their blocks of next. */
+    const pb_step *s = ctx;
+    const pb_decode *d = s->d;
+    const pb_model *m = &d->w->shape;
+    size_t M = d->batch, GD = s->grain[0];
+    pb_step_rows(ctx, u0, u1);
+    uint64_t t0 = pb_now_ns();
+    for (size_t g = u0; g < u1; g++) {
+        pb_qkv_prep(d, s->layer, g, g + 1);
+        pb_attn_group(&d->attn, (int)g, d->q, d->kv, d->kv + M * (size_t)m->kv_dim);
+    }
+    d->attn_group_ns[u0] += pb_now_ns() - t0;
+    if (s->next) /* cannot fail: pb_heads set its batch, and a head group is whole blocks of it */
+        (void)kern_act_set_cols(s->next, d->attn.out, M, u0 * GD, u1 * GD);
+}
+
+/* Layer l's q, k, v and attention as one dispatch split by key/value head (step 3 l + 2). Attention's share of
+ * the threads' time (attn_group_ns summed over the heads, over the threads) goes to attn_ns and to attn_mv_ns,
+ * the part of the matvecs' slices that was attention's. 0, or -1 with errno. */
+static int pb_heads(pb_decode *d, pb_exec *ex, int l)
+{
+    pb_step *s = &d->steps[3 * l + 2];
+    for (int i = 0; i < s->n; i++)
+        if (pb_mv_ready(d, s->first + i) != 0)
+            return -1;
+    if (s->next && s->next->batch != d->batch)
+        s->next->batch = d->batch; /* before the dispatch, as pb_mv_ready's next */
+    pb_attn_begin(&d->attn, l);
+    memset(d->attn_group_ns, 0, s->units * sizeof *d->attn_group_ns);
+    pb_mv_dispatch(d, ex, s->units, 1, pb_heads_rows, s);
+    uint64_t sum = 0;
+    for (size_t g = 0; g < s->units; g++) /* written by the dispatch's threads, ordered before its return */
+        sum += d->attn_group_ns[g];
+    d->attn_ns += sum / (uint64_t)ex->threads;
+    d->attn_mv_ns += sum / (uint64_t)ex->threads;
+    if (!s->next) {
+        uint64_t t = pb_now_ns();
+        kern_act_set(pb_act_of(d, s->first + MV_O), d->attn.out, d->batch);
+        pb_lap(&d->quant_ns, t);
+    }
+    return 0;
 }
 
 /* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into each format's act_hidden that a
@@ -431,7 +523,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
 {
     const pb_model *m = &d->w->shape;
     size_t M = d->batch, H = (size_t)m->hidden;
-    d->dispatch_ns = d->attn_ns = d->glue_ns = d->quant_ns = 0;
+    d->dispatch_ns = d->attn_ns = d->attn_mv_ns = d->glue_ns = d->quant_ns = 0;
     d->mv_dispatches = d->dispatches = 0;
     uint64_t t = pb_now_ns();
     for (size_t r = 0; r < M; r++) {
@@ -444,21 +536,27 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     bool fused = d->glue == PB_GLUE_FUSED;
     if (d->jobs_glue != (int)d->glue)
         pb_jobs_build(d);
+    /* by head while the heads split evenly over the threads: more threads than heads would idle some */
+    bool by_head = fused && m->n_kv_head % ex->threads == 0;
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
         pb_norm(d, 2 * l);
-        if (fused)
-            rc |= pb_mv_step(d, ex, 2 * l);
-        else
-            for (int i = MV_Q; i <= MV_V; i++)
-                rc |= pb_mv(d, ex, b + i);
-        if (rc == 0)
-            pb_attention(d, ex, l);
+        if (by_head && d->steps[3 * l + 2].n) {
+            rc |= pb_heads(d, ex, l);
+        } else {
+            if (fused)
+                rc |= pb_mv_step(d, ex, 3 * l);
+            else
+                for (int i = MV_Q; i <= MV_V; i++)
+                    rc |= pb_mv(d, ex, b + i);
+            if (rc == 0)
+                pb_attention(d, ex, l);
+        }
         rc |= pb_mv(d, ex, b + MV_O);
         pb_residual(d);
         pb_norm(d, 2 * l + 1);
         if (fused) {
-            rc |= pb_mv_step(d, ex, 2 * l + 1);
+            rc |= pb_mv_step(d, ex, 3 * l + 1);
         } else {
             rc |= pb_mv(d, ex, b + MV_GATE);
             rc |= pb_mv(d, ex, b + MV_UP);

@@ -32,8 +32,11 @@
  * wait cost a core-to-core round trip or two, which two of every five were. What needs a whole row (the norms' sum
  * of squares) and the residual adds stay serial.
  * Serial glue reads the other cores' halves of gate and up where fused mode moves only their quants
- * (docs/measured.md, glue). Attention's output reaches o's activation
- * serially in both modes (a head is 128 values, less than a q8_K block). */
+ * (docs/measured.md, glue). Fused, while the key/value heads split evenly over the threads, q, k and v are split
+ * by head instead: a thread computes its heads' rows, then their norms, RoPE and attention, and, where its heads
+ * are whole blocks of o's activation, quantizes their output into it, so attention needs no dispatch of its own
+ * and q, k, v never cross cores (28 fewer dispatches a token on qwen3-0.6b). Otherwise attention's output reaches
+ * o's activation serially. */
 #ifndef PB_DECODE_H
 #define PB_DECODE_H
 
@@ -82,7 +85,12 @@ typedef struct pb_decode {
     pb_attn attn;
     pb_rope rope;
     uint64_t attn_ns;     /* the last token's time in attention: q/k norms, RoPE, its dispatches (tagged in the
-                           * executor's slices, pb_slices_tag); o's input quantized after it is in quant_ns */
+                           * executor's slices, pb_slices_tag); o's input quantized after it is in quant_ns.
+                           * Split by head (fused glue), attention runs inside q, k, v's dispatch: its threads'
+                           * time there over the thread count, also in attn_mv_ns */
+    uint64_t attn_mv_ns;  /* the part of the matvecs' slices (per thread, mean) that was attention's */
+    uint64_t *attn_group_ns; /* split by head: the attention time of each thread's range of heads in the last
+                              * dispatch, at the range's first head */
     /* The matrices whose format's kernel runs a repacked layout (pb_kchoice.layout), re-laid once at init
      * (kern_repack.h) into one mapping beside the weights' own, in huge pages as the arena; NULL when none is. */
     unsigned char *repacked;

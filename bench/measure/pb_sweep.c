@@ -130,6 +130,11 @@ static pb_budget_token pb_sweep_token(const pb_decode *d, const pb_exec *ex, uin
         t.busy_mean_ms += busy / n;
         t.busy_max_ms = busy > t.busy_max_ms ? busy : t.busy_max_ms;
     }
+    /* attention run inside the matvecs' slices (split by head) is attention's, not theirs: its mean share out of
+     * both, as if each thread's was the mean (its heads split evenly over the threads: pb_decode_token) */
+    double attn_in = (double)d->attn_mv_ns / 1e6;
+    t.busy_mean_ms -= attn_in;
+    t.busy_max_ms -= attn_in;
     return t;
 }
 

@@ -163,8 +163,9 @@ Test(sweep_cli, one_token_run_writes_the_csvs, .timeout = 120)
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "model")), "qwen3-0.6b");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "format")), "q8_0");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "policy")), r ? "omp" : "spin");
-        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 141,
-                     "fused glue: 4 x 28 + 1 matvec dispatches (q, k, v one; gate, up one), 28 attention (one chunk)");
+        cr_expect_eq(pb_table_num(&t, r, pb_table_col(&t, "dispatches_per_token")), 113,
+                     "fused glue at 1 thread: 4 x 28 + 1 matvec dispatches (q, k, v one, split by head with their "
+                     "attention; gate, up one)");
         /* A pool interleaves its floor passes with the tokens; OpenMP's is measured before the point. */
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "floor_source")), r ? "measured" : "interleaved");
         cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "glue")), "fused", "the default glue mode");

@@ -275,7 +275,9 @@ Test(attn, kv_bytes)
     cr_assert_eq(pb_kv_init(&c, &m, PB_KV_Q8_0, 1, 4), -1);
 }
 
-/* A decode token at depth: bit-identical at 1 and 3 threads over policies and schedules, for both cache types. */
+/* A decode token at depth: bit-identical at 1, 2 and 3 threads over policies, schedules and glue modes (fused at 1
+ * and 2 threads splits q, k, v by key/value head and attends each head's chunks on its thread), for both cache
+ * types. */
 Test(attn, a_decode_token_at_depth_is_bit_exact_across_threads, .timeout = 120)
 {
     pb_model m = shape(4, 2, 128);
@@ -289,8 +291,11 @@ Test(attn, a_decode_token_at_depth_is_bit_exact_across_threads, .timeout = 120)
     pb_decode_weights w;
     cr_assert_eq(pb_decode_weights_build(&w, &m, KERN_Q8_0, 3, &gen, NULL, NULL), 0);
     pb_exec_close(&gen);
-    static const struct { int kind, threads; size_t chunk; } runs[] = {
-        { PB_EXEC_SPIN, 1, 0 }, { PB_EXEC_SPIN, 3, 0 }, { PB_EXEC_HYBRID, 2, 5 }, { PB_EXEC_OMP, 3, 0 },
+    static const struct { int kind, threads; size_t chunk; pb_glue_mode glue; } runs[] = {
+        { PB_EXEC_SPIN, 1, 0, PB_GLUE_SERIAL }, { PB_EXEC_SPIN, 3, 0, PB_GLUE_SERIAL },
+        { PB_EXEC_HYBRID, 2, 5, PB_GLUE_SERIAL }, { PB_EXEC_OMP, 3, 0, PB_GLUE_FUSED },
+        { PB_EXEC_SPIN, 1, 0, PB_GLUE_FUSED }, { PB_EXEC_SPIN, 2, 0, PB_GLUE_FUSED },
+        { PB_EXEC_OMP, 2, 0, PB_GLUE_FUSED },   { PB_EXEC_HYBRID, 2, 1, PB_GLUE_FUSED },
     };
     for (int t = 0; t < PB_KV_TYPES; t++) {
         float ref[300];
@@ -298,6 +303,7 @@ Test(attn, a_decode_token_at_depth_is_bit_exact_across_threads, .timeout = 120)
             pb_decode d;
             pb_exec e;
             cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 1), 0);
+            d.glue = runs[r].glue;
             cr_assert_eq(pb_exec_open(&e, runs[r].kind, runs[r].threads, NULL, runs[r].chunk, 50), 0);
             cr_assert_eq(pb_decode_set_context(&d, 700, (pb_kv_type)t, &e), 0);
             cr_assert_eq(pb_decode_token(&d, &e, 9), 0);
@@ -305,8 +311,8 @@ Test(attn, a_decode_token_at_depth_is_bit_exact_across_threads, .timeout = 120)
             if (r == 0)
                 memcpy(ref, d.logits, sizeof ref);
             else
-                cr_assert(memcmp(ref, d.logits, sizeof ref) == 0, "%s: %d threads differ", pb_kv_type_names[t],
-                          runs[r].threads);
+                cr_assert(memcmp(ref, d.logits, sizeof ref) == 0, "%s: %d threads, %s glue differ",
+                          pb_kv_type_names[t], runs[r].threads, pb_glue_mode_names[runs[r].glue]);
             pb_exec_close(&e);
             pb_decode_free(&d);
         }

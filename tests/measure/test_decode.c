@@ -1,6 +1,7 @@
 /* A decode token (pb_decode) on a tiny model: weights built on 1 or 3 threads are the same bytes, and one
  * token's lm_head outputs are bit-identical at 1 and N threads for every policy (OpenMP included) and both
- * schedules and both glue modes (serial, fused), for every format, at batch 1 and 3. */
+ * schedules and both glue modes (serial, fused; fused q, k, v split by key/value head and not), for every format,
+ * at batch 1 and 3. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,12 +32,16 @@ static float *token(const pb_decode_weights *w, size_t batch, int kind, int thre
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
-    /* serial: one per matvec; fused: q, k, v one, gate and up one; one for attention (context 0: one chunk) */
-    int per_layer = glue == PB_GLUE_FUSED ? 5 : 8;
-    cr_assert_eq(e.dispatches, per_layer * tiny.layers + 1, "%s: %ld dispatches", pb_glue_mode_names[glue],
-                 e.dispatches);
+    /* serial: one per matvec; fused: q, k, v one, gate and up one; attention one (context 0: one chunk), or none
+     * split by head (fused, the key/value heads a multiple of the threads): inside q, k, v's */
+    bool by_head = glue == PB_GLUE_FUSED && tiny.n_kv_head % threads == 0;
+    int mv = glue == PB_GLUE_FUSED ? 4 : 7, attn = by_head ? 0 : 1;
+    cr_assert_eq(e.dispatches, (mv + attn) * tiny.layers + 1, "%s at %d threads: %ld dispatches",
+                 pb_glue_mode_names[glue], threads, e.dispatches);
     cr_assert_eq(d.dispatches, e.dispatches, "the decode counts its own");
-    cr_assert_eq(d.mv_dispatches, (per_layer - 1) * tiny.layers + 1);
+    cr_assert_eq(d.mv_dispatches, mv * tiny.layers + 1);
+    cr_assert(d.attn_ns > 0, "attention timed");
+    cr_assert_eq(d.attn_mv_ns > 0, by_head, "attention inside the matvecs' dispatches: %s", by_head ? "yes" : "no");
     pb_exec_close(&e);
     size_t n = batch * tiny.vocab;
     float *out = malloc(n * sizeof *out);
@@ -73,15 +78,17 @@ Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 
                 rms += (double)ref[i] * ref[i];
             }
             cr_assert(rms > 0, "%s: logits all zero", kern_format_names[f]);
-            for (int kind = 0; kind < PB_EXEC_KINDS; kind++)
-                for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
-                    for (int g = 0; g < PB_GLUE_MODES; g++) {
-                        float *got = token(&w, batches[b], kind, 3, chunks[c], (pb_glue_mode)g);
-                        cr_assert(memcmp(ref, got, n * sizeof *got) == 0,
-                                  "%s M=%zu %s chunk %zu glue %s at 3 threads differs", kern_format_names[f],
-                                  batches[b], pb_exec_kind_names[kind], chunks[c], pb_glue_mode_names[g]);
-                        free(got);
-                    }
+            /* 2 threads split fused q, k, v by key/value head; 3 do not */
+            for (int t = 2; t <= 3; t++)
+                for (int kind = 0; kind < PB_EXEC_KINDS; kind++)
+                    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+                        for (int g = 0; g < PB_GLUE_MODES; g++) {
+                            float *got = token(&w, batches[b], kind, t, chunks[c], (pb_glue_mode)g);
+                            cr_assert(memcmp(ref, got, n * sizeof *got) == 0,
+                                      "%s M=%zu %s chunk %zu glue %s at %d threads differs", kern_format_names[f],
+                                      batches[b], pb_exec_kind_names[kind], chunks[c], pb_glue_mode_names[g], t);
+                            free(got);
+                        }
             float *one = token(&w, batches[b], POOL_SPIN, 1, 0, PB_GLUE_FUSED);
             cr_assert(memcmp(ref, one, n * sizeof *one) == 0, "%s M=%zu: fused at 1 thread differs",
                       kern_format_names[f], batches[b]);

@@ -1,10 +1,11 @@
 /* ThreadSanitizer harness for a decode token with fused glue: a plain main, because Criterion aborts under
  * TSan. Fused glue has every thread write its own rows' SiLU(gate)*up and its own blocks of the next matvec's
  * activation (quants, scales, the per-lane arrays: neighbours in one cache line), and the caller read them in
- * the next dispatch; the jobs are built once and the activation's batch stored only on a change. A missing
- * happens-before anywhere there is a race TSan reports. Every pool policy at 3 threads, static and dynamic
- * claims, both glue modes, three formats (q8_0, q8_K and f32 activations); exits non-zero when a token's logits
- * differ in any bit from the one-thread serial token. */
+ * the next dispatch; the jobs are built once and the activation's batch stored only on a change. At 2 threads
+ * fused q, k, v split by key/value head: each thread also attends its heads and writes their cache rows, partials,
+ * output and blocks of o's activation. A missing happens-before anywhere there is a race TSan reports. Every pool
+ * policy at 2 and 3 threads, static and dynamic claims, both glue modes, three formats (q8_0, q8_K and f32
+ * activations); exits non-zero when a token's logits differ in any bit from the one-thread serial token. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,17 +59,18 @@ int main(void)
         pb_exec_close(&gen);
         if (token(&w, POOL_SPIN, 1, 0, PB_GLUE_SERIAL, ref) != 0)
             return 2;
-        for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
-            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
-                for (int g = 0; g < PB_GLUE_MODES; g++) {
-                    runs++;
-                    if (token(&w, pol, 3, chunks[c], (pb_glue_mode)g, got) != 0 ||
-                        memcmp(ref, got, (size_t)tiny.vocab * sizeof *got) != 0) {
-                        fprintf(stderr, "tsan_decode: %s, policy %d, chunk %zu, %s glue: logits differ\n",
-                                kern_format_names[fs[k]], pol, chunks[c], pb_glue_mode_names[g]);
-                        bad++;
+        for (int t = 2; t <= 3; t++)
+            for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
+                for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+                    for (int g = 0; g < PB_GLUE_MODES; g++) {
+                        runs++;
+                        if (token(&w, pol, t, chunks[c], (pb_glue_mode)g, got) != 0 ||
+                            memcmp(ref, got, (size_t)tiny.vocab * sizeof *got) != 0) {
+                            fprintf(stderr, "tsan_decode: %s, %d threads, policy %d, chunk %zu, %s glue: logits "
+                                    "differ\n", kern_format_names[fs[k]], t, pol, chunks[c], pb_glue_mode_names[g]);
+                            bad++;
+                        }
                     }
-                }
         pb_decode_weights_free(&w);
     }
     free(ref);

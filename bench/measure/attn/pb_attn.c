@@ -144,28 +144,53 @@ static void attn_merge_rows(void *ctx, size_t r0, size_t r1)
     }
 }
 
-void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v)
+/* Key/value head g of sequence seq at the cache's position: its k and v stored there, its query heads scaled into
+ * qs (each element on its own: the same bits whichever heads a call covers). */
+static void attn_store_group(const pb_attn *a, size_t seq, int g, const float *q, const float *k, const float *v)
 {
     const pb_model *m = a->m;
-    pb_kv_cache *c = a->kv;
-    size_t d = c->head_dim, pos = c->context;
-    for (size_t seq = 0; seq < a->batch; seq++)
-        for (int g = 0; g < c->n_kv; g++) {
-            size_t at = seq * (size_t)m->kv_dim + (size_t)g * d;
-            a->ops->store(pb_kv_row(c, 0, layer, seq, g, pos), k + at, d);
-            a->ops->store(pb_kv_row(c, 1, layer, seq, g, pos), v + at, d);
-        }
+    const pb_kv_cache *c = a->kv;
+    size_t d = c->head_dim, at = seq * (size_t)m->kv_dim + (size_t)g * d, group = (size_t)(m->n_head / m->n_kv_head);
+    a->ops->store(pb_kv_row(c, 0, a->layer, seq, g, c->context), k + at, d);
+    a->ops->store(pb_kv_row(c, 1, a->layer, seq, g, c->context), v + at, d);
     float scale = (float)(1.0 / sqrt((double)d));
+    size_t q0 = seq * (size_t)m->q_dim + (size_t)g * group * d;
 #pragma omp simd /* q and qs are separate buffers */
-    for (size_t i = 0; i < a->batch * (size_t)m->q_dim; i++)
+    for (size_t i = q0; i < q0 + group * d; i++)
         a->qs[i] = q[i] * scale;
+}
+
+void pb_attn_begin(pb_attn *a, int layer)
+{
     a->layer = layer;
-    a->nchunks = (pos + 1 + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
+    a->nchunks = (a->kv->context + 1 + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
+}
+
+void pb_attn_group(const pb_attn *a, int g, const float *q, const float *k, const float *v)
+{
+    size_t n_kv = (size_t)a->kv->n_kv, nc = a->nchunks, group = (size_t)(a->m->n_head / a->m->n_kv_head);
+    for (size_t seq = 0; seq < a->batch; seq++) {
+        attn_store_group(a, seq, g, q, k, v);
+        size_t item = (seq * n_kv + (size_t)g) * nc; /* void * for pool_rows_fn's sake: both only read a */
+        attn_chunk_rows((void *)a, item, item + nc);
+        if (nc > 1) {
+            size_t head = seq * (size_t)a->m->n_head + (size_t)g * group;
+            attn_merge_rows((void *)a, head, head + group);
+        }
+    }
+}
+
+void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v)
+{
+    pb_attn_begin(a, layer);
+    for (size_t seq = 0; seq < a->batch; seq++)
+        for (int g = 0; g < a->kv->n_kv; g++)
+            attn_store_group(a, seq, g, q, k, v);
     uint64_t t0 = pb_now_ns();
-    pb_exec_rows(ex, a->batch * (size_t)c->n_kv * a->nchunks, attn_chunk_rows, a);
+    pb_exec_rows(ex, a->batch * (size_t)a->kv->n_kv * a->nchunks, attn_chunk_rows, a);
     a->dispatches++;
     if (a->nchunks > 1) {
-        pb_exec_rows(ex, a->batch * (size_t)m->n_head, attn_merge_rows, a);
+        pb_exec_rows(ex, a->batch * (size_t)a->m->n_head, attn_merge_rows, a);
         a->dispatches++;
     }
     a->dispatch_ns += pb_now_ns() - t0;

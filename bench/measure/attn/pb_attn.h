@@ -103,4 +103,12 @@ void pb_attn_free(pb_attn *a);
  * when the positions are one chunk (each head merged where its partial was made: the same function, the same bits). */
 void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v);
 
+/* The same split by key/value head instead, for a caller that computes a head's q, k and v and attends it on the
+ * same thread (the decode's q, k, v dispatch): pb_attn_begin for the layer between dispatches, then
+ * pb_attn_group(g) for every key/value head g once, from any threads at once (each writes its own cache rows,
+ * queries, partials and heads of out). The same functions in the same order per head as pb_attn_layer: the same
+ * bits. */
+void pb_attn_begin(pb_attn *a, int layer);
+void pb_attn_group(const pb_attn *a, int g, const float *q, const float *k, const float *v);
+
 #endif
