@@ -121,6 +121,11 @@
 /* Pairs each such comparison times. Three is the fewest whose median ignores one pair a neighbour disturbed, and
  * whose spread says something; each pair costs two points of the tuning's fixed budget. */
 #define PB_TUNE_CONFIRM_ROUNDS 3
+/* Pairs timed more where the three left it open (the median past the least gain, the spread past the median's
+ * edge): seven in all, whose spread leaves out the lowest and highest pair, so one disturbed pair no longer hides a
+ * steady gain (tq2_0_r16 at 2 threads, 1.22x in the median, was judged noise once; docs/kernels-measured-
+ * 2026-12-04.md). They share the budget's time, so the tuning takes no longer. */
+#define PB_TUNE_EXTRA_ROUNDS 4
 
 /* One row of the table (pb_tunings): its machine.csv key, its value, its unit and why. */
 typedef struct pb_tuning {

@@ -33,10 +33,12 @@ pb_tune_verdict pb_tune_judge(const double *ratio, int n, double min_gain)
             v[r.pairs++] = ratio[i];
     if (r.pairs == 0)
         return r;
-    pb_summary s = pb_summarize(v, (size_t)r.pairs);
-    r.median = s.median;
-    r.spread = (s.max - s.min) / 2;
+    r.median = pb_summarize(v, (size_t)r.pairs).median;
+    pb_sort_doubles(v, (size_t)r.pairs);
+    int trim = r.pairs >= PB_TUNE_TRIM_PAIRS;
+    r.spread = (v[r.pairs - 1 - trim] - v[trim]) / 2;
     r.gain = r.pairs >= PB_TUNE_MIN_PAIRS && r.median > 1 + (min_gain > r.spread ? min_gain : r.spread);
+    r.open = !r.gain && r.median > 1 + min_gain;
     return r;
 }
 
@@ -46,7 +48,8 @@ typedef struct pb_tune_trial {
     int n;
     int kv, rs, ks; /* the fastest under the vendor's settings, the default under the tuned ones, the fastest under
                      * them: indices into cfg (0 where it is the default itself) */
-    double fig[PB_TUNE_CONFIGS][PB_TUNE_CONFIRM_ROUNDS];
+    double fig[PB_TUNE_CONFIGS][PB_TUNE_CONFIRM_ROUNDS + PB_TUNE_EXTRA_ROUNDS];
+    int rounds;     /* timed so far */
     bool timed;     /* the default had a first figure: there is something to compare with */
 } pb_tune_trial;
 
@@ -105,25 +108,36 @@ static pb_tune_trial pb_tune_trial_of(const pb_tune_point *pt, const pb_tune_set
     return t;
 }
 
-/* The rounds: every configuration once a round, in the order reversed every other round (A B, B A, A B), so a
+/* n more rounds: every configuration once a round, in the order reversed every other round (A B, B A, A B), so a
  * machine's drift falls on both sides of every pair. */
-static void pb_tune_rounds(pb_tune_trial *t, const pb_tune_seam *s)
+static void pb_tune_rounds(pb_tune_trial *t, int n, const pb_tune_seam *s)
 {
-    for (int r = 0; r < PB_TUNE_CONFIRM_ROUNDS; r++) {
+    for (int r = t->rounds; r < t->rounds + n; r++) {
         for (int j = 0; j < t->n; j++) {
             int k = r % 2 == 0 ? j : t->n - 1 - j;
             t->fig[k][r] = s->kernel(s->ctx, &t->cfg[k]);
         }
     }
+    t->rounds += n;
 }
 
 /* Configuration a against b over the rounds. */
 static pb_tune_verdict pb_tune_vs(const pb_tune_trial *t, int a, int b)
 {
-    double ratio[PB_TUNE_CONFIRM_ROUNDS];
-    for (int r = 0; r < PB_TUNE_CONFIRM_ROUNDS; r++)
+    double ratio[PB_TUNE_CONFIRM_ROUNDS + PB_TUNE_EXTRA_ROUNDS];
+    for (int r = 0; r < t->rounds; r++)
         ratio[r] = t->fig[a][r] / t->fig[b][r];
-    return pb_tune_judge(ratio, PB_TUNE_CONFIRM_ROUNDS, PB_TUNE_MIN_GAIN);
+    return pb_tune_judge(ratio, t->rounds, PB_TUNE_MIN_GAIN);
+}
+
+/* Whether a candidate's verdict against the default is open after the first rounds (pb_tune_verdict.open). */
+static bool pb_tune_open(const pb_tune_trial *t)
+{
+    int cand[] = { t->kv, t->ks };
+    for (int i = 0; i < 2; i++)
+        if (cand[i] > 0 && pb_tune_vs(t, cand[i], 0).open)
+            return true;
+    return false;
 }
 
 /* The point's choice under the vendor's settings (vendor) or the tuned ones: the fastest there where it really beat
@@ -158,9 +172,9 @@ static bool pb_tune_keep_settings(const pb_tune_trial *t, int n, double *best)
 /* The median of configuration k's figures over the rounds. */
 static double pb_tune_median(const pb_tune_trial *t, int k)
 {
-    double g[PB_TUNE_CONFIRM_ROUNDS];
+    double g[PB_TUNE_CONFIRM_ROUNDS + PB_TUNE_EXTRA_ROUNDS];
     int n = 0;
-    for (int r = 0; r < PB_TUNE_CONFIRM_ROUNDS; r++)
+    for (int r = 0; r < t->rounds; r++)
         if (isfinite(t->fig[k][r]))
             g[n++] = t->fig[k][r];
     return n ? pb_summarize(g, (size_t)n).median : NAN;
@@ -214,7 +228,15 @@ int pb_tune_confirm(pb_tune_point *pts, int npts, const pb_tune_settings *tuned,
         s->left(s->ctx, left);
     for (int i = 0; i < npts && i < MAXPTS; i++)
         if (t[i].n > 1)
-            pb_tune_rounds(&t[i], s);
+            pb_tune_rounds(&t[i], PB_TUNE_CONFIRM_ROUNDS, s);
+    int more = 0;
+    for (int i = 0; i < npts && i < MAXPTS; i++)
+        more += t[i].n > 1 && pb_tune_open(&t[i]) ? t[i].n * PB_TUNE_EXTRA_ROUNDS : 0;
+    if (more && s->left)
+        s->left(s->ctx, more);
+    for (int i = 0; i < npts && i < MAXPTS; i++)
+        if (t[i].n > 1 && pb_tune_open(&t[i]))
+            pb_tune_rounds(&t[i], PB_TUNE_EXTRA_ROUNDS, s);
     double best = 1;
     bool keep = differ && pb_tune_keep_settings(t, npts < MAXPTS ? npts : MAXPTS, &best);
     const pb_tune_settings *st = keep ? tuned : &v;

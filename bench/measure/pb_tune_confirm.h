@@ -10,6 +10,7 @@
 #include "pb_wisdom.h"
 
 #define PB_TUNE_MIN_PAIRS 2 /* pb_tune_judge's fewest: one pair has no spread to judge it by */
+#define PB_TUNE_TRIM_PAIRS 5 /* from so many pairs the spread leaves out the lowest and the highest: 3 remain */
 #define PB_TUNE_CONFIGS 4 /* a point's distinct configurations timed against each other: see pb_tune_confirm */
 
 /* One point (format, threads): its candidates and what each measured; at[d]: its fastest prefetching candidate under
@@ -40,8 +41,10 @@ typedef struct pb_tune_settings {
 typedef struct pb_tune_verdict {
     int pairs;     /* the ratios judged */
     double median; /* of them (NaN: none) */
-    double spread; /* (max - min) / 2 of them: how far pairs of the same two stray apart by noise */
+    double spread; /* (max - min) / 2 of them, the lowest and highest left out from PB_TUNE_TRIM_PAIRS pairs on:
+                    * how far pairs of the same two stray apart by noise */
     bool gain;     /* really faster: median > 1 + max(min_gain, spread), over at least PB_TUNE_MIN_PAIRS pairs */
+    bool open;     /* not that, but the median is past 1 + min_gain: more pairs could tell */
 } pb_tune_verdict;
 /* The verdict on n ratios (pure: the rule every choice of bench_tune goes by, min_gain PB_TUNE_MIN_GAIN). */
 pb_tune_verdict pb_tune_judge(const double *ratio, int n, double min_gain);
