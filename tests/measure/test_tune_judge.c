@@ -146,20 +146,28 @@ static double second_noisy(const pb_tune_cand *c, int call)
     return n == 0 || n % 2 == 1 ? 13.0 : 7.0; /* first timing 13, then the rounds: 13, 7, 13 */
 }
 
-Test(tune_judge, a_kernel_whose_pairs_disagree_keeps_rank)
+/* One format at 1 thread through the seam with the second kernel's figures from fig: its entry, once it was timed
+ * first, then in every round and in the more rounds (both fakes here leave three rounds open). */
+static pb_wisdom_kernel second_timed(double (*fig)(const pb_tune_cand *c, int call))
 {
     second = need_second(&the_format);
     second_calls = 0;
     pb_tune_plan p = { .formats = { the_format }, .nformats = 1, .threads = { 1 }, .nthreads = 1 };
-    fake fk = { .fig = second_noisy };
+    fake fk = { .fig = fig };
     pb_wisdom w = run_plan(&p, &fk);
     cr_assert_eq(second_calls, 1 + PB_TUNE_CONFIRM_ROUNDS + PB_TUNE_EXTRA_ROUNDS, "timed again, every round, and "
                  "more rounds where three left it open");
     const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, the_format, 1);
     cr_assert_not_null(k);
-    cr_assert_eq(k->isa, rank_isa(the_format), "chose %s on noise", kern_isa_name(k->isa));
-    cr_assert(!k->tuned);
-    cr_assert_float_eq(k->vs_rank, 1.3, 1e-9, "what fell short is on the line: %.3f", k->vs_rank);
+    return *k;
+}
+
+Test(tune_judge, a_kernel_whose_pairs_disagree_keeps_rank)
+{
+    pb_wisdom_kernel k = second_timed(second_noisy);
+    cr_assert_eq(k.isa, rank_isa(the_format), "chose %s on noise", kern_isa_name(k.isa));
+    cr_assert(!k.tuned);
+    cr_assert_float_eq(k.vs_rank, 1.3, 1e-9, "what fell short is on the line: %.3f", k.vs_rank);
 }
 
 /* Another kernel 20% faster in every pair but one that a neighbour disturbed (1.8x): three pairs leave it open, the
@@ -176,17 +184,10 @@ static double second_steady_but_one(const pb_tune_cand *c, int call)
 
 Test(tune_judge, a_steady_gain_with_one_disturbed_pair_is_chosen)
 {
-    second = need_second(&the_format);
-    second_calls = 0;
-    pb_tune_plan p = { .formats = { the_format }, .nformats = 1, .threads = { 1 }, .nthreads = 1 };
-    fake fk = { .fig = second_steady_but_one };
-    pb_wisdom w = run_plan(&p, &fk);
-    cr_assert_eq(second_calls, 1 + PB_TUNE_CONFIRM_ROUNDS + PB_TUNE_EXTRA_ROUNDS);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, the_format, 1);
-    cr_assert_not_null(k);
-    cr_assert_eq(k->isa, second, "kept %s", kern_isa_name(k->isa));
-    cr_assert(k->tuned);
-    cr_assert_float_eq(k->vs_rank, 1.21, 1e-9, "%.3f", k->vs_rank);
+    pb_wisdom_kernel k = second_timed(second_steady_but_one);
+    cr_assert_eq(k.isa, second, "kept %s", kern_isa_name(k.isa));
+    cr_assert(k.tuned);
+    cr_assert_float_eq(k.vs_rank, 1.21, 1e-9, "%.3f", k.vs_rank);
 }
 
 /* Formats whose rank kernel prefetches (the distance matters to them), or skip. */
