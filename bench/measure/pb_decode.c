@@ -174,8 +174,8 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
 
 void pb_decode_free(pb_decode *d)
 {
-    void *const held[] = { d->x,    d->h,    d->q,     d->kv,           d->g,
-                           d->u,    d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns };
+    void *const held[] = { d->x,    d->h,     d->q,           d->kv,          d->g,   d->u,
+                           d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     pb_membuf_unmap(&d->repacked_buf); /* nothing when none was mapped */
@@ -370,13 +370,24 @@ static int pb_mv(pb_decode *d, pb_exec *ex, int i)
     return pb_mv_dispatch(d, ex, f->job.rows, f->grain, kern_job_rows, &f->job); /* only read by kern_job_rows */
 }
 
+/* Step s's jobs made ready for its dispatch (pb_mv_ready), and o's activation's batch set when a split by head
+ * fills it. 0, or -1 with errno. */
+static int pb_step_ready(pb_decode *d, pb_step *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (pb_mv_ready(d, s->first + i) != 0)
+            return -1;
+    if (s->next && s->next->batch != d->batch)
+        s->next->batch = d->batch; /* before the dispatch, as pb_mv_ready's next */
+    return 0;
+}
+
 /* Step k's matvecs as one dispatch of ex (fused glue: pb_decode.h). */
 static int pb_mv_step(pb_decode *d, pb_exec *ex, int k)
 {
     pb_step *s = &d->steps[k];
-    for (int i = 0; i < s->n; i++)
-        if (pb_mv_ready(d, s->first + i) != 0)
-            return -1;
+    if (pb_step_ready(d, s) != 0)
+        return -1;
     return pb_mv_dispatch(d, ex, s->units, 1, pb_step_rows, s);
 }
 
@@ -415,6 +426,14 @@ static void pb_qkv_prep(const pb_decode *d, int l, size_t g0, size_t g1)
         }
 }
 
+/* Layer l's attention output quantized into o's activation on the calling thread, timed as quant. */
+static void pb_o_input(pb_decode *d, int l)
+{
+    uint64_t t = pb_now_ns();
+    kern_act_set(pb_act_of(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, d->batch);
+    pb_lap(&d->quant_ns, t);
+}
+
 /* Layer l's attention between v and o on its own: pb_qkv_prep's steps, then pb_attn_layer, whose output is
  * quantized into o's activation. Its dispatches count as dispatch time, and tagged in the executor's slices; all
  * of it but the quantization (quant_ns) as attn_ns. */
@@ -430,10 +449,8 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
     pb_slices_tag(&ex->slices, false);
     d->dispatch_ns += d->attn.dispatch_ns - before;
     d->dispatches += (int)(d->attn.dispatches - n);
-    uint64_t t1 = pb_now_ns();
-    d->attn_ns += t1 - t0;
-    kern_act_set(pb_act_of(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, M);
-    d->quant_ns += pb_now_ns() - t1;
+    pb_lap(&d->attn_ns, t0);
+    pb_o_input(d, l);
 }
 
 /* Key/value heads u0..u1 of a step split by head: their rows of q, k and v (each matrix one stream, as a plain
@@ -464,11 +481,8 @@ static void pb_heads_rows(void *ctx, size_t u0, size_t u1)
 static int pb_heads(pb_decode *d, pb_exec *ex, int l)
 {
     pb_step *s = &d->steps[3 * l + 2];
-    for (int i = 0; i < s->n; i++)
-        if (pb_mv_ready(d, s->first + i) != 0)
-            return -1;
-    if (s->next && s->next->batch != d->batch)
-        s->next->batch = d->batch; /* before the dispatch, as pb_mv_ready's next */
+    if (pb_step_ready(d, s) != 0)
+        return -1;
     pb_attn_begin(&d->attn, l);
     memset(d->attn_group_ns, 0, s->units * sizeof *d->attn_group_ns);
     pb_mv_dispatch(d, ex, s->units, 1, pb_heads_rows, s);
@@ -477,11 +491,8 @@ static int pb_heads(pb_decode *d, pb_exec *ex, int l)
         sum += d->attn_group_ns[g];
     d->attn_ns += sum / (uint64_t)ex->threads;
     d->attn_mv_ns += sum / (uint64_t)ex->threads;
-    if (!s->next) {
-        uint64_t t = pb_now_ns();
-        kern_act_set(pb_act_of(d, s->first + MV_O), d->attn.out, d->batch);
-        pb_lap(&d->quant_ns, t);
-    }
+    if (!s->next)
+        pb_o_input(d, l);
     return 0;
 }
 

@@ -229,13 +229,16 @@ int pb_tune_confirm(pb_tune_point *pts, int npts, const pb_tune_settings *tuned,
     for (int i = 0; i < npts && i < MAXPTS; i++)
         if (t[i].n > 1)
             pb_tune_rounds(&t[i], PB_TUNE_CONFIRM_ROUNDS, s);
+    bool open[MAXPTS];
     int more = 0;
-    for (int i = 0; i < npts && i < MAXPTS; i++)
-        more += t[i].n > 1 && pb_tune_open(&t[i]) ? t[i].n * PB_TUNE_EXTRA_ROUNDS : 0;
+    for (int i = 0; i < npts && i < MAXPTS; i++) {
+        open[i] = t[i].n > 1 && pb_tune_open(&t[i]);
+        more += open[i] ? t[i].n * PB_TUNE_EXTRA_ROUNDS : 0;
+    }
     if (more && s->left)
         s->left(s->ctx, more);
     for (int i = 0; i < npts && i < MAXPTS; i++)
-        if (t[i].n > 1 && pb_tune_open(&t[i]))
+        if (open[i])
             pb_tune_rounds(&t[i], PB_TUNE_EXTRA_ROUNDS, s);
     double best = 1;
     bool keep = differ && pb_tune_keep_settings(t, npts < MAXPTS ? npts : MAXPTS, &best);
