@@ -185,6 +185,8 @@ typedef struct kern_act {
      * per 4 values 4g..4g+3 of a row, lut[16g + n] = sum over i < 4 of (bit i of n ? q : -q) of quant 4g + i. */
     kern_layout layout; /* the layout the tables serve (file: none) */
     int16_t *lut;       /* q1_0_r32lut: cap x 4 cols */
+    unsigned layouts;   /* bit l: readied for layout l (kern_act_use_layout); the file's needs none. Several at
+                         * once where formats share the activation (a q4_K_M mix: q4_K_r16 and q6_K_r16) */
 } kern_act;
 
 /* Columns of a row of kern_act.qt: cols rounded up to whole 512-value chunks. */

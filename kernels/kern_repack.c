@@ -22,6 +22,22 @@ const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = {
     [KERN_LAYOUT_COUNT] = NULL,
 };
 
+static void kern_group_scalar(kern_layout l, const char *w, size_t stride, int n, const kern_act *a, size_t m,
+                              float *y);
+
+/* Layout ID's scalar kernel, a kern_group_fn: kern_group_scalar on its shape (an activation may feed several). */
+#define KERN_GROUP_SCALAR(id)                                                                                      \
+    static void kern_group_scalar_##id(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y) \
+    {                                                                                                              \
+        kern_group_scalar(KERN_LAYOUT_##id, w, stride, n, a, m, y);                                                \
+    }
+KERN_GROUP_SCALAR(Q1_0_R32LUT)
+KERN_GROUP_SCALAR(Q4_0_R16)
+KERN_GROUP_SCALAR(Q8_0_R16)
+KERN_GROUP_SCALAR(TQ2_0_R16)
+KERN_GROUP_SCALAR(Q4_K_R16)
+KERN_GROUP_SCALAR(Q6_K_R16)
+
 /* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), and
  * whether each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance). */
 typedef struct kern_group_kernel {
@@ -30,33 +46,39 @@ typedef struct kern_group_kernel {
 } kern_group_kernel;
 static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = {
-        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q1_0_R32LUT, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q1_0_r32lut_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q4_0_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q4_0_R16, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q4_0_r16_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q8_0_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q8_0_R16, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q8_0_r16_avx512, true },
 #endif
     },
     [KERN_LAYOUT_TQ2_0_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar_TQ2_0_R16, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_tq2_0_r16_avx512, true },
 #endif
     },
     [KERN_LAYOUT_Q4_K_R16] = {
-        [KERN_ISA_SCALAR] = { kern_group_scalar, false },
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q4_K_R16, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q4_K_r16_avx512, true },
+#endif
+    },
+    [KERN_LAYOUT_Q6_K_R16] = {
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q6_K_R16, false },
+#if defined(__x86_64__)
+        [KERN_ISA_AVX512] = { kern_group_q6_K_r16_avx512, true },
 #endif
     },
 };
@@ -99,17 +121,23 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
  * group - 1 as one group, block by block: the rows' first halves in order, then their second halves, then payload /
  * width chunks of 64 bytes (group x width), chunk j holding bytes width x j .. of each row's payload at width x
  * slot(r), every byte XORed with flip (q8_0_r16's 0x80 turns a signed quant q into the unsigned q + 128 that
- * vpdpbusd multiplies; 0 moves bytes only). q4_K's payload is its 12 bytes of scales, then its codes. */
+ * vpdpbusd multiplies; 0 moves bytes only). q4_K's payload is its 12 bytes of scales, then its codes. Chunk j
+ * goes to the chunk place(j) says (NULL: j itself), so a kernel that reads a block out of the payload's order
+ * still streams its lines in order. */
 typedef struct repack_shape {
     size_t group, width, payload, d_at, halves;
     unsigned char flip;
     size_t (*slot)(size_t r);
+    size_t (*place)(size_t j);
 } repack_shape;
 _Static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0: a half, then its codes");
 _Static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, qs) == 2, "q4_0: a half, then its codes");
 _Static_assert(sizeof(block_q8_0) == 34 && offsetof(block_q8_0, qs) == 2, "q8_0: a half, then its codes");
 _Static_assert(sizeof(block_tq2_0) == 66 && offsetof(block_tq2_0, d) == 64, "tq2_0: its codes, then a half");
 _Static_assert(sizeof(block_q4_K) == 144 && offsetof(block_q4_K, scales) == 4, "q4_K: two halves, then the rest");
+_Static_assert(sizeof(block_q6_K) == 210 && offsetof(block_q6_K, qh) == 128 && offsetof(block_q6_K, scales) == 192 &&
+                   offsetof(block_q6_K, d) == 208,
+               "q6_K: 32 chunks of ql, 16 of qh, 4 of scales, then a half");
 
 /* Where a block's payload starts: after its halves, unless they come last. */
 static size_t codes_at(const repack_shape *s)
@@ -129,12 +157,31 @@ static size_t r16_dword(size_t r)
     return r;
 }
 
+/* q6_K_r16 (kern_repack.h): the scales' 4 chunks first, then for each quarter u of the block (half u / 2, its
+ * elements 16 (u % 2) .. + 15 of every 32) and i < 4: qh chunk 8 (u / 2) + 4 (u % 2) + i, then the ql chunks
+ * holding the same elements' low bits, 16 (u / 2) + 4 (u % 2) + i and that + 8: the order its kernel reads. */
+static size_t q6k_place(size_t j)
+{
+    if (j >= 48)
+        return j - 48;
+    if (j >= 32)
+        return 4 + 12 * (2 * ((j - 32) / 8) + (j - 32) % 8 / 4) + 3 * (j % 4);
+    return 4 + 12 * (2 * (j / 16) + j % 8 / 4) + 3 * (j % 4) + 1 + j % 16 / 8;
+}
+
+/* Where chunk j of s's payload lands in a group's block. */
+static size_t chunk_at(const repack_shape *s, size_t j)
+{
+    return s->place ? s->place(j) : j;
+}
+
 static const repack_shape repack_shapes[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = { KERN_R32, 2, 16, 0, 1, 0, r32lut_word },
     [KERN_LAYOUT_Q4_0_R16] = { KERN_R16, 4, 16, 0, 1, 0, r16_dword },
     [KERN_LAYOUT_Q8_0_R16] = { KERN_R16, 4, 32, 0, 1, 0x80, r16_dword },
     [KERN_LAYOUT_TQ2_0_R16] = { KERN_R16, 4, 64, 64, 1, 0, r16_dword },
     [KERN_LAYOUT_Q4_K_R16] = { KERN_R16, 4, 140, 0, 2, 0, r16_dword },
+    [KERN_LAYOUT_Q6_K_R16] = { KERN_R16, 4, 208, 208, 1, 0, r16_dword, q6k_place },
 };
 
 static inline __attribute__((always_inline)) void copy_flipped(unsigned char *to, const unsigned char *from, size_t n,
@@ -162,8 +209,8 @@ static inline __attribute__((always_inline)) void repack_group(const repack_shap
             for (size_t h = 0; h < s->halves; h++)
                 memcpy(out + 2 * (h * s->group + r), blk + s->d_at + 2 * h, 2);
             for (size_t j = 0; j < s->payload / s->width; j++)
-                copy_flipped(out + hg + 64 * j + s->width * s->slot(r), blk + codes_at(s) + s->width * j, s->width,
-                             s->flip);
+                copy_flipped(out + hg + 64 * chunk_at(s, j) + s->width * s->slot(r), blk + codes_at(s) + s->width * j,
+                             s->width, s->flip);
         }
     }
 }
@@ -175,7 +222,8 @@ static void gather_block(const repack_shape *s, const unsigned char *blk, size_t
     for (size_t h = 0; h < s->halves; h++)
         memcpy(out + s->d_at + 2 * h, blk + 2 * (h * s->group + r), 2);
     for (size_t j = 0; j < s->payload / s->width; j++)
-        copy_flipped(out + codes_at(s) + s->width * j, blk + hg + 64 * j + s->width * s->slot(r), s->width, s->flip);
+        copy_flipped(out + codes_at(s) + s->width * j, blk + hg + 64 * chunk_at(s, j) + s->width * s->slot(r), s->width,
+                     s->flip);
 }
 
 static void repack_group_q1_0_r32lut(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
@@ -203,6 +251,11 @@ static void repack_group_q4_k_r16(const unsigned char *w, size_t rows, size_t r0
     repack_group(&repack_shapes[KERN_LAYOUT_Q4_K_R16], w, rows, r0, nb, out);
 }
 
+static void repack_group_q6_k_r16(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q6_K_R16], w, rows, r0, nb, out);
+}
+
 typedef void (*repack_group_fn)(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
 static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = repack_group_q1_0_r32lut,
@@ -210,6 +263,7 @@ static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q8_0_R16] = repack_group_q8_0_r16,
     [KERN_LAYOUT_TQ2_0_R16] = repack_group_tq2_0_r16,
     [KERN_LAYOUT_Q4_K_R16] = repack_group_q4_k_r16,
+    [KERN_LAYOUT_Q6_K_R16] = repack_group_q6_k_r16,
 };
 
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
@@ -227,16 +281,21 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
 {
     if (l == KERN_LAYOUT_FILE)
         return 0;
-    if (!kern_layout_fits(l, a->fmt, a->cols))
+    if (!kern_layout_get(l) || !kern_act_feeds(a, kern_layouts[l].fmt) ||
+        !kern_layout_fits(l, kern_layouts[l].fmt, a->cols))
         return fail(EINVAL);
     if (!kern_layouts[l].tables || (a->lut && a->layout == l)) {
-        a->layout = l; /* a layout without tables reads the activation's own arrays */
+        a->layouts |= 1u << l; /* a layout without tables reads the activation's own arrays */
         return 0;
     }
-    free(a->lut);
+    if (a->lut) /* one table layout an activation: its tables are the activation's */
+        return fail(EINVAL);
     a->lut = calloc(a->cap * a->cols * 4, sizeof(int16_t));
-    a->layout = a->lut ? l : KERN_LAYOUT_FILE;
-    return a->lut ? 0 : fail(ENOMEM);
+    if (!a->lut)
+        return fail(ENOMEM);
+    a->layout = l;
+    a->layouts |= 1u << l;
+    return 0;
 }
 
 void kern_repack_act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
@@ -282,8 +341,8 @@ bool kern_repack_prefetches(kern_layout l, kern_format f, kern_isa want)
 int kern_repack_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;
-    if (!kern_layout_fits(job->layout, job->fmt, a->cols) || a->layout != job->layout ||
-        (kern_layouts[job->layout].tables && !a->lut))
+    if (!kern_layout_fits(job->layout, job->fmt, a->cols) || !(a->layouts >> job->layout & 1u) ||
+        (kern_layouts[job->layout].tables && (!a->lut || a->layout != job->layout)))
         return fail(EINVAL);
     return kern_repack_isa(job->layout, job->fmt, job->variant) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
 }
@@ -315,11 +374,12 @@ void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
 
 /* Every layout's scalar kernel (its oracle): each row's blocks gathered back from the group into the file's form,
  * then the scalar reference's step (kern_scalar_steps) folded over them in order from 0, as its dot does: the
- * reference's bits by construction. The layout is the activation's (kern_repack_job_check saw they agree). */
-void kern_group_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+ * reference's bits by construction. */
+static void kern_group_scalar(kern_layout l, const char *w, size_t stride, int n, const kern_act *a, size_t m,
+                              float *y)
 {
-    const repack_shape *s = &repack_shapes[a->layout];
-    kern_format f = kern_layouts[a->layout].fmt;
+    const repack_shape *s = &repack_shapes[l];
+    kern_format f = kern_layouts[l].fmt;
     kern_scalar_step_fn step = kern_scalar_steps[f];
     size_t nb = a->cols / (size_t)kern_format_get(f)->block, gb = s->group * (2 * s->halves + s->payload);
     for (int i = 0; i < n; i++, w += stride)
@@ -330,6 +390,7 @@ void kern_group_scalar(const char *w, size_t stride, int n, const kern_act *a, s
                 block_q8_0 q8;
                 block_tq2_0 tq2;
                 block_q4_K q4k;
+                block_q6_K q6k;
             } blk; /* room for any layout's block, aligned for its type; gather_block writes its bytes */
             float sum = 0.0f;
             for (size_t b = 0; b < nb; b++) {

@@ -19,9 +19,12 @@
  * q8_0_r16, tq2_0_r16, q4_K_r16: the same interleaving of 16 rows 4 bytes at a time for q8_0 (544 bytes a group's
  * block: 16 d, 8 chunks; each quant stored XOR 0x80, q + 128, the unsigned side of vpdpbusd), tq2_0 (1056: 16 d,
  * 16 chunks of code bytes) and q4_K (2304: 16 d, 16 dmin, 3 chunks of the packed scale bytes, 32 of code bytes).
+ * q6_K_r16: q6_K's the same way (3360: 16 d, then 52 chunks), the chunks in its kernel's order: the 4 of scales,
+ * then per quarter of the block (half n = u / 2, elements 16 (u % 2) .. + 15 of each 32) and i < 4, qh chunk
+ * 8n + 4 (u % 2) + i and ql chunks 16n + 4 (u % 2) + i and that + 8 (chunk j: the file's payload bytes 4j..4j+3).
  *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
- * (before kern_act_set); then a kern_job with .layout set and .w at the repacked matrix. A job's rows may start
+ * (before kern_act_set; one activation may be readied for several layouts, one of them with tables); then a kern_job with .layout set and .w at the repacked matrix. A job's rows may start
  * anywhere (a group is computed whole, only its asked rows written); its .w is the group holding its row 0, which
  * must be a group's first row. Errors as kern.h's. */
 #ifndef KERN_REPACK_H
@@ -38,7 +41,7 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
  * 0, or -1 with errno EINVAL (the layout does not fit f and cols, or l is file: nothing to do). */
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out);
 /* Readies activation a to feed layout l (allocating its tables where the layout has them; file needs nothing).
- * 0, or -1 with errno EINVAL (l does not take a's format) or ENOMEM. Call before kern_act_set; a's later sets fill
+ * 0, or -1 with errno EINVAL (a cannot feed l's format, or a already has another layout's tables) or ENOMEM. Call before kern_act_set; a's later sets fill
  * the tables. */
 int kern_act_use_layout(kern_act *a, kern_layout l);
 /* The ISA whose kernel runs for layout l when want is asked for (want's own, else the first down its chain

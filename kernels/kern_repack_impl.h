@@ -12,6 +12,7 @@
 #define KERN_R16_Q8_BLOCK_BYTES (KERN_R16 * 34) /* q8_0_r16's: 16 d, then 8 x 64 bytes */
 #define KERN_R16_TQ2_BLOCK_BYTES (KERN_R16 * 66) /* tq2_0_r16's: 16 d, then 16 x 64 bytes */
 #define KERN_R16_Q4K_BLOCK_BYTES (KERN_R16 * 144) /* q4_K_r16's: 16 d, 16 dmin, 3 x 64 of scales, 32 x 64 of codes */
+#define KERN_R16_Q6K_BLOCK_BYTES (KERN_R16 * 210) /* q6_K_r16's: 16 d, then 52 x 64 bytes (kern_repack.h) */
 #define KERN_GROUP_ROWS_MAX KERN_R32         /* the most rows a group of any layout has */
 
 /* n groups of R rows (the layout's; n <= KERN_GROUPS_STEP), stride bytes apart from w, against activation row m:
@@ -20,14 +21,13 @@
 typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #define KERN_GROUPS_STEP 4
 
-/* Every layout's scalar kernel: the reference on each row's blocks gathered back (the layout is the activation's). */
-void kern_group_scalar(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #if defined(__x86_64__)
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 /* kern_repack_act_tables' tables g0..g1 (4 values each) of row m, the same bytes as the scalar loop's. */
 void kern_repack_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
 #endif

@@ -1,5 +1,5 @@
 /* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw),
- * q4_0_r16's, q8_0_r16's, tq2_0_r16's and q4_K_r16's (VNNI). Compiled with the AVX-512 flags; only called after
+ * q4_0_r16's, q8_0_r16's, tq2_0_r16's, q4_K_r16's and q6_K_r16's (VNNI). Compiled with the AVX-512 flags; only called after
  * kern_job_check saw the CPU has them.
  *
  * A 64-byte chunk of a group (kern_repack.h) is 32 words, one per row, each the row's next 16 weights; nibble k of
@@ -419,6 +419,116 @@ INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const ker
 void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(q4k_groups_pass, KERN_R16, w, stride, n, a, m, y);
+}
+
+/* ---- q6_K_r16 (kern_repack.h): after the 16 d, chunks 0-3 hold the rows' 16 scales (dword r of chunk c: row r's
+ * scales[4c .. 4c + 3]), then quarter u of the block (half n = u / 2, elements 16 (u % 2) .. + 15 of each 32, so
+ * field f < 4 of the qh bytes is sub-block j = 8 n + 2 f + u % 2) is 4 x 3 chunks: its qh chunk, then the ql chunks
+ * of the even fields' and the odd fields' low bits. A field's 6-bit codes are made in the lanes (its qh bits
+ * shifted to bits 4-5, one bit select against the nibble) and meet four broadcast quants in one vpdpbusd; each
+ * sub-block has its own chain, seeded with -32 x its activation sum (the codes are q + 32), so a chain ends as
+ * the reference's dot of the sub-block, exact (at most 32 x 127 x 16 + 63 x 127 x 16 in a lane), and one vpmulld
+ * by its sign-extended scale adds it to the row's sum. Then the reference's float step. ---- */
+
+/* The codes of field f (0-3) of a quarter's dword: low 4 bits from ql (the high nibble for f >= 2), top 2 from
+ * bits 2f, 2f + 1 of qh. 16-bit shifts carry bits between bytes; the masks drop them. */
+INLINE __m512i q6k_codes(__m512i ql, __m512i qh, const int f)
+{
+    __m512i lo = f >= 2 ? _mm512_srli_epi16(ql, 4) : ql;
+    __m512i hi = f == 0 ? _mm512_slli_epi16(qh, 4)
+                 : f == 1 ? _mm512_slli_epi16(qh, 2)
+                 : f == 2 ? qh
+                          : _mm512_srli_epi16(qh, 2);
+    hi = _mm512_and_si512(hi, _mm512_set1_epi8(0x30));
+    return _mm512_ternarylogic_epi32(lo, hi, _mm512_set1_epi8(0x0F), 0xE4); /* the third's bits pick the first's */
+}
+
+/* Byte k of every dword lane of sc, sign-extended: a row's int8 scale. */
+INLINE __m512i q6k_scale(__m512i sc, const int k)
+{
+    return _mm512_srai_epi32(_mm512_slli_epi32(sc, 24 - 8 * k), 24);
+}
+
+/* Quarter u of the n groups' blocks at w against the activation block x (bsums: its sums of 16): its four
+ * sub-blocks' chains, each scaled into sumi. The groups take turns, each line's prefetch beside its load. */
+INLINE void q6k_quarter(const char *w, size_t stride, const int n, const int u, const int8_t *x,
+                        const int16_t *bsums, __m512i sumi[4])
+{
+    const int half = u / 2, h = u % 2;
+    __m512i c[4][4];
+#pragma GCC unroll 4
+    for (int f = 0; f < 4; f++) {
+        __m512i seed = _mm512_set1_epi32(-32 * bsums[8 * half + 2 * f + h]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++)
+            c[r][f] = seed;
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+        __m512i xq[4];
+#pragma GCC unroll 4
+        for (int f = 0; f < 4; f++)
+            xq[f] = quads_at(x + 128 * half + 32 * f + 16 * h + 4 * i);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride + 2 * KERN_R16 + 64 * (4 + 12 * u + 3 * i);
+            kern_prefetch_stream(g);
+            kern_prefetch_stream(g + 64);
+            kern_prefetch_stream(g + 128);
+            __m512i qh = _mm512_loadu_si512(g), qa = _mm512_loadu_si512(g + 64), qb = _mm512_loadu_si512(g + 128);
+            c[r][0] = _mm512_dpbusd_epi32(c[r][0], q6k_codes(qa, qh, 0), xq[0]);
+            c[r][1] = _mm512_dpbusd_epi32(c[r][1], q6k_codes(qb, qh, 1), xq[1]);
+            c[r][2] = _mm512_dpbusd_epi32(c[r][2], q6k_codes(qa, qh, 2), xq[2]);
+            c[r][3] = _mm512_dpbusd_epi32(c[r][3], q6k_codes(qb, qh, 3), xq[3]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride + 2 * KERN_R16;
+        __m512i s_even = _mm512_loadu_si512(g + 64 * (2 * half)), s_odd = _mm512_loadu_si512(g + 64 * (2 * half + 1));
+#pragma GCC unroll 4
+        for (int f = 0; f < 4; f++) /* sub-block 8 half + 2 f + h: chunk 2 half + f / 2, byte 2 (f % 2) + h */
+            sumi[r] = _mm512_add_epi32(sumi[r],
+                                       _mm512_mullo_epi32(c[r][f], q6k_scale(f < 2 ? s_even : s_odd, 2 * (f % 2) + h)));
+    }
+}
+
+/* n groups (n <= 4) stride bytes apart, in step. y: n x 16. */
+INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK_K;
+    __m512 acc[4];
+    r16_acc_zero(acc, n);
+    for (size_t b = 0; b < nb; b++, w += KERN_R16_Q6K_BLOCK_BYTES, x += QK_K) {
+        __m512i sumi[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+            kern_prefetch_stream(g); /* the head and the scales, read at each quarter's end */
+            kern_prefetch_stream(g + 64 * 2);
+            kern_prefetch_stream(g + 64 * 4);
+            kern_prefetch_stream(g + 64 * 52); /* the block's last line, which its head pushed over */
+            sumi[r] = _mm512_setzero_si512();
+        }
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; u++)
+            q6k_quarter(w, stride, n, u, x, xb[b].bsums, sumi);
+        __m512 xd = _mm512_set1_ps(dx[b]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w + (size_t)r * stride)));
+            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[r]), _mm512_mul_ps(dw, xd)));
+        }
+    }
+    r16_acc_store(acc, n, y);
+}
+
+void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(q6k_groups_pass, KERN_R16, w, stride, n, a, m, y);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

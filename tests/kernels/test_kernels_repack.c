@@ -108,6 +108,11 @@ Test(kern_repack, q4_K_r16_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, r16_rows, cols256, 900);
 }
 
+Test(kern_repack, q6_K_r16_is_the_reference_bit_for_bit)
+{
+    check_layout_shapes(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, r16_rows, cols256, 1100);
+}
+
 Test(kern_repack, tq2_0_r16_is_the_reference_bit_for_bit)
 {
     check_layout_shapes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, r16_rows, cols256, 700);
@@ -145,12 +150,12 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
 }
 
 /* rows x 256 weights of f (q1_0, q4_0, q8_0: each block a half d, then its codes; q4_K: d, dmin, then its scales
- * and codes; tq2_0: the codes, then d), block i's halves 0.5 or -1.25 and all its other bytes hi in odd rows, lo in
+ * and codes; tq2_0, q6_K: the codes (and q6_K's scales), then d), block i's halves 0.5 or -1.25 and all its other bytes hi in odd rows, lo in
  * even ones: every code (and q4_K's every scale and min) at an end of its range. */
 static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsigned char hi)
 {
     size_t nb = 256 / (size_t)kern_format_get(f)->block, bb = (size_t)kern_format_get(f)->block_bytes;
-    size_t d_at = f == KERN_TQ2_0 ? bb - sizeof(kern_half) : 0, halves = f == KERN_Q4_K ? 2 : 1;
+    size_t d_at = f == KERN_TQ2_0 || f == KERN_Q6_K ? bb - sizeof(kern_half) : 0, halves = f == KERN_Q4_K ? 2 : 1;
     unsigned char *w = malloc(rows * nb * bb);
     for (size_t i = 0; i < rows * nb; i++) {
         kern_half d = kern_float_to_half(i % 3 ? 0.5f : -1.25f);
@@ -214,6 +219,20 @@ Test(kern_repack, q4_K_r16_extremes)
     check_extremes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 16, 0x00, 0xff, q4_K_sub_block_sums_are_widest);
 }
 
+static void q6_K_sub_block_sums_are_widest(const kern_act *a)
+{
+    const block_q8_K *x = a->q8k;
+    cr_assert(x->bsums[0] == 16 * 127 && x->bsums[2] == -16 * 127, "sub-block sums of +-2032: the widest seeds");
+}
+
+/* Bytes 0x80 in even rows (scales -128, the fields of elements 0-63 code 0: weight -32) and 0x7f in odd ones
+ * (scales 127, the first field's codes 63) against sub-block sums of +-2032: every scale at an end of its range,
+ * a chain at its widest, and a sign extension that a zero-extended scale would get wrong. */
+Test(kern_repack, q6_K_r16_extremes)
+{
+    check_extremes(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 16, 0x80, 0x7f, q6_K_sub_block_sums_are_widest);
+}
+
 static void q1_0_table_is_widest(const kern_act *a)
 {
     cr_assert_eq(a->lut[15], 508, "all four bits set on quants of 127");
@@ -269,6 +288,49 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     check_pool_and_slices(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0);
     check_pool_and_slices(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0);
     check_pool_and_slices(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K);
+    check_pool_and_slices(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K);
+}
+
+/* One q8_K activation feeding q4_K_r16 and q6_K_r16 matrices at once (a q4_K_M mix quantizes it once): readied
+ * for both, each job gives its format's reference bits; one readied for neither is refused. */
+Test(kern_repack, one_activation_feeds_two_layouts)
+{
+    size_t rows = 33, cols = 512;
+    kt_rng r = { .s = 21 };
+    void *w4 = kt_weights(&r, KERN_Q4_K, rows, cols), *w6 = kt_weights(&r, KERN_Q6_K, rows, cols);
+    float *x = kt_floats(&r, cols, -1.0f, 1.0f), y[33];
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q4_K, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q4_K_R16), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    void *r4 = repacked(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, w4, rows, cols);
+    void *r6 = repacked(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, w6, rows, cols);
+    kern_job j6 = { .fmt = KERN_Q6_K, .variant = kern_isa_best(), .w = r6, .rows = rows, .act = &a, .y = y,
+                    .layout = KERN_LAYOUT_Q6_K_R16 };
+    cr_assert_eq(kern_run(&j6), -1, "not readied for q6_K_r16");
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q6_K_R16), 0, "a q4_K activation feeds q6_K");
+    const struct {
+        kern_format f;
+        kern_layout l;
+        const void *w, *rw;
+    } each[2] = { { KERN_Q4_K, KERN_LAYOUT_Q4_K_R16, w4, r4 }, { KERN_Q6_K, KERN_LAYOUT_Q6_K_R16, w6, r6 } };
+    for (int i = 0; i < 2; i++) {
+        float *ref = reference(each[i].f, each[i].w, rows, &a);
+        kern_job job = { .fmt = each[i].f, .variant = kern_isa_best(), .w = each[i].rw, .rows = rows, .act = &a,
+                         .y = y, .layout = each[i].l };
+        cr_assert_eq(kern_run(&job), 0, "%s", kern_layout_names[each[i].l]);
+        cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s differs from the reference", kern_layout_names[each[i].l]);
+        job.variant = KERN_ISA_SCALAR;
+        cr_assert_eq(kern_run(&job), 0);
+        cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s scalar differs", kern_layout_names[each[i].l]);
+        free(ref);
+    }
+    free(r6);
+    free(r4);
+    kern_act_free(&a);
+    free(x);
+    free(w6);
+    free(w4);
 }
 
 Test(kern_repack, names_bytes_and_fit)
