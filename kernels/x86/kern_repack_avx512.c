@@ -493,33 +493,40 @@ INLINE void q6k_quarter(const char *w, size_t stride, const int n, const int u, 
     }
 }
 
-/* n groups (n <= 4) stride bytes apart, in step. y: n x 16. */
+/* Block b of the n groups (their group blocks at w) against the activation block x (bsums: its sums of 16): each
+ * group's integer sum into sumi. */
+INLINE void q6k_block(const char *w, size_t stride, const int n, const int8_t *x, const int16_t *bsums,
+                      __m512i sumi[4])
+{
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride;
+        kern_prefetch_stream(g); /* the head and the scales, read at each quarter's end */
+        kern_prefetch_stream(g + 64 * 2);
+        kern_prefetch_stream(g + 64 * 4);
+        kern_prefetch_stream(g + 64 * 52); /* the block's last line, which its head pushed over */
+        sumi[r] = _mm512_setzero_si512();
+    }
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; u++)
+        q6k_quarter(w, stride, n, u, x, bsums, sumi);
+}
+
+/* n groups (n <= 4) stride bytes apart, in step, block by block: each block's sums through the reference's float
+ * step. y: n x 16. */
 INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
 {
-    const int8_t *x = kern_act_qs(a, m);
     const block_q8_K *xb = kern_act_q8k(a, m);
-    const float *dx = kern_act_scale(a, m);
-    const size_t nb = a->cols / QK_K;
     __m512 acc[4];
     r16_acc_zero(acc, n);
-    for (size_t b = 0; b < nb; b++, w += KERN_R16_Q6K_BLOCK_BYTES, x += QK_K) {
+    for (size_t b = 0; b < a->cols / QK_K; b++) {
+        const char *blk = w + b * KERN_R16_Q6K_BLOCK_BYTES;
         __m512i sumi[4];
+        q6k_block(blk, stride, n, kern_act_qs(a, m) + b * QK_K, xb[b].bsums, sumi);
+        __m512 xd = _mm512_set1_ps(kern_act_scale(a, m)[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
-            const char *g = w + (size_t)r * stride;
-            kern_prefetch_stream(g); /* the head and the scales, read at each quarter's end */
-            kern_prefetch_stream(g + 64 * 2);
-            kern_prefetch_stream(g + 64 * 4);
-            kern_prefetch_stream(g + 64 * 52); /* the block's last line, which its head pushed over */
-            sumi[r] = _mm512_setzero_si512();
-        }
-#pragma GCC unroll 4
-        for (int u = 0; u < 4; u++)
-            q6k_quarter(w, stride, n, u, x, xb[b].bsums, sumi);
-        __m512 xd = _mm512_set1_ps(dx[b]);
-#pragma GCC unroll 4
-        for (int r = 0; r < n; r++) {
-            __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w + (size_t)r * stride)));
+            __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(blk + (size_t)r * stride)));
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[r]), _mm512_mul_ps(dw, xd)));
         }
     }
