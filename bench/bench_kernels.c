@@ -61,7 +61,8 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
           .help = "weight layouts: file (the format's blocks as stored), q1_0_r32lut (q1_0 repacked at load: 32 rows "
                   "interleaved, looked up by 4-weight tables), q4_0_r16 (q4_0 repacked at load: 16 rows interleaved "
                   "4 bytes at a time, a row a lane), q8_0_r16 (q8_0 the same way, its quants stored plus 128), "
-                  "tq2_0_r16, q4_K_r16 and q6_K_r16 (tq2_0, q4_K, q6_K the same way); each format runs those that fit it",
+                  "tq2_0_r16, q4_K_r16 and q6_K_r16 (tq2_0, q4_K, q6_K the same way); each format runs those "
+                  "that fit it",
           .dflt = "all" },
         PB_OPT_THREADS(&o->threads, "", "1 and every PU"),
         { .name = "batch", .kind = PB_OPT_LIST, .dest = &o->batches, .min = 1, .max = KERN_BATCH_MAX,

@@ -24,9 +24,10 @@
  * 8n + 4 (u % 2) + i and ql chunks 16n + 4 (u % 2) + i and that + 8 (chunk j: the file's payload bytes 4j..4j+3).
  *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
- * (before kern_act_set; one activation may be readied for several layouts, one of them with tables); then a kern_job with .layout set and .w at the repacked matrix. A job's rows may start
- * anywhere (a group is computed whole, only its asked rows written); its .w is the group holding its row 0, which
- * must be a group's first row. Errors as kern.h's. */
+ * (before kern_act_set; one activation may be readied for several layouts, one of them with tables); then a
+ * kern_job with .layout set and .w at the repacked matrix. A job's rows may start anywhere (a group is computed
+ * whole, only its asked rows written); its .w is the group holding its row 0, which must be a group's first row.
+ * Errors as kern.h's. */
 #ifndef KERN_REPACK_H
 #define KERN_REPACK_H
 
@@ -41,8 +42,8 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
  * 0, or -1 with errno EINVAL (the layout does not fit f and cols, or l is file: nothing to do). */
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out);
 /* Readies activation a to feed layout l (allocating its tables where the layout has them; file needs nothing).
- * 0, or -1 with errno EINVAL (a cannot feed l's format, or a already has another layout's tables) or ENOMEM. Call before kern_act_set; a's later sets fill
- * the tables. */
+ * 0, or -1 with errno EINVAL (a cannot feed l's format, or a already has another layout's tables) or ENOMEM. Call
+ * before kern_act_set; a's later sets fill the tables. */
 int kern_act_use_layout(kern_act *a, kern_layout l);
 /* The ISA whose kernel runs for layout l when want is asked for (want's own, else the first down its chain
  * that has one: kern_isa_below); KERN_ISA_COUNT when want cannot run here. For file, kern_matvec_isa's answer. */

@@ -17,15 +17,16 @@
  * prefetch.
  *
  * A first timing of each is one figure, and on a shared machine its edge can be noise: settings picked by it can make
- * a decode slower than rank's (docs/kernels-measured-2026-12-01.md). So the rank's default (the best ranked kernel with its prefetch
- * under the vendor's settings) is only left where a candidate beats it when the two are timed again, interleaved
- * (pb_tune_confirm.c): each point's fastest under the vendor's settings, the default under the tuned settings and the
- * fastest under those (each that looked PB_TUNE_MIN_GAIN faster at first) are timed beside the default
- * PB_TUNE_CONFIRM_ROUNDS times, the order reversed every other round, and judged by pb_tune_judge over the per-round
- * ratios; where those leave it open (a median gain the pairs' spread hides), PB_TUNE_EXTRA_ROUNDS more rounds, in
- * the same time budget, and judged over all of them. A point's choice under some settings is its fastest there that really beat the default, else the
- * default (under them). The tuned settings are kept only where on no point their choice is slower than the
- * vendor's (median ratio) and on one it is really faster; else the vendor's are written. Each entry says `tuned`
+ * a decode slower than rank's (docs/kernels-measured-2026-12-01.md). So the rank's default (the best ranked kernel
+ * with its prefetch under the vendor's settings) is only left where a candidate beats it when the two are timed
+ * again, interleaved (pb_tune_confirm.c): each point's fastest under the vendor's settings, the default under the
+ * tuned settings and the fastest under those (each that looked PB_TUNE_MIN_GAIN faster at first) are timed beside
+ * the default PB_TUNE_CONFIRM_ROUNDS times, the order reversed every other round, and judged by pb_tune_judge over
+ * the per-round ratios; where those leave it open (a median gain the pairs' spread hides), PB_TUNE_EXTRA_ROUNDS more
+ * rounds, in the same time budget, and judged over all of them. A point's choice under some settings is its fastest
+ * there that really beat the default, else the default (under them). The tuned settings are kept only where on no
+ * point their choice is slower than the vendor's (median ratio) and on one it is really faster; else the vendor's
+ * are written. Each entry says `tuned`
  * (its kernel, twin or layout is not the default's) or `rank`, with its median ratio to the default (for a rank
  * entry the best candidate's, which fell short). A point whose default could not run takes its fastest, unconfirmed.
  * The floor's read kernels take no part: a decode's floor is the best of every read kernel measured beside it

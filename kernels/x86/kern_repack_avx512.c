@@ -1,6 +1,6 @@
 /* kern_repack_avx512.c — the repacked layouts' group kernels on AVX-512: q1_0_r32lut's (BW's vpermw),
- * q4_0_r16's, q8_0_r16's, tq2_0_r16's, q4_K_r16's and q6_K_r16's (VNNI). Compiled with the AVX-512 flags; only called after
- * kern_job_check saw the CPU has them.
+ * q4_0_r16's, q8_0_r16's, tq2_0_r16's, q4_K_r16's and q6_K_r16's (VNNI). Compiled with the AVX-512 flags; only
+ * called after kern_job_check saw the CPU has them.
  *
  * A 64-byte chunk of a group (kern_repack.h) is 32 words, one per row, each the row's next 16 weights; nibble k of
  * a word is 4 weights, and one vpermw looks all 32 nibbles up in the activation's 16-entry table of those 4

@@ -150,8 +150,8 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
 }
 
 /* rows x 256 weights of f (q1_0, q4_0, q8_0: each block a half d, then its codes; q4_K: d, dmin, then its scales
- * and codes; tq2_0, q6_K: the codes (and q6_K's scales), then d), block i's halves 0.5 or -1.25 and all its other bytes hi in odd rows, lo in
- * even ones: every code (and q4_K's every scale and min) at an end of its range. */
+ * and codes; tq2_0, q6_K: the codes (and q6_K's scales), then d), block i's halves 0.5 or -1.25 and all its other
+ * bytes hi in odd rows, lo in even ones: every code (and q4_K's every scale and min) at an end of its range. */
 static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsigned char hi)
 {
     size_t nb = 256 / (size_t)kern_format_get(f)->block, bb = (size_t)kern_format_get(f)->block_bytes;
