@@ -268,8 +268,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(counters, TEXT, "%s", "", NONE, "--counters: name=count of the caller's thread over the point (its warm-up and " \
       "the floor passes between its tokens included), or name=unsupported(why)")                                    \
     X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread over the point (empty: not both counted)") \
-    X(repack_ms, REAL, "%.3f", "ms", OPTIONAL, "the decode's re-laying of kernel_layout's matrices at load (0: file layout)") \
-    X(repacked_bytes, U64, "%llu", "B", OPTIONAL, "the re-laid copy, held beside the weights (0: file layout)")
+    X(repack_ms, REAL, "%.3f", "ms", OPTIONAL, "the decode's copy of its matrices at load, kernel_layout's " \
+      "re-laid (0: file layout)")                                                                                 \
+    X(repacked_bytes, U64, "%llu", "B", OPTIONAL, "the copy the tokens and their floor read when a format is " \
+      "repacked: every matrix, re-laid or as it is, held beside the weights (0: file layout)")
 
 /* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
  * thread order, the caller first, like cpus). */

@@ -78,12 +78,13 @@ static int pb_acts_init(pb_decode *d)
     return 0;
 }
 
-/* The matrices of a format whose kernel runs a repacked layout, re-laid into d->repacked (timed: repack_ms), and their
- * activations readied for it. 0, or -1 with errno. */
+/* When a format's kernel runs a repacked layout: every matrix copied into d->repacked (timed: repack_ms), re-laid
+ * where its format's layout is repacked (its activations readied for it), else as it is. 0, or -1 with errno. */
 static int pb_repack_init(pb_decode *d)
 {
     const pb_decode_weights *w = d->w;
     uint64_t total = 0;
+    bool any = false;
     if (w->nmv < 1) {
         errno = EINVAL;
         return -1;
@@ -92,19 +93,18 @@ static int pb_repack_init(pb_decode *d)
         return -1;
     for (int i = 0; i < w->nmv; i++) {
         kern_layout l = d->kernel[w->mfmt[i]].layout;
-        if (l == KERN_LAYOUT_FILE)
-            continue;
-        uint64_t b = kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols);
+        uint64_t b = kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols); /* file's too */
         if (b == 0) {
             errno = EINVAL;
             return -1;
         }
-        if (kern_act_use_layout(pb_act_of(d, i), l) != 0)
+        if (l != KERN_LAYOUT_FILE && kern_act_use_layout(pb_act_of(d, i), l) != 0)
             return -1;
+        any = any || l != KERN_LAYOUT_FILE;
         d->repacked_off[i] = total;
         total += (b + 63) / 64 * 64;
     }
-    if (total == 0)
+    if (!any)
         return 0;
     /* huge pages, as the arena has: at DRAM size small ones cost a page walk every 4 KiB of each stream */
     if (pb_membuf_map(&d->repacked_buf, (size_t)total, true) != 0)
@@ -114,8 +114,12 @@ static int pb_repack_init(pb_decode *d)
     uint64_t t0 = pb_now_ns();
     for (int i = 0; i < w->nmv; i++) {
         kern_layout l = d->kernel[w->mfmt[i]].layout;
-        if (l != KERN_LAYOUT_FILE && kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows,
-                                                 (size_t)w->mv[i].cols, d->repacked + d->repacked_off[i]) != 0)
+        unsigned char *to = d->repacked + d->repacked_off[i];
+        if (l == KERN_LAYOUT_FILE)
+            memcpy(to, w->arena + w->off[i],
+                   (size_t)kern_format_matrix_bytes(w->mfmt[i], (uint64_t)w->mv[i].rows, (uint64_t)w->mv[i].cols));
+        else if (kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols,
+                             to) != 0)
             return -1;
     }
     d->repack_ms = (double)(pb_now_ns() - t0) / 1e6;
@@ -170,6 +174,12 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
         pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0)
         return pb_decode_fail(d, errno); /* the failed init's errno, read before the frees can change it */
     return 0;
+}
+
+const unsigned char *pb_decode_read_memory(const pb_decode *d, size_t *bytes)
+{
+    *bytes = (size_t)(d->repacked ? d->repacked_bytes : d->w->bytes);
+    return d->repacked ? d->repacked : d->w->arena;
 }
 
 void pb_decode_free(pb_decode *d)
@@ -241,10 +251,9 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
     const pb_decode_weights *w = d->w;
     size_t grain = next ? kern_act_block(next->fmt) : 1;
     const pb_kchoice *k = &d->kernel[w->mfmt[i]];
-    bool rp = k->layout != KERN_LAYOUT_FILE;
     size_t group = (size_t)kern_layout_get(k->layout)->rows; /* a thread's rows in whole groups (powers of 2) */
     d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa,
-                                      .w = rp ? d->repacked + d->repacked_off[i] : w->arena + w->off[i],
+                                      .w = d->repacked ? d->repacked + d->repacked_off[i] : w->arena + w->off[i],
                                       .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
                                       .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch, .layout = k->layout },
                              .gate = gate, .next = next, .grain = grain > group ? grain : group };

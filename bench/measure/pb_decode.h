@@ -91,11 +91,13 @@ typedef struct pb_decode {
     uint64_t attn_mv_ns;  /* the part of the matvecs' slices (per thread, mean) that was attention's */
     uint64_t *attn_group_ns; /* split by head: the attention time of each thread's range of heads in the last
                               * dispatch, at the range's first head */
-    /* The matrices whose format's kernel runs a repacked layout (pb_kchoice.layout), re-laid once at init
-     * (kern_repack.h) into one mapping beside the weights' own, in huge pages as the arena; NULL when none is. */
+    /* When a format's kernel runs a repacked layout (pb_kchoice.layout): every matrix copied once at init into
+     * one mapping beside the weights' own, in huge pages as the arena: those of a repacked format re-laid
+     * (kern_repack.h), the others as they are, so a token reads one mapping and its floor reads the same bytes
+     * (pb_decode_read_memory). NULL when no format is repacked. */
     unsigned char *repacked;
     pb_membuf repacked_buf;  /* the mapping repacked points into */
-    uint64_t *repacked_off;  /* per matvec, its matrix's offset in repacked (those of the file's layout: unused) */
+    uint64_t *repacked_off;  /* per matvec, its matrix's offset in repacked */
     uint64_t repacked_bytes; /* the copy's size: memory the decode holds on top of the weights */
     double repack_ms;        /* what making it took */
 } pb_decode;
@@ -110,6 +112,10 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
  * heads; ENOMEM). */
 int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex);
 void pb_decode_free(pb_decode *d);
+/* The memory a token reads its matrices from: the repacked copy when there is one, else the weights' arena;
+ * *bytes its size. A floor measured over it reads what the token reads: over the arena instead, it would read
+ * memory the token never touches, evicting the copy from a large last-level cache between tokens. */
+const unsigned char *pb_decode_read_memory(const pb_decode *d, size_t *bytes);
 
 /* One token: the input hidden state for `token` (seeded), every matvec and attention through ex, logits in
  * d->logits; d->dispatches says how many dispatches it made. 0, or -1 with errno from a job check. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kern_repack.h"
 #include "pb_decode.h"
 
 /* Every width a multiple of 256 (tq2_0's block); 2 layers; lm_head rows not a multiple of anything. */
@@ -172,5 +173,48 @@ Test(decode, a_repacked_layout_gives_the_reference_logits, .timeout = 120)
             free(out[1]);
         }
     }
+    pb_decode_weights_free(&w);
+}
+
+/* With one format repacked, a token reads every matrix from the decode's one copy, the memory its floor reads
+ * (pb_decode_read_memory): the weights' own arena wiped after init, a mix of q1_0 re-laid and q8_0 as it is still
+ * gives the scalar file kernels' logits bit for bit. Without a repacked format the floor reads the arena. */
+Test(decode, a_repacked_decode_reads_only_its_copy, .timeout = 60)
+{
+    pb_matvec mv[2 * PB_MODEL_MATVECS_PER_LAYER + 1];
+    int n = pb_model_matvecs(&tiny, mv, 2 * PB_MODEL_MATVECS_PER_LAYER + 1);
+    cr_assert_eq(n, 2 * PB_MODEL_MATVECS_PER_LAYER + 1);
+    kern_format fmts[2 * PB_MODEL_MATVECS_PER_LAYER + 1];
+    for (int i = 0; i < n; i++)
+        fmts[i] = i % 2 ? KERN_Q8_0 : KERN_Q1_0;
+    pb_decode_weights w;
+    pb_exec e;
+    cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
+    cr_assert_eq(pb_decode_weights_build_fmts(&w, &tiny, fmts, 42, &e, NULL, NULL), 0);
+    pb_kchoice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        ref_k[f] = (pb_kchoice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KWHY_FORCED };
+        rp_k[f] = ref_k[f];
+    }
+    rp_k[KERN_Q1_0] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_TUNED,
+                                    .layout = KERN_LAYOUT_Q1_0_R32LUT };
+    pb_decode ref, rp;
+    size_t bytes;
+    cr_assert_eq(pb_decode_init_with(&ref, &w, ref_k, 1), 0);
+    cr_assert(pb_decode_read_memory(&ref, &bytes) == w.arena && bytes == w.bytes, "no copy: the arena is read");
+    cr_assert_eq(pb_decode_token(&ref, &e, 5), 0);
+    cr_assert_eq(pb_decode_init_with(&rp, &w, rp_k, 1), 0);
+    uint64_t want = 0;
+    for (int i = 0; i < n; i++)
+        want += (kern_repack_bytes(fmts[i] == KERN_Q1_0 ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE, fmts[i],
+                                   (size_t)mv[i].rows, (size_t)mv[i].cols) + 63) / 64 * 64;
+    cr_assert(pb_decode_read_memory(&rp, &bytes) == rp.repacked && rp.repacked, "the copy is read");
+    cr_assert_eq(bytes, want, "every matrix in the copy: %zu bytes, %llu expected", bytes, (unsigned long long)want);
+    memset(w.arena, 0, (size_t)w.bytes);
+    cr_assert_eq(pb_decode_token(&rp, &e, 5), 0);
+    cr_assert(memcmp(ref.logits, rp.logits, tiny.vocab * sizeof(float)) == 0, "a matrix was read from the arena");
+    pb_decode_free(&ref);
+    pb_decode_free(&rp);
+    pb_exec_close(&e);
     pb_decode_weights_free(&w);
 }

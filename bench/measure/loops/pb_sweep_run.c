@@ -41,17 +41,17 @@ typedef struct sw_block {
     pb_kv_type kv;
 } sw_block;
 
-/* The read floor over the weight arena through a spin pool pinned like the point, one thread per cpu (an
+/* The read floor over mem (bytes) through a spin pool pinned like the point, one thread per cpu (an
  * oversubscribed point's floor is its cpus', not a time-shared pool's) (only: one kernel). */
-static int sw_floor(const sw_block *b, const char *only, pb_decode_floor *out, char *err, size_t errlen)
+static int sw_floor(const sw_block *b, const unsigned char *mem, size_t bytes, const char *only, pb_decode_floor *out,
+                    char *err, size_t errlen)
 {
     char why[512];
     pb_exec fl;
     int n = b->held->n;
     if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->held->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "read floor at %d threads: %s", n, strerror(errno));
-    int rc = pb_decode_floor_measure(fl.p, b->w->arena, (size_t)b->w->bytes, b->p->floor_passes, only, out, why,
-                                     sizeof why);
+    int rc = pb_decode_floor_measure(fl.p, mem, bytes, b->p->floor_passes, only, out, why, sizeof why);
     pb_exec_close(&fl);
     return rc == 0 ? 0 : pb_errf(err, errlen, "read floor at %d threads: %s", n, why);
 }
@@ -101,17 +101,19 @@ static void sw_floor_pass(void *ctx)
     }
 }
 
-/* Opens lv's interleaved floor over the block's weights with the block's kernel (own: the point's pool when its
- * workers spin, else NULL: a spin pool per pass). False, with a line on stderr, when it cannot: the point then
- * takes the block's floor. */
-static bool sw_live_open(sw_live *lv, const sw_block *b, pool *own)
+/* Opens lv's interleaved floor over the memory d's tokens read (pb_decode_read_memory) with the block's kernel
+ * (own: the point's pool when its workers spin, else NULL: a spin pool per pass). False, with a line on stderr,
+ * when it cannot: the point then takes the block's floor. */
+static bool sw_live_open(sw_live *lv, const sw_block *b, const pb_decode *d, pool *own)
 {
     *lv = (sw_live){ .place = b->place, .own = own };
     pool *first = own ? own : sw_spin_pool(b->place);
     char err[512];
     snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
-    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, b->w->arena, (size_t)b->w->bytes, b->floor.kernel,
-                                               b->p->tokens, err, sizeof err)
+    size_t bytes;
+    const unsigned char *mem = pb_decode_read_memory(d, &bytes);
+    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, mem, bytes, b->floor.kernel, b->p->tokens, err,
+                                               sizeof err)
                    : -1;
     if (first && !own)
         pool_destroy(first);
@@ -189,7 +191,7 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     if (pb_exec_open_cfg(&ex, &cfg) != 0)
         return pb_errf(err, errlen, "%s with %d threads: %s", r->policy, threads, strerror(errno));
     sw_live lv;
-    if (live && !sw_live_open(&lv, b, spinning ? ex.p : NULL))
+    if (live && !sw_live_open(&lv, b, d, spinning ? ex.p : NULL))
         live = false;
     if (!live && kind != PB_EXEC_OMP)
         r->floor = b->floor;
@@ -310,7 +312,9 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
         return pb_errf(err, errlen, "the rows: %s", strerror(errno));
     r->point = (int)run->rows.n;
     sw_label(b, d, kind, s, r);
-    int rc = kind == PB_EXEC_OMP ? sw_floor(b, b->floor.kernel, &r->floor, err, errlen) : 0;
+    size_t bytes;
+    const unsigned char *mem = pb_decode_read_memory(d, &bytes); /* the floor reads what the tokens read */
+    int rc = kind == PB_EXEC_OMP ? sw_floor(b, mem, bytes, b->floor.kernel, &r->floor, err, errlen) : 0;
     if (rc == 0) {
         pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d ctx=%d", r->format,
                     r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
@@ -415,7 +419,7 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
         return 0;
     pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
               b->place->n, b->set->name);
-    return sw_floor(b, NULL, &b->floor, err, errlen);
+    return sw_floor(b, b->w->arena, (size_t)b->w->bytes, NULL, &b->floor, err, errlen); /* no decode yet */
 }
 
 /* Every set x thread count of one format's weights. */
