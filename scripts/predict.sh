@@ -127,52 +127,65 @@ find_fn() { # find_fn VARIANT FNS
 #             SMMLA is in the batch kernels). q4_K, q6_K (kern_kquant_arm.h): the pass keeps its row loop rolled,
 #             so the hot loop is one row's block (rows 1; 144, 210 B), 16 16-element dots: neon's smull count
 #             adds one SMULL for the mins (q4_K) or the codes' +32 (q6_K), 17; i8mm's are dotprod's passes.
+#   layout    the weights' layout the function reads: file, or a repacked one (kern_repack_avx512.c, avx512 only;
+#             avx512gfni runs them too). Their hot loop is the block loop of four groups in step (groups_in_step's
+#             n = 4): 64 rows (q1_0_r32lut: 128) x one block a row. Per block and group of 16 rows: q8_0_r16 8
+#             vpdpbusd, q4_0_r16 8, tq2_0_r16 64, q4_K_r16 68 (4 for the mins, 64 for the codes), q6_K_r16 64;
+#             q1_0_r32lut 8 vpmaddwd a group of 32 (the tables' sums widened). GCC lays tq2_0_r16's first chunk
+#             out twice, one copy per prefetch-hint path, and the branchy text holds both: 256 + 4, its cycles
+#             over by up to one chunk in 64.
 KERNELS='
-x86_64  avx2    f32   rows_f32_cached                                 4 64     0 vfmadd:8
-x86_64  avx2    f16   rows_f16_cached                                 4 32     0 vfmadd:8
-x86_64  avx2    q8_0  rows_q8_0_cached                                4 34     0 vpmaddubsw:4
-x86_64  avx2    q4_0  rows_q4_0                                       4 36     0 vpmaddubsw:8
-x86_64  avx2    q1_0  rows_q1_0                                       4 36     0 vpmaddubsw:32
-x86_64  avx2    tq2_0 rows_tq2_0                                      4 66     2 vpmaddubsw:32
-x86_64  avx2    q4_K  rows_q4_K|kern_rows_q4_K_avx2                   4 144    0 vpmaddubsw:32
-x86_64  avx2    q6_K  rows_q6_K|kern_rows_q6_K_avx2                   4 210    0 vpmaddubsw:32
-x86_64  avxvnni q8_0  rows_q8_0_cached                                4 34     0 vpdpbusd:4
-x86_64  avxvnni q4_0  rows_q4_0                                       4 36     0 vpdpbusd:8
-x86_64  avxvnni q1_0  rows_q1_0                                       4 36     0 vpdpbusd:32
-x86_64  avxvnni tq2_0 rows_tq2_0                                      4 66     0 vpdpbusd:32
-x86_64  avxvnni q4_K  rows_q4_K                                       4 144    0 vpmaddubsw:32
-x86_64  avxvnni q6_K  rows_q6_K                                       4 210    0 vpmaddubsw:32
-x86_64  avx512  f32   rows_f32_cached                                 4 128    0 vfmadd:8
-x86_64  avx512  f16   rows_f16_cached                                 4 64     0 vfmadd:8
-x86_64  avx512  q8_0  rows_q8_0_cached                                4 68     0 vpdpbusd:4
-x86_64  avx512  q4_0  rows_q4_0_cached|kern_rows_q4_0_cached_avx512   4 72     0 vpdpbusd:8
-x86_64  avx512  q1_0  rows_q1_0_cached|kern_rows_q1_0_cached_avx512   4 72     0 vpdpbusd:32
-x86_64  avx512  tq2_0 rows_tq2_0_cached                               4 264    0 vpdpbusd:64
-x86_64  avx512  q4_K  rows_q4_K_cached|kern_rows_q4_K_cached_avx512   4 576    0 vpdpbusd:64
-x86_64  avx512  q6_K  rows_q6_K_cached|kern_rows_q6_K_cached_avx512   4 840    0 vpdpbusd:64
-x86_64  avx512gfni q4_0 rows_q4_0_cached                              4 72     0 vpdpbusd:8
-x86_64  avx512gfni q1_0 rows_q1_0_cached                              4 72     0 vpdpbusd:32
-x86_64  avx512gfni tq2_0 rows_tq2_0_cached                            4 264    0 vpdpbusd:64
-aarch64 neon    f32   rows_f32                                        4 64     0 fmla:16
-aarch64 neon    f16   rows_f16                                        4 32     0 fmla:16
-aarch64 neon    q8_0  rows_q8_0                                       4 136    0 smull:32
-aarch64 neon    q4_0  rows_q4_0                                       4 72     0 smull:32
-aarch64 neon    q1_0  rows_q1_0                                       4 18     0 smull:32
-aarch64 neon    tq2_0 rows_tq2_0                                      4 264    8 smull:256
-aarch64 dotprod q8_0  rows_q8_0                                       4 136    0 sdot:32
-aarch64 dotprod q4_0  rows_q4_0                                       4 72     0 sdot:32
-aarch64 dotprod q1_0  rows_q1_0                                       4 18     0 sdot:32
-aarch64 dotprod tq2_0 rows_tq2_0                                      4 264    8 sdot:256
-aarch64 i8mm    q8_0  rows_q8_0                                       4 136    0 sdot:32
-aarch64 i8mm    q4_0  rows_q4_0                                       4 72     0 sdot:32
-aarch64 i8mm    q1_0  rows_q1_0                                       4 18     0 sdot:32
-aarch64 i8mm    tq2_0 rows_tq2_0                                      4 264    8 sdot:256
-aarch64 neon    q4_K  rows_q4_K                                       1 144    0 smull:17
-aarch64 neon    q6_K  rows_q6_K                                       1 210    0 smull:17
-aarch64 dotprod q4_K  rows_q4_K                                       1 144    0 sdot:16
-aarch64 dotprod q6_K  rows_q6_K                                       1 210    0 sdot:16
-aarch64 i8mm    q4_K  rows_q4_K                                       1 144    0 sdot:16
-aarch64 i8mm    q6_K  rows_q6_K                                       1 210    0 sdot:16
+x86_64  avx2       f32   file        rows_f32_cached                                  4 64   0 vfmadd:8
+x86_64  avx2       f16   file        rows_f16_cached                                  4 32   0 vfmadd:8
+x86_64  avx2       q8_0  file        rows_q8_0_cached                                 4 34   0 vpmaddubsw:4
+x86_64  avx2       q4_0  file        rows_q4_0                                        4 36   0 vpmaddubsw:8
+x86_64  avx2       q1_0  file        rows_q1_0                                        4 36   0 vpmaddubsw:32
+x86_64  avx2       tq2_0 file        rows_tq2_0                                       4 66   2 vpmaddubsw:32
+x86_64  avx2       q4_K  file        rows_q4_K|kern_rows_q4_K_avx2                    4 144  0 vpmaddubsw:32
+x86_64  avx2       q6_K  file        rows_q6_K|kern_rows_q6_K_avx2                    4 210  0 vpmaddubsw:32
+x86_64  avxvnni    q8_0  file        rows_q8_0_cached                                 4 34   0 vpdpbusd:4
+x86_64  avxvnni    q4_0  file        rows_q4_0                                        4 36   0 vpdpbusd:8
+x86_64  avxvnni    q1_0  file        rows_q1_0                                        4 36   0 vpdpbusd:32
+x86_64  avxvnni    tq2_0 file        rows_tq2_0                                       4 66   0 vpdpbusd:32
+x86_64  avxvnni    q4_K  file        rows_q4_K                                        4 144  0 vpmaddubsw:32
+x86_64  avxvnni    q6_K  file        rows_q6_K                                        4 210  0 vpmaddubsw:32
+x86_64  avx512     f32   file        rows_f32_cached                                  4 128  0 vfmadd:8
+x86_64  avx512     f16   file        rows_f16_cached                                  4 64   0 vfmadd:8
+x86_64  avx512     q8_0  file        rows_q8_0_cached                                 4 68   0 vpdpbusd:4
+x86_64  avx512     q4_0  file        rows_q4_0_cached|kern_rows_q4_0_cached_avx512    4 72   0 vpdpbusd:8
+x86_64  avx512     q1_0  file        rows_q1_0_cached|kern_rows_q1_0_cached_avx512    4 72   0 vpdpbusd:32
+x86_64  avx512     tq2_0 file        rows_tq2_0_cached                                4 264  0 vpdpbusd:64
+x86_64  avx512     q4_K  file        rows_q4_K_cached|kern_rows_q4_K_cached_avx512    4 576  0 vpdpbusd:64
+x86_64  avx512     q6_K  file        rows_q6_K_cached|kern_rows_q6_K_cached_avx512    4 840  0 vpdpbusd:64
+x86_64  avx512gfni q4_0  file        rows_q4_0_cached                                 4 72   0 vpdpbusd:8
+x86_64  avx512gfni q1_0  file        rows_q1_0_cached                                 4 72   0 vpdpbusd:32
+x86_64  avx512gfni tq2_0 file        rows_tq2_0_cached                                4 264  0 vpdpbusd:64
+aarch64 neon       f32   file        rows_f32                                         4 64   0 fmla:16
+aarch64 neon       f16   file        rows_f16                                         4 32   0 fmla:16
+aarch64 neon       q8_0  file        rows_q8_0                                        4 136  0 smull:32
+aarch64 neon       q4_0  file        rows_q4_0                                        4 72   0 smull:32
+aarch64 neon       q1_0  file        rows_q1_0                                        4 18   0 smull:32
+aarch64 neon       tq2_0 file        rows_tq2_0                                       4 264  8 smull:256
+aarch64 dotprod    q8_0  file        rows_q8_0                                        4 136  0 sdot:32
+aarch64 dotprod    q4_0  file        rows_q4_0                                        4 72   0 sdot:32
+aarch64 dotprod    q1_0  file        rows_q1_0                                        4 18   0 sdot:32
+aarch64 dotprod    tq2_0 file        rows_tq2_0                                       4 264  8 sdot:256
+aarch64 i8mm       q8_0  file        rows_q8_0                                        4 136  0 sdot:32
+aarch64 i8mm       q4_0  file        rows_q4_0                                        4 72   0 sdot:32
+aarch64 i8mm       q1_0  file        rows_q1_0                                        4 18   0 sdot:32
+aarch64 i8mm       tq2_0 file        rows_tq2_0                                       4 264  8 sdot:256
+aarch64 neon       q4_K  file        rows_q4_K                                        1 144  0 smull:17
+aarch64 neon       q6_K  file        rows_q6_K                                        1 210  0 smull:17
+aarch64 dotprod    q4_K  file        rows_q4_K                                        1 144  0 sdot:16
+aarch64 dotprod    q6_K  file        rows_q6_K                                        1 210  0 sdot:16
+aarch64 i8mm       q4_K  file        rows_q4_K                                        1 144  0 sdot:16
+aarch64 i8mm       q6_K  file        rows_q6_K                                        1 210  0 sdot:16
+x86_64  avx512     q8_0  q8_0_r16    kern_group_q8_0_r16_avx512                      64 34   0 vpdpbusd:32
+x86_64  avx512     q4_0  q4_0_r16    kern_group_q4_0_r16_avx512                      64 18   0 vpdpbusd:32
+x86_64  avx512     tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx512                     64 66   0 vpdpbusd:260
+x86_64  avx512     q4_K  q4_K_r16    kern_group_q4_K_r16_avx512                      64 144  0 vpdpbusd:272
+x86_64  avx512     q6_K  q6_K_r16    kern_group_q6_K_r16_avx512                      64 210  0 vpdpbusd:256
+x86_64  avx512     q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx512                  128 18   0 vpmaddwd:32
 '
 
 block_bytes() {
@@ -186,15 +199,15 @@ block_bytes() {
 CPUS=expect/predict_cpus.csv
 CSV=$OUT/predict.csv
 TMP=$OUT/predict.csv.partial
-echo "arch,cpu,chip,clock_ghz,format,variant,function,status,stride_seen,dot_ops,loop_insns,cycles_per_iter,block_rthroughput,mca_model,bytes_per_iter,blocks_per_iter,cycles_per_block,bytes_per_block,bytes_per_cycle,gbs_at_clock,core_bw_gbs,bw_kind,bw_source" >"$TMP"
+echo "arch,cpu,chip,clock_ghz,format,variant,function,status,stride_seen,dot_ops,loop_insns,cycles_per_iter,block_rthroughput,mca_model,bytes_per_iter,blocks_per_iter,cycles_per_block,bytes_per_block,bytes_per_cycle,gbs_at_clock,core_bw_gbs,bw_kind,bw_source,layout" >"$TMP"
 
 # One kernel: the loop once (it does not depend on the core), then llvm-mca per core of its arch.
-echo "$KERNELS" | while read -r arch variant format fns rows step inner dot; do
+echo "$KERNELS" | while read -r arch variant format layout fns rows step inner dot; do
     [ -n "$arch" ] || continue
     isa=x86
     triple=x86_64-unknown-linux-gnu
     if [ "$arch" = aarch64 ]; then isa=arm; triple=aarch64-linux-gnu; fi
-    mca_in=$A/$variant.$format.mca.s
+    mca_in=$A/$variant.$format.$layout.mca.s
     set -- $(find_fn "$variant" "$fns")
     fn=$1 src=$2
     case "$src" in
@@ -224,7 +237,7 @@ echo "$KERNELS" | while read -r arch variant format fns rows step inner dot; do
         *) [ "$variant" = scalar ] || st=cpu-lacks-$variant ;;
         esac
         if [ "$st" != none ] && [ "${st#function-}" = "$st" ] && [ "${st#cpu-lacks}" = "$st" ]; then
-            rep=$A/$variant.$format.$cpu.mca.txt
+            rep=$A/$variant.$format.$layout.$cpu.mca.txt
             if "$MCA" -mtriple="$triple" -mcpu="$cpu" -iterations="$ITER" "$mca_in" >"$rep" 2>&1; then
                 cyc=$(awk '/^Iterations:/ { it = $2 } /^Total Cycles:/ { c = $3 } END { if (it > 0) printf "%.3f", c / it }' "$rep")
                 rth=$(awk '/^Block RThroughput:/ { print $3 }' "$rep")
@@ -239,7 +252,7 @@ echo "$KERNELS" | while read -r arch variant format fns rows step inner dot; do
         awk -v OFS=, -v arch="$arch" -v cpu="$cpu" -v chip="$chip" -v clock="$clock" -v format="$format" \
             -v variant="$variant" -v fn="$fn" -v st="$st" -v stride="$stride" -v dots="$op $seen/$want" -v insns="$insns" -v cyc="$cyc" \
             -v rth="$rth" -v model="$model" -v rows="$rows" -v step="$step" -v bb="$bb" -v bw="$bw" -v bwkind="$bwkind" \
-            -v bwsrc="$bwsrc" 'BEGIN {
+            -v bwsrc="$bwsrc" -v layout="$layout" 'BEGIN {
                 bpi = rows * step; blocks = bpi / bb
                 cpb = ""; bpc = ""; gbs = ""
                 if (cyc != "" && cyc > 0) {
@@ -247,7 +260,7 @@ echo "$KERNELS" | while read -r arch variant format fns rows step inner dot; do
                     gbs = sprintf("%.2f", bpi / cyc * clock)
                 }
                 print arch, cpu, chip, clock, format, variant, fn, st, stride, dots, insns, cyc, rth, model, bpi, \
-                    sprintf("%.4f", blocks), cpb, bb, bpc, gbs, bw, bwkind, bwsrc
+                    sprintf("%.4f", blocks), cpb, bb, bpc, gbs, bw, bwkind, bwsrc, layout
             }' >>"$TMP"
     done
 done

@@ -70,7 +70,7 @@ function better(i, b) {
     return re[i] - rs[i] < re[b] - rs[b]
 }
 
-BEGIN { nl = 0; infn = 0 }
+BEGIN { nl = 0; nb = 0; infn = 0 }
 
 # A function starts at its global label; the next global label or its .size ends it.
 /^[A-Za-z_][A-Za-z0-9_.]*:/ {
@@ -81,7 +81,7 @@ BEGIN { nl = 0; infn = 0 }
 }
 !infn { next }
 /^\t\.size/ { infn = 0; next }
-/^\.L[A-Za-z0-9_]*:/ { lab[substr($1, 1, length($1) - 1)] = NR; next }
+/^\.L[A-Za-z0-9_]*:/ { lab[substr($1, 1, length($1) - 1)] = NR; labat[NR] = 1; next }
 /^\t\./ { next }
 # an instruction; GCC writes AVX-VNNI's VEX forms behind a "{vex}" pseudo-prefix (kept in the text: llvm-mca reads it)
 /^\t(\{vex\} )?[a-z]/ {
@@ -91,7 +91,24 @@ BEGIN { nl = 0; infn = 0 }
     text[NR] = $0
     last = NR
     if (is_mul(m)) mul[NR] = 1
+    if (is_branch(m)) { nb++; bline[nb] = NR; btarget[nb] = $NF }
     if (is_branch(m) && ($NF in lab)) { nl++; ls[nl] = lab[$NF]; le[nl] = NR }
+}
+
+# A back edge from line e to line s that is a detour, not a loop: an unconditional jump ending an out-of-line block
+# (its label follows a jump, so nothing falls into it) that only branches from outside s..e enter, as the
+# prefetch-hint branch's block placed after a loop's exit jumps back into the loop's body. Inside another loop,
+# such a detour would otherwise count as the innermost loop.
+function detour(s, e,    b, k, name, i) {
+    if (op[e] != "jmp") return 0
+    for (b = e; b > s && !labat[b]; b--) ;
+    if (b <= s) return 0
+    for (k = b - 1; k > s && !ins[k]; k--) ;
+    if (!ins[k] || op[k] != "jmp") return 0
+    for (name in lab) if (lab[name] == b) break
+    for (i = 1; i <= nb; i++)
+        if (btarget[i] == name && bline[i] >= s && bline[i] <= e) return 0
+    return 1
 }
 
 END {
@@ -99,7 +116,7 @@ END {
     # merge back edges whose ranges overlap without nesting: one loop with several back edges or entries
     # (GCC's rotated loops with a header at the bottom, or a body with out-of-line blocks)
     nr = 0
-    for (i = 1; i <= nl; i++) { nr++; rs[nr] = ls[i]; re[nr] = le[i]; redges[nr] = 1 }
+    for (i = 1; i <= nl; i++) if (!detour(ls[i], le[i])) { nr++; rs[nr] = ls[i]; re[nr] = le[i]; redges[nr] = 1 }
     changed = 1
     while (changed) {
         changed = 0

@@ -81,7 +81,8 @@ int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e)
     int ca = pb_table_col(&t, "arch"), cc = pb_table_col(&t, "cpu"), cn = pb_table_col(&t, "chip"),
         ck = pb_table_col(&t, "clock_ghz"), cf = pb_table_col(&t, "format"), cv = pb_table_col(&t, "variant"),
         cs = pb_table_col(&t, "status"), cg = pb_table_col(&t, "gbs_at_clock"), cb = pb_table_col(&t, "core_bw_gbs"),
-        cm = pb_table_col(&t, "mca_model"), cbk = pb_table_col(&t, "bw_kind"), cbs = pb_table_col(&t, "bw_source");
+        cm = pb_table_col(&t, "mca_model"), cbk = pb_table_col(&t, "bw_kind"), cbs = pb_table_col(&t, "bw_source"),
+        cl = pb_table_col(&t, "layout"); /* absent before repacked layouts had rows: the file's */
     for (size_t r = 0; r < t.nrows; r++) {
         p->rows++;
         pb_predict_chip *c = chip_of(p, pb_table_str(&t, r, ca), pb_table_str(&t, r, cc));
@@ -109,7 +110,11 @@ int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e)
         if (beats(cell, gbs, kind == 1)) {
             cell->gbs = gbs;
             cell->bound = kind == 1;
-            copy(cell->variant, sizeof cell->variant, pb_table_str(&t, r, cv));
+            const char *layout = cl >= 0 ? pb_table_str(&t, r, cl) : "";
+            if (layout[0] && strcmp(layout, "file") != 0)
+                snprintf(cell->variant, sizeof cell->variant, "%.15s %.15s", pb_table_str(&t, r, cv), layout);
+            else
+                copy(cell->variant, sizeof cell->variant, pb_table_str(&t, r, cv));
             copy(cell->status, sizeof cell->status, pb_table_str(&t, r, cs));
         }
     }

@@ -44,16 +44,27 @@ static int pm_cpus(const pb_table *p, const pb_table *k, pm_cpu *out)
     return n;
 }
 
-/* llvm-mca's cycles per block for cpu, format and variant into cell: "12.0", "≥12.0" for a bound, "-" for none. */
-static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, const char *variant, char *cell,
-                    size_t len)
+/* A row's layout: its column's, the file's when the column is absent (a predict.csv or kernels.csv from before
+ * repacked layouts) or empty. */
+static const char *pm_layout(const pb_table *t, size_t r, int col)
+{
+    const char *l = col >= 0 ? pb_table_str(t, r, col) : "";
+    return l[0] ? l : "file";
+}
+
+/* llvm-mca's cycles per block for cpu, format, variant and layout into cell: "12.0", "≥12.0" for a bound, "-" for
+ * none. */
+static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, const char *variant, const char *layout,
+                    char *cell, size_t len)
 {
     int pa = pb_table_col(p, "arch"), pc = pb_table_col(p, "cpu"), pf = pb_table_col(p, "format"),
-        pv = pb_table_col(p, "variant"), ps = pb_table_col(p, "status"), pk = pb_table_col(p, "cycles_per_block");
+        pv = pb_table_col(p, "variant"), ps = pb_table_col(p, "status"), pk = pb_table_col(p, "cycles_per_block"),
+        pl = pb_table_col(p, "layout");
     snprintf(cell, len, "-");
     for (size_t r = 0; r < p->nrows; r++) {
         if (strcmp(pb_table_str(p, r, pa), c->arch) || strcmp(pb_table_str(p, r, pc), c->cpu) ||
-            strcmp(pb_table_str(p, r, pf), format) || strcmp(pb_table_str(p, r, pv), variant))
+            strcmp(pb_table_str(p, r, pf), format) || strcmp(pb_table_str(p, r, pv), variant) ||
+            strcmp(pm_layout(p, r, pl), layout))
             continue;
         int kind = pb_predict_status_kind(pb_table_str(p, r, ps));
         double cyc = pb_table_num(p, r, pk);
@@ -68,7 +79,8 @@ static void pm_table(FILE *o, const pb_table *p, const pb_table *k, const pm_cpu
     int kf = pb_table_col(k, PB_COL(KERNELS, format)), kv = pb_table_col(k, PB_COL(KERNELS, variant)),
         kl = pb_table_col(k, PB_COL(KERNELS, level)), kt = pb_table_col(k, PB_COL(KERNELS, threads)),
         kb = pb_table_col(k, PB_COL(KERNELS, batch)), kc = pb_table_col(k, PB_COL(KERNELS, cycles_per_block)),
-        kg0 = pb_table_col(k, PB_COL(KERNELS, ghz_before)), kg1 = pb_table_col(k, PB_COL(KERNELS, ghz_after));
+        kg0 = pb_table_col(k, PB_COL(KERNELS, ghz_before)), kg1 = pb_table_col(k, PB_COL(KERNELS, ghz_after)),
+        kly = pb_table_col(k, PB_COL(KERNELS, layout));
     fprintf(o, "## Cycles per block: measured here beside llvm-mca\n\nkernels.csv's cycles per weight block (one "
                "thread, weights in L2, batch 1; ns per row at the mean of the clock taken before and after the point) "
                "beside predict.csv's llvm-mca cycles for the same kernel on each core (≥: a lower bound; -: no "
@@ -85,12 +97,14 @@ static void pm_table(FILE *o, const pb_table *p, const pb_table *k, const pm_cpu
         if (strcmp(pb_table_str(k, r, kl), "l2") != 0 || pb_table_num(k, r, kt) != 1 || pb_table_num(k, r, kb) != 1 ||
             !(cyc > 0))
             continue;
-        const char *f = pb_table_str(k, r, kf), *v = pb_table_str(k, r, kv);
+        const char *f = pb_table_str(k, r, kf), *v = pb_table_str(k, r, kv), *lay = pm_layout(k, r, kly);
         double ghz = (pb_table_num(k, r, kg0) + pb_table_num(k, r, kg1)) / 2;
-        fprintf(o, "| %s | %s | %.1f (%.2f) |", PB_MD(f), PB_MD(v), cyc, ghz);
+        bool file = strcmp(lay, "file") == 0;
+        fprintf(o, "| %s | %s%s%s | %.1f (%.2f) |", PB_MD(f), PB_MD(v), file ? "" : " ", file ? "" : PB_MD(lay), cyc,
+                ghz);
         for (int i = 0; i < ncpu; i++) {
             char cell[32];
-            pm_cell(p, &cpus[i], f, v, cell, sizeof cell);
+            pm_cell(p, &cpus[i], f, v, lay, cell, sizeof cell);
             fprintf(o, " %s |", cell);
         }
         fprintf(o, "\n");

@@ -146,3 +146,25 @@ Test(predict, absent_file_writes_nothing_and_a_bad_one_says_so)
     free(s);
     tf_rmrf(dir);
 }
+
+/* A repacked layout's row competes with the file's for its format and is named with its layout when it wins. */
+Test(predict, a_faster_repacked_layout_is_named)
+{
+    char dir[64], path[128];
+    tf_tmpdir(dir, sizeof dir, "pb-predict-layout");
+    tf_write(dir, "predict.csv",
+             "arch,cpu,chip,clock_ghz,format,variant,status,gbs_at_clock,core_bw_gbs,layout\n"
+             "x86_64,spr,S,2.5,q8_0,avx512,ok,40,10,file\n"
+             "x86_64,spr,S,2.5,q8_0,avx512,branchy,90,10,q8_0_r16\n"
+             "x86_64,spr,S,2.5,q4_0,avx512,ok,30,10,file\n"
+             "x86_64,spr,S,2.5,q4_0,avx512,unexpected-loop,99,10,q4_0_r16\n");
+    snprintf(path, sizeof path, "%s/predict.csv", dir);
+    pb_predict p;
+    pb_csverr e;
+    cr_assert_eq(pb_predict_read(&p, path, &e), 0, "%s", e.msg);
+    cr_assert_eq(p.n, 1);
+    cr_expect_str_eq(p.c[0].f[2].variant, "avx512 q8_0_r16");
+    cr_expect_float_eq(p.c[0].f[2].gbs, 90.0, 1e-9);
+    cr_expect_str_eq(p.c[0].f[3].variant, "avx512", "an unusable repacked row does not count");
+    cr_assert_eq(tf_rmrf(dir), 0);
+}

@@ -54,3 +54,19 @@ Test(predict_measured, nothing_without_predict_csv)
     cr_expect_str_eq(s, "");
     free(s);
 }
+
+/* A repacked layout's row meets the prediction for its own layout, the file's row the file's; tables without a
+ * layout column read as the file's. */
+Test(predict_measured, each_layout_beside_its_own_prediction)
+{
+    char *s = section_of(
+        "run_id,host,format,variant,batch,threads,level,gbps_median,ghz_before,ghz_after,cycles_per_block,layout\n"
+        "r,h,q8_0,avx512,1,1,l2,50,2.5,2.5,12.5,file\n"
+        "r,h,q8_0,avx512,1,1,l2,90,2.5,2.5,7.0,q8_0_r16\n",
+        "arch,cpu,chip,clock_ghz,format,variant,status,cycles_per_block,gbs_at_clock,core_bw_gbs,layout\n"
+        "x86_64,sapphirerapids,S,2.5,q8_0,avx512,branchy,6.0,1,1,q8_0_r16\n"
+        "x86_64,sapphirerapids,S,2.5,q8_0,avx512,ok,10.0,1,1,file\n");
+    cr_expect(strstr(s, "| q8_0 | avx512 | 12.5 (2.50) | 10.0 |\n") != NULL, "%s", s);
+    cr_expect(strstr(s, "| q8_0 | avx512 q8_0_r16 | 7.0 (2.50) | 6.0 |\n") != NULL, "%s", s);
+    free(s);
+}
