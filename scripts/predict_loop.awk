@@ -81,7 +81,7 @@ BEGIN { nl = 0; nb = 0; infn = 0 }
 }
 !infn { next }
 /^\t\.size/ { infn = 0; next }
-/^\.L[A-Za-z0-9_]*:/ { lab[substr($1, 1, length($1) - 1)] = NR; labat[NR] = 1; next }
+/^\.L[A-Za-z0-9_]*:/ { lab[substr($1, 1, length($1) - 1)] = NR; labat[NR] = substr($1, 1, length($1) - 1); next }
 /^\t\./ { next }
 # an instruction; GCC writes AVX-VNNI's VEX forms behind a "{vex}" pseudo-prefix (kept in the text: llvm-mca reads it)
 /^\t(\{vex\} )?[a-z]/ {
@@ -99,15 +99,14 @@ BEGIN { nl = 0; nb = 0; infn = 0 }
 # (its label follows a jump, so nothing falls into it) that only branches from outside s..e enter, as the
 # prefetch-hint branch's block placed after a loop's exit jumps back into the loop's body. Inside another loop,
 # such a detour would otherwise count as the innermost loop.
-function detour(s, e,    b, k, name, i) {
+function detour(s, e,    b, k, i) {
     if (op[e] != "jmp") return 0
-    for (b = e; b > s && !labat[b]; b--) ;
+    for (b = e; b > s && !(b in labat); b--) ;
     if (b <= s) return 0
     for (k = b - 1; k > s && !ins[k]; k--) ;
     if (!ins[k] || op[k] != "jmp") return 0
-    for (name in lab) if (lab[name] == b) break
     for (i = 1; i <= nb; i++)
-        if (btarget[i] == name && bline[i] >= s && bline[i] <= e) return 0
+        if (btarget[i] == labat[b] && bline[i] >= s && bline[i] <= e) return 0
     return 1
 }
 

@@ -117,7 +117,7 @@ static int pb_repack_init(pb_decode *d)
         unsigned char *to = d->repacked + d->repacked_off[i];
         if (l == KERN_LAYOUT_FILE)
             memcpy(to, w->arena + w->off[i],
-                   (size_t)kern_format_matrix_bytes(w->mfmt[i], (uint64_t)w->mv[i].rows, (uint64_t)w->mv[i].cols));
+                   (size_t)kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols));
         else if (kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols,
                              to) != 0)
             return -1;

@@ -14,6 +14,12 @@ const char *pb_predict_format_name(int i)
     return i >= 0 && i < PB_PREDICT_FORMATS ? formats[i] : "";
 }
 
+const char *pb_predict_layout(const pb_table *t, size_t r, int col)
+{
+    const char *l = col >= 0 ? pb_table_str(t, r, col) : "";
+    return l[0] ? l : "file";
+}
+
 static int format_index(const char *s)
 {
     for (int i = 0; i < PB_PREDICT_FORMATS; i++)
@@ -82,7 +88,7 @@ int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e)
         ck = pb_table_col(&t, "clock_ghz"), cf = pb_table_col(&t, "format"), cv = pb_table_col(&t, "variant"),
         cs = pb_table_col(&t, "status"), cg = pb_table_col(&t, "gbs_at_clock"), cb = pb_table_col(&t, "core_bw_gbs"),
         cm = pb_table_col(&t, "mca_model"), cbk = pb_table_col(&t, "bw_kind"), cbs = pb_table_col(&t, "bw_source"),
-        cl = pb_table_col(&t, "layout"); /* absent before repacked layouts had rows: the file's */
+        cl = pb_table_col(&t, "layout");
     for (size_t r = 0; r < t.nrows; r++) {
         p->rows++;
         pb_predict_chip *c = chip_of(p, pb_table_str(&t, r, ca), pb_table_str(&t, r, cc));
@@ -110,8 +116,8 @@ int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e)
         if (beats(cell, gbs, kind == 1)) {
             cell->gbs = gbs;
             cell->bound = kind == 1;
-            const char *layout = cl >= 0 ? pb_table_str(&t, r, cl) : "";
-            if (layout[0] && strcmp(layout, "file") != 0)
+            const char *layout = pb_predict_layout(&t, r, cl);
+            if (strcmp(layout, "file") != 0)
                 snprintf(cell->variant, sizeof cell->variant, "%.15s %.15s", pb_table_str(&t, r, cv), layout);
             else
                 copy(cell->variant, sizeof cell->variant, pb_table_str(&t, r, cv));

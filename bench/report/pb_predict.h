@@ -43,6 +43,9 @@ typedef struct pb_predict {
 int pb_predict_status_kind(const char *status);
 /* The format name of index i < PB_PREDICT_FORMATS. */
 const char *pb_predict_format_name(int i);
+/* Row r's weight layout in column col of a predict.csv or kernels.csv: "file" when the column is absent (a table
+ * from before repacked layouts had rows) or the cell empty. */
+const char *pb_predict_layout(const pb_table *t, size_t r, int col);
 /* Reads a predict.csv. 0; -1 with e filled (e->missing when the file is absent, or a column missing). */
 int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e);
 /* 1: the cell outruns bw; 0: it does not (a bound below bw counts); -1: unknown (no usable row, no bandwidth,

@@ -44,14 +44,6 @@ static int pm_cpus(const pb_table *p, const pb_table *k, pm_cpu *out)
     return n;
 }
 
-/* A row's layout: its column's, the file's when the column is absent (a predict.csv or kernels.csv from before
- * repacked layouts) or empty. */
-static const char *pm_layout(const pb_table *t, size_t r, int col)
-{
-    const char *l = col >= 0 ? pb_table_str(t, r, col) : "";
-    return l[0] ? l : "file";
-}
-
 /* llvm-mca's cycles per block for cpu, format, variant and layout into cell: "12.0", "≥12.0" for a bound, "-" for
  * none. */
 static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, const char *variant, const char *layout,
@@ -64,7 +56,7 @@ static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, cons
     for (size_t r = 0; r < p->nrows; r++) {
         if (strcmp(pb_table_str(p, r, pa), c->arch) || strcmp(pb_table_str(p, r, pc), c->cpu) ||
             strcmp(pb_table_str(p, r, pf), format) || strcmp(pb_table_str(p, r, pv), variant) ||
-            strcmp(pm_layout(p, r, pl), layout))
+            strcmp(pb_predict_layout(p, r, pl), layout))
             continue;
         int kind = pb_predict_status_kind(pb_table_str(p, r, ps));
         double cyc = pb_table_num(p, r, pk);
@@ -97,7 +89,7 @@ static void pm_table(FILE *o, const pb_table *p, const pb_table *k, const pm_cpu
         if (strcmp(pb_table_str(k, r, kl), "l2") != 0 || pb_table_num(k, r, kt) != 1 || pb_table_num(k, r, kb) != 1 ||
             !(cyc > 0))
             continue;
-        const char *f = pb_table_str(k, r, kf), *v = pb_table_str(k, r, kv), *lay = pm_layout(k, r, kly);
+        const char *f = pb_table_str(k, r, kf), *v = pb_table_str(k, r, kv), *lay = pb_predict_layout(k, r, kly);
         double ghz = (pb_table_num(k, r, kg0) + pb_table_num(k, r, kg1)) / 2;
         bool file = strcmp(lay, "file") == 0;
         fprintf(o, "| %s | %s%s%s | %.1f (%.2f) |", PB_MD(f), PB_MD(v), file ? "" : " ", file ? "" : PB_MD(lay), cyc,

@@ -41,14 +41,17 @@ typedef struct sw_block {
     pb_kv_type kv;
 } sw_block;
 
-/* The read floor over mem (bytes) through a spin pool pinned like the point, one thread per cpu (an
- * oversubscribed point's floor is its cpus', not a time-shared pool's) (only: one kernel). */
-static int sw_floor(const sw_block *b, const unsigned char *mem, size_t bytes, const char *only, pb_decode_floor *out,
-                    char *err, size_t errlen)
+/* The read floor through a spin pool pinned like the point, one thread per cpu (an oversubscribed point's floor is
+ * its cpus', not a time-shared pool's) (only: one kernel), over the memory d's tokens read (pb_decode_read_memory),
+ * or the block's weights before there is a decode (d NULL). */
+static int sw_floor(const sw_block *b, const pb_decode *d, const char *only, pb_decode_floor *out, char *err,
+                    size_t errlen)
 {
     char why[512];
     pb_exec fl;
     int n = b->held->n;
+    size_t bytes = (size_t)b->w->bytes;
+    const unsigned char *mem = d ? pb_decode_read_memory(d, &bytes) : b->w->arena;
     if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->held->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "read floor at %d threads: %s", n, strerror(errno));
     int rc = pb_decode_floor_measure(fl.p, mem, bytes, b->p->floor_passes, only, out, why, sizeof why);
@@ -312,9 +315,7 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
         return pb_errf(err, errlen, "the rows: %s", strerror(errno));
     r->point = (int)run->rows.n;
     sw_label(b, d, kind, s, r);
-    size_t bytes;
-    const unsigned char *mem = pb_decode_read_memory(d, &bytes); /* the floor reads what the tokens read */
-    int rc = kind == PB_EXEC_OMP ? sw_floor(b, mem, bytes, b->floor.kernel, &r->floor, err, errlen) : 0;
+    int rc = kind == PB_EXEC_OMP ? sw_floor(b, d, b->floor.kernel, &r->floor, err, errlen) : 0;
     if (rc == 0) {
         pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d ctx=%d", r->format,
                     r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
@@ -419,7 +420,7 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
         return 0;
     pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
               b->place->n, b->set->name);
-    return sw_floor(b, b->w->arena, (size_t)b->w->bytes, NULL, &b->floor, err, errlen); /* no decode yet */
+    return sw_floor(b, NULL, NULL, &b->floor, err, errlen);
 }
 
 /* Every set x thread count of one format's weights. */
