@@ -273,18 +273,35 @@ void kern_prefetch_set_near(bool near);
  * when the distance is not KERN_PREFETCH_BYTES ("t2+l1@3072"). */
 const char *kern_prefetch_setting_name(bool temporal, unsigned distance, bool near);
 
+/* The hints a streaming pass's prefetches take, as kern_prefetch_near and kern_prefetch_temporal hold them. A pass
+ * inlined once per constant setting holds no branch on them: GCC otherwise copies a loop's blocks across those
+ * branches until no single stretch of it is one iteration (scripts/predict_loop.awk then finds none). */
+typedef struct kern_stream {
+    bool near, temporal;
+} kern_stream;
+
 /* always_inline: GCC 12 takes a function whose only effects are prefetches for a const one, and where it has not
  * inlined it before that analysis it deletes the calls as dead (bench_memory_floor's 4-stream readers lost every
  * prefetch that way: scripts/check_prefetch.sh checks that they keep them). */
-static inline __attribute__((always_inline)) void kern_prefetch_stream(const void *p)
+static inline __attribute__((always_inline)) void kern_prefetch_stream_as(const void *p, const kern_stream s)
 {
     const void *ahead = (const void *)((uintptr_t)p + kern_prefetch_ahead);
-    if (kern_prefetch_near)
+    if (s.near)
         __builtin_prefetch((const void *)((uintptr_t)p + KERN_PREFETCH_NEAR_BYTES), 0, 3);
-    if (kern_prefetch_temporal)
+    if (s.temporal)
         __builtin_prefetch(ahead, 0, 1);
     else
         __builtin_prefetch(ahead, 0, 0);
+}
+
+static inline __attribute__((always_inline)) kern_stream kern_stream_now(void)
+{
+    return (kern_stream){ .near = kern_prefetch_near, .temporal = kern_prefetch_temporal };
+}
+
+static inline __attribute__((always_inline)) void kern_prefetch_stream(const void *p)
+{
+    kern_prefetch_stream_as(p, kern_stream_now());
 }
 
 /* ---- matvec / matmul ---- */

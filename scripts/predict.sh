@@ -131,9 +131,11 @@ find_fn() { # find_fn VARIANT FNS
 #             avx512gfni runs them too). Their hot loop is the block loop of four groups in step (groups_in_step's
 #             n = 4): 64 rows (q1_0_r32lut: 128) x one block a row. Per block and group of 16 rows: q8_0_r16 8
 #             vpdpbusd, q4_0_r16 8, tq2_0_r16 64, q4_K_r16 68 (4 for the mins, 64 for the codes), q6_K_r16 64;
-#             q1_0_r32lut 8 vpmaddwd a group of 32 (the tables' sums widened). GCC lays tq2_0_r16's first chunk
-#             out twice, one copy per prefetch-hint path, and the branchy text holds both: 256 + 4, its cycles
-#             over by up to one chunk in 64.
+#             q1_0_r32lut 8 vpmaddwd a group of 32 (the tables' sums widened). The pass is inlined once per prefetch
+#             setting (kern_stream), each loop free of hint branches; the tightest, modelled, is a copy with one
+#             prefetch a line (no near one, which Intel's default adds: one more load-port instruction a line).
+#             Not q6_K_r16's (one copy, testing the hint at each prefetch): GCC copies its loop's blocks across
+#             those branches, no stretch holds one iteration, and its row is unexpected-loop.
 KERNELS='
 x86_64  avx2       f32   file        rows_f32_cached                                  4 64   0 vfmadd:8
 x86_64  avx2       f16   file        rows_f16_cached                                  4 32   0 vfmadd:8
@@ -182,7 +184,7 @@ aarch64 i8mm       q4_K  file        rows_q4_K                                  
 aarch64 i8mm       q6_K  file        rows_q6_K                                        1 210  0 sdot:16
 x86_64  avx512     q8_0  q8_0_r16    kern_group_q8_0_r16_avx512                      64 34   0 vpdpbusd:32
 x86_64  avx512     q4_0  q4_0_r16    kern_group_q4_0_r16_avx512                      64 18   0 vpdpbusd:32
-x86_64  avx512     tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx512                     64 66   0 vpdpbusd:260
+x86_64  avx512     tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx512                     64 66   0 vpdpbusd:256
 x86_64  avx512     q4_K  q4_K_r16    kern_group_q4_K_r16_avx512                      64 144  0 vpdpbusd:272
 x86_64  avx512     q6_K  q6_K_r16    kern_group_q6_K_r16_avx512                      64 210  0 vpdpbusd:256
 x86_64  avx512     q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx512                  128 18   0 vpmaddwd:32

@@ -17,6 +17,15 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
+/* One line's prefetch, hinted as s says, kept where the source puts it: beside its load. The empty volatile asm is
+ * a barrier to GCC's instruction scheduler only (no operands, no clobbers: values stay in registers); without it,
+ * in a loop with no hint branch left to fence them, GCC gathers a block's prefetches in bursts. */
+INLINE void group_prefetch(const void *p, const kern_stream s)
+{
+    kern_prefetch_stream_as(p, s);
+    __asm__ volatile("");
+}
+
 /* The 4 tables (16 words each, both halves) at t. */
 typedef struct tables4 {
     __m512i t[4];
@@ -66,25 +75,38 @@ INLINE void r16_acc_store(const __m512 acc[4], const int n, float *y)
         _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
 }
 
-/* A layout's pass over n <= 4 groups of R rows stride bytes apart, y: n x R (n a constant where it is inlined). */
-typedef void group_pass_fn(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+/* A layout's pass over n <= 4 groups of R rows stride bytes apart, its prefetches hinted as s says, y: n x R (n and
+ * s constants where it is inlined). */
+typedef void group_pass_fn(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y, kern_stream s);
 
 /* n groups through pass: four in step, fewer one at a time (a group's rows get the same instructions either way).
- * Inlined with a constant pass, as kern_impl.h's kern_quarter_rows. */
-INLINE void groups_in_step(group_pass_fn *pass, const int rows, const char *w, size_t stride, int n, const kern_act *a,
-                           size_t m, float *y)
+ * Inlined with a constant pass, as kern_impl.h's kern_quarter_rows. With per_setting the four-group pass, where
+ * the time goes, is inlined once per prefetch setting, each a constant (kern_stream), its loop free of hint
+ * branches; without, once, testing the setting at each prefetch. */
+INLINE void groups_in_step(group_pass_fn *pass, const int rows, const bool per_setting, const char *w, size_t stride,
+                           int n, const kern_act *a, size_t m, float *y)
 {
-    if (n == 4)
-        pass(w, stride, 4, a, m, y);
-    else
+    const kern_stream now = kern_stream_now();
+    if (n < 4)
         for (int r = 0; r < n; r++)
-            pass(w + (size_t)r * stride, stride, 1, a, m, y + rows * r);
+            pass(w + (size_t)r * stride, stride, 1, a, m, y + rows * r, now);
+    else if (!per_setting)
+        pass(w, stride, 4, a, m, y, now);
+    else if (now.near && now.temporal)
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = true, .temporal = true });
+    else if (now.near)
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = true, .temporal = false });
+    else if (now.temporal)
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = true });
+    else
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = false });
 }
 
 /* n groups (n <= 4) stride bytes apart, in step: each block's tables are loaded once for all of them, and the
  * groups are n streams a quarter of the call apart, as the file's passes read their rows (kern_impl.h). A group's
  * rows get the same instructions whatever n is. y: n x 32. */
-INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                            const kern_stream s)
 {
     const int16_t *lut = a->lut + m * a->cols * 4;
     const float *dx = kern_act_scale(a, m);
@@ -101,7 +123,7 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
 #pragma GCC unroll 9
             for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* a file pass's distance: 4x it streamed 15% slower
                                                                   * on Zen 5 (docs/repack-measured-2026-12-01.md) */
-                kern_prefetch_stream(g + l);
+                group_prefetch(g + l, s);
             d0[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
             d1[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g + 32)));
         }
@@ -130,7 +152,7 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
 
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(r32_groups_pass, KERN_R32, w, stride, n, a, m, y);
+    groups_in_step(r32_groups_pass, KERN_R32, true, w, stride, n, a, m, y);
 }
 
 /* ---- q4_0_r16 and q8_0_r16 (kern_repack.h): a 64-byte chunk c of a group's block is 16 dwords, dword r row r's
@@ -148,13 +170,13 @@ void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const ke
  * line, each line's prefetch just before its load: a group's whole block at a time, its prefetches in one burst,
  * streamed 20-25% slower from memory (docs/kernels-measured-2026-12-03.md). */
 INLINE void r16_chunk(const char *w, size_t stride, const int n, int c, const __m512i xq[8], __m512i s0[4],
-                      __m512i s1[4], const int bits)
+                      __m512i s1[4], const int bits, const kern_stream s)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride;
-        kern_prefetch_stream(g + 64 * c);
+        group_prefetch(g + 64 * c, s);
         __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * c);
         if (bits == 4) {
             s0[r] = _mm512_dpbusd_epi32(s0[r], _mm512_and_si512(v, low4), xq[c]);
@@ -171,7 +193,7 @@ INLINE void r16_chunk(const char *w, size_t stride, const int n, int c, const __
  * (q8_0_r16), a constant once inlined. The codes' chains are seeded (q4_0's nibbles are q + 8, q8_0_r16's bytes
  * q + 128: the activation block's sum times -8 or -128). y: n x 16. */
 INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
-                            const int bits)
+                            const int bits, const kern_stream s)
 {
     const int8_t *x = kern_act_qs(a, m);
     const int32_t *nsumb = kern_act_nsumb(a, m);
@@ -194,11 +216,11 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
         }
 #pragma GCC unroll 8
         for (int c = 0; c < chunks; c++)
-            r16_chunk(w, stride, n, c, xq, s0, s1, bits);
+            r16_chunk(w, stride, n, c, xq, s0, s1, bits, s);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
-            kern_prefetch_stream(g + 64 * chunks); /* the block's last line, which its head pushed over */
+            group_prefetch(g + 64 * chunks, s); /* the block's last line, which its head pushed over */
             __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
             __m512 p = _mm512_cvtepi32_ps(_mm512_add_epi32(s0[r], s1[r]));
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(p, _mm512_mul_ps(dw, xd)));
@@ -208,24 +230,26 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
 }
 
 /* r16_groups_pass for each layout, its bits a constant. */
-INLINE void r16_groups_pass_q4_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void r16_groups_pass_q4_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                                 const kern_stream s)
 {
-    r16_groups_pass(w, stride, n, a, m, y, 4);
+    r16_groups_pass(w, stride, n, a, m, y, 4, s);
 }
 
-INLINE void r16_groups_pass_q8_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void r16_groups_pass_q8_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                                 const kern_stream s)
 {
-    r16_groups_pass(w, stride, n, a, m, y, 8);
+    r16_groups_pass(w, stride, n, a, m, y, 8, s);
 }
 
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(r16_groups_pass_q4_0, KERN_R16, w, stride, n, a, m, y);
+    groups_in_step(r16_groups_pass_q4_0, KERN_R16, true, w, stride, n, a, m, y);
 }
 
 void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(r16_groups_pass_q8_0, KERN_R16, w, stride, n, a, m, y);
+    groups_in_step(r16_groups_pass_q8_0, KERN_R16, true, w, stride, n, a, m, y);
 }
 
 /* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
@@ -240,7 +264,8 @@ void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_
 
 /* Chunk j of the n groups' blocks at w, stride bytes apart, against the activation block x: field f of every row's
  * bytes into sums[r][f]. The groups take turns, each line's prefetch beside its load, as r16_chunk. */
-INLINE void tq2_chunk(const char *w, size_t stride, const int n, int j, const int8_t *x, __m512i sums[4][4])
+INLINE void tq2_chunk(const char *w, size_t stride, const int n, int j, const int8_t *x, __m512i sums[4][4],
+                      const kern_stream s)
 {
     __m512i xf[4];
 #pragma GCC unroll 4
@@ -249,7 +274,7 @@ INLINE void tq2_chunk(const char *w, size_t stride, const int n, int j, const in
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride;
-        kern_prefetch_stream(g + 64 * j);
+        group_prefetch(g + 64 * j, s);
         __m512i v = _mm512_loadu_si512(g + 2 * KERN_R16 + 64 * j);
 #pragma GCC unroll 4
         for (int f = 0; f < 4; f++)
@@ -259,7 +284,8 @@ INLINE void tq2_chunk(const char *w, size_t stride, const int n, int j, const in
 }
 
 /* n groups (n <= 4) stride bytes apart, in step. y: n x 16. */
-INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                            const kern_stream s)
 {
     const int8_t *x = kern_act_qs(a, m);
     const int32_t *nsumb = kern_act_nsumb(a, m);
@@ -274,13 +300,13 @@ INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const ker
             sums[r][0] = sums[r][1] = sums[r][2] = sums[r][3] = _mm512_setzero_si512();
 #pragma GCC unroll 16
         for (int j = 0; j < 16; j++)
-            tq2_chunk(w, stride, n, j, x, sums);
+            tq2_chunk(w, stride, n, j, x, sums, s);
         __m512i seed = _mm512_set1_epi32(nsumb[b]);
         __m512 xd = _mm512_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
-            kern_prefetch_stream(g + 64 * 16); /* the block's last line, which its head pushed over */
+            group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
             __m512i lo = _mm512_add_epi32(_mm512_add_epi32(seed, sums[r][0]), _mm512_srai_epi32(sums[r][1], 2));
             __m512i hi = _mm512_add_epi32(_mm512_srai_epi32(sums[r][2], 4), _mm512_srai_epi32(sums[r][3], 6));
             __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
@@ -293,7 +319,7 @@ INLINE void tq2_groups_pass(const char *w, size_t stride, const int n, const ker
 
 void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(tq2_groups_pass, KERN_R16, w, stride, n, a, m, y);
+    groups_in_step(tq2_groups_pass, KERN_R16, true, w, stride, n, a, m, y);
 }
 
 /* ---- q4_K_r16 (kern_repack.h): a group's block is the 16 rows' d, then their dmin (64 bytes), 3 chunks of their
@@ -339,16 +365,17 @@ INLINE __m512i q4k_scaled(__m512i sumi, __m512i s, __m512i sc, int j)
 }
 
 /* The n groups' scale chunks at w (a block): their scales into st, the mins' integer sums returned in ms. */
-INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *xm, q4k_row st[4], __m512i ms[4])
+INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *xm, q4k_row st[4], __m512i ms[4],
+                      const kern_stream s)
 {
     const __m512i m6 = _mm512_set1_epi8(0x3F), m4 = _mm512_set1_epi8(0x0F), top = _mm512_set1_epi8(0x30);
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride;
-        kern_prefetch_stream(g);
-        kern_prefetch_stream(g + 64);
-        kern_prefetch_stream(g + 128);
-        kern_prefetch_stream(g + 192);
+        group_prefetch(g, s);
+        group_prefetch(g + 64, s);
+        group_prefetch(g + 128, s);
+        group_prefetch(g + 192, s);
         __m512i s0 = _mm512_loadu_si512(g + 64), s1 = _mm512_loadu_si512(g + 128), s2 = _mm512_loadu_si512(g + 192);
         /* kern_q4_K_scale_min in the lanes: j < 4 the low 6 bits of bytes 0-3 and 4-7; j >= 4 the nibbles of
          * bytes 8-11 with the top 2 bits of bytes 0-3 (scales) and 4-7 (mins) as their bits 4-5 */
@@ -366,14 +393,15 @@ INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *x
 
 /* Code chunk k of the n groups against the activation block x, each group's line prefetched beside its load; at
  * the end of a sub-block pair, its chains scaled into sumi. */
-INLINE void q4k_chunk(const char *w, size_t stride, const int n, int k, const int8_t *x, q4k_row st[4])
+INLINE void q4k_chunk(const char *w, size_t stride, const int n, int k, const int8_t *x, q4k_row st[4],
+                      const kern_stream s)
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     __m512i xl = quads_at(x + 64 * (k / 8) + 4 * (k % 8)), xh = quads_at(x + 64 * (k / 8) + 32 + 4 * (k % 8));
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride + 256 + 64 * k;
-        kern_prefetch_stream(g);
+        group_prefetch(g, s);
         __m512i v = _mm512_loadu_si512(g);
         st[r].s_lo = _mm512_dpbusd_epi32(st[r].s_lo, _mm512_and_si512(v, low4), xl);
         st[r].s_hi = _mm512_dpbusd_epi32(st[r].s_hi, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4), xh);
@@ -387,7 +415,8 @@ INLINE void q4k_chunk(const char *w, size_t stride, const int n, int k, const in
 }
 
 /* n groups (n <= 4) stride bytes apart, in step. y: n x 16. */
-INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                            const kern_stream s)
 {
     const int8_t *x = kern_act_qs(a, m);
     const block_q8_K *xb = kern_act_q8k(a, m);
@@ -399,10 +428,10 @@ INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const ker
         q4k_xm xm = q4k_mins_prep(xb + b);
         q4k_row st[4];
         __m512i ms[4];
-        q4k_heads(w, stride, n, &xm, st, ms);
+        q4k_heads(w, stride, n, &xm, st, ms, s);
 #pragma GCC unroll 32
         for (int k = 0; k < 32; k++)
-            q4k_chunk(w, stride, n, k, x, st);
+            q4k_chunk(w, stride, n, k, x, st, s);
         __m512 xd = _mm512_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
@@ -418,7 +447,7 @@ INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const ker
 
 void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(q4k_groups_pass, KERN_R16, w, stride, n, a, m, y);
+    groups_in_step(q4k_groups_pass, KERN_R16, true, w, stride, n, a, m, y);
 }
 
 /* ---- q6_K_r16 (kern_repack.h): after the 16 d, chunks 0-3 hold the rows' 16 scales (dword r of chunk c: row r's
@@ -452,7 +481,7 @@ INLINE __m512i q6k_scale(__m512i sc, const int k)
 /* Quarter u of the n groups' blocks at w against the activation block x (bsums: its sums of 16): its four
  * sub-blocks' chains, each scaled into sumi. The groups take turns, each line's prefetch beside its load. */
 INLINE void q6k_quarter(const char *w, size_t stride, const int n, const int u, const int8_t *x,
-                        const int16_t *bsums, __m512i sumi[4])
+                        const int16_t *bsums, __m512i sumi[4], const kern_stream s)
 {
     const int half = u / 2, h = u % 2;
     __m512i c[4][4];
@@ -472,9 +501,9 @@ INLINE void q6k_quarter(const char *w, size_t stride, const int n, const int u, 
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride + 2 * KERN_R16 + 64 * (4 + 12 * u + 3 * i);
-            kern_prefetch_stream(g);
-            kern_prefetch_stream(g + 64);
-            kern_prefetch_stream(g + 128);
+            group_prefetch(g, s);
+            group_prefetch(g + 64, s);
+            group_prefetch(g + 128, s);
             __m512i qh = _mm512_loadu_si512(g), qa = _mm512_loadu_si512(g + 64), qb = _mm512_loadu_si512(g + 128);
             c[r][0] = _mm512_dpbusd_epi32(c[r][0], q6k_codes(qa, qh, 0), xq[0]);
             c[r][1] = _mm512_dpbusd_epi32(c[r][1], q6k_codes(qb, qh, 1), xq[1]);
@@ -496,25 +525,26 @@ INLINE void q6k_quarter(const char *w, size_t stride, const int n, const int u, 
 /* Block b of the n groups (their group blocks at w) against the activation block x (bsums: its sums of 16): each
  * group's integer sum into sumi. */
 INLINE void q6k_block(const char *w, size_t stride, const int n, const int8_t *x, const int16_t *bsums,
-                      __m512i sumi[4])
+                      __m512i sumi[4], const kern_stream s)
 {
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride;
-        kern_prefetch_stream(g); /* the head and the scales, read at each quarter's end */
-        kern_prefetch_stream(g + 64 * 2);
-        kern_prefetch_stream(g + 64 * 4);
-        kern_prefetch_stream(g + 64 * 52); /* the block's last line, which its head pushed over */
+        group_prefetch(g, s); /* the head and the scales, read at each quarter's end */
+        group_prefetch(g + 64 * 2, s);
+        group_prefetch(g + 64 * 4, s);
+        group_prefetch(g + 64 * 52, s); /* the block's last line, which its head pushed over */
         sumi[r] = _mm512_setzero_si512();
     }
 #pragma GCC unroll 4
     for (int u = 0; u < 4; u++)
-        q6k_quarter(w, stride, n, u, x, bsums, sumi);
+        q6k_quarter(w, stride, n, u, x, bsums, sumi, s);
 }
 
 /* n groups (n <= 4) stride bytes apart, in step, block by block: each block's sums through the reference's float
  * step. y: n x 16. */
-INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y)
+INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                            const kern_stream s)
 {
     const block_q8_K *xb = kern_act_q8k(a, m);
     __m512 acc[4];
@@ -522,7 +552,7 @@ INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const ker
     for (size_t b = 0; b < a->cols / QK_K; b++) {
         const char *blk = w + b * KERN_R16_Q6K_BLOCK_BYTES;
         __m512i sumi[4];
-        q6k_block(blk, stride, n, kern_act_qs(a, m) + b * QK_K, xb[b].bsums, sumi);
+        q6k_block(blk, stride, n, kern_act_qs(a, m) + b * QK_K, xb[b].bsums, sumi, s);
         __m512 xd = _mm512_set1_ps(kern_act_scale(a, m)[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
@@ -533,9 +563,11 @@ INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const ker
     r16_acc_store(acc, n, y);
 }
 
+/* One copy, not one per setting: the per-setting copies spill their chains (133 zmm spills in the loop) and read
+ * 15-30% slower in L2 and from memory (docs/kernels-measured-2026-12-04.md). */
 void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(q6k_groups_pass, KERN_R16, w, stride, n, a, m, y);
+    groups_in_step(q6k_groups_pass, KERN_R16, false, w, stride, n, a, m, y);
 }
 
 /* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_repack_tables_avx512). */

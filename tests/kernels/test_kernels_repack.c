@@ -291,6 +291,28 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     check_pool_and_slices(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K);
 }
 
+/* The four-group pass is compiled once per prefetch setting (kern_stream): each copy gives the reference's bits,
+ * over rows that run it (200: four groups of 16 or 32 and a remainder) and columns a few blocks long. */
+Test(kern_repack, every_prefetch_setting_keeps_the_bits)
+{
+    static const struct {
+        kern_layout l;
+        kern_format f;
+        size_t cols;
+    } layouts[] = { { KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 384 }, { KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 96 },
+                    { KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 96 },     { KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 512 },
+                    { KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 512 },    { KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 512 } };
+    for (int near = 0; near < 2; near++)
+        for (int temporal = 0; temporal < 2; temporal++) {
+            kern_prefetch_set_near(near);
+            kern_prefetch_set_temporal(temporal);
+            for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
+                check_layout(layouts[i].l, layouts[i].f, 200, layouts[i].cols, 1, 2000 + 10 * i + 2 * near + temporal);
+        }
+    kern_prefetch_set_near(kern_prefetch_vendor_near());
+    kern_prefetch_set_temporal(kern_prefetch_vendor_temporal());
+}
+
 /* One q8_K activation feeding q4_K_r16 and q6_K_r16 matrices at once (a q4_K_M mix quantizes it once): readied
  * for both, each job gives its format's reference bits; one readied for neither is refused. */
 Test(kern_repack, one_activation_feeds_two_layouts)
