@@ -150,9 +150,11 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
     }
 }
 
+/* One copy, not one per setting: the per-setting copies were 7% faster in L2 and 6-10% slower from memory, where a
+ * decode reads (docs/kernels-measured-2026-12-04.md). */
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
-    groups_in_step(r32_groups_pass, KERN_R32, true, w, stride, n, a, m, y);
+    groups_in_step(r32_groups_pass, KERN_R32, false, w, stride, n, a, m, y);
 }
 
 /* ---- q4_0_r16 and q8_0_r16 (kern_repack.h): a 64-byte chunk c of a group's block is 16 dwords, dword r row r's
