@@ -270,8 +270,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(ipc, REAL, "%.3f", "", OPTIONAL, "instructions / cycles of the caller's thread over the point (empty: not both counted)") \
     X(repack_ms, REAL, "%.3f", "ms", OPTIONAL, "the decode's copy of its matrices at load, kernel_layout's " \
       "re-laid (0: file layout)")                                                                                 \
-    X(repacked_bytes, U64, "%llu", "B", OPTIONAL, "the copy the tokens and their floor read when a format is " \
-      "repacked: every matrix, re-laid or as it is, held beside the weights (0: file layout)")
+    X(repacked_bytes, U64, "%llu", "B", OPTIONAL, "the re-laid copy of a repacked format's matrices, held " \
+      "beside the weights; the tokens and their floor read it and the others' matrices in place (0: file layout)")
 
 /* The unequal-core columns of sweep.csv: the emulation, the shares, and each thread's part of a token (lists in
  * thread order, the caller first, like cpus). */

@@ -78,13 +78,53 @@ static int pb_acts_init(pb_decode *d)
     return 0;
 }
 
-/* When a format's kernel runs a repacked layout: every matrix copied into d->repacked (timed: repack_ms), re-laid
- * where its format's layout is repacked (its activations readied for it), else as it is. 0, or -1 with errno. */
+/* Matrix i's layout and its bytes in it (the file's too). */
+static kern_layout pb_layout_of(const pb_decode *d, int i, uint64_t *bytes)
+{
+    const pb_decode_weights *w = d->w;
+    kern_layout l = d->kernel[w->mfmt[i]].layout;
+    *bytes = kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols);
+    return l;
+}
+
+/* Where matrix i's job reads it: the repacked copy for a repacked layout, else the weights' arena. */
+static const unsigned char *pb_matrix_at(const pb_decode *d, int i)
+{
+    return d->kernel[d->w->mfmt[i]].layout != KERN_LAYOUT_FILE ? d->repacked + d->repacked_off[i]
+                                                                : d->w->arena + d->w->off[i];
+}
+
+/* d->read_spans: the arena whole without a copy, else every matrix where its job reads it, neighbours merged.
+ * 0, or -1 with errno. */
+static int pb_read_spans_init(pb_decode *d)
+{
+    const pb_decode_weights *w = d->w;
+    if (!(d->read_spans = calloc((size_t)w->nmv, sizeof *d->read_spans)))
+        return -1;
+    if (!d->repacked) {
+        d->read_spans[0] = (pb_memspan){ .p = w->arena, .bytes = (size_t)w->bytes };
+        d->read_nspans = 1;
+    }
+    for (int i = 0; d->repacked && i < w->nmv; i++) {
+        uint64_t bytes;
+        (void)pb_layout_of(d, i, &bytes);
+        const unsigned char *p = pb_matrix_at(d, i);
+        pb_memspan *last = d->read_nspans ? &d->read_spans[d->read_nspans - 1] : NULL;
+        if (last && last->p + last->bytes == p)
+            last->bytes += (size_t)bytes;
+        else
+            d->read_spans[d->read_nspans++] = (pb_memspan){ .p = p, .bytes = (size_t)bytes };
+    }
+    pb_memspan_lay(d->read_spans, d->read_nspans);
+    return 0;
+}
+
+/* When a format's kernel runs a repacked layout: its matrices re-laid into d->repacked (timed: repack_ms), their
+ * activations readied for it; the others stay where they are. 0, or -1 with errno. */
 static int pb_repack_init(pb_decode *d)
 {
     const pb_decode_weights *w = d->w;
     uint64_t total = 0;
-    bool any = false;
     if (w->nmv < 1) {
         errno = EINVAL;
         return -1;
@@ -92,19 +132,20 @@ static int pb_repack_init(pb_decode *d)
     if (!(d->repacked_off = calloc((size_t)w->nmv, sizeof *d->repacked_off)))
         return -1;
     for (int i = 0; i < w->nmv; i++) {
-        kern_layout l = d->kernel[w->mfmt[i]].layout;
-        uint64_t b = kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols); /* file's too */
+        uint64_t b;
+        kern_layout l = pb_layout_of(d, i, &b);
         if (b == 0) {
             errno = EINVAL;
             return -1;
         }
-        if (l != KERN_LAYOUT_FILE && kern_act_use_layout(pb_act_of(d, i), l) != 0)
+        if (l == KERN_LAYOUT_FILE)
+            continue;
+        if (kern_act_use_layout(pb_act_of(d, i), l) != 0)
             return -1;
-        any = any || l != KERN_LAYOUT_FILE;
         d->repacked_off[i] = total;
         total += (b + 63) / 64 * 64;
     }
-    if (!any)
+    if (total == 0)
         return 0;
     /* huge pages, as the arena has: at DRAM size small ones cost a page walk every 4 KiB of each stream */
     if (pb_membuf_map(&d->repacked_buf, (size_t)total, true) != 0)
@@ -113,13 +154,10 @@ static int pb_repack_init(pb_decode *d)
     d->repacked_bytes = total;
     uint64_t t0 = pb_now_ns();
     for (int i = 0; i < w->nmv; i++) {
-        kern_layout l = d->kernel[w->mfmt[i]].layout;
-        unsigned char *to = d->repacked + d->repacked_off[i];
-        if (l == KERN_LAYOUT_FILE)
-            memcpy(to, w->arena + w->off[i],
-                   (size_t)kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols));
-        else if (kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols,
-                             to) != 0)
+        uint64_t b;
+        kern_layout l = pb_layout_of(d, i, &b);
+        if (l != KERN_LAYOUT_FILE && kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows,
+                                                 (size_t)w->mv[i].cols, d->repacked + d->repacked_off[i]) != 0)
             return -1;
     }
     d->repack_ms = (double)(pb_now_ns() - t0) / 1e6;
@@ -169,23 +207,23 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
         return pb_decode_fail(d, ENOMEM);
     if (!pb_model_attn_ok(m))
         return pb_decode_fail(d, EINVAL);
-    if (pb_acts_init(d) != 0 || pb_repack_init(d) != 0 ||
+    if (pb_acts_init(d) != 0 || pb_repack_init(d) != 0 || pb_read_spans_init(d) != 0 ||
         pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
         pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0)
         return pb_decode_fail(d, errno); /* the failed init's errno, read before the frees can change it */
     return 0;
 }
 
-const unsigned char *pb_decode_read_memory(const pb_decode *d, size_t *bytes)
+const pb_memspan *pb_decode_read_spans(const pb_decode *d, int *n)
 {
-    *bytes = (size_t)(d->repacked ? d->repacked_bytes : d->w->bytes);
-    return d->repacked ? d->repacked : d->w->arena;
+    *n = d->read_nspans;
+    return d->read_spans;
 }
 
 void pb_decode_free(pb_decode *d)
 {
     void *const held[] = { d->x,    d->h,     d->q,           d->kv,          d->g,   d->u,
-                           d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns };
+                           d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns, d->read_spans };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     pb_membuf_unmap(&d->repacked_buf); /* nothing when none was mapped */
@@ -253,7 +291,7 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
     const pb_kchoice *k = &d->kernel[w->mfmt[i]];
     size_t group = (size_t)kern_layout_get(k->layout)->rows; /* a thread's rows in whole groups (powers of 2) */
     d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa,
-                                      .w = d->repacked ? d->repacked + d->repacked_off[i] : w->arena + w->off[i],
+                                      .w = pb_matrix_at(d, i),
                                       .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
                                       .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch, .layout = k->layout },
                              .gate = gate, .next = next, .grain = grain > group ? grain : group };

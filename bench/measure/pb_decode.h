@@ -48,6 +48,7 @@
 #include "pb_kchoice.h"
 #include "pb_decode_weights.h"
 #include "pb_exec.h"
+#include "pb_memfloor.h"
 #include "pb_model.h"
 
 typedef enum pb_glue_mode { PB_GLUE_SERIAL, PB_GLUE_FUSED, PB_GLUE_MODES } pb_glue_mode;
@@ -91,15 +92,18 @@ typedef struct pb_decode {
     uint64_t attn_mv_ns;  /* the part of the matvecs' slices (per thread, mean) that was attention's */
     uint64_t *attn_group_ns; /* split by head: the attention time of each thread's range of heads in the last
                               * dispatch, at the range's first head */
-    /* When a format's kernel runs a repacked layout (pb_kchoice.layout): every matrix copied once at init into
-     * one mapping beside the weights' own, in huge pages as the arena: those of a repacked format re-laid
-     * (kern_repack.h), the others as they are, so a token reads one mapping and its floor reads the same bytes
-     * (pb_decode_read_memory). NULL when no format is repacked. */
+    /* When a format's kernel runs a repacked layout (pb_kchoice.layout): its matrices re-laid once at init
+     * (kern_repack.h) into one mapping beside the weights' own, in huge pages as the arena; the others are read
+     * where they are. NULL when no format is repacked. */
     unsigned char *repacked;
     pb_membuf repacked_buf;  /* the mapping repacked points into */
-    uint64_t *repacked_off;  /* per matvec, its matrix's offset in repacked */
+    uint64_t *repacked_off;  /* per matvec of a repacked format, its matrix's offset in repacked */
     uint64_t repacked_bytes; /* the copy's size: memory the decode holds on top of the weights */
     double repack_ms;        /* what making it took */
+    /* The memory a token reads its matrices from, what its floor reads (pb_decode_read_spans): the arena whole when
+     * no format is repacked, else each matrix where its job reads it, in matvec order, neighbours merged. */
+    pb_memspan *read_spans;
+    int read_nspans;
 } pb_decode;
 
 /* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without
@@ -112,10 +116,10 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
  * heads; ENOMEM). */
 int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex);
 void pb_decode_free(pb_decode *d);
-/* The memory a token reads its matrices from: the repacked copy when there is one, else the weights' arena;
- * *bytes its size. A floor measured over it reads what the token reads: over the arena instead, it would read
+/* The memory a token reads its matrices from (d->read_spans, laid end to end: pb_memspan_lay), *n of them. A
+ * floor measured over them reads what the token reads: over the whole arena with a repacked format, it would read
  * memory the token never touches, evicting the copy from a large last-level cache between tokens. */
-const unsigned char *pb_decode_read_memory(const pb_decode *d, size_t *bytes);
+const pb_memspan *pb_decode_read_spans(const pb_decode *d, int *n);
 
 /* One token: the input hidden state for `token` (seeded), every matvec and attention through ex, logits in
  * d->logits; d->dispatches says how many dispatches it made. 0, or -1 with errno from a job check. */

@@ -176,10 +176,12 @@ Test(decode, a_repacked_layout_gives_the_reference_logits, .timeout = 120)
     pb_decode_weights_free(&w);
 }
 
-/* With one format repacked, a token reads every matrix from the decode's one copy, the memory its floor reads
- * (pb_decode_read_memory): the weights' own arena wiped after init, a mix of q1_0 re-laid and q8_0 as it is still
- * gives the scalar file kernels' logits bit for bit. Without a repacked format the floor reads the arena. */
-Test(decode, a_repacked_decode_reads_only_its_copy, .timeout = 60)
+/* With one format repacked, a token reads that format's matrices from the decode's copy and the others from the
+ * weights' arena, the memory its floor reads (pb_decode_read_spans): the copy holds only the re-laid matrices, the
+ * spans cover every matrix once where its job reads it, and with the arena's q1_0 matrices wiped after init a mix
+ * of q1_0 re-laid and q8_0 as it is still gives the scalar file kernels' logits bit for bit. Without a repacked
+ * format the floor reads the arena whole. */
+Test(decode, a_repacked_decode_reads_its_copy_and_the_rest_in_place, .timeout = 60)
 {
     pb_matvec mv[2 * PB_MODEL_MATVECS_PER_LAYER + 1];
     int n = pb_model_matvecs(&tiny, mv, 2 * PB_MODEL_MATVECS_PER_LAYER + 1);
@@ -199,20 +201,34 @@ Test(decode, a_repacked_decode_reads_only_its_copy, .timeout = 60)
     rp_k[KERN_Q1_0] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_TUNED,
                                     .layout = KERN_LAYOUT_Q1_0_R32LUT };
     pb_decode ref, rp;
-    size_t bytes;
+    int nspans;
     cr_assert_eq(pb_decode_init_with(&ref, &w, ref_k, 1), 0);
-    cr_assert(pb_decode_read_memory(&ref, &bytes) == w.arena && bytes == w.bytes, "no copy: the arena is read");
+    const pb_memspan *sp = pb_decode_read_spans(&ref, &nspans);
+    cr_assert(nspans == 1 && sp[0].p == w.arena && sp[0].bytes == w.bytes, "no copy: the arena is read whole");
     cr_assert_eq(pb_decode_token(&ref, &e, 5), 0);
     cr_assert_eq(pb_decode_init_with(&rp, &w, rp_k, 1), 0);
-    uint64_t want = 0;
-    for (int i = 0; i < n; i++)
-        want += (kern_repack_bytes(fmts[i] == KERN_Q1_0 ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE, fmts[i],
-                                   (size_t)mv[i].rows, (size_t)mv[i].cols) + 63) / 64 * 64;
-    cr_assert(pb_decode_read_memory(&rp, &bytes) == rp.repacked && rp.repacked, "the copy is read");
-    cr_assert_eq(bytes, want, "every matrix in the copy: %zu bytes, %llu expected", bytes, (unsigned long long)want);
-    memset(w.arena, 0, (size_t)w.bytes);
+    uint64_t copy = 0, read = 0;
+    sp = pb_decode_read_spans(&rp, &nspans);
+    for (int i = 0; i < n; i++) {
+        bool relaid = fmts[i] == KERN_Q1_0;
+        uint64_t b = kern_repack_bytes(relaid ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE, fmts[i],
+                                       (size_t)mv[i].rows, (size_t)mv[i].cols);
+        copy += relaid ? (b + 63) / 64 * 64 : 0;
+        read += b;
+        const unsigned char *at = relaid ? rp.repacked + rp.repacked_off[i] : w.arena + w.off[i];
+        int in = 0;
+        for (int s = 0; s < nspans; s++)
+            in += at >= sp[s].p && at + b <= sp[s].p + sp[s].bytes;
+        cr_assert_eq(in, 1, "matrix %d (%s) lies in one span where its job reads it", i, relaid ? "copy" : "arena");
+    }
+    cr_assert_eq(rp.repacked_bytes, copy, "the copy holds the re-laid matrices only: %llu bytes, %llu expected",
+                 (unsigned long long)rp.repacked_bytes, (unsigned long long)copy);
+    cr_assert_eq(sp[nspans - 1].at + sp[nspans - 1].bytes, read, "the spans hold every matrix once");
+    for (int i = 0; i < n; i += 2) /* the q1_0 matrices the copy replaces */
+        memset(w.arena + w.off[i], 0, (size_t)kern_format_matrix_bytes(KERN_Q1_0, (size_t)mv[i].rows,
+                                                                         (size_t)mv[i].cols));
     cr_assert_eq(pb_decode_token(&rp, &e, 5), 0);
-    cr_assert(memcmp(ref.logits, rp.logits, tiny.vocab * sizeof(float)) == 0, "a matrix was read from the arena");
+    cr_assert(memcmp(ref.logits, rp.logits, tiny.vocab * sizeof(float)) == 0, "a q1_0 matrix was read from the arena");
     pb_decode_free(&ref);
     pb_decode_free(&rp);
     pb_exec_close(&e);

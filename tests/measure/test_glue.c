@@ -237,15 +237,16 @@ Test(floor, measured_over_a_buffer)
     unsigned char *buf = malloc(bytes);
     for (size_t i = 0; i < bytes; i++)
         buf[i] = (unsigned char)(i * 31);
+    pb_memspan sp = { .p = buf, .bytes = bytes };
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
     pb_decode_floor fl;
     char err[256];
-    cr_assert_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, NULL, &fl, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_decode_floor_measure(e.p, &sp, 1, 3, NULL, &fl, err, sizeof err), 0, "%s", err);
     pb_decode_floor one;
-    cr_assert_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, "scalar", &one, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_decode_floor_measure(e.p, &sp, 1, 3, "scalar", &one, err, sizeof err), 0, "%s", err);
     cr_expect_str_eq(one.kernel, "scalar");
-    cr_expect_eq(pb_decode_floor_measure(e.p, buf, bytes, 3, "nope", &one, err, sizeof err), -1);
+    cr_expect_eq(pb_decode_floor_measure(e.p, &sp, 1, 3, "nope", &one, err, sizeof err), -1);
     cr_expect(fl.gbps_median > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
     cr_expect_str_eq(fl.source, "measured");
     cr_expect(fl.kernel[0] != '\0');
@@ -294,13 +295,14 @@ Test(floor, live_passes_and_a_changed_buffer)
     unsigned char *buf = malloc(bytes);
     for (size_t i = 0; i < bytes; i++)
         buf[i] = (unsigned char)(i * 31 + 7);
+    pb_memspan sp = { .p = buf, .bytes = bytes };
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
     char err[256];
     pb_decode_floor_live l;
-    cr_expect_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "nope", 4, err, sizeof err), -1);
-    cr_expect_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "copy-scalar", 4, err, sizeof err), -1, "not a read");
-    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(pb_decode_floor_live_open(&l, e.p, &sp, 1, "nope", 4, err, sizeof err), -1);
+    cr_expect_eq(pb_decode_floor_live_open(&l, e.p, &sp, 1, "copy-scalar", 4, err, sizeof err), -1, "not a read");
+    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, &sp, 1, "scalar", 4, err, sizeof err), 0, "%s", err);
     pool_config one = pool_config_default();
     one.threads = 1;
     pool *p1 = pool_create(&one);
@@ -315,13 +317,13 @@ Test(floor, live_passes_and_a_changed_buffer)
     cr_expect_str_eq(fl.source, "interleaved");
     cr_expect_str_eq(fl.kernel, "scalar");
     cr_expect(fl.gbps_min > 0 && fl.gbps_min <= fl.gbps_median && fl.gbps_median <= fl.gbps_best);
-    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, &sp, 1, "scalar", 4, err, sizeof err), 0, "%s", err);
     pb_decode_floor_live_pass(&l, e.p);
     buf[12345]++;
     pb_decode_floor_live_pass(&l, e.p);
     cr_expect_eq(pb_decode_floor_live_close(&l, &fl, err, sizeof err), -1);
     cr_expect(strstr(err, "1 of 2") != NULL, "%s", err);
-    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, buf, bytes, "scalar", 4, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_decode_floor_live_open(&l, e.p, &sp, 1, "scalar", 4, err, sizeof err), 0, "%s", err);
     cr_expect_eq(pb_decode_floor_live_close(&l, &fl, err, sizeof err), -1, "no pass: no floor");
     pb_exec_close(&e);
     free(buf);

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -112,6 +113,50 @@ static void measure_all(int threads)
 Test(memfloor, one_thread) { measure_all(1); }
 Test(memfloor, two_threads) { measure_all(2); }
 Test(memfloor, three_threads_uneven_split) { measure_all(3); }
+
+/* Spans read as one buffer laid end to end (a decode's matrices in the weights and a repacked copy): with every
+ * read kernel this CPU runs and 1 to 3 threads, a pass sums exactly the first `bytes` of them, pieces of odd sizes
+ * and alignments included, each byte once. */
+Test(memfloor, spans_read_as_one_buffer)
+{
+    static const size_t sizes[5] = { (1u << 20) + 77, 5000, 3, (2u << 20) + 13, 64 << 10 };
+    static const size_t skip[5] = { 0, 1, 0, 7, 64 }; /* where each piece starts in its own allocation */
+    unsigned char *mem[5];
+    pb_memspan spans[5];
+    for (int i = 0; i < 5; i++) {
+        mem[i] = malloc(sizes[i] + skip[i]);
+        cr_assert_not_null(mem[i]);
+        for (size_t j = 0; j < sizes[i] + skip[i]; j++)
+            mem[i][j] = (unsigned char)(j * 37 + 11 * (size_t)i + 1);
+        spans[i] = (pb_memspan){ .p = mem[i] + skip[i], .bytes = sizes[i] };
+    }
+    size_t total = pb_memspan_lay(spans, 5);
+    cr_assert_eq(total, sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4]);
+    cr_assert_eq(spans[3].at, sizes[0] + sizes[1] + sizes[2]);
+    size_t bytes = total / (2 * PB_MF_UNIT) * (2 * PB_MF_UNIT); /* the tail past it unread, as a decode floor's */
+    uint64_t want = 0;
+    for (int i = 0; i < 5; i++) /* the oracle: each span's bytes up to the cut */
+        if (spans[i].at < bytes)
+            want += pb_memsum(spans[i].p, bytes - spans[i].at < sizes[i] ? bytes - spans[i].at : sizes[i]);
+    for (int threads = 1; threads <= 3; threads++) {
+        pool_config cfg = pool_config_default();
+        cfg.threads = threads;
+        cfg.policy = POOL_SPIN;
+        pool *p = pool_create(&cfg);
+        cr_assert_not_null(p);
+        static pb_memfloor_ctx c;
+        pb_memfloor_init_spans(&c, p, spans, 5, bytes);
+        for (const pb_memkern *k = pb_memkerns; k->name; k++) {
+            if (!pb_memkern_reads_here(k))
+                continue;
+            uint64_t ns;
+            cr_expect_eq(pb_memfloor_pass(&c, k, &ns), want, "%s with %d threads", k->name, threads);
+        }
+        pool_destroy(p);
+    }
+    for (int i = 0; i < 5; i++)
+        free(mem[i]);
+}
 
 /* A read kernel 20 ms slower a call on one thread (slow_thread: pool_run's id 0, the caller), counting what that
  * thread read: a vCPU its host preempts, or an E-core, seen by a pass. 20 ms: under qemu-user the other thread

@@ -14,10 +14,11 @@
 
 #define PB_FLOOR_MAX_CPUS 1024 /* a cpus cell longer than this cannot match a pool (POOL_MAX_THREADS) */
 
-/* A pb_memfloor context over buf (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two halves
- * for its copies), or NULL with the reason in err. */
-static pb_memfloor_ctx *pb_decode_floor_ctx(pool *p, const void *buf, size_t bytes, char *err, size_t errlen)
+/* A pb_memfloor context over the n spans (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two
+ * halves for its copies), or NULL with the reason in err. */
+static pb_memfloor_ctx *pb_decode_floor_ctx(pool *p, const pb_memspan *spans, int n, char *err, size_t errlen)
 {
+    size_t bytes = n > 0 ? spans[n - 1].at + spans[n - 1].bytes : 0;
     size_t span = bytes / (2 * PB_MF_UNIT) * (2 * PB_MF_UNIT);
     pb_memfloor_ctx *c = malloc(sizeof *c); /* 64 KiB of per-thread slots: not on the stack */
     if (!c || span == 0) {
@@ -25,17 +26,16 @@ static pb_memfloor_ctx *pb_decode_floor_ctx(pool *p, const void *buf, size_t byt
         snprintf(err, errlen, span ? "out of memory" : "a buffer of %zu bytes is too small to measure", bytes);
         return NULL;
     }
-    /* pb_memfloor_* only read the buffer in read passes (the cast drops const for its context's field type). */
-    pb_memfloor_init(c, p, (uint8_t *)(uintptr_t)buf, span);
+    pb_memfloor_init_spans(c, p, spans, n, span);
     return c;
 }
 
-int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only,
+int pb_decode_floor_measure(pool *p, const pb_memspan *spans, int n, int passes, const char *only,
                             pb_decode_floor *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->source, sizeof out->source, "measured");
-    pb_memfloor_ctx *c = pb_decode_floor_ctx(p, buf, bytes, err, errlen);
+    pb_memfloor_ctx *c = pb_decode_floor_ctx(p, spans, n, err, errlen);
     if (!c)
         return -1;
     int rc = -1;
@@ -73,8 +73,8 @@ int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, 
     return rc;
 }
 
-int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel,
-                              int cap, char *err, size_t errlen)
+int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const pb_memspan *spans, int n,
+                              const char *kernel, int cap, char *err, size_t errlen)
 {
     memset(l, 0, sizeof *l);
     l->k = pb_memkern_find(kernel);
@@ -84,7 +84,7 @@ int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf,
     }
     l->cap = cap > 0 ? cap : 1;
     l->gbps = malloc((size_t)l->cap * sizeof *l->gbps);
-    l->c = l->gbps ? pb_decode_floor_ctx(p, buf, bytes, err, errlen) : NULL;
+    l->c = l->gbps ? pb_decode_floor_ctx(p, spans, n, err, errlen) : NULL;
     if (!l->c) {
         if (!l->gbps)
             snprintf(err, errlen, "out of memory");

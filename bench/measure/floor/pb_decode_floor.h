@@ -21,25 +21,28 @@
 
 #include "pool.h"
 
+struct pb_memspan; /* pb_memfloor.h */
+
 typedef struct pb_decode_floor {
     double gbps_best, gbps_median, gbps_min; /* of the chosen kernel's passes */
     char kernel[32];                         /* its name ("avx512-nt") */
     char source[24];                         /* "measured" or "memory_floor.csv" */
 } pb_decode_floor;
 
-/* 0, or -1 with the reason in err (no kernel, a wrong byte sum). buf holds bytes of written memory (at least
- * 8 KiB; a tail under 8 KiB is not read). */
-int pb_decode_floor_measure(pool *p, const void *buf, size_t bytes, int passes, const char *only,
+/* 0, or -1 with the reason in err (no kernel, a wrong byte sum). The n spans (pb_memfloor.h; their at set by
+ * pb_memspan_lay) are written memory read as one buffer laid end to end, as a decode reads its matrices from the
+ * weights and a repacked copy: at least 8 KiB in all, a tail under 8 KiB not read. */
+int pb_decode_floor_measure(pool *p, const struct pb_memspan *spans, int n, int passes, const char *only,
                             pb_decode_floor *out, char *err, size_t errlen);
 
 /* A floor measured between a harness's own timed steps (bench_sweep: one pass after each decode token), through
  * the very pool that runs the steps, so both see the same machine from moment to moment: on a shared host the
  * bandwidth drifts by 10% within seconds, and a floor measured before a point is then held against tokens
- * that ran in another weather. Each pass is one pool_run over buf with one read kernel, checked against the
+ * that ran in another weather. Each pass is one pool_run over the spans with one read kernel, checked against the
  * first (untimed) pass's byte sum. Each pass names its pool: the same one, or (for a pool whose workers sleep,
  * which would pay its wake-ups in the pass) a spin pool of the same threads and cpus made for that pass.
  *
- *   pb_decode_floor_live l;  pb_decode_floor_live_open(&l, pool, buf, bytes, "avx512-4s", n, err, len);
+ *   pb_decode_floor_live l;  pb_decode_floor_live_open(&l, pool, spans, ns, "avx512-4s", n, err, len);
  *   ...  pb_decode_floor_live_pass(&l, pool);  ... (up to n times)
  *   pb_decode_floor_live_close(&l, &floor, err, len);      // best/median/min over the passes; source "interleaved" */
 typedef struct pb_decode_floor_live {
@@ -50,9 +53,10 @@ typedef struct pb_decode_floor_live {
     int wrong; /* passes whose byte sum was not the first pass's */
 } pb_decode_floor_live;
 
-/* 0, or -1 with the reason in err (unknown or unsupported kernel, buffer too small, out of memory). */
-int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const void *buf, size_t bytes, const char *kernel,
-                              int cap, char *err, size_t errlen);
+/* 0, or -1 with the reason in err (unknown or unsupported kernel, spans too small, out of memory). The n spans as
+ * pb_decode_floor_measure's, read until close: they must outlive l. */
+int pb_decode_floor_live_open(pb_decode_floor_live *l, pool *p, const struct pb_memspan *spans, int n,
+                              const char *kernel, int cap, char *err, size_t errlen);
 /* One timed pass on p, a pool of as many threads as the one given to open (ignored beyond cap, or when p has
  * another thread count). */
 void pb_decode_floor_live_pass(pb_decode_floor_live *l, pool *p);

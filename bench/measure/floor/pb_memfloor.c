@@ -31,6 +31,25 @@ void pb_memfloor_init(pb_memfloor_ctx *c, pool *p, uint8_t *buf, size_t bytes)
     c->expect_sum = 0;
     c->touch_s = 0;
     c->kern = NULL;
+    c->spans = NULL;
+    c->nspans = 0;
+}
+
+void pb_memfloor_init_spans(pb_memfloor_ctx *c, pool *p, const pb_memspan *spans, int n, size_t bytes)
+{
+    pb_memfloor_init(c, p, NULL, bytes);
+    c->spans = spans;
+    c->nspans = n;
+}
+
+size_t pb_memspan_lay(pb_memspan *spans, int n)
+{
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        spans[i].at = at;
+        at += spans[i].bytes;
+    }
+    return at;
 }
 
 /* Thread id's share [*a, *b) of span bytes, in whole PB_MF_UNIT pages. */
@@ -93,6 +112,30 @@ static size_t pb_memfloor_chunk(size_t span, int n)
     return (pages ? pages : 1) * PB_MF_UNIT;
 }
 
+/* k over bytes [at, at + len) of the pass's span: buf's (a copy writes span bytes further on), or the spans' laid
+ * end to end, piece by piece (reads only: no destination). */
+static uint64_t pb_memfloor_run(const pb_memfloor_ctx *c, const pb_memkern *k, size_t span, size_t at, size_t len)
+{
+    if (!c->spans)
+        return k->fn(k->op == PB_MEMOP_COPY ? c->buf + span + at : c->buf + at, c->buf + at, len);
+    int lo = 0, hi = c->nspans - 1; /* the last span that starts at or before at */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (c->spans[mid].at <= at)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t sum = 0;
+    for (int i = lo; len > 0 && i < c->nspans; i++) {
+        size_t off = at - c->spans[i].at, left = c->spans[i].bytes - off, piece = left < len ? left : len;
+        sum += k->fn(NULL, c->spans[i].p + off, piece);
+        at += piece;
+        len -= piece;
+    }
+    return sum;
+}
+
 /* Runs k over the unclaimed chunks of owner's slice, claimed one at a time; their byte sum. The claims are
  * relaxed: fetch_add alone makes each chunk one thread's, and no thread reads what another writes in a pass
  * (a copy's chunk writes its own chunk of the second half); pool_run orders the caller's reset of next before
@@ -107,7 +150,7 @@ static uint64_t pb_memfloor_claim(pb_memfloor_ctx *c, const pb_memkern *k, size_
         if (at >= b)
             return sum;
         size_t end = b - at > chunk ? at + chunk : b;
-        sum += k->fn(k->op == PB_MEMOP_COPY ? c->buf + span + at : c->buf + at, c->buf + at, end - at);
+        sum += pb_memfloor_run(c, k, span, at, end - at);
     }
 }
 

@@ -36,6 +36,14 @@
 
 #define PB_MF_CHUNKS 64u      /* a slice is claimed in this many chunks (whole pages, at least one) */
 
+/* A stretch of memory a read pass covers (pb_memfloor_init_spans): where it is, its bytes, and where it starts
+ * among the spans laid end to end (pb_memspan_lay sets it). */
+typedef struct pb_memspan {
+    const uint8_t *p;
+    size_t bytes;
+    size_t at;
+} pb_memspan;
+
 /* One thread's slot, on its own cache line so the threads' stores do not share one: its pass's byte sum, and
  * the next unclaimed byte of its slice (claimed by its owner first, then by any thread that ran out). */
 typedef struct pb_memfloor_slot {
@@ -48,6 +56,8 @@ typedef struct pb_memfloor_ctx {
     int threads;
     uint8_t *buf;
     size_t bytes;            /* a multiple of 2 x PB_MF_UNIT */
+    const pb_memspan *spans; /* NULL: buf; else what read passes read instead, laid end to end (the caller's) */
+    int nspans;
     uint64_t expect_sum;     /* byte sum of the whole buffer after pb_memfloor_touch */
     double touch_s;          /* how long the first touch took */
     /* the pass being run (read by the workers during pool_run, written by the caller between passes) */
@@ -72,6 +82,12 @@ int pb_memfloor_check_size(uint64_t mib, uint64_t avail_bytes, char *err, size_t
 
 /* bytes must be a positive multiple of 2 x PB_MF_UNIT (any whole number of MiB is). */
 void pb_memfloor_init(pb_memfloor_ctx *c, pool *p, uint8_t *buf, size_t bytes);
+/* Read passes only, over n spans laid end to end (pb_memspan_lay) instead of one buffer, as a decode reads its
+ * matrices from two mappings: bytes at most their total, a positive multiple of 2 x PB_MF_UNIT. The spans stay the
+ * caller's and must outlive c's passes. */
+void pb_memfloor_init_spans(pb_memfloor_ctx *c, pool *p, const pb_memspan *spans, int n, size_t bytes);
+/* Sets each of the n spans' at (the bytes of those before it); their total. */
+size_t pb_memspan_lay(pb_memspan *spans, int n);
 /* First touch through the pool: each thread writes the fill pattern into its slice. Sets expect_sum. */
 void pb_memfloor_touch(pb_memfloor_ctx *c);
 /* One untimed pass, then passes timed ones (passes >= 1). 0, or -1 with errno ENOMEM (nothing measured). */

@@ -42,7 +42,7 @@ typedef struct sw_block {
 } sw_block;
 
 /* The read floor through a spin pool pinned like the point, one thread per cpu (an oversubscribed point's floor is
- * its cpus', not a time-shared pool's) (only: one kernel), over the memory d's tokens read (pb_decode_read_memory),
+ * its cpus', not a time-shared pool's) (only: one kernel), over the memory d's tokens read (pb_decode_read_spans),
  * or the block's weights before there is a decode (d NULL). */
 static int sw_floor(const sw_block *b, const pb_decode *d, const char *only, pb_decode_floor *out, char *err,
                     size_t errlen)
@@ -50,11 +50,12 @@ static int sw_floor(const sw_block *b, const pb_decode *d, const char *only, pb_
     char why[512];
     pb_exec fl;
     int n = b->held->n;
-    size_t bytes = (size_t)b->w->bytes;
-    const unsigned char *mem = d ? pb_decode_read_memory(d, &bytes) : b->w->arena;
+    pb_memspan arena = { .p = b->w->arena, .bytes = (size_t)b->w->bytes };
+    int nspans = 1;
+    const pb_memspan *spans = d ? pb_decode_read_spans(d, &nspans) : &arena;
     if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->held->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "read floor at %d threads: %s", n, strerror(errno));
-    int rc = pb_decode_floor_measure(fl.p, mem, bytes, b->p->floor_passes, only, out, why, sizeof why);
+    int rc = pb_decode_floor_measure(fl.p, spans, nspans, b->p->floor_passes, only, out, why, sizeof why);
     pb_exec_close(&fl);
     return rc == 0 ? 0 : pb_errf(err, errlen, "read floor at %d threads: %s", n, why);
 }
@@ -104,7 +105,7 @@ static void sw_floor_pass(void *ctx)
     }
 }
 
-/* Opens lv's interleaved floor over the memory d's tokens read (pb_decode_read_memory) with the block's kernel
+/* Opens lv's interleaved floor over the memory d's tokens read (pb_decode_read_spans) with the block's kernel
  * (own: the point's pool when its workers spin, else NULL: a spin pool per pass). False, with a line on stderr,
  * when it cannot: the point then takes the block's floor. */
 static bool sw_live_open(sw_live *lv, const sw_block *b, const pb_decode *d, pool *own)
@@ -113,9 +114,9 @@ static bool sw_live_open(sw_live *lv, const sw_block *b, const pb_decode *d, poo
     pool *first = own ? own : sw_spin_pool(b->place);
     char err[512];
     snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
-    size_t bytes;
-    const unsigned char *mem = pb_decode_read_memory(d, &bytes);
-    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, mem, bytes, b->floor.kernel, b->p->tokens, err,
+    int nspans;
+    const pb_memspan *spans = pb_decode_read_spans(d, &nspans);
+    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, spans, nspans, b->floor.kernel, b->p->tokens, err,
                                                sizeof err)
                    : -1;
     if (first && !own)
