@@ -134,9 +134,9 @@ find_fn() { # find_fn VARIANT FNS
 #             q1_0_r32lut 8 vpmaddwd a group of 32 (the tables' sums widened). The pass is inlined once per prefetch
 #             setting (kern_stream), each loop free of hint branches; the tightest, modelled, is a copy with one
 #             prefetch a line (no near one, which Intel's default adds: one more load-port instruction a line).
-#             Not q6_K_r16's and q1_0_r32lut's (one copy, testing the hint at each prefetch): q1_0_r32lut's row is
-#             branchy; GCC copies q6_K_r16's loop's blocks across those branches, no stretch holds one iteration,
-#             and its row is unexpected-loop.
+#             Not q6_K_r16's and q1_0_r32lut's (one copy, testing the hint at each prefetch): their rows are
+#             branchy, the hint blocks GCC lays out after the loop (in chains, for the near and the far hint)
+#             being detours (predict_loop.awk).
 KERNELS='
 x86_64  avx2       f32   file        rows_f32_cached                                  4 64   0 vfmadd:8
 x86_64  avx2       f16   file        rows_f16_cached                                  4 32   0 vfmadd:8

@@ -95,27 +95,53 @@ BEGIN { nl = 0; nb = 0; infn = 0 }
     if (is_branch(m) && ($NF in lab)) { nl++; ls[nl] = lab[$NF]; le[nl] = NR }
 }
 
+# An instruction after which nothing falls through: an unconditional jump or a return.
+function ends_flow(o) {
+    if (isa == "x86")
+        return o ~ /^(jmp|retq?)$/
+    return o ~ /^(b|ret)$/
+}
+
 # A back edge from line e to line s that is a detour, not a loop: an unconditional jump ending an out-of-line block
-# (its label follows a jump, so nothing falls into it) that only branches from outside s..e enter, as the
-# prefetch-hint branch's block placed after a loop's exit jumps back into the loop's body. Inside another loop,
-# such a detour would otherwise count as the innermost loop.
+# (its first label follows a jump or a return, so nothing falls into it; labels inside it may be entered too) that
+# only branches from outside s..e, or from other such blocks (ool: a detour's lines), enter, as the prefetch-hint
+# branch's block placed after a loop's exit jumps back into the loop's body, and the second hint's blocks entered
+# from the first's. A block holding a multiply-type instruction does the loop's own work (an else path): never a
+# detour. Inside another loop, a detour would otherwise count as the innermost loop. Sets dstart, the block's first
+# line.
 function detour(s, e,    b, k, i) {
     if (op[e] != "jmp") return 0
-    for (b = e; b > s && !(b in labat); b--) ;
-    if (b <= s) return 0
-    for (k = b - 1; k > s && !ins[k]; k--) ;
-    if (!ins[k] || op[k] != "jmp") return 0
-    for (i = 1; i <= nb; i++)
-        if (btarget[i] == labat[b] && bline[i] >= s && bline[i] <= e) return 0
-    return 1
+    for (b = e - 1; b > s; b--) {
+        if (!(b in labat)) continue
+        for (i = 1; i <= nb; i++)
+            if (btarget[i] == labat[b] && bline[i] >= s && bline[i] <= e && !ool[bline[i]]) return 0
+        for (k = b - 1; k > s && !ins[k]; k--) ;
+        if (ins[k] && ends_flow(op[k])) {
+            for (k = b; k <= e; k++) if (mul[k]) return 0
+            dstart = b
+            return 1
+        }
+        if (k <= s) return 0
+    }
+    return 0
 }
 
 END {
     if (!found) { print "none no 0 0 0"; exit }
     # merge back edges whose ranges overlap without nesting: one loop with several back edges or entries
     # (GCC's rotated loops with a header at the bottom, or a body with out-of-line blocks)
+    found_detour = 1
+    while (found_detour) { # a detour's lines can make another block entered from them a detour
+        found_detour = 0
+        for (i = 1; i <= nl; i++)
+            if (!isdetour[i] && detour(ls[i], le[i])) {
+                isdetour[i] = 1
+                found_detour = 1
+                for (k = dstart; k <= le[i]; k++) ool[k] = 1
+            }
+    }
     nr = 0
-    for (i = 1; i <= nl; i++) if (!detour(ls[i], le[i])) { nr++; rs[nr] = ls[i]; re[nr] = le[i]; redges[nr] = 1 }
+    for (i = 1; i <= nl; i++) if (!isdetour[i]) { nr++; rs[nr] = ls[i]; re[nr] = le[i]; redges[nr] = 1 }
     changed = 1
     while (changed) {
         changed = 0
