@@ -11,7 +11,9 @@
  *
  * Owners of a loss: floor, unexplained: the machine; quant, glue, attn, dispatch: poolbench; kernel: poolbench
  * when the format's best L2 kernel computes slower than a thread's share of the point's floor (it cannot
- * stream), the machine when it computes faster (it waits on memory); wait: the machine when the point's cpus lost
+ * stream), or when its best kernel at DRAM size reads under PB_KERNEL_STREAMS of the read measured beside it (it
+ * computes fast enough in cache but does not stream from memory), the machine when it does both (it waits on
+ * memory); wait: the machine when the point's cpus lost
  * time to steal, changed placement or were emulated slow, poolbench (its split) otherwise. */
 #ifndef PB_ANSWER_H
 #define PB_ANSWER_H
@@ -19,6 +21,11 @@
 #include <stdbool.h>
 
 #include "pb_digest.h"
+
+/* A kernel at DRAM size reading this fraction of the read beside it streams at memory's pace: issue 27's "at DRAM
+ * size >= 90% of the floor", against the read of the same moment, so that the host's drift between the two does
+ * not decide the owner. */
+#define PB_KERNEL_STREAMS 0.9
 
 typedef enum pb_owner { PB_OWNER_MACHINE, PB_OWNER_POOLBENCH } pb_owner;
 extern const char *const pb_owner_names[2]; /* "machine", "poolbench" */

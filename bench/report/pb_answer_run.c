@@ -32,7 +32,8 @@ static const pb_kernel_digest *kernel_of(const pb_digest *d, const char *format)
     return NULL;
 }
 
-/* The kernel part's owner: can the format's best L2 kernel stream a thread's share of the point's floor? */
+/* The kernel part's owner: can the format's best L2 kernel stream a thread's share of the point's floor, and does its
+ * best kernel at DRAM size read at the pace of the read beside it (where kernels.csv has that column)? */
 static void kernel_owner(pb_answer_biggest_loss *l, const pb_answer_point *p, const pb_digest *d)
 {
     const pb_kernel_digest *k = kernel_of(d, p->d.format);
@@ -43,10 +44,21 @@ static void kernel_owner(pb_answer_biggest_loss *l, const pb_answer_point *p, co
         return;
     }
     bool streams = k->l2 >= share;
+    double of_read = k->dram / k->dram_read; /* NaN without a DRAM figure or the read beside it */
+    if (streams && of_read < PB_KERNEL_STREAMS) {
+        l->owner = PB_OWNER_POOLBENCH;
+        snprintf(l->why, sizeof l->why, "its best kernel at DRAM size (%s) reads %s GB/s, %s of the %s GB/s read "
+                 "beside it, though in L2 it computes %s GB/s: the kernel does not stream from memory", k->variant_dram,
+                 PB_NUM(k->dram, 1), PB_PCT(100 * of_read), PB_NUM(k->dram_read, 1), PB_NUM(k->l2, 1));
+        return;
+    }
     l->owner = streams ? PB_OWNER_MACHINE : PB_OWNER_POOLBENCH;
+    char dram[96] = "";
+    if (streams && !isnan(of_read))
+        snprintf(dram, sizeof dram, ", at DRAM size %s of the read beside it", PB_PCT(100 * of_read));
     snprintf(l->why, sizeof l->why, "its best L2 kernel (%s) computes %s GB/s, %s the %s GB/s a thread streams at "
-             "this point's floor: %s", k->variant_l2, PB_NUM(k->l2, 1), streams ? "over" : "under", PB_NUM(share, 1),
-             streams ? "the kernel waits on memory" : "the kernel cannot stream");
+             "this point's floor%s: %s", k->variant_l2, PB_NUM(k->l2, 1), streams ? "over" : "under",
+             PB_NUM(share, 1), dram, streams ? "the kernel waits on memory" : "the kernel cannot stream");
 }
 
 /* The wait part's owner: a slowest thread the machine made (steal, a placement change, an emulated slow cpu), or

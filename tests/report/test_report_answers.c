@@ -174,6 +174,18 @@ Test(report_answers, owners_of_each_loss)
     cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "%s", l.why);
     cr_expect_eq(pb_answer_loss(&k, &fast).owner, PB_OWNER_MACHINE);
     cr_expect_eq(pb_answer_loss(&k, &none).owner, PB_OWNER_POOLBENCH, "no kernels.csv: poolbench's to prove");
+    /* fast in L2, and at DRAM size under 90% of the read beside it (30 of 40 GB/s): it does not stream */
+    fast.kern.k[0].dram = 30;
+    fast.kern.k[0].dram_read = 40;
+    snprintf(fast.kern.k[0].variant_dram, sizeof fast.kern.k[0].variant_dram, "avx512");
+    l = pb_answer_loss(&k, &fast);
+    cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "%s", l.why);
+    cr_expect(strstr(l.why, "(avx512) reads 30.0 GB/s, 75% of the 40.0 GB/s read beside it"), "%s", l.why);
+    fast.kern.k[0].dram = 38; /* 95% of it: memory's pace */
+    l = pb_answer_loss(&k, &fast);
+    cr_expect_eq(l.owner, PB_OWNER_MACHINE, "%s", l.why);
+    cr_expect(strstr(l.why, "at DRAM size 95% of the read beside it"), "%s", l.why);
+    fast.kern.k[0].dram = fast.kern.k[0].dram_read = NAN; /* a kernels.csv from before read_gbps: L2 alone */
 
     pb_answer_point w = point(3, 20, 2);
     l = pb_answer_loss(&w, &fast);
