@@ -114,7 +114,7 @@ static size_t pb_memfloor_chunk(size_t span, int n)
 
 /* k over bytes [at, at + len) of the pass's span: buf's (a copy writes span bytes further on), or the spans' laid
  * end to end, piece by piece (reads only: no destination). */
-static uint64_t pb_memfloor_run(const pb_memfloor_ctx *c, const pb_memkern *k, size_t span, size_t at, size_t len)
+static uint64_t pb_memfloor_range(const pb_memfloor_ctx *c, const pb_memkern *k, size_t span, size_t at, size_t len)
 {
     if (!c->spans)
         return k->fn(k->op == PB_MEMOP_COPY ? c->buf + span + at : c->buf + at, c->buf + at, len);
@@ -150,7 +150,7 @@ static uint64_t pb_memfloor_claim(pb_memfloor_ctx *c, const pb_memkern *k, size_
         if (at >= b)
             return sum;
         size_t end = b - at > chunk ? at + chunk : b;
-        sum += pb_memfloor_run(c, k, span, at, end - at);
+        sum += pb_memfloor_range(c, k, span, at, end - at);
     }
 }
 
