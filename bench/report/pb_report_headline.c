@@ -50,25 +50,41 @@ static void decode_table(FILE *o, const pb_sweep_digest *s)
     fprintf(o, "\n");
 }
 
-static void kernel_table(FILE *o, const pb_kernels_digest *k)
+/* The 1-thread read floor's median pass, NaN without one. */
+static double floor_one_thread(const pb_floor_digest *f)
+{
+    for (int i = 0; f->have && i < f->n; i++)
+        if (f->pt[i].threads == 1)
+            return f->pt[i].median;
+    return NAN;
+}
+
+static void kernel_table(FILE *o, const pb_kernels_digest *k, const pb_floor_digest *f)
 {
     int nthr = 0;
     for (int i = 0; i < k->n; i++)
         if (k->k[i].nthr > nthr)
             nthr = k->k[i].nthr;
+    double floor1 = floor_one_thread(f);
     fprintf(o, "**Kernels** (matvec, batch 1, best variant; median GB/s of weights):\n\n");
-    fprintf(o, "| format | L2, 1 thread | variant | L2, quantizing the activation every call | L3, 1 thread | "
-               "DRAM size, 1 thread | variant | DRAM size, %d threads |\n",
+    fprintf(o, "| format | L2, 1 thread | × floor | variant | L2, quantizing the activation every call | "
+               "L3, 1 thread | DRAM size, 1 thread | ÷ read beside | variant | DRAM size, %d threads |\n",
             nthr);
-    fprintf(o, "|---|---:|---|---:|---:|---:|---|---:|\n");
+    fprintf(o, "|---|---:|---:|---|---:|---:|---:|---:|---|---:|\n");
     for (int i = 0; i < k->n; i++) {
         const pb_kernel_digest *e = &k->k[i];
-        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(e->l2, 1),
-                PB_MD(e->variant_l2), PB_NUM(e->l2_act, 1), PB_NUM(e->l3, 1), PB_NUM(e->dram, 1),
-                PB_MD(e->variant_dram), PB_NUM(e->dram_nthr, 1));
+        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(e->l2, 1),
+                PB_X(e->l2 / floor1), PB_MD(e->variant_l2), PB_NUM(e->l2_act, 1), PB_NUM(e->l3, 1),
+                PB_NUM(e->dram, 1), PB_PCT(100 * e->dram / e->dram_read), PB_MD(e->variant_dram),
+                PB_NUM(e->dram_nthr, 1));
     }
     fprintf(o, "\nThe activation is quantized once per matvec input in a decode: the quantizing column pays it on "
-               "every call of an L2-sized matrix (bench_kernels' +act), the others not at all.\n\n");
+               "every call of an L2-sized matrix (bench_kernels' +act), the others not at all. × floor: the L2 "
+               "figure over the 1-thread read floor's median (%s GB/s); ÷ read beside: the DRAM-size figure over the "
+               "read measured just before it (kernels.csv's read_gbps). A kernel under about 1.5× the floor in L2, "
+               "or under 90%% of the read at DRAM size, is what a decode of that format waits on, not the "
+               "memory.\n\n",
+            PB_NUM(floor1, 1));
 }
 
 static void overlap_table(FILE *o, const pb_overlap_digest *ov)
@@ -91,7 +107,7 @@ void pb_report_headline(FILE *o, const pb_digest *d)
     if (d->sweep.have && ++parts)
         decode_table(o, &d->sweep);
     if (d->kern.have && ++parts)
-        kernel_table(o, &d->kern);
+        kernel_table(o, &d->kern, &d->floor);
     if (d->overlap.have && ++parts)
         overlap_table(o, &d->overlap);
     if (!parts)

@@ -103,6 +103,22 @@ Test(report_answers, a_kernel_that_cannot_stream_is_poolbench_s)
     drop_fixture(dir);
 }
 
+/* The headline's kernel table holds each format's best L2 kernel against the 1-thread floor and its best DRAM-size
+ * kernel against the read measured just before it: q8_0's 29.4 GB/s in L2 over a 2.8 GB/s floor, its 13.0 at DRAM
+ * size over a read of 14.0 (set here: the fixture is from before read_gbps, whose cells stay empty elsewhere). */
+Test(report_answers, the_kernel_table_holds_kernels_against_the_floor_and_the_read)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    static const char *const where[] = { "format", "q8_0", "variant", "avx2", "level", "dram", "threads", "1",
+                                         "batch", "1", NULL };
+    set_cells_where(dir, "kernels.csv", "read_gbps", "14.000", where);
+    char *md = report_of(dir, false);
+    tf_expect_has(md, "| format | L2, 1 thread | × floor | variant |", "| q8_0 | 29.4 | 10.4× | avx512 |",
+                  "| 13.0 | 93% | avx2 |", "the 1-thread read floor's median (2.8 GB/s)");
+    drop_fixture(dir);
+}
+
 /* The best point's tokens spread 40%: it is marked, and the recommendation falls back to the next trusted one. */
 Test(report_answers, a_noisy_best_point_gives_way)
 {
