@@ -275,7 +275,7 @@ const char *kern_prefetch_setting_name(bool temporal, unsigned distance, bool ne
 
 /* The hints a streaming pass's prefetches take, as kern_prefetch_near and kern_prefetch_temporal hold them. A pass
  * inlined once per constant setting holds no branch on them: GCC otherwise copies a loop's blocks across those
- * branches until no single stretch of it is one iteration (scripts/predict_loop.awk then finds none). */
+ * branches, and scripts/predict_loop.awk can only model the loop's text with both hints' blocks in it. */
 typedef struct kern_stream {
     bool near, temporal;
 } kern_stream;
@@ -294,11 +294,13 @@ static inline __attribute__((always_inline)) void kern_prefetch_stream_as(const 
         __builtin_prefetch(ahead, 0, 0);
 }
 
+/* The process's setting now (a tuner or wisdom may change it between calls, never during one). */
 static inline __attribute__((always_inline)) kern_stream kern_stream_now(void)
 {
     return (kern_stream){ .near = kern_prefetch_near, .temporal = kern_prefetch_temporal };
 }
 
+/* One line's prefetch with the process's setting, tested where it is called. */
 static inline __attribute__((always_inline)) void kern_prefetch_stream(const void *p)
 {
     kern_prefetch_stream_as(p, kern_stream_now());
