@@ -78,20 +78,23 @@ static int pb_acts_init(pb_decode *d)
     return 0;
 }
 
-/* Matrix i's layout and its bytes in it (the file's too). */
-static kern_layout pb_layout_of(const pb_decode *d, int i, uint64_t *bytes)
+/* Matrix i's layout: its format's kernel's. */
+static kern_layout pb_layout_of(const pb_decode *d, int i)
+{
+    return d->kernel[d->w->mfmt[i]].layout;
+}
+
+/* Matrix i's bytes in its layout (the file's too); 0 when the layout does not fit it. */
+static uint64_t pb_matrix_bytes(const pb_decode *d, int i)
 {
     const pb_decode_weights *w = d->w;
-    kern_layout l = d->kernel[w->mfmt[i]].layout;
-    *bytes = kern_repack_bytes(l, w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols);
-    return l;
+    return kern_repack_bytes(pb_layout_of(d, i), w->mfmt[i], (size_t)w->mv[i].rows, (size_t)w->mv[i].cols);
 }
 
 /* Where matrix i's job reads it: the repacked copy for a repacked layout, else the weights' arena. */
 static const unsigned char *pb_matrix_at(const pb_decode *d, int i)
 {
-    return d->kernel[d->w->mfmt[i]].layout != KERN_LAYOUT_FILE ? d->repacked + d->repacked_off[i]
-                                                                : d->w->arena + d->w->off[i];
+    return pb_layout_of(d, i) != KERN_LAYOUT_FILE ? d->repacked + d->repacked_off[i] : d->w->arena + d->w->off[i];
 }
 
 /* d->read_spans: the arena whole without a copy, else every matrix where its job reads it, neighbours merged.
@@ -104,16 +107,16 @@ static int pb_read_spans_init(pb_decode *d)
     if (!d->repacked) {
         d->read_spans[0] = (pb_memspan){ .p = w->arena, .bytes = (size_t)w->bytes };
         d->read_nspans = 1;
+        return 0;
     }
-    for (int i = 0; d->repacked && i < w->nmv; i++) {
-        uint64_t bytes;
-        (void)pb_layout_of(d, i, &bytes);
+    for (int i = 0; i < w->nmv; i++) {
         const unsigned char *p = pb_matrix_at(d, i);
+        size_t bytes = (size_t)pb_matrix_bytes(d, i);
         pb_memspan *last = d->read_nspans ? &d->read_spans[d->read_nspans - 1] : NULL;
         if (last && last->p + last->bytes == p)
-            last->bytes += (size_t)bytes;
+            last->bytes += bytes;
         else
-            d->read_spans[d->read_nspans++] = (pb_memspan){ .p = p, .bytes = (size_t)bytes };
+            d->read_spans[d->read_nspans++] = (pb_memspan){ .p = p, .bytes = bytes };
     }
     pb_memspan_lay(d->read_spans, d->read_nspans);
     return 0;
@@ -132,8 +135,8 @@ static int pb_repack_init(pb_decode *d)
     if (!(d->repacked_off = calloc((size_t)w->nmv, sizeof *d->repacked_off)))
         return -1;
     for (int i = 0; i < w->nmv; i++) {
-        uint64_t b;
-        kern_layout l = pb_layout_of(d, i, &b);
+        kern_layout l = pb_layout_of(d, i);
+        uint64_t b = pb_matrix_bytes(d, i);
         if (b == 0) {
             errno = EINVAL;
             return -1;
@@ -154,8 +157,7 @@ static int pb_repack_init(pb_decode *d)
     d->repacked_bytes = total;
     uint64_t t0 = pb_now_ns();
     for (int i = 0; i < w->nmv; i++) {
-        uint64_t b;
-        kern_layout l = pb_layout_of(d, i, &b);
+        kern_layout l = pb_layout_of(d, i);
         if (l != KERN_LAYOUT_FILE && kern_repack(l, w->mfmt[i], w->arena + w->off[i], (size_t)w->mv[i].rows,
                                                  (size_t)w->mv[i].cols, d->repacked + d->repacked_off[i]) != 0)
             return -1;
