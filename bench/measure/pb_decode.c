@@ -32,6 +32,9 @@ struct pb_step {
     size_t grain[PB_STEP_MAX];  /* job i's rows per grain */
     size_t grains[PB_STEP_MAX]; /* job i's rows in its grains, the last one cut */
     size_t units;               /* the most grains of any */
+    size_t unit_rows;           /* the rows a unit stands for in the dispatch: the grain of the job with the most
+                                 * grains (by head: q's rows of a head group), so that a dynamic claim of N rows
+                                 * takes about N rows of each matrix, as it does of a plain matvec */
     int layer;                  /* split by head: the layer; else -1 */
     kern_act *next;             /* split by head: o's activation when a head group is whole blocks of it */
 };
@@ -301,12 +304,10 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
 
 /* Units u0..u1 of a step: of each of its jobs in order, rows [u0 C / U, u1 C / U) of its grains (C its grains, U
  * the step's units), so every thread takes the same share of each matrix whatever their formats, and gate and up
- * (equal rows and grains) the same rows. */
-static void pb_step_rows(void *ctx, size_t u0, size_t u1)
+ * (equal rows and grains) the same rows. Its jobs' rows split as pb_fused_rows needs (whole grains, the last one
+ * cut at the rows), so what each writes is as disjoint as in a job's own dispatch. */
+static void pb_step_units(const pb_step *s, size_t u0, size_t u1)
 {
-    /* ctx is one of d->steps, read only; its jobs' rows split as pb_fused_rows needs (whole grains, the last one
-     * cut at the rows), so what each writes is as disjoint as in a job's own dispatch. */
-    const pb_step *s = ctx;
     for (int i = 0; i < s->n; i++) {
         const pb_fused *f = &s->d->jobs[s->first + i];
         size_t r0 = u0 * s->grains[i] / s->units * s->grain[i], r1 = u1 * s->grains[i] / s->units * s->grain[i];
@@ -314,6 +315,14 @@ static void pb_step_rows(void *ctx, size_t u0, size_t u1)
         if (r0 < r1)
             pb_fused_rows((void *)f, r0, r1); /* void * for pool_rows_fn's sake: pb_fused_rows only reads it */
     }
+}
+
+/* A step's dispatch covers units x unit_rows rows in grains of unit_rows (pb_step_dispatch): rows r0..r1 are
+ * units r0 / unit_rows .. r1 / unit_rows. */
+static void pb_step_rows(void *ctx, size_t r0, size_t r1)
+{
+    const pb_step *s = ctx; /* one of d->steps, read only */
+    pb_step_units(s, r0 / s->unit_rows, r1 / s->unit_rows);
 }
 
 /* Step k: matvecs first..first + n - 1, which read one activation (built with the jobs). */
@@ -325,7 +334,10 @@ static void pb_step_build(pb_decode *d, int k, int first, int n)
         const pb_fused *f = &d->jobs[first + i];
         s->grain[i] = f->grain;
         s->grains[i] = (f->job.rows + f->grain - 1) / f->grain;
-        s->units = s->grains[i] > s->units ? s->grains[i] : s->units;
+        if (s->grains[i] > s->units) {
+            s->units = s->grains[i];
+            s->unit_rows = f->grain;
+        }
     }
 }
 
@@ -347,6 +359,7 @@ static void pb_heads_build(pb_decode *d, int k, int l)
         s->grains[i] = heads;
     }
     s->n = 3;
+    s->unit_rows = s->grain[0];
     kern_act *o = pb_act_of(d, first + MV_O);
     if (group * D % kern_act_block(o->fmt) == 0)
         s->next = o;
@@ -431,13 +444,21 @@ static int pb_step_ready(pb_decode *d, pb_step *s)
     return 0;
 }
 
+/* Step s as one dispatch of ex through fn (pb_step_rows, pb_heads_rows), in rows: each unit is unit_rows of them,
+ * so a schedule's dynamic claims mean the same rows as in a matvec's dispatch, not that many units (64 units of a
+ * step split by head were every head of a layer, on one thread). */
+static int pb_step_dispatch(pb_decode *d, pb_exec *ex, pb_step *s, pool_rows_fn fn)
+{
+    return pb_mv_dispatch(d, ex, s->units * s->unit_rows, s->unit_rows, fn, s);
+}
+
 /* Step k's matvecs as one dispatch of ex (fused glue: pb_decode.h). */
 static int pb_mv_step(pb_decode *d, pb_exec *ex, int k)
 {
     pb_step *s = &d->steps[k];
     if (pb_step_ready(d, s) != 0)
         return -1;
-    return pb_mv_dispatch(d, ex, s->units, 1, pb_step_rows, s);
+    return pb_step_dispatch(d, ex, s, pb_step_rows);
 }
 
 /* The clock now, the time since t0 added to *acc: one serial piece of the token timed on its own. */
@@ -502,18 +523,18 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
     pb_o_input(d, l);
 }
 
-/* Key/value heads u0..u1 of a step split by head: their rows of q, k and v (each matrix one stream, as a plain
+/* Rows r0..r1 of a step split by head (pb_step_rows), key/value heads u0..u1: their rows of q, k and v (each matrix one stream, as a plain
  * step's), then each head's attention (timed into attn_group_ns[u0], a slot no other range has), then its heads of
  * the output quantized into o's activation when next is set. */
-static void pb_heads_rows(void *ctx, size_t u0, size_t u1)
+static void pb_heads_rows(void *ctx, size_t r0, size_t r1)
 {
     /* ctx is one of d->steps, read only; heads u0..u1 write their rows of q, k and v, their cache rows, partials
      * and output (pb_attn_group), attn_group_ns[u0] and, in whole blocks, their blocks of next. */
     const pb_step *s = ctx;
     const pb_decode *d = s->d;
     const pb_model *m = &d->w->shape;
-    size_t M = d->batch, GD = s->grain[0];
-    pb_step_rows(ctx, u0, u1);
+    size_t M = d->batch, GD = s->grain[0], u0 = r0 / s->unit_rows, u1 = r1 / s->unit_rows;
+    pb_step_units(s, u0, u1);
     uint64_t t0 = pb_now_ns();
     for (size_t g = u0; g < u1; g++) {
         pb_qkv_prep(d, s->layer, g, g + 1);
@@ -534,7 +555,7 @@ static int pb_heads(pb_decode *d, pb_exec *ex, int l)
         return -1;
     pb_attn_begin(&d->attn, l);
     memset(d->attn_group_ns, 0, s->units * sizeof *d->attn_group_ns);
-    pb_mv_dispatch(d, ex, s->units, 1, pb_heads_rows, s);
+    pb_step_dispatch(d, ex, s, pb_heads_rows);
     uint64_t sum = 0;
     for (size_t g = 0; g < s->units; g++) /* written by the dispatch's threads, ordered before its return */
         sum += d->attn_group_ns[g];
