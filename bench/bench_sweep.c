@@ -59,7 +59,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
                   "bench_tune's wisdom measured faster at its thread count)" },
         { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",
           .help = "row split of each matvec: static, weighted (shares by each core's capacity), dynamic:N (claims of N "
-          "rows), comma-separated", .dflt = "static (+ weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) " on unequal cores)" },
+          "rows from one counter), steal:N (each thread's static share in claims of N rows, idle threads taking "
+          "from the back of the others'), comma-separated",
+          .dflt = "static (+ weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) " on unequal cores)" },
         PB_OPT_EMULATE_SLOW(&o->emulate),
         PB_OPT_CO_RUNNER(&o->co_runner),
         { .name = "glue", .kind = PB_OPT_CHOICES, .dest = &o->glues, .choices = pb_glue_mode_names,

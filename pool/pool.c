@@ -154,6 +154,7 @@ static void pool_free(struct pool *p)
     pool_sleepq_destroy(&p->work_q);
     pool_sleepq_destroy(&p->done_q);
     free(p->cum);
+    free(p->shares);
     free(p->cpus);
     free(p->tids);
     free(p->workers);
@@ -252,9 +253,10 @@ pool *pool_create(const pool_config *cfg)
     p->tids = calloc((size_t)p->n, sizeof *p->tids);
     p->workers = calloc((size_t)p->n, sizeof *p->workers);
     p->cum = calloc((size_t)p->n + 1, sizeof *p->cum);
+    p->shares = pool_alloc_lines((size_t)p->n * sizeof *p->shares);
     if (cfg->cpus && (p->cpus = malloc((size_t)p->n * sizeof *p->cpus)))
         memcpy(p->cpus, cfg->cpus, (size_t)p->n * sizeof *p->cpus);
-    if (!p->tids || !p->workers || !p->cum || (cfg->cpus && !p->cpus)) {
+    if (!p->tids || !p->workers || !p->cum || !p->shares || (cfg->cpus && !p->cpus)) {
         pool_destroy(p);
         return pool_fail(ENOMEM);
     }

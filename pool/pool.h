@@ -11,6 +11,8 @@
  *  - pool_rows_grain(p, rows, chunk, grain, fn, ctx): the same, every range starting at a multiple of grain
  *    (the last may end short at rows): static splits ceil(rows / grain) units, dynamic claims round chunk up
  *    to a multiple of grain. For work done in blocks (a slice quantized into whole activation blocks).
+ *  - pool_rows_steal(p, rows, chunk, grain, fn, ctx): the static split's shares, each claimed by its owner from
+ *    its front (halves, down to chunk rows), and in chunks by threads done with their own from its back.
  *  - pool_set_weights(p, w): static splits proportional to w[id] instead of equal (a capacity-weighted split
  *    for unequal cores); NULL restores the equal split. Which thread computes a row never changes its bits.
  *  - pool_config.hook: an optional observer around every range of rows a thread runs (timing, or stretching
@@ -36,6 +38,9 @@
 #ifndef POOL_H
 #define POOL_H
 
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -132,6 +137,25 @@ void pool_run(pool *p, pool_fn fn, void *ctx);
 void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx);
 /* grain 0 counts as 1. */
 void pool_rows_grain(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx);
+/* The same rows in the static split's shares (weighted when p has weights), each thread taking its own share
+ * from the front, half of what is left at a time down to chunk rows, and a thread done with its share taking chunks
+ * from the back of another's (pool_steal_claim): where dynamic claims restart every stream every chunk, a thread
+ * here reads its rows in order in a few calls and only a slow thread's tail moves. chunk 0, or more than 2^32 - 1
+ * units, runs the static split. */
+void pool_rows_steal(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx);
+
+/* One thread's share of a stealing split: units [next, end) in one word (next in the low 32 bits), alone on its
+ * cache line, so the owner's claims stay in its own cache until a thief comes. */
+typedef struct pool_share {
+    alignas(64) _Atomic uint64_t range;
+} pool_share;
+/* s[0..n) as the static split of units (weighted by cum when not NULL, pool_split_weighted), before a dispatch
+ * whose start publishes them. units < 2^32. */
+void pool_steal_reset(pool_share *s, size_t units, int n, const double *cum);
+/* Thread id's next claim: from the front of its own share, half of what is left but at least chunk units (0
+ * counts as 1), else chunk units from the back of the first other share with units left, looking from id + 1 on.
+ * false when every share is empty. */
+bool pool_steal_claim(pool_share *s, int id, int n, size_t chunk, size_t *u0, size_t *u1);
 
 /* Static split of total items over n threads: thread id gets [*r0, *r1); the first total % n threads
  * take one more. */

@@ -1,7 +1,7 @@
 /* pool_split.c — how a rows job's rows are split over the threads that run it: the even static split, the
- * capacity-weighted static split, dynamic claims of chunk rows, and a group's own copy of a rows job (a tree's
- * leader takes it before waking its group). Below the dispatch: pool.c and pool_tree.c call in here and
- * pool_rows.c starts the jobs; nothing here calls either. */
+ * capacity-weighted static split, dynamic claims of chunk rows, claims over the static shares that idle threads
+ * steal from, and a group's own copy of a rows job (a tree's leader takes it before waking its group). Below the
+ * dispatch: pool.c and pool_tree.c call in here and pool_rows.c starts the jobs; nothing here calls either. */
 #include "pool.h"
 #include "pool_impl.h"
 #include "pool_struct.h"
@@ -78,6 +78,14 @@ static void pool_split_dynamic_of(struct pool *p, const pool_rows_job *j, int id
     }
 }
 
+/* A stealing split's claims (pool_steal.c), each a slice: units u0..u1 of the job's grains, the last cut at rows. */
+static void pool_split_steal_of(struct pool *p, const pool_rows_job *j, int id, int n)
+{
+    size_t u0, u1, g = j->grain;
+    while (pool_steal_claim(p->shares, id, n, j->chunk / g, &u0, &u1))
+        pool_split_slice(p, id, j, u0 * g, u1 * g < j->rows ? u1 * g : j->rows);
+}
+
 /* The runners pool_run calls with &p->rows_job, and their twins for a group's copy. */
 void pool_split_static(void *arg, int id, int n)
 {
@@ -88,6 +96,11 @@ void pool_split_dynamic(void *arg, int id, int n)
 {
     (void)n;
     pool_split_dynamic_of(pool_split_pool_of(arg), arg, id);
+}
+
+void pool_split_steal(void *arg, int id, int n)
+{
+    pool_split_steal_of(pool_split_pool_of(arg), arg, id, n);
 }
 
 static void pool_split_static_group(void *arg, int id, int n)
@@ -101,6 +114,11 @@ static void pool_split_dynamic_group(void *arg, int id, int n)
     pool_split_dynamic_of(pool_split_pool_of_group_copy(arg), arg, id);
 }
 
+static void pool_split_steal_group(void *arg, int id, int n)
+{
+    pool_split_steal_of(pool_split_pool_of_group_copy(arg), arg, id, n);
+}
+
 void pool_split_pass(const struct pool *p, pool_group *g, pool_job job)
 {
     if (!pool_job_is_rows(job)) {
@@ -108,7 +126,7 @@ void pool_split_pass(const struct pool *p, pool_group *g, pool_job job)
         return;
     }
     g->rows_job = p->rows_job;
-    g->job = (pool_job){ .fn = job.fn == pool_split_static ? pool_split_static_group : pool_split_dynamic_group,
-                         .ctx = &g->rows_job };
+    pool_fn fn = job.fn == pool_split_static ? pool_split_static_group
+                 : job.fn == pool_split_dynamic ? pool_split_dynamic_group : pool_split_steal_group;
+    g->job = (pool_job){ .fn = fn, .ctx = &g->rows_job };
 }
-

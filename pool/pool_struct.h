@@ -106,6 +106,8 @@ struct pool {
      * job. Plain fields: the next job's seq_cst RMW on gen releases them to the workers' acquire of it. */
     bool weighted;             /* static splits follow cum instead of pool_split */
     double *cum;               /* n + 1 cumulative shares (pool_split_weighted) */
+    pool_share *shares;        /* n shares of a stealing split, each on its own line (set up per job by the
+                                * caller, claimed by the threads: pool_steal.c) */
 
     /* pool_bind_caller's state: only the driving thread reads or writes these (a pool is driven by one thread
      * at a time), so plain fields suffice. */
@@ -155,10 +157,12 @@ void pool_split_pass(const struct pool *p, pool_group *g, pool_job job);
  * dynamic claims of chunk rows (pool_split.c). */
 void pool_split_static(void *arg, int id, int n);
 void pool_split_dynamic(void *arg, int id, int n);
+/* And the stealing split's claims (pool_rows_steal). */
+void pool_split_steal(void *arg, int id, int n);
 /* Whether job is a rows job (pool_rows'), whose runner and descriptor a group gets its own copies of. */
 static inline bool pool_job_is_rows(pool_job job)
 {
-    return job.fn == pool_split_static || job.fn == pool_split_dynamic;
+    return job.fn == pool_split_static || job.fn == pool_split_dynamic || job.fn == pool_split_steal;
 }
 /* One slice r0..r1 of job j on thread id, through p's observer when there is one. */
 void pool_split_slice(const struct pool *p, int id, const pool_rows_job *j, size_t r0, size_t r1);

@@ -80,6 +80,8 @@ Test(sweep_cli, bad_numbers)
     expect_bad("--schedule dynamic:0", "--schedule");
     expect_bad("--schedule dynamic:", "--schedule");
     expect_bad("--schedule dynamic:x", "--schedule");
+    expect_bad("--schedule steal:0", "--schedule");
+    expect_bad("--schedule steal", "--schedule");
     expect_bad("--schedule static,guided", "--schedule");
     expect_bad("--batch 0", "--batch");
     expect_bad("--batch 17", "--batch");

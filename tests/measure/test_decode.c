@@ -1,7 +1,7 @@
 /* A decode token (pb_decode) on a tiny model: weights built on 1 or 3 threads are the same bytes, and one
- * token's lm_head outputs are bit-identical at 1 and N threads for every policy (OpenMP included) and both
- * schedules and both glue modes (serial, fused; fused q, k, v split by key/value head and not), for every format,
- * at batch 1 and 3. */
+ * token's lm_head outputs are bit-identical at 1 and N threads for every policy (OpenMP included), every split
+ * (static, dynamic claims, stealing claims) and both glue modes (serial, fused; fused q, k, v split by key/value
+ * head and not), for every format, at batch 1 and 3. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,13 +25,16 @@ static void build(pb_decode_weights *w, kern_format f, int threads)
 }
 
 /* Logits of token 5 through an executor; returns a malloc'd copy. */
-static float *token(const pb_decode_weights *w, size_t batch, int kind, int threads, size_t chunk, pb_glue_mode glue)
+static const pb_sched split_static = { .kind = PB_SCHED_STATIC };
+
+static float *token(const pb_decode_weights *w, size_t batch, int kind, int threads, pb_sched s, pb_glue_mode glue)
 {
     pb_decode d;
     cr_assert_eq(pb_decode_init(&d, w, kern_isa_best(), batch), 0);
     d.glue = glue;
     pb_exec e;
-    cr_assert_eq(pb_exec_open(&e, kind, threads, NULL, chunk, 50), 0);
+    pb_exec_cfg cfg = { .kind = kind, .threads = threads, .sched = s, .spin_us = 50 };
+    cr_assert_eq(pb_exec_open_cfg(&e, &cfg), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
     /* serial: one per matvec; fused: q, k, v one, gate and up one; attention one (context 0: one chunk), or none
      * split by head (fused, the key/value heads a multiple of the threads): inside q, k, v's */
@@ -65,14 +68,14 @@ Test(decode, weights_do_not_depend_on_threads)
 
 Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 120)
 {
-    static const size_t chunks[] = { 0, 3 }; /* static, dynamic:3 */
+    static const pb_sched splits[] = { { PB_SCHED_STATIC, 0 }, { PB_SCHED_DYNAMIC, 3 }, { PB_SCHED_STEAL, 3 } };
     static const size_t batches[] = { 1, 3 };
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         pb_decode_weights w;
         build(&w, (kern_format)f, 2);
         for (size_t b = 0; b < sizeof batches / sizeof *batches; b++) {
             size_t n = batches[b] * tiny.vocab;
-            float *ref = token(&w, batches[b], POOL_SPIN, 1, 0, PB_GLUE_SERIAL);
+            float *ref = token(&w, batches[b], POOL_SPIN, 1, split_static, PB_GLUE_SERIAL);
             double rms = 0;
             for (size_t i = 0; i < n; i++) {
                 cr_assert(isfinite(ref[i]), "%s: logit %zu is %g", kern_format_names[f], i, ref[i]);
@@ -82,15 +85,16 @@ Test(decode, logits_bit_identical_across_threads_policies_schedules, .timeout = 
             /* 2 threads split fused q, k, v by key/value head; 3 do not */
             for (int t = 2; t <= 3; t++)
                 for (int kind = 0; kind < PB_EXEC_KINDS; kind++)
-                    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+                    for (size_t c = 0; c < sizeof splits / sizeof *splits; c++)
                         for (int g = 0; g < PB_GLUE_MODES; g++) {
-                            float *got = token(&w, batches[b], kind, t, chunks[c], (pb_glue_mode)g);
+                            float *got = token(&w, batches[b], kind, t, splits[c], (pb_glue_mode)g);
                             cr_assert(memcmp(ref, got, n * sizeof *got) == 0,
-                                      "%s M=%zu %s chunk %zu glue %s at %d threads differs", kern_format_names[f],
-                                      batches[b], pb_exec_kind_names[kind], chunks[c], pb_glue_mode_names[g], t);
+                                      "%s M=%zu %s split %d:%zu glue %s at %d threads differs",
+                                      kern_format_names[f], batches[b], pb_exec_kind_names[kind], (int)splits[c].kind,
+                                      splits[c].chunk, pb_glue_mode_names[g], t);
                             free(got);
                         }
-            float *one = token(&w, batches[b], POOL_SPIN, 1, 0, PB_GLUE_FUSED);
+            float *one = token(&w, batches[b], POOL_SPIN, 1, split_static, PB_GLUE_FUSED);
             cr_assert(memcmp(ref, one, n * sizeof *one) == 0, "%s M=%zu: fused at 1 thread differs",
                       kern_format_names[f], batches[b]);
             free(one);
@@ -104,7 +108,8 @@ Test(decode, tokens_differ_and_repeat)
 {
     pb_decode_weights w;
     build(&w, KERN_Q4_0, 1);
-    float *a = token(&w, 1, POOL_SPIN, 1, 0, PB_GLUE_SERIAL), *b = token(&w, 1, POOL_CONDVAR, 2, 0, PB_GLUE_FUSED);
+    float *a = token(&w, 1, POOL_SPIN, 1, split_static, PB_GLUE_SERIAL),
+          *b = token(&w, 1, POOL_CONDVAR, 2, split_static, PB_GLUE_FUSED);
     cr_assert(memcmp(a, b, tiny.vocab * sizeof *a) == 0, "the same token twice gives the same logits");
     pb_decode d;
     pb_exec e;
@@ -157,8 +162,8 @@ Test(decode, a_dynamic_claim_takes_rows_of_a_step_not_its_units)
         uint64_t claims = 0;
         for (int t = 0; t < e.slices.n; t++)
             claims += e.slices.t[t].slices;
-        cr_assert_eq(claims, want, "%s: %llu claims of %zu rows in a token, %llu expected", pb_exec_kind_names[kinds[k]],
-                     (unsigned long long)claims, C, (unsigned long long)want);
+        cr_assert_eq(claims, want, "%s: %llu claims of %zu rows in a token, %llu expected",
+                     pb_exec_kind_names[kinds[k]], (unsigned long long)claims, C, (unsigned long long)want);
         pb_exec_close(&e);
         pb_decode_free(&d);
     }

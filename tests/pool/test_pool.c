@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "emulation.h"
@@ -88,24 +89,86 @@ Test(pool, rows_grain_cover_every_row_once_on_the_grain)
         for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
             pool *p = make_pool(threads[t], (pool_policy)pol);
             for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
-                for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+                for (size_t c = 0; c < 2 * sizeof chunks / sizeof *chunks; c++)
                     for (size_t g = 0; g < sizeof grains / sizeof *grains; g++) {
                         memset(hits, 0, 1000 * sizeof *hits);
                         cover_ctx ctx = { .hits = hits, .rows = rows[r], .grain = grains[g] };
-                        pool_rows_grain(p, rows[r], chunks[c], grains[g], cover_rows, &ctx);
-                        cr_assert_eq(atomic_load(&ctx.bad), 0, "%s threads=%d rows=%zu chunk=%zu grain=%zu: a range "
-                                     "empty, too long or off the grain", pool_policy_name(pol), threads[t], rows[r],
-                                     chunks[c], grains[g]);
+                        int steal = c % 2; /* dynamic claims, or the static shares claimed and stolen from */
+                        (steal ? pool_rows_steal : pool_rows_grain)(p, rows[r], chunks[c / 2], grains[g], cover_rows,
+                                                                    &ctx);
+                        cr_assert_eq(atomic_load(&ctx.bad), 0, "%s threads=%d rows=%zu chunk=%zu steal %d grain=%zu: a "
+                                     "range empty, too long or off the grain", pool_policy_name(pol), threads[t],
+                                     rows[r], chunks[c / 2], steal, grains[g]);
                         for (size_t i = 0; i < rows[r]; i++)
-                            cr_assert_eq(atomic_load(&hits[i]), 1, "%s threads=%d rows=%zu chunk=%zu grain=%zu: row %zu",
-                                         pool_policy_name(pol), threads[t], rows[r], chunks[c], grains[g], i);
+                            cr_assert_eq(atomic_load(&hits[i]), 1, "%s threads=%d rows=%zu chunk=%zu steal %d "
+                                         "grain=%zu: row %zu", pool_policy_name(pol), threads[t], rows[r],
+                                         chunks[c / 2], steal, grains[g], i);
                         size_t units = grains[g] > 1 ? (rows[r] + grains[g] - 1) / grains[g] : rows[r];
-                        if (chunks[c] == 0 && units >= (size_t)threads[t])
+                        if (chunks[c / 2] == 0 && units >= (size_t)threads[t])
                             cr_assert_eq(atomic_load(&ctx.calls), threads[t], "static split: one range per thread");
                     }
             pool_destroy(p);
         }
     free(hits);
+}
+
+/* A stealing split's claims, on one thread: the owner walks its own share from the front, half of what is left at
+ * a time down to the chunk, then takes the others' from their backs a chunk at a time, the next thread's first;
+ * every unit once. */
+Test(pool, steal_claims_own_front_then_others_backs)
+{
+    pool_share *s = aligned_alloc(64, 3 * sizeof *s);
+    pool_steal_reset(s, 24, 3, NULL); /* shares [0, 8) [8, 16) [16, 24) */
+    static const size_t want[][2] = { { 8, 12 }, { 12, 14 }, { 14, 15 }, { 15, 16 }, { 23, 24 }, { 22, 23 } };
+    size_t u0, u1, n = 0;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        cr_assert(pool_steal_claim(s, 1, 3, 1, &u0, &u1), "claim %zu", k);
+        cr_assert(u0 == want[k][0] && u1 == want[k][1], "claim %zu: [%zu, %zu), [%zu, %zu) expected", k, u0, u1,
+                  want[k][0], want[k][1]);
+        n += u1 - u0;
+    }
+    cr_assert(pool_steal_claim(s, 2, 3, 1, &u0, &u1) && u0 == 16 && u1 == 19, "the owner of [16, 22): [%zu, %zu)",
+              u0, u1);
+    for (n += 3; pool_steal_claim(s, 1, 3, 1, &u0, &u1); n += u1 - u0)
+        cr_assert(u1 - u0 == 1, "a thief takes a chunk");
+    cr_assert_eq(n, 24, "every unit once: %zu", n);
+    free(s);
+}
+
+/* The thread that runs the claim at row 100 of a 3-thread stealing split (thread 1's first) stops there until the
+ * others have run every other row: they must take the rest of its share (a static split waits out the deadline). */
+typedef struct stall_ctx {
+    atomic_size_t done;
+    atomic_int waited_out;
+} stall_ctx;
+
+static void stall_rows(void *arg, size_t r0, size_t r1)
+{
+    stall_ctx *c = arg;
+    if (r0 == 100) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            sched_yield(); /* 3 threads may share 2 cpus */
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (atomic_load(&c->done) < 300 - (r1 - r0) && t.tv_sec - t0.tv_sec < 10);
+        if (atomic_load(&c->done) < 300 - (r1 - r0))
+            atomic_store(&c->waited_out, 1);
+    }
+    atomic_fetch_add(&c->done, r1 - r0);
+}
+
+Test(pool, a_stalled_threads_share_is_stolen, .timeout = 60)
+{
+    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
+        pool *p = make_pool(3, (pool_policy)pol);
+        stall_ctx c = { 0 };
+        pool_rows_steal(p, 300, 10, 1, stall_rows, &c);
+        cr_assert_eq(atomic_load(&c.done), 300, "%s: every row", pool_policy_name(pol));
+        cr_assert_not(atomic_load(&c.waited_out), "%s: the stalled thread's rows were not taken",
+                      pool_policy_name(pol));
+        pool_destroy(p);
+    }
 }
 
 Test(pool, run_calls_every_id_once_per_job)

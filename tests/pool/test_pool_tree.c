@@ -104,10 +104,14 @@ static void compute_rows(void *arg, size_t r0, size_t r1)
     }
 }
 
-static void run_rows(pool *p, size_t rows, size_t chunk, rows_ctx *c)
+/* Dynamic claims of chunk rows, or with steal the static shares claimed in chunks and stolen from. */
+static void run_rows(pool *p, size_t rows, size_t chunk, int steal, rows_ctx *c)
 {
     memset(c, 0, sizeof *c);
-    pool_rows(p, rows, chunk, compute_rows, c);
+    if (steal)
+        pool_rows_steal(p, rows, chunk, 1, compute_rows, c);
+    else
+        pool_rows(p, rows, chunk, compute_rows, c);
 }
 
 Test(pool_tree, rows_once_on_the_flat_pools_thread_with_its_bits)
@@ -125,21 +129,22 @@ Test(pool_tree, rows_once_on_the_flat_pools_thread_with_its_bits)
         for (size_t pi = 0; pi < sizeof tree_policies / sizeof *tree_policies; pi++) {
             pool *tree = make_tree(&shapes[k], tree_policies[pi], &hook);
             for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
-                for (size_t ch = 0; ch < sizeof chunks / sizeof *chunks; ch++) {
-                    run_rows(flat, rows[r], chunks[ch], flat_c);
-                    run_rows(tree, rows[r], chunks[ch], tree_c);
+                for (size_t ch = 0; ch < 2 * sizeof chunks / sizeof *chunks; ch++) {
+                    int steal = ch % 2;
+                    run_rows(flat, rows[r], chunks[ch / 2], steal, flat_c);
+                    run_rows(tree, rows[r], chunks[ch / 2], steal, tree_c);
                     for (size_t i = 0; i < rows[r]; i++) {
-                        cr_assert_eq(atomic_load(&tree_c->hits[i]), 1, "%s, %s, rows %zu chunk %zu: row %zu ran %d "
-                                     "times", shapes[k].name, pool_policy_name(tree_policies[pi]), rows[r],
-                                     chunks[ch], i, atomic_load(&tree_c->hits[i]));
+                        cr_assert_eq(atomic_load(&tree_c->hits[i]), 1, "%s, %s, rows %zu chunk %zu steal %d: row %zu "
+                                     "ran %d times", shapes[k].name, pool_policy_name(tree_policies[pi]), rows[r],
+                                     chunks[ch / 2], steal, i, atomic_load(&tree_c->hits[i]));
                         cr_assert(tree_c->who[i] >= 0 && tree_c->who[i] < shapes[k].threads);
-                        if (chunks[ch] == 0)
+                        if (chunks[ch / 2] == 0)
                             cr_assert_eq(tree_c->who[i], flat_c->who[i], "%s: static row %zu on thread %d, the flat "
                                          "pool's on %d", shapes[k].name, i, tree_c->who[i], flat_c->who[i]);
                     }
                     cr_assert(memcmp(tree_c->out, flat_c->out, rows[r] * sizeof(float)) == 0,
-                              "%s, %s, rows %zu chunk %zu: the tree's bits differ from the flat pool's",
-                              shapes[k].name, pool_policy_name(tree_policies[pi]), rows[r], chunks[ch]);
+                              "%s, %s, rows %zu chunk %zu steal %d: the tree's bits differ from the flat pool's",
+                              shapes[k].name, pool_policy_name(tree_policies[pi]), rows[r], chunks[ch / 2], steal);
                 }
             pool_destroy(tree);
         }

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <omp.h>
+#include <stdalign.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,21 +59,23 @@ int pb_sched_parse(const char *word, pb_sched *out)
         *out = (pb_sched){ .kind = word[0] == 's' ? PB_SCHED_STATIC : PB_SCHED_WEIGHTED };
         return 0;
     }
-    if (strncmp(word, "dynamic:", 8) != 0)
+    bool steal = strncmp(word, "steal:", 6) == 0;
+    if (!steal && strncmp(word, "dynamic:", 8) != 0)
         return -1;
+    const char *num = word + (steal ? 6 : 8);
     char *end = NULL;
     errno = 0;
-    long n = strtol(word + 8, &end, 10);
-    if (end == word + 8 || *end || errno || n < 1 || n > 1000000000L)
+    long n = strtol(num, &end, 10);
+    if (end == num || *end || errno || n < 1 || n > 1000000000L)
         return -1;
-    *out = (pb_sched){ .kind = PB_SCHED_DYNAMIC, .chunk = (size_t)n };
+    *out = (pb_sched){ .kind = steal ? PB_SCHED_STEAL : PB_SCHED_DYNAMIC, .chunk = (size_t)n };
     return 0;
 }
 
 void pb_sched_name(pb_sched s, char *buf, size_t len)
 {
-    if (s.kind == PB_SCHED_DYNAMIC)
-        snprintf(buf, len, "dynamic:%zu", s.chunk);
+    if (s.kind == PB_SCHED_DYNAMIC || s.kind == PB_SCHED_STEAL)
+        snprintf(buf, len, "%s:%zu", s.kind == PB_SCHED_STEAL ? "steal" : "dynamic", s.chunk);
     else
         snprintf(buf, len, "%s", s.kind == PB_SCHED_WEIGHTED ? "weighted" : "static");
 }
@@ -92,7 +96,9 @@ static void pb_exec_free_accounts(pb_exec *e)
     pb_slices_free(&e->slices);
     pb_shares_free(&e->shares);
     free(e->cum_buf);
+    free(e->steal);
     e->cum = e->cum_buf = NULL;
+    e->steal = NULL;
 }
 
 /* The per-thread accounts, the shares of a weighted split and the OpenMP split's storage. 0, or -1 with errno =
@@ -100,9 +106,11 @@ static void pb_exec_free_accounts(pb_exec *e)
 static int pb_exec_accounts(pb_exec *e, const pb_exec_cfg *c)
 {
     bool weighted = c->sched.kind == PB_SCHED_WEIGHTED;
+    bool steal = c->sched.kind == PB_SCHED_STEAL && c->kind == PB_EXEC_OMP;
     if (pb_slices_init(&e->slices, c->threads, c->cpus, c->emulate) == 0 &&
         (!weighted || ((e->cum_buf = malloc(((size_t)c->threads + 1) * sizeof *e->cum_buf)) &&
-                       pb_shares_init(&e->shares, c->threads, c->capacity) == 0)))
+                       pb_shares_init(&e->shares, c->threads, c->capacity) == 0)) &&
+        (!steal || (e->steal = aligned_alloc(alignof(pool_share), (size_t)c->threads * sizeof *e->steal))))
         return 0;
     pb_exec_free_accounts(e);
     errno = ENOMEM;
@@ -126,7 +134,7 @@ int pb_exec_open_cfg(pb_exec *e, const pb_exec_cfg *c)
     e->kind = c->kind;
     e->threads = c->threads;
     e->split = c->sched.kind;
-    e->chunk = c->sched.kind == PB_SCHED_DYNAMIC ? c->sched.chunk : 0;
+    e->chunk = c->sched.kind == PB_SCHED_DYNAMIC || c->sched.kind == PB_SCHED_STEAL ? c->sched.chunk : 0;
     if (pb_exec_accounts(e, c) != 0)
         return -1;
     if (c->kind == PB_EXEC_OMP) {
@@ -175,13 +183,33 @@ static void pb_omp_slice(pb_exec *e, int t, pool_rows_fn fn, void *ctx, size_t r
     pb_slice_end(&e->slices, t, t0, r1 - r0);
 }
 
+/* OpenMP's twin of pool_rows_steal: the static shares of units, claimed by their owners and stolen from by the
+ * others (pool_steal_claim), inside one parallel region. */
+static void pb_omp_steal(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+{
+    int threads = e->threads;
+    size_t units = (rows + grain - 1) / grain, chunk = (e->chunk + grain - 1) / grain;
+    pool_steal_reset(e->steal, units, threads, NULL); /* the region's fork orders these stores before the claims */
+#pragma omp parallel num_threads(threads)
+    {
+        int t = omp_get_thread_num();
+        size_t u0, u1;
+        while (pool_steal_claim(e->steal, t, threads, chunk, &u0, &u1))
+            pb_omp_slice(e, t, fn, ctx, u0 * grain, u1 * grain < rows ? u1 * grain : rows);
+    }
+}
+
 /* OpenMP's split of rows in units of grain rows, as the pool's (pool_rows_grain): static or weighted over the
- * units, or dynamic claims of ceil(chunk / grain) units. */
+ * units, dynamic claims of ceil(chunk / grain) units, or the stealing split's (pb_omp_steal). */
 static void pb_omp_rows(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
 {
     int threads = e->threads;
     size_t units = (rows + grain - 1) / grain;
-    if (e->chunk == 0) {
+    if (e->split == PB_SCHED_STEAL && units <= UINT32_MAX) {
+        pb_omp_steal(e, rows, grain, fn, ctx);
+        return;
+    }
+    if (e->chunk == 0 || e->split == PB_SCHED_STEAL) {
         /* schedule(static) over `threads` iterations: iteration t is thread t's (OpenMP's static rule). */
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int t = 0; t < threads; t++) {
@@ -219,7 +247,7 @@ void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, 
     e->dispatches++;
     grain = grain ? grain : 1;
     if (e->p)
-        pool_rows_grain(e->p, rows, e->chunk, grain, fn, ctx);
+        (e->split == PB_SCHED_STEAL ? pool_rows_steal : pool_rows_grain)(e->p, rows, e->chunk, grain, fn, ctx);
     else if (rows)
         pb_omp_rows(e, rows, grain, fn, ctx);
 }

@@ -9,8 +9,10 @@
  * Schedules (pb_sched): static = contiguous equal split (pool_split's ranges: the first rows % n threads take
  * one more; OpenMP: schedule(static) over those n ranges); weighted = contiguous split by each thread's share
  * (pb_shares: capacity from the topology, or measured per thread and updated at token boundaries,
- * pb_exec_token_end); dynamic:k = claims of k rows (OpenMP: schedule(dynamic) over ceil(rows / k) chunks). A row
- * is always computed whole by one fn call, so the bits of a row-wise kernel never depend on the executor.
+ * pb_exec_token_end); dynamic:k = claims of k rows (OpenMP: schedule(dynamic) over ceil(rows / k) chunks);
+ * steal:k = the static split's shares, each walked by its owner in claims of k rows and taken from its back by
+ * threads done with their own (pool_rows_steal; OpenMP: the same claims inside a parallel region). A row is always
+ * computed whole by one fn call, so the bits of a row-wise kernel never depend on the executor.
  *
  * Every slice of rows is timed on its thread (pb_slices: busy time and rows per thread, for the sweep's
  * per-thread figures and the weighted shares), and an emulated slow cpu (pb_emulate) is stretched there. */
@@ -49,15 +51,16 @@ int pb_exec_kind_policy(pb_exec_kind kind);
 bool pb_exec_kind_spins(pb_exec_kind kind);
 
 /* How each dispatch's rows are split over the threads (see the top). */
-typedef enum pb_sched_kind { PB_SCHED_STATIC, PB_SCHED_WEIGHTED, PB_SCHED_DYNAMIC } pb_sched_kind;
+typedef enum pb_sched_kind { PB_SCHED_STATIC, PB_SCHED_WEIGHTED, PB_SCHED_DYNAMIC, PB_SCHED_STEAL } pb_sched_kind;
 typedef struct pb_sched {
     pb_sched_kind kind;
-    size_t chunk; /* dynamic: rows per claim (1..1e9); 0 otherwise */
+    size_t chunk; /* dynamic, steal: rows per claim (1..1e9); 0 otherwise */
 } pb_sched;
 
-/* One --schedule word: "static", "weighted" or "dynamic:N" (1 <= N <= 1e9). 0, or -1 (an unknown word). */
+/* One --schedule word: "static", "weighted", "dynamic:N" or "steal:N" (1 <= N <= 1e9). 0, or -1 (an unknown
+ * word). */
 int pb_sched_parse(const char *word, pb_sched *out);
-/* The word again: "static", "weighted", "dynamic:N" (a row's schedule column). */
+/* The word again: "static", "weighted", "dynamic:N", "steal:N" (a row's schedule column). */
 void pb_sched_name(pb_sched s, char *buf, size_t len);
 
 /* What to open: pb_exec_open's arguments, and what only some callers give. */
@@ -76,8 +79,9 @@ typedef struct pb_exec_cfg {
 typedef struct pb_exec {
     pb_exec_kind kind;
     int threads;
-    size_t chunk;      /* 0 static or weighted, k dynamic */
+    size_t chunk;      /* 0 static or weighted, k dynamic or steal */
     pb_sched_kind split;
+    pool_share *steal; /* omp, steal: the threads' shares (the pool keeps its own) */
     pool *p;           /* NULL for omp */
     int groups;        /* tree: the pool's groups (0 for the other kinds) */
     const char *group_level; /* tree: what made them ("llc", "cluster", "one"); NULL otherwise */
@@ -102,7 +106,8 @@ void pb_exec_token_end(pb_exec *e);
 /* Covers 0..rows with fn(ctx, r0, r1): one dispatch. */
 void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx);
 /* The same, split in multiples of grain rows: every range starts at a multiple of grain (the last may end
- * short at rows). Static: pool_split over the ceil(rows / grain) units; dynamic:k claims ceil(k / grain) units.
+ * short at rows). Static: pool_split over the ceil(rows / grain) units; dynamic:k and steal:k claim ceil(k / grain)
+ * units.
  * For work whose epilogue needs whole blocks (a slice quantized into an activation's blocks). grain > 0. */
 void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx);
 /* Every thread id 0..threads-1 calls fn(ctx, id, threads) once: one dispatch. */

@@ -29,9 +29,10 @@ int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t err
         if (p->nsched == PB_SWEEP_MAX_SCHED)
             return pb_errf(err, errlen, "at most %d schedules", PB_SWEEP_MAX_SCHED);
         if (pb_sched_parse(t, &p->sched[p->nsched++]) != 0)
-            return pb_errf(err, errlen, "'%s' is not static, weighted or dynamic:N with N from 1 to 1000000000", t);
+            return pb_errf(err, errlen,
+                           "'%s' is not static, weighted, dynamic:N or steal:N with N from 1 to 1000000000", t);
     }
-    return p->nsched ? 0 : pb_errf(err, errlen, "give static, weighted or dynamic:N");
+    return p->nsched ? 0 : pb_errf(err, errlen, "give static, weighted, dynamic:N or steal:N");
 }
 
 /* cpu's core kind (0 = the fastest), -1 when the topology does not hold it. */
