@@ -146,13 +146,15 @@ static void glue(pb_findings *f, const pb_sweep_digest *s)
 
 /* ---------------------------------------------------------------- unequal cores */
 
-/* 0 static, 1 weighted, 2 dynamic (any chunk), -1 anything else. */
+/* 0 static, 1 weighted, 2 dynamic, 3 steal (any chunk), -1 anything else. */
+enum { SCHED_KINDS = 4 };
 static int sched_kind(const pb_decode_point *d)
 {
-    return strcmp(d->schedule, "static") == 0     ? 0
-           : strcmp(d->schedule, "weighted") == 0 ? 1
-           : strncmp(d->schedule, "dynamic", 7) == 0 ? 2
-                                                    : -1;
+    return strcmp(d->schedule, "static") == 0        ? 0
+           : strcmp(d->schedule, "weighted") == 0    ? 1
+           : strncmp(d->schedule, "dynamic:", 8) == 0 ? 2
+           : strncmp(d->schedule, "steal:", 6) == 0   ? 3
+                                                      : -1;
 }
 
 static bool same_but_schedule(const pb_decode_point *a, const pb_decode_point *b)
@@ -229,7 +231,7 @@ static int sched_group(pb_findings *f, const pb_sweep_digest *s, const int *memb
 static void schedules(pb_findings *f, const pb_sweep_digest *s)
 {
     bool done[PB_DIGEST_MAX] = { false };
-    int groups = 0, wins[3] = { 0 };
+    int groups = 0, wins[SCHED_KINDS] = { 0 };
     for (int i = 0; i < s->ncliff; i++) {
         int member[PB_DIGEST_MAX], m = 0;
         for (int j = i; j < s->ncliff; j++)
@@ -245,16 +247,17 @@ static void schedules(pb_findings *f, const pb_sweep_digest *s)
     }
     if (groups > 1)
         pb_findings_add(f, "Of %d points run with several schedules, static was fastest in %d, weighted in %d, dynamic "
-                        "in %d. Weighted wins where the inequality is steady (a slower core stays slower: it pays no "
-                        "claims and no wait); dynamic where it moves within a token (claims follow the moment's "
-                        "speed); static where the cores are equal (nothing to rebalance, nothing to pay).",
-                        groups, wins[0], wins[1], wins[2]);
+                        "in %d, steal in %d. Weighted wins where the inequality is steady (a slower core stays slower: "
+                        "it pays no claims and no wait); dynamic and steal where it moves within a token (claims "
+                        "follow the moment's speed; steal's move only a slow thread's tail, and restart fewer "
+                        "streams); static where the cores are equal (nothing to rebalance, nothing to pay).",
+                        groups, wins[0], wins[1], wins[2], wins[3]);
 }
 
 /* A hybrid machine's P-only against P+E: the cliff a static split falls off and what each schedule recovers. */
 static void p_and_e(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_decode_point *p = NULL, *pe[3] = { NULL, NULL, NULL };
+    const pb_decode_point *p = NULL, *pe[SCHED_KINDS] = { NULL };
     for (int i = 0; i < s->ncliff; i++) {
         const pb_decode_point *c = &s->cliff[i];
         int k = sched_kind(c);
@@ -266,10 +269,11 @@ static void p_and_e(pb_findings *f, const pb_sweep_digest *s)
     if (!p || !pe[0])
         return;
     pb_findings_add(f, "P-cores only (static) decode at %s tok/s on %d threads; P+E static at %s tok/s on %d (cpu %d "
-                    "slowest, the others waited %s ms per token for it), P+E weighted at %s, P+E dynamic at %s tok/s.",
+                    "slowest, the others waited %s ms per token for it), P+E weighted at %s, P+E dynamic at %s, P+E "
+                    "steal at %s tok/s.",
                     PB_NUM(p->tok_s, 1), p->threads, PB_NUM(pe[0]->tok_s, 1), pe[0]->threads, pe[0]->slowest_cpu,
                     PB_NUM(pe[0]->wait_slowest_ms, 2), pe[1] ? PB_NUM(pe[1]->tok_s, 1) : "not measured",
-                    pe[2] ? PB_NUM(pe[2]->tok_s, 1) : "not measured");
+                    pe[2] ? PB_NUM(pe[2]->tok_s, 1) : "not measured", pe[3] ? PB_NUM(pe[3]->tok_s, 1) : "not measured");
 }
 
 void pb_findings_decode(pb_findings *f, const pb_digest *d)

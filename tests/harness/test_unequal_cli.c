@@ -1,7 +1,7 @@
 /* Unequal cores as a user meets them: --emulate-slow refused with one line naming it (bench_sweep, bench_kernels),
  * a two-thread sweep with one cpu emulated at half speed whose rows carry the emulation, the per-thread columns
- * and a weighted point that reproduces static's logits, a report that says EMULATED before anything else and
- * puts the schedules side by side; pool_overhead.csv's round-trip variants, the tightest the reference of
+ * and weighted and stealing points that reproduce static's logits, a report that says EMULATED before anything
+ * else and puts the three schedules side by side; pool_overhead.csv's round-trip variants, the tightest the reference of
  * ratio_to_rt. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -27,26 +27,27 @@ Test(unequal_cli, bad_emulate_slow_is_refused_before_any_work)
 /* The row's text cell of a column ("" when the CSV lacks it: every comparison below then fails, naming it). */
 #define CELL(t, r, name) pb_table_str((t), (r), pb_table_col((t), (name)))
 
-Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_keeps_the_bits, .timeout = 240)
+Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_and_steal_keep_the_bits, .timeout = 240)
 {
     skip_if_emulated(EMULATED_SWEEP_WHY);
     int cpus[2];
     tf_need_cpus(cpus, 2, "nothing to make unequal");
     char dir[64], args[512];
     tf_tmpdir(dir, sizeof dir, "pbuneq");
-    snprintf(args, sizeof args, "--format q1_0 --policy spin --threads 2 --cpus %d,%d --schedule static,weighted "
-             "--emulate-slow %d=0.5 --tokens 2 --warmup 2 --floor-passes 3 --out run", cpus[0], cpus[1], cpus[1]);
+    snprintf(args, sizeof args, "--format q1_0 --policy spin --threads 2 --cpus %d,%d --schedule static,weighted,"
+             "steal:4 --emulate-slow %d=0.5 --tokens 2 --warmup 2 --floor-passes 3 --out run", cpus[0], cpus[1], cpus[1]);
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent", args);
     char want[32];
     pb_table t;
     harness_load_csv(&t, dir, "run/sweep.csv");
-    cr_assert_eq(t.nrows, 2, "static and weighted");
+    static const char *const sched[] = { "static", "weighted", "steal:4" };
+    cr_assert_eq(t.nrows, 3, "static, weighted and steal");
     snprintf(want, sizeof want, "%d=0.5", cpus[1]);
     for (size_t r = 0; r < t.nrows; r++) {
-        cr_expect_str_eq(CELL(&t, r, "schedule"), r ? "weighted" : "static");
+        cr_expect_str_eq(CELL(&t, r, "schedule"), sched[r]);
         cr_expect_str_eq(CELL(&t, r, "emulate_slow"), want, "every row says which cpu was slowed");
         cr_expect_str_eq(CELL(&t, r, "verified"), "1", "row %zu: the logits equal the first point's", r);
-        cr_expect_str_eq(CELL(&t, r, "share_source"), r ? "measured" : "");
+        cr_expect_str_eq(CELL(&t, r, "share_source"), r == 1 ? "measured" : "");
         double busy0, busy1, pct0, pct1;
         cr_assert_eq(sscanf(CELL(&t, r, "thread_busy_ms"), "%lf %lf", &busy0, &busy1), 2);
         cr_assert_eq(sscanf(CELL(&t, r, "thread_rows_pct"), "%lf %lf", &pct0, &pct1), 2);
@@ -68,7 +69,9 @@ Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_keeps_the_bits, .timeou
     cr_assert_not_null(md);
     const char *warn = strstr(md, "**EMULATED SLOW CORES.**"), *machine = strstr(md, "## Machine");
     cr_expect(warn && machine && warn < machine, "the emulation is said before the machine block");
-    cr_expect(strstr(md, "Schedules side by side"), "the schedules side by side");
+    const char *side = strstr(md, "Schedules side by side"), *end = side ? strchr(side, '\n') : NULL;
+    const char *steal = side ? strstr(side, "steal:4 ") : NULL;
+    cr_expect(side && steal && (!end || steal < end), "the three schedules side by side, steal's too");
     cr_expect(strstr(md, "The barrier's slowest thread"), "the slowest thread named");
     cr_expect_eq(tf_rmrf(dir), 0);
 }
