@@ -4,7 +4,7 @@
  * the next dispatch; the jobs are built once and the activation's batch stored only on a change. At 2 threads
  * fused q, k, v split by key/value head: each thread also attends its heads and writes their cache rows, partials,
  * output and blocks of o's activation. A missing happens-before anywhere there is a race TSan reports. Every pool
- * policy at 2 and 3 threads, static and dynamic claims, both glue modes, three formats (q8_0, q8_K and f32
+ * policy at 2 and 3 threads, static, dynamic and stealing claims, both glue modes, three formats (q8_0, q8_K and f32
  * activations); exits non-zero when a token's logits differ in any bit from the one-thread serial token. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +21,15 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
 #define CONTEXT 300
 
 /* Token 5's logits through a fresh executor into out (vocab floats); 0, or -1 on any failure. */
-static int token(const pb_decode_weights *w, int kind, int threads, size_t chunk, pb_glue_mode glue, float *out)
+static int token(const pb_decode_weights *w, int kind, int threads, pb_sched split, pb_glue_mode glue, float *out)
 {
     pb_decode d;
     if (pb_decode_init(&d, w, kern_isa_best(), 1) != 0)
         return -1;
     d.glue = glue;
     pb_exec e;
-    int rc = pb_exec_open(&e, kind, threads, NULL, chunk, 50);
+    pb_exec_cfg cfg = { .kind = kind, .threads = threads, .sched = split, .spin_us = 50 };
+    int rc = pb_exec_open_cfg(&e, &cfg);
     if (rc == 0 && pb_decode_set_context(&d, CONTEXT, PB_KV_F16, &e) != 0) {
         pb_exec_close(&e);
         rc = -1;
@@ -47,7 +48,7 @@ static int token(const pb_decode_weights *w, int kind, int threads, size_t chunk
 int main(void)
 {
     const kern_format fs[] = { KERN_Q8_0, KERN_TQ2_0, KERN_F32 };
-    static const size_t chunks[] = { 0, 40 };
+    static const pb_sched splits[] = { { PB_SCHED_STATIC, 0 }, { PB_SCHED_DYNAMIC, 40 }, { PB_SCHED_STEAL, 40 } };
     float *ref = malloc((size_t)tiny.vocab * sizeof *ref), *got = malloc((size_t)tiny.vocab * sizeof *got);
     int bad = 0, runs = 0;
     for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
@@ -57,17 +58,18 @@ int main(void)
             pb_decode_weights_build(&w, &tiny, fs[k], 7, &gen, NULL, NULL) != 0)
             return 2;
         pb_exec_close(&gen);
-        if (token(&w, POOL_SPIN, 1, 0, PB_GLUE_SERIAL, ref) != 0)
+        if (token(&w, POOL_SPIN, 1, splits[0], PB_GLUE_SERIAL, ref) != 0)
             return 2;
         for (int t = 2; t <= 3; t++)
             for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
-                for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+                for (size_t c = 0; c < sizeof splits / sizeof splits[0]; c++)
                     for (int g = 0; g < PB_GLUE_MODES; g++) {
                         runs++;
-                        if (token(&w, pol, t, chunks[c], (pb_glue_mode)g, got) != 0 ||
+                        if (token(&w, pol, t, splits[c], (pb_glue_mode)g, got) != 0 ||
                             memcmp(ref, got, (size_t)tiny.vocab * sizeof *got) != 0) {
-                            fprintf(stderr, "tsan_decode: %s, %d threads, policy %d, chunk %zu, %s glue: logits "
-                                    "differ\n", kern_format_names[fs[k]], t, pol, chunks[c], pb_glue_mode_names[g]);
+                            fprintf(stderr, "tsan_decode: %s, %d threads, policy %d, split %d:%zu, %s glue: logits "
+                                    "differ\n", kern_format_names[fs[k]], t, pol, (int)splits[c].kind,
+                                    splits[c].chunk, pb_glue_mode_names[g]);
                             bad++;
                         }
                     }

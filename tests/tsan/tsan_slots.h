@@ -45,8 +45,9 @@ static inline void tsan_slots_write_rows(void *arg, size_t r0, size_t r1)
 }
 
 /* Round it on p (threads threads): stamp it * 1000, published with the job; pool_run; then pool_rows over
- * it % max_rows rows (at most TSAN_SLOTS_ROWS), by a static split every third round, else in dynamic claims of
- * it % chunk_mod + 1 rows. Non-zero when a slot or a row the caller reads back is wrong. */
+ * it % max_rows rows (at most TSAN_SLOTS_ROWS), by a static split every third round, else in claims of
+ * it % chunk_mod + 1 rows, dynamic or (every other such round) stolen from static shares (pool_rows_steal).
+ * Non-zero when a slot or a row the caller reads back is wrong. */
 static inline int tsan_slots_round(pool *p, tsan_slots *j, int threads, int it, size_t max_rows, int chunk_mod)
 {
     int failed = 0;
@@ -55,7 +56,11 @@ static inline int tsan_slots_round(pool *p, tsan_slots *j, int threads, int it, 
     for (int id = 0; id < threads; id++)
         failed |= j->slot[id] != it * 1000 + id;
     size_t rows = (size_t)it % max_rows;
-    pool_rows(p, rows, (size_t)(it % 3 == 0 ? 0 : it % chunk_mod + 1), tsan_slots_write_rows, j);
+    size_t chunk = (size_t)(it % 3 == 0 ? 0 : it % chunk_mod + 1);
+    if (it % 2)
+        pool_rows_steal(p, rows, chunk, 1, tsan_slots_write_rows, j);
+    else
+        pool_rows(p, rows, chunk, tsan_slots_write_rows, j);
     for (size_t r = 0; r < rows; r++)
         failed |= j->rows[r] != it * 1000 + (int)r;
     return failed;
