@@ -139,7 +139,7 @@ void pool_rows(pool *p, size_t rows, size_t chunk, pool_rows_fn fn, void *ctx);
 void pool_rows_grain(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx);
 /* The same rows in the static split's shares (weighted when p has weights), each thread taking its own share
  * from the front, half of what is left at a time down to chunk rows, and a thread done with its share taking chunks
- * from the back of another's (pool_steal_claim): where dynamic claims restart every stream every chunk, a thread
+ * from the back of another's (pool_split_steal_claim): where dynamic claims restart every stream every chunk, a thread
  * here reads its rows in order in a few calls and only a slow thread's tail moves. chunk 0, or more than 2^32 - 1
  * units, runs the static split. */
 void pool_rows_steal(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows_fn fn, void *ctx);
@@ -151,11 +151,11 @@ typedef struct pool_share {
 } pool_share;
 /* s[0..n) as the static split of units (weighted by cum when not NULL, pool_split_weighted), before a dispatch
  * whose start publishes them. units < 2^32. */
-void pool_steal_reset(pool_share *s, size_t units, int n, const double *cum);
+void pool_split_steal_reset(pool_share *s, size_t units, int n, const double *cum);
 /* Thread id's next claim: from the front of its own share, half of what is left but at least chunk units (0
  * counts as 1), else chunk units from the back of the first other share with units left, looking from id + 1 on.
  * false when every share is empty. */
-bool pool_steal_claim(pool_share *s, int id, int n, size_t chunk, size_t *u0, size_t *u1);
+bool pool_split_steal_claim(pool_share *s, int id, int n, size_t chunk, size_t *u0, size_t *u1);
 
 /* Static split of total items over n threads: thread id gets [*r0, *r1); the first total % n threads
  * take one more. */

@@ -85,6 +85,6 @@ void pool_rows_steal(pool *p, size_t rows, size_t chunk, size_t grain, pool_rows
     }
     if (!pool_rows_set(p, rows, chunk, grain, fn, ctx))
         return;
-    pool_steal_reset(p->shares, units, p->n, p->weighted ? p->cum : NULL); /* published as next_row is */
+    pool_split_steal_reset(p->shares, units, p->n, p->weighted ? p->cum : NULL); /* published as next_row is */
     pool_run(p, pool_split_steal, &p->rows_job);
 }

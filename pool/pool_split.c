@@ -29,6 +29,63 @@ void pool_split_weighted(size_t total, int id, int n, const double *cum, size_t 
     *r1 = *r1 < *r0 ? *r0 : *r1;
 }
 
+/* ---- Stealing claims over the static shares (pool_rows_steal, and the OpenMP executor's twin in bench): each
+ * thread walks its own share from the front, so its weight streams run on as in a static split, and a thread done
+ * with its share takes chunks from the back of another's. */
+
+static uint64_t pool_split_steal_pack(size_t next, size_t end)
+{
+    return (uint64_t)next | (uint64_t)end << 32;
+}
+
+void pool_split_steal_reset(pool_share *s, size_t units, int n, const double *cum)
+{
+    for (int id = 0; id < n; id++) {
+        size_t u0, u1;
+        if (cum)
+            pool_split_weighted(units, id, n, cum, &u0, &u1);
+        else
+            pool_split(units, id, n, &u0, &u1);
+        /* relaxed: the dispatch that runs the claims publishes these (pool_run's seq_cst RMW on its generation,
+         * OpenMP's fork of the region) */
+        atomic_store_explicit(&s[id].range, pool_split_steal_pack(u0, u1), memory_order_relaxed);
+    }
+}
+
+/* Units off share s: from its front when front is set (the owner: half of what is left, at least chunk, so that a
+ * share is a few kernel calls, each stream restarted once a call, and its second half is there for thieves while
+ * the owner runs its first), else chunk of them from its back (a thief). */
+static bool pool_split_steal_take(pool_share *s, size_t chunk, bool front, size_t *u0, size_t *u1)
+{
+    /* relaxed: atomicity alone keeps claims disjoint; what a claim's rows write reaches the caller through the
+     * dispatch's completion, as a dynamic claim's does */
+    uint64_t v = atomic_load_explicit(&s->range, memory_order_relaxed);
+    for (;;) {
+        size_t next = (uint32_t)v, end = (size_t)(v >> 32);
+        if (next >= end)
+            return false;
+        size_t left = end - next, want = front && left / 2 > chunk ? left / 2 : chunk;
+        size_t take = left < want ? left : want;
+        uint64_t now = front ? pool_split_steal_pack(next + take, end) : pool_split_steal_pack(next, end - take);
+        if (atomic_compare_exchange_weak_explicit(&s->range, &v, now, memory_order_relaxed, memory_order_relaxed)) {
+            *u0 = front ? next : end - take;
+            *u1 = front ? next + take : end;
+            return true;
+        }
+    }
+}
+
+bool pool_split_steal_claim(pool_share *s, int id, int n, size_t chunk, size_t *u0, size_t *u1)
+{
+    chunk = chunk ? chunk : 1;
+    if (pool_split_steal_take(&s[id], chunk, true, u0, u1))
+        return true;
+    for (int k = 1; k < n; k++)
+        if (pool_split_steal_take(&s[(id + k) % n], chunk, false, u0, u1))
+            return true;
+    return false;
+}
+
 /* The pool of a rows job: arg is &p->rows_job (pool_rows_grain passes nothing else), so stepping back by its
  * offset gives the pool; const is dropped only to reach next_row, an atomic meant to be written. */
 static struct pool *pool_split_pool_of(const pool_rows_job *j)
@@ -78,11 +135,12 @@ static void pool_split_dynamic_of(struct pool *p, const pool_rows_job *j, int id
     }
 }
 
-/* A stealing split's claims (pool_steal.c), each a slice: units u0..u1 of the job's grains, the last cut at rows. */
+/* A stealing split's claims (pool_split_steal_claim), each a slice: units u0..u1 of the job's grains, the last cut
+ * at rows. */
 static void pool_split_steal_of(struct pool *p, const pool_rows_job *j, int id, int n)
 {
     size_t u0, u1, g = j->grain;
-    while (pool_steal_claim(p->shares, id, n, j->chunk / g, &u0, &u1))
+    while (pool_split_steal_claim(p->shares, id, n, j->chunk / g, &u0, &u1))
         pool_split_slice(p, id, j, u0 * g, u1 * g < j->rows ? u1 * g : j->rows);
 }
 

@@ -107,7 +107,7 @@ struct pool {
     bool weighted;             /* static splits follow cum instead of pool_split */
     double *cum;               /* n + 1 cumulative shares (pool_split_weighted) */
     pool_share *shares;        /* n shares of a stealing split, each on its own line (set up per job by the
-                                * caller, claimed by the threads: pool_steal.c) */
+                                * caller, claimed by the threads: pool_split.c) */
 
     /* pool_bind_caller's state: only the driving thread reads or writes these (a pool is driven by one thread
      * at a time), so plain fields suffice. */

@@ -118,18 +118,18 @@ Test(pool, rows_grain_cover_every_row_once_on_the_grain)
 Test(pool, steal_claims_own_front_then_others_backs)
 {
     pool_share *s = aligned_alloc(64, 3 * sizeof *s);
-    pool_steal_reset(s, 24, 3, NULL); /* shares [0, 8) [8, 16) [16, 24) */
+    pool_split_steal_reset(s, 24, 3, NULL); /* shares [0, 8) [8, 16) [16, 24) */
     static const size_t want[][2] = { { 8, 12 }, { 12, 14 }, { 14, 15 }, { 15, 16 }, { 23, 24 }, { 22, 23 } };
     size_t u0, u1, n = 0;
     for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
-        cr_assert(pool_steal_claim(s, 1, 3, 1, &u0, &u1), "claim %zu", k);
+        cr_assert(pool_split_steal_claim(s, 1, 3, 1, &u0, &u1), "claim %zu", k);
         cr_assert(u0 == want[k][0] && u1 == want[k][1], "claim %zu: [%zu, %zu), [%zu, %zu) expected", k, u0, u1,
                   want[k][0], want[k][1]);
         n += u1 - u0;
     }
-    cr_assert(pool_steal_claim(s, 2, 3, 1, &u0, &u1) && u0 == 16 && u1 == 19, "the owner of [16, 22): [%zu, %zu)",
+    cr_assert(pool_split_steal_claim(s, 2, 3, 1, &u0, &u1) && u0 == 16 && u1 == 19, "the owner of [16, 22): [%zu, %zu)",
               u0, u1);
-    for (n += 3; pool_steal_claim(s, 1, 3, 1, &u0, &u1); n += u1 - u0)
+    for (n += 3; pool_split_steal_claim(s, 1, 3, 1, &u0, &u1); n += u1 - u0)
         cr_assert(u1 - u0 == 1, "a thief takes a chunk");
     cr_assert_eq(n, 24, "every unit once: %zu", n);
     free(s);

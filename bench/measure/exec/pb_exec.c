@@ -184,17 +184,18 @@ static void pb_omp_slice(pb_exec *e, int t, pool_rows_fn fn, void *ctx, size_t r
 }
 
 /* OpenMP's twin of pool_rows_steal: the static shares of units, claimed by their owners and stolen from by the
- * others (pool_steal_claim), inside one parallel region. */
+ * others (pool_split_steal_claim), inside one parallel region. */
 static void pb_omp_steal(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
 {
     int threads = e->threads;
     size_t units = (rows + grain - 1) / grain, chunk = (e->chunk + grain - 1) / grain;
-    pool_steal_reset(e->steal, units, threads, NULL); /* the region's fork orders these stores before the claims */
+    /* the region's fork orders these stores before the claims */
+    pool_split_steal_reset(e->steal, units, threads, NULL);
 #pragma omp parallel num_threads(threads)
     {
         int t = omp_get_thread_num();
         size_t u0, u1;
-        while (pool_steal_claim(e->steal, t, threads, chunk, &u0, &u1))
+        while (pool_split_steal_claim(e->steal, t, threads, chunk, &u0, &u1))
             pb_omp_slice(e, t, fn, ctx, u0 * grain, u1 * grain < rows ? u1 * grain : rows);
     }
 }
