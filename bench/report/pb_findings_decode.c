@@ -173,12 +173,15 @@ static const char *emulated_note(const pb_decode_point *d, const char *open, con
 }
 
 /* The static point whose others waited longest for its slowest thread, as a share of the token: who held the
- * barriers up, and what it cost. */
+ * barriers up, and what it cost; where that is a tenth of the token or more and no point ran a balancing split,
+ * the split that shows the token without the wait. */
 static void slowest_thread(pb_findings *f, const pb_sweep_digest *s)
 {
     const pb_decode_point *w = NULL;
+    bool balanced = false;
     for (int i = 0; i < s->ncliff; i++) {
         const pb_decode_point *c = &s->cliff[i];
+        balanced |= sched_kind(c) > 0;
         if (sched_kind(c) == 0 && c->wait_slowest_ms >= 0 && c->slowest_cpu >= 0 &&
             (!w || c->wait_slowest_ms / c->ms_median > w->wait_slowest_ms / w->ms_median))
             w = c;
@@ -186,12 +189,16 @@ static void slowest_thread(pb_findings *f, const pb_sweep_digest *s)
     if (!w)
         return;
     char em[PB_DIGEST_NAME + 40];
+    double share = w->wait_slowest_ms / w->ms_median;
     pb_findings_add(f, "The barrier's slowest thread: at %d threads on %s (%s, static split%s), cpu %d was the slowest, "
                     "%s ms per token in its slices against %s ms for the least busy; the others waited %s ms per token "
-                    "for it, %s of the token (%s ms).",
+                    "for it, %s of the token (%s ms).%s",
                     w->threads, w->cpuset, w->policy, emulated_note(w, "; ", "", em, sizeof em), w->slowest_cpu,
                     PB_NUM(w->busy_hi_ms, 2), PB_NUM(w->busy_lo_ms, 2), PB_NUM(w->wait_slowest_ms, 2),
-                    PB_PCT(100 * w->wait_slowest_ms / w->ms_median), PB_NUM(w->ms_median, 2));
+                    PB_PCT(100 * share), PB_NUM(w->ms_median, 2),
+                    share >= 0.1 && !balanced ? " To see the token without that wait, run the sweep with --schedule "
+                                                "static,steal:64 (docs/reading-results.md)."
+                                              : "");
 }
 
 /* One point's part of a side-by-side sentence: "weighted 4.0 tok/s (1.81x static; the others waited 2.6 ms)". */
