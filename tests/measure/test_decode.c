@@ -140,30 +140,34 @@ Test(decode, bad_batch_and_shape)
     pb_exec_close(&e);
 }
 
-/* A dynamic schedule's claim of C rows means C rows in a fused step too: a step split by head dispatches one unit
- * per key/value head, and a claim counted in units took every head of a layer at once, so one thread ran q, k, v
- * and attention alone. With C = 256 (one head group of q here) each claim of a fused token takes 256 rows of its
- * widest matrix: q's head groups one by one, o and down whole, gate and up in three, lm_head in four. */
+/* A dynamic schedule's claim of C rows means C rows in a fused step and in attention too: a step split by head
+ * dispatches one unit per key/value head, attention one item per head and chunk, and a claim counted in units took
+ * every head of a layer at once, so one thread ran them alone. With C = 256 (one head group of q here) each claim
+ * of a fused token takes 256 rows of its widest matrix: q's head groups one by one (by head at 2 threads; at 3,
+ * q, k, v's rows, then attention's heads in their own dispatch, one a claim), o and down whole, gate and up in
+ * three, lm_head in four. */
 Test(decode, a_dynamic_claim_takes_rows_of_a_step_not_its_units)
 {
     pb_decode_weights w;
     build(&w, KERN_Q8_0, 2);
     const size_t C = 256;
-    size_t per_layer = (tiny.q_dim + C - 1) / C + 2 * ((tiny.hidden + C - 1) / C) + (tiny.ffn + C - 1) / C;
-    uint64_t want = per_layer * tiny.layers + (tiny.vocab + C - 1) / C;
     static const int kinds[] = { PB_EXEC_SPIN, PB_EXEC_OMP };
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
+        int threads = 2 + k / 2;
+        size_t q = (tiny.q_dim + C - 1) / C, attn = threads == 2 ? 0 : q; /* attention's values are q_dim */
+        size_t per_layer = q + attn + 2 * ((tiny.hidden + C - 1) / C) + (tiny.ffn + C - 1) / C;
+        uint64_t want = per_layer * tiny.layers + (tiny.vocab + C - 1) / C;
         pb_decode d;
         cr_assert_eq(pb_decode_init(&d, &w, kern_isa_best(), 1), 0);
         d.glue = PB_GLUE_FUSED;
         pb_exec e;
-        cr_assert_eq(pb_exec_open(&e, kinds[k], 2, NULL, C, 50), 0);
+        cr_assert_eq(pb_exec_open(&e, kinds[k % 2], threads, NULL, C, 50), 0);
         cr_assert_eq(pb_decode_token(&d, &e, 5), 0);
         uint64_t claims = 0;
         for (int t = 0; t < e.slices.n; t++)
             claims += e.slices.t[t].slices;
-        cr_assert_eq(claims, want, "%s: %llu claims of %zu rows in a token, %llu expected",
-                     pb_exec_kind_names[kinds[k]], (unsigned long long)claims, C, (unsigned long long)want);
+        cr_assert_eq(claims, want, "%s at %d threads: %llu claims of %zu rows in a token, %llu expected",
+                     pb_exec_kind_names[kinds[k % 2]], threads, (unsigned long long)claims, C, (unsigned long long)want);
         pb_exec_close(&e);
         pb_decode_free(&d);
     }
