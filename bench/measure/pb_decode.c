@@ -523,9 +523,9 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
     pb_o_input(d, l);
 }
 
-/* Rows r0..r1 of a step split by head (pb_step_rows), key/value heads u0..u1: their rows of q, k and v (each matrix one stream, as a plain
- * step's), then each head's attention (timed into attn_group_ns[u0], a slot no other range has), then its heads of
- * the output quantized into o's activation when next is set. */
+/* Rows r0..r1 of a step split by head, key/value heads u0..u1 (as pb_step_rows reads them): their rows of q, k and
+ * v (each matrix one stream, as a plain step's), then each head's attention (timed into attn_group_ns[u0], a slot no
+ * other range has), then its heads of the output quantized into o's activation when next is set. */
 static void pb_heads_rows(void *ctx, size_t r0, size_t r1)
 {
     /* ctx is one of d->steps, read only; heads u0..u1 write their rows of q, k and v, their cache rows, partials

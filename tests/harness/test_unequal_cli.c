@@ -1,8 +1,8 @@
 /* Unequal cores as a user meets them: --emulate-slow refused with one line naming it (bench_sweep, bench_kernels),
  * a two-thread sweep with one cpu emulated at half speed whose rows carry the emulation, the per-thread columns
  * and weighted and stealing points that reproduce static's logits, a report that says EMULATED before anything
- * else and puts the three schedules side by side; pool_overhead.csv's round-trip variants, the tightest the reference of
- * ratio_to_rt. */
+ * else and puts the three schedules side by side; pool_overhead.csv's round-trip variants, the tightest the
+ * reference of ratio_to_rt. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +35,8 @@ Test(unequal_cli, an_emulated_sweep_says_so_and_weighted_and_steal_keep_the_bits
     char dir[64], args[512];
     tf_tmpdir(dir, sizeof dir, "pbuneq");
     snprintf(args, sizeof args, "--format q1_0 --policy spin --threads 2 --cpus %d,%d --schedule static,weighted,"
-             "steal:4 --emulate-slow %d=0.5 --tokens 2 --warmup 2 --floor-passes 3 --out run", cpus[0], cpus[1], cpus[1]);
+             "steal:4 --emulate-slow %d=0.5 --tokens 2 --warmup 2 --floor-passes 3 --out run", cpus[0], cpus[1],
+             cpus[1]);
     harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent", args);
     char want[32];
     pb_table t;

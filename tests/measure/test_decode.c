@@ -167,7 +167,8 @@ Test(decode, a_dynamic_claim_takes_rows_of_a_step_not_its_units)
         for (int t = 0; t < e.slices.n; t++)
             claims += e.slices.t[t].slices;
         cr_assert_eq(claims, want, "%s at %d threads: %llu claims of %zu rows in a token, %llu expected",
-                     pb_exec_kind_names[kinds[k % 2]], threads, (unsigned long long)claims, C, (unsigned long long)want);
+                     pb_exec_kind_names[kinds[k % 2]], threads, (unsigned long long)claims, C,
+                     (unsigned long long)want);
         pb_exec_close(&e);
         pb_decode_free(&d);
     }

@@ -51,8 +51,8 @@ typedef struct pb_sweep_plan {
     void *ctx;
 } pb_sweep_plan;
 
-/* --schedule's words: "static", "weighted", "dynamic:N" or "steal:N" (1 <= N <= 1e9), comma-separated, into p->sched /
- * p->nsched. NULL: static, and where the run has unequal cores (more than one core kind in its sets, or
+/* --schedule's words: "static", "weighted", "dynamic:N" or "steal:N" (1 <= N <= 1e9), comma-separated, into
+ * p->sched / p->nsched. NULL: static, and where the run has unequal cores (more than one core kind in its sets, or
  * p->emulate: set it first) also weighted and dynamic:PB_SWEEP_DYNAMIC_ROWS. 0, or -1 with the reason (no head:
  * the caller names the option) in err. */
 int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t errlen);
