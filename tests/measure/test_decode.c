@@ -144,8 +144,8 @@ Test(decode, bad_batch_and_shape)
  * dispatches one unit per key/value head, attention one item per head and chunk, and a claim counted in units took
  * every head of a layer at once, so one thread ran them alone. With C = 256 (one head group of q here) each claim
  * of a fused token takes 256 rows of its widest matrix: q's head groups one by one (by head at 2 threads; at 3,
- * q, k, v's rows, then attention's heads in their own dispatch, one a claim), o and down whole, gate and up in
- * three, lm_head in four. */
+ * q, k, v's rows, then attention's items in their own dispatch, one a claim: pb_exec_items), o and down whole,
+ * gate and up in three, lm_head in four. */
 Test(decode, a_dynamic_claim_takes_rows_of_a_step_not_its_units)
 {
     pb_decode_weights w;
@@ -154,7 +154,7 @@ Test(decode, a_dynamic_claim_takes_rows_of_a_step_not_its_units)
     static const int kinds[] = { PB_EXEC_SPIN, PB_EXEC_OMP };
     for (int k = 0; k < 4; k++) {
         int threads = 2 + k / 2;
-        size_t q = (tiny.q_dim + C - 1) / C, attn = threads == 2 ? 0 : q; /* attention's values are q_dim */
+        size_t q = (tiny.q_dim + C - 1) / C, attn = threads == 2 ? 0 : (size_t)tiny.n_kv_head; /* an item a claim */
         size_t per_layer = q + attn + 2 * ((tiny.hidden + C - 1) / C) + (tiny.ffn + C - 1) / C;
         uint64_t want = per_layer * tiny.layers + (tiny.vocab + C - 1) / C;
         pb_decode d;

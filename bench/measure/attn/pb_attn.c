@@ -180,26 +180,6 @@ void pb_attn_group(const pb_attn *a, int g, const float *q, const float *k, cons
     }
 }
 
-/* The dispatches count in the output values an item computes (a chunk item its query heads' partials, group x
- * head_dim; a merge head_dim), so that a schedule's dynamic claim of N rows is about N values here, as it is N rows
- * of a matvec, not N items (64 were every head of a layer, on one thread). Rows r0..r1 are items r0 / u .. r1 / u. */
-static size_t attn_chunk_values(const pb_attn *a)
-{
-    return (size_t)(a->m->n_head / a->m->n_kv_head) * a->kv->head_dim;
-}
-
-static void attn_chunk_span(void *ctx, size_t r0, size_t r1)
-{
-    size_t u = attn_chunk_values(ctx); /* ctx is the layer's pb_attn, only read */
-    attn_chunk_rows(ctx, r0 / u, r1 / u);
-}
-
-static void attn_merge_span(void *ctx, size_t r0, size_t r1)
-{
-    size_t u = ((const pb_attn *)ctx)->kv->head_dim; /* ctx is the layer's pb_attn, only read */
-    attn_merge_rows(ctx, r0 / u, r1 / u);
-}
-
 void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v)
 {
     pb_attn_begin(a, layer);
@@ -207,11 +187,10 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
         for (int g = 0; g < a->kv->n_kv; g++)
             attn_store_group(a, seq, g, q, k, v);
     uint64_t t0 = pb_now_ns();
-    size_t cu = attn_chunk_values(a), mu = a->kv->head_dim;
-    pb_exec_rows_grain(ex, a->batch * (size_t)a->kv->n_kv * a->nchunks * cu, cu, attn_chunk_span, a);
+    pb_exec_items(ex, a->batch * (size_t)a->kv->n_kv * a->nchunks, attn_chunk_rows, a);
     a->dispatches++;
     if (a->nchunks > 1) {
-        pb_exec_rows_grain(ex, a->batch * (size_t)a->m->n_head * mu, mu, attn_merge_span, a);
+        pb_exec_items(ex, a->batch * (size_t)a->m->n_head, attn_merge_rows, a);
         a->dispatches++;
     }
     a->dispatch_ns += pb_now_ns() - t0;

@@ -185,10 +185,10 @@ static void pb_omp_slice(pb_exec *e, int t, pool_rows_fn fn, void *ctx, size_t r
 
 /* OpenMP's twin of pool_rows_steal: the static shares of units, claimed by their owners and stolen from by the
  * others (pool_split_steal_claim), inside one parallel region. */
-static void pb_omp_steal(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+static void pb_omp_steal(pb_exec *e, size_t rows, size_t grain, size_t claim, pool_rows_fn fn, void *ctx)
 {
     int threads = e->threads;
-    size_t units = (rows + grain - 1) / grain, chunk = (e->chunk + grain - 1) / grain;
+    size_t units = (rows + grain - 1) / grain, chunk = (claim + grain - 1) / grain;
     /* the region's fork orders these stores before the claims */
     pool_split_steal_reset(e->steal, units, threads, NULL);
 #pragma omp parallel num_threads(threads)
@@ -201,16 +201,16 @@ static void pb_omp_steal(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn,
 }
 
 /* OpenMP's split of rows in units of grain rows, as the pool's (pool_rows_grain): static or weighted over the
- * units, dynamic claims of ceil(chunk / grain) units, or the stealing split's (pb_omp_steal). */
-static void pb_omp_rows(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+ * units, dynamic claims of ceil(claim / grain) units, or the stealing split's (pb_omp_steal). */
+static void pb_omp_rows(pb_exec *e, size_t rows, size_t grain, size_t claim, pool_rows_fn fn, void *ctx)
 {
     int threads = e->threads;
     size_t units = (rows + grain - 1) / grain;
     if (e->split == PB_SCHED_STEAL && units <= UINT32_MAX) {
-        pb_omp_steal(e, rows, grain, fn, ctx);
+        pb_omp_steal(e, rows, grain, claim, fn, ctx);
         return;
     }
-    if (e->chunk == 0 || e->split == PB_SCHED_STEAL) {
+    if (claim == 0 || e->split == PB_SCHED_STEAL) {
         /* schedule(static) over `threads` iterations: iteration t is thread t's (OpenMP's static rule). */
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int t = 0; t < threads; t++) {
@@ -225,7 +225,7 @@ static void pb_omp_rows(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, 
         }
         return;
     }
-    size_t chunk = (e->chunk + grain - 1) / grain * grain;
+    size_t chunk = (claim + grain - 1) / grain * grain;
     long nchunks = (long)((rows + chunk - 1) / chunk);
 #pragma omp parallel num_threads(threads)
     {
@@ -243,14 +243,25 @@ void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx)
     pb_exec_rows_grain(e, rows, 1, fn, ctx);
 }
 
-void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+/* One dispatch of rows in grains, claims (dynamic, steal) of claim rows; 0 splits statically. */
+static void pb_exec_dispatch(pb_exec *e, size_t rows, size_t grain, size_t claim, pool_rows_fn fn, void *ctx)
 {
     e->dispatches++;
     grain = grain ? grain : 1;
     if (e->p)
-        (e->split == PB_SCHED_STEAL ? pool_rows_steal : pool_rows_grain)(e->p, rows, e->chunk, grain, fn, ctx);
+        (e->split == PB_SCHED_STEAL ? pool_rows_steal : pool_rows_grain)(e->p, rows, claim, grain, fn, ctx);
     else if (rows)
-        pb_omp_rows(e, rows, grain, fn, ctx);
+        pb_omp_rows(e, rows, grain, claim, fn, ctx);
+}
+
+void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
+{
+    pb_exec_dispatch(e, rows, grain, e->chunk, fn, ctx);
+}
+
+void pb_exec_items(pb_exec *e, size_t n, pool_rows_fn fn, void *ctx)
+{
+    pb_exec_dispatch(e, n, 1, e->chunk ? 1 : 0, fn, ctx);
 }
 
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx)

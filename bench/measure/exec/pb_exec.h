@@ -110,6 +110,10 @@ void pb_exec_rows(pb_exec *e, size_t rows, pool_rows_fn fn, void *ctx);
  * units.
  * For work whose epilogue needs whole blocks (a slice quantized into an activation's blocks). grain > 0. */
 void pb_exec_rows_grain(pb_exec *e, size_t rows, size_t grain, pool_rows_fn fn, void *ctx);
+/* n heavy items through fn(ctx, i0, i1), split as rows are, except that dynamic and stealing claims take one item
+ * at a time, where a claim of k rows would take k items (attention's heads and chunks: 64 were every head of a
+ * layer, on one thread). Counted as n rows in the slices. */
+void pb_exec_items(pb_exec *e, size_t n, pool_rows_fn fn, void *ctx);
 /* Every thread id 0..threads-1 calls fn(ctx, id, threads) once: one dispatch. */
 void pb_exec_run(pb_exec *e, pool_fn fn, void *ctx);
 /* Destroys the pool, or unpins the OpenMP team and the caller. */
