@@ -189,16 +189,17 @@ static void slowest_thread(pb_findings *f, const pb_sweep_digest *s)
     if (!w)
         return;
     char em[PB_DIGEST_NAME + 40];
-    double share = w->wait_slowest_ms / w->ms_median;
+    double pct = 100 * w->wait_slowest_ms / w->ms_median;
+    bool hint = pct >= 9.5 && !balanced; /* a tenth of the token as the sentence prints it, a whole percent */
     pb_findings_add(f, "The barrier's slowest thread: at %d threads on %s (%s, static split%s), cpu %d was the slowest, "
                     "%s ms per token in its slices against %s ms for the least busy; the others waited %s ms per token "
                     "for it, %s of the token (%s ms).%s",
                     w->threads, w->cpuset, w->policy, emulated_note(w, "; ", "", em, sizeof em), w->slowest_cpu,
                     PB_NUM(w->busy_hi_ms, 2), PB_NUM(w->busy_lo_ms, 2), PB_NUM(w->wait_slowest_ms, 2),
-                    PB_PCT(100 * share), PB_NUM(w->ms_median, 2),
-                    share >= 0.1 && !balanced ? " To see the token without that wait, run the sweep with --schedule "
-                                                "static,steal:64 (docs/reading-results.md)."
-                                              : "");
+                    PB_PCT(pct), PB_NUM(w->ms_median, 2),
+                    hint ? " To see the token without that wait, run the sweep with --schedule static,steal:64 "
+                           "(docs/reading-results.md)."
+                         : "");
 }
 
 /* One point's part of a side-by-side sentence: "weighted 4.0 tok/s (1.81x static; the others waited 2.6 ms)". */

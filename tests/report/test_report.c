@@ -210,8 +210,9 @@ Test(report, glue_modes_side_by_side)
     tf_rmrf(dir);
 }
 
-/* The slowest thread's finding: a static point whose others waited a tenth of the token or more for it points to a
- * balancing split, unless the sweep ran one; under a tenth it says nothing more. */
+/* The slowest thread's finding: a static point whose others waited a tenth of the token or more for it (as the
+ * sentence prints it, a whole percent) points to a balancing split, unless the sweep ran one; under a tenth it says
+ * nothing more. */
 Test(report, a_long_wait_for_the_slowest_thread_points_to_steal)
 {
     char dir[64], out[640];
@@ -221,18 +222,22 @@ Test(report, a_long_wait_for_the_slowest_thread_points_to_steal)
     static const char *const rows[] = {
         "qwen3-0.6b,q8_0,spin,static,fused,2,all,1,80.0,12.5,3.0,1,2.5,9.1 11.6\n", /* waited 20% */
         "qwen3-0.6b,q8_0,spin,static,fused,2,all,1,80.0,12.5,3.0,1,0.5,11.0 11.6\n", /* waited 4% */
+        "qwen3-0.6b,q8_0,spin,static,fused,2,all,1,80.0,12.5,3.0,1,1.2,10.4 11.6\n", /* 9.6%, printed 10% */
     };
     static const char *const steal = "qwen3-0.6b,q8_0,spin,steal:64,fused,2,all,1,85.0,11.8,3.0,1,0.2,11.1 11.3\n";
     const char *const hint = "run the sweep with --schedule static,steal:64";
-    for (int k = 0; k < 3; k++) {
+    static const struct { int row; bool steal, hint; const char *what; } cases[] = {
+        { 0, false, true, "a 20% wait, static alone" }, { 1, false, false, "a 4% wait" },
+        { 0, true, false, "steal ran beside it" }, { 2, false, true, "a wait printed as 10%" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char csv[1024];
-        snprintf(csv, sizeof csv, "%s%s%s", head, rows[k == 1], k == 2 ? steal : "");
+        snprintf(csv, sizeof csv, "%s%s%s", head, rows[cases[k].row], cases[k].steal ? steal : "");
         tf_tmpdir(dir, sizeof dir, "pbslow");
         tf_write(dir, "sweep.csv", csv);
         finding(dir, "The barrier's slowest thread", out, sizeof out);
-        cr_assert(out[0], "case %d: the finding is there", k);
-        cr_expect_eq(strstr(out, hint) != NULL, k == 0, "case %d (%s): %s", k,
-                     k == 0 ? "a 20% wait, static alone" : k == 1 ? "a 4% wait" : "steal ran beside it", out);
+        cr_assert(out[0], "%s: the finding is there", cases[k].what);
+        cr_expect_eq(strstr(out, hint) != NULL, cases[k].hint, "%s: %s", cases[k].what, out);
         tf_rmrf(dir);
     }
 }
