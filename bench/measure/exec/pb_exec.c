@@ -206,11 +206,12 @@ static void pb_omp_rows(pb_exec *e, size_t rows, size_t grain, size_t claim, poo
 {
     int threads = e->threads;
     size_t units = (rows + grain - 1) / grain;
-    if (e->split == PB_SCHED_STEAL && units <= UINT32_MAX) {
+    bool steal = e->split == PB_SCHED_STEAL;
+    if (steal && claim != 0 && units <= UINT32_MAX) { /* else static, as pool_rows_steal does */
         pb_omp_steal(e, rows, grain, claim, fn, ctx);
         return;
     }
-    if (claim == 0 || e->split == PB_SCHED_STEAL) {
+    if (claim == 0 || steal) {
         /* schedule(static) over `threads` iterations: iteration t is thread t's (OpenMP's static rule). */
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int t = 0; t < threads; t++) {
