@@ -2,6 +2,7 @@
  * nothing written; a tiny tuning writes a wisdom file this machine then reads (no figure is asserted); --if-missing
  * measures nothing when the file is this machine's, and again when it is another's. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,5 +61,37 @@ Test(tune_cli, tiny_tuning_writes_wisdom_and_if_missing_keeps_it, .timeout = 120
     cr_assert_str_neq(again, text, "the other cpu's file was replaced");
     free(again);
     free(text);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}
+
+/* Every "[n/m]" progress line of err counts at most its total (n <= m); the lines seen into *lines. */
+static bool progress_within_total(const char *err, int *lines)
+{
+    *lines = 0;
+    for (const char *p = strchr(err, '['); p; p = strchr(p + 1, '[')) {
+        int n, m;
+        if (sscanf(p, "[%d/%d]", &n, &m) != 2)
+            continue;
+        ++*lines;
+        if (n > m)
+            return false;
+    }
+    return true;
+}
+
+/* At two threads the pool's dispatch is timed after the kernel points; its lines once read "[323/322]", past the
+ * count they are not part of. */
+Test(tune_cli, the_progress_never_counts_past_its_total, .timeout = 120)
+{
+    char dir[64], err[65536];
+    tf_tmpdir(dir, sizeof dir, "pbtune");
+    int rc = harness_run_in(dir, "bench_tune", "",
+                            "--format q8_0 --threads 1,2 --size-mib 16 --budget-s 1 --quick --wisdom w/wisdom", err,
+                            sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    int lines;
+    cr_expect(progress_within_total(err, &lines), "%s", err);
+    cr_expect_gt(lines, 2, "the kernel points' progress lines: %s", err);
+    cr_expect_not_null(strstr(err, "dispatch flat threads=2"), "the dispatch points say so: %s", err);
     cr_assert_eq(tf_rmrf(dir), 0);
 }
