@@ -95,7 +95,7 @@ typedef struct pb_sweep_row {
     double repack_ms;                       /* pb_decode's: its repacked copy's making, every format's */
     uint64_t repacked_bytes;                /* and its size */
     const char *floor_why;    /* the floor's read kernel: "tuned" (wisdom's) or "all" (the best of every one) */
-    char schedule[32];        /* "static", "weighted", "dynamic:N" */
+    char schedule[32];        /* pb_sched_name's word: "static", "steal:64", ... */
     char emulate[128];        /* the emulated cpus among the pinned ones, "cpu=factor ..."; "" none */
     const char *glue;         /* pb_glue_mode_names: serial, fused */
     const char *cpuset;       /* the --cpus name */

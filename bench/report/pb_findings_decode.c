@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pb_exec.h"
 #include "pb_findings.h"
 #include "pb_fmt.h"
 
@@ -146,15 +147,11 @@ static void glue(pb_findings *f, const pb_sweep_digest *s)
 
 /* ---------------------------------------------------------------- unequal cores */
 
-/* 0 static, 1 weighted, 2 dynamic, 3 steal (any chunk), -1 anything else. */
-enum { SCHED_KINDS = 4 };
+/* A point's schedule kind (the executor's own words: pb_sched_parse), -1 for a column it does not know. */
 static int sched_kind(const pb_decode_point *d)
 {
-    return strcmp(d->schedule, "static") == 0        ? 0
-           : strcmp(d->schedule, "weighted") == 0    ? 1
-           : strncmp(d->schedule, "dynamic:", 8) == 0 ? 2
-           : strncmp(d->schedule, "steal:", 6) == 0   ? 3
-                                                      : -1;
+    pb_sched s;
+    return pb_sched_parse(d->schedule, &s) == 0 ? (int)s.kind : -1;
 }
 
 static bool same_but_schedule(const pb_decode_point *a, const pb_decode_point *b)
@@ -181,8 +178,8 @@ static void slowest_thread(pb_findings *f, const pb_sweep_digest *s)
     bool balanced = false;
     for (int i = 0; i < s->ncliff; i++) {
         const pb_decode_point *c = &s->cliff[i];
-        balanced |= sched_kind(c) > 0;
-        if (sched_kind(c) == 0 && c->wait_slowest_ms >= 0 && c->slowest_cpu >= 0 &&
+        balanced |= sched_kind(c) > PB_SCHED_STATIC;
+        if (sched_kind(c) == PB_SCHED_STATIC && c->wait_slowest_ms >= 0 && c->slowest_cpu >= 0 &&
             (!w || c->wait_slowest_ms / c->ms_median > w->wait_slowest_ms / w->ms_median))
             w = c;
     }
@@ -218,7 +215,7 @@ static int sched_group(pb_findings *f, const pb_sweep_digest *s, const int *memb
     const pb_decode_point *stat = NULL, *best = &s->cliff[member[0]];
     for (int k = 0; k < m; k++) {
         const pb_decode_point *c = &s->cliff[member[k]];
-        stat = sched_kind(c) == 0 ? c : stat;
+        stat = sched_kind(c) == PB_SCHED_STATIC ? c : stat;
         best = c->tok_s > best->tok_s ? c : best;
     }
     char parts[480] = "", em[PB_DIGEST_NAME + 40];
@@ -239,7 +236,7 @@ static int sched_group(pb_findings *f, const pb_sweep_digest *s, const int *memb
 static void schedules(pb_findings *f, const pb_sweep_digest *s)
 {
     bool done[PB_DIGEST_MAX] = { false };
-    int groups = 0, wins[SCHED_KINDS] = { 0 };
+    int groups = 0, wins[PB_SCHED_KINDS] = { 0 };
     for (int i = 0; i < s->ncliff; i++) {
         int member[PB_DIGEST_MAX], m = 0;
         for (int j = i; j < s->ncliff; j++)
@@ -251,7 +248,7 @@ static void schedules(pb_findings *f, const pb_sweep_digest *s)
             continue;
         int k = sched_group(f, s, member, m, groups < 4);
         groups++;
-        wins[k >= 0 ? k : 0]++;
+        wins[k >= 0 ? k : PB_SCHED_STATIC]++;
     }
     if (groups > 1)
         pb_findings_add(f, "Of %d points run with several schedules, static was fastest in %d, weighted in %d, dynamic "
@@ -259,29 +256,32 @@ static void schedules(pb_findings *f, const pb_sweep_digest *s)
                         "it pays no claims and no wait); dynamic and steal where it moves within a token (claims "
                         "follow the moment's speed; steal's move only a slow thread's tail, and restart fewer "
                         "streams); static where the cores are equal (nothing to rebalance, nothing to pay).",
-                        groups, wins[0], wins[1], wins[2], wins[3]);
+                        groups, wins[PB_SCHED_STATIC], wins[PB_SCHED_WEIGHTED], wins[PB_SCHED_DYNAMIC],
+                        wins[PB_SCHED_STEAL]);
 }
 
 /* A hybrid machine's P-only against P+E: the cliff a static split falls off and what each schedule recovers. */
 static void p_and_e(pb_findings *f, const pb_sweep_digest *s)
 {
-    const pb_decode_point *p = NULL, *pe[SCHED_KINDS] = { NULL };
+    const pb_decode_point *p = NULL, *pe[PB_SCHED_KINDS] = { NULL };
     for (int i = 0; i < s->ncliff; i++) {
         const pb_decode_point *c = &s->cliff[i];
         int k = sched_kind(c);
-        if (k == 0 && strcmp(c->cpuset, "p") == 0 && (!p || c->tok_s > p->tok_s))
+        if (k == PB_SCHED_STATIC && strcmp(c->cpuset, "p") == 0 && (!p || c->tok_s > p->tok_s))
             p = c;
         if (k >= 0 && strcmp(c->cpuset, "p+e") == 0 && (!pe[k] || c->tok_s > pe[k]->tok_s))
             pe[k] = c;
     }
-    if (!p || !pe[0])
+    const pb_decode_point *st = pe[PB_SCHED_STATIC], *we = pe[PB_SCHED_WEIGHTED], *dy = pe[PB_SCHED_DYNAMIC],
+                          *sl = pe[PB_SCHED_STEAL];
+    if (!p || !st)
         return;
     pb_findings_add(f, "P-cores only (static) decode at %s tok/s on %d threads; P+E static at %s tok/s on %d (cpu %d "
                     "slowest, the others waited %s ms per token for it), P+E weighted at %s, P+E dynamic at %s, P+E "
                     "steal at %s tok/s.",
-                    PB_NUM(p->tok_s, 1), p->threads, PB_NUM(pe[0]->tok_s, 1), pe[0]->threads, pe[0]->slowest_cpu,
-                    PB_NUM(pe[0]->wait_slowest_ms, 2), pe[1] ? PB_NUM(pe[1]->tok_s, 1) : "not measured",
-                    pe[2] ? PB_NUM(pe[2]->tok_s, 1) : "not measured", pe[3] ? PB_NUM(pe[3]->tok_s, 1) : "not measured");
+                    PB_NUM(p->tok_s, 1), p->threads, PB_NUM(st->tok_s, 1), st->threads, st->slowest_cpu,
+                    PB_NUM(st->wait_slowest_ms, 2), we ? PB_NUM(we->tok_s, 1) : "not measured",
+                    dy ? PB_NUM(dy->tok_s, 1) : "not measured", sl ? PB_NUM(sl->tok_s, 1) : "not measured");
 }
 
 void pb_findings_decode(pb_findings *f, const pb_digest *d)

@@ -56,6 +56,29 @@ Test(exec_kinds, parse_round_trips)
     cr_assert_eq((int)out, (int)PB_EXEC_SPIN, "a failed parse leaves *out alone");
 }
 
+/* Every schedule word reads back as the word a row's schedule column writes (the report reads that column with
+ * the same parser); a claim's N is 1..1e9, only after the kinds that take one. */
+Test(exec_kinds, schedule_words_round_trip)
+{
+    const char *good[] = { "static", "weighted", "dynamic:1", "dynamic:64", "steal:3", "steal:1000000000" };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        pb_sched s = { .kind = PB_SCHED_KINDS };
+        char back[32];
+        cr_assert_eq(pb_sched_parse(good[i], &s), 0, "%s", good[i]);
+        pb_sched_name(s, back, sizeof back);
+        cr_expect_str_eq(back, good[i]);
+    }
+    pb_sched s;
+    cr_assert_eq(pb_sched_parse("steal:7", &s), 0);
+    cr_expect(s.kind == PB_SCHED_STEAL && s.chunk == 7);
+    cr_assert_eq(pb_sched_parse("weighted", &s), 0);
+    cr_expect(s.kind == PB_SCHED_WEIGHTED && s.chunk == 0);
+    const char *bad[] = { "",         "stat",      "statics",     "static:3",          "dynamic",    "dynamic:",
+                          "dynamic:0", "steal:-2", "steal:4x",    "steal:1000000001", "stealing:4", "Static" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_expect_eq(pb_sched_parse(bad[i], &s), -1, "'%s' refused", bad[i]);
+}
+
 /* The job the dispatch-cost measurement hands every thread runs once per thread per dispatch, whatever the
  * kind: counted here through pb_exec_run, the call pb_dispatch_cost_measure times. */
 static void count_calls(void *ctx, int id, int n)

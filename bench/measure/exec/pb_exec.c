@@ -53,31 +53,51 @@ static void pb_omp_pin(int threads, const int *cpus, const cpu_set_t *restore)
     }
 }
 
-int pb_sched_parse(const char *word, pb_sched *out)
+/* Each kind's word, and whether it takes ":N" (indexed by kind). */
+static const struct {
+    const char *word;
+    bool claims;
+} pb_sched_words[PB_SCHED_KINDS] = {
+#define PB_SCHED_WORD(kind, word, claims) [PB_SCHED_##kind] = { word, claims },
+    PB_SCHED_KIND_LIST(PB_SCHED_WORD)
+#undef PB_SCHED_WORD
+};
+
+/* N of ":N" at num (1 <= N <= 1e9, nothing after it); 0 when it is not one. */
+static size_t pb_sched_claim(const char *num)
 {
-    if (strcmp(word, "static") == 0 || strcmp(word, "weighted") == 0) {
-        *out = (pb_sched){ .kind = word[0] == 's' ? PB_SCHED_STATIC : PB_SCHED_WEIGHTED };
-        return 0;
-    }
-    bool steal = strncmp(word, "steal:", 6) == 0;
-    if (!steal && strncmp(word, "dynamic:", 8) != 0)
-        return -1;
-    const char *num = word + (steal ? 6 : 8);
     char *end = NULL;
     errno = 0;
     long n = strtol(num, &end, 10);
-    if (end == num || *end || errno || n < 1 || n > 1000000000L)
-        return -1;
-    *out = (pb_sched){ .kind = steal ? PB_SCHED_STEAL : PB_SCHED_DYNAMIC, .chunk = (size_t)n };
-    return 0;
+    return end == num || *end || errno || n < 1 || n > 1000000000L ? 0 : (size_t)n;
+}
+
+int pb_sched_parse(const char *word, pb_sched *out)
+{
+    for (int k = 0; k < PB_SCHED_KINDS; k++) {
+        size_t len = strlen(pb_sched_words[k].word);
+        if (strncmp(word, pb_sched_words[k].word, len) != 0)
+            continue;
+        if (!pb_sched_words[k].claims && word[len] == '\0') {
+            *out = (pb_sched){ .kind = (pb_sched_kind)k };
+            return 0;
+        }
+        size_t n = pb_sched_words[k].claims && word[len] == ':' ? pb_sched_claim(word + len + 1) : 0;
+        if (n > 0) {
+            *out = (pb_sched){ .kind = (pb_sched_kind)k, .chunk = n };
+            return 0;
+        }
+    }
+    return -1;
 }
 
 void pb_sched_name(pb_sched s, char *buf, size_t len)
 {
-    if (s.kind == PB_SCHED_DYNAMIC || s.kind == PB_SCHED_STEAL)
-        snprintf(buf, len, "%s:%zu", s.kind == PB_SCHED_STEAL ? "steal" : "dynamic", s.chunk);
+    const char *word = (unsigned)s.kind < PB_SCHED_KINDS ? pb_sched_words[s.kind].word : "?";
+    if ((unsigned)s.kind < PB_SCHED_KINDS && pb_sched_words[s.kind].claims)
+        snprintf(buf, len, "%s:%zu", word, s.chunk);
     else
-        snprintf(buf, len, "%s", s.kind == PB_SCHED_WEIGHTED ? "weighted" : "static");
+        snprintf(buf, len, "%s", word);
 }
 
 /* The current shares into the split: the pool's weights, or the OpenMP split's cumulative shares. */

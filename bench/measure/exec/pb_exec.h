@@ -50,15 +50,26 @@ int pb_exec_kind_policy(pb_exec_kind kind);
 /* The kinds whose idle threads spin between dispatches (spin, hybrid, tree). */
 bool pb_exec_kind_spins(pb_exec_kind kind);
 
-/* How each dispatch's rows are split over the threads (see the top). */
-typedef enum pb_sched_kind { PB_SCHED_STATIC, PB_SCHED_WEIGHTED, PB_SCHED_DYNAMIC, PB_SCHED_STEAL } pb_sched_kind;
+/* How each dispatch's rows are split over the threads (see the top): X(KIND, word, takes a claim of N rows). The
+ * words are the --schedule choices and, with ":N" where a claim is taken, a row's schedule column. */
+#define PB_SCHED_KIND_LIST(X)        \
+    X(STATIC, "static", false)       \
+    X(WEIGHTED, "weighted", false)   \
+    X(DYNAMIC, "dynamic", true)      \
+    X(STEAL, "steal", true)
+typedef enum pb_sched_kind {
+#define PB_SCHED_ENUM(kind, word, claims) PB_SCHED_##kind,
+    PB_SCHED_KIND_LIST(PB_SCHED_ENUM)
+#undef PB_SCHED_ENUM
+    PB_SCHED_KINDS
+} pb_sched_kind;
 typedef struct pb_sched {
     pb_sched_kind kind;
     size_t chunk; /* dynamic, steal: rows per claim (1..1e9); 0 otherwise */
 } pb_sched;
 
-/* One --schedule word: "static", "weighted", "dynamic:N" or "steal:N" (1 <= N <= 1e9). 0, or -1 (an unknown
- * word). */
+/* One --schedule word: "static", "weighted", "dynamic:N" or "steal:N" (1 <= N <= 1e9), or a schedule column's
+ * value. 0, or -1 (an unknown word). */
 int pb_sched_parse(const char *word, pb_sched *out);
 /* The word again: "static", "weighted", "dynamic:N", "steal:N" (a row's schedule column). */
 void pb_sched_name(pb_sched s, char *buf, size_t len);
