@@ -1,44 +1,13 @@
-/* pb_decode.c — see pb_decode.h. */
+/* pb_decode.c — see pb_decode.h: a decode's set-up (activations, repacked copies, read spans, buffers) and its
+ * KV cache's context; a token's run is pb_decode_token.c. */
 #include "pb_decode.h"
+#include "pb_decode_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_glue.h"
 #include "pb_time.h"
-
-/* The matvecs of a layer, in pb_model_matvecs' order. */
-enum { MV_Q, MV_K, MV_V, MV_O, MV_GATE, MV_UP, MV_DOWN };
-
-/* A matvec and the row-local glue fused after it (pb_decode.h): on rows r0..r1 of y, for every batch row,
- * y = SiLU(gate) * y when gate is set, then the slice quantized into next when next is set. */
-struct pb_fused {
-    kern_job job;
-    const float *gate; /* batch x job.rows, computed by the previous dispatch */
-    kern_act *next;    /* the next matvec's activation (cols = job.rows), its batch set before the dispatch */
-    size_t grain;      /* rows are split in multiples of it: fused, the blocks of the activation it fills */
-};
-typedef struct pb_fused pb_fused;
-
-/* Matvecs that read one activation (q, k, v; gate, up) as one dispatch with fused glue: unit u of units takes of
- * job i (first + i) grain-sized pieces [u grains_i / units, (u + 1) grains_i / units). A layer's q, k, v can also
- * be split by key/value head (layer >= 0): unit g is head g's rows of each, attended where they were computed
- * (pb_heads_rows), its output quantized into o's activation there when next is set. */
-enum { PB_STEP_MAX = 3 };
-struct pb_step {
-    const pb_decode *d;
-    int first, n;               /* n 0: no such step (a layer whose heads cannot split its rows) */
-    size_t grain[PB_STEP_MAX];  /* job i's rows per grain */
-    size_t grains[PB_STEP_MAX]; /* job i's rows in its grains, the last one cut */
-    size_t units;               /* the most grains of any */
-    size_t unit_rows;           /* the rows a unit stands for in the dispatch: the grain of the job with the most
-                                 * grains (by head: q's rows of a head group), so that a dynamic claim of N rows
-                                 * takes about N rows of each matrix, as it does of a plain matvec */
-    int layer;                  /* split by head: the layer; else -1 */
-    kern_act *next;             /* split by head: o's activation when a head group is whole blocks of it */
-};
-typedef struct pb_step pb_step;
 
 /* The slot of format f's activations: the first format whose activations feed f (kern_act_shared), so matvecs of
  * formats that share them (q4_K and q6_K: a q4_K_M mix) read one activation, quantized once. */
@@ -51,7 +20,7 @@ static kern_format pb_act_slot(kern_format f)
 }
 
 /* The activation matvec i reads: its slot (o reads act_q, down act_ffn, the others act_hidden) by its format. */
-static kern_act *pb_act_of(pb_decode *d, int i)
+kern_act *pb_decode_act(pb_decode *d, int i)
 {
     kern_format f = pb_act_slot(d->w->mfmt[i]);
     int k = i % PB_MODEL_MATVECS_PER_LAYER;
@@ -67,7 +36,7 @@ static int pb_acts_init(pb_decode *d)
 {
     const pb_decode_weights *w = d->w;
     for (int i = 0; i < w->nmv; i++) {
-        kern_act *a = pb_act_of(d, i);
+        kern_act *a = pb_decode_act(d, i);
         if (a->cap == 0 && kern_act_init(a, w->mfmt[i], (size_t)w->mv[i].cols, d->batch) != 0)
             return -1;
         kern_job probe = { .fmt = w->mfmt[i], .variant = d->kernel[w->mfmt[i]].isa, .w = w->arena, .rows = 1,
@@ -95,7 +64,7 @@ static uint64_t pb_matrix_bytes(const pb_decode *d, int i)
 }
 
 /* Where matrix i's job reads it: the repacked copy for a repacked layout, else the weights' arena. */
-static const unsigned char *pb_matrix_at(const pb_decode *d, int i)
+const unsigned char *pb_decode_matrix(const pb_decode *d, int i)
 {
     return pb_layout_of(d, i) != KERN_LAYOUT_FILE ? d->repacked + d->repacked_off[i] : d->w->arena + d->w->off[i];
 }
@@ -113,7 +82,7 @@ static int pb_read_spans_init(pb_decode *d)
         return 0;
     }
     for (int i = 0; i < w->nmv; i++) {
-        const unsigned char *p = pb_matrix_at(d, i);
+        const unsigned char *p = pb_decode_matrix(d, i);
         size_t bytes = (size_t)pb_matrix_bytes(d, i);
         pb_memspan *last = d->read_nspans ? &d->read_spans[d->read_nspans - 1] : NULL;
         if (last && last->p + last->bytes == p)
@@ -146,7 +115,7 @@ static int pb_repack_init(pb_decode *d)
         }
         if (l == KERN_LAYOUT_FILE)
             continue;
-        if (kern_act_use_layout(pb_act_of(d, i), l) != 0)
+        if (kern_act_use_layout(pb_decode_act(d, i), l) != 0)
             return -1;
         d->repacked_off[i] = total;
         total += (b + 63) / 64 * 64;
@@ -266,388 +235,4 @@ int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec
         return -1;
     pb_rope_at(&d->rope, context);
     return 0;
-}
-
-
-static void pb_fused_rows(void *ctx, size_t r0, size_t r1)
-{
-    /* ctx is one of d->jobs, alive as long as d; threads get disjoint row ranges, so they write
-     * disjoint slices of y and (r0, r1 whole activation blocks: pb_exec_rows_grain) disjoint blocks of next. */
-    const pb_fused *f = ctx;
-    kern_job_rows((void *)&f->job, r0, r1); /* void * for pool_rows_fn's sake: kern_job_rows only reads the job */
-    size_t batch = f->job.act->batch, ld = f->job.ldy;
-    if (f->gate)
-        for (size_t m = 0; m < batch; m++)
-            pb_silu_mul(f->job.y + m * ld + r0, f->gate + m * ld + r0, f->job.y + m * ld + r0, r1 - r0);
-    /* Cannot fail: pb_mv checked the batch, and r0, r1 are multiples of the block (the last one is rows, a
-     * multiple since next's kern_act_init accepted cols = rows). */
-    if (f->next)
-        (void)kern_act_set_cols(f->next, f->job.y, batch, r0, r1);
-}
-
-/* Job i: matvec i from its activation into y, with gate and next as in pb_fused (NULL: none). Its rows are
- * split in whole blocks of the activation it fills when it fills one (fused glue), else row by row: a grain
- * the job does not need only starves threads, as a K-quant's 256-row block did to k, v, o and down (1024 rows,
- * 4 units) at 8 and more threads. */
-static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *next)
-{
-    const pb_decode_weights *w = d->w;
-    size_t grain = next ? kern_act_block(next->fmt) : 1;
-    const pb_kchoice *k = &d->kernel[w->mfmt[i]];
-    size_t group = (size_t)kern_layout_get(k->layout)->rows; /* a thread's rows in whole groups (powers of 2) */
-    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa,
-                                      .w = pb_matrix_at(d, i),
-                                      .rows = (size_t)w->mv[i].rows, .act = pb_act_of(d, i), .y = y,
-                                      .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch, .layout = k->layout },
-                             .gate = gate, .next = next, .grain = grain > group ? grain : group };
-}
-
-/* Units u0..u1 of a step: of each of its jobs in order, rows [u0 C / U, u1 C / U) of its grains (C its grains, U
- * the step's units), so every thread takes the same share of each matrix whatever their formats, and gate and up
- * (equal rows and grains) the same rows. Its jobs' rows split as pb_fused_rows needs (whole grains, the last one
- * cut at the rows), so what each writes is as disjoint as in a job's own dispatch. */
-static void pb_step_units(const pb_step *s, size_t u0, size_t u1)
-{
-    for (int i = 0; i < s->n; i++) {
-        const pb_fused *f = &s->d->jobs[s->first + i];
-        size_t r0 = u0 * s->grains[i] / s->units * s->grain[i], r1 = u1 * s->grains[i] / s->units * s->grain[i];
-        r1 = r1 < f->job.rows ? r1 : f->job.rows;
-        if (r0 < r1)
-            pb_fused_rows((void *)f, r0, r1); /* void * for pool_rows_fn's sake: pb_fused_rows only reads it */
-    }
-}
-
-/* A step's dispatch covers units x unit_rows rows in grains of unit_rows (pb_step_dispatch): rows r0..r1 are
- * units r0 / unit_rows .. r1 / unit_rows. */
-static void pb_step_rows(void *ctx, size_t r0, size_t r1)
-{
-    const pb_step *s = ctx; /* one of d->steps, read only */
-    pb_step_units(s, r0 / s->unit_rows, r1 / s->unit_rows);
-}
-
-/* Step k: matvecs first..first + n - 1, which read one activation (built with the jobs). */
-static void pb_step_build(pb_decode *d, int k, int first, int n)
-{
-    pb_step *s = &d->steps[k];
-    *s = (pb_step){ .d = d, .first = first, .n = n, .layer = -1 };
-    for (int i = 0; i < n; i++) {
-        const pb_fused *f = &d->jobs[first + i];
-        s->grain[i] = f->grain;
-        s->grains[i] = (f->job.rows + f->grain - 1) / f->grain;
-        if (s->grains[i] > s->units) {
-            s->units = s->grains[i];
-            s->unit_rows = f->grain;
-        }
-    }
-}
-
-/* Step k: layer l's q, k, v split by key/value head, when every head's rows are whole groups of its layout (else
- * n stays 0: the layer runs the plain step and pb_attn_layer). */
-static void pb_heads_build(pb_decode *d, int k, int l)
-{
-    const pb_model *m = &d->w->shape;
-    size_t heads = (size_t)m->n_kv_head, group = (size_t)(m->n_head / m->n_kv_head), D = (size_t)m->head_dim;
-    int first = l * PB_MODEL_MATVECS_PER_LAYER + MV_Q;
-    pb_step *s = &d->steps[k];
-    *s = (pb_step){ .d = d, .first = first, .layer = l, .units = heads };
-    for (int i = 0; i < 3; i++) {
-        const pb_fused *f = &d->jobs[first + i];
-        size_t per = (i == 0 ? group : 1) * D; /* q's rows of a head group; k's and v's of a head */
-        if (f->job.rows != per * heads || per % f->grain != 0)
-            return;
-        s->grain[i] = per;
-        s->grains[i] = heads;
-    }
-    s->n = 3;
-    s->unit_rows = s->grain[0];
-    kern_act *o = pb_act_of(d, first + MV_O);
-    if (group * D % kern_act_block(o->fmt) == 0)
-        s->next = o;
-}
-
-/* Every matvec's job for the current glue mode, in token order (pb_decode.h's dataflow), and each layer's three
- * steps (q, k, v; gate, up; q, k, v by head). */
-static void pb_jobs_build(pb_decode *d)
-{
-    const pb_model *m = &d->w->shape;
-    bool fused = d->glue == PB_GLUE_FUSED;
-    for (int l = 0; l < m->layers; l++) {
-        int b = l * PB_MODEL_MATVECS_PER_LAYER;
-        pb_job(d, b + MV_Q, d->q, NULL, NULL);
-        pb_job(d, b + MV_K, d->kv, NULL, NULL);
-        pb_job(d, b + MV_V, d->kv + d->batch * (size_t)m->kv_dim, NULL, NULL);
-        pb_job(d, b + MV_O, d->h, NULL, NULL);
-        pb_job(d, b + MV_GATE, d->g, NULL, NULL);
-        /* fused: u = SiLU(g) * u, quantized: down's input */
-        pb_job(d, b + MV_UP, d->u, fused ? d->g : NULL, fused ? pb_act_of(d, b + MV_DOWN) : NULL);
-        pb_job(d, b + MV_DOWN, d->h, NULL, NULL);
-        /* gate and up split alike, so that a thread's gate rows are its own in up's fused SiLU */
-        d->jobs[b + MV_GATE].grain = d->jobs[b + MV_UP].grain;
-        pb_step_build(d, 3 * l, b + MV_Q, 3);
-        pb_step_build(d, 3 * l + 1, b + MV_GATE, 2);
-        pb_heads_build(d, 3 * l + 2, l);
-    }
-    pb_job(d, d->w->nmv - 1, d->logits, NULL, NULL);
-    d->jobs_glue = (int)d->glue;
-}
-
-/* Matvec i's job made ready for a dispatch: checked, and its next activation's batch set. 0, or -1 with errno. */
-static int pb_mv_ready(pb_decode *d, int i)
-{
-    pb_fused *f = &d->jobs[i];
-    if (kern_job_check(&f->job) != 0)
-        return -1;
-    if (f->next) {
-        size_t batch = f->job.act->batch;
-        if (f->next->cols != f->job.rows || batch > f->next->cap) {
-            errno = EINVAL;
-            return -1;
-        }
-        /* Before the dispatch (its threads only read it), and only on a change, so the line stays shared. */
-        if (f->next->batch != batch)
-            f->next->batch = batch;
-    }
-    return 0;
-}
-
-/* One matvec dispatch of ex over rows (in multiples of grain), timed and counted. 0. */
-static int pb_mv_dispatch(pb_decode *d, pb_exec *ex, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
-{
-    uint64_t t0 = pb_now_ns();
-    pb_exec_rows_grain(ex, rows, grain, fn, ctx);
-    d->dispatch_ns += pb_now_ns() - t0;
-    d->mv_dispatches++;
-    d->dispatches++;
-    return 0;
-}
-
-/* Matvec i (a matmul for batch > 1): one dispatch of ex. */
-static int pb_mv(pb_decode *d, pb_exec *ex, int i)
-{
-    if (pb_mv_ready(d, i) != 0)
-        return -1;
-    pb_fused *f = &d->jobs[i];
-    if (f->gate || f->next)
-        return pb_mv_dispatch(d, ex, f->job.rows, f->grain, pb_fused_rows, f);
-    return pb_mv_dispatch(d, ex, f->job.rows, f->grain, kern_job_rows, &f->job); /* only read by kern_job_rows */
-}
-
-/* Step s's jobs made ready for its dispatch (pb_mv_ready), and o's activation's batch set when a split by head
- * fills it. 0, or -1 with errno. */
-static int pb_step_ready(pb_decode *d, pb_step *s)
-{
-    for (int i = 0; i < s->n; i++)
-        if (pb_mv_ready(d, s->first + i) != 0)
-            return -1;
-    if (s->next && s->next->batch != d->batch)
-        s->next->batch = d->batch; /* before the dispatch, as pb_mv_ready's next */
-    return 0;
-}
-
-/* Step s as one dispatch of ex through fn (pb_step_rows, pb_heads_rows), in rows: each unit is unit_rows of them,
- * so a schedule's dynamic claims mean the same rows as in a matvec's dispatch, not that many units (64 units of a
- * step split by head were every head of a layer, on one thread). */
-static int pb_step_dispatch(pb_decode *d, pb_exec *ex, pb_step *s, pool_rows_fn fn)
-{
-    return pb_mv_dispatch(d, ex, s->units * s->unit_rows, s->unit_rows, fn, s);
-}
-
-/* Step k's matvecs as one dispatch of ex (fused glue: pb_decode.h). */
-static int pb_mv_step(pb_decode *d, pb_exec *ex, int k)
-{
-    pb_step *s = &d->steps[k];
-    if (pb_step_ready(d, s) != 0)
-        return -1;
-    return pb_step_dispatch(d, ex, s, pb_step_rows);
-}
-
-/* The clock now, the time since t0 added to *acc: one serial piece of the token timed on its own. */
-static uint64_t pb_lap(uint64_t *acc, uint64_t t0)
-{
-    uint64_t t1 = pb_now_ns();
-    *acc += t1 - t0;
-    return t1;
-}
-
-/* Layer l's q, k and v of key/value heads g0..g1 (every batch row) readied for attention: biases, q/k head norms
- * (qwen3), RoPE on q and k. Each element's steps are its own: the same bits whichever heads a call covers. */
-static void pb_qkv_prep(const pb_decode *d, int l, size_t g0, size_t g1)
-{
-    const pb_decode_weights *w = d->w;
-    const pb_model *m = &w->shape;
-    size_t M = d->batch, Q = (size_t)m->q_dim, KV = (size_t)m->kv_dim, D = (size_t)m->head_dim;
-    size_t group = (size_t)(m->n_head / m->n_kv_head), GD = group * D;
-    float eps = m->eps > 0 ? m->eps : PB_RMS_EPS;
-    for (size_t r = 0; r < M; r++)
-        for (size_t g = g0; g < g1; g++) {
-            float *qr = d->q + r * Q + g * GD, *kr = d->kv + r * KV + g * D, *vr = kr + M * KV;
-            if (w->bias) {
-                const float *bq = w->bias + (size_t)l * (Q + 2 * KV);
-                pb_residual_add(qr, bq + g * GD, GD);
-                pb_residual_add(kr, bq + Q + g * D, D);
-                pb_residual_add(vr, bq + Q + KV + g * D, D);
-            }
-            for (size_t h = 0; w->qk_gamma && h < group; h++)
-                pb_rmsnorm(qr + h * D, qr + h * D, w->qk_gamma + 2 * (size_t)l * D, D, eps);
-            if (w->qk_gamma)
-                pb_rmsnorm(kr, kr, w->qk_gamma + (2 * (size_t)l + 1) * D, D, eps);
-            pb_rope_apply(&d->rope, qr, (int)group);
-            pb_rope_apply(&d->rope, kr, 1);
-        }
-}
-
-/* Layer l's attention output quantized into o's activation on the calling thread, timed as quant. */
-static void pb_o_input(pb_decode *d, int l)
-{
-    uint64_t t = pb_now_ns();
-    kern_act_set(pb_act_of(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, d->batch);
-    pb_lap(&d->quant_ns, t);
-}
-
-/* Layer l's attention between v and o on its own: pb_qkv_prep's steps, then pb_attn_layer, whose output is
- * quantized into o's activation. Its dispatches count as dispatch time, and tagged in the executor's slices; all
- * of it but the quantization (quant_ns) as attn_ns. */
-static void pb_attention(pb_decode *d, pb_exec *ex, int l)
-{
-    size_t M = d->batch, KV = (size_t)d->w->shape.kv_dim;
-    uint64_t t0 = pb_now_ns();
-    pb_qkv_prep(d, l, 0, (size_t)d->w->shape.n_kv_head);
-    uint64_t before = d->attn.dispatch_ns;
-    long n = d->attn.dispatches;
-    pb_slices_tag(&ex->slices, true);
-    pb_attn_layer(&d->attn, ex, l, d->q, d->kv, d->kv + M * KV);
-    pb_slices_tag(&ex->slices, false);
-    d->dispatch_ns += d->attn.dispatch_ns - before;
-    d->dispatches += (int)(d->attn.dispatches - n);
-    pb_lap(&d->attn_ns, t0);
-    pb_o_input(d, l);
-}
-
-/* Rows r0..r1 of a step split by head, key/value heads u0..u1 (as pb_step_rows reads them): their rows of q, k and
- * v (each matrix one stream, as a plain step's), then each head's attention (timed into attn_group_ns[u0], a slot no
- * other range has), then its heads of the output quantized into o's activation when next is set. */
-static void pb_heads_rows(void *ctx, size_t r0, size_t r1)
-{
-    /* ctx is one of d->steps, read only; heads u0..u1 write their rows of q, k and v, their cache rows, partials
-     * and output (pb_attn_group), attn_group_ns[u0] and, in whole blocks, their blocks of next. */
-    const pb_step *s = ctx;
-    const pb_decode *d = s->d;
-    const pb_model *m = &d->w->shape;
-    size_t M = d->batch, GD = s->grain[0], u0 = r0 / s->unit_rows, u1 = r1 / s->unit_rows;
-    pb_step_units(s, u0, u1);
-    uint64_t t0 = pb_now_ns();
-    for (size_t g = u0; g < u1; g++) {
-        pb_qkv_prep(d, s->layer, g, g + 1);
-        pb_attn_group(&d->attn, (int)g, d->q, d->kv, d->kv + M * (size_t)m->kv_dim);
-    }
-    d->attn_group_ns[u0] += pb_now_ns() - t0;
-    if (s->next) /* cannot fail: pb_heads set its batch, and a head group is whole blocks of it */
-        (void)kern_act_set_cols(s->next, d->attn.out, M, u0 * GD, u1 * GD);
-}
-
-/* Layer l's q, k, v and attention as one dispatch split by key/value head (step 3 l + 2). Attention's share of
- * the threads' time (attn_group_ns summed over the heads, over the threads) goes to attn_ns and to attn_mv_ns,
- * the part of the matvecs' slices that was attention's. 0, or -1 with errno. */
-static int pb_heads(pb_decode *d, pb_exec *ex, int l)
-{
-    pb_step *s = &d->steps[3 * l + 2];
-    if (pb_step_ready(d, s) != 0)
-        return -1;
-    pb_attn_begin(&d->attn, l);
-    memset(d->attn_group_ns, 0, s->units * sizeof *d->attn_group_ns);
-    pb_step_dispatch(d, ex, s, pb_heads_rows);
-    uint64_t sum = 0;
-    for (size_t g = 0; g < s->units; g++) /* written by the dispatch's threads, ordered before its return */
-        sum += d->attn_group_ns[g];
-    d->attn_ns += sum / (uint64_t)ex->threads;
-    d->attn_mv_ns += sum / (uint64_t)ex->threads;
-    if (!s->next)
-        pb_o_input(d, l);
-    return 0;
-}
-
-/* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into each format's act_hidden that a
- * matvec reads. */
-static void pb_norm(pb_decode *d, int k)
-{
-    size_t n = (size_t)d->w->shape.hidden;
-    float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
-    uint64_t t = pb_now_ns();
-    for (size_t m = 0; m < d->batch; m++)
-        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, eps);
-    t = pb_lap(&d->glue_ns, t);
-    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
-        if (d->act_hidden[f].cap)
-            kern_act_set(&d->act_hidden[f], d->h, d->batch);
-    pb_lap(&d->quant_ns, t);
-}
-
-/* x += h over the batch: a residual add, timed as glue. */
-static void pb_residual(pb_decode *d)
-{
-    uint64_t t = pb_now_ns();
-    pb_residual_add(d->x, d->h, d->batch * (size_t)d->w->shape.hidden);
-    pb_lap(&d->glue_ns, t);
-}
-
-/* Serial glue after up: u = SiLU(g) * u (glue), quantized into down's input (quant). */
-static void pb_silu_serial(pb_decode *d, int down)
-{
-    uint64_t t = pb_now_ns();
-    pb_silu_mul(d->u, d->g, d->u, d->batch * (size_t)d->w->shape.ffn);
-    t = pb_lap(&d->glue_ns, t);
-    kern_act_set(pb_act_of(d, down), d->u, d->batch);
-    pb_lap(&d->quant_ns, t);
-}
-
-int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
-{
-    const pb_model *m = &d->w->shape;
-    size_t M = d->batch, H = (size_t)m->hidden;
-    d->dispatch_ns = d->attn_ns = d->attn_mv_ns = d->glue_ns = d->quant_ns = 0;
-    d->mv_dispatches = d->dispatches = 0;
-    uint64_t t = pb_now_ns();
-    for (size_t r = 0; r < M; r++) {
-        uint64_t s = pb_decode_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
-        for (size_t c = 0; c < H; c++)
-            d->x[r * H + c] = pb_decode_unit(&s);
-    }
-    pb_lap(&d->glue_ns, t);
-    int rc = 0;
-    bool fused = d->glue == PB_GLUE_FUSED;
-    if (d->jobs_glue != (int)d->glue)
-        pb_jobs_build(d);
-    /* by head while the heads split evenly over the threads: more threads than heads would idle some */
-    bool by_head = fused && m->n_kv_head % ex->threads == 0;
-    for (int l = 0; l < m->layers && rc == 0; l++) {
-        int b = l * PB_MODEL_MATVECS_PER_LAYER;
-        pb_norm(d, 2 * l);
-        if (by_head && d->steps[3 * l + 2].n) {
-            rc |= pb_heads(d, ex, l);
-        } else {
-            if (fused)
-                rc |= pb_mv_step(d, ex, 3 * l);
-            else
-                for (int i = MV_Q; i <= MV_V; i++)
-                    rc |= pb_mv(d, ex, b + i);
-            if (rc == 0)
-                pb_attention(d, ex, l);
-        }
-        rc |= pb_mv(d, ex, b + MV_O);
-        pb_residual(d);
-        pb_norm(d, 2 * l + 1);
-        if (fused) {
-            rc |= pb_mv_step(d, ex, 3 * l + 1);
-        } else {
-            rc |= pb_mv(d, ex, b + MV_GATE);
-            rc |= pb_mv(d, ex, b + MV_UP);
-            pb_silu_serial(d, b + MV_DOWN);
-        }
-        rc |= pb_mv(d, ex, b + MV_DOWN);
-        pb_residual(d);
-    }
-    if (rc != 0)
-        return -1;
-    pb_norm(d, 2 * m->layers);
-    return pb_mv(d, ex, d->w->nmv - 1);
 }
