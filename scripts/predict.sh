@@ -127,7 +127,7 @@ find_fn() { # find_fn VARIANT FNS
 #             SMMLA is in the batch kernels). q4_K, q6_K (kern_kquant_arm.h): the pass keeps its row loop rolled,
 #             so the hot loop is one row's block (rows 1; 144, 210 B), 16 16-element dots: neon's smull count
 #             adds one SMULL for the mins (q4_K) or the codes' +32 (q6_K), 17; i8mm's are dotprod's passes.
-#   layout    the weights' layout the function reads: file, or a repacked one (kern_repack_avx512.c, avx512 only;
+#   layout    the weights' layout the function reads: file, or a repacked one (kern_repack*_avx512.c, avx512 only;
 #             avx512gfni runs them too). Their hot loop is the block loop of four groups in step (groups_in_step's
 #             n = 4): 64 rows (q1_0_r32lut: 128) x one block a row. Per block and group of 16 rows: q8_0_r16 8
 #             vpdpbusd, q4_0_r16 8, tq2_0_r16 64, q4_K_r16 68 (4 for the mins, 64 for the codes), q6_K_r16 64;
