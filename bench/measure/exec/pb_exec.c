@@ -93,11 +93,12 @@ int pb_sched_parse(const char *word, pb_sched *out)
 
 void pb_sched_name(pb_sched s, char *buf, size_t len)
 {
-    const char *word = (unsigned)s.kind < PB_SCHED_KINDS ? pb_sched_words[s.kind].word : "?";
-    if ((unsigned)s.kind < PB_SCHED_KINDS && pb_sched_words[s.kind].claims)
-        snprintf(buf, len, "%s:%zu", word, s.chunk);
+    if ((unsigned)s.kind >= PB_SCHED_KINDS)
+        snprintf(buf, len, "?");
+    else if (pb_sched_words[s.kind].claims)
+        snprintf(buf, len, "%s:%zu", pb_sched_words[s.kind].word, s.chunk);
     else
-        snprintf(buf, len, "%s", word);
+        snprintf(buf, len, "%s", pb_sched_words[s.kind].word);
 }
 
 /* The current shares into the split: the pool's weights, or the OpenMP split's cumulative shares. */
