@@ -82,6 +82,8 @@ static void energy_zones(char *out, size_t len)
         return;
     size_t n = 0;
     out[0] = '\0';
+    if (pc.nfound > pc.nzones) /* first: a long list of names may fill the line */
+        n = (size_t)snprintf(out, len, "the first %d of %d zones by directory name: ", pc.nzones, pc.nfound);
     for (int z = 0; z < pc.nzones && n < len; z++)
         n += (size_t)snprintf(out + n, len - n, "%s%s", z ? " " : "", pc.zone[z].name);
 }

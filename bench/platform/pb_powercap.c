@@ -70,6 +70,11 @@ static bool is_zone_dir(const char *d)
     return strncmp(d, "intel-rapl", 10) == 0 && strchr(d, ':') != NULL;
 }
 
+static int zone_filter(const struct dirent *e)
+{
+    return is_zone_dir(e->d_name) && strlen(e->d_name) < PB_POWERCAP_NAME_LEN;
+}
+
 static int zone_cmp(const void *a, const void *b)
 {
     return strcmp(((const pb_powercap_zone *)a)->dir, ((const pb_powercap_zone *)b)->dir);
@@ -101,6 +106,9 @@ static int add_zone(pb_powercap *pc, const char *d, char *why, size_t whylen)
         return pb_errf(why, whylen, "powercap: %s/%s: max_energy_range_uj is 0", pc->root, d);
     if (strlen(name) >= sizeof z->name)
         return pb_errf(why, whylen, "powercap: %s/%s/name is longer than %zu bytes", pc->root, d, sizeof z->name - 1);
+    for (char *c = name; *c; c++) /* a name reaches the console and machine.csv: no CR, ESC or other control */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     memcpy(z->name, name, strlen(name) + 1);
     pc->nzones++;
     return 0;
@@ -114,19 +122,20 @@ int pb_powercap_open(pb_powercap *pc, const char *root, char *why, size_t whylen
     if (strlen(root) >= sizeof pc->root)
         return pb_errf(why, whylen, "powercap: the tree's path is longer than %zu bytes", sizeof pc->root - 1);
     snprintf(pc->root, sizeof pc->root, "%s", root);
-    DIR *dir = opendir(root);
-    if (!dir)
+    struct dirent **names;
+    int n = scandir(root, &names, zone_filter, alphasort);
+    if (n < 0)
         return pb_errf(why, whylen, "powercap: no %s (%s): no RAPL driver here (a VM, or not Linux)", root,
                        strerror(errno));
+    /* In name order, so that past the table's room the packages (intel-rapl:0, :1, ...) are the ones kept. */
     int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(dir)) != NULL;) {
-        if (!is_zone_dir(e->d_name) || strlen(e->d_name) >= PB_POWERCAP_NAME_LEN)
-            continue;
-        if (pc->nzones == PB_POWERCAP_MAX_ZONES)
-            break;
-        rc = add_zone(pc, e->d_name, why, whylen);
+    for (int i = 0; i < n; i++) {
+        if (rc == 0 && pc->nzones < PB_POWERCAP_MAX_ZONES)
+            rc = add_zone(pc, names[i]->d_name, why, whylen);
+        free(names[i]);
     }
-    closedir(dir);
+    free(names);
+    pc->nfound = n;
     if (rc != 0)
         return -1;
     if (pc->nzones == 0)
@@ -155,20 +164,28 @@ uint64_t pb_powercap_delta_uj(uint64_t prev, uint64_t cur, uint64_t max_range_uj
 }
 
 double pb_powercap_joules(const pb_powercap *pc, int z, const pb_powercap_sample *before,
-                          const pb_powercap_sample *after)
+                          const pb_powercap_sample *after, double seconds, char *why, size_t whylen)
 {
-    return (double)pb_powercap_delta_uj(before->uj[z], after->uj[z], pc->zone[z].max_range_uj) * 1e-6;
+    uint64_t prev = before->uj[z], cur = after->uj[z];
+    double j = (double)pb_powercap_delta_uj(prev, cur, pc->zone[z].max_range_uj) * 1e-6;
+    if (seconds > 0 && j / seconds <= PB_POWERCAP_MAX_WATTS)
+        return j;
+    pb_errf(why, whylen, "powercap: %s (%s) went from %llu to %llu uJ in %.3f s: %.0f W if it wrapped at %llu, "
+                         "more than any zone draws (%.0f W); left empty", pc->zone[z].dir, pc->zone[z].name,
+            (unsigned long long)prev, (unsigned long long)cur, seconds, seconds > 0 ? j / seconds : INFINITY,
+            (unsigned long long)pc->zone[z].max_range_uj, PB_POWERCAP_MAX_WATTS);
+    return NAN;
 }
 
 double pb_powercap_joules_of(const pb_powercap *pc, const char *prefix, const pb_powercap_sample *before,
-                             const pb_powercap_sample *after)
+                             const pb_powercap_sample *after, double seconds, char *why, size_t whylen)
 {
     double j = 0;
     bool any = false;
     for (int z = 0; z < pc->nzones; z++) {
         if (strncmp(pc->zone[z].name, prefix, strlen(prefix)) != 0)
             continue;
-        j += pb_powercap_joules(pc, z, before, after);
+        j += pb_powercap_joules(pc, z, before, after, seconds, why, whylen); /* one NAN makes the sum NAN */
         any = true;
     }
     return any ? j : NAN;

@@ -17,16 +17,21 @@
 
 #define PB_POWERCAP_MAX_ZONES 32
 #define PB_POWERCAP_NAME_LEN 48
+/* No zone draws this much: the largest sockets are rated near 500 W. A counter that stepped back far from where
+ * it wraps would read as tens of kW; such a reading is no wrap but a reset or a broken counter, and gives no
+ * joules. */
+#define PB_POWERCAP_MAX_WATTS 2000.0
 
 typedef struct pb_powercap_zone {
     char dir[PB_POWERCAP_NAME_LEN];   /* the zone's directory name: intel-rapl:0, intel-rapl:0:1 */
-    char name[PB_POWERCAP_NAME_LEN];  /* its `name`: package-0, core, uncore, dram, psys */
+    char name[PB_POWERCAP_NAME_LEN];  /* its `name` (package-0, core, uncore, dram, psys), control bytes as '?' */
     uint64_t max_range_uj;            /* the counter's largest value; it wraps to 0 after it */
 } pb_powercap_zone;
 
 typedef struct pb_powercap {
     char root[4096];
     int nzones;
+    int nfound; /* zone directories under root: past PB_POWERCAP_MAX_ZONES, the first in name order are kept */
     pb_powercap_zone zone[PB_POWERCAP_MAX_ZONES];
 } pb_powercap;
 
@@ -47,13 +52,15 @@ int pb_powercap_read(const pb_powercap *pc, pb_powercap_sample *s, char *why, si
  * below prev, the way to max_range_uj, the step to 0 and cur. */
 uint64_t pb_powercap_delta_uj(uint64_t prev, uint64_t cur, uint64_t max_range_uj);
 
-/* Joules of zone z between two samples. */
+/* Joules of zone z between two samples seconds apart; NAN, with the reason in why, when they would mean more than
+ * PB_POWERCAP_MAX_WATTS (a counter that went back without wrapping). */
 double pb_powercap_joules(const pb_powercap *pc, int z, const pb_powercap_sample *before,
-                          const pb_powercap_sample *after);
+                          const pb_powercap_sample *after, double seconds, char *why, size_t whylen);
 
 /* Joules of every zone whose name starts with prefix ("package" sums the sockets' package-N; "dram", "core",
- * "psys") between two samples; NAN when no zone has that name. */
+ * "psys") between two samples seconds apart; NAN when no zone has that name, or (why filled) when one zone's
+ * reading cannot be true. */
 double pb_powercap_joules_of(const pb_powercap *pc, const char *prefix, const pb_powercap_sample *before,
-                             const pb_powercap_sample *after);
+                             const pb_powercap_sample *after, double seconds, char *why, size_t whylen);
 
 #endif

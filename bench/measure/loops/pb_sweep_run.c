@@ -295,7 +295,7 @@ static void sw_power_start(const pb_sweep_run *run, sw_power *pw)
     pw->t0 = pb_now_ns();
 }
 
-static void sw_power_end(const pb_sweep_run *run, const sw_power *pw, pb_sweep_row *r)
+static void sw_power_end(const pb_sweep_run *run, const sw_block *b, const sw_power *pw, pb_sweep_row *r)
 {
     pb_powercap_sample after;
     char why[256];
@@ -303,8 +303,11 @@ static void sw_power_end(const pb_sweep_run *run, const sw_power *pw, pb_sweep_r
     r->watts_package = r->watts_dram = NAN;
     if (!pw->ok || s <= 0 || pb_powercap_read(&run->power, &after, why, sizeof why) != 0)
         return;
-    r->watts_package = pb_powercap_joules_of(&run->power, "package", &pw->before, &after) / s;
-    r->watts_dram = pb_powercap_joules_of(&run->power, "dram", &pw->before, &after) / s;
+    why[0] = '\0';
+    r->watts_package = pb_powercap_joules_of(&run->power, "package", &pw->before, &after, s, why, sizeof why) / s;
+    r->watts_dram = pb_powercap_joules_of(&run->power, "dram", &pw->before, &after, s, why, sizeof why) / s;
+    if (why[0]) /* a counter that cannot be true: its watts empty, and the reason said */
+        fprintf(stderr, "\n%s: point %d: %s\n", b->p->prog, r->point, why);
 }
 
 /* One point: policy `kind`, schedule s, d's batch and glue mode in block b. Its row is kept and handed on; a
@@ -324,7 +327,7 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
         sw_power power;
         sw_power_start(run, &power);
         rc = sw_time(b, d, kind, s, r, err, errlen);
-        sw_power_end(run, &power, r);
+        sw_power_end(run, b, &power, r);
         if (rc == 0)
             pb_sweep_row_budget(r); /* its floor is known now */
         r->rt_after = sw_roundtrip(b);
