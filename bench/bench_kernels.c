@@ -100,6 +100,8 @@ static int kb_defaults(kb_ctx *c)
     pool_config env = pool_config_default(); /* the pools read POOLBENCH_POLICY etc.: refused here, before any work */
     if (pool_config_from_env(&env, err, sizeof err) != 0)
         return pb_harness_refusef(&c->h, "%s", err);
+    if (pb_harness_wisdom_path(&c->h, o->wisdom, false) != 0)
+        return -1;
     if (pb_harness_emulate(&c->h, o->emulate, &c->emu) != 0)
         return -1;
     if (o->counters && pb_counters_open(&c->counters, o->counters, err, sizeof err) != 0)
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
         !(c.report.csv = pb_harness_csv(&c.h, "kernels.csv", pb_schema_header(PB_K_KERNELS))))
         return pb_harness_refused(&c.h);
     c.report.run = &c.h.run;
-    pb_harness_wisdom_stream(&c.h, c.o.wisdom, &c.wisdom); /* the dram points stream as a tuned decode would */
+    pb_harness_wisdom_stream(&c.h, &c.wisdom); /* the dram points stream as a tuned decode would */
     pb_kernels_run_sizes(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];
     if (pb_kernels_run_verify(&c.plan, err, sizeof err) != 0 || pb_kernels_run_all(&c.run, &c.plan, err, sizeof err) != 0)

@@ -106,11 +106,8 @@ static int mf_check(mf_run *r, const pb_topo *topo)
     pb_memfloor_plan *p = &r->plan;
     char err[1024];
     pb_list formats = { 0 }; /* --model's: unused here (every preset format has its floor) */
-    kern_isa isa; /* POOLBENCH_KERNEL means one thing everywhere: a bad one is refused here as in every harness */
-    if (mf_check_latency_opts(r) != 0)
+    if (mf_check_latency_opts(r) != 0 || pb_harness_wisdom_path(&r->h, o->wisdom, false) != 0)
         return -1;
-    if (kern_isa_select(&isa, err, sizeof err) != 0)
-        return pb_harness_refusef(&r->h, "%s (the read kernels are --kernel, POOLBENCH_READ_KERNEL)", err);
     if (pb_model_arg_resolve(&r->marg, o->model, &formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)
@@ -200,7 +197,7 @@ int main(int argc, char **argv)
         !(rep->token_csv = pb_harness_csv(&r.h, "token_floor.csv", pb_schema_header(PB_K_TOKEN))))
         return pb_harness_refused(&r.h);
     rep->run = &r.h.run;
-    pb_harness_wisdom_stream(&r.h, r.o.wisdom, &r.wisdom); /* the 4-stream reads prefetch as a tuned decode's passes */
+    pb_harness_wisdom_stream(&r.h, &r.wisdom); /* the 4-stream reads prefetch as a tuned decode's passes */
     char err[512];
     if (pb_memfloor_run_begin(&r.run, &r.plan, err, sizeof err) != 0)
         pb_harness_fail(&r.h, "%s", err);

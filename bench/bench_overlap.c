@@ -77,9 +77,8 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
     if (o->cols % QK8_0 != 0)
         return pb_harness_refusef(&r->h, "--cols %ld is not a multiple of the q8_0 block: accepted multiples of %d",
                                   o->cols, QK8_0);
-    kern_isa forced;
-    if (kern_isa_select(&forced, err, sizeof err) != 0)
-        return pb_harness_refusef(&r->h, "%s", err);
+    if (pb_harness_wisdom_path(&r->h, o->wisdom, false) != 0)
+        return -1;
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
     if (pb_overlap_check_memory((size_t)o->rows, (size_t)o->cols, avail, err, sizeof err) != 0)
@@ -133,7 +132,7 @@ int main(int argc, char **argv)
     if (ov_parse(&r, argc, argv) != 0 || ov_defaults(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
         !(rep->csv = pb_harness_csv(&r.h, "overlap.csv", pb_schema_header(PB_K_OVERLAP))))
         return pb_harness_refused(&r.h);
-    pb_harness_wisdom(&r.h, r.o.wisdom, &r.wisdom, &r.kernels);
+    pb_harness_wisdom(&r.h, &r.wisdom, &r.kernels);
     *rep = (pb_overlap_report){ .run = &r.h.run, .csv = rep->csv, .ov = &r.ov, .modes = &r.o.modes, .rows = r.o.rows,
                            .cols = r.o.cols, .kernel = pb_kchoice_for(&r.kernels, KERN_Q8_0, 1) };
     if (r.ov.helper_cpu < 0)

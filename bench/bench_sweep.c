@@ -154,9 +154,8 @@ static int sw_defaults(sw_run *sr)
         p->tuned_shape = p->tuned_shape && o->policies.v[k] != PB_EXEC_TREE;
     if (pb_sweep_schedules(p, o->schedule, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "schedule", o->schedule, "%s", err);
-    kern_isa forced;
-    if (kern_isa_select(&forced, err, sizeof err) != 0)
-        return pb_harness_refusef(&sr->h, "POOLBENCH_KERNEL: %s", err);
+    if (pb_harness_wisdom_path(&sr->h, o->wisdom, false) != 0)
+        return -1;
     if (pb_cpusets_parse(sr->h.topo, o->cpus, &sr->sets, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "cpus", o->cpus, "%s", err);
     int largest = sr->sets.set[pb_cpusets_largest(&sr->sets)].cpus.n;
@@ -210,7 +209,7 @@ int main(int argc, char **argv)
     if (sw_parse(&sr, argc, argv) != 0 || sw_defaults(&sr) != 0 || pb_harness_open(&sr.h) != 0 ||
         sw_open_outputs(&sr) != 0)
         return pb_harness_refused(&sr.h);
-    pb_harness_wisdom(&sr.h, sr.o.wisdom, &sr.wisdom, &sr.plan.kernels);
+    pb_harness_wisdom(&sr.h, &sr.wisdom, &sr.plan.kernels);
     sw_print_shapes(&sr.plan);
     printf("model %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.model->name, sr.o.tokens,
            sr.o.warmup, sr.o.seed);

@@ -35,7 +35,7 @@ typedef struct bt_run {
     pb_harness h;
     int cpus[POOL_MAX_THREADS], ncpus;
     pb_tune_plan plan;
-    char path[1024], cpu[PB_WISDOM_ID], build[PB_WISDOM_ID];
+    char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID];
     pb_wisdom w;
     uint64_t t0; /* the start: the budget counts from it */
 } bt_run;
@@ -106,8 +106,7 @@ static int bt_defaults(bt_run *r)
     if (o->size_mib && memory && (uint64_t)o->size_mib << 20 > memory / 2)
         return pb_harness_refuse_opt(&r->h, "size-mib", NULL, "%ld MiB is more than half of this machine's %llu MiB",
                                      o->size_mib, (unsigned long long)(memory >> 20));
-    pb_wisdom_default_path(o->wisdom, r->path, sizeof r->path);
-    return 0;
+    return pb_harness_wisdom_path(&r->h, o->wisdom, true);
 }
 
 /* Every kernel the plan times, against the scalar reference. 0, or -1 with the reason in err. */
@@ -198,8 +197,8 @@ int main(int argc, char **argv)
     if (bt_parse(&r, argc, argv) != 0 || bt_defaults(&r) != 0)
         return pb_harness_refused(&r.h);
     pb_harness_wisdom_ids(&r.h, r.cpu, sizeof r.cpu, r.build, sizeof r.build);
-    char msg[2048], err[512];
-    pb_wisdom_status st = pb_wisdom_load(r.path, r.cpu, r.build, &r.w, msg, sizeof msg);
+    char msg[PB_WISDOM_MSG], err[PB_WISDOM_MSG];
+    pb_wisdom_status st = pb_wisdom_load(r.h.wisdom, r.cpu, r.build, &r.w, msg, sizeof msg);
     if (st == PB_WISDOM_OK && r.o.if_missing) {
         printf("%s: %s: up to date, nothing measured\n", PROG, msg);
         pb_topo_free(r.h.topo);
@@ -221,10 +220,12 @@ int main(int argc, char **argv)
     if (rc > 1) /* a signal: nothing written, the file stays as it was */
         return rc;
     bt_print(&r.w, stdout);
-    if (pb_wisdom_save(r.path, &r.w, err, sizeof err) != 0) {
+    /* The formats and counts measured replace the file's entries; another tuning's, finished meanwhile, stay. */
+    if (pb_wisdom_update(r.h.wisdom, &r.w, r.plan.formats, r.plan.nformats, r.plan.threads, r.plan.nthreads, err,
+                         sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         return 1;
     }
-    printf("wisdom: %s (delete it to measure again)\n", r.path);
+    printf("wisdom: %s (delete it to measure again)\n", r.h.wisdom);
     return rc;
 }

@@ -232,12 +232,16 @@ int pb_cli_parse_tool(const char *prog, const char *usage_tail, const char *summ
 
 int pb_cli_errf(char *err, size_t errlen, const char *prog, const char *fmt, ...)
 {
-    char msg[PB_ERR_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return pb_errf(err, errlen, "%s: %s", prog ? prog : "poolbench", msg);
+    /* The head first, then the message straight into what is left: a message as long as err holds is not cut
+     * by a smaller buffer on the way. */
+    int head = snprintf(err, errlen, "%s: ", prog ? prog : "poolbench");
+    if (head >= 0 && (size_t)head < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + head, errlen - (size_t)head, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
 }
 
 /* The environment entry "VAR=value" whose value is text, or NULL. getenv's string is the tail of its entry: an

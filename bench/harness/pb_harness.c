@@ -45,6 +45,9 @@ int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const cha
     h->run_dir = run_dir;
     if (pick_output(h) != 0)
         return -1;
+    kern_isa isa; /* POOLBENCH_KERNEL means one thing in every harness: a name that is no ISA here is exit 2 */
+    if (kern_isa_select(&isa, err, sizeof err) != 0)
+        return pb_harness_refusef(h, "%s", err);
     h->topo = pb_topo_load(NULL, err, sizeof err);
     if (!h->topo)
         return pb_harness_refusef(h, "hwloc: %s", err);
@@ -300,7 +303,7 @@ static int publish_all(pb_harness *h, const char **names, long *rows)
  * "PROG: failed after N rows (a.csv): REASON". sig: 0 for a failure. */
 static int mark_incomplete(const pb_harness *h, int sig, long rows, const char *const *names)
 {
-    char note[2048], err[512];
+    char note[PB_HARNESS_ERR + 1024], err[512];
     const char *cause = sig ? pb_stop_name(sig) : "failed";
     size_t at = (size_t)snprintf(note, sizeof note, "%s: %s after %ld rows (", h->prog, cause, rows);
     for (int i = 0; names[i] && at < sizeof note; i++)

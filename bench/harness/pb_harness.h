@@ -104,7 +104,7 @@
       .help = (help_text), .dflt = (default_text) }
 
 #define PB_HARNESS_MAX_CSV 8
-#define PB_HARNESS_ERR 1280 /* one line: pb_cli's longest message and its head */
+#define PB_HARNESS_ERR (PB_WISDOM_PATH_MAX + 1280) /* one line: pb_cli's longest message, or a whole path */
 
 typedef struct pb_harness {
     const char *prog;
@@ -123,6 +123,7 @@ typedef struct pb_harness {
     char err[PB_HARNESS_ERR];     /* why a set-up step refused: "PROG: ...", printed by pb_harness_refused */
     bool helped;                  /* --help was printed: pb_harness_refused returns 0 */
     char failure[PB_HARNESS_ERR]; /* why measuring failed mid-run (pb_harness_fail); "" when it did not */
+    char wisdom[PB_WISDOM_PATH_MAX]; /* the wisdom file's path, checked (pb_harness_wisdom_path) */
 } pb_harness;
 
 /* Parses the harness's option table (pb_cli_parse; first: may be NULL). 0, or -1 after --help was printed or
@@ -183,16 +184,21 @@ void pb_harness_probe(pb_harness *h);
  * pb_harness_probe. */
 void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build, size_t buildlen);
 
-/* Reads the wisdom at given (--wisdom's value; NULL: results/<host>/wisdom) into w, and what the run picks kernels
+/* In a harness's checks, before any work: the wisdom path (--wisdom's value given; NULL: results/<host>/wisdom),
+ * checked for length and kind (pb_wisdom_path; writing: bench_tune's) into h->wisdom. 0, or -1 with the line,
+ * naming --wisdom or POOLBENCH_WISDOM, in h->err. */
+int pb_harness_wisdom_path(pb_harness *h, const char *given, bool writing);
+
+/* Reads the wisdom at h->wisdom (pb_harness_wisdom_path's) into w, and what the run picks kernels
  * from into k: POOLBENCH_KERNEL when set (forced: wisdom is not read), else w when it was valid. Its line: on
  * stdout when read or missing, on stderr when ignored (another cpu or build, malformed, not a regular file). Sets
  * the prefetch hint from it (pb_kpicker_apply). Probes the machine when that was not done. */
-void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicker *k);
+void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k);
 
 /* For a harness that runs every kernel (bench_kernels, bench_memory_floor): only wisdom's streaming settings, the
  * prefetch hint and distance its streaming passes and 4-stream reads then run with, unless POOLBENCH_KERNEL forces
  * the kernels (then none). One line says which, as pb_harness_wisdom's. */
-void pb_harness_wisdom_stream(pb_harness *h, const char *given, pb_wisdom *w);
+void pb_harness_wisdom_stream(pb_harness *h, pb_wisdom *w);
 
 /* After the harness's own checks: creates (or joins) the run directory (-1 with h->err when it is refused);
  * probes the machine unless that was done; writes machine.csv (a joined run may hold one already: kept),

@@ -10,7 +10,17 @@ void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build,
     pb_wisdom_build_id(&h->machine, build, buildlen);
 }
 
-void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicker *k)
+int pb_harness_wisdom_path(pb_harness *h, const char *given, bool writing)
+{
+    char err[PB_WISDOM_MSG];
+    if (pb_wisdom_path(given, writing, h->wisdom, err, sizeof err) != 0)
+        return pb_harness_refusef(h, "%s: %s", !given || !given[0]  ? "wisdom"
+                                               : pb_cli_from_env(given) ? "POOLBENCH_WISDOM"
+                                                                        : "--wisdom", err);
+    return 0;
+}
+
+void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k)
 {
     *k = (pb_kpicker){ .wisdom = NULL, .forced = KERN_ISA_COUNT };
     if (kern_isa_forced()) { /* the harness refused a bad value already (kern_isa_select) */
@@ -19,10 +29,9 @@ void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicke
                kern_isa_name(k->forced));
         return;
     }
-    char path[1024], cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[2048];
-    pb_wisdom_default_path(given, path, sizeof path);
+    char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[PB_WISDOM_MSG];
     pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
-    pb_wisdom_status st = pb_wisdom_load(path, cpu, build, w, msg, sizeof msg);
+    pb_wisdom_status st = pb_wisdom_load(h->wisdom, cpu, build, w, msg, sizeof msg);
     if (st == PB_WISDOM_OK) {
         k->wisdom = w;
         pb_kpicker_apply(k);
@@ -34,14 +43,13 @@ void pb_harness_wisdom(pb_harness *h, const char *given, pb_wisdom *w, pb_kpicke
     fflush(stdout);
 }
 
-void pb_harness_wisdom_stream(pb_harness *h, const char *given, pb_wisdom *w)
+void pb_harness_wisdom_stream(pb_harness *h, pb_wisdom *w)
 {
     if (kern_isa_forced())
         return;
-    char path[1024], cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[2048];
-    pb_wisdom_default_path(given, path, sizeof path);
+    char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[PB_WISDOM_MSG];
     pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
-    pb_wisdom_status st = pb_wisdom_load(path, cpu, build, w, msg, sizeof msg);
+    pb_wisdom_status st = pb_wisdom_load(h->wisdom, cpu, build, w, msg, sizeof msg);
     pb_kpicker k = { .wisdom = w, .forced = KERN_ISA_COUNT };
     if (st == PB_WISDOM_OK && pb_kpicker_apply(&k))
         printf("streaming: prefetch %s, as tuned by %s\n",

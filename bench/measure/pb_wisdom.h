@@ -118,8 +118,26 @@ pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *b
  * (nothing left behind). */
 int pb_wisdom_save(const char *path, const pb_wisdom *w, char *err, size_t errlen);
 
+/* An update of the file at path by another process's tuning: holds an exclusive lock (flock on the file's
+ * directory, so the lock never stands for a file that rename replaces) while it re-reads the file, keeps every
+ * entry the update does not measure (another format, another thread count) and writes the whole. The update:
+ * w's kernel entries of the formats in fmts (nfmts) and of the thread counts in threads (nthreads), its
+ * dispatch entries, and its streaming settings. 0, or -1 with the reason in err. */
+int pb_wisdom_update(const char *path, const pb_wisdom *w, const kern_format *fmts, int nfmts, const int *threads,
+                     int nthreads, char *err, size_t errlen);
+
+/* The longest path wisdom takes (PATH_MAX with its NUL): a longer one is refused, never cut. */
+#define PB_WISDOM_PATH_MAX 4096
+/* Room for a line that quotes a whole path. */
+#define PB_WISDOM_MSG (PB_WISDOM_PATH_MAX + 1024)
+
 /* The path a harness uses: the option's value (--wisdom, or POOLBENCH_WISDOM through it) when given, else
- * results/<host>/wisdom. */
-void pb_wisdom_default_path(const char *given, char *buf, size_t len);
+ * results/<host>/wisdom, into buf (PB_WISDOM_PATH_MAX), checked before any work as pb_wisdom_check_path does.
+ * 0, or -1 with the reason in err. */
+int pb_wisdom_path(const char *given, bool writing, char *buf, char *err, size_t errlen);
+/* Whether path can be wisdom's: shorter than PATH_MAX with no component over NAME_MAX; what is there a regular
+ * file (writing: not a link, and a wisdom file or an empty one, since it is replaced); where nothing is, its
+ * nearest existing ancestor a directory (writing: one a file can be created in). 0, or -1 with the reason. */
+int pb_wisdom_check_path(const char *path, bool writing, char *err, size_t errlen);
 
 #endif

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pb_err.h"
 #include "pb_infile.h"
-#include "pb_run.h"
 
 /* The one line that says what happens instead: every status but OK ends with it. */
 #define PB_WISDOM_RANK "kernels go by ISA rank"
@@ -19,13 +19,13 @@
 pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *build, pb_wisdom *w, char *msg,
                                 size_t msglen)
 {
-    char why[PB_WISDOM_ID + 400];
+    char why[PB_WISDOM_MSG];
     char *text = NULL;
     size_t len = 0;
     memset(w, 0, sizeof *w);
     if (pb_infile_read(AT_FDCWD, path, PB_WISDOM_MAX_BYTES, "a wisdom file", &text, &len, why, sizeof why) != 0) {
         if (errno == ENOENT) {
-            snprintf(msg, msglen, "wisdom %.300s: none yet (bench_tune measures it); %s", path, PB_WISDOM_RANK);
+            snprintf(msg, msglen, "wisdom %s: none yet (bench_tune measures it); %s", path, PB_WISDOM_RANK);
             return PB_WISDOM_MISSING;
         }
         snprintf(msg, msglen, "wisdom %s; ignored, %s", why, PB_WISDOM_RANK); /* why names the path */
@@ -38,20 +38,20 @@ pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *b
                                                                             ? "build"
                                                                             : NULL;
     if (other) {
-        snprintf(msg, msglen, "wisdom %.300s: measured on another %s (%.200s), ignored; %s", path, other,
+        snprintf(msg, msglen, "wisdom %s: measured on another %s (%.200s), ignored; %s", path, other,
                  strcmp(other, "cpu") == 0 ? w->cpu : w->build, PB_WISDOM_RANK);
         memset(w, 0, sizeof *w);
         return PB_WISDOM_OTHER;
     }
     if (rc != 0) {
-        snprintf(msg, msglen, "wisdom %.300s: malformed, %s; ignored, %s", path, why, PB_WISDOM_RANK);
+        snprintf(msg, msglen, "wisdom %s: malformed, %s; ignored, %s", path, why, PB_WISDOM_RANK);
         memset(w, 0, sizeof *w);
         return PB_WISDOM_BAD;
     }
     int tuned = 0;
     for (int i = 0; i < w->nkernels; i++)
         tuned += w->kernel[i].tuned;
-    snprintf(msg, msglen, "wisdom %.300s: %d kernel%s, %d of them tuned (the rest kept rank's), streaming %s", path,
+    snprintf(msg, msglen, "wisdom %s: %d kernel%s, %d of them tuned (the rest kept rank's), streaming %s", path,
              w->nkernels, w->nkernels == 1 ? "" : "s", tuned,
              w->has_streaming && w->streaming_tuned ? "tuned" : "rank");
     return PB_WISDOM_OK;
@@ -60,7 +60,7 @@ pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *b
 /* mkdir -p of path's parent directories (a path without '/' needs none). 0, or -1 with errno. */
 static int pb_wisdom_mkdirs(const char *path)
 {
-    char dir[1024];
+    char dir[PB_WISDOM_PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
         errno = ENAMETOOLONG;
         return -1;
@@ -97,9 +97,9 @@ static int pb_wisdom_write_all(int fd, const char *text, size_t len)
 /* text to a temporary file beside path, renamed over it. */
 static int pb_wisdom_write(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-    char tmp[1100];
+    char tmp[PB_WISDOM_PATH_MAX + 32];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return pb_errf(err, errlen, "wisdom %.200s: the path is too long", path);
+        return pb_errf(err, errlen, "wisdom %s: the path is too long for its temporary twin", path);
     if (pb_wisdom_mkdirs(path) != 0)
         return pb_errf(err, errlen, "wisdom %s: cannot create its directory: %s", path, strerror(errno));
     /* O_EXCL | O_NOFOLLOW: never through a link or over another process's temporary file. */
@@ -137,13 +137,92 @@ int pb_wisdom_save(const char *path, const pb_wisdom *w, char *err, size_t errle
     return rc;
 }
 
-void pb_wisdom_default_path(const char *given, char *buf, size_t len)
+/* Whether the update measured (f, threads). */
+static bool pb_wisdom_measured(const kern_format *fmts, int nfmts, const int *threads, int nthreads, kern_format f,
+                               int t)
 {
-    if (given && given[0]) {
-        snprintf(buf, len, "%s", given);
-        return;
+    bool fmt = false, count = false;
+    for (int i = 0; i < nfmts; i++)
+        fmt = fmt || fmts[i] == f;
+    for (int i = 0; i < nthreads; i++)
+        count = count || threads[i] == t;
+    return fmt && count;
+}
+
+/* w's measured entries over now, which keeps the rest. 0, or -1 when now's table is full. */
+static int pb_wisdom_merge(pb_wisdom *now, const pb_wisdom *w, const kern_format *fmts, int nfmts,
+                           const int *threads, int nthreads)
+{
+    for (int i = 0; i < w->nkernels; i++) {
+        const pb_wisdom_kernel *k = &w->kernel[i];
+        if (pb_wisdom_measured(fmts, nfmts, threads, nthreads, k->fmt, k->threads) && pb_wisdom_put_kernel(now, k) != 0)
+            return -1;
     }
-    char host[128];
-    pb_hostname(host, sizeof host);
-    snprintf(buf, len, "results/%s/wisdom", host);
+    for (int i = 0; i < w->ndispatch; i++)
+        if (pb_wisdom_put_dispatch(now, &w->dispatch[i]) != 0)
+            return -1;
+    if (w->has_streaming) {
+        now->has_hint = w->has_hint;
+        now->temporal = w->temporal;
+        now->has_distance = w->has_distance;
+        now->distance = w->distance;
+        now->has_near = w->has_near;
+        now->near = w->near;
+        now->has_streaming = true;
+        now->streaming_tuned = w->streaming_tuned;
+        now->streaming_vs = w->streaming_vs;
+    }
+    return 0;
+}
+
+/* The lock of path's directory, created when missing: its descriptor, or -1 with errno. */
+static int pb_wisdom_lock(const char *path)
+{
+    char dir[PB_WISDOM_PATH_MAX];
+    if (pb_wisdom_mkdirs(path) != 0)
+        return -1;
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0'; /* "/wisdom": the root */
+    else
+        *slash = '\0';
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int pb_wisdom_update(const char *path, const pb_wisdom *w, const kern_format *fmts, int nfmts, const int *threads,
+                     int nthreads, char *err, size_t errlen)
+{
+    int lock = pb_wisdom_lock(path);
+    if (lock < 0)
+        return pb_errf(err, errlen, "wisdom %s: cannot lock its directory: %s", path, strerror(errno));
+    pb_wisdom *now = malloc(sizeof *now);
+    char *msg = malloc(PB_WISDOM_MSG);
+    int rc = -1;
+    if (!now || !msg)
+        pb_errf(err, errlen, "wisdom %s: out of memory", path);
+    else if (pb_wisdom_load(path, w->cpu, w->build, now, msg, PB_WISDOM_MSG) != PB_WISDOM_OK)
+        rc = pb_wisdom_save(path, w, err, errlen); /* nothing of this machine's to keep: w as it stands */
+    else if (pb_wisdom_merge(now, w, fmts, nfmts, threads, nthreads) != 0)
+        pb_errf(err, errlen, "wisdom %s: more than %d entries with the file's", path, PB_WISDOM_MAX_KERNELS);
+    else
+        rc = pb_wisdom_save(path, now, err, errlen);
+    free(now);
+    free(msg);
+    close(lock); /* closing the last descriptor releases the flock */
+    return rc;
 }
