@@ -238,8 +238,8 @@ pb_csv *pb_harness_csv(pb_harness *h, const char *name, const char *header)
         pb_harness_refusef(h, "%s: '%s' already holds %s: accepted a run directory without one (results are never "
                            "replaced)", h->run_dir ? "--run-dir" : "--out", h->run.dir, name);
     else if (!c && errno == EBUSY)
-        pb_harness_refusef(h, "%s/%s: another process is writing it now (its %s%s* file is locked)", h->run.dir,
-                           name, name, PB_CSV_PARTIAL);
+        pb_harness_refusef(h, "%s/%s: another process is writing it now (its %s%s* file is locked): wait for it "
+                           "to end, or give this harness another --run-dir", h->run.dir, name, name, PB_CSV_PARTIAL);
     else if (!c)
         pb_harness_refusef(h, "cannot create %s/%s: %s", h->run.dir, name, strerror(errno));
     if (!c)

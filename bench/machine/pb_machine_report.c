@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -231,7 +232,23 @@ static void reserve_appends(const char *path)
         close(fd);
 }
 
-int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen)
+/* An exclusive flock on dir, waited for: harnesses of one joined run, started together, take turns at
+ * machine.csv, and the later ones find it written (pb_csv_open alone saw each other's partial file and refused).
+ * The descriptor, or -1 (then no lock: a directory that cannot be opened fails at pb_csv_open with its reason). */
+static int lock_run_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
+static int write_csv_locked(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen)
 {
     pb_csv *c = pb_csv_open(dir, pb_schema_get(PB_K_MACHINE)->file, pb_schema_header(PB_K_MACHINE));
     if (!c && errno == EEXIST)
@@ -249,6 +266,15 @@ int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_i
     }
     reserve_appends(path);
     return 0;
+}
+
+int pb_machine_write_csv(const pb_machine *m, const char *dir, const char *run_id, char *err, size_t errlen)
+{
+    int lock = lock_run_dir(dir);
+    int rc = write_csv_locked(m, dir, run_id, err, errlen);
+    if (lock >= 0)
+        close(lock); /* closing the descriptor releases the flock */
+    return rc;
 }
 
 int pb_machine_mark_incomplete(const char *dir, const char *note, char *err, size_t errlen)
