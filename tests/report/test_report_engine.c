@@ -119,6 +119,27 @@ Test(engine, engine_option_adds_a_file)
     drop_fixture(dir);
 }
 
+/* A run directory whose path is longer than 256 bytes: its engine file named again by --engine is read once,
+ * under its own name (once the name was cut at 255 bytes, so realpath missed it: listed twice as "long", every
+ * row doubled). */
+Test(engine, a_long_run_path_is_read_once_under_its_name)
+{
+    char dir[256], lng[600], out[4096];
+    engine_run(dir, sizeof dir, "llama-bench.csv", "llama-bench.csv");
+    int at = snprintf(lng, sizeof lng, "%s-long-", dir);
+    memset(lng + at, 'l', 278 - (size_t)at);
+    lng[278] = '\0';
+    cr_assert_eq(sh(out, sizeof out, "mv %s %s", dir, lng), 0, "%s", out);
+    char opt[700];
+    snprintf(opt, sizeof opt, "--engine %s/llama-bench.csv", lng);
+    int rc;
+    char *md = tf_must_exist(report(lng, opt, &rc), "report.md");
+    cr_expect_eq(rc, 0);
+    cr_expect_eq(tf_count(md, "llama-bench.csv (csv)"), 1, "read once, under its name: %s", strstr(md, "## Your engine"));
+    cr_assert_eq(sh(out, sizeof out, "mv %s %s", lng, dir), 0, "%s", out);
+    drop_fixture(dir);
+}
+
 /* A bad llama-bench file, in the directory or given: one line naming the file and line, exit 2, nothing written. */
 Test(engine, bad_engine_file_is_exit_2_before_work)
 {

@@ -40,7 +40,7 @@ typedef struct pb_lbench_test {
 } pb_lbench_test;
 
 typedef struct pb_lbench {
-    char name[256];                /* the file name used in messages */
+    char name[4096];               /* the file name used in messages, whole (PATH_MAX) */
     pb_lbench_format format;
     bool rounded;                  /* md: sizes, counts and rates as the table rounds them */
     size_t n;
