@@ -186,6 +186,12 @@ static const mutation mutations[] = {
     { "llama-bench.csv", "\"0\",\"16\",\"0\"", "\"0\",\"0\",\"0\"", 1, ":2: n_prompt and n_gen both 0" },
     { "llama-bench.csv", "\"16\",\"256\"", "\"16\",\"99999999999999999999\"", 1, ":3:36: field 'n_depth': "
                                                                              "'99999999999999999999' is out of range" },
+    /* what no run can have measured (hostile round 3: "inf x", a 47-digit tok/s, 1955345484157% of floor) */
+    { "llama-bench.csv", "\"22.495212\"", "\"0\"", 1, ":2:40: field 'avg_ts': '0' cannot be true" },
+    { "llama-bench.csv", "\"22.495212\"", "\"1e308\"", 1, ":2:40: field 'avg_ts': '1e308' cannot be true" },
+    { "llama-bench.csv", "\"798801920\"", "\"18446744073709551615\"", 1, ":2:8: field 'model_size': "
+                                                                      "'18446744073709551615' cannot be true" },
+    { "llama-bench.csv", "\"22.495212\"", "\"0x16\"", 1, ":2:40: field 'avg_ts': '0x16' is not a decimal number" },
     /* json: one field a line */
     { "llama-bench.json", "\"n_threads\": 2,", "\"n_threads\": -2,", 1, ":104:18: field 'n_threads': '-2' is not a" },
     { "llama-bench.json", "\"cpu_strict\": false", "\"cpu_strict\": 2", 1, ":16:19: field 'cpu_strict': '2' is not 0 or 1" },
@@ -201,6 +207,9 @@ static const mutation mutations[] = {
     { "llama-bench.json", "\"test_time\": \"2026", "\"test_time\": \"\\q2026", 1, ":39:19: an escape JSON does not" },
     { "llama-bench.json", "\"model_size\": 798801920,", "", 3, ":92: a test without the field 'model_size'" },
     { "llama-bench.json", "]\n", "] x\n", 5, ":182:3: more after the array's closing ']'" },
+    { "llama-bench.json", "\"n_threads\": 1,", "\"n_threads\": true,", 1, ":14:18: field 'n_threads': 'true' is "
+                                                                          "not an integer" },
+    { "llama-bench.json", "\"test_time\": \"2026", "\"test_time\": \"\\u00002026", 1, ":39:19: \\u0000, a NUL" },
     /* jsonl: one object a line */
     { "llama-bench.jsonl", "}\n{", "} {", 1, ":1:987: more on the line after its object" },
     { "llama-bench.jsonl", "\"avg_ts\": 3.382312", "\"avg_ts\": Infinity", 1, ":3:862: not a JSON value" },

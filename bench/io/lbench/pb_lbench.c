@@ -84,6 +84,44 @@ static bool integer_text(const char *s)
     return *s && strspn(s, "0123456789") == strlen(s);
 }
 
+/* A real as llama-bench writes one: decimal digits, point and exponent (strtod's hex, inf and nan are not). */
+static bool decimal_text(const char *s)
+{
+    return *s && strspn(s, "0123456789.-+eE") == strlen(s);
+}
+
+/* What no llama-bench run can have measured: a value at or under lo (when above_lo) or over hi is a file that
+ * cannot be true ("inf x" from avg_ts 0, a 47-digit tok/s from 1e308, a model of 2^64 bytes). */
+static const struct {
+    int col;
+    bool above_lo;
+    double lo, hi;
+    const char *why;
+} plausible[] = {
+    { PB_LBENCH_avg_ts, true, 0, 1e7, "tokens per second: above 0, at most 10 million" },
+    { PB_LBENCH_stddev_ts, false, 0, 1e7, "tokens per second: at most 10 million" },
+    { PB_LBENCH_avg_ns, true, 0, 1e15, "ns: above 0, at most 10^15 (11 days)" },
+    { PB_LBENCH_model_size, true, 0, 0x1p50, "bytes: above 0, at most 2^50 (1 PiB)" },
+    { PB_LBENCH_model_n_params, true, 0, 0x1p50, "parameters: above 0, at most 2^50" },
+    { PB_LBENCH_n_threads, false, 0, 65536, "threads: at most 65536" },
+    { PB_LBENCH_n_prompt, false, 0, 1 << 24, "tokens: at most 2^24" },
+    { PB_LBENCH_n_gen, false, 0, 1 << 24, "tokens: at most 2^24" },
+    { PB_LBENCH_n_depth, false, 0, 1 << 24, "tokens: at most 2^24" },
+};
+
+/* Field c's value v against the plausible table. */
+static int check_plausible(pb_lbench_build *b, const pb_lbench_rec *r, int c, const pb_value *v, const char *s)
+{
+    const pb_column *col = &pb_schema_get(PB_K_LBENCH)->cols[c];
+    double x = col->type == PB_T_INT ? (double)v->i : col->type == PB_T_U64 ? (double)v->u : v->d;
+    char got[48];
+    for (size_t k = 0; k < sizeof plausible / sizeof plausible[0]; k++)
+        if (plausible[k].col == c && ((plausible[k].above_lo && x <= plausible[k].lo) || x > plausible[k].hi))
+            return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' cannot be true; accepted %s",
+                                  col->name, shown(got, sizeof got, s), plausible[k].why);
+    return 0;
+}
+
 /* One present field of record r: its type, then its column's rule; *v gets the value. */
 static int check_field(pb_lbench_build *b, const pb_lbench_rec *r, int c, pb_value *v)
 {
@@ -91,12 +129,17 @@ static int check_field(pb_lbench_build *b, const pb_lbench_rec *r, int c, pb_val
     const char *s = b->text + r->off[c];
     char got[48];
     bool integer = col->type == PB_T_INT || col->type == PB_T_U64;
+    if (col->rule == PB_CELL_FLAG && (strcmp(s, "true") == 0 || strcmp(s, "false") == 0))
+        s = s[0] == 't' ? "1" : "0"; /* JSON's booleans, for a flag only: `true` is no thread count */
     if (integer && !integer_text(s))
         return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not an integer", col->name,
                           shown(got, sizeof got, s));
     if (!pb_cell_ok(col->rule, s))
         return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not %s", col->name,
                           shown(got, sizeof got, s), pb_cell_accepts(col->rule));
+    if (col->type == PB_T_REAL && !decimal_text(s))
+        return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is not a decimal number", col->name,
+                              shown(got, sizeof got, s));
     errno = 0;
     if (col->type == PB_T_INT)
         v->i = strtoll(s, NULL, 10);
@@ -107,7 +150,7 @@ static int check_field(pb_lbench_build *b, const pb_lbench_rec *r, int c, pb_val
     if (errno == ERANGE)
         return pb_lbench_fail(b, r->fline[c], r->fcol[c], "field '%s': '%s' is out of range", col->name,
                           shown(got, sizeof got, s));
-    return 0;
+    return check_plausible(b, r, c, v, s);
 }
 
 /* The words of a LIST cell, already checked: how many, into out when it is not NULL. */

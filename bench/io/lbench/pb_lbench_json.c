@@ -1,5 +1,5 @@
 /* pb_lbench_json.c — llama-bench's json (one array of objects) and jsonl (one object a line) into the builder.
- * RFC 8259 throughout; a declared field holds a string, a number, true/false (as 1/0), null (as empty) or, for
+ * RFC 8259 throughout; a declared field holds a string, a number, true/false (a flag's), null (as empty) or, for
  * the sample lists, an array of numbers (as space-separated text). A field the schema does not declare may hold
  * any JSON value, nested at most JSON_MAX_DEPTH deep, and is read past. */
 #include <stdint.h>
@@ -68,6 +68,8 @@ static int junicode(pb_lbench_cur *c)
     long hi = hex4(c->p + 2, c->end);
     if (hi < 0)
         return PB_LBENCH_ERR(c, "\\u without four hex digits");
+    if (hi == 0)
+        return PB_LBENCH_ERR(c, "\\u0000, a NUL, which would cut the string (no llama-bench field holds one)");
     c->p += 6;
     uint32_t u = (uint32_t)hi;
     if (hi >= 0xd800 && hi <= 0xdbff) {
@@ -155,10 +157,11 @@ static int jnumber(pb_lbench_cur *c, size_t *off)
     return 0;
 }
 
-/* true, false or null, written as 1, 0 or nothing. */
+/* true, false or null, written as themselves or (null) nothing: the checks take a boolean for a flag only. */
 static int jliteral(pb_lbench_cur *c, size_t *off)
 {
-    static const struct { const char *word, *as; } lit[] = { { "true", "1" }, { "false", "0" }, { "null", "" } };
+    static const struct { const char *word, *as; } lit[] = { { "true", "true" }, { "false", "false" },
+                                                             { "null", "" } };
     for (size_t i = 0; i < sizeof lit / sizeof lit[0]; i++) {
         size_t n = strlen(lit[i].word);
         if ((size_t)(c->end - c->p) >= n && memcmp(c->p, lit[i].word, n) == 0) {
