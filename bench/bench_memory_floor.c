@@ -112,6 +112,10 @@ static int mf_check(mf_run *r, const pb_topo *topo)
         return pb_harness_refusef(&r->h, "%s", err);
     if (pb_topo_set(topo, o->cpus ? o->cpus : "all", &r->set, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&r->h, "cpus", o->cpus, "%s", err);
+    if (o->duties.n && r->set.n < 2) /* one cpu only chases: a duty would be neither measured nor refused */
+        return pb_harness_refusef(&r->h, "--duty %s: the cpu set '%s' has one cpu, which chases; the streamers' duty "
+                                  "needs --cpus of 2 or more (the first chases, the others stream)", o->duties.text,
+                                  o->cpus ? o->cpus : "all");
     if (o->threads.n == 0)
         for (int t = 1; t <= r->set.n && o->threads.n < PB_LIST_MAX; t++)
             o->threads.v[o->threads.n++] = t;

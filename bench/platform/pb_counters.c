@@ -21,6 +21,12 @@ static int counters_add(pb_counters *pc, const char *s, size_t len, char *err, s
         return pb_errf(err, errlen, "--counters: more than %d events", PB_COUNTERS_MAX);
     if (len >= PB_COUNTERS_NAME_LEN)
         return pb_errf(err, errlen, "--counters: an event name longer than %d characters", PB_COUNTERS_NAME_LEN - 1);
+    if (memchr(s, '=', len) || memchr(s, ' ', len))
+        return pb_errf(err, errlen, "--counters: '%.*s': a name with '=' or a space cannot stand in the counters "
+                       "cell (NAME=COUNT ...); accepted: event names without ATTR=VALUE modifiers", (int)len, s);
+    for (int i = 0; i < pc->n; i++)
+        if (strlen(pc->c[i].name) == len && strncmp(pc->c[i].name, s, len) == 0)
+            return pb_errf(err, errlen, "--counters: '%.*s' is given twice (accepted: each event once)", (int)len, s);
     pb_counter *c = &pc->c[pc->n];
     memcpy(c->name, s, len);
     c->name[len] = '\0';

@@ -23,6 +23,7 @@ Test(latency_cli, refuses_the_floors_options_and_bad_duties)
     expect_bad("--latency --duty 0", "--duty");
     expect_bad("--latency --duty 101", "--duty");
     expect_bad("--latency --duty 10,x", "--duty");
+    expect_bad("--latency --cpus 0 --duty 50", "--duty"); /* one cpu chases: no streamer to run the duty */
     expect_bad("--latency --size 0", "--size");
     expect_bad("--latency --size 16777216", "--size");
     expect_bad("--latency --cpus 4096", "--cpus");

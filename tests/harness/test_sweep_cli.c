@@ -83,6 +83,9 @@ Test(sweep_cli, bad_numbers)
     expect_bad("--schedule steal:0", "--schedule");
     expect_bad("--schedule steal", "--schedule");
     expect_bad("--schedule static,guided", "--schedule");
+    expect_bad("--schedule steal:64,steal:064", "--schedule"); /* one schedule by value, given twice */
+    expect_bad("--counters cycles,cycles --quick", "--counters");
+    expect_bad("--counters cycles:u=1 --quick", "--counters"); /* '=' would make the counters cell unsplittable */
     expect_bad("--batch 0", "--batch");
     expect_bad("--batch 17", "--batch");
     expect_bad("--threads 0", "--threads");

@@ -17,7 +17,8 @@ Test(unequal_cli, bad_emulate_slow_is_refused_before_any_work)
 {
     static const char *const progs[] = { "bench_sweep", "bench_kernels" };
     static const char *const bad[] = { "--emulate-slow 0", "--emulate-slow 0=0", "--emulate-slow 0=2",
-                                       "--emulate-slow 4000=0.5", "--emulate-slow 0=0.5,0=0.5" };
+                                       "--emulate-slow 4000=0.5", "--emulate-slow 0=0.5,0=0.5",
+                                       "--emulate-slow 0=0.5,", "--emulate-slow ,0=0.5" };
     for (size_t p = 0; p < 2; p++)
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
             harness_expect_bad(progs[p], "", bad[i], "--emulate-slow");

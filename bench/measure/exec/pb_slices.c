@@ -47,10 +47,16 @@ int pb_emulate_parse(const char *spec, const pb_topo *t, pb_emulate *e, char *er
     char buf[1024];
     if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
         return pb_errf(err, errlen, "longer than %zu characters", sizeof buf - 1);
-    char *save = NULL;
-    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+    /* Every element between commas, the empty ones too (strtok would skip a trailing comma without a word). */
+    for (char *w = buf, *comma; w; w = comma ? comma + 1 : NULL) {
+        comma = strchr(w, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*w)
+            return pb_errf(err, errlen, "an empty element (accepted: CPU=FACTOR,... with no comma left over)");
         if (emulate_word(w, t, e, err, errlen) != 0)
             return -1;
+    }
     return e->n ? 0 : pb_errf(err, errlen, "give CPU=FACTOR, e.g. 1=0.5");
 }
 

@@ -28,9 +28,13 @@ int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t err
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (p->nsched == PB_SWEEP_MAX_SCHED)
             return pb_errf(err, errlen, "at most %d schedules", PB_SWEEP_MAX_SCHED);
-        if (pb_sched_parse(t, &p->sched[p->nsched++]) != 0)
+        pb_sched *s = &p->sched[p->nsched++];
+        if (pb_sched_parse(t, s) != 0)
             return pb_errf(err, errlen,
                            "'%s' is not static, weighted, dynamic:N or steal:N with N from 1 to 1000000000", t);
+        for (int k = 0; k < p->nsched - 1; k++) /* by value: steal:64 and steal:064 are one schedule */
+            if (p->sched[k].kind == s->kind && p->sched[k].chunk == s->chunk)
+                return pb_errf(err, errlen, "'%s' is given twice (accepted: each schedule once)", t);
     }
     return p->nsched ? 0 : pb_errf(err, errlen, "give static, weighted, dynamic:N or steal:N");
 }
