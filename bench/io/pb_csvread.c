@@ -69,6 +69,16 @@ static const char *pb_show(char ch, char *buf, size_t len)
     return buf;
 }
 
+/* A cell or a name for a one-line message: at most max bytes, control bytes (a quoted newline) as '?'. */
+static const char *pb_show_text(const char *s, size_t max, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.*s", (int)max, s);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return buf;
+}
+
 /* One quoted field, the cursor on its opening quote. */
 static int pb_quoted(pb_cparse *c)
 {
@@ -137,9 +147,13 @@ static int pb_check_header(pb_cparse *c, size_t ncols, size_t hline)
         const char *a = c->text + c->off[i];
         if (!*a)
             return pb_fail(c, hline, 1, "column %zu has an empty name in the header", i + 1);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(a, c->text + c->off[j]) == 0)
-                return pb_fail(c, hline, 1, "duplicate column name '%.100s' (columns %zu and %zu)", a, j + 1, i + 1);
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(a, c->text + c->off[j]) == 0) {
+                char shown[104];
+                return pb_fail(c, hline, 1, "duplicate column name '%s' (columns %zu and %zu)",
+                               pb_show_text(a, 100, shown, sizeof shown), j + 1, i + 1);
+            }
+        }
     }
     return 0;
 }
@@ -292,7 +306,9 @@ int pb_table_require(const pb_table *t, const char *const *names, pb_csverr *e)
         if (pb_table_col(t, *names) < 0) {
             memset(e, 0, sizeof *e);
             e->line = 1;
-            snprintf(e->msg, sizeof e->msg, "%.300s:1: no column '%.100s' in the header", t->name, *names);
+            char shown[104];
+            snprintf(e->msg, sizeof e->msg, "%.300s:1: no column '%s' in the header", t->name,
+                     pb_show_text(*names, 100, shown, sizeof shown));
             return -1;
         }
     }
@@ -341,7 +357,9 @@ int pb_table_num_checked(const pb_table *t, size_t row, int col, double *out, pb
     memset(e, 0, sizeof *e);
     e->line = row < t->nrows ? t->line[row] : 0;
     e->col = col >= 0 ? (size_t)col + 1 : 0;
-    snprintf(e->msg, sizeof e->msg, "%.300s:%zu: column '%.100s' (field %zu): '%.60s' is not a number", t->name,
-             e->line, col >= 0 && (size_t)col < t->ncols ? t->header[col] : "?", e->col, s);
+    char name[104], cell[64];
+    snprintf(e->msg, sizeof e->msg, "%.300s:%zu: column '%s' (field %zu): '%s' is not a number", t->name, e->line,
+             pb_show_text(col >= 0 && (size_t)col < t->ncols ? t->header[col] : "?", 100, name, sizeof name), e->col,
+             pb_show_text(s, 60, cell, sizeof cell));
     return -1;
 }

@@ -103,6 +103,7 @@ static void expect_error(const char *csv, size_t line, size_t col, const char *w
     cr_assert_eq(e.col, col, "%s", e.msg);
     cr_assert(strncmp(e.msg, prefix, strlen(prefix)) == 0, "%s (expected prefix %s)", e.msg, prefix);
     cr_assert(strstr(e.msg, what), "'%s' lacks '%s'", e.msg, what);
+    cr_assert_null(strchr(e.msg, '\n'), "one line: %s", e.msg);
 }
 
 Test(csvread, errors_name_file_line_and_column)
@@ -115,6 +116,8 @@ Test(csvread, errors_name_file_line_and_column)
     expect_error("a,b\n1,2\r3\n", 2, 4, "carriage return");
     expect_error("a,,c\n", 1, 1, "column 2 has an empty name");
     expect_error("a,b,a\n", 1, 1, "duplicate column name 'a'");
+    /* a quoted newline in the name stays out of the one-line message (make fuzz found it) */
+    expect_error("\"a\nb\",c,\"a\nb\"\n", 1, 1, "duplicate column name 'a?b'");
     expect_error("", 1, 1, "empty file");
     expect_error("\n\n", 1, 1, "empty file");
     const char nul[] = "a,b\n1,\0\n";
