@@ -6,7 +6,7 @@
 #   make report     the default suite into results/<host>/<stamp>/ (QUICK=1 for a short one)
 #   make deps       install missing Debian packages (apt-get update first)
 #   make likwid-compare  bench_memory_floor against likwid-bench, back to back (installs likwid; ARGS=...)
-#   make fuzz       fuzz the CSV, GGUF and llama-bench readers and the expect grammar with libFuzzer, 60 s each
+#   make fuzz       fuzz the CSV, GGUF, llama-bench and wisdom readers and the expect grammar (libFuzzer), 60 s each
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
 #   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
@@ -259,8 +259,8 @@ $(BUILD)/bin/isa_probe: scripts/isa_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -std=c11 -O2 -g $(WARN) $< -o $@
 
-# libFuzzer on the CSV and GGUF readers and bench_check's expect grammar for 60 s each (FUZZ_SECONDS=N to change),
-# with clang's ASan+UBSan.
+# libFuzzer on the CSV, GGUF, llama-bench and wisdom readers and bench_check's expect grammar for 60 s each
+# (FUZZ_SECONDS=N to change), with clang's ASan+UBSan.
 fuzz:
 	@sh scripts/fuzz.sh
 

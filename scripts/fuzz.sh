@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c, fuzz_lbench.c and fuzz_expect.c with clang's
+# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c, fuzz_lbench.c, fuzz_expect.c and fuzz_wisdom.c with clang's
 # libFuzzer (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's
 # clang and its libFuzzer runtime when either is missing, as make deps does. Exits non-zero on a crash or a
 # sanitizer report; the failing input is kept under build-fuzz/.
@@ -30,7 +30,7 @@ fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
     mkdir -p "build-fuzz/corpus-$name"
     echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined $*"
     "$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/base -Ibench/io -Ibench/io/gguf -Ibench/io/lbench -O1 -g \
-        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" -o "build-fuzz/fuzz_$name"
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" -lm -pthread -o "build-fuzz/fuzz_$name"
     for f in $SEEDS; do
         [ -f "$f" ] && cp "$f" "build-fuzz/corpus-$name/seed-$(echo "$f" | tr '/' '_')"
     done
@@ -53,4 +53,10 @@ SEEDS="expect/*.txt tests/data/fuzz_expect/*"
 fuzz_one expect 4096 -Ibench/report -Ibench/report/check -Ibench/report/results tests/fuzz/fuzz_expect.c \
     bench/report/check/pb_check_expect.c bench/io/pb_schema.c bench/io/pb_schema_points.c bench/io/pb_csv.c \
     bench/io/pb_mdesc.c bench/io/pb_infile.c bench/base/pb_err.c
+# The wisdom reader (seeds: tests/data/fuzz_wisdom, files of each line kind): its format and ISA names come from the
+# kernels' tables, linked from make's build/libkernels.a and build/libpool.a (built first; uninstrumented).
+SEEDS="tests/data/fuzz_wisdom/*"
+make -s build/libkernels.a build/libpool.a
+fuzz_one wisdom 8192 -Ibench/platform -Ibench/machine -Ipool -Ibench/measure -Ibench/measure/exec -Ikernels \
+    tests/fuzz/fuzz_wisdom.c bench/measure/pb_wisdom.c bench/base/pb_err.c build/libkernels.a build/libpool.a
 echo "fuzz: no crash or sanitizer report in ${SECONDS_TO_RUN}s per target"
