@@ -17,6 +17,7 @@ typedef struct sw_opts {
     pb_list formats, policies, glues, threads, batches, contexts, kv_types;
     const char *schedule, *cpus, *emulate, *wisdom, *co_runner, *counters;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
+    double pair_s;
     bool mmap;
 } sw_opts;
 
@@ -34,6 +35,12 @@ typedef struct sw_run {
     pb_counters counters; /* --counters, on the main thread: every point's caller */
 } sw_run;
 
+/* pb_sweep_plan's pair hook: ctx is the run's pb_sweep_out. */
+static int sw_pair_row(void *ctx, const pb_sweep_pair *pr)
+{
+    return pb_sweep_out_pair(ctx, pr);
+}
+
 /* pb_sweep_plan's row hook: ctx is the run's pb_sweep_out. */
 static int sw_row(void *ctx, const pb_sweep_row *r)
 {
@@ -45,7 +52,7 @@ static int sw_row(void *ctx, const pb_sweep_row *r)
 static int sw_parse(sw_run *sr, int argc, char **argv)
 {
     sw_opts *o = &sr->o;
-    *o = (sw_opts){ .tokens = 0, .warmup = 3, .seed = 1,
+    *o = (sw_opts){ .tokens = 0, .warmup = 3, .seed = 1, .pair_s = -1,
                     .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
         PB_OPT_MODEL(&o->model), PB_OPT_MMAP(&o->mmap), PB_OPT_CONTEXT(&o->contexts), PB_OPT_KV_TYPE(&o->kv_types),
@@ -91,6 +98,11 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
         { .name = "floor-passes", .kind = PB_OPT_INT, .dest = &o->floor_passes, .min = 3, .max = 1000,
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
         PB_OPT_COUNTERS(&o->counters),
+        { .name = "pair-s", .kind = PB_OPT_DOUBLE, .dest = &o->pair_s, .dmin = 0, .dmax = 600, .metavar = "S",
+          .help = "after a block's points at each batch, its alternatives (policy x schedule x glue) interleaved for "
+                  "about S seconds: one token each a round, the order changing every round, until every interval "
+                  "against the first is within 2% or the time ends (pairs.csv: the report's paired intervals); 0: "
+                  "none", .dflt = "4 (2 with --quick)" },
         { 0 },
     };
     const pb_cli cli = {
@@ -133,6 +145,8 @@ static int sw_defaults(sw_run *sr)
         o->tokens = sr->h.quick ? 8 : 20;
     if (o->floor_passes == 0)
         o->floor_passes = sr->h.quick ? 5 : 10;
+    if (o->pair_s < 0) /* not given: the parser leaves the -1 sw_parse set */
+        o->pair_s = sr->h.quick ? 2 : 4;
     /* run_dir: filled by pb_harness_open, before the first block reads its memory_floor.csv */
     *p = (pb_sweep_plan){ .prog = PROG, .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL,
                           .mmap = o->mmap, .contexts = &o->contexts, .kv_types = &o->kv_types, .topo = sr->h.topo,
@@ -141,7 +155,8 @@ static int sw_defaults(sw_run *sr)
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
                           .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = sw_row,
-                          .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where };
+                          .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where, .pair_s = o->pair_s,
+                          .pair_row = sw_pair_row };
     if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0 || pb_harness_co_runner(&sr->h, o->co_runner, &sr->co) != 0)
         return -1;
     if (o->counters && pb_counters_open(&sr->counters, o->counters, err, sizeof err) != 0)
@@ -200,7 +215,9 @@ static int sw_open_outputs(sw_run *sr)
     o->sweep = pb_harness_csv(&sr->h, "sweep.csv", PB_SWEEP_HEADER);
     o->util = o->sweep ? pb_harness_csv(&sr->h, "cpu_util.csv", PB_SWEEP_UTIL_HEADER) : NULL;
     o->cpu = o->util ? pb_harness_csv(&sr->h, "sweep_cpu.csv", PB_SWEEP_CPU_HEADER) : NULL;
-    return o->cpu ? 0 : -1;
+    if (o->cpu && sr->plan.pair_s > 0)
+        o->pairs = pb_harness_csv(&sr->h, "pairs.csv", pb_schema_header(PB_K_PAIRS));
+    return o->cpu && (o->pairs || sr->plan.pair_s <= 0) ? 0 : -1;
 }
 
 int main(int argc, char **argv)

@@ -295,6 +295,21 @@ int pb_sweep_out_row(pb_sweep_out *o, const pb_sweep_row *r)
     return 0;
 }
 
+int pb_sweep_out_pair(pb_sweep_out *o, const pb_sweep_pair *pr)
+{
+    const pb_sweep_row *r = pr->label;
+    const pb_value v[PB_PAIRS_NCOLS] = {
+        [PB_PAIRS_run_id].s = o->run->run_id, [PB_PAIRS_host].s = o->run->host, [PB_PAIRS_model].s = r->model,
+        [PB_PAIRS_format].s = r->format, [PB_PAIRS_policy].s = r->policy, [PB_PAIRS_schedule].s = r->schedule,
+        [PB_PAIRS_glue].s = r->glue, [PB_PAIRS_threads].i = r->threads, [PB_PAIRS_cpuset].s = r->cpuset,
+        [PB_PAIRS_batch].i = r->batch, [PB_PAIRS_context].i = r->context, [PB_PAIRS_kv_type].s = r->kv_type,
+        [PB_PAIRS_round].i = pr->round, [PB_PAIRS_slot].i = pr->slot, [PB_PAIRS_ms_per_token].d = pr->ms,
+        [PB_PAIRS_steal_pct].d = pr->steal_pct, [PB_PAIRS_set_aside].i = pr->aside, [PB_PAIRS_stopped].s = pr->stopped,
+    };
+    pb_csv_values(o->pairs, pb_schema_get(PB_K_PAIRS), v);
+    return 0;
+}
+
 void pb_sweep_out_free(pb_sweep_out *o)
 {
     free(o->label);

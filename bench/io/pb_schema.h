@@ -45,6 +45,7 @@ typedef enum pb_kind {
     PB_K_OVERLAP,
     PB_K_LIKWID,
     PB_K_LATENCY,
+    PB_K_PAIRS,
     PB_K_COUNT,
     PB_K_SWEEPUTIL = PB_K_COUNT, /* cpu_util.csv as bench_sweep writes it: bench_cpu_util's columns plus point */
     PB_K_SWEEPCPU,               /* sweep_cpu.csv */
@@ -310,6 +311,28 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(sys_pct, REAL, "%.1f", "%", OPTIONAL, "system share")                                                         \
     X(steal_pct, REAL, "%.1f", "%", OPTIONAL, "stolen by the hypervisor")
 
+/* pairs.csv: a sweep block's alternatives (policy x schedule x glue at one format, core set, threads, batch and
+ * depth) measured interleaved, one token each a round in an order that changes every round; the report pairs two
+ * alternatives' tokens of the same round (pb_paired.h). */
+#define PB_PAIRS_COLS(X)                                                                                            \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(model, TEXT, "%s", "", WORD, "the model's shape")                                                             \
+    X(format, TEXT, "%s", "", WORD, "weight format")                                                                \
+    X(policy, TEXT, "%s", "", WORD, "executor: a pool policy, tree (spin, grouped by cache) or omp")               \
+    X(schedule, TEXT, "%s", "", WORD, "how rows are split over threads")                                            \
+    X(glue, TEXT, "%s", "", WORD, "serial or fused glue")                                                           \
+    X(threads, INT, "%lld", "", COUNT, "threads")                                                                   \
+    X(cpuset, TEXT, "%s", "", WORD, "the named core set")                                                           \
+    X(batch, INT, "%lld", "", COUNT, "tokens decoded together (M)")                                                 \
+    X(context, INT, "%lld", "", FIGURE, "positions in the KV cache before the token")                               \
+    X(kv_type, TEXT, "%s", "", WORD, "the KV cache's type (f16, q8_0)")                                             \
+    X(round, INT, "%lld", "", COUNT, "the round: every alternative of the block once, in an order that changes")    \
+    X(slot, INT, "%lld", "", FIGURE, "the alternative's place in the round's order (0: first)")                     \
+    X(ms_per_token, REAL, "%.4f", "ms", FIGURE, "the token's time")                                                 \
+    X(steal_pct, REAL, "%.1f", "%", OPTIONAL, "stolen by the hypervisor from its pinned cpus over the token")       \
+    X(set_aside, INT, "%lld", "", FLAG, "1: the host spoiled it (steal over the noisy threshold); in no interval")  \
+    X(stopped, TEXT, "%s", "", WORD, "why the block's rounds ended: narrow (every interval within the target) or budget")
+
 #define PB_OVERLAP_COLS(X)                                                                                          \
     PB_RUN_COLS(X)                                                                                                  \
     X(mode, TEXT, "%s", "", WORD, "serial, async-spawn, async-inherit or async-pinned")                             \
@@ -468,6 +491,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_E_OVERLAP(n, ...) PB_SCHEMA_ENUM(OVERLAP, n, __VA_ARGS__)
 #define PB_E_LIKWID(n, ...) PB_SCHEMA_ENUM(LIKWID, n, __VA_ARGS__)
 #define PB_E_LATENCY(n, ...) PB_SCHEMA_ENUM(LATENCY, n, __VA_ARGS__)
+#define PB_E_PAIRS(n, ...) PB_SCHEMA_ENUM(PAIRS, n, __VA_ARGS__)
 #define PB_E_LBENCH(n, ...) PB_SCHEMA_ENUM(LBENCH, n, __VA_ARGS__)
 #define PB_E_MACHINE(n, ...) PB_SCHEMA_ENUM(MACHINE, n, __VA_ARGS__)
 #define PB_E_MKEY(n, ...) PB_SCHEMA_ENUM(MKEY, n, __VA_ARGS__)
@@ -489,6 +513,7 @@ enum { PB_SWEEPCPU_COLS(PB_E_SWEEPCPU) PB_SWEEPCPU_NCOLS };
 enum { PB_OVERLAP_COLS(PB_E_OVERLAP) PB_OVERLAP_NCOLS };
 enum { PB_LIKWID_COLS(PB_E_LIKWID) PB_LIKWID_NCOLS };
 enum { PB_LATENCY_COLS(PB_E_LATENCY) PB_LATENCY_NCOLS };
+enum { PB_PAIRS_COLS(PB_E_PAIRS) PB_PAIRS_NCOLS };
 enum { PB_LBENCH_COLS(PB_E_LBENCH) PB_LBENCH_NCOLS };
 enum { PB_MACHINE_COLS(PB_E_MACHINE) PB_MACHINE_NCOLS };
 enum { PB_MACHINE_KEYS(PB_E_MKEY) PB_MKEY_COUNT };     /* machine.csv's keys: PB_MKEY_host, ... */

@@ -124,5 +124,8 @@ const pb_memspan *pb_decode_read_spans(const pb_decode *d, int *n);
 /* One token: the input hidden state for `token` (seeded), every matvec and attention through ex, logits in
  * d->logits; d->dispatches says how many dispatches it made. 0, or -1 with errno from a job check. */
 int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token);
+/* Sets the glue mode and builds its jobs now, so that the next token does not (interleaved alternatives switch
+ * glue between tokens, and a build inside a timed token would count against the one that switched). */
+void pb_decode_set_glue(pb_decode *d, pb_glue_mode glue);
 
 #endif

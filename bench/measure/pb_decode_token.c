@@ -131,6 +131,13 @@ static void pb_jobs_build(pb_decode *d)
     d->jobs_glue = (int)d->glue;
 }
 
+void pb_decode_set_glue(pb_decode *d, pb_glue_mode glue)
+{
+    d->glue = glue;
+    if (d->jobs_glue != (int)glue)
+        pb_jobs_build(d);
+}
+
 /* Matvec i's job made ready for a dispatch: checked, and its next activation's batch set. 0, or -1 with errno. */
 static int pb_mv_ready(pb_decode *d, int i)
 {

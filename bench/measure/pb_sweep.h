@@ -153,9 +153,19 @@ typedef struct pb_sweep_varies {
     bool format, schedule, glue, cpuset, batch, context, kv;
 } pb_sweep_varies;
 
+/* One token of the interleaved rounds (pb_pairs.h) that follow a block's points at each batch: pairs.csv's row. */
+typedef struct pb_sweep_pair {
+    const pb_sweep_row *label; /* the alternative's names (sw_label's; no figures) */
+    int round, slot;
+    double ms, steal_pct;
+    bool aside;
+    const char *stopped;       /* "narrow" or "budget": how the block's rounds ended */
+} pb_sweep_pair;
+
 typedef struct pb_sweep_out {
     const pb_run *run;
     pb_csv *sweep, *util, *cpu; /* sweep.csv, cpu_util.csv, sweep_cpu.csv */
+    pb_csv *pairs;              /* pairs.csv (NULL: no interleaved rounds) */
     pb_sweep_varies varies;
     char (*label)[160];         /* series labels in order of first appearance: series_id = index + 1 */
     int nlabels, cap;
@@ -164,6 +174,8 @@ typedef struct pb_sweep_out {
 
 /* Writes one measured point into the three CSVs. -1 (errno ENOMEM) when the label table cannot grow. */
 int pb_sweep_out_row(pb_sweep_out *o, const pb_sweep_row *r);
+/* Writes one token of the interleaved rounds into pairs.csv. 0. */
+int pb_sweep_out_pair(pb_sweep_out *o, const pb_sweep_pair *pr);
 void pb_sweep_out_free(pb_sweep_out *o);
 
 #endif

@@ -308,3 +308,48 @@ Test(sweep_cli, counters_per_point_what_counted_and_what_is_unsupported, .timeou
     pb_table_free(&t);
     tf_rmrf(dir);
 }
+
+/* --pair-s: after a block's points, its alternatives interleaved, one token each a round; pairs.csv holds every
+ * alternative once in every round, the first place moving between rounds; --pair-s 0 writes no pairs.csv. */
+Test(sweep_cli, interleaved_rounds_hold_every_alternative_once_a_round, .timeout = 120)
+{
+    skip_if_emulated(EMULATED_SWEEP_WHY);
+    char dir[64];
+    pb_table t, pr;
+    sweep_run(dir, sizeof dir, "--policy spin,condvar,spawn --threads 1 --tokens 2 --warmup 0 --floor-passes 3 "
+                               "--pair-s 0.5 --out run", &t);
+    harness_load_csv(&pr, dir, "run/pairs.csv");
+    int cr = pb_table_col(&pr, "round"), cp = pb_table_col(&pr, "policy"), cs = pb_table_col(&pr, "slot"),
+        cm = pb_table_col(&pr, "ms_per_token"), cst = pb_table_col(&pr, "stopped");
+    cr_assert(cr >= 0 && cp >= 0 && cs >= 0 && cm >= 0 && cst >= 0);
+    cr_assert_geq(pr.nrows, 3u, "at least one round of 3");
+    cr_expect_eq(pr.nrows % 3, 0u, "whole rounds: %zu rows", pr.nrows);
+    int first[3] = { 0 };
+    static const char *const pol[] = { "spin", "condvar", "spawn" };
+    for (size_t r = 0; r + 3 <= pr.nrows; r += 3) {
+        int seen[3] = { 0 };
+        for (size_t k = r; k < r + 3; k++) {
+            cr_expect_eq(pb_table_num(&pr, k, cr), pb_table_num(&pr, r, cr), "one round per three rows");
+            cr_expect_gt(pb_table_num(&pr, k, cm), 0);
+            for (int a = 0; a < 3; a++)
+                if (strcmp(pb_table_str(&pr, k, cp), pol[a]) == 0) {
+                    seen[a]++;
+                    first[a] += pb_table_num(&pr, k, cs) == 0;
+                }
+        }
+        cr_expect(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "round %zu: each policy once", r / 3 + 1);
+    }
+    cr_expect(pr.nrows < 9 || (first[0] && first[1] && first[2]), "each policy went first in some round");
+    const char *why = pb_table_str(&pr, 0, cst);
+    cr_expect(strcmp(why, "narrow") == 0 || strcmp(why, "budget") == 0, "%s", why);
+    pb_table_free(&pr);
+    pb_table_free(&t);
+    cr_assert_eq(tf_rmrf(dir), 0);
+    sweep_run(dir, sizeof dir, "--policy spin,condvar --threads 1 --tokens 2 --warmup 0 --floor-passes 3 "
+                               "--pair-s 0 --out run", &t);
+    char path[128];
+    snprintf(path, sizeof path, "%s/run/pairs.csv", dir);
+    cr_expect_neq(access(path, F_OK), 0, "--pair-s 0: no pairs.csv");
+    pb_table_free(&t);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}

@@ -48,6 +48,9 @@ typedef struct pb_sweep_plan {
     bool quick;                       /* shorter round trips */
     const char *run_dir;              /* its memory_floor.csv, if any, names each block's read kernel */
     int (*row)(void *ctx, const pb_sweep_row *r); /* each point as it ends: 0, or -1 with errno (it stops) */
+    double pair_s;                    /* seconds of interleaved rounds per block and batch (0: none) */
+    const char *procstat;             /* /proc/stat's path for their steal (NULL: the real one) */
+    int (*pair_row)(void *ctx, const pb_sweep_pair *pr); /* each of their tokens: 0, or -1 with errno */
     void *ctx;
 } pb_sweep_plan;
 

@@ -15,6 +15,7 @@
 #include "pb_decode_load.h"
 #include "pb_err.h"
 #include "pb_mapguard.h"
+#include "pb_pairs.h"
 #include "pb_placement.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
@@ -365,6 +366,62 @@ static int sw_depth(const sw_block *b, pb_decode *d, char *err, size_t errlen)
                                  pb_kv_type_names[b->kv], strerror(errno));
 }
 
+/* ---------------------------------------------------------------- interleaved rounds */
+
+/* The block's alternatives at d's batch, as its points ran them: their executors into alts, their names into
+ * labels. How many. */
+static int sw_alternatives(const sw_block *b, pb_decode *d, pb_pairs_alt *alts, pb_sweep_row *labels, double *cap)
+{
+    const pb_sweep_plan *p = b->p;
+    int n = 0;
+    bool capacity = pb_sweep_capacities(p, b->place, cap) == 0;
+    for (int k = 0; k < p->policies->n; k++)
+        for (int sg = 0; sg < p->nsched * p->glues->n && n < PB_PAIRS_MAX_ALTS; sg++) {
+            int s = sg / p->glues->n, kind = pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n);
+            if (!pb_sweep_sched_runs(p, s, b->place))
+                continue;
+            alts[n] = (pb_pairs_alt){ .glue = (pb_glue_mode)p->glues->v[sg % p->glues->n],
+                                      .cfg = { .kind = kind, .threads = b->place->n, .cpus = b->place->cpu,
+                                               .sched = p->sched[s], .spin_us = p->spin_us, .emulate = p->emulate,
+                                               .capacity = capacity ? cap : NULL, .topo = p->topo } };
+            d->glue = alts[n].glue;
+            sw_label(b, d, kind, s, &labels[n]);
+            n++;
+        }
+    return n;
+}
+
+/* The block's alternatives at d's batch measured interleaved (pb_pairs.h), every token a pairs.csv row. A block
+ * of one alternative, or a run without --pair-s, has none. */
+static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
+    if (p->pair_s <= 0 || b->oversubscribed)
+        return 0;
+    pb_pairs_alt alts[PB_PAIRS_MAX_ALTS];
+    double cap[PB_MAX_CPUS];
+    pb_sweep_row *labels = calloc(PB_PAIRS_MAX_ALTS, sizeof *labels);
+    pb_pairs_result *res = malloc(sizeof *res);
+    pb_glue_mode glue = d->glue;
+    int n = labels && res ? sw_alternatives(b, d, alts, labels, cap) : 0, rc = 0;
+    d->glue = glue;
+    if (!labels || !res)
+        rc = pb_errf(err, errlen, "interleaved rounds: out of memory");
+    else if (n >= 2)
+        rc = pb_pairs_run(d, alts, n, b->held->cpu, b->held->n, p->pair_s, p->procstat, res, err, errlen);
+    for (int r = 0; rc == 0 && n >= 2 && r < res->rounds; r++)
+        for (int a = 0; a < n && rc == 0; a++) {
+            const pb_sweep_pair pr = { .label = &labels[a], .round = r + 1, .slot = res->slot[r][a],
+                                       .ms = res->ms[r][a], .steal_pct = res->steal[r][a],
+                                       .aside = res->aside[r][a], .stopped = res->narrow ? "narrow" : "budget" };
+            if (p->pair_row(p->ctx, &pr) != 0)
+                rc = pb_errf(err, errlen, "writing pairs.csv: %s", strerror(errno));
+        }
+    free(labels);
+    free(res);
+    return rc;
+}
+
 /* Every batch x policy x schedule x glue mode of one block at one depth. */
 static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t errlen)
 {
@@ -388,6 +445,8 @@ static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t err
                 rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n),
                               sg / p->glues->n, err, errlen);
             }
+        if (rc == 0 && !pb_stop_signal())
+            rc = sw_pairs(b, &d, err, errlen);
         pb_decode_free(&d);
     }
     return rc;

@@ -1,0 +1,144 @@
+/* pb_pairs.c — alternatives measured interleaved (see pb_pairs.h). */
+#include "pb_pairs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_err.h"
+#include "pb_paired.h"
+#include "pb_stop.h"
+#include "pb_time.h"
+#include "pb_tuning.h"
+
+void pb_pairs_order(int r, int n, int *order)
+{
+    for (int k = 0; k < n; k++) {
+        int at = (k + r) % n;
+        order[(r / n) % 2 ? n - 1 - k : k] = at; /* every n rounds the other way round: who follows whom changes */
+    }
+}
+
+double pb_pairs_steal_pct(const pb_procstat *before, const pb_procstat *after, const int *cpus, int n)
+{
+    pb_cpu_load sum;
+    memset(&sum, 0, sizeof sum);
+    for (int i = 0; i < n; i++) {
+        pb_cpu_load l;
+        if (!pb_procstat_load(before, after, cpus[i], &l))
+            return NAN;
+        pb_cpu_load_sum(&sum, &l);
+    }
+    pb_cpu_load_finish(&sum);
+    return sum.ticks ? sum.steal : NAN;
+}
+
+bool pb_pairs_spoiled(double steal_pct) { return steal_pct > PB_STEAL_NOISY_PCT; }
+
+/* Alternative a's pairs against alternative 0 over r's kept rounds, none set aside, into x (0's) and y (a's). */
+static size_t pb_pairs_of(const pb_pairs_result *r, int a, double *x, double *y)
+{
+    size_t n = 0;
+    for (int k = 0; k < r->rounds; k++)
+        if (!r->aside[k][0] && !r->aside[k][a]) {
+            x[n] = r->ms[k][0];
+            y[n++] = r->ms[k][a];
+        }
+    return n;
+}
+
+bool pb_pairs_narrow(const pb_pairs_result *r, double target)
+{
+    double x[PB_PAIRS_MAX_ROUNDS], y[PB_PAIRS_MAX_ROUNDS];
+    for (int a = 1; a < r->nalt; a++) {
+        size_t n = pb_pairs_of(r, a, x, y);
+        pb_paired p = pb_paired_ratio(x, y, n);
+        if (!(p.hi / p.ratio - 1 <= target && 1 - p.lo / p.ratio <= target))
+            return false; /* NaN ends too: no interval yet */
+    }
+    return r->nalt > 1;
+}
+
+/* One timed token of alternative a on its executor, with the steal of its cpus around it. */
+static int pb_pairs_token(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alt, uint64_t token, const int *cpus,
+                          int ncpus, const char *procstat, pb_procstat *ps, char **buf, size_t *cap, double *ms,
+                          double *steal)
+{
+    pb_decode_set_glue(d, alt->glue);
+    bool read = pb_procstat_read(procstat, &ps[0], buf, cap) > 0;
+    uint64_t t0 = pb_now_ns();
+    int rc = pb_decode_token(d, ex, token);
+    *ms = (double)(pb_now_ns() - t0) / 1e6;
+    pb_exec_token_end(ex);
+    read = read && pb_procstat_read(procstat, &ps[1], buf, cap) > 0;
+    *steal = read ? pb_pairs_steal_pct(&ps[0], &ps[1], cpus, ncpus) : NAN;
+    return rc;
+}
+
+/* Every round until the target or the budget (see pb_pairs.h), on the open executors. */
+static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, const int *cpus, int ncpus,
+                           double budget_s, const char *procstat, pb_pairs_result *out, char *err, size_t errlen)
+{
+    pb_procstat *ps = malloc(2 * sizeof *ps);
+    char *buf = NULL;
+    size_t cap = 0;
+    if (!ps)
+        return pb_errf(err, errlen, "interleaved rounds: out of memory");
+    uint64_t t0 = pb_now_ns();
+    int rc = 0;
+    for (int r = 0; r <= PB_PAIRS_MAX_ROUNDS && rc == 0 && !pb_stop_signal(); r++) {
+        int order[PB_PAIRS_MAX_ALTS];
+        pb_pairs_order(r, out->nalt, order);
+        for (int k = 0; k < out->nalt && rc == 0; k++) {
+            int a = order[k];
+            double ms, steal;
+            rc = pb_pairs_token(d, &ex[a], &alts[a], (uint64_t)r, cpus, ncpus, procstat, ps, &buf, &cap, &ms, &steal);
+            if (rc != 0)
+                rc = pb_errf(err, errlen, "interleaved round %d: %s", r, strerror(errno));
+            else if (r > 0) { /* round 0 warms every executor and is not kept */
+                out->ms[r - 1][a] = ms;
+                out->steal[r - 1][a] = steal;
+                out->aside[r - 1][a] = pb_pairs_spoiled(steal);
+                out->slot[r - 1][a] = k;
+            }
+        }
+        out->rounds = r;
+        if (rc == 0 && out->rounds >= PB_PAIRED_MIN_CI && pb_pairs_narrow(out, PB_PAIRS_TARGET)) {
+            out->narrow = true;
+            break;
+        }
+        if ((double)(pb_now_ns() - t0) / 1e9 >= budget_s)
+            break;
+    }
+    free(buf);
+    free(ps);
+    return rc;
+}
+
+int pb_pairs_run(pb_decode *d, const pb_pairs_alt *alts, int nalt, const int *cpus, int ncpus, double budget_s,
+                 const char *procstat, pb_pairs_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (nalt < 2 || nalt > PB_PAIRS_MAX_ALTS)
+        return pb_errf(err, errlen, "interleaved rounds: %d alternatives (2 to %d are compared)", nalt,
+                       PB_PAIRS_MAX_ALTS);
+    out->nalt = nalt;
+    pb_exec *ex = calloc((size_t)nalt, sizeof *ex);
+    if (!ex)
+        return pb_errf(err, errlen, "interleaved rounds: out of memory");
+    int opened = 0, rc = 0;
+    while (opened < nalt && pb_exec_open_cfg(&ex[opened], &alts[opened].cfg) == 0)
+        opened++;
+    if (opened < nalt)
+        rc = pb_errf(err, errlen, "interleaved rounds: executor %d of %d: %s", opened + 1, nalt, strerror(errno));
+    pb_glue_mode glue = d->glue;
+    if (rc == 0)
+        rc = pb_pairs_rounds(d, ex, alts, cpus, ncpus, budget_s, procstat, out, err, errlen);
+    pb_decode_set_glue(d, glue);
+    for (int i = 0; i < opened; i++)
+        pb_exec_close(&ex[i]);
+    free(ex);
+    return rc;
+}
