@@ -147,6 +147,7 @@ int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d)
     if (read_points(a, rd) != 0)
         return -1;
     a->have = a->npoints > 0;
+    a->pairs = pb_rundata_table(rd, PB_K_PAIRS);
     best_floor(a, d);
     if (a->have)
         pb_answers_formats(a, d);

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "pb_digest.h"
+#include "pb_paired.h"
 
 /* A kernel at DRAM size reading this fraction of the read beside it streams at memory's pace: issue 27's "at DRAM
  * size >= 90% of the floor", against the read of the same moment, so that the host's drift between the two does
@@ -62,6 +63,9 @@ typedef struct pb_answer_dev {
     const char *dim;                   /* "policy", "threads", "core set", "schedule", "glue" */
     pb_answer_point p;
     double pct;                        /* its tok/s against the recommendation's, % (negative: slower) */
+    bool paired;                       /* pairs.csv compared the two interleaved: cmp says how they differ */
+    pb_paired cmp;                     /* its tok/s over the recommendation's, from the rounds both ran */
+    int aside;                         /* rounds left out: the host spoiled one of the two tokens */
 } pb_answer_dev;
 
 #define PB_ANS_POINTS 512
@@ -78,14 +82,26 @@ typedef struct pb_answers {
     pb_answer_format fmt[16];             /* per model x format, in order of first appearance */
     pb_answer_point run;                  /* what to run (focus format) */
     bool run_by_slowest;               /* every focus point was noisy: chosen by its slowest token */
+    bool run_by_pairs;                 /* then moved within its block to an alternative paired faster */
     pb_answer_point fastest;              /* the focus format's fastest point, when that is not run */
     bool fastest_differs;
     int ndev;
     pb_answer_dev dev[PB_ANS_DEVS];
+    const pb_table *pairs;             /* pairs.csv's rows, when the run has them (the deviations' intervals) */
     double floor_gbps;                 /* the best read floor: memory_floor.csv's best median, else the sweep's */
     int floor_threads;
     bool floor_from_sweep;
 } pb_answers;
+
+/* The comparison of p with run from pairs.csv's table t (NULL: none): the tokens of the rounds in which both ran
+ * in their shared block (batch 1), a round the host spoiled for either left out and counted in *aside. false
+ * when t holds no round of both. */
+bool pb_answer_paired(const pb_table *t, const pb_answer_point *run, const pb_answer_point *p, pb_paired *out,
+                      int *aside);
+
+/* Moves a->run to the alternative of its block that its interleaved rounds show faster beyond doubt (the one
+ * whose interval's lower end is highest above 1), as long as there is one. Whether it moved. */
+bool pb_answer_pairs_best(pb_answers *a);
 
 /* Computes a's fields from rd and d. 0, or -1 (ENOMEM: a->have false). */
 int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d);

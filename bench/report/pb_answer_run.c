@@ -143,6 +143,7 @@ static void recommend(pb_answers *a, const pb_digest *d)
         return;
     a->run_by_slowest = !run;
     a->run = run ? *run : *slow;
+    a->run_by_pairs = pb_answer_pairs_best(a);
     a->fastest = *fast;
     a->fastest_differs = fast->point != a->run.point || fast->d.tok_s != a->run.d.tok_s;
 }
@@ -206,6 +207,10 @@ static void deviations(pb_answers *a)
             }
         if (a->ndev > first + PB_ANS_DEVS_PER_DIM)
             a->ndev = first + PB_ANS_DEVS_PER_DIM;
+    }
+    for (int i = 0; i < a->ndev; i++) {
+        pb_answer_dev *v = &a->dev[i];
+        v->paired = pb_answer_paired(a->pairs, &a->run, &v->p, &v->cmp, &v->aside);
     }
 }
 

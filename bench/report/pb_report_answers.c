@@ -143,10 +143,10 @@ static const char *dev_words(const pb_answer_dev *v)
     return NULL;
 }
 
-static void dev_line(FILE *o, const pb_answer_dev *v)
+/* The deviation's dimension and value: "policy spin", "threads 1". */
+static void dev_name(FILE *o, const pb_answer_dev *v)
 {
-    const char *words = dev_words(v);
-    fprintf(o, "- %s ", v->dim);
+    fprintf(o, "%s ", v->dim);
     if (strcmp(v->dim, "threads") == 0)
         fprintf(o, "%d", v->p.d.threads);
     else
@@ -154,9 +154,59 @@ static void dev_line(FILE *o, const pb_answer_dev *v)
                                : strcmp(v->dim, "core set") == 0 ? v->p.d.cpuset
                                : strcmp(v->dim, "glue") == 0     ? v->p.d.glue
                                                                  : v->p.d.schedule));
-    fprintf(o, "%s%s%s: %s tok/s, %s%s%s%s\n", words ? " (" : "", words ? words : "", words ? ")" : "",
-            PB_NUM(v->p.d.tok_s, 2), v->pct >= 0 ? "+" : "", PB_PCT(v->pct), v->p.noisy ? ", noisy: " : "",
-            v->p.noisy ? v->p.noisy_why : "");
+}
+
+/* How many rounds a paired comparison rests on, and those the host spoiled. */
+static void dev_rounds(FILE *o, const pb_answer_dev *v)
+{
+    fprintf(o, "%d round%s interleaved", v->cmp.n, PB_S(v->cmp.n));
+    if (v->aside)
+        fprintf(o, ", %d set aside for steal", v->aside);
+}
+
+/* A deviation that costs (or gains) what its paired interval shows, or one no interleaving compared (another
+ * thread count or core set): its own figures, measured apart. */
+static void dev_line(FILE *o, const pb_answer_dev *v)
+{
+    const char *words = dev_words(v);
+    fprintf(o, "- ");
+    dev_name(o, v);
+    fprintf(o, "%s%s%s: %s tok/s, ", words ? " (" : "", words ? words : "", words ? ")" : "", PB_NUM(v->p.d.tok_s, 2));
+    if (v->paired) {
+        char cmp[128];
+        pb_paired_text(&v->cmp, cmp, sizeof cmp);
+        fprintf(o, "%s, ", cmp);
+        dev_rounds(o, v);
+    } else {
+        fprintf(o, "%s%s measured apart (no interval)", v->pct >= 0 ? "+" : "", PB_PCT(v->pct));
+    }
+    fprintf(o, "%s%s\n", v->p.noisy ? "; noisy: " : "", v->p.noisy ? v->p.noisy_why : "");
+}
+
+/* Whether the deviation's cost is stated: a paired interval that excludes no difference, or no pairing at all. */
+static bool dev_states(const pb_answer_dev *v)
+{
+    return !v->paired || pb_paired_differs(&v->cmp);
+}
+
+/* The deviations interleaving could not tell from the recommendation, on one line. */
+static void dev_same(FILE *o, const pb_answers *a)
+{
+    int n = 0;
+    for (int i = 0; i < a->ndev; i++) {
+        const pb_answer_dev *v = &a->dev[i];
+        if (dev_states(v))
+            continue;
+        char cmp[128];
+        pb_paired_text(&v->cmp, cmp, sizeof cmp);
+        fprintf(o, "%s", n++ ? "; " : "\nInterleaved with it, no difference to state: ");
+        dev_name(o, v);
+        fprintf(o, ", %s (", cmp);
+        dev_rounds(o, v);
+        fprintf(o, ")");
+    }
+    if (n)
+        fprintf(o, ".\n");
 }
 
 static void run_block(FILE *o, const pb_answers *a)
@@ -166,7 +216,10 @@ static void run_block(FILE *o, const pb_answers *a)
     point_text(r, at, sizeof at);
     fprintf(o, "**Run** %s %s with %s: %s tok/s, %s of its floor", PB_MD(r->d.model), PB_MD(r->d.format), at,
             PB_NUM(r->d.tok_s, 2), PB_PCT(r->d.pct_floor));
-    if (a->run_by_slowest)
+    if (a->run_by_pairs)
+        fprintf(o, ". Its block's interleaved rounds put it ahead of the alternatives measured beside it%s%s%s",
+                r->noisy ? " (its own point is noisy: " : "", r->noisy ? r->noisy_why : "", r->noisy ? ")" : "");
+    else if (a->run_by_slowest)
         fprintf(o, ". Every point of it is noisy, so this is the one whose slowest token was the fastest (%s ms): "
                    "what held for every token",
                 PB_NUM(r->ms_max, 2));
@@ -174,9 +227,14 @@ static void run_block(FILE *o, const pb_answers *a)
         fprintf(o, ". The fastest point (%s tok/s, %d thread%s, %s) is noisy (%s): this is what held", 
                 PB_NUM(a->fastest.d.tok_s, 2), a->fastest.d.threads, PB_S(a->fastest.d.threads),
                 PB_MD(a->fastest.d.policy), a->fastest.noisy_why);
-    fprintf(o, ".%s\n", a->ndev ? " Deviating from it costs:" : "");
+    int stated = 0;
     for (int i = 0; i < a->ndev; i++)
-        dev_line(o, &a->dev[i]);
+        stated += dev_states(&a->dev[i]);
+    fprintf(o, ".%s\n", stated ? " Deviating from it costs:" : "");
+    for (int i = 0; i < a->ndev; i++)
+        if (dev_states(&a->dev[i]))
+            dev_line(o, &a->dev[i]);
+    dev_same(o, a);
     fprintf(o, "\n");
 }
 
