@@ -95,6 +95,7 @@ typedef struct pb_sweep_digest {
     pb_decode_point noisiest;
     bool have_glue;                 /* the focus format ran one point with both glue modes: */
     pb_decode_point glue_fused, glue_serial; /* that pair, at its most threads */
+    const pb_table *pairs;             /* pairs.csv's rows, when the run has them: the findings' intervals */
     int nemulated;                  /* rows run with an emulated slow cpu, and the first such emulation */
     char emulated[PB_DIGEST_NAME];
     int ncliff;                     /* the focus format's points of 2 threads or more, in CSV order */

@@ -165,6 +165,7 @@ void pb_digest_sweep(pb_sweep_digest *s, const pb_rundata *rd)
 {
     memset(s, 0, sizeof *s);
     s->ms_spread_max = NAN;
+    s->pairs = pb_rundata_table(rd, PB_K_PAIRS);
     const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
     if (!t)
         return;

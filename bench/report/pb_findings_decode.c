@@ -5,6 +5,7 @@
 
 #include "pb_exec.h"
 #include "pb_findings.h"
+#include "pb_pairs_find.h"
 #include "pb_fmt.h"
 
 static void thread_scaling(pb_findings *f, const pb_sweep_digest *s)
@@ -38,6 +39,33 @@ static void thread_scaling(pb_findings *f, const pb_sweep_digest *s)
                     b->format, why, more);
 }
 
+/* A sweep point as a pairs.csv key (any cache depth its rounds hold one of). */
+static pb_pair_key pair_key(const pb_decode_point *p)
+{
+    return (pb_pair_key){ .model = p->model, .format = p->format, .cpuset = p->cpuset, .policy = p->policy,
+                          .schedule = p->schedule, .glue = p->glue, .threads = p->threads, .context = -1 };
+}
+
+/* b against a from the interleaved rounds, as the words after a finding's figures: "; interleaved: -9% (-12% to
+ * -6%) over 20 rounds", or ", measured apart" without pairs; *cmp the comparison (n 0: none). Whether the
+ * interval shows a difference (true, too, where no pairing was possible: the figures then speak as before). */
+static bool paired_words(const pb_sweep_digest *s, const pb_decode_point *a, const pb_decode_point *b,
+                         pb_paired *cmp, char *buf, size_t len)
+{
+    pb_pair_key ka = pair_key(a), kb = pair_key(b);
+    int aside;
+    *cmp = (pb_paired){ .n = 0, .ratio = NAN, .lo = NAN, .hi = NAN };
+    if (!pb_pairs_compare(s->pairs, &ka, &kb, cmp, &aside)) {
+        snprintf(buf, len, ", measured apart");
+        return true;
+    }
+    char t[128];
+    pb_paired_text(cmp, t, sizeof t);
+    snprintf(buf, len, "; interleaved: %s over %d round%s%s", t, cmp->n, PB_S(cmp->n),
+             aside ? ", some set aside for steal" : "");
+    return pb_paired_differs(cmp);
+}
+
 static void policies(pb_findings *f, const pb_sweep_digest *s)
 {
     const pb_decode_point *spin = NULL;
@@ -50,10 +78,19 @@ static void policies(pb_findings *f, const pb_sweep_digest *s)
         const pb_decode_point *o = &s->by_pol[i];
         if (o == spin)
             continue;
+        char pair[256];
+        pb_paired cmp;
+        if (!paired_words(s, spin, o, &cmp, pair, sizeof pair)) {
+            pb_findings_add(f, "At %d threads, %s and spin decode alike (%s vs %s tok/s measured apart, %s%s).",
+                            o->threads, o->policy, PB_NUM(o->tok_s, 1), PB_NUM(spin->tok_s, 1), o->format, pair);
+            continue;
+        }
+        /* interleaved, the paired ratio is the finding; the points' own figures follow */
+        double ratio = cmp.n ? cmp.ratio : o->tok_s / spin->tok_s;
         pb_findings_add(f, "At %d threads, %s decodes at %s of spin's speed (%s vs %s tok/s, %s, %s dispatches per "
-                        "token).",
-                        o->threads, o->policy, PB_PCT(100 * o->tok_s / spin->tok_s), PB_NUM(o->tok_s, 1),
-                        PB_NUM(spin->tok_s, 1), o->format, PB_NUM(o->dispatches, 0));
+                        "token%s).",
+                        o->threads, o->policy, PB_PCT(100 * ratio), PB_NUM(o->tok_s, 1), PB_NUM(spin->tok_s, 1),
+                        o->format, PB_NUM(o->dispatches, 0), pair);
     }
 }
 
@@ -138,11 +175,15 @@ static void imbalance(pb_findings *f, const pb_sweep_digest *s)
 static void glue(pb_findings *f, const pb_sweep_digest *s)
 {
     const pb_decode_point *fu = &s->glue_fused, *se = &s->glue_serial;
+    char pair[256];
+    pb_paired cmp;
+    bool differs = paired_words(s, se, fu, &cmp, pair, sizeof pair);
     pb_findings_add(f, "Fused glue (SiLU and activation quantization inside the dispatches) against serial glue, "
-                    "same point (%s %s, %s, %d thread%s): %s vs %s tok/s (%s); the serial part of a token %s%% vs %s%%.",
+                    "same point (%s %s, %s, %d thread%s): %s vs %s tok/s (%s%s); the serial part of a token %s%% vs "
+                    "%s%%.",
                     fu->model, fu->format, fu->policy, fu->threads, PB_S(fu->threads), PB_NUM(fu->tok_s, 1),
-                    PB_NUM(se->tok_s, 1), PB_X(fu->tok_s / se->tok_s), PB_NUM(fu->glue_pct, 1),
-                    PB_NUM(se->glue_pct, 1));
+                    PB_NUM(se->tok_s, 1), differs ? PB_X(fu->tok_s / se->tok_s) : "no difference to state", pair,
+                    PB_NUM(fu->glue_pct, 1), PB_NUM(se->glue_pct, 1));
 }
 
 /* ---------------------------------------------------------------- unequal cores */
