@@ -109,7 +109,7 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
             out->narrow = true;
             break;
         }
-        if ((double)(pb_now_ns() - t0) / 1e9 >= budget_s)
+        if (out->rounds >= 1 && (double)(pb_now_ns() - t0) / 1e9 >= budget_s) /* one kept round at least */
             break;
     }
     free(buf);

@@ -7,7 +7,7 @@
  * not kept. A token whose pinned cpus lost more than PB_STEAL_NOISY_PCT to the hypervisor (/proc/stat's steal read
  * around it) is kept but set aside: counted, and in no interval. The rounds go on until every alternative's
  * interval against the first is within PB_PAIRS_TARGET of its ratio, or the time budget ends (stopped says which),
- * and for at least PB_PAIRED_MIN_CI rounds when the budget allows. */
+ * and for at least PB_PAIRED_MIN_CI rounds when the budget allows; one kept round always, however slow. */
 #ifndef PB_PAIRS_H
 #define PB_PAIRS_H
 
