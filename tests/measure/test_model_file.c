@@ -96,7 +96,8 @@ static void round_trip(const pb_model *shape, const kern_format *fmts, const cha
 
 Test(model_file, a_token_from_a_file_equals_the_built_token, .timeout = 120)
 {
-    static const kern_format each[] = { KERN_Q8_0, KERN_Q4_0, KERN_F16, KERN_F32, KERN_TQ2_0, KERN_Q4_K, KERN_Q6_K };
+    static const kern_format each[] = { KERN_Q8_0, KERN_Q4_0, KERN_F16, KERN_F32, KERN_TQ2_0, KERN_Q4_K, KERN_Q6_K,
+                                        KERN_Q1_0 }; /* q1_0: ggml type 41, once "unknown ggml type 41" */
     size_t neach = sizeof each / sizeof each[0];
     int n = pb_model_matvec_count(&tiny);
     kern_format fmts[64];

@@ -8,7 +8,8 @@
 #include "pb_err.h"
 
 /* ggml's type ids (ggml.h's enum ggml_type), with their block sizes; the ids ggml removed (4, 5, 31-33, 36-38)
- * stay empty, so a file that uses one is refused as an unknown type. */
+ * and nvfp4's (40, four scales a block: no kernel here) stay empty, so a file that uses one is refused as an
+ * unknown type. q1_0 (41): 128 weights, one half scale and 16 bytes of signs, as poolbench's kernels read it. */
 static const pb_ggml_type_info pb_ggml_types[] = {
     [0] = { "f32", 1, 4 },        [1] = { "f16", 1, 2 },          [2] = { "q4_0", 32, 18 },
     [3] = { "q4_1", 32, 20 },     [6] = { "q5_0", 32, 22 },       [7] = { "q5_1", 32, 24 },
@@ -20,7 +21,7 @@ static const pb_ggml_type_info pb_ggml_types[] = {
     [23] = { "iq4_xs", 256, 136 }, [24] = { "i8", 1, 1 },         [25] = { "i16", 1, 2 },
     [26] = { "i32", 1, 4 },       [27] = { "i64", 1, 8 },         [28] = { "f64", 1, 8 },
     [29] = { "iq1_m", 256, 56 },  [30] = { "bf16", 1, 2 },        [34] = { "tq1_0", 256, 54 },
-    [35] = { "tq2_0", 256, 66 },  [39] = { "mxfp4", 32, 17 },
+    [35] = { "tq2_0", 256, 66 },  [39] = { "mxfp4", 32, 17 },    [41] = { "q1_0", 128, 18 },
 };
 
 const pb_ggml_type_info *pb_ggml_type(uint32_t id)
