@@ -14,6 +14,7 @@
 #include "pb_harness.h"
 #include "pb_kernels_report.h"
 #include "pb_kernels_run.h"
+#include "pb_roof_report.h"
 #include "pb_schema.h"
 
 #define PROG "bench_kernels"
@@ -37,6 +38,8 @@ typedef struct kb_ctx {
     pb_emulate emu;       /* --emulate-slow */
     pb_counters counters; /* --counters, on the main thread: the caller's share of every point */
     pb_wisdom wisdom;     /* --wisdom's, for its prefetch hint and distance */
+    pb_roof_report roof;  /* the compute roof, of the ISAs the run measures */
+    pb_csv *roof_csv;
 } kb_ctx;
 
 /* ---------------------------------------------------------------- options */
@@ -163,15 +166,20 @@ int main(int argc, char **argv)
 {
     static kb_ctx c;
     if (kb_parse(&c, argc, argv) != 0 || kb_defaults(&c) != 0 || pb_harness_open(&c.h) != 0 ||
-        !(c.report.csv = pb_harness_csv(&c.h, "kernels.csv", pb_schema_header(PB_K_KERNELS))))
+        !(c.report.csv = pb_harness_csv(&c.h, "kernels.csv", pb_schema_header(PB_K_KERNELS))) ||
+        !(c.roof_csv = pb_harness_csv(&c.h, "roof.csv", pb_schema_header(PB_K_ROOF))))
         return pb_harness_refused(&c.h);
     c.report.run = &c.h.run;
     pb_harness_wisdom_stream(&c.h, &c.wisdom); /* the dram points stream as a tuned decode would */
     pb_kernels_run_sizes(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];
-    if (pb_kernels_run_verify(&c.plan, err, sizeof err) != 0 || pb_kernels_run_all(&c.run, &c.plan, err, sizeof err) != 0)
+    if (pb_kernels_run_verify(&c.plan, err, sizeof err) != 0 ||
+        pb_roof_report_measure(&c.roof, &c.o.variants, &c.o.threads, c.cpus, c.plan.ncpus, err, sizeof err) != 0 ||
+        pb_kernels_run_all(&c.run, &c.plan, err, sizeof err) != 0)
         pb_harness_fail(&c.h, "%s", err);
+    pb_roof_report_write(&c.roof, c.roof_csv, &c.h.run);
     pb_kernels_report_print(stdout, &c.plan, &c.run);
+    pb_roof_report_print(stdout, &c.roof);
     static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
     int rc = pb_harness_close(&c.h, "kernels.gp", plots);
     pb_kernels_run_free(&c.run);

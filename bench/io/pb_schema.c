@@ -25,6 +25,7 @@ PB_SCHEMA_TABLE(OVERLAP, PB_OVERLAP_COLS)
 PB_SCHEMA_TABLE(LIKWID, PB_LIKWID_COLS)
 PB_SCHEMA_TABLE(LATENCY, PB_LATENCY_COLS)
 PB_SCHEMA_TABLE(PAIRS, PB_PAIRS_COLS)
+PB_SCHEMA_TABLE(ROOF, PB_ROOF_COLS)
 PB_SCHEMA_TABLE(SWEEPUTIL, PB_SWEEPUTIL_COLS)
 PB_SCHEMA_TABLE(SWEEPCPU, PB_SWEEPCPU_COLS)
 PB_SCHEMA_TABLE(LBENCH, PB_LBENCH_COLS)
@@ -53,6 +54,7 @@ const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap", RESULTS, NULL),
     PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS, NULL),
     PB_SCHEMA(LATENCY, "latency.csv", "bench_memory_floor --latency", RESULTS, NULL),
+    PB_SCHEMA(ROOF, "roof.csv", "bench_kernels (its compute roof)", RESULTS, NULL), /* runs before it lack one */
     PB_SCHEMA(PAIRS, "pairs.csv", "bench_sweep --pair-s", SAMPLES, NULL), /* none where a block has one alternative */
     PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES, NULL),
     PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS, NULL),

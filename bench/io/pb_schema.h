@@ -46,6 +46,7 @@ typedef enum pb_kind {
     PB_K_LIKWID,
     PB_K_LATENCY,
     PB_K_PAIRS,
+    PB_K_ROOF,
     PB_K_COUNT,
     PB_K_SWEEPUTIL = PB_K_COUNT, /* cpu_util.csv as bench_sweep writes it: bench_cpu_util's columns plus point */
     PB_K_SWEEPCPU,               /* sweep_cpu.csv */
@@ -333,6 +334,23 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(set_aside, INT, "%lld", "", FLAG, "1: the host spoiled it (steal over the noisy threshold); in no interval")  \
     X(stopped, TEXT, "%s", "", WORD, "why the block's rounds ended: narrow (every interval within the target) or budget")
 
+/* roof.csv: the compute roof (bench_kernels): multiply-accumulates a second through each ISA's best instruction,
+ * operands in registers, every thread at once (pb_roof.h). */
+#define PB_ROOF_COLS(X)                                                                                             \
+    PB_RUN_COLS(X)                                                                                                  \
+    X(isa, TEXT, "%s", "", WORD, "the ISA asked")                                                                   \
+    X(ran, TEXT, "%s", "", WORD, "the ISA whose kernel ran (the next one down where the asked one has none)")       \
+    X(op, TEXT, "%s", "", WORD, "int8 (int8 products summed into int32) or f32 (fused multiply-adds)")            \
+    X(instr, TEXT, "%s", "", NONE, "the instruction that does them")                                                \
+    X(threads, INT, "%lld", "", COUNT, "threads, one a cpu")                                                        \
+    X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
+    X(gmacs_median, REAL, "%.2f", "GMAC/s", FIGURE, "multiply-accumulates a second, all threads, median run")      \
+    X(gmacs_min, REAL, "%.2f", "GMAC/s", FIGURE, "slowest run")                                                     \
+    X(gmacs_max, REAL, "%.2f", "GMAC/s", FIGURE, "fastest run")                                                     \
+    X(gflops, REAL, "%.2f", "GFLOP/s", FIGURE, "2 x gmacs_median (a multiply and an add each)")                    \
+    X(ghz, REAL, "%.3f", "GHz", OPTIONAL, "the pinned cpus' mean clock just after (add chain)")                    \
+    X(macs_per_cycle, REAL, "%.2f", "", OPTIONAL, "per thread: gmacs_median / threads / ghz")
+
 #define PB_OVERLAP_COLS(X)                                                                                          \
     PB_RUN_COLS(X)                                                                                                  \
     X(mode, TEXT, "%s", "", WORD, "serial, async-spawn, async-inherit or async-pinned")                             \
@@ -492,6 +510,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_E_LIKWID(n, ...) PB_SCHEMA_ENUM(LIKWID, n, __VA_ARGS__)
 #define PB_E_LATENCY(n, ...) PB_SCHEMA_ENUM(LATENCY, n, __VA_ARGS__)
 #define PB_E_PAIRS(n, ...) PB_SCHEMA_ENUM(PAIRS, n, __VA_ARGS__)
+#define PB_E_ROOF(n, ...) PB_SCHEMA_ENUM(ROOF, n, __VA_ARGS__)
 #define PB_E_LBENCH(n, ...) PB_SCHEMA_ENUM(LBENCH, n, __VA_ARGS__)
 #define PB_E_MACHINE(n, ...) PB_SCHEMA_ENUM(MACHINE, n, __VA_ARGS__)
 #define PB_E_MKEY(n, ...) PB_SCHEMA_ENUM(MKEY, n, __VA_ARGS__)
@@ -514,6 +533,7 @@ enum { PB_OVERLAP_COLS(PB_E_OVERLAP) PB_OVERLAP_NCOLS };
 enum { PB_LIKWID_COLS(PB_E_LIKWID) PB_LIKWID_NCOLS };
 enum { PB_LATENCY_COLS(PB_E_LATENCY) PB_LATENCY_NCOLS };
 enum { PB_PAIRS_COLS(PB_E_PAIRS) PB_PAIRS_NCOLS };
+enum { PB_ROOF_COLS(PB_E_ROOF) PB_ROOF_NCOLS };
 enum { PB_LBENCH_COLS(PB_E_LBENCH) PB_LBENCH_NCOLS };
 enum { PB_MACHINE_COLS(PB_E_MACHINE) PB_MACHINE_NCOLS };
 enum { PB_MACHINE_KEYS(PB_E_MKEY) PB_MKEY_COUNT };     /* machine.csv's keys: PB_MKEY_host, ... */

@@ -46,6 +46,8 @@ static const struct {
     { PB_K_LIKWID, "round,threads,cpus,tool,kernel,gbps,gbps_median,gbps_best,gbps_min,rt_ns,placement" },
     { PB_K_LATENCY, "run_id,host,phase,level,size_kib,thp_mib,cpu,duty_pct,load_threads,load_cpus,load_kernel,hops,"
                     "rounds,run_pct,ns_median,ns_min,ns_max,load_gbps,total_gbps,ghz_before,ghz_after,cycles_median" },
+    { PB_K_ROOF, "run_id,host,isa,ran,op,instr,threads,cpus,gmacs_median,gmacs_min,gmacs_max,gflops,ghz,"
+                 "macs_per_cycle" },
     { PB_K_PAIRS, "run_id,host,model,format,policy,schedule,glue,threads,cpuset,batch,context,kv_type,round,slot,"
                   "ms_per_token,steal_pct,set_aside,stopped" },
     { PB_K_SWEEPUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point" },

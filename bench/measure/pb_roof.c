@@ -1,0 +1,76 @@
+/* pb_roof.c — the compute roof measured (see pb_roof.h). */
+#include "pb_roof.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "pb_err.h"
+#include "pb_exec.h"
+#include "pb_poolclock.h"
+#include "pb_stats.h"
+#include "pb_time.h"
+
+#define PB_ROOF_SUMS 64 /* threads whose checksums are kept; more share the last slot (only kept live) */
+
+/* What every thread of a run does: the kernel for iters rounds, its checksum kept so nothing is dropped. */
+typedef struct pb_roof_job {
+    const kern_peak_kernel *k;
+    uint64_t iters;
+    uint64_t sum[PB_ROOF_SUMS];
+} pb_roof_job;
+
+static void pb_roof_thread(void *ctx, int id, int n)
+{
+    (void)n;
+    pb_roof_job *j = ctx; /* pool_run hands back the pb_roof_job pb_roof_run gave it */
+    j->sum[id < PB_ROOF_SUMS ? id : PB_ROOF_SUMS - 1] += j->k->run(j->iters);
+}
+
+/* Rounds for about PB_ROOF_RUN_MS on the calling thread: a short try, scaled. */
+static uint64_t pb_roof_iters(const kern_peak_kernel *k)
+{
+    uint64_t iters = 1 << 14;
+    for (;;) {
+        uint64_t t0 = pb_now_ns();
+        volatile uint64_t sink = k->run(iters);
+        (void)sink;
+        double ms = (double)(pb_now_ns() - t0) / 1e6;
+        if (ms >= 2 || iters >= (uint64_t)1 << 40)
+            return (uint64_t)((double)iters * PB_ROOF_RUN_MS / (ms > 0 ? ms : 1)) + 1;
+        iters *= 4;
+    }
+}
+
+int pb_roof_measure(kern_isa isa, kern_peak_op op, const int *cpus, int threads, pb_roof_point *out, char *err,
+                    size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->isa = isa;
+    out->op = op;
+    out->threads = threads;
+    const kern_peak_kernel *k = kern_peak_get(isa, op, &out->ran);
+    if (!k)
+        return pb_errf(err, errlen, "%s: this CPU or build cannot run it", kern_isa_name(isa));
+    out->instr = k->instr;
+    pb_exec ex;
+    if (pb_exec_open(&ex, PB_EXEC_SPIN, threads, cpus, 0, 0) != 0)
+        return pb_errf(err, errlen, "a spin pool of %d threads: %s", threads, strerror(errno));
+    pb_roof_job job = { .k = k, .iters = pb_roof_iters(k) };
+    pool_run(ex.p, pb_roof_thread, &job); /* every thread warm, at its clock, before the first timed run */
+    double g[PB_ROOF_REPS];
+    for (int r = 0; r < PB_ROOF_REPS; r++) {
+        uint64_t t0 = pb_now_ns();
+        pool_run(ex.p, pb_roof_thread, &job);
+        double s = (double)(pb_now_ns() - t0) / 1e9;
+        g[r] = (double)threads * (double)job.iters * k->macs_per_iter / s / 1e9;
+    }
+    out->ghz = pb_poolclock_ghz(ex.p);
+    pb_exec_close(&ex);
+    pb_summary sm = pb_summarize(g, PB_ROOF_REPS);
+    out->gmacs_median = sm.median;
+    out->gmacs_min = sm.min;
+    out->gmacs_max = sm.max;
+    out->macs_per_cycle = out->ghz > 0 ? sm.median / threads / out->ghz : NAN;
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* pb_roof.h — the compute roof measured (kern_peak.h's kernels): int8 multiply-accumulates and f32 fused
+ * multiply-adds a second through one ISA's best instruction, on a spin pool of one thread per given cpu, every
+ * thread running the kernel at once; beside the clock the add chain measures on those cpus, so that the figure
+ * per cycle says what the core issues, whatever its clock did. The median of PB_ROOF_REPS runs of about
+ * PB_ROOF_RUN_MS each; the spread too (a hypervisor's steal lowers a run, never raises it). */
+#ifndef PB_ROOF_H
+#define PB_ROOF_H
+
+#include <stddef.h>
+
+#include "kern_peak.h"
+
+#define PB_ROOF_REPS 7
+#define PB_ROOF_RUN_MS 20
+
+typedef struct pb_roof_point {
+    kern_isa isa, ran;      /* the ISA asked, and the one whose kernel ran (kern_peak_get) */
+    kern_peak_op op;
+    const char *instr;
+    int threads;
+    double gmacs_median, gmacs_min, gmacs_max; /* over the runs, all threads together */
+    double ghz;             /* the pinned cpus' mean clock just after (NaN where not measured) */
+    double macs_per_cycle;  /* per thread: gmacs_median / threads / ghz */
+} pb_roof_point;
+
+/* One point: isa's kernel for op on threads threads pinned to cpus[0..threads). 0, or -1 with the reason in err
+ * (the CPU cannot run isa, or the pool cannot start). */
+int pb_roof_measure(kern_isa isa, kern_peak_op op, const int *cpus, int threads, pb_roof_point *out, char *err,
+                    size_t errlen);
+
+#endif
