@@ -119,6 +119,26 @@ typedef struct pb_kernels_digest {
     char emulated[PB_DIGEST_NAME];
 } pb_kernels_digest;
 
+/* A kernel doing this share of its ISA's compute roof is bound by the core's arithmetic, not by its code (the
+ * two-roofs issue's 80%). */
+#define PB_ROOF_NEAR 0.8
+
+/* The compute roof (roof.csv): per ISA asked, operation and thread count, what its kernel issued. */
+#define PB_ROOF_DIGEST_MAX 64
+typedef struct pb_roof_digest {
+    bool have;
+    int n;
+    struct {
+        char isa[PB_DIGEST_NAME], ran[PB_DIGEST_NAME], op[PB_DIGEST_NAME], instr[PB_DIGEST_NAME];
+        int threads;
+        double gmacs, ghz, macs_per_cycle;
+    } r[PB_ROOF_DIGEST_MAX];
+} pb_roof_digest;
+
+/* The row of op at threads for ISA isa, or for the first ISA down its chain that has one (an ISA whose kernel is
+ * another's was measured once, under that one); -1 when none. */
+int pb_roof_find(const pb_roof_digest *r, const char *isa, const char *op, int threads);
+
 typedef struct pb_overlap_digest {
     bool have;
     int n;
@@ -193,6 +213,7 @@ typedef struct pb_digest {
     pb_noise_digest noise;
     pb_likwid_digest likwid;
     pb_latency_digest latency;
+    pb_roof_digest roof;
 } pb_digest;
 
 /* Reads every section the run directory has. */
@@ -207,6 +228,7 @@ void pb_digest_overlap_util(pb_overlap_digest *o, pb_util_digest *u, const pb_ru
 void pb_digest_noise(pb_noise_digest *n, const pb_digest *d, const pb_rundata *rd);
 void pb_digest_likwid(pb_likwid_digest *l, const pb_rundata *rd);
 void pb_digest_latency(pb_latency_digest *l, const pb_rundata *rd);
+void pb_digest_roof(pb_roof_digest *r, const pb_rundata *rd);
 
 /* Row r of sweep.csv (c: its columns, pb_digest_cols) as the digest reads a decode point. */
 void pb_digest_sweep_row(pb_decode_point *out, const pb_table *t, const int *c, size_t r);

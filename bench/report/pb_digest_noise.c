@@ -86,5 +86,6 @@ void pb_digest_run(pb_digest *d, const pb_rundata *rd)
     pb_digest_overlap_util(&d->overlap, &d->util, rd);
     pb_digest_likwid(&d->likwid, rd);
     pb_digest_latency(&d->latency, rd);
+    pb_digest_roof(&d->roof, rd);
     pb_digest_noise(&d->noise, d, rd);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kern_format.h"
 #include "pb_fmt.h"
 #include "pb_mdesc.h"
 #include "pb_report.h"
@@ -87,6 +88,49 @@ static void kernel_table(FILE *o, const pb_kernels_digest *k, const pb_floor_dig
             PB_NUM(floor1, 1));
 }
 
+/* MACs per weight byte of a format (a block's weights over its bytes); NaN for a name the kernels do not know. */
+static double macs_per_byte(const char *format)
+{
+    kern_format f;
+    const kern_format_info *fi = kern_format_parse(format, &f) == 0 ? kern_format_get(f) : NULL;
+    return fi ? (double)fi->block / fi->block_bytes : NAN;
+}
+
+/* Which roof binds the kernel of a format in L2 at 1 thread, in words, and its share of the compute roof. */
+static const char *binding_roof(double x_floor, double pct_roof)
+{
+    if (pct_roof >= 100 * PB_ROOF_NEAR)
+        return "the core's arithmetic (at its compute roof)";
+    if (x_floor >= 1)
+        return "memory (it computes faster than the floor streams)";
+    if (isnan(x_floor))
+        return "no floor measured to tell";
+    return isnan(pct_roof) ? "the kernel (under the floor; no roof measured)"
+                           : "poolbench's kernel (under both roofs)";
+}
+
+/* Every format under both roofs: its MACs per byte, the MACs its best L2 kernel does at 1 thread, that kernel's
+ * ISA's roof for them (int8 for the quantized formats, f32 for f32 and f16) and the share reached. */
+static void roofs_table(FILE *o, const pb_kernels_digest *k, const pb_roof_digest *r, const pb_floor_digest *f)
+{
+    double floor1 = floor_one_thread(f);
+    fprintf(o, "**Two roofs** (L2, 1 thread: the kernel's multiply-accumulates against its ISA's compute roof, and "
+               "its bytes against the read floor):\n\n");
+    fprintf(o, "| format | MACs/byte | GMAC/s | roof GMAC/s | %% of roof | roof's instruction | × floor | bound by |\n");
+    fprintf(o, "|---|---:|---:|---:|---:|---|---:|---|\n");
+    for (int i = 0; i < k->n; i++) {
+        const pb_kernel_digest *e = &k->k[i];
+        double mpb = macs_per_byte(e->format), gmacs = e->l2 * mpb;
+        bool flt = strcmp(e->format, "f32") == 0 || strcmp(e->format, "f16") == 0;
+        int at = pb_roof_find(r, e->variant_l2, flt ? "f32" : "int8", 1);
+        double roof = at >= 0 ? r->r[at].gmacs : NAN, pct = 100 * gmacs / roof;
+        fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(mpb, 2),
+                PB_NUM(gmacs, 1), PB_NUM(roof, 1), PB_PCT(pct), at >= 0 ? PB_MD(r->r[at].instr) : "—",
+                PB_X(e->l2 / floor1), binding_roof(e->l2 / floor1, pct));
+    }
+    fprintf(o, "\n");
+}
+
 static void overlap_table(FILE *o, const pb_overlap_digest *ov)
 {
     fprintf(o, "**Overlap** (each mode at the prep/job ratio nearest 1):\n\n");
@@ -108,6 +152,8 @@ void pb_report_headline(FILE *o, const pb_digest *d)
         decode_table(o, &d->sweep);
     if (d->kern.have && ++parts)
         kernel_table(o, &d->kern, &d->floor);
+    if (d->kern.have && d->roof.have)
+        roofs_table(o, &d->kern, &d->roof, &d->floor);
     if (d->overlap.have && ++parts)
         overlap_table(o, &d->overlap);
     if (!parts)

@@ -309,3 +309,37 @@ Test(report_answers, interleaved_rounds_state_only_what_their_interval_shows)
     cr_expect_null(strstr(md, "condvar decodes at"), "no speed stated for condvar: %s", md);
     drop_fixture(dir);
 }
+
+/* roof.csv beside the budget fixture: q8_0's best L2 kernel (avx512, 29.4 GB/s at 32/34 MACs a byte: 27.6
+ * GMAC/s) is 31% of a roof of 89 GMAC/s and 10.4x the 1-thread floor: memory binds. With the floor edited above
+ * the kernel, the roof decides, and crossing 80% of it moves the words from poolbench's kernel to the core's
+ * arithmetic. */
+static void write_roof(const char *dir, double gmacs)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/roof.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%s\nrun,vm,avx512,avx512,int8,vpdpbusd zmm,1,0,%.2f,%.2f,%.2f,%.2f,4.000,%.2f\n",
+            pb_schema_header(PB_K_ROOF), gmacs, gmacs, gmacs, 2 * gmacs, gmacs / 4);
+    fclose(f);
+}
+
+Test(report_answers, the_binding_roof_follows_the_compute_share)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    write_roof(dir, 89);
+    char *md = report_of(dir, false);
+    tf_expect_has(md, "| q8_0 | 0.94 | 27.6 | 89.0 | 31% | vpdpbusd zmm | 10.4× | memory (it computes faster than the "
+                      "floor streams) |");
+    static const char *const one[] = { "threads", "1", NULL };
+    set_cells_where(dir, "memory_floor.csv", "gbps_median", "40.000", one); /* a floor the kernel cannot reach */
+    md = report_of(dir, false);
+    tf_expect_has(md, "| 31% | vpdpbusd zmm | 0.73× | poolbench's kernel (under both roofs) |");
+    write_roof(dir, 30);
+    md = report_of(dir, false);
+    tf_expect_has(md, "| q8_0 | 0.94 | 27.6 | 30.0 | 92% | vpdpbusd zmm | 0.73× | the core's arithmetic (at its "
+                      "compute roof) |");
+    drop_fixture(dir);
+}
