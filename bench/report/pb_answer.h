@@ -99,9 +99,14 @@ typedef struct pb_answers {
 bool pb_answer_paired(const pb_table *t, const pb_answer_point *run, const pb_answer_point *p, pb_paired *out,
                       int *aside);
 
-/* Moves a->run to the alternative of its block that its interleaved rounds show faster beyond doubt (the one
- * whose interval's lower end is highest above 1), as long as there is one. Whether it moved. */
+/* Moves *p to the alternative of its block that their interleaved rounds show faster beyond doubt (the one whose
+ * interval's lower end is highest above 1), as long as there is one. Whether it moved. */
+bool pb_answer_pairs_move(const pb_answers *a, pb_answer_point *p);
+/* pb_answer_pairs_move on the recommendation. */
 bool pb_answer_pairs_best(pb_answers *a);
+/* The alternatives of p's block its interleaved rounds cannot tell from it (an interval that holds 1), as what each
+ * changes ("hybrid; serial glue") into buf. How many. */
+int pb_answer_ties(const pb_answers *a, const pb_answer_point *p, char *buf, size_t len);
 
 /* Computes a's fields from rd and d. 0, or -1 (ENOMEM: a->have false). */
 int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d);

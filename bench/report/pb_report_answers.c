@@ -108,8 +108,11 @@ static void formats_table(FILE *o, const pb_answers *a)
                "|---|---|---:|---:|---|---|---|\n");
     for (int f = 0; f < a->nfmt; f++) {
         const pb_answer_format *x = &a->fmt[f];
-        char at[256], loss[512];
+        char at[768], loss[512], ties[512];
         point_text(&x->best, at, sizeof at);
+        if (pb_answer_ties(a, &x->best, ties, sizeof ties)) /* what two runs may pick either way */
+            snprintf(at + strlen(at), sizeof at - strlen(at), " (interleaved, no difference measured from: %s)",
+                     PB_MD(ties));
         loss_text(&x->loss, loss, sizeof loss);
         fprintf(o, "| %s | %s | %s%s | %s | %s | %s |\n", PB_MD(x->best.d.model), PB_MD(x->best.d.format),
                 PB_NUM(x->best.d.tok_s, 2), x->trusted ? "" : " (noisy)", PB_PCT(x->best.d.pct_floor), at, loss);

@@ -299,6 +299,7 @@ Test(report_answers, interleaved_rounds_state_only_what_their_interval_shows)
                   "- policy spawn (threads made for every dispatch): 3.02 tok/s, -9% (",
                   "%), 20 rounds interleaved\n",
                   "Interleaved with it, no difference to state: policy condvar, no difference measured (",
+                  "spin, static, fused glue, 1 thread on p (interleaved, no difference measured from: condvar) |",
                   "18 rounds interleaved, 2 set aside for steal)");
     cr_expect_null(strstr(md, "- policy condvar"), "condvar's -15%% measured apart is not stated: %s", md);
     md = report_of(dir, false); /* the findings too */
