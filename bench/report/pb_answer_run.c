@@ -52,13 +52,23 @@ static void kernel_owner(pb_answer_biggest_loss *l, const pb_answer_point *p, co
                  PB_NUM(k->dram, 1), PB_PCT(100 * of_read), PB_NUM(k->dram_read, 1), PB_NUM(k->l2, 1));
         return;
     }
-    l->owner = streams ? PB_OWNER_MACHINE : PB_OWNER_POOLBENCH;
-    char dram[96] = "";
+    /* A kernel that cannot stream is the core's when it is at its compute roof: no code would go faster there. */
+    double roof = pb_roof_share(&d->roof, p->d.format, k->variant_l2, k->l2, 1);
+    bool at_roof = !streams && roof >= 100 * PB_ROOF_NEAR;
+    l->owner = streams || at_roof ? PB_OWNER_MACHINE : PB_OWNER_POOLBENCH;
+    char dram[96] = "", roof_words[160] = "";
     if (streams && !isnan(of_read))
         snprintf(dram, sizeof dram, ", at DRAM size %s of the read beside it", PB_PCT(100 * of_read));
+    if (!streams && !isnan(roof))
+        snprintf(roof_words, sizeof roof_words, ", doing %s GMAC/s, %s of its ISA's compute roof",
+                 PB_NUM(k->l2 * pb_roof_macs_per_byte(p->d.format), 1), PB_PCT(roof));
     snprintf(l->why, sizeof l->why, "its best L2 kernel (%s) computes %s GB/s, %s the %s GB/s a thread streams at "
-             "this point's floor%s: %s", k->variant_l2, PB_NUM(k->l2, 1), streams ? "over" : "under",
-             PB_NUM(share, 1), dram, streams ? "the kernel waits on memory" : "the kernel cannot stream");
+             "this point's floor%s%s: %s", k->variant_l2, PB_NUM(k->l2, 1), streams ? "over" : "under",
+             PB_NUM(share, 1), dram, roof_words,
+             streams    ? "the kernel waits on memory"
+             : at_roof  ? "the core's arithmetic binds, not the kernel"
+             : roof_words[0] ? "the kernel cannot stream, and the core could compute faster"
+                              : "the kernel cannot stream");
 }
 
 /* The wait part's owner: a slowest thread the machine made (steal, a placement change, an emulated slow cpu), or

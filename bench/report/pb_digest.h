@@ -138,6 +138,11 @@ typedef struct pb_roof_digest {
 /* The row of op at threads for ISA isa, or for the first ISA down its chain that has one (an ISA whose kernel is
  * another's was measured once, under that one); -1 when none. */
 int pb_roof_find(const pb_roof_digest *r, const char *isa, const char *op, int threads);
+/* A format's multiply-accumulates per weight byte (a block's weights over its bytes); NaN for an unknown name. */
+double pb_roof_macs_per_byte(const char *format);
+/* A kernel of format on isa streaming gbps at threads as a share of that ISA's compute roof (int8; f32 for f32
+ * and f16), %; NaN where roof.csv has no such roof. */
+double pb_roof_share(const pb_roof_digest *r, const char *format, const char *isa, double gbps, int threads);
 
 typedef struct pb_overlap_digest {
     bool have;

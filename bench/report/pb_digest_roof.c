@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kern_format.h"
 #include "kern_isa.h"
 #include "pb_digest.h"
 
@@ -29,6 +30,20 @@ void pb_digest_roof(pb_roof_digest *r, const pb_rundata *rd)
         r->n++;
     }
     r->have = r->n > 0;
+}
+
+double pb_roof_macs_per_byte(const char *format)
+{
+    kern_format f;
+    const kern_format_info *fi = kern_format_parse(format, &f) == 0 ? kern_format_get(f) : NULL;
+    return fi ? (double)fi->block / fi->block_bytes : NAN;
+}
+
+double pb_roof_share(const pb_roof_digest *r, const char *format, const char *isa, double gbps, int threads)
+{
+    bool flt = strcmp(format, "f32") == 0 || strcmp(format, "f16") == 0;
+    int at = pb_roof_find(r, isa, flt ? "f32" : "int8", threads);
+    return at >= 0 ? 100 * gbps * pb_roof_macs_per_byte(format) / r->r[at].gmacs : NAN;
 }
 
 int pb_roof_find(const pb_roof_digest *r, const char *isa, const char *op, int threads)

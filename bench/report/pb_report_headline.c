@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kern_format.h"
 #include "pb_fmt.h"
 #include "pb_mdesc.h"
 #include "pb_report.h"
@@ -88,14 +87,6 @@ static void kernel_table(FILE *o, const pb_kernels_digest *k, const pb_floor_dig
             PB_NUM(floor1, 1));
 }
 
-/* MACs per weight byte of a format (a block's weights over its bytes); NaN for a name the kernels do not know. */
-static double macs_per_byte(const char *format)
-{
-    kern_format f;
-    const kern_format_info *fi = kern_format_parse(format, &f) == 0 ? kern_format_get(f) : NULL;
-    return fi ? (double)fi->block / fi->block_bytes : NAN;
-}
-
 /* Which roof binds the kernel of a format in L2 at 1 thread, in words, and its share of the compute roof. */
 static const char *binding_roof(double x_floor, double pct_roof)
 {
@@ -120,7 +111,7 @@ static void roofs_table(FILE *o, const pb_kernels_digest *k, const pb_roof_diges
     fprintf(o, "|---|---:|---:|---:|---:|---|---:|---|\n");
     for (int i = 0; i < k->n; i++) {
         const pb_kernel_digest *e = &k->k[i];
-        double mpb = macs_per_byte(e->format), gmacs = e->l2 * mpb;
+        double mpb = pb_roof_macs_per_byte(e->format), gmacs = e->l2 * mpb;
         bool flt = strcmp(e->format, "f32") == 0 || strcmp(e->format, "f16") == 0;
         int at = pb_roof_find(r, e->variant_l2, flt ? "f32" : "int8", 1);
         double roof = at >= 0 ? r->r[at].gmacs : NAN, pct = 100 * gmacs / roof;

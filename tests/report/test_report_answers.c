@@ -315,15 +315,20 @@ Test(report_answers, interleaved_rounds_state_only_what_their_interval_shows)
  * GMAC/s) is 31% of a roof of 89 GMAC/s and 10.4x the 1-thread floor: memory binds. With the floor edited above
  * the kernel, the roof decides, and crossing 80% of it moves the words from poolbench's kernel to the core's
  * arithmetic. */
-static void write_roof(const char *dir, double gmacs)
+static void write_roof_of(const char *dir, const char *isa, double gmacs)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/roof.csv", dir);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fprintf(f, "%s\nrun,vm,avx512,avx512,int8,vpdpbusd zmm,1,0,%.2f,%.2f,%.2f,%.2f,4.000,%.2f\n",
-            pb_schema_header(PB_K_ROOF), gmacs, gmacs, gmacs, 2 * gmacs, gmacs / 4);
+    fprintf(f, "%s\nrun,vm,%s,%s,int8,vpdpbusd zmm,1,0,%.2f,%.2f,%.2f,%.2f,4.000,%.2f\n",
+            pb_schema_header(PB_K_ROOF), isa, isa, gmacs, gmacs, gmacs, 2 * gmacs, gmacs / 4);
     fclose(f);
+}
+
+static void write_roof(const char *dir, double gmacs)
+{
+    write_roof_of(dir, "avx512", gmacs);
 }
 
 Test(report_answers, the_binding_roof_follows_the_compute_share)
@@ -342,5 +347,26 @@ Test(report_answers, the_binding_roof_follows_the_compute_share)
     md = report_of(dir, false);
     tf_expect_has(md, "| q8_0 | 0.94 | 27.6 | 30.0 | 92% | vpdpbusd zmm | 0.73× | the core's arithmetic (at its "
                       "compute roof) |");
+    drop_fixture(dir);
+}
+
+/* The kernel that cannot stream (avx512's edited to 1.5 GB/s in L2, so scalar's is the best: 1.41 GMAC/s at 32/34
+ * MACs a byte) against scalar's roof: at 31% of it the loss stays poolbench's; at 94% the core's arithmetic binds
+ * and the owner is the machine. */
+Test(report_answers, a_kernel_at_its_compute_roof_is_the_machine_s)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    static const char *const where[] = { "format", "q8_0", "level", "l2", "threads", "1", "batch", "1", NULL };
+    set_cells_where(dir, "kernels.csv", "gbps_median", "1.500", where);
+    write_roof_of(dir, "scalar", 4.5);
+    char *md = report_of(dir, true);
+    tf_expect_has(md, "| kernel 48.58 ms, 18% of the token | poolbench: its best L2 kernel (",
+                  ") computes 1.5 GB/s, under the 3.0 GB/s a thread streams at this point's floor, doing 1.4 GMAC/s, "
+                  "31% of its ISA's compute roof: the kernel cannot stream, and the core could compute faster |");
+    write_roof_of(dir, "scalar", 1.5);
+    md = report_of(dir, true);
+    tf_expect_has(md, "| kernel 48.58 ms, 18% of the token | machine: its best L2 kernel (",
+                  "doing 1.4 GMAC/s, 94% of its ISA's compute roof: the core's arithmetic binds, not the kernel |");
     drop_fixture(dir);
 }
