@@ -49,7 +49,7 @@ typedef struct pb_answer_biggest_loss {
     int part;                          /* a pb_budget_part; -1 without a budget */
     double ms, pct;                    /* and its share of the token, % */
     pb_owner owner;
-    char why[256];                     /* the figure behind the owner */
+    char why[512];                     /* the figure behind the owner */
 } pb_answer_biggest_loss;
 
 typedef struct pb_answer_format {

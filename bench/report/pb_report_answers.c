@@ -108,7 +108,7 @@ static void formats_table(FILE *o, const pb_answers *a)
                "|---|---|---:|---:|---|---|---|\n");
     for (int f = 0; f < a->nfmt; f++) {
         const pb_answer_format *x = &a->fmt[f];
-        char at[768], loss[512], ties[512];
+        char at[768], loss[768], ties[512];
         point_text(&x->best, at, sizeof at);
         if (pb_answer_ties(a, &x->best, ties, sizeof ties)) /* what two runs may pick either way */
             snprintf(at + strlen(at), sizeof at - strlen(at), " (interleaved, no difference measured from: %s)",
