@@ -14,18 +14,20 @@ const char *const kern_peak_op_names[KERN_PEAK_NOPS + 1] = {
  * compiler neither vectorizes the chains nor folds a round's equal products into one. */
 static uint64_t kern_peak_int8_scalar(uint64_t iters)
 {
-    int32_t acc[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }; /* distinct: equal chains would be merged into one */
+    /* distinct starts: equal chains would be merged into one; unsigned: a long run wraps, as an int32 lane does,
+     * where a signed sum would overflow */
+    uint32_t acc[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     int32_t a = 3, b = -5; /* int8 values, widened as a scalar dot widens them */
     for (uint64_t i = 0; i < iters; i++)
         _Pragma("GCC unroll 16")
         for (int k = 0; k < 8; k++) {
             __asm__("" : "+r"(a));
-            acc[k] += (int32_t)(int8_t)a * (int32_t)(int8_t)b;
+            acc[k] += (uint32_t)((int32_t)(int8_t)a * (int32_t)(int8_t)b);
         }
     uint64_t sum = 0;
     _Pragma("GCC unroll 16")
     for (int k = 0; k < 8; k++)
-        sum += (uint32_t)acc[k];
+        sum += acc[k];
     return sum;
 }
 

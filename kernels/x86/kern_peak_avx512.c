@@ -31,7 +31,12 @@ static uint64_t kern_peak_int8_avx512(uint64_t iters)
     _Pragma("GCC unroll 16")
     for (int k = 1; k < KP_ACCS; k++)
         s = _mm512_add_epi32(s, acc[k]);
-    return (uint64_t)(uint32_t)_mm512_reduce_add_epi32(s);
+    /* every lane summed by vector adds, which wrap: the reduce intrinsic adds them as C ints, and overflows */
+    __m256i t = _mm256_add_epi32(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
+    __m128i u = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    u = _mm_add_epi32(u, _mm_shuffle_epi32(u, 0x4e));
+    u = _mm_add_epi32(u, _mm_shuffle_epi32(u, 0xb1));
+    return (uint64_t)(uint32_t)_mm_cvtsi128_si32(u);
 }
 
 static uint64_t kern_peak_f32_avx512(uint64_t iters)
