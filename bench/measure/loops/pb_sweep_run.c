@@ -407,8 +407,12 @@ static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
     d->glue = glue;
     if (!labels || !res)
         rc = pb_errf(err, errlen, "interleaved rounds: out of memory");
-    else if (n >= 2)
+    else if (n >= 2) {
+        /* seconds without a point ending: the progress line says what runs meanwhile */
+        pb_status("%s: %d alternatives interleaved, a token each a round, up to %.0f s", labels[0].format, n,
+                  p->pair_s);
         rc = pb_pairs_run(d, alts, n, b->held->cpu, b->held->n, p->pair_s, p->procstat, res, err, errlen);
+    }
     for (int r = 0; rc == 0 && n >= 2 && r < res->rounds; r++)
         for (int a = 0; a < n && rc == 0; a++) {
             const pb_sweep_pair pr = { .label = &labels[a], .round = r + 1, .slot = res->slot[r][a],
