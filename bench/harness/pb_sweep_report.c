@@ -304,7 +304,8 @@ int pb_sweep_out_pair(pb_sweep_out *o, const pb_sweep_pair *pr)
         [PB_PAIRS_glue].s = r->glue, [PB_PAIRS_threads].i = r->threads, [PB_PAIRS_cpuset].s = r->cpuset,
         [PB_PAIRS_batch].i = r->batch, [PB_PAIRS_context].i = r->context, [PB_PAIRS_kv_type].s = r->kv_type,
         [PB_PAIRS_round].i = pr->round, [PB_PAIRS_slot].i = pr->slot, [PB_PAIRS_ms_per_token].d = pr->ms,
-        [PB_PAIRS_steal_pct].d = pr->steal_pct, [PB_PAIRS_set_aside].i = pr->aside, [PB_PAIRS_stopped].s = pr->stopped,
+        [PB_PAIRS_steal_pct].d = pr->steal_pct, [PB_PAIRS_set_aside].i = pr->aside, [PB_PAIRS_moved].i = pr->moved,
+        [PB_PAIRS_stopped].s = pr->stopped,
     };
     pb_csv_values(o->pairs, pb_schema_get(PB_K_PAIRS), v);
     return 0;

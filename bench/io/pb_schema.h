@@ -331,7 +331,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(slot, INT, "%lld", "", FIGURE, "the alternative's place in the round's order (0: first)")                     \
     X(ms_per_token, REAL, "%.4f", "ms", FIGURE, "the token's time")                                                 \
     X(steal_pct, REAL, "%.1f", "%", OPTIONAL, "stolen by the hypervisor from its pinned cpus over the token")       \
-    X(set_aside, INT, "%lld", "", FLAG, "1: the host spoiled it (steal over the noisy threshold); in no interval")  \
+    X(set_aside, INT, "%lld", "", FLAG, "1: the host spoiled it (steal over the noisy threshold, or moved); in no interval") \
+    X(moved, INT, "%lld", "", FLAG, "1: the round trip's placement changed across its round (every token of it set aside)") \
     X(stopped, TEXT, "%s", "", WORD, "why the block's rounds ended: narrow (every interval within the target) or budget")
 
 /* roof.csv: the compute roof (bench_kernels): multiply-accumulates a second through each ISA's best instruction,

@@ -37,6 +37,13 @@ double pb_pairs_steal_pct(const pb_procstat *before, const pb_procstat *after, c
 
 bool pb_pairs_spoiled(double steal_pct) { return steal_pct > PB_STEAL_NOISY_PCT; }
 
+void pb_pairs_mark_moved(pb_pairs_result *r, int k, bool moved)
+{
+    r->moved[k] = moved;
+    for (int a = 0; moved && a < r->nalt; a++)
+        r->aside[k][a] = true;
+}
+
 /* Alternative a's pairs against alternative 0 over r's kept rounds, none set aside, into x (0's) and y (a's). */
 static size_t pb_pairs_of(const pb_pairs_result *r, int a, double *x, double *y)
 {
@@ -79,7 +86,8 @@ static int pb_pairs_token(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alt, ui
 
 /* Every round until the target or the budget (see pb_pairs.h), on the open executors. */
 static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, const int *cpus, int ncpus,
-                           double budget_s, const char *procstat, pb_pairs_result *out, char *err, size_t errlen)
+                           double budget_s, const char *procstat, const pb_pairs_hook *hook, pb_pairs_result *out,
+                           char *err, size_t errlen)
 {
     pb_procstat *ps = malloc(2 * sizeof *ps);
     char *buf = NULL;
@@ -104,6 +112,9 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
                 out->slot[r - 1][a] = k;
             }
         }
+        bool moved = hook && hook->moved && hook->moved(hook->ctx); /* outside every token's time */
+        if (r > 0)
+            pb_pairs_mark_moved(out, r - 1, moved);
         out->rounds = r;
         if (rc == 0 && out->rounds >= PB_PAIRED_MIN_CI && pb_pairs_narrow(out, PB_PAIRS_TARGET)) {
             out->narrow = true;
@@ -118,7 +129,7 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
 }
 
 int pb_pairs_run(pb_decode *d, const pb_pairs_alt *alts, int nalt, const int *cpus, int ncpus, double budget_s,
-                 const char *procstat, pb_pairs_result *out, char *err, size_t errlen)
+                 const char *procstat, const pb_pairs_hook *hook, pb_pairs_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (nalt < 2 || nalt > PB_PAIRS_MAX_ALTS)
@@ -135,7 +146,7 @@ int pb_pairs_run(pb_decode *d, const pb_pairs_alt *alts, int nalt, const int *cp
         rc = pb_errf(err, errlen, "interleaved rounds: executor %d of %d: %s", opened + 1, nalt, strerror(errno));
     pb_glue_mode glue = d->glue;
     if (rc == 0)
-        rc = pb_pairs_rounds(d, ex, alts, cpus, ncpus, budget_s, procstat, out, err, errlen);
+        rc = pb_pairs_rounds(d, ex, alts, cpus, ncpus, budget_s, procstat, hook, out, err, errlen);
     pb_decode_set_glue(d, glue);
     for (int i = 0; i < opened; i++)
         pb_exec_close(&ex[i]);

@@ -5,7 +5,8 @@
  *
  * Every executor stays open through the rounds (a switch costs no thread creation); round 0 warms each one and is
  * not kept. A token whose pinned cpus lost more than PB_STEAL_NOISY_PCT to the hypervisor (/proc/stat's steal read
- * around it) is kept but set aside: counted, and in no interval. The rounds go on until every alternative's
+ * around it) is kept but set aside: counted, and in no interval; so is every token of a round across which the
+ * caller's hook saw the placement change (the round trip of two of the cpus, before and after). The rounds go on until every alternative's
  * interval against the first is within PB_PAIRS_TARGET of its ratio, or the time budget ends (stopped says which),
  * and for at least PB_PAIRED_MIN_CI rounds when the budget allows; one kept round always, however slow. */
 #ifndef PB_PAIRS_H
@@ -33,9 +34,20 @@ typedef struct pb_pairs_result {
     double ms[PB_PAIRS_MAX_ROUNDS][PB_PAIRS_MAX_ALTS]; /* the token's time */
     double steal[PB_PAIRS_MAX_ROUNDS][PB_PAIRS_MAX_ALTS]; /* % of its pinned cpus' time; NaN unknown */
     bool aside[PB_PAIRS_MAX_ROUNDS][PB_PAIRS_MAX_ALTS];
+    bool moved[PB_PAIRS_MAX_ROUNDS];                   /* the placement changed across the round: all set aside */
     int slot[PB_PAIRS_MAX_ROUNDS][PB_PAIRS_MAX_ALTS];  /* its place in the round's order */
     bool narrow;                                       /* ended by the target, not the budget */
 } pb_pairs_result;
+
+/* After each round (the warm-up's too, to start from): whether the placement changed since the last call (NULL
+ * fn: never). */
+typedef struct pb_pairs_hook {
+    bool (*moved)(void *ctx);
+    void *ctx;
+} pb_pairs_hook;
+
+/* Marks kept round k moved (every one of its tokens set aside), or not. */
+void pb_pairs_mark_moved(pb_pairs_result *r, int k, bool moved);
 
 /* Round r's order over n alternatives into order[0..n): rotated by r (each first once in n rounds), reversed in
  * every other run of n rounds (so that who follows whom changes too). */
@@ -56,6 +68,6 @@ bool pb_pairs_narrow(const pb_pairs_result *r, double target);
  * ids, for the steal). procstat: /proc/stat's path (NULL: the real one). 0, or -1 with the reason in err (an
  * executor that cannot open, a token that fails). */
 int pb_pairs_run(pb_decode *d, const pb_pairs_alt *alts, int nalt, const int *cpus, int ncpus, double budget_s,
-                 const char *procstat, pb_pairs_result *out, char *err, size_t errlen);
+                 const char *procstat, const pb_pairs_hook *hook, pb_pairs_result *out, char *err, size_t errlen);
 
 #endif

@@ -159,6 +159,7 @@ typedef struct pb_sweep_pair {
     int round, slot;
     double ms, steal_pct;
     bool aside;
+    bool moved;                /* set aside because the placement changed across the round (else: steal) */
     const char *stopped;       /* "narrow" or "budget": how the block's rounds ended */
 } pb_sweep_pair;
 

@@ -62,7 +62,7 @@ static bool paired_words(const pb_sweep_digest *s, const pb_decode_point *a, con
     char t[128];
     pb_paired_text(cmp, t, sizeof t);
     snprintf(buf, len, "; interleaved: %s over %d round%s%s", t, cmp->n, PB_S(cmp->n),
-             aside ? ", some set aside for steal" : "");
+             aside ? ", some set aside (steal, or a placement change)" : "");
     return pb_paired_differs(cmp);
 }
 

@@ -164,7 +164,7 @@ static void dev_rounds(FILE *o, const pb_answer_dev *v)
 {
     fprintf(o, "%d round%s interleaved", v->cmp.n, PB_S(v->cmp.n));
     if (v->aside)
-        fprintf(o, ", %d set aside for steal", v->aside);
+        fprintf(o, ", %d set aside (steal, or a placement change)", v->aside);
 }
 
 /* A deviation that costs (or gains) what its paired interval shows, or one no interleaving compared (another

@@ -49,7 +49,7 @@ static const struct {
     { PB_K_ROOF, "run_id,host,isa,ran,op,instr,threads,cpus,gmacs_median,gmacs_min,gmacs_max,gflops,ghz,"
                  "macs_per_cycle" },
     { PB_K_PAIRS, "run_id,host,model,format,policy,schedule,glue,threads,cpuset,batch,context,kv_type,round,slot,"
-                  "ms_per_token,steal_pct,set_aside,stopped" },
+                  "ms_per_token,steal_pct,set_aside,moved,stopped" },
     { PB_K_SWEEPUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct,point" },
     { PB_K_SWEEPCPU, "run_id,host,point,cpu,pinned,busy_pct,user_pct,sys_pct,steal_pct" },
 };

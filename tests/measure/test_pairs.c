@@ -76,3 +76,25 @@ Test(pairs, rounds_stop_when_every_interval_is_narrow)
     r.nalt = 1;
     cr_expect_not(pb_pairs_narrow(&r, PB_PAIRS_TARGET), "one alternative compares with nothing");
 }
+
+/* A round across which the placement changed: every token of it set aside, so no pair of it is in an interval
+ * (here, the one wild round would otherwise keep alternative 1 from narrowing). */
+Test(pairs, a_round_across_a_placement_change_is_set_aside)
+{
+    static pb_pairs_result r;
+    memset(&r, 0, sizeof r);
+    r.nalt = 2;
+    r.rounds = 9;
+    for (int k = 0; k < 9; k++) {
+        r.ms[k][0] = 20 + 0.01 * k;
+        r.ms[k][1] = 21 + 0.01 * (8 - k);
+    }
+    r.ms[4][1] = 40; /* the host moved the threads to another core pair in round 5 */
+    r.ms[4][0] = 12;
+    cr_expect_not(pb_pairs_narrow(&r, 0.005), "the moved round widens the interval past 0.5%%");
+    pb_pairs_mark_moved(&r, 4, true);
+    cr_expect(r.moved[4] && r.aside[4][0] && r.aside[4][1], "every token of the round set aside");
+    cr_expect(pb_pairs_narrow(&r, 0.005), "without it, within 0.5%%");
+    pb_pairs_mark_moved(&r, 5, false);
+    cr_expect(!r.moved[5] && !r.aside[5][0], "a round that did not move stays");
+}

@@ -391,6 +391,26 @@ static int sw_alternatives(const sw_block *b, pb_decode *d, pb_pairs_alt *alts, 
     return n;
 }
 
+/* The placement of a block's first two cpus between two interleaved rounds: the tag of a round trip taken now. */
+typedef struct sw_place {
+    const sw_block *b;
+    char tag[8];
+    bool have;
+} sw_place;
+
+static bool sw_place_moved(void *ctx)
+{
+    sw_place *pl = ctx; /* pb_pairs hands back the sw_place sw_pairs gave it */
+    const pb_cpulist *pair = pl->b->pair;
+    int a = pair->cpu[0], c = pair->n > 1 ? pair->cpu[1] : -1;
+    double rt = pb_roundtrip_ns(a, c, 3, pl->b->p->quick ? RT_ITERS / 10 : RT_ITERS / 5);
+    const char *tag = pb_placement_block(pl->b->p->where, a, c, rt, rt);
+    bool moved = pl->have && strcmp(pl->tag, tag) != 0;
+    snprintf(pl->tag, sizeof pl->tag, "%s", tag);
+    pl->have = true;
+    return moved;
+}
+
 /* The block's alternatives at d's batch measured interleaved (pb_pairs.h), every token a pairs.csv row. A block
  * of one alternative, or a run without --pair-s, has none. */
 static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
@@ -411,13 +431,16 @@ static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
         /* seconds without a point ending: the progress line says what runs meanwhile */
         pb_status("%s: %d alternatives interleaved, a token each a round, up to %.0f s", labels[0].format, n,
                   p->pair_s);
-        rc = pb_pairs_run(d, alts, n, b->held->cpu, b->held->n, p->pair_s, p->procstat, res, err, errlen);
+        sw_place place = { .b = b };
+        const pb_pairs_hook hook = { .moved = sw_place_moved, .ctx = &place };
+        rc = pb_pairs_run(d, alts, n, b->held->cpu, b->held->n, p->pair_s, p->procstat, &hook, res, err, errlen);
     }
     for (int r = 0; rc == 0 && n >= 2 && r < res->rounds; r++)
         for (int a = 0; a < n && rc == 0; a++) {
             const pb_sweep_pair pr = { .label = &labels[a], .round = r + 1, .slot = res->slot[r][a],
                                        .ms = res->ms[r][a], .steal_pct = res->steal[r][a],
-                                       .aside = res->aside[r][a], .stopped = res->narrow ? "narrow" : "budget" };
+                                       .aside = res->aside[r][a], .moved = res->moved[r],
+                                       .stopped = res->narrow ? "narrow" : "budget" };
             if (p->pair_row(p->ctx, &pr) != 0)
                 rc = pb_errf(err, errlen, "writing pairs.csv: %s", strerror(errno));
         }
