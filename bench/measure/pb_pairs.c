@@ -68,19 +68,39 @@ bool pb_pairs_narrow(const pb_pairs_result *r, double target)
     return r->nalt > 1;
 }
 
-/* One timed token of alternative a on its executor, with the steal of its cpus around it. */
+/* /proc/stat between tokens: each reading ends one token's interval and starts the next one's, so a token costs
+ * one read, not two (the interval also holds the glue switch before the token, and after a round's last one the
+ * round trip: no token's own time). */
+typedef struct pb_pairs_stat {
+    const char *path;
+    pb_procstat ps[2];
+    int cur;   /* ps[cur]: the last reading */
+    bool have; /* it was read */
+    char *buf; /* pb_procstat_read's buffer */
+    size_t cap;
+} pb_pairs_stat;
+
+/* A new reading: the steal of cpus since the last one (NaN when either is missing). */
+static double pb_pairs_stat_next(pb_pairs_stat *s, const int *cpus, int ncpus)
+{
+    pb_procstat *next = &s->ps[s->cur ^ 1];
+    bool got = pb_procstat_read(s->path, next, &s->buf, &s->cap) > 0;
+    double steal = got && s->have ? pb_pairs_steal_pct(&s->ps[s->cur], next, cpus, ncpus) : NAN;
+    s->cur ^= 1;
+    s->have = got;
+    return steal;
+}
+
+/* One timed token of alternative a on its executor, with the steal of its cpus up to its end. */
 static int pb_pairs_token(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alt, uint64_t token, const int *cpus,
-                          int ncpus, const char *procstat, pb_procstat *ps, char **buf, size_t *cap, double *ms,
-                          double *steal)
+                          int ncpus, pb_pairs_stat *st, double *ms, double *steal)
 {
     pb_decode_set_glue(d, alt->glue);
-    bool read = pb_procstat_read(procstat, &ps[0], buf, cap) > 0;
     uint64_t t0 = pb_now_ns();
     int rc = pb_decode_token(d, ex, token);
     *ms = (double)(pb_now_ns() - t0) / 1e6;
     pb_exec_token_end(ex);
-    read = read && pb_procstat_read(procstat, &ps[1], buf, cap) > 0;
-    *steal = read ? pb_pairs_steal_pct(&ps[0], &ps[1], cpus, ncpus) : NAN;
+    *steal = pb_pairs_stat_next(st, cpus, ncpus);
     return rc;
 }
 
@@ -89,11 +109,11 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
                            double budget_s, const char *procstat, const pb_pairs_hook *hook, pb_pairs_result *out,
                            char *err, size_t errlen)
 {
-    pb_procstat *ps = malloc(2 * sizeof *ps);
-    char *buf = NULL;
-    size_t cap = 0;
-    if (!ps)
+    pb_pairs_stat *st = calloc(1, sizeof *st); /* 130 KiB: off the stack */
+    if (!st)
         return pb_errf(err, errlen, "interleaved rounds: out of memory");
+    st->path = procstat;
+    pb_pairs_stat_next(st, cpus, ncpus); /* the first token's start */
     uint64_t t0 = pb_now_ns();
     int rc = 0;
     for (int r = 0; r <= PB_PAIRS_MAX_ROUNDS && rc == 0 && !pb_stop_signal(); r++) {
@@ -102,7 +122,7 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
         for (int k = 0; k < out->nalt && rc == 0; k++) {
             int a = order[k];
             double ms, steal;
-            rc = pb_pairs_token(d, &ex[a], &alts[a], (uint64_t)r, cpus, ncpus, procstat, ps, &buf, &cap, &ms, &steal);
+            rc = pb_pairs_token(d, &ex[a], &alts[a], (uint64_t)r, cpus, ncpus, st, &ms, &steal);
             if (rc != 0)
                 rc = pb_errf(err, errlen, "interleaved round %d: %s", r, strerror(errno));
             else if (r > 0) { /* round 0 warms every executor and is not kept */
@@ -123,8 +143,8 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
         if (out->rounds >= 1 && (double)(pb_now_ns() - t0) / 1e9 >= budget_s) /* one kept round at least */
             break;
     }
-    free(buf);
-    free(ps);
+    free(st->buf);
+    free(st);
     return rc;
 }
 
