@@ -139,5 +139,8 @@ int pb_wisdom_path(const char *given, bool writing, char *buf, char *err, size_t
  * file (writing: not a link, and a wisdom file or an empty one, since it is replaced); where nothing is, its
  * nearest existing ancestor a directory (writing: one a file can be created in). 0, or -1 with the reason. */
 int pb_wisdom_check_path(const char *path, bool writing, char *err, size_t errlen);
+/* Cuts path (a copy) to its directory in place: "." for a bare name, "/" for one in the root. Whether it held a
+ * '/'. */
+bool pb_wisdom_parent(char *path);
 
 #endif

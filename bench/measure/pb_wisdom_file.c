@@ -65,10 +65,8 @@ static int pb_wisdom_mkdirs(const char *path)
         errno = ENAMETOOLONG;
         return -1;
     }
-    char *slash = strrchr(dir, '/');
-    if (!slash)
+    if (!pb_wisdom_parent(dir))
         return 0;
-    *slash = '\0';
     for (char *p = dir + 1; *p; p++) {
         if (*p != '/')
             continue;
@@ -181,14 +179,8 @@ static int pb_wisdom_lock(const char *path)
     char dir[PB_WISDOM_PATH_MAX];
     if (pb_wisdom_mkdirs(path) != 0)
         return -1;
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0'; /* "/wisdom": the root */
-    else
-        *slash = '\0';
+    snprintf(dir, sizeof dir, "%s", path); /* fits: pb_wisdom_mkdirs checked its length */
+    pb_wisdom_parent(dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -1;

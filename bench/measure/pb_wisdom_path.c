@@ -71,6 +71,18 @@ static int pb_wisdom_check_file(const char *path, struct stat *st, bool writing,
     return 0;
 }
 
+bool pb_wisdom_parent(char *path)
+{
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(path, 2, ".");
+    else if (slash == path)
+        path[1] = '\0'; /* "/wisdom": the root */
+    else
+        *slash = '\0';
+    return slash != NULL;
+}
+
 /* Nothing at path: its nearest existing ancestor must be a directory, and a writer must be able to create a
  * file there (tried, and removed at once: root passes every permission check, /proc refuses anyway). */
 static int pb_wisdom_check_parent(const char *path, bool writing, char *err, size_t errlen)
@@ -79,13 +91,7 @@ static int pb_wisdom_check_parent(const char *path, bool writing, char *err, siz
     snprintf(dir, sizeof dir, "%s", path); /* fits: pb_wisdom_check_names checked its length */
     struct stat st;
     for (;;) {
-        char *slash = strrchr(dir, '/');
-        if (!slash)
-            snprintf(dir, sizeof dir, ".");
-        else if (slash == dir)
-            dir[1] = '\0';
-        else
-            *slash = '\0';
+        bool slash = pb_wisdom_parent(dir);
         if (stat(dir, &st) == 0)
             break;
         if (errno != ENOENT || !slash)
