@@ -118,7 +118,7 @@ static int pb_pairs_rounds(pb_decode *d, pb_exec *ex, const pb_pairs_alt *alts, 
     int rc = 0;
     for (int r = 0; r <= PB_PAIRS_MAX_ROUNDS && rc == 0 && !pb_stop_signal(); r++) {
         int order[PB_PAIRS_MAX_ALTS];
-        pb_pairs_order(r, out->nalt, order);
+        pb_pairs_order(r > 0 ? r - 1 : 0, out->nalt, order); /* by kept round: any first n kept rotate fully */
         for (int k = 0; k < out->nalt && rc == 0; k++) {
             int a = order[k];
             double ms, steal;

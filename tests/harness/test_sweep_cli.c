@@ -334,12 +334,12 @@ Test(sweep_cli, interleaved_rounds_hold_every_alternative_once_a_round, .timeout
             for (int a = 0; a < 3; a++)
                 if (strcmp(pb_table_str(&pr, k, cp), pol[a]) == 0) {
                     seen[a]++;
-                    first[a] += pb_table_num(&pr, k, cs) == 0;
+                    first[a] += r < 9 && pb_table_num(&pr, k, cs) == 0; /* in the first three rounds */
                 }
         }
         cr_expect(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "round %zu: each policy once", r / 3 + 1);
     }
-    cr_expect(pr.nrows < 9 || (first[0] && first[1] && first[2]), "each policy went first in some round");
+    cr_expect(pr.nrows < 9 || (first[0] && first[1] && first[2]), "each policy first in one of the first 3 rounds");
     const char *why = pb_table_str(&pr, 0, cst);
     cr_expect(strcmp(why, "narrow") == 0 || strcmp(why, "budget") == 0, "%s", why);
     pb_table_free(&pr);
