@@ -22,6 +22,9 @@ typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_ac
 #define KERN_GROUPS_STEP 4
 
 #if defined(__x86_64__)
+void kern_group_q4_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+void kern_group_q4_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+void kern_group_q8_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);

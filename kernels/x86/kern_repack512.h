@@ -1,6 +1,6 @@
 /* kern_repack512.h — what the repacked layouts' AVX-512 group kernels share (kern_repack_avx512.c: q1_0_r32lut,
- * q4_0_r16, q8_0_r16; kern_repack256_avx512.c: tq2_0_r16, q4_K_r16, q6_K_r16): a group's prefetch, four quants in
- * every lane, the float sums of 16-row groups, and the pass that runs n groups four in step. Included only by files
+ * q4_0_r16, q8_0_r16; kern_repack256_avx512.c: tq2_0_r16, q4_K_r16, q6_K_r16): four quants in
+ * every lane and the float sums of 16-row groups (the ISA-free parts: kern_group.h). Included only by files
  * compiled with the AVX-512 flags; not public. */
 #ifndef KERN_REPACK512_H
 #define KERN_REPACK512_H
@@ -8,19 +8,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "kern_impl.h"
-#include "kern_repack_impl.h"
-
-#define INLINE static inline __attribute__((always_inline))
-
-/* One line's prefetch, hinted as s says, kept where the source puts it: beside its load. The empty volatile asm is
- * a barrier to GCC's instruction scheduler only (no operands, no clobbers: values stay in registers); without it,
- * in a loop with no hint branch left to fence them, GCC gathers a block's prefetches in bursts. */
-INLINE void group_prefetch(const void *p, const kern_stream s)
-{
-    kern_prefetch_stream_as(p, s);
-    __asm__ volatile("");
-}
+#include "kern_group.h"
 
 /* The four quants at p (one dword, any alignment) in every dword lane: what a vpdpbusd of 16 rows' four weights
  * meets. */
@@ -44,33 +32,6 @@ INLINE void r16_acc_store(const __m512 acc[4], const int n, float *y)
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++)
         _mm512_storeu_ps(y + KERN_R16 * r, acc[r]);
-}
-
-/* A layout's pass over n <= 4 groups of R rows stride bytes apart, its prefetches hinted as s says, y: n x R (n and
- * s constants where it is inlined). */
-typedef void group_pass_fn(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y, kern_stream s);
-
-/* n groups through pass: four in step, fewer one at a time (a group's rows get the same instructions either way).
- * Inlined with a constant pass, as kern_impl.h's kern_quarter_rows. With per_setting the four-group pass, where
- * the time goes, is inlined once per prefetch setting, each a constant (kern_stream), its loop free of hint
- * branches; without, once, testing the setting at each prefetch. */
-INLINE void groups_in_step(group_pass_fn *pass, const int rows, const bool per_setting, const char *w, size_t stride,
-                           int n, const kern_act *a, size_t m, float *y)
-{
-    const kern_stream now = kern_stream_now();
-    if (n < 4)
-        for (int r = 0; r < n; r++)
-            pass(w + (size_t)r * stride, stride, 1, a, m, y + rows * r, now);
-    else if (!per_setting)
-        pass(w, stride, 4, a, m, y, now);
-    else if (now.near && now.temporal)
-        pass(w, stride, 4, a, m, y, (kern_stream){ .near = true, .temporal = true });
-    else if (now.near)
-        pass(w, stride, 4, a, m, y, (kern_stream){ .near = true, .temporal = false });
-    else if (now.temporal)
-        pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = true });
-    else
-        pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = false });
 }
 
 #endif

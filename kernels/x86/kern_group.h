@@ -1,0 +1,48 @@
+/* kern_group.h — what every ISA's group kernels of the repacked layouts share, none of it an ISA's own: a group's
+ * prefetch and the pass that runs n groups four in step (kern_repack512.h's AVX-512 kernels, kern_repack256.h's
+ * 256-bit ones). Not public. */
+#ifndef KERN_GROUP_H
+#define KERN_GROUP_H
+
+#include "kern_impl.h"
+#include "kern_repack_impl.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* One line's prefetch, hinted as s says, kept where the source puts it: beside its load. The empty volatile asm is
+ * a barrier to GCC's instruction scheduler only (no operands, no clobbers: values stay in registers); without it,
+ * in a loop with no hint branch left to fence them, GCC gathers a block's prefetches in bursts. */
+INLINE void group_prefetch(const void *p, const kern_stream s)
+{
+    kern_prefetch_stream_as(p, s);
+    __asm__ volatile("");
+}
+
+/* A layout's pass over n <= 4 groups of R rows stride bytes apart, its prefetches hinted as s says, y: n x R (n and
+ * s constants where it is inlined). */
+typedef void group_pass_fn(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y, kern_stream s);
+
+/* n groups through pass: four in step, fewer one at a time (a group's rows get the same instructions either way).
+ * Inlined with a constant pass, as kern_impl.h's kern_quarter_rows. With per_setting the four-group pass, where
+ * the time goes, is inlined once per prefetch setting, each a constant (kern_stream), its loop free of hint
+ * branches; without, once, testing the setting at each prefetch. */
+INLINE void groups_in_step(group_pass_fn *pass, const int rows, const bool per_setting, const char *w, size_t stride,
+                           int n, const kern_act *a, size_t m, float *y)
+{
+    const kern_stream now = kern_stream_now();
+    if (n < 4)
+        for (int r = 0; r < n; r++)
+            pass(w + (size_t)r * stride, stride, 1, a, m, y + rows * r, now);
+    else if (!per_setting)
+        pass(w, stride, 4, a, m, y, now);
+    else if (now.near && now.temporal)
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = true, .temporal = true });
+    else if (now.near)
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = true, .temporal = false });
+    else if (now.temporal)
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = true });
+    else
+        pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = false });
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16; q8_0_r16 with AVX-VNNI only):
+ * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
+ * multiplied and summed (KERN256_DOT, kern_avx2.h). The layouts are kern_repack.h's, the same bytes the AVX-512
+ * kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte chunk is two loads), one row a 32-bit lane.
+ *
+ * Each four activation quants are broadcast to every lane, so one product step makes four weights of eight rows
+ * with no sum across lanes. On AVX2 the products are vpmaddubsw's int16 pairs, added as int16 across the block and
+ * widened once: q4_0's codes are 0..15 against |x| <= 127, so 8 steps (a block's 4 chunks, low and high nibbles)
+ * reach at most 8 x 2 x 15 x 127 = 30480 < 32767, exact. q8_0_r16's codes are q + 128 (up to 255), which would
+ * saturate vpmaddubsw's pairs: only vpdpbusd (AVX-VNNI) runs that layout. The codes' offset is taken back out with
+ * the activation block's sum (nsumb x 8 or x 128), exact in int32; then the reference's float steps, multiply then
+ * add in block order, so every row is bit for bit the scalar reference's. Not public. */
+#ifndef KERN_REPACK256_H
+#define KERN_REPACK256_H
+
+#include <string.h>
+
+#include "kern_avx2.h"
+#include "kern_group.h"
+
+/* The four quants at p (one dword, any alignment) in every dword lane. */
+INLINE __m256i quads256_at(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/* Half h (rows 8h..8h+7) of chunk c of one group's block at g into p: q4_0's nibbles (bits 4), low against quants
+ * 4c.., high against 16+4c..; q8_0's bytes (bits 8) against 4c... */
+INLINE kern256_dot r16_half256(const char *g, int c, int h, const __m256i xq[8], kern256_dot p, const int bits)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)(g + 2 * KERN_R16 + 64 * c + 32 * h));
+    if (bits == 8)
+        return KERN256_DOT(p, v, xq[c]);
+    p = KERN256_DOT(p, kern256_field(v, 0, 4), xq[c]);
+    return KERN256_DOT(p, kern256_field(v, 4, 4), xq[4 + c]);
+}
+
+/* n groups (n <= 4) stride bytes apart, in step, each group whole before the next; bits 4 (q4_0_r16) or 8
+ * (q8_0_r16), a constant once inlined. y: n x 16. */
+INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                               const int bits, const kern_stream s)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const int32_t *nsumb = kern_act_nsumb(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
+    const int chunks = bits == 4 ? 4 : 8;
+    __m256 acc[4][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
+        __m256i xq[8];
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; c++)
+            xq[c] = quads256_at(x + 4 * c);
+        const __m256i seed = _mm256_set1_epi32((bits == 4 ? 8 : 128) * nsumb[b]);
+        const __m256 xd = _mm256_set1_ps(dx[b]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+            kern256_dot p0 = KERN256_DOT_ZERO, p1 = KERN256_DOT_ZERO;
+#pragma GCC unroll 8
+            for (int c = 0; c < chunks; c++) {
+                group_prefetch(g + 64 * c, s);
+                p0 = r16_half256(g, c, 0, xq, p0, bits);
+                p1 = r16_half256(g, c, 1, xq, p1, bits);
+            }
+            group_prefetch(g + 64 * chunks, s); /* the block's last line, which its head pushed over */
+            __m256 d0 = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)g)), xd);
+            __m256 d1 = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16))), xd);
+            __m256i i0 = _mm256_add_epi32(seed, KERN256_DOT_SUM(p0)), i1 = _mm256_add_epi32(seed, KERN256_DOT_SUM(p1));
+            acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_mul_ps(_mm256_cvtepi32_ps(i0), d0));
+            acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_mul_ps(_mm256_cvtepi32_ps(i1), d1));
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        _mm256_storeu_ps(y + KERN_R16 * r, acc[r][0]);
+        _mm256_storeu_ps(y + KERN_R16 * r + 8, acc[r][1]);
+    }
+}
+
+INLINE void r16_groups_pass256_q4_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                                    const kern_stream s)
+{
+    r16_groups_pass256(w, stride, n, a, m, y, 4, s);
+}
+
+#if defined(__AVXVNNI__)
+INLINE void r16_groups_pass256_q8_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                                    const kern_stream s)
+{
+    r16_groups_pass256(w, stride, n, a, m, y, 8, s);
+}
+#endif
+
+#endif

@@ -1,0 +1,13 @@
+/* kern_repack_avxvnni.c — q4_0_r16's and q8_0_r16's group kernels on AVX-VNNI (kern_repack256.h's, its products
+ * the VEX vpdpbusd's). Compiled with the AVX-VNNI flags; only called after kern_job_check saw the CPU has them. */
+#include "kern_repack256.h"
+
+void kern_group_q4_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(r16_groups_pass256_q4_0, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void kern_group_q8_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(r16_groups_pass256_q8_0, KERN_R16, true, w, stride, n, a, m, y);
+}
