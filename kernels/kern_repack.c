@@ -69,6 +69,8 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
     [KERN_LAYOUT_TQ2_0_R16] = {
         [KERN_ISA_SCALAR] = { kern_group_scalar_TQ2_0_R16, false },
 #if defined(__x86_64__)
+        [KERN_ISA_AVX2] = { kern_group_tq2_0_r16_avx2, true },
+        [KERN_ISA_AVXVNNI] = { kern_group_tq2_0_r16_avxvnni, true },
         [KERN_ISA_AVX512] = { kern_group_tq2_0_r16_avx512, true },
 #endif
     },

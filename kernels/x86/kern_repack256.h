@@ -1,4 +1,5 @@
-/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16; q8_0_r16 with AVX-VNNI only):
+/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16; q8_0_r16 with AVX-VNNI
+ * only):
  * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
  * multiplied and summed (KERN256_DOT, kern_avx2.h). The layouts are kern_repack.h's, the same bytes the AVX-512
  * kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte chunk is two loads), one row a 32-bit lane.
@@ -24,6 +25,28 @@ INLINE __m256i quads256_at(const int8_t *p)
     int32_t v;
     memcpy(&v, p, 4);
     return _mm256_set1_epi32(v);
+}
+
+/* A group's block into its float sums acc (rows 0-7, 8-15): seed plus each half's integer sums p, converted, times
+ * the rows' d (the block's 16 halves at g) times the activation's xd; the reference's steps, multiply then add. */
+INLINE void r16_acc_add256(__m256 acc[2], const char *g, __m256i seed, const kern256_dot p[2], __m256 xd)
+{
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        __m256 d = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h))), xd);
+        __m256i i = _mm256_add_epi32(seed, KERN256_DOT_SUM(p[h]));
+        acc[h] = _mm256_add_ps(acc[h], _mm256_mul_ps(_mm256_cvtepi32_ps(i), d));
+    }
+}
+
+/* The float sums of n groups to y (n x 16). */
+INLINE void r16_acc_store256(__m256 acc[4][2], const int n, float *y)
+{
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        _mm256_storeu_ps(y + KERN_R16 * r, acc[r][0]);
+        _mm256_storeu_ps(y + KERN_R16 * r + 8, acc[r][1]);
+    }
 }
 
 /* Half h (rows 8h..8h+7) of chunk c of one group's block at g into p: q4_0's nibbles (bits 4), low against quants
@@ -61,26 +84,18 @@ INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const 
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
-            kern256_dot p0 = KERN256_DOT_ZERO, p1 = KERN256_DOT_ZERO;
+            kern256_dot p[2] = { KERN256_DOT_ZERO, KERN256_DOT_ZERO };
 #pragma GCC unroll 8
             for (int c = 0; c < chunks; c++) {
                 group_prefetch(g + 64 * c, s);
-                p0 = r16_half256(g, c, 0, xq, p0, bits);
-                p1 = r16_half256(g, c, 1, xq, p1, bits);
+                p[0] = r16_half256(g, c, 0, xq, p[0], bits);
+                p[1] = r16_half256(g, c, 1, xq, p[1], bits);
             }
             group_prefetch(g + 64 * chunks, s); /* the block's last line, which its head pushed over */
-            __m256 d0 = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)g)), xd);
-            __m256 d1 = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16))), xd);
-            __m256i i0 = _mm256_add_epi32(seed, KERN256_DOT_SUM(p0)), i1 = _mm256_add_epi32(seed, KERN256_DOT_SUM(p1));
-            acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_mul_ps(_mm256_cvtepi32_ps(i0), d0));
-            acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_mul_ps(_mm256_cvtepi32_ps(i1), d1));
+            r16_acc_add256(acc[r], g, seed, p, xd);
         }
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++) {
-        _mm256_storeu_ps(y + KERN_R16 * r, acc[r][0]);
-        _mm256_storeu_ps(y + KERN_R16 * r + 8, acc[r][1]);
-    }
+    r16_acc_store256(acc, n, y);
 }
 
 INLINE void r16_groups_pass256_q4_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
@@ -96,5 +111,64 @@ INLINE void r16_groups_pass256_q8_0(const char *w, size_t stride, const int n, c
     r16_groups_pass256(w, stride, n, a, m, y, 8, s);
 }
 #endif
+
+/* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
+ * bit field f of those bytes holds the row's weights 128 (j / 8) + 32 f + 4 (j % 8) .. + 3 as q + 1 (0..2). Each
+ * field is taken down to its byte (kern256_field: a shift and a mask, or one GFNI step) and meets four broadcast
+ * quants; a block's 64 steps add up in one chain per half. On AVX2 that chain is int16 pairs: at most
+ * 64 x 2 x 2 x 127 = 32512 < 32767, exact. The activation block's sum, negated (nsumb), takes the + 1 back out. ---- */
+
+/* Half h of chunk j of one group's block at g, its four fields against xf, into p. */
+INLINE kern256_dot tq2_half256(const char *g, int j, int h, const __m256i xf[4], kern256_dot p)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)(g + 2 * KERN_R16 + 64 * j + 32 * h));
+#pragma GCC unroll 4
+    for (int f = 0; f < 4; f++)
+        p = KERN256_DOT(p, kern256_field(v, 2 * f, 2), xf[f]);
+    return p;
+}
+
+/* n groups (n <= 4) stride bytes apart, each whole before the next. y: n x 16. */
+INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                               const kern_stream s)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const int32_t *nsumb = kern_act_nsumb(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK_K;
+    __m256 acc[4][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
+        kern256_dot p[4][2];
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++)
+            p[r][0] = p[r][1] = KERN256_DOT_ZERO;
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j++) {
+            __m256i xf[4];
+#pragma GCC unroll 4
+            for (int f = 0; f < 4; f++)
+                xf[f] = quads256_at(x + 128 * (j / 8) + 32 * f + 4 * (j % 8));
+#pragma GCC unroll 4
+            for (int r = 0; r < n; r++) {
+                const char *g = w + (size_t)r * stride;
+                group_prefetch(g + 64 * j, s);
+                p[r][0] = tq2_half256(g, j, 0, xf, p[r][0]);
+                p[r][1] = tq2_half256(g, j, 1, xf, p[r][1]);
+            }
+        }
+        const __m256i seed = _mm256_set1_epi32(nsumb[b]);
+        const __m256 xd = _mm256_set1_ps(dx[b]);
+#pragma GCC unroll 4
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+            group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
+            r16_acc_add256(acc[r], g, seed, p[r], xd);
+        }
+    }
+    r16_acc_store256(acc, n, y);
+}
 
 #endif

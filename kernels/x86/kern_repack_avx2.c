@@ -1,8 +1,13 @@
-/* kern_repack_avx2.c — q4_0_r16's group kernel on AVX2 (kern_repack256.h's, its products vpmaddubsw's). Compiled
+/* kern_repack_avx2.c — q4_0_r16's and tq2_0_r16's group kernels on AVX2 (kern_repack256.h's, its products vpmaddubsw's). Compiled
  * with the AVX2 flags; only called after kern_job_check saw the CPU has them. */
 #include "kern_repack256.h"
 
 void kern_group_q4_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(r16_groups_pass256_q4_0, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void kern_group_tq2_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(tq2_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
 }

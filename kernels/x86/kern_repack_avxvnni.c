@@ -1,4 +1,4 @@
-/* kern_repack_avxvnni.c — q4_0_r16's and q8_0_r16's group kernels on AVX-VNNI (kern_repack256.h's, its products
+/* kern_repack_avxvnni.c — q4_0_r16's, q8_0_r16's and tq2_0_r16's group kernels on AVX-VNNI (kern_repack256.h's, its products
  * the VEX vpdpbusd's). Compiled with the AVX-VNNI flags; only called after kern_job_check saw the CPU has them. */
 #include "kern_repack256.h"
 
@@ -10,4 +10,9 @@ void kern_group_q4_0_r16_avxvnni(const char *w, size_t stride, int n, const kern
 void kern_group_q8_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(r16_groups_pass256_q8_0, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void kern_group_tq2_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(tq2_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
 }
