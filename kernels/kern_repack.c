@@ -77,6 +77,8 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
     [KERN_LAYOUT_Q4_K_R16] = {
         [KERN_ISA_SCALAR] = { kern_group_scalar_Q4_K_R16, false },
 #if defined(__x86_64__)
+        [KERN_ISA_AVX2] = { kern_group_q4_K_r16_avx2, true },
+        [KERN_ISA_AVXVNNI] = { kern_group_q4_K_r16_avxvnni, true },
         [KERN_ISA_AVX512] = { kern_group_q4_K_r16_avx512, true },
 #endif
     },

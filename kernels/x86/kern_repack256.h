@@ -1,5 +1,5 @@
-/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16; q8_0_r16 with AVX-VNNI
- * only):
+/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16, q4_K_r16; q8_0_r16 with
+ * AVX-VNNI only):
  * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
  * multiplied and summed (KERN256_DOT, kern_avx2.h). The layouts are kern_repack.h's, the same bytes the AVX-512
  * kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte chunk is two loads), one row a 32-bit lane.
@@ -166,6 +166,116 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
             const char *g = w + (size_t)r * stride;
             group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
             r16_acc_add256(acc[r], g, seed, p[r], xd);
+        }
+    }
+    r16_acc_store256(acc, n, y);
+}
+
+/* ---- q4_K_r16 (kern_repack.h): the 16 rows' d and dmin, 3 chunks of packed scales (dword r of chunk k: row r's
+ * scales[4k .. 4k + 3]), then 32 chunks of codes, code chunk k's low nibbles weights 64 (k / 8) + 4 (k % 8) .. + 3
+ * of sub-block 2 (k / 8), its high ones those + 32 of the next sub-block. As the AVX-512 kernel: a sub-block's
+ * chain (on AVX2 int16 pairs, at most 8 x 2 x 15 x 127 = 30480, exact) widened and times its 6-bit scale by
+ * vpmulld; the mins against the activation sub-block sums S = 256 H + L (|S| <= 4064): each of the four byte
+ * products (mins x H: at most 2 x 63 x 16 a pair; L x mins: 2 x 255 x 63 = 32130) widened on its own, exact on
+ * AVX2 too. Then the reference's two float steps. ---- */
+
+/* A q4_K activation block's mins side: bytes H_j (lo: j < 4, hi: j >= 4) and L_j of the sub-block sums. */
+typedef struct q4k_xm256 {
+    __m256i h_lo, h_hi, l_lo, l_hi;
+} q4k_xm256;
+
+INLINE q4k_xm256 q4k_mins_prep256(const block_q8_K *xb)
+{
+    uint8_t h[8], l[8];
+    for (int j = 0; j < 8; j++) {
+        int sum = xb->bsums[2 * j] + xb->bsums[2 * j + 1];
+        h[j] = (uint8_t)(sum >> 8); /* arithmetic: H = floor(S / 256), so S = 256 H + L exactly */
+        l[j] = (uint8_t)(sum & 255);
+    }
+    int32_t w[4];
+    memcpy(w, h, 8);
+    memcpy(w + 2, l, 8);
+    return (q4k_xm256){ _mm256_set1_epi32(w[0]), _mm256_set1_epi32(w[1]), _mm256_set1_epi32(w[2]),
+                        _mm256_set1_epi32(w[3]) };
+}
+
+/* u x s (four byte products a lane), widened to int32 on its own. */
+INLINE __m256i q4k_dot256(__m256i u, __m256i s) { return KERN256_DOT_SUM(KERN256_DOT(KERN256_DOT_ZERO, u, s)); }
+
+/* Byte j % 4 of every lane of sc (sub-block j's scale), times the chain p widened, into sumi. */
+INLINE __m256i q4k_scaled256(__m256i sumi, kern256_dot p, __m256i sc, int j)
+{
+    __m256i scj = _mm256_and_si256(_mm256_srli_epi32(sc, 8 * (j % 4)), _mm256_set1_epi32(0xFF));
+    return _mm256_add_epi32(sumi, _mm256_mullo_epi32(KERN256_DOT_SUM(p), scj));
+}
+
+/* Half h of one group's block at g: the integer sum of its codes times their scales (returned) and of its mins
+ * times the activation's sub-block sums (*ms); the first half prefetches each code line beside its load. */
+INLINE __m256i q4k_half256(const char *g, int h, const int8_t *x, const q4k_xm256 *xm, __m256i *ms,
+                           const kern_stream s)
+{
+    const __m256i m6 = _mm256_set1_epi8(0x3F), m4 = _mm256_set1_epi8(0x0F), top = _mm256_set1_epi8(0x30);
+    __m256i s0 = _mm256_loadu_si256((const __m256i *)(g + 64 + 32 * h));
+    __m256i s1 = _mm256_loadu_si256((const __m256i *)(g + 128 + 32 * h));
+    __m256i s2 = _mm256_loadu_si256((const __m256i *)(g + 192 + 32 * h));
+    /* kern_q4_K_scale_min in the lanes, as the AVX-512 kernel */
+    __m256i m_lo = _mm256_and_si256(s1, m6);
+    __m256i m_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(s2, 4), m4),
+                                   _mm256_and_si256(_mm256_srli_epi32(s1, 2), top));
+    __m256i sc_lo = _mm256_and_si256(s0, m6);
+    __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(s2, m4), _mm256_and_si256(_mm256_srli_epi32(s0, 2), top));
+    __m256i hs = _mm256_add_epi32(q4k_dot256(m_lo, xm->h_lo), q4k_dot256(m_hi, xm->h_hi));
+    __m256i ls = _mm256_add_epi32(q4k_dot256(xm->l_lo, m_lo), q4k_dot256(xm->l_hi, m_hi));
+    *ms = _mm256_add_epi32(_mm256_slli_epi32(hs, 8), ls);
+    __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int j = 0; j < 8; j += 2) {
+        kern256_dot lo = KERN256_DOT_ZERO, hi = KERN256_DOT_ZERO;
+#pragma GCC unroll 8
+        for (int k = 4 * j; k < 4 * j + 8; k++) {
+            if (h == 0)
+                group_prefetch(g + 256 + 64 * k, s);
+            __m256i v = _mm256_loadu_si256((const __m256i *)(g + 256 + 64 * k + 32 * h));
+            lo = KERN256_DOT(lo, kern256_field(v, 0, 4), quads256_at(x + 64 * (k / 8) + 4 * (k % 8)));
+            hi = KERN256_DOT(hi, kern256_field(v, 4, 4), quads256_at(x + 64 * (k / 8) + 32 + 4 * (k % 8)));
+        }
+        __m256i sc = j < 4 ? sc_lo : sc_hi;
+        sumi = q4k_scaled256(q4k_scaled256(sumi, lo, sc, j), hi, sc, j + 1);
+    }
+    return sumi;
+}
+
+/* n groups (n <= 4) stride bytes apart, each whole before the next. y: n x 16. */
+INLINE void q4k_groups_pass256(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                               const kern_stream s)
+{
+    const int8_t *x = kern_act_qs(a, m);
+    const block_q8_K *xb = kern_act_q8k(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK_K;
+    __m256 acc[4][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (size_t b = 0; b < nb; b++, w += KERN_R16_Q4K_BLOCK_BYTES, x += QK_K) {
+        const q4k_xm256 xm = q4k_mins_prep256(xb + b);
+        const __m256 xd = _mm256_set1_ps(dx[b]);
+        /* not unrolled: each group and half loads its broadcast quants again (one load each) where unrolled copies
+         * would share them, spilling 64 of them per block */
+#pragma GCC unroll 1
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+#pragma GCC unroll 4
+            for (int l = 0; l < 256; l += 64) /* the halves, the scales */
+                group_prefetch(g + l, s);
+#pragma GCC unroll 1
+            for (int h = 0; h < 2; h++) {
+                __m256i ms, sumi = q4k_half256(g, h, x, &xm, &ms, s);
+                __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h)));
+                __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 32 + 16 * h)));
+                acc[r][h] = _mm256_add_ps(acc[r][h], _mm256_mul_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(d, xd)));
+                acc[r][h] = _mm256_sub_ps(acc[r][h], _mm256_mul_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dmin, xd)));
+            }
         }
     }
     r16_acc_store256(acc, n, y);

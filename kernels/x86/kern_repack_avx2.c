@@ -11,3 +11,8 @@ void kern_group_tq2_0_r16_avx2(const char *w, size_t stride, int n, const kern_a
 {
     groups_in_step(tq2_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
 }
+
+void kern_group_q4_K_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(q4k_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
+}
