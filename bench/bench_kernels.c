@@ -170,6 +170,7 @@ int main(int argc, char **argv)
         !(c.roof_csv = pb_harness_csv(&c.h, "roof.csv", pb_schema_header(PB_K_ROOF))))
         return pb_harness_refused(&c.h);
     c.report.run = &c.h.run;
+    c.report.roof = &c.roof;
     pb_harness_wisdom_stream(&c.h, &c.wisdom); /* the dram points stream as a tuned decode would */
     pb_kernels_run_sizes(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];

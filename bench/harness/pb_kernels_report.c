@@ -20,9 +20,24 @@ static double kbr_cycles_per_block(const pb_kernels_row *r)
     return r->r.ns_per_row * r->threads * ghz / blocks;
 }
 
+/* The format's multiply-adds per byte of its blocks, for one activation row. */
+static double kbr_macs_per_byte(kern_format f)
+{
+    const kern_format_info *fi = kern_format_get(f);
+    return fi ? (double)fi->block / fi->block_bytes : NAN;
+}
+
+/* The roof of what the point's kernel multiplies (f32 for the float formats, int8 for the quantized ones). */
+static double kbr_roof(const pb_kernels_report *k, const pb_kernels_row *r)
+{
+    bool flt = r->pt.fmt == KERN_F32 || r->pt.fmt == KERN_F16;
+    return k->roof ? pb_roof_report_gmacs(k->roof, r->r.ran, flt ? KERN_PEAK_F32 : KERN_PEAK_INT8, r->threads) : NAN;
+}
+
 void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
 {
     const pb_kernels_report *k = ctx;
+    double roof = kbr_roof(k, r);
     const pb_value v[PB_KERNELS_NCOLS] = {
         [PB_KERNELS_run_id].s = k->run->run_id, [PB_KERNELS_host].s = k->run->host,
         [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_isa_name(r->r.ran),
@@ -38,7 +53,8 @@ void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
         [PB_KERNELS_why].s = r->why, [PB_KERNELS_stream].s = r->stream,
         [PB_KERNELS_layout].s = kern_layout_names[r->pt.layout], [PB_KERNELS_repack_ms].d = r->repack_ms,
         [PB_KERNELS_layout_bytes].u = r->layout_bytes, [PB_KERNELS_read_gbps].d = r->read_gbps,
-        [PB_KERNELS_read_kernel].s = r->read_kernel,
+        [PB_KERNELS_read_kernel].s = r->read_kernel, [PB_KERNELS_macs_per_byte].d = kbr_macs_per_byte(r->pt.fmt),
+        [PB_KERNELS_roof_gmacs].d = roof, [PB_KERNELS_roof_share].d = r->r.gops_median / roof,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }

@@ -8,11 +8,13 @@
 
 #include "pb_csv.h"
 #include "pb_kernels_run.h"
+#include "pb_roof_report.h"
 #include "pb_run.h"
 
 typedef struct pb_kernels_report {
     const pb_run *run;
-    pb_csv *csv; /* kernels.csv */
+    pb_csv *csv;                 /* kernels.csv */
+    const pb_roof_report *roof;  /* the compute roof, measured before the points (NULL: none) */
 } pb_kernels_report;
 
 /* pb_kernels_plan's row hook: ctx is the pb_kernels_report. */

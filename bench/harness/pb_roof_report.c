@@ -53,6 +53,17 @@ int pb_roof_report_measure(pb_roof_report *r, const pb_list *isas, const pb_list
     return 0;
 }
 
+double pb_roof_report_gmacs(const pb_roof_report *r, kern_isa isa, kern_peak_op op, int threads)
+{
+    kern_isa ran;
+    if (!kern_peak_get(isa, op, &ran))
+        return NAN;
+    for (int i = 0; i < r->n; i++)
+        if (r->pt[i].ran == ran && r->pt[i].op == op && r->pt[i].threads == threads)
+            return r->pt[i].gmacs_median;
+    return NAN;
+}
+
 void pb_roof_report_write(const pb_roof_report *r, pb_csv *csv, const pb_run *run)
 {
     for (int i = 0; i < r->n; i++) {

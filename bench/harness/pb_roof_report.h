@@ -23,6 +23,9 @@ typedef struct pb_roof_report {
  * 0, or -1 with the reason in err. */
 int pb_roof_report_measure(pb_roof_report *r, const pb_list *isas, const pb_list *threads, const int *cpus,
                            int ncpus, char *err, size_t errlen);
+/* The roof measured for what an ISA's matvec kernel (isa: the ISA that ran it) multiplies, op, at threads: the
+ * GMAC/s of the roof kernel isa runs for op; NaN when no point measured it. */
+double pb_roof_report_gmacs(const pb_roof_report *r, kern_isa isa, kern_peak_op op, int threads);
 /* roof.csv's rows. */
 void pb_roof_report_write(const pb_roof_report *r, pb_csv *csv, const pb_run *run);
 /* The table. */

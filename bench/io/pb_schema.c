@@ -36,9 +36,11 @@ PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
 /* RESULTS or SAMPLES: what a row is (pb_schema.sampled). */
 #define PB_ROWS_RESULTS false
 #define PB_ROWS_SAMPLES true
-#define PB_SCHEMA(K, f, h, rows, sums)                                                                              \
+/* PB_SCHEMA_SINCE: a kind whose newest columns, from column old on, older runs lack (pb_schema.older). */
+#define PB_SCHEMA_SINCE(K, f, h, rows, sums, old)                                                                   \
     [PB_K_##K] = { .kind = PB_K_##K, .file = f, .harness = h, .header = (PB_##K##_COLS(PB_HEADER_NAME)) + 1,        \
-                   .cols = cols_##K, .ncols = PB_##K##_NCOLS, .sampled = PB_ROWS_##rows, .sum = sums }
+                   .cols = cols_##K, .ncols = PB_##K##_NCOLS, .sampled = PB_ROWS_##rows, .sum = sums, .older = old }
+#define PB_SCHEMA(K, f, h, rows, sums) PB_SCHEMA_SINCE(K, f, h, rows, sums, 0)
 
 static const pb_sum sum_budget = { .total = PB_SWEEP_ms_per_token_median, .first = PB_SWEEP_budget_floor_ms,
                                    .n = PB_BUDGET_NPARTS };
@@ -48,7 +50,8 @@ const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(POOL, "pool_overhead.csv", "bench_pool_overhead", RESULTS, NULL),
     PB_SCHEMA(MEMORY, "memory_floor.csv", "bench_memory_floor", RESULTS, NULL),
     PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor", RESULTS, NULL),
-    PB_SCHEMA(KERNELS, "kernels.csv", "bench_kernels", RESULTS, NULL),
+    PB_SCHEMA_SINCE(KERNELS, "kernels.csv", "bench_kernels", RESULTS, NULL,
+                    PB_KERNELS_macs_per_byte), /* runs before the compute roof lack its three columns */
     PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep", RESULTS, &sum_budget),
     PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util", SAMPLES, NULL),
     PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap", RESULTS, NULL),

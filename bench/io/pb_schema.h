@@ -181,7 +181,12 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(layout_bytes, U64, "%llu", "B", OPTIONAL, "bytes the matrix takes in that layout")                       \
     X(read_gbps, REAL, "%.3f", "GB/s", OPTIONAL,                                                                    \
       "dram, 1 thread, batch 1: the floor's read of the same buffer just before the point (empty elsewhere)")      \
-    X(read_kernel, TEXT, "%s", "", NONE, "the read kernel behind read_gbps (pb_memread's best here; empty: none)")
+    X(read_kernel, TEXT, "%s", "", NONE, "the read kernel behind read_gbps (pb_memread's best here; empty: none)") \
+    X(macs_per_byte, REAL, "%.3f", "MAC/B", OPTIONAL,                                                               \
+      "the format's multiply-adds per weight byte and activation row (its arithmetic intensity: a block's values / its bytes)") \
+    X(roof_gmacs, REAL, "%.2f", "GMAC/s", OPTIONAL,                                                                 \
+      "the compute roof of the ISA that ran at these threads (roof.csv: int8, or f32 for f32 and f16; empty: none measured)") \
+    X(roof_share, REAL, "%.3f", "", OPTIONAL, "gops_median / roof_gmacs: the share of the compute roof the point reached")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
     PB_RUN_COLS(X)                                                                                                  \
@@ -568,6 +573,8 @@ typedef struct pb_schema {
     bool sampled;        /* its rows are samples over time (cpu_util.csv): a run shorter than one sample has none,
                             and is complete; other kinds' rows are results, and a file of none is a failed run */
     const pb_sum *sum;   /* NULL: no columns add up */
+    int older;           /* 0, or the columns of the oldest header still read: columns from there on were added
+                            later, and a header that is the schema's first k columns (older <= k) is an older run's */
 } pb_schema;
 
 /* Every kind's schema, indexed by pb_kind (an array, so other tables can point into it at compile time); the

@@ -83,9 +83,20 @@ Test(kernels_cli, bad_options)
 
 static void expect_scalar_l2(const char *header, const char *row)
 {
-    (void)header;
     cr_assert(strstr(row, ",scalar,") && strstr(row, ",l2,"), "%s", row);
     cr_assert(strstr(row, ",forced,off,file,"), "--variant named it; in L2 no prefetch runs; the file's layout: %s", row);
+    /* under both roofs: the format's MACs per byte (q8_0 32 per 34, tq2_0 256 per 66), scalar's int8 roof at these
+     * threads, and the share the point reached of it */
+    double mpb = csv_number(row, csv_column(header, "macs_per_byte"));
+    double roof = csv_number(row, csv_column(header, "roof_gmacs"));
+    double share = csv_number(row, csv_column(header, "roof_share"));
+    double gops = csv_number(row, csv_column(header, "gops_median"));
+    double want = strstr(row, ",q8_0,") ? 32.0 / 34 : 256.0 / 66;
+    cr_expect(fabs(mpb - want) < 0.001, "macs_per_byte %g, want %g: %s", mpb, want, row);
+    cr_expect(roof > 0, "the scalar int8 roof: %s", row);
+    cr_expect(fabs(share - gops / roof) <= 0.001 + 0.005 * share, "roof_share %g = %g / %g (as printed): %s", share,
+              gops, roof, row);
+    cr_expect(share > 0 && share <= 1, "no kernel above its ISA's roof: %s", row);
 }
 
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
@@ -95,7 +106,8 @@ Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
                             sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
-                             "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes,read_gbps,read_kernel\n");
+                             "cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes,read_gbps,read_kernel,"
+                             "macs_per_byte,roof_gmacs,roof_share\n");
     cr_assert_eq(rows, 4, "2 formats x 2 batches");
 }
 

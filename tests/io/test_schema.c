@@ -27,7 +27,8 @@ static const struct {
     { PB_K_TOKEN, "run_id,host,model,format,threads,weight_bytes,context,kv_bytes,floor_gbps,ms_per_token,"
                   "tok_per_s_ceiling,floor_kernel,placement" },
     { PB_K_KERNELS, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,gbps_max,"
-                    "gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes,read_gbps,read_kernel" },
+                    "gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,cycles_per_block,counters,ipc,why,stream,layout,repack_ms,layout_bytes,read_gbps,read_kernel,"
+                    "macs_per_byte,roof_gmacs,roof_share" },
     { PB_K_SWEEP, "run_id,host,point,model,model_file,weights,arch,type_mix,format,kernel,policy,schedule,glue,"
                   "threads,cpuset,cpus,batch,tokens,ms_per_token_min,ms_per_token_median,ms_per_token_max,tok_per_s,weight_bytes,"
                   "context,kv_type,kv_bytes,gbps_effective,floor_gbps,floor_gbps_best,floor_kernel,floor_source,"
@@ -180,6 +181,18 @@ Test(schema, check_fresh_run_then_broken_ones, .timeout = 120)
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, "kernels.csv:2:7: column 'batch': '-2'"), "names file, line, column: %s", out);
     cr_expect(!strstr(out, "sweep.csv"), "the restored sweep.csv passes: %s", out);
+    edit(dir, "kernels.csv", "2s/^\\(\\([^,]*,\\)\\{6\\}\\)-2,/\\11,/");
+
+    /* a run from before the compute roof: kernels.csv without its last three columns is read, one more is not */
+    cr_assert_eq(sh(out, sizeof out, "cut -d, -f1-%d %s/run/kernels.csv > %s/k && cp %s/k %s/run/kernels.csv",
+                    PB_KERNELS_macs_per_byte, dir, dir, dir, dir), 0, "%s", out);
+    rc = sh(out, sizeof out, "$B/bench_report --check %s/run", dir);
+    cr_expect_eq(rc, 0, "an older run's kernels.csv: %s", out);
+    cr_assert_eq(sh(out, sizeof out, "cut -d, -f1-%d %s/run/kernels.csv > %s/k && cp %s/k %s/run/kernels.csv",
+                    PB_KERNELS_macs_per_byte - 1, dir, dir, dir, dir), 0, "%s", out);
+    rc = sh(out, sizeof out, "$B/bench_report --check %s/run", dir);
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, "kernels.csv:1: header lacks column 'read_kernel'"), "%s", out);
 
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check %s/nothing-here", dir), 2, "%s", out);
     cr_expect_eq(sh(out, sizeof out, "$B/bench_report --check"), 2, "%s", out);

@@ -61,6 +61,12 @@ static bool header_exact(const pb_table *t, const pb_schema *s)
     return (size_t)s->ncols == t->ncols && header_prefix(t, s) == s->ncols;
 }
 
+/* Whether t's header is an older run's: the schema's first k columns, k at least the oldest still read. */
+static bool header_older(const pb_table *t, const pb_schema *s)
+{
+    return s->older > 0 && t->ncols >= (size_t)s->older && (size_t)header_prefix(t, s) == t->ncols;
+}
+
 /* The schema among those for t's file that t follows: the exact one, else the one it shares most columns with. */
 static pb_kind schema_of(const pb_table *t, const char *file)
 {
@@ -81,7 +87,7 @@ static pb_kind schema_of(const pb_table *t, const char *file)
 /* The first column where t's header departs from s's: renamed, missing or extra. */
 static void check_header(check *c, const pb_table *t, const pb_schema *s)
 {
-    if (header_exact(t, s))
+    if (header_exact(t, s) || header_older(t, s))
         return;
     int i = header_prefix(t, s);
     char got[64];
