@@ -181,7 +181,7 @@ int main(int argc, char **argv)
     pb_roof_report_write(&c.roof, c.roof_csv, &c.h.run);
     pb_kernels_report_print(stdout, &c.plan, &c.run);
     pb_roof_report_print(stdout, &c.roof);
-    static const char *const plots[] = { "kernels.png", "kernels_threads.png", NULL };
+    static const char *const plots[] = { "kernels.png", "kernels_threads.png", "roofline.png", NULL };
     int rc = pb_harness_close(&c.h, "kernels.gp", plots);
     pb_kernels_run_free(&c.run);
     pb_counters_close(&c.counters);

@@ -4,6 +4,10 @@
 #   kernels.png/.svg:         GB/s per format, one panel per level (l2, l3, dram), 1 thread (else the fewest
 #                             threads measured), batch 1
 #   kernels_threads.png/.svg: the same at the largest thread count measured (when there are several)
+#   roofline.png/.svg:        the classic roofline, both roofs: GMAC/s against MACs per byte (log-log), one point
+#                             per format x level x variant (1 thread, batch 1), the memory roof (floor x intensity,
+#                             dashed) and each ISA's int8 compute roof (a flat line in its colour); when kernels.csv
+#                             has the roof columns (has_roof, from pb_plot_spec.c: older runs lack them)
 # The memory floor (memory_floor.csv's 1-thread read, column gbps_best) is drawn as a dashed line on every
 # panel when that file is in the same run directory: has_floor (1/0, from pb_plot_spec.c) says so.
 # pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
@@ -13,6 +17,7 @@ out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) 
 csv = 'kernels.csv'
 floorcsv = 'memory_floor.csv'
 if (!exists("has_floor")) { has_floor = 0 }
+if (!exists("has_roof")) { has_roof = 0 }
 set datafile separator ','
 set datafile missing NaN
 
@@ -71,5 +76,53 @@ do for [fmt in "png svg"] {
                  (has_floor ? floor : NaN) with lines dt 2 lc rgb "gray30" title (has_floor ? "memory floor (1 thread)" : "")
         }
         unset multiplot
+    }
+}
+
+# ---- the roofline: both roofs. A point is (macs_per_byte, gops_median); the int8 roof of each variant is the
+# largest roof_gmacs its quantized rows name at that thread count.
+if (has_roof) {
+    isflt(s) = s eq "f32" || s eq "f16"
+    # the quantized formats only (f32 and f16 sit under the f32 roof, not drawn); a repacked layout's scalar
+    # kernel is its oracle, not a contender (bench_tune never picks it)
+    rsel(v, l) = (strcol("variant") eq v && strcol("level") eq l && column("threads") == minthr && \
+                  column("batch") == 1 && !isflt(strcol("format")) && \
+                  (v ne "scalar" || strcol("layout") eq "file")) ? column("gops_median") : NaN
+    lpt(l) = l eq "l2" ? 7 : l eq "l3" ? 5 : 9
+    array roof[words(variants)]
+    do for [i = 1:words(variants)] {
+        v = word(variants, i)
+        undefine STATS_*
+        stats csv using ((strcol("variant") eq v && column("threads") == minthr && !isflt(strcol("format"))) ? \
+                         column("roof_gmacs") : NaN) nooutput
+        roof[i] = exists("STATS_max") ? STATS_max : NaN
+    }
+    do for [fmt in "png svg"] {
+        if (fmt eq "png") { set terminal pngcairo size 900,760 font ",10" } else { set terminal svg size 900,760 font ",10" }
+        set output out_name('roofline', fmt)
+        set termoption noenhanced
+        set title sprintf("Roofline of the quantized kernels, %d thread%s, batch 1: the memory floor and each ISA's int8 roof", \
+                          minthr, minthr > 1 ? "s" : "")
+        set logscale xy
+        set xrange [0.6:12]
+        set yrange [*:*]
+        set autoscale y
+        set xlabel "arithmetic intensity: multiply-adds per weight byte (MAC/B)"
+        set ylabel "GMAC/s (median)"
+        set grid xtics ytics mxtics mytics
+        set key below horizontal maxrows 5
+        set xtics ("q8_0 0.94" 32.0/34, "q4_0 1.78" 32.0/18, "q6_K 1.22" 256.0/210, \
+                   "q4_0, q4_K 1.78" 256.0/144, "tq2_0 3.88" 256.0/66, "q1_0 7.11" 128.0/18) rotate by 45 right
+        plot for [i = 1:words(variants)] for [l in levels] \
+                 csv using (column("macs_per_byte")):(rsel(word(variants, i), l)) \
+                 with points pt lpt(l) ps 1.2 lc rgb vcolor(word(variants, i)) \
+                 title word(variants, i)." ".(l eq "l2" ? "L2" : l eq "l3" ? "L3" : "DRAM"), \
+             for [i = 1:words(variants)] (roof[i]) with lines lw 2 lc rgb vcolor(word(variants, i)) \
+                 title word(variants, i)." int8 roof", \
+             (has_floor ? floor * x : NaN) with lines dt 2 lw 2 lc rgb "gray30" \
+                 title (has_floor ? "memory roof (1-thread floor x intensity)" : "")
+        unset logscale
+        unset xtics
+        set xtics autofreq
     }
 }

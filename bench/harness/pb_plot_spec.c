@@ -172,11 +172,18 @@ static void memory_floor_facts(int dirfd, pb_plot_job *job)
         out(job, "token_floor", false);
 }
 
-/* kernels_threads is drawn when the run measured more than one thread count: stats in the script knows that. */
+/* kernels_threads is drawn when the run measured more than one thread count: stats in the script knows that. The
+ * roofline needs the roof columns, which runs before the compute roof lack (gnuplot stops on a missing column). */
 static void kernels_facts(int dirfd, pb_plot_job *job)
 {
+    char hdr[4096];
+    first_line(dirfd, "kernels.csv", hdr, sizeof hdr);
+    bool roof = has_column(hdr, PB_COL(KERNELS, roof_gmacs)) && any_number(dirfd, "kernels.csv", "roof_gmacs");
     var(job, "has_floor", present(dirfd, "memory_floor.csv"));
+    var(job, "has_roof", roof);
     out(job, "kernels_threads", true);
+    if (roof)
+        out(job, "roofline", false);
 }
 
 /* Older sweep.csv files lack the glue, best-floor, placement and context columns (gnuplot stops on a column that
