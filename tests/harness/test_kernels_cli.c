@@ -249,3 +249,21 @@ Test(kernels_cli, a_repacked_layout_has_its_row, .timeout = 60)
     cr_assert_eq(rows, 1, "only the layout asked for");
     expect_refused(NULL, "--layout q1_0_x9", "--layout");
 }
+
+/* No row of a repacked layout's scalar kernel unless scalar is asked for: it is the layout's oracle, not a
+ * contender. */
+static void expect_no_scalar_layout(const char *header, const char *row)
+{
+    (void)header;
+    cr_expect(!(strstr(row, ",scalar,") && strstr(row, "_r16,")), "a layout's oracle measured unasked: %s", row);
+}
+
+Test(kernels_cli, a_layout_s_scalar_oracle_runs_only_when_asked, .timeout = 60)
+{
+    if (!kern_isa_supported(KERN_ISA_AVX2))
+        cr_skip_test("no avx2 here: the case is an ISA that lacks q8_0_r16's kernel and falls back to scalar");
+    char header[512];
+    int rows = kernels_rows("pbko", "--format q8_0 --variant avx2 --batch 1", header, sizeof header,
+                            expect_no_scalar_layout);
+    cr_expect_eq(rows, 1, "avx2's q8_0 file kernel only: q8_0_r16 has no avx2 kernel");
+}

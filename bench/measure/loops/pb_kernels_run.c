@@ -178,7 +178,9 @@ bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, i
         return pb_kernels_run_measures(p, fmt, v);
     if (!kern_layout_fits(lay, fmt, p->cols))
         return false;
-    return kbr_ran_is_own(p, v, kern_repack_isa(lay, fmt, (kern_isa)p->variants->v[v]));
+    /* a layout's scalar kernel is its oracle, not a contender (bench_tune never picks it): only asked by name */
+    kern_isa want = (kern_isa)p->variants->v[v], ran = kern_repack_isa(lay, fmt, want);
+    return (ran != KERN_ISA_SCALAR || want == KERN_ISA_SCALAR) && kbr_ran_is_own(p, v, ran);
 }
 
 /* Every variant x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
