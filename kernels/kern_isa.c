@@ -151,6 +151,14 @@ kern_isa kern_isa_below(kern_isa isa)
     return (unsigned)isa < KERN_ISA_COUNT ? kern_isas[isa].below : KERN_ISA_COUNT;
 }
 
+bool kern_isa_under(kern_isa isa, kern_isa cap)
+{
+    for (kern_isa i = cap; (unsigned)i < KERN_ISA_COUNT; i = kern_isa_below(i))
+        if (i == isa)
+            return true;
+    return false;
+}
+
 kern_isa kern_isa_pick(kern_isa want, unsigned have)
 {
     for (kern_isa i = want; (unsigned)i < KERN_ISA_COUNT; i = kern_isa_below(i))

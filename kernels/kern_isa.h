@@ -60,6 +60,8 @@ kern_isa kern_isa_best(void);
  * neon -> scalar;
  * KERN_ISA_COUNT below scalar (the end of every chain). */
 kern_isa kern_isa_below(kern_isa isa);
+/* Whether isa is cap or down cap's chain (what a run capped at cap may run). */
+bool kern_isa_under(kern_isa isa, kern_isa cap);
 
 /* A table's ISAs as a bit set: bit kern_isa_bit(i) set when the table has code for ISA i. */
 static inline unsigned kern_isa_bit(kern_isa isa)

@@ -34,6 +34,14 @@ bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
 fi
 
+# POOLBENCH_KERNEL names the wisdom file (below): an ISA's name, checked before anything is made.
+case "${POOLBENCH_KERNEL:-}" in
+*[!a-z0-9]*)
+    echo "report: POOLBENCH_KERNEL=$POOLBENCH_KERNEL: an ISA's name is lowercase letters and digits" >&2
+    exit 2
+    ;;
+esac
+
 host=$(uname -n 2>/dev/null)
 host=${host%%.*}
 [ -n "$host" ] || host=unknown
@@ -53,7 +61,9 @@ done
 # Wisdom first (bench_tune): the kernels every harness then runs, chosen by measurement on this machine and build,
 # measured only when $base/wisdom holds none for them (at most 30 s, 10 with --quick); delete the file to measure
 # again. Without it (not built, or failed) the harnesses go by ISA rank, and their rows say so.
-POOLBENCH_WISDOM="$base/wisdom"
+# Under POOLBENCH_KERNEL (a cap: an AVX2 core's figures on any x86) the tuning is capped alike, so its choices go to
+# a file of their own (wisdom.ISA), never over this machine's best.
+POOLBENCH_WISDOM="$base/wisdom${POOLBENCH_KERNEL:+.$POOLBENCH_KERNEL}"
 export POOLBENCH_WISDOM
 if [ -x "$BIN/bench_tune" ]; then
     if [ "$QUICK" = 1 ]; then tune_args="--quick"; else tune_args=""; fi

@@ -190,7 +190,7 @@ void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build,
 int pb_harness_wisdom_path(pb_harness *h, const char *given, bool writing);
 
 /* Reads the wisdom at h->wisdom (pb_harness_wisdom_path's) into w, and what the run picks kernels
- * from into k: POOLBENCH_KERNEL when set (forced: wisdom is not read), else w when it was valid. Its line: on
+ * from into k: w when it was valid, under POOLBENCH_KERNEL's cap when that is set (pb_kchoice_for). Its line: on
  * stdout when read or missing, on stderr when ignored (another cpu or build, malformed, not a regular file). Sets
  * the prefetch hint from it (pb_kpicker_apply). Probes the machine when that was not done. */
 void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k);

@@ -25,9 +25,9 @@ void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k)
     *k = (pb_kpicker){ .wisdom = NULL, .forced = KERN_ISA_COUNT };
     if (kern_isa_forced()) { /* the harness refused a bad value already (kern_isa_select) */
         k->forced = kern_isa_chosen();
-        printf("kernels: %s for every format, forced by POOLBENCH_KERNEL (wisdom not read)\n",
-               kern_isa_name(k->forced));
-        return;
+        printf("kernels: at most %s for every format, forced by POOLBENCH_KERNEL: the wisdom's choice where it is "
+               "that or under it (a tuning with the same POOLBENCH_KERNEL), else %s's own\n",
+               kern_isa_name(k->forced), kern_isa_name(k->forced));
     }
     char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[PB_WISDOM_MSG];
     pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
@@ -45,8 +45,6 @@ void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k)
 
 void pb_harness_wisdom_stream(pb_harness *h, pb_wisdom *w)
 {
-    if (kern_isa_forced())
-        return;
     char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[PB_WISDOM_MSG];
     pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
     pb_wisdom_status st = pb_wisdom_load(h->wisdom, cpu, build, w, msg, sizeof msg);

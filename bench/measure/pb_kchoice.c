@@ -8,9 +8,11 @@ const char *const pb_kwhy_names[PB_KWHY_COUNT + 1] = {
 
 pb_kchoice pb_kchoice_for(const pb_kpicker *k, kern_format f, int threads)
 {
-    if (k->forced < KERN_ISA_COUNT)
-        return (pb_kchoice){ .isa = k->forced, .prefetch = true, .why = PB_KWHY_FORCED };
     const pb_wisdom_kernel *w = k->wisdom ? pb_wisdom_kernel_near(k->wisdom, f, threads) : NULL;
+    /* Forced: the wisdom's choice where it is the forced ISA or under it (a tuning capped alike measured it), else
+     * the forced ISA's file kernel. */
+    if (k->forced < KERN_ISA_COUNT && !(w && w->tuned && kern_isa_under(w->isa, k->forced)))
+        return (pb_kchoice){ .isa = k->forced, .prefetch = true, .why = PB_KWHY_FORCED };
     /* An entry this CPU cannot run (a file edited by hand past its identity) goes by rank like a missing one; so does
      * one whose tuning kept rank's default (nothing beat it by more than the noise). */
     if (w && w->tuned && kern_isa_supported(w->isa)) {
@@ -34,7 +36,7 @@ const char *pb_kchoice_stream(kern_format f, const pb_kchoice *c)
 bool pb_kpicker_apply(const pb_kpicker *k)
 {
     const pb_wisdom *w = k->wisdom;
-    if (k->forced < KERN_ISA_COUNT || !w || (!w->has_hint && !w->has_distance && !w->has_near))
+    if (!w || (!w->has_hint && !w->has_distance && !w->has_near))
         return false;
     if (w->has_near)
         kern_prefetch_set_near(w->near);

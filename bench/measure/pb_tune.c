@@ -8,6 +8,13 @@
 #include "pb_err.h"
 #include "pb_tuning.h"
 
+/* An ISA the tuning may time: one this CPU runs, and under POOLBENCH_KERNEL's cap when that is set (an AVX2 core's
+ * figures on any x86: POOLBENCH_KERNEL=avx2). */
+static bool pb_tune_isa_ok(kern_isa v)
+{
+    return kern_isa_supported(v) && (!kern_isa_forced() || kern_isa_under(v, kern_isa_chosen()));
+}
+
 int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
 {
     if (!kern_format_get(f))
@@ -16,7 +23,7 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
     bool vendor = kern_prefetch_vendor_temporal(), near = kern_prefetch_vendor_near();
     int n = 0;
     for (int v = KERN_ISA_COUNT - 1; v >= 0; v--) { /* the ISAs are ranked fastest last (kern_isa.h) */
-        if (!kern_isa_supported((kern_isa)v))
+        if (!pb_tune_isa_ok((kern_isa)v))
             continue;
         kern_isa isa = kern_matvec_isa(f, (kern_isa)v);
         if (isa >= KERN_ISA_COUNT || seen[isa])
@@ -41,7 +48,7 @@ int pb_tune_candidates(kern_format f, int threads, pb_tune_cand *out, int max)
     for (int l = 1; l < KERN_LAYOUT_COUNT; l++) { /* the repacked layouts of f, each distinct kernel once */
         bool had[KERN_ISA_COUNT] = { false };
         for (int v = KERN_ISA_COUNT - 1; v >= 0 && kern_layout_get((kern_layout)l)->fmt == f; v--) {
-            if (!kern_isa_supported((kern_isa)v))
+            if (!pb_tune_isa_ok((kern_isa)v))
                 continue;
             kern_isa isa = kern_repack_isa((kern_layout)l, f, (kern_isa)v);
             /* a layout's scalar kernel is its oracle: it gathers every row's blocks back, several times slower than

@@ -95,3 +95,25 @@ Test(tune_cli, the_progress_never_counts_past_its_total, .timeout = 120)
     cr_expect_not_null(strstr(err, "dispatch flat threads=2"), "the dispatch points say so: %s", err);
     cr_assert_eq(tf_rmrf(dir), 0);
 }
+
+/* POOLBENCH_KERNEL caps the tuning: refused without a wisdom file named for it (a capped choice is not this
+ * machine's best), and with one every kernel it chose is the cap or under it. */
+Test(tune_cli, a_capped_tuning_keeps_under_its_cap_in_a_file_of_its_own, .timeout = 120)
+{
+    if (!kern_isa_supported(KERN_ISA_AVX2) || kern_isa_best() == KERN_ISA_AVX2)
+        cr_skip_test("needs an ISA above avx2 here, to cap it");
+    harness_expect_bad("bench_tune", "POOLBENCH_KERNEL=avx2", "--format q8_0 --threads 1 --quick", "POOLBENCH_KERNEL");
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbcap");
+    harness_run_ok(dir, "bench_tune", "POOLBENCH_KERNEL=avx2",
+                   "--format q4_0 --threads 1 --size-mib 16 --budget-s 1 --quick --wisdom c");
+    char *text = strdup(tf_slurp("%s/c", dir));
+    pb_wisdom w;
+    char why[256];
+    cr_assert_eq(pb_wisdom_parse(text, strlen(text), &w, why, sizeof why), 0, "%s: %s", why, text);
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&w, KERN_Q4_0, 1);
+    cr_assert_not_null(k, "%s", text);
+    cr_expect(kern_isa_under(k->isa, KERN_ISA_AVX2), "q4_0's kernel %s is under avx2: %s", kern_isa_name(k->isa), text);
+    free(text);
+    cr_assert_eq(tf_rmrf(dir), 0);
+}

@@ -51,6 +51,7 @@ static void write_wisdom(const char *dir)
     tf_write(dir, "other", other);
     edited[strlen(edited) - 4] = '\0'; /* no end line */
     tf_write(dir, "cut", edited);
+    tf_write(dir, "real", text); /* as tuned: q8_0's best kernel here, above scalar */
     free(text);
 }
 
@@ -142,9 +143,14 @@ Test(why_cli, sweep_rows_say_tuned_rank_or_forced, .timeout = 300)
     w = sweep(dir, "POOLBENCH_WISDOM=w", ""); /* the environment names the file as well */
     cr_expect_str_eq(w.why, "tuned");
 
+    /* POOLBENCH_KERNEL caps the kernels: the wisdom's choice where it is under the cap, else the forced ISA's own */
     w = sweep(dir, "POOLBENCH_KERNEL=scalar", "--wisdom w");
     cr_expect_str_eq(w.kernel, "scalar");
-    cr_expect_str_eq(w.why, "forced");
+    cr_expect_str_eq(w.why, "tuned", "the wisdom's scalar is under the cap");
+    cr_expect_str_eq(w.stream, "off");
+    w = sweep(dir, "POOLBENCH_KERNEL=scalar", "--wisdom real");
+    cr_expect_str_eq(w.kernel, "scalar");
+    cr_expect_str_eq(w.why, "forced", "the wisdom's own kernel is above the cap");
     cr_expect_str_eq(w.stream, "off");
 
     w = sweep(dir, "", "--wisdom other");

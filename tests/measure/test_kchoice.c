@@ -25,8 +25,13 @@ Test(kchoice, the_why_of_each_choice)
     cr_assert(c.why == PB_KWHY_TUNED && c.isa == KERN_ISA_SCALAR && !c.prefetch);
     c = pb_kchoice_for(&tuned, KERN_Q4_0, 2); /* a format wisdom lacks */
     cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best());
-    c = pb_kchoice_for(&forced, KERN_Q8_0, 2);
-    cr_assert(c.why == PB_KWHY_FORCED && c.isa == KERN_ISA_SCALAR && c.prefetch);
+    c = pb_kchoice_for(&forced, KERN_Q8_0, 2); /* POOLBENCH_KERNEL is a cap: the wisdom's scalar is under it */
+    cr_assert(c.why == PB_KWHY_TUNED && c.isa == KERN_ISA_SCALAR && !c.prefetch);
+    pb_wisdom above = wisdom_with(KERN_Q8_0, 2, kern_isa_best(), false);
+    pb_kpicker capped = { .wisdom = &above, .forced = KERN_ISA_SCALAR };
+    c = pb_kchoice_for(&capped, KERN_Q8_0, 2); /* the wisdom's kernel above the cap: the cap's own */
+    if (kern_isa_best() != KERN_ISA_SCALAR)
+        cr_assert(c.why == PB_KWHY_FORCED && c.isa == KERN_ISA_SCALAR && c.prefetch);
     cr_assert_str_eq(pb_kwhy_names[PB_KWHY_TUNED], "tuned");
     cr_assert_str_eq(pb_kwhy_names[PB_KWHY_RANK], "rank");
     cr_assert_str_eq(pb_kwhy_names[PB_KWHY_FORCED], "forced");
@@ -58,15 +63,16 @@ Test(kchoice, an_entry_this_cpu_cannot_run_goes_by_rank)
     cr_assert(c.why == PB_KWHY_RANK && c.isa == kern_isa_best());
 }
 
-/* The hint and distance are wisdom's once applied, and not when forced; the stream names follow them. */
+/* The hint and distance are wisdom's once applied (forced too: a tuning capped alike measured them); the stream
+ * names follow them. */
 Test(kchoice, hint_applied_and_stream_named)
 {
     pb_wisdom w = wisdom_with(KERN_Q8_0, 1, kern_isa_best(), true);
     w.has_distance = w.has_near = true;
     w.distance = 3072;
     w.near = !kern_prefetch_vendor_near();
-    pb_kpicker forced = { .wisdom = &w, .forced = kern_isa_best() };
-    cr_assert(!pb_kpicker_apply(&forced));
+    pb_kpicker none = { .wisdom = NULL, .forced = kern_isa_best() };
+    cr_assert(!pb_kpicker_apply(&none));
     cr_assert_eq(kern_prefetch_temporal, kern_prefetch_vendor_temporal());
     pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
     cr_assert(pb_kpicker_apply(&tuned));
@@ -93,7 +99,8 @@ Test(kchoice, hint_applied_and_stream_named)
     kern_prefetch_set_near(kern_prefetch_vendor_near());
 }
 
-/* Wisdom's layout comes with its kernel; forced and ranked choices read the file's layout. */
+/* Wisdom's layout comes with its kernel, under a cap (POOLBENCH_KERNEL) too when its kernel is under it; ranked
+ * choices read the file's layout. */
 Test(kchoice, a_tuned_layout_is_chosen_with_its_kernel)
 {
     pb_wisdom w = { .nkernels = 0 };
@@ -104,6 +111,6 @@ Test(kchoice, a_tuned_layout_is_chosen_with_its_kernel)
     pb_kpicker tuned = { .wisdom = &w, .forced = KERN_ISA_COUNT };
     pb_kpicker forced = { .wisdom = &w, .forced = KERN_ISA_SCALAR };
     cr_assert_eq(pb_kchoice_for(&tuned, KERN_Q1_0, 2).layout, KERN_LAYOUT_Q1_0_R32LUT);
-    cr_assert_eq(pb_kchoice_for(&forced, KERN_Q1_0, 1).layout, KERN_LAYOUT_FILE);
+    cr_assert_eq(pb_kchoice_for(&forced, KERN_Q1_0, 1).layout, KERN_LAYOUT_Q1_0_R32LUT, "its scalar is under the cap");
     cr_assert_eq(pb_kchoice_for(&tuned, KERN_Q4_0, 1).layout, KERN_LAYOUT_FILE, "rank");
 }
