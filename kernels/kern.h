@@ -141,7 +141,8 @@ bool kern_matvec_prefetches(kern_format f, kern_isa want);
 
 /* ---- activations ---- */
 
-#define KERN_BATCH_MAX 16
+#define KERN_BATCH_MAX 16 /* activation rows a decode step passes over its weights at once (bench_sweep --batch) */
+#define KERN_GEMM_MAX 512 /* activation rows one kern_act holds: a prompt's, through the GEMM tiles */
 
 /* An activation of `batch` rows of `cols` values, prepared for one weight format. The quantized forms keep
  * ggml's block layout plus derived arrays the SIMD kernels use so that no per-row work repeats: the quants
@@ -151,7 +152,7 @@ bool kern_matvec_prefetches(kern_format f, kern_isa want);
 typedef struct kern_act {
     kern_format fmt;    /* weight format it feeds */
     size_t cols;        /* values per row */
-    size_t cap;         /* rows allocated (1..KERN_BATCH_MAX) */
+    size_t cap;         /* rows allocated (1..KERN_GEMM_MAX) */
     size_t batch;       /* rows set by the last kern_act_set */
     kern_isa isa;       /* whose quantizer the last kern_act_set / _set_isa ran (kern_act_isa's answer) */
     float *f32;         /* f32, f16: cap x cols floats */
@@ -196,7 +197,7 @@ static inline size_t kern_act_qt_cols(size_t cols)
 }
 
 /* Allocates for up to cap rows. 0, or -1 with errno EINVAL (cols not a multiple of the block, cap out of
- * 1..KERN_BATCH_MAX, unknown format) or ENOMEM. */
+ * 1..KERN_GEMM_MAX, unknown format) or ENOMEM. */
 int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap);
 void kern_act_free(kern_act *a);
 /* Prepares rows 0..batch-1 from x (batch x cols floats, row-major), quantizing with the chosen ISA's
@@ -338,7 +339,7 @@ int kern_run_pool(pool *p, size_t chunk, const kern_job *job);
  * then runs. -1 with EINVAL when cols is not a multiple of the format's block. */
 int kern_matvec(kern_format f, kern_isa v, const void *w, const float *x, float *y, size_t rows,
                 size_t cols);
-/* As kern_matvec for a batch of M (1..KERN_BATCH_MAX) activation rows x (M x cols); y is M x rows. */
+/* As kern_matvec for a batch of M (1..KERN_GEMM_MAX) activation rows x (M x cols); y is M x rows. */
 int kern_matmul(kern_format f, kern_isa v, const void *w, const float *x, size_t m, float *y,
                 size_t rows, size_t cols);
 

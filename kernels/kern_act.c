@@ -19,7 +19,7 @@ static int fail(int err)
 int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
 {
     memset(a, 0, sizeof *a);
-    if (cols == 0 || !kern_format_whole_blocks(fmt, cols) || cap == 0 || cap > KERN_BATCH_MAX)
+    if (cols == 0 || !kern_format_whole_blocks(fmt, cols) || cap == 0 || cap > KERN_GEMM_MAX)
         return fail(EINVAL);
     a->fmt = fmt;
     a->cols = cols;

@@ -38,11 +38,13 @@ KERN_GROUP_SCALAR(TQ2_0_R16)
 KERN_GROUP_SCALAR(Q4_K_R16)
 KERN_GROUP_SCALAR(Q6_K_R16)
 
-/* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), and
- * whether each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance). */
+/* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), whether
+ * each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance), and its GEMM tile
+ * for a batch (NULL: the group kernel once per activation row). */
 typedef struct kern_group_kernel {
     kern_group_fn fn;
     bool prefetches;
+    kern_gemm_fn gemm;
 } kern_group_kernel;
 static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = {
@@ -56,14 +58,14 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
 #if defined(__x86_64__)
         [KERN_ISA_AVX2] = { kern_group_q4_0_r16_avx2, true },
         [KERN_ISA_AVXVNNI] = { kern_group_q4_0_r16_avxvnni, true },
-        [KERN_ISA_AVX512] = { kern_group_q4_0_r16_avx512, true },
+        [KERN_ISA_AVX512] = { kern_group_q4_0_r16_avx512, true, kern_gemm_q4_0_r16_avx512 },
 #endif
     },
     [KERN_LAYOUT_Q8_0_R16] = {
         [KERN_ISA_SCALAR] = { kern_group_scalar_Q8_0_R16, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVXVNNI] = { kern_group_q8_0_r16_avxvnni, true },
-        [KERN_ISA_AVX512] = { kern_group_q8_0_r16_avx512, true },
+        [KERN_ISA_AVX512] = { kern_group_q8_0_r16_avx512, true, kern_gemm_q8_0_r16_avx512 },
 #endif
     },
     [KERN_LAYOUT_TQ2_0_R16] = {
@@ -354,10 +356,34 @@ int kern_repack_job_check(const kern_job *job)
     return kern_repack_isa(job->layout, job->fmt, job->variant) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
 }
 
+/* A batch through the layout's GEMM tiles, group by group: every tile of activation rows passes over a group while
+ * it is in cache. Only rows r0..r1 are written, as kern_repack_job_rows'. */
+static void kern_repack_gemm_rows(const kern_job *job, kern_gemm_fn gemm, size_t r0, size_t r1)
+{
+    const kern_act *a = job->act;
+    size_t rows = (size_t)kern_layouts[job->layout].rows;
+    size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
+    float t[KERN_GEMM_TILE * KERN_GROUP_ROWS_MAX];
+    for (size_t g = r0 / rows; g * rows < r1; g++) {
+        size_t lo = g * rows > r0 ? g * rows : r0, hi = g * rows + rows < r1 ? g * rows + rows : r1;
+        for (size_t m = 0; m < a->batch; m += KERN_GEMM_TILE) {
+            size_t nm = a->batch - m < KERN_GEMM_TILE ? a->batch - m : KERN_GEMM_TILE;
+            gemm((const char *)job->w + g * gb, a, m, nm, t);
+            for (size_t k = 0; k < nm; k++)
+                memcpy(job->y + (m + k) * job->ldy + lo, t + k * rows + (lo - g * rows), (hi - lo) * sizeof(float));
+        }
+    }
+}
+
 void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
 {
     const kern_act *a = job->act;
-    kern_group_fn fn = kern_group_kernels[job->layout][kern_repack_isa(job->layout, job->fmt, job->variant)].fn;
+    const kern_group_kernel *gk = &kern_group_kernels[job->layout][kern_repack_isa(job->layout, job->fmt, job->variant)];
+    if (a->batch > 1 && gk->gemm) {
+        kern_repack_gemm_rows(job, gk->gemm, r0, r1);
+        return;
+    }
+    kern_group_fn fn = gk->fn;
     size_t rows = (size_t)kern_layouts[job->layout].rows;
     size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
     const char *w = job->w;

@@ -21,6 +21,11 @@
 typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 #define KERN_GROUPS_STEP 4
 
+/* A GEMM tile: one group (its first byte at g) against activation rows m0 .. m0 + nm - 1 (nm <= KERN_GEMM_TILE):
+ * y[R m + r] = the dot of the group's row r and activation row m0 + m, bit for bit the group kernel's. */
+typedef void (*kern_gemm_fn)(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
+#define KERN_GEMM_TILE 8
+
 #if defined(__x86_64__)
 void kern_group_q4_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
@@ -29,6 +34,8 @@ void kern_group_tq2_0_r16_avx2(const char *w, size_t stride, int n, const kern_a
 void kern_group_tq2_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_K_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_K_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+void kern_gemm_q4_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
+void kern_gemm_q8_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);

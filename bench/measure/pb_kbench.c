@@ -162,7 +162,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     size_t g = li ? (size_t)li->rows : 1; /* a window starts and ends on whole groups */
     bool repacked = pt->layout != KERN_LAYOUT_FILE;
     if (rb == 0 || pt->rows == 0 || pt->rows * rb > b->filled || b->fmt != pt->fmt || pt->batch < 1 ||
-        pt->batch > KERN_BATCH_MAX || pt->min_samples < 1 || pt->max_samples < pt->min_samples || !li ||
+        pt->batch > KERN_GEMM_MAX || pt->min_samples < 1 || pt->max_samples < pt->min_samples || !li ||
         (repacked && (b->rp_layout != pt->layout || b->rp_rows < pt->rows || pt->rows % g != 0))) {
         errno = EINVAL;
         return -1;

@@ -67,7 +67,7 @@ typedef struct pb_kbench_point {
     size_t cols;
     size_t rows;            /* rows of the matrix (its bytes are the level's working set); a whole number of the
                              * layout's groups for a repacked one */
-    int batch;              /* activation rows, 1..KERN_BATCH_MAX */
+    int batch;              /* activation rows, 1..KERN_GEMM_MAX */
     pool *pool;             /* NULL: one thread, the caller */
     size_t window_bytes;    /* l3, dram: most bytes per sample */
     double budget_s;        /* time to spend sampling */

@@ -66,7 +66,7 @@ static double csv_number(const char *row, int col)
 Test(kernels_cli, bad_options)
 {
     expect_refused(NULL, "--threads 0", "--threads");
-    expect_refused(NULL, "--batch 17", "--batch");
+    expect_refused(NULL, "--batch 513", "--batch");
     expect_refused(NULL, "--format q9_9", "--format");
     expect_refused(NULL, "--level l4", "--level");
     expect_refused(NULL, "--cols 1000", "--cols");

@@ -306,7 +306,7 @@ Test(kern_shape, bad_jobs)
     job.rows = 0;
     cr_assert_eq(kern_run(&job), 0, "zero rows is nothing to do");
     kern_act_free(&b);
-    cr_assert_eq(kern_act_init(&b, KERN_Q8_0, 64, KERN_BATCH_MAX + 1), -1);
+    cr_assert_eq(kern_act_init(&b, KERN_Q8_0, 64, KERN_GEMM_MAX + 1), -1);
     kern_act_free(&a);
     free(x);
     free(w);

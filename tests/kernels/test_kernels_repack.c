@@ -83,6 +83,20 @@ static void check_layout_shapes(kern_layout l, kern_format f, const size_t rows[
     check_layout(l, f, 45, 512, 3, seed + 99);
 }
 
+/* A prompt's matrix products (kern_gemm_fn's tiles where the layout has them, the group kernel once per activation
+ * row where not): every output the reference's bits at M = 1, 7 (less than a tile), 64 and 512 (whole tiles), on
+ * rows that end mid-group and a job that starts mid-group. */
+Test(kern_repack, gemm_rows_are_the_matvec_s_bit_for_bit_at_every_m, .timeout = 120)
+{
+    static const size_t ms[] = { 1, 7, 64, 512 };
+    for (int l = 1; l < KERN_LAYOUT_COUNT; l++) {
+        kern_format f = kern_layout_get((kern_layout)l)->fmt;
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+            check_layout((kern_layout)l, f, 45, kern_format_get(f)->block == 256 ? 512 : 256, ms[i],
+                         7000 + 10 * (uint64_t)l + i);
+    }
+}
+
 Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
 {
     const size_t rows[6] = { 1, 31, 32, 33, 70, 200 }, cols[3] = { 128, 384, 4096 };
