@@ -295,6 +295,54 @@ static void check_pool_and_slices(kern_layout l, kern_format f)
     free(w);
 }
 
+/* A prompt's GEMM (64 activation rows) through pools of 1..3 threads splitting rows as static shares and as claims
+ * of 1, 7 and 16 rows: every layout gives one thread's bits, on the best ISA here and on every other it runs. */
+Test(kern_repack, gemm_through_a_pool_keeps_the_bits_at_any_threads_and_split, .timeout = 120)
+{
+    size_t rows = 77, m = 64;
+    for (int l = 1; l < KERN_LAYOUT_COUNT; l++) {
+        kern_format f = kern_layout_get((kern_layout)l)->fmt;
+        size_t cols = kern_format_get(f)->block == 256 ? 512 : 256;
+        kt_rng r = { .s = 40 + (uint64_t)l };
+        void *w = kt_weights(&r, f, rows, cols);
+        float *x = kt_floats(&r, m * cols, -1.0f, 1.0f), *ref = malloc(m * rows * sizeof(float)),
+              *y = malloc(m * rows * sizeof(float));
+        kern_act a;
+        cr_assert_eq(kern_act_init(&a, f, cols, m), 0);
+        cr_assert_eq(kern_act_use_layout(&a, (kern_layout)l), 0);
+        cr_assert_eq(kern_act_set(&a, x, m), 0);
+        void *rw = repacked((kern_layout)l, f, w, rows, cols);
+        for (int v = 0; v < KERN_ISA_COUNT; v++) {
+            if (!kern_isa_supported((kern_isa)v) || v == KERN_ISA_SCALAR)
+                continue;
+            kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = ref,
+                             .ldy = rows, .layout = (kern_layout)l };
+            cr_assert_eq(kern_run(&job), 0);
+            job.y = y;
+            for (int threads = 1; threads <= 3; threads++) {
+                pool_config cfg = pool_config_default();
+                cfg.threads = threads;
+                pool *p = pool_create(&cfg);
+                cr_assert_not_null(p);
+                const size_t chunks[] = { 0, 1, 7, 16 };
+                for (size_t k = 0; k < 4; k++) {
+                    memset(y, 0xff, m * rows * sizeof(float));
+                    cr_assert_eq(kern_run_pool(p, chunks[k], &job), 0);
+                    cr_assert(memcmp(y, ref, m * rows * sizeof(float)) == 0, "%s on %s: %d threads, chunk %zu",
+                              kern_layout_names[l], kern_isa_name((kern_isa)v), threads, chunks[k]);
+                }
+                pool_destroy(p);
+            }
+        }
+        free(rw);
+        kern_act_free(&a);
+        free(y);
+        free(ref);
+        free(x);
+        free(w);
+    }
+}
+
 Test(kern_repack, pool_and_slices_keep_the_bits)
 {
     check_pool_and_slices(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0);
