@@ -281,4 +281,72 @@ INLINE void q4k_groups_pass256(const char *w, size_t stride, const int n, const 
     r16_acc_store256(acc, n, y);
 }
 
+/* ---- GEMM tiles (kern_gemm_fn) of q4_0_r16 and q8_0_r16: half h of a group (8 rows) against up to
+ * KERN256_GEMM_ROWS activation rows, each 32-byte half chunk loaded (and split) once for all of them; a row's integer
+ * sum and float steps are the group kernel's (r16_half256, r16_acc_add256), so the outputs are its bits. ---- */
+#define KERN256_GEMM_ROWS 4 /* 4 rows x (a sum and a float accumulator) + the chunk's two halves: 16 ymm at most */
+
+INLINE void r16_gemm_half256(const char *g, int h, const kern_act *a, size_t m0, const int nm, float *y,
+                             const int bits)
+{
+    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
+    const int chunks = bits == 4 ? 4 : 8;
+    const int8_t *x = kern_act_qs(a, m0); /* rows one stride apart, as kern_act keeps them */
+    const int32_t *nsumb = kern_act_nsumb(a, m0);
+    const float *dx = kern_act_scale(a, m0);
+    const size_t sx = a->cols, sb = kern_act_blocks(a);
+    __m256 acc[KERN256_GEMM_ROWS];
+#pragma GCC unroll 4
+    for (int m = 0; m < nm; m++)
+        acc[m] = _mm256_setzero_ps();
+    for (size_t b = 0; b < nb; b++, g += block, x += QK8_0) {
+        /* two chains a row (q4_0: low and high nibbles; q8_0: even and odd chunks): vpdpbusd's latency needs
+         * more chains in flight than four rows give (40-47% of the roof with one, on Zen 5) */
+        kern256_dot p0[KERN256_GEMM_ROWS], p1[KERN256_GEMM_ROWS];
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++)
+            p0[m] = p1[m] = KERN256_DOT_ZERO;
+#pragma GCC unroll 8
+        for (int c = 0; c < chunks; c++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(g + 2 * KERN_R16 + 64 * c + 32 * h));
+            __m256i lo = bits == 4 ? kern256_field(v, 0, 4) : v, hi = bits == 4 ? kern256_field(v, 4, 4) : v;
+#pragma GCC unroll 4
+            for (int m = 0; m < nm; m++) {
+                const int8_t *xm = x + sx * (size_t)m;
+                if (bits == 4) {
+                    p0[m] = KERN256_DOT(p0[m], lo, quads256_at(xm + 4 * c));
+                    p1[m] = KERN256_DOT(p1[m], hi, quads256_at(xm + 16 + 4 * c));
+                } else if (c % 2 == 0) {
+                    p0[m] = KERN256_DOT(p0[m], v, quads256_at(xm + 4 * c));
+                } else {
+                    p1[m] = KERN256_DOT(p1[m], v, quads256_at(xm + 4 * c));
+                }
+            }
+        }
+        __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h)));
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++) {
+            __m256i seed = _mm256_set1_epi32((bits == 4 ? 8 : 128) * nsumb[sb * (size_t)m + b]);
+            __m256 dm = _mm256_mul_ps(d, _mm256_set1_ps(dx[sb * (size_t)m + b]));
+            __m256i i = _mm256_add_epi32(_mm256_add_epi32(seed, KERN256_DOT_SUM(p0[m])), KERN256_DOT_SUM(p1[m]));
+            acc[m] = _mm256_add_ps(acc[m], _mm256_mul_ps(_mm256_cvtepi32_ps(i), dm));
+        }
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < nm; m++)
+        _mm256_storeu_ps(y + KERN_R16 * m + 8 * h, acc[m]);
+}
+
+/* A kern_gemm_fn's work: both halves, whole tiles of KERN256_GEMM_ROWS rows, the rest a row at a time. */
+INLINE void r16_gemm256(const char *g, const kern_act *a, size_t m0, size_t nm, float *y, const int bits)
+{
+    for (int h = 0; h < 2; h++) {
+        size_t m = 0;
+        for (; m + KERN256_GEMM_ROWS <= nm; m += KERN256_GEMM_ROWS)
+            r16_gemm_half256(g, h, a, m0 + m, KERN256_GEMM_ROWS, y + KERN_R16 * m, bits);
+        for (; m < nm; m++)
+            r16_gemm_half256(g, h, a, m0 + m, 1, y + KERN_R16 * m, bits);
+    }
+}
+
 #endif

@@ -16,3 +16,8 @@ void kern_group_q4_K_r16_avx2(const char *w, size_t stride, int n, const kern_ac
 {
     groups_in_step(q4k_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
 }
+
+void kern_gemm_q4_0_r16_avx2(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    r16_gemm256(g, a, m0, nm, y, 4);
+}

@@ -21,3 +21,13 @@ void kern_group_q4_K_r16_avxvnni(const char *w, size_t stride, int n, const kern
 {
     groups_in_step(q4k_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
 }
+
+void kern_gemm_q4_0_r16_avxvnni(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    r16_gemm256(g, a, m0, nm, y, 4);
+}
+
+void kern_gemm_q8_0_r16_avxvnni(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    r16_gemm256(g, a, m0, nm, y, 8);
+}
