@@ -87,7 +87,7 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
     [KERN_LAYOUT_Q6_K_R16] = {
         [KERN_ISA_SCALAR] = { kern_group_scalar_Q6_K_R16, false },
 #if defined(__x86_64__)
-        [KERN_ISA_AVX512] = { kern_group_q6_K_r16_avx512, true },
+        [KERN_ISA_AVX512] = { kern_group_q6_K_r16_avx512, true, kern_gemm_q6_K_r16_avx512 },
 #endif
     },
 };
@@ -378,7 +378,8 @@ static void kern_repack_gemm_rows(const kern_job *job, kern_gemm_fn gemm, size_t
 void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
 {
     const kern_act *a = job->act;
-    const kern_group_kernel *gk = &kern_group_kernels[job->layout][kern_repack_isa(job->layout, job->fmt, job->variant)];
+    kern_isa isa = kern_repack_isa(job->layout, job->fmt, job->variant);
+    const kern_group_kernel *gk = &kern_group_kernels[job->layout][isa];
     if (a->batch > 1 && gk->gemm) {
         kern_repack_gemm_rows(job, gk->gemm, r0, r1);
         return;

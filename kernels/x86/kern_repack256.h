@@ -1,5 +1,5 @@
 /* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16, q4_K_r16; q8_0_r16 with
- * AVX-VNNI only):
+ * AVX-VNNI only) and the GEMM tiles of q4_0_r16 and q8_0_r16:
  * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
  * multiplied and summed (KERN256_DOT, kern_avx2.h). The layouts are kern_repack.h's, the same bytes the AVX-512
  * kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte chunk is two loads), one row a 32-bit lane.

@@ -1,7 +1,7 @@
 /* kern_repack256_avx512.c — the repacked layouts' group kernels on AVX-512 (VNNI) for the 256-value blocks:
  * tq2_0_r16's, q4_K_r16's and q6_K_r16's (kern_repack.h lays each out; what they share with the 32-value blocks'
- * kernels is kern_repack512.h). Compiled with the AVX-512 flags; only called after kern_job_check saw the CPU has
- * them. */
+ * kernels is kern_repack512.h), and q6_K_r16's GEMM tile. Compiled with the AVX-512 flags; only called after
+ * kern_job_check saw the CPU has them. */
 #include "kern_repack512.h"
 
 /* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
@@ -320,4 +320,76 @@ INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const ker
 void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(q6k_groups_pass, KERN_R16, false, w, stride, n, a, m, y);
+}
+
+/* ---- q6_K_r16's GEMM tile (kern_gemm_fn): one group against Q6K_TILE activation rows, each quarter's codes made
+ * once (q6k_codes: the costly part) for all of them, and each row's chains, scaling and float step the group
+ * kernel's (q6k_quarter, q6k_groups_pass): its bits, exactly. ---- */
+#define Q6K_TILE 4 /* 4 rows x (4 chains + a sum + a float sum) + the codes and loads: the 32 zmm */
+
+INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+{
+    __m512 acc[Q6K_TILE];
+#pragma GCC unroll 4
+    for (int m = 0; m < nm; m++)
+        acc[m] = _mm512_setzero_ps();
+    for (size_t b = 0; b < a->cols / QK_K; b++) {
+        const char *blk = g + b * KERN_R16_Q6K_BLOCK_BYTES;
+        __m512i sumi[Q6K_TILE];
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++)
+            sumi[m] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; u++) {
+            const int half = u / 2, h = u % 2;
+            __m512i c[Q6K_TILE][4];
+#pragma GCC unroll 4
+            for (int m = 0; m < nm; m++)
+#pragma GCC unroll 4
+                for (int f = 0; f < 4; f++)
+                    c[m][f] = _mm512_set1_epi32(-32 * kern_act_q8k(a, m0 + (size_t)m)[b].bsums[8 * half + 2 * f + h]);
+#pragma GCC unroll 4
+            for (int i = 0; i < 4; i++) {
+                const char *q = blk + 2 * KERN_R16 + 64 * (4 + 12 * u + 3 * i);
+                __m512i qh = _mm512_loadu_si512(q), qa = _mm512_loadu_si512(q + 64), qb = _mm512_loadu_si512(q + 128);
+                __m512i k[4] = { q6k_codes(qa, qh, 0), q6k_codes(qb, qh, 1), q6k_codes(qa, qh, 2),
+                                 q6k_codes(qb, qh, 3) };
+#pragma GCC unroll 4
+                for (int m = 0; m < nm; m++) {
+                    const int8_t *x = kern_act_qs(a, m0 + (size_t)m) + b * QK_K + 128 * half + 16 * h + 4 * i;
+#pragma GCC unroll 4
+                    for (int f = 0; f < 4; f++)
+                        c[m][f] = _mm512_dpbusd_epi32(c[m][f], k[f], quads_at(x + 32 * f));
+                }
+            }
+            const char *sc = blk + 2 * KERN_R16;
+            __m512i s_even = _mm512_loadu_si512(sc + 64 * (2 * half));
+            __m512i s_odd = _mm512_loadu_si512(sc + 64 * (2 * half + 1));
+#pragma GCC unroll 4
+            for (int f = 0; f < 4; f++) {
+                __m512i scale = q6k_scale(f < 2 ? s_even : s_odd, 2 * (f % 2) + h);
+#pragma GCC unroll 4
+                for (int m = 0; m < nm; m++)
+                    sumi[m] = _mm512_add_epi32(sumi[m], _mm512_mullo_epi32(c[m][f], scale));
+            }
+        }
+        __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)blk));
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++) {
+            __m512 xd = _mm512_set1_ps(kern_act_scale(a, m0 + (size_t)m)[b]);
+            acc[m] = _mm512_add_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[m]), _mm512_mul_ps(dw, xd)));
+        }
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < nm; m++)
+        _mm512_storeu_ps(y + KERN_R16 * m, acc[m]);
+}
+
+void kern_gemm_q6_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    size_t m = 0;
+    for (; m + Q6K_TILE <= nm; m += Q6K_TILE)
+        q6k_gemm(g, a, m0 + m, Q6K_TILE, y + KERN_R16 * m);
+    for (; m < nm; m++)
+        q6k_gemm(g, a, m0 + m, 1, y + KERN_R16 * m);
 }

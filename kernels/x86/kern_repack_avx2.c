@@ -1,5 +1,6 @@
-/* kern_repack_avx2.c — q4_0_r16's and tq2_0_r16's group kernels on AVX2 (kern_repack256.h's, its products vpmaddubsw's). Compiled
- * with the AVX2 flags; only called after kern_job_check saw the CPU has them. */
+/* kern_repack_avx2.c — the group kernels of q4_0_r16, tq2_0_r16 and q4_K_r16 and q4_0_r16's GEMM tile on AVX2
+ * (kern_repack256.h's, the products vpmaddubsw's). Compiled with the AVX2 flags; only called after kern_job_check
+ * saw the CPU has them. */
 #include "kern_repack256.h"
 
 void kern_group_q4_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)

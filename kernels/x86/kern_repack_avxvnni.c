@@ -1,5 +1,6 @@
-/* kern_repack_avxvnni.c — q4_0_r16's, q8_0_r16's and tq2_0_r16's group kernels on AVX-VNNI (kern_repack256.h's, its products
- * the VEX vpdpbusd's). Compiled with the AVX-VNNI flags; only called after kern_job_check saw the CPU has them. */
+/* kern_repack_avxvnni.c — the group kernels of q4_0_r16, q8_0_r16, tq2_0_r16 and q4_K_r16 and the GEMM tiles of
+ * q4_0_r16 and q8_0_r16 on AVX-VNNI (kern_repack256.h's, the products the VEX vpdpbusd's). Compiled with the
+ * AVX-VNNI flags; only called after kern_job_check saw the CPU has them. */
 #include "kern_repack256.h"
 
 void kern_group_q4_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
