@@ -51,7 +51,11 @@ static void write_wisdom(const char *dir)
     tf_write(dir, "other", other);
     edited[strlen(edited) - 4] = '\0'; /* no end line */
     tf_write(dir, "cut", edited);
-    tf_write(dir, "real", text); /* as tuned: q8_0's best kernel here, above scalar */
+    /* q8_0 tuned to this CPU's best kernel, above scalar (a real tuning may keep scalar under emulation) */
+    char real[8192];
+    snprintf(real, sizeof real, "%.*s\nkernel q8_0 1 %s noprefetch 1.000 file tuned 1.000%s", (int)(k - text), text,
+             kern_isa_name(kern_matvec_isa(KERN_Q8_0, kern_isa_best())), nl);
+    tf_write(dir, "real", real);
     free(text);
 }
 
