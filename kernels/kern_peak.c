@@ -111,13 +111,21 @@ const kern_peak_kernel kern_peak_scalar[KERN_PEAK_NOPS] = {
 };
 #endif
 
-/* Each ISA's own kernels; NULL where this build has none. */
+/* Each ISA's own kernels; NULL where this build has none. On arm64 NEON is the baseline the compiler vectorizes the
+ * scalar kernels with, so the scalar ISA's roof is NEON's (kern_peak_neon.c), as it is SSE2's on x86-64. */
 static const kern_peak_kernel *const kern_peak_tables[KERN_ISA_COUNT] = {
+#if defined(__aarch64__)
+    [KERN_ISA_SCALAR] = kern_peak_neon,
+#else
     [KERN_ISA_SCALAR] = kern_peak_scalar,
+#endif
 #if defined(__x86_64__)
     [KERN_ISA_AVX2] = kern_peak_avx2,
     [KERN_ISA_AVXVNNI] = kern_peak_avxvnni,
     [KERN_ISA_AVX512] = kern_peak_avx512,
+#elif defined(__aarch64__)
+    [KERN_ISA_DOTPROD] = kern_peak_dotprod,
+    [KERN_ISA_I8MM] = kern_peak_i8mm,
 #endif
 };
 

@@ -4,12 +4,14 @@
  * faster than its ISA's int8 figure on the same core; a float one than its f32 figure.
  *
  * The kernels, one file per ISA:
- *   int8: scalar (C, the accumulators in general registers), avx2 (vpmaddubsw then vpmaddwd into 32 bits, as every
- *         AVX2 quantized dot does: 32 MACs a pair), avxvnni (VEX vpdpbusd ymm: 32 MACs), avx512 (EVEX vpdpbusd zmm:
- *         64 MACs);
- *   f32:  scalar (C), avx2 (vfmadd231ps ymm: 8 MACs), avx512 (vfmadd231ps zmm: 16 MACs).
+ *   int8: scalar (the baseline the compiler vectorizes the scalar kernels with: x86-64 SSE2's pmaddwd, arm64
+ *         NEON's smlal; elsewhere C, the accumulators in general registers), avx2 (vpmaddubsw then vpmaddwd into 32 bits, as every AVX2 quantized
+ *         dot does: 32 MACs a pair), avxvnni (VEX vpdpbusd ymm: 32 MACs), avx512 (EVEX vpdpbusd zmm: 64 MACs),
+ *         dotprod (sdot: 16 MACs), i8mm (smmla: 32 MACs);
+ *   f32:  scalar (SSE2 mulps+addps, NEON fmla .4s: 4 MACs, or C), avx2 (vfmadd231ps ymm: 8 MACs), avx512
+ *         (vfmadd231ps zmm: 16 MACs).
  * An ISA without its own kernel for an operation runs the next one down its chain (kern_isa.h): avxvnni's f32 is
- * avx2's, avx512gfni's both are avx512's; arm64 runs the scalar ones until its kernels (sdot, smmla, fmla) land.
+ * avx2's, avx512gfni's both are avx512's; on arm64 neon's both are scalar's (NEON's), dotprod's and i8mm's f32 too.
  *
  * What keeps the compiler honest: every accumulator feeds the returned checksum, and the operands pass through an
  * empty asm that says they may have changed, so no product is hoisted out of the loop or shared between two
@@ -50,6 +52,10 @@ extern const kern_peak_kernel kern_peak_scalar[KERN_PEAK_NOPS];
 extern const kern_peak_kernel kern_peak_avx2[KERN_PEAK_NOPS];
 extern const kern_peak_kernel kern_peak_avxvnni[KERN_PEAK_NOPS];
 extern const kern_peak_kernel kern_peak_avx512[KERN_PEAK_NOPS];
+#elif defined(__aarch64__)
+extern const kern_peak_kernel kern_peak_neon[KERN_PEAK_NOPS];
+extern const kern_peak_kernel kern_peak_dotprod[KERN_PEAK_NOPS];
+extern const kern_peak_kernel kern_peak_i8mm[KERN_PEAK_NOPS];
 #endif
 
 #endif

@@ -27,9 +27,22 @@ Test(kernels_peak, int8_kernels_do_the_products_they_count)
         { KERN_ISA_AVX2, 32, 1, -60 },    /* lane 0 of the summed ymm */
         { KERN_ISA_AVXVNNI, 32, 1, -60 }, /* lane 0 */
         { KERN_ISA_AVX512, 64, 16, -60 }, /* every lane of the summed zmm */
+#if defined(__aarch64__)
+        { KERN_ISA_DOTPROD, 16, 1, -60 }, /* sdot: four products into lane 0 */
+        { KERN_ISA_I8MM, 32, 1, -120 },   /* smmla: a row of 8 by a column of 8 into lane 0 */
+#endif
     };
     kern_isa ran;
-#if !defined(__x86_64__)
+#if defined(__aarch64__)
+    /* NEON's smlal: 10 chains of int16 lanes, each lane 0 wrapping as it does, summed */
+    const kern_peak_kernel *s = kern_peak_get(KERN_ISA_SCALAR, KERN_PEAK_INT8, &ran);
+    cr_assert_not_null(s);
+    uint64_t sum = 0;
+    for (int k = 0; k < 10; k++)
+        sum += (uint16_t)(int16_t)(k - 15 * (int64_t)n);
+    cr_expect_eq(s->run(n), sum, "scalar (NEON's smlal): 10 chains of 3 x -5");
+    cr_expect_eq(s->macs_per_iter, 80);
+#elif !defined(__x86_64__)
     const kern_peak_kernel *s = kern_peak_get(KERN_ISA_SCALAR, KERN_PEAK_INT8, &ran);
     cr_assert_not_null(s);
     uint64_t sum = 0;
