@@ -39,6 +39,14 @@ INLINE void r16_acc_add256(__m256 acc[2], const char *g, __m256i seed, const ker
     }
 }
 
+/* The float sums of n groups, zeroed. */
+INLINE void r16_acc_zero256(__m256 acc[4][2], const int n)
+{
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+}
+
 /* The float sums of n groups to y (n x 16). */
 INLINE void r16_acc_store256(__m256 acc[4][2], const int n, float *y)
 {
@@ -71,9 +79,7 @@ INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const 
     const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
     const int chunks = bits == 4 ? 4 : 8;
     __m256 acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    r16_acc_zero256(acc, n);
     for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
         __m256i xq[8];
 #pragma GCC unroll 8
@@ -137,9 +143,7 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
     const float *dx = kern_act_scale(a, m);
     const size_t nb = a->cols / QK_K;
     __m256 acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    r16_acc_zero256(acc, n);
     for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
         kern256_dot p[4][2];
 #pragma GCC unroll 4
@@ -254,9 +258,7 @@ INLINE void q4k_groups_pass256(const char *w, size_t stride, const int n, const 
     const float *dx = kern_act_scale(a, m);
     const size_t nb = a->cols / QK_K;
     __m256 acc[4][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < n; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    r16_acc_zero256(acc, n);
     for (size_t b = 0; b < nb; b++, w += KERN_R16_Q4K_BLOCK_BYTES, x += QK_K) {
         const q4k_xm256 xm = q4k_mins_prep256(xb + b);
         const __m256 xd = _mm256_set1_ps(dx[b]);
