@@ -112,6 +112,21 @@ static void best_floor(pb_answers *a, const pb_digest *d)
         }
 }
 
+/* The best int8 roof roof.csv measured at its largest thread count: what a prompt's matrix products could reach. */
+static void best_roof(pb_answers *a, const pb_digest *d)
+{
+    a->roof_gmacs = NAN;
+    for (int i = 0; i < d->roof.n; i++) {
+        if (strcmp(d->roof.r[i].op, "int8") != 0 || d->roof.r[i].threads < a->roof_threads)
+            continue;
+        if (d->roof.r[i].threads > a->roof_threads || !(d->roof.r[i].gmacs <= a->roof_gmacs)) {
+            a->roof_gmacs = d->roof.r[i].gmacs;
+            a->roof_threads = d->roof.r[i].threads;
+            snprintf(a->roof_isa, sizeof a->roof_isa, "%s", d->roof.r[i].ran);
+        }
+    }
+}
+
 static int read_points(pb_answers *a, const pb_rundata *rd)
 {
     const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
@@ -149,6 +164,7 @@ int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d)
     a->have = a->npoints > 0;
     a->pairs = pb_rundata_table(rd, PB_K_PAIRS);
     best_floor(a, d);
+    best_roof(a, d);
     if (a->have)
         pb_answers_formats(a, d);
     return 0;

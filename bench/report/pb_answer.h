@@ -91,6 +91,9 @@ typedef struct pb_answers {
     double floor_gbps;                 /* the best read floor: memory_floor.csv's best median, else the sweep's */
     int floor_threads;
     bool floor_from_sweep;
+    double roof_gmacs;                 /* the best int8 compute roof (roof.csv) at the most threads it measured */
+    int roof_threads;
+    char roof_isa[32];
 } pb_answers;
 
 /* The comparison of p with run from pairs.csv's table t (NULL: none): the tokens of the rounds in which both ran

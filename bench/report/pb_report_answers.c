@@ -255,6 +255,24 @@ static void at_floor(FILE *o, const pb_answers *a)
     fprintf(o, "\n\n");
 }
 
+/* The floor's compute twin: a prompt's tokens a second if its matrix products ran at the int8 roof, for models of the
+ * run's format (a token multiplies every weight once: the model's bytes x the format's MACs per byte). */
+static void at_roof(FILE *o, const pb_answers *a)
+{
+    static const double gb[] = { 1, 4, 8, 16 };
+    double mpb = pb_roof_macs_per_byte(a->run.d.format);
+    if (isnan(a->roof_gmacs) || isnan(mpb) || !a->have)
+        return;
+    fprintf(o, "**At the roof** (%s's int8 roof, %s GMAC/s at %d thread%s; a prompt token multiplies every weight "
+               "once, %s of %s a byte):\n\n",
+            PB_MD(a->roof_isa), PB_NUM(a->roof_gmacs, 1), a->roof_threads, PB_S(a->roof_threads),
+            PB_NUM(mpb, 2), PB_MD(a->run.d.format));
+    fprintf(o, "| model size | 1 GB | 4 GB | 8 GB | 16 GB |\n|---|---:|---:|---:|---:|\n| prompt tok/s at the roof |");
+    for (size_t i = 0; i < sizeof gb / sizeof gb[0]; i++)
+        fprintf(o, " %s |", PB_NUM(a->roof_gmacs / (gb[i] * mpb), 0));
+    fprintf(o, "\n\n");
+}
+
 static void noise_line(FILE *o, const pb_answers *a)
 {
     fprintf(o, "**Noise:** ");
@@ -292,6 +310,7 @@ void pb_report_answers(FILE *o, const pb_rundata *rd, const pb_digest *d)
     } else
         fprintf(o, "No decode points: no sweep.csv (bench_sweep) in this run.\n\n");
     at_floor(o, &a);
+    at_roof(o, &a);
     if (a.have)
         noise_line(o, &a);
     pb_answers_free(&a);

@@ -350,6 +350,23 @@ Test(report_answers, the_binding_roof_follows_the_compute_share)
     drop_fixture(dir);
 }
 
+/* The floor's compute twin on the first screen: a prompt's tokens a second at the int8 roof, for 1..16 GB of the
+ * run's format (q8_0: 32/34 MACs a byte): 89 GMAC/s / (1 GB x 0.941) = 95 tok/s, / 16 GB = 6. No roof.csv: no
+ * table. */
+Test(report_answers, the_prompt_s_ceiling_at_the_roof_is_the_floor_s_twin)
+{
+    char dir[256];
+    copy_fixture("budget", dir, sizeof dir);
+    char *md = report_of(dir, true);
+    cr_expect_null(strstr(md, "**At the roof**"), "no roof.csv, no table: %s", md);
+    write_roof(dir, 89);
+    md = report_of(dir, true);
+    tf_expect_has(md, "**At the roof** (avx512's int8 roof, 89.0 GMAC/s at 1 thread; a prompt token multiplies every "
+                      "weight once, 0.94 of q8_0 a byte):",
+                  "| prompt tok/s at the roof | 95 | 24 | 12 | 6 |");
+    drop_fixture(dir);
+}
+
 /* The kernel that cannot stream (avx512's edited to 1.5 GB/s in L2, so scalar's is the best: 1.41 GMAC/s at 32/34
  * MACs a byte) against scalar's roof: at 31% of it the loss stays poolbench's; at 94% the core's arithmetic binds
  * and the owner is the machine. */
