@@ -81,7 +81,7 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
 #if defined(__x86_64__)
         [KERN_ISA_AVX2] = { kern_group_q4_K_r16_avx2, true },
         [KERN_ISA_AVXVNNI] = { kern_group_q4_K_r16_avxvnni, true },
-        [KERN_ISA_AVX512] = { kern_group_q4_K_r16_avx512, true },
+        [KERN_ISA_AVX512] = { kern_group_q4_K_r16_avx512, true, kern_gemm_q4_K_r16_avx512 },
 #endif
     },
     [KERN_LAYOUT_Q6_K_R16] = {

@@ -39,6 +39,7 @@ void kern_gemm_q4_0_r16_avxvnni(const char *g, const kern_act *a, size_t m0, siz
 void kern_gemm_q8_0_r16_avxvnni(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 void kern_gemm_q4_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 void kern_gemm_q8_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
+void kern_gemm_q4_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 void kern_gemm_q6_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);

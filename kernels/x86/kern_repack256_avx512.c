@@ -1,6 +1,6 @@
 /* kern_repack256_avx512.c — the repacked layouts' group kernels on AVX-512 (VNNI) for the 256-value blocks:
  * tq2_0_r16's, q4_K_r16's and q6_K_r16's (kern_repack.h lays each out; what they share with the 32-value blocks'
- * kernels is kern_repack512.h), and q6_K_r16's GEMM tile. Compiled with the AVX-512 flags; only called after
+ * kernels is kern_repack512.h), and q4_K_r16's and q6_K_r16's GEMM tiles. Compiled with the AVX-512 flags; only called after
  * kern_job_check saw the CPU has them. */
 #include "kern_repack512.h"
 
@@ -116,11 +116,38 @@ INLINE __m512i q4k_scaled(__m512i sumi, __m512i s, __m512i sc, int j)
     return _mm512_add_epi32(sumi, _mm512_mullo_epi32(s, scj));
 }
 
+/* A group's block at g, its packed scale bytes unpacked in the lanes (kern_q4_K_scale_min: j < 4 the low 6 bits of
+ * bytes 0-3 and 4-7; j >= 4 the nibbles of bytes 8-11 with the top 2 bits of bytes 0-3 (scales) and 4-7 (mins) as
+ * their bits 4-5): the sub-blocks' scales (lo: j < 4, hi: j >= 4) and mins. */
+typedef struct q4k_unpacked {
+    __m512i sc_lo, sc_hi, m_lo, m_hi;
+} q4k_unpacked;
+
+INLINE q4k_unpacked q4k_unpack(const char *g)
+{
+    const __m512i m6 = _mm512_set1_epi8(0x3F), m4 = _mm512_set1_epi8(0x0F), top = _mm512_set1_epi8(0x30);
+    __m512i s0 = _mm512_loadu_si512(g + 64), s1 = _mm512_loadu_si512(g + 128), s2 = _mm512_loadu_si512(g + 192);
+    return (q4k_unpacked){
+        .sc_lo = _mm512_and_si512(s0, m6),
+        .sc_hi = _mm512_or_si512(_mm512_and_si512(s2, m4), _mm512_and_si512(_mm512_srli_epi32(s0, 2), top)),
+        .m_lo = _mm512_and_si512(s1, m6),
+        .m_hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(s2, 4), m4),
+                                _mm512_and_si512(_mm512_srli_epi32(s1, 2), top)),
+    };
+}
+
+/* The mins' integer sum against the activation's sub-block sums (xm: S = 256 H + L). */
+INLINE __m512i q4k_mins(const q4k_unpacked *u, const q4k_xm *xm)
+{
+    __m512i h = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), u->m_lo, xm->h_lo), u->m_hi, xm->h_hi);
+    __m512i l = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), xm->l_lo, u->m_lo), xm->l_hi, u->m_hi);
+    return _mm512_add_epi32(_mm512_slli_epi32(h, 8), l);
+}
+
 /* The n groups' scale chunks at w (a block): their scales into st, the mins' integer sums returned in ms. */
 INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *xm, q4k_row st[4], __m512i ms[4],
                       const kern_stream s)
 {
-    const __m512i m6 = _mm512_set1_epi8(0x3F), m4 = _mm512_set1_epi8(0x0F), top = _mm512_set1_epi8(0x30);
 #pragma GCC unroll 4
     for (int r = 0; r < n; r++) {
         const char *g = w + (size_t)r * stride;
@@ -128,17 +155,10 @@ INLINE void q4k_heads(const char *w, size_t stride, const int n, const q4k_xm *x
         group_prefetch(g + 64, s);
         group_prefetch(g + 128, s);
         group_prefetch(g + 192, s);
-        __m512i s0 = _mm512_loadu_si512(g + 64), s1 = _mm512_loadu_si512(g + 128), s2 = _mm512_loadu_si512(g + 192);
-        /* kern_q4_K_scale_min in the lanes: j < 4 the low 6 bits of bytes 0-3 and 4-7; j >= 4 the nibbles of
-         * bytes 8-11 with the top 2 bits of bytes 0-3 (scales) and 4-7 (mins) as their bits 4-5 */
-        __m512i m_lo = _mm512_and_si512(s1, m6);
-        __m512i m_hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(s2, 4), m4),
-                                       _mm512_and_si512(_mm512_srli_epi32(s1, 2), top));
-        st[r].sc_lo = _mm512_and_si512(s0, m6);
-        st[r].sc_hi = _mm512_or_si512(_mm512_and_si512(s2, m4), _mm512_and_si512(_mm512_srli_epi32(s0, 2), top));
-        __m512i h = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), m_lo, xm->h_lo), m_hi, xm->h_hi);
-        __m512i l = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), xm->l_lo, m_lo), xm->l_hi, m_hi);
-        ms[r] = _mm512_add_epi32(_mm512_slli_epi32(h, 8), l);
+        q4k_unpacked u = q4k_unpack(g);
+        st[r].sc_lo = u.sc_lo;
+        st[r].sc_hi = u.sc_hi;
+        ms[r] = q4k_mins(&u, xm);
         st[r].sumi = st[r].s_lo = st[r].s_hi = _mm512_setzero_si512();
     }
 }
@@ -200,6 +220,67 @@ INLINE void q4k_groups_pass(const char *w, size_t stride, const int n, const ker
 void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(q4k_groups_pass, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+/* q4_K_r16's GEMM tile (kern_gemm_fn): one group against Q4K_TILE activation rows, each block's scales unpacked and
+ * each code chunk's nibbles split once for all of them; a row's chains, scaling, mins and float steps are the group
+ * kernel's (q4k_heads, q4k_chunk, q4k_groups_pass): its bits. */
+#define Q4K_TILE 4 /* 4 rows x (2 chains, a sum, the mins' sum, a float sum) + the scales and nibbles: 25 zmm */
+
+INLINE void q4k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    __m512 acc[Q4K_TILE];
+#pragma GCC unroll 4
+    for (int m = 0; m < nm; m++)
+        acc[m] = _mm512_setzero_ps();
+    for (size_t b = 0; b < a->cols / QK_K; b++, g += KERN_R16_Q4K_BLOCK_BYTES) {
+        q4k_unpacked u = q4k_unpack(g);
+        __m512i ms[Q4K_TILE], sumi[Q4K_TILE], s_lo[Q4K_TILE], s_hi[Q4K_TILE];
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++) {
+            q4k_xm xm = q4k_mins_prep(kern_act_q8k(a, m0 + (size_t)m) + b);
+            ms[m] = q4k_mins(&u, &xm);
+            sumi[m] = s_lo[m] = s_hi[m] = _mm512_setzero_si512();
+        }
+#pragma GCC unroll 32
+        for (int k = 0; k < 32; k++) {
+            __m512i v = _mm512_loadu_si512(g + 256 + 64 * k);
+            __m512i lo = _mm512_and_si512(v, low4), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
+#pragma GCC unroll 4
+            for (int m = 0; m < nm; m++) {
+                const int8_t *x = kern_act_qs(a, m0 + (size_t)m) + b * QK_K + 64 * (k / 8) + 4 * (k % 8);
+                s_lo[m] = _mm512_dpbusd_epi32(s_lo[m], lo, quads_at(x));
+                s_hi[m] = _mm512_dpbusd_epi32(s_hi[m], hi, quads_at(x + 32));
+                if (k % 8 == 7) {
+                    int j = 2 * (k / 8);
+                    __m512i sc = j < 4 ? u.sc_lo : u.sc_hi;
+                    sumi[m] = q4k_scaled(q4k_scaled(sumi[m], s_lo[m], sc, j), s_hi[m], sc, j + 1);
+                    s_lo[m] = s_hi[m] = _mm512_setzero_si512();
+                }
+            }
+        }
+        __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
+        __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g + 32)));
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++) {
+            __m512 xd = _mm512_set1_ps(kern_act_scale(a, m0 + (size_t)m)[b]);
+            acc[m] = _mm512_add_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[m]), _mm512_mul_ps(d, xd)));
+            acc[m] = _mm512_sub_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(ms[m]), _mm512_mul_ps(dmin, xd)));
+        }
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < nm; m++)
+        _mm512_storeu_ps(y + KERN_R16 * m, acc[m]);
+}
+
+void kern_gemm_q4_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    size_t m = 0;
+    for (; m + Q4K_TILE <= nm; m += Q4K_TILE)
+        q4k_gemm(g, a, m0 + m, Q4K_TILE, y + KERN_R16 * m);
+    for (; m < nm; m++)
+        q4k_gemm(g, a, m0 + m, 1, y + KERN_R16 * m);
 }
 
 /* ---- q6_K_r16 (kern_repack.h): after the 16 d, chunks 0-3 hold the rows' 16 scales (dword r of chunk c: row r's
