@@ -57,7 +57,7 @@ const kern_peak_kernel kern_peak_scalar[KERN_PEAK_NOPS] = {
     [KERN_PEAK_INT8] = { .run = kern_peak_int8_sse2, .macs_per_iter = 64, .instr = "pmaddwd xmm (SSE2)" },
     [KERN_PEAK_F32] = { .run = kern_peak_f32_sse2, .macs_per_iter = 32, .instr = "mulps+addps xmm (SSE2)" },
 };
-#else
+#elif !defined(__aarch64__) /* arm64's scalar roof is NEON's (kern_peak_neon.c); the C chains serve other targets */
 /* Eight int32 accumulators of int8 products, in general registers: the asm says each may have changed, so the
  * compiler neither vectorizes the chains nor folds a round's equal products into one. */
 static uint64_t kern_peak_int8_scalar(uint64_t iters)
@@ -79,15 +79,6 @@ static uint64_t kern_peak_int8_scalar(uint64_t iters)
     return sum;
 }
 
-/* A float kept in a floating-point register by the empty asm (memory elsewhere: slower, still correct). */
-#if defined(__x86_64__)
-#define KERN_PEAK_FREG "+x"
-#elif defined(__aarch64__)
-#define KERN_PEAK_FREG "+w"
-#else
-#define KERN_PEAK_FREG "+m"
-#endif
-
 /* Eight f32 chains of acc + a * b, a multiply and an add as baseline code compiles them (no -mfma here). */
 static uint64_t kern_peak_f32_scalar(uint64_t iters)
 {
@@ -95,7 +86,7 @@ static uint64_t kern_peak_f32_scalar(uint64_t iters)
     for (uint64_t i = 0; i < iters; i++)
         _Pragma("GCC unroll 16")
         for (int k = 0; k < 8; k++) {
-            __asm__("" : KERN_PEAK_FREG(a));
+            __asm__("" : "+m"(a)); /* opaque: no register class is known on every target */
             acc[k] = acc[k] + a * b;
         }
     float sum = 0;

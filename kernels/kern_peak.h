@@ -47,7 +47,9 @@ typedef struct kern_peak_kernel {
 const kern_peak_kernel *kern_peak_get(kern_isa isa, kern_peak_op op, kern_isa *ran);
 
 /* The per-ISA kernels (NULL entries where an ISA has none of its own). */
+#if !defined(__aarch64__)
 extern const kern_peak_kernel kern_peak_scalar[KERN_PEAK_NOPS];
+#endif
 #if defined(__x86_64__)
 extern const kern_peak_kernel kern_peak_avx2[KERN_PEAK_NOPS];
 extern const kern_peak_kernel kern_peak_avxvnni[KERN_PEAK_NOPS];

@@ -63,21 +63,23 @@ INLINE void gemm_r16(const char *g, const kern_act *a, size_t m0, const int nm, 
         _mm512_storeu_ps(y + KERN_R16 * m, acc[m]);
 }
 
-/* A whole tile, or one activation row at a time (the same instructions a row either way). */
+/* gemm_r16 for each layout, its bits a constant. */
+INLINE void gemm_r16_q4_0(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+{
+    gemm_r16(g, a, m0, nm, y, 4);
+}
+
+INLINE void gemm_r16_q8_0(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+{
+    gemm_r16(g, a, m0, nm, y, 8);
+}
+
 void kern_gemm_q4_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    if (nm == KERN_GEMM_TILE)
-        gemm_r16(g, a, m0, KERN_GEMM_TILE, y, 4);
-    else
-        for (size_t m = 0; m < nm; m++)
-            gemm_r16(g, a, m0 + m, 1, y + KERN_R16 * m, 4);
+    gemm_in_tiles(gemm_r16_q4_0, KERN_GEMM_TILE, g, a, m0, nm, y);
 }
 
 void kern_gemm_q8_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    if (nm == KERN_GEMM_TILE)
-        gemm_r16(g, a, m0, KERN_GEMM_TILE, y, 8);
-    else
-        for (size_t m = 0; m < nm; m++)
-            gemm_r16(g, a, m0 + m, 1, y + KERN_R16 * m, 8);
+    gemm_in_tiles(gemm_r16_q8_0, KERN_GEMM_TILE, g, a, m0, nm, y);
 }

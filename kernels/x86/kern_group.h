@@ -1,6 +1,6 @@
 /* kern_group.h — what every ISA's group kernels of the repacked layouts share, none of it an ISA's own: a group's
- * prefetch and the pass that runs n groups four in step (kern_repack512.h's AVX-512 kernels, kern_repack256.h's
- * 256-bit ones). Not public. */
+ * prefetch, the pass that runs n groups four in step (kern_repack512.h's AVX-512 kernels, kern_repack256.h's
+ * 256-bit ones) and a GEMM's activation rows in whole tiles. Not public. */
 #ifndef KERN_GROUP_H
 #define KERN_GROUP_H
 
@@ -43,6 +43,21 @@ INLINE void groups_in_step(group_pass_fn *pass, const int rows, const bool per_s
         pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = true });
     else
         pass(w, stride, 4, a, m, y, (kern_stream){ .near = false, .temporal = false });
+}
+
+/* One group against activation rows m0 .. m0 + nm - 1 (nm a constant where it is inlined). y: nm x 16. */
+typedef void gemm_tile_fn(const char *g, const kern_act *a, size_t m0, int nm, float *y);
+
+/* A kern_gemm_fn's rows through tile: whole tiles of `rows`, the rest one row at a time (a row gets the same
+ * instructions either way). Inlined with a constant tile, so each call is its own copy with nm constant. */
+INLINE void gemm_in_tiles(gemm_tile_fn *tile, const int rows, const char *g, const kern_act *a, size_t m0, size_t nm,
+                          float *y)
+{
+    size_t m = 0;
+    for (; m + (size_t)rows <= nm; m += (size_t)rows)
+        tile(g, a, m0 + m, rows, y + KERN_R16 * m);
+    for (; m < nm; m++)
+        tile(g, a, m0 + m, 1, y + KERN_R16 * m);
 }
 
 #endif

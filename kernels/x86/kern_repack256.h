@@ -339,16 +339,25 @@ INLINE void r16_gemm_half256(const char *g, int h, const kern_act *a, size_t m0,
         _mm256_storeu_ps(y + KERN_R16 * m + 8 * h, acc[m]);
 }
 
-/* A kern_gemm_fn's work: both halves, whole tiles of KERN256_GEMM_ROWS rows, the rest a row at a time. */
-INLINE void r16_gemm256(const char *g, const kern_act *a, size_t m0, size_t nm, float *y, const int bits)
+/* Both halves of a group against activation rows m0 .. m0 + nm - 1; bits 4 (q4_0_r16) or 8 (q8_0_r16). */
+INLINE void r16_gemm_tile256(const char *g, const kern_act *a, size_t m0, const int nm, float *y, const int bits)
 {
-    for (int h = 0; h < 2; h++) {
-        size_t m = 0;
-        for (; m + KERN256_GEMM_ROWS <= nm; m += KERN256_GEMM_ROWS)
-            r16_gemm_half256(g, h, a, m0 + m, KERN256_GEMM_ROWS, y + KERN_R16 * m, bits);
-        for (; m < nm; m++)
-            r16_gemm_half256(g, h, a, m0 + m, 1, y + KERN_R16 * m, bits);
-    }
+    r16_gemm_half256(g, 0, a, m0, nm, y, bits);
+    r16_gemm_half256(g, 1, a, m0, nm, y, bits);
 }
+
+/* r16_gemm_tile256 for each layout, its bits a constant (gemm_in_tiles' tile: kern_gemm_fn's rows in tiles of
+ * KERN256_GEMM_ROWS). */
+INLINE void r16_gemm_tile256_q4_0(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+{
+    r16_gemm_tile256(g, a, m0, nm, y, 4);
+}
+
+#if defined(__AVXVNNI__)
+INLINE void r16_gemm_tile256_q8_0(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+{
+    r16_gemm_tile256(g, a, m0, nm, y, 8);
+}
+#endif
 
 #endif

@@ -276,11 +276,7 @@ INLINE void q4k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, 
 
 void kern_gemm_q4_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    size_t m = 0;
-    for (; m + Q4K_TILE <= nm; m += Q4K_TILE)
-        q4k_gemm(g, a, m0 + m, Q4K_TILE, y + KERN_R16 * m);
-    for (; m < nm; m++)
-        q4k_gemm(g, a, m0 + m, 1, y + KERN_R16 * m);
+    gemm_in_tiles(q4k_gemm, Q4K_TILE, g, a, m0, nm, y);
 }
 
 /* ---- q6_K_r16 (kern_repack.h): after the 16 d, chunks 0-3 hold the rows' 16 scales (dword r of chunk c: row r's
@@ -468,9 +464,5 @@ INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, 
 
 void kern_gemm_q6_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    size_t m = 0;
-    for (; m + Q6K_TILE <= nm; m += Q6K_TILE)
-        q6k_gemm(g, a, m0 + m, Q6K_TILE, y + KERN_R16 * m);
-    for (; m < nm; m++)
-        q6k_gemm(g, a, m0 + m, 1, y + KERN_R16 * m);
+    gemm_in_tiles(q6k_gemm, Q6K_TILE, g, a, m0, nm, y);
 }

@@ -20,5 +20,5 @@ void kern_group_q4_K_r16_avx2(const char *w, size_t stride, int n, const kern_ac
 
 void kern_gemm_q4_0_r16_avx2(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    r16_gemm256(g, a, m0, nm, y, 4);
+    gemm_in_tiles(r16_gemm_tile256_q4_0, KERN256_GEMM_ROWS, g, a, m0, nm, y);
 }
