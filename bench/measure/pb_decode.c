@@ -154,24 +154,55 @@ int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_isa v, size_t 
     return pb_decode_init_with(d, w, kernel, batch);
 }
 
-int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch)
+/* A cache row's seeded values (pb_kv_gen_fn; ctx: the weights): uniform with unit variance, as a normed and
+ * rotated key or a value of the projections' scale. */
+static void pb_kv_gen(void *ctx, uint64_t key, float *row, size_t n)
+{
+    const pb_decode_weights *w = ctx;
+    uint64_t s = pb_decode_stream(w->seed, UINT64_MAX - 1, key);
+    for (size_t i = 0; i < n; i++)
+        row[i] = pb_decode_unit(&s) * 1.7320508f;
+}
+
+/* The cache, its attention and RoPE for d's rows at depth context (fill: seeded positions 0..context - 1 through
+ * ex; NULL only at context 0): a decode's rows are batch sequences at position context; a prompt's one sequence's
+ * positions context .. context + batch - 1 (pb_attn.h). 0, or -1 with errno. */
+static int pb_depth(pb_decode *d, size_t context, pb_kv_type type, pb_exec *fill)
+{
+    const pb_model *m = &d->w->shape;
+    size_t seqs = d->prompt ? 1 : d->batch, rows = d->prompt ? d->batch : 1;
+    pb_attn_free(&d->attn);
+    pb_kv_free(&d->cache);
+    if (pb_kv_init(&d->cache, m, type, seqs, context + rows) != 0 ||
+        (fill && pb_kv_fill(&d->cache, context, pb_kv_gen, (void *)d->w, fill) != 0) ||
+        pb_attn_init(&d->attn, m, &d->cache, d->batch) != 0 || pb_rope_span(&d->rope, context, rows) != 0)
+        return -1;
+    d->attn.causal = d->prompt;
+    return 0;
+}
+
+/* pb_decode_init_with's and pb_decode_init_prompt's: rows 1..max. */
+static int pb_decode_open(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch,
+                          bool prompt)
 {
     memset(d, 0, sizeof *d);
     const pb_model *m = &w->shape;
-    if (batch < 1 || batch > KERN_BATCH_MAX) {
+    if (batch < 1 || batch > (prompt ? KERN_GEMM_MAX : KERN_BATCH_MAX)) {
         errno = EINVAL;
         return -1;
     }
     d->w = w;
     memcpy(d->kernel, kernel, sizeof d->kernel);
     d->batch = batch;
+    d->prompt = prompt;
+    d->logit_rows = prompt ? 1 : batch; /* a prompt's next token comes from its last row alone */
     d->x = malloc(batch * m->hidden * sizeof(float));
     d->h = malloc(batch * m->hidden * sizeof(float));
     d->q = malloc(batch * m->q_dim * sizeof(float));
     d->kv = malloc(2 * batch * m->kv_dim * sizeof(float));
     d->g = malloc(batch * m->ffn * sizeof(float));
     d->u = malloc(batch * m->ffn * sizeof(float));
-    d->logits = malloc(batch * m->vocab * sizeof(float));
+    d->logits = malloc(d->logit_rows * m->vocab * sizeof(float));
     d->jobs = calloc((size_t)w->nmv, sizeof *d->jobs);
     d->steps = calloc(3 * (size_t)m->layers + 1, sizeof *d->steps); /* three a layer; + 1: never 0 bytes */
     d->attn_group_ns = calloc((size_t)m->n_kv_head + 1, sizeof *d->attn_group_ns);
@@ -183,9 +214,19 @@ int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoi
         return pb_decode_fail(d, EINVAL);
     if (pb_acts_init(d) != 0 || pb_repack_init(d) != 0 || pb_read_spans_init(d) != 0 ||
         pb_rope_init(&d->rope, (size_t)m->head_dim, m->rope_base, m->rope_neox) != 0 ||
-        pb_kv_init(&d->cache, m, PB_KV_F16, batch, 1) != 0 || pb_attn_init(&d->attn, m, &d->cache, batch) != 0)
+        pb_depth(d, 0, PB_KV_F16, NULL) != 0)
         return pb_decode_fail(d, errno); /* the failed init's errno, read before the frees can change it */
     return 0;
+}
+
+int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch)
+{
+    return pb_decode_open(d, w, kernel, batch, false);
+}
+
+int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t rows)
+{
+    return pb_decode_open(d, w, kernel, rows, true);
 }
 
 const pb_memspan *pb_decode_read_spans(const pb_decode *d, int *n)
@@ -214,25 +255,17 @@ void pb_decode_free(pb_decode *d)
 
 const char *const pb_glue_mode_names[PB_GLUE_MODES + 1] = { "serial", "fused", NULL };
 
-/* A cache row's seeded values (pb_kv_gen_fn; ctx: the weights): uniform with unit variance, as a normed and
- * rotated key or a value of the projections' scale. */
-static void pb_kv_gen(void *ctx, uint64_t key, float *row, size_t n)
-{
-    const pb_decode_weights *w = ctx;
-    uint64_t s = pb_decode_stream(w->seed, UINT64_MAX - 1, key);
-    for (size_t i = 0; i < n; i++)
-        row[i] = pb_decode_unit(&s) * 1.7320508f;
-}
-
 int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex)
 {
+    return pb_depth(d, context, type, ex);
+}
+
+uint64_t pb_decode_kv_bytes(const pb_decode *d)
+{
     const pb_model *m = &d->w->shape;
-    pb_attn_free(&d->attn);
-    pb_kv_free(&d->cache);
-    if (pb_kv_init(&d->cache, m, type, d->batch, context + 1) != 0 ||
-        pb_kv_fill(&d->cache, context, pb_kv_gen, (void *)d->w, ex) != 0 ||
-        pb_attn_init(&d->attn, m, &d->cache, d->batch) != 0)
-        return -1;
-    pb_rope_at(&d->rope, context);
-    return 0;
+    if (!d->prompt)
+        return pb_kv_bytes(m, d->cache.type, d->batch, d->cache.context);
+    /* row r reads positions 0 .. context + r: batch x (context + 1) positions and 0 + 1 + ... + (batch - 1) */
+    uint64_t n = d->batch, pos = n * (d->cache.context + 1) + n * (n - 1) / 2;
+    return pb_kv_bytes(m, d->cache.type, 1, 0) * pos;
 }

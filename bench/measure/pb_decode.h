@@ -58,13 +58,15 @@ extern const char *const pb_glue_mode_names[PB_GLUE_MODES + 1]; /* "serial", "fu
 typedef struct pb_decode {
     const pb_decode_weights *w;
     pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's matvec kernel and its prefetch (pb_kchoice.h) */
-    size_t batch;
+    size_t batch;  /* activation rows: a decode's sequences, or a prompt's tokens */
+    bool prompt;   /* the rows are one prompt's successive positions (pb_decode_init_prompt) */
+    size_t logit_rows; /* rows of logits: batch, or a prompt's last row alone */
     float *x;      /* the residual stream, batch x hidden */
     float *h;      /* normed input / matvec output of width hidden */
     float *q;      /* batch x q_dim */
     float *kv;     /* k (batch x kv_dim), then v (the same): appended to the cache */
     float *g, *u;  /* batch x ffn */
-    float *logits; /* batch x vocab */
+    float *logits; /* logit_rows x vocab */
     /* The matvecs' inputs, one per format that reads them (a model file mixes formats; cap 0: none reads it):
      * the normed hidden state (q, k, v, gate, up, lm_head), o's input and down's input. */
     kern_act act_hidden[KERN_FORMAT_COUNT], act_q[KERN_FORMAT_COUNT], act_ffn[KERN_FORMAT_COUNT];
@@ -111,18 +113,27 @@ typedef struct pb_decode {
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_isa v, size_t batch);
 /* The same with each format's kernel chosen (kernel: KERN_FORMAT_COUNT entries, pb_kchoice_for's). */
 int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch);
+/* A prompt of rows tokens (1..KERN_GEMM_MAX) through the same weights and kernels: every matvec a matmul over all
+ * rows (the GEMM tiles where the layout has them: kern_repack.h), attention causal over the prompt (pb_attn.h),
+ * RoPE and the cache's writes at each row's own position, and lm_head over the last row alone (the next token's
+ * logits, as an engine's prompt computes them). Its cache is one sequence of context + rows positions. Fused glue
+ * runs SiLU and down's input in up's dispatch as for a decode; q, k and v are never split by head. 0, or -1 with
+ * errno as pb_decode_init_with. */
+int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t rows);
 /* A cache of type holding context positions (seeded from the weights' seed, filled through ex's threads): every
  * later token attends over them and its own position. 0, or -1 with errno (EINVAL: a type that cannot hold the
  * heads; ENOMEM). */
 int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex);
 void pb_decode_free(pb_decode *d);
+/* The cache bytes one token (a prompt: all of its rows) reads: every row's positions up to its own. */
+uint64_t pb_decode_kv_bytes(const pb_decode *d);
 /* The memory a token reads its matrices from (d->read_spans, laid end to end: pb_memspan_lay), *n of them. A
  * floor measured over them reads what the token reads: over the whole arena with a repacked format, it would read
  * memory the token never touches, evicting the copy from a large last-level cache between tokens. */
 const pb_memspan *pb_decode_read_spans(const pb_decode *d, int *n);
 
-/* One token: the input hidden state for `token` (seeded), every matvec and attention through ex, logits in
- * d->logits; d->dispatches says how many dispatches it made. 0, or -1 with errno from a job check. */
+/* One token (a prompt: all of its rows): the input hidden state for `token` (seeded), every matvec and attention
+ * through ex, logits in d->logits; d->dispatches says how many dispatches it made. 0, or -1 with errno from a job check. */
 int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token);
 /* Sets the glue mode and builds its jobs now, so that the next token does not (interleaved alternatives switch
  * glue between tokens, and a build inside a timed token would count against the one that switched). */

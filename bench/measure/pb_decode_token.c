@@ -216,16 +216,17 @@ static uint64_t pb_lap(uint64_t *acc, uint64_t t0)
     return t1;
 }
 
-/* Layer l's q, k and v of key/value heads g0..g1 (every batch row) readied for attention: biases, q/k head norms
- * (qwen3), RoPE on q and k. Each element's steps are its own: the same bits whichever heads a call covers. */
-static void pb_qkv_prep(const pb_decode *d, int l, size_t g0, size_t g1)
+/* Layer l's q, k and v of rows r0..r1 and key/value heads g0..g1 readied for attention: biases, q/k head norms
+ * (qwen3), RoPE on q and k at each row's position. Each element's steps are its own: the same bits whichever rows
+ * and heads a call covers. */
+static void pb_qkv_prep(const pb_decode *d, int l, size_t r0, size_t r1, size_t g0, size_t g1)
 {
     const pb_decode_weights *w = d->w;
     const pb_model *m = &w->shape;
     size_t M = d->batch, Q = (size_t)m->q_dim, KV = (size_t)m->kv_dim, D = (size_t)m->head_dim;
     size_t group = (size_t)(m->n_head / m->n_kv_head), GD = group * D;
     float eps = m->eps > 0 ? m->eps : PB_RMS_EPS;
-    for (size_t r = 0; r < M; r++)
+    for (size_t r = r0; r < r1; r++)
         for (size_t g = g0; g < g1; g++) {
             float *qr = d->q + r * Q + g * GD, *kr = d->kv + r * KV + g * D, *vr = kr + M * KV;
             if (w->bias) {
@@ -238,8 +239,9 @@ static void pb_qkv_prep(const pb_decode *d, int l, size_t g0, size_t g1)
                 pb_rmsnorm(qr + h * D, qr + h * D, w->qk_gamma + 2 * (size_t)l * D, D, eps);
             if (w->qk_gamma)
                 pb_rmsnorm(kr, kr, w->qk_gamma + (2 * (size_t)l + 1) * D, D, eps);
-            pb_rope_apply(&d->rope, qr, (int)group);
-            pb_rope_apply(&d->rope, kr, 1);
+            size_t at = d->prompt ? r : 0; /* a prompt's row r is the rope span's position r */
+            pb_rope_apply_at(&d->rope, qr, (int)group, at);
+            pb_rope_apply_at(&d->rope, kr, 1, at);
         }
 }
 
@@ -251,18 +253,52 @@ static void pb_o_input(pb_decode *d, int l)
     pb_lap(&d->quant_ns, t);
 }
 
-/* Layer l's attention between v and o on its own: pb_qkv_prep's steps, then pb_attn_layer, whose output is
+/* A prompt's layer between v and o: its rows readied and stored (pb_qkv_prep, pb_attn_store_rows) a slice each. */
+typedef struct pb_prompt_layer {
+    const pb_decode *d;
+    int layer;
+} pb_prompt_layer;
+
+static void pb_prompt_rows(void *ctx, size_t r0, size_t r1)
+{
+    /* ctx is pb_attention's pb_prompt_layer, read only; rows r0..r1 write their own rows of q, k, v, their cache
+     * positions and queries */
+    const pb_prompt_layer *pl = ctx;
+    const pb_decode *d = pl->d;
+    size_t KV = (size_t)d->w->shape.kv_dim;
+    pb_qkv_prep(d, pl->layer, r0, r1, 0, (size_t)d->w->shape.n_kv_head);
+    pb_attn_store_rows(&d->attn, r0, r1, d->q, d->kv, d->kv + d->batch * KV);
+}
+
+/* Layer l's q, k and v readied and stored: a decode's on the calling thread (a row or a few), a prompt's in a
+ * dispatch over its rows, timed and counted as attention's. */
+static void pb_attn_ready(pb_decode *d, pb_exec *ex, int l)
+{
+    pb_attn_begin(&d->attn, l);
+    if (!d->prompt) {
+        size_t KV = (size_t)d->w->shape.kv_dim;
+        pb_qkv_prep(d, l, 0, d->batch, 0, (size_t)d->w->shape.n_kv_head);
+        pb_attn_store_rows(&d->attn, 0, d->batch, d->q, d->kv, d->kv + d->batch * KV);
+        return;
+    }
+    pb_prompt_layer pl = { .d = d, .layer = l };
+    uint64_t t0 = pb_now_ns();
+    pb_exec_items(ex, d->batch, pb_prompt_rows, &pl);
+    d->attn.dispatch_ns += pb_now_ns() - t0;
+    d->attn.dispatches++;
+}
+
+/* Layer l's attention between v and o on its own: pb_qkv_prep's steps, then pb_attn_layer's, whose output is
  * quantized into o's activation. Its dispatches count as dispatch time, and tagged in the executor's slices; all
  * of it but the quantization (quant_ns) as attn_ns. */
 static void pb_attention(pb_decode *d, pb_exec *ex, int l)
 {
-    size_t M = d->batch, KV = (size_t)d->w->shape.kv_dim;
     uint64_t t0 = pb_now_ns();
-    pb_qkv_prep(d, l, 0, (size_t)d->w->shape.n_kv_head);
     uint64_t before = d->attn.dispatch_ns;
     long n = d->attn.dispatches;
     pb_slices_tag(&ex->slices, true);
-    pb_attn_layer(&d->attn, ex, l, d->q, d->kv, d->kv + M * KV);
+    pb_attn_ready(d, ex, l);
+    pb_attn_dispatch(&d->attn, ex);
     pb_slices_tag(&ex->slices, false);
     d->dispatch_ns += d->attn.dispatch_ns - before;
     d->dispatches += (int)(d->attn.dispatches - n);
@@ -284,7 +320,7 @@ static void pb_heads_rows(void *ctx, size_t r0, size_t r1)
     pb_step_units(s, u0, u1);
     uint64_t t0 = pb_now_ns();
     for (size_t g = u0; g < u1; g++) {
-        pb_qkv_prep(d, s->layer, g, g + 1);
+        pb_qkv_prep(d, s->layer, 0, M, g, g + 1);
         pb_attn_group(&d->attn, (int)g, d->q, d->kv, d->kv + M * (size_t)m->kv_dim);
     }
     d->attn_group_ns[u0] += pb_now_ns() - t0;
@@ -313,20 +349,25 @@ static int pb_heads(pb_decode *d, pb_exec *ex, int l)
     return 0;
 }
 
-/* h[m] = RMSNorm(x[m]) with norm weights number k, then quantized once into each format's act_hidden that a
- * matvec reads. */
-static void pb_norm(pb_decode *d, int k)
+/* h[m] = RMSNorm(x[m]) for rows m0..m1 with norm weights number k, then those rows quantized once into each
+ * format's act_hidden that a matvec reads (its batch m1 - m0). */
+static void pb_norm_rows(pb_decode *d, int k, size_t m0, size_t m1)
 {
     size_t n = (size_t)d->w->shape.hidden;
     float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
     uint64_t t = pb_now_ns();
-    for (size_t m = 0; m < d->batch; m++)
+    for (size_t m = m0; m < m1; m++)
         pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, eps);
     t = pb_lap(&d->glue_ns, t);
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         if (d->act_hidden[f].cap)
-            kern_act_set(&d->act_hidden[f], d->h, d->batch);
+            kern_act_set(&d->act_hidden[f], d->h + m0 * n, m1 - m0);
     pb_lap(&d->quant_ns, t);
+}
+
+static void pb_norm(pb_decode *d, int k)
+{
+    pb_norm_rows(d, k, 0, d->batch);
 }
 
 /* x += h over the batch: a residual add, timed as glue. */
@@ -354,8 +395,9 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     d->dispatch_ns = d->attn_ns = d->attn_mv_ns = d->glue_ns = d->quant_ns = 0;
     d->mv_dispatches = d->dispatches = 0;
     uint64_t t = pb_now_ns();
+    uint64_t stride = d->prompt ? KERN_GEMM_MAX : KERN_BATCH_MAX; /* each row of each token its own input */
     for (size_t r = 0; r < M; r++) {
-        uint64_t s = pb_decode_stream(d->w->seed, UINT64_MAX, token * KERN_BATCH_MAX + r);
+        uint64_t s = pb_decode_stream(d->w->seed, UINT64_MAX, token * stride + r);
         for (size_t c = 0; c < H; c++)
             d->x[r * H + c] = pb_decode_unit(&s);
     }
@@ -365,7 +407,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     if (d->jobs_glue != (int)d->glue)
         pb_jobs_build(d);
     /* by head while the heads split evenly over the threads: more threads than heads would idle some */
-    bool by_head = fused && m->n_kv_head % ex->threads == 0;
+    bool by_head = fused && !d->prompt && m->n_kv_head % ex->threads == 0;
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
         pb_norm(d, 2 * l);
@@ -395,6 +437,6 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     }
     if (rc != 0)
         return -1;
-    pb_norm(d, 2 * m->layers);
+    pb_norm_rows(d, 2 * m->layers, M - d->logit_rows, M); /* a prompt's logits: its last row's */
     return pb_mv(d, ex, d->w->nmv - 1);
 }

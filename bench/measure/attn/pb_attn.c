@@ -77,84 +77,110 @@ static float *attn_part(const pb_attn *a, size_t seq, int head, size_t chunk)
     return a->part + i * (a->kv->head_dim + 2);
 }
 
-static void attn_merge_rows(void *ctx, size_t r0, size_t r1);
+/* Row r's cache sequence and position: a decode's row r is sequence r at the cache's context; a prompt's (causal)
+ * is position context + r of sequence 0. */
+static size_t attn_seq(const pb_attn *a, size_t r)
+{
+    return a->causal ? 0 : r;
+}
 
-/* Work items r0..r1: (sequence, key/value head, chunk), chunk fastest; with one chunk, each head merged too. */
+static size_t attn_pos(const pb_attn *a, size_t r)
+{
+    return a->kv->context + (a->causal ? r : 0);
+}
+
+/* The chunks row r attends over: its positions 0..attn_pos. */
+static size_t attn_row_chunks(const pb_attn *a, size_t r)
+{
+    return (attn_pos(a, r) + PB_ATTN_CHUNK) / PB_ATTN_CHUNK;
+}
+
+static void attn_merge_head(const pb_attn *a, size_t r, int h);
+
+/* Work items r0..r1: (row, key/value head, chunk), chunk fastest, over the most chunks of any row (a prompt's
+ * earlier rows have fewer: their items past them do nothing); a row of one chunk merges its heads there too. */
 static void attn_chunk_rows(void *ctx, size_t r0, size_t r1)
 {
     /* ctx is the layer's pb_attn, only read here; each item writes its own partials. */
     const pb_attn *a = ctx;
     const pb_kv_cache *c = a->kv;
-    size_t d = c->head_dim, n = c->context + 1, nc = a->nchunks;
+    size_t d = c->head_dim, nc = a->nchunks;
     int group = a->m->n_head / a->m->n_kv_head;
     float s[PB_ATTN_CHUNK];
     for (size_t it = r0; it < r1; it++) {
-        size_t seq = it / ((size_t)c->n_kv * nc), ch = it % nc, t0 = ch * PB_ATTN_CHUNK;
+        size_t row = it / ((size_t)c->n_kv * nc), ch = it % nc, t0 = ch * PB_ATTN_CHUNK, n = attn_pos(a, row) + 1;
         int g = (int)(it / nc % (size_t)c->n_kv);
-        size_t cnt = n - t0 < PB_ATTN_CHUNK ? n - t0 : PB_ATTN_CHUNK;
+        if (t0 >= n)
+            continue;
+        size_t cnt = n - t0 < PB_ATTN_CHUNK ? n - t0 : PB_ATTN_CHUNK, seq = attn_seq(a, row);
         const unsigned char *k = pb_kv_row(c, 0, a->layer, seq, g, t0), *v = pb_kv_row(c, 1, a->layer, seq, g, t0);
         for (int h = g * group; h < (g + 1) * group; h++) {
-            a->ops->scores(k, c->row_bytes, cnt, a->qs + seq * (size_t)a->m->q_dim + (size_t)h * d, d, s);
+            a->ops->scores(k, c->row_bytes, cnt, a->qs + row * (size_t)a->m->q_dim + (size_t)h * d, d, s);
             float m = -INFINITY, l = 0;
             for (size_t t = 0; t < cnt; t++)
                 m = s[t] > m ? s[t] : m;
             a->ops->exp_sub(s, cnt, m);
             for (size_t t = 0; t < cnt; t++)
                 l += s[t];
-            float *p = attn_part(a, seq, h, ch);
+            float *p = attn_part(a, row, h, ch);
             p[0] = m;
             p[1] = l;
             memset(p + 2, 0, d * sizeof *p);
             a->ops->weigh(v, c->row_bytes, cnt, s, d, p + 2);
-            if (nc == 1) { /* void * for pool_rows_fn's sake: the merge only reads a, as in its own dispatch */
-                size_t head = seq * (size_t)a->m->n_head + (size_t)h;
-                attn_merge_rows((void *)a, head, head + 1);
-            }
+            if (n <= PB_ATTN_CHUNK)
+                attn_merge_head(a, row, h);
         }
     }
 }
 
-/* (sequence, query head) r0..r1: the chunks' partials merged in chunk order into out. */
+/* (row, query head): its chunks' partials merged in chunk order into out. */
+static void attn_merge_head(const pb_attn *a, size_t r, int h)
+{
+    size_t d = a->kv->head_dim, nc = attn_row_chunks(a, r);
+    float *out = a->out + r * (size_t)a->m->q_dim + (size_t)h * d, mx = -INFINITY, l = 0;
+    for (size_t ch = 0; ch < nc; ch++)
+        mx = attn_part(a, r, h, ch)[0] > mx ? attn_part(a, r, h, ch)[0] : mx;
+    memset(out, 0, d * sizeof *out);
+    for (size_t ch = 0; ch < nc; ch++) {
+        const float *p = attn_part(a, r, h, ch);
+        float w = pb_attn_exp(p[0] - mx);
+        l += p[1] * w;
+        /* omp simd here and below: out and the partials are apart, and each lane does what the scalar loop
+         * did to its element (a multiply and an add; a division: IEEE's, correctly rounded at any width), so
+         * the bits are the scalar loop's; GCC's -O2 left both scalar (16 heads x 128 divisions a layer). */
+#pragma omp simd
+        for (size_t j = 0; j < d; j++)
+            out[j] += p[2 + j] * w;
+    }
+#pragma omp simd
+    for (size_t j = 0; j < d; j++)
+        out[j] /= l;
+}
+
+/* (row, query head) r0..r1 of rows with more than one chunk (the others merged where their chunk was made). */
 static void attn_merge_rows(void *ctx, size_t r0, size_t r1)
 {
     /* ctx is the layer's pb_attn; each item writes its own head of out. */
     const pb_attn *a = ctx;
-    size_t d = a->kv->head_dim;
     for (size_t it = r0; it < r1; it++) {
-        size_t seq = it / (size_t)a->m->n_head;
-        int h = (int)(it % (size_t)a->m->n_head);
-        float *out = a->out + seq * (size_t)a->m->q_dim + (size_t)h * d, mx = -INFINITY, l = 0;
-        for (size_t ch = 0; ch < a->nchunks; ch++)
-            mx = attn_part(a, seq, h, ch)[0] > mx ? attn_part(a, seq, h, ch)[0] : mx;
-        memset(out, 0, d * sizeof *out);
-        for (size_t ch = 0; ch < a->nchunks; ch++) {
-            const float *p = attn_part(a, seq, h, ch);
-            float w = pb_attn_exp(p[0] - mx);
-            l += p[1] * w;
-            /* omp simd here and below: out and the partials are apart, and each lane does what the scalar loop
-             * did to its element (a multiply and an add; a division: IEEE's, correctly rounded at any width), so
-             * the bits are the scalar loop's; GCC's -O2 left both scalar (16 heads x 128 divisions a layer). */
-#pragma omp simd
-            for (size_t j = 0; j < d; j++)
-                out[j] += p[2 + j] * w;
-        }
-#pragma omp simd
-        for (size_t j = 0; j < d; j++)
-            out[j] /= l;
+        size_t row = it / (size_t)a->m->n_head;
+        if (attn_row_chunks(a, row) > 1)
+            attn_merge_head(a, row, (int)(it % (size_t)a->m->n_head));
     }
 }
 
-/* Key/value head g of sequence seq at the cache's position: its k and v stored there, its query heads scaled into
- * qs (each element on its own: the same bits whichever heads a call covers). */
-static void attn_store_group(const pb_attn *a, size_t seq, int g, const float *q, const float *k, const float *v)
+/* Key/value head g of row r at its position: its k and v stored there, its query heads scaled into qs (each
+ * element on its own: the same bits whichever heads a call covers). */
+static void attn_store_group(const pb_attn *a, size_t r, int g, const float *q, const float *k, const float *v)
 {
     const pb_model *m = a->m;
     const pb_kv_cache *c = a->kv;
-    size_t d = c->head_dim, at = seq * (size_t)m->kv_dim + (size_t)g * d, group = (size_t)(m->n_head / m->n_kv_head);
-    a->ops->store(pb_kv_row(c, 0, a->layer, seq, g, c->context), k + at, d);
-    a->ops->store(pb_kv_row(c, 1, a->layer, seq, g, c->context), v + at, d);
+    size_t d = c->head_dim, at = r * (size_t)m->kv_dim + (size_t)g * d, group = (size_t)(m->n_head / m->n_kv_head);
+    size_t seq = attn_seq(a, r), pos = attn_pos(a, r);
+    a->ops->store(pb_kv_row(c, 0, a->layer, seq, g, pos), k + at, d);
+    a->ops->store(pb_kv_row(c, 1, a->layer, seq, g, pos), v + at, d);
     float scale = (float)(1.0 / sqrt((double)d));
-    size_t q0 = seq * (size_t)m->q_dim + (size_t)g * group * d;
+    size_t q0 = r * (size_t)m->q_dim + (size_t)g * group * d;
 #pragma omp simd /* q and qs are separate buffers */
     for (size_t i = q0; i < q0 + group * d; i++)
         a->qs[i] = q[i] * scale;
@@ -163,7 +189,7 @@ static void attn_store_group(const pb_attn *a, size_t seq, int g, const float *q
 void pb_attn_begin(pb_attn *a, int layer)
 {
     a->layer = layer;
-    a->nchunks = (a->kv->context + 1 + PB_ATTN_CHUNK - 1) / PB_ATTN_CHUNK;
+    a->nchunks = attn_row_chunks(a, a->batch - 1); /* the last row has the most */
 }
 
 void pb_attn_group(const pb_attn *a, int g, const float *q, const float *k, const float *v)
@@ -180,12 +206,15 @@ void pb_attn_group(const pb_attn *a, int g, const float *q, const float *k, cons
     }
 }
 
-void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v)
+void pb_attn_store_rows(const pb_attn *a, size_t r0, size_t r1, const float *q, const float *k, const float *v)
 {
-    pb_attn_begin(a, layer);
-    for (size_t seq = 0; seq < a->batch; seq++)
+    for (size_t r = r0; r < r1; r++)
         for (int g = 0; g < a->kv->n_kv; g++)
-            attn_store_group(a, seq, g, q, k, v);
+            attn_store_group(a, r, g, q, k, v);
+}
+
+void pb_attn_dispatch(pb_attn *a, pb_exec *ex)
+{
     uint64_t t0 = pb_now_ns();
     pb_exec_items(ex, a->batch * (size_t)a->kv->n_kv * a->nchunks, attn_chunk_rows, a);
     a->dispatches++;
@@ -194,4 +223,11 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
         a->dispatches++;
     }
     a->dispatch_ns += pb_now_ns() - t0;
+}
+
+void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const float *k, const float *v)
+{
+    pb_attn_begin(a, layer);
+    pb_attn_store_rows(a, 0, a->batch, q, k, v);
+    pb_attn_dispatch(a, ex);
 }

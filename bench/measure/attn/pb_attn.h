@@ -15,6 +15,9 @@
  *   2. per (sequence, query head): the partials merged in chunk order, M = max m_c, L = sum l_c e^(m_c - M),
  *      out = sum o_c e^(m_c - M) / L.
  * One dispatch when the positions are one chunk: each item then merges its heads as soon as their partials are made.
+ * A prompt's rows (causal) are one sequence's successive positions: row r attends over positions 0..context + r,
+ * the chunks of each row as a decode token's at that position (the same bits as that token's attention), a row
+ * of one chunk merged where it was made, the others in the merge dispatch.
  * The chunks are fixed by the position count alone and merged in a fixed order, and every sum inside a chunk
  * runs in position order, so the output's bits depend on neither the thread count nor the schedule; every ISA's
  * inner loops give the same bits too (pb_attn_forms.h). tests/measure/test_attn.c holds it against a double-precision
@@ -64,20 +67,25 @@ int pb_kv_fill(pb_kv_cache *c, size_t context, pb_kv_gen_fn gen, void *gctx, pb_
  * its ISA's pb_attn_ops.store). */
 unsigned char *pb_kv_row(const pb_kv_cache *c, int kv, int layer, size_t seq, int head, size_t pos);
 
-/* RoPE at one position: cos and sin of pos x base^(-2i / head_dim), i < head_dim / 2. */
+/* RoPE at a span of positions pos..pos + n - 1 (one for a decode token, a prompt's rows for a prompt). */
 typedef struct pb_rope {
     size_t head_dim;
     bool neox;       /* rotate (i, i + head_dim/2), else (2i, 2i + 1) */
     float *inv_freq; /* head_dim / 2 */
-    float *cos, *sin;
-    size_t pos;      /* the position cos and sin are for */
+    float *cos, *sin; /* n x head_dim / 2: cos and sin of (pos + t) x base^(-2i / head_dim) */
+    size_t pos, n, cap; /* the first position, how many, room for */
 } pb_rope;
 
+/* Its span is position 0. 0, or -1 with errno (EINVAL: head_dim under 2; ENOMEM). */
 int pb_rope_init(pb_rope *r, size_t head_dim, float base, bool neox);
 void pb_rope_free(pb_rope *r);
-/* Sets the position (cos and sin computed once for it). */
+/* Sets the span (cos and sin computed once for each position; the same bits for a position in any span). 0, or -1
+ * with errno (ENOMEM: the span kept as it was). */
+int pb_rope_span(pb_rope *r, size_t pos, size_t n);
+/* The span set to one position. */
 void pb_rope_at(pb_rope *r, size_t pos);
-/* Rotates heads x head_dim values in place at r's position. */
+/* Rotates heads x head_dim values in place at the span's position t (0 .. n - 1); pb_rope_apply at its first. */
+void pb_rope_apply_at(const pb_rope *r, float *x, int heads, size_t t);
 void pb_rope_apply(const pb_rope *r, float *x, int heads);
 
 /* One token's attention state for a model's shape and a cache. */
@@ -88,7 +96,9 @@ typedef struct pb_attn {
     float *qs;        /* batch x q_dim: the queries scaled by 1 / sqrt(head_dim) */
     float *part;      /* the partials: [sequence][query head][chunk] x (head_dim + 2): m, l, o */
     float *out;       /* batch x q_dim: the attention output (o's input) */
-    size_t nchunks;   /* chunks of the current layer's positions */
+    size_t nchunks;   /* chunks of the current layer's positions (a prompt's: its last row's) */
+    bool causal;      /* the rows are a prompt's: successive positions context, context + 1, ... of sequence 0 (a
+                       * cache of batch 1), each attending over the positions up to its own (set after init) */
     int layer;
     const struct pb_attn_ops *ops; /* the chosen ISA's inner loops for the cache type */
     uint64_t dispatch_ns;          /* time inside its dispatches, summed over every layer since init */
@@ -107,8 +117,15 @@ void pb_attn_layer(pb_attn *a, pb_exec *ex, int layer, const float *q, const flo
  * same thread (the decode's q, k, v dispatch): pb_attn_begin for the layer between dispatches, then
  * pb_attn_group(g) for every key/value head g once, from any threads at once (each writes its own cache rows,
  * queries, partials and heads of out). The same functions in the same order per head as pb_attn_layer: the same
- * bits. */
+ * bits. A decode's only (not causal). */
 void pb_attn_begin(pb_attn *a, int layer);
 void pb_attn_group(const pb_attn *a, int g, const float *q, const float *k, const float *v);
+
+/* pb_attn_layer in its three steps, for a caller that spreads the stores over threads (a prompt's rows, each
+ * readied on the thread that stores it): pb_attn_begin; pb_attn_store_rows for rows r0..r1, from any threads at
+ * once on disjoint rows (each writes its rows' cache positions and queries); then pb_attn_dispatch, the chunks' and
+ * the merge's dispatches. The same bits as pb_attn_layer. */
+void pb_attn_store_rows(const pb_attn *a, size_t r0, size_t r1, const float *q, const float *k, const float *v);
+void pb_attn_dispatch(pb_attn *a, pb_exec *ex);
 
 #endif

@@ -116,40 +116,66 @@ int pb_rope_init(pb_rope *r, size_t head_dim, float base, bool neox)
     size_t half = head_dim / 2;
     r->head_dim = head_dim;
     r->neox = neox;
-    r->inv_freq = malloc(3 * half * sizeof *r->inv_freq);
-    if (!r->inv_freq || half == 0) {
-        free(r->inv_freq);
-        errno = r->inv_freq ? EINVAL : ENOMEM;
-        r->inv_freq = NULL;
+    r->inv_freq = half ? malloc(half * sizeof *r->inv_freq) : NULL;
+    if (!r->inv_freq) {
+        errno = half ? ENOMEM : EINVAL;
         return -1;
     }
-    r->cos = r->inv_freq + half;
-    r->sin = r->cos + half;
     for (size_t i = 0; i < half; i++)
         r->inv_freq[i] = (float)pow((double)base, -2.0 * (double)i / (double)head_dim);
-    pb_rope_at(r, 0);
+    if (pb_rope_span(r, 0, 1) != 0) {
+        pb_rope_free(r);
+        errno = ENOMEM;
+        return -1;
+    }
     return 0;
 }
 
 void pb_rope_free(pb_rope *r)
 {
     free(r->inv_freq);
+    free(r->cos);
+    free(r->sin);
     memset(r, 0, sizeof *r);
+}
+
+int pb_rope_span(pb_rope *r, size_t pos, size_t n)
+{
+    size_t half = r->head_dim / 2;
+    if (n > r->cap) {
+        float *c = malloc(n * half * sizeof *c), *s = malloc(n * half * sizeof *s);
+        if (!c || !s) {
+            free(c);
+            free(s);
+            errno = ENOMEM;
+            return -1;
+        }
+        free(r->cos);
+        free(r->sin);
+        r->cos = c;
+        r->sin = s;
+        r->cap = n;
+    }
+    r->pos = pos;
+    r->n = n;
+    for (size_t t = 0; t < n; t++)
+        for (size_t i = 0; i < half; i++) {
+            double a = (double)(pos + t) * (double)r->inv_freq[i];
+            r->cos[t * half + i] = (float)cos(a);
+            r->sin[t * half + i] = (float)sin(a);
+        }
+    return 0;
 }
 
 void pb_rope_at(pb_rope *r, size_t pos)
 {
-    r->pos = pos;
-    for (size_t i = 0; i < r->head_dim / 2; i++) {
-        double a = (double)pos * (double)r->inv_freq[i];
-        r->cos[i] = (float)cos(a);
-        r->sin[i] = (float)sin(a);
-    }
+    (void)pb_rope_span(r, pos, 1); /* cannot fail: pb_rope_init made room for one position */
 }
 
-void pb_rope_apply(const pb_rope *r, float *x, int heads)
+void pb_rope_apply_at(const pb_rope *r, float *x, int heads, size_t t)
 {
     size_t half = r->head_dim / 2, step = r->neox ? 1 : 2, pair = r->neox ? half : 1;
+    const float *cs = r->cos + t * half, *sn = r->sin + t * half;
     for (int h = 0; h < heads; h++) {
         float *y = x + (size_t)h * r->head_dim;
         /* omp simd: pair i touches elements of its own only (i and i + half, or 2i and 2i + 1) */
@@ -157,8 +183,13 @@ void pb_rope_apply(const pb_rope *r, float *x, int heads)
         for (size_t i = 0; i < half; i++) {
             float *a = y + i * step, *b = a + pair;
             float x0 = *a, x1 = *b;
-            *a = x0 * r->cos[i] - x1 * r->sin[i];
-            *b = x0 * r->sin[i] + x1 * r->cos[i];
+            *a = x0 * cs[i] - x1 * sn[i];
+            *b = x0 * sn[i] + x1 * cs[i];
         }
     }
+}
+
+void pb_rope_apply(const pb_rope *r, float *x, int heads)
+{
+    pb_rope_apply_at(r, x, heads, 0);
 }
