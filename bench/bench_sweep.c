@@ -14,7 +14,7 @@
 
 typedef struct sw_opts {
     const char *model;
-    pb_list formats, policies, glues, threads, batches, contexts, kv_types;
+    pb_list formats, policies, glues, threads, batches, prompts, contexts, kv_types;
     const char *schedule, *cpus, *emulate, *wisdom, *co_runner, *counters;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
     double pair_s;
@@ -84,6 +84,10 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .dflt = "this machine's distinct sets among p, e, p+e, physical, smt" },
         { .name = "batch", .kind = PB_OPT_LIST, .dest = &o->batches, .min = 1, .max = KERN_BATCH_MAX,
           .metavar = "LIST", .help = "activation rows per matvec (M; tok/s counts M tokens a step)", .dflt = "1" },
+        { .name = "prompt", .kind = PB_OPT_LIST, .dest = &o->prompts, .min = 1, .max = KERN_GEMM_MAX,
+          .metavar = "LIST", .help = "also prompts of these many tokens, after the decode's batches: every matvec a "
+          "matmul over the prompt's rows, attention causal over them, lm_head over the last (pp tok/s, and the time "
+          "to first token: the prompt's median ms)", .dflt = "none" },
         { .name = "tokens", .kind = PB_OPT_INT, .dest = &o->tokens, .min = 1, .max = 100000, .metavar = "N",
           .help = "timed tokens per point", .dflt = "20 (8 with --quick)" },
         { .name = "warmup", .kind = PB_OPT_INT, .dest = &o->warmup, .min = 0, .max = 1000, .metavar = "N",
@@ -151,7 +155,8 @@ static int sw_defaults(sw_run *sr)
     *p = (pb_sweep_plan){ .prog = PROG, .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL,
                           .mmap = o->mmap, .contexts = &o->contexts, .kv_types = &o->kv_types, .topo = sr->h.topo,
                           .sets = &sr->sets, .formats = &o->formats, .policies = &o->policies, .glues = &o->glues,
-                          .threads = &o->threads, .batches = &o->batches, .tokens = (int)o->tokens,
+                          .threads = &o->threads, .batches = &o->batches, .prompts = &o->prompts,
+                          .tokens = (int)o->tokens,
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
                           .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = sw_row,
@@ -210,7 +215,8 @@ static int sw_open_outputs(sw_run *sr)
     pb_sweep_out *o = &sr->out;
     o->run = &sr->h.run;
     o->varies = (pb_sweep_varies){ .format = sr->o.formats.n > 1, .schedule = sr->plan.nsched > 1,
-                                   .glue = sr->o.glues.n > 1, .cpuset = sr->sets.n > 1, .batch = sr->o.batches.n > 1,
+                                   .glue = sr->o.glues.n > 1, .cpuset = sr->sets.n > 1,
+                                   .batch = sr->o.batches.n + sr->o.prompts.n > 1,
                                    .context = sr->o.contexts.n > 1, .kv = sr->o.kv_types.n > 1 };
     o->sweep = pb_harness_csv(&sr->h, "sweep.csv", PB_SWEEP_HEADER);
     o->util = o->sweep ? pb_harness_csv(&sr->h, "cpu_util.csv", PB_SWEEP_UTIL_HEADER) : NULL;

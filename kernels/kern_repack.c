@@ -347,6 +347,16 @@ bool kern_repack_prefetches(kern_layout l, kern_format f, kern_isa want)
     return i < KERN_ISA_COUNT && kern_group_kernels[l][i].prefetches;
 }
 
+kern_layout kern_gemm_layout(kern_format f, kern_isa want)
+{
+    for (int l = 0; l < KERN_LAYOUT_COUNT; l++) {
+        kern_isa i = kern_repack_isa((kern_layout)l, f, want);
+        if (l != KERN_LAYOUT_FILE && i < KERN_ISA_COUNT && kern_group_kernels[l][i].gemm)
+            return (kern_layout)l;
+    }
+    return KERN_LAYOUT_FILE;
+}
+
 int kern_repack_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;

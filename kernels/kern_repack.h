@@ -52,5 +52,9 @@ kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want);
  * (kern_prefetch_stream, with the process's hint and distance; a repacked layout's kernel has no twin without
  * it, kern_job.cached or not). For file, kern_matvec_prefetches's answer; false when nothing runs. */
 bool kern_repack_prefetches(kern_layout l, kern_format f, kern_isa want);
+/* The layout of f whose GEMM tile (a weight group loaded once for several activation rows) runs at want or the
+ * best ISA below it that has the layout's kernels (kern_repack_isa); KERN_LAYOUT_FILE when none has one. A prompt's
+ * matmuls take it: wisdom chose its layouts timing matvecs. */
+kern_layout kern_gemm_layout(kern_format f, kern_isa want);
 
 #endif

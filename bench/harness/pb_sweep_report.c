@@ -134,7 +134,7 @@ static void pb_sweep_series(const pb_sweep_varies *v, const pb_sweep_row *r, cha
         const char *pre, *value, *post;
     } dim[] = {
         { v->format, " ", r->format, "" }, { v->schedule, " ", r->schedule, "" }, { v->glue, " ", r->glue, " glue" },
-        { v->cpuset, " cpus=", r->cpuset, "" }, { v->batch, " M=", batch, "" }, { v->context, " ctx=", context, "" },
+        { v->cpuset, " cpus=", r->cpuset, "" }, { v->batch, r->prompt ? " pp=" : " M=", batch, "" }, { v->context, " ctx=", context, "" },
         { v->kv, " kv=", r->kv_type, "" },
     };
     size_t o = (size_t)snprintf(buf, len, "%s", r->policy);
@@ -230,7 +230,11 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
     pb_sweep_cliff_values(r, v, lists);
     v[PB_SWEEP_dispatch_cost_ns].d = r->m.dispatch_cost_ns;
     for (int p = 0; p < PB_BUDGET_NPARTS; p++)
-        v[PB_SWEEP_budget_floor_ms + p].d = r->budget.ms[p];
+        v[pb_budget_col((pb_budget_part)p)].d = r->budget.ms[p];
+    v[PB_SWEEP_prompt].i = r->prompt;
+    v[PB_SWEEP_macs].u = r->macs;
+    v[PB_SWEEP_roof_gmacs].d = r->roof_gmacs;
+    v[PB_SWEEP_roof_share].d = pb_sweep_roof_share(r);
     v[PB_SWEEP_ghz_before].d = r->ghz_before;
     v[PB_SWEEP_ghz_after].d = r->ghz_after;
     v[PB_SWEEP_watts_package].d = r->watts_package;

@@ -43,7 +43,7 @@ PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
 #define PB_SCHEMA(K, f, h, rows, sums) PB_SCHEMA_SINCE(K, f, h, rows, sums, 0)
 
 static const pb_sum sum_budget = { .total = PB_SWEEP_ms_per_token_median, .first = PB_SWEEP_budget_floor_ms,
-                                   .n = PB_BUDGET_NPARTS };
+                                   .n = PB_BUDGET_roof, .extra = PB_SWEEP_budget_roof_ms };
 
 const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(MACHINE, "machine.csv", "every harness", RESULTS, NULL),
@@ -52,7 +52,8 @@ const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(TOKEN, "token_floor.csv", "bench_memory_floor", RESULTS, NULL),
     PB_SCHEMA_SINCE(KERNELS, "kernels.csv", "bench_kernels", RESULTS, NULL,
                     PB_KERNELS_macs_per_byte), /* runs before the compute roof lack its three columns */
-    PB_SCHEMA(SWEEP, "sweep.csv", "bench_sweep", RESULTS, &sum_budget),
+    PB_SCHEMA_SINCE(SWEEP, "sweep.csv", "bench_sweep", RESULTS, &sum_budget,
+                    PB_SWEEP_prompt), /* runs before the prompt lack its five columns */
     PB_SCHEMA(CPUUTIL, "cpu_util.csv", "bench_cpu_util", SAMPLES, NULL),
     PB_SCHEMA(OVERLAP, "overlap.csv", "bench_overlap", RESULTS, NULL),
     PB_SCHEMA(LIKWID, "likwid_compare.csv", "scripts/likwid_compare.sh", RESULTS, NULL),
@@ -77,7 +78,13 @@ int pb_schema_col(pb_kind k, const char *name)
 }
 
 #define PB_BUDGET_NAME(X, part, ...) [PB_BUDGET_##part] = #part,
-static const char *const budget_names[PB_BUDGET_NPARTS] = { PB_BUDGET_PARTS(PB_BUDGET_NAME, ~) };
+static const char *const budget_names[PB_BUDGET_NPARTS] = { PB_BUDGET_PARTS(PB_BUDGET_NAME, ~)[PB_BUDGET_roof] =
+                                                                "roof" };
+
+int pb_budget_col(pb_budget_part part)
+{
+    return part == PB_BUDGET_roof ? PB_SWEEP_budget_roof_ms : PB_SWEEP_budget_floor_ms + (int)part;
+}
 
 const char *pb_budget_part_name(pb_budget_part part) { return budget_names[part]; }
 

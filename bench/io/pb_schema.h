@@ -250,7 +250,19 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(watts_package, REAL, "%.2f", "W", OPTIONAL, "RAPL package power over the point (empty: no readable zone)")     \
     X(watts_dram, REAL, "%.2f", "W", OPTIONAL, "RAPL dram power over the point (empty: no dram zone)")             \
     X(j_per_token, REAL, "%.4f", "J", OPTIONAL, "(package + dram) watts x the median token's time / batch") \
-    PB_SWEEP_WHY_COLS(X)
+    PB_SWEEP_WHY_COLS(X)                                                                                            \
+    PB_SWEEP_ROOF_COLS(X)
+
+/* The prompt and the compute roof, sweep.csv's newest columns (older runs lack them: pb_schema.older). */
+#define PB_SWEEP_ROOF_COLS(X)                                                                                       \
+    X(prompt, INT, "%lld", "", OPTIONAL, "a prompt's tokens, processed as one step of batch rows at successive "   \
+      "positions (0: a decode point; tok_per_s is then the prompt's pp, ms_per_token_median its time to first token)") \
+    X(macs, U64, "%llu", "MAC", OPTIONAL, "the matvecs' multiply-adds per step (a prompt's lm_head over its last row alone)") \
+    X(roof_gmacs, REAL, "%.2f", "GMAC/s", OPTIONAL, "the compute roof of the best ISA this run may use (int8; f32 "  \
+      "for f32 and f16 weights) on the point's cpus, measured once per core set and thread count")                  \
+    X(roof_share, REAL, "%.4f", "", OPTIONAL, "macs per median step / roof_gmacs: the share of the compute roof reached") \
+    X(budget_roof_ms, REAL, "%.4f", "ms", OPTIONAL, "the budget's part at the compute roof: macs at roof_gmacs where " \
+      "that takes longer than the weights at the floor (then budget_floor_ms holds the KV bytes alone), else 0")
 
 /* A token's time budget (pb_budget.h): the median token split into parts that add up to its ms_per_token_median,
  * each measured on its own in the same point, in the order a stacked bar draws them. P(X, part, rule, meaning);
@@ -529,7 +541,8 @@ enum { PB_TOKEN_COLS(PB_E_TOKEN) PB_TOKEN_NCOLS };
 enum { PB_KERNELS_COLS(PB_E_KERNELS) PB_KERNELS_NCOLS };
 enum { PB_SWEEP_COLS(PB_E_SWEEP) PB_SWEEP_NCOLS };
 #define PB_E_BUDGET(X, part, ...) PB_BUDGET_##part,
-typedef enum pb_budget_part { PB_BUDGET_PARTS(PB_E_BUDGET, ~) PB_BUDGET_NPARTS } pb_budget_part;
+/* roof last: its column came later, at the end of sweep.csv (pb_budget_col) */
+typedef enum pb_budget_part { PB_BUDGET_PARTS(PB_E_BUDGET, ~) PB_BUDGET_roof, PB_BUDGET_NPARTS } pb_budget_part;
 _Static_assert(PB_SWEEP_budget_unexplained_ms - PB_SWEEP_budget_floor_ms == PB_BUDGET_unexplained,
                "sweep.csv's budget columns are consecutive, in the parts' order");
 enum { PB_CPUUTIL_COLS(PB_E_CPUUTIL) PB_CPUUTIL_NCOLS };
@@ -561,6 +574,7 @@ typedef struct pb_column {
  * parts are ncols consecutive columns from first. */
 typedef struct pb_sum {
     int total, first, n;
+    int extra; /* one more part elsewhere in the row, counted 0 where a file lacks it (0: none) */
 } pb_sum;
 
 typedef struct pb_schema {
@@ -594,6 +608,8 @@ int pb_schema_col(pb_kind k, const char *name);
 /* The name of a budget part ("floor", ... "unexplained"), PB_BUDGET_floor..; its sweep.csv column is
  * budget_<name>_ms (pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + part)). */
 const char *pb_budget_part_name(pb_budget_part part);
+/* Its sweep.csv column: budget_floor_ms + part, roof's at the end (PB_SWEEP_budget_roof_ms). */
+int pb_budget_col(pb_budget_part part);
 
 /* machine.csv's fixed keys (PB_MKEY_*), and the per-kind and per-cache ones (PB_MKIND_*, PB_MCACHE_*). */
 const pb_column *pb_machine_key(int key);

@@ -2,6 +2,7 @@
 #include "pb_budget.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 static int pb_token_cmp(const void *a, const void *b)
@@ -46,17 +47,20 @@ void pb_budget_split(const pb_budget_token *t, const pb_budget_in *in, pb_budget
     /* bytes / (GB/s x 1e6) is ms; a floor that is not a positive number forms no part */
     double per_ms = in->floor_gbps > 0 ? in->floor_gbps * 1e6 : NAN;
     double weights_ms = in->weight_bytes / per_ms, kv_ms = in->kv_bytes / per_ms;
+    double roof_ms = in->roof_gmacs > 0 && in->macs > 0 ? in->macs / (in->roof_gmacs * 1e6) : 0;
+    bool roof = roof_ms > weights_ms; /* the binding one: the two overlap, so only the longer is a part */
     double *ms = out->ms;
-    ms[PB_BUDGET_floor] = weights_ms + kv_ms;
-    ms[PB_BUDGET_kernel] = t->busy_mean_ms - weights_ms;
+    ms[PB_BUDGET_floor] = (roof ? 0 : weights_ms) + kv_ms;
+    ms[PB_BUDGET_roof] = roof ? roof_ms : 0;
+    ms[PB_BUDGET_kernel] = t->busy_mean_ms - (roof ? roof_ms : weights_ms);
     ms[PB_BUDGET_quant] = t->quant_ms;
     ms[PB_BUDGET_glue] = t->glue_ms;
     ms[PB_BUDGET_attn] = t->attn_ms - kv_ms;
     ms[PB_BUDGET_dispatch] = in->calls * in->dispatch_ns / 1e6;
     ms[PB_BUDGET_wait] = t->busy_max_ms - t->busy_mean_ms;
     double parts = 0;
-    for (int p = 0; p < PB_BUDGET_unexplained; p++)
-        parts += ms[p];
+    for (int p = 0; p < PB_BUDGET_NPARTS; p++)
+        parts += p == PB_BUDGET_unexplained ? 0 : ms[p];
     ms[PB_BUDGET_unexplained] = t->ms - parts; /* NaN when any part is */
     if (isnan(parts))
         for (int p = 0; p < PB_BUDGET_NPARTS; p++)

@@ -1,9 +1,13 @@
 /* pb_budget.h — a decode token's time budget: the median token of a point split into parts that add up to it,
  * each measured on its own in the same point (sweep.csv's budget_<part>_ms, in pb_schema.h's order):
  *
- *   floor        the token's weight and KV bytes at the read floor measured beside the point (the machine's)
- *   kernel       the matvec slices' mean busy time per thread beyond the weights at the floor: what the kernels
- *                cost over streaming (negative where they beat the floor: weights a cache holds)
+ *   floor        the token's weight and KV bytes at the read floor measured beside the point (the machine's); the
+ *                KV bytes alone where the roof binds
+ *   roof         where it binds: the matvecs' multiply-adds at the compute roof measured on the point's cpus, when
+ *                that takes longer than the weights at the floor (a prompt, a wide batch); else 0
+ *   kernel       the matvec slices' mean busy time per thread beyond the binding one of those two: what the kernels
+ *                cost over streaming, or over the core's arithmetic (negative where they beat the floor: weights a
+ *                cache holds)
  *   quant        activations quantized on the calling thread (fused glue: down's is inside up's slices, and
  *                o's inside q, k, v's when they are split by head: pb_decode.h)
  *   glue         the other serial glue: norms, residual adds, SiLU, the token's input
@@ -41,6 +45,8 @@ typedef struct pb_budget_in {
     double kv_bytes;
     double calls;         /* matvec dispatches per token (attention's are in its time) */
     double dispatch_ns;   /* one empty dispatch of the point's executor */
+    double macs;          /* the matvecs' multiply-adds per token (step) */
+    double roof_gmacs;    /* the compute roof on the point's cpus; NaN or 0: not measured (the floor binds) */
 } pb_budget_in;
 
 typedef struct pb_budget {

@@ -157,8 +157,15 @@ void pb_sweep_row_budget(pb_sweep_row *r)
 {
     const pb_budget_in in = { .floor_gbps = r->floor.gbps_median, .weight_bytes = (double)r->weight_bytes,
                               .kv_bytes = (double)r->kv_bytes, .calls = r->m.mv_calls,
-                              .dispatch_ns = r->m.dispatch_cost_ns };
+                              .dispatch_ns = r->m.dispatch_cost_ns, .macs = (double)r->macs,
+                              .roof_gmacs = r->roof_gmacs };
     pb_budget_split(&r->m.median, &in, &r->budget);
+}
+
+double pb_sweep_roof_share(const pb_sweep_row *r)
+{
+    double ms = r->m.ms.median;
+    return ms > 0 && r->roof_gmacs > 0 ? (double)r->macs / (ms * 1e6) / r->roof_gmacs : NAN;
 }
 
 /* A copy of the executor's accounts (the counters when the timed tokens begin). 0, or -1 (ENOMEM). */

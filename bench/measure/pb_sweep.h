@@ -100,6 +100,9 @@ typedef struct pb_sweep_row {
     const char *glue;         /* pb_glue_mode_names: serial, fused */
     const char *cpuset;       /* the --cpus name */
     int threads, batch, tokens;
+    int prompt;               /* a prompt's tokens (its batch rows at successive positions); 0: a decode point */
+    uint64_t macs;            /* the matvecs' multiply-adds per step */
+    double roof_gmacs;        /* the compute roof on the point's cpus (NaN: not measured) */
     char cpus[256];           /* the pinned OS cpu ids, space-separated, caller first */
     int p_cores, e_cores, smt_threads; /* how the placement splits: first PUs of P / other kinds, SMT siblings */
     int oversubscribed;       /* 1: more threads than the set's PUs, wrapped around them (cpus repeats ids) */
@@ -136,6 +139,8 @@ double pb_sweep_tok_per_s(const pb_sweep_row *r);
 double pb_sweep_gbps(const pb_sweep_row *r);
 double pb_sweep_pct_of_floor(const pb_sweep_row *r);
 double pb_sweep_floor_tok_per_s(const pb_sweep_row *r);
+/* macs per median step against roof_gmacs (NaN without a roof). */
+double pb_sweep_roof_share(const pb_sweep_row *r);
 
 /* The readable table (stdout). */
 void pb_sweep_print_table(FILE *f, const pb_sweep_row *rows, int n);

@@ -85,7 +85,9 @@ static pb_answer_point point_of(const pb_rundata *rd, const pb_table *t, const i
     pb_digest_copy(p.kv, pb_table_str(t, r, c[PB_SWEEP_kv_type]));
     p.spread = (p.ms_max - pb_table_num(t, r, c[PB_SWEEP_ms_per_token_min])) / p.d.ms_median;
     for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
-        p.part[k] = pb_table_num(t, r, c[PB_SWEEP_budget_floor_ms + k]);
+        p.part[k] = pb_table_num(t, r, c[pb_budget_col((pb_budget_part)k)]);
+        if (k == PB_BUDGET_roof && c[pb_budget_col((pb_budget_part)k)] < 0)
+            p.part[k] = 0; /* a run from before the roof: the floor bound every point */
         p.have_budget &= !isnan(p.part[k]);
     }
     p.steal_pct = point_steal(rd, p.point, pb_table_str(t, r, c[PB_SWEEP_cpus]));

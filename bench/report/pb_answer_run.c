@@ -95,8 +95,8 @@ pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest 
     pb_answer_biggest_loss l = { .part = -1 };
     if (!p->have_budget)
         return l;
-    for (int k = PB_BUDGET_floor + 1; k < PB_BUDGET_NPARTS; k++)
-        if (p->part[k] > 0 && (l.part < 0 || p->part[k] > p->part[l.part]))
+    for (int k = PB_BUDGET_floor + 1; k < PB_BUDGET_NPARTS; k++) /* the bounds are no loss */
+        if (k != PB_BUDGET_roof && p->part[k] > 0 && (l.part < 0 || p->part[k] > p->part[l.part]))
             l.part = k;
     if (l.part < 0)
         return l;

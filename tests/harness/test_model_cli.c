@@ -14,6 +14,7 @@
 #include "harness_run.h"
 #include "pb_csv.h"
 #include "pb_csvread.h"
+#include "pb_schema.h"
 #include "test_files.h"
 
 /* qwen3-shaped, small: 4 heads of 128 over 2 key/value heads, 2 layers. */
@@ -63,6 +64,44 @@ Test(model_cli, a_sweep_of_a_model_file_at_two_depths, .timeout = 300)
         cr_expect_eq(kv, 2ull * 2 * 2 * 256 * (unsigned long long)(ctx + 1), "K and V, 2 layers, 2 heads of 256 B");
         cr_expect(ctx == 0 || ctx == 512);
     }
+    pb_table_free(&t);
+    tf_rmrf(dir);
+}
+
+/* A prompt of 64 tokens through a model file at 1 and 2 threads beside the decode: the prompt's rows say so, count
+ * its multiply-adds (every matvec over 64 rows, lm_head over one) and the cache its rows read (row r: positions
+ * 0..r), reach its logits bit for bit at both thread counts (verified against the first prompt point), and their
+ * budget's parts, the roof's among them, add up to the prompt's median time. */
+Test(model_cli, a_prompt_through_a_model_file_keeps_its_logits_at_1_and_2_threads, .timeout = 300)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbprompt");
+    write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
+    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
+                   "--model tiny.gguf --prompt 64 --threads 1,2 --cpus all --policy spin --tokens 2 --warmup 1 "
+                   "--floor-passes 3 --pair-s 0 --out run");
+    pb_table t;
+    harness_load_csv(&t, dir, "run/sweep.csv");
+    cr_assert_eq(t.nrows, 4, "a decode and a prompt at each of 2 thread counts");
+    int prompts = 0;
+    unsigned long long mv = 2ull * (512 * 256 + 2 * 256 * 256 + 256 * 512 + 3 * 768 * 256), lm = 1001ull * 256;
+    for (size_t r = 0; r < t.nrows; r++) {
+        long n = strtol(cell(&t, r, "prompt"), NULL, 10);
+        cr_assert(n == 0 || n == 64, "prompt %ld", n);
+        prompts += n == 64;
+        unsigned long long m = n ? 64 : 1, pos = n ? 64ull * 65 / 2 : 1;
+        cr_expect_str_eq(cell(&t, r, "verified"), "1", "row %zu: the logits of its first point", r);
+        cr_expect_eq(strtoull(cell(&t, r, "batch"), NULL, 10), m);
+        cr_expect_eq(strtoull(cell(&t, r, "macs"), NULL, 10), m * mv + lm, "row %zu: matvecs x rows, lm_head once", r);
+        cr_expect_eq(strtoull(cell(&t, r, "kv_bytes"), NULL, 10), 2ull * 2 * 2 * 256 * pos, "row %zu", r);
+        double ms = strtod(cell(&t, r, "ms_per_token_median"), NULL), sum = 0;
+        cr_expect_float_eq(strtod(cell(&t, r, "tok_per_s"), NULL), (double)m * 1000 / ms, 1e-3 * (double)m / ms * 1000);
+        for (int p = 0; p < PB_BUDGET_NPARTS; p++)
+            sum += strtod(cell(&t, r, pb_schema_name(PB_K_SWEEP, pb_budget_col((pb_budget_part)p))), NULL);
+        cr_expect_float_eq(sum, ms, 2e-3, "row %zu: the parts add up to %g, not %g", r, sum, ms);
+        cr_expect(strtod(cell(&t, r, "roof_gmacs"), NULL) > 0, "row %zu: a compute roof beside it", r);
+    }
+    cr_expect_eq(prompts, 2);
     pb_table_free(&t);
     tf_rmrf(dir);
 }

@@ -88,6 +88,8 @@ Test(sweep_cli, bad_numbers)
     expect_bad("--counters cycles:u=1 --quick", "--counters"); /* '=' would make the counters cell unsplittable */
     expect_bad("--batch 0", "--batch");
     expect_bad("--batch 17", "--batch");
+    expect_bad("--prompt 0", "--prompt");
+    expect_bad("--prompt 513", "--prompt"); /* one ubatch: the GEMM's activation rows */
     expect_bad("--threads 0", "--threads");
     expect_bad("--threads 1025", "--threads");
     expect_bad("--tokens 0", "--tokens");
@@ -127,7 +129,7 @@ static void expect_budget(const pb_table *t, size_t r)
 {
     double sum = 0, part[PB_BUDGET_NPARTS];
     for (int p = 0; p < PB_BUDGET_NPARTS; p++) {
-        part[p] = pb_table_num(t, r, pb_table_col(t, pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + p)));
+        part[p] = pb_table_num(t, r, pb_table_col(t, pb_schema_name(PB_K_SWEEP, pb_budget_col((pb_budget_part)p))));
         cr_expect(!isnan(part[p]), "row %zu: budget part %s", r, pb_budget_part_name((pb_budget_part)p));
         sum += part[p];
     }
@@ -137,6 +139,7 @@ static void expect_budget(const pb_table *t, size_t r)
     double floor_ms = bytes / (pb_table_num(t, r, pb_table_col(t, "floor_gbps")) * 1e6);
     cr_expect(fabs(part[PB_BUDGET_floor] - floor_ms) < 1e-3 * floor_ms + 1e-4, "row %zu: floor %.4f, bytes give %.4f", r,
               part[PB_BUDGET_floor], floor_ms);
+    cr_expect_eq(part[PB_BUDGET_roof], 0, "row %zu: a decode token at batch 1 is bound by the floor, not the roof", r);
     double cost = pb_table_num(t, r, pb_table_col(t, "dispatch_cost_ns"));
     cr_expect(cost >= 0, "row %zu: dispatch cost %g", r, cost);
     /* fused glue (the default): q, k, v one dispatch and gate, up one, so 4 x 28 + 1 matvec dispatches */

@@ -39,7 +39,7 @@ static const struct {
                   "thread_wait_ms,slowest_thread,slowest_cpu,wait_for_slowest_ms,dispatch_cost_ns,budget_floor_ms,"
                   "budget_kernel_ms,budget_quant_ms,budget_glue_ms,budget_attn_ms,budget_dispatch_ms,budget_wait_ms,"
                   "budget_unexplained_ms,ghz_before,ghz_after,watts_package,watts_dram,j_per_token,kernel_why,kernel_stream,floor_why,kernel_layout,"
-                  "counters,ipc,repack_ms,repacked_bytes" },
+                  "counters,ipc,repack_ms,repacked_bytes,prompt,macs,roof_gmacs,roof_share,budget_roof_ms" },
     { PB_K_CPUUTIL, "run_id,host,t_ms,cpu,busy_pct,user_pct,sys_pct,steal_pct" },
     { PB_K_OVERLAP, "run_id,host,mode,ratio,prep_us,job_us,us_per_step,speedup,pct_of_ceiling,cpus,ceiling,"
                     "us_per_step_min,us_per_step_max,prep_ratio_measured,steps,reps,rows,cols,prep_n,variant,rt_ns,"

@@ -88,7 +88,7 @@ Test(budget, part_names_are_the_columns)
     for (int p = 0; p < PB_BUDGET_NPARTS; p++) {
         char col[64];
         snprintf(col, sizeof col, "budget_%s_ms", pb_budget_part_name((pb_budget_part)p));
-        cr_expect_str_eq(pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + p), col);
+        cr_expect_str_eq(pb_schema_name(PB_K_SWEEP, pb_budget_col((pb_budget_part)p)), col);
     }
 }
 

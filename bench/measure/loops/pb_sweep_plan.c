@@ -68,18 +68,23 @@ bool pb_sweep_sched_runs(const pb_sweep_plan *p, int s, const pb_cpulist *place)
     return false;
 }
 
-/* The largest KV cache a point of p fills: the deepest context at the largest batch, of the widest type. */
+/* The largest KV cache a point of p fills: the deepest context at the largest batch, or the longest prompt past it
+ * (one sequence), of the widest type. */
 static uint64_t sw_kv_most(const pb_sweep_plan *p)
 {
     uint64_t most = 0;
-    long ctx = 0, batch = 1;
+    long ctx = 0, batch = 1, prompt = 0;
+    for (int i = 0; p->prompts && i < p->prompts->n; i++)
+        prompt = p->prompts->v[i] > prompt ? p->prompts->v[i] : prompt;
     for (int c = 0; c < p->contexts->n; c++)
         ctx = p->contexts->v[c] > ctx ? p->contexts->v[c] : ctx;
     for (int b = 0; b < p->batches->n; b++)
         batch = p->batches->v[b] > batch ? p->batches->v[b] : batch;
     for (int k = 0; k < p->kv_types->n; k++) {
         uint64_t kv = pb_kv_bytes(p->model, (pb_kv_type)p->kv_types->v[k], (size_t)batch, (size_t)ctx);
+        uint64_t pkv = prompt ? pb_kv_bytes(p->model, (pb_kv_type)p->kv_types->v[k], 1, (size_t)(ctx + prompt)) : 0;
         most = kv > most ? kv : most;
+        most = pkv > most ? pkv : most;
     }
     return most;
 }
@@ -130,7 +135,8 @@ int pb_sweep_plan_points(const pb_sweep_plan *p)
                 total += pb_sweep_sched_runs(p, k, place);
         }
     free(place);
-    return total * p->formats->n * p->batches->n * p->policies->n * p->glues->n;
+    int steps = p->batches->n + (p->prompts ? p->prompts->n : 0); /* every batch, then every prompt */
+    return total * p->formats->n * steps * p->policies->n * p->glues->n;
 }
 
 int pb_sweep_point_kind(const pb_sweep_plan *p, int kind, int threads)

@@ -33,6 +33,7 @@ typedef struct pb_sweep_plan {
     const pb_topo *topo;              /* the live machine */
     const pb_cpusets *sets;
     const pb_list *formats, *policies, *glues, *threads, *batches;
+    const pb_list *prompts;           /* --prompt: prompts of these tokens after the batches (NULL or none: no prompt) */
     pb_sched sched[PB_SWEEP_MAX_SCHED]; /* the schedules (pb_sweep_schedules) */
     int nsched;
     bool sched_given;                 /* --schedule was given: every schedule on every set (pb_sweep_sched_runs) */

@@ -18,6 +18,7 @@
 #include "pb_pairs.h"
 #include "pb_placement.h"
 #include "pb_progress.h"
+#include "pb_roof.h"
 #include "pb_stop.h"
 #include "pb_time.h"
 #include "pb_wformat.h"
@@ -40,6 +41,7 @@ typedef struct sw_block {
     pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's kernel at the block's thread count */
     size_t context;                 /* the points' depth: the cache pb_decode_set_context fills */
     pb_kv_type kv;
+    double roof_gmacs;              /* the compute roof on the block's cpus (sw_block_roof; NaN: none) */
 } sw_block;
 
 /* The read floor through a spin pool pinned like the point, one thread per cpu (an oversubscribed point's floor is
@@ -129,6 +131,15 @@ static bool sw_live_open(sw_live *lv, const sw_block *b, const pb_decode *d, poo
 
 /* ---------------------------------------------------------------- one point */
 
+/* The matvecs' multiply-adds of one step of d: every row of each, lm_head's over the logits' rows. */
+static uint64_t sw_macs(const pb_decode_weights *w, const pb_decode *d)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < w->nmv; i++)
+        n += (uint64_t)w->mv[i].rows * (uint64_t)w->mv[i].cols * (i == w->nmv - 1 ? d->logit_rows : d->batch);
+    return n;
+}
+
 /* What the point is: its names and sizes, its pinned cpus and how they split into core kinds. */
 static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_sweep_row *r)
 {
@@ -136,12 +147,12 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->model = p->model->name;
     r->format = p->file ? pb_model_file_format(p->file) : pb_wformat_name(b->fmt);
     kern_format first = b->w->mfmt[0]; /* a mix's kernel columns: its first format's */
-    r->kernel = kern_isa_name(kern_repack_isa(b->kernel[first].layout, first, b->kernel[first].isa)); /* that ran */
-    r->kernel_why = pb_kwhy_names[b->kernel[first].why];
-    r->kernel_layout = kern_layout_names[b->kernel[first].layout];
+    r->kernel = kern_isa_name(kern_repack_isa(d->kernel[first].layout, first, d->kernel[first].isa)); /* that ran */
+    r->kernel_why = pb_kwhy_names[d->kernel[first].why];
+    r->kernel_layout = kern_layout_names[d->kernel[first].layout];
     r->repack_ms = d->repack_ms;
     r->repacked_bytes = d->repacked_bytes;
-    r->kernel_stream = pb_kchoice_stream(first, &b->kernel[first]);
+    r->kernel_stream = pb_kchoice_stream(first, &d->kernel[first]);
     r->floor_why = pb_kwhy_names[PB_KWHY_ALL]; /* sw_block_floor: always the best of every read kernel */
     r->policy = pb_exec_kind_names[kind];
     pb_sched_name(p->sched[s], r->schedule, sizeof r->schedule);
@@ -150,11 +161,14 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->cpuset = b->set->name;
     r->threads = b->place->n;
     r->batch = (int)d->batch;
+    r->prompt = d->prompt ? (int)d->batch : 0;
+    r->macs = sw_macs(b->w, d);
+    r->roof_gmacs = b->roof_gmacs;
     r->tokens = p->tokens;
     r->weight_bytes = b->w->bytes;
     r->context = (int)d->cache.context;
     r->kv_type = pb_kv_type_names[d->cache.type];
-    r->kv_bytes = pb_kv_bytes(&b->w->shape, d->cache.type, d->batch, d->cache.context);
+    r->kv_bytes = pb_decode_kv_bytes(d);
     r->weights = b->w->source;
     r->model_file = p->file ? p->file->g.name : "";
     r->arch = p->file ? p->file->arch : "";
@@ -218,10 +232,12 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     return rc;
 }
 
-/* The logits of the first point of a format, batch, cache type and context: every later one must match them. */
+/* The logits of the first point of a format, batch (or prompt), cache type and context: every later one must match
+ * them. */
 typedef struct sw_ref {
     pb_wformat fmt;
     size_t batch, context;
+    bool prompt;
     pb_kv_type kv;
     kern_isa ran[KERN_FORMAT_COUNT]; /* the ISA whose kernel ran each format the weights hold (COUNT: none) */
     kern_layout lay[KERN_FORMAT_COUNT]; /* and the layout it read (a repacked one gives the reference's bits) */
@@ -230,14 +246,15 @@ typedef struct sw_ref {
 
 /* The kernels that ran each format of b's weights (their ISAs: the prefetch never changes a bit). Kernels of two
  * ISAs agree within a tolerance, not bit for bit, and wisdom may pick another at another thread count. */
-static void sw_ran(const sw_block *b, kern_isa ran[KERN_FORMAT_COUNT], kern_layout lay[KERN_FORMAT_COUNT])
+static void sw_ran(const sw_block *b, const pb_decode *d, kern_isa ran[KERN_FORMAT_COUNT],
+                   kern_layout lay[KERN_FORMAT_COUNT])
 {
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         ran[f] = KERN_ISA_COUNT;
         lay[f] = KERN_LAYOUT_FILE;
     }
     for (int i = 0; i < b->w->nmv; i++) {
-        const pb_kchoice *k = &b->kernel[b->w->mfmt[i]];
+        const pb_kchoice *k = &d->kernel[b->w->mfmt[i]];
         ran[b->w->mfmt[i]] = kern_repack_isa(k->layout, b->w->mfmt[i], k->isa);
         lay[b->w->mfmt[i]] = k->layout;
     }
@@ -247,14 +264,15 @@ static void sw_ran(const sw_block *b, kern_isa ran[KERN_FORMAT_COUNT], kern_layo
  * type and context) and kernels bit for bit. -1 (ENOMEM) when the first copy cannot be kept. */
 static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, pb_sweep_row *r)
 {
-    size_t nl = d->batch * (size_t)b->p->model->vocab;
+    size_t nl = d->logit_rows * (size_t)b->p->model->vocab;
     kern_isa ran[KERN_FORMAT_COUNT];
     kern_layout lay[KERN_FORMAT_COUNT];
-    sw_ran(b, ran, lay);
+    sw_ran(b, d, ran, lay);
     sw_ref *ref = NULL;
     for (size_t i = 0; i < run->refs.n && !ref; i++) {
         sw_ref *x = PB_VEC_AT(&run->refs, sw_ref, i);
-        if (x->fmt == b->fmt && x->batch == d->batch && x->context == d->cache.context && x->kv == d->cache.type &&
+        if (x->fmt == b->fmt && x->batch == d->batch && x->prompt == d->prompt && x->context == d->cache.context &&
+            x->kv == d->cache.type &&
             memcmp(x->ran, ran, sizeof ran) == 0 && memcmp(x->lay, lay, sizeof lay) == 0)
             ref = x;
     }
@@ -264,8 +282,8 @@ static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, p
             free(copy);
             return -1;
         }
-        *ref = (sw_ref){ .fmt = b->fmt, .batch = d->batch, .context = d->cache.context, .kv = d->cache.type,
-                         .logits = copy };
+        *ref = (sw_ref){ .fmt = b->fmt, .batch = d->batch, .prompt = d->prompt, .context = d->cache.context,
+                         .kv = d->cache.type, .logits = copy };
         memcpy(ref->ran, ran, sizeof ran);
         memcpy(ref->lay, lay, sizeof lay);
         memcpy(copy, d->logits, nl * sizeof *copy);
@@ -449,33 +467,49 @@ static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
     return rc;
 }
 
-/* Every batch x policy x schedule x glue mode of one block at one depth. */
-static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t errlen)
+/* Every policy x schedule x glue mode of one block at one depth and one step: a decode of batch rows, or a prompt
+ * of that many tokens. */
+static int sw_step(pb_sweep_run *run, const sw_block *b, size_t batch, bool prompt, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;
     int rc = 0;
-    for (int bi = 0; bi < p->batches->n && rc == 0 && !pb_stop_signal(); bi++) {
-        size_t batch = (size_t)p->batches->v[bi];
-        pb_decode d;
-        if (pb_decode_init_with(&d, b->w, b->kernel, batch) != 0)
-            return pb_errf(err, errlen, "%s with %s, batch %zu: %s", pb_wformat_name(b->fmt),
-                           kern_isa_name(b->kernel[b->w->mfmt[0]].isa), batch, strerror(errno));
-        if (sw_depth(b, &d, err, errlen) != 0) {
-            pb_decode_free(&d);
-            return -1;
-        }
-        for (int k = 0; k < p->policies->n && rc == 0 && !pb_stop_signal(); k++)
-            for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
-                if (!pb_sweep_sched_runs(p, sg / p->glues->n, b->place))
-                    continue;
-                d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
-                rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n),
-                              sg / p->glues->n, err, errlen);
-            }
-        if (rc == 0 && !pb_stop_signal())
-            rc = sw_pairs(b, &d, err, errlen);
-        pb_decode_free(&d);
+    pb_decode d;
+    pb_kchoice gemm[KERN_FORMAT_COUNT]; /* a prompt's: each format's GEMM tiles where it has them */
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        gemm[f] = b->kernel[f];
+        kern_layout l = kern_gemm_layout((kern_format)f, b->kernel[f].isa);
+        gemm[f].layout = l != KERN_LAYOUT_FILE ? l : gemm[f].layout;
     }
+    if ((prompt ? pb_decode_init_prompt(&d, b->w, gemm, batch) : pb_decode_init_with(&d, b->w, b->kernel, batch)) != 0)
+        return pb_errf(err, errlen, "%s with %s, %s %zu: %s", pb_wformat_name(b->fmt),
+                       kern_isa_name(b->kernel[b->w->mfmt[0]].isa), prompt ? "prompt" : "batch", batch,
+                       strerror(errno));
+    if (sw_depth(b, &d, err, errlen) != 0) {
+        pb_decode_free(&d);
+        return -1;
+    }
+    for (int k = 0; k < p->policies->n && rc == 0 && !pb_stop_signal(); k++)
+        for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
+            if (!pb_sweep_sched_runs(p, sg / p->glues->n, b->place))
+                continue;
+            d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
+            rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n), sg / p->glues->n,
+                          err, errlen);
+        }
+    if (rc == 0 && !pb_stop_signal())
+        rc = sw_pairs(b, &d, err, errlen);
+    pb_decode_free(&d);
+    return rc;
+}
+
+/* Every batch, then every prompt, of one block at one depth. */
+static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
+    int rc = 0, nb = p->batches->n, np = p->prompts ? p->prompts->n : 0;
+    for (int i = 0; i < nb + np && rc == 0 && !pb_stop_signal(); i++)
+        rc = i < nb ? sw_step(run, b, (size_t)p->batches->v[i], false, err, errlen)
+                    : sw_step(run, b, (size_t)p->prompts->v[i - nb], true, err, errlen);
     return rc;
 }
 
@@ -513,6 +547,25 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
     return sw_floor(b, NULL, NULL, &b->floor, err, errlen);
 }
 
+/* The block's compute roof: the best ISA this run may use (kern_isa_chosen: a POOLBENCH_KERNEL cap holds), int8,
+ * or f32 for float weights, one thread per held cpu (pb_roof.h). NaN, with a line on stderr, where it cannot run:
+ * the points' budgets then take the floor as their bound. */
+static void sw_block_roof(pb_sweep_run *run, sw_block *b)
+{
+    kern_format f = b->w->mfmt[0];
+    kern_peak_op op = f == KERN_F32 || f == KERN_F16 ? KERN_PEAK_F32 : KERN_PEAK_INT8;
+    pb_roof_point pt;
+    char why[256];
+    pb_status("[%d/%d] compute roof: %s %s threads=%d cpus=%s", run->done + 1, run->total,
+              kern_isa_name(kern_isa_chosen()), kern_peak_op_names[op], b->held->n, b->set->name);
+    b->roof_gmacs = NAN;
+    if (pb_roof_measure(kern_isa_chosen(), op, b->held->cpu, b->held->n, &pt, why, sizeof why) == 0)
+        b->roof_gmacs = pt.gmacs_median;
+    else
+        fprintf(stderr, "\n%s: compute roof at %d threads: %s; the budgets take the floor as their bound\n",
+                b->p->prog, b->held->n, why);
+}
+
 /* Every set x thread count of one format's weights. */
 static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 {
@@ -533,7 +586,10 @@ static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
             b->oversubscribed = threads > held.n;
             for (int f = 0; f < KERN_FORMAT_COUNT; f++) /* wisdom's at the nearest thread count it timed */
                 b->kernel[f] = pb_kchoice_for(&p->kernels, (kern_format)f, threads);
-            if (placed < 0 || sw_block_floor(run, b, err, errlen) != 0 || sw_depths(run, b, err, errlen) != 0)
+            if (placed < 0 || sw_block_floor(run, b, err, errlen) != 0)
+                return -1;
+            sw_block_roof(run, b);
+            if (sw_depths(run, b, err, errlen) != 0)
                 return -1;
         }
     }

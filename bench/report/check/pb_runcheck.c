@@ -130,11 +130,13 @@ static void check_sums(check *c, const pb_table *t, const pb_schema *s)
         double want = pb_table_num(t, r, total), got = 0;
         for (int k = 0; k < sum->n; k++)
             got += pb_table_num(t, r, pb_table_col(t, s->cols[sum->first + k].name));
+        int extra = sum->extra ? pb_table_col(t, s->cols[sum->extra].name) : -1;
+        got += extra >= 0 ? pb_table_num(t, r, extra) : 0;
         if (isnan(want) || isnan(got) || fabs(got - want) <= PB_BUDGET_SUM_TOL_MS || ++bad > PB_CHECK_CELLS_SHOWN)
             continue;
-        problem(c, "%s:%zu: columns %s..%s add up to %.4f, not %s's %.4f (within %g)", t->name, t->line[r],
-                s->cols[sum->first].name, s->cols[sum->first + sum->n - 1].name, got, s->cols[sum->total].name, want,
-                PB_BUDGET_SUM_TOL_MS);
+        problem(c, "%s:%zu: columns %s..%s%s%s add up to %.4f, not %s's %.4f (within %g)", t->name, t->line[r],
+                s->cols[sum->first].name, s->cols[sum->first + sum->n - 1].name, sum->extra ? " and " : "",
+                sum->extra ? s->cols[sum->extra].name : "", got, s->cols[sum->total].name, want, PB_BUDGET_SUM_TOL_MS);
     }
     if (bad > PB_CHECK_CELLS_SHOWN)
         problem(c, "%s: %d more rows whose parts do not add up", t->name, bad - PB_CHECK_CELLS_SHOWN);

@@ -133,7 +133,8 @@ static bool budget_entry(FILE *f, const pb_table *t, const pb_point *p, bool fir
 {
     double part[PB_BUDGET_NPARTS], token = pb_table_num(t, (size_t)p->row, pb_table_col(t, PB_COL(SWEEP, ms_per_token_median)));
     for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
-        part[k] = pb_table_num(t, (size_t)p->row, pb_table_col(t, pb_schema_name(PB_K_SWEEP, PB_SWEEP_budget_floor_ms + k)));
+        int col = pb_table_col(t, pb_schema_name(PB_K_SWEEP, pb_budget_col((pb_budget_part)k)));
+        part[k] = k == PB_BUDGET_roof && col < 0 ? 0 : pb_table_num(t, (size_t)p->row, col); /* before the roof: 0 */
         if (isnan(part[k]))
             return false;
     }
