@@ -14,9 +14,9 @@
 
 typedef struct sw_opts {
     const char *model;
-    pb_list formats, policies, glues, threads, batches, prompts, contexts, kv_types;
+    pb_list formats, policies, glues, threads, batches, prompts, prompt_policies, contexts, kv_types;
     const char *schedule, *cpus, *emulate, *wisdom, *co_runner, *counters;
-    long tokens, warmup, seed, spin_us, interval_ms, floor_passes;
+    long tokens, warmup, seed, spin_us, interval_ms, floor_passes, prompt_tokens;
     double pair_s;
     bool mmap;
 } sw_opts;
@@ -88,6 +88,11 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .metavar = "LIST", .help = "also prompts of these many tokens, after the decode's batches: every matvec a "
           "matmul over the prompt's rows, attention causal over them, lm_head over the last (pp tok/s, and the time "
           "to first token: the prompt's median ms)", .dflt = "none" },
+        { .name = "prompt-policy", .kind = PB_OPT_CHOICES, .dest = &o->prompt_policies, .choices = pb_exec_kind_names,
+          .metavar = "LIST", .help = "the policies a prompt's points run (its step is long: a sweep may keep them "
+          "fewer than the decode's)", .dflt = "--policy's" },
+        { .name = "prompt-tokens", .kind = PB_OPT_INT, .dest = &o->prompt_tokens, .min = 1, .max = 1000,
+          .metavar = "N", .help = "timed prompts per prompt point, after one untimed", .dflt = "3 (2 with --quick)" },
         { .name = "tokens", .kind = PB_OPT_INT, .dest = &o->tokens, .min = 1, .max = 100000, .metavar = "N",
           .help = "timed tokens per point", .dflt = "20 (8 with --quick)" },
         { .name = "warmup", .kind = PB_OPT_INT, .dest = &o->warmup, .min = 0, .max = 1000, .metavar = "N",
@@ -147,6 +152,8 @@ static int sw_defaults(sw_run *sr)
         o->glues.v[o->glues.n++] = PB_GLUE_FUSED;
     if (o->tokens == 0)
         o->tokens = sr->h.quick ? 8 : 20;
+    if (o->prompt_tokens == 0)
+        o->prompt_tokens = sr->h.quick ? 2 : 3;
     if (o->floor_passes == 0)
         o->floor_passes = sr->h.quick ? 5 : 10;
     if (o->pair_s < 0) /* not given: the parser leaves the -1 sw_parse set */
@@ -156,7 +163,8 @@ static int sw_defaults(sw_run *sr)
                           .mmap = o->mmap, .contexts = &o->contexts, .kv_types = &o->kv_types, .topo = sr->h.topo,
                           .sets = &sr->sets, .formats = &o->formats, .policies = &o->policies, .glues = &o->glues,
                           .threads = &o->threads, .batches = &o->batches, .prompts = &o->prompts,
-                          .tokens = (int)o->tokens,
+                          .prompt_policies = o->prompt_policies.n ? &o->prompt_policies : NULL,
+                          .prompt_tokens = (int)o->prompt_tokens, .prompt_warmup = 1, .tokens = (int)o->tokens,
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
                           .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = sw_row,

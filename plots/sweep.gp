@@ -11,7 +11,8 @@
 # Decode only: batch 1 (the smallest batch when no row has 1), and fused glue (serial when the run has no fused
 # row); -e 'glue_all=1' draws both glue modes, serial dashed; the shallowest context and the first row's KV cache
 # type. Which optional columns the header holds comes from pb_plot_spec.c as 1/0: has_glue (glue), has_best
-# (floor_gbps_best), has_e_cores, has_smt (e_cores, smt_threads), has_ctx (context and kv_type).
+# (floor_gbps_best), has_e_cores, has_smt (e_cores, smt_threads), has_ctx (context and kv_type), has_prompt (prompt:
+# a prompt's points are sweep_prompt.gp's).
 # pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
 # is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
 if (!exists("tmp_tag")) { tmp_tag = 0 }
@@ -19,7 +20,7 @@ out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) 
 csv = 'sweep.csv'
 set datafile separator ','
 set datafile missing NaN
-do for [v in "has_glue has_best has_e_cores has_smt has_ctx glue_all"] { if (!exists(v)) { eval v." = 0" } }
+do for [v in "has_glue has_best has_e_cores has_smt has_ctx has_prompt glue_all"] { if (!exists(v)) { eval v." = 0" } }
 
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 widx(list, w) = sum [i=1:words(list)] ((word(list, i) eq w) ? i : 0)
@@ -47,7 +48,8 @@ if (has_ctx) {
     stats csv using (kvsel = strcol("kv_type"), 0) every ::0::0 nooutput
 }
 at_depth(dummy) = !has_ctx || (column("context") == csel && strcol("kv_type") eq kvsel)
-sel(dummy) = column("batch") == bsel && (glue_show eq "" || strcol("glue") eq glue_show) && at_depth(0)
+sel(dummy) = column("batch") == bsel && (!has_prompt || column("prompt") == 0) && \
+             (glue_show eq "" || strcol("glue") eq glue_show) && at_depth(0)
 seen_f = ""
 seen_p = ""
 stats csv using (sel(0) ? (seen_f = add_word(seen_f, strcol("format")), seen_p = add_word(seen_p, strcol("policy")), 0) : 0) nooutput

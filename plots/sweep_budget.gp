@@ -8,13 +8,14 @@
 #                          hold it, the token's ms above each bar; a part below zero (kernels faster than the
 #                          floor on cached weights, a negative unexplained) is drawn below the axis, hatched; the
 #                          axis holds 1.15x the longest token (a stack taller than that is cut, its label kept).
-# Decode only: batch 1 (the smallest batch when no row has 1), the shallowest context and the first row's KV cache
-# type (has_ctx: the file has those columns, from pb_plot_spec.c). Rows without a budget (an older sweep.csv, a
+# Decode only: batch 1 (the smallest batch when no row has 1), no prompt (has_prompt: the file has the column), the
+# shallowest context and the first row's KV cache type (has_ctx: the file has those columns, from pb_plot_spec.c). Rows without a budget (an older sweep.csv, a
 # point that measured none) are left out; pb_plot_spec.c skips the plot when the file has no budget column.
 # pb_plot.c draws into names of its own process (tmp_tag: its pid) and renames them over the plots once gnuplot
 # is done, so a second run on the same directory never reads nor replaces a half-drawn file. By hand: the names.
 if (!exists("tmp_tag")) { tmp_tag = 0 }
 if (!exists("has_ctx")) { has_ctx = 0 }
+if (!exists("has_prompt")) { has_prompt = 0 }
 out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
 csv = 'sweep.csv'
 set datafile separator ','
@@ -41,8 +42,8 @@ if (has_ctx) {
 }
 has_budget(dummy) = column("budget_floor_ms") == column("budget_floor_ms") && \
                     column("budget_unexplained_ms") == column("budget_unexplained_ms")
-sel(dummy) = column("batch") == bsel && (!has_ctx || (column("context") == csel && strcol("kv_type") eq kvsel)) && \
-             has_budget(0)
+sel(dummy) = column("batch") == bsel && (!has_prompt || column("prompt") == 0) && \
+             (!has_ctx || (column("context") == csel && strcol("kv_type") eq kvsel)) && has_budget(0)
 seen_f = ""
 sets = ""
 stats csv using (sel(0) ? (seen_f = add_word(seen_f, strcol("format")), sets = add_word(sets, strcol("cpuset")), 0) : 0) nooutput

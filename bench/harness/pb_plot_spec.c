@@ -199,6 +199,7 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
     var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
     var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
+    var(job, "has_prompt", has_column(hdr, PB_COL(SWEEP, prompt)));
 }
 
 /* The depth sweep reads sweep.csv's context columns: an older file without them has nothing to draw. */
@@ -219,6 +220,7 @@ static void sweep_budget_facts(int dirfd, pb_plot_job *job)
         !any_number(dirfd, "sweep.csv", PB_COL(SWEEP, budget_floor_ms)))
         job->skip = "sweep.csv holds no budget: no budget plot";
     var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
+    var(job, "has_prompt", has_column(hdr, PB_COL(SWEEP, prompt)));
 }
 
 /* The same for latency.csv; has_loaded says whether it holds the loaded curve (a one-cpu set has none). */
@@ -262,6 +264,17 @@ static void compare_facts(int dirfd, pb_plot_job *job)
         out(job, "compare_dispatch", false);
 }
 
+/* The prompt's panel pair reads sweep.csv's prompt and roof columns, and marks E-cores and SMT where it can. */
+static void sweep_prompt_facts(int dirfd, pb_plot_job *job)
+{
+    char hdr[4096];
+    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
+    if (count_lines(dirfd, "sweep.csv", 0) < 2 || !has_column(hdr, PB_COL(SWEEP, prompt)))
+        job->skip = "sweep.csv holds no prompt: no prompt plot";
+    var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
+    var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
+}
+
 static const struct plot_spec {
     const char *script;
     const char *stem[4]; /* always drawn */
@@ -276,6 +289,7 @@ static const struct plot_spec {
     { .script = "sweep.gp", .stem = { "sweep", "sweep_floor" }, .facts = sweep_facts },
     { .script = "sweep_context.gp", .stem = { "sweep_context" }, .facts = sweep_context_facts },
     { .script = "sweep_budget.gp", .stem = { "sweep_budget" }, .facts = sweep_budget_facts },
+    { .script = "sweep_prompt.gp", .stem = { "sweep_prompt" }, .facts = sweep_prompt_facts },
     { .script = "cpu_util.gp", .stem = { "cpu_util_heatmap", "cpu_util_mean" }, .facts = cpu_util_facts },
     { .script = "compare.gp", .facts = compare_facts },
 };

@@ -83,6 +83,8 @@ static pb_answer_point point_of(const pb_rundata *rd, const pb_table *t, const i
                           .dispatch_ns = pb_table_num(t, r, c[PB_SWEEP_dispatch_cost_ns]) };
     pb_digest_sweep_row(&p.d, t, c, r);
     pb_digest_copy(p.kv, pb_table_str(t, r, c[PB_SWEEP_kv_type]));
+    p.prompt = c[PB_SWEEP_prompt] < 0 ? 0 : pb_digest_int(t, r, c[PB_SWEEP_prompt]);
+    p.roof_share = pb_table_num(t, r, c[PB_SWEEP_roof_share]);
     p.spread = (p.ms_max - pb_table_num(t, r, c[PB_SWEEP_ms_per_token_min])) / p.d.ms_median;
     for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
         p.part[k] = pb_table_num(t, r, c[pb_budget_col((pb_budget_part)k)]);
@@ -141,9 +143,16 @@ static int read_points(pb_answers *a, const pb_rundata *rd)
         errno = ENOMEM;
         return -1;
     }
-    for (size_t r = 0; r < t->nrows && a->npoints < PB_ANS_POINTS; r++) {
-        double b = pb_table_num(t, r, c[PB_SWEEP_batch]);
-        if (!(isnan(b) || b == 1) || isnan(pb_table_num(t, r, c[PB_SWEEP_tok_per_s])))
+    a->pp = calloc(PB_ANS_POINTS, sizeof *a->pp);
+    if (!a->pp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        bool prompt = c[PB_SWEEP_prompt] >= 0 && pb_digest_int(t, r, c[PB_SWEEP_prompt]) > 0;
+        if (prompt && a->npp < PB_ANS_POINTS && !isnan(pb_table_num(t, r, c[PB_SWEEP_tok_per_s])))
+            a->pp[a->npp++] = point_of(rd, t, c, r);
+        if (prompt || a->npoints == PB_ANS_POINTS || !pb_digest_is_decode(t, c, r))
             continue;
         pb_answer_point *p = &a->pt[a->npoints++];
         *p = point_of(rd, t, c, r);
@@ -169,12 +178,14 @@ int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d)
     best_roof(a, d);
     if (a->have)
         pb_answers_formats(a, d);
+    pb_answers_prompts(a, d);
     return 0;
 }
 
 void pb_answers_free(pb_answers *a)
 {
     free(a->pt);
-    a->pt = NULL;
-    a->npoints = 0;
+    free(a->pp);
+    a->pt = a->pp = NULL;
+    a->npoints = a->npp = 0;
 }

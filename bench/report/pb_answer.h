@@ -40,6 +40,8 @@ typedef struct pb_answer_point {
     double steal_pct;                  /* mean steal of its pinned cpus over its samples (cpu_util.csv); NaN */
     double dispatch_ns;                /* its executor's cost of a dispatch (dispatch_cost_ns); NaN */
     double part[PB_BUDGET_NPARTS];     /* ms; NaN throughout without a budget */
+    int prompt;                        /* a prompt point's tokens (its ms_median: the time to first token); 0 */
+    double roof_share;                 /* its multiply-adds per step over the compute roof beside it; NaN */
     bool have_budget, noisy;
     char noisy_why[128];               /* "spread 42%, 13% unexplained"; "" when trusted */
 } pb_answer_point;
@@ -91,6 +93,10 @@ typedef struct pb_answers {
     double floor_gbps;                 /* the best read floor: memory_floor.csv's best median, else the sweep's */
     int floor_threads;
     bool floor_from_sweep;
+    int npp;
+    pb_answer_point *pp;               /* the prompt points, in CSV order */
+    int nprompt;
+    pb_answer_format prompt[16];       /* per model x format, the fastest trusted point of its longest prompt */
     double roof_gmacs;                 /* the best int8 compute roof (roof.csv) at the most threads it measured */
     int roof_threads;
     char roof_isa[32];
@@ -119,5 +125,8 @@ pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest 
 /* For pb_answers_make (pb_answer_run.c): from a's points, the per-format answers, the recommendation and its
  * deviations. */
 void pb_answers_formats(pb_answers *a, const pb_digest *d);
+/* For pb_answers_make (pb_answer_prompt.c): from a's prompt points, each format's prompt answer and its biggest loss
+ * past the bound (the kernel part's owner: poolbench's matmuls, with their share of the roof). */
+void pb_answers_prompts(pb_answers *a, const pb_digest *d);
 
 #endif

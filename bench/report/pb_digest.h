@@ -235,6 +235,8 @@ void pb_digest_likwid(pb_likwid_digest *l, const pb_rundata *rd);
 void pb_digest_latency(pb_latency_digest *l, const pb_rundata *rd);
 void pb_digest_roof(pb_roof_digest *r, const pb_rundata *rd);
 
+/* Whether row r of sweep.csv is a decode point of batch 1 with a tok/s (not a prompt's, not a batch's). */
+bool pb_digest_is_decode(const pb_table *t, const int *c, size_t r);
 /* Row r of sweep.csv (c: its columns, pb_digest_cols) as the digest reads a decode point. */
 void pb_digest_sweep_row(pb_decode_point *out, const pb_table *t, const int *c, size_t r);
 

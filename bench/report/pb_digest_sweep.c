@@ -89,10 +89,10 @@ static int by_threads(const void *a, const void *b)
     return ((const pb_decode_point *)a)->threads - ((const pb_decode_point *)b)->threads;
 }
 
-static bool is_decode(const pb_table *t, const int *c, size_t r)
+bool pb_digest_is_decode(const pb_table *t, const int *c, size_t r)
 {
-    double b = pb_table_num(t, r, c[PB_SWEEP_batch]);
-    return (isnan(b) || b == 1) && !isnan(pb_table_num(t, r, c[PB_SWEEP_tok_per_s]));
+    double b = pb_table_num(t, r, c[PB_SWEEP_batch]), pp = pb_table_num(t, r, c[PB_SWEEP_prompt]);
+    return (isnan(b) || b == 1) && !(pp > 0) && !isnan(pb_table_num(t, r, c[PB_SWEEP_tok_per_s]));
 }
 
 static bool flag_set(const char *s)
@@ -146,12 +146,12 @@ static void glue_pair(pb_sweep_digest *s, const pb_table *t, const int *c, const
 {
     for (size_t r = 0; r < t->nrows; r++) {
         pb_decode_point fu = decode_of(t, c, r);
-        if (!is_decode(t, c, r) || !same_model_format(&fu, focus) || strcmp(fu.glue, "fused") != 0 ||
+        if (!pb_digest_is_decode(t, c, r) || !same_model_format(&fu, focus) || strcmp(fu.glue, "fused") != 0 ||
             (s->have_glue && fu.threads <= s->glue_fused.threads))
             continue;
         for (size_t k = 0; k < t->nrows; k++) {
             pb_decode_point se = decode_of(t, c, k);
-            if (is_decode(t, c, k) && strcmp(se.glue, "serial") == 0 && same_but_glue(&fu, &se)) {
+            if (pb_digest_is_decode(t, c, k) && strcmp(se.glue, "serial") == 0 && same_but_glue(&fu, &se)) {
                 s->have_glue = true;
                 s->glue_fused = fu;
                 s->glue_serial = se;
@@ -172,7 +172,7 @@ void pb_digest_sweep(pb_sweep_digest *s, const pb_rundata *rd)
     int c[PB_SWEEP_NCOLS];
     pb_digest_cols(t, PB_K_SWEEP, c);
     for (size_t r = 0; r < t->nrows; r++) {
-        if (!is_decode(t, c, r))
+        if (!pb_digest_is_decode(t, c, r))
             continue;
         pb_decode_point d = decode_of(t, c, r);
         s->npoints++;
@@ -189,7 +189,7 @@ void pb_digest_sweep(pb_sweep_digest *s, const pb_rundata *rd)
     int maxthr = 0;
     for (size_t r = 0; r < t->nrows; r++) {
         pb_decode_point d = decode_of(t, c, r);
-        if (!is_decode(t, c, r) || !same_model_format(&d, f))
+        if (!pb_digest_is_decode(t, c, r) || !same_model_format(&d, f))
             continue;
         keep_fastest(s->by_thr, &s->nthr, PB_DIGEST_MAX, &d, same_threads);
         keep_fastest(s->by_set, &s->nset, 16, &d, same_set);
@@ -202,7 +202,7 @@ void pb_digest_sweep(pb_sweep_digest *s, const pb_rundata *rd)
     glue_pair(s, t, c, f);
     for (size_t r = 0; r < t->nrows; r++) {
         pb_decode_point d = decode_of(t, c, r);
-        if (is_decode(t, c, r) && same_model_format(&d, f) && d.threads == maxthr)
+        if (pb_digest_is_decode(t, c, r) && same_model_format(&d, f) && d.threads == maxthr)
             keep_fastest(s->by_pol, &s->npol, 16, &d, same_policy);
     }
 }

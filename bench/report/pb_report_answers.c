@@ -241,6 +241,55 @@ static void run_block(FILE *o, const pb_answers *a)
     fprintf(o, "\n");
 }
 
+/* The decode of p's model and format at p's threads, policy, schedule, glue and core set (batch 1); NULL. */
+static const pb_answer_point *decode_beside(const pb_answers *a, const pb_answer_point *p)
+{
+    const pb_answer_point *best = NULL;
+    for (int i = 0; i < a->npoints; i++) {
+        const pb_answer_point *x = &a->pt[i];
+        if (strcmp(x->d.model, p->d.model) == 0 && strcmp(x->d.format, p->d.format) == 0 &&
+            x->d.threads == p->d.threads && strcmp(x->d.policy, p->d.policy) == 0 &&
+            strcmp(x->d.schedule, p->d.schedule) == 0 && strcmp(x->d.glue, p->d.glue) == 0 &&
+            strcmp(x->d.cpuset, p->d.cpuset) == 0 && x->context == p->context && (!best || x->d.tok_s > best->d.tok_s))
+            best = x;
+    }
+    return best;
+}
+
+/* The prompt's answer beside the decode's: the focus format's sentence, then a row per format. */
+static void prompt_block(FILE *o, const pb_answers *a)
+{
+    if (!a->nprompt)
+        return;
+    const pb_answer_format *f = &a->prompt[0];
+    for (int i = 0; i < a->nprompt; i++)
+        if (strcmp(a->prompt[i].best.d.format, a->run.d.format) == 0)
+            f = &a->prompt[i];
+    const pb_answer_point *p = &f->best, *dec = decode_beside(a, p);
+    char at[256];
+    point_text(p, at, sizeof at);
+    fprintf(o, "**Prompt** a %d-token prompt of %s %s: %s tok/s, %s s to first token, %s of the int8 roof beside it "
+               "and %s of its floor, with %s%s",
+            p->prompt, PB_MD(p->d.model), PB_MD(p->d.format), PB_NUM(p->d.tok_s, 1), PB_NUM(p->d.ms_median / 1e3, 3),
+            PB_PCT(100 * p->roof_share), PB_PCT(p->d.pct_floor), at, f->trusted ? "" : " (noisy)");
+    if (dec)
+        fprintf(o, "; the decode there: %s tok/s, so a prompt token costs 1 / %s of a decoded one",
+                PB_NUM(dec->d.tok_s, 1), PB_X(p->d.tok_s / dec->d.tok_s));
+    fprintf(o, ".\n\n| model | format | prompt | pp tok/s | to first token | %% of roof | %% of floor | at | "
+               "biggest loss past the bound | owner |\n|---|---|---:|---:|---:|---:|---:|---|---|---|\n");
+    for (int i = 0; i < a->nprompt; i++) {
+        const pb_answer_format *x = &a->prompt[i];
+        char where[256], loss[768];
+        point_text(&x->best, where, sizeof where);
+        loss_text(&x->loss, loss, sizeof loss);
+        fprintf(o, "| %s | %s | %d | %s%s | %s ms | %s | %s | %s | %s |\n", PB_MD(x->best.d.model),
+                PB_MD(x->best.d.format), x->best.prompt, PB_NUM(x->best.d.tok_s, 1), x->trusted ? "" : " (noisy)",
+                PB_NUM(x->best.d.ms_median, 1), PB_PCT(100 * x->best.roof_share), PB_PCT(x->best.d.pct_floor), where,
+                loss);
+    }
+    fprintf(o, "\n");
+}
+
 static void at_floor(FILE *o, const pb_answers *a)
 {
     static const double gb[] = { 1, 4, 8, 16 };
@@ -309,6 +358,7 @@ void pb_report_answers(FILE *o, const pb_rundata *rd, const pb_digest *d)
         run_block(o, &a);
     } else
         fprintf(o, "No decode points: no sweep.csv (bench_sweep) in this run.\n\n");
+    prompt_block(o, &a);
     at_floor(o, &a);
     at_roof(o, &a);
     if (a.have)

@@ -31,6 +31,17 @@ static bool has_budget(const pb_rundata *rd)
     return false;
 }
 
+/* Whether some sweep point is a prompt's (bench_sweep --prompt). */
+static bool has_prompt(const pb_rundata *rd)
+{
+    const pb_table *t = pb_rundata_table(rd, PB_K_SWEEP);
+    int c = t ? pb_table_col(t, PB_COL(SWEEP, prompt)) : -1;
+    for (size_t r = 0; c >= 0 && r < t->nrows; r++)
+        if (pb_table_num(t, r, c) > 0)
+            return true;
+    return false;
+}
+
 int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
 {
     int failed = 0;
@@ -55,6 +66,9 @@ int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
     /* where the time went: the budget's bars, when sweep.csv has them */
     if (log->state[PB_K_SWEEP] == PB_PLOT_DRAWN && has_budget(rd))
         failed += pb_plot_run("sweep_budget.gp", rd->dir) < 0;
+    /* the prompt beside the decode against threads, when sweep.csv has prompts */
+    if (log->state[PB_K_SWEEP] == PB_PLOT_DRAWN && has_prompt(rd))
+        failed += pb_plot_run("sweep_prompt.gp", rd->dir) < 0;
     return failed;
 }
 

@@ -102,6 +102,26 @@ Test(model_cli, a_prompt_through_a_model_file_keeps_its_logits_at_1_and_2_thread
         cr_expect(strtod(cell(&t, r, "roof_gmacs"), NULL) > 0, "row %zu: a compute roof beside it", r);
     }
     cr_expect_eq(prompts, 2);
+    /* report.md's first screen: the prompt's answer beside the decode's, its figures one of the prompt rows';
+     * its panels beside the decode's against threads */
+    char *md = NULL, pp[32];
+    harness_run_ok(dir, "bench_report", "", "run");
+    md = tf_slurp("%s/run/report.md", dir);
+    const char *line = strstr(md, "**Prompt** a 64-token prompt of tiny_test_model mixed: ");
+    cr_assert_not_null(line, "the prompt's answer: %s", md);
+    cr_expect(strstr(md, "## Answers") < line && strstr(line, "**At the floor**"), "on the first screen, before the floor");
+    bool one_of = false;
+    for (size_t r = 0; r < t.nrows; r++) {
+        snprintf(pp, sizeof pp, ": %.1f tok/s, ", strtod(cell(&t, r, "tok_per_s"), NULL));
+        one_of |= strtol(cell(&t, r, "prompt"), NULL, 10) == 64 && strncmp(strchr(line, ':'), pp, strlen(pp)) == 0;
+    }
+    cr_expect(one_of, "a prompt row's tok/s: %.120s", line);
+    tf_expect_has(line, " s to first token, ", " of the int8 roof beside it and ", "; the decode there: ",
+                  "| tiny_test_model | mixed | 64 | ");
+    char png[128];
+    snprintf(png, sizeof png, "%s/run/sweep_prompt.png", dir);
+    if (access("/usr/bin/gnuplot", X_OK) == 0)
+        cr_expect(access(png, R_OK) == 0, "the prompt's panels drawn");
     pb_table_free(&t);
     tf_rmrf(dir);
 }

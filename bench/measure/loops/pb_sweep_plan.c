@@ -123,6 +123,21 @@ int pb_sweep_place(const pb_sweep_plan *p, const pb_cpuset *set, int threads, pb
     return 0;
 }
 
+int pb_sweep_tokens(const pb_sweep_plan *p, bool prompt)
+{
+    return prompt ? p->prompt_tokens : p->tokens;
+}
+
+int pb_sweep_warmup(const pb_sweep_plan *p, bool prompt)
+{
+    return prompt ? p->prompt_warmup : p->warmup;
+}
+
+const pb_list *pb_sweep_policies(const pb_sweep_plan *p, bool prompt)
+{
+    return prompt && p->prompt_policies ? p->prompt_policies : p->policies;
+}
+
 int pb_sweep_plan_points(const pb_sweep_plan *p)
 {
     int total = 0;
@@ -135,8 +150,10 @@ int pb_sweep_plan_points(const pb_sweep_plan *p)
                 total += pb_sweep_sched_runs(p, k, place);
         }
     free(place);
-    int steps = p->batches->n + (p->prompts ? p->prompts->n : 0); /* every batch, then every prompt */
-    return total * p->formats->n * steps * p->policies->n * p->glues->n;
+    /* every batch at every policy, then every prompt at the prompt's policies */
+    int prompts = p->prompts ? p->prompts->n : 0;
+    int steps = p->batches->n * p->policies->n + prompts * pb_sweep_policies(p, true)->n;
+    return total * p->formats->n * steps * p->glues->n;
 }
 
 int pb_sweep_point_kind(const pb_sweep_plan *p, int kind, int threads)

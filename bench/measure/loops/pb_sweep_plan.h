@@ -34,6 +34,8 @@ typedef struct pb_sweep_plan {
     const pb_cpusets *sets;
     const pb_list *formats, *policies, *glues, *threads, *batches;
     const pb_list *prompts;           /* --prompt: prompts of these tokens after the batches (NULL or none: no prompt) */
+    const pb_list *prompt_policies;   /* the policies a prompt's points run (a prompt's step is long) */
+    int prompt_tokens, prompt_warmup; /* a prompt point's timed and untimed steps */
     pb_sched sched[PB_SWEEP_MAX_SCHED]; /* the schedules (pb_sweep_schedules) */
     int nsched;
     bool sched_given;                 /* --schedule was given: every schedule on every set (pb_sweep_sched_runs) */
@@ -90,6 +92,11 @@ int pb_sweep_point_kind(const pb_sweep_plan *p, int kind, int threads);
  * the reason in err. */
 int pb_sweep_place(const pb_sweep_plan *p, const pb_cpuset *set, int threads, pb_cpulist *held, pb_cpulist *place,
                    char *err, size_t errlen);
+
+/* A step's timed and untimed tokens, and the policies its points run: a prompt's own, else the decode's. */
+int pb_sweep_tokens(const pb_sweep_plan *p, bool prompt);
+int pb_sweep_warmup(const pb_sweep_plan *p, bool prompt);
+const pb_list *pb_sweep_policies(const pb_sweep_plan *p, bool prompt);
 
 /* The points of p before its depths (blocks x batches x policies x schedules x glue modes, placements that
  * fail left out): every block runs each of them at every cache type x context. */

@@ -119,7 +119,8 @@ static bool sw_live_open(sw_live *lv, const sw_block *b, const pb_decode *d, poo
     snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
     int nspans;
     const pb_memspan *spans = pb_decode_read_spans(d, &nspans);
-    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, spans, nspans, b->floor.kernel, b->p->tokens, err,
+    int tokens = pb_sweep_tokens(b->p, d->prompt);
+    int rc = first ? pb_decode_floor_live_open(&lv->fl, first, spans, nspans, b->floor.kernel, tokens, err,
                                                sizeof err)
                    : -1;
     if (first && !own)
@@ -164,7 +165,7 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->prompt = d->prompt ? (int)d->batch : 0;
     r->macs = sw_macs(b->w, d);
     r->roof_gmacs = b->roof_gmacs;
-    r->tokens = p->tokens;
+    r->tokens = pb_sweep_tokens(p, d->prompt);
     r->weight_bytes = b->w->bytes;
     r->context = (int)d->cache.context;
     r->kv_type = pb_kv_type_names[d->cache.type];
@@ -219,7 +220,8 @@ static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_ro
     r->ghz_before = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
     if (p->counters)
         pb_counters_start(p->counters);
-    int rc = pb_sweep_measure(d, &ex, p->warmup, p->tokens, p->interval_ms, b->place->cpu, threads, &between, &r->m,
+    int rc = pb_sweep_measure(d, &ex, pb_sweep_warmup(p, d->prompt), pb_sweep_tokens(p, d->prompt), p->interval_ms,
+                              b->place->cpu, threads, &between, &r->m,
                               why, sizeof why);
     r->ipc = pb_counters_finish(p->counters, r->counters, sizeof r->counters);
     r->ghz_after = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
@@ -393,9 +395,10 @@ static int sw_alternatives(const sw_block *b, pb_decode *d, pb_pairs_alt *alts, 
     const pb_sweep_plan *p = b->p;
     int n = 0;
     bool capacity = pb_sweep_capacities(p, b->place, cap) == 0;
-    for (int k = 0; k < p->policies->n; k++)
+    const pb_list *policies = pb_sweep_policies(p, d->prompt);
+    for (int k = 0; k < policies->n; k++)
         for (int sg = 0; sg < p->nsched * p->glues->n && n < PB_PAIRS_MAX_ALTS; sg++) {
-            int s = sg / p->glues->n, kind = pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n);
+            int s = sg / p->glues->n, kind = pb_sweep_point_kind(p, (int)policies->v[k], b->place->n);
             if (!pb_sweep_sched_runs(p, s, b->place))
                 continue;
             alts[n] = (pb_pairs_alt){ .glue = (pb_glue_mode)p->glues->v[sg % p->glues->n],
@@ -488,12 +491,13 @@ static int sw_step(pb_sweep_run *run, const sw_block *b, size_t batch, bool prom
         pb_decode_free(&d);
         return -1;
     }
-    for (int k = 0; k < p->policies->n && rc == 0 && !pb_stop_signal(); k++)
+    const pb_list *policies = pb_sweep_policies(p, prompt);
+    for (int k = 0; k < policies->n && rc == 0 && !pb_stop_signal(); k++)
         for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
             if (!pb_sweep_sched_runs(p, sg / p->glues->n, b->place))
                 continue;
             d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
-            rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)p->policies->v[k], b->place->n), sg / p->glues->n,
+            rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)policies->v[k], b->place->n), sg / p->glues->n,
                           err, errlen);
         }
     if (rc == 0 && !pb_stop_signal())

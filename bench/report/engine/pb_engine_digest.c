@@ -92,7 +92,7 @@ static void decode_of(pb_engine_pt *p, const pb_rundata *rd)
     for (size_t r = 0; r < s->nrows; r++) {
         double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
         const char *how = model_match(s, r, col, p->t);
-        bool same_point = cell(s, r, col[PB_SWEEP_batch], 1) == 1 &&
+        bool same_point = cell(s, r, col[PB_SWEEP_batch], 1) == 1 && !(cell(s, r, col[PB_SWEEP_prompt], 0) > 0) &&
                           pb_table_num(s, r, col[PB_SWEEP_threads]) == p->threads &&
                           cell(s, r, col[PB_SWEEP_context], 0) == (double)p->depth;
         if (!how || !same_point ||
