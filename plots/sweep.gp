@@ -48,7 +48,7 @@ if (has_ctx) {
     stats csv using (kvsel = strcol("kv_type"), 0) every ::0::0 nooutput
 }
 at_depth(dummy) = !has_ctx || (column("context") == csel && strcol("kv_type") eq kvsel)
-sel(dummy) = column("batch") == bsel && (!has_prompt || column("prompt") == 0) && \
+sel(dummy) = column("batch") == bsel && (!has_prompt || !(column("prompt") > 0)) && \
              (glue_show eq "" || strcol("glue") eq glue_show) && at_depth(0)
 seen_f = ""
 seen_p = ""

@@ -42,7 +42,7 @@ if (has_ctx) {
 }
 has_budget(dummy) = column("budget_floor_ms") == column("budget_floor_ms") && \
                     column("budget_unexplained_ms") == column("budget_unexplained_ms")
-sel(dummy) = column("batch") == bsel && (!has_prompt || column("prompt") == 0) && \
+sel(dummy) = column("batch") == bsel && (!has_prompt || !(column("prompt") > 0)) && \
              (!has_ctx || (column("context") == csel && strcol("kv_type") eq kvsel)) && has_budget(0)
 seen_f = ""
 sets = ""

@@ -24,7 +24,7 @@ P = int(STATS_max)
 if (P <= 0) { print "sweep_prompt.gp: no prompt point to draw"; exit }
 stats csv using "threads" nooutput
 T = int(STATS_max)
-is_decode(dummy) = column("prompt") == 0 && column("batch") == 1
+is_decode(dummy) = !(column("prompt") > 0) && column("batch") == 1
 is_prompt(dummy) = column("prompt") == P
 formats = ""
 stats csv using ((is_decode(0) || is_prompt(0)) ? (formats = add_word(formats, strcol("format")), 0) : 0) nooutput

@@ -22,12 +22,13 @@ static inline void rd_machine_csv(const char *dir, const char *host, const char 
     tf_write(dir, "machine.csv", text);
 }
 
-/* One sweep.csv row to f: every column "1" (a text column "x"), then set's name=value pairs (NULL-terminated). */
+/* One sweep.csv row to f: every column "1" (a text column "x"; prompt "0": a decode point), then set's name=value
+ * pairs (NULL-terminated). */
 static inline void rd_sweep_row(FILE *f, const char *const *set)
 {
     const pb_schema *s = pb_schema_get(PB_K_SWEEP);
     for (int c = 0; c < s->ncols; c++) {
-        const char *v = s->cols[c].type == PB_T_TEXT ? "x" : "1";
+        const char *v = c == PB_SWEEP_prompt ? "0" : s->cols[c].type == PB_T_TEXT ? "x" : "1";
         for (int i = 0; set[i]; i += 2)
             if (strcmp(set[i], s->cols[c].name) == 0)
                 v = set[i + 1];
