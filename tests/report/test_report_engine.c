@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report_fixture.h"
+#include "run_dir.h"
 #include "test_files.h"
 
 #define LB "tests/data/llama-bench/"
@@ -195,4 +196,34 @@ Test(engine, check_reads_the_engine_files)
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect_not_null(strstr(out, "/llama-bench.json:16:19: field 'cpu_strict': '2' is not 0 or 1"), "%s", out);
     drop_fixture(dir);
+}
+
+/* A pp test (llama-bench's first row made pp64: n_prompt 64, n_gen 0) beside the run's prompts of 64 tokens of
+ * the same shape and format: the fastest at its threads (spin's 300.50 tok/s over 150.25: 13.4x the engine's
+ * 22.50, at 41% of the roof), none at 2 threads, and a prompt of 32 tokens never taken for it. */
+Test(engine, a_pp_test_beside_poolbench_s_prompt)
+{
+    char dir[64], out[1024], cmd[512];
+    tf_tmpdir(dir, sizeof dir, "pbengpp");
+    rd_machine_csv(dir, NULL, NULL);
+    const char *const *rows[] = {
+        (const char *const[]){ "model", "qwen3-0.6b", "format", "q8_0", "model_file", "", "emulate_slow", "",
+                               "prompt", "64", "batch", "64", "threads", "1", "context", "0", "tok_per_s", "150.25",
+                               "roof_share", "0.2", "policy", "condvar", "schedule", "static", NULL },
+        (const char *const[]){ "model", "qwen3-0.6b", "format", "q8_0", "model_file", "", "emulate_slow", "",
+                               "prompt", "64", "batch", "64", "threads", "1", "context", "0", "tok_per_s", "300.5",
+                               "roof_share", "0.41", "policy", "spin", "schedule", "steal:64", NULL },
+        (const char *const[]){ "model", "qwen3-0.6b", "format", "q8_0", "model_file", "", "emulate_slow", "",
+                               "prompt", "32", "batch", "32", "threads", "1", "context", "0", "tok_per_s", "900",
+                               "roof_share", "0.9", "policy", "spin", "schedule", "static", NULL },
+    };
+    rd_sweep_csv(dir, rows, 3);
+    snprintf(cmd, sizeof cmd, "awk -F, -v OFS=, 'NR == 2 { $(NF - 7) = \"\\\"64\\\"\"; $(NF - 6) = \"\\\"0\\\"\" } 1' "
+             LB "llama-bench.csv > %s/llama-bench.csv", dir);
+    cr_assert_eq(tf_run(out, sizeof out, cmd), 0, "%s", out);
+    int rc;
+    char *md = tf_must_exist(report(dir, "", &rc), "report.md");
+    expect_in(md, "| pp64 | 1 | 0 | 22.50 | ± 0.98 | 300.50 (spin, steal:64) | 13.4× | 41% |");
+    expect_in(md, "4 tests, 3 of them tg (the others process a prompt");
+    tf_rmrf(dir);
 }

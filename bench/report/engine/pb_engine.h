@@ -1,7 +1,8 @@
 /* pb_engine.h — another engine beside the run (issue 31): llama-bench's results found in the run directory
  * (llama-bench.*) or named with --engine FILE, and each of their token-generation points (n_prompt 0, n_gen > 0)
  * placed against this machine's read floor for the model's bytes at the same threads (memory_floor.csv) and
- * against poolbench's own decode of the same model at the same threads and depth (sweep.csv). Computing the
+ * against poolbench's own decode of the same model at the same threads and depth (sweep.csv); and each of their
+ * prompt-processing points (ppN) beside poolbench's own prompt of N tokens (bench_sweep --prompt). Computing the
  * points (pb_engine_points) is kept apart from writing them (pb_report_engine). */
 #ifndef PB_ENGINE_H
 #define PB_ENGINE_H
@@ -37,11 +38,29 @@ typedef struct pb_engine_pt {
     double pb_tok_s, pb_pct_floor, pb_weight_bytes;
 } pb_engine_pt;
 
+/* One pp test (n_prompt > 0, n_gen 0) beside poolbench's fastest prompt of as many tokens of the same model at the
+ * same threads and depth (sweep.csv's prompt column; no emulated slow cpu). NaN where a figure has no source. */
+typedef struct pb_engine_pp {
+    const pb_lbench *file;
+    const pb_lbench_test *t;
+    int threads;
+    long long depth, n_prompt;
+    double tok_s, sd, lo, hi, spread;
+    size_t reps;
+    bool noisy;
+    const char *pb_match;          /* as pb_engine_pt's; NULL: sweep.csv has no such prompt */
+    char pb_policy[PB_DIGEST_NAME], pb_schedule[PB_DIGEST_NAME];
+    double pb_tok_s, pb_roof_share;
+} pb_engine_pp;
+
 #define PB_ENGINE_POINTS 64
 
 /* The tg points of rd's engine files in file order, at most max; the tests that are not tg are counted in
  * *skipped (NULL allowed). */
 int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out, int max, int *skipped);
+
+/* The pp tests of rd's engine files in file order, at most max. */
+int pb_engine_pp_points(const pb_rundata *rd, pb_engine_pp *out, int max);
 
 /* report.md's "Your engine beside the floor" (nothing when the run has no engine file). */
 void pb_report_engine(FILE *o, const pb_rundata *rd, const pb_digest *d);

@@ -9,21 +9,37 @@
 #include "pb_stats.h"
 #include "pb_tuning.h"
 
-/* The repetitions' range and spread: from the samples where the format has them, else from the deviation. */
-static void spread_of(pb_engine_pt *p)
+/* A test's repetitions: their range and spread from the samples where the format has them, else from the
+ * deviation (tok_s, sd: the test's mean and deviation). */
+typedef struct engine_reps {
+    double lo, hi, spread;
+    size_t reps;
+    bool noisy;
+} engine_reps;
+
+static engine_reps reps_of(const pb_lbench_test *t, double tok_s, double sd)
 {
-    const pb_lbench_test *t = p->t;
-    p->lo = p->hi = NAN;
-    p->reps = t->nsamples;
+    engine_reps r = { .lo = NAN, .hi = NAN, .reps = t->nsamples };
     if (t->nsamples) {
         pb_summary s = pb_summarize(t->samples_ts, t->nsamples);
-        p->lo = s.min;
-        p->hi = s.max;
-        p->spread = s.spread;
+        r.lo = s.min;
+        r.hi = s.max;
+        r.spread = s.spread;
     } else {
-        p->spread = p->tok_s > 0 ? 2 * p->sd / p->tok_s : NAN;
+        r.spread = tok_s > 0 ? 2 * sd / tok_s : NAN;
     }
-    p->noisy = p->spread > PB_NOISY_SPREAD;
+    r.noisy = r.spread > PB_NOISY_SPREAD;
+    return r;
+}
+
+static void spread_of(pb_engine_pt *p)
+{
+    engine_reps r = reps_of(p->t, p->tok_s, p->sd);
+    p->lo = r.lo;
+    p->hi = r.hi;
+    p->reps = r.reps;
+    p->spread = r.spread;
+    p->noisy = r.noisy;
 }
 
 /* The read floor at the point's threads: the median pass of the best kernel, its best pass where no median. */
@@ -137,5 +153,62 @@ int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out
     }
     if (skipped)
         *skipped = skip;
+    return n;
+}
+
+/* poolbench's fastest prompt of the pp test's tokens, model, threads and depth (no emulated slow cpu). */
+static void prompt_of(pb_engine_pp *p, const pb_rundata *rd)
+{
+    const pb_table *s = pb_rundata_table(rd, PB_K_SWEEP);
+    p->pb_match = NULL;
+    p->pb_tok_s = p->pb_roof_share = NAN;
+    int col[PB_SWEEP_NCOLS];
+    if (!s)
+        return;
+    pb_digest_cols(s, PB_K_SWEEP, col);
+    for (size_t r = 0; r < s->nrows; r++) {
+        double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
+        const char *how = model_match(s, r, col, p->t);
+        bool same = cell(s, r, col[PB_SWEEP_prompt], 0) == (double)p->n_prompt &&
+                    pb_table_num(s, r, col[PB_SWEEP_threads]) == p->threads &&
+                    cell(s, r, col[PB_SWEEP_context], 0) == (double)p->depth;
+        if (!how || !same || *pb_table_str(s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) ||
+            (p->pb_match && !(tok > p->pb_tok_s)))
+            continue;
+        p->pb_match = how;
+        p->pb_tok_s = tok;
+        p->pb_roof_share = cell(s, r, col[PB_SWEEP_roof_share], NAN);
+        pb_digest_copy(p->pb_policy, pb_table_str(s, r, col[PB_SWEEP_policy]));
+        pb_digest_copy(p->pb_schedule, pb_table_str(s, r, col[PB_SWEEP_schedule]));
+    }
+}
+
+int pb_engine_pp_points(const pb_rundata *rd, pb_engine_pp *out, int max)
+{
+    int n = 0;
+    for (int f = 0; f < rd->eng.n; f++) {
+        const pb_lbench *lb = &rd->eng.lb[f];
+        for (size_t i = 0; i < lb->n && n < max; i++) {
+            const pb_lbench_test *t = &lb->t[i];
+            if (!(t->v[PB_LBENCH_n_prompt].i > 0 && t->v[PB_LBENCH_n_gen].i == 0))
+                continue;
+            pb_engine_pp *p = &out[n++];
+            memset(p, 0, sizeof *p);
+            p->file = lb;
+            p->t = t;
+            p->threads = (int)t->v[PB_LBENCH_n_threads].i;
+            p->depth = t->have[PB_LBENCH_n_depth] ? t->v[PB_LBENCH_n_depth].i : 0;
+            p->n_prompt = t->v[PB_LBENCH_n_prompt].i;
+            p->tok_s = t->v[PB_LBENCH_avg_ts].d;
+            p->sd = t->v[PB_LBENCH_stddev_ts].d;
+            engine_reps r = reps_of(t, p->tok_s, p->sd);
+            p->lo = r.lo;
+            p->hi = r.hi;
+            p->reps = r.reps;
+            p->spread = r.spread;
+            p->noisy = r.noisy;
+            prompt_of(p, rd);
+        }
+    }
     return n;
 }

@@ -10,14 +10,19 @@
 #include "pb_mdesc.h"
 #include "pb_tuning.h"
 
-/* llama-bench's own name for the test: tg16, tg16 @ d256. */
+/* llama-bench's own name for a test: tg16, tg16 @ d256, pp512 (kind "tg" or "pp", n its tokens). */
+static const char *kind_name(const char *kind, long long n, long long depth, char *buf, size_t len)
+{
+    if (depth > 0)
+        snprintf(buf, len, "%s%lld @ d%lld", kind, n, depth);
+    else
+        snprintf(buf, len, "%s%lld", kind, n);
+    return buf;
+}
+
 static const char *test_name(const pb_engine_pt *p, char *buf, size_t len)
 {
-    if (p->depth > 0)
-        snprintf(buf, len, "tg%lld @ d%lld", p->n_gen, p->depth);
-    else
-        snprintf(buf, len, "tg%lld", p->n_gen);
-    return buf;
+    return kind_name("tg", p->n_gen, p->depth, buf, len);
 }
 
 /* A sentence built in pieces: printf onto the end of buf (its size len), never past it. */
@@ -76,13 +81,18 @@ static void table_head(FILE *o)
 }
 
 /* The repetitions' range, or ± the deviation where the format has no samples. */
+static const char *reps_text(size_t reps, double lo, double hi, double sd, bool noisy, char *buf, size_t len)
+{
+    if (reps)
+        snprintf(buf, len, "%s–%s (%zu)%s", PB_NUM(lo, 2), PB_NUM(hi, 2), reps, noisy ? " noisy" : "");
+    else
+        snprintf(buf, len, "± %s%s", PB_NUM(sd, 2), noisy ? " noisy" : "");
+    return buf;
+}
+
 static const char *range(const pb_engine_pt *p, char *buf, size_t len)
 {
-    if (p->reps)
-        snprintf(buf, len, "%s–%s (%zu)%s", PB_NUM(p->lo, 2), PB_NUM(p->hi, 2), p->reps, p->noisy ? " noisy" : "");
-    else
-        snprintf(buf, len, "± %s%s", PB_NUM(p->sd, 2), p->noisy ? " noisy" : "");
-    return buf;
+    return reps_text(p->reps, p->lo, p->hi, p->sd, p->noisy, buf, len);
 }
 
 static void table_row(FILE *o, const pb_engine_pt *p)
@@ -134,6 +144,32 @@ static void sentence(FILE *o, const pb_engine_pt *p)
     fprintf(o, "- %s\n", PB_MD_LINE(l.buf));
 }
 
+/* The pp tests beside poolbench's prompts of as many tokens: the compute-bound half, held against each other (no
+ * floor: a prompt is bound by the cores' arithmetic, whose share poolbench's prompt reached is shown). */
+static void pp_table(FILE *o, const pb_rundata *rd)
+{
+    pb_engine_pp pp[PB_ENGINE_POINTS];
+    int n = pb_engine_pp_points(rd, pp, PB_ENGINE_POINTS);
+    if (!n)
+        return;
+    fprintf(o, "Prompt processing (ppN: the engine's N-token prompt beside poolbench's prompt of N tokens, bench_sweep "
+               "--prompt N, at the same threads and depth; the compute roof bounds both):\n\n"
+               "| test | threads | depth | engine tok/s | its repetitions | poolbench tok/s | poolbench ÷ engine | "
+               "poolbench's %% of the int8 roof |\n|---|---:|---:|---:|---|---:|---:|---:|\n");
+    for (int i = 0; i < n; i++) {
+        const pb_engine_pp *p = &pp[i];
+        char name[64], r[96], pb[96] = "—";
+        if (p->pb_match)
+            snprintf(pb, sizeof pb, "%s (%s, %s)", PB_NUM(p->pb_tok_s, 2), p->pb_policy, p->pb_schedule);
+        kind_name("pp", p->n_prompt, p->depth, name, sizeof name);
+        reps_text(p->reps, p->lo, p->hi, p->sd, p->noisy, r, sizeof r);
+        fprintf(o, "| %s | %d | %lld | %s | %s | %s | %s | %s |\n", name, p->threads, p->depth, PB_NUM(p->tok_s, 2), r,
+                PB_MD(pb), p->pb_match ? PB_X(p->pb_tok_s / p->tok_s) : "—",
+                p->pb_match ? PB_PCT(100 * p->pb_roof_share) : "—");
+    }
+    fprintf(o, "\n");
+}
+
 void pb_report_engine_body(FILE *o, const pb_rundata *rd, const pb_digest *d)
 {
     pb_engine_pt pts[PB_ENGINE_POINTS];
@@ -145,6 +181,7 @@ void pb_report_engine_body(FILE *o, const pb_rundata *rd, const pb_digest *d)
         file_line(o, &rd->eng.lb[f], tg, (int)rd->eng.lb[f].n - tg);
     }
     fprintf(o, "\n");
+    pp_table(o, rd);
     if (!n) {
         fprintf(o, "No token-generation test (tgN: n_prompt 0, n_gen > 0) in them to place.\n\n");
         return;
