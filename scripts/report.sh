@@ -16,14 +16,15 @@ QUICK=$common_flag_set
 # runs twice: bench_memory_floor's --latency run, its seconds in docs/latency-measured-2026-12-01.md]. Measured
 # 2026-11-29: quick 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the issue's matrix:
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
-# harness's defaults for threads and sets), each point with serial and with fused glue.
-SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10"
+# harness's defaults for threads and sets), each point with serial and with fused glue; and a 512-token prompt
+# of each format through the spin pool beside it (128 tokens with --quick).
+SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10 --prompt 512 --prompt-policy spin"
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
 bench_memory_floor|20|--quick
 bench_memory_floor|16|--latency --quick|bench_memory_floor_latency
 bench_kernels|30|--quick
-bench_sweep|15|--quick --tokens 5
+bench_sweep|15|--quick --tokens 5 --prompt 128 --prompt-policy spin
 bench_overlap|5|--quick"
 else
     SUITE="bench_pool_overhead|20|

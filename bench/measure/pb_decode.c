@@ -263,9 +263,9 @@ int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec
 uint64_t pb_decode_kv_bytes(const pb_decode *d)
 {
     const pb_model *m = &d->w->shape;
-    if (!d->prompt)
-        return pb_kv_bytes(m, d->cache.type, d->batch, d->cache.context);
-    /* row r reads positions 0 .. context + r: batch x (context + 1) positions and 0 + 1 + ... + (batch - 1) */
-    uint64_t n = d->batch, pos = n * (d->cache.context + 1) + n * (n - 1) / 2;
-    return pb_kv_bytes(m, d->cache.type, 1, 0) * pos;
+    /* A prompt's rows read the one sequence's positions 0 .. context + batch - 1, each once from memory: row r's
+     * re-read of the positions before it finds a layer's few MiB in cache, as a matmul's later activation rows find
+     * the weights the first one brought in. */
+    return d->prompt ? pb_kv_bytes(m, d->cache.type, 1, d->cache.context + d->batch - 1)
+                     : pb_kv_bytes(m, d->cache.type, d->batch, d->cache.context);
 }

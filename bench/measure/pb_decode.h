@@ -125,7 +125,8 @@ int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kch
  * heads; ENOMEM). */
 int pb_decode_set_context(pb_decode *d, size_t context, pb_kv_type type, pb_exec *ex);
 void pb_decode_free(pb_decode *d);
-/* The cache bytes one token (a prompt: all of its rows) reads: every row's positions up to its own. */
+/* The cache bytes one token reads from memory: a decode's rows each their sequence's positions up to their own; a
+ * prompt's the sequence's positions once (every row's re-reads of earlier positions come from cache). */
 uint64_t pb_decode_kv_bytes(const pb_decode *d);
 /* The memory a token reads its matrices from (d->read_spans, laid end to end: pb_memspan_lay), *n of them. A
  * floor measured over them reads what the token reads: over the whole arena with a repacked format, it would read
