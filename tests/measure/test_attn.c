@@ -301,6 +301,65 @@ Test(attn, the_f16_append_gives_the_scalar_bits)
 #endif
 }
 
+/* The many-query forms (a prompt's rows and heads at once) give each query the one-query forms' bits: scores over
+ * the most positions any query sees, and weighted sums whose weights past a query's own positions are 0, against
+ * the scalar forms over that query's own count; 1..9 queries (a last group of four repeats its last query). */
+Test(attn, the_many_query_forms_give_each_query_the_scalar_bits)
+{
+#if defined(__x86_64__)
+    if (!kern_isa_supported(KERN_ISA_AVX2))
+        cr_skip_test("no AVX2 + F16C here");
+    enum { N = 37, QMAX = 9 };
+    static const size_t dims[] = { 16, 64, 128 };
+    for (size_t di = 0; di < 3; di++) {
+        size_t d = dims[di];
+        pb_model m = shape(2, 1, d);
+        pb_exec e;
+        cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 1, NULL, 0, 0), 0);
+        pb_kv_cache c;
+        cr_assert_eq(pb_kv_init(&c, &m, PB_KV_F16, 1, N + 1), 0);
+        cr_assert_eq(pb_kv_fill(&c, N, gen, NULL, &e), 0);
+        pb_exec_close(&e);
+        const unsigned char *k = pb_kv_row(&c, 0, 0, 0, 0, 0), *v = pb_kv_row(&c, 1, 0, 0, 0, 0);
+        for (int nq = 1; nq <= QMAX; nq++) {
+            const float *q[QMAX], *p[QMAX];
+            float *s[QMAX], *o[QMAX], want_s[N], want_o[128];
+            size_t cnt[QMAX];
+            for (int i = 0; i < nq; i++) {
+                q[i] = randoms(d, 100 + (uint64_t)i);
+                s[i] = calloc(N, sizeof(float));
+                cnt[i] = N - (size_t)(nq - 1 - i) * 3; /* the last query sees the most, as a prompt's last row */
+                float *w = randoms(N, 200 + (uint64_t)i);
+                for (size_t t = cnt[i]; t < N; t++)
+                    w[t] = 0;
+                p[i] = w;
+                o[i] = randoms(d, 300 + (uint64_t)i);
+            }
+            pb_attn_scores_n_f16_avx2(k, c.row_bytes, N, q, nq, d, s);
+            pb_attn_weigh_n_f16_avx2(v, c.row_bytes, N, p, nq, d, o);
+            for (int i = 0; i < nq; i++) {
+                pb_attn_scores_f16_scalar(k, c.row_bytes, N, q[i], d, want_s);
+                cr_assert(memcmp(s[i], want_s, N * sizeof *want_s) == 0, "d %zu, %d queries: query %d's scores",
+                          d, nq, i);
+                float *o0 = randoms(d, 300 + (uint64_t)i);
+                memcpy(want_o, o0, d * sizeof *o0);
+                pb_attn_weigh_f16_scalar(v, c.row_bytes, cnt[i], p[i], d, want_o);
+                cr_assert(memcmp(o[i], want_o, d * sizeof *want_o) == 0, "d %zu, %d queries: query %d's sums", d,
+                          nq, i);
+                free(o0);
+                free((void *)q[i]); /* randoms' own allocations, const here for the form's sake */
+                free((void *)p[i]);
+                free(s[i]);
+                free(o[i]);
+            }
+        }
+        pb_kv_free(&c);
+    }
+#else
+    cr_skip_test("x86-64 only: arm64 runs the one-query forms per query");
+#endif
+}
+
 Test(attn, exp_is_close_to_libm)
 {
     double worst = 0;

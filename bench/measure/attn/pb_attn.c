@@ -21,7 +21,7 @@ static const pb_attn_ops attn_table[KERN_ISA_COUNT][PB_KV_TYPES] = {
 #if defined(__x86_64__)
     [KERN_ISA_AVX2] = {
         [PB_KV_F16] = { pb_attn_scores_f16_avx2, pb_attn_weigh_f16_avx2, pb_attn_exp_sub_avx2,
-                        pb_attn_store_f16_avx2 },
+                        pb_attn_store_f16_avx2, pb_attn_scores_n_f16_avx2, pb_attn_weigh_n_f16_avx2 },
         [PB_KV_Q8_0] = { pb_attn_scores_q8_avx2, pb_attn_weigh_q8_avx2, pb_attn_exp_sub_avx2,
                          pb_attn_store_q8_scalar },
     },
@@ -133,6 +133,100 @@ static void attn_chunk_rows(void *ctx, size_t r0, size_t r1)
     }
 }
 
+/* A prompt's rows are attended PB_ATTN_QROWS at a time: with a key/value head's query heads, the queries that read
+ * the same cache rows, each row loaded and converted once for all of them (scores_n, weigh_n). */
+#define PB_ATTN_QROWS 4
+#define PB_ATTN_QMAX 32 /* queries of one item: rows x query heads per key/value head */
+
+/* The rows of a query block of a: PB_ATTN_QROWS, fewer where the heads of a group would pass PB_ATTN_QMAX. */
+static size_t attn_qrows(const pb_attn *a)
+{
+    size_t group = (size_t)(a->m->n_head / a->m->n_kv_head), r = PB_ATTN_QROWS;
+    while (r > 1 && r * group > PB_ATTN_QMAX)
+        r--;
+    return r;
+}
+
+/* nq queries' scores at once, or one by one where the ISA has no such form. */
+static void attn_scores_n(const pb_attn *a, const unsigned char *k, size_t n, const float *const *q, int nq,
+                          float *const *s)
+{
+    if (a->ops->scores_n && nq > 1) {
+        a->ops->scores_n(k, a->kv->row_bytes, n, q, nq, a->kv->head_dim, s);
+        return;
+    }
+    for (int i = 0; i < nq; i++)
+        a->ops->scores(k, a->kv->row_bytes, n, q[i], a->kv->head_dim, s[i]);
+}
+
+static void attn_weigh_n(const pb_attn *a, const unsigned char *v, size_t n, const float *const *p, int nq,
+                         float *const *o)
+{
+    if (a->ops->weigh_n && nq > 1) {
+        a->ops->weigh_n(v, a->kv->row_bytes, n, p, nq, a->kv->head_dim, o);
+        return;
+    }
+    for (int i = 0; i < nq; i++)
+        a->ops->weigh(v, a->kv->row_bytes, n, p[i], a->kv->head_dim, o[i]);
+}
+
+/* Work items r0..r1 of a prompt: (query block, key/value head, chunk), chunk fastest. Each row's queries see the
+ * chunk's positions up to its own (cnt of them), as attn_chunk_rows' would: their scores are made over the block's
+ * most (the last row's), and a row's beyond its own are never read, their weights set to 0, which an fma adds as
+ * nothing; every query's partial has attn_chunk_rows' bits. */
+static void attn_block_rows(void *ctx, size_t r0, size_t r1)
+{
+    /* ctx is the layer's pb_attn, only read here; each item writes its own rows' partials. */
+    const pb_attn *a = ctx;
+    const pb_kv_cache *c = a->kv;
+    size_t d = c->head_dim, nc = a->nchunks, R = attn_qrows(a);
+    int group = a->m->n_head / a->m->n_kv_head;
+    float s[PB_ATTN_QMAX][PB_ATTN_CHUNK];
+    for (size_t it = r0; it < r1; it++) {
+        size_t blk = it / ((size_t)c->n_kv * nc), ch = it % nc, t0 = ch * PB_ATTN_CHUNK;
+        int g = (int)(it / nc % (size_t)c->n_kv);
+        size_t ra = blk * R, rb = ra + R < a->batch ? ra + R : a->batch, most = 0;
+        const float *q[PB_ATTN_QMAX];
+        float *sc[PB_ATTN_QMAX], *o[PB_ATTN_QMAX];
+        size_t cnt[PB_ATTN_QMAX], row[PB_ATTN_QMAX];
+        int head[PB_ATTN_QMAX], nq = 0;
+        for (size_t r = ra; r < rb; r++) {
+            size_t n = attn_pos(a, r) + 1;
+            for (int h = g * group; n > t0 && h < (g + 1) * group; h++, nq++) {
+                cnt[nq] = n - t0 < PB_ATTN_CHUNK ? n - t0 : PB_ATTN_CHUNK;
+                most = cnt[nq] > most ? cnt[nq] : most;
+                row[nq] = r;
+                head[nq] = h;
+                q[nq] = a->qs + r * (size_t)a->m->q_dim + (size_t)h * d;
+                sc[nq] = s[nq];
+                float *p = attn_part(a, r, h, ch);
+                memset(p + 2, 0, d * sizeof *p);
+                o[nq] = p + 2;
+            }
+        }
+        if (!nq)
+            continue;
+        const unsigned char *k = pb_kv_row(c, 0, a->layer, 0, g, t0), *v = pb_kv_row(c, 1, a->layer, 0, g, t0);
+        attn_scores_n(a, k, most, q, nq, sc);
+        for (int i = 0; i < nq; i++) {
+            float m = -INFINITY, l = 0;
+            for (size_t t = 0; t < cnt[i]; t++)
+                m = s[i][t] > m ? s[i][t] : m;
+            a->ops->exp_sub(s[i], cnt[i], m);
+            for (size_t t = 0; t < cnt[i]; t++)
+                l += s[i][t];
+            for (size_t t = cnt[i]; t < most; t++)
+                s[i][t] = 0;
+            o[i][-2] = m;
+            o[i][-1] = l;
+        }
+        attn_weigh_n(a, v, most, (const float *const *)sc, nq, o); /* the same rows, read only from here */
+        for (int i = 0; i < nq; i++)
+            if (attn_pos(a, row[i]) < PB_ATTN_CHUNK) /* its only chunk: merged here */
+                attn_merge_head(a, row[i], head[i]);
+    }
+}
+
 /* (row, query head): its chunks' partials merged in chunk order into out. */
 static void attn_merge_head(const pb_attn *a, size_t r, int h)
 {
@@ -216,7 +310,12 @@ void pb_attn_store_rows(const pb_attn *a, size_t r0, size_t r1, const float *q, 
 void pb_attn_dispatch(pb_attn *a, pb_exec *ex)
 {
     uint64_t t0 = pb_now_ns();
-    pb_exec_items(ex, a->batch * (size_t)a->kv->n_kv * a->nchunks, attn_chunk_rows, a);
+    if (a->causal) {
+        size_t blocks = (a->batch + attn_qrows(a) - 1) / attn_qrows(a);
+        pb_exec_items(ex, blocks * (size_t)a->kv->n_kv * a->nchunks, attn_block_rows, a);
+    } else {
+        pb_exec_items(ex, a->batch * (size_t)a->kv->n_kv * a->nchunks, attn_chunk_rows, a);
+    }
     a->dispatches++;
     if (a->nchunks > 1) {
         pb_exec_items(ex, a->batch * (size_t)a->m->n_head, attn_merge_rows, a);

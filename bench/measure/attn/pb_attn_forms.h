@@ -86,6 +86,13 @@ typedef struct pb_attn_ops {
     void (*exp_sub)(float *x, size_t n, float m);
     /* one cache row from d floats: f16 rounds to nearest even, q8_0 is ggml's quantizer (the token's append) */
     void (*store)(unsigned char *row, const float *x, size_t d);
+    /* scores and weigh for nq queries at once (a prompt's rows and heads that share a key/value head), each query's
+     * figures bit for bit those of scores and weigh alone: a row of the cache is loaded and converted once for all
+     * of them. s[i], o[i]: query i's. NULL: scores and weigh once per query. */
+    void (*scores_n)(const unsigned char *k, size_t row_bytes, size_t n, const float *const *q, int nq, size_t d,
+                     float *const *s);
+    void (*weigh_n)(const unsigned char *v, size_t row_bytes, size_t n, const float *const *p, int nq, size_t d,
+                    float *const *o);
 } pb_attn_ops;
 
 void pb_attn_scores_f16_scalar(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d,
@@ -103,6 +110,10 @@ void pb_attn_weigh_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, 
 void pb_attn_weigh_q8_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *p, size_t d, float *o);
 void pb_attn_exp_sub_avx2(float *x, size_t n, float m);
 void pb_attn_store_f16_avx2(unsigned char *row, const float *x, size_t d);
+void pb_attn_scores_n_f16_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *const *q, int nq,
+                               size_t d, float *const *s);
+void pb_attn_weigh_n_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *const *p, int nq,
+                              size_t d, float *const *o);
 #endif
 
 #endif

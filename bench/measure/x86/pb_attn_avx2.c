@@ -250,3 +250,87 @@ void pb_attn_store_f16_avx2(unsigned char *row, const float *x, size_t d)
         _mm_storeu_si128((__m128i *)(void *)(row + 2 * j),
                          _mm256_cvtps_ph(_mm256_loadu_ps(x + j), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
+
+/* Four queries at a time (a shorter last group repeats its last query, whose figures are written again with the
+ * same bits): each cache row is converted once for the four, and every query keeps the one-query form's two lanes
+ * of accumulators, j in order, and its fold. */
+#define PB_ATTN_NQ 4
+
+/* Query i of nq, the last one past nq: its input and its output. */
+static inline const float *nth_in(const float *const *x, int nq, int i)
+{
+    return x[i < nq ? i : nq - 1];
+}
+
+static inline float *nth_out(float *const *x, int nq, int i)
+{
+    return x[i < nq ? i : nq - 1];
+}
+
+void pb_attn_scores_n_f16_avx2(const unsigned char *k, size_t row_bytes, size_t n, const float *const *q, int nq,
+                               size_t d, float *const *s)
+{
+    for (int qi = 0; qi < nq; qi += PB_ATTN_NQ) {
+        const float *q0 = nth_in(q, nq, qi), *q1 = nth_in(q, nq, qi + 1), *q2 = nth_in(q, nq, qi + 2);
+        const float *q3 = nth_in(q, nq, qi + 3);
+        float *s0 = nth_out(s, nq, qi), *s1 = nth_out(s, nq, qi + 1), *s2 = nth_out(s, nq, qi + 2);
+        float *s3 = nth_out(s, nq, qi + 3);
+        for (size_t t = 0; t < n; t++) {
+            const kern_half *row = (const kern_half *)(const void *)(k + t * row_bytes);
+            __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0;
+            for (size_t j = 0; j < d; j += 16) {
+                __m256 kx = ld_f16(row + j), ky = ld_f16(row + j + 8);
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + j), kx, a0);
+                b0 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + j + 8), ky, b0);
+                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q1 + j), kx, a1);
+                b1 = _mm256_fmadd_ps(_mm256_loadu_ps(q1 + j + 8), ky, b1);
+                a2 = _mm256_fmadd_ps(_mm256_loadu_ps(q2 + j), kx, a2);
+                b2 = _mm256_fmadd_ps(_mm256_loadu_ps(q2 + j + 8), ky, b2);
+                a3 = _mm256_fmadd_ps(_mm256_loadu_ps(q3 + j), kx, a3);
+                b3 = _mm256_fmadd_ps(_mm256_loadu_ps(q3 + j + 8), ky, b3);
+            }
+            s0[t] = fold(a0, b0);
+            s1[t] = fold(a1, b1);
+            s2[t] = fold(a2, b2);
+            s3[t] = fold(a3, b3);
+        }
+    }
+}
+
+void pb_attn_weigh_n_f16_avx2(const unsigned char *v, size_t row_bytes, size_t n, const float *const *p, int nq,
+                              size_t d, float *const *o)
+{
+    for (int qi = 0; qi < nq; qi += PB_ATTN_NQ) {
+        const float *p0 = nth_in(p, nq, qi), *p1 = nth_in(p, nq, qi + 1), *p2 = nth_in(p, nq, qi + 2);
+        const float *p3 = nth_in(p, nq, qi + 3);
+        /* a repeated last query sums into its own outputs once: its copies are not stored */
+        int live = nq - qi < PB_ATTN_NQ ? nq - qi : PB_ATTN_NQ;
+        for (size_t j = 0; j < d; j += 16) {
+            float *out[PB_ATTN_NQ];
+            for (int i = 0; i < PB_ATTN_NQ; i++)
+                out[i] = nth_out(o, nq, qi + i) + j;
+            __m256 a0 = _mm256_loadu_ps(out[0]), b0 = _mm256_loadu_ps(out[0] + 8), a1 = _mm256_loadu_ps(out[1]);
+            __m256 b1 = _mm256_loadu_ps(out[1] + 8), a2 = _mm256_loadu_ps(out[2]), b2 = _mm256_loadu_ps(out[2] + 8);
+            __m256 a3 = _mm256_loadu_ps(out[3]), b3 = _mm256_loadu_ps(out[3] + 8);
+            for (size_t t = 0; t < n; t++) {
+                const kern_half *row = (const kern_half *)(const void *)(v + t * row_bytes) + j;
+                __m256 vx = ld_f16(row), vy = ld_f16(row + 8);
+                __m256 w0 = _mm256_set1_ps(p0[t]), w1 = _mm256_set1_ps(p1[t]);
+                __m256 w2 = _mm256_set1_ps(p2[t]), w3 = _mm256_set1_ps(p3[t]);
+                a0 = _mm256_fmadd_ps(w0, vx, a0);
+                b0 = _mm256_fmadd_ps(w0, vy, b0);
+                a1 = _mm256_fmadd_ps(w1, vx, a1);
+                b1 = _mm256_fmadd_ps(w1, vy, b1);
+                a2 = _mm256_fmadd_ps(w2, vx, a2);
+                b2 = _mm256_fmadd_ps(w2, vy, b2);
+                a3 = _mm256_fmadd_ps(w3, vx, a3);
+                b3 = _mm256_fmadd_ps(w3, vy, b3);
+            }
+            const __m256 acc[2 * PB_ATTN_NQ] = { a0, b0, a1, b1, a2, b2, a3, b3 };
+            for (int i = 0; i < live; i++) {
+                _mm256_storeu_ps(out[i], acc[2 * i]);
+                _mm256_storeu_ps(out[i] + 8, acc[2 * i + 1]);
+            }
+        }
+    }
+}
