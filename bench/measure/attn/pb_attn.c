@@ -183,7 +183,10 @@ static void attn_block_rows(void *ctx, size_t r0, size_t r1)
     int group = a->m->n_head / a->m->n_kv_head;
     float s[PB_ATTN_QMAX][PB_ATTN_CHUNK];
     for (size_t it = r0; it < r1; it++) {
-        size_t blk = it / ((size_t)c->n_kv * nc), ch = it % nc, t0 = ch * PB_ATTN_CHUNK;
+        size_t zig = it / ((size_t)c->n_kv * nc), ch = it % nc, t0 = ch * PB_ATTN_CHUNK;
+        /* blocks in the order first, last, second, second last, ...: a causal block's work grows with its rows, so
+         * any contiguous run of items (a static split's share) holds as much short work as long */
+        size_t nblk = (a->batch + R - 1) / R, blk = zig % 2 ? nblk - 1 - zig / 2 : zig / 2;
         int g = (int)(it / nc % (size_t)c->n_kv);
         size_t ra = blk * R, rb = ra + R < a->batch ? ra + R : a->batch, most = 0;
         const float *q[PB_ATTN_QMAX];
