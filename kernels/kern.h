@@ -226,6 +226,10 @@ size_t kern_act_block(kern_format f);
  * kern_act_block. Leaves a->batch alone: whoever starts the slices sets it, before, on one thread. 0, or -1
  * with errno EINVAL. */
 int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1);
+/* The same by rows: rows m0..m1 whole (x: the full batch's rows), so that threads with disjoint rows of one
+ * kern_act quantize them concurrently (a prompt's). Leaves a->batch and a->isa alone. 0, or -1 with errno EINVAL
+ * (m1 past the cap). */
+int kern_act_set_rows(kern_act *a, const float *x, size_t m0, size_t m1);
 
 /* Software prefetch of a weight stream (public so that a reader of the same pattern, bench_memory_floor's 4-stream
  * kernels, reads exactly as the decode's passes do): the streaming passes (every AVX-512 one; AVX2 and AVX-VNNI

@@ -192,14 +192,14 @@ kern_isa kern_act_isa(kern_format f, kern_isa want)
     return kind == KERN_ACT_F32 ? KERN_ISA_SCALAR : act_pick(kind, want);
 }
 
-/* Columns c0..c1 (block multiples, checked by the callers) of rows 0..batch-1 with isa's quantizer. */
-static int set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1, kern_isa isa)
+/* Columns c0..c1 (block multiples, checked by the callers) of rows m0..m1 with isa's quantizer. */
+static int set_block(kern_act *a, const float *x, size_t m0, size_t m1, size_t c0, size_t c1, kern_isa isa)
 {
     if (!kern_isa_supported(isa))
         return fail(ENOTSUP);
     kern_act_kind kind = kern_traits_table[a->fmt].act;
     size_t blk = kern_act_block(a->fmt);
-    for (size_t m = 0; m < batch; m++) {
+    for (size_t m = m0; m < m1; m++) {
         if (kind == KERN_ACT_F32) {
             memcpy(a->f32 + m * a->cols + c0, x + m * a->cols + c0, (c1 - c0) * sizeof(float));
         } else {
@@ -209,6 +209,11 @@ static int set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t
         }
     }
     return 0;
+}
+
+static int set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size_t c1, kern_isa isa)
+{
+    return set_block(a, x, 0, batch, c0, c1, isa);
 }
 
 int kern_act_set_isa(kern_act *a, const float *x, size_t batch, kern_isa isa)
@@ -253,4 +258,11 @@ int kern_act_set_cols(kern_act *a, const float *x, size_t batch, size_t c0, size
     if (batch == 0 || batch > a->cap || c0 > c1 || c1 > a->cols || c0 % blk != 0 || c1 % blk != 0)
         return fail(EINVAL);
     return set_cols(a, x, batch, c0, c1, kern_isa_chosen());
+}
+
+int kern_act_set_rows(kern_act *a, const float *x, size_t m0, size_t m1)
+{
+    if (m0 > m1 || m1 > a->cap)
+        return fail(EINVAL);
+    return set_block(a, x, m0, m1, 0, a->cols, kern_isa_chosen());
 }

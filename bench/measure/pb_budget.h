@@ -9,7 +9,8 @@
  *                cost over streaming, or over the core's arithmetic (negative where they beat the floor: weights a
  *                cache holds)
  *   quant        activations quantized on the calling thread (fused glue: down's is inside up's slices, and
- *                o's inside q, k, v's when they are split by head: pb_decode.h)
+ *                o's inside q, k, v's when they are split by head: pb_decode.h); a prompt's norms and
+ *                quantization run a dispatch over its rows, timed here whole
  *   glue         the other serial glue: norms, residual adds, SiLU, the token's input
  *   attn         attention's time (its serial part and its dispatches, or split by head its threads' time inside
  *                q, k, v's dispatch over the thread count) beyond its KV bytes at the floor

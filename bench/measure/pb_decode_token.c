@@ -245,11 +245,56 @@ static void pb_qkv_prep(const pb_decode *d, int l, size_t r0, size_t r1, size_t 
         }
 }
 
-/* Layer l's attention output quantized into o's activation on the calling thread, timed as quant. */
-static void pb_o_input(pb_decode *d, int l)
+/* A prompt's rows normed (norm >= 0: the norm weights' number, x into h) and quantized from src into acts, a slice
+ * of rows each: 512 rows of serial quantization were 5-8% of a 2-thread prompt. */
+typedef struct pb_prompt_quant {
+    const pb_decode *d;
+    int norm;
+    const float *src;
+    kern_act *act[KERN_FORMAT_COUNT];
+    int nact;
+} pb_prompt_quant;
+
+static void pb_prompt_quant_rows(void *ctx, size_t r0, size_t r1)
 {
+    /* ctx is pb_prompt_quant_run's job, read only; rows r0..r1 write their own rows of h and of each activation
+     * (kern_act_set_rows: disjoint rows, disjoint bytes) */
+    const pb_prompt_quant *q = ctx;
+    const pb_decode *d = q->d;
+    size_t n = (size_t)d->w->shape.hidden;
+    float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
+    for (size_t m = r0; q->norm >= 0 && m < r1; m++)
+        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)q->norm * n, n, eps);
+    for (int i = 0; i < q->nact; i++)
+        (void)kern_act_set_rows(q->act[i], q->src, r0, r1); /* cannot fail: r1 <= batch <= cap */
+}
+
+/* q over d's rows as one dispatch of ex, its slices tagged out of the matvecs', its time quant's. */
+static void pb_prompt_quant_run(pb_decode *d, pb_exec *ex, pb_prompt_quant *q)
+{
+    for (int i = 0; i < q->nact; i++)
+        if (q->act[i]->batch != d->batch) /* before the dispatch, which only reads it */
+            q->act[i]->batch = d->batch;
     uint64_t t = pb_now_ns();
-    kern_act_set(pb_decode_act(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O), d->attn.out, d->batch);
+    pb_slices_tag(&ex->slices, true);
+    pb_exec_rows(ex, d->batch, pb_prompt_quant_rows, q);
+    pb_slices_tag(&ex->slices, false);
+    pb_lap(&d->quant_ns, t);
+    d->dispatches++;
+}
+
+/* Layer l's attention output quantized into o's activation: on the calling thread, timed as quant; a prompt's over
+ * its rows in a dispatch. */
+static void pb_o_input(pb_decode *d, pb_exec *ex, int l)
+{
+    kern_act *o = pb_decode_act(d, l * PB_MODEL_MATVECS_PER_LAYER + MV_O);
+    if (d->prompt) {
+        pb_prompt_quant q = { .d = d, .norm = -1, .src = d->attn.out, .act = { o }, .nact = 1 };
+        pb_prompt_quant_run(d, ex, &q);
+        return;
+    }
+    uint64_t t = pb_now_ns();
+    kern_act_set(o, d->attn.out, d->batch);
     pb_lap(&d->quant_ns, t);
 }
 
@@ -303,7 +348,7 @@ static void pb_attention(pb_decode *d, pb_exec *ex, int l)
     d->dispatch_ns += d->attn.dispatch_ns - before;
     d->dispatches += (int)(d->attn.dispatches - n);
     pb_lap(&d->attn_ns, t0);
-    pb_o_input(d, l);
+    pb_o_input(d, ex, l);
 }
 
 /* Rows r0..r1 of a step split by head, key/value heads u0..u1 (as pb_step_rows reads them): their rows of q, k and
@@ -345,7 +390,7 @@ static int pb_heads(pb_decode *d, pb_exec *ex, int l)
     d->attn_ns += sum / (uint64_t)ex->threads;
     d->attn_mv_ns += sum / (uint64_t)ex->threads;
     if (!s->next)
-        pb_o_input(d, l);
+        pb_o_input(d, ex, l);
     return 0;
 }
 
@@ -365,9 +410,18 @@ static void pb_norm_rows(pb_decode *d, int k, size_t m0, size_t m1)
     pb_lap(&d->quant_ns, t);
 }
 
-static void pb_norm(pb_decode *d, int k)
+/* Norm k of every row into each activation that a matvec reads: a prompt's in a dispatch over its rows. */
+static void pb_norm(pb_decode *d, pb_exec *ex, int k)
 {
-    pb_norm_rows(d, k, 0, d->batch);
+    if (!d->prompt) {
+        pb_norm_rows(d, k, 0, d->batch);
+        return;
+    }
+    pb_prompt_quant q = { .d = d, .norm = k, .src = d->h };
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        if (d->act_hidden[f].cap)
+            q.act[q.nact++] = &d->act_hidden[f];
+    pb_prompt_quant_run(d, ex, &q);
 }
 
 /* x += h over the batch: a residual add, timed as glue. */
@@ -410,7 +464,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
     bool by_head = fused && !d->prompt && m->n_kv_head % ex->threads == 0;
     for (int l = 0; l < m->layers && rc == 0; l++) {
         int b = l * PB_MODEL_MATVECS_PER_LAYER;
-        pb_norm(d, 2 * l);
+        pb_norm(d, ex, 2 * l);
         if (by_head && d->steps[3 * l + 2].n) {
             rc |= pb_heads(d, ex, l);
         } else {
@@ -424,7 +478,7 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
         }
         rc |= pb_mv(d, ex, b + MV_O);
         pb_residual(d);
-        pb_norm(d, 2 * l + 1);
+        pb_norm(d, ex, 2 * l + 1);
         if (fused) {
             rc |= pb_mv_step(d, ex, 3 * l + 1);
         } else {

@@ -43,10 +43,12 @@ static float *prompt(const pb_decode_weights *w, const pb_kchoice *k, size_t row
     cr_assert_eq(pb_exec_open_cfg(&e, cfg), 0);
     cr_assert_eq(pb_decode_token(&d, &e, 3), 0);
     /* serial: 7 matvecs a layer, fused: 4; attention: its rows readied and stored, then its chunks (a merge
-     * beside them past one chunk: none at these rows) */
+     * beside them past one chunk: none at these rows); the rows normed and quantized for q, k, v and for gate, up,
+     * and o's input quantized, one dispatch each */
     int mv = glue == PB_GLUE_FUSED ? 4 : 7;
-    cr_assert_eq(d.dispatches, (mv + 2) * tiny.layers + 1, "%s glue: %d dispatches", pb_glue_mode_names[glue],
+    cr_assert_eq(d.dispatches, (mv + 2 + 3) * tiny.layers + 1, "%s glue: %d dispatches", pb_glue_mode_names[glue],
                  d.dispatches);
+    cr_assert_eq(d.mv_dispatches, mv * tiny.layers + 1);
     pb_exec_close(&e);
     float *out = malloc(tiny.vocab * sizeof *out);
     memcpy(out, d.logits, tiny.vocab * sizeof *out);

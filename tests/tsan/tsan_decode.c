@@ -5,7 +5,10 @@
  * fused q, k, v split by key/value head: each thread also attends its heads and writes their cache rows, partials,
  * output and blocks of o's activation. A missing happens-before anywhere there is a race TSan reports. Every pool
  * policy at 2 and 3 threads, static, dynamic and stealing claims, both glue modes, three formats (q8_0, q8_K and f32
- * activations); exits non-zero when a token's logits differ in any bit from the one-thread serial token. */
+ * activations); and a prompt of PROMPT rows after the same context the same ways (its rows normed and quantized a
+ * slice a thread, stored in the cache and attended four at a time). Exits non-zero when a token's logits differ in
+ * any bit from the one-thread serial token's (a prompt's from the one-thread serial prompt's). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +22,18 @@ static const pb_model tiny = { .name = "tiny", .hidden = 256, .q_dim = 512, .kv_
                                .rope_neox = true, .rope_base = 1e6f };
 /* Attention over 300 cached positions: two chunks per key/value head, merged after the threads wrote them. */
 #define CONTEXT 300
+#define PROMPT 21 /* five blocks of four rows and one of one, at positions 300..320 */
 
-/* Token 5's logits through a fresh executor into out (vocab floats); 0, or -1 on any failure. */
-static int token(const pb_decode_weights *w, int kind, int threads, pb_sched split, pb_glue_mode glue, float *out)
+/* Token 5's logits (prompt: a prompt of PROMPT rows) through a fresh executor into out (vocab floats); 0, or -1 on
+ * any failure. */
+static int token(const pb_decode_weights *w, bool prompt, int kind, int threads, pb_sched split, pb_glue_mode glue,
+                 float *out)
 {
     pb_decode d;
-    if (pb_decode_init(&d, w, kern_isa_best(), 1) != 0)
+    pb_kchoice k[KERN_FORMAT_COUNT];
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        k[f] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_FORCED };
+    if ((prompt ? pb_decode_init_prompt(&d, w, k, PROMPT) : pb_decode_init(&d, w, kern_isa_best(), 1)) != 0)
         return -1;
     d.glue = glue;
     pb_exec e;
@@ -58,25 +67,27 @@ int main(void)
             pb_decode_weights_build(&w, &tiny, fs[k], 7, &gen, NULL, NULL) != 0)
             return 2;
         pb_exec_close(&gen);
-        if (token(&w, POOL_SPIN, 1, splits[0], PB_GLUE_SERIAL, ref) != 0)
-            return 2;
-        for (int t = 2; t <= 3; t++)
-            for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
-                for (size_t c = 0; c < sizeof splits / sizeof splits[0]; c++)
-                    for (int g = 0; g < PB_GLUE_MODES; g++) {
-                        runs++;
-                        if (token(&w, pol, t, splits[c], (pb_glue_mode)g, got) != 0 ||
-                            memcmp(ref, got, (size_t)tiny.vocab * sizeof *got) != 0) {
-                            fprintf(stderr, "tsan_decode: %s, %d threads, policy %d, split %d:%zu, %s glue: logits "
-                                    "differ\n", kern_format_names[fs[k]], t, pol, (int)splits[c].kind,
-                                    splits[c].chunk, pb_glue_mode_names[g]);
-                            bad++;
+        for (int prompt = 0; prompt < 2; prompt++) {
+            if (token(&w, prompt, POOL_SPIN, 1, splits[0], PB_GLUE_SERIAL, ref) != 0)
+                return 2;
+            for (int t = 2; t <= 3; t++)
+                for (int pol = 0; pol < POOL_POLICY_COUNT; pol++)
+                    for (size_t c = 0; c < sizeof splits / sizeof splits[0]; c++)
+                        for (int g = 0; g < PB_GLUE_MODES; g++) {
+                            runs++;
+                            if (token(&w, prompt, pol, t, splits[c], (pb_glue_mode)g, got) != 0 ||
+                                memcmp(ref, got, (size_t)tiny.vocab * sizeof *got) != 0) {
+                                fprintf(stderr, "tsan_decode: %s%s, %d threads, policy %d, split %d:%zu, %s glue: "
+                                        "logits differ\n", kern_format_names[fs[k]], prompt ? " prompt" : "", t, pol,
+                                        (int)splits[c].kind, splits[c].chunk, pb_glue_mode_names[g]);
+                                bad++;
+                            }
                         }
-                    }
+        }
         pb_decode_weights_free(&w);
     }
     free(ref);
     free(got);
-    printf("tsan_decode: %d token pairs, %d differing from the one-thread serial token\n", runs, bad);
+    printf("tsan_decode: %d token pairs and prompts, %d differing from the one-thread serial one\n", runs, bad);
     return bad != 0;
 }
