@@ -25,6 +25,7 @@ typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_ac
  * y[R m + r] = the dot of the group's row r and activation row m0 + m, bit for bit the group kernel's. */
 typedef void (*kern_gemm_fn)(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 #define KERN_GEMM_TILE 8
+#define KERN_GEMM_MBLOCK 64 /* activation rows a GEMM passes over all its groups at once (a multiple of the tile) */
 
 #if defined(__x86_64__)
 void kern_group_q4_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
