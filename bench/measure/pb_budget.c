@@ -17,10 +17,10 @@ static double pb_between(double lo, double hi, double frac) { return lo + frac *
 pb_budget_token pb_budget_median(const pb_budget_token *t, size_t n)
 {
     if (n == 0 || !t)
-        return (pb_budget_token){ NAN, NAN, NAN, NAN, NAN, NAN };
+        return (pb_budget_token){ NAN, NAN, NAN, NAN, NAN, NAN, NAN };
     pb_budget_token *c = malloc(n * sizeof *c);
     if (!c)
-        return (pb_budget_token){ NAN, NAN, NAN, NAN, NAN, NAN };
+        return (pb_budget_token){ NAN, NAN, NAN, NAN, NAN, NAN, NAN };
     for (size_t i = 0; i < n; i++)
         c[i] = t[i];
     qsort(c, n, sizeof *c, pb_token_cmp);
@@ -34,6 +34,7 @@ pb_budget_token pb_budget_median(const pb_budget_token *t, size_t n)
         .attn_ms = pb_between(a->attn_ms, b->attn_ms, frac),
         .busy_mean_ms = pb_between(a->busy_mean_ms, b->busy_mean_ms, frac),
         .busy_max_ms = pb_between(a->busy_max_ms, b->busy_max_ms, frac),
+        .wait_ms = pb_between(a->wait_ms, b->wait_ms, frac),
     };
     free(c);
     return m;
@@ -57,7 +58,7 @@ void pb_budget_split(const pb_budget_token *t, const pb_budget_in *in, pb_budget
     ms[PB_BUDGET_glue] = t->glue_ms;
     ms[PB_BUDGET_attn] = t->attn_ms - kv_ms;
     ms[PB_BUDGET_dispatch] = in->calls * in->dispatch_ns / 1e6;
-    ms[PB_BUDGET_wait] = t->busy_max_ms - t->busy_mean_ms;
+    ms[PB_BUDGET_wait] = isnan(t->wait_ms) ? t->busy_max_ms - t->busy_mean_ms : t->wait_ms;
     double parts = 0;
     for (int p = 0; p < PB_BUDGET_NPARTS; p++)
         parts += p == PB_BUDGET_unexplained ? 0 : ms[p];

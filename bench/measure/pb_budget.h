@@ -15,10 +15,10 @@
  *   attn         attention's time (its serial part and its dispatches, or split by head its threads' time inside
  *                q, k, v's dispatch over the thread count) beyond its KV bytes at the floor
  *   dispatch     matvec dispatches x the cost of one empty dispatch measured on the point's own executor
- *   wait         the matvecs' slowest thread's busy time beyond the threads' mean: the barrier's wait for it
+ *   wait         each matvec dispatch's slowest thread's busy time beyond its threads' mean, summed: the barriers'
+ *                wait for it (from the token's totals, busy_max - busy_mean, where a token has no such sum)
  *   unexplained  the token minus all of the above: clock reads and the loop between the timed pieces, a
- *                dispatch costing more in a decode than empty, and a slowest thread that changes between
- *                dispatches (wait is counted from each thread's totals over the token)
+ *                dispatch costing more in a decode than empty, a worker preempted between its slices
  *
  * No part comes from the token's total: each is its own clock reads (pb_decode's glue_ns, quant_ns, attn_ns,
  * the slices' accounts) or a measurement beside the point (the floor, the dispatch cost), so unexplained says
@@ -37,6 +37,8 @@ typedef struct pb_budget_token {
     double ms;                        /* the token */
     double glue_ms, quant_ms, attn_ms; /* its serial pieces and attention (pb_decode) */
     double busy_mean_ms, busy_max_ms; /* its matvec slices: the threads' mean busy time and the slowest's */
+    double wait_ms;                   /* its matvec dispatches' slowest thread beyond their mean, dispatch by dispatch
+                                       * (pb_decode's wait_ns); NaN: from the totals, busy_max - busy_mean */
 } pb_budget_token;
 
 /* What the parts are held against, measured beside the point. */

@@ -238,7 +238,8 @@ const pb_memspan *pb_decode_read_spans(const pb_decode *d, int *n)
 void pb_decode_free(pb_decode *d)
 {
     void *const held[] = { d->x,    d->h,     d->q,           d->kv,          d->g,   d->u,
-                           d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns, d->read_spans };
+                           d->logits, d->jobs, d->steps, d->repacked_off, d->attn_group_ns, d->read_spans,
+                           d->wait_prev };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     pb_membuf_unmap(&d->repacked_buf); /* nothing when none was mapped */

@@ -83,6 +83,13 @@ typedef struct pb_decode {
      * glue down's input is quantized inside up's dispatch, so in the matvecs' time). The time between the timed
      * pieces (the job checks, the loop, the clock reads) is in none of them. */
     uint64_t glue_ns, quant_ns;
+    /* The last token's matvec dispatches' wait for their slowest thread: each dispatch's slowest matvec busy time
+     * beyond its threads' mean, summed (a slowest thread that changes between dispatches, as a shared host's
+     * preemptions make it, waits more than the token's totals show). wait_prev: each thread's matvec busy ns after
+     * the last dispatch (its executor's slices), wait_n of them. */
+    uint64_t wait_ns;
+    uint64_t *wait_prev;
+    int wait_n;
     /* Attention (bench/measure/attn): the cache at `context` positions of kv_type, RoPE at that position. */
     pb_kv_cache cache;
     pb_attn attn;

@@ -4,6 +4,8 @@
 #include "pb_decode_impl.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pb_glue.h"
@@ -157,12 +159,30 @@ static int pb_mv_ready(pb_decode *d, int i)
     return 0;
 }
 
-/* One matvec dispatch of ex over rows (in multiples of grain), timed and counted. 0. */
+/* Each thread's matvec busy ns in ex's slices now (their untagged time) into d->wait_prev; with since, the
+ * dispatch's slowest thread's share beyond the mean first added to d->wait_ns. Read after a dispatch returned: its
+ * completion ordered the workers' writes to their accounts (pb_slices.h). */
+static void pb_wait_note(pb_decode *d, const pb_exec *ex, bool since)
+{
+    int n = ex->slices.n < d->wait_n ? ex->slices.n : d->wait_n;
+    uint64_t max = 0, sum = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t now = ex->slices.t[i].busy_ns - ex->slices.t[i].tagged_ns, busy = now - d->wait_prev[i];
+        max = busy > max ? busy : max;
+        sum += busy;
+        d->wait_prev[i] = now;
+    }
+    if (since && n > 1)
+        d->wait_ns += max - sum / (uint64_t)n;
+}
+
+/* One matvec dispatch of ex over rows (in multiples of grain), timed and counted, its wait noted. 0. */
 static int pb_mv_dispatch(pb_decode *d, pb_exec *ex, size_t rows, size_t grain, pool_rows_fn fn, void *ctx)
 {
     uint64_t t0 = pb_now_ns();
     pb_exec_rows_grain(ex, rows, grain, fn, ctx);
     d->dispatch_ns += pb_now_ns() - t0;
+    pb_wait_note(d, ex, true);
     d->mv_dispatches++;
     d->dispatches++;
     return 0;
@@ -446,7 +466,15 @@ int pb_decode_token(pb_decode *d, pb_exec *ex, uint64_t token)
 {
     const pb_model *m = &d->w->shape;
     size_t M = d->batch, H = (size_t)m->hidden;
-    d->dispatch_ns = d->attn_ns = d->attn_mv_ns = d->glue_ns = d->quant_ns = 0;
+    d->dispatch_ns = d->attn_ns = d->attn_mv_ns = d->glue_ns = d->quant_ns = d->wait_ns = 0;
+    if (d->wait_n != ex->slices.n) { /* a new executor's thread count: room for its accounts */
+        uint64_t *w = realloc(d->wait_prev, (size_t)(ex->slices.n + 1) * sizeof *w);
+        if (!w)
+            return -1;
+        d->wait_prev = w;
+        d->wait_n = ex->slices.n;
+    }
+    pb_wait_note(d, ex, false); /* another executor, or a floor pass between tokens, moved its accounts */
     d->mv_dispatches = d->dispatches = 0;
     uint64_t t = pb_now_ns();
     uint64_t stride = d->prompt ? KERN_GEMM_MAX : KERN_BATCH_MAX; /* each row of each token its own input */

@@ -119,7 +119,8 @@ static void pb_sweep_mv_busy(const pb_exec *ex, uint64_t *out)
 static pb_budget_token pb_sweep_token(const pb_decode *d, const pb_exec *ex, uint64_t *prev, double ms)
 {
     pb_budget_token t = { .ms = ms, .glue_ms = (double)d->glue_ns / 1e6, .quant_ms = (double)d->quant_ns / 1e6,
-                          .attn_ms = (double)d->attn_ns / 1e6, .busy_mean_ms = 0, .busy_max_ms = 0 };
+                          .attn_ms = (double)d->attn_ns / 1e6, .busy_mean_ms = 0, .busy_max_ms = 0,
+                          .wait_ms = (double)d->wait_ns / 1e6 };
     int n = ex->slices.n;
     for (int i = 0; i < n; i++) {
         /* read between tokens: the last dispatch's completion ordered the workers' writes (pb_slices.h) */

@@ -500,7 +500,7 @@ static int sw_step(pb_sweep_run *run, const sw_block *b, size_t batch, bool prom
             rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)policies->v[k], b->place->n), sg / p->glues->n,
                           err, errlen);
         }
-    if (rc == 0 && !pb_stop_signal())
+    if (rc == 0 && !prompt && !pb_stop_signal()) /* a prompt's step is seconds long: its rounds would be few */
         rc = sw_pairs(b, &d, err, errlen);
     pb_decode_free(&d);
     return rc;
