@@ -108,7 +108,8 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
           .metavar = "N", .help = "timed passes per read kernel of the memory floor", .dflt = "10 (5 with --quick)" },
         PB_OPT_COUNTERS(&o->counters),
         { .name = "pair-s", .kind = PB_OPT_DOUBLE, .dest = &o->pair_s, .dmin = 0, .dmax = 600, .metavar = "S",
-          .help = "after a block's points at each batch, its alternatives (policy x schedule x glue) interleaved for "
+          .help = "after a block's points at each batch (not a prompt's: its steps are long), its alternatives "
+                  "(policy x schedule x glue) interleaved for "
                   "about S seconds: one token each a round, the order changing every round, until every interval "
                   "against the first is within 2% or the time ends (pairs.csv: the report's paired intervals); 0: "
                   "none", .dflt = "4 (2 with --quick)" },

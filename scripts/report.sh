@@ -16,9 +16,10 @@ QUICK=$common_flag_set
 # runs twice: bench_memory_floor's --latency run, its seconds in docs/latency-measured-2026-12-01.md]. Measured
 # 2026-11-29: quick 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the issue's matrix:
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
-# harness's defaults for threads and sets), each point with serial and with fused glue; and a 512-token prompt
-# of each format through the spin pool beside it (128 tokens with --quick).
-SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10 --prompt 512 --prompt-policy spin"
+# harness's defaults for threads and sets), each point with serial and with fused glue; and a 256-token prompt
+# of each format through the spin pool beside it (128 tokens with --quick). The kernels at batch 1 and 16 (their
+# default adds 4): 936 points took 165 s on the 2-core VM, 5 minutes in all with the sweep.
+SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10 --prompt 256 --prompt-policy spin --prompt-tokens 2"
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
 bench_memory_floor|20|--quick
@@ -30,7 +31,7 @@ else
     SUITE="bench_pool_overhead|20|
 bench_memory_floor|100|
 bench_memory_floor|19|--latency|bench_memory_floor_latency
-bench_kernels|60|
+bench_kernels|110|--batch 1,16
 bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
 fi

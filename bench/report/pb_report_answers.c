@@ -273,7 +273,7 @@ static void prompt_block(FILE *o, const pb_answers *a)
             p->prompt, PB_MD(p->d.model), PB_MD(p->d.format), PB_NUM(p->d.tok_s, 1), PB_NUM(p->d.ms_median / 1e3, 3),
             PB_PCT(100 * p->roof_share), PB_PCT(p->d.pct_floor), at, f->trusted ? "" : " (noisy)");
     if (dec)
-        fprintf(o, "; the decode there: %s tok/s, so a prompt token costs 1 / %s of a decoded one",
+        fprintf(o, "; the decode there: %s tok/s, so the prompt takes in tokens %s as fast as the decode makes them",
                 PB_NUM(dec->d.tok_s, 1), PB_X(p->d.tok_s / dec->d.tok_s));
     fprintf(o, ".\n\n| model | format | prompt | pp tok/s | to first token | %% of roof | %% of floor | at | "
                "biggest loss past the bound | owner |\n|---|---|---:|---:|---:|---:|---:|---|---|---|\n");
