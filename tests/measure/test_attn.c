@@ -87,6 +87,21 @@ static void oracle(const pb_kv_cache *c, const pb_model *m, int layer, size_t se
     oracle_over(c, m, layer, seq, h, q, c->context + 1, out);
 }
 
+/* a's output (its rows x q_dim) copied out, a and e closed, the cache c kept in keep when given (else freed). */
+static float *attended(pb_attn *a, pb_exec *e, pb_kv_cache *c, pb_kv_cache *keep)
+{
+    size_t n = a->batch * (size_t)a->m->q_dim;
+    float *out = malloc(n * sizeof *out);
+    memcpy(out, a->out, n * sizeof *out);
+    pb_attn_free(a);
+    pb_exec_close(e);
+    if (keep)
+        *keep = *c;
+    else
+        pb_kv_free(c);
+    return out;
+}
+
 /* One layer's attention output (batch x q_dim) at a depth through an executor: a malloc'd copy. */
 static float *attend(const pb_model *m, pb_kv_type t, size_t batch, size_t context, int kind, int threads,
                      size_t chunk, const float *q, const float *k, const float *v, pb_kv_cache *keep)
@@ -99,16 +114,7 @@ static float *attend(const pb_model *m, pb_kv_type t, size_t batch, size_t conte
     pb_attn a;
     cr_assert_eq(pb_attn_init(&a, m, &c, batch), 0);
     pb_attn_layer(&a, &e, 1, q, k, v);
-    size_t n = batch * (size_t)m->q_dim;
-    float *out = malloc(n * sizeof *out);
-    memcpy(out, a.out, n * sizeof *out);
-    pb_attn_free(&a);
-    pb_exec_close(&e);
-    if (keep)
-        *keep = c;
-    else
-        pb_kv_free(&c);
-    return out;
+    return attended(&a, &e, &c, keep);
 }
 
 static float *randoms(size_t n, uint64_t seed)
@@ -177,16 +183,7 @@ static float *attend_prompt(const pb_model *m, pb_kv_type t, size_t rows, size_t
     for (size_t r = 0; r < rows; r += 5) /* in slices, from the last: the stores' order is free */
         pb_attn_store_rows(&a, rows - (r + 5 < rows ? r + 5 : rows), rows - r, q, k, v);
     pb_attn_dispatch(&a, &e);
-    size_t n = rows * (size_t)m->q_dim;
-    float *out = malloc(n * sizeof *out);
-    memcpy(out, a.out, n * sizeof *out);
-    pb_attn_free(&a);
-    pb_exec_close(&e);
-    if (keep)
-        *keep = c;
-    else
-        pb_kv_free(&c);
-    return out;
+    return attended(&a, &e, &c, keep);
 }
 
 /* A prompt's row r attends over positions 0..context + r and no later one: held against the double oracle over
