@@ -655,7 +655,7 @@ void pb_schema_markdown(FILE *f);
 
 #define PB_DECODE_ATTRS(A, D)                                                                                       \
     A(SWEEP, model) A(SWEEP, format) A(SWEEP, policy) A(SWEEP, schedule) A(SWEEP, glue) A(SWEEP, cpuset)            \
-    A(SWEEP, threads) A(SWEEP, batch) A(SWEEP, context) A(SWEEP, kv_type) A(SWEEP, weights)
+    A(SWEEP, threads) A(SWEEP, batch) A(SWEEP, context) A(SWEEP, kv_type) A(SWEEP, weights) A(SWEEP, prompt)
 #define PB_DECODE_FIGS(F)                                                                                           \
     F(tok_per_s) F(pct_of_floor) F(x_1thread) F(gbps) F(floor_gbps) F(floor_tok_per_s) F(x_best_floor) F(glue_pct)  \
     F(busy_pct_mean) F(verified)

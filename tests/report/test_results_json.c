@@ -174,3 +174,36 @@ Test(results_json, depth_and_cache_in_the_names)
     jm_free(&root);
     tf_rmrf(dir);
 }
+
+/* A prompt's point is named as one (prompt:N beside its batch), and its speed-up over 1 thread is over the 1-thread
+ * prompt of its series, not over a decode of as many rows: tok/s 300 at 2 threads over the prompt's 200 at 1, 1.5x
+ * (a batch-16 decode at 1 thread, 100 tok/s, would make it 3x). */
+Test(results_json, a_prompt_is_named_and_scaled_as_one)
+{
+    char dir[64], out[4096], err[256], path[128];
+    tf_tmpdir(dir, sizeof dir, "pbjsonpp");
+    tf_write(dir, "sweep.csv",
+             "model,format,policy,schedule,glue,cpuset,threads,batch,tokens,ms_per_token_min,ms_per_token_median,"
+             "ms_per_token_max,tok_per_s,context,kv_type,weights,prompt\n"
+             "m,q8_0,spin,static,fused,p,1,16,2,160,160,160,100,0,f16,arena,0\n"
+             "m,q8_0,spin,static,fused,p,1,16,2,80,80,80,200,0,f16,arena,16\n"
+             "m,q8_0,spin,static,fused,p,2,16,2,53.3,53.3,53.3,300,0,f16,arena,16\n");
+    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    char *text = jm_slurp(path);
+    cr_assert_not_null(text);
+    jm_val root;
+    int rc = jm_parse(text, &root, err, sizeof err);
+    free(text);
+    cr_assert_eq(rc, 0, "%s", err);
+    const jm_val *bm = jm_get(&root, "benchmarks");
+    cr_assert(bm && bm->n == 3, "three points: %zu", bm ? bm->n : 0);
+    cr_expect_str_eq(jm_get(&bm->items[0], "name")->str, "decode/m/q8_0/spin/static/fused/p/threads:1/batch:16");
+    cr_expect_str_eq(jm_get(&bm->items[2], "name")->str,
+                     "decode/m/q8_0/spin/static/fused/p/threads:2/batch:16/prompt:16");
+    const jm_val *x = jm_get(&bm->items[2], "x_1thread");
+    cr_assert(is_num(x), "the prompt's speed-up over 1 thread");
+    cr_expect_float_eq(x->num, 1.5, 1e-6, "over the 1-thread prompt: %g", x->num);
+    jm_free(&root);
+    tf_rmrf(dir);
+}

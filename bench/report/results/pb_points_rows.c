@@ -97,12 +97,13 @@ static double scaled(double x, double a, double b)
 
 /* ---------------------------------------------------------------- decode (sweep.csv) */
 
-/* The row of row r's series (model, format, policy, schedule, glue, core set, batch, context, cache type, weights)
- * at 1 thread; -1 when none. */
+/* The row of row r's series (model, format, policy, schedule, glue, core set, batch, context, cache type, weights,
+ * prompt) at 1 thread; -1 when none. */
 static long one_thread_row(const pb_table *t, size_t r)
 {
-    static const int same[] = { PB_SWEEP_model, PB_SWEEP_format, PB_SWEEP_policy, PB_SWEEP_schedule, PB_SWEEP_glue,
-                                PB_SWEEP_cpuset, PB_SWEEP_batch, PB_SWEEP_context, PB_SWEEP_kv_type, PB_SWEEP_weights };
+    static const int same[] = { PB_SWEEP_model,   PB_SWEEP_format,  PB_SWEEP_policy, PB_SWEEP_schedule,
+                                PB_SWEEP_glue,    PB_SWEEP_cpuset,  PB_SWEEP_batch,  PB_SWEEP_context,
+                                PB_SWEEP_kv_type, PB_SWEEP_weights, PB_SWEEP_prompt };
     for (size_t i = 0; i < t->nrows; i++) {
         bool match = NUM(t, i, SWEEP, threads) == 1;
         for (size_t c = 0; match && c < sizeof same / sizeof same[0]; c++) {
@@ -141,7 +142,7 @@ static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *un
     pb_point *p = ROW_POINT(ps, PB_FAMILY(DECODE), t, r, SWEEP, attrs);
     if (!p)
         return -1;
-    /* The defaults stay out of the name (batch 1, context 0, an f16 cache, weights in the arena): decode proper
+    /* The defaults stay out of the name (batch 1, context 0, an f16 cache, weights in the arena, no prompt): decode proper
      * keeps short names, and a run without those columns names its points as a newer one does. */
     double batch = NUM(t, r, SWEEP, batch), context = NUM(t, r, SWEEP, context);
     const char *kv = STR(t, r, SWEEP, kv_type), *weights = STR(t, r, SWEEP, weights);
@@ -149,6 +150,7 @@ static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *un
     ATTR(p, t, r, SWEEP, context, context > 0, true);
     ATTR(p, t, r, SWEEP, kv_type, *kv && strcmp(kv, "f16") != 0, true);
     ATTR(p, t, r, SWEEP, weights, strcmp(weights, "mmap") == 0, false);
+    ATTR(p, t, r, SWEEP, prompt, NUM(t, r, SWEEP, prompt) > 0, true); /* a prompt's point, not a batch's decode */
     double mn = NUM(t, r, SWEEP, ms_per_token_min), med = NUM(t, r, SWEEP, ms_per_token_median),
            mx = NUM(t, r, SWEEP, ms_per_token_max);
     /* % of floor goes as 1 / token time and as 1 / floor, whose passes spread up to the best one (their lower end
