@@ -142,25 +142,33 @@ Test(results_json, reader_is_strict)
 
 /* Points that differ only in their context, cache type or weights' home keep names of their own (first wins
  * otherwise, and the others would be lost); the defaults (context 0, f16, the arena) stay out of the name. */
-Test(results_json, depth_and_cache_in_the_names)
+/* A run directory (its name into dir) holding sweep.csv alone with text; bench_report --no-plots on it, its
+ * results.json parsed into *root. */
+static void json_of_sweep(const char *text, char *dir, size_t len, jm_val *root)
 {
-    char dir[64], out[4096], err[256], path[128];
-    tf_tmpdir(dir, sizeof dir, "pbjson");
-    tf_write(dir, "sweep.csv",
-             "model,format,policy,schedule,glue,cpuset,threads,batch,tokens,ms_per_token_median,tok_per_s,context,"
-             "kv_type,weights\n"
-             "m,q8_0,spin,static,fused,p,1,1,2,100,10,0,f16,arena\n"
-             "m,q8_0,spin,static,fused,p,1,1,2,110,9.09,512,f16,arena\n"
-             "m,q8_0,spin,static,fused,p,1,1,2,105,9.52,512,q8_0,arena\n"
-             "m,q8_0,spin,static,fused,p,1,1,2,101,9.9,0,f16,mmap\n");
+    char out[4096], err[256], path[128];
+    tf_tmpdir(dir, len, "pbjson");
+    tf_write(dir, "sweep.csv", text);
     cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
     snprintf(path, sizeof path, "%s/results.json", dir);
-    char *text = jm_slurp(path);
-    cr_assert_not_null(text);
-    jm_val root;
-    int rc = jm_parse(text, &root, err, sizeof err);
-    free(text);
+    char *json = jm_slurp(path);
+    cr_assert_not_null(json);
+    int rc = jm_parse(json, root, err, sizeof err);
+    free(json);
     cr_assert_eq(rc, 0, "%s", err);
+}
+
+Test(results_json, depth_and_cache_in_the_names)
+{
+    char dir[64];
+    jm_val root;
+    json_of_sweep("model,format,policy,schedule,glue,cpuset,threads,batch,tokens,ms_per_token_median,tok_per_s,context,"
+                  "kv_type,weights\n"
+                  "m,q8_0,spin,static,fused,p,1,1,2,100,10,0,f16,arena\n"
+                  "m,q8_0,spin,static,fused,p,1,1,2,110,9.09,512,f16,arena\n"
+                  "m,q8_0,spin,static,fused,p,1,1,2,105,9.52,512,q8_0,arena\n"
+                  "m,q8_0,spin,static,fused,p,1,1,2,101,9.9,0,f16,mmap\n",
+                  dir, sizeof dir, &root);
     const jm_val *bm = jm_get(&root, "benchmarks");
     static const char *const names[] = {
         "decode/m/q8_0/spin/static/fused/p/threads:1",
@@ -180,22 +188,14 @@ Test(results_json, depth_and_cache_in_the_names)
  * (a batch-16 decode at 1 thread, 100 tok/s, would make it 3x). */
 Test(results_json, a_prompt_is_named_and_scaled_as_one)
 {
-    char dir[64], out[4096], err[256], path[128];
-    tf_tmpdir(dir, sizeof dir, "pbjsonpp");
-    tf_write(dir, "sweep.csv",
-             "model,format,policy,schedule,glue,cpuset,threads,batch,tokens,ms_per_token_min,ms_per_token_median,"
-             "ms_per_token_max,tok_per_s,context,kv_type,weights,prompt\n"
-             "m,q8_0,spin,static,fused,p,1,16,2,160,160,160,100,0,f16,arena,0\n"
-             "m,q8_0,spin,static,fused,p,1,16,2,80,80,80,200,0,f16,arena,16\n"
-             "m,q8_0,spin,static,fused,p,2,16,2,53.3,53.3,53.3,300,0,f16,arena,16\n");
-    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    char *text = jm_slurp(path);
-    cr_assert_not_null(text);
+    char dir[64];
     jm_val root;
-    int rc = jm_parse(text, &root, err, sizeof err);
-    free(text);
-    cr_assert_eq(rc, 0, "%s", err);
+    json_of_sweep("model,format,policy,schedule,glue,cpuset,threads,batch,tokens,ms_per_token_min,ms_per_token_median,"
+                  "ms_per_token_max,tok_per_s,context,kv_type,weights,prompt\n"
+                  "m,q8_0,spin,static,fused,p,1,16,2,160,160,160,100,0,f16,arena,0\n"
+                  "m,q8_0,spin,static,fused,p,1,16,2,80,80,80,200,0,f16,arena,16\n"
+                  "m,q8_0,spin,static,fused,p,2,16,2,53.3,53.3,53.3,300,0,f16,arena,16\n",
+                  dir, sizeof dir, &root);
     const jm_val *bm = jm_get(&root, "benchmarks");
     cr_assert(bm && bm->n == 3, "three points: %zu", bm ? bm->n : 0);
     cr_expect_str_eq(jm_get(&bm->items[0], "name")->str, "decode/m/q8_0/spin/static/fused/p/threads:1/batch:16");
