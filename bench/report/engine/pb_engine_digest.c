@@ -95,34 +95,49 @@ static double cell(const pb_table *s, size_t r, int col, double fallback)
     return col < 0 ? fallback : pb_table_num(s, r, col);
 }
 
-/* poolbench's fastest decode of the point's model at its threads and depth: batch 1, no emulated slow cpu. */
+/* The row of sweep s (col: its columns) that is poolbench's fastest point of test t's model at threads and depth,
+ * no emulated slow cpu: a prompt of `prompt` tokens, or (0) a decode at batch 1; -1 when none, *how the match. */
+static long fastest_row(const pb_table *s, const int *col, const pb_lbench_test *t, int threads, long long depth,
+                        long long prompt, const char **how)
+{
+    long best = -1;
+    double best_tok = 0;
+    for (size_t r = 0; r < s->nrows; r++) {
+        double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
+        const char *m = model_match(s, r, col, t);
+        bool same = cell(s, r, col[PB_SWEEP_prompt], 0) == (double)prompt &&
+                    (prompt > 0 || cell(s, r, col[PB_SWEEP_batch], 1) == 1) &&
+                    pb_table_num(s, r, col[PB_SWEEP_threads]) == threads &&
+                    cell(s, r, col[PB_SWEEP_context], 0) == (double)depth;
+        if (!m || !same || *pb_table_str(s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) ||
+            (best >= 0 && !(tok > best_tok)))
+            continue;
+        best = (long)r;
+        best_tok = tok;
+        *how = m;
+    }
+    return best;
+}
+
+/* poolbench's fastest decode of the point's model at its threads and depth: batch 1, no emulation. */
 static void decode_of(pb_engine_pt *p, const pb_rundata *rd)
 {
     const pb_table *s = pb_rundata_table(rd, PB_K_SWEEP);
     p->pb_match = NULL;
     p->pb_tok_s = p->pb_pct_floor = p->pb_weight_bytes = NAN;
-    if (!s)
-        return;
     int col[PB_SWEEP_NCOLS];
-    pb_digest_cols(s, PB_K_SWEEP, col);
-    for (size_t r = 0; r < s->nrows; r++) {
-        double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
-        const char *how = model_match(s, r, col, p->t);
-        bool same_point = cell(s, r, col[PB_SWEEP_batch], 1) == 1 && !(cell(s, r, col[PB_SWEEP_prompt], 0) > 0) &&
-                          pb_table_num(s, r, col[PB_SWEEP_threads]) == p->threads &&
-                          cell(s, r, col[PB_SWEEP_context], 0) == (double)p->depth;
-        if (!how || !same_point ||
-            *pb_table_str(s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) || (p->pb_match && !(tok > p->pb_tok_s)))
-            continue;
-        p->pb_match = how;
-        p->pb_tok_s = tok;
-        p->pb_pct_floor = cell(s, r, col[PB_SWEEP_pct_of_floor], NAN);
-        p->pb_weight_bytes = cell(s, r, col[PB_SWEEP_weight_bytes], NAN);
-        pb_digest_copy(p->pb_model, pb_table_str(s, r, col[PB_SWEEP_model]));
-        pb_digest_copy(p->pb_format, pb_table_str(s, r, col[PB_SWEEP_format]));
-        pb_digest_copy(p->pb_policy, pb_table_str(s, r, col[PB_SWEEP_policy]));
-        pb_digest_copy(p->pb_schedule, pb_table_str(s, r, col[PB_SWEEP_schedule]));
-    }
+    if (s)
+        pb_digest_cols(s, PB_K_SWEEP, col);
+    long r = s ? fastest_row(s, col, p->t, p->threads, p->depth, 0, &p->pb_match) : -1;
+    if (r < 0)
+        return;
+    p->pb_tok_s = pb_table_num(s, (size_t)r, col[PB_SWEEP_tok_per_s]);
+    p->pb_pct_floor = cell(s, (size_t)r, col[PB_SWEEP_pct_of_floor], NAN);
+    p->pb_weight_bytes = cell(s, (size_t)r, col[PB_SWEEP_weight_bytes], NAN);
+    pb_digest_copy(p->pb_model, pb_table_str(s, (size_t)r, col[PB_SWEEP_model]));
+    pb_digest_copy(p->pb_format, pb_table_str(s, (size_t)r, col[PB_SWEEP_format]));
+    pb_digest_copy(p->pb_policy, pb_table_str(s, (size_t)r, col[PB_SWEEP_policy]));
+    pb_digest_copy(p->pb_schedule, pb_table_str(s, (size_t)r, col[PB_SWEEP_schedule]));
 }
 
 int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out, int max, int *skipped)
@@ -163,24 +178,15 @@ static void prompt_of(pb_engine_pp *p, const pb_rundata *rd)
     p->pb_match = NULL;
     p->pb_tok_s = p->pb_roof_share = NAN;
     int col[PB_SWEEP_NCOLS];
-    if (!s)
+    if (s)
+        pb_digest_cols(s, PB_K_SWEEP, col);
+    long r = s ? fastest_row(s, col, p->t, p->threads, p->depth, p->n_prompt, &p->pb_match) : -1;
+    if (r < 0)
         return;
-    pb_digest_cols(s, PB_K_SWEEP, col);
-    for (size_t r = 0; r < s->nrows; r++) {
-        double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
-        const char *how = model_match(s, r, col, p->t);
-        bool same = cell(s, r, col[PB_SWEEP_prompt], 0) == (double)p->n_prompt &&
-                    pb_table_num(s, r, col[PB_SWEEP_threads]) == p->threads &&
-                    cell(s, r, col[PB_SWEEP_context], 0) == (double)p->depth;
-        if (!how || !same || *pb_table_str(s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) ||
-            (p->pb_match && !(tok > p->pb_tok_s)))
-            continue;
-        p->pb_match = how;
-        p->pb_tok_s = tok;
-        p->pb_roof_share = cell(s, r, col[PB_SWEEP_roof_share], NAN);
-        pb_digest_copy(p->pb_policy, pb_table_str(s, r, col[PB_SWEEP_policy]));
-        pb_digest_copy(p->pb_schedule, pb_table_str(s, r, col[PB_SWEEP_schedule]));
-    }
+    p->pb_tok_s = pb_table_num(s, (size_t)r, col[PB_SWEEP_tok_per_s]);
+    p->pb_roof_share = cell(s, (size_t)r, col[PB_SWEEP_roof_share], NAN);
+    pb_digest_copy(p->pb_policy, pb_table_str(s, (size_t)r, col[PB_SWEEP_policy]));
+    pb_digest_copy(p->pb_schedule, pb_table_str(s, (size_t)r, col[PB_SWEEP_schedule]));
 }
 
 int pb_engine_pp_points(const pb_rundata *rd, pb_engine_pp *out, int max)
