@@ -47,7 +47,8 @@ INC_report   = $(INC_harness) -Ibench/report -Ibench/report/check -Ibench/report
 INC_ALL      = $(INC_report)
 CFLAGS   += -std=c11 $(OPT) -g $(WARN) -pthread -fopenmp $(SAN)
 # libcpuid identifies x86 CPUs only (bench/machine/x86/); arm64 reads /proc/cpuinfo and the auxiliary vector.
-PKGS      = hwloc $(if $(filter x86_64,$(ARCH)),libcpuid)
+# SQLite keeps the results database and reads llama-bench's SQL; jansson reads its JSON.
+PKGS      = hwloc sqlite3 jansson $(if $(filter x86_64,$(ARCH)),libcpuid)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpfm4 names hardware events on x86-64 (bench/platform/x86/); it ships no pkg-config file.
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(if $(filter x86_64,$(ARCH)),-lpfm)

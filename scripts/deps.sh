@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages poolbench needs, only those missing, one line per package group saying what and why.
 # With everything present it prints one line and makes no network call. Modes (the argument):
-#   (none)   make deps: compiler, pkg-config, hwloc, libcpuid, Criterion, gnuplot, libpfm4 (make test, check, report)
-#   arm64    make test-arm64: cross gcc, qemu-user-static, arm64 hwloc; Criterion's arm64 runtime unpacked
+#   (none)   make deps: compiler, pkg-config, hwloc, libcpuid, Criterion, gnuplot, libpfm4, SQLite, jansson
+#            (make test, check, report)
+#   arm64    make test-arm64: cross gcc, qemu-user-static, arm64 hwloc, SQLite and jansson; Criterion's arm64 runtime unpacked
 #   predict  make predict: llvm (llvm-mca) and the arm64 cross compiler
 #   likwid   make likwid-compare: likwid
 #   fresh    make fresh-root: debootstrap
@@ -32,9 +33,12 @@ group_present() {
     criterion) pc criterion ;;
     gnuplot) have gnuplot ;;
     counters) [ -e /usr/include/perfmon/pfmlib_perf_event.h ] ;;
+    sqlite) pc sqlite3 && have sqlite3 ;;
+    jansson) pc jansson ;;
     cross) have aarch64-linux-gnu-gcc && installed libc6-dev-arm64-cross ;;
     qemu) have qemu-aarch64-static ;;
     hwloc-arm64) installed libhwloc-dev:arm64 ;;
+    libs-arm64) installed libsqlite3-dev:arm64 && installed libjansson-dev:arm64 ;;
     llvm) for m in llvm-mca llvm-mca-19 llvm-mca-18 llvm-mca-17 llvm-mca-16 llvm-mca-15 llvm-mca-14; do
               have "$m" && return 0
           done
@@ -51,9 +55,12 @@ group_packages() {
     criterion) echo "libcriterion-dev" ;;
     gnuplot) echo "gnuplot-nox" ;;
     counters) echo "libpfm4-dev" ;;
+    sqlite) echo "libsqlite3-dev sqlite3" ;;
+    jansson) echo "libjansson-dev" ;;
     cross) echo "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
     qemu) echo "qemu-user-static" ;;
     hwloc-arm64) echo "libhwloc-dev:arm64" ;;
+    libs-arm64) echo "libsqlite3-dev:arm64 libjansson-dev:arm64" ;;
     llvm) echo "llvm" ;;
     likwid) echo "likwid" ;;
     debootstrap) echo "debootstrap" ;;
@@ -67,9 +74,12 @@ group_reason() {
     criterion) echo "the unit and property tests (make test)" ;;
     gnuplot) echo "the plots (PNG and SVG), without Qt" ;;
     counters) echo "libpfm4, the hardware event names of --counters" ;;
+    sqlite) echo "SQLite, the results database (bench_db) and llama-bench's -o sql files; its shell for by-hand queries" ;;
+    jansson) echo "jansson, the JSON reader of llama-bench's -o json and jsonl files" ;;
     cross) echo "the arm64 cross compiler and C library, for the arm64 build and make predict's arm kernels" ;;
     qemu) echo "qemu-user, to run the arm64 tests on this machine" ;;
     hwloc-arm64) echo "hwloc for arm64, linked by the arm64 build (adds dpkg's arm64 architecture)" ;;
+    libs-arm64) echo "SQLite and jansson for arm64, linked by the arm64 build" ;;
     llvm) echo "llvm-mca, the cycle predictions of make predict" ;;
     likwid) echo "likwid-bench, the independent check of the memory floor" ;;
     debootstrap) echo "debootstrap, to make the fresh Debian root of make fresh-root" ;;
@@ -78,8 +88,8 @@ group_reason() {
 
 MODE=${1:-}
 case "$MODE" in
-"") WANT="compiler hwloc libcpuid criterion gnuplot counters" ;;
-arm64) WANT="cross qemu hwloc-arm64" ;;
+"") WANT="compiler hwloc libcpuid criterion gnuplot counters sqlite jansson" ;;
+arm64) WANT="cross qemu hwloc-arm64 libs-arm64" ;;
 predict) WANT="llvm cross" ;; # the arm kernels include <stdint.h>: the C library's headers, not the compiler alone
 likwid) WANT="likwid" ;;
 fresh) WANT="debootstrap" ;;
