@@ -38,8 +38,9 @@ PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
 #define PB_ROWS_SAMPLES true
 /* PB_SCHEMA_SINCE: a kind whose newest columns, from column old on, older runs lack (pb_schema.older). */
 #define PB_SCHEMA_SINCE(K, f, h, rows, sums, old)                                                                   \
-    [PB_K_##K] = { .kind = PB_K_##K, .file = f, .harness = h, .header = (PB_##K##_COLS(PB_HEADER_NAME)) + 1,        \
-                   .cols = cols_##K, .ncols = PB_##K##_NCOLS, .sampled = PB_ROWS_##rows, .sum = sums, .older = old }
+    [PB_K_##K] = { .kind = PB_K_##K, .file = f, .table = #K, .harness = h,                                          \
+                   .header = (PB_##K##_COLS(PB_HEADER_NAME)) + 1, .cols = cols_##K, .ncols = PB_##K##_NCOLS,        \
+                   .sampled = PB_ROWS_##rows, .sum = sums, .older = old }
 #define PB_SCHEMA(K, f, h, rows, sums) PB_SCHEMA_SINCE(K, f, h, rows, sums, 0)
 
 static const pb_sum sum_budget = { .total = PB_SWEEP_ms_per_token_median, .first = PB_SWEEP_budget_floor_ms,

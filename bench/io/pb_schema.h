@@ -580,6 +580,7 @@ typedef struct pb_sum {
 typedef struct pb_schema {
     pb_kind kind;
     const char *file;    /* "sweep.csv" */
+    const char *table;   /* its table in the results database (bench/io/db): the kind's name, "SWEEP" */
     const char *harness; /* the program that writes it */
     const char *header;  /* the header line, without newline */
     const pb_column *cols;
