@@ -96,19 +96,22 @@ static int db_kind_table(pb_db *db, pb_kind k, char *err, size_t len)
     snprintf(sql + n, sizeof sql - n, ", PRIMARY KEY(pb_run, pb_row))");
     if (pb_db_exec(db, sql, "cannot make a table", err, len) != 0)
         return -1;
-    for (int c = 0; c < s->ncols; c++) {
-        snprintf(q, sizeof q, "SELECT \"%s\" FROM %s LIMIT 0", s->cols[c].name, t);
-        sqlite3_stmt *st = NULL;
-        bool have = sqlite3_prepare_v2(db->h, q, -1, &st, NULL) == SQLITE_OK;
-        sqlite3_finalize(st);
-        if (have)
+    snprintf(q, sizeof q, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", t);
+    sqlite3_stmt *st = pb_db_prepare(db, q, err, len);
+    if (!st)
+        return -1;
+    int rc = 0;
+    for (int c = 0; rc == 0 && c < s->ncols; c++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, s->cols[c].name, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
             continue;
         snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s", t, s->cols[c].name,
                  pb_db_sql_type(s->cols[c].type));
-        if (pb_db_exec(db, sql, "cannot add a column appended to the schema", err, len) != 0)
-            return -1;
+        rc = pb_db_exec(db, sql, "cannot add a column appended to the schema", err, len);
     }
-    return 0;
+    sqlite3_finalize(st);
+    return rc;
 }
 
 /* A new file's tables, or an older one's checked and brought to this schema's columns. In one transaction. */
@@ -181,6 +184,9 @@ int pb_db_open(pb_db **out, const char *path, bool create, char *err, size_t len
         return -1;
     }
     sqlite3_busy_timeout(db->h, 10000);
+    /* A double-quoted name that is no column must fail, not become a string (SQLite's legacy default). */
+    sqlite3_db_config(db->h, SQLITE_DBCONFIG_DQS_DML, 0, NULL);
+    sqlite3_db_config(db->h, SQLITE_DBCONFIG_DQS_DDL, 0, NULL);
     sqlite3_extended_result_codes(db->h, 1);
     if (pb_db_exec(db, "PRAGMA foreign_keys = ON", "cannot set foreign keys", err, len) != 0 ||
         db_prepare_tables(db, err, len) != 0) {
