@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pb_cli.h"
 #include "pb_digest.h"
 #include "pb_engine.h"
 #include "pb_exports.h"
+#include "pb_repofile.h"
 #include "pb_report.h"
 #include "pb_results_json.h"
 #include "pb_runcheck.h"
@@ -21,12 +23,13 @@ typedef struct report_job {
     const pb_rundata *rd;
     const pb_digest *d;
     const pb_plotlog *log;
+    const char *refs; /* the reference runs' folder, NULL: none */
 } report_job;
 
 static void write_report(FILE *f, const void *arg)
 {
     const report_job *j = arg;
-    pb_report_md(f, j->rd, j->d, j->log);
+    pb_report_md(f, j->rd, j->d, j->log, j->refs);
 }
 
 /* Draws the plots of the kinds whose CSV is there under its own name: the plot scripts read DIR/<kind>.csv, so a
@@ -85,6 +88,7 @@ static const char SUMMARY[] =
 typedef struct report_args {
     const char *dir, *check, *header; /* DIR; --check DIR; --header FILE */
     const char *engine;               /* --engine FILE: llama-bench's results beside DIR's */
+    const char *refs;                 /* --refs DIR: the reference runs; "none": no section */
     bool no_plots, schema_md;
 } report_args;
 
@@ -113,6 +117,9 @@ static int parse_args(int argc, char **argv, report_args *a)
         { .name = "engine", .kind = PB_OPT_STRING, .dest = &a->engine, .metavar = "FILE", .env = "",
           .help = "llama-bench's results (its csv, json, jsonl, sql or md output) to place beside the floor, besides "
                   "DIR's llama-bench.* files; a bad one is exit 2" },
+        { .name = "refs", .kind = PB_OPT_STRING, .dest = &a->refs, .metavar = "DIR", .env = "POOLBENCH_REFS",
+          .help = "a folder of reference run directories to place this run among (default: the repository's refs/; "
+                  "none: leave the section out)" },
         { 0 },
     };
     int first, rc = pb_cli_parse_tool("bench_report", "DIR", SUMMARY, opts, argc, argv, &first);
@@ -167,6 +174,29 @@ static int write_results_json(const pb_rundata *rd, const char *dir)
     return rc != 0;
 }
 
+/* The reference runs' folder: --refs DIR (checked: a directory, else said in one line and buf + 1 returned), the
+ * repository's refs/ found beside the programs, or NULL for none. */
+static const char *refs_dir(const char *opt, char *buf, size_t len)
+{
+    struct stat st;
+    if (opt && strcmp(opt, "none") == 0)
+        return NULL;
+    if (opt) {
+        if (stat(opt, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "bench_report: --refs %s: not a directory; a folder of run directories, or none, is "
+                            "accepted\n", opt);
+            return buf + 1;
+        }
+        return opt;
+    }
+    if (pb_repo_file(NULL, "refs", "README.md", buf, len) != 0)
+        return NULL;
+    char *slash = strrchr(buf, '/');
+    if (slash)
+        *slash = '\0';
+    return slash ? buf : ".";
+}
+
 int main(int argc, char **argv)
 {
     report_args a;
@@ -177,6 +207,10 @@ int main(int argc, char **argv)
         return run_mode(&a);
     const char *dir = a.dir;
     bool draw = !a.no_plots;
+    char refs_buf[4200];
+    const char *refs = refs_dir(a.refs, refs_buf, sizeof refs_buf);
+    if (refs == refs_buf + 1)
+        return 2;
     pb_rundata rd;
     char err[4200];
     if (pb_rundata_load(&rd, dir, err, sizeof err) != 0) {
@@ -197,7 +231,7 @@ int main(int argc, char **argv)
     int failed = draw_plots(&rd, draw, &log);
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
-    report_job job = { &rd, &d, &log };
+    report_job job = { &rd, &d, &log, refs };
     if (pb_write_file(path, write_report, &job) != 0) {
         fprintf(stderr, "bench_report: cannot write %s: %s\n", path, strerror(errno));
         pb_rundata_free(&rd);

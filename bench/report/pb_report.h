@@ -26,7 +26,7 @@ typedef struct pb_plotlog {
 int pb_report_plots(const pb_rundata *rd, bool draw, pb_plotlog *log);
 
 /* The whole report.md. */
-void pb_report_md(FILE *out, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log);
+void pb_report_md(FILE *out, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log, const char *refs);
 /* "sweep.csv: from sweep.csv.partial-a1B2c3, left by a killed harness (bench_sweep): 9 rows" for a kind read
  * from a partial file, into buf (raw text: escape it for Markdown). Returns buf. */
 const char *pb_report_partial_note(const pb_source *s, const pb_kind_info *ki, char *buf, size_t len);
@@ -54,6 +54,10 @@ void pb_report_kernels(FILE *out, const pb_rundata *rd);
 void pb_report_latency(FILE *out, const pb_digest *d);
 /* How many distinct contexts sweep.csv holds (0 without the file or the column). */
 int pb_report_depths(const pb_rundata *rd);
+/* "Among reference machines" (pb_report_refs.c): this run's read floor at 1 and all threads, spin's dispatch in
+ * round trips, each format's best decode (% of floor) and prompt beside each run directory under refs (NULL: none
+ * found), as ratios. A reference with this run's host and run id is left out. */
+void pb_report_refs(FILE *out, const pb_rundata *rd, const pb_digest *d, const char *refs);
 /* Embeds every PNG in dir (sorted), each with a link to its SVG. */
 void pb_report_embed_pngs(FILE *out, const char *dir);
 /* Writes path through a temporary file and a rename, so a reader never sees half a report. The writer

@@ -157,7 +157,7 @@ static void sentences(FILE *o, const char *title, const pb_findings *f, const ch
     fprintf(o, "\n");
 }
 
-void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log)
+void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_plotlog *log, const char *refs)
 {
     const char *host = pb_machine_value(rd, PB_MKEY(host)), *id = pb_machine_value(rd, PB_MKEY(run_id));
     fprintf(o, "# poolbench report: %s, run %s\n\n", host && *host ? PB_MD(host) : "unknown host",
@@ -175,6 +175,7 @@ void pb_report_md(FILE *o, const pb_rundata *rd, const pb_digest *d, const pb_pl
     pb_report_kernels(o, rd);
     pb_report_model(o, rd);
     pb_report_engine(o, rd, d);
+    pb_report_refs(o, rd, d, refs);
     pb_report_latency(o, d);
     pb_findings f;
     pb_findings_make(&f, d);
