@@ -1,4 +1,5 @@
-/* bench_compare DIR DIR [DIR...] --out DIR: several run directories side by side. Writes OUT/compare.md (the
+/* bench_compare DIR DIR [DIR...] --out DIR, or bench_compare --db FILE [--host H]... [--run RUN]... [--git REV]
+ * [--since DATE] --out DIR: several runs side by side, from their directories or from the results database. Writes OUT/compare.md (the
  * machines, the headline figures with ratios to the first run, what the runs do not share) and overlaid plots
  * through plots/compare.gp; each run's llama-bench files (DIR/llama-bench.*) beside its floor, per machine. OUT
  * must not exist or be empty (a comparison is never overwritten). */
@@ -9,7 +10,6 @@
 
 #include "pb_cli.h"
 #include "pb_compare.h"
-#include "pb_engine.h"
 #include "pb_plot.h"
 #include "pb_report.h"
 #include "pb_run.h"
@@ -38,14 +38,34 @@ static const char SUMMARY[] =
     "Compares up to " PB_STR(PB_CMP_RUNS) " run directories: OUT/compare.md with the headline figures\n"
     "side by side and ratios to the first run, and OUT/compare_{floor,decode,dispatch}.{png,svg}\n"
     "(plots/compare.gp).\n"
+    "With --db FILE the runs come from the results database (bench_db): each --run RUN (RUN_ID or\n"
+    "HOST/RUN_ID), and every run of the --host given (any host when none) that --git and --since pass.\n"
     "exit: 0 ok; 1 written but a CSV or a cell was malformed or a plot failed; 2 bad usage, a DIR\n"
     "      that is not a run directory, or a llama-bench file in one that does not read";
 
 typedef struct cmp_args {
-    const char *dirs[PB_CMP_RUNS], *out;
+    const char *dirs[PB_CMP_RUNS], *out, *db, *git, *since;
+    pb_strs hosts, runs;
     int n;
     bool draw;
 } cmp_args;
+
+/* Whether any option of --db's was given without it, or DIRs with it: one line, 2. PB_CLI_GO otherwise. */
+static int db_usage(const cmp_args *a)
+{
+    bool selects = a->hosts.n || a->runs.n || a->git || a->since;
+    if (a->db && a->n == 0 && !selects)
+        fprintf(stderr, "bench_compare: --db %s names no run: give --run RUN, --host HOST, --git REV or --since DATE\n",
+                a->db);
+    else if (a->db && a->n)
+        fprintf(stderr, "bench_compare: run directories and --db together; compare either directories or runs of "
+                        "the database\n");
+    else if (!a->db && selects)
+        fprintf(stderr, "bench_compare: --host, --run, --git and --since choose runs of a database: give --db FILE\n");
+    else
+        return PB_CLI_GO;
+    return 2;
+}
 
 /* The command line into a, through pb_cli (the run directories may come before, between or after the options;
  * no POOLBENCH_* variable applies: this is no harness). PB_CLI_GO, or the exit status (0 after --help; 2 after
@@ -59,6 +79,16 @@ static int parse_args(int argc, char **argv, cmp_args *a)
           .help = "where to write; must not exist or be empty" },
         { .name = "no-plots", .kind = PB_OPT_FLAG, .dest = &no_plots, .env = "",
           .help = "write the plot data but do not draw" },
+        { .name = "db", .kind = PB_OPT_STRING, .dest = &a->db, .metavar = "FILE", .env = "",
+          .help = "compare runs of this results database (bench_db) instead of directories" },
+        { .name = "host", .kind = PB_OPT_REPEAT, .dest = &a->hosts, .metavar = "HOST", .env = "",
+          .help = "with --db: the runs of this host (repeat for more)" },
+        { .name = "run", .kind = PB_OPT_REPEAT, .dest = &a->runs, .metavar = "RUN", .env = "",
+          .help = "with --db: this run, RUN_ID or HOST/RUN_ID (repeat for more)" },
+        { .name = "git", .kind = PB_OPT_STRING, .dest = &a->git, .metavar = "REV", .env = "",
+          .help = "with --db: runs of commits starting with REV" },
+        { .name = "since", .kind = PB_OPT_STRING, .dest = &a->since, .metavar = "DATE", .env = "",
+          .help = "with --db: runs started at or after DATE (2026-12-05, 2026-12-05T08:00)" },
         { 0 },
     };
     int first, rc = pb_cli_parse_tool("bench_compare", "DIR DIR [DIR...] --out DIR", SUMMARY, opts, argc, argv, &first);
@@ -71,7 +101,9 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     }
     for (int i = first; i < argc; i++)
         a->dirs[a->n++] = argv[i];
-    if (a->n < 2 || !a->out) {
+    if (db_usage(a) != PB_CLI_GO)
+        return 2;
+    if ((!a->db && a->n < 2) || !a->out) {
         fprintf(stderr, "bench_compare: needs at least two run directories and --out DIR "
                         "(usage: bench_compare DIR DIR [DIR...] --out DIR)\n");
         return 2;
@@ -79,26 +111,30 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     return PB_CLI_GO;
 }
 
-/* Loads and digests every run, saying what each leaves out. -1 (said in one line) when a directory is not a run
- * directory or holds a llama-bench file that does not read: before anything is written. *bad: the malformed
- * sources. */
+/* Loads and digests every run (from the directories or the database), saying what each leaves out. -1 (said in
+ * one line) when a directory is not a run directory, holds a llama-bench file that does not read, or the database's
+ * runs cannot be had: before anything is written. *bad: the malformed sources. */
 static int load_runs(pb_compare *c, const cmp_args *a, int *bad)
 {
-    char err[4400];
-    for (int i = 0; i < a->n; i++) {
-        if (pb_rundata_load(&c->run[i].rd, a->dirs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "bench_compare: %s\n", err);
-            return -1;
-        }
-        if (pb_engines_load(&c->run[i].rd, NULL, err, sizeof err) != 0) {
-            fprintf(stderr, "bench_compare: %s\n", err);
-            return -1;
-        }
-        pb_rundata_print_problems(stderr, &c->run[i].rd, "bench_compare", "left out");
-        *bad += pb_rundata_bad(&c->run[i].rd);
-        pb_digest_run(&c->run[i].d, &c->run[i].rd);
+    char err[8800];
+    if (a->db) {
+        pb_compare_db q = { .path = a->db, .runs = a->runs.v, .nruns = a->runs.n,
+                            .filter = { .hosts = a->hosts.v, .nhosts = a->hosts.n, .git = a->git, .since = a->since } };
+        if (pb_compare_from_db(c, &q, bad, err, sizeof err) == 0)
+            return 0;
+        fprintf(stderr, "bench_compare: %s\n", err);
+        return -1;
     }
-    return 0;
+    c->n = a->n;
+    c->run = calloc((size_t)a->n, sizeof(pb_cmp_run));
+    for (int i = 0; c->run && i < a->n; i++)
+        if (pb_compare_load(&c->run[i], a->dirs[i], bad, err, sizeof err) != 0) {
+            fprintf(stderr, "bench_compare: %s\n", err);
+            return -1;
+        }
+    if (!c->run)
+        fprintf(stderr, "bench_compare: out of memory\n");
+    return c->run ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -108,11 +144,7 @@ int main(int argc, char **argv)
     if (rc != PB_CLI_GO)
         return rc;
     const char *out = a.out;
-    pb_compare c = { .n = a.n, .run = calloc((size_t)a.n, sizeof(pb_cmp_run)) };
-    if (!c.run) {
-        fprintf(stderr, "bench_compare: out of memory\n");
-        return 1;
-    }
+    pb_compare c = { 0 };
     int bad = 0;
     if (load_runs(&c, &a, &bad) != 0) {
         free_runs(&c);

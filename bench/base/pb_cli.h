@@ -53,7 +53,15 @@ typedef enum pb_opt_kind {
     PB_OPT_CHOICES, /* pb_list *dest: indices into choices[] (NULL-terminated), comma-separated names, or "all" */
     PB_OPT_CHOICE,  /* long *dest: one index into choices[] */
     PB_OPT_WORDS,   /* const char **dest: comma-separated words the harness reads itself ("static,dynamic:4") */
+    PB_OPT_REPEAT,  /* pb_strs *dest: a string, once per time the option is given (--host A --host B) */
 } pb_opt_kind;
+
+/* The values of a PB_OPT_REPEAT option, in the order given. */
+#define PB_STRS_MAX 16
+typedef struct pb_strs {
+    int n;
+    const char *v[PB_STRS_MAX];
+} pb_strs;
 
 /* text: the string an option's values were parsed from (argv's or the environment's, alive as long as the
  * process: pass it to pb_cli_opt_errf); NULL when pb_cli did not fill the list (a harness's default). */

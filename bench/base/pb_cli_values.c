@@ -315,6 +315,15 @@ static int parse_string(const pb_opt *o, const char *val, char *why, size_t len)
     return 0;
 }
 
+static int parse_repeat(const pb_opt *o, const char *val, char *why, size_t len)
+{
+    pb_strs *s = o->dest;
+    if (s->n == PB_STRS_MAX)
+        return pb_errf(why, len, "given more than %d times: accepted at most %d", PB_STRS_MAX, PB_STRS_MAX);
+    s->v[s->n++] = val;
+    return 0;
+}
+
 static int parse_list(const pb_opt *o, const char *val, char *why, size_t len)
 {
     pb_list tmp = { .n = 0, .text = val };
@@ -406,6 +415,7 @@ static const pb_kind_ops kind_ops[] = {
     [PB_OPT_CHOICES] = { .parse = parse_choices, .metavar = "NAMES", .hint = choices_hint },
     [PB_OPT_CHOICE] = { .parse = parse_choice, .metavar = "NAME" },
     [PB_OPT_WORDS] = { .parse = parse_words, .metavar = "LIST" },
+    [PB_OPT_REPEAT] = { .parse = parse_repeat, .metavar = "STR" },
 };
 
 int pb_cli_value_parse(const pb_opt *o, const char *val, char *why, size_t len)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "pb_db.h"
 #include "pb_digest.h"
 
 #define PB_CMP_RUNS 8
@@ -35,6 +36,22 @@ typedef struct pb_compare {
     int n;
     pb_cmp_run *run; /* n runs */
 } pb_compare;
+
+/* Loads and digests the run directory dir into r, printing what it leaves out; *bad counts its malformed sources.
+ * 0, or -1 with a one-line reason (not a run directory, a llama-bench file that does not read). */
+int pb_compare_load(pb_cmp_run *r, const char *dir, int *bad, char *err, size_t len);
+
+/* The runs of bench_compare --db: named ones (RUN_ID or HOST/RUN_ID) and those a filter passes. */
+typedef struct pb_compare_db {
+    const char *path;
+    const char *const *runs;
+    int nruns;
+    pb_db_filter filter;
+} pb_compare_db;
+/* c's runs (allocated, c->n of them) from the database: each exported to a scratch directory, loaded by
+ * pb_compare_load and named by the directory it was imported from. 0, or -1 with err (fewer than 2 or more than
+ * PB_CMP_RUNS runs chosen, a name that is no run, a database that does not open). */
+int pb_compare_from_db(pb_compare *c, const pb_compare_db *q, int *bad, char *err, size_t len);
 
 /* Labels the runs (after each run's rd and d are loaded) and computes their figures. */
 void pb_compare_prepare(pb_compare *c);
