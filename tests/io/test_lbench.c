@@ -215,16 +215,39 @@ static const mutation mutations[] = {
     { "llama-bench.jsonl", "\"avg_ts\": 3.382312", "\"avg_ts\": Infinity", 1, ":3:862: not a JSON value" },
     { "llama-bench.jsonl", "\"n_depth\": 256", "\"n_depth\": 25.6", 2, ":4:764: field 'n_depth': '25.6' is not an "
                                                                       "integer" },
-    /* sql */
-    { "llama-bench.sql", "INSERT INTO llama_bench", "INSERT INTO bench", 2, ":46:13: expected the table llama_bench" },
-    { "llama-bench.sql", "'21.786670', '1.515350');", "'21.786670');", 1, ":45:855: expected ',' between values" },
-    { "llama-bench.sql", "'1.515350');", "'1.515350', '9');", 1, ":45:867: more values than the 41 names" },
-    { "llama-bench.sql", "'0x0', '0', '50'", "'0x0', 'yes', '50'", 3, ":47:660: field 'cpu_strict': 'yes' is not an integer" },
-    { "llama-bench.sql", "INSERT INTO", "DROP TABLE llama_bench;\nINSERT INTO", 1, ":45:1: a statement llama-bench does "
-                                                                                  "not write" },
-    { "llama-bench.sql", "  stddev_ts REAL\n", "  stddev_ts FLOAT\n", 1, ":42:13: expected a column's type" },
-    { "llama-bench.sql", "'6.210063', '4.252112');", "'6.210063', '4.252112);", 1, ":48:860: a string without its "
-                                                                                  "closing quote" },
+    /* sql: SQLite runs it; a statement is named by the line it starts on, a syntax error by its place */
+    { "llama-bench.sql", "INSERT INTO llama_bench", "INSERT INTO bench", 2, ":46: SQLite cannot run the statement: no "
+                                                                            "such table: bench" },
+    { "llama-bench.sql", "'21.786670', '1.515350');", "'21.786670');", 1, ":45: SQLite cannot run the statement: 40 "
+                                                                          "values for 41 columns" },
+    { "llama-bench.sql", "'1.515350');", "'1.515350', '9');", 1, ":45: SQLite cannot run the statement: 42 values" },
+    { "llama-bench.sql", "'0x0', '0', '50'", "'0x0', 'yes', '50'", 3, ":47: field 'cpu_strict': 'yes' is not an "
+                                                                         "integer" },
+    /* the text as the file wrote it, not as llama-bench's INTEGER column would keep it (1.5) */
+    { "llama-bench.sql", "'0x0', '0', '50'", "'0x0', '1.50', '50'", 3, ":47: field 'cpu_strict': '1.50' is not an "
+                                                                          "integer" },
+    { "llama-bench.sql", "'6.210063', '4.252112');", "'6.210063', '4.252112);", 1, ":48:860: SQLite cannot run the "
+                                                                                  "statement: unrecognized token" },
+    { "llama-bench.sql", "llama_bench (\n", "llama_benches (\n", 1, ":1: a statement other than llama-bench's CREATE "
+                                                                   "TABLE llama_bench and INSERT INTO llama_bench" },
+    /* statements llama-bench does not write, before its second INSERT (line 46), refused at the line they start on */
+    { "llama-bench.sql", "INSERT INTO", "DROP TABLE llama_bench;\nINSERT INTO", 2, ":46: a statement other than" },
+    { "llama-bench.sql", "INSERT INTO", "ATTACH ':memory:' AS x;\nINSERT INTO", 2, ":46: a statement other than" },
+    { "llama-bench.sql", "INSERT INTO", "PRAGMA writable_schema = 1;\nINSERT INTO", 2, ":46: a statement other than" },
+    { "llama-bench.sql", "INSERT INTO", "-- a comment\n\nCREATE TRIGGER t AFTER INSERT ON llama_bench BEGIN\n "
+                                        "DELETE FROM llama_bench;\nEND;\nINSERT INTO", 2,
+      ":48: a statement other than" }, /* the line it starts on, past the comment */
+    { "llama-bench.sql", "INSERT INTO", "SELECT * FROM llama_bench;\nINSERT INTO", 2, ":46: a statement other than" },
+    { "llama-bench.sql", "INSERT INTO", "CREATE VIEW v AS SELECT 1;\nINSERT INTO", 2, ":46: a statement other than" },
+    { "llama-bench.sql", "INSERT INTO", "CREATE TEMP TABLE llama_bench (a);\nINSERT INTO", 2, ":46: a statement other "
+                                                                                            "than" },
+    { "llama-bench.sql", "INSERT INTO", "INSERT INTO sqlite_master VALUES ('', '', '', 0, '');\nINSERT INTO", 2,
+      ":46: SQLite cannot run the statement: table sqlite_master may not be modified" },
+    /* INSERT INTO llama_bench, but of something else than one row of literals */
+    { "llama-bench.sql", "'1.515350');", "'1.515350'), ('a');", 1, ":45: a statement other than" },
+    { "llama-bench.sql", "'1.515350');", "lower('1.515350'));", 1, ":45: a statement other than" },
+    { "llama-bench.sql", "'1.515350');", "(SELECT 1));", 1, ":45: a statement other than" },
+    { "llama-bench.sql", "'1.515350');", "'1.515350') RETURNING *;", 1, ":45: a statement other than" },
     /* md */
     { "llama-bench.md", "tg16 @ d256", "tg16 @ 256", 1, ":4:89: test 'tg16 @ 256' is not one llama-bench writes" },
     { "llama-bench.md", "761.80 MiB", "761.80 MB", 2, ":4:36: '761.80 MB' is not a size as llama-bench writes it" },
@@ -261,7 +284,7 @@ Test(lbench, truncated_files)
         { "llama-bench.json", 3000, "a string without its closing quote" },
         { "llama-bench.json", 4678, "the end of the file where the array goes on" },
         { "llama-bench.jsonl", 1500, "a string without its closing quote" },
-        { "llama-bench.sql", 3000, "expected a column's name" },
+        { "llama-bench.sql", 3000, ":47: SQLite cannot run the statement: incomplete input" },
         { "llama-bench.csv", 900, "fields where the header has 41" },
         { "llama-bench.md", 0, "no table" },
     };
@@ -350,4 +373,19 @@ Test(lbench, files_that_are_not_results)
     cr_expect_eq(pb_lbench_load(&lb, path, &e), -1);
     cr_expect(e.missing);
     tf_rmrf(dir);
+}
+
+/* More tests than a file may hold (PB_LBENCH_MAX_TESTS), however small each: refused at the first one too many. */
+Test(lbench, too_many_tests_refused)
+{
+    size_t n = PB_LBENCH_MAX_TESTS + 1;
+    char *text = malloc(3 * n);
+    cr_assert_not_null(text);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + 3 * i, "{}\n", 3);
+    pb_lbench lb;
+    pb_csverr e;
+    cr_expect_eq(pb_lbench_parse(&lb, "many.jsonl", PB_LB_JSONL, text, 3 * n, &e), -1);
+    cr_expect_not_null(strstr(e.msg, "many.jsonl:100001: more than 100000 tests"), "%s", e.msg);
+    free(text);
 }

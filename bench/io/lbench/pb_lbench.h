@@ -20,6 +20,9 @@
 
 /* The most a llama-bench file may hold: a test is under 2 KB in every format, so this is a hundred thousand. */
 #define PB_LBENCH_MAX_MIB 64
+/* The most tests one file may hold, whatever its format: a record costs the builder about 1 KB, so a file of tiny
+ * records ("{}" a line, an INSERT of no values) is refused before it costs gigabytes. */
+#define PB_LBENCH_MAX_TESTS 100000
 
 typedef enum pb_lbench_format {
     PB_LB_CSV,

@@ -13,6 +13,9 @@ int pb_lbench_fail(pb_lbench_build *b, size_t line, size_t col, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    for (char *p = what; *p; p++) /* a library's message may quote the file's bytes: the message stays one line */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     memset(b->e, 0, sizeof *b->e);
     b->e->line = line;
     b->e->col = col;
@@ -31,6 +34,9 @@ int pb_lbench_record(pb_lbench_build *b, size_t line)
 {
     if (b->oom)
         return out_of_memory(b);
+    if (b->n == PB_LBENCH_MAX_TESTS)
+        return pb_lbench_fail(b, line, 0, "more than %d tests (llama-bench writes one record a test)",
+                              PB_LBENCH_MAX_TESTS);
     if (b->n == b->caprec) {
         size_t ncap = b->caprec ? 2 * b->caprec : 16;
         pb_lbench_rec *nr = realloc(b->rec, ncap * sizeof *nr);
