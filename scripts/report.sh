@@ -131,6 +131,19 @@ printf '%s\n' "$SUITE" | {
         echo "report: failed:$failed" >&2
         status=1
     fi
+    # The results database: the reference runs (once) and this run into $RESULTS/poolbench.sqlite, then the trend
+    # of the q8_0 decode over this host's runs there, drawn into the run directory (report.md embeds it).
+    if [ -x "$BIN/bench_db" ]; then
+        db="$RESULTS/poolbench.sqlite"
+        if "$BIN/bench_db" --db "$db" import --reference "$(dirname "$0")"/../refs/*/ >"$dir/bench_db.txt" 2>&1 &&
+            "$BIN/bench_db" --db "$db" import "$dir" >>"$dir/bench_db.txt" 2>&1; then
+            echo "report: $dir added to $db" >&2
+            "$BIN/bench_db" --db "$db" trend decode.qwen3-0.6b.q8_0 "$dir" --host "$host" >>"$dir/bench_db.txt" 2>&1 ||
+                echo "report: no trend drawn (see $dir/bench_db.txt)" >&2
+        else
+            echo "report: the run could not be added to $db (see $dir/bench_db.txt); going on" >&2
+        fi
+    fi
     if [ -x "$BIN/bench_report" ]; then
         "$BIN/bench_report" "$dir" </dev/null >/dev/null || { echo "report: bench_report reported a problem (see above)" >&2; status=1; }
         echo "report: $dir/report.md"

@@ -275,6 +275,13 @@ static void sweep_prompt_facts(int dirfd, pb_plot_job *job)
     var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
 }
 
+/* trend.dat (bench_db trend): its title line, then a row per run; gnuplot stops on a file of no row. */
+static void trend_facts(int dirfd, pb_plot_job *job)
+{
+    if (count_lines(dirfd, "trend.dat", 0) < 2)
+        job->skip = "trend.dat holds no run: no trend plot";
+}
+
 static const struct plot_spec {
     const char *script;
     const char *stem[4]; /* always drawn */
@@ -292,6 +299,7 @@ static const struct plot_spec {
     { .script = "sweep_prompt.gp", .stem = { "sweep_prompt" }, .facts = sweep_prompt_facts },
     { .script = "cpu_util.gp", .stem = { "cpu_util_heatmap", "cpu_util_mean" }, .facts = cpu_util_facts },
     { .script = "compare.gp", .facts = compare_facts },
+    { .script = "trend.gp", .stem = { "trend" }, .facts = trend_facts },
 };
 
 void pb_plot_tmp_name(const pb_plot_job *job, const char *stem, const char *ext, char *buf, size_t len)

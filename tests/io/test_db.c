@@ -28,7 +28,7 @@ static void import_ok(pb_db *db, const char *run, pb_db_added want)
 {
     char err[8192];
     pb_db_import_result r;
-    cr_assert_eq(pb_db_import(db, run, NULL, NULL, &r, err, sizeof err), 0, "%s: %s", run, err);
+    cr_assert_eq(pb_db_import(db, run, NULL, &r, err, sizeof err), 0, "%s: %s", run, err);
     cr_expect_eq(r.added, want, "%s: added %d, want %d", run, r.added, want);
 }
 
@@ -99,7 +99,7 @@ Test(db, the_same_run_twice_changes_nothing_and_other_files_are_refused)
     cr_assert_eq(tf_run(out, sizeof out, cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/changed", dir);
     pb_db_import_result r;
-    cr_expect_eq(pb_db_import(db, cmd, NULL, NULL, &r, err, sizeof err), -1);
+    cr_expect_eq(pb_db_import(db, cmd, NULL, &r, err, sizeof err), -1);
     cr_expect(strstr(err, "with other files") && !strchr(err, '\n'), "one line: %s", err);
     cr_expect_eq(sql_count(dir, "SELECT count(*) FROM sweep"), rows, "nothing of it written");
     pb_db_close(db);
@@ -124,7 +124,8 @@ Test(db, an_import_killed_midway_leaves_no_part_of_its_run)
         pb_db *db = open_db(dir);
         pb_db_import_result r;
         long at = 700; /* the Zen 3 run has 1352 rows: killed halfway */
-        pb_db_import(db, ZEN3, kill_at_row, &at, &r, err, sizeof err);
+        pb_db_import_opts o = { .hook = kill_at_row, .hook_arg = &at };
+        pb_db_import(db, ZEN3, &o, &r, err, sizeof err);
         _exit(0);
     }
     int status;

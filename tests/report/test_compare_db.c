@@ -74,3 +74,44 @@ Test(compare_db, hosts_and_runs_choose_and_bad_usage_is_one_line)
     }
     tf_rmrf(dir);
 }
+
+Test(compare_db, a_trend_follows_one_figure_over_a_hosts_runs_by_commit)
+{
+    char dir[128], out[8192];
+    make_db(dir, sizeof dir);
+    cr_assert_eq(sh(out, sizeof out, "\"$B/bench_db\" --db '%s/t.sqlite' trend dispatch.spin '%s/t' --host vm", dir,
+                    dir), 0, "%s", out);
+    char *dat = tf_must_exist(tf_read("%s/t/trend.dat", dir), "trend.dat");
+    /* vm's two runs, oldest first: the Emerald Rapids run (10:19) before the Zen 3 one (23:26), milan's left out */
+    cr_expect(strncmp(dat, "\"spin dispatch, no gap, empty job (ns), vm\"\n1 bb0e2cd ", 45) == 0, "%s", dat);
+    cr_expect(strstr(dat, "\n2 584f5a3 ") && tf_count(dat, "\n") == 3, "%s", dat);
+    /* a figure one of them lacks is a gap: the 1-thread floor of a run with no memory floor nor 1-thread point */
+    cr_assert_eq(sh(out, sizeof out, "\"$B/bench_db\" --db '%s/t.sqlite' trend floor.1 '%s/f' --host milan", dir, dir),
+                 0, "%s", out);
+    dat = tf_must_exist(tf_read("%s/f/trend.dat", dir), "trend.dat");
+    cr_expect(strstr(dat, "\n1 584f5a3 22.745 2026-12-04T23:26:32\n"), "%s", dat);
+    int rc = sh(out, sizeof out, "\"$B/bench_db\" --db '%s/t.sqlite' trend no.such '%s/n'", dir, dir);
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, "no run has the figure 'no.such'") && strstr(out, "floor.1") && tf_count(out, "\n") == 1,
+              "one line naming the figures there are: %s", out);
+    tf_rmrf(dir);
+}
+
+Test(compare_db, references_answer_to_their_names_and_stay_out_of_a_hosts_runs)
+{
+    char dir[128], out[8192];
+    tf_tmpdir(dir, sizeof dir, "pbcmpdb");
+    cr_assert_eq(sh(out, sizeof out, "\"$B/bench_db\" --db '%s/t.sqlite' import --reference refs/zen3-2vcpu/ "
+                                     "refs/emr-16vcpu && \"$B/bench_db\" --db '%s/t.sqlite' list", dir, dir), 0,
+                 "%s", out);
+    cr_expect(strstr(out, " zen3-2vcpu ") && strstr(out, " emr-16vcpu "), "named by their folders: %s", out);
+    /* both are host vm's, but references: vm has no run of its own */
+    cr_expect_eq(sh(out, sizeof out, "\"$B/bench_db\" --db '%s/t.sqlite' trend dispatch.spin '%s/t' --host vm", dir,
+                    dir), 1, "%s", out);
+    cr_expect(strstr(out, "no run in the database passes"), "%s", out);
+    cr_assert_eq(sh(out, sizeof out, "\"$B/bench_compare\" --no-plots --db '%s/t.sqlite' --host zen3-2vcpu "
+                                     "--run emr-16vcpu --out '%s/c'", dir, dir), 0, "%s", out);
+    char *md = tf_must_exist(tf_read("%s/c/compare.md", dir), "compare.md");
+    cr_expect(strstr(md, "AMD EPYC") && strstr(md, "Intel(R) Xeon(R)"), "both references compared: %s", md);
+    tf_rmrf(dir);
+}

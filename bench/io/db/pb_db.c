@@ -57,7 +57,7 @@ const char *pb_db_sql_type(pb_col_type t)
 static const char DB_TABLES[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, host TEXT NOT NULL, run_id TEXT NOT NULL, git TEXT, started TEXT,"
-    " dir TEXT, digest TEXT NOT NULL, files INTEGER, rows INTEGER, UNIQUE(host, run_id));"
+    " dir TEXT, digest TEXT NOT NULL, files INTEGER, rows INTEGER, reference TEXT, UNIQUE(host, run_id));"
     "CREATE TABLE files(run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, kind TEXT, header TEXT,"
     " nrows INTEGER, raw BLOB, PRIMARY KEY(run, name));"
     "CREATE TABLE lines(run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, row INTEGER NOT NULL,"

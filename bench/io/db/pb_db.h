@@ -2,8 +2,9 @@
  *
  * Layout (PB_DB_LAYOUT; `meta` holds it, and a file of another layout is refused in one line):
  *   meta(key, value)                      layout, and the CSV schema version of the poolbench that made it
- *   runs(id, host, run_id, git, started, dir, digest, files, rows)
- *                                         one per run; (host, run_id) is unique; digest: a hash of the files kept
+ *   runs(id, host, run_id, git, started, dir, digest, files, rows, reference)
+ *                                         one per run; (host, run_id) is unique; digest: a hash of the files kept;
+ *                                         reference: the name of a reference run (refs/NAME), NULL for one's own
  *   files(run, name, kind, header, nrows, raw)
  *                                         each CSV of the run: its table (kind) and header line, or its bytes in
  *                                         raw where the rows alone cannot give them back (an engine's file)
@@ -33,6 +34,14 @@ void pb_db_close(pb_db *db);
 /* Called after each row stored by an import (the tests kill an import there), with the rows so far. */
 typedef void (*pb_db_row_hook)(void *arg, long rows);
 
+/* How a run is imported: as a reference machine's (named, so that --host NAME finds it and a host's own runs
+ * leave it out), and the row hook (NULL: none). */
+typedef struct pb_db_import_opts {
+    const char *reference;
+    pb_db_row_hook hook;
+    void *hook_arg;
+} pb_db_import_opts;
+
 typedef enum pb_db_added { PB_DB_ADDED, PB_DB_UNCHANGED } pb_db_added;
 
 typedef struct pb_db_import_result {
@@ -43,21 +52,22 @@ typedef struct pb_db_import_result {
     int raw;    /* files kept as bytes only */
 } pb_db_import_result;
 
-/* Imports the run directory dir in one transaction. 0 (res says whether it was added or already there), or -1
- * with a one-line reason in err (nothing written). hook may be NULL. */
-int pb_db_import(pb_db *db, const char *dir, pb_db_row_hook hook, void *hook_arg, pb_db_import_result *res, char *err,
+/* Imports the run directory dir in one transaction. 0 (res says whether it was added or already there: a reference
+ * name given then is set on it), or -1 with a one-line reason in err (nothing written). o may be NULL. */
+int pb_db_import(pb_db *db, const char *dir, const pb_db_import_opts *o, pb_db_import_result *res, char *err,
                  size_t len);
 
 /* A run kept: what `bench_db list` prints and bench_compare --db selects from. */
 typedef struct pb_db_run {
     long long id;
-    char host[128], run_id[512], git[64], started[32], dir[4096];
+    char host[128], run_id[512], git[64], started[32], dir[4096], reference[128];
     int files;
     long rows;
 } pb_db_run;
 
-/* Which runs: every host named (none: all), git a prefix of the run's commit (NULL: any), since a date or time
- * the run started at or after ("2026-12-05", "2026-12-05T08"; NULL: any). */
+/* Which runs: those of every host named, a name being a host's (its own runs, references left out) or a
+ * reference's (none named: every run); git a prefix of the run's commit (NULL: any); since a date or time the run
+ * started at or after ("2026-12-05", "2026-12-05T08"; NULL: any). */
 typedef struct pb_db_filter {
     const char *const *hosts;
     int nhosts;
@@ -66,7 +76,8 @@ typedef struct pb_db_filter {
 
 /* The runs that pass f, oldest first, into out (at most max): how many there are, or -1 with err. */
 int pb_db_runs(pb_db *db, const pb_db_filter *f, pb_db_run *out, int max, char *err, size_t len);
-/* The run named "RUN_ID" or "HOST/RUN_ID": 0, or -1 with err (none, or a run id two hosts share). */
+/* The run named "RUN_ID", "HOST/RUN_ID" or by its reference name: 0, or -1 with err (none, or a name two runs
+ * share). */
 int pb_db_find(pb_db *db, const char *name, pb_db_run *out, char *err, size_t len);
 /* Writes run id's files into dir, which must not exist or be empty: 0, or -1 with err (dir then removed). */
 int pb_db_export(pb_db *db, long long id, const char *dir, char *err, size_t len);

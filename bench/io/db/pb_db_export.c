@@ -10,7 +10,9 @@
 
 #include "pb_run.h"
 
-#define EXPORT_RUN_COLS "id, host, run_id, coalesce(git, ''), coalesce(started, ''), coalesce(dir, ''), files, rows"
+#define EXPORT_RUN_COLS                                                                                             \
+    "id, host, run_id, coalesce(git, ''), coalesce(started, ''), coalesce(dir, ''), files, rows, "                  \
+    "coalesce(reference, '')"
 
 static void export_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 {
@@ -28,6 +30,7 @@ static void export_run_row(sqlite3_stmt *st, pb_db_run *r)
     export_text(st, 5, r->dir, sizeof r->dir);
     r->files = sqlite3_column_int(st, 6);
     r->rows = (long)sqlite3_column_int64(st, 7);
+    export_text(st, 8, r->reference, sizeof r->reference);
 }
 
 /* The filter's SQL: hosts as ?1..?N, then git and since. */
@@ -36,16 +39,23 @@ static void export_where(const pb_db_filter *f, char *sql, size_t len)
     snprintf(sql, len, "SELECT " EXPORT_RUN_COLS " FROM runs WHERE 1");
     size_t at = strlen(sql);
     if (f->nhosts > 0) {
-        snprintf(sql + at, len - at, " AND host IN (");
+        /* a host's own runs (no reference name), or a reference by its name: ?1..?N serve both */
+        snprintf(sql + at, len - at, " AND ((reference IS NULL AND host IN (");
         for (int i = 0; i < f->nhosts; i++) {
             at = strlen(sql);
-            snprintf(sql + at, len - at, "%s?", i ? ", " : "");
+            snprintf(sql + at, len - at, "%s?%d", i ? ", " : "", i + 1);
         }
         at = strlen(sql);
-        snprintf(sql + at, len - at, ")");
+        snprintf(sql + at, len - at, ")) OR reference IN (");
+        for (int i = 0; i < f->nhosts; i++) {
+            at = strlen(sql);
+            snprintf(sql + at, len - at, "%s?%d", i ? ", " : "", i + 1);
+        }
+        at = strlen(sql);
+        snprintf(sql + at, len - at, "))");
     }
     at = strlen(sql);
-    snprintf(sql + at, len - at, "%s%s ORDER BY started, id", f->git ? " AND git LIKE ? || '%'" : "",
+    snprintf(sql + at, len - at, "%s%s ORDER BY started, id", f->git ? " AND instr(git, ?) = 1" : "",
              f->since ? " AND started >= ?" : "");
 }
 
@@ -64,7 +74,7 @@ int pb_db_runs(pb_db *db, const pb_db_filter *f, pb_db_run *out, int max, char *
         return -1;
     int b = 1;
     for (int i = 0; i < f->nhosts; i++)
-        sqlite3_bind_text(st, b++, f->hosts[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, b++, f->hosts[i], -1, SQLITE_STATIC); /* ?1..?N, each used twice in the SQL */
     if (f->git)
         sqlite3_bind_text(st, b++, f->git, -1, SQLITE_STATIC);
     if (f->since)
@@ -81,7 +91,7 @@ int pb_db_find(pb_db *db, const char *name, pb_db_run *out, char *err, size_t le
 {
     const char *slash = strchr(name, '/');
     sqlite3_stmt *st = pb_db_prepare(db, slash ? "SELECT " EXPORT_RUN_COLS " FROM runs WHERE host = ? AND run_id = ?"
-                                               : "SELECT " EXPORT_RUN_COLS " FROM runs WHERE run_id = ?",
+                                               : "SELECT " EXPORT_RUN_COLS " FROM runs WHERE run_id = ?1 OR reference = ?1",
                                      err, len);
     if (!st)
         return -1;
@@ -99,7 +109,7 @@ int pb_db_find(pb_db *db, const char *name, pb_db_run *out, char *err, size_t le
     if (n == 1)
         return 0;
     if (n == 0)
-        snprintf(err, len, "%s: no run '%s' (bench_db list shows them: RUN_ID or HOST/RUN_ID is accepted)", db->path,
+        snprintf(err, len, "%s: no run '%s' (bench_db list shows them: RUN_ID, HOST/RUN_ID or a reference's name is accepted)", db->path,
                  name);
     else
         snprintf(err, len, "%s: %d hosts have a run '%s'; name one as HOST/RUN_ID", db->path, n, name);

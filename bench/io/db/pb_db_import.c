@@ -35,8 +35,7 @@ typedef struct imp {
     pb_db_import_result *res;
     char git[64], started[32], digest[24];
     long long run;
-    pb_db_row_hook hook;
-    void *hook_arg;
+    pb_db_import_opts o;
     char *err;
     size_t len;
 } imp;
@@ -190,6 +189,7 @@ static int imp_run_row(imp *m)
 {
     sqlite3_stmt *st = pb_db_prepare(m->db, "SELECT id, digest, dir FROM runs WHERE host = ? AND run_id = ?", m->err,
                                      m->len);
+    m->run = -1;
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, m->res->host, -1, SQLITE_STATIC);
@@ -197,6 +197,7 @@ static int imp_run_row(imp *m)
     int rc = 0;
     if (sqlite3_step(st) == SQLITE_ROW) {
         rc = strcmp((const char *)sqlite3_column_text(st, 1), m->digest) == 0 ? 1 : -1;
+        m->run = sqlite3_column_int64(st, 0);
         if (rc < 0)
             snprintf(m->err, m->len, "%s: run %s of host %s is in %s already with other files (imported from %.1000s); "
                      "not replaced: a run is kept as it was first imported", m->dir, m->res->run_id, m->res->host,
@@ -206,8 +207,8 @@ static int imp_run_row(imp *m)
     if (rc != 0)
         return rc;
     char real[PATH_MAX];
-    st = pb_db_prepare(m->db, "INSERT INTO runs(host, run_id, git, started, dir, digest) VALUES(?,?,?,?,?,?)", m->err,
-                       m->len);
+    st = pb_db_prepare(m->db, "INSERT INTO runs(host, run_id, git, started, dir, digest, reference) "
+                              "VALUES(?,?,?,?,?,?,?)", m->err, m->len);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, m->res->host, -1, SQLITE_STATIC);
@@ -216,6 +217,8 @@ static int imp_run_row(imp *m)
     sqlite3_bind_text(st, 4, m->started, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, realpath(m->dir, real) ? real : m->dir, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 6, m->digest, -1, SQLITE_STATIC);
+    if (m->o.reference)
+        sqlite3_bind_text(st, 7, m->o.reference, -1, SQLITE_STATIC);
     rc = sqlite3_step(st) == SQLITE_DONE ? 0 : pb_db_fail(m->db, m->err, m->len, "cannot add the run");
     sqlite3_finalize(st);
     m->run = sqlite3_last_insert_rowid(m->db->h);
@@ -230,7 +233,7 @@ static int imp_files(imp *m)
         pb_db_csv c = { .name = f->name, .data = f->data, .len = f->len, .t = f->t.text ? &f->t : NULL,
                         .kind = f->kind };
         bool raw = false;
-        if (pb_db_store(m->db, m->run, &c, m->hook, m->hook_arg, &m->res->rows, &raw, m->err, m->len) != 0)
+        if (pb_db_store(m->db, m->run, &c, m->o.hook, m->o.hook_arg, &m->res->rows, &raw, m->err, m->len) != 0)
             return -1;
         m->res->raw += raw;
     }
@@ -241,7 +244,20 @@ static int imp_files(imp *m)
     return pb_db_exec(m->db, sql, "cannot count the run's rows", m->err, m->len);
 }
 
-int pb_db_import(pb_db *db, const char *dir, pb_db_row_hook hook, void *hook_arg, pb_db_import_result *res, char *err,
+/* A run there already, imported again as a reference: it takes the name. */
+static int imp_name_reference(imp *m)
+{
+    sqlite3_stmt *st = pb_db_prepare(m->db, "UPDATE runs SET reference = ? WHERE id = ?", m->err, m->len);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, m->o.reference, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, m->run);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : pb_db_fail(m->db, m->err, m->len, "cannot name the reference");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pb_db_import(pb_db *db, const char *dir, const pb_db_import_opts *o, pb_db_import_result *res, char *err,
                  size_t len)
 {
     *res = (pb_db_import_result){ .added = PB_DB_ADDED };
@@ -250,7 +266,7 @@ int pb_db_import(pb_db *db, const char *dir, pb_db_row_hook hook, void *hook_arg
         snprintf(err, len, "%s: out of memory", dir);
         return -1;
     }
-    *m = (imp){ .db = db, .dir = dir, .res = res, .hook = hook, .hook_arg = hook_arg, .err = err, .len = len };
+    *m = (imp){ .db = db, .dir = dir, .res = res, .o = o ? *o : (pb_db_import_opts){ 0 }, .err = err, .len = len };
     int rc = imp_collect(m) == 0 && imp_identify(m) == 0 ? 0 : -1;
     if (rc == 0)
         rc = pb_db_exec(db, "BEGIN IMMEDIATE", "cannot start a transaction", err, len);
@@ -258,7 +274,9 @@ int pb_db_import(pb_db *db, const char *dir, pb_db_row_hook hook, void *hook_arg
         int have = imp_run_row(m);
         rc = have < 0 || (have == 0 && imp_files(m) != 0) ? -1 : 0;
         res->added = have == 1 ? PB_DB_UNCHANGED : PB_DB_ADDED;
-        if (rc == 0 && have == 0)
+        if (rc == 0 && have == 1 && m->o.reference)
+            rc = imp_name_reference(m);
+        if (rc == 0 && (have == 0 || m->o.reference))
             rc = pb_db_exec(db, "COMMIT", "cannot commit the run", err, len);
         else
             sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

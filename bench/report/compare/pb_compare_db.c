@@ -45,8 +45,7 @@ static int db_pick(pb_db *db, const pb_compare_db *q, pb_db_run *out, int max, c
     return n;
 }
 
-/* A scratch directory's files removed, then the directory. */
-static void db_scratch_remove(const char *dir)
+void pb_compare_scratch_remove(const char *dir)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -69,7 +68,7 @@ static int db_load_one(pb_db *db, const pb_db_run *r, pb_cmp_run *out, const cha
     if (rc == 0) {
         rc = pb_compare_load(out, dir, bad, err, len);
         snprintf(out->rd.dir, sizeof out->rd.dir, "%s", *r->dir ? r->dir : r->run_id);
-        db_scratch_remove(dir);
+        pb_compare_scratch_remove(dir);
     }
     return rc;
 }

@@ -1,0 +1,18 @@
+# trend.gp — one headline figure over a host's runs, by commit, from trend.dat (bench_db trend writes it; run
+# inside its directory, as pb_plot.c starts gnuplot there). trend.dat: a title line ("figure (unit), host"), then
+# "index commit value started" per run, oldest first. Gives trend.png and trend.svg.
+if (!exists("tmp_tag")) { tmp_tag = 0 }
+out_name(stem, fmt) = tmp_tag > 0 ? sprintf("%s.%s.tmp-%d", stem, fmt, tmp_tag) : stem.".".fmt
+set grid
+set key top left
+set xlabel "run, by commit (oldest first)"
+set ylabel "value"
+set xtics rotate by -45
+set offsets 0.5, 0.5, 0, 0
+set yrange [0:*]
+do for [fmt in "png svg"] {
+    if (fmt eq "png") { set terminal pngcairo noenhanced size 1000,500 font ",11"; } else { set terminal svg noenhanced size 1000,500 font ",11"; }
+    set output out_name('trend', fmt)
+    set title "One figure over runs of the results database, by commit"
+    plot 'trend.dat' using 1:3:xticlabels(2) with linespoints pt 7 title columnheader(1)
+}
