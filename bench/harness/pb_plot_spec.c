@@ -278,8 +278,10 @@ static void sweep_prompt_facts(int dirfd, pb_plot_job *job)
 /* trend.dat (bench_db trend): its title line, then a row per run; gnuplot stops on a file of no row. */
 static void trend_facts(int dirfd, pb_plot_job *job)
 {
-    if (count_lines(dirfd, "trend.dat", 0) < 2)
+    long rows = count_lines(dirfd, "trend.dat", 0) - 1;
+    if (rows < 1)
         job->skip = "trend.dat holds no run: no trend plot";
+    var(job, "runs", rows);
 }
 
 static const struct plot_spec {

@@ -113,7 +113,12 @@ int pb_compare_trend(pb_db *db, const pb_db_filter *f, const char *key, const ch
         else {
             char path[4200];
             snprintf(path, sizeof path, "%s/trend.dat", out_dir);
-            trend_data t = { runs, v, n, &label, f->nhosts ? f->hosts[0] : "every host" };
+            char hosts[256] = "";
+            for (int i = 0; i < f->nhosts; i++) {
+                size_t at = strlen(hosts);
+                snprintf(hosts + at, sizeof hosts - at, "%s%s", i ? " + " : "", f->hosts[i]);
+            }
+            trend_data t = { runs, v, n, &label, f->nhosts ? hosts : "every host" };
             rc = pb_write_file(path, trend_write, &t);
             if (rc != 0)
                 snprintf(err, len, "%s: %s", path, strerror(errno));
