@@ -192,28 +192,33 @@ static const mutation mutations[] = {
     { "llama-bench.csv", "\"798801920\"", "\"18446744073709551615\"", 1, ":2:8: field 'model_size': "
                                                                       "'18446744073709551615' cannot be true" },
     { "llama-bench.csv", "\"22.495212\"", "\"0x16\"", 1, ":2:40: field 'avg_ts': '0x16' is not a decimal number" },
-    /* json: one field a line */
-    { "llama-bench.json", "\"n_threads\": 2,", "\"n_threads\": -2,", 1, ":104:18: field 'n_threads': '-2' is not a" },
-    { "llama-bench.json", "\"cpu_strict\": false", "\"cpu_strict\": 2", 1, ":16:19: field 'cpu_strict': '2' is not 0 or 1" },
-    { "llama-bench.json", "21.5276,", "\"fast\",", 1, ":45:21: this character in a list of samples" },
+    /* json: one field a line; jansson names a syntax error's place, a field's error names its test's line */
+    { "llama-bench.json", "\"n_threads\": 2,", "\"n_threads\": -2,", 1, ":92: field 'n_threads': '-2' is not a" },
+    { "llama-bench.json", "\"cpu_strict\": false", "\"cpu_strict\": 2", 1, ":2: field 'cpu_strict': '2' is not 0 or "
+                                                                        "1" },
+    { "llama-bench.json", "21.5276,", "\"fast\",", 1, ":2: field 'samples_ts': item 1 of the list is not a number" },
     { "llama-bench.json", "[ 21.5276, 23.4938, 22.4642 ]", "[ 21.5276 ]", 1, ":2: samples_ns holds 3 repetitions "
                                                                               "and samples_ts 1" },
-    { "llama-bench.json", "\"poll\": 50,", "\"poll\": 50, \"poll\": 51,", 1, ":17:25: field 'poll' given twice in one "
-                                                                            "test (first on line 17)" },
-    { "llama-bench.json", "\"avg_ts\": 22.495212,", "\"avg_ts\": {\"v\": 1},", 1, ":42:15: field 'avg_ts' holds an "
+    { "llama-bench.json", "\"poll\": 50,", "\"poll\": 50, \"poll\": 51,", 1, ":17:22: duplicate object key near "
+                                                                            "'\"poll\"'" },
+    { "llama-bench.json", "\"avg_ts\": 22.495212,", "\"avg_ts\": {\"v\": 1},", 1, ":2: field 'avg_ts' holds an "
                                                                               "object" },
-    { "llama-bench.json", "  }\n]", "  },\n]", 1, ":182:1: this character where a test's object ('{') belongs" },
-    { "llama-bench.json", "\"n_gen\": 16,", "\"n_gen\": 016,", 1, ":37:15: this character where the object goes on" },
-    { "llama-bench.json", "\"test_time\": \"2026", "\"test_time\": \"\\q2026", 1, ":39:19: an escape JSON does not" },
+    { "llama-bench.json", "  }\n]", "  },\n]", 1, ":182:1: '[' or '{' expected near ']'" },
+    { "llama-bench.json", "\"n_gen\": 16,", "\"n_gen\": 016,", 1, ":37:14: invalid token near '0'" },
+    { "llama-bench.json", "\"test_time\": \"2026", "\"test_time\": \"\\q2026", 1, ":39:20: invalid escape near" },
     { "llama-bench.json", "\"model_size\": 798801920,", "", 3, ":92: a test without the field 'model_size'" },
     { "llama-bench.json", "]\n", "] x\n", 5, ":182:3: more after the array's closing ']'" },
-    { "llama-bench.json", "\"n_threads\": 1,", "\"n_threads\": true,", 1, ":14:18: field 'n_threads': 'true' is "
+    { "llama-bench.json", "\"n_threads\": 1,", "\"n_threads\": true,", 1, ":2: field 'n_threads': 'true' is "
                                                                           "not an integer" },
-    { "llama-bench.json", "\"test_time\": \"2026", "\"test_time\": \"\\u00002026", 1, ":39:19: \\u0000, a NUL" },
+    { "llama-bench.json", "\"test_time\": \"2026", "\"test_time\": \"\\u00002026", 1, ":39:45: \\u0000 is not "
+                                                                                      "allowed" },
+    { "llama-bench.json", "\"poll\": 50", "\"po\\u0000ll\": 50", 1, ":17:16: NUL byte in object key not "
+                                                                         "supported" },
     /* jsonl: one object a line */
+    { "llama-bench.jsonl", "\"poll\": 50,", "\"poll\": 50, \"poll\": 50,", 2, ":2:365: duplicate object key" },
     { "llama-bench.jsonl", "}\n{", "} {", 1, ":1:987: more on the line after its object" },
-    { "llama-bench.jsonl", "\"avg_ts\": 3.382312", "\"avg_ts\": Infinity", 1, ":3:862: not a JSON value" },
-    { "llama-bench.jsonl", "\"n_depth\": 256", "\"n_depth\": 25.6", 2, ":4:764: field 'n_depth': '25.6' is not an "
+    { "llama-bench.jsonl", "\"avg_ts\": 3.382312", "\"avg_ts\": Infinity", 1, ":3:869: invalid token near 'Infinity'" },
+    { "llama-bench.jsonl", "\"n_depth\": 256", "\"n_depth\": 25.6", 2, ":4: field 'n_depth': '25.6' is not an "
                                                                       "integer" },
     /* sql: SQLite runs it; a statement is named by the line it starts on, a syntax error by its place */
     { "llama-bench.sql", "INSERT INTO llama_bench", "INSERT INTO bench", 2, ":46: SQLite cannot run the statement: no "
@@ -281,9 +286,9 @@ Test(lbench, mutated_copies_refused_naming_file_and_line)
 Test(lbench, truncated_files)
 {
     static const struct { const char *fixture; long keep; const char *want; } cuts[] = {
-        { "llama-bench.json", 3000, "a string without its closing quote" },
+        { "llama-bench.json", 3000, ":118:6: premature end of input" },
         { "llama-bench.json", 4678, "the end of the file where the array goes on" },
-        { "llama-bench.jsonl", 1500, "a string without its closing quote" },
+        { "llama-bench.jsonl", 1500, ":2:514: premature end of input" },
         { "llama-bench.sql", 3000, ":47: SQLite cannot run the statement: incomplete input" },
         { "llama-bench.csv", 900, "fields where the header has 41" },
         { "llama-bench.md", 0, "no table" },

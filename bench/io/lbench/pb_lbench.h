@@ -5,10 +5,11 @@
  * '{' jsonl, '|' md, CREATE or INSERT sql, anything else csv). A field the schema does not declare is read past;
  * one it declares is checked against its type (an integer column holds an integer) and its rule (pb_cells.c); a
  * field given twice in one record, a record without a field the reader needs (PB_LBENCH_NEED), or a value that
- * breaks its column is refused with "FILE:LINE:COL: what" naming the field, and nothing is read. The md table
- * carries only some fields, rounded (size to 0.01 MiB or GiB, params to 0.01 M or B, t/s to 0.01), and no
- * samples; a pb_lbench from it says so (rounded). A test that lacks n_depth ran at depth 0 (llama-bench wrote no
- * n_depth before it could run at depth). */
+ * breaks its column is refused with "FILE:LINE[:COL]: what" naming the field, and nothing is read (sql and json
+ * name a field by its test's line: SQLite and jansson give no value's place). The md table carries only some
+ * fields, rounded (size to 0.01 MiB or GiB, params to 0.01 M or B, t/s to 0.01), and no samples; a pb_lbench
+ * from it says so (rounded). A test that lacks n_depth ran at depth 0 (llama-bench wrote no n_depth before it
+ * could run at depth). */
 #ifndef PB_LBENCH_H
 #define PB_LBENCH_H
 
