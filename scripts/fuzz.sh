@@ -44,9 +44,10 @@ SEEDS="tests/data/fuzz_gguf/*"
 fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf/pb_gguf_types.c bench/io/pb_infile.c \
     bench/base/pb_err.c
 SEEDS="tests/data/llama-bench/*"
+# SQLite runs its sql and jansson reads its json: linked as built (uninstrumented), what is fuzzed is our use of them.
 fuzz_one lbench 16384 tests/fuzz/fuzz_lbench.c bench/io/lbench/*.c bench/io/pb_csvread.c bench/io/pb_csvfile.c \
     bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_mdesc.c \
-    bench/base/pb_err.c
+    bench/base/pb_err.c $(pkg-config --cflags --libs sqlite3 jansson)
 # bench_check's expect grammar (seeds: the repository's invariants and tests/data/fuzz_expect, each family and
 # filter kind, misspellings, CRLF): with the schema it takes its names from.
 SEEDS="expect/*.txt tests/data/fuzz_expect/*"
