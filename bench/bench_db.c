@@ -13,6 +13,7 @@
 #include "pb_compare.h"
 #include "pb_db.h"
 #include "pb_plot.h"
+#include "pb_run.h"
 
 static const char SUMMARY[] =
     "The results database, one SQLite file (default " PB_DB_DEFAULT "):\n"
@@ -74,19 +75,6 @@ static int db_parse(int argc, char **argv, db_args *a)
     return PB_CLI_GO;
 }
 
-/* A folder's own name: refs/zen3-2vcpu/ gives zen3-2vcpu. */
-static const char *db_folder_name(const char *dir, char *buf, size_t len)
-{
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    size_t start = n;
-    while (start > 0 && dir[start - 1] != '/')
-        start--;
-    snprintf(buf, len, "%.*s", (int)(n - start), dir + start);
-    return buf;
-}
-
 static int db_import(pb_db *db, const db_args *a)
 {
     int failed = 0;
@@ -94,7 +82,7 @@ static int db_import(pb_db *db, const db_args *a)
     for (int i = 0; i < a->nargs; i++) {
         pb_db_import_result r;
         char name[256];
-        pb_db_import_opts o = { .reference = a->reference ? db_folder_name(a->args[i], name, sizeof name) : NULL };
+        pb_db_import_opts o = { .reference = a->reference ? (pb_run_basename(a->args[i], name, sizeof name), name) : NULL };
         if (pb_db_import(db, a->args[i], &o, &r, err, sizeof err) != 0) {
             fprintf(stderr, "bench_db: %s\n", err);
             failed = 1;

@@ -196,7 +196,7 @@ static int pb_mkdirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static void pb_basename(const char *path, char *out, size_t len)
+void pb_run_basename(const char *path, char *out, size_t len)
 {
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
@@ -205,6 +205,19 @@ static void pb_basename(const char *path, char *out, size_t len)
     while (start > 0 && path[start - 1] != '/')
         start--;
     snprintf(out, len, "%.*s", (int)(n - start), path + start);
+}
+
+void pb_run_clear(const char *dir, bool remove_dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_type == DT_REG)
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
+    if (remove_dir)
+        rmdir(dir);
 }
 
 /* results/<host>/<stamp>[-N]: mkdir without EEXIST tolerance claims the name atomically. */
@@ -253,7 +266,7 @@ int pb_run_prepare(pb_run *run, const char *out, bool join, char *err, size_t er
             return pb_errf(err, errlen, "--out: cannot create '%s': %s", out, strerror(errno));
     }
     char base[256];
-    pb_basename(run->dir, base, sizeof base);
+    pb_run_basename(run->dir, base, sizeof base);
     for (char *p = base; *p; p++) /* an id is one line: a newline or tab in a name would split plots' fields */
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '_';
@@ -279,7 +292,7 @@ int pb_run_mark_latest(const pb_run *run)
     char link[4200], tmp[4300], base[256];
     snprintf(link, sizeof link, "results/%s/latest", run->host);
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", link, (long)getpid());
-    pb_basename(run->dir, base, sizeof base);
+    pb_run_basename(run->dir, base, sizeof base);
     unlink(tmp);
     if (symlink(base, tmp) != 0)
         return -1;

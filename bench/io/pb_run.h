@@ -37,6 +37,11 @@ int pb_run_mark_latest(const pb_run *run);
 int pb_run_tmp_drop(const char *tmp, int e);
 /* A whole temporary file tmp renamed over path: 0; -1 with rename's errno and tmp removed. */
 int pb_run_tmp_publish(const char *tmp, const char *path);
+/* path's last component, trailing slashes ignored ("refs/zen3-2vcpu/": "zen3-2vcpu"), into out. */
+void pb_run_basename(const char *path, char *out, size_t len);
+/* The regular files directly in dir removed (a run written back out, a scratch copy), then dir itself when
+ * remove_dir. */
+void pb_run_clear(const char *dir, bool remove_dir);
 /* The short host name (gethostname up to the first dot), "unknown" when unavailable. */
 void pb_hostname(char *buf, size_t len);
 

@@ -1,7 +1,6 @@
 /* pb_db_export.c — runs found in the database, and a run written back out as its directory. */
 #include "pb_db_impl.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <strings.h>
 #include <stdlib.h>
@@ -168,20 +167,6 @@ static int export_one(pb_db *db, long long run, sqlite3_stmt *file, const char *
     return rc;
 }
 
-/* A failed export's files removed, and its directory where the export made it: no half-written run is left. */
-static void export_remove(const pb_run *out)
-{
-    DIR *d = opendir(out->dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_type == DT_REG)
-            unlinkat(dirfd(d), e->d_name, 0);
-    if (d)
-        closedir(d);
-    if (out->created)
-        rmdir(out->dir);
-}
-
 int pb_db_export(pb_db *db, long long run, const char *dir, char *err, size_t len)
 {
     pb_run out;
@@ -201,6 +186,6 @@ int pb_db_export(pb_db *db, long long run, const char *dir, char *err, size_t le
         rc = pb_db_fail(db, err, len, "cannot read the run's files");
     sqlite3_finalize(st);
     if (rc != 0)
-        export_remove(&out);
+        pb_run_clear(out.dir, out.created); /* no half-written run is left */
     return rc;
 }

@@ -53,9 +53,6 @@ typedef struct pb_compare_db {
  * PB_CMP_RUNS runs chosen, a name that is no run, a database that does not open). */
 int pb_compare_from_db(pb_compare *c, const pb_compare_db *q, int *bad, char *err, size_t len);
 
-/* A scratch directory a run was exported into: its files removed, then the directory. */
-void pb_compare_scratch_remove(const char *dir);
-
 /* One headline figure (a pb_fig key: floor.1, decode.qwen3-0.6b.q8_0, ...) over the runs f passes, oldest first:
  * out_dir/trend.dat (made when missing) for plots/trend.gp, a title line then "index commit value started" per run
  * that has the figure (*points of them). 0, or -1 with err (no run passes, none has the figure: err lists the

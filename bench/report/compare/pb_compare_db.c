@@ -1,6 +1,5 @@
 /* pb_compare_db.c — the runs of a comparison taken from the results database: each run written back out into a
  * scratch directory, read as any run directory, then the scratch removed. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "pb_compare.h"
 #include "pb_engine.h"
+#include "pb_run.h"
 
 int pb_compare_load(pb_cmp_run *r, const char *dir, int *bad, char *err, size_t len)
 {
@@ -45,18 +45,6 @@ static int db_pick(pb_db *db, const pb_compare_db *q, pb_db_run *out, int max, c
     return n;
 }
 
-void pb_compare_scratch_remove(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_type == DT_REG)
-            unlinkat(dirfd(d), e->d_name, 0);
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 /* Run r exported into the scratch directory, loaded, and named by the directory it was imported from (so that
  * compare.md reads as it would from that directory). */
 static int db_load_one(pb_db *db, const pb_db_run *r, pb_cmp_run *out, const char *scratch, int *bad, char *err,
@@ -68,7 +56,7 @@ static int db_load_one(pb_db *db, const pb_db_run *r, pb_cmp_run *out, const cha
     if (rc == 0) {
         rc = pb_compare_load(out, dir, bad, err, len);
         snprintf(out->rd.dir, sizeof out->rd.dir, "%s", *r->dir ? r->dir : r->run_id);
-        pb_compare_scratch_remove(dir);
+        pb_run_clear(dir, true);
     }
     return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "pb_compare.h"
 #include "pb_report.h"
+#include "pb_run.h"
 
 #define TREND_RUNS 4096
 
@@ -82,7 +83,7 @@ static int trend_values(pb_db *db, const pb_db_run *runs, int n, const char *key
             fprintf(stderr, "bench_db: trend: %s\n", err);
         }
         pb_rundata_free(&r->rd);
-        pb_compare_scratch_remove(dir);
+        pb_run_clear(dir, true);
     }
     rc = r ? rc : -1;
     free(r);
