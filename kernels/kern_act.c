@@ -4,7 +4,7 @@
  * (kern_isa_chosen: POOLBENCH_KERNEL, else the fastest this CPU runs), since the activation is quantized on
  * every matvec; POOLBENCH_KERNEL=scalar quantizes with the reference. */
 #include "kern_impl.h"
-#include "kern_repack_impl.h"
+#include "kern_act_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -133,6 +133,28 @@ static void set_grouped(kern_act *a, size_t m, size_t b0, size_t b1)
     }
 }
 
+/* The q1_0_r32lut tables of blocks b0..b1 of row m (kern_act.lut): entry n of a group of 4 quants is the sum of
+ * +-quant i, + where bit i of n is set. */
+static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
+{
+#if defined(__x86_64__)
+    if (kern_isa_supported(KERN_ISA_AVX512)) { /* integers: the same bytes as the loop below */
+        kern_act_tables_avx512(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
+        return;
+    }
+#endif
+    const int8_t *q = kern_act_qs(a, m);
+    int16_t *t = a->lut + m * a->cols * 4;
+    for (size_t g = b0 * (QK8_0 / 4); g < b1 * (QK8_0 / 4); g++) {
+        int16_t *e = t + 16 * g;
+        const int8_t *x = q + 4 * g;
+        e[0] = (int16_t)(-x[0] - x[1] - x[2] - x[3]);
+        for (int i = 0; i < 4; i++) /* setting bit i turns -x[i] into +x[i] */
+            for (int n = 0; n < (1 << i); n++)
+                e[n | (1 << i)] = (int16_t)(e[n] + 2 * x[i]);
+    }
+}
+
 /* The per-lane forms of blocks b0..b1 of row m (kern.h): plain loops over what the quantizer wrote, shared by
  * every variant. */
 static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
@@ -142,7 +164,7 @@ static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
     if (a->fmt == KERN_Q4_0)
         set_grouped(a, m, b0, b1);
     if (a->lut)
-        kern_repack_act_tables(a, m, b0, b1);
+        act_tables(a, m, b0, b1);
     size_t n4 = a->cols / 4;
     if (a->seed4) {
         const int32_t *nsum4 = a->nsum4 + m * n4;
@@ -265,4 +287,16 @@ int kern_act_set_rows(kern_act *a, const float *x, size_t m0, size_t m1)
     if (m0 > m1 || m1 > a->cap)
         return fail(EINVAL);
     return set_block(a, x, m0, m1, 0, a->cols, kern_isa_chosen());
+}
+
+bool kern_act_shared(kern_format a, kern_format b)
+{
+    if (!kern_format_get(a) || !kern_format_get(b))
+        return false;
+    return a == b || (kern_traits_table[a].act == KERN_ACT_Q8_K && kern_traits_table[b].act == KERN_ACT_Q8_K);
+}
+
+bool kern_act_feeds(const kern_act *a, kern_format f)
+{
+    return kern_act_shared(a->fmt, f);
 }

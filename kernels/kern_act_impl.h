@@ -14,6 +14,12 @@
 
 #include "kern_impl.h"
 
+#if defined(__x86_64__)
+/* kern_act.c's q1_0_r32lut tables g0..g1 (4 values each) of row m with AVX-512 VNNI (kern_act_avx512.c): the same
+ * bytes as its loop. */
+void kern_act_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
+#endif
+
 typedef float (*kern_amax_fn)(const float *x, int n);
 typedef int32_t (*kern_quant_fn)(const float *x, int n, kern_inv s, int8_t *q, int32_t *nsum4);
 

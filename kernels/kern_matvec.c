@@ -19,18 +19,6 @@ static int fail(int err)
 
 /* ---- jobs ---- */
 
-bool kern_act_shared(kern_format a, kern_format b)
-{
-    if (!kern_format_get(a) || !kern_format_get(b))
-        return false;
-    return a == b || (kern_traits_table[a].act == KERN_ACT_Q8_K && kern_traits_table[b].act == KERN_ACT_Q8_K);
-}
-
-bool kern_act_feeds(const kern_act *a, kern_format f)
-{
-    return kern_act_shared(a->fmt, f);
-}
-
 int kern_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;

@@ -307,26 +307,6 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
     return 0;
 }
 
-void kern_repack_act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
-{
-#if defined(__x86_64__)
-    if (kern_isa_supported(KERN_ISA_AVX512)) { /* integers: the same bytes as the loop below */
-        kern_repack_tables_avx512(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
-        return;
-    }
-#endif
-    const int8_t *q = kern_act_qs(a, m);
-    int16_t *t = a->lut + m * a->cols * 4;
-    for (size_t g = b0 * (QK8_0 / 4); g < b1 * (QK8_0 / 4); g++) {
-        int16_t *e = t + 16 * g;
-        const int8_t *x = q + 4 * g;
-        e[0] = (int16_t)(-x[0] - x[1] - x[2] - x[3]);
-        for (int i = 0; i < 4; i++) /* setting bit i turns -x[i] into +x[i] */
-            for (int n = 0; n < (1 << i); n++)
-                e[n | (1 << i)] = (int16_t)(e[n] + 2 * x[i]);
-    }
-}
-
 kern_isa kern_repack_isa(kern_layout l, kern_format f, kern_isa want)
 {
     if (l == KERN_LAYOUT_FILE)

@@ -48,12 +48,8 @@ void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_
 void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
 void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-/* kern_repack_act_tables' tables g0..g1 (4 values each) of row m, the same bytes as the scalar loop's. */
-void kern_repack_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
 #endif
 
-/* kern_act.c's set_lanes: fills the tables of blocks b0..b1 (activation blocks) of row m from its quants. */
-void kern_repack_act_tables(kern_act *a, size_t m, size_t b0, size_t b1);
 /* kern_job_check's and kern_job_rows's work for a job whose layout is not the file's. */
 int kern_repack_job_check(const kern_job *job);
 void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1);
