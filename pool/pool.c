@@ -5,11 +5,12 @@
  * counter the caller waits on. Spin, hybrid and condvar differ only in how long a waiter spins before it
  * sleeps on a condition variable (pool_policy_budgets): condvar 0, hybrid spin_us, spin the idle budget for
  * workers and forever for the caller. Spawn creates and joins threads for every job. The wait/wake handshake
- * lives in pool_handshake.c (pool_impl.h), shared with the asynchronous worker (pool_async.c).
+ * lives in pool_handshake.c (pool_handshake.h), shared with the asynchronous worker (pool_async.c).
  */
 #include "pool.h"
-#include "pool_impl.h"
+#include "pool_handshake.h"
 #include "pool_struct.h"
+#include "pool_tree.h"
 
 #include <errno.h>
 #include <float.h>

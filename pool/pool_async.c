@@ -6,7 +6,7 @@
  * budget, then sleep with the handshake that never loses a wake-up. Spawn creates a thread per job.
  */
 #include "pool.h"
-#include "pool_impl.h"
+#include "pool_handshake.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -7,7 +7,7 @@
  * Counters are running totals, never reset (but the central one, as ggml's): after round e a word that gets
  * k arrivals per round holds e x k (mod 2^32), and its waiter compares with ==, exact across wrap-around. */
 #include "pool.h"
-#include "pool_impl.h"
+#include "pool_handshake.h"
 #include "pool_struct.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* pool_handshake.c — the wait/wake handshake on one word (pool_word_wait, pool_word_wake), the policies' spin
- * budgets, pinned thread start and stop, and the cache-line allocation (see pool_impl.h). */
-#include "pool_impl.h"
+ * budgets, pinned thread start and stop, and the cache-line allocation (see pool_handshake.h). */
+#include "pool_handshake.h"
 
 #include <errno.h>
 #include <sched.h>

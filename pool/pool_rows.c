@@ -1,7 +1,7 @@
 /* pool_rows.c — pool_rows and its weights (pool_set_weights): a rows job set up and run through pool_run, its
  * split done by pool_split.c's runners; see pool.h. */
 #include "pool.h"
-#include "pool_impl.h"
+#include "pool_handshake.h"
 #include "pool_struct.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * steal from, and a group's own copy of a rows job (a tree's leader takes it before waking its group). Below the
  * dispatch: pool.c and pool_tree.c call in here and pool_rows.c starts the jobs; nothing here calls either. */
 #include "pool.h"
-#include "pool_impl.h"
+#include "pool_handshake.h"
 #include "pool_struct.h"
 
 #include <stdatomic.h>

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "pool.h"
-#include "pool_impl.h"
+#include "pool_handshake.h"
 
 typedef struct pool_worker {
     struct pool *p;
@@ -139,16 +139,6 @@ struct pool {
     alignas(POOL_CACHE_LINE) pool_sleepq done_q;   /* the caller asleep waiting for completion */
 };
 
-/* The tree (pool_tree.c). */
-/* cfg->group holds values in range and comes with a persistent policy (or is NULL). */
-bool pool_tree_valid(const pool_config *cfg);
-/* root_waiters, and for a group array the groups: 0, or ENOMEM (nothing left allocated, the pool flat). */
-int pool_tree_init(struct pool *p, const int *group);
-void pool_tree_free(struct pool *p);
-/* Where worker id waits for a job (up) and, a group's leader, where it publishes it (down; waiters 0: none). */
-void pool_tree_levels(struct pool *p, int id, pool_level *up, pool_level *down);
-/* Tells workers 1..started-1 of a tree-shaped pool to stop, and joins them. */
-void pool_tree_stop(struct pool *p, int started);
 /* A leader's copy of job, the pool's, into its group g (pool_split.c: a rows job's runner and descriptor are the
  * group's own). The job comes by value: the caller has it in registers, where reading back p->job just written
  * would be one 16-byte load of two 8-byte stores, which the store buffer cannot forward. */

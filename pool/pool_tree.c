@@ -6,9 +6,10 @@
  * (pool_group). A leader is a flat worker of the root that, between seeing a job and running its share,
  * copies the job to its group's line and publishes it there, and, before counting itself done at the root,
  * waits for its group: so the worker loop in pool.c serves both shapes. */
+#include "pool_tree.h"
+
 #include "pool.h"
-#include "pool_impl.h"
-#include "pool_struct.h"
+#include "pool_handshake.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,11 +1,12 @@
-/* pool_impl.h — internals shared by the pool's source files (pool.c, pool_async.c); not part of the API.
+/* pool_handshake.h — the wait/wake handshake and the thread helpers the pool's files share (pool_handshake.c);
+ * not part of the API.
  *
  * The wait/wake handshake: a publisher changes one word with a seq_cst RMW, then calls pool_word_wake; a waiter
  * calls pool_word_wait, which spins (hot polls, then paused polls, then yields; oversubscribed: paused polls only)
  * for a budget and then sleeps on a pool_sleepq until the word is ready. The handshake (described at
  * pool_word_wait) never loses a wake-up. */
-#ifndef POOL_IMPL_H
-#define POOL_IMPL_H
+#ifndef POOL_HANDSHAKE_H
+#define POOL_HANDSHAKE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool.h"
+#include "pool_tuning.h"
+#include "pool_types.h"
 
 #define POOL_CACHE_LINE 64
 #define POOL_FOREVER_NS UINT64_MAX
