@@ -50,22 +50,18 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
     o->cols = 4096;
     const pb_opt opts[] = {
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
-          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K, or all)",
+          .metavar = "LIST", .help = "weight formats, or all",
           .dflt = "all" },
         { .name = "variant", .kind = PB_OPT_CHOICES, .dest = &o->variants, .choices = kern_isa_names,
           .metavar = "LIST",
-          .help = "kernel variants (the ISAs: scalar, avx2, avxvnni, avx512, avx512gfni, neon, dotprod, i8mm); one this "
-                  "CPU lacks is an error",
+          .help = "kernel variants (the ISAs); one this CPU lacks is an error",
           .dflt = "every variant this CPU runs", .env = "POOLBENCH_KERNEL" },
         { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kbench_level_names,
           .metavar = "LIST", .help = "working sets: l2 (half an L2 per thread), l3 (half an L3), dram", .dflt = "all" },
         { .name = "layout", .kind = PB_OPT_CHOICES, .dest = &o->layouts, .choices = kern_layout_names,
           .metavar = "LIST",
-          .help = "weight layouts: file (the format's blocks as stored), q1_0_r32lut (q1_0 repacked at load: 32 rows "
-                  "interleaved, looked up by 4-weight tables), q4_0_r16 (q4_0 repacked at load: 16 rows interleaved "
-                  "4 bytes at a time, a row a lane), q8_0_r16 (q8_0 the same way, its quants stored plus 128), "
-                  "tq2_0_r16, q4_K_r16 and q6_K_r16 (tq2_0, q4_K, q6_K the same way); each format runs those "
-                  "that fit it",
+          .help = "weight layouts: file (the format's blocks as stored) or one repacked at load (docs/kernels.md); "
+                  "each format runs those that fit it",
           .dflt = "all" },
         PB_OPT_THREADS(&o->threads, "", "1 and every PU"),
         { .name = "batch", .kind = PB_OPT_LIST, .dest = &o->batches, .min = 1, .max = KERN_GEMM_MAX,

@@ -57,11 +57,10 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
     const pb_opt opts[] = {
         PB_OPT_MODEL(&o->model), PB_OPT_MMAP(&o->mmap), PB_OPT_CONTEXT(&o->contexts), PB_OPT_KV_TYPE(&o->kv_types),
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = pb_wformat_names(),
-          .metavar = "LIST", .help = "weight formats (f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K; q4_K_M: q6_K "
-          "for v and down, q4_K for the rest; or all)", .dflt = "q8_0" },
+          .metavar = "LIST", .help = "weight formats (q4_K_M: q6_K for v and down, q4_K for the rest), or all", .dflt = "q8_0" },
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
-          .metavar = "LIST", .help = "spin, condvar, hybrid, spawn, omp (OpenMP parallel for, pinned alike), tree (spin with "
-          "workers grouped by shared cache), or all",
+          .metavar = "LIST", .help = "dispatch policies (omp: OpenMP's parallel for, pinned alike; tree: spin with workers "
+          "grouped by shared cache), or all",
           .dflt = "all (spin,condvar,spawn with --quick; unforced, spin without tree beside it runs the shape "
                   "bench_tune's wisdom measured faster at its thread count)" },
         { .name = "schedule", .kind = PB_OPT_WORDS, .dest = &o->schedule, .metavar = "LIST",

@@ -1,6 +1,6 @@
 /* kern.h — quantized weight formats (ggml byte layouts) and the matvec / matmul kernels that stream them.
  *
- * Formats (kern_format.h has the table): f32, f16, q8_0, q4_0, q1_0, tq2_0, q4_K, q6_K. Every format has a
+ * Formats: kern_format.h's KERN_FORMATS, the one list of them. Every format has a
  * reference quantize/dequantize here, and a dot product per ISA variant: the scalar reference (the oracle
  * every other variant is tested against), AVX2, AVX-512 with VNNI on x86-64 (kernels/x86/), NEON, dotprod
  * (SDOT) and i8mm (SMMLA, for batches) on arm64 (kernels/arm/; kern_isa.h: the ISAs). On arm64 dotprod and

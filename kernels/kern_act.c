@@ -24,7 +24,7 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
     a->fmt = fmt;
     a->cols = cols;
     a->cap = cap;
-    kern_act_kind kind = kern_traits_table[fmt].act;
+    kern_act_kind kind = kern_format_act[fmt];
     bool ok;
     if (kind == KERN_ACT_F32) {
         ok = (a->f32 = malloc(cap * cols * sizeof(float))) != NULL;
@@ -210,7 +210,7 @@ kern_isa kern_act_isa(kern_format f, kern_isa want)
 {
     if (!kern_format_get(f) || !kern_isa_supported(want))
         return KERN_ISA_COUNT;
-    kern_act_kind kind = kern_traits_table[f].act;
+    kern_act_kind kind = kern_format_act[f];
     return kind == KERN_ACT_F32 ? KERN_ISA_SCALAR : act_pick(kind, want);
 }
 
@@ -219,7 +219,7 @@ static int set_block(kern_act *a, const float *x, size_t m0, size_t m1, size_t c
 {
     if (!kern_isa_supported(isa))
         return fail(ENOTSUP);
-    kern_act_kind kind = kern_traits_table[a->fmt].act;
+    kern_act_kind kind = kern_format_act[a->fmt];
     size_t blk = kern_act_block(a->fmt);
     for (size_t m = m0; m < m1; m++) {
         if (kind == KERN_ACT_F32) {
@@ -264,7 +264,7 @@ size_t kern_act_block(kern_format f)
     const kern_format_info *fi = kern_format_get(f);
     if (!fi)
         return 0;
-    switch (kern_traits_table[f].act) {
+    switch (kern_format_act[f]) {
     case KERN_ACT_Q8_0:
         return QK8_0;
     case KERN_ACT_Q8_K:
@@ -293,7 +293,7 @@ bool kern_act_shared(kern_format a, kern_format b)
 {
     if (!kern_format_get(a) || !kern_format_get(b))
         return false;
-    return a == b || (kern_traits_table[a].act == KERN_ACT_Q8_K && kern_traits_table[b].act == KERN_ACT_Q8_K);
+    return a == b || (kern_format_act[a] == KERN_ACT_Q8_K && kern_format_act[b] == KERN_ACT_Q8_K);
 }
 
 bool kern_act_feeds(const kern_act *a, kern_format f)

@@ -14,12 +14,18 @@ typedef enum kern_act_kind {
     KERN_ACT_KINDS
 } kern_act_kind;
 
-/* Per format: the reference conversions and the activation its dot product takes. n is a multiple of the
- * format's block (checked by the public wrappers). */
+/* The activation kind of every format, from KERN_FORMATS' last field (f32, q8_0, q8_K): written once there. A
+ * format naming a kind with no KERN_ACT_OF_ line below does not compile. */
+#define KERN_ACT_OF_f32 KERN_ACT_F32
+#define KERN_ACT_OF_q8_0 KERN_ACT_Q8_0
+#define KERN_ACT_OF_q8_K KERN_ACT_Q8_K
+extern const kern_act_kind kern_format_act[KERN_FORMAT_COUNT];
+
+/* Per format: the reference conversions. n is a multiple of the format's block (checked by the public
+ * wrappers). */
 typedef struct kern_traits {
     void (*quantize)(const float *x, void *w, size_t n);
     void (*dequantize)(const void *w, float *x, size_t n);
-    kern_act_kind act;
     int32_t offset;  /* added to the weight quants by the SIMD kernels to make them unsigned (kern_act.seed4) */
 } kern_traits;
 
@@ -241,7 +247,7 @@ static inline int kern_round_clamp(float v, int lo, int hi)
 /* Activation row m's pieces; per-block arrays have kern_act_blocks entries per row. */
 static inline size_t kern_act_blocks(const kern_act *a)
 {
-    return kern_traits_table[a->fmt].act == KERN_ACT_Q8_K ? a->cols / QK_K : a->cols / QK8_0;
+    return kern_format_act[a->fmt] == KERN_ACT_Q8_K ? a->cols / QK_K : a->cols / QK8_0;
 }
 
 static inline const float *kern_act_f32(const kern_act *a, size_t m)

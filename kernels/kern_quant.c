@@ -199,16 +199,20 @@ void kern_dequantize_row_q8_K(const block_q8_K *y, float *x, size_t n)
 
 /* ---- the format traits ---- */
 
+#define KERN_ACT_ROW(id, name, block, bytes, act) [KERN_##id] = KERN_ACT_OF_##act,
+const kern_act_kind kern_format_act[KERN_FORMAT_COUNT] = { KERN_FORMATS(KERN_ACT_ROW) };
+#undef KERN_ACT_ROW
+
 const kern_traits kern_traits_table[KERN_FORMAT_COUNT] = {
-    [KERN_F32] = { .quantize = quantize_f32, .dequantize = dequantize_f32, .act = KERN_ACT_F32 },
-    [KERN_F16] = { .quantize = quantize_f16, .dequantize = dequantize_f16, .act = KERN_ACT_F32 },
-    [KERN_Q8_0] = { .quantize = quantize_q8_0, .dequantize = dequantize_q8_0, .act = KERN_ACT_Q8_0, .offset = 128 },
-    [KERN_Q4_0] = { .quantize = quantize_q4_0, .dequantize = dequantize_q4_0, .act = KERN_ACT_Q8_0, .offset = 8 },
-    [KERN_Q1_0] = { .quantize = quantize_q1_0, .dequantize = dequantize_q1_0, .act = KERN_ACT_Q8_0, .offset = 1 },
-    [KERN_TQ2_0] = { .quantize = quantize_tq2_0, .dequantize = dequantize_tq2_0, .act = KERN_ACT_Q8_K, .offset = 1 },
+    [KERN_F32] = { .quantize = quantize_f32, .dequantize = dequantize_f32 },
+    [KERN_F16] = { .quantize = quantize_f16, .dequantize = dequantize_f16 },
+    [KERN_Q8_0] = { .quantize = quantize_q8_0, .dequantize = dequantize_q8_0, .offset = 128 },
+    [KERN_Q4_0] = { .quantize = quantize_q4_0, .dequantize = dequantize_q4_0, .offset = 8 },
+    [KERN_Q1_0] = { .quantize = quantize_q1_0, .dequantize = dequantize_q1_0, .offset = 1 },
+    [KERN_TQ2_0] = { .quantize = quantize_tq2_0, .dequantize = dequantize_tq2_0, .offset = 1 },
     /* kern_quant_k.c */
-    [KERN_Q4_K] = { .quantize = kern_quantize_q4_K, .dequantize = kern_dequantize_q4_K, .act = KERN_ACT_Q8_K },
-    [KERN_Q6_K] = { .quantize = kern_quantize_q6_K, .dequantize = kern_dequantize_q6_K, .act = KERN_ACT_Q8_K },
+    [KERN_Q4_K] = { .quantize = kern_quantize_q4_K, .dequantize = kern_dequantize_q4_K },
+    [KERN_Q6_K] = { .quantize = kern_quantize_q6_K, .dequantize = kern_dequantize_q6_K },
 };
 
 /* Whether a row of n values of format f can be (de)quantized: a known format, n whole blocks. -1 with EINVAL
