@@ -307,9 +307,10 @@ static void pool_run_spawn(struct pool *p)
 /* The caller's side of a job of a tree-shaped pool: the other leaders first (their groups wait one hop longer),
  * then its own group, whose descriptor is written from the arguments just before its publish, as the flat pool
  * does. Here rather than in pool_tree.c: as a call that read the job back from p->job and published through
- * two more calls, a one-group tree dispatched slower than the flat pool on the same words (docs/dispatch-
- * measured.md, section 5c). Targets are running totals (pool_run's reason); each publish is pool_word_publish's
- * seq_cst RMW, which releases the descriptor written before it. */
+ * two more calls, a one-group tree dispatched slower than the flat pool on the same words (likely because the
+ * member's next poll takes the line back between the descriptor's store and the publish). Targets are running
+ * totals (pool_run's reason); each publish is pool_word_publish's seq_cst RMW, which releases the descriptor
+ * written before it. */
 static void pool_run_tree(struct pool *p, pool_job job)
 {
     pool_group *g0 = &p->groups[0];

@@ -122,15 +122,13 @@ struct pool {
     /* One worker's completion count, on gen's line. A line one side only writes and the other only reads costs
      * an ownership request and a reload at every hand-off, so publish and completion on two lines cost two
      * round trips; on one line both sides read and then write it, as the one-line ping-pong does, and a
-     * dispatch costs about one (docs/measured.md, the pool's counters). With more workers their completions
-     * share done_far instead: on gen's line every worker's increment would also take the line from the
-     * finished workers polling it (not measured yet). */
+     * dispatch costs about one. With more workers their completions share done_far instead: on gen's line every
+     * worker's increment would also take the line from the finished workers polling it (not measured yet). */
     atomic_uint done_near;
     /* The job descriptor, on gen's line: the line a waking worker must fetch anyway brings the job with it, where
-     * a line of its own costs a second dependent transfer from the caller's core per dispatch (docs/measured.md,
-     * the pool's counters). Written by the caller before the generation's release, read
-     * by workers after their acquire of it, so plain fields suffice (they are other objects than gen: a
-     * worker's spin loads of gen do not race with these stores). */
+     * a line of its own costs a second dependent transfer from the caller's core per dispatch. Written by the
+     * caller before the generation's release, read by workers after their acquire of it, so plain fields suffice
+     * (they are other objects than gen: a worker's spin loads of gen do not race with these stores). */
     pool_job job;
     pool_rows_job rows_job; /* pool_rows' job, whose address pool_rows passes as ctx */
     alignas(POOL_CACHE_LINE) atomic_uint done_far; /* jobs finished by workers (not the caller), all jobs summed */

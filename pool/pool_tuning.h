@@ -1,7 +1,6 @@
 /* pool_tuning.h — every tunable of the pool in one place: the spin and sleep budgets of the policies, and when
- * a spinning waiter yields its cpu. Each says why; the measurements behind them are in docs/measured.md (the
- * pool's tunables). pool.h includes this file (the default budgets are part of the API); bench/ echoes the values
- * into machine.csv (pb_tunings), so a run says what it ran with.
+ * a spinning waiter yields its cpu. Each says why. pool.h includes this file (the default budgets are part of the
+ * API); bench/ echoes the values into machine.csv (pb_tunings), so a run says what it ran with.
  *
  * Units are in the names: _US microseconds, SPINS pauses (one x86 `pause`, whose length differs by core
  * several-fold, or an arm64 `yield` hint). */
@@ -18,7 +17,7 @@
 
 /* Pauses before a spinning waiter starts yielding its cpu (under a millisecond). Bounded so that a waiter
  * never holds a cpu another thread needs for long; not shorter, because a yielding waiter sees the next job a
- * syscall late, which doubles a dispatch after a short caller gap (docs/measured.md, the pool's tunables). */
+ * syscall late, which doubles a dispatch after a short caller gap. */
 #define POOL_SPINS_BEFORE_YIELD 32768u
 /* When threads outnumber their cpus: the thread a spinner waits for is likely waiting for this very cpu, so
  * such a waiter never yields (a yield may give the cpu away for a whole scheduler slice, long after the thread it
@@ -33,8 +32,9 @@
 #define POOL_OVERSUBSCRIBED_SPIN_US 5u
 /* Polls a spinning waiter makes without a pause before its paused spin (a microsecond or two of L1 hits). On
  * some cores one pause lasts as long as the one-line round trip a dispatch is made of, so a paused poll that
- * just missed the publish adds up to a round trip per side (docs/measured.md, the pool's tunables). Right after a publish or a job the other side is most likely about to answer; a waiter still waiting
- * after the hot polls pauses between polls (an SMT sibling gets the core back, a long wait burns less). */
+ * just missed the publish adds up to a round trip per side. Right after a publish or a job the other side is most
+ * likely about to answer; a waiter still waiting after the hot polls pauses between polls (an SMT sibling gets the
+ * core back, a long wait burns less). */
 #define POOL_HOT_POLLS 1024u
 /* How often (in pauses) a spinning waiter reads the clock to check its budget; once it yields, every time
  * (a yield can take microseconds, so 64 of them would overshoot a hybrid budget by far). */
