@@ -16,7 +16,9 @@ csv = 'pool_overhead.csv'
 set datafile separator ','
 set datafile missing NaN
 if (!exists("pus")) { pus = 0 }
-policies = "spin tree condvar hybrid spawn omp"
+# policy_order (pb_plot_spec.c, from the build's policy names): the order of the lines; a policy the run measured
+# that the order lacks is drawn after them, and without policy_order (by hand) every one in the CSV's order.
+policies = exists("policy_order") ? policy_order : ""
 # A policy keeps its colour from run to run and from plot to plot (sweep.gp's palette).
 pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
             p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : p eq "barrier-central" ? 0x0072b2 : \
@@ -32,6 +34,7 @@ stats csv using (seen = add_word(seen, strcol("policy")), 0) nooutput
 known = policies
 policies = ""
 do for [p in known] { if (strstrt(" ".seen, " ".p." ")) { policies = policies.(policies eq "" ? "" : " ").p } }
+do for [p in seen] { if (p ne "pingpong" && strstrt(p, "barrier-") != 1 && !strstrt(" ".policies." ", " ".p." ")) { policies = policies.(policies eq "" ? "" : " ").p } }
 known = barriers
 barriers = ""
 do for [p in known] { if (strstrt(" ".seen, " ".p." ")) { barriers = barriers.(barriers eq "" ? "" : " ").p } }

@@ -59,7 +59,8 @@ formats = ""
 policies = ""
 do for [f in "f32 f16 q8_0 q4_0 q1_0 tq2_0"] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
 do for [f in seen_f] { formats = add_word(formats, f) }
-do for [p in "spin tree condvar hybrid spawn omp"] { if (strstrt(" ".seen_p, " ".p." ")) { policies = policies.p." " } }
+# policy_order (pb_plot_spec.c, the build's policy names) orders the series; one it lacks follows in the CSV's order.
+if (exists("policy_order")) { do for [p in policy_order] { if (strstrt(" ".seen_p, " ".p." ")) { policies = policies.p." " } } }
 do for [p in seen_p] { policies = add_word(policies, p) }
 NF = words(formats)
 NP = words(policies)

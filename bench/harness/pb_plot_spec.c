@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pb_csvread.h"
+#include "pb_exec.h"
 #include "pb_infile.h"
 #include "pb_schema.h"
 
@@ -146,6 +147,22 @@ static void var(pb_plot_job *job, const char *name, long v)
     snprintf(job->vars + at, sizeof job->vars - at, "%s=%ld; ", name, v);
 }
 
+/* A list of this build's own names for gnuplot (the dispatch policies, from POOL_POLICY_NAMES through
+ * pb_exec_kind_names): words of [a-z0-9_-] compiled into the program, never text read from a file. */
+static void var_words(pb_plot_job *job, const char *name, const char *const *words)
+{
+    assert(identifier(name));
+    size_t at = strlen(job->vars);
+    snprintf(job->vars + at, sizeof job->vars - at, "%s='", name);
+    for (int i = 0; words[i]; i++) {
+        assert(strspn(words[i], "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(words[i]));
+        at = strlen(job->vars);
+        snprintf(job->vars + at, sizeof job->vars - at, "%s%s", i ? " " : "", words[i]);
+    }
+    at = strlen(job->vars);
+    snprintf(job->vars + at, sizeof job->vars - at, "'; ");
+}
+
 static void out(pb_plot_job *job, const char *stem, bool optional)
 {
     assert(job->n < PB_PLOT_MAX_STEMS);
@@ -162,6 +179,7 @@ static void pool_overhead_facts(int dirfd, pb_plot_job *job)
         job->skip = "pool_overhead.csv holds no row: no plot";
     long pus = machine_fact(dirfd, PB_MKEY(pus));
     var(job, "pus", pus > 0 ? pus : 0);
+    var_words(job, "policy_order", pb_exec_kind_names);
 }
 
 static void memory_floor_facts(int dirfd, pb_plot_job *job)
@@ -200,6 +218,7 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
     var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
     var(job, "has_prompt", has_column(hdr, PB_COL(SWEEP, prompt)));
+    var_words(job, "policy_order", pb_exec_kind_names);
 }
 
 /* The depth sweep reads sweep.csv's context columns: an older file without them has nothing to draw. */

@@ -18,10 +18,14 @@
 #define RT_BATCHES 11
 #define RT_ITERS 20000
 
-/* The formats a per-token floor is given for (f32 is no decode format anyone ships), a mix among them. */
-static const pb_wformat mfr_formats[] = { KERN_F16,   KERN_Q8_0, KERN_Q4_0, KERN_Q1_0,
-                                          KERN_TQ2_0, KERN_Q4_K, KERN_Q6_K, PB_WF_Q4_K_M };
-#define MFR_NFORMATS (sizeof mfr_formats / sizeof *mfr_formats)
+int pb_memfloor_token_formats(pb_wformat *out)
+{
+    int n = 0;
+    for (int f = 0; f < PB_WF_COUNT; f++)
+        if (f != KERN_F32) /* f32 is no decode format anyone ships */
+            out[n++] = (pb_wformat)f;
+    return n;
+}
 
 /* ---------------------------------------------------------------- the plan */
 
@@ -194,16 +198,17 @@ int pb_memfloor_run_derive(pb_memfloor_run *run, char *err, size_t errlen)
 {
     for (int t = 0; t < run->p->threads->n; t++)
         run->nfloors += mfr_floor(run, (int)run->p->threads->v[t], &run->floors[run->nfloors]);
-    size_t models = (size_t)PB_MODEL_COUNT * MFR_NFORMATS + (run->p->file != NULL);
+    pb_wformat fmts[PB_WF_COUNT];
+    int nfmts = pb_memfloor_token_formats(fmts);
+    size_t models = (size_t)PB_MODEL_COUNT * (size_t)nfmts + (run->p->file != NULL);
     size_t n = models * (size_t)(run->p->contexts ? run->p->contexts->n : 1) * (size_t)(run->nfloors ? run->nfloors : 1);
     run->tokens = calloc(n, sizeof *run->tokens);
     if (!run->tokens)
         return pb_errf(err, errlen, "the token floors: %s", strerror(errno));
     for (int m = 0; m < PB_MODEL_COUNT; m++)
-        for (size_t f = 0; f < MFR_NFORMATS; f++) {
+        for (int f = 0; f < nfmts; f++) {
             const pb_model *model = pb_model_get((pb_model_id)m);
-            mfr_tokens(run, model, mfr_formats[f], pb_wformat_name(mfr_formats[f]),
-                       pb_wformat_token_bytes(model, mfr_formats[f]));
+            mfr_tokens(run, model, fmts[f], pb_wformat_name(fmts[f]), pb_wformat_token_bytes(model, fmts[f]));
         }
     if (run->p->file)
         mfr_tokens(run, &run->p->file->shape, run->p->file->fmt[0], pb_model_file_format(run->p->file),

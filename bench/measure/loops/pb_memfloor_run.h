@@ -109,4 +109,8 @@ bool pb_memfloor_run_is_floor(const pb_memfloor_run *run, const pb_memfloor_row 
 
 void pb_memfloor_run_free(pb_memfloor_run *run);
 
+/* The formats a per-token floor is given for: every weight format and mix (pb_wformat, from KERN_FORMATS) but
+ * f32, into out (PB_WF_COUNT entries at most); how many. */
+int pb_memfloor_token_formats(pb_wformat *out);
+
 #endif
