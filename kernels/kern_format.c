@@ -1,3 +1,4 @@
+/* kern_format.c — the weight format table (kern_format.h) from KERN_FORMATS, and its lookups. */
 #include "kern_format.h"
 #include "kern_isa.h"
 

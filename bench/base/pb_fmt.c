@@ -1,3 +1,4 @@
+/* pb_fmt.c — the write-ups' number formats (pb_fmt.h): significant digits, units, ratios. */
 #include "pb_fmt.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* pb_stats.c — statistics over samples (pb_stats.h): medians, percentiles, spreads, with their edge cases. */
 #include "pb_stats.h"
 
 #include <math.h>

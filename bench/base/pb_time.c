@@ -1,3 +1,4 @@
+/* pb_time.c — the harnesses' clock (pb_time.h): monotonic ns, busy work of a set length, the timer's cost. */
 #include "pb_time.h"
 
 #include <time.h>

@@ -1,3 +1,4 @@
+/* pb_csvread.c — an RFC 4180 reader (pb_csvread.h): rows, columns by name, and one-line errors with a place. */
 #include "pb_csvread.h"
 
 #include <ctype.h>

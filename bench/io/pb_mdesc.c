@@ -1,3 +1,4 @@
+/* pb_mdesc.c — text from a run directory made inert in Markdown (pb_mdesc.h). */
 #include "pb_mdesc.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* pb_run.c — a harness's run directory (pb_run.h): made, joined, named, marked latest, cleared. */
 #include "pb_run.h"
 
 #include "pb_csvread.h"

@@ -1,3 +1,4 @@
+/* pb_pingpong.c — the core-to-core round trip (pb_pingpong.h): one line there and back, three ways. */
 #include "pb_pingpong.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* pb_membuf.c — a bandwidth buffer from the OS (pb_membuf.h): MemAvailable, aligned mappings, huge pages. */
 #include "pb_membuf.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* pb_dispatch_cost.c — the cost of one dispatch of a pool policy or an OpenMP region (pb_dispatch_cost.h). */
 #include "pb_dispatch_cost.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* pb_memfloor.c — streaming bandwidth on one pool and one buffer (pb_memfloor.h), behind bench_memory_floor. */
 #include "pb_memfloor.h"
 
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+/* pb_model.c — the model presets as data (pb_model.h): each decode token's matvec shapes, in order. */
 #include "pb_model.h"
 
 #include "kern_isa.h"
