@@ -15,8 +15,8 @@
 
 #define PROG "bench_tune"
 /* The row width the kernels are timed at: the default decode's (qwen3-0.6b: all but its down matrices are 1024
- * wide). At 4096 a file kernel's per-row costs weigh a quarter as much, and its choices missed layouts that were
- * 1.2-1.4x faster in the decode (docs/kernels-measured-2026-12-03.md). */
+ * wide). At 4096 a file kernel's per-row costs weigh a quarter as much, so its choices missed repacked layouts
+ * that make the decode faster. */
 #define BT_COLS 1024
 /* Of the budget, the points' sampling gets this share; filling the buffer once per format takes the rest (and each
  * point's warm-up and its least 3 samples, which a point takes however short its share). */

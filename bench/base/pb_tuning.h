@@ -16,16 +16,15 @@
 #define PB_STR(x) PB_STR_(x)
 
 /* ns: a tightest core-to-core round trip (pb_pingpong_tight) above this tags a pair "far" (another chiplet or
- * package), at or below it "near": well between a round trip within a chiplet and one across chiplets
- * (docs/measured.md, placement under a hypervisor). The topology decides
- * where hwloc can tell (pb_topo_pair_place: same core, same L3, same package), and this cut only where it cannot,
- * or where a hypervisor makes the guest's topology a request rather than a fact. */
+ * package), at or below it "near": well between a round trip within a chiplet and one across chiplets, which a
+ * VM's vCPUs can swap between within seconds. The topology decides where hwloc can tell (pb_topo_pair_place:
+ * same core, same L3, same package), and this cut only where it cannot, or where a hypervisor makes the guest's
+ * topology a request rather than a fact. */
 #define PB_FAR_RT_NS 200.0
 
 /* ns: a tightest round trip (pb_pingpong_tight) below this between two cpus the topology does not call SMT
  * siblings tags the pair "smt?": most likely two hyperthreads of one core that a hypervisor presents as two
- * cores. One line between two real cores crosses at least the core's private caches, so it cannot be that fast
- * (docs/measured.md, placement under a hypervisor). */
+ * cores. One line between two real cores crosses at least the core's private caches, so it cannot be that fast. */
 #define PB_HIDDEN_SMT_RT_NS 60.0
 
 /* --schedule weighted, shares measured per thread: the weight of the newest token in each thread's rate (an
@@ -60,8 +59,8 @@
 
 /* percent of the read floor measured beside it: a DRAM kernel point that streams faster than this read faster than
  * the floor's best read, which a kernel that also computes cannot; then the floor is not this machine's best read,
- * and every % of floor beside it is too high (the floor's 4-stream readers once lost their prefetches to the
- * compiler: docs/kernels-measured-2026-12-02.md). 10% over: the two medians' noise, as decode.x_best_floor's. */
+ * and every % of floor beside it is too high (a read kernel whose prefetches the compiler dropped reads 10-20%
+ * low, which scripts/check_prefetch.sh guards against). 10% over: the two medians' noise, as decode.x_best_floor's. */
 #define PB_KERNELS_OVER_FLOOR_PCT 110
 
 /* percent of the median token: a point's budget (pb_budget.h) whose unexplained part is larger than this (either
@@ -70,7 +69,7 @@
 #define PB_BUDGET_UNEXPLAINED_PCT 5.0
 /* percent of a pinned cpu's time taken by the hypervisor (steal) over a sweep point: above this the point also
  * measured a neighbour, so the report marks it noisy and gives a slowest thread's wait to the machine. A few %
- * is a quiet shared host's usual; a loaded one steals far more (docs/measured.md, steal). */
+ * is a quiet shared host's usual; a loaded one steals far more. */
 #define PB_STEAL_NOISY_PCT 5.0
 /* The clock's range over a run (lowest to highest of the add chain around every point), in % of its highest,
  * past which the report says the clock moved: a steady core varies by a percent or two between chains. */
@@ -108,7 +107,7 @@
 /* %: hwloc's NUMA nodes' memory and the OS kernel's own count (pb_machine.os_memory) further apart than this are
  * both printed on the machine line. On bare metal they agree (both are the kernel's managed pages); under a VM's
  * balloon or hot-plugged memory they part by tens of % or more, enough for hwloc's figure alone to cap
- * bench_kernels' DRAM buffer under 4x the L3 (docs/measured.md, memory counts). 2% is well above a rounding. */
+ * bench_kernels' DRAM buffer under 4x the L3. 2% is well above a rounding. */
 #define PB_MEMORY_MISMATCH_PCT 2.0
 
 /* bench_tune leaves the rank's default (its kernel and the vendor's streaming settings) for a candidate only when the
@@ -123,8 +122,7 @@
 #define PB_TUNE_CONFIRM_ROUNDS 3
 /* Pairs timed more where the three left it open (the median past the least gain, the spread past the median's
  * edge): seven in all, whose spread leaves out the lowest and highest pair, so one disturbed pair no longer hides a
- * steady gain (tq2_0_r16 at 2 threads, 1.22x in the median, was judged noise once; docs/kernels-measured-
- * 2026-12-04.md). They share the budget's time, so the tuning takes no longer. */
+ * steady gain. They share the budget's time, so the tuning takes no longer. */
 #define PB_TUNE_EXTRA_ROUNDS 4
 
 /* One row of the table (pb_tunings): its machine.csv key, its value, its unit and why. */

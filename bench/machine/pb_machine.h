@@ -44,8 +44,8 @@ typedef struct pb_machine {
     int cores, pus, nnuma;
     uint64_t memory; /* bytes, over all NUMA nodes */
     /* bytes the OS kernel counts (sysconf: physical pages x page size; 0 unknown): what can be allocated. Under a
-     * balloon driver it can differ from hwloc's NUMA nodes, which report each node's own count (docs/measured.md,
-     * memory counts); pb_machine_alloc_bytes is the one to size buffers by. */
+     * balloon driver it can differ from hwloc's NUMA nodes, which report each node's own count, by tens of %;
+     * pb_machine_alloc_bytes is the one to size buffers by. */
     uint64_t os_memory;
     int ncaches;
     pb_topo_cache cache[PB_MAX_CACHE_LEVELS];

@@ -18,10 +18,9 @@ typedef struct pb_rt {
 
 /* The ping-pong variants. A round trip's cost depends on how it is made: one line that both sides exchange
  * (1line_rmw) can be much faster than two lines each written with a plain store (2line_store), so a dispatch
- * judged by the store variant alone can look cheaper than its floor (docs/measured.md, the round trip
- * reference). Each is a floor of some real handshake: one line is
- * a flag both sides flip, two lines are a pool's generation and completion counters (stores: flags; RMW: the
- * counters' fetch-adds). The tightest of them is the reference a dispatch is judged by. */
+ * judged by the store variant alone can look cheaper than the handshake it is made of. Each is a floor of some
+ * real handshake: one line is a flag both sides flip, two lines are a pool's generation and completion counters
+ * (stores: flags; RMW: the counters' fetch-adds). The tightest of them is the reference a dispatch is judged by. */
 typedef enum pb_rt_variant { PB_RT_1LINE_RMW, PB_RT_2LINE_STORE, PB_RT_2LINE_RMW, PB_RT_VARIANTS } pb_rt_variant;
 /* "1line_rmw", "2line_store", "2line_rmw"; NULL for an unknown value. */
 const char *pb_rt_variant_name(pb_rt_variant v);

@@ -32,7 +32,7 @@ const char *pb_placement_block(const pb_where *w, int a, int b, double before, d
 /* The tag of cpus a and b: the topology's ("smt", "near", "far": pb_topo_pair_place) where it can tell and is
  * trusted, else pb_placement(rt_ns) (pb_pingpong.h). Trust it (trust_topo) on bare metal; under a hypervisor the
  * guest's topology says nothing of where its vCPUs run (one "L3" can hold pairs whose round trip changes
- * several-fold from minute to minute: docs/measured.md), so there the measured round trip decides. pb_placement_block with one
+ * several-fold from minute to minute), so there the measured round trip decides. pb_placement_block with one
  * round trip for before and after. */
 const char *pb_placement_pair(const struct pb_topo *t, int a, int b, bool trust_topo, double rt_ns);
 

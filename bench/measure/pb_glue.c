@@ -11,7 +11,7 @@
 static const pb_glue_ops pb_glue_table[KERN_ISA_COUNT] = {
     [KERN_ISA_SCALAR] = { .sumsq = pb_sumsq_scalar, .silu_mul = pb_silu_mul_scalar },
 #if defined(__x86_64__)
-    /* glibc's expf dominates a layer's serial glue; 8 lanes at once cut it (docs/measured.md, glue). */
+    /* glibc's expf dominates a layer's serial glue; 8 lanes at once cut it. */
     [KERN_ISA_AVX2] = { .sumsq = pb_sumsq_avx2, .silu_mul = pb_silu_mul_avx2 },
 #endif
 #if defined(__aarch64__) /* dotprod and i8mm add nothing to float glue: they run NEON's */

@@ -101,7 +101,7 @@ double pb_kbench_read_gbps(const pb_kbench_buf *b, const pb_memkern *k, size_t b
 
 /* The read kernel for that floor: of every read kernel of pb_memread this CPU runs, the one whose median over the
  * same windows is best (each measured for budget_s): the best physical reference, not the one-stream read of the
- * chosen ISA (4-stream reads can be faster: docs/measured.md, read kernels). NULL when none runs. */
+ * chosen ISA (4-stream reads, the decode's pattern, can be faster). NULL when none runs. */
 const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
                                       int min_samples);
 

@@ -17,7 +17,7 @@
  * prefetch.
  *
  * A first timing of each is one figure, and on a shared machine its edge can be noise: settings picked by it can make
- * a decode slower than rank's (docs/kernels-measured-2026-12-01.md). So the rank's default (the best ranked kernel
+ * a decode slower than rank's. So the rank's default (the best ranked kernel
  * with its prefetch under the vendor's settings) is only left where a candidate beats it when the two are timed
  * again, interleaved (pb_tune_confirm.c): each point's fastest under the vendor's settings, the default under the
  * tuned settings and the fastest under those (each that looked PB_TUNE_MIN_GAIN faster at first) are timed beside

@@ -9,7 +9,7 @@
  * touched first), in chunks of 1/PB_MF_CHUNKS of it that it claims one by one, then claims what is left of the
  * others' slices. A thread that runs slower (a vCPU its host preempts, an E-core) then reads less, as a
  * decode's dynamic row split lets it work less: with static slices every pass waited for the slowest thread,
- * and a dynamic decode read faster than that "floor" (docs/measured.md, a floor pass balances itself). Reads
+ * and a dynamic decode read faster than that "floor". Reads
  * and writes span the whole buffer; a copy reads the first half and writes the second. The buffer is
  * filled with a pattern that repeats every half, so a copy leaves it as it was and every read and copy
  * pass can be checked against the byte sum the fill produced (the STREAM habit: validate after timing).

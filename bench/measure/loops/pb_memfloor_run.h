@@ -90,8 +90,8 @@ typedef struct pb_memfloor_run {
 int pb_memfloor_run_pick_kernels(pb_memfloor_plan *p, pb_list *kernels, char *err, size_t errlen);
 
 /* The last-level cache one thread's reads can hit: the largest instance above any kind's first PU. Not the sum
- * over instances: VMs often report the host's whole L3 once per vCPU (docs/measured.md, memory counts), and a
- * sum would double what is already too large. 0 when hwloc knows no cache. */
+ * over instances: VMs often report the host's whole L3 once per vCPU, and a sum would double what is already
+ * too large. 0 when hwloc knows no cache. */
 uint64_t pb_memfloor_run_llc_bytes(const pb_topo *t);
 
 /* 0, or -1 with err (the rows cannot be held). */

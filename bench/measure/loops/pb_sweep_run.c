@@ -64,8 +64,8 @@ static int sw_floor(const sw_block *b, const pb_decode *d, const char *only, pb_
 }
 
 /* A point's interleaved floor: its passes run on the point's own pool when its workers spin, else each on a
- * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass, and a halted vCPU wakes slowly:
- * docs/measured.md, the interleaved floor). */
+ * spin pool made for it (a sleeping pool would pay its wake-ups inside the pass, and a halted vCPU wakes
+ * slowly). */
 typedef struct sw_live {
     pb_decode_floor_live fl;
     const pb_cpulist *place;
@@ -193,8 +193,8 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
  * holds only side by side. A pool point interleaves one floor pass after each timed token (sw_live: on its own
  * pool when the workers spin: spin, hybrid within its budget, any pool at 1 thread; else on a spin pool made for
  * the pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus: its floor is
- * measured just before the point, never taken from memory_floor.csv (minutes old, perhaps in another placement:
- * it once made an omp point 147% of its floor). */
+ * measured just before the point, never taken from memory_floor.csv (minutes old, perhaps in another placement,
+ * and so no floor for the tokens beside it). */
 static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_row *r, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;

@@ -243,7 +243,7 @@ void pb_attn_exp_sub_avx2(float *x, size_t n, float m)
 
 /* F16C's vcvtps2ph with round to nearest even: the same bits as kern_float_to_half (kern_half.c, whose tests hold
  * it to the hardware), 8 values an instruction where the scalar form branches per value, which was most of
- * attention's time at a shallow context (docs/measured.md, attention). d is a multiple of 16. */
+ * attention's time at a shallow context. d is a multiple of 16. */
 void pb_attn_store_f16_avx2(unsigned char *row, const float *x, size_t d)
 {
     for (size_t j = 0; j < d; j += 8)

@@ -155,7 +155,7 @@ static int decode_row(pb_points *ps, const pb_table *t, size_t r, const void *un
            mx = NUM(t, r, SWEEP, ms_per_token_max);
     /* % of floor goes as 1 / token time and as 1 / floor, whose passes spread up to the best one (their lower end
      * is not recorded: taken as far below the median). tok/s is shown, not compared: it has a unit, and moves with
-     * whatever else the machine runs between two runs (docs/measured.md, tok/s between runs). */
+     * whatever else the machine runs between two runs. */
     double tok = NUM(t, r, SWEEP, tok_per_s), pct = NUM(t, r, SWEEP, pct_of_floor);
     double floor = NUM(t, r, SWEEP, floor_gbps), best = NUM(t, r, SWEEP, floor_gbps_best);
     double fspread = best > floor ? best / floor : 1.0;
