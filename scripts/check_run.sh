@@ -39,15 +39,23 @@ md="$dir/report.md"
 if [ ! -s "$md" ]; then
     fail "report.md is missing"
 else
-    for s in Machine Sources Headline Findings Noise Plots; do
+    for s in Machine Sources Headline Findings Noise Plots "Among reference machines"; do
         grep -q "^## $s\$" "$md" || fail "report.md has no '## $s' section"
     done
+    grep -q "| zen3-2vcpu: " "$md" || fail "report.md does not place the run beside the Zen 3 reference (refs/zen3-2vcpu)"
     grep -q "MALFORMED" "$md" && fail "report.md names a malformed CSV: $(grep MALFORMED "$md")"
     grep -q "PLOT FAILED" "$md" && fail "report.md names a failed plot: $(grep 'PLOT FAILED' "$md")"
     grep -q "NOT READ" "$md" && fail "report.md names a CSV it could not read: $(grep 'NOT READ' "$md")"
     grep -q "INCOMPLETE RUN" "$md" && fail "report.md says the run is incomplete: $(grep -A3 'INCOMPLETE RUN' "$md")"
     echo "== report.md headline ($md)"
     sed -n '/^## Headline$/,/^## Findings$/p' "$md" | sed '$d'
+fi
+# make report keeps the run in the results database beside results/<host>/ (bench_db; its log bench_db.txt says it
+# tried: a harness run by hand has neither).
+if [ -x "$BIN/bench_db" ] && [ -e "$dir/bench_db.txt" ]; then
+    db="$dir/../../poolbench.sqlite"
+    id=$(sed -n 's/^run_id,//p' "$dir/machine.csv" | head -1)
+    "$BIN/bench_db" --db "$db" list 2>/dev/null | grep -q " $id " || fail "$db does not hold run $id (bench_db list)"
 fi
 [ $bad -eq 0 ] && echo "check: $dir holds every CSV of the built harnesses, $npng PNGs and report.md"
 exit $bad
