@@ -32,10 +32,11 @@
  * wait cost a core-to-core round trip or two, which two of every five were. What needs a whole row (the norms' sum
  * of squares) and the residual adds stay serial.
  * Serial glue reads the other cores' halves of gate and up where fused mode moves only their quants. Fused,
- * while the key/value heads split evenly over the threads, q, k and v are split by head instead: a thread computes its heads' rows, then their norms, RoPE and attention, and, where its heads
- * are whole blocks of o's activation, quantizes their output into it, so attention needs no dispatch of its own
- * and q, k, v never cross cores (28 fewer dispatches a token on qwen3-0.6b). Otherwise attention's output reaches
- * o's activation serially. */
+ * while the key/value heads split evenly over the threads, q, k and v are split by head instead: a thread
+ * computes its heads' rows, then their norms, RoPE and attention, and, where its heads are whole blocks of o's
+ * activation, quantizes their output into it, so attention needs no dispatch of its own and q, k, v never cross
+ * cores (28 fewer dispatches a token on qwen3-0.6b). Otherwise attention's output reaches o's activation
+ * serially. */
 #ifndef PB_DECODE_H
 #define PB_DECODE_H
 

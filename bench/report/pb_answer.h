@@ -23,9 +23,9 @@
 #include "pb_digest.h"
 #include "pb_paired.h"
 
-/* A kernel at DRAM size reading this fraction of the read beside it streams at memory's pace: issue 27's "at DRAM
- * size >= 90% of the floor", against the read of the same moment, so that the host's drift between the two does
- * not decide the owner. */
+/* A kernel at DRAM size reading this fraction of the read beside it streams at memory's pace. It is judged against
+ * the read of the same moment, not the run's floor, so that the host's drift between the two does not decide the
+ * owner. */
 #define PB_KERNEL_STREAMS 0.9
 
 typedef enum pb_owner { PB_OWNER_MACHINE, PB_OWNER_POOLBENCH } pb_owner;

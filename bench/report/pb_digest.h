@@ -119,8 +119,7 @@ typedef struct pb_kernels_digest {
     char emulated[PB_DIGEST_NAME];
 } pb_kernels_digest;
 
-/* A kernel doing this share of its ISA's compute roof is bound by the core's arithmetic, not by its code (the
- * two-roofs issue's 80%). */
+/* A kernel doing this share of its ISA's compute roof is bound by the core's arithmetic, not by its code. */
 #define PB_ROOF_NEAR 0.8
 
 /* The compute roof (roof.csv): per ISA asked, operation and thread count, what its kernel issued. */

@@ -100,7 +100,7 @@ static bool flag_set(const char *s)
     return strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "true") == 0 || strcmp(s, "imbalanced") == 0;
 }
 
-/* Imbalance (the utilisation issue's 40-point rule when the CSV has no flag column) and noise per point. */
+/* Imbalance (PB_IMBALANCE_POINTS' 40-point rule when the CSV has no flag column) and noise per point. */
 static void sweep_noise(pb_sweep_digest *s, const pb_table *t, const int *c, size_t r, const pb_decode_point *d)
 {
     double lo = pb_table_num(t, r, c[PB_SWEEP_busy_pct_min]), hi = pb_table_num(t, r, c[PB_SWEEP_busy_pct_max]);

@@ -8,8 +8,8 @@
 #include "pb_fmt.h"
 
 /* Each format's best kernel in L2 on one thread, with its multiple of the 1-thread read floor's median where the run
- * has one (issue 15's measure: above 1x a core computes faster than memory streams, so one thread's decode can be
- * memory-bound; under it, compute-bound at any bandwidth). */
+ * has one (above 1x a core computes faster than memory streams, so one thread's decode can be memory-bound; under
+ * it, compute-bound at any bandwidth). */
 static void kernels(pb_findings *f, const pb_digest *d)
 {
     const pb_floor_point *one = pb_digest_floor_at(&d->floor, 1);

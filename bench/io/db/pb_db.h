@@ -67,7 +67,7 @@ typedef struct pb_db_run {
 
 /* Which runs: those of every host named, a name being a host's (its own runs, references left out) or a
  * reference's (none named: every run); git a prefix of the run's commit (NULL: any); since a date or time the run
- * started at or after ("2026-12-05", "2026-12-05T08"; NULL: any). */
+ * started at or after ("YYYY-MM-DD", "YYYY-MM-DDTHH"; NULL: any). */
 typedef struct pb_db_filter {
     const char *const *hosts;
     int nhosts;

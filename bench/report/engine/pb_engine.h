@@ -1,4 +1,4 @@
-/* pb_engine.h — another engine beside the run (issue 31): llama-bench's results found in the run directory
+/* pb_engine.h — another engine beside the run: llama-bench's results found in the run directory
  * (llama-bench.*) or named with --engine FILE, and each of their token-generation points (n_prompt 0, n_gen > 0)
  * placed against this machine's read floor for the model's bytes at the same threads (memory_floor.csv) and
  * against poolbench's own decode of the same model at the same threads and depth (sweep.csv); and each of their
