@@ -1,8 +1,9 @@
 /* kern_arm.h — what the arm64 kernel files share (kern_neon.c, kern_dotprod.c, kern_i8mm.c): the weight
- * decoders of the quantized formats, the float step that ends every group of units, and the matvec pass that
- * ties them together. Everything here is ARMv8.0 Advanced SIMD, so it compiles in each of those files with its
+ * decoders of the quantized formats, the float step that ends every group of units, and the tiles that tie them
+ * together: the matvec pass (rows against one activation) and dotprod's matmul (a row against up to four, each
+ * chunk decoded once). Everything here is ARMv8.0 Advanced SIMD, so it compiles in each of those files with its
  * own -march; the integer dot of a chunk is the including file's choice (SMULL/SADALP or SDOT, both below),
- * and kern_i8mm.c gets the same sums with SMMLA. The K-quants (q4_K, q6_K) have a pass of their own over the
+ * and kern_i8mm.c gets the same sums with SMMLA. The K-quants (q4_K, q6_K) have a tile of their own over the
  * same dots (kern_kquant_arm.h). Not a public header (kern.h is).
  *
  * What makes a (row, activation) pair give the same bits whichever of these files computes it, alone, in a
@@ -181,71 +182,172 @@ KERN_ARM_INLINE float32x4_t kern_arm_fold(float32x4_t acc, int32x4_t sums, float
     return vfmaq_f32(acc, vcvtq_f32_s32(sums), vmulq_f32(dw, dx));
 }
 
-/* ---- the matvec pass of a quantized format: nr rows (rs bytes apart) against activation row m ---- */
+/* ---- tiles: nr rows (rs bytes apart) against nj activation rows m0 .. m0 + nj - 1 ----
+ * The matvec pass is the tile with nj = 1 (KERN_ARM_ROWS rows sharing each activation load); a matmul's tiles
+ * (kern_arm_batch) take 1, 2 or 4 rows against the nj = 4, 2 or 1 activations, decoding each chunk of a row
+ * once for all of them. Pair p = r x nj + j (row r, activation j) has its own sums and accumulator and runs the
+ * same instructions whatever nr and nj are, so a tile's shape never changes a bit. nr x nj <= KERN_ARM_PAIRS. */
 
-/* Units u0 .. u0 + nk - 1 (nk <= 4; a constant 4 except in the last group, so s[][k] stays in registers). */
-KERN_ARM_INLINE void kern_arm_group(const uint8_t *w, size_t rs, const int nr, const int8_t *xq, float32x4_t dx4,
-                                    size_t u0, const int nk, const int unit, kern_arm_decode_fn decode,
-                                    kern_arm_scale_fn scale, kern_arm_dot_fn dot, float32x4_t acc[KERN_ARM_ROWS])
+#define KERN_ARM_PAIRS 4 /* (row, activation) pairs a tile keeps: 16 int32x4_t unit sums, half the registers */
+_Static_assert(KERN_ARM_ROWS <= KERN_ARM_PAIRS, "a pass is a tile");
+
+/* Four partial sums s[0..3] (int32x4_t lanes) as one vector: lane k = the whole of s[k]. */
+KERN_ARM_INLINE int32x4_t kern_arm_tree4(const int32x4_t s[4])
 {
-    int32x4_t s[KERN_ARM_ROWS][4];
+    return vpaddq_s32(vpaddq_s32(s[0], s[1]), vpaddq_s32(s[2], s[3]));
+}
+
+/* The pairs' results, pair (r, j)'s into y[r x ys + j x ldy]: its accumulator's lanes added as (0 + 1) + (2 + 3)
+ * (vaddvq_f32: FADDP, FADDP). */
+KERN_ARM_INLINE void kern_arm_tile_out(const float32x4_t acc[KERN_ARM_PAIRS], const int nr, const int nj, float *y,
+                                       size_t ys, size_t ldy)
+{
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
-        s[r][0] = s[r][1] = s[r][2] = s[r][3] = vdupq_n_s32(0);
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++)
+            y[(size_t)r * ys + (size_t)j * ldy] = vaddvq_f32(acc[r * nj + j]);
+}
+
+/* Units u0 .. u0 + nk - 1 (nk <= 4; a constant 4 except in the last group, so s[][k] stays in registers) of the
+ * tile's rows against its activations (quants xq[j], scales dx[j]). */
+KERN_ARM_INLINE void kern_arm_group(const uint8_t *w, size_t rs, const int nr, const int8_t *const xq[],
+                                    const float *const dx[], const int nj, size_t u0, const int nk, const int unit,
+                                    kern_arm_decode_fn decode, kern_arm_scale_fn scale, kern_arm_dot_fn dot,
+                                    float32x4_t acc[KERN_ARM_PAIRS])
+{
+    int32x4_t s[KERN_ARM_PAIRS][4];
+    float32x4_t dx4[KERN_ARM_PAIRS];
+#pragma GCC unroll 4
+    for (int j = 0; j < nj; j++)
+        dx4[j] = kern_arm_dx4(dx[j], u0, nk);
+#pragma GCC unroll 4
+    for (int p = 0; p < nr * nj; p++)
+        s[p][0] = s[p][1] = s[p][2] = s[p][3] = vdupq_n_s32(0);
 #pragma GCC unroll 4
     for (int k = 0; k < 4; k++) {
         if (k >= nk)
             break;
         for (int c = 0; c < unit / 32; c++) {
-            const int8_t *x = xq + (u0 + (size_t)k) * (size_t)unit + 32 * c;
-            int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16);
+            size_t off = (u0 + (size_t)k) * (size_t)unit + 32 * (size_t)c;
+            int8x16_t x0[KERN_ARM_PAIRS], x1[KERN_ARM_PAIRS];
+#pragma GCC unroll 4
+            for (int j = 0; j < nj; j++) {
+                x0[j] = vld1q_s8(xq[j] + off);
+                x1[j] = vld1q_s8(xq[j] + off + 16);
+            }
 #pragma GCC unroll 4
             for (int r = 0; r < nr; r++) {
                 int8x16_t lo, hi;
-                decode(w + (size_t)r * rs, u0 + (size_t)k, c, &lo, &hi);
-                s[r][k] = dot(s[r][k], lo, hi, x0, x1);
+                decode(w + (size_t)r * rs, u0 + (size_t)k, c, &lo, &hi); /* once for the nj activations */
+#pragma GCC unroll 4
+                for (int j = 0; j < nj; j++)
+                    s[r * nj + j][k] = dot(s[r * nj + j][k], lo, hi, x0[j], x1[j]);
             }
         }
     }
 #pragma GCC unroll 4
     for (int r = 0; r < nr; r++) { /* lane k of the pairwise sums: unit k's whole sum */
-        int32x4_t sums = vpaddq_s32(vpaddq_s32(s[r][0], s[r][1]), vpaddq_s32(s[r][2], s[r][3]));
-        acc[r] = kern_arm_fold(acc[r], sums, kern_arm_dw4(w + (size_t)r * rs, u0, nk, scale), dx4);
+        float32x4_t dw = kern_arm_dw4(w + (size_t)r * rs, u0, nk, scale);
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++)
+            acc[r * nj + j] = kern_arm_fold(acc[r * nj + j], kern_arm_tree4(s[r * nj + j]), dw, dx4[j]);
     }
 }
 
-KERN_ARM_INLINE void kern_arm_qpass(const uint8_t *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                                    size_t ys, const int unit, kern_arm_decode_fn decode, kern_arm_scale_fn scale,
-                                    kern_arm_dot_fn dot)
+/* The tile of a quantized format (kern_arm_tile_out's y). */
+KERN_ARM_INLINE void kern_arm_qtile(const uint8_t *w, size_t rs, const int nr, const kern_act *a, size_t m0,
+                                    const int nj, float *y, size_t ys, size_t ldy, const int unit,
+                                    kern_arm_decode_fn decode, kern_arm_scale_fn scale, kern_arm_dot_fn dot)
 {
-    const int8_t *xq = kern_act_qs(a, m);
-    const float *dx = kern_act_scale(a, m);
-    size_t nu = a->cols / (size_t)unit, full = nu / 4 * 4;
-    float32x4_t acc[KERN_ARM_ROWS];
+    const int8_t *xq[KERN_ARM_PAIRS];
+    const float *dx[KERN_ARM_PAIRS];
+    float32x4_t acc[KERN_ARM_PAIRS];
 #pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = vdupq_n_f32(0.0f);
-    for (size_t u0 = 0; u0 < full; u0 += 4)
-        kern_arm_group(w, rs, nr, xq, kern_arm_dx4(dx, u0, 4), u0, 4, unit, decode, scale, dot, acc);
-    if (full < nu) {
-        int nk = (int)(nu - full);
-        kern_arm_group(w, rs, nr, xq, kern_arm_dx4(dx, full, nk), full, nk, unit, decode, scale, dot, acc);
+    for (int j = 0; j < nj; j++) {
+        xq[j] = kern_act_qs(a, m0 + (size_t)j);
+        dx[j] = kern_act_scale(a, m0 + (size_t)j);
     }
 #pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[(size_t)r * ys] = vaddvq_f32(acc[r]);
+    for (int p = 0; p < nr * nj; p++)
+        acc[p] = vdupq_n_f32(0.0f);
+    size_t nu = a->cols / (size_t)unit, full = nu / 4 * 4;
+    for (size_t u0 = 0; u0 < full; u0 += 4)
+        kern_arm_group(w, rs, nr, xq, dx, nj, u0, 4, unit, decode, scale, dot, acc);
+    if (full < nu)
+        kern_arm_group(w, rs, nr, xq, dx, nj, full, (int)(nu - full), unit, decode, scale, dot, acc);
+    kern_arm_tile_out(acc, nr, nj, y, ys, ldy);
 }
 
-/* pass_<format> and rows_<format> (kern_impl.h's quarter-rows driver) of one quantized format with a dot. */
-#define KERN_ARM_QPASS(name, unit, dot)                                                                       \
+/* A format's tile, bound to its pieces: what the pass and the matmul (kern_arm_batch) instantiate. */
+typedef void kern_arm_tile_fn(const char *w, size_t rs, int nr, const kern_act *a, size_t m0, int nj, float *y,
+                              size_t ys, size_t ldy);
+
+/* pass_<format> (kern_impl.h's kern_pass_fn: the tile of one activation) and rows_<format> (its quarter-rows
+ * driver) over tile_<format>. */
+#define KERN_ARM_PASS_OF(name)                                                                                \
     KERN_ARM_INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m,      \
                                      float *y, size_t ys)                                                     \
     {                                                                                                         \
-        /* the weights' bytes: char and uint8_t are both character types, so the same bytes are read */       \
-        kern_arm_qpass((const uint8_t *)w, rs, nr, a, m, y, ys, unit, kern_arm_dec_##name, kern_arm_dw_##name, \
-                       dot);                                                                                  \
+        tile_##name(w, rs, nr, a, m, 1, y, ys, 0);                                                            \
     }                                                                                                         \
     KERN_QUARTER_ROWS_FN(name, KERN_ARM_ROWS)
+
+/* tile_<format>, pass_<format> and rows_<format> of one quantized format with a dot. */
+#define KERN_ARM_QPASS(name, unit, dot)                                                                       \
+    KERN_ARM_INLINE void tile_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m0,     \
+                                     const int nj, float *y, size_t ys, size_t ldy)                           \
+    {                                                                                                         \
+        /* the weights' bytes: char and uint8_t are both character types, so the same bytes are read */       \
+        kern_arm_qtile((const uint8_t *)w, rs, nr, a, m0, nj, y, ys, ldy, unit, kern_arm_dec_##name,           \
+                       kern_arm_dw_##name, dot);                                                              \
+    }                                                                                                         \
+    KERN_ARM_PASS_OF(name)
+
+/* ---- the matmul: a kern_batch_fn over a format's tile ---- */
+
+/* Rows w .. (n of them, rb bytes apart) against activations m0 .. m0 + nj - 1: tiles of KERN_ARM_PAIRS / nj
+ * neighbouring rows (the matmul's rows are a group that stays in L1, kern_matvec.c: no streams to keep apart),
+ * the rest one row at a time. */
+KERN_ARM_INLINE void kern_arm_batch_nj(kern_arm_tile_fn *tile, const int nj, const char *w, size_t rb, size_t n,
+                                       const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    const int nr = KERN_ARM_PAIRS / nj;
+    size_t i = 0;
+    for (; i + (size_t)nr <= n; i += (size_t)nr)
+        tile(w + i * rb, rb, nr, a, m0, nj, y + i, 1, ldy);
+    for (; i < n; i++)
+        tile(w + i * rb, rb, 1, a, m0, nj, y + i, 1, ldy);
+}
+
+/* nm (<= KERN_BATCH_STEP) as a constant nj, so that each shape compiles to its own loop with s[][] in registers. */
+KERN_ARM_INLINE void kern_arm_batch(kern_arm_tile_fn *tile, const void *w, size_t rb, size_t n, const kern_act *a,
+                                    size_t m0, size_t nm, float *y, size_t ldy)
+{
+    _Static_assert(KERN_BATCH_STEP == KERN_ARM_PAIRS, "a batch step's activations are one tile's");
+    switch (nm) {
+    case 1:
+        kern_arm_batch_nj(tile, 1, w, rb, n, a, m0, y, ldy);
+        break;
+    case 2:
+        kern_arm_batch_nj(tile, 2, w, rb, n, a, m0, y, ldy);
+        break;
+    case 3:
+        kern_arm_batch_nj(tile, 3, w, rb, n, a, m0, y, ldy);
+        break;
+    default:
+        kern_arm_batch_nj(tile, 4, w, rb, n, a, m0, y, ldy);
+        break;
+    }
+}
+
+/* batch_<format>, a kern_batch_fn, over tile_<format> (KERN_ARM_QPASS, KERN_ARM_KQ_PASS). */
+#define KERN_ARM_BATCH_OF(name)                                                                               \
+    static void batch_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
+                             float *y, size_t ldy)                                                            \
+    {                                                                                                         \
+        kern_arm_batch(tile_##name, w, rb, n, a, m0, nm, y, ldy);                                             \
+    }
 
 /* The four quantized formats' rows with one dot: the one list the arm files share. */
 #define KERN_ARM_QROWS_ALL(dot)                                                                               \

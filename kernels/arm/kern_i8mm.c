@@ -246,17 +246,17 @@ KERN_ARM_INLINE void mm_batch(const void *w, size_t rb, size_t n, const kern_act
     }
 }
 
-/* batch_<format> through tile_<format>, its tile with the format's pieces bound (inlined: np stays a constant). */
+/* batch_<format> through mmtile_<format>, its tile with the format's pieces bound (inlined: np stays a constant). */
 #define MM_BATCH_OF(name)                                                                                     \
     static void batch_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
                              float *y, size_t ldy)                                                            \
     {                                                                                                         \
-        mm_batch(w, rb, n, a, m0, nm, y, ldy, tile_##name);                                                   \
+        mm_batch(w, rb, n, a, m0, nm, y, ldy, mmtile_##name);                                                 \
     }
 
 /* The unit formats (kern_arm.h's decoders). */
 #define MM_BATCH(name, unit)                                                                                  \
-    KERN_ARM_INLINE void tile_##name(const uint8_t *w0, const uint8_t *w1, const kern_act *a, const size_t m[4], \
+    KERN_ARM_INLINE void mmtile_##name(const uint8_t *w0, const uint8_t *w1, const kern_act *a, const size_t m[4], \
                                      const int np, float out[2][4])                                           \
     {                                                                                                         \
         mm_tile(w0, w1, a, m, np, unit, kern_arm_dec_##name, kern_arm_dw_##name, out);                        \
@@ -265,7 +265,7 @@ KERN_ARM_INLINE void mm_batch(const void *w, size_t rb, size_t n, const kern_act
 
 /* The K-quants (kern_kquant_arm.h's folds). */
 #define KQ_MM_BATCH(name)                                                                                     \
-    KERN_ARM_INLINE void tile_##name(const uint8_t *w0, const uint8_t *w1, const kern_act *a, const size_t m[4], \
+    KERN_ARM_INLINE void mmtile_##name(const uint8_t *w0, const uint8_t *w1, const kern_act *a, const size_t m[4], \
                                      const int np, float out[2][4])                                           \
     {                                                                                                         \
         kq_mm_tile(w0, w1, a, m, np, sizeof(block_##name), kq_mm_dots_##name, kern_arm_##name##_fold, out);   \
@@ -282,13 +282,6 @@ KQ_MM_BATCH(q6_K)
 const kern_table kern_table_i8mm = {
     .isa = KERN_ISA_I8MM,
     .rows = { KERN_ARM_QROWS_LIST, KERN_ARM_KQ_ROWS_LIST }, /* kern_arm.h, kern_kquant_arm.h: dotprod's passes */
-    .batch = {
-        [KERN_Q8_0] = batch_q8_0,
-        [KERN_Q4_0] = batch_q4_0,
-        [KERN_Q1_0] = batch_q1_0,
-        [KERN_TQ2_0] = batch_tq2_0,
-        [KERN_Q4_K] = batch_q4_K,
-        [KERN_Q6_K] = batch_q6_K,
-    },
+    .batch = { KERN_ARM_BATCH_LIST },
     .rows_per_pass = KERN_ARM_ROWS,
 };

@@ -1,12 +1,13 @@
 /* kern_kquant_arm.h — q4_K and q6_K x q8_K on arm64, for the files that include it (kern_neon.c with
- * SMULL/SADALP dots, kern_dotprod.c and kern_i8mm.c's matvec with SDOT: kern_arm.h's 16-element dots; i8mm's
- * matmul tiles get the same sub-block dots from SMMLA and finish each block with the same fold). Not a public
- * header (kern.h is).
+ * SMULL/SADALP dots, kern_dotprod.c and kern_i8mm.c's matvec with SDOT: kern_arm.h's 16-element dots; dotprod's
+ * matmul runs the same tile against up to four activations, each block's codes decoded once; i8mm's matmul tiles
+ * get the same sub-block dots from SMMLA and finish each block with the same fold). Not a public header (kern.h
+ * is).
  *
  * The shape is the x86 K-quant kernels' (kernels/x86/kern_kquant_avx2.c): passes of KERN_ARM_ROWS rows a
- * quarter of the call apart (kern_impl.h's driver), one float32x4_t accumulator per row, one step per row and
- * 256-weight block. A step has no branch on the row or the pass and every row runs the same step, so a row gives
- * the same bits alone, in a pass or on any thread.
+ * quarter of the call apart (kern_impl.h's driver), one float32x4_t accumulator per (row, activation) pair, one
+ * step per row and 256-weight block. A step has no branch on the row, the pass or the activation and every pair
+ * runs the same instructions, so a pair gives the same bits alone, in a pass, in a matmul or on any thread.
  *
  * The integer part of a block is exact, as in the scalar reference (kern_scalar.c):
  *   - the codes go in unsigned (q4_K 0..15, q6_K 0..63: both fit a signed byte), so SMULL's int16 pairs hold at
@@ -31,12 +32,6 @@
 
 /* ---- pieces both formats use ---- */
 
-/* Four per-sub-block dots s[0..3] (int32x4_t partial sums) as one vector: lane k = the whole of s[k]. */
-KERN_ARM_INLINE int32x4_t kern_arm_kq_tree(const int32x4_t s[4])
-{
-    return vpaddq_s32(vpaddq_s32(s[0], s[1]), vpaddq_s32(s[2], s[3]));
-}
-
 /* Activation block b's bsums, as the steps take them. */
 KERN_ARM_INLINE void kern_arm_kq_bsums(const kern_q8_K_row *x, size_t b, int16x8_t bs[2])
 {
@@ -49,10 +44,17 @@ KERN_ARM_INLINE void kern_arm_kq_bsums(const kern_q8_K_row *x, size_t b, int16x8
 typedef float32x4_t (*kern_arm_kq_fold_fn)(float32x4_t acc, const uint8_t *blk, const int32x4_t *dots,
                                            const int16x8_t bs[2], float dx);
 
-/* One row's step over one block: acc plus the block's dot; x the activation block's quants, bs its 16 bsums
- * (two vectors, loaded once per block for all the pass's rows), dx its scale. */
-typedef float32x4_t (*kern_arm_kq_step_fn)(float32x4_t acc, const uint8_t *blk, const int8_t *x, const int16x8_t bs[2],
-                                           float dx, kern_arm_dot16_fn dot16);
+/* One row's step over one block against nj activation blocks: acc[j] plus the block's dot with activation j;
+ * x[j] its quants, bs + 2j its 16 bsums (two vectors, loaded once per block for all the tile's rows), dx[j] its
+ * scale. The block's codes are decoded once for the nj activations. */
+typedef void (*kern_arm_kq_step_fn)(float32x4_t acc[], const uint8_t *blk, const int8_t *const x[],
+                                    const int16x8_t *bs, const float dx[], int nj, kern_arm_dot16_fn dot16);
+
+/* 32 codes (c[0]: the first 16) . the 32 quants at x, from zero. */
+KERN_ARM_INLINE int32x4_t kern_arm_kq_dot32(const int8x16_t c[2], const int8_t *x, kern_arm_dot16_fn dot16)
+{
+    return dot16(dot16(vdupq_n_s32(0), c[0], vld1q_s8(x)), c[1], vld1q_s8(x + 16));
+}
 
 /* ---- q4_K: chunk c of 32 qs bytes holds sub-block 2c in its low nibbles and 2c + 1 in its high ones ---- */
 
@@ -77,21 +79,28 @@ KERN_ARM_INLINE void kern_arm_q4_K_chunk(const uint8_t *qs, int c, int8x16_t lo[
     }
 }
 
-/* The 8 sub-blocks' code . x dots as two vectors: dots[0] lane k = sub-block k's, dots[1] lane k = k + 4's. */
-KERN_ARM_INLINE void kern_arm_q4_K_dots(const uint8_t *qs, const int8_t *x, kern_arm_dot16_fn dot16, int32x4_t dots[2])
+/* The 8 sub-blocks' code . x[j] dots for j < nj as two vectors each: dots[j][0] lane k = sub-block k's,
+ * dots[j][1] lane k = k + 4's. Two chunks (four sub-blocks, a vector of dots) at a time, decoded once. */
+KERN_ARM_INLINE void kern_arm_q4_K_dots(const uint8_t *qs, const int8_t *const x[], const int nj,
+                                        kern_arm_dot16_fn dot16, int32x4_t dots[][2])
 {
-    int32x4_t s[8];
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; v++) {
+        int8x16_t lo[2][2], hi[2][2];
+        kern_arm_q4_K_chunk(qs, 2 * v, lo[0], hi[0]);
+        kern_arm_q4_K_chunk(qs, 2 * v + 1, lo[1], hi[1]);
 #pragma GCC unroll 4
-    for (int c = 0; c < 4; c++) {
-        int8x16_t lo[2], hi[2];
-        kern_arm_q4_K_chunk(qs, c, lo, hi);
-        const int8_t *xl = x + 64 * c, *xh = xl + 32; /* the low nibbles' 32 elements, then the high ones' */
-        int32x4_t zero = vdupq_n_s32(0);
-        s[2 * c] = dot16(dot16(zero, lo[0], vld1q_s8(xl)), lo[1], vld1q_s8(xl + 16));
-        s[2 * c + 1] = dot16(dot16(zero, hi[0], vld1q_s8(xh)), hi[1], vld1q_s8(xh + 16));
+        for (int j = 0; j < nj; j++) {
+            int32x4_t s[4];
+#pragma GCC unroll 2
+            for (int i = 0; i < 2; i++) {
+                const int8_t *xl = x[j] + 64 * (2 * v + i); /* the low nibbles' 32 elements, then the high ones' */
+                s[2 * i] = kern_arm_kq_dot32(lo[i], xl, dot16);
+                s[2 * i + 1] = kern_arm_kq_dot32(hi[i], xl + 32, dot16);
+            }
+            dots[j][v] = kern_arm_tree4(s);
+        }
     }
-    dots[0] = kern_arm_kq_tree(s);
-    dots[1] = kern_arm_kq_tree(s + 4);
 }
 
 /* The mins' part, laid out as the dots' lanes: lane k = m_k x (bsums 2k + 2k + 1) + m_k+4 x (bsums 2k + 8 +
@@ -120,12 +129,14 @@ KERN_ARM_INLINE float32x4_t kern_arm_q4_K_fold(float32x4_t acc, const uint8_t *b
     return vfmsq_laneq_f32(acc, vcvtq_f32_s32(kern_arm_q4_K_mins(mn, bs)), dd, 1);
 }
 
-KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q4_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
-                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+KERN_ARM_INLINE void kern_arm_kq_step_q4_K(float32x4_t acc[], const uint8_t *blk, const int8_t *const x[],
+                                           const int16x8_t *bs, const float dx[], const int nj, kern_arm_dot16_fn dot16)
 {
-    int32x4_t dots[2];
-    kern_arm_q4_K_dots(blk + offsetof(block_q4_K, qs), x, dot16, dots);
-    return kern_arm_q4_K_fold(acc, blk, dots, bs, dx);
+    int32x4_t dots[KERN_ARM_PAIRS][2];
+    kern_arm_q4_K_dots(blk + offsetof(block_q4_K, qs), x, nj, dot16, dots);
+#pragma GCC unroll 4
+    for (int j = 0; j < nj; j++)
+        acc[j] = kern_arm_q4_K_fold(acc[j], blk, dots[j], bs + 2 * j, dx[j]);
 }
 
 /* ---- q6_K: half h's ql bytes 64h .. 64h + 63 and qh bytes 32h .. 32h + 31 hold elements 128h .. 128h + 127 ---- */
@@ -159,19 +170,24 @@ KERN_ARM_INLINE void kern_arm_q6_K_half_codes(const uint8_t *blk, int h, int8x16
             c[2 * k + i] = kern_arm_q6_K_codes(l[k & 1][i], hb[i], k);
 }
 
-/* The 16 sub-blocks' code . x dots as four vectors: dots[v] lane k = sub-block 4v + k's. */
-KERN_ARM_INLINE void kern_arm_q6_K_dots(const uint8_t *blk, const int8_t *x, kern_arm_dot16_fn dot16, int32x4_t dots[4])
+/* The 16 sub-blocks' code . x[j] dots for j < nj as four vectors each: dots[j][v] lane k = sub-block 4v + k's.
+ * A half's codes are decoded once for the nj activations. */
+KERN_ARM_INLINE void kern_arm_q6_K_dots(const uint8_t *blk, const int8_t *const x[], const int nj,
+                                        kern_arm_dot16_fn dot16, int32x4_t dots[][4])
 {
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         int8x16_t c[8];
-        int32x4_t s[8];
         kern_arm_q6_K_half_codes(blk, h, c);
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) {
+            int32x4_t s[8];
 #pragma GCC unroll 8
-        for (int j = 0; j < 8; j++)
-            s[j] = dot16(vdupq_n_s32(0), c[j], vld1q_s8(x + 128 * h + 16 * j));
-        dots[2 * h] = kern_arm_kq_tree(s);
-        dots[2 * h + 1] = kern_arm_kq_tree(s + 4);
+            for (int i = 0; i < 8; i++)
+                s[i] = dot16(vdupq_n_s32(0), c[i], vld1q_s8(x[j] + 128 * h + 16 * i));
+            dots[j][2 * h] = kern_arm_tree4(s);
+            dots[j][2 * h + 1] = kern_arm_tree4(s + 4);
+        }
     }
 }
 
@@ -196,52 +212,69 @@ KERN_ARM_INLINE float32x4_t kern_arm_q6_K_fold(float32x4_t acc, const uint8_t *b
     return vfmaq_laneq_f32(acc, vcvtq_f32_s32(isum), dd, 0);
 }
 
-KERN_ARM_INLINE float32x4_t kern_arm_kq_step_q6_K(float32x4_t acc, const uint8_t *blk, const int8_t *x,
-                                                  const int16x8_t bs[2], float dx, kern_arm_dot16_fn dot16)
+KERN_ARM_INLINE void kern_arm_kq_step_q6_K(float32x4_t acc[], const uint8_t *blk, const int8_t *const x[],
+                                           const int16x8_t *bs, const float dx[], const int nj, kern_arm_dot16_fn dot16)
 {
-    int32x4_t dots[4];
-    kern_arm_q6_K_dots(blk, x, dot16, dots);
-    return kern_arm_q6_K_fold(acc, blk, dots, bs, dx);
+    int32x4_t dots[KERN_ARM_PAIRS][4];
+    kern_arm_q6_K_dots(blk, x, nj, dot16, dots);
+#pragma GCC unroll 4
+    for (int j = 0; j < nj; j++)
+        acc[j] = kern_arm_q6_K_fold(acc[j], blk, dots[j], bs + 2 * j, dx[j]);
 }
 
-/* ---- the pass both formats share: nr rows (rs bytes apart) against activation row m ---- */
+/* ---- the tile both formats share (kern_arm.h's tiles: nr rows rs bytes apart, activations m0 .. m0 + nj - 1,
+ * pair (r, j)'s result into y[r x ys + j x ldy]) ---- */
 
-KERN_ARM_INLINE void kern_arm_kq_pass(const uint8_t *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y,
-                                      size_t ys, size_t block_bytes, kern_arm_kq_step_fn step, kern_arm_dot16_fn dot16)
+KERN_ARM_INLINE void kern_arm_kq_tile(const uint8_t *w, size_t rs, const int nr, const kern_act *a, size_t m0,
+                                      const int nj, float *y, size_t ys, size_t ldy, size_t block_bytes,
+                                      kern_arm_kq_step_fn step, kern_arm_dot16_fn dot16)
 {
-    const kern_q8_K_row x = kern_q8_K_row_of(a, m);
-    float32x4_t acc[KERN_ARM_ROWS];
+    kern_q8_K_row x[KERN_ARM_PAIRS];
+    float32x4_t acc[KERN_ARM_PAIRS];
 #pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        acc[r] = vdupq_n_f32(0.0f);
-    for (size_t b = 0; b < x.nb; b++) {
-        int16x8_t bs[2];
-        kern_arm_kq_bsums(&x, b, bs);
+    for (int j = 0; j < nj; j++)
+        x[j] = kern_q8_K_row_of(a, m0 + (size_t)j);
+#pragma GCC unroll 4
+    for (int p = 0; p < nr * nj; p++)
+        acc[p] = vdupq_n_f32(0.0f);
+    for (size_t b = 0; b < x[0].nb; b++) {
+        int16x8_t bs[2 * KERN_ARM_PAIRS];
+        const int8_t *xq[KERN_ARM_PAIRS];
+        float dx[KERN_ARM_PAIRS];
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) {
+            kern_arm_kq_bsums(&x[j], b, bs + 2 * j);
+            xq[j] = x[j].qs + b * QK_K;
+            dx[j] = x[j].d[b];
+        }
         /* Rolled on purpose: unrolled, GCC interleaves the four rows' steps, runs out of the 32 vector registers
          * and spills (llvm-mca's cycles: docs/kernels.md, K-quants). The activation's vectors stay hoisted out of
          * it, and the four rows still stream together, one block each per iteration of b. */
 #pragma GCC unroll 1
         for (int r = 0; r < nr; r++)
-            acc[r] = step(acc[r], w + (size_t)r * rs + b * block_bytes, x.qs + b * QK_K, bs, x.d[b], dot16);
+            step(acc + r * nj, w + (size_t)r * rs + b * block_bytes, xq, bs, dx, nj, dot16);
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        y[(size_t)r * ys] = vaddvq_f32(acc[r]);
+    kern_arm_tile_out(acc, nr, nj, y, ys, ldy);
 }
 
-/* pass_<format> and rows_<format> (kern_impl.h's quarter-rows driver) of one K-quant with a 16-element dot. */
+/* tile_<format>, pass_<format> and rows_<format> of one K-quant with a 16-element dot. */
 #define KERN_ARM_KQ_PASS(name, dot16)                                                                         \
-    KERN_ARM_INLINE void pass_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m,      \
-                                     float *y, size_t ys)                                                     \
+    KERN_ARM_INLINE void tile_##name(const char *w, size_t rs, const int nr, const kern_act *a, size_t m0,     \
+                                     const int nj, float *y, size_t ys, size_t ldy)                           \
     {                                                                                                         \
         /* the weights' bytes: char and uint8_t are both character types, so the same bytes are read */       \
-        kern_arm_kq_pass((const uint8_t *)w, rs, nr, a, m, y, ys, sizeof(block_##name), kern_arm_kq_step_##name, \
-                         dot16);                                                                              \
+        kern_arm_kq_tile((const uint8_t *)w, rs, nr, a, m0, nj, y, ys, ldy, sizeof(block_##name),             \
+                         kern_arm_kq_step_##name, dot16);                                                     \
     }                                                                                                         \
-    KERN_QUARTER_ROWS_FN(name, KERN_ARM_ROWS)
+    KERN_ARM_PASS_OF(name)
 
 /* Both K-quants' rows with one dot, and their rows[] entries. */
 #define KERN_ARM_KQ_ROWS_ALL(dot16) KERN_ARM_KQ_PASS(q4_K, dot16) KERN_ARM_KQ_PASS(q6_K, dot16)
 #define KERN_ARM_KQ_ROWS_LIST [KERN_Q4_K] = rows_q4_K, [KERN_Q6_K] = rows_q6_K
+
+/* The batch[] entries of the six quantized formats' batch_<format> (kern_dotprod.c's tiles, kern_i8mm.c's). */
+#define KERN_ARM_BATCH_LIST                                                                                   \
+    [KERN_Q8_0] = batch_q8_0, [KERN_Q4_0] = batch_q4_0, [KERN_Q1_0] = batch_q1_0, [KERN_TQ2_0] = batch_tq2_0, \
+    [KERN_Q4_K] = batch_q4_K, [KERN_Q6_K] = batch_q6_K
 
 #endif
