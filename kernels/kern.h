@@ -236,7 +236,7 @@ int kern_act_set_rows(kern_act *a, const float *x, size_t m0, size_t m1);
  * f32, f16 and q8_0; not AVX2's q4_0, q1_0, tq2_0 or K-quants, compute-bound on their cores) ask, every step and
  * for each of their rows, for each line kern_prefetch_ahead (KERN_PREFETCH_BYTES by default) ahead of what they
  * read. A pass reads 4 rows a quarter of the call apart, so this keeps 4 x 1.5 KiB (96 lines) in flight per thread,
- * more than the hardware prefetcher keeps on 4 streams (docs/kernels.md, software prefetch). A prefetch past the
+ * more than the hardware prefetcher keeps on 4 streams (docs/history/kernels.md, streaming). A prefetch past the
  * end of the weights (the last rows of a call) is harmless: a prefetch never faults, and the address is formed as
  * an integer, not as a pointer past its object. */
 #define KERN_PREFETCH_BYTES 1536u
@@ -244,7 +244,7 @@ int kern_act_set_rows(kern_act *a, const float *x, size_t m0, size_t m1);
 /* The hint, chosen once before main from the CPU's vendor (kern_prefetch.c) and only read after: 0 on AMD,
  * non-temporal (locality 0: the weights are read once, so they should not push the activation and the other
  * thread's data out of L2); 1 elsewhere, level 2 (locality 1): on Intel prefetchnta skips L2 and its streamer,
- * which starves the passes (docs/kernels.md, software prefetch: each rule's measurement). */
+ * which starves the passes (docs/history/kernels.md, streaming: each rule's measurement). */
 extern unsigned char kern_prefetch_temporal;
 
 /* The vendor's choice above (what kern_prefetch_temporal held before main), whatever a tuner set since. */
@@ -268,8 +268,8 @@ extern const unsigned kern_prefetch_distances[KERN_PREFETCH_NDIST + 1];
 int kern_prefetch_set_distance(unsigned bytes);
 /* Whether the streaming passes also ask for the line KERN_PREFETCH_NEAR_BYTES ahead into L1 (locality 3, T0), besides
  * the far one into L2: the far prefetch alone leaves each demand load an L2 hit to wait for. Chosen before main: on
- * x86-64 but AMD's, where it was measured to help (docs/kernels-measured-2026-12-01.md), off elsewhere, where it is
- * unmeasured; a tuner or wisdom may set it as the hint. */
+ * x86-64 but AMD's, where it was measured to help, off elsewhere, where it is unmeasured; a tuner or wisdom may set
+ * it as the hint. */
 #define KERN_PREFETCH_NEAR_BYTES 640u
 extern unsigned char kern_prefetch_near;
 bool kern_prefetch_vendor_near(void);

@@ -115,7 +115,7 @@ const kern_table *kern_table_pick(const kern_table *const tables[KERN_ISA_COUNT]
 /* The rows driver shared by the SIMD variants. A pass computes ROWS rows side by side, sharing each activation load
  * among them. The rows it takes are a quarter of the call's rows apart (i, i + q, i + 2q, i + 3q), so the weights
  * arrive as four long sequential streams: neighbours (i .. i+3) make short streams the hardware prefetcher learns
- * too late (docs/kernels.md, quarter rows); in cache both shapes run alike. The rest (n % ROWS rows) goes one at a
+ * too late (docs/history/kernels.md); in cache both shapes run alike. The rest (n % ROWS rows) goes one at a
  * time through the same inline pass; a row has the same instructions either way, so no result bit depends on how
  * rows were grouped. pass(w, rs, nr, a, m, y, ys) computes nr rows rs bytes apart from w against activation row m,
  * row r's result into y[r * ys]. */

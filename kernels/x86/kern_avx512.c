@@ -43,7 +43,7 @@ INLINE __mmask16 tail16(size_t left)
 /* ---- f32, f16: two accumulators per row, 32 values a step, masked loads for the last < 32 ----
  * The streaming passes (rows) prefetch every line of each row's step KERN_PREFETCH_BYTES ahead (kern_impl.h;
  * f16 reads one line a step, f32 two), as q8_0 does (without it f16 fell short of the floor at DRAM size:
- * docs/kernels.md). The cached ones (rows_cached) do not. Same arithmetic, so the same bits. */
+ * docs/history/kernels.md). The cached ones (rows_cached) do not. Same arithmetic, so the same bits. */
 
 /* Sixteen weights from p (lanes k), a row's floats (f16 false) or halves (f16 true) as bytes: p points into such
  * a row, so reading it as that type reads the values written there. */

@@ -65,8 +65,8 @@ INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, s
 /* The block's 8 scales (bytes 0-7) and 8 mins (bytes 8-15), 0..63, from its 16-byte head (d, dmin, the 12 packed
  * bytes) by kern_q4_K_unpack's rule on dwords 1-3 (w0, w1, w2): dword 0 = w0 & 0x3f.., 1 = (w2 & 0x0f..) | (w0 >> 2
  * & 0x30..), 2 = w1 & 0x3f.., 3 = (w2 >> 4 & 0x0f..) | (w1 >> 2 & 0x30..). Vector instructions, not the scalar
- * unpack: on Intel the integer ALUs share ports 0, 1 and 5 with the vector units (docs/kernels.md, q4_K: what that
- * measured in the AVX-512 kernel). */
+ * unpack: on Intel the integer ALUs share ports 0, 1 and 5 with the vector units (docs/kernels.md, why these
+ * instructions). */
 INLINE __m128i q4_K_scales_mins(__m128i head)
 {
     __m128i x = _mm_shuffle_epi32(head, 1 | 3 << 2 | 2 << 4 | 3 << 6); /* dwords w0, w2, w1, w2 */

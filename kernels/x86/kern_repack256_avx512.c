@@ -392,8 +392,8 @@ INLINE void q6k_groups_pass(const char *w, size_t stride, const int n, const ker
     r16_acc_store(acc, n, y);
 }
 
-/* One copy, not one per setting: the per-setting copies spill their chains (133 zmm spills in the loop) and read
- * 15-30% slower in L2 and from memory (docs/kernels-measured-2026-12-04.md). */
+/* One copy, not one per setting: four groups' sixteen chains, the broadcast quants and the codes' masks want more
+ * than 32 zmm registers, so the per-setting copies spill and read slower in L2 and from memory. */
 void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(q6k_groups_pass, KERN_R16, false, w, stride, n, a, m, y);

@@ -56,8 +56,8 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
 #pragma GCC unroll 9
-            for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* a file pass's distance: 4x it streamed 15% slower
-                                                                  * on Zen 5 (docs/repack-measured-2026-12-01.md) */
+            for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64) /* a file pass's distance: farther, the four streams'
+                                                                  * lines crowd the look-up tables out of L1 */
                 group_prefetch(g + l, s);
             d0[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)g));
             d1[r] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g + 32)));
@@ -85,8 +85,8 @@ INLINE void r32_groups_pass(const char *w, size_t stride, const int n, const ker
     }
 }
 
-/* One copy, not one per setting: the per-setting copies were 7% faster in L2 and 6-10% slower from memory, where a
- * decode reads (docs/kernels-measured-2026-12-04.md). */
+/* One copy, not one per setting: the per-setting copies were faster in L2 but slower from memory, where a decode
+ * reads. */
 void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(r32_groups_pass, KERN_R32, false, w, stride, n, a, m, y);
@@ -105,7 +105,7 @@ void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const ke
 /* Chunk c of the n groups' blocks at w, stride bytes apart, into their chains: q4_0's nibbles (bits 4) low into
  * s0, high into s1; q8_0's bytes (bits 8) into s0 for even chunks, s1 for odd ones. The groups take turns line by
  * line, each line's prefetch just before its load: a group's whole block at a time, its prefetches in one burst,
- * streamed 20-25% slower from memory (docs/kernels-measured-2026-12-03.md). */
+ * streamed slower from memory. */
 INLINE void r16_chunk(const char *w, size_t stride, const int n, int c, const __m512i xq[8], __m512i s0[4],
                       __m512i s1[4], const int bits, const kern_stream s)
 {

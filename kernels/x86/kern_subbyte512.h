@@ -6,7 +6,7 @@
  * byte, moved to bit to), and in the ISA their exported functions are named after
  * (KERN512_ISA). Every kernel here spends as many instructions taking codes out of bytes as multiplying them: with
  * a shift and a mask that is two instructions a field, the shift on one vector port (vpsrlw zmm issues once
- * a cycle where vpdpbusd zmm issues twice), with GFNI's vgf2p8affineqb one (docs/kernels.md, AVX-512 + GFNI).
+ * a cycle where vpdpbusd zmm issues twice), with GFNI's vgf2p8affineqb one (docs/kernels.md, why these instructions).
  * The rows fit kern_avx512.c's table shape (its header comment says what every pass shares and the
  * unsigned-offset trick): q1_0 and q4_0 read kern_act's transposed quants (qt) and gather four blocks' sums into
  * one float step; tq2_0 folds four blocks' sums into one vector. Included only by files compiled with the AVX-512
@@ -41,10 +41,10 @@ static const uint16_t blk18_d_words[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 
  * two 64-byte halves, vpermt2w, takes two cycles of port 5, which vpermw and the scales' conversion also need.
  * The inserts go as a tree, two deep (the same count): q1_0's row-step is a long dependent path (loads, inserts,
  * eight field extractions into two vpdpbusd chains, conversion, fma), and when the core's other hyperthread is
- * busy the smaller share of the out-of-order window stops hiding a chain (docs/kernels.md, sub-byte details:
- * both measured). A partial step reads under masks. */
-/* No masked vpermb over two overlapping loads (AVX512-VBMI), though it gathers faster in L2: at DRAM size it
- * streamed at half the read floor on Zen 5 (docs/kernels-measured-2026-12-03.md). */
+ * busy the smaller share of the out-of-order window stops hiding a chain (both measured: docs/history/kernels.md). A
+ * partial step reads under masks. */
+/* No masked vpermb over two overlapping loads (AVX512-VBMI), though it gathers faster in L2: at DRAM size the
+ * second, overlapping 64-byte load halves the stream on Zen 5. */
 
 INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
 {
@@ -81,7 +81,7 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
  * groups of qt; seed: each lane's nsumb). Two chains of four vpdpbusd (even and odd planes), added at the end:
  * one chain of eight waited ~8 x 5 cycles of latency a row-step, more than the out-of-order window hides behind
  * its ~12 cycles of issue (integer adds: the same sum, the same bits); four chains gain nothing over two
- * (docs/kernels.md, sub-byte details).
+ * (docs/history/kernels.md).
  *
  * What bounds it: two vector instructions per 64 weights (a plane out of its byte, a vpdpbusd), 16 a row-step, and
  * 8 more a row-step for the gather, the scales and the float step (one lane per 32 weights, as q8_0's activation
@@ -91,7 +91,7 @@ INLINE __m512i blk18_chunk(const char *p, int nb, __m512 *dw)
  * through general registers, or vpshufbitqmb's masks with zero-masked loads. AMX multiplies bytes, so each 64
  * weights' bits would first become 64 bytes in memory, already more work than this kernel's plane and vpdpbusd.
  * Fewer than two vector instructions per 64 weights needs the weights re-laid (the repacked layout, kern_repack.h).
- * docs/kernels.md (q1_0's instruction bound, sub-byte details) has every figure. */
+ * docs/history/kernels.md has the figures. */
 INLINE __m512i q1_0_dots(__m512i bits, const __m512i xs[8], __m512i seed)
 {
     __m512i even = seed, odd = _mm512_setzero_si512();

@@ -6,7 +6,7 @@
  * byte to any positions and clears the rest: bit field (shift, bits) is a matrix whose row 7 - i picks bit shift
  * + i. With a shift and a mask that is two instructions, the shift on one port where vpdpbusd issues on two, so
  * the shifts, not the multiplies, set the pace of q1_0 (7 per 512 weights a row) and tq2_0 (3 per 256).
- * docs/kernels.md (AVX-512 + GFNI, sub-byte details) has the instruction costs and the speed-ups. */
+ * docs/history/kernels.md has the instruction costs and the speed-ups. */
 #include <immintrin.h>
 #include <stdint.h>
 
