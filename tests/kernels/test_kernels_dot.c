@@ -151,23 +151,40 @@ static void check_matmul_rows(kern_format f, kern_isa v, const void *w, const fl
     free(y);
 }
 
-/* The raw bytes through the matmul kernels (arm64's i8mm pairs rows and activations: an odd row count and
- * batches of 2, 3 and 5 leave a row or an activation without a partner), on 5 blocks (a group of 4 units and
- * a last one alone on arm64). */
-Test(kern_matmul, raw_bytes_row_m_equals_matvec, .timeout = 60)
+/* check_matmul_rows for every format on every ISA this CPU runs, at each of nb batches (the largest last): rows x 5
+ * blocks (a group of 4 units and a last one alone on arm64; 37 columns of the float formats) of weights from
+ * make_w, activations in [-xmax, xmax]. */
+static void matmul_every_format(void *(*make_w)(kt_rng *r, kern_format f, size_t rows, size_t cols), uint64_t seed,
+                                size_t rows, const size_t *batches, size_t nb, float xmax)
 {
-    const size_t rows = 5, batches[] = { 2, 3, 5 };
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         size_t cols = f == KERN_F32 || f == KERN_F16 ? 37 : 5 * (size_t)kern_format_get((kern_format)f)->block;
-        kt_rng r = { .s = 300 + (uint64_t)f };
-        void *w = raw_weights(&r, (kern_format)f, rows, cols);
-        float *x = kt_floats(&r, 5 * cols, -2.0f, 2.0f);
+        kt_rng r = { .s = seed + (uint64_t)f };
+        void *w = make_w(&r, (kern_format)f, rows, cols);
+        float *x = kt_floats(&r, batches[nb - 1] * cols, -xmax, xmax);
         for (int v = 0; v < KERN_ISA_COUNT; v++)
-            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0] && kern_isa_supported((kern_isa)v); bi++)
+            for (size_t bi = 0; bi < nb && kern_isa_supported((kern_isa)v); bi++)
                 check_matmul_rows((kern_format)f, (kern_isa)v, w, x, batches[bi], rows, cols);
         free(x);
         free(w);
     }
+}
+
+/* The raw bytes through the matmul kernels (arm64's i8mm pairs rows and activations: an odd row count and
+ * batches of 2, 3 and 5 leave a row or an activation without a partner). */
+Test(kern_matmul, raw_bytes_row_m_equals_matvec, .timeout = 60)
+{
+    const size_t batches[] = { 2, 3, 5 };
+    matmul_every_format(raw_weights, 300, 5, batches, sizeof batches / sizeof batches[0], 2.0f);
+}
+
+/* Prompt-sized batches through every ISA's matmul kernels (arm64's dotprod tiles take 4, 2 or 1 rows against a
+ * step's 1 to 4 activations, i8mm's pairs): M = 5, 2 and 7 end on a step of 1, 2 and 3 activations, 64 and 512
+ * are whole steps, 1 is the matvec; 9 rows leave one out of every tile. */
+Test(kern_matmul, prompt_batches_row_m_equals_matvec, .timeout = 120)
+{
+    const size_t batches[] = { 1, 2, 5, 7, 64, 512 };
+    matmul_every_format(kt_weights, 900, 9, batches, sizeof batches / sizeof batches[0], 1.0f);
 }
 
 Test(kern_dot, q8_0_integer_part_exact)
