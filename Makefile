@@ -10,7 +10,7 @@
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
 #   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
-#   make manycore   issue 30's dispatch figures on a machine of 16+ cpus, kept under tests/data/manycore/<host>/
+#   make manycore   dispatch and decode at 2-16 threads on 16+ cpus, kept under tests/data/manycore/<host>/
 #   make fresh-root make test, make report QUICK=1 and make test-arm64 in a fresh Debian 12 root (as root; CI's)
 #
 # Files are picked up by name, so adding a module needs no edit here:

@@ -3,8 +3,8 @@
 # (kern.h, kern_prefetch_stream), and the memory floor's 4-stream readers that copy their pattern, still hold
 # prefetch instructions in the objects the build made. A compiler may delete a prefetch it cannot see a use for:
 # GCC 12 took an inline function whose only effects were prefetches for a const one and dropped its calls, and the
-# floor then read without them, 10-45% under what the kernels read (docs/kernels-measured-2026-12-02.md). A timing
-# could not tell that from a slow machine; the instructions can. TARGET: the compiler's (`cc -dumpmachine`:
+# floor then read without them, under what the kernels read. A timing could not tell that from a slow machine; the
+# instructions can. TARGET: the compiler's (`cc -dumpmachine`:
 # x86_64-linux-gnu, aarch64-linux-gnu) or its first word. Exit 1 naming each function that has none (or is
 # missing), 0 when all do.
 set -u

@@ -1,9 +1,9 @@
 #!/bin/sh
-# `make manycore` (sh scripts/manycore.sh [--print]): the dispatch figures of issue 30 on a machine with at least
-# 16 cpus this process may use. Into one new run directory results/<host>/manycore-<stamp>/: bench_pool_overhead at
-# 2,4,8,16 threads (the flat spin pool, the tree, OpenMP's region; every barrier: central, tree, dissemination,
-# omp), then bench_sweep q8_0 at 1-16 threads on all cpus (spin, tree, omp). Its CSVs are then copied under
-# tests/data/manycore/<host>/ (a new folder: -2, -3 ... when that one exists) as that machine's fixture.
+# `make manycore` (sh scripts/manycore.sh [--print]): dispatch, barriers and the decode at 2-16 threads on a machine
+# with at least 16 cpus this process may use. Into one new run directory results/<host>/manycore-<stamp>/:
+# bench_pool_overhead at 2,4,8,16 threads (the flat spin pool, the tree, OpenMP's region; every barrier: central,
+# tree, dissemination, omp), then bench_sweep q8_0 at 1-16 threads on all cpus (spin, tree, omp). Its CSVs are then
+# copied under tests/data/manycore/<host>/ (a new folder: -2, -3 ... when that one exists) as that machine's fixture.
 # With fewer cpus it says so in one line and exits 0 without running anything. --print: the commands, not run.
 # About 3 minutes on 16 cores. Needs only sh, coreutils and the project's binaries (build/bin or $POOLBENCH_BIN).
 set -u

@@ -12,13 +12,12 @@ set -u
 common_flag report.sh --quick "--quick" "$@"
 QUICK=$common_flag_set
 
-# The suite: harness | seconds it took on the 2-core development VM | arguments [| the log's name, when a harness
-# runs twice: bench_memory_floor's --latency run, its seconds in docs/latency-measured-2026-12-01.md]. Measured
-# 2026-11-29: quick 29 s, full 3:11 (with the sweep's glue modes side by side, about 3:30). The sweep covers the issue's matrix:
+# The suite: harness | about the seconds it takes on a 2-core VM, only for the progress line's time left |
+# arguments [| the log's name, when a harness runs twice: bench_memory_floor's --latency run]. The sweep covers
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
 # harness's defaults for threads and sets), each point with serial and with fused glue; and a 256-token prompt
 # of each format through the spin pool beside it (128 tokens with --quick). The kernels at batch 1 and 16 (their
-# default adds 4): 936 points took 165 s on the 2-core VM, 5 minutes in all with the sweep.
+# default adds 4).
 SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10 --prompt 256 --prompt-policy spin --prompt-tokens 2"
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
