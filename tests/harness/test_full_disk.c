@@ -178,7 +178,7 @@ static void overhead_fails_on_tmpfs(char *dir, size_t dirlen, int kib, const cha
     cr_expect_eq(rc, 1, "exit 1: %s", err);
 }
 
-/* The issue's reproduction: 4 KiB hold machine.csv and not one byte of pool_overhead.csv. Seen failing on the old
+/* A full disk in miniature: 4 KiB hold machine.csv and not one byte of pool_overhead.csv. Seen failing on the old
  * code: "Input/output error; its rows stay in ...partial-XXXXXX" (a 0-byte file), no incomplete line. */
 Test(full_disk, a_harness_on_a_full_tmpfs_says_enospc_and_that_its_rows_were_lost, .timeout = 120)
 {

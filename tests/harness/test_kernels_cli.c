@@ -1,5 +1,5 @@
 /* bench_kernels as a user runs it ($POOLBENCH_BIN, set by make test): bad input is one line naming the
- * option, exit status 2 and nothing written; a tiny run writes kernels.csv with the issue's columns. */
+ * option, exit status 2 and nothing written; a tiny run writes kernels.csv with its schema's columns. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

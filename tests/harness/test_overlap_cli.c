@@ -35,7 +35,7 @@ Test(overlap_cli, weights_beyond_memory_are_refused_before_work)
     harness_expect_bad("bench_overlap", "", "--rows 1048576 --cols 1048576", "--rows");
 }
 
-/* A tiny run: exit 0, overlap.csv with the columns first and one row per mode. No speed is asserted. */
+/* A tiny run: exit 0, overlap.csv with its schema's columns first and one row per mode. No speed is asserted. */
 Test(overlap_cli, tiny_run_writes_the_csv)
 {
     char dir[64], path[128], line[1024];

@@ -91,7 +91,7 @@ static void open_one(pb_exec *ex, int *cpu, const pb_emulate *e)
     cr_assert_eq(pb_exec_open_cfg(ex, &cfg), 0);
 }
 
-/* The issue's test: the emulated share's time ratio within 10% of the factor. Twice: the thread's own account
+/* The emulation's promise: the emulated share's time ratio within 10% of the factor. Twice: the thread's own account
  * (its slice's work against its busy time, stretch included) and the wall time of the same dispatch on the same
  * cpu, emulated or not. Each is the least disturbed of interleaved repetitions (the largest work / busy, the
  * fastest dispatch): a preemption only ever adds time, and a shared test machine preempts often. */

@@ -105,7 +105,7 @@ Test(check, a_run_against_itself_passes)
     drop_fixture(run);
 }
 
-/* The issue's test: every sweep row's tok/s and % of floor halved. tok/s has a unit and is not compared; % of
+/* A decode twice as slow: every sweep row's tok/s and % of floor halved. tok/s has a unit and is not compared; % of
  * floor fails at every point but one, whose tokens spread 1.9x and its floor passes 1.09x more: halving its % of
  * floor stays within what that point itself shows. */
 Test(check, halved_decode_fails_naming_the_points)
@@ -236,7 +236,7 @@ Test(check, a_broken_invariant_fails_with_its_reason)
 }
 
 /* An expect line that names a figure, a family or a filter key no point has is a parse error (exit 2, the file
- * and line, the names accepted), not an invariant that silently matches nothing: the issue's misspellings. */
+ * and line, the names accepted), not an invariant that silently matches nothing: a misspelt name is an error. */
 Test(check, unknown_names_in_an_expect_file_are_exit_2)
 {
     char out[8192], dir[64];
@@ -266,7 +266,7 @@ Test(check, unknown_names_in_an_expect_file_are_exit_2)
 }
 
 /* A malformed or incomplete run fails the gate as bench_report --check would refuse it (the same check), each
- * problem a FAIL line: the issue's five runs, made from a copy of xeon16 (a run of today's schema); so does a run
+ * problem a FAIL line: five broken runs, made from a copy of xeon16 (a run of today's schema); so does a run
  * whose points no invariant matches (only kernels: nothing was judged). */
 Test(check, a_run_bench_report_check_refuses_fails_the_gate)
 {

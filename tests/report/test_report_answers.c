@@ -88,7 +88,7 @@ Test(report_answers, the_floor_follows_memory_floor_csv)
     drop_fixture(dir);
 }
 
-/* The issue's rule: a kernel that cannot stream (its L2 speed under a thread's share of the floor) owns the loss
+/* The ownership rule: a kernel that cannot stream (its L2 speed under a thread's share of the floor) owns the loss
  * as poolbench's; over it, the machine's. */
 Test(report_answers, a_kernel_that_cannot_stream_is_poolbench_s)
 {
