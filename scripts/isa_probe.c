@@ -2,9 +2,10 @@
  * ticks per instruction in a throughput loop (12 independent chains, so latency is hidden and the ports are the
  * limit), and as a multiple of vpaddd zmm's (two a cycle on Intel's AVX-512 cores and Zen 4's, four on Zen 5's:
  * 2.0 means half its rate). The pairs (a|b) run a on half the chains and b on the other half: where the two share
- * their ports a pair costs what each does alone, where they issue apart half of that. The kernels' comments and the closing notes quote it where they say which instruction sets a kernel's
- * pace. Without perf counters (a VM has none: llvm-exegesis cannot run) the TSC is the one clock there is; its
- * ticks are not core cycles, hence the ratio. Each probe runs 5 times, the median is printed with the range.
+ * their ports a pair costs what each does alone, where they issue apart half of that. The kernels' comments and
+ * docs/kernels.md quote it where they say which instruction sets a kernel's pace. Without perf counters (a VM has
+ * none: llvm-exegesis cannot run) the TSC is the one clock there is; its ticks are not core cycles, hence the ratio.
+ * Each probe runs 5 times, the median is printed with the range.
  * A probe whose extension this CPU lacks prints "skipped" and why.
  *
  *   usage: isa_probe [--iterations N]   (N loop trips a run, default 2000000; 12 instructions a trip)

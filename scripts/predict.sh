@@ -268,7 +268,7 @@ echo "$KERNELS" | while read -r arch variant format layout fns rows step inner d
     done
 done
 
-# The check the issue asks for: every aarch64 core of the table has a usable row (cycles, and a status the report
+# The table kept whole: every aarch64 core of the table has a usable row (cycles, and a status the report
 # uses) for every format, and so does every x86 core; a kernel change that breaks an extraction fails here.
 missing=$(awk -F, 'NR == FNR { if (!/^#/ && $1 != "arch") cpus[$1 "," $2] = 1; next }
     FNR > 1 && $12 != "" && $8 ~ /^(ok|branchy|element-loop|nested)$/ { have[$1 "," $2 "," $5] = 1 }
