@@ -58,8 +58,8 @@ for p in "$B"/bin/bench_*; do
 done
 
 # The suite on CPU model $1 into log $2, in a session of its own. Its exit status, or 124 when the log grew by
-# nothing for STALL_S seconds: then every process of the session is killed. qemu-user once hung there for 26
-# minutes, every thread asleep on a futex, no CPU used (docs/arm64.md); a whole run is about 5 minutes.
+# nothing for STALL_S seconds: then every process of the session is killed. qemu-user can hang there, every thread
+# asleep on a futex, no CPU used (docs/arm64.md); a whole run is about 5 minutes.
 STALL_S=${ARM64_STALL_S:-600}
 run_suite() {
     setsid env LD_LIBRARY_PATH="$LIBPATH" QEMU_CPU="$1" POOLBENCH_QEMU="$QEMU" POOLBENCH_EMULATED=1 \

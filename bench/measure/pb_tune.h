@@ -30,7 +30,7 @@
  * (its kernel, twin or layout is not the default's) or `rank`, with its median ratio to the default (for a rank
  * entry the best candidate's, which fell short). A point whose default could not run takes its fastest, unconfirmed.
  * The floor's read kernels take no part: a decode's floor is the best of every read kernel measured beside it
- * (pb_sweep_run), since a pick timed here once read slower than another kernel at the moment of the decode. Last,
+ * (pb_sweep_run), since a pick timed here can read slower than another kernel at the moment of the decode. Last,
  * per thread count from 2 (one thread dispatches nothing), the spin pool's dispatch flat and tree-shaped, alternated
  * PB_TUNE_DISPATCH_ROUNDS times (flat, tree, flat, tree: a shared machine's drift falls on both), each shape's best
  * round kept; the tree is remembered only where pb_tune_judge says it dispatched faster (flat, the baseline, else).
