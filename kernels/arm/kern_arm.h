@@ -320,33 +320,39 @@ KERN_ARM_INLINE void kern_arm_batch_nj(kern_arm_tile_fn *tile, const int nj, con
         tile(w + i * rb, rb, 1, a, m0, nj, y + i, 1, ldy);
 }
 
-/* nm (<= KERN_BATCH_STEP) as a constant nj, so that each shape compiles to its own loop with s[][] in registers. */
-KERN_ARM_INLINE void kern_arm_batch(kern_arm_tile_fn *tile, const void *w, size_t rb, size_t n, const kern_act *a,
-                                    size_t m0, size_t nm, float *y, size_t ldy)
+/* nm (<= KERN_BATCH_STEP) in tiles of at most max_nj activations, each tile's count a constant nj, so that each
+ * shape compiles to its own loop with s[][] in registers. */
+KERN_ARM_INLINE void kern_arm_batch(kern_arm_tile_fn *tile, const int max_nj, const void *w, size_t rb, size_t n,
+                                    const kern_act *a, size_t m0, size_t nm, float *y, size_t ldy)
 {
     _Static_assert(KERN_BATCH_STEP == KERN_ARM_PAIRS, "a batch step's activations are one tile's");
-    switch (nm) {
-    case 1:
-        kern_arm_batch_nj(tile, 1, w, rb, n, a, m0, y, ldy);
-        break;
-    case 2:
-        kern_arm_batch_nj(tile, 2, w, rb, n, a, m0, y, ldy);
-        break;
-    case 3:
-        kern_arm_batch_nj(tile, 3, w, rb, n, a, m0, y, ldy);
-        break;
-    default:
-        kern_arm_batch_nj(tile, 4, w, rb, n, a, m0, y, ldy);
-        break;
+    for (size_t j = 0; j < nm; j += (size_t)max_nj) {
+        size_t nj = nm - j < (size_t)max_nj ? nm - j : (size_t)max_nj;
+        float *yj = y + j * ldy;
+        switch (nj) {
+        case 1:
+            kern_arm_batch_nj(tile, 1, w, rb, n, a, m0 + j, yj, ldy);
+            break;
+        case 2:
+            kern_arm_batch_nj(tile, 2, w, rb, n, a, m0 + j, yj, ldy);
+            break;
+        case 3:
+            kern_arm_batch_nj(tile, 3, w, rb, n, a, m0 + j, yj, ldy);
+            break;
+        default:
+            kern_arm_batch_nj(tile, 4, w, rb, n, a, m0 + j, yj, ldy);
+            break;
+        }
     }
 }
 
-/* batch_<format>, a kern_batch_fn, over tile_<format> (KERN_ARM_QPASS, KERN_ARM_KQ_PASS). */
-#define KERN_ARM_BATCH_OF(name)                                                                               \
+/* batch_<format>, a kern_batch_fn, over tile_<format> (KERN_ARM_QPASS, KERN_ARM_KQ_PASS), max_nj activations a
+ * tile (KERN_ARM_PAIRS, or fewer where more run out of registers). */
+#define KERN_ARM_BATCH_OF(name, max_nj)                                                                       \
     static void batch_##name(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm,      \
                              float *y, size_t ldy)                                                            \
     {                                                                                                         \
-        kern_arm_batch(tile_##name, w, rb, n, a, m0, nm, y, ldy);                                             \
+        kern_arm_batch(tile_##name, (max_nj), w, rb, n, a, m0, nm, y, ldy);                                   \
     }
 
 /* The four quantized formats' rows with one dot: the one list the arm files share. */

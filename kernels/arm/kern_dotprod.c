@@ -15,12 +15,14 @@
 KERN_ARM_QROWS_ALL(kern_arm_dot_sdot)
 KERN_ARM_KQ_ROWS_ALL(kern_arm_dot16_sdot) /* q4_K, q6_K: one SDOT per 16 codes */
 
-KERN_ARM_BATCH_OF(q8_0)
-KERN_ARM_BATCH_OF(q4_0)
-KERN_ARM_BATCH_OF(q1_0)
-KERN_ARM_BATCH_OF(tq2_0)
-KERN_ARM_BATCH_OF(q4_K)
-KERN_ARM_BATCH_OF(q6_K)
+KERN_ARM_BATCH_OF(q8_0, KERN_ARM_PAIRS)
+KERN_ARM_BATCH_OF(q4_0, KERN_ARM_PAIRS)
+KERN_ARM_BATCH_OF(q1_0, KERN_ARM_PAIRS)
+KERN_ARM_BATCH_OF(tq2_0, KERN_ARM_PAIRS)
+KERN_ARM_BATCH_OF(q4_K, KERN_ARM_PAIRS)
+/* q6_K: 2 activations a tile. 4 keep 16 dot vectors beside a half's 8 code vectors and spill: llvm-mca (Cortex-A76)
+ * gives a block's step 63 cycles a pair at 4 activations, 50 at 2 and 65 at 1 (q4_K: 38 at 4, 40 at 2, 48 at 1). */
+KERN_ARM_BATCH_OF(q6_K, 2)
 
 const kern_table kern_table_dotprod = {
     .isa = KERN_ISA_DOTPROD,
