@@ -51,7 +51,7 @@ typedef struct cmp_args {
 } cmp_args;
 
 /* Whether any option of --db's was given without it, or DIRs with it: one line, 2. PB_CLI_GO otherwise. */
-static int db_usage(const cmp_args *a)
+static int cmp_usage(const cmp_args *a)
 {
     bool selects = a->hosts.n || a->runs.n || a->git || a->since;
     if (a->db && a->n == 0 && !selects)
@@ -101,7 +101,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     }
     for (int i = first; i < argc; i++)
         a->dirs[a->n++] = argv[i];
-    if (db_usage(a) != PB_CLI_GO)
+    if (cmp_usage(a) != PB_CLI_GO)
         return 2;
     if ((!a->db && a->n < 2) || !a->out) {
         fprintf(stderr, "bench_compare: needs at least two run directories and --out DIR "

@@ -26,17 +26,17 @@ static const char SUMMARY[] =
     "Query it with sqlite3: a table per CSV (sweep, pool, kernels, machine, ...), runs and files.\n"
     "exit: 0 ok; 1 a run could not be imported or written; 2 bad usage or a database that does not open";
 
-typedef struct db_args {
+typedef struct bdb_args {
     const char *db, *cmd, *git, *since;
     bool reference;
     pb_strs hosts;
     char **args;
     int nargs;
-} db_args;
+} bdb_args;
 
-static int db_parse(int argc, char **argv, db_args *a)
+static int bdb_parse(int argc, char **argv, bdb_args *a)
 {
-    *a = (db_args){ .db = PB_DB_DEFAULT };
+    *a = (bdb_args){ .db = PB_DB_DEFAULT };
     const pb_opt opts[] = {
         { .name = "db", .kind = PB_OPT_STRING, .dest = &a->db, .metavar = "FILE", .env = "",
           .help = "the database file (default " PB_DB_DEFAULT "; import makes it)" },
@@ -75,7 +75,7 @@ static int db_parse(int argc, char **argv, db_args *a)
     return PB_CLI_GO;
 }
 
-static int db_import(pb_db *db, const db_args *a)
+static int bdb_import(pb_db *db, const bdb_args *a)
 {
     int failed = 0;
     char err[8192];
@@ -96,7 +96,7 @@ static int db_import(pb_db *db, const db_args *a)
     return failed;
 }
 
-static int db_list(pb_db *db)
+static int bdb_list(pb_db *db)
 {
     char err[4400];
     int n = pb_db_runs(db, NULL, NULL, 0, err, sizeof err);
@@ -116,7 +116,7 @@ static int db_list(pb_db *db)
     return 0;
 }
 
-static int db_export(pb_db *db, const db_args *a)
+static int bdb_export(pb_db *db, const bdb_args *a)
 {
     char err[8800];
     pb_db_run r;
@@ -132,7 +132,7 @@ static int db_export(pb_db *db, const db_args *a)
     return 0;
 }
 
-static int db_trend(pb_db *db, const db_args *a)
+static int bdb_trend(pb_db *db, const bdb_args *a)
 {
     char err[8800];
     pb_db_filter f = { .hosts = a->hosts.v, .nhosts = a->hosts.n, .git = a->git, .since = a->since };
@@ -147,8 +147,8 @@ static int db_trend(pb_db *db, const db_args *a)
 
 int main(int argc, char **argv)
 {
-    db_args a;
-    int rc = db_parse(argc, argv, &a);
+    bdb_args a;
+    int rc = bdb_parse(argc, argv, &a);
     if (rc != PB_CLI_GO)
         return rc;
     pb_db *db;
@@ -158,13 +158,13 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(a.cmd, "import") == 0)
-        rc = db_import(db, &a);
+        rc = bdb_import(db, &a);
     else if (strcmp(a.cmd, "list") == 0)
-        rc = db_list(db);
+        rc = bdb_list(db);
     else if (strcmp(a.cmd, "trend") == 0)
-        rc = db_trend(db, &a);
+        rc = bdb_trend(db, &a);
     else
-        rc = db_export(db, &a);
+        rc = bdb_export(db, &a);
     pb_db_close(db);
     return rc;
 }

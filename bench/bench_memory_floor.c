@@ -21,17 +21,17 @@
 
 #define PROG "bench_memory_floor"
 
-typedef struct mf_opts {
+typedef struct bmf_opts {
     pb_list threads, kernels, contexts, kv_types, duties;
     const char *model;
     const char *wisdom;
     const char *cpus;
     long size_mib, passes;
     bool no_thp, latency;
-} mf_opts;
+} bmf_opts;
 
-typedef struct mf_run {
-    mf_opts o;
+typedef struct bmf_run {
+    bmf_opts o;
     const char *kern_names[PB_MEMFLOOR_MAX_KERNS + 1]; /* the table's names: --kernel's choices */
     pb_cpulist set;    /* --cpus, in logical order */
     pb_model_arg marg; /* --model: a file adds its token floors */
@@ -43,13 +43,13 @@ typedef struct mf_run {
     pb_latency_plan lplan;    /* --latency: the chase instead of the floor */
     pb_latency_run lrun;
     pb_latency_report lrep;   /* latency.csv */
-} mf_run;
+} bmf_run;
 
 /* ---------------------------------------------------------------- options and checks (before any work) */
 
-static int mf_parse(mf_run *r, int argc, char **argv)
+static int bmf_parse(bmf_run *r, int argc, char **argv)
 {
-    mf_opts *o = &r->o;
+    bmf_opts *o = &r->o;
     for (int i = 0; i < pb_memkern_count() && i < PB_MEMFLOOR_MAX_KERNS; i++)
         r->kern_names[i] = pb_memkerns[i].name;
     const pb_opt opts[] = {
@@ -85,9 +85,9 @@ static int mf_parse(mf_run *r, int argc, char **argv)
 
 /* --latency takes the set, the size, the duties and the pages; the floor's own options are refused beside it, and
  * --duty without it. */
-static int mf_check_latency_opts(mf_run *r)
+static int bmf_check_latency_opts(bmf_run *r)
 {
-    const mf_opts *o = &r->o;
+    const bmf_opts *o = &r->o;
     const char *floor_opt = o->threads.n ? "threads" : o->kernels.n ? "kernel" : o->model ? "model"
                           : o->contexts.n ? "context" : o->passes ? "passes" : NULL;
     if (o->latency && floor_opt)
@@ -100,13 +100,13 @@ static int mf_check_latency_opts(mf_run *r)
 }
 
 /* The checks against this machine and the defaults, into r->plan (before anything is written). */
-static int mf_check(mf_run *r, const pb_topo *topo)
+static int bmf_check(bmf_run *r, const pb_topo *topo)
 {
-    mf_opts *o = &r->o;
+    bmf_opts *o = &r->o;
     pb_memfloor_plan *p = &r->plan;
     char err[1024];
     pb_list formats = { 0 }; /* --model's: unused here (every preset format has its floor) */
-    if (mf_check_latency_opts(r) != 0 || pb_harness_wisdom_path(&r->h, o->wisdom, false) != 0)
+    if (bmf_check_latency_opts(r) != 0 || pb_harness_wisdom_path(&r->h, o->wisdom, false) != 0)
         return -1;
     if (pb_model_arg_resolve(&r->marg, o->model, &formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
         return pb_harness_refusef(&r->h, "%s", err);
@@ -148,7 +148,7 @@ static int mf_check(mf_run *r, const pb_topo *topo)
 }
 
 /* --latency's plan, from the floor's checked one: the set, the size and the pages. */
-static void mf_latency_plan(mf_run *r)
+static void bmf_latency_plan(bmf_run *r)
 {
     static const long full[] = { 10, 20, 30, 45, 60, 80, 100 }, quick[] = { 10, 25, 40, 60, 80, 100 };
     pb_list *d = &r->o.duties;
@@ -160,10 +160,10 @@ static void mf_latency_plan(mf_run *r)
 }
 
 /* --latency's run: the ladder, then the loaded curve, each row written as it is measured. */
-static int mf_latency(mf_run *r)
+static int bmf_latency(bmf_run *r)
 {
     pb_latency_report *rep = &r->lrep;
-    mf_latency_plan(r);
+    bmf_latency_plan(r);
     if (pb_harness_open(&r->h) != 0 ||
         !(rep->csv = pb_harness_csv(&r->h, "latency.csv", pb_schema_header(PB_K_LATENCY))))
         return pb_harness_refused(&r->h);
@@ -190,12 +190,12 @@ static int mf_latency(mf_run *r)
 
 int main(int argc, char **argv)
 {
-    static mf_run r;
+    static bmf_run r;
     pb_memfloor_report *rep = &r.report;
-    if (mf_parse(&r, argc, argv) != 0 || mf_check(&r, r.h.topo) != 0)
+    if (bmf_parse(&r, argc, argv) != 0 || bmf_check(&r, r.h.topo) != 0)
         return pb_harness_refused(&r.h);
     if (r.o.latency)
-        return mf_latency(&r);
+        return bmf_latency(&r);
     if (pb_harness_open(&r.h) != 0 ||
         !(rep->csv = pb_harness_csv(&r.h, "memory_floor.csv", pb_schema_header(PB_K_MEMORY))) ||
         !(rep->token_csv = pb_harness_csv(&r.h, "token_floor.csv", pb_schema_header(PB_K_TOKEN))))

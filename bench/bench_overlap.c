@@ -17,15 +17,15 @@
 
 #define PROG "bench_overlap"
 
-typedef struct ov_opts {
+typedef struct bov_opts {
     pb_list modes, cpus;
     pb_dlist ratios;
     long rows, cols, steps, reps;
     const char *wisdom;
-} ov_opts;
+} bov_opts;
 
-typedef struct ov_run {
-    ov_opts o;
+typedef struct bov_run {
+    bov_opts o;
     pb_overlap ov;
     pb_wisdom wisdom;   /* --wisdom's, when it is this machine's */
     pb_kpicker kernels; /* where the q8_0 kernel comes from */
@@ -33,13 +33,13 @@ typedef struct ov_run {
     int npoints;
     pb_harness h;
     pb_overlap_report report; /* overlap.csv: a point's rows as the point ends */
-} ov_run;
+} bov_run;
 
 /* ---------------------------------------------------------------- options */
 
-static int ov_parse(ov_run *r, int argc, char **argv)
+static int bov_parse(bov_run *r, int argc, char **argv)
 {
-    ov_opts *o = &r->o;
+    bov_opts *o = &r->o;
     o->rows = 2048;
     o->cols = 2048;
     const pb_opt opts[] = {
@@ -70,9 +70,9 @@ static int ov_parse(ov_run *r, int argc, char **argv)
     return pb_harness_setup(&r->h, &cli, "a short run (CI): 3 ratios, fewer steps", NULL, argc, argv);
 }
 
-static int ov_defaults(ov_run *r, const pb_topo *topo)
+static int bov_defaults(bov_run *r, const pb_topo *topo)
 {
-    ov_opts *o = &r->o;
+    bov_opts *o = &r->o;
     char err[256];
     if (o->cols % QK8_0 != 0)
         return pb_harness_refusef(&r->h, "--cols %ld is not a multiple of the q8_0 block: accepted multiples of %d",
@@ -127,9 +127,9 @@ static int ov_defaults(ov_run *r, const pb_topo *topo)
 
 int main(int argc, char **argv)
 {
-    static ov_run r;
+    static bov_run r;
     pb_overlap_report *rep = &r.report;
-    if (ov_parse(&r, argc, argv) != 0 || ov_defaults(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
+    if (bov_parse(&r, argc, argv) != 0 || bov_defaults(&r, r.h.topo) != 0 || pb_harness_open(&r.h) != 0 ||
         !(rep->csv = pb_harness_csv(&r.h, "overlap.csv", pb_schema_header(PB_K_OVERLAP))))
         return pb_harness_refused(&r.h);
     pb_harness_wisdom(&r.h, &r.wisdom, &r.kernels);

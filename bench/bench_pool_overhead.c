@@ -12,15 +12,15 @@
 
 #define PROG "bench_pool_overhead"
 
-typedef struct po_opts {
+typedef struct bpo_opts {
     pb_list policies, threads, gaps, jobs, cpus, barriers;
     long spin_us, reps;
     const char *co_runner;
     double batch_ms;
-} po_opts;
+} bpo_opts;
 
-typedef struct po_run {
-    po_opts o;
+typedef struct bpo_run {
+    bpo_opts o;
     int cpus[POOL_MAX_THREADS]; /* pinning order; wraps around for more threads than cpus */
     int ncpus;
     pb_corunner co; /* --co-runner */
@@ -28,13 +28,13 @@ typedef struct po_run {
     pb_overhead_run run;
     pb_harness h;
     pb_overhead_report report; /* pool_overhead.csv: a thread count's rows once its omp block gave ratio_to_omp */
-} po_run;
+} bpo_run;
 
 /* ---------------------------------------------------------------- options */
 
-static int po_parse(po_run *pr, int argc, char **argv)
+static int bpo_parse(bpo_run *pr, int argc, char **argv)
 {
-    po_opts *o = &pr->o;
+    bpo_opts *o = &pr->o;
     o->spin_us = POOL_DEFAULT_SPIN_US;
     o->reps = 0;
     o->batch_ms = 0;
@@ -67,9 +67,9 @@ static int po_parse(po_run *pr, int argc, char **argv)
     return pb_harness_setup(&pr->h, &cli, "a short run (CI): fewer, shorter batches", NULL, argc, argv);
 }
 
-static int po_defaults(po_run *pr, const pb_topo *topo)
+static int bpo_defaults(bpo_run *pr, const pb_topo *topo)
 {
-    po_opts *o = &pr->o;
+    bpo_opts *o = &pr->o;
     if (o->policies.n == 0)
         for (int k = 0; k < PB_EXEC_KINDS; k++)
             o->policies.v[o->policies.n++] = k;
@@ -116,9 +116,9 @@ static int po_defaults(po_run *pr, const pb_topo *topo)
 
 int main(int argc, char **argv)
 {
-    static po_run pr;
+    static bpo_run pr;
     pb_overhead_report *rep = &pr.report;
-    if (po_parse(&pr, argc, argv) != 0 || po_defaults(&pr, pr.h.topo) != 0 || pb_harness_open(&pr.h) != 0 ||
+    if (bpo_parse(&pr, argc, argv) != 0 || bpo_defaults(&pr, pr.h.topo) != 0 || pb_harness_open(&pr.h) != 0 ||
         !(rep->csv = pb_harness_csv(&pr.h, "pool_overhead.csv", pb_schema_header(PB_K_POOL))))
         return pb_harness_refused(&pr.h);
     rep->run = &pr.h.run;

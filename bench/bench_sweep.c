@@ -12,17 +12,17 @@
 
 #define PROG "bench_sweep"
 
-typedef struct sw_opts {
+typedef struct bsweep_opts {
     const char *model;
     pb_list formats, policies, glues, threads, batches, prompts, prompt_policies, contexts, kv_types;
     const char *schedule, *cpus, *emulate, *wisdom, *co_runner, *counters;
     long tokens, warmup, seed, spin_us, interval_ms, floor_passes, prompt_tokens;
     double pair_s;
     bool mmap;
-} sw_opts;
+} bsweep_opts;
 
-typedef struct sw_run {
-    sw_opts o;
+typedef struct bsweep_run {
+    bsweep_opts o;
     pb_model_arg marg; /* --model: a preset, or an open model file */
     pb_cpusets sets;   /* --cpus */
     pb_emulate emu;    /* --emulate-slow */
@@ -33,26 +33,26 @@ typedef struct sw_run {
     pb_sweep_run run;  /* the rows, for the table */
     pb_wisdom wisdom;  /* --wisdom's, when it is this machine's (plan.kernels points at it) */
     pb_counters counters; /* --counters, on the main thread: every point's caller */
-} sw_run;
+} bsweep_run;
 
 /* pb_sweep_plan's pair hook: ctx is the run's pb_sweep_out. */
-static int sw_pair_row(void *ctx, const pb_sweep_pair *pr)
+static int bsweep_pair_row(void *ctx, const pb_sweep_pair *pr)
 {
     return pb_sweep_out_pair(ctx, pr);
 }
 
 /* pb_sweep_plan's row hook: ctx is the run's pb_sweep_out. */
-static int sw_row(void *ctx, const pb_sweep_row *r)
+static int bsweep_row(void *ctx, const pb_sweep_row *r)
 {
     return pb_sweep_out_row(ctx, r);
 }
 
 /* ---------------------------------------------------------------- options */
 
-static int sw_parse(sw_run *sr, int argc, char **argv)
+static int bsweep_parse(bsweep_run *sr, int argc, char **argv)
 {
-    sw_opts *o = &sr->o;
-    *o = (sw_opts){ .tokens = 0, .warmup = 3, .seed = 1, .pair_s = -1,
+    bsweep_opts *o = &sr->o;
+    *o = (bsweep_opts){ .tokens = 0, .warmup = 3, .seed = 1, .pair_s = -1,
                     .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
         PB_OPT_MODEL(&o->model), PB_OPT_MMAP(&o->mmap), PB_OPT_CONTEXT(&o->contexts), PB_OPT_KV_TYPE(&o->kv_types),
@@ -133,9 +133,9 @@ static int sw_parse(sw_run *sr, int argc, char **argv)
 }
 
 /* The options' defaults, and the checks against this machine (before anything is written). */
-static int sw_defaults(sw_run *sr)
+static int bsweep_defaults(bsweep_run *sr)
 {
-    sw_opts *o = &sr->o;
+    bsweep_opts *o = &sr->o;
     pb_sweep_plan *p = &sr->plan;
     char err[1024];
     if (pb_model_arg_resolve(&sr->marg, o->model, &o->formats, &o->contexts, &o->kv_types, err, sizeof err) != 0)
@@ -156,7 +156,7 @@ static int sw_defaults(sw_run *sr)
         o->prompt_tokens = sr->h.quick ? 2 : 3;
     if (o->floor_passes == 0)
         o->floor_passes = sr->h.quick ? 5 : 10;
-    if (o->pair_s < 0) /* not given: the parser leaves the -1 sw_parse set */
+    if (o->pair_s < 0) /* not given: the parser leaves the -1 bsweep_parse set */
         o->pair_s = sr->h.quick ? 2 : 4;
     /* run_dir: filled by pb_harness_open, before the first block reads its memory_floor.csv */
     *p = (pb_sweep_plan){ .prog = PROG, .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL,
@@ -167,9 +167,9 @@ static int sw_defaults(sw_run *sr)
                           .prompt_tokens = (int)o->prompt_tokens, .prompt_warmup = 1, .tokens = (int)o->tokens,
                           .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
                           .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
-                          .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = sw_row,
+                          .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = bsweep_row,
                           .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where, .pair_s = o->pair_s,
-                          .pair_row = sw_pair_row };
+                          .pair_row = bsweep_pair_row };
     if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0 || pb_harness_co_runner(&sr->h, o->co_runner, &sr->co) != 0)
         return -1;
     if (o->counters && pb_counters_open(&sr->counters, o->counters, err, sizeof err) != 0)
@@ -206,7 +206,7 @@ static int sw_defaults(sw_run *sr)
 }
 
 /* One line per thread count whose spin points take wisdom's pool shape. */
-static void sw_print_shapes(const pb_sweep_plan *p)
+static void bsweep_print_shapes(const pb_sweep_plan *p)
 {
     for (int t = 0; p->tuned_shape && p->kernels.wisdom && t < p->threads->n; t++) {
         const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(p->kernels.wisdom, (int)p->threads->v[t]);
@@ -218,7 +218,7 @@ static void sw_print_shapes(const pb_sweep_plan *p)
 
 /* Claims the three CSVs before anything is measured; a row's series label names the dimensions the options
  * vary. */
-static int sw_open_outputs(sw_run *sr)
+static int bsweep_open_outputs(bsweep_run *sr)
 {
     pb_sweep_out *o = &sr->out;
     o->run = &sr->h.run;
@@ -236,12 +236,12 @@ static int sw_open_outputs(sw_run *sr)
 
 int main(int argc, char **argv)
 {
-    static sw_run sr;
-    if (sw_parse(&sr, argc, argv) != 0 || sw_defaults(&sr) != 0 || pb_harness_open(&sr.h) != 0 ||
-        sw_open_outputs(&sr) != 0)
+    static bsweep_run sr;
+    if (bsweep_parse(&sr, argc, argv) != 0 || bsweep_defaults(&sr) != 0 || pb_harness_open(&sr.h) != 0 ||
+        bsweep_open_outputs(&sr) != 0)
         return pb_harness_refused(&sr.h);
     pb_harness_wisdom(&sr.h, &sr.wisdom, &sr.plan.kernels);
-    sw_print_shapes(&sr.plan);
+    bsweep_print_shapes(&sr.plan);
     printf("model %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.model->name, sr.o.tokens,
            sr.o.warmup, sr.o.seed);
     fflush(stdout);

@@ -10,7 +10,7 @@
 
 /* Cycles one thread spends on a weight block (all batch vectors): the row's time times the threads that share
  * the rows, at the mean clock around the point, over the row's blocks. */
-static double kbr_cycles_per_block(const pb_kernels_row *r)
+static double krep_cycles_per_block(const pb_kernels_row *r)
 {
     const kern_format_info *fi = kern_format_get(r->pt.fmt);
     double ghz = (r->ghz_before + r->ghz_after) / 2;
@@ -21,14 +21,14 @@ static double kbr_cycles_per_block(const pb_kernels_row *r)
 }
 
 /* The format's multiply-adds per byte of its blocks, for one activation row. */
-static double kbr_macs_per_byte(kern_format f)
+static double krep_macs_per_byte(kern_format f)
 {
     const kern_format_info *fi = kern_format_get(f);
     return fi ? (double)fi->block / fi->block_bytes : NAN;
 }
 
 /* The roof of what the point's kernel multiplies (f32 for the float formats, int8 for the quantized ones). */
-static double kbr_roof(const pb_kernels_report *k, const pb_kernels_row *r)
+static double krep_roof(const pb_kernels_report *k, const pb_kernels_row *r)
 {
     bool flt = r->pt.fmt == KERN_F32 || r->pt.fmt == KERN_F16;
     return k->roof ? pb_roof_report_gmacs(k->roof, r->r.ran, flt ? KERN_PEAK_F32 : KERN_PEAK_INT8, r->threads) : NAN;
@@ -37,7 +37,7 @@ static double kbr_roof(const pb_kernels_report *k, const pb_kernels_row *r)
 void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
 {
     const pb_kernels_report *k = ctx;
-    double roof = kbr_roof(k, r);
+    double roof = krep_roof(k, r);
     const pb_value v[PB_KERNELS_NCOLS] = {
         [PB_KERNELS_run_id].s = k->run->run_id, [PB_KERNELS_host].s = k->run->host,
         [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_isa_name(r->r.ran),
@@ -48,18 +48,18 @@ void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
         [PB_KERNELS_gbps_act_median].d = r->r.gbps_act.median,
         [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
         [PB_KERNELS_emulate_slow].s = r->emulate, [PB_KERNELS_ghz_before].d = r->ghz_before,
-        [PB_KERNELS_ghz_after].d = r->ghz_after, [PB_KERNELS_cycles_per_block].d = kbr_cycles_per_block(r),
+        [PB_KERNELS_ghz_after].d = r->ghz_after, [PB_KERNELS_cycles_per_block].d = krep_cycles_per_block(r),
         [PB_KERNELS_counters].s = r->counters, [PB_KERNELS_ipc].d = r->ipc,
         [PB_KERNELS_why].s = r->why, [PB_KERNELS_stream].s = r->stream,
         [PB_KERNELS_layout].s = kern_layout_names[r->pt.layout], [PB_KERNELS_repack_ms].d = r->repack_ms,
         [PB_KERNELS_layout_bytes].u = r->layout_bytes, [PB_KERNELS_read_gbps].d = r->read_gbps,
-        [PB_KERNELS_read_kernel].s = r->read_kernel, [PB_KERNELS_macs_per_byte].d = kbr_macs_per_byte(r->pt.fmt),
+        [PB_KERNELS_read_kernel].s = r->read_kernel, [PB_KERNELS_macs_per_byte].d = krep_macs_per_byte(r->pt.fmt),
         [PB_KERNELS_roof_gmacs].d = roof, [PB_KERNELS_roof_share].d = r->r.gops_median / roof,
     };
     pb_csv_values(k->csv, pb_schema_get(PB_K_KERNELS), v);
 }
 
-static void kbr_print_sizes(FILE *f, const pb_kernels_plan *p)
+static void krep_print_sizes(FILE *f, const pb_kernels_plan *p)
 {
     const pb_kernels_sizes *s = &p->sizes;
     fprintf(f, "\nworking sets: l2 %.2f MiB per thread (half of %.0f KiB), l3 %.1f MiB (half of %.0f MiB%s), "
@@ -72,7 +72,7 @@ static void kbr_print_sizes(FILE *f, const pb_kernels_plan *p)
                 PB_KERNELS_L3_IMPLAUSIBLE >> 20, PB_KERNELS_L3_ASSUMED >> 20);
 }
 
-static void kbr_print_points(FILE *f, const pb_kernels_run *run)
+static void krep_print_points(FILE *f, const pb_kernels_run *run)
 {
     fprintf(f, "\n%-6s %-10s %-11s %-5s %3s %5s %9s %9s %17s %9s %9s %9s %7s\n", "format", "variant", "layout",
             "level", "thr", "batch", "MiB", "GB/s", "(min-max)", "+act", "Gop/s", "ns/row", "x_read");
@@ -99,7 +99,7 @@ static void kbr_print_points(FILE *f, const pb_kernels_run *run)
 
 /* A DRAM point that read faster than the floor beside it: the floor is not the best read here, or the two did not
  * see the same machine. */
-static void kbr_print_over_floor(FILE *f, const pb_kernels_run *run)
+static void krep_print_over_floor(FILE *f, const pb_kernels_run *run)
 {
     int n;
     const pb_kernels_row *r = pb_kernels_run_over_floor(run, PB_KERNELS_OVER_FLOOR_PCT, &n);
@@ -113,7 +113,7 @@ static void kbr_print_over_floor(FILE *f, const pb_kernels_run *run)
 }
 
 /* One (format, variant, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
-static void kbr_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run, kern_format fmt,
+static void krep_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run, kern_format fmt,
                                     kern_isa v, kern_layout lay)
 {
     fprintf(f, "%-6s %-10s %-11s", kern_format_names[fmt], kern_isa_name(v), kern_layout_names[lay]);
@@ -131,7 +131,7 @@ static void kbr_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_
 }
 
 /* The repacked layouts' cost at load: the largest matrix each was made for, and the time it took. */
-static void kbr_print_repacks(FILE *f, const pb_kernels_run *run)
+static void krep_print_repacks(FILE *f, const pb_kernels_run *run)
 {
     for (int k = 1; k < KERN_LAYOUT_COUNT; k++) {
         const pb_kernels_row *big = NULL;
@@ -147,9 +147,9 @@ static void kbr_print_repacks(FILE *f, const pb_kernels_run *run)
 
 void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run)
 {
-    kbr_print_sizes(f, p);
-    kbr_print_points(f, run);
-    kbr_print_over_floor(f, run);
+    krep_print_sizes(f, p);
+    krep_print_points(f, run);
+    krep_print_over_floor(f, run);
     fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-10s %-11s", "format", "variant", "layout");
     for (int l = 0; l < p->levels->n; l++)
         fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");
@@ -158,9 +158,9 @@ void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels
         for (int v = 0; v < p->variants->n; v++)
             for (int l = 0; l < pb_kernels_run_layouts(p); l++)
                 if (pb_kernels_run_measures_layout(p, (kern_format)p->formats->v[i], v, l))
-                    kbr_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v],
+                    krep_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v],
                                             pb_kernels_run_layout(p, l));
-    kbr_print_repacks(f, run);
+    krep_print_repacks(f, run);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);
     for (int i = 0; i < p->formats->n; i++) {
         double ns = run->act_ns[p->formats->v[i]]; /* 0: the run stopped before this format */

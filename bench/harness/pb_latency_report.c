@@ -9,9 +9,9 @@
 static const char *const phase_names[] = { [PB_LATENCY_LADDER] = "ladder", [PB_LATENCY_LOADED] = "loaded" };
 
 /* The chase's own traffic: one line a hop. */
-static double lat_chase_gbps(const pb_latency_row *row) { return PB_CHASE_LINE / row->ns.median; }
+static double lrep_chase_gbps(const pb_latency_row *row) { return PB_CHASE_LINE / row->ns.median; }
 
-static double lat_cycles(const pb_latency_row *row)
+static double lrep_cycles(const pb_latency_row *row)
 {
     double ghz = (row->ghz_before + row->ghz_after) / 2; /* NaN where the clock is not measured: so is this */
     return row->ns.median * ghz;
@@ -37,10 +37,10 @@ void pb_latency_report_values(const pb_latency_report *r, const pb_latency_run *
     v[PB_LATENCY_ns_min].d = row->ns.min;
     v[PB_LATENCY_ns_max].d = row->ns.max;
     v[PB_LATENCY_load_gbps].d = row->load_gbps;
-    v[PB_LATENCY_total_gbps].d = row->load_gbps + lat_chase_gbps(row);
+    v[PB_LATENCY_total_gbps].d = row->load_gbps + lrep_chase_gbps(row);
     v[PB_LATENCY_ghz_before].d = row->ghz_before;
     v[PB_LATENCY_ghz_after].d = row->ghz_after;
-    v[PB_LATENCY_cycles_median].d = lat_cycles(row);
+    v[PB_LATENCY_cycles_median].d = lrep_cycles(row);
 }
 
 void pb_latency_report_rows(pb_latency_report *r, const pb_latency_run *run)
@@ -66,7 +66,7 @@ void pb_latency_report_print(FILE *f, const pb_latency_run *run)
         const pb_latency_row *row = &run->rows[i];
         fprintf(f, "%-7s %-5s %10llu %4d%% %9.2f %9.2f %9.2f %9.2f %9.2f %7.1f %5.0f%%%s\n", phase_names[row->phase],
                 row->level, (unsigned long long)(row->bytes >> 10), row->duty, row->ns.median, row->ns.min,
-                row->ns.max, row->load_gbps, row->load_gbps + lat_chase_gbps(row), lat_cycles(row), row->run_pct,
+                row->ns.max, row->load_gbps, row->load_gbps + lrep_chase_gbps(row), lrep_cycles(row), row->run_pct,
                 row->ns.spread > PB_NOISY_SPREAD ? PB_NOISY_NOTE : "");
     }
     if (run->p->set->n < 2)

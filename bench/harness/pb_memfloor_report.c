@@ -41,7 +41,7 @@ void pb_memfloor_report_tokens(const pb_memfloor_report *r, const pb_memfloor_ru
     }
 }
 
-static void mfr_print_rows(FILE *f, const pb_memfloor_run *run)
+static void mrep_print_rows(FILE *f, const pb_memfloor_run *run)
 {
     fprintf(f, "%-6s %-16s %3s %-12s %9s %9s %9s %8s %8s %-6s\n", "op", "kernel", "thr", "cpus", "best", "median",
             "min", "thp_MiB", "rt_ns", "place");
@@ -56,7 +56,7 @@ static void mfr_print_rows(FILE *f, const pb_memfloor_run *run)
     }
 }
 
-static void mfr_print_floors(FILE *f, const pb_memfloor_run *run)
+static void mrep_print_floors(FILE *f, const pb_memfloor_run *run)
 {
     fprintf(f, "\nread floor (best read kernel, best pass):\n");
     for (int t = 0; t < run->nfloors; t++)
@@ -86,6 +86,6 @@ void pb_memfloor_report_print(FILE *f, const pb_memfloor_report *r, const pb_mem
         fprintf(f, "WARNING: the buffer is less than " PB_STR(PB_BUFFER_MIN_LLC_FACTOR) "x the last-level cache "
                    "(%llu MiB): these are cache figures, not a memory floor\n\n",
                 (unsigned long long)(r->llc_bytes >> 20));
-    mfr_print_rows(f, run);
-    mfr_print_floors(f, run);
+    mrep_print_rows(f, run);
+    mrep_print_floors(f, run);
 }

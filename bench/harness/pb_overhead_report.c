@@ -7,7 +7,7 @@
 #include "pb_schema.h"
 #include "pb_tuning.h"
 
-static void po_write_row(pb_overhead_report *r, const pb_overhead_plan *p, const pb_overhead_row *row)
+static void orep_write_row(pb_overhead_report *r, const pb_overhead_plan *p, const pb_overhead_row *row)
 {
     char cpus[256];
     pb_cpus_text(p->cpus, p->ncpus, row->kind < 0 ? 2 : row->threads, cpus, sizeof cpus);
@@ -36,12 +36,12 @@ static void po_write_row(pb_overhead_report *r, const pb_overhead_plan *p, const
 void pb_overhead_report_rows(pb_overhead_report *r, const pb_overhead_run *run)
 {
     for (; r->written < run->rows.n; r->written++)
-        po_write_row(r, run->p, PB_VEC_AT(&run->rows, pb_overhead_row, r->written));
+        orep_write_row(r, run->p, PB_VEC_AT(&run->rows, pb_overhead_row, r->written));
 }
 
 /* Every round trip measured, each variant beside the tightest: the reference is the fastest handshake two cpus
  * can make, not one particular way of making it. */
-static void po_print_round_trips(FILE *f, const pb_overhead_run *run)
+static void orep_print_round_trips(FILE *f, const pb_overhead_run *run)
 {
     fprintf(f, "\nround trips (ns, batch mean):");
     for (int v = 0; v < PB_RT_VARIANTS; v++)
@@ -86,5 +86,5 @@ void pb_overhead_report_table(FILE *f, const pb_overhead_run *run)
                "and job. barrier-*: one barrier among the threads inside a job (batch_ns per barrier, median_ns and "
                "p99_ns between two on the caller's thread; x_omp against OpenMP's barrier).\n",
             p->reps);
-    po_print_round_trips(f, run);
+    orep_print_round_trips(f, run);
 }

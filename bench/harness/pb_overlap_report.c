@@ -4,7 +4,7 @@
 #include "pb_schema.h"
 #include "pb_tuning.h"
 
-static bool ov_selected(const pb_overlap_report *r, pb_overlap_mode m)
+static bool ovrep_selected(const pb_overlap_report *r, pb_overlap_mode m)
 {
     for (int i = 0; i < r->modes->n; i++)
         if (r->modes->v[i] == m)
@@ -14,12 +14,12 @@ static bool ov_selected(const pb_overlap_report *r, pb_overlap_mode m)
 
 /* A row of the CSV and the table: a mode measured at this point and asked for (serial always: the base of
  * every speedup). */
-static bool ov_reported(const pb_overlap_report *r, const pb_overlap_point *pt, pb_overlap_mode m)
+static bool ovrep_reported(const pb_overlap_report *r, const pb_overlap_point *pt, pb_overlap_mode m)
 {
-    return pt->measured[m] && (m == PB_OV_SERIAL || ov_selected(r, m));
+    return pt->measured[m] && (m == PB_OV_SERIAL || ovrep_selected(r, m));
 }
 
-static void ov_cpus_text(const pb_overlap_report *r, pb_overlap_mode m, char *buf, size_t len)
+static void ovrep_cpus_text(const pb_overlap_report *r, pb_overlap_mode m, char *buf, size_t len)
 {
     const pb_overlap *ov = r->ov;
     if (!pb_overlap_modes[m].async)
@@ -31,11 +31,11 @@ static void ov_cpus_text(const pb_overlap_report *r, pb_overlap_mode m, char *bu
 void pb_overlap_write_point(const pb_overlap_report *r, const pb_overlap_point *pt)
 {
     for (int m = 0; m < PB_OV_MODES; m++) {
-        if (!ov_reported(r, pt, (pb_overlap_mode)m))
+        if (!ovrep_reported(r, pt, (pb_overlap_mode)m))
             continue;
         pb_overlap_figures f = pb_overlap_figures_of(pt, (pb_overlap_mode)m);
         char cpus[32];
-        ov_cpus_text(r, (pb_overlap_mode)m, cpus, sizeof cpus);
+        ovrep_cpus_text(r, (pb_overlap_mode)m, cpus, sizeof cpus);
         const pb_value v[PB_OVERLAP_NCOLS] = {
             [PB_OVERLAP_run_id].s = r->run->run_id, [PB_OVERLAP_host].s = r->run->host,
             [PB_OVERLAP_mode].s = pb_overlap_mode_names[m], [PB_OVERLAP_ratio].d = pt->ratio,
@@ -55,7 +55,7 @@ void pb_overlap_write_point(const pb_overlap_report *r, const pb_overlap_point *
 }
 
 /* One mode's line; the point's own figures lead its serial line. */
-static void ov_print_line(FILE *f, const pb_overlap_point *pt, pb_overlap_mode m)
+static void ovrep_print_line(FILE *f, const pb_overlap_point *pt, pb_overlap_mode m)
 {
     pb_overlap_figures g = pb_overlap_figures_of(pt, m);
     bool noisy = pt->mode[m].spread > PB_NOISY_SPREAD;
@@ -76,8 +76,8 @@ void pb_overlap_print_table(FILE *f, const pb_overlap_report *r, const pb_overla
             "us/step", "(min - max)", "speedup", "%ceiling");
     for (int p = 0; p < n; p++)
         for (int m = 0; m < PB_OV_MODES; m++)
-            if (ov_reported(r, &points[p], (pb_overlap_mode)m))
-                ov_print_line(f, &points[p], (pb_overlap_mode)m);
+            if (ovrep_reported(r, &points[p], (pb_overlap_mode)m))
+                ovrep_print_line(f, &points[p], (pb_overlap_mode)m);
     fprintf(f, "\nratio: the prep / job time asked for (prep_ratio_measured in the CSV is what the sizing reached); "
                "ceiling = serial / max(prep, job); %%ceiling = speedup / ceiling; (noisy): the reps spread over "
                "%.0f%%.\n", 100 * PB_NOISY_SPREAD);

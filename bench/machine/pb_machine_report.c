@@ -133,7 +133,7 @@ void pb_machine_print_header(const pb_machine *m, FILE *f)
 }
 
 /* One key,value row whose value is printed by its key's type and format in the schema (pb_schema.h). */
-static void kv_value(pb_csv *c, const char *key, const pb_column *col, pb_value v)
+static void mkey_value(pb_csv *c, const char *key, const pb_column *col, pb_value v)
 {
     char value[512];
     pb_value_format(value, sizeof value, col, v);
@@ -143,17 +143,17 @@ static void kv_value(pb_csv *c, const char *key, const pb_column *col, pb_value 
 /* The rows of keys first..last of one of the schema's key lists (key: pb_machine_key, pb_machine_kind_key or
  * pb_machine_cache_key), in the list's order, v indexed like the list; each key named prefix, name, suffix
  * (kind1_pus, l2_bytes_kind0). The names, formats and order are the schema's: machine.csv follows it. */
-static void kv_keys(pb_csv *c, const pb_column *(*key)(int), int first, int last, const pb_value *v,
+static void mkey_keys(pb_csv *c, const pb_column *(*key)(int), int first, int last, const pb_value *v,
                     const char *prefix, const char *suffix)
 {
     for (int k = first; k <= last; k++) {
         char name[64];
         snprintf(name, sizeof name, "%s%s%s", prefix, key(k)->name, suffix);
-        kv_value(c, name, key(k), v[k]);
+        mkey_value(c, name, key(k), v[k]);
     }
 }
 
-static void kv_kinds(const pb_machine *m, pb_csv *c)
+static void mkey_kinds(const pb_machine *m, pb_csv *c)
 {
     for (int k = 0; k < m->nkinds; k++) {
         const pb_machine_kind *mk = &m->kind[k];
@@ -163,12 +163,12 @@ static void kv_kinds(const pb_machine *m, pb_csv *c)
             [PB_MKIND_purpose].s = mk->purpose, [PB_MKIND_core_type].s = mk->core_type, [PB_MKIND_cores].i = mk->cores,
             [PB_MKIND_pus].i = mk->pus, [PB_MKIND_max_mhz].i = mk->max_mhz,
         };
-        kv_keys(c, pb_machine_kind_key, 0, PB_MKIND_COUNT - 1, v, prefix, "");
+        mkey_keys(c, pb_machine_kind_key, 0, PB_MKIND_COUNT - 1, v, prefix, "");
     }
 }
 
 /* Per level: each kind's size and sharing (lL_bytes_kindK, lL_shared_by_kindK), then the level's count and total. */
-static void kv_caches(const pb_machine *m, pb_csv *c)
+static void mkey_caches(const pb_machine *m, pb_csv *c)
 {
     for (int i = 0; i < m->ncaches; i++) {
         const pb_topo_cache *cc = &m->cache[i];
@@ -180,15 +180,15 @@ static void kv_caches(const pb_machine *m, pb_csv *c)
             snprintf(suffix, sizeof suffix, "_kind%d", k);
             v[PB_MCACHE_bytes].u = cc->bytes[k];
             v[PB_MCACHE_shared_by].i = cc->shared_by[k];
-            kv_keys(c, pb_machine_cache_key, PB_MCACHE_bytes, PB_MCACHE_shared_by, v, prefix, suffix);
+            mkey_keys(c, pb_machine_cache_key, PB_MCACHE_bytes, PB_MCACHE_shared_by, v, prefix, suffix);
         }
-        kv_keys(c, pb_machine_cache_key, PB_MCACHE_instances, PB_MCACHE_total_bytes, v, prefix, "");
+        mkey_keys(c, pb_machine_cache_key, PB_MCACHE_instances, PB_MCACHE_total_bytes, v, prefix, "");
     }
 }
 
 /* The fixed keys up to kinds, the kinds' and the caches' keys, the rest of the fixed keys (incomplete is a
  * harness's, added later), then the tunables. */
-static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
+static void mkey_rows(const pb_machine *m, pb_csv *c, const char *run_id)
 {
     const pb_value v[PB_MKEY_COUNT] = {
         [PB_MKEY_run_id].s = run_id, [PB_MKEY_host].s = m->host, [PB_MKEY_schema_version].i = m->schema,
@@ -204,10 +204,10 @@ static void kv_rows(const pb_machine *m, pb_csv *c, const char *run_id)
         [PB_MKEY_clock_ghz].d = m->clock_ghz, [PB_MKEY_tsc_mhz].d = m->tsc_mhz > 0 ? m->tsc_mhz : NAN,
         [PB_MKEY_energy].s = m->energy,
     };
-    kv_keys(c, pb_machine_key, run_id ? PB_MKEY_run_id : PB_MKEY_host, PB_MKEY_kinds, v, "", "");
-    kv_kinds(m, c);
-    kv_caches(m, c);
-    kv_keys(c, pb_machine_key, PB_MKEY_numa_nodes, PB_MKEY_energy, v, "", "");
+    mkey_keys(c, pb_machine_key, run_id ? PB_MKEY_run_id : PB_MKEY_host, PB_MKEY_kinds, v, "", "");
+    mkey_kinds(m, c);
+    mkey_caches(m, c);
+    mkey_keys(c, pb_machine_key, PB_MKEY_numa_nodes, PB_MKEY_energy, v, "", "");
     /* The thresholds and tunables (pb_tunings): keys from that table, not from the schema's fixed keys. %.17g:
      * the value read back is the one the run used (200, 0.25, 1.2 print as such). */
     for (const pb_tuning *t = m->tunings; t && t->key; t++)
@@ -257,7 +257,7 @@ static int write_csv_locked(const pb_machine *m, const char *dir, const char *ru
         snprintf(err, errlen, "cannot write %s/machine.csv: %s", dir, strerror(errno));
         return -1;
     }
-    kv_rows(m, c, run_id);
+    mkey_rows(m, c, run_id);
     char path[4096 + 16];
     snprintf(path, sizeof path, "%s", pb_csv_path(c));
     if (pb_csv_close(c) != 0) {

@@ -6,7 +6,7 @@
 
 #include "pb_digest.h"
 
-static pb_latency_point lat_point(const pb_table *t, const int *c, size_t r)
+static pb_latency_point dlat_point(const pb_table *t, const int *c, size_t r)
 {
     pb_latency_point p = { .duty = pb_digest_int(t, r, c[PB_LATENCY_duty_pct]),
                       .kib = pb_table_num(t, r, c[PB_LATENCY_size_kib]),
@@ -21,14 +21,14 @@ static pb_latency_point lat_point(const pb_table *t, const int *c, size_t r)
     return p;
 }
 
-static int lat_by_gbps(const void *a, const void *b)
+static int dlat_by_gbps(const void *a, const void *b)
 {
     double x = ((const pb_latency_point *)a)->gbps, y = ((const pb_latency_point *)b)->gbps;
     return (x > y) - (x < y);
 }
 
 /* Where the curve first reaches twice the idle latency, between the point below and that one. */
-static double lat_doubling(const pb_latency_digest *l)
+static double dlat_doubling(const pb_latency_digest *l)
 {
     double want = 2 * l->curve[0].ns;
     for (int i = 1; i < l->ncurve; i++) {
@@ -63,7 +63,7 @@ void pb_digest_latency(pb_latency_digest *l, const pb_rundata *rd)
     pb_digest_cols(t, PB_K_LATENCY, c);
     int idle = -1;
     for (size_t r = 0; r < t->nrows; r++) {
-        pb_latency_point p = lat_point(t, c, r);
+        pb_latency_point p = dlat_point(t, c, r);
         if (isnan(p.ns))
             continue;
         if (strcmp(pb_table_str(t, r, c[PB_LATENCY_phase]), "ladder") == 0 && l->nladder < PB_DIGEST_MAX) {
@@ -82,10 +82,10 @@ void pb_digest_latency(pb_latency_digest *l, const pb_rundata *rd)
         return;
     l->curve[0] = l->ladder[idle];
     l->ncurve += 1;
-    qsort(l->curve + 1, (size_t)l->ncurve - 1, sizeof *l->curve, lat_by_gbps);
+    qsort(l->curve + 1, (size_t)l->ncurve - 1, sizeof *l->curve, dlat_by_gbps);
     if (l->ncurve < 2)
         return;
-    l->double_gbps = lat_doubling(l);
+    l->double_gbps = dlat_doubling(l);
     const pb_latency_point *top = &l->curve[l->ncurve - 1];
     l->top_gbps = top->gbps;
     l->top_x = top->ns / l->curve[0].ns;

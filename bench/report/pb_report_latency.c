@@ -9,7 +9,7 @@
 #include "pb_tuning.h"
 
 /* The decode point that draws the most bandwidth: the one that loads memory as the curve's streamers do. */
-static const pb_decode_point *lat_decode(const pb_digest *d)
+static const pb_decode_point *rlat_decode(const pb_digest *d)
 {
     const pb_decode_point *best = NULL;
     for (int i = 0; d->sweep.have && i < d->sweep.nbest; i++)
@@ -18,7 +18,7 @@ static const pb_decode_point *lat_decode(const pb_digest *d)
     return best;
 }
 
-static void lat_answers(FILE *o, const pb_latency_digest *l, const pb_digest *d)
+static void rlat_answers(FILE *o, const pb_latency_digest *l, const pb_digest *d)
 {
     const pb_latency_point *idle = &l->curve[0];
     fprintf(o, "- Idle latency: **%.1f ns** a hop (rounds %.1f-%.1f ns", idle->ns, idle->ns_min, idle->ns_max);
@@ -40,7 +40,7 @@ static void lat_answers(FILE *o, const pb_latency_digest *l, const pb_digest *d)
     else
         fprintf(o, "- Latency did not double on the curve: at its most, %.2f GB/s drawn by %d cpu%s beside the "
                    "chase, it was %.2f x idle.\n", l->top_gbps, l->load_threads, PB_S(l->load_threads), l->top_x);
-    const pb_decode_point *dec = lat_decode(d);
+    const pb_decode_point *dec = rlat_decode(d);
     if (!dec)
         return;
     double at = pb_digest_latency_at(l, dec->gbps);
@@ -63,7 +63,7 @@ void pb_report_latency(FILE *o, const pb_digest *d)
         return;
     fprintf(o, "## Memory latency\n\nA pointer chase on one cpu (bench_memory_floor --latency): one random cycle "
                "through every 64 B line of the working set, one dependent load a hop; the median of its rounds.\n\n");
-    lat_answers(o, l, d);
+    rlat_answers(o, l, d);
     fprintf(o, "\n| working set | level | ns a hop | rounds' range | cycles |\n|---:|---|---:|---|---:|\n");
     for (int i = 0; i < l->nladder; i++) {
         const pb_latency_point *p = &l->ladder[i];

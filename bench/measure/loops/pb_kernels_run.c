@@ -88,7 +88,7 @@ int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen)
 /* ---------------------------------------------------------------- points */
 
 /* One point: the weights already in buf (rows of pt.fmt); its row measured, kept and handed to the caller. */
-static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
+static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
                      int threads, char *err, size_t errlen)
 {
     pb_kernels_row *row = &run->rows[run->nrows];
@@ -146,7 +146,7 @@ static int kbr_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
 }
 
 /* Whether variant v measures the ISA that ran for it: itself, or a fallback no other asked-for variant measures. */
-static bool kbr_ran_is_own(const pb_kernels_plan *p, int v, kern_isa ran)
+static bool krun_ran_is_own(const pb_kernels_plan *p, int v, kern_isa ran)
 {
     if (ran == (kern_isa)p->variants->v[v])
         return true;
@@ -158,7 +158,7 @@ static bool kbr_ran_is_own(const pb_kernels_plan *p, int v, kern_isa ran)
 
 bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v)
 {
-    return kbr_ran_is_own(p, v, kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]));
+    return krun_ran_is_own(p, v, kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]));
 }
 
 int pb_kernels_run_layouts(const pb_kernels_plan *p)
@@ -180,11 +180,11 @@ bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, i
         return false;
     /* a layout's scalar kernel is its oracle, not a contender (bench_tune never picks it): only asked by name */
     kern_isa want = (kern_isa)p->variants->v[v], ran = kern_repack_isa(lay, fmt, want);
-    return (ran != KERN_ISA_SCALAR || want == KERN_ISA_SCALAR) && kbr_ran_is_own(p, v, ran);
+    return (ran != KERN_ISA_SCALAR || want == KERN_ISA_SCALAR) && krun_ran_is_own(p, v, ran);
 }
 
 /* Every variant x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
-static int kbr_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
+static int krun_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
                      pb_kbench_level level, int threads, char *err, size_t errlen)
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
@@ -200,7 +200,7 @@ static int kbr_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
                 pb_kbench_point pt = { .fmt = fmt, .variant = (kern_isa)p->variants->v[v], .layout = lay,
                                        .level = level, .cols = p->cols, .rows = rows / g * g,
                                        .batch = (int)p->batches->v[b] };
-                if (kbr_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
+                if (krun_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
                     return -1;
             }
         }
@@ -212,7 +212,7 @@ static int kbr_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_bu
 
 /* A pool of `threads` pinned in the plan's order (POOLBENCH_POLICY and friends apply), its slices observed by sl
  * (the emulated slow cpus), or NULL with err. */
-static pool *kbr_pool(const pb_kernels_plan *p, int threads, pb_slices *sl, char *err, size_t errlen)
+static pool *krun_pool(const pb_kernels_plan *p, int threads, pb_slices *sl, char *err, size_t errlen)
 {
     char why[256];
     pool_config cfg = pool_config_default();
@@ -238,14 +238,14 @@ static pool *kbr_pool(const pb_kernels_plan *p, int threads, pb_slices *sl, char
 
 /* Every level x thread count of one format. The pools live together: the caller is bound to one's cpus[0] for
  * its block only. */
-static int kbr_format(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool **pools, kern_format fmt,
+static int krun_format(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool **pools, kern_format fmt,
                       char *err, size_t errlen)
 {
     for (int l = 0; l < p->levels->n; l++)
         for (int t = 0; t < p->threads->n && !pb_stop_signal(); t++) {
             if (pool_bind_caller(pools[t]) != 0)
                 return pb_errf(err, errlen, "binding to cpu %d: %s", p->cpus[0], strerror(errno));
-            int rc = kbr_block(run, p, buf, pools[t], fmt, (pb_kbench_level)p->levels->v[l],
+            int rc = krun_block(run, p, buf, pools[t], fmt, (pb_kbench_level)p->levels->v[l],
                                (int)p->threads->v[t], err, errlen);
             pool_unbind_caller(pools[t]);
             if (rc != 0)
@@ -257,7 +257,7 @@ static int kbr_format(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
 }
 
 /* The largest working set any point needs: the buffer's size. */
-static uint64_t kbr_cap(const pb_kernels_plan *p)
+static uint64_t krun_cap(const pb_kernels_plan *p)
 {
     uint64_t cap = 0;
     for (int l = 0; l < p->levels->n; l++)
@@ -281,7 +281,7 @@ int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err,
     run->rows = calloc((size_t)run->total, sizeof *run->rows);
     pool **pools = calloc((size_t)nt, sizeof *pools);
     pb_slices *slices = calloc((size_t)nt, sizeof *slices); /* one per pool: its observer's accounts */
-    uint64_t cap = kbr_cap(p);
+    uint64_t cap = krun_cap(p);
     pb_kbench_buf buf;
     if (!pools || !slices || !run->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
         free(pools);
@@ -290,10 +290,10 @@ int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err,
     }
     int rc = 0;
     for (int t = 0; t < nt && rc == 0; t++)
-        rc = (pools[t] = kbr_pool(p, (int)p->threads->v[t], &slices[t], err, errlen)) ? 0 : -1;
+        rc = (pools[t] = krun_pool(p, (int)p->threads->v[t], &slices[t], err, errlen)) ? 0 : -1;
     run->t0 = pb_now_ns();
     for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)
-        rc = kbr_format(run, p, &buf, pools, (kern_format)p->formats->v[f], err, errlen);
+        rc = krun_format(run, p, &buf, pools, (kern_format)p->formats->v[f], err, errlen);
     pb_progress_done(run->nrows, "points", run->t0);
     for (int t = 0; t < nt; t++) {
         if (pools[t])

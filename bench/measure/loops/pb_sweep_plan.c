@@ -11,7 +11,7 @@
 #include "pb_wformat.h"
 
 /* A run with unequal cores: two core kinds on this machine, or an emulated slow cpu. */
-static bool sw_run_unequal(const pb_sweep_plan *p)
+static bool plan_run_unequal(const pb_sweep_plan *p)
 {
     return (p->topo && p->topo->nkinds > 1) || (p->emulate && p->emulate->n > 0);
 }
@@ -21,7 +21,7 @@ int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t err
     char buf[1024];
     p->sched_given = spec != NULL;
     if (!spec)
-        spec = sw_run_unequal(p) ? "static,weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) : "static";
+        spec = plan_run_unequal(p) ? "static,weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) : "static";
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
     p->nsched = 0;
@@ -40,7 +40,7 @@ int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t err
 }
 
 /* cpu's core kind (0 = the fastest), -1 when the topology does not hold it. */
-static int sw_kind(const pb_topo *t, int cpu)
+static int plan_kind(const pb_topo *t, int cpu)
 {
     int i = pb_topo_find(t, cpu);
     return i < 0 ? -1 : t->pu[i].kind;
@@ -63,14 +63,14 @@ bool pb_sweep_sched_runs(const pb_sweep_plan *p, int s, const pb_cpulist *place)
         return true;
     for (int i = 0; i < place->n; i++)
         if (pb_emulate_factor(p->emulate, place->cpu[i]) < 1 ||
-            sw_kind(p->topo, place->cpu[i]) != sw_kind(p->topo, place->cpu[0]))
+            plan_kind(p->topo, place->cpu[i]) != plan_kind(p->topo, place->cpu[0]))
             return true;
     return false;
 }
 
 /* The largest KV cache a point of p fills: the deepest context at the largest batch, or the longest prompt past it
  * (one sequence), of the widest type. */
-static uint64_t sw_kv_most(const pb_sweep_plan *p)
+static uint64_t plan_kv_most(const pb_sweep_plan *p)
 {
     uint64_t most = 0;
     long ctx = 0, batch = 1, prompt = 0;
@@ -99,7 +99,7 @@ int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
         if (bytes == 0)
             return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
                            pb_wformat_name(fmt), p->model->name);
-        bytes += sw_kv_most(p); /* the weights and the deepest cache live side by side */
+        bytes += plan_kv_most(p); /* the weights and the deepest cache live side by side */
         if (avail && bytes > avail / 2)
             return pb_errf(err, errlen, "--model %s --format %s: the weights and the KV cache need %.2f GiB, more "
                            "than half of MemAvailable (%.2f GiB); choose a smaller preset, format or --context",

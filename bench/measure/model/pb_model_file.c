@@ -9,20 +9,20 @@
 #include "pb_model_file_impl.h"
 
 /* The architectures a token knows how to run: what each adds to llama's layer. */
-typedef struct mf_arch {
+typedef struct mfile_arch {
     const char *name;
     bool qk_norm, rope_neox;
-} mf_arch;
+} mfile_arch;
 
-static const mf_arch mf_archs[] = {
+static const mfile_arch mfile_archs[] = {
     { .name = "llama" },
     { .name = "qwen2", .rope_neox = true },
     { .name = "qwen3", .qk_norm = true, .rope_neox = true },
 };
-#define MF_NARCH (sizeof mf_archs / sizeof mf_archs[0])
+#define MF_NARCH (sizeof mfile_archs / sizeof mfile_archs[0])
 
 /* ARCH.SUFFIX as an unsigned integer within [lo, hi]; absent: dflt, or an error when required (dflt unused). */
-static int mf_uint(const pb_model_file *m, const char *suffix, bool required, uint64_t dflt, uint64_t lo,
+static int mfile_uint(const pb_model_file *m, const char *suffix, bool required, uint64_t dflt, uint64_t lo,
                    uint64_t hi, uint64_t *out, char *err, size_t errlen)
 {
     char key[96];
@@ -41,7 +41,7 @@ static int mf_uint(const pb_model_file *m, const char *suffix, bool required, ui
 }
 
 /* ARCH.SUFFIX as a float in (0, hi); absent: dflt, or an error when dflt is 0. */
-static int mf_float(const pb_model_file *m, const char *suffix, double dflt, double hi, float *out, char *err,
+static int mfile_float(const pb_model_file *m, const char *suffix, double dflt, double hi, float *out, char *err,
                     size_t errlen)
 {
     char key[96];
@@ -58,8 +58,8 @@ static int mf_float(const pb_model_file *m, const char *suffix, double dflt, dou
     return 0;
 }
 
-/* general.architecture, one of mf_archs. */
-static int mf_arch_of(pb_model_file *m, char *err, size_t errlen)
+/* general.architecture, one of mfile_archs. */
+static int mfile_arch_of(pb_model_file *m, char *err, size_t errlen)
 {
     pb_gguf_str s;
     int rc = pb_gguf_get_str(&m->g, "general.architecture", &s, err, errlen);
@@ -68,10 +68,10 @@ static int mf_arch_of(pb_model_file *m, char *err, size_t errlen)
     if (rc == 1)
         return pb_errf(err, errlen, "%s: missing key 'general.architecture'", m->g.name);
     for (size_t i = 0; i < MF_NARCH; i++)
-        if (pb_gguf_str_is(s, mf_archs[i].name)) {
-            snprintf(m->arch, sizeof m->arch, "%s", mf_archs[i].name);
-            m->shape.qk_norm = mf_archs[i].qk_norm;
-            m->shape.rope_neox = mf_archs[i].rope_neox;
+        if (pb_gguf_str_is(s, mfile_archs[i].name)) {
+            snprintf(m->arch, sizeof m->arch, "%s", mfile_archs[i].name);
+            m->shape.qk_norm = mfile_archs[i].qk_norm;
+            m->shape.rope_neox = mfile_archs[i].rope_neox;
             return 0;
         }
     char a[64];
@@ -80,19 +80,19 @@ static int mf_arch_of(pb_model_file *m, char *err, size_t errlen)
 }
 
 /* The heads: head_count_kv defaults to head_count, key_length to embedding / heads; value_length must agree. */
-static int mf_heads(pb_model_file *m, char *err, size_t errlen)
+static int mfile_heads(pb_model_file *m, char *err, size_t errlen)
 {
     pb_model *s = &m->shape;
     uint64_t heads, kv, klen, vlen;
-    if (mf_uint(m, "attention.head_count", true, 0, 1, 4096, &heads, err, errlen) != 0 ||
-        mf_uint(m, "attention.head_count_kv", false, heads, 1, heads, &kv, err, errlen) != 0)
+    if (mfile_uint(m, "attention.head_count", true, 0, 1, 4096, &heads, err, errlen) != 0 ||
+        mfile_uint(m, "attention.head_count_kv", false, heads, 1, heads, &kv, err, errlen) != 0)
         return -1;
     if (heads % kv != 0)
         return pb_errf(err, errlen, "%s: %llu heads are not a multiple of %llu key/value heads", m->g.name,
                        (unsigned long long)heads, (unsigned long long)kv);
     uint64_t dflt = s->hidden % heads == 0 ? s->hidden / heads : 0;
-    if (mf_uint(m, "attention.key_length", dflt == 0, dflt, 2, 4096, &klen, err, errlen) != 0 ||
-        mf_uint(m, "attention.value_length", false, klen, 2, 4096, &vlen, err, errlen) != 0)
+    if (mfile_uint(m, "attention.key_length", dflt == 0, dflt, 2, 4096, &klen, err, errlen) != 0 ||
+        mfile_uint(m, "attention.value_length", false, klen, 2, 4096, &vlen, err, errlen) != 0)
         return -1;
     if (vlen != klen || klen % 2 != 0)
         return pb_errf(err, errlen, "%s: key_length %llu and value_length %llu must be equal and even", m->g.name,
@@ -105,16 +105,16 @@ static int mf_heads(pb_model_file *m, char *err, size_t errlen)
     return 0;
 }
 
-static int mf_shape(pb_model_file *m, char *err, size_t errlen)
+static int mfile_shape(pb_model_file *m, char *err, size_t errlen)
 {
     pb_model *s = &m->shape;
     uint64_t layers;
-    if (mf_arch_of(m, err, errlen) != 0 ||
-        mf_uint(m, "block_count", true, 0, 1, PB_MODEL_FILE_MAX_LAYERS, &layers, err, errlen) != 0 ||
-        mf_uint(m, "embedding_length", true, 0, 1, 1u << 20, &s->hidden, err, errlen) != 0 ||
-        mf_uint(m, "feed_forward_length", true, 0, 1, 1u << 22, &s->ffn, err, errlen) != 0 || mf_heads(m, err, errlen) != 0 ||
-        mf_float(m, "attention.layer_norm_rms_epsilon", 0, 1, &s->eps, err, errlen) != 0 ||
-        mf_float(m, "rope.freq_base", 10000, 1e12, &s->rope_base, err, errlen) != 0)
+    if (mfile_arch_of(m, err, errlen) != 0 ||
+        mfile_uint(m, "block_count", true, 0, 1, PB_MODEL_FILE_MAX_LAYERS, &layers, err, errlen) != 0 ||
+        mfile_uint(m, "embedding_length", true, 0, 1, 1u << 20, &s->hidden, err, errlen) != 0 ||
+        mfile_uint(m, "feed_forward_length", true, 0, 1, 1u << 22, &s->ffn, err, errlen) != 0 || mfile_heads(m, err, errlen) != 0 ||
+        mfile_float(m, "attention.layer_norm_rms_epsilon", 0, 1, &s->eps, err, errlen) != 0 ||
+        mfile_float(m, "rope.freq_base", 10000, 1e12, &s->rope_base, err, errlen) != 0)
         return -1;
     s->layers = (int)layers;
     return 0;
@@ -123,7 +123,7 @@ static int mf_shape(pb_model_file *m, char *err, size_t errlen)
 /* general.name, else the file's base name; printable bytes only, and one word (it reaches tables, CSV cells and
  * the plots' word lists of models, whose quotes group words: "Qwen3 0.6B" becomes Qwen3_0.6B; the schema's WORD
  * rule refuses anything else). */
-static void mf_name(pb_model_file *m, const char *path)
+static void mfile_name(pb_model_file *m, const char *path)
 {
     pb_gguf_str s;
     char ignore[8];
@@ -138,7 +138,7 @@ static void mf_name(pb_model_file *m, const char *path)
 }
 
 /* m->mix from pb_model_file_types. */
-static void mf_mix(pb_model_file *m)
+static void mfile_mix(pb_model_file *m)
 {
     pb_model_type_mix mix[64];
     int n = pb_model_file_types(m, mix, 64);
@@ -153,12 +153,12 @@ int pb_model_file_open(pb_model_file *m, const char *path, char *err, size_t err
     memset(m, 0, sizeof *m);
     if (pb_gguf_open(&m->g, path, err, errlen) != 0)
         return -1;
-    mf_name(m, path);
-    if (mf_shape(m, err, errlen) != 0 || pb_model_file_tensors(m, err, errlen) != 0) {
+    mfile_name(m, path);
+    if (mfile_shape(m, err, errlen) != 0 || pb_model_file_tensors(m, err, errlen) != 0) {
         pb_model_file_close(m);
         return -1;
     }
-    mf_mix(m);
+    mfile_mix(m);
     return 0;
 }
 

@@ -21,7 +21,7 @@ int pb_compare_load(pb_cmp_run *r, const char *dir, int *bad, char *err, size_t 
 
 /* The runs asked for: each --run by name, then those the filter passes when it names any. How many (at most
  * max), or -1 with err. */
-static int db_pick(pb_db *db, const pb_compare_db *q, pb_db_run *out, int max, char *err, size_t len)
+static int cdb_pick(pb_db *db, const pb_compare_db *q, pb_db_run *out, int max, char *err, size_t len)
 {
     int n = 0;
     if (q->nruns > max) {
@@ -47,7 +47,7 @@ static int db_pick(pb_db *db, const pb_compare_db *q, pb_db_run *out, int max, c
 
 /* Run r exported into the scratch directory, loaded, and named by the directory it was imported from (so that
  * compare.md reads as it would from that directory). */
-static int db_load_one(pb_db *db, const pb_db_run *r, pb_cmp_run *out, const char *scratch, int *bad, char *err,
+static int cdb_load_one(pb_db *db, const pb_db_run *r, pb_cmp_run *out, const char *scratch, int *bad, char *err,
                        size_t len)
 {
     char dir[4200];
@@ -67,7 +67,7 @@ int pb_compare_from_db(pb_compare *c, const pb_compare_db *q, int *bad, char *er
     if (pb_db_open(&db, q->path, false, err, len) != 0)
         return -1;
     pb_db_run *runs = calloc(PB_CMP_RUNS, sizeof *runs);
-    int n = runs ? db_pick(db, q, runs, PB_CMP_RUNS, err, len) : -1;
+    int n = runs ? cdb_pick(db, q, runs, PB_CMP_RUNS, err, len) : -1;
     if (n >= 0 && n < 2)
         snprintf(err, len, "%s: %d run%s chosen; a comparison takes 2 to %d (bench_db --db %s list shows them)",
                  q->path, n, n == 1 ? "" : "s", PB_CMP_RUNS, q->path);
@@ -77,7 +77,7 @@ int pb_compare_from_db(pb_compare *c, const pb_compare_db *q, int *bad, char *er
         snprintf(err, len, "cannot make a scratch directory in /tmp");
     c->run = rc == 0 ? calloc((size_t)n, sizeof *c->run) : NULL;
     for (int i = 0; rc == 0 && c->run && i < n; i++, c->n++)
-        rc = db_load_one(db, &runs[i], &c->run[i], scratch, bad, err, len);
+        rc = cdb_load_one(db, &runs[i], &c->run[i], scratch, bad, err, len);
     if (rc == 0 && !c->run)
         rc = -1;
     if (n >= 2)
