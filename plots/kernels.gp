@@ -37,8 +37,12 @@ do for [l in "l2 l3 dram"] { if (strstrt(" ".seen_l, " ".l." ")) { levels = leve
 vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avxvnni" ? 0x000000 : v eq "avx512" ? 0x56b4e9 : \
             v eq "avx512gfni" ? 0xd55e00 : \
             v eq "dotprod" ? 0xcc79a7 : v eq "i8mm" ? 0x0072b2 : 0xe69f00
-fmtx(s) = s eq "f32" ? 0 : s eq "f16" ? 1 : s eq "q8_0" ? 2 : s eq "q4_0" ? 3 : s eq "q1_0" ? 4 : s eq "tq2_0" ? 5 : \
-          s eq "q4_K" ? 6 : s eq "q6_K" ? 7 : NaN
+# format_order (pb_plot_spec.c, KERN_FORMATS' names): a format's place on the x axis; by hand, the CSV's order.
+if (!exists("format_order")) { set datafile columnheaders; format_order = ""; \
+    stats csv using (format_order = add_word(format_order, strcol("format")), 0) nooutput; unset datafile columnheaders }
+fo = " ".format_order." "
+fmtx(s) = strstrt(fo, " ".s." ") > 0 ? words(substr(fo, 1, strstrt(fo, " ".s." "))) : NaN
+nfmt = words(format_order)
 # x86 and arm64 never share a run: each architecture's variants spread over the same five places (arm64 uses four).
 vshift(v) = v eq "scalar" ? -0.3 : (v eq "avx2" || v eq "neon") ? -0.15 : v eq "avxvnni" ? 0 : \
             (v eq "avx512" || v eq "dotprod") ? 0.15 : 0.3
@@ -63,8 +67,9 @@ do for [fmt in "png svg"] {
         set output out_name(tsel == 1 ? 'kernels' : 'kernels_threads', fmt)
         set termoption noenhanced
         set multiplot layout 1,words(levels) title sprintf("Kernel roofline: GB/s of weights (median), %d thread%s, batch 1", thr, thr > 1 ? "s" : "")
-        set xtics ("f32" 0, "f16" 1, "q8_0" 2, "q4_0" 3, "q1_0" 4, "tq2_0" 5, "q4_K" 6, "q6_K" 7)
-        set xrange [-0.5:7.5]
+        set xtics ()
+        do for [i = 1:nfmt] { set xtics add (word(format_order, i) i - 1) }
+        set xrange [-0.5:nfmt - 0.5]
         set yrange [0:*]
         set grid ytics
         set ylabel "GB/s"
@@ -111,8 +116,10 @@ if (has_roof) {
         set ylabel "GMAC/s (median)"
         set grid xtics ytics mxtics mytics
         set key below horizontal maxrows 5
-        set xtics ("q8_0 0.94" 32.0/34, "q4_0 1.78" 32.0/18, "q6_K 1.22" 256.0/210, \
-                   "q4_0, q4_K 1.78" 256.0/144, "tq2_0 3.88" 256.0/66, "q1_0 7.11" 128.0/18) rotate by 45 right
+        # tic_names, tic_milli (pb_plot_spec.c): each intensity of the format table once, its formats joined by '+'
+        set xtics () rotate by 45 right
+        if (exists("tic_names")) { do for [i = 1:words(tic_names)] { \
+            v = word(tic_milli, i) / 1000.0; set xtics add (sprintf("%s %.2f", word(tic_names, i), v) v) } }
         plot for [i = 1:words(variants)] for [l in levels] \
                  csv using (column("macs_per_byte")):(rsel(word(variants, i), l)) \
                  with points pt lpt(l) ps 1.2 lc rgb vcolor(word(variants, i)) \

@@ -36,12 +36,15 @@ if (has_token) {
           nooutput
 }
 unset datafile columnheaders
-formats = "f16 q8_0 q4_0 q1_0 tq2_0 q4_K q6_K q4_K_M"
+# format_order (pb_plot_spec.c): the formats a token floor is given for, in the build's order; by hand, the CSV's.
+formats = exists("format_order") ? format_order : ""
+if (!exists("format_order") && has_token) { set datafile columnheaders; \
+    stats tok using (formats = add_word(formats, strcol("format")), 0) nooutput; unset datafile columnheaders }
+ffo = " ".formats." "
 
 gbps(k) = (strcol("kernel") eq k) ? column("gbps_best") : NaN
 floor_at(m, f) = (strcol("model") eq m && strcol("format") eq f) ? column("floor_gbps") : NaN
-fidx(f) = (f eq "f16") ? 0 : (f eq "q8_0") ? 1 : (f eq "q4_0") ? 2 : (f eq "q1_0") ? 3 : (f eq "tq2_0") ? 4 : \
-          (f eq "q4_K") ? 5 : (f eq "q6_K") ? 6 : 7
+fidx(f) = strstrt(ffo, " ".f." ") > 0 ? words(substr(ffo, 1, strstrt(ffo, " ".f." "))) : NaN
 nthr = words(threads)
 barw = 0.8 / (nthr > 0 ? nthr : 1)
 ceiling_at(m, t) = (strcol("model") eq m && column("threads") == t) ? column("tok_per_s_ceiling") : NaN
@@ -83,7 +86,8 @@ do for [fmt in "png svg"] {
         set output out_name('token_floor', fmt)
         set key outside right
         set grid ytics
-        set xtics ("f16" 0, "q8_0" 1, "q4_0" 2, "q1_0" 3, "tq2_0" 4, "q4_K" 5, "q6_K" 6, "q4_K_M" 7)
+        set xtics ()
+        do for [i = 1:words(formats)] { set xtics add (word(formats, i) i - 1) }
         set style fill solid 0.8 border -1
         set boxwidth barw
         set xrange [-0.6:words(formats) - 0.4]

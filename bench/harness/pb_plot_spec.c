@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "pb_csvread.h"
+#include "kern.h"
 #include "pb_exec.h"
+#include "pb_memfloor_run.h"
 #include "pb_infile.h"
 #include "pb_schema.h"
 
@@ -147,15 +150,16 @@ static void var(pb_plot_job *job, const char *name, long v)
     snprintf(job->vars + at, sizeof job->vars - at, "%s=%ld; ", name, v);
 }
 
-/* A list of this build's own names for gnuplot (the dispatch policies, from POOL_POLICY_NAMES through
- * pb_exec_kind_names): words of [a-z0-9_-] compiled into the program, never text read from a file. */
+/* A list of this build's own names for gnuplot (the dispatch policies from POOL_POLICY_NAMES through
+ * pb_exec_kind_names, the formats from KERN_FORMATS): words of [A-Za-z0-9_+-] compiled into the program, never text
+ * read from a file. */
 static void var_words(pb_plot_job *job, const char *name, const char *const *words)
 {
     assert(identifier(name));
     size_t at = strlen(job->vars);
     snprintf(job->vars + at, sizeof job->vars - at, "%s='", name);
     for (int i = 0; words[i]; i++) {
-        assert(strspn(words[i], "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(words[i]));
+        assert(strspn(words[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-") == strlen(words[i]));
         at = strlen(job->vars);
         snprintf(job->vars + at, sizeof job->vars - at, "%s%s", i ? " " : "", words[i]);
     }
@@ -182,8 +186,45 @@ static void pool_overhead_facts(int dirfd, pb_plot_job *job)
     var_words(job, "policy_order", pb_exec_kind_names);
 }
 
+/* The roofline's intensity tics: each intensity once (q4_0 and q4_K share 1.78 MAC/B), its formats joined by '+',
+ * with the intensity in thousandths, from the format table. */
+static void roof_tics(pb_plot_job *job)
+{
+    static char names[KERN_FORMAT_COUNT][64], milli[KERN_FORMAT_COUNT][16];
+    const char *nw[KERN_FORMAT_COUNT + 1], *mw[KERN_FORMAT_COUNT + 1];
+    int n = 0;
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
+        const kern_format_info *fi = kern_format_get((kern_format)f);
+        long m = lround(1000.0 * fi->block / fi->block_bytes);
+        int i = 0;
+        while (i < n && atol(milli[i]) != m)
+            i++;
+        if (i == n) {
+            snprintf(milli[n], sizeof milli[n], "%ld", m);
+            snprintf(names[n++], sizeof names[0], "%s", fi->name);
+        } else {
+            size_t at = strlen(names[i]);
+            snprintf(names[i] + at, sizeof names[i] - at, "+%s", fi->name);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        nw[i] = names[i];
+        mw[i] = milli[i];
+    }
+    nw[n] = mw[n] = NULL;
+    var_words(job, "tic_names", nw);
+    var_words(job, "tic_milli", mw);
+}
+
 static void memory_floor_facts(int dirfd, pb_plot_job *job)
 {
+    pb_wformat fl[PB_WF_COUNT];
+    const char *names[PB_WF_COUNT + 1];
+    int n = pb_memfloor_token_formats(fl);
+    for (int i = 0; i < n; i++)
+        names[i] = pb_wformat_name(fl[i]);
+    names[n] = NULL;
+    var_words(job, "format_order", names);
     bool tok = present(dirfd, "token_floor.csv");
     var(job, "has_token", tok);
     if (tok)
@@ -199,6 +240,8 @@ static void kernels_facts(int dirfd, pb_plot_job *job)
     bool roof = has_column(hdr, PB_COL(KERNELS, roof_gmacs)) && any_number(dirfd, "kernels.csv", "roof_gmacs");
     var(job, "has_floor", present(dirfd, "memory_floor.csv"));
     var(job, "has_roof", roof);
+    var_words(job, "format_order", kern_format_names);
+    roof_tics(job);
     out(job, "kernels_threads", true);
     if (roof)
         out(job, "roofline", false);

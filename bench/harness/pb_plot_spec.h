@@ -12,7 +12,7 @@
 #define PB_PLOT_MAX_STEMS 8
 
 typedef struct pb_plot_job {
-    char vars[512];                       /* "name=N; ..." for gnuplot -e, "" when the script needs none */
+    char vars[1024];                       /* "name=N; ..." for gnuplot -e, "" when the script needs none */
     const char *stem[PB_PLOT_MAX_STEMS];  /* outputs, each drawn as STEM.png and STEM.svg */
     bool optional[PB_PLOT_MAX_STEMS];     /* drawn only when the data calls for it (a second thread count) */
     int n;

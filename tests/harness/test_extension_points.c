@@ -63,6 +63,29 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
             cr_expect(help_lists(help, lists[l].opt, formats[f]), "%s --help: --%s lists %s", lists[l].prog,
                       lists[l].opt, formats[f]);
     }
+    /* the plots' x axes: kernels.gp every format, memory_floor.gp's token floor every one but f32 */
+    char dir[128];
+    tf_tmpdir(dir, sizeof dir, "pbext");
+    tf_write(dir, "kernels.csv", "format\nq8_0\n");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert_geq(fd, 0);
+    for (int s = 0; s < 2; s++) {
+        pb_plot_job job;
+        const char *script = s ? "memory_floor.gp" : "kernels.gp";
+        cr_assert_eq(pb_plot_job_for(script, fd, &job), 0);
+        const char *at = strstr(job.vars, "format_order='"), *end = at ? strchr(at + 14, '\'') : NULL;
+        cr_assert(at && end, "%s gets format_order: %s", script, job.vars);
+        char list[512];
+        snprintf(list, sizeof list, " %.*s ", (int)(end - at - 14), at + 14);
+        for (int f = 0; formats[f]; f++) {
+            char w[64];
+            snprintf(w, sizeof w, " %s ", formats[f]);
+            cr_expect((strstr(list, w) != NULL) == (s == 0 || f != KERN_F32), "%s's format_order and %s: %s", script,
+                      formats[f], list);
+        }
+    }
+    close(fd);
+    tf_rmrf(dir);
     pb_wformat fl[PB_WF_COUNT];
     int n = pb_memfloor_token_formats(fl);
     for (int f = 0; formats[f]; f++) {
