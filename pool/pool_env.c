@@ -14,6 +14,10 @@
 #include <string.h>
 
 static const char pool_threads_accepted[] = "accepted 1..1024 (a list like 1,2,4 or a range like 1-8)";
+/* ", spin, condvar, ...": the policies' one list, for "accepted spin, condvar, ..." (its first two bytes left out). */
+#define POOL_ENV_NAME(id, name) ", " name
+static const char pool_policies_list[] = POOL_POLICY_NAMES(POOL_ENV_NAME);
+#undef POOL_ENV_NAME
 
 /* One count at p: digits only (a sign would read as the range separator), within 1..POOL_MAX_THREADS. The
  * count, or -1; *end past its digits. */
@@ -103,9 +107,11 @@ int pool_config_from_env(pool_config *cfg, char *err, size_t errlen)
     if (t && (out.threads = pool_env_threads(t, why, sizeof why)) < 0)
         return pool_env_fail(err, errlen, "POOLBENCH_THREADS", t, why, pool_threads_accepted);
     const char *pol = pool_env_get("POOLBENCH_POLICY");
-    if (pol && pool_policy_parse(pol, &out.policy) != 0)
-        return pool_env_fail(err, errlen, "POOLBENCH_POLICY", pol, "unknown policy",
-                             "accepted spin, condvar, hybrid, spawn");
+    if (pol && pool_policy_parse(pol, &out.policy) != 0) {
+        char accepted[128];
+        snprintf(accepted, sizeof accepted, "accepted %s", pool_policies_list + 2);
+        return pool_env_fail(err, errlen, "POOLBENCH_POLICY", pol, "unknown policy", accepted);
+    }
     *cfg = out;
     return 0;
 }

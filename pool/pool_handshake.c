@@ -119,10 +119,12 @@ void pool_policy_budgets(pool_policy policy, unsigned spin_us, unsigned idle_us,
     case POOL_HYBRID:
         *worker_ns = *caller_ns = pool_us_to_ns(spin_us);
         break;
-    default: /* condvar; spawn never waits on the words */
+    case POOL_CONDVAR:
+    case POOL_SPAWN: /* spawn never waits on the words */
+    case POOL_POLICY_COUNT:
         *worker_ns = *caller_ns = 0;
         break;
-    }
+    } /* no default: a policy added to the enum and left out here does not compile (-Wswitch) */
 }
 
 void pool_budgets_cap(uint64_t *worker_ns, uint64_t *caller_ns, unsigned us)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "harness_run.h"
+#include "pb_memfloor_run.h"
 #include "pb_memread.h"
 
 /* With --out: the directory it names must not appear either. */
@@ -77,7 +78,10 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
     int lines = 0;
     for (char *p = csv; *p; p++)
         lines += *p == '\n';
-    cr_expect_eq(lines, 1 + 3 * 8, "3 models x 8 formats (q4_K_M a mix) x 1 thread count");
+    pb_wformat fl[PB_WF_COUNT];
+    int nf = pb_memfloor_token_formats(fl);
+    cr_expect_eq(lines, 1 + PB_MODEL_COUNT * nf, "%d models x %d formats (q4_K_M a mix) x 1 thread count",
+                 PB_MODEL_COUNT, nf);
     cr_expect_eq(tf_rmrf(dir), 0);
 }
 
