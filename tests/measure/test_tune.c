@@ -46,6 +46,14 @@ static tuned tune(kern_format f, double (*fig)(const pb_tune_cand *c))
     return t;
 }
 
+/* t's entry for f at `threads`, which must be there. */
+static const pb_wisdom_kernel *entry_at(const tuned *t, kern_format f, int threads)
+{
+    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t->w, f, threads);
+    cr_assert_not_null(k, "%s at %d threads: no entry", kern_format_names[f], threads);
+    return k;
+}
+
 /* A format whose best ranked kernel is not scalar, or skip. */
 static kern_format need_two_kernels(void)
 {
@@ -114,8 +122,7 @@ Test(tune, picks_by_measurement_not_rank)
     tuned t = tune(f, scalar_fastest);
     cr_assert_eq(t.w.nkernels, 2);
     for (int threads = 1; threads <= 2; threads++) {
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, threads);
-        cr_assert_not_null(k);
+        const pb_wisdom_kernel *k = entry_at(&t, f, threads);
         cr_assert_eq(k->isa, KERN_ISA_SCALAR, "%s at %d threads: %s", kern_format_names[f], threads,
                      kern_isa_name(k->isa));
         cr_assert_eq(k->gbps, 100.0);
@@ -135,8 +142,7 @@ Test(tune, ties_go_to_rank)
 {
     kern_format f = need_two_kernels();
     tuned t = tune(f, ranked);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
-    cr_assert_not_null(k);
+    const pb_wisdom_kernel *k = entry_at(&t, f, 1);
     cr_assert_eq(k->isa, kern_matvec_isa(f, kern_isa_best()));
     cr_assert_eq(k->prefetch, kern_matvec_prefetches(f, k->isa));
     cr_assert(!k->tuned, "rank's default, and said so");
@@ -154,36 +160,49 @@ Test(tune, prefetch_off_when_it_streams_faster)
 {
     kern_format f = need_prefetch();
     tuned t = tune(f, no_prefetch_fastest);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 2);
-    cr_assert_not_null(k);
+    const pb_wisdom_kernel *k = entry_at(&t, f, 2);
     cr_assert(!k->prefetch);
     cr_assert(kern_matvec_prefetches(f, k->isa), "the best ranked kernel that has a twin: %s", kern_isa_name(k->isa));
 }
 
-static bool hint_wanted;
-static double hint_fastest(const pb_tune_cand *c)
+/* The streaming settings the tuner chooses by measuring. */
+typedef enum setting { HINT, DISTANCE, NEAR } setting;
+
+static setting favoured;
+static unsigned wanted;
+static double won;
+
+/* A fig under which the prefetching candidates whose setting `favoured` is `wanted` measure `won`, the other
+ * prefetching ones 10 and the rest 5. */
+static double setting_fastest(const pb_tune_cand *c)
 {
-    return !c->prefetch ? 5.0 : c->temporal == hint_wanted ? 20.0 : 10.0;
+    unsigned v = favoured == HINT ? c->temporal : favoured == DISTANCE ? c->distance : c->near;
+    return !c->prefetch ? 5.0 : v == wanted ? won : 10.0;
+}
+
+/* One tuning of f (tune) through setting_fastest, favouring `value` of setting s: that value becomes the process's
+ * setting, and the entry at `threads` is a prefetching kernel that measured gbps. */
+static tuned tune_favouring(kern_format f, setting s, unsigned value, int threads, double gbps)
+{
+    favoured = s;
+    wanted = value;
+    won = gbps;
+    tuned t = tune(f, setting_fastest);
+    bool has = s == HINT ? t.w.has_hint : s == DISTANCE ? t.w.has_distance : t.w.has_near;
+    unsigned got = s == HINT ? t.w.temporal : s == DISTANCE ? t.w.distance : t.w.near;
+    cr_assert(has, "setting %d: none chosen", (int)s);
+    cr_assert_eq(got, value, "setting %d: %u chosen, %u favoured", (int)s, got, value);
+    const pb_wisdom_kernel *k = entry_at(&t, f, threads);
+    cr_assert(k->prefetch && k->gbps == gbps, "%s", kern_isa_name(k->isa));
+    return t;
 }
 
 /* The hint under which the points stream fastest becomes the process's, whichever the vendor's is. */
 Test(tune, hint_by_measurement)
 {
     kern_format f = need_prefetch();
-    for (int h = 0; h < 2; h++) {
-        hint_wanted = h;
-        tuned t = tune(f, hint_fastest);
-        cr_assert(t.w.has_hint);
-        cr_assert_eq(t.w.temporal, hint_wanted);
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
-        cr_assert(k && k->prefetch && k->gbps == 20.0);
-    }
-}
-
-static unsigned distance_wanted;
-static double distance_fastest(const pb_tune_cand *c)
-{
-    return !c->prefetch ? 5.0 : c->distance == distance_wanted ? 30.0 : 10.0;
+    for (unsigned h = 0; h < 2; h++)
+        tune_favouring(f, HINT, h, 1, 20.0);
 }
 
 /* The distance under which the points stream fastest becomes the process's; every point's best prefetching candidate
@@ -193,37 +212,22 @@ Test(tune, distance_by_measurement)
 {
     kern_format f = need_prefetch();
     for (int d = 0; d < KERN_PREFETCH_NDIST; d++) {
-        distance_wanted = kern_prefetch_distances[d];
-        tuned t = tune(f, distance_fastest);
-        cr_assert(t.w.has_distance);
-        cr_assert_eq(t.w.distance, distance_wanted);
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 2);
-        cr_assert(k && k->prefetch && k->gbps == 30.0, "%s", k ? kern_isa_name(k->isa) : "none");
+        unsigned want = kern_prefetch_distances[d];
+        tuned t = tune_favouring(f, DISTANCE, want, 2, 30.0);
         cr_assert_leq(t.fk.calls, pb_tune_points(&t.p));
         cr_assert_eq(kern_prefetch_ahead, KERN_PREFETCH_BYTES, "the default put back");
-        cr_assert_eq(t.w.streaming_tuned, distance_wanted != KERN_PREFETCH_BYTES);
+        cr_assert_eq(t.w.streaming_tuned, want != KERN_PREFETCH_BYTES);
     }
     tuned t = tune(f, ranked);
     cr_assert(t.w.has_distance && t.w.distance == KERN_PREFETCH_BYTES, "a tie keeps the default");
-}
-
-static bool near_wanted;
-static double near_fastest(const pb_tune_cand *c)
-{
-    return !c->prefetch ? 5.0 : c->near == near_wanted ? 25.0 : 10.0;
 }
 
 /* The near prefetch into L1 as measured, either way of the vendor's; the entry carries the figure with it. */
 Test(tune, near_by_measurement)
 {
     kern_format f = need_prefetch();
-    for (int n = 0; n < 2; n++) {
-        near_wanted = n;
-        tuned t = tune(f, near_fastest);
-        cr_assert(t.w.has_near);
-        cr_assert_eq(t.w.near, near_wanted);
-        const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
-        cr_assert(k && k->prefetch && k->gbps == 25.0);
+    for (unsigned n = 0; n < 2; n++) {
+        tuned t = tune_favouring(f, NEAR, n, 1, 25.0);
         cr_assert_leq(t.fk.calls, pb_tune_points(&t.p));
         cr_assert_eq(kern_prefetch_near, kern_prefetch_vendor_near(), "the vendor's put back");
     }
@@ -245,8 +249,7 @@ Test(tune, a_kernel_that_failed_is_never_chosen)
 {
     kern_format f = need_two_kernels();
     tuned t = tune(f, best_ranked_fails);
-    const pb_wisdom_kernel *k = pb_wisdom_kernel_at(&t.w, f, 1);
-    cr_assert_not_null(k);
+    const pb_wisdom_kernel *k = entry_at(&t, f, 1);
     cr_assert_neq(k->isa, kern_matvec_isa(f, kern_isa_best()));
     fake none = { .fig = all_fail };
     t.w = run(&t.p, &none);
@@ -295,8 +298,7 @@ Test(tune, a_repacked_layout_only_where_it_measured_faster)
     for (int k = 0; k < 3; k++) {
         repacked_gbps = figs[k];
         tuned t = tune(KERN_Q1_0, repacked_vs_ten);
-        const pb_wisdom_kernel *e = pb_wisdom_kernel_at(&t.w, KERN_Q1_0, 1);
-        cr_assert_not_null(e);
+        const pb_wisdom_kernel *e = entry_at(&t, KERN_Q1_0, 1);
         cr_assert_eq(e->layout, want[k], "repacked %.0f GB/s against 10: %s", figs[k], kern_layout_names[e->layout]);
         if (want[k] != KERN_LAYOUT_FILE)
             cr_assert(e->gbps == 20.0 && !e->prefetch);
