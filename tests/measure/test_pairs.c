@@ -54,17 +54,25 @@ Test(pairs, a_token_under_steal_is_set_aside)
     cr_expect_not(pb_pairs_spoiled(NAN), "unknown steal keeps the token");
 }
 
+/* r, zeroed, with nalt alternatives over `rounds` rounds: alternative 0 from 20 ms rising 0.01 a round, alternative 1
+ * falling 0.01 a round to alt1 ms in the last (any others left at 0). */
+static void steady_rounds(pb_pairs_result *r, int nalt, int rounds, double alt1)
+{
+    memset(r, 0, sizeof *r);
+    r->nalt = nalt;
+    r->rounds = rounds;
+    for (int k = 0; k < rounds; k++) {
+        r->ms[k][0] = 20 + 0.01 * k;
+        r->ms[k][1] = alt1 + 0.01 * (rounds - 1 - k);
+    }
+}
+
 Test(pairs, rounds_stop_when_every_interval_is_narrow)
 {
     static pb_pairs_result r;
-    memset(&r, 0, sizeof r);
-    r.nalt = 3;
-    r.rounds = 8;
-    for (int k = 0; k < 8; k++) {
-        r.ms[k][0] = 20 + 0.01 * k;
-        r.ms[k][1] = 22 + 0.01 * (7 - k);
+    steady_rounds(&r, 3, 8, 22);
+    for (int k = 0; k < 8; k++)
         r.ms[k][2] = 20 + 0.02 * (k % 3);
-    }
     cr_expect(pb_pairs_narrow(&r, PB_PAIRS_TARGET), "every interval within 2%%");
     r.ms[3][2] = 30;
     r.ms[5][2] = 14;
@@ -82,13 +90,7 @@ Test(pairs, rounds_stop_when_every_interval_is_narrow)
 Test(pairs, a_round_across_a_placement_change_is_set_aside)
 {
     static pb_pairs_result r;
-    memset(&r, 0, sizeof r);
-    r.nalt = 2;
-    r.rounds = 9;
-    for (int k = 0; k < 9; k++) {
-        r.ms[k][0] = 20 + 0.01 * k;
-        r.ms[k][1] = 21 + 0.01 * (8 - k);
-    }
+    steady_rounds(&r, 2, 9, 21);
     r.ms[4][1] = 40; /* the host moved the threads to another core pair in round 5 */
     r.ms[4][0] = 12;
     cr_expect_not(pb_pairs_narrow(&r, 0.005), "the moved round widens the interval past 0.5%%");
