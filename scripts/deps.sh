@@ -23,7 +23,7 @@ pc() {
     have pkg-config && pkg-config --exists "$1"
 }
 
-# Each group: its name, its packages, why poolbench needs them, and the test that it is present.
+# Each group: the test that it is present (here), its packages and why poolbench needs them (group_table).
 # hwloc's XML topologies with comments need the libxml2 plugin (libhwloc-plugins), which no command shows.
 group_present() {
     case "$1" in
@@ -47,43 +47,34 @@ group_present() {
     debootstrap) have debootstrap ;;
     esac
 }
+# A line a group: its name|its packages|why poolbench needs them.
+group_table() {
+    cat <<'EOF'
+compiler|build-essential pkg-config|the C compiler, make and pkg-config, to build everything
+hwloc|libhwloc-dev libhwloc-plugins hwloc|topology and thread binding (hwloc), and its XML plugin for the tests' topologies
+libcpuid|libcpuid-dev|CPU identity (vendor, family/model, caches) on x86
+criterion|libcriterion-dev|the unit and property tests (make test)
+gnuplot|gnuplot-nox|the plots (PNG and SVG), without Qt
+counters|libpfm4-dev|libpfm4, the hardware event names of --counters
+sqlite|libsqlite3-dev sqlite3|SQLite, the results database (bench_db) and llama-bench's -o sql files; its shell for by-hand queries
+jansson|libjansson-dev|jansson, the JSON reader of llama-bench's -o json and jsonl files
+cross|gcc-aarch64-linux-gnu libc6-dev-arm64-cross|the arm64 cross compiler and C library, for the arm64 build and make predict's arm kernels
+qemu|qemu-user-static|qemu-user, to run the arm64 tests on this machine
+hwloc-arm64|libhwloc-dev:arm64|hwloc for arm64, linked by the arm64 build (adds dpkg's arm64 architecture)
+libs-arm64|libsqlite3-dev:arm64 libjansson-dev:arm64|SQLite and jansson for arm64, linked by the arm64 build
+llvm|llvm|llvm-mca, the cycle predictions of make predict
+likwid|likwid|likwid-bench, the independent check of the memory floor
+debootstrap|debootstrap|debootstrap, to make the fresh Debian root of make fresh-root
+EOF
+}
+group_field() {
+    group_table | awk -F'|' -v g="$1" -v f="$2" '$1 == g { print $f }'
+}
 group_packages() {
-    case "$1" in
-    compiler) echo "build-essential pkg-config" ;;
-    hwloc) echo "libhwloc-dev libhwloc-plugins hwloc" ;;
-    libcpuid) echo "libcpuid-dev" ;;
-    criterion) echo "libcriterion-dev" ;;
-    gnuplot) echo "gnuplot-nox" ;;
-    counters) echo "libpfm4-dev" ;;
-    sqlite) echo "libsqlite3-dev sqlite3" ;;
-    jansson) echo "libjansson-dev" ;;
-    cross) echo "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
-    qemu) echo "qemu-user-static" ;;
-    hwloc-arm64) echo "libhwloc-dev:arm64" ;;
-    libs-arm64) echo "libsqlite3-dev:arm64 libjansson-dev:arm64" ;;
-    llvm) echo "llvm" ;;
-    likwid) echo "likwid" ;;
-    debootstrap) echo "debootstrap" ;;
-    esac
+    group_field "$1" 2
 }
 group_reason() {
-    case "$1" in
-    compiler) echo "the C compiler, make and pkg-config, to build everything" ;;
-    hwloc) echo "topology and thread binding (hwloc), and its XML plugin for the tests' topologies" ;;
-    libcpuid) echo "CPU identity (vendor, family/model, caches) on x86" ;;
-    criterion) echo "the unit and property tests (make test)" ;;
-    gnuplot) echo "the plots (PNG and SVG), without Qt" ;;
-    counters) echo "libpfm4, the hardware event names of --counters" ;;
-    sqlite) echo "SQLite, the results database (bench_db) and llama-bench's -o sql files; its shell for by-hand queries" ;;
-    jansson) echo "jansson, the JSON reader of llama-bench's -o json and jsonl files" ;;
-    cross) echo "the arm64 cross compiler and C library, for the arm64 build and make predict's arm kernels" ;;
-    qemu) echo "qemu-user, to run the arm64 tests on this machine" ;;
-    hwloc-arm64) echo "hwloc for arm64, linked by the arm64 build (adds dpkg's arm64 architecture)" ;;
-    libs-arm64) echo "SQLite and jansson for arm64, linked by the arm64 build" ;;
-    llvm) echo "llvm-mca, the cycle predictions of make predict" ;;
-    likwid) echo "likwid-bench, the independent check of the memory floor" ;;
-    debootstrap) echo "debootstrap, to make the fresh Debian root of make fresh-root" ;;
-    esac
+    group_field "$1" 3
 }
 
 MODE=${1:-}
