@@ -19,6 +19,13 @@ static void copy_fixture(char *dir, size_t len)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* copy_fixture, opened into pc: its 4 zones. */
+static void open_copy(char *dir, size_t len, pb_powercap *pc, char *why, size_t whylen)
+{
+    copy_fixture(dir, len);
+    cr_assert_eq(pb_powercap_open(pc, dir, why, whylen), 4, "%s", why);
+}
+
 static void write_counter(const char *dir, const char *zone, const char *value)
 {
     char path[512];
@@ -44,11 +51,9 @@ Test(powercap, zones_of_the_fixture_in_order)
 
 Test(powercap, joules_between_two_readings_and_across_a_wrap)
 {
-    char dir[256];
-    copy_fixture(dir, sizeof dir);
+    char dir[256], why[256] = "";
     pb_powercap pc;
-    char why[256] = "";
-    cr_assert_eq(pb_powercap_open(&pc, dir, why, sizeof why), 4, "%s", why);
+    open_copy(dir, sizeof dir, &pc, why, sizeof why);
     pb_powercap_sample a, b;
     cr_assert_eq(pb_powercap_read(&pc, &a, why, sizeof why), 0, "%s", why);
     write_counter(dir, "intel-rapl:0", "3500000");   /* +2.5 J */
@@ -64,11 +69,9 @@ Test(powercap, joules_between_two_readings_and_across_a_wrap)
  * gave watts_package 33,045 unmarked. */
 Test(powercap, a_counter_that_steps_back_far_from_its_top_gives_no_joules)
 {
-    char dir[256];
-    copy_fixture(dir, sizeof dir);
+    char dir[256], why[512] = "";
     pb_powercap pc;
-    char why[512] = "";
-    cr_assert_eq(pb_powercap_open(&pc, dir, why, sizeof why), 4, "%s", why);
+    open_copy(dir, sizeof dir, &pc, why, sizeof why);
     pb_powercap_sample a, b;
     write_counter(dir, "intel-rapl:0", "9000000000");
     cr_assert_eq(pb_powercap_read(&pc, &a, why, sizeof why), 0, "%s", why);
