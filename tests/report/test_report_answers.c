@@ -49,6 +49,15 @@ static void set_cells_where(const char *dir, const char *file, const char *col, 
         set_cell(dir, file, rows[i], col, value);
 }
 
+/* The budget fixture with q8_0's 1-thread L2 kernel edited to 1.5 GB/s, under the 3.0 GB/s a thread streams at the
+ * floor: a kernel that cannot stream. */
+static void copy_budget_with_slow_l2(char *dir, size_t len)
+{
+    copy_fixture("budget", dir, len);
+    static const char *const where[] = { "format", "q8_0", "level", "l2", "threads", "1", "batch", "1", NULL };
+    set_cells_where(dir, "kernels.csv", "gbps_median", "1.500", where);
+}
+
 Test(report_answers, first_screen_answers_then_plots_then_machine)
 {
     char dir[256];
@@ -93,9 +102,7 @@ Test(report_answers, the_floor_follows_memory_floor_csv)
 Test(report_answers, a_kernel_that_cannot_stream_is_poolbench_s)
 {
     char dir[256];
-    copy_fixture("budget", dir, sizeof dir);
-    static const char *const where[] = { "format", "q8_0", "level", "l2", "threads", "1", "batch", "1", NULL };
-    set_cells_where(dir, "kernels.csv", "gbps_median", "1.500", where);
+    copy_budget_with_slow_l2(dir, sizeof dir);
     char *md = report_of(dir, true);
     tf_expect_has(md, "| kernel 48.58 ms, 18% of the token | poolbench: its best L2 kernel (",
                   ") computes 1.5 GB/s, under the 3.0 GB/s a thread streams at this point's floor: the kernel cannot "
@@ -373,9 +380,7 @@ Test(report_answers, the_prompt_s_ceiling_at_the_roof_is_the_floor_s_twin)
 Test(report_answers, a_kernel_at_its_compute_roof_is_the_machine_s)
 {
     char dir[256];
-    copy_fixture("budget", dir, sizeof dir);
-    static const char *const where[] = { "format", "q8_0", "level", "l2", "threads", "1", "batch", "1", NULL };
-    set_cells_where(dir, "kernels.csv", "gbps_median", "1.500", where);
+    copy_budget_with_slow_l2(dir, sizeof dir);
     write_roof_of(dir, "scalar", 4.5);
     char *md = report_of(dir, true);
     tf_expect_has(md, "| kernel 48.58 ms, 18% of the token | poolbench: its best L2 kernel (",
