@@ -1,7 +1,7 @@
-/* bench_kernels — the roofline: GB/s of weights streamed by every format x kernel variant with the weights
+/* bench_kernels — the roofline: GB/s of weights streamed by every format x ISA with the weights
  * in L2, in L3 and in DRAM (working sets from hwloc's cache sizes), at 1..N threads and batch 1..16.
  *
- * Each (format, variant) is first checked against the scalar reference (a wrong kernel fails the run, exit 1,
+ * Each (format, ISA) is first checked against the scalar reference (a wrong kernel fails the run, exit 1,
  * before any timing). The activation is quantized once per point, outside the timed loop: the GB/s are the weight
  * stream's; the quantization's own cost per activation row is printed below the table. kernels.csv holds
  * one row per point; the summary under the table is the 1-thread, batch-1 roofline. */
@@ -20,7 +20,7 @@
 #define PROG "bench_kernels"
 
 typedef struct kb_opts {
-    pb_list formats, variants, levels, threads, batches, layouts;
+    pb_list formats, isas, levels, threads, batches, layouts;
     long cols, l2_kib, l3_kib;
     double budget_ms;
     const char *emulate;
@@ -52,10 +52,9 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = kern_format_names,
           .metavar = "LIST", .help = "weight formats, or all",
           .dflt = "all" },
-        { .name = "variant", .kind = PB_OPT_CHOICES, .dest = &o->variants, .choices = kern_isa_names,
-          .metavar = "LIST",
-          .help = "kernel variants (the ISAs); one this CPU lacks is an error",
-          .dflt = "every variant this CPU runs", .env = "POOLBENCH_KERNEL" },
+        { .name = "isa", .kind = PB_OPT_CHOICES, .dest = &o->isas, .choices = kern_isa_names, .metavar = "LIST",
+          .help = "the ISAs whose kernels run; one this CPU lacks is an error", .dflt = "every ISA this CPU runs",
+          .env = KERN_ISA_ENV, .old_name = "variant", .old_env = KERN_ISA_ENV_OLD },
         { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kbench_level_names,
           .metavar = "LIST", .help = "working sets: l2 (half an L2 per thread), l3 (half an L3), dram", .dflt = "all" },
         { .name = "layout", .kind = PB_OPT_CHOICES, .dest = &o->layouts, .choices = kern_layout_names,
@@ -81,7 +80,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { 0 },
     };
     const pb_cli cli = { .prog = PROG, .opts = opts,
-                         .summary = "Roofline of the matvec kernels: GB/s of weights per format and variant with\n"
+                         .summary = "Roofline of the matvec kernels: GB/s of weights per format and ISA with\n"
                                     "the weights in L2, L3 and DRAM, at 1..N threads and batch 1..16." };
     return pb_harness_setup(&c->h, &cli, "a short run (CI): under a minute", NULL, argc, argv);
 }
@@ -112,19 +111,19 @@ static int kb_defaults(kb_ctx *c)
         add_all(&o->formats, KERN_FORMAT_COUNT);
     if (o->levels.n == 0)
         add_all(&o->levels, PB_KB_LEVELS);
-    if (o->variants.n == 0) {
+    if (o->isas.n == 0) {
         for (int v = 0; v < KERN_ISA_COUNT; v++)
             if (kern_isa_supported((kern_isa)v))
-                o->variants.v[o->variants.n++] = v;
+                o->isas.v[o->isas.n++] = v;
     }
-    for (int i = 0; i < o->variants.n; i++) {
-        kern_isa v = (kern_isa)o->variants.v[i];
+    for (int i = 0; i < o->isas.n; i++) {
+        kern_isa v = (kern_isa)o->isas.v[i];
         if (!kern_isa_supported(v)) {
             char ok[64] = "";
             for (int k = 0; k < KERN_ISA_COUNT; k++)
                 if (kern_isa_supported((kern_isa)k))
                     snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? "," : "", kern_isa_names[k]);
-            return pb_harness_refusef(&c->h, "--variant %s: this CPU or build cannot run it; this one runs %s",
+            return pb_harness_refusef(&c->h, "--isa %s: this CPU or build cannot run it; this one runs %s",
                                       kern_isa_names[v], ok);
         }
     }
@@ -138,13 +137,13 @@ static int kb_defaults(kb_ctx *c)
         o->budget_ms = c->h.quick ? 30 : 150;
 
     pb_kernels_plan *p = &c->plan;
-    *p = (pb_kernels_plan){ .formats = &o->formats, .variants = &o->variants, .levels = &o->levels,
+    *p = (pb_kernels_plan){ .formats = &o->formats, .isas = &o->isas, .levels = &o->levels,
                         .threads = &o->threads, .batches = &o->batches, .layouts = &o->layouts,
                         .cols = (size_t)o->cols,
                         .budget_ms = o->budget_ms, .quick = c->h.quick, .cpus = c->cpus, .row = pb_kernels_report_row,
                         .ctx = &c->report, .emulate = c->emu.n ? &c->emu : NULL,
                         .counters = o->counters ? &c->counters : NULL,
-                        .forced = o->variants.text != NULL };
+                        .forced = o->isas.text != NULL };
     /* Placement: one thread per core first (pb_topo), wrapping for more threads than PUs. */
     if (pb_harness_spread(&c->h, c->cpus, &p->ncpus) != 0)
         return -1;
@@ -171,7 +170,7 @@ int main(int argc, char **argv)
     pb_kernels_run_sizes(&c.plan.sizes, c.h.topo, &c.h.machine, c.o.l2_kib, c.o.l3_kib, c.h.quick);
     char err[512];
     if (pb_kernels_run_verify(&c.plan, err, sizeof err) != 0 ||
-        pb_roof_report_measure(&c.roof, &c.o.variants, &c.o.threads, c.cpus, c.plan.ncpus, err, sizeof err) != 0 ||
+        pb_roof_report_measure(&c.roof, &c.o.isas, &c.o.threads, c.cpus, c.plan.ncpus, err, sizeof err) != 0 ||
         pb_kernels_run_all(&c.run, &c.plan, err, sizeof err) != 0)
         pb_harness_fail(&c.h, "%s", err);
     pb_roof_report_write(&c.roof, c.roof_csv, &c.h.run);

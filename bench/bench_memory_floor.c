@@ -58,7 +58,7 @@ static int bmf_parse(bmf_run *r, int argc, char **argv)
           .help = "where threads run: all, physical, p, e, p+e, numa:N, or OS cpu ids (0-3,8)", .dflt = "all" },
         { .name = "kernel", .kind = PB_OPT_CHOICES, .dest = &o->kernels, .choices = r->kern_names,
           .metavar = "LIST", .help = "kernels to run (read, then copy-*, write-*)", .dflt = "all this CPU has",
-          .env = "POOLBENCH_READ_KERNEL" }, /* POOLBENCH_KERNEL is the ISA, in every harness */
+          .env = "POOLBENCH_READ_KERNEL" }, /* POOLBENCH_ISA is the ISA, in every harness */
         { .name = "size", .kind = PB_OPT_INT, .dest = &o->size_mib, .min = 1, .max = 1L << 24, .metavar = "MiB",
           .help = "buffer size (at most half of MemAvailable)", .dflt = "max(768, 8 x last-level cache; 2 x with --quick)" },
         { .name = "passes", .kind = PB_OPT_INT, .dest = &o->passes, .min = 10, .max = 100000, .metavar = "N",

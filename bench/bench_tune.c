@@ -107,10 +107,11 @@ static int bt_defaults(bt_run *r)
         return pb_harness_refuse_opt(&r->h, "size-mib", NULL, "%ld MiB is more than half of this machine's %llu MiB",
                                      o->size_mib, (unsigned long long)(memory >> 20));
     /* a capped tuning's choices are not this machine's best: they go to a file of their own */
-    if (kern_isa_forced() && (!o->wisdom || !o->wisdom[0]))
-        return pb_harness_refusef(&r->h, "POOLBENCH_KERNEL=%s caps the tuning at %s: give its wisdom a file of its "
-                                         "own (--wisdom FILE), not this machine's results/<host>/wisdom",
-                                  kern_isa_name(kern_isa_chosen()), kern_isa_name(kern_isa_chosen()));
+    const char *var;
+    if (kern_isa_env(&var) && (!o->wisdom || !o->wisdom[0]))
+        return pb_harness_refusef(&r->h, "%s=%s caps the tuning at %s: give its wisdom a file of its own (--wisdom "
+                                         "FILE), not this machine's results/<host>/wisdom",
+                                  var, kern_isa_name(kern_isa_chosen()), kern_isa_name(kern_isa_chosen()));
     return pb_harness_wisdom_path(&r->h, o->wisdom, true);
 }
 

@@ -201,7 +201,7 @@ static inline size_t kern_act_qt_cols(size_t cols)
 int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap);
 void kern_act_free(kern_act *a);
 /* Prepares rows 0..batch-1 from x (batch x cols floats, row-major), quantizing with the chosen ISA's
- * quantizer (kern_isa_chosen: POOLBENCH_KERNEL, else the fastest this CPU runs; every ISA's quantizer gives
+ * quantizer (kern_isa_chosen: POOLBENCH_ISA, else the fastest this CPU runs; every ISA's quantizer gives
  * the reference's bytes). 0, or -1 (EINVAL: batch out of 1..cap). Values must not be NaN. */
 int kern_act_set(kern_act *a, const float *x, size_t batch);
 /* The same with a given ISA's quantizer (-1, ENOTSUP when it cannot run here): for tests and A/B runs. */

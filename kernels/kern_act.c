@@ -1,8 +1,8 @@
 /* kern_act.c — activations: allocation, and quantization once per matvec. The reference path (ggml's
  * quantizer, then the derived arrays) is the oracle; a SIMD variant may quantize instead, and must give the
  * same bytes (tests/kernels/test_kernels_act.c compares every array). kern_act_set uses the chosen ISA's quantizer
- * (kern_isa_chosen: POOLBENCH_KERNEL, else the fastest this CPU runs), since the activation is quantized on
- * every matvec; POOLBENCH_KERNEL=scalar quantizes with the reference. */
+ * (kern_isa_chosen: POOLBENCH_ISA, else the fastest this CPU runs), since the activation is quantized on
+ * every matvec; POOLBENCH_ISA=scalar quantizes with the reference. */
 #include "kern_impl.h"
 #include "kern_act_impl.h"
 

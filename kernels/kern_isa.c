@@ -1,4 +1,4 @@
-/* kern_isa.c — the ISAs as data: name, chain, CPU check, what the CPU needs; the POOLBENCH_KERNEL choice.
+/* kern_isa.c — the ISAs as data: name, chain, CPU check, what the CPU needs; the POOLBENCH_ISA choice.
  * Built for baseline x86-64 (or any CPU): it only asks the CPU, it runs no ISA-specific code. */
 #include "kern_isa.h"
 
@@ -176,10 +176,22 @@ static void accepted(char *ok, size_t len)
             snprintf(ok + strlen(ok), len - strlen(ok), "%s%s", ok[0] ? "|" : "", kern_isa_names[i]);
 }
 
+const char *kern_isa_env(const char **var)
+{
+    const char *s = getenv(KERN_ISA_ENV), *name = KERN_ISA_ENV;
+    if (!s || !*s) { /* empty means unset, as for every POOLBENCH_* variable; then the old name */
+        s = getenv(KERN_ISA_ENV_OLD);
+        name = KERN_ISA_ENV_OLD;
+    }
+    if (var)
+        *var = name;
+    return s && *s ? s : NULL;
+}
+
 int kern_isa_select(kern_isa *out, char *err, size_t errlen)
 {
-    const char *s = getenv("POOLBENCH_KERNEL");
-    if (!s || !*s) { /* empty means unset, as for every POOLBENCH_* variable */
+    const char *var, *s = kern_isa_env(&var);
+    if (!s) {
         *out = kern_isa_best();
         return 0;
     }
@@ -188,13 +200,13 @@ int kern_isa_select(kern_isa *out, char *err, size_t errlen)
     kern_isa isa;
     if (kern_isa_parse(s, &isa) != 0) {
         if (errlen > 0)
-            snprintf(err, errlen, "POOLBENCH_KERNEL=%s: unknown ISA; this CPU accepts %s", s, ok);
+            snprintf(err, errlen, "%s=%s: unknown ISA; this CPU accepts %s", var, s, ok);
         errno = EINVAL;
         return -1;
     }
     if (!kern_isa_supported(isa)) {
         if (errlen > 0)
-            snprintf(err, errlen, "POOLBENCH_KERNEL=%s: this CPU or build cannot run it (needs %s); accepted: %s", s,
+            snprintf(err, errlen, "%s=%s: this CPU or build cannot run it (needs %s); accepted: %s", var, s,
                      kern_isa_needs(isa), ok);
         errno = ENOTSUP;
         return -1;
@@ -203,11 +215,7 @@ int kern_isa_select(kern_isa *out, char *err, size_t errlen)
     return 0;
 }
 
-bool kern_isa_forced(void)
-{
-    const char *s = getenv("POOLBENCH_KERNEL");
-    return s && *s;
-}
+bool kern_isa_forced(void) { return kern_isa_env(NULL) != NULL; }
 
 /* kern_isa_chosen's cache: written once under chosen_once, read-only after (pthread_once orders the write
  * before every caller's read). */

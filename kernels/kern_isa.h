@@ -1,5 +1,5 @@
 /* kern_isa.h — the one ISA seam: which instruction sets poolbench knows, which this CPU runs, which one the
- * user chose (POOLBENCH_KERNEL), and how a table that lacks the chosen one falls back.
+ * user chose (POOLBENCH_ISA), and how a table that lacks the chosen one falls back.
  *
  * Every table of ISA-specific code names its ISA with this enum: the matvec kernel tables (kern_impl.h), the
  * activation quantizers (kern_act.c), the decode glue (bench/measure/pb_glue.c) and the memory-floor read
@@ -75,19 +75,27 @@ static inline unsigned kern_isa_bit(kern_isa isa)
  * kern_isa_supported(want) first; everything below a supported ISA is supported). */
 kern_isa kern_isa_pick(kern_isa want, unsigned have);
 
-/* POOLBENCH_KERNEL=scalar|avx2|avxvnni|avx512|avx512gfni|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
+/* The variable that names the ISA, and its old name, still read where the new one is unset (a harness says so once,
+ * pb_harness_begin). */
+#define KERN_ISA_ENV "POOLBENCH_ISA"
+#define KERN_ISA_ENV_OLD "POOLBENCH_KERNEL"
+/* The ISA the environment names (NULL: none; set and empty counts as unset), and in *var (may be NULL) which
+ * variable named it. */
+const char *kern_isa_env(const char **var);
+
+/* POOLBENCH_ISA=scalar|avx2|avxvnni|avx512|avx512gfni|neon|dotprod|i8mm, or the best ISA when unset or empty. An unknown or
  * unsupported value returns -1 (errno = EINVAL or ENOTSUP) with one line in err naming what this CPU
  * accepts: asking for an ISA the CPU lacks is an error, never a silent fallback. Reads the environment on
  * every call (harnesses call it once, at start-up, to fail before any work). */
 int kern_isa_select(kern_isa *out, char *err, size_t errlen);
-/* Whether POOLBENCH_KERNEL names an ISA (set and not empty): the user forced the kernels, so nothing chooses them
+/* Whether POOLBENCH_ISA names an ISA (set and not empty): the user forced the kernels, so nothing chooses them
  * (a CSV row then says `forced`). */
 bool kern_isa_forced(void);
 
 /* The ISA the code without an explicit one runs with (kern_act_set, the decode glue, the floor beside the
  * kernel roofline): kern_isa_select's answer, read from the environment once, at the first call, and kept
  * for the life of the process (a cached detection result, so the hot paths never call getenv). When
- * POOLBENCH_KERNEL is unknown or unsupported it is the best ISA: the harnesses call kern_isa_select first and
+ * POOLBENCH_ISA is unknown or unsupported it is the best ISA: the harnesses call kern_isa_select first and
  * exit with its error line, so that value is only seen by a library user who ignored the error. */
 kern_isa kern_isa_chosen(void);
 

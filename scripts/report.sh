@@ -35,10 +35,12 @@ bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
 fi
 
-# POOLBENCH_KERNEL names the wisdom file (below): an ISA's name, checked before anything is made.
-case "${POOLBENCH_KERNEL:-}" in
+# POOLBENCH_ISA (or its old name POOLBENCH_KERNEL) names the wisdom file (below): an ISA's name, checked before
+# anything is made.
+ISA=${POOLBENCH_ISA:-${POOLBENCH_KERNEL:-}}
+case "$ISA" in
 *[!a-z0-9]*)
-    echo "report: POOLBENCH_KERNEL=$POOLBENCH_KERNEL: an ISA's name is lowercase letters and digits" >&2
+    echo "report: POOLBENCH_ISA=$ISA: an ISA's name is lowercase letters and digits" >&2
     exit 2
     ;;
 esac
@@ -62,9 +64,9 @@ done
 # Wisdom first (bench_tune): the kernels every harness then runs, chosen by measurement on this machine and build,
 # measured only when $base/wisdom holds none for them (at most 30 s, 10 with --quick); delete the file to measure
 # again. Without it (not built, or failed) the harnesses go by ISA rank, and their rows say so.
-# Under POOLBENCH_KERNEL (a cap: an AVX2 core's figures on any x86) the tuning is capped alike, so its choices go to
+# Under POOLBENCH_ISA (a cap: an AVX2 core's figures on any x86) the tuning is capped alike, so its choices go to
 # a file of their own (wisdom.ISA), never over this machine's best.
-POOLBENCH_WISDOM="$base/wisdom${POOLBENCH_KERNEL:+.$POOLBENCH_KERNEL}"
+POOLBENCH_WISDOM="$base/wisdom${ISA:+.$ISA}"
 export POOLBENCH_WISDOM
 if [ -x "$BIN/bench_tune" ]; then
     if [ "$QUICK" = 1 ]; then tune_args="--quick"; else tune_args=""; fi

@@ -54,10 +54,17 @@ static int count_opts(const pb_opt *opts)
     return n;
 }
 
-static int find_opt(const pb_opt *opts, const char *name, size_t n)
+static bool name_is(const char *have, const char *name, size_t n)
 {
+    return have && strlen(have) == n && strncmp(have, name, n) == 0;
+}
+
+/* The option called name (n bytes), by its name or its old one (*old then true). */
+static int find_opt(const pb_opt *opts, const char *name, size_t n, bool *old)
+{
+    *old = false;
     for (int k = 0; opts && opts[k].name; k++)
-        if (strlen(opts[k].name) == n && strncmp(opts[k].name, name, n) == 0)
+        if (name_is(opts[k].name, name, n) || (*old = name_is(opts[k].old_name, name, n)))
             return k;
     return -1;
 }
@@ -83,6 +90,8 @@ static void print_help(const pb_cli *cli, char **argv, FILE *f)
         fprintf(f, "  %-*s  %s", width, left, o->help ? o->help : "");
         if (o->dflt)
             fprintf(f, " (default: %s)", o->dflt);
+        if (o->old_name)
+            fprintf(f, " (old name: --%s)", o->old_name);
         if (acc[0] || env)
             fprintf(f, " [%s%s%s%s]", acc, acc[0] && env ? "; " : "", env ? "env " : "", env ? env : "");
         fputc('\n', f);
@@ -97,7 +106,8 @@ static int parse_option(const pb_cli *cli, int argc, char **argv, int *i, bool *
     const char *eq = strchr(name, '=');
     size_t n = eq ? (size_t)(eq - name) : strlen(name);
     char why[PB_ERR_MAX];
-    int k = find_opt(cli->opts, name, n);
+    bool old;
+    int k = find_opt(cli->opts, name, n, &old);
     if (k < 0 && n == 4 && strncmp(name, "help", 4) == 0)
         return pb_errf(err, len, "%s: --help takes no value (got '%s')", prog, arg);
     if (k < 0)
@@ -116,6 +126,8 @@ static int parse_option(const pb_cli *cli, int argc, char **argv, int *i, bool *
         return pb_errf(err, len, "%s: --%s: empty value (%s)", prog, o->name, metavar_of(o));
     if (pb_cli_value_parse(o, val, why, sizeof why) < 0)
         return pb_errf(err, len, "%s: --%s: %s", prog, o->name, why);
+    if (old)
+        fprintf(stderr, "%s: --%s is the old name of --%s; read as it\n", prog, o->old_name, o->name);
     seen[k] = true;
     return 0;
 }
@@ -129,6 +141,8 @@ static int apply_env(const pb_cli *cli, char **argv, const bool *seen, char *err
     for (int k = 0; cli->opts && cli->opts[k].name; k++) {
         const pb_opt *o = &cli->opts[k];
         const char *var = env_name(o, envb, sizeof envb), *val = var ? getenv(var) : NULL;
+        if ((!val || val[0] == '\0') && o->old_env && (val = getenv(o->old_env)) && val[0])
+            var = o->old_env; /* the harness says once that the name is old (pb_harness_begin) */
         if (seen[k] || !val || val[0] == '\0')
             continue;
         if (pb_cli_value_parse(o, val, why, sizeof why) < 0)

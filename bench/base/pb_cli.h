@@ -89,6 +89,8 @@ typedef struct pb_opt {
     const char *help;    /* one line */
     const char *dflt;    /* the default, as text for --help */
     const char *env;     /* environment variable; NULL = POOLBENCH_<NAME>, "" = none */
+    const char *old_name; /* an earlier name of the option, still accepted: using it says so on stderr (NULL: none) */
+    const char *old_env;  /* the same for its variable, read where env is unset */
 } pb_opt;
 
 typedef struct pb_cli {

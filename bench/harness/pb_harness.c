@@ -45,9 +45,10 @@ int pb_harness_begin(pb_harness *h, const char *prog, const char *out, const cha
     h->run_dir = run_dir;
     if (pick_output(h) != 0)
         return -1;
-    kern_isa isa; /* POOLBENCH_KERNEL means one thing in every harness: a name that is no ISA here is exit 2 */
+    kern_isa isa; /* POOLBENCH_ISA means one thing in every harness: a name that is no ISA here is exit 2 */
     if (kern_isa_select(&isa, err, sizeof err) != 0)
         return pb_harness_refusef(h, "%s", err);
+
     h->topo = pb_topo_load(NULL, err, sizeof err);
     if (!h->topo)
         return pb_harness_refusef(h, "hwloc: %s", err);
@@ -212,6 +213,10 @@ void pb_harness_probe(pb_harness *h)
 
 int pb_harness_open(pb_harness *h)
 {
+    /* Said here, once the run is accepted: a refusal stays the one line it is. */
+    const char *var;
+    if (kern_isa_env(&var) && strcmp(var, KERN_ISA_ENV_OLD) == 0)
+        fprintf(stderr, "%s: %s is the old name of %s; read as it\n", h->prog, KERN_ISA_ENV_OLD, KERN_ISA_ENV);
     char err[512];
     const char *dir = h->run_dir ? h->run_dir : h->out;
     if (pb_run_prepare(&h->run, dir, h->run_dir != NULL, err, sizeof err) != 0)

@@ -190,13 +190,13 @@ void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build,
 int pb_harness_wisdom_path(pb_harness *h, const char *given, bool writing);
 
 /* Reads the wisdom at h->wisdom (pb_harness_wisdom_path's) into w, and what the run picks kernels
- * from into k: w when it was valid, under POOLBENCH_KERNEL's cap when that is set (pb_kchoice_for). Its line: on
+ * from into k: w when it was valid, under POOLBENCH_ISA's cap when that is set (pb_kchoice_for). Its line: on
  * stdout when read or missing, on stderr when ignored (another cpu or build, malformed, not a regular file). Sets
  * the prefetch hint from it (pb_kpicker_apply). Probes the machine when that was not done. */
 void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k);
 
 /* For a harness that runs every kernel (bench_kernels, bench_memory_floor): only wisdom's streaming settings, the
- * prefetch hint and distance its streaming passes and 4-stream reads then run with, unless POOLBENCH_KERNEL forces
+ * prefetch hint and distance its streaming passes and 4-stream reads then run with, unless POOLBENCH_ISA forces
  * the kernels (then none). One line says which, as pb_harness_wisdom's. */
 void pb_harness_wisdom_stream(pb_harness *h, pb_wisdom *w);
 

@@ -25,8 +25,8 @@ void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k)
     *k = (pb_kpicker){ .wisdom = NULL, .forced = KERN_ISA_COUNT };
     if (kern_isa_forced()) { /* the harness refused a bad value already (kern_isa_select) */
         k->forced = kern_isa_chosen();
-        printf("kernels: at most %s for every format, forced by POOLBENCH_KERNEL: the wisdom's choice where it is "
-               "that or under it (a tuning with the same POOLBENCH_KERNEL), else %s's own\n",
+        printf("kernels: at most %s for every format, forced by POOLBENCH_ISA: the wisdom's choice where it is "
+               "that or under it (a tuning with the same POOLBENCH_ISA), else %s's own\n",
                kern_isa_name(k->forced), kern_isa_name(k->forced));
     }
     char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[PB_WISDOM_MSG];

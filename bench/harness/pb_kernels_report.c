@@ -83,7 +83,7 @@ static void krep_print_points(FILE *f, const pb_kernels_run *run)
         if (!isnan(r->read_gbps))
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * pb_kernels_row_x_read(r));
         fprintf(f, "%-6s %-10s %-11s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
-                kern_format_names[r->pt.fmt], kern_isa_name(r->pt.variant), kern_layout_names[r->pt.layout],
+                kern_format_names[r->pt.fmt], kern_isa_name(r->pt.isa), kern_layout_names[r->pt.layout],
                 pb_kbench_level_names[r->pt.level],
                 r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
                 r->r.gbps_act.median, r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
@@ -112,7 +112,7 @@ static void krep_print_over_floor(FILE *f, const pb_kernels_run *run)
             kern_isa_name(r->r.ran), kern_layout_names[r->pt.layout], 100 * pb_kernels_row_x_read(r));
 }
 
-/* One (format, variant, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
+/* One (format, ISA, layout) line of the roofline: GB/s per level at 1 thread, batch 1, and DRAM's x_read. */
 static void krep_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb_kernels_run *run, kern_format fmt,
                                     kern_isa v, kern_layout lay)
 {
@@ -155,10 +155,10 @@ void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels
         fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
-        for (int v = 0; v < p->variants->n; v++)
+        for (int v = 0; v < p->isas->n; v++)
             for (int l = 0; l < pb_kernels_run_layouts(p); l++)
                 if (pb_kernels_run_measures_layout(p, (kern_format)p->formats->v[i], v, l))
-                    krep_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->variants->v[v],
+                    krep_print_roofline_line(f, p, run, (kern_format)p->formats->v[i], (kern_isa)p->isas->v[v],
                                             pb_kernels_run_layout(p, l));
     krep_print_repacks(f, run);
     fprintf(f, "\nactivation quantization, in +act's GB/s and not in the others (ns per %zu-value row):", p->cols);

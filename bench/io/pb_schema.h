@@ -80,7 +80,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 
 /* Every column that says why a kernel ran (pb_kchoice.h), and how it streamed. */
 #define PB_WHY_MEANING                                                                                              \
-    "tuned (wisdom), rank (no wisdom, or wisdom that kept rank's default), forced (POOLBENCH_KERNEL or --variant), " \
+    "tuned (wisdom), rank (no wisdom, or wisdom that kept rank's default), forced (POOLBENCH_ISA or --isa), " \
     "all (every one run)"
 #define PB_STREAM_MEANING "the weights' software prefetch: t2 or nta (its hint; +l1: and into L1; @BYTES: a distance not 1536), off"
 

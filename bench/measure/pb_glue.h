@@ -1,7 +1,7 @@
 /* pb_glue.h — the serial work between a decode token's matvecs: RMSNorm of the hidden state, SiLU(gate)·up,
  * residual adds. Loops on the calling thread, in a fixed order, so a token's bits never depend on how its
- * matvecs were split over threads; the chosen ISA's forms (kern_isa_chosen: POOLBENCH_KERNEL, else the best
- * this CPU runs; scalar under POOLBENCH_KERNEL=scalar) or the best below it, every form giving the scalar
+ * matvecs were split over threads; the chosen ISA's forms (kern_isa_chosen: POOLBENCH_ISA, else the best
+ * this CPU runs; scalar under POOLBENCH_ISA=scalar) or the best below it, every form giving the scalar
  * form's bits. tests/measure/test_glue.c checks them against a double-precision reference. */
 #ifndef PB_GLUE_H
 #define PB_GLUE_H

@@ -190,10 +190,10 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     if (kern_act_use_layout(&act, pt->layout) != 0)
         goto out_act;
     fill_floats(x, (size_t)pt->batch * pt->cols, 12345);
-    if (kern_act_set_isa(&act, x, (size_t)pt->batch, pt->variant) != 0) /* the point's ISA, as a decode would */
+    if (kern_act_set_isa(&act, x, (size_t)pt->batch, pt->isa) != 0) /* the point's ISA, as a decode would */
         goto out_act;
     /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
-    kern_job job = { .fmt = pt->fmt, .variant = pt->variant, .rows = n, .act = &act, .y = y, .ldy = cap,
+    kern_job job = { .fmt = pt->fmt, .variant = pt->isa, .rows = n, .act = &act, .y = y, .ldy = cap,
                      .cached = pt->level != PB_KB_DRAM || pt->no_prefetch, .layout = pt->layout };
     size_t start = windows && pt->start_row + n <= pt->rows ? pt->start_row / g * g : 0;
 
@@ -214,7 +214,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         n = whole_groups(n, g);
         job.rows = n;
     }
-    const requant rq = { .act = &act, .x = x, .batch = (size_t)pt->batch, .isa = pt->variant };
+    const requant rq = { .act = &act, .x = x, .batch = (size_t)pt->batch, .isa = pt->isa };
     int k = 0;
     uint64_t t0 = pb_now_ns();
     while (k < pt->max_samples) {
@@ -245,7 +245,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     out->gops_median = (double)n * (double)pt->cols * pt->batch / per_pass;
     out->ns_per_row = per_pass / (double)n;
     out->rows_per_sample = n * (size_t)passes;
-    out->ran = kern_repack_isa(pt->layout, pt->fmt, pt->variant);
+    out->ran = kern_repack_isa(pt->layout, pt->fmt, pt->isa);
     out->next_row = windows && start + 2 * n <= pt->rows ? start + n : 0;
     rc = 0;
 out_act:

@@ -1,4 +1,4 @@
-/* pb_kbench.h — measuring the kernels' roofline: GB/s of weights streamed by one format x variant at a
+/* pb_kbench.h — measuring the kernels' roofline: GB/s of weights streamed by one format x ISA at a
  * working-set level (fits L2, fits L3, DRAM), a batch of activation rows and a thread count. Measuring only
  * fills a pb_kbench_result; bench_kernels prints and writes it.
  *
@@ -61,7 +61,7 @@ int pb_kbench_buf_repack(pb_kbench_buf *b, kern_layout l, size_t rows);
 
 typedef struct pb_kbench_point {
     kern_format fmt;
-    kern_isa variant;
+    kern_isa isa;
     kern_layout layout;     /* the weights' layout: file, or the buffer's repacked copy (pb_kbench_buf_repack) */
     pb_kbench_level level;
     size_t cols;
@@ -86,8 +86,8 @@ typedef struct pb_kbench_result {
     double gops_median;     /* weight elements x batch / median time, 1e9 per second */
     double ns_per_row;      /* median time per weight row (for the whole batch) */
     size_t rows_per_sample; /* rows streamed in one sample */
-    kern_isa ran;           /* the ISA whose kernel ran (kern_matvec_isa): the point's variant, or the one below
-                             * it that a format its table lacks fell back to; what kernels.csv's variant says */
+    kern_isa ran;           /* the ISA whose kernel ran (kern_matvec_isa): the point's ISA, or the one below
+                             * it that a format its table lacks fell back to; what kernels.csv's variant column says */
     size_t next_row;        /* l3, dram: where the window after the last one would start (the next start_row) */
 } pb_kbench_result;
 
@@ -108,7 +108,7 @@ const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size
 /* Nanoseconds to quantize one activation row of cols values for format f (median of a few). */
 double pb_kbench_act_ns(kern_format f, size_t cols);
 
-/* Checks variant v (its activation quantizer and matvec kernels, with their fallbacks) against the scalar
+/* Checks ISA v (its activation quantizer and matvec kernels, with their fallbacks) against the scalar
  * reference on a small matrix: 0 when every row agrees within 1e-3
  * of the largest |y| (the Criterion tests hold the exact tolerances), -1 otherwise with a line in err. */
 int pb_kbench_verify(kern_format f, kern_isa v, size_t cols, char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /* pb_kchoice.h — which matvec kernel a run uses for a format at a thread count, with which streaming setting, and
  * why (the `why` every CSV row that ran a kernel carries):
- *   forced  the user named it (POOLBENCH_KERNEL, or bench_kernels' --variant): nothing else chooses;
+ *   forced  the user named it (POOLBENCH_ISA, or bench_kernels' --isa): nothing else chooses;
  *   tuned   this cpu and build's wisdom (pb_wisdom.h) has it, at the nearest thread count bench_tune timed;
  *   rank    no wisdom for it, or wisdom that kept rank's default (no candidate beat it by more than the noise:
  *           pb_tune.h): the best ranked ISA this CPU runs (kern_isa_best), its prefetch on;

@@ -8,8 +8,8 @@
 #include "pb_err.h"
 #include "pb_tuning.h"
 
-/* An ISA the tuning may time: one this CPU runs, and under POOLBENCH_KERNEL's cap when that is set (an AVX2 core's
- * figures on any x86: POOLBENCH_KERNEL=avx2). */
+/* An ISA the tuning may time: one this CPU runs, and under POOLBENCH_ISA's cap when that is set (an AVX2 core's
+ * figures on any x86: POOLBENCH_ISA=avx2). */
 static bool pb_tune_isa_ok(kern_isa v)
 {
     return kern_isa_supported(v) && (!kern_isa_forced() || kern_isa_under(v, kern_isa_chosen()));

@@ -99,7 +99,7 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
         return pb_tune_fail(b, what, rows == 0 ? "no room for the weights" : strerror(errno));
     if (pb_kbench_buf_repack(&b->buf, c->layout, rows) != 0)
         return pb_tune_fail(b, what, strerror(errno));
-    pb_kbench_point pt = { .fmt = c->fmt, .variant = c->isa, .layout = c->layout, .level = PB_KB_DRAM,
+    pb_kbench_point pt = { .fmt = c->fmt, .isa = c->isa, .layout = c->layout, .level = PB_KB_DRAM,
                            .cols = b->cols, .rows = rows,
                            .batch = 1, .pool = p, .window_bytes = b->window_bytes, .budget_s = pb_tune_share(b),
                            .min_samples = 3, .max_samples = PB_TUNE_MAX_SAMPLES, .min_sample_us = 1000,

@@ -1,6 +1,6 @@
 /* pb_report_kernels.c — report.md's "Kernels that ran": for each format and thread count of sweep.csv, the matvec
  * kernel that ran, the weights' layout it read (and a repacked layout's copy: memory the decode held), why (tuned by
- * wisdom, rank without it, forced by POOLBENCH_KERNEL), how it streamed and why the floor's read kernel was the one
+ * wisdom, rank without it, forced by POOLBENCH_ISA), how it streamed and why the floor's read kernel was the one
  * it was. A reader then knows whether a figure describes the machine's best kernel
  * or only the best ranked one. Every piece of CSV text reaches the Markdown through PB_MD (pb_mdesc.h). */
 #include <stdio.h>
@@ -62,7 +62,7 @@ void pb_report_kernels(FILE *o, const pb_rundata *rd)
     fprintf(o, "## Kernels that ran\n\n");
     fprintf(o, "Why each decode's matvec kernel was the one it was: `tuned` (bench_tune measured it fastest on this "
                "cpu and build: the wisdom file), `rank` (the best ranked ISA: no wisdom, which need not stream "
-               "fastest, or wisdom that timed nothing faster beyond its noise), `forced` (POOLBENCH_KERNEL). Its stream is its software prefetch (hint, @distance when not "
+               "fastest, or wisdom that timed nothing faster beyond its noise), `forced` (POOLBENCH_ISA). Its stream is its software prefetch (hint, @distance when not "
                "the default) or off; the floor is the best of every read kernel, measured beside the decode "
                "(`all`).\n\n");
     fprintf(o, "| format | threads | kernel | layout | why | stream | floor |\n|---|---:|---|---|---|---|---|\n");

@@ -1,6 +1,6 @@
 /* kern_subbyte_avx512.c — q1_0, q4_0 and tq2_0 for KERN_ISA_AVX512 (kern_subbyte512.h), a code taken out of its
  * byte by a shift and a mask: the CPUs with AVX-512 VNNI and no GFNI (docs/kernels.md) run these, and
- * POOLBENCH_KERNEL=avx512 runs them anywhere for an A/B against kern_subbyte_avx512gfni.c. */
+ * POOLBENCH_ISA=avx512 runs them anywhere for an A/B against kern_subbyte_avx512gfni.c. */
 #include <immintrin.h>
 
 /* Bits shift..shift+bits-1 of every byte, moved to bits to..to+bits-1 (the rest zero). vpsrlw and vpsllw shift

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulation.h"
 #include "harness_run.h"
 #include "kern_isa.h"
 
@@ -70,12 +71,13 @@ Test(kernels_cli, bad_options)
     expect_refused(NULL, "--format q9_9", "--format");
     expect_refused(NULL, "--level l4", "--level");
     expect_refused(NULL, "--cols 1000", "--cols");
-#if defined(__aarch64__) /* a variant this CPU or build cannot run */
-    expect_refused(NULL, "--variant avx2", "avx2");
+#if defined(__aarch64__) /* an ISA this CPU or build cannot run */
+    expect_refused(NULL, "--isa avx2", "avx2");
 #else
-    expect_refused(NULL, "--variant neon", "neon");
+    expect_refused(NULL, "--isa neon", "neon");
 #endif
-    expect_refused("POOLBENCH_KERNEL=avx9", "", "avx9");
+    expect_refused("POOLBENCH_ISA=avx9", "", "avx9");
+    expect_refused("POOLBENCH_KERNEL=avx9", "", "POOLBENCH_KERNEL=avx9"); /* the old name, named as given */
     expect_refused(NULL, "--bogus", "--bogus");
     expect_refused(NULL, "--counters no_such_event", "--counters");
     expect_refused(NULL, "--counters cycles,,task-clock", "--counters");
@@ -84,7 +86,7 @@ Test(kernels_cli, bad_options)
 static void expect_scalar_l2(const char *header, const char *row)
 {
     cr_assert(strstr(row, ",scalar,") && strstr(row, ",l2,"), "%s", row);
-    cr_assert(strstr(row, ",forced,off,file,"), "--variant named it; in L2 no prefetch runs; the file's layout: %s", row);
+    cr_assert(strstr(row, ",forced,off,file,"), "--isa named it; in L2 no prefetch runs; the file's layout: %s", row);
     /* under both roofs: the format's MACs per byte (q8_0 32 per 34, tq2_0 256 per 66), scalar's int8 roof at these
      * threads, and the share the point reached of it */
     double mpb = csv_number(row, csv_column(header, "macs_per_byte"));
@@ -102,7 +104,7 @@ static void expect_scalar_l2(const char *header, const char *row)
 Test(kernels_cli, tiny_run_writes_the_csv, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkc", "--format q8_0,tq2_0 --variant scalar --layout file --batch 1,2", header,
+    int rows = kernels_rows("pbkc", "--format q8_0,tq2_0 --isa scalar --layout file --batch 1,2", header,
                             sizeof header, expect_scalar_l2);
     cr_assert_str_eq(header, "run_id,host,format,variant,rows,cols,batch,threads,bytes,level,gbps_min,gbps_median,"
                              "gbps_max,gbps_act_median,gops_median,ns_per_row,emulate_slow,ghz_before,ghz_after,"
@@ -127,7 +129,7 @@ static void expect_cycles_from_the_clock(const char *header, const char *row)
 Test(kernels_cli, cycles_per_block_from_the_clock_around_the_point, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkclk", "--format q8_0 --variant scalar --layout file --batch 1", header,
+    int rows = kernels_rows("pbkclk", "--format q8_0 --isa scalar --layout file --batch 1", header,
                             sizeof header, expect_cycles_from_the_clock);
     cr_assert_eq(rows, 1);
 }
@@ -266,4 +268,20 @@ Test(kernels_cli, a_layout_s_scalar_oracle_runs_only_when_asked, .timeout = 60)
     int rows = kernels_rows("pbko", "--format q8_0 --variant avx2 --batch 1", header, sizeof header,
                             expect_no_scalar_layout);
     cr_expect_eq(rows, 1, "avx2's q8_0 file kernel only: q8_0_r16 has no avx2 kernel");
+}
+
+/* --variant and POOLBENCH_KERNEL, the old names of --isa and POOLBENCH_ISA, still work and say so once. */
+Test(kernels_cli, the_old_names_of_isa_still_work_and_say_so)
+{
+    skip_if_emulated("bench_kernels' timed points");
+    char err[2048];
+    int wrote;
+    int rc = harness_run("bench_kernels", "", "--quick --format q8_0 --variant scalar --level l2 --threads 1 --batch 1 "
+                         "--layout file --out run", err, sizeof err, &wrote);
+    cr_expect_eq(rc, 0, "%s", err);
+    cr_expect_eq(tf_count(err, "--variant is the old name of --isa"), 1, "said once: %s", err);
+    rc = harness_run("bench_kernels", "POOLBENCH_KERNEL=scalar", "--quick --format q8_0 --level l2 --threads 1 "
+                     "--batch 1 --layout file --out run", err, sizeof err, &wrote);
+    cr_expect_eq(rc, 0, "%s", err);
+    cr_expect_eq(tf_count(err, "POOLBENCH_KERNEL is the old name of POOLBENCH_ISA"), 1, "said once: %s", err);
 }

@@ -1,5 +1,5 @@
 /* pb_attn_scalar.c — attention's scalar forms (pb_attn_forms.h's recipes, lane for lane the vector forms'): any
- * CPU, POOLBENCH_KERNEL=scalar, and any head width the vector forms do not take. */
+ * CPU, POOLBENCH_ISA=scalar, and any head width the vector forms do not take. */
 #include "pb_attn_forms.h"
 
 void pb_attn_scores_f16_scalar(const unsigned char *k, size_t row_bytes, size_t n, const float *q, size_t d,

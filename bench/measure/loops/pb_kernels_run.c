@@ -78,8 +78,8 @@ int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen)
 {
     char why[512];
     for (int f = 0; f < p->formats->n; f++)
-        for (int v = 0; v < p->variants->n; v++)
-            if (pb_kbench_verify((kern_format)p->formats->v[f], (kern_isa)p->variants->v[v], p->cols, why,
+        for (int v = 0; v < p->isas->n; v++)
+            if (pb_kbench_verify((kern_format)p->formats->v[f], (kern_isa)p->isas->v[v], p->cols, why,
                                  sizeof why) != 0)
                 return pb_errf(err, errlen, "verification failed: %s", why);
     return 0;
@@ -123,7 +123,7 @@ static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
     row->repack_ms = pt.layout == KERN_LAYOUT_FILE ? NAN : buf->repack_ms;
     char what[80];
     snprintf(what, sizeof what, "%s %s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
-             kern_isa_name(pt.variant), kern_layout_names[pt.layout], pb_kbench_level_names[pt.level], threads,
+             kern_isa_name(pt.isa), kern_layout_names[pt.layout], pb_kbench_level_names[pt.level], threads,
              pt.batch);
     pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
     row->ghz_before = pb_poolclock_ghz(pt.pool);
@@ -145,20 +145,20 @@ static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
     return 0;
 }
 
-/* Whether variant v measures the ISA that ran for it: itself, or a fallback no other asked-for variant measures. */
+/* Whether ISA v measures the ISA that ran for it: itself, or a fallback no other asked-for ISA measures. */
 static bool krun_ran_is_own(const pb_kernels_plan *p, int v, kern_isa ran)
 {
-    if (ran == (kern_isa)p->variants->v[v])
+    if (ran == (kern_isa)p->isas->v[v])
         return true;
-    for (int i = 0; i < p->variants->n; i++)
-        if ((kern_isa)p->variants->v[i] == ran)
+    for (int i = 0; i < p->isas->n; i++)
+        if ((kern_isa)p->isas->v[i] == ran)
             return false;
     return true;
 }
 
 bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v)
 {
-    return krun_ran_is_own(p, v, kern_matvec_isa(fmt, (kern_isa)p->variants->v[v]));
+    return krun_ran_is_own(p, v, kern_matvec_isa(fmt, (kern_isa)p->isas->v[v]));
 }
 
 int pb_kernels_run_layouts(const pb_kernels_plan *p)
@@ -179,16 +179,16 @@ bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, i
     if (!kern_layout_fits(lay, fmt, p->cols))
         return false;
     /* a layout's scalar kernel is its oracle, not a contender (bench_tune never picks it): only asked by name */
-    kern_isa want = (kern_isa)p->variants->v[v], ran = kern_repack_isa(lay, fmt, want);
+    kern_isa want = (kern_isa)p->isas->v[v], ran = kern_repack_isa(lay, fmt, want);
     return (ran != KERN_ISA_SCALAR || want == KERN_ISA_SCALAR) && krun_ran_is_own(p, v, ran);
 }
 
-/* Every variant x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
+/* Every ISA x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
 static int krun_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
                      pb_kbench_level level, int threads, char *err, size_t errlen)
 {
     size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
-    for (int v = 0; v < p->variants->n; v++) {
+    for (int v = 0; v < p->isas->n; v++) {
         for (int l = 0; l < pb_kernels_run_layouts(p); l++) {
             if (!pb_kernels_run_measures_layout(p, fmt, v, l))
                 continue;
@@ -197,7 +197,7 @@ static int krun_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
             if (rows < g) /* not one group fits this level */
                 continue;
             for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
-                pb_kbench_point pt = { .fmt = fmt, .variant = (kern_isa)p->variants->v[v], .layout = lay,
+                pb_kbench_point pt = { .fmt = fmt, .isa = (kern_isa)p->isas->v[v], .layout = lay,
                                        .level = level, .cols = p->cols, .rows = rows / g * g,
                                        .batch = (int)p->batches->v[b] };
                 if (krun_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
@@ -273,7 +273,7 @@ int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err,
     int nt = p->threads->n;
     memset(run, 0, sizeof *run);
     for (int f = 0; f < p->formats->n; f++) /* run->total: 0 from the memset */
-        for (int v = 0; v < p->variants->n; v++)
+        for (int v = 0; v < p->isas->n; v++)
             for (int l = 0; l < pb_kernels_run_layouts(p); l++)
                 run->total += pb_kernels_run_measures_layout(p, (kern_format)p->formats->v[f], v, l)
                                   ? p->levels->n * nt * p->batches->n
@@ -311,7 +311,7 @@ const pb_kernels_row *pb_kernels_run_find(const pb_kernels_run *run, kern_format
 {
     for (int i = 0; i < run->nrows; i++) {
         const pb_kernels_row *r = &run->rows[i];
-        if (r->pt.fmt == f && r->pt.variant == v && r->pt.layout == layout && r->pt.level == level &&
+        if (r->pt.fmt == f && r->pt.isa == v && r->pt.layout == layout && r->pt.level == level &&
             r->threads == threads &&
             r->pt.batch == batch)
             return r;

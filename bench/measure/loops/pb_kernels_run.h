@@ -1,8 +1,8 @@
 /* pb_kernels_run.h — bench_kernels' measuring loop: the roofline of the matvec kernels. Working sets in L2 (half
  * an L2 per thread), L3 (half an L3 instance) and DRAM, sized from hwloc's caches (or the options); one pool per
  * thread count, all alive together, the caller bound to one's cpus for its block only; for every format x level x
- * threads a buffer of weights, then every variant x batch a point (pb_kbench_measure), each row handed to the
- * caller as it is measured. Before any timing every (format, variant) is checked against the scalar oracle.
+ * threads a buffer of weights, then every ISA x batch a point (pb_kbench_measure), each row handed to the
+ * caller as it is measured. Before any timing every (format, ISA) is checked against the scalar oracle.
  *
  * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept; a
  * signal (pb_stop_signal) ends the loop at the next point with 0. */
@@ -36,7 +36,7 @@ typedef struct pb_kernels_row {
     double ghz_before, ghz_after; /* the pool's cpus' mean clock around the point (pb_poolclock; NaN: unmeasured) */
     char counters[512];           /* pb_counters_text of the point ("" without --counters) */
     double ipc;                   /* instructions / cycles of the caller's thread (NaN: not both counted) */
-    const char *why;   /* pb_kwhy_names: "forced" (--variant, POOLBENCH_KERNEL) or "all" */
+    const char *why;   /* pb_kwhy_names: "forced" (--isa, POOLBENCH_ISA) or "all" */
     const char *stream; /* the prefetch that ran: "t2" or "nta" (dram, a kernel that prefetches), else "off" */
     double repack_ms;   /* a repacked layout (pt.layout): the time its copy of the matrix took to make; NaN for file */
     uint64_t layout_bytes; /* the bytes the layout holds the matrix in (the file's, or the repacked copy's) */
@@ -50,7 +50,7 @@ typedef struct pb_kernels_sizes {
 
 /* What to measure: the options, defaults applied (the caller's lists, alive for the run). */
 typedef struct pb_kernels_plan {
-    const pb_list *formats, *variants, *levels, *threads, *batches;
+    const pb_list *formats, *isas, *levels, *threads, *batches;
     const pb_list *layouts; /* kern_layout values; each format runs those that fit it (NULL or none: every one) */
     size_t cols;
     double budget_ms;
@@ -62,7 +62,7 @@ typedef struct pb_kernels_plan {
     void *ctx;
     const pb_emulate *emulate; /* --emulate-slow (NULL: none): the pools stretch those cpus' slices, 1 thread too */
     pb_counters *counters;     /* --counters, open on the calling thread (NULL: none) */
-    bool forced;               /* the variants were named (--variant or POOLBENCH_KERNEL), not every one */
+    bool forced;               /* the ISAs were named (--isa or POOLBENCH_ISA), not every one */
 } pb_kernels_plan;
 
 typedef struct pb_kernels_run {
@@ -77,14 +77,14 @@ typedef struct pb_kernels_run {
  * (l2_kib, l3_kib: 0 = hwloc's). */
 void pb_kernels_run_sizes(pb_kernels_sizes *s, const pb_topo *t, const pb_machine *m, long l2_kib, long l3_kib, bool quick);
 
-/* The scalar kernel is the oracle: a (format, variant) that disagrees is not worth timing. 0, or -1 with err. */
+/* The scalar kernel is the oracle: a (format, ISA) that disagrees is not worth timing. 0, or -1 with err. */
 int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen);
 
 /* Every point of the plan (see the top). 0, or -1 with err. */
 int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err, size_t errlen);
 
-/* Whether the plan measures its variant number v (an index into p->variants) for fmt: unless that ISA's table
- * lacks fmt and the variant that would run in its place (kern_matvec_isa: the best below it that has fmt) is in
+/* Whether the plan measures its ISA number v (an index into p->isas) for fmt: unless that ISA's table
+ * lacks fmt and the ISA that would run in its place (kern_matvec_isa: the best below it that has fmt) is in
  * the plan too, which measures that kernel under its own name (avx512gfni has only the sub-byte formats: its q8_0
  * is avx512's). pb_kernels_run_all measures by it, and the console's roofline lists by it. */
 bool pb_kernels_run_measures(const pb_kernels_plan *p, kern_format fmt, int v);

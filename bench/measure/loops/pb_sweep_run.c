@@ -551,7 +551,7 @@ static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errl
     return sw_floor(b, NULL, NULL, &b->floor, err, errlen);
 }
 
-/* The block's compute roof: the best ISA this run may use (kern_isa_chosen: a POOLBENCH_KERNEL cap holds), int8,
+/* The block's compute roof: the best ISA this run may use (kern_isa_chosen: a POOLBENCH_ISA cap holds), int8,
  * or f32 for float weights, one thread per held cpu (pb_roof.h). NaN, with a line on stderr, where it cannot run:
  * the points' budgets then take the floor as their bound. */
 static void sw_block_roof(pb_sweep_run *run, sw_block *b)
