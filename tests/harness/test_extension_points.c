@@ -47,6 +47,33 @@ static bool help_lists(const char *help, const char *opt, const char *name)
     return strstr(buf, w1) || strstr(buf, w2) || strstr(buf, w3);
 }
 
+/* One list a user sees: the values prog's --opt accepts, as its --help line gives them. */
+typedef struct help_list {
+    const char *prog, *opt;
+} help_list;
+
+/* Every name of names (NULL-ended) among the values each of the n lists accepts. */
+static void expect_listed(const help_list *lists, size_t n, const char *const *names)
+{
+    for (size_t l = 0; l < n; l++) {
+        char *help = help_of(lists[l].prog);
+        for (int i = 0; names[i]; i++)
+            cr_expect(help_lists(help, lists[l].opt, names[i]), "%s --help: --%s lists %s", lists[l].prog,
+                      lists[l].opt, names[i]);
+    }
+}
+
+/* The job pb_plot_job_for gives script over the results in dir. */
+static pb_plot_job plot_job(const char *dir, const char *script)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert_geq(fd, 0);
+    pb_plot_job job;
+    cr_assert_eq(pb_plot_job_for(script, fd, &job), 0);
+    close(fd);
+    return job;
+}
+
 #define FORMAT_NAME(id, name, block, bytes, act) #name,
 static const char *const formats[] = { KERN_FORMATS(FORMAT_NAME) NULL };
 #define POLICY_NAME(id, name) name,
@@ -54,25 +81,17 @@ static const char *const policies[] = { POOL_POLICY_NAMES(POLICY_NAME) NULL };
 
 Test(extension_points, every_format_reaches_every_help_and_the_floor)
 {
-    static const struct { const char *prog, *opt; } lists[] = {
+    static const help_list lists[] = {
         { "bench_kernels", "format" }, { "bench_sweep", "format" }, { "bench_tune", "format" },
     };
-    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
-        char *help = help_of(lists[l].prog);
-        for (int f = 0; formats[f]; f++)
-            cr_expect(help_lists(help, lists[l].opt, formats[f]), "%s --help: --%s lists %s", lists[l].prog,
-                      lists[l].opt, formats[f]);
-    }
+    expect_listed(lists, sizeof lists / sizeof lists[0], formats);
     /* the plots' x axes: kernels.gp every format, memory_floor.gp's token floor every one but f32 */
     char dir[128];
     tf_tmpdir(dir, sizeof dir, "pbext");
     tf_write(dir, "kernels.csv", "format\nq8_0\n");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    cr_assert_geq(fd, 0);
     for (int s = 0; s < 2; s++) {
-        pb_plot_job job;
         const char *script = s ? "memory_floor.gp" : "kernels.gp";
-        cr_assert_eq(pb_plot_job_for(script, fd, &job), 0);
+        pb_plot_job job = plot_job(dir, script);
         const char *at = strstr(job.vars, "format_order='"), *end = at ? strchr(at + 14, '\'') : NULL;
         cr_assert(at && end, "%s gets format_order: %s", script, job.vars);
         char list[512];
@@ -84,7 +103,6 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
                       formats[f], list);
         }
     }
-    close(fd);
     tf_rmrf(dir);
     pb_wformat fl[PB_WF_COUNT];
     int n = pb_memfloor_token_formats(fl);
@@ -99,25 +117,17 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
 
 Test(extension_points, every_policy_reaches_every_help_and_the_plots)
 {
-    static const struct { const char *prog, *opt; } lists[] = {
+    static const help_list lists[] = {
         { "bench_pool_overhead", "policy" }, { "bench_sweep", "policy" }, { "bench_sweep", "prompt-policy" },
     };
-    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
-        char *help = help_of(lists[l].prog);
-        for (int p = 0; policies[p]; p++)
-            cr_expect(help_lists(help, lists[l].opt, policies[p]), "%s --help: --%s lists %s", lists[l].prog,
-                      lists[l].opt, policies[p]);
-    }
+    expect_listed(lists, sizeof lists / sizeof lists[0], policies);
     char dir[128];
     tf_tmpdir(dir, sizeof dir, "pbext");
     tf_write(dir, "pool_overhead.csv", "policy\nspin\n");
     tf_write(dir, "sweep.csv", "policy\nspin\n");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    cr_assert_geq(fd, 0);
     for (int s = 0; s < 2; s++) {
-        pb_plot_job job;
         const char *script = s ? "sweep.gp" : "pool_overhead.gp";
-        cr_assert_eq(pb_plot_job_for(script, fd, &job), 0);
+        pb_plot_job job = plot_job(dir, script);
         for (int p = 0; policies[p]; p++) {
             char w[64];
             snprintf(w, sizeof w, "%s", policies[p]);
@@ -125,7 +135,6 @@ Test(extension_points, every_policy_reaches_every_help_and_the_plots)
             cr_expect(at && strstr(at, w), "%s's policy_order holds %s: %s", script, w, job.vars);
         }
     }
-    close(fd);
     tf_rmrf(dir);
 }
 
