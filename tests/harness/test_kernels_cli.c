@@ -169,7 +169,7 @@ Test(kernels_cli, a_run_without_one_thread_plots_its_fewest_threads, .timeout = 
     char dir[64], path[128];
     tf_tmpdir(dir, sizeof dir, "pbkc");
     harness_run_ok(dir, "bench_kernels", "",
-                   "--format q8_0 --variant scalar --level l2 --threads 2 --batch 1 --budget-ms 2 --cols 512 --out out");
+                   "--format q8_0 --isa scalar --level l2 --threads 2 --batch 1 --budget-ms 2 --cols 512 --out out");
     static const char *const pngs[] = { "kernels.png", "roofline.png" };
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/out/%s", dir, pngs[i]);
@@ -190,7 +190,7 @@ static void expect_avx512_rows(const char *header, const char *row)
 }
 
 /* A variant whose table lacks a format runs the best one below it; when that one is measured in the same run, the
- * format is measured once, under the variant that ran: avx512gfni has q1_0 but not q8_0, so --variant
+ * format is measured once, under the variant that ran: avx512gfni has q1_0 but not q8_0, so --isa
  * avx512,avx512gfni gives one q8_0 row (avx512) and two q1_0 rows in the file's layout; q1_0_r32lut and q8_0_r16
  * have an avx512 kernel only, so one repacked row each (avx512gfni's would be it again). */
 Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
@@ -200,7 +200,7 @@ Test(kernels_cli, a_fallback_is_not_measured_twice, .timeout = 60)
         cr_skip_test("no avx512gfni here");
     }
     char header[512];
-    int rows = kernels_rows("pbkf", "--format q8_0,q1_0 --variant avx512,avx512gfni --batch 1", header,
+    int rows = kernels_rows("pbkf", "--format q8_0,q1_0 --isa avx512,avx512gfni --batch 1", header,
                             sizeof header, expect_avx512_rows);
     cr_assert_eq(rows, 5, "q8_0 once (avx512) in each layout, q1_0 twice in the file's layout, once repacked");
 }
@@ -225,7 +225,7 @@ Test(kernels_cli, counters_record_what_counted_and_what_is_unsupported, .timeout
 #endif
     char header[1024];
     int rows = kernels_rows("pbkcnt",
-                            "--format q8_0 --variant scalar --layout file --batch 1 "
+                            "--format q8_0 --isa scalar --layout file --batch 1 "
                             "--counters cycles,instructions,task-clock",
                             header, sizeof header, expect_counted);
     cr_assert_eq(rows, 1);
@@ -246,7 +246,7 @@ static void expect_repacked_row(const char *header, const char *row)
 Test(kernels_cli, a_repacked_layout_has_its_row, .timeout = 60)
 {
     char header[512];
-    int rows = kernels_rows("pbkr", "--format q1_0 --variant scalar --layout q1_0_r32lut --l2-kib 64 --batch 1",
+    int rows = kernels_rows("pbkr", "--format q1_0 --isa scalar --layout q1_0_r32lut --l2-kib 64 --batch 1",
                             header, sizeof header, expect_repacked_row);
     cr_assert_eq(rows, 1, "only the layout asked for");
     expect_refused(NULL, "--layout q1_0_x9", "--layout");
@@ -265,7 +265,7 @@ Test(kernels_cli, a_layout_s_scalar_oracle_runs_only_when_asked, .timeout = 60)
     if (!kern_isa_supported(KERN_ISA_AVX2))
         cr_skip_test("no avx2 here: the case is an ISA that lacks q8_0_r16's kernel and falls back to scalar");
     char header[512];
-    int rows = kernels_rows("pbko", "--format q8_0 --variant avx2 --batch 1", header, sizeof header,
+    int rows = kernels_rows("pbko", "--format q8_0 --isa avx2 --batch 1", header, sizeof header,
                             expect_no_scalar_layout);
     cr_expect_eq(rows, 1, "avx2's q8_0 file kernel only: q8_0_r16 has no avx2 kernel");
 }

@@ -163,7 +163,7 @@ static void expect_published(const char *dir, const char *prog, const char *csv,
     cr_expect(strstr(machine, note) != NULL, "machine.csv says %s: %s", note, machine);
 }
 
-static const char *const kernel_args[] = { "--format", "q8_0,q4_0,q1_0", "--variant", "scalar", "--level", "l2",
+static const char *const kernel_args[] = { "--format", "q8_0,q4_0,q1_0", "--isa", "scalar", "--level", "l2",
                                            "--threads", "1", "--batch", "1,2,4,8", "--budget-ms", "150",
                                            "--out", "run", NULL };
 #define KERNEL_POINTS 12
@@ -252,7 +252,7 @@ Test(lossless, closed_stdout_stops_printing_not_measuring, .timeout = 120)
     const char *bin = getenv("POOLBENCH_BIN");
     cr_assert_not_null(bin);
     snprintf(cmd, sizeof cmd,
-             "cd %s && { '%s/%s/bench_kernels' --format q8_0 --variant scalar --layout file --level l2 --threads 1 "
+             "cd %s && { '%s/%s/bench_kernels' --format q8_0 --isa scalar --layout file --level l2 --threads 1 "
              "--batch 1,2 --budget-ms 20 --out run 2>/dev/null; echo $? > rc; } | head -1 >/dev/null; cat rc",
              dir, bin[0] == '/' ? "" : getcwd(out, sizeof out), bin);
     cr_assert_eq(tf_run(out, sizeof out, cmd), 0);
