@@ -247,6 +247,20 @@ static void kernels_facts(int dirfd, pb_plot_job *job)
         out(job, "roofline", false);
 }
 
+/* has_e_cores and has_smt: whether sweep.csv's header (hdr) holds the placement columns that mark E-cores and SMT. */
+static void sweep_core_vars(pb_plot_job *job, const char *hdr)
+{
+    var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
+    var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
+}
+
+/* has_ctx and has_prompt: whether it holds the context columns and the prompt's. */
+static void sweep_ctx_vars(pb_plot_job *job, const char *hdr)
+{
+    var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
+    var(job, "has_prompt", has_column(hdr, PB_COL(SWEEP, prompt)));
+}
+
 /* Older sweep.csv files lack the glue, best-floor, placement and context columns (gnuplot stops on a column that
  * is not there, so the script asks only for those said to be). */
 static void sweep_facts(int dirfd, pb_plot_job *job)
@@ -257,19 +271,23 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
     var(job, "has_glue", has_column(hdr, PB_COL(SWEEP, glue)));
     var(job, "has_best", has_column(hdr, PB_COL(SWEEP, floor_gbps_best)));
-    var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
-    var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
-    var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
-    var(job, "has_prompt", has_column(hdr, PB_COL(SWEEP, prompt)));
+    sweep_core_vars(job, hdr);
+    sweep_ctx_vars(job, hdr);
     var_words(job, "policy_order", pb_exec_kind_names);
+}
+
+/* Reads sweep.csv's header into hdr: whether the file holds a point and its header the column col. */
+static bool sweep_has(int dirfd, char *hdr, size_t len, const char *col)
+{
+    first_line(dirfd, "sweep.csv", hdr, len);
+    return count_lines(dirfd, "sweep.csv", 0) >= 2 && has_column(hdr, col);
 }
 
 /* The depth sweep reads sweep.csv's context columns: an older file without them has nothing to draw. */
 static void sweep_context_facts(int dirfd, pb_plot_job *job)
 {
     char hdr[4096];
-    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
-    if (count_lines(dirfd, "sweep.csv", 0) < 2 || !has_column(hdr, PB_COL(SWEEP, context)))
+    if (!sweep_has(dirfd, hdr, sizeof hdr, PB_COL(SWEEP, context)))
         job->skip = "sweep.csv holds no point at a context: no depth plot";
 }
 
@@ -277,12 +295,10 @@ static void sweep_context_facts(int dirfd, pb_plot_job *job)
 static void sweep_budget_facts(int dirfd, pb_plot_job *job)
 {
     char hdr[4096];
-    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
-    if (count_lines(dirfd, "sweep.csv", 0) < 2 || !has_column(hdr, PB_COL(SWEEP, budget_unexplained_ms)) ||
+    if (!sweep_has(dirfd, hdr, sizeof hdr, PB_COL(SWEEP, budget_unexplained_ms)) ||
         !any_number(dirfd, "sweep.csv", PB_COL(SWEEP, budget_floor_ms)))
         job->skip = "sweep.csv holds no budget: no budget plot";
-    var(job, "has_ctx", has_column(hdr, PB_COL(SWEEP, context)) && has_column(hdr, PB_COL(SWEEP, kv_type)));
-    var(job, "has_prompt", has_column(hdr, PB_COL(SWEEP, prompt)));
+    sweep_ctx_vars(job, hdr);
 }
 
 /* The same for latency.csv; has_loaded says whether it holds the loaded curve (a one-cpu set has none). */
@@ -330,11 +346,9 @@ static void compare_facts(int dirfd, pb_plot_job *job)
 static void sweep_prompt_facts(int dirfd, pb_plot_job *job)
 {
     char hdr[4096];
-    first_line(dirfd, "sweep.csv", hdr, sizeof hdr);
-    if (count_lines(dirfd, "sweep.csv", 0) < 2 || !has_column(hdr, PB_COL(SWEEP, prompt)))
+    if (!sweep_has(dirfd, hdr, sizeof hdr, PB_COL(SWEEP, prompt)))
         job->skip = "sweep.csv holds no prompt: no prompt plot";
-    var(job, "has_e_cores", has_column(hdr, PB_COL(SWEEP, e_cores)));
-    var(job, "has_smt", has_column(hdr, PB_COL(SWEEP, smt_threads)));
+    sweep_core_vars(job, hdr);
 }
 
 /* trend.dat (bench_db trend): its title line, then a row per run; gnuplot stops on a file of no row. */
