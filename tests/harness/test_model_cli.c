@@ -40,16 +40,30 @@ static const char *cell(const pb_table *t, size_t r, const char *col)
     return pb_table_str(t, r, c);
 }
 
+/* prog run in dir with args, plots off: its CSV (a path under dir) loaded into t. */
+static void run_and_load(pb_table *t, const char *dir, const char *prog, const char *csv, const char *args)
+{
+    harness_run_ok(dir, prog, "POOLBENCH_PLOTS=/nonexistent", args);
+    harness_load_csv(t, dir, csv);
+}
+
+/* run_and_load in a fresh scratch dir holding the tiny qwen3 model as tiny.gguf; returns its matvec bytes. */
+static unsigned long long run_tiny(char *dir, size_t len, pb_table *t, const char *prog, const char *csv,
+                                   const char *args)
+{
+    tf_tmpdir(dir, len, "pbmodelcli");
+    unsigned long long bytes = write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
+    run_and_load(t, dir, prog, csv, args);
+    return bytes;
+}
+
 Test(model_cli, a_sweep_of_a_model_file_at_two_depths, .timeout = 300)
 {
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
-    unsigned long long bytes = write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
-    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
-                   "--model tiny.gguf --context 0,512 --threads 1,2 --cpus all --policy spin --tokens 3 --warmup 1 "
-                   "--floor-passes 3 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/sweep.csv");
+    unsigned long long bytes = run_tiny(dir, sizeof dir, &t, "bench_sweep", "run/sweep.csv",
+                                        "--model tiny.gguf --context 0,512 --threads 1,2 --cpus all --policy spin "
+                                        "--tokens 3 --warmup 1 --floor-passes 3 --out run");
     cr_assert_eq(t.nrows, 4, "2 depths x 2 thread counts");
     for (size_t r = 0; r < t.nrows; r++) {
         cr_expect_eq(strtoull(cell(&t, r, "weight_bytes"), NULL, 10), bytes, "the file's matvec bytes");
@@ -75,13 +89,10 @@ Test(model_cli, a_sweep_of_a_model_file_at_two_depths, .timeout = 300)
 Test(model_cli, a_prompt_through_a_model_file_keeps_its_logits_at_1_and_2_threads, .timeout = 300)
 {
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbprompt");
-    write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
-    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
-                   "--model tiny.gguf --prompt 64 --threads 1,2 --cpus all --policy spin --tokens 2 --warmup 1 "
-                   "--floor-passes 3 --pair-s 0 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/sweep.csv");
+    run_tiny(dir, sizeof dir, &t, "bench_sweep", "run/sweep.csv",
+             "--model tiny.gguf --prompt 64 --threads 1,2 --cpus all --policy spin --tokens 2 --warmup 1 "
+             "--floor-passes 3 --pair-s 0 --out run");
     cr_assert_eq(t.nrows, 4, "a decode and a prompt at each of 2 thread counts");
     int prompts = 0;
     unsigned long long mv = 2ull * (512 * 256 + 2 * 256 * 256 + 256 * 512 + 3 * 768 * 256), lm = 1001ull * 256;
@@ -135,11 +146,10 @@ Test(model_cli, mmap_and_a_llama_file, .timeout = 300)
     char dir[64];
     tf_tmpdir(dir, sizeof dir, "pbmodelcli");
     write_model(dir, "llama.gguf", &(gm_opts){ .arch = "llama", .tied = true });
-    harness_run_ok(dir, "bench_sweep", "POOLBENCH_PLOTS=/nonexistent",
-                   "--model llama.gguf --mmap --kv-type q8_0 --threads 1 --policy spin --tokens 2 --warmup 0 "
-                   "--floor-passes 3 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/sweep.csv");
+    run_and_load(&t, dir, "bench_sweep", "run/sweep.csv",
+                 "--model llama.gguf --mmap --kv-type q8_0 --threads 1 --policy spin --tokens 2 --warmup 0 "
+                 "--floor-passes 3 --out run");
     cr_assert_eq(t.nrows, 1);
     cr_expect_str_eq(cell(&t, 0, "weights"), "mmap");
     cr_expect_str_eq(cell(&t, 0, "kv_type"), "q8_0");
@@ -255,12 +265,10 @@ Test(model_cli, bad_model_files_exit_2_naming_the_file, .timeout = 60)
 Test(model_cli, memory_floor_writes_the_files_token_floors, .timeout = 300)
 {
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pbmodelcli");
-    unsigned long long bytes = write_model(dir, "tiny.gguf", &(gm_opts){ .arch = "qwen3" });
-    harness_run_ok(dir, "bench_memory_floor", "POOLBENCH_PLOTS=/nonexistent",
-                   "--model tiny.gguf --context 0,4096 --threads 1 --size 64 --passes 10 --out run");
     pb_table t;
-    harness_load_csv(&t, dir, "run/token_floor.csv");
+    unsigned long long bytes =
+        run_tiny(dir, sizeof dir, &t, "bench_memory_floor", "run/token_floor.csv",
+                 "--model tiny.gguf --context 0,4096 --threads 1 --size 64 --passes 10 --out run");
     int mine = 0;
     for (size_t r = 0; r < t.nrows; r++) {
         if (strcmp(cell(&t, r, "model"), "tiny_test_model") != 0)
