@@ -147,27 +147,21 @@ static size_t attn_qrows(const pb_attn *a)
     return r;
 }
 
-/* nq queries' scores at once, or one by one where the ISA has no such form. */
-static void attn_scores_n(const pb_attn *a, const unsigned char *k, size_t n, const float *const *q, int nq,
-                          float *const *s)
-{
-    if (a->ops->scores_n && nq > 1) {
-        a->ops->scores_n(k, a->kv->row_bytes, n, q, nq, a->kv->head_dim, s);
-        return;
-    }
-    for (int i = 0; i < nq; i++)
-        a->ops->scores(k, a->kv->row_bytes, n, q[i], a->kv->head_dim, s[i]);
-}
+/* pb_attn_ops' one-query and many-query forms of a pass over a head's cache rows (scores, weigh). */
+typedef void (*attn_one)(const unsigned char *rows, size_t row_bytes, size_t n, const float *x, size_t d, float *y);
+typedef void (*attn_many)(const unsigned char *rows, size_t row_bytes, size_t n, const float *const *x, int nq,
+                          size_t d, float *const *y);
 
-static void attn_weigh_n(const pb_attn *a, const unsigned char *v, size_t n, const float *const *p, int nq,
-                         float *const *o)
+/* nq queries' pass over n rows at once (many), or one by one (one) where the ISA has no such form. */
+static void attn_n(const pb_attn *a, attn_one one, attn_many many, const unsigned char *rows, size_t n,
+                   const float *const *x, int nq, float *const *y)
 {
-    if (a->ops->weigh_n && nq > 1) {
-        a->ops->weigh_n(v, a->kv->row_bytes, n, p, nq, a->kv->head_dim, o);
+    if (many && nq > 1) {
+        many(rows, a->kv->row_bytes, n, x, nq, a->kv->head_dim, y);
         return;
     }
     for (int i = 0; i < nq; i++)
-        a->ops->weigh(v, a->kv->row_bytes, n, p[i], a->kv->head_dim, o[i]);
+        one(rows, a->kv->row_bytes, n, x[i], a->kv->head_dim, y[i]);
 }
 
 /* Work items r0..r1 of a prompt: (query block, key/value head, chunk), chunk fastest. Each row's queries see the
@@ -210,7 +204,7 @@ static void attn_block_rows(void *ctx, size_t r0, size_t r1)
         if (!nq)
             continue;
         const unsigned char *k = pb_kv_row(c, 0, a->layer, 0, g, t0), *v = pb_kv_row(c, 1, a->layer, 0, g, t0);
-        attn_scores_n(a, k, most, q, nq, sc);
+        attn_n(a, a->ops->scores, a->ops->scores_n, k, most, q, nq, sc);
         for (int i = 0; i < nq; i++) {
             float m = -INFINITY, l = 0;
             for (size_t t = 0; t < cnt[i]; t++)
@@ -223,7 +217,8 @@ static void attn_block_rows(void *ctx, size_t r0, size_t r1)
             o[i][-2] = m;
             o[i][-1] = l;
         }
-        attn_weigh_n(a, v, most, (const float *const *)sc, nq, o); /* the same rows, read only from here */
+        /* the same rows, read only from here */
+        attn_n(a, a->ops->weigh, a->ops->weigh_n, v, most, (const float *const *)sc, nq, o);
         for (int i = 0; i < nq; i++)
             if (attn_pos(a, row[i]) < PB_ATTN_CHUNK) /* its only chunk: merged here */
                 attn_merge_head(a, row[i], head[i]);
