@@ -37,9 +37,12 @@ do for [l in "l2 l3 dram"] { if (strstrt(" ".seen_l, " ".l." ")) { levels = leve
 vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avxvnni" ? 0x000000 : v eq "avx512" ? 0x56b4e9 : \
             v eq "avx512gfni" ? 0xd55e00 : \
             v eq "dotprod" ? 0xcc79a7 : v eq "i8mm" ? 0x0072b2 : 0xe69f00
-# format_order (pb_plot_spec.c, KERN_FORMATS' names): a format's place on the x axis; by hand, the CSV's order.
-if (!exists("format_order")) { set datafile columnheaders; format_order = ""; \
-    stats csv using (format_order = add_word(format_order, strcol("format")), 0) nooutput; unset datafile columnheaders }
+# format_order (pb_plot_spec.c, KERN_FORMATS' names): a format's place on the x axis, then any other the CSV holds
+# (a run of a newer build); by hand, the CSV's order.
+format_order = exists("format_order") ? format_order." " : ""
+set datafile columnheaders
+stats csv using (format_order = add_word(format_order, strcol("format")), 0) nooutput
+unset datafile columnheaders
 fo = " ".format_order." "
 fmtx(s) = strstrt(fo, " ".s." ") > 0 ? words(substr(fo, 1, strstrt(fo, " ".s." "))) : NaN
 nfmt = words(format_order)

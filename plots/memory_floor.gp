@@ -36,9 +36,10 @@ if (has_token) {
           nooutput
 }
 unset datafile columnheaders
-# format_order (pb_plot_spec.c): the formats a token floor is given for, in the build's order; by hand, the CSV's.
-formats = exists("format_order") ? format_order : ""
-if (!exists("format_order") && has_token) { set datafile columnheaders; \
+# format_order (pb_plot_spec.c): the formats a token floor is given for, in the build's order; then any other the
+# CSV holds (a model file's own type mix), in its order; by hand, the CSV's alone.
+formats = exists("format_order") ? format_order." " : ""
+if (has_token) { set datafile columnheaders; \
     stats tok using (formats = add_word(formats, strcol("format")), 0) nooutput; unset datafile columnheaders }
 ffo = " ".formats." "
 

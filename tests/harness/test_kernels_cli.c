@@ -96,8 +96,11 @@ static void expect_scalar_l2(const char *header, const char *row)
     double want = strstr(row, ",q8_0,") ? 32.0 / 34 : 256.0 / 66;
     cr_expect(fabs(mpb - want) < 0.001, "macs_per_byte %g, want %g: %s", mpb, want, row);
     cr_expect(roof > 0, "the scalar int8 roof: %s", row);
-    cr_expect(fabs(share - gops / roof) <= 0.001 + 0.005 * share, "roof_share %g = %g / %g (as printed): %s", share,
-              gops, roof, row);
+    /* each cell is rounded as printed (share 3 decimals, gops 3, roof 2): under qemu a scalar roof of 0.37 GMAC/s
+     * carries 1.4% of rounding on its own, so the bound is the rounding the three cells allow */
+    double slack = 0.0005 + share * (0.0005 / gops + 0.005 / roof) + 1e-9;
+    cr_expect(fabs(share - gops / roof) <= slack, "roof_share %g = %g / %g (as printed, within %g): %s", share, gops,
+              roof, slack, row);
     cr_expect(share > 0 && share <= 1, "no kernel above its ISA's roof: %s", row);
 }
 
