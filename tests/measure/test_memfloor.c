@@ -191,13 +191,18 @@ Test(memfloor, a_slow_thread_reads_less_and_every_byte_once)
     pb_memfloor_touch(&c);
     static const pb_memkern slow = { "slow", PB_MEMOP_READ, KERN_ISA_SCALAR, slow_read, 1, "test: slow on one thread" };
     slow_thread = pthread_self();
+    size_t most = 0;
     for (int pass = 0; pass < 3; pass++) {
         atomic_store(&slow_bytes, 0);
         uint64_t ns;
         cr_expect_eq(pb_memfloor_pass(&c, &slow, &ns), c.expect_sum, "pass %d read every byte once", pass);
         size_t got = atomic_load(&slow_bytes);
-        cr_expect(got > 0 && got <= bytes / 8, "pass %d: the slow thread read %zu of %zu bytes", pass, got, bytes);
+        cr_expect(got <= bytes / 8, "pass %d: the slow thread read %zu of %zu bytes", pass, got, bytes);
+        most = got > most ? got : most;
     }
+    /* A pass in which the other thread took every chunk before the caller claimed one (the caller preempted, as
+     * under make test -j2 on 2 cpus) still reads every byte once; the slow path must have run in some pass. */
+    cr_expect_gt(most, 0, "the slow thread read in some pass");
     pb_membuf_unmap(&b);
     pool_destroy(p);
 }
