@@ -79,6 +79,8 @@ int pb_db_rows_each(pb_db *db, long long run, pb_kind k, const char *header, pb_
     int rc = 0, step = SQLITE_DONE;
     const pb_schema *s = pb_schema_get(k);
     for (long row = 0; rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW; row++) {
+        free(line); /* open_memstream makes a new buffer each time: the last row's goes first */
+        line = NULL;
         FILE *f = open_memstream(&line, &cap);
         if (!f) {
             snprintf(err, len, "%s: out of memory", db->path);
