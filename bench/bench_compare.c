@@ -128,7 +128,7 @@ static int load_runs(pb_compare *c, const cmp_args *a, int *bad)
     c->n = a->n;
     c->run = calloc((size_t)a->n, sizeof(pb_cmp_run));
     for (int i = 0; c->run && i < a->n; i++)
-        if (pb_compare_load(&c->run[i], a->dirs[i], bad, err, sizeof err) != 0) {
+        if (pb_compare_load(&c->run[i], a->dirs[i], "bench_compare", bad, err, sizeof err) != 0) {
             fprintf(stderr, "bench_compare: %s\n", err);
             return -1;
         }

@@ -37,9 +37,9 @@ typedef struct pb_compare {
     pb_cmp_run *run; /* n runs */
 } pb_compare;
 
-/* Loads and digests the run directory dir into r, printing what it leaves out; *bad counts its malformed sources.
- * 0, or -1 with a one-line reason (not a run directory, a llama-bench file that does not read). */
-int pb_compare_load(pb_cmp_run *r, const char *dir, int *bad, char *err, size_t len);
+/* Loads and digests the run directory dir into r, printing what it leaves out (each line headed by prog); *bad
+ * counts its malformed sources. 0, or -1 with a one-line reason (not a run directory, a llama-bench file that does not read). */
+int pb_compare_load(pb_cmp_run *r, const char *dir, const char *prog, int *bad, char *err, size_t len);
 
 /* The runs of bench_compare --db: named ones (RUN_ID or HOST/RUN_ID) and those a filter passes. */
 typedef struct pb_compare_db {

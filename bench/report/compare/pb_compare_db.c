@@ -9,11 +9,11 @@
 #include "pb_engine.h"
 #include "pb_run.h"
 
-int pb_compare_load(pb_cmp_run *r, const char *dir, int *bad, char *err, size_t len)
+int pb_compare_load(pb_cmp_run *r, const char *dir, const char *prog, int *bad, char *err, size_t len)
 {
     if (pb_rundata_load(&r->rd, dir, err, len) != 0 || pb_engines_load(&r->rd, NULL, err, len) != 0)
         return -1;
-    pb_rundata_print_problems(stderr, &r->rd, "bench_compare", "left out");
+    pb_rundata_print_problems(stderr, &r->rd, prog, "left out");
     *bad += pb_rundata_bad(&r->rd);
     pb_digest_run(&r->d, &r->rd);
     return 0;
@@ -54,7 +54,7 @@ static int cdb_load_one(pb_db *db, const pb_db_run *r, pb_cmp_run *out, const ch
     snprintf(dir, sizeof dir, "%s/run", scratch);
     int rc = pb_db_export(db, r->id, dir, err, len);
     if (rc == 0) {
-        rc = pb_compare_load(out, dir, bad, err, len);
+        rc = pb_compare_load(out, dir, "bench_compare", bad, err, len);
         snprintf(out->rd.dir, sizeof out->rd.dir, "%s", *r->dir ? r->dir : r->run_id);
         pb_run_clear(dir, true);
     }

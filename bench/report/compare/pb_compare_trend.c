@@ -73,7 +73,7 @@ static int trend_values(pb_db *db, const pb_db_run *runs, int n, const char *key
         int bad = 0;
         memset(r, 0, sizeof *r);
         rc = pb_db_export(db, runs[i].id, dir, err, len);
-        if (rc == 0 && pb_compare_load(r, dir, &bad, err, len) == 0) {
+        if (rc == 0 && pb_compare_load(r, dir, "bench_db", &bad, err, len) == 0) {
             r->nfig = pb_digest_figs(&r->d, r->fig, PB_CMP_FIGS);
             v[i] = trend_value(r, key, label);
             if (i == n - 1)
