@@ -159,28 +159,31 @@ static int bsweep_defaults(bsweep_run *sr)
     if (o->pair_s < 0) /* not given: the parser leaves the -1 bsweep_parse set */
         o->pair_s = sr->h.quick ? 2 : 4;
     /* run_dir: filled by pb_harness_open, before the first block reads its memory_floor.csv */
-    *p = (pb_sweep_plan){ .prog = PROG, .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL,
-                          .mmap = o->mmap, .contexts = &o->contexts, .kv_types = &o->kv_types, .topo = sr->h.topo,
-                          .sets = &sr->sets, .formats = &o->formats, .policies = &o->policies, .glues = &o->glues,
-                          .threads = &o->threads, .batches = &o->batches, .prompts = &o->prompts,
-                          .prompt_policies = o->prompt_policies.n ? &o->prompt_policies : NULL,
-                          .prompt_tokens = (int)o->prompt_tokens, .prompt_warmup = 1, .tokens = (int)o->tokens,
-                          .warmup = (int)o->warmup, .interval_ms = (int)o->interval_ms,
-                          .floor_passes = (int)o->floor_passes, .spin_us = (unsigned)o->spin_us,
-                          .seed = (uint64_t)o->seed, .quick = sr->h.quick, .run_dir = sr->h.run.dir, .row = bsweep_row,
-                          .ctx = &sr->out, .emulate = &sr->emu, .where = &sr->h.where, .pair_s = o->pair_s,
-                          .pair_row = bsweep_pair_row };
+    *p = (pb_sweep_plan){
+        .work = { .model = sr->marg.model, .file = sr->marg.is_file ? &sr->marg.file : NULL, .mmap = o->mmap,
+                  .formats = &o->formats, .contexts = &o->contexts, .kv_types = &o->kv_types,
+                  .batches = &o->batches, .prompts = &o->prompts, .seed = (uint64_t)o->seed },
+        .cores = { .topo = sr->h.topo, .sets = &sr->sets, .threads = &o->threads, .emulate = &sr->emu,
+                   .where = &sr->h.where },
+        .dispatch = { .policies = &o->policies, .glues = &o->glues,
+                      .prompt_policies = o->prompt_policies.n ? &o->prompt_policies : NULL,
+                      .spin_us = (unsigned)o->spin_us },
+        .timing = { .tokens = (int)o->tokens, .warmup = (int)o->warmup, .prompt_tokens = (int)o->prompt_tokens,
+                    .prompt_warmup = 1, .interval_ms = (int)o->interval_ms, .floor_passes = (int)o->floor_passes,
+                    .quick = sr->h.quick, .pair_s = o->pair_s, .run_dir = sr->h.run.dir },
+        .sink = { .prog = PROG, .row = bsweep_row, .pair_row = bsweep_pair_row, .ctx = &sr->out },
+    };
     if (pb_harness_emulate(&sr->h, o->emulate, &sr->emu) != 0 || pb_harness_co_runner(&sr->h, o->co_runner, &sr->co) != 0)
         return -1;
     if (o->counters && pb_counters_open(&sr->counters, o->counters, err, sizeof err) != 0)
         return pb_harness_refusef(&sr->h, "%s", err);
-    p->counters = o->counters ? &sr->counters : NULL;
-    p->co_runner = sr->co.text;
+    p->timing.counters = o->counters ? &sr->counters : NULL;
+    p->cores.co_runner = sr->co.text;
     /* Unforced, spin runs the shape wisdom measured faster; beside tree in the list it stays the flat baseline. */
-    p->tuned_shape = default_policies;
+    p->dispatch.tuned_shape = default_policies;
     for (int k = 0; k < o->policies.n; k++)
-        p->tuned_shape = p->tuned_shape && o->policies.v[k] != PB_EXEC_TREE;
-    if (pb_sweep_schedules(p, o->schedule, err, sizeof err) != 0)
+        p->dispatch.tuned_shape = p->dispatch.tuned_shape && o->policies.v[k] != PB_EXEC_TREE;
+    if (pb_sweep_schedules(&p->dispatch, &p->cores, o->schedule, err, sizeof err) != 0)
         return pb_harness_refuse_opt(&sr->h, "schedule", o->schedule, "%s", err);
     if (pb_harness_wisdom_path(&sr->h, o->wisdom, false) != 0)
         return -1;
@@ -193,14 +196,14 @@ static int bsweep_defaults(bsweep_run *sr)
         o->threads.v[o->threads.n++] = t;
     /* Counts asked for run, beyond a set's PUs oversubscribed (what -t = logical cores gives a user), up to a
      * bound past which every dispatch is a round of time slices. */
-    p->oversubscribe = !default_threads;
+    p->cores.oversubscribe = !default_threads;
     for (int t = 0; t < o->threads.n; t++)
         if (o->threads.v[t] > (long)PB_SWEEP_OVERSUBSCRIBE_MAX * largest)
             return pb_harness_refuse_opt(&sr->h, "threads", o->threads.text,
                                          "%ld is more than " PB_STR(PB_SWEEP_OVERSUBSCRIBE_MAX) " x the largest core "
                                          "set's %d PUs (accepted 1..%d)", o->threads.v[t], largest,
                                          PB_SWEEP_OVERSUBSCRIBE_MAX * largest);
-    if (pb_sweep_check_memory(p, err, sizeof err) != 0)
+    if (pb_sweep_check_memory(&p->work, err, sizeof err) != 0)
         return pb_harness_refusef(&sr->h, "%s", err);
     return 0;
 }
@@ -208,8 +211,8 @@ static int bsweep_defaults(bsweep_run *sr)
 /* One line per thread count whose spin points take wisdom's pool shape. */
 static void bsweep_print_shapes(const pb_sweep_plan *p)
 {
-    for (int t = 0; p->tuned_shape && p->kernels.wisdom && t < p->threads->n; t++) {
-        const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(p->kernels.wisdom, (int)p->threads->v[t]);
+    for (int t = 0; p->dispatch.tuned_shape && p->dispatch.kernels.wisdom && t < p->cores.threads->n; t++) {
+        const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(p->dispatch.kernels.wisdom, (int)p->cores.threads->v[t]);
         if (d)
             printf("dispatch: spin at %d threads runs %s, tuned (flat %.1f ns, tree %.1f ns)\n", d->threads,
                    d->tree ? "tree" : "flat", d->flat_ns, d->tree_ns);
@@ -222,16 +225,16 @@ static int bsweep_open_outputs(bsweep_run *sr)
 {
     pb_sweep_out *o = &sr->out;
     o->run = &sr->h.run;
-    o->varies = (pb_sweep_varies){ .format = sr->o.formats.n > 1, .schedule = sr->plan.nsched > 1,
+    o->varies = (pb_sweep_varies){ .format = sr->o.formats.n > 1, .schedule = sr->plan.dispatch.nsched > 1,
                                    .glue = sr->o.glues.n > 1, .cpuset = sr->sets.n > 1,
                                    .batch = sr->o.batches.n + sr->o.prompts.n > 1,
                                    .context = sr->o.contexts.n > 1, .kv = sr->o.kv_types.n > 1 };
     o->sweep = pb_harness_csv(&sr->h, "sweep.csv", PB_SWEEP_HEADER);
     o->util = o->sweep ? pb_harness_csv(&sr->h, "cpu_util.csv", PB_SWEEP_UTIL_HEADER) : NULL;
     o->cpu = o->util ? pb_harness_csv(&sr->h, "sweep_cpu.csv", PB_SWEEP_CPU_HEADER) : NULL;
-    if (o->cpu && sr->plan.pair_s > 0)
+    if (o->cpu && sr->plan.timing.pair_s > 0)
         o->pairs = pb_harness_csv(&sr->h, "pairs.csv", pb_schema_header(PB_K_PAIRS));
-    return o->cpu && (o->pairs || sr->plan.pair_s <= 0) ? 0 : -1;
+    return o->cpu && (o->pairs || sr->plan.timing.pair_s <= 0) ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -240,9 +243,9 @@ int main(int argc, char **argv)
     if (bsweep_parse(&sr, argc, argv) != 0 || bsweep_defaults(&sr) != 0 || pb_harness_open(&sr.h) != 0 ||
         bsweep_open_outputs(&sr) != 0)
         return pb_harness_refused(&sr.h);
-    pb_harness_wisdom(&sr.h, &sr.wisdom, &sr.plan.kernels);
+    pb_harness_wisdom(&sr.h, &sr.wisdom, &sr.plan.dispatch.kernels);
     bsweep_print_shapes(&sr.plan);
-    printf("model %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.model->name, sr.o.tokens,
+    printf("model %s, %ld timed tokens after %ld warm-up, seed %ld\n", sr.plan.work.model->name, sr.o.tokens,
            sr.o.warmup, sr.o.seed);
     fflush(stdout);
     char err[1024];

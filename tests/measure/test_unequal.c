@@ -209,9 +209,9 @@ Test(shares, capacities_from_the_fixtures_cpukinds)
         pb_cpulist *place = malloc(sizeof *place);
         char err[256];
         cr_assert_eq(pb_topo_place_named(t, "p+e", t->npus, place, err, sizeof err), 0, "%s", err);
-        pb_sweep_plan p = { .topo = t };
+        pb_sweep_plan p = { .cores = { .topo = t } };
         double cap[PB_MAX_CPUS];
-        cr_assert_eq(pb_sweep_capacities(&p, place, cap), 0);
+        cr_assert_eq(pb_sweep_capacities(&p.cores, place, cap), 0);
         pb_shares s;
         cr_assert_eq(pb_shares_init(&s, place->n, cap), 0);
         cr_expect_eq(!s.measured, cases[c].fixed, "%s: %s", cases[c].file, pb_shares_source(&s));
@@ -219,8 +219,8 @@ Test(shares, capacities_from_the_fixtures_cpukinds)
             cr_expect_float_eq(s.share[0], 1024.0 / (4 * 1024 + 4 * 397), 1e-9, "%s: share %f", cases[c].file,
                                s.share[0]);
         pb_emulate e = { .n = 1, .cpu = { place->cpu[1] }, .factor = { 0.5 } };
-        p.emulate = &e;
-        cr_expect_eq(pb_sweep_capacities(&p, place, cap), -1, "an emulated cpu: the OS's capacities do not hold");
+        p.cores.emulate = &e;
+        cr_expect_eq(pb_sweep_capacities(&p.cores, place, cap), -1, "an emulated cpu: the OS's capacities do not hold");
         pb_shares_free(&s);
         free(place);
         pb_topo_free(t);
@@ -350,8 +350,8 @@ static int runs_on(const pb_sweep_plan *p, const pb_topo *t, const char *set, in
     char err[256];
     cr_assert_eq(pb_topo_place_named(t, set, n, place, err, sizeof err), 0, "%s: %s", set, err);
     int count = 0;
-    for (int s = 0; s < p->nsched; s++)
-        count += (want_kind < 0 || (int)p->sched[s].kind == want_kind) && pb_sweep_sched_runs(p, s, place);
+    for (int s = 0; s < p->dispatch.nsched; s++)
+        count += (want_kind < 0 || (int)p->dispatch.sched[s].kind == want_kind) && pb_sweep_sched_runs(p, s, place);
     free(place);
     return count;
 }
@@ -364,16 +364,16 @@ Test(schedules, hybrid_fixtures_get_p_only_static_beside_p_plus_e_static_weighte
         pb_cpulist *all = malloc(sizeof *all);
         char err[256];
         cr_assert_eq(pb_topo_set(t, "p+e", all, err, sizeof err), 0, "%s", err);
-        pb_sweep_plan p = { .topo = t };
-        cr_assert_eq(pb_sweep_schedules(&p, NULL, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(p.nsched, 3, "%s: static, weighted, dynamic by default on a hybrid", files[i]);
+        pb_sweep_plan p = { .cores = { .topo = t } };
+        cr_assert_eq(pb_sweep_schedules(&p.dispatch, &p.cores, NULL, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(p.dispatch.nsched, 3, "%s: static, weighted, dynamic by default on a hybrid", files[i]);
         cr_expect_eq(runs_on(&p, t, "p", 2, -1), 1, "%s: P-only runs static alone", files[i]);
         cr_expect_eq(runs_on(&p, t, "p+e", all->n, PB_SCHED_STATIC), 1, "%s", files[i]);
         cr_expect_eq(runs_on(&p, t, "p+e", all->n, PB_SCHED_WEIGHTED), 1, "%s: P+E weighted", files[i]);
         cr_expect_eq(runs_on(&p, t, "p+e", all->n, PB_SCHED_DYNAMIC), 1, "%s: P+E dynamic", files[i]);
         cr_expect_eq(runs_on(&p, t, "p+e", 2, -1), 1, "%s: 2 threads of P+E are two P-cores: static only", files[i]);
         /* Asked for: every schedule everywhere. */
-        cr_assert_eq(pb_sweep_schedules(&p, "static,weighted", err, sizeof err), 0);
+        cr_assert_eq(pb_sweep_schedules(&p.dispatch, &p.cores, "static,weighted", err, sizeof err), 0);
         cr_expect_eq(runs_on(&p, t, "p", 2, -1), 2);
         free(all);
         pb_topo_free(t);
@@ -381,13 +381,13 @@ Test(schedules, hybrid_fixtures_get_p_only_static_beside_p_plus_e_static_weighte
     /* One kind, nothing emulated: static only; an emulated cpu brings the others back. */
     pb_topo *t = topo_of("smt-8c16t.xml");
     char err[256];
-    pb_sweep_plan p = { .topo = t };
-    cr_assert_eq(pb_sweep_schedules(&p, NULL, err, sizeof err), 0);
-    cr_expect_eq(p.nsched, 1);
+    pb_sweep_plan p = { .cores = { .topo = t } };
+    cr_assert_eq(pb_sweep_schedules(&p.dispatch, &p.cores, NULL, err, sizeof err), 0);
+    cr_expect_eq(p.dispatch.nsched, 1);
     pb_emulate e = { .n = 1, .cpu = { 4 }, .factor = { 0.5 } };
-    p.emulate = &e;
-    cr_assert_eq(pb_sweep_schedules(&p, NULL, err, sizeof err), 0);
-    cr_expect_eq(p.nsched, 3);
+    p.cores.emulate = &e;
+    cr_assert_eq(pb_sweep_schedules(&p.dispatch, &p.cores, NULL, err, sizeof err), 0);
+    cr_expect_eq(p.dispatch.nsched, 3);
     cr_expect_eq(runs_on(&p, t, "physical", 2, -1), 1, "cpus 0 and 2: neither emulated, static alone");
     cr_expect_eq(runs_on(&p, t, "physical", 3, -1), 3, "cpus 0, 2 and 4: cpu 4 is slow, every schedule");
     pb_topo_free(t);

@@ -11,32 +11,32 @@
 #include "pb_wformat.h"
 
 /* A run with unequal cores: two core kinds on this machine, or an emulated slow cpu. */
-static bool plan_run_unequal(const pb_sweep_plan *p)
+static bool plan_run_unequal(const pb_sweep_cores *c)
 {
-    return (p->topo && p->topo->nkinds > 1) || (p->emulate && p->emulate->n > 0);
+    return (c->topo && c->topo->nkinds > 1) || (c->emulate && c->emulate->n > 0);
 }
 
-int pb_sweep_schedules(pb_sweep_plan *p, const char *spec, char *err, size_t errlen)
+int pb_sweep_schedules(pb_sweep_dispatch *d, const pb_sweep_cores *c, const char *spec, char *err, size_t errlen)
 {
     char buf[1024];
-    p->sched_given = spec != NULL;
+    d->sched_given = spec != NULL;
     if (!spec)
-        spec = plan_run_unequal(p) ? "static,weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) : "static";
+        spec = plan_run_unequal(c) ? "static,weighted,dynamic:" PB_STR(PB_SWEEP_DYNAMIC_ROWS) : "static";
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
-    p->nsched = 0;
+    d->nsched = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (p->nsched == PB_SWEEP_MAX_SCHED)
+        if (d->nsched == PB_SWEEP_MAX_SCHED)
             return pb_errf(err, errlen, "at most %d schedules", PB_SWEEP_MAX_SCHED);
-        pb_sched *s = &p->sched[p->nsched++];
+        pb_sched *s = &d->sched[d->nsched++];
         if (pb_sched_parse(t, s) != 0)
             return pb_errf(err, errlen,
                            "'%s' is not static, weighted, dynamic:N or steal:N with N from 1 to 1000000000", t);
-        for (int k = 0; k < p->nsched - 1; k++) /* by value: steal:64 and steal:064 are one schedule */
-            if (p->sched[k].kind == s->kind && p->sched[k].chunk == s->chunk)
+        for (int k = 0; k < d->nsched - 1; k++) /* by value: steal:64 and steal:064 are one schedule */
+            if (d->sched[k].kind == s->kind && d->sched[k].chunk == s->chunk)
                 return pb_errf(err, errlen, "'%s' is given twice (accepted: each schedule once)", t);
     }
-    return p->nsched ? 0 : pb_errf(err, errlen, "give static, weighted, dynamic:N or steal:N");
+    return d->nsched ? 0 : pb_errf(err, errlen, "give static, weighted, dynamic:N or steal:N");
 }
 
 /* cpu's core kind (0 = the fastest), -1 when the topology does not hold it. */
@@ -46,76 +46,77 @@ static int plan_kind(const pb_topo *t, int cpu)
     return i < 0 ? -1 : t->pu[i].kind;
 }
 
-int pb_sweep_capacities(const pb_sweep_plan *p, const pb_cpulist *place, double *cap)
+int pb_sweep_capacities(const pb_sweep_cores *c, const pb_cpulist *place, double *cap)
 {
     for (int i = 0; i < place->n; i++) {
-        int k = pb_topo_find(p->topo, place->cpu[i]);
-        if (k < 0 || pb_emulate_factor(p->emulate, place->cpu[i]) < 1)
+        int k = pb_topo_find(c->topo, place->cpu[i]);
+        if (k < 0 || pb_emulate_factor(c->emulate, place->cpu[i]) < 1)
             return -1;
-        cap[i] = p->topo->kind[p->topo->pu[k].kind].capacity;
+        cap[i] = c->topo->kind[c->topo->pu[k].kind].capacity;
     }
     return 0;
 }
 
 bool pb_sweep_sched_runs(const pb_sweep_plan *p, int s, const pb_cpulist *place)
 {
-    if (p->sched_given || p->sched[s].kind == PB_SCHED_STATIC)
+    const pb_sweep_cores *c = &p->cores;
+    if (p->dispatch.sched_given || p->dispatch.sched[s].kind == PB_SCHED_STATIC)
         return true;
     for (int i = 0; i < place->n; i++)
-        if (pb_emulate_factor(p->emulate, place->cpu[i]) < 1 ||
-            plan_kind(p->topo, place->cpu[i]) != plan_kind(p->topo, place->cpu[0]))
+        if (pb_emulate_factor(c->emulate, place->cpu[i]) < 1 ||
+            plan_kind(c->topo, place->cpu[i]) != plan_kind(c->topo, place->cpu[0]))
             return true;
     return false;
 }
 
-/* The largest KV cache a point of p fills: the deepest context at the largest batch, or the longest prompt past it
+/* The largest KV cache a point of w fills: the deepest context at the largest batch, or the longest prompt past it
  * (one sequence), of the widest type. */
-static uint64_t plan_kv_most(const pb_sweep_plan *p)
+static uint64_t plan_kv_most(const pb_sweep_work *w)
 {
     uint64_t most = 0;
     long ctx = 0, batch = 1, prompt = 0;
-    for (int i = 0; p->prompts && i < p->prompts->n; i++)
-        prompt = p->prompts->v[i] > prompt ? p->prompts->v[i] : prompt;
-    for (int c = 0; c < p->contexts->n; c++)
-        ctx = p->contexts->v[c] > ctx ? p->contexts->v[c] : ctx;
-    for (int b = 0; b < p->batches->n; b++)
-        batch = p->batches->v[b] > batch ? p->batches->v[b] : batch;
-    for (int k = 0; k < p->kv_types->n; k++) {
-        uint64_t kv = pb_kv_bytes(p->model, (pb_kv_type)p->kv_types->v[k], (size_t)batch, (size_t)ctx);
-        uint64_t pkv = prompt ? pb_kv_bytes(p->model, (pb_kv_type)p->kv_types->v[k], 1, (size_t)(ctx + prompt)) : 0;
+    for (int i = 0; w->prompts && i < w->prompts->n; i++)
+        prompt = w->prompts->v[i] > prompt ? w->prompts->v[i] : prompt;
+    for (int c = 0; c < w->contexts->n; c++)
+        ctx = w->contexts->v[c] > ctx ? w->contexts->v[c] : ctx;
+    for (int b = 0; b < w->batches->n; b++)
+        batch = w->batches->v[b] > batch ? w->batches->v[b] : batch;
+    for (int k = 0; k < w->kv_types->n; k++) {
+        uint64_t kv = pb_kv_bytes(w->model, (pb_kv_type)w->kv_types->v[k], (size_t)batch, (size_t)ctx);
+        uint64_t pkv = prompt ? pb_kv_bytes(w->model, (pb_kv_type)w->kv_types->v[k], 1, (size_t)(ctx + prompt)) : 0;
         most = kv > most ? kv : most;
         most = pkv > most ? pkv : most;
     }
     return most;
 }
 
-int pb_sweep_check_memory(const pb_sweep_plan *p, char *err, size_t errlen)
+int pb_sweep_check_memory(const pb_sweep_work *w, char *err, size_t errlen)
 {
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
-    for (int f = 0; f < p->formats->n; f++) {
-        pb_wformat fmt = (pb_wformat)p->formats->v[f];
-        uint64_t bytes = p->file ? p->file->weight_bytes : pb_wformat_token_bytes(p->model, fmt);
+    for (int f = 0; f < w->formats->n; f++) {
+        pb_wformat fmt = (pb_wformat)w->formats->v[f];
+        uint64_t bytes = w->file ? w->file->weight_bytes : pb_wformat_token_bytes(w->model, fmt);
         if (bytes == 0)
             return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
-                           pb_wformat_name(fmt), p->model->name);
-        bytes += plan_kv_most(p); /* the weights and the deepest cache live side by side */
+                           pb_wformat_name(fmt), w->model->name);
+        bytes += plan_kv_most(w); /* the weights and the deepest cache live side by side */
         if (avail && bytes > avail / 2)
             return pb_errf(err, errlen, "--model %s --format %s: the weights and the KV cache need %.2f GiB, more "
                            "than half of MemAvailable (%.2f GiB); choose a smaller preset, format or --context",
-                           p->model->name, pb_wformat_name(fmt), (double)bytes / (1 << 30),
+                           w->model->name, pb_wformat_name(fmt), (double)bytes / (1 << 30),
                            (double)avail / (1 << 30));
     }
     return 0;
 }
 
-int pb_sweep_place(const pb_sweep_plan *p, const pb_cpuset *set, int threads, pb_cpulist *held, pb_cpulist *place,
+int pb_sweep_place(const pb_sweep_cores *c, const pb_cpuset *set, int threads, pb_cpulist *held, pb_cpulist *place,
                    char *err, size_t errlen)
 {
     int n = set->cpus.n;
-    if (threads > n && !p->oversubscribe)
+    if (threads > n && !c->oversubscribe)
         return 1;
-    if (pb_topo_place(p->topo, &set->cpus, threads < n ? threads : n, held, err, errlen) != 0)
+    if (pb_topo_place(c->topo, &set->cpus, threads < n ? threads : n, held, err, errlen) != 0)
         return -1;
     place->n = threads;
     for (int i = 0; i < threads; i++)
@@ -123,43 +124,120 @@ int pb_sweep_place(const pb_sweep_plan *p, const pb_cpuset *set, int threads, pb
     return 0;
 }
 
-int pb_sweep_tokens(const pb_sweep_plan *p, bool prompt)
+int pb_sweep_tokens(const pb_sweep_timing *t, bool prompt)
 {
-    return prompt ? p->prompt_tokens : p->tokens;
+    return prompt ? t->prompt_tokens : t->tokens;
 }
 
-int pb_sweep_warmup(const pb_sweep_plan *p, bool prompt)
+int pb_sweep_warmup(const pb_sweep_timing *t, bool prompt)
 {
-    return prompt ? p->prompt_warmup : p->warmup;
+    return prompt ? t->prompt_warmup : t->warmup;
 }
 
-const pb_list *pb_sweep_policies(const pb_sweep_plan *p, bool prompt)
+const pb_list *pb_sweep_policies(const pb_sweep_dispatch *d, bool prompt)
 {
-    return prompt && p->prompt_policies ? p->prompt_policies : p->policies;
+    return prompt && d->prompt_policies ? d->prompt_policies : d->policies;
+}
+
+/* How many indices dimension dim has at pt (a step's policies depend on whether it is a prompt). */
+static int plan_extent(const pb_sweep_plan *p, const pb_sweep_point *pt, pb_sweep_dim dim)
+{
+    const pb_sweep_work *w = &p->work;
+    int batches = w->batches->n, prompts = w->prompts ? w->prompts->n : 0;
+    switch (dim) {
+    case PB_SWEEP_FORMAT: return w->formats->n;
+    case PB_SWEEP_SET: return p->cores.sets->n;
+    case PB_SWEEP_THREADS: return p->cores.threads->n;
+    case PB_SWEEP_KV: return w->kv_types->n;
+    case PB_SWEEP_CONTEXT: return w->contexts->n;
+    case PB_SWEEP_STEP: return batches + prompts;
+    case PB_SWEEP_POLICY: return pb_sweep_policies(&p->dispatch, pt->at[PB_SWEEP_STEP] >= batches)->n;
+    case PB_SWEEP_SCHED_GLUE: return p->dispatch.nsched * p->dispatch.glues->n;
+    case PB_SWEEP_DIMS: break;
+    }
+    return 0;
+}
+
+/* pt's values from its indices. */
+static void plan_point_fill(const pb_sweep_plan *p, pb_sweep_point *pt)
+{
+    const pb_sweep_work *w = &p->work;
+    const int *at = pt->at, batches = w->batches->n, glues = p->dispatch.glues->n;
+    pt->fmt = (pb_wformat)w->formats->v[at[PB_SWEEP_FORMAT]];
+    pt->set = &p->cores.sets->set[at[PB_SWEEP_SET]];
+    pt->threads = (int)p->cores.threads->v[at[PB_SWEEP_THREADS]];
+    pt->kv = (pb_kv_type)w->kv_types->v[at[PB_SWEEP_KV]];
+    pt->context = (size_t)w->contexts->v[at[PB_SWEEP_CONTEXT]];
+    pt->prompt = at[PB_SWEEP_STEP] >= batches;
+    pt->rows = (size_t)(pt->prompt ? w->prompts->v[at[PB_SWEEP_STEP] - batches] : w->batches->v[at[PB_SWEEP_STEP]]);
+    pt->policy = (int)pb_sweep_policies(&p->dispatch, pt->prompt)->v[at[PB_SWEEP_POLICY]];
+    pt->sched = at[PB_SWEEP_SCHED_GLUE] / glues;
+    pt->glue = (pb_glue_mode)p->dispatch.glues->v[at[PB_SWEEP_SCHED_GLUE] % glues];
+}
+
+/* Indices all 0: PB_SWEEP_FORMAT, or -1 where a dimension has none. */
+static int plan_start(const pb_sweep_plan *p, pb_sweep_point *pt)
+{
+    for (int d = 0; d < PB_SWEEP_DIMS; d++) {
+        pt->at[d] = 0;
+        if (plan_extent(p, pt, (pb_sweep_dim)d) == 0)
+            return -1;
+    }
+    return PB_SWEEP_FORMAT;
+}
+
+/* The innermost index one on, carried outwards: the outermost dimension that changed, or -1 past the last. */
+static int plan_advance(const pb_sweep_plan *p, pb_sweep_point *pt)
+{
+    for (int d = PB_SWEEP_DIMS - 1; d >= 0; d--) {
+        if (++pt->at[d] < plan_extent(p, pt, (pb_sweep_dim)d))
+            return d;
+        pt->at[d] = 0; /* carried: the indices inside d start again */
+    }
+    return -1;
+}
+
+/* The indices from `from` inwards at their last, so that plan_advance carries past them. */
+static void plan_skip(const pb_sweep_plan *p, pb_sweep_point *pt, pb_sweep_dim from)
+{
+    for (int d = from; d < PB_SWEEP_DIMS; d++) /* outermost first: a step's policies depend on the step */
+        pt->at[d] = plan_extent(p, pt, (pb_sweep_dim)d) - 1;
+}
+
+int pb_sweep_next(const pb_sweep_plan *p, pb_sweep_point *pt, char *err, size_t errlen)
+{
+    int d = pt->started ? plan_advance(p, pt) : plan_start(p, pt);
+    pt->started = true;
+    pt->changed = d;
+    for (;;) {
+        if (d < 0)
+            return 0;
+        plan_point_fill(p, pt);
+        if (d > PB_SWEEP_THREADS) /* the same block: placed already */
+            return 1;
+        int placed = pb_sweep_place(&p->cores, pt->set, pt->threads, &pt->held, &pt->place, err, errlen);
+        if (placed <= 0)
+            return placed < 0 ? -1 : 1;
+        plan_skip(p, pt, PB_SWEEP_KV); /* more threads than the set holds: the next block */
+        d = plan_advance(p, pt);
+        pt->changed = d >= 0 && d < pt->changed ? d : pt->changed;
+    }
 }
 
 int pb_sweep_plan_points(const pb_sweep_plan *p)
 {
     int total = 0;
-    pb_cpulist *place = malloc(2 * sizeof *place); /* 4 KiB each: off the stack */
-    for (int s = 0; place && s < p->sets->n; s++)
-        for (int t = 0; t < p->threads->n; t++) {
-            if (pb_sweep_place(p, &p->sets->set[s], (int)p->threads->v[t], place + 1, place, NULL, 0) != 0)
-                continue;
-            for (int k = 0; k < p->nsched; k++)
-                total += pb_sweep_sched_runs(p, k, place);
-        }
-    free(place);
-    /* every batch at every policy, then every prompt at the prompt's policies */
-    int prompts = p->prompts ? p->prompts->n : 0;
-    int steps = p->batches->n * p->policies->n + prompts * pb_sweep_policies(p, true)->n;
-    return total * p->formats->n * steps * p->glues->n;
+    pb_sweep_point *pt = calloc(1, sizeof *pt); /* 8 KiB of placements: off the stack */
+    while (pt && pb_sweep_next(p, pt, NULL, 0) > 0)
+        total += pb_sweep_sched_runs(p, pt->sched, &pt->place);
+    free(pt);
+    return total;
 }
 
-int pb_sweep_point_kind(const pb_sweep_plan *p, int kind, int threads)
+int pb_sweep_point_kind(const pb_sweep_dispatch *d, int kind, int threads)
 {
-    if (kind != PB_EXEC_SPIN || !p->tuned_shape || !p->kernels.wisdom)
+    if (kind != PB_EXEC_SPIN || !d->tuned_shape || !d->kernels.wisdom)
         return kind;
-    const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(p->kernels.wisdom, threads);
-    return d && d->tree ? PB_EXEC_TREE : PB_EXEC_SPIN;
+    const pb_wisdom_dispatch *w = pb_wisdom_dispatch_at(d->kernels.wisdom, threads);
+    return w && w->tree ? PB_EXEC_TREE : PB_EXEC_SPIN;
 }

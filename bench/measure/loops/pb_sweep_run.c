@@ -58,7 +58,7 @@ static int sw_floor(const sw_block *b, const pb_decode *d, const char *only, pb_
     const pb_memspan *spans = d ? pb_decode_read_spans(d, &nspans) : &arena;
     if (pb_exec_open(&fl, PB_EXEC_SPIN, n, b->held->cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "read floor at %d threads: %s", n, strerror(errno));
-    int rc = pb_decode_floor_measure(fl.p, spans, nspans, b->p->floor_passes, only, out, why, sizeof why);
+    int rc = pb_decode_floor_measure(fl.p, spans, nspans, b->p->timing.floor_passes, only, out, why, sizeof why);
     pb_exec_close(&fl);
     return rc == 0 ? 0 : pb_errf(err, errlen, "read floor at %d threads: %s", n, why);
 }
@@ -119,14 +119,14 @@ static bool sw_live_open(sw_live *lv, const sw_block *b, const pb_decode *d, poo
     snprintf(err, sizeof err, "no spin pool: %s", strerror(errno));
     int nspans;
     const pb_memspan *spans = pb_decode_read_spans(d, &nspans);
-    int tokens = pb_sweep_tokens(b->p, d->prompt);
+    int tokens = pb_sweep_tokens(&b->p->timing, d->prompt);
     int rc = first ? pb_decode_floor_live_open(&lv->fl, first, spans, nspans, b->floor.kernel, tokens, err,
                                                sizeof err)
                    : -1;
     if (first && !own)
         pool_destroy(first);
     if (rc != 0)
-        fprintf(stderr, "\n%s: interleaved floor: %s; the block's floor instead\n", b->p->prog, err);
+        fprintf(stderr, "\n%s: interleaved floor: %s; the block's floor instead\n", b->p->sink.prog, err);
     return rc == 0;
 }
 
@@ -145,8 +145,8 @@ static uint64_t sw_macs(const pb_decode_weights *w, const pb_decode *d)
 static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_sweep_row *r)
 {
     const pb_sweep_plan *p = b->p;
-    r->model = p->model->name;
-    r->format = p->file ? pb_model_file_format(p->file) : pb_wformat_name(b->fmt);
+    r->model = p->work.model->name;
+    r->format = p->work.file ? pb_model_file_format(p->work.file) : pb_wformat_name(b->fmt);
     kern_format first = b->w->mfmt[0]; /* a mix's kernel columns: its first format's */
     r->kernel = kern_isa_name(kern_repack_isa(d->kernel[first].layout, first, d->kernel[first].isa)); /* that ran */
     r->kernel_why = pb_kwhy_names[d->kernel[first].why];
@@ -156,8 +156,8 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->kernel_stream = pb_kchoice_stream(first, &d->kernel[first]);
     r->floor_why = pb_kwhy_names[PB_KWHY_ALL]; /* sw_block_floor: always the best of every read kernel */
     r->policy = pb_exec_kind_names[kind];
-    pb_sched_name(p->sched[s], r->schedule, sizeof r->schedule);
-    pb_emulate_text(p->emulate, b->place->cpu, b->place->n, r->emulate, sizeof r->emulate);
+    pb_sched_name(p->dispatch.sched[s], r->schedule, sizeof r->schedule);
+    pb_emulate_text(p->cores.emulate, b->place->cpu, b->place->n, r->emulate, sizeof r->emulate);
     r->glue = pb_glue_mode_names[d->glue];
     r->cpuset = b->set->name;
     r->threads = b->place->n;
@@ -165,20 +165,20 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     r->prompt = d->prompt ? (int)d->batch : 0;
     r->macs = sw_macs(b->w, d);
     r->roof_gmacs = b->roof_gmacs;
-    r->tokens = pb_sweep_tokens(p, d->prompt);
+    r->tokens = pb_sweep_tokens(&p->timing, d->prompt);
     r->weight_bytes = b->w->bytes;
     r->context = (int)d->cache.context;
     r->kv_type = pb_kv_type_names[d->cache.type];
     r->kv_bytes = pb_decode_kv_bytes(d);
     r->weights = b->w->source;
-    r->model_file = p->file ? p->file->g.name : "";
-    r->arch = p->file ? p->file->arch : "";
-    r->type_mix = p->file ? p->file->mix : "";
+    r->model_file = p->work.file ? p->work.file->g.name : "";
+    r->arch = p->work.file ? p->work.file->arch : "";
+    r->type_mix = p->work.file ? p->work.file->mix : "";
     pb_cpus_text(b->place->cpu, b->place->n, b->place->n, r->cpus, sizeof r->cpus);
     r->oversubscribed = b->oversubscribed;
-    r->co_runner = p->co_runner ? p->co_runner : "";
+    r->co_runner = p->cores.co_runner ? p->cores.co_runner : "";
     for (int i = 0; i < b->held->n; i++) { /* the cores, each once however many threads share it */
-        const pb_topo_pu *pu = &p->topo->pu[pb_topo_find(p->topo, b->held->cpu[i])];
+        const pb_topo_pu *pu = &p->cores.topo->pu[pb_topo_find(p->cores.topo, b->held->cpu[i])];
         if (pu->smt > 0)
             r->smt_threads++;
         else if (pu->kind == 0)
@@ -188,49 +188,50 @@ static void sw_label(const sw_block *b, const pb_decode *d, int kind, int s, pb_
     }
 }
 
-/* The timed tokens through the point's executor, with their floor. The floor is measured again beside every
+/* How a point of policy `kind` (pb_sweep_point_kind's) and schedule s runs on block b (cap: room for its
+ * threads' capacities). */
+static pb_exec_cfg sw_exec_cfg(const sw_block *b, int kind, int s, double *cap)
+{
+    const pb_sweep_plan *p = b->p;
+    return (pb_exec_cfg){ .kind = kind, .threads = b->place->n, .cpus = b->place->cpu, .sched = p->dispatch.sched[s],
+                          .spin_us = p->dispatch.spin_us, .emulate = p->cores.emulate,
+                          .capacity = pb_sweep_capacities(&p->cores, b->place, cap) == 0 ? cap : NULL,
+                          .topo = p->cores.topo };
+}
+
+/* The timed tokens through the point's open executor, with their floor. The floor is measured again beside every
  * point, with the kernel the block chose: on a shared machine the bandwidth moves within seconds, and a ratio
  * holds only side by side. A pool point interleaves one floor pass after each timed token (sw_live: on its own
  * pool when the workers spin: spin, hybrid within its budget, any pool at 1 thread; else on a spin pool made for
  * the pass). OpenMP's team spins on after a region, so a pool beside it would fight it for the cpus: its floor is
  * measured just before the point, never taken from memory_floor.csv (minutes old, perhaps in another placement,
  * and so no floor for the tokens beside it). */
-static int sw_time(const sw_block *b, pb_decode *d, int kind, int s, pb_sweep_row *r, char *err, size_t errlen)
+static int sw_time(const sw_block *b, pb_decode *d, pb_exec *ex, pb_sweep_row *r, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;
     int threads = b->place->n;
     /* omp's floor: measured by sw_point just before; an oversubscribed point's: the block's, one thread a cpu */
-    bool live = kind != PB_EXEC_OMP && !b->oversubscribed;
-    bool spinning = pb_exec_kind_spins((pb_exec_kind)kind) || threads == 1;
-    pb_exec ex;
-    double cap[PB_MAX_CPUS];
-    const pb_exec_cfg cfg = { .kind = kind, .threads = threads, .cpus = b->place->cpu, .sched = p->sched[s],
-                              .spin_us = p->spin_us, .emulate = p->emulate,
-                              .capacity = pb_sweep_capacities(p, b->place, cap) == 0 ? cap : NULL,
-                              .topo = p->topo };
-    if (pb_exec_open_cfg(&ex, &cfg) != 0)
-        return pb_errf(err, errlen, "%s with %d threads: %s", r->policy, threads, strerror(errno));
+    bool omp = ex->kind == PB_EXEC_OMP, live = !omp && !b->oversubscribed;
+    bool spinning = pb_exec_kind_spins(ex->kind) || threads == 1;
     sw_live lv;
-    if (live && !sw_live_open(&lv, b, d, spinning ? ex.p : NULL))
+    if (live && !sw_live_open(&lv, b, d, spinning ? ex->p : NULL))
         live = false;
-    if (!live && kind != PB_EXEC_OMP)
+    if (!live && !omp)
         r->floor = b->floor;
     pb_sweep_between between = { .fn = live ? sw_floor_pass : NULL, .ctx = &lv };
     char why[512];
-    r->ghz_before = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
-    if (p->counters)
-        pb_counters_start(p->counters);
-    int rc = pb_sweep_measure(d, &ex, pb_sweep_warmup(p, d->prompt), pb_sweep_tokens(p, d->prompt), p->interval_ms,
-                              b->place->cpu, threads, &between, &r->m,
-                              why, sizeof why);
-    r->ipc = pb_counters_finish(p->counters, r->counters, sizeof r->counters);
-    r->ghz_after = ex.p ? pb_poolclock_ghz(ex.p) : NAN;
+    r->ghz_before = ex->p ? pb_poolclock_ghz(ex->p) : NAN;
+    if (p->timing.counters)
+        pb_counters_start(p->timing.counters);
+    int rc = pb_sweep_measure(d, ex, pb_sweep_warmup(&p->timing, d->prompt), pb_sweep_tokens(&p->timing, d->prompt),
+                              p->timing.interval_ms, b->place->cpu, threads, &between, &r->m, why, sizeof why);
+    r->ipc = pb_counters_finish(p->timing.counters, r->counters, sizeof r->counters);
+    r->ghz_after = ex->p ? pb_poolclock_ghz(ex->p) : NAN;
     if (rc != 0)
         pb_errf(err, errlen, "%s %s: %s", r->format, r->policy, why);
-    /* closed whether or not the tokens ran: a failed point leaves no pool or floor context behind */
+    /* closed whether or not the tokens ran: a failed point leaves no floor context behind */
     if (live && pb_decode_floor_live_close(&lv.fl, &r->floor, why, sizeof why) != 0 && rc == 0)
         rc = pb_errf(err, errlen, "read floor at %d threads: %s", threads, why);
-    pb_exec_close(&ex);
     return rc;
 }
 
@@ -266,7 +267,7 @@ static void sw_ran(const sw_block *b, const pb_decode *d, kern_isa ran[KERN_FORM
  * type and context) and kernels bit for bit. -1 (ENOMEM) when the first copy cannot be kept. */
 static int sw_verify(pb_sweep_run *run, const sw_block *b, const pb_decode *d, pb_sweep_row *r)
 {
-    size_t nl = d->logit_rows * (size_t)b->p->model->vocab;
+    size_t nl = d->logit_rows * (size_t)b->p->work.model->vocab;
     kern_isa ran[KERN_FORMAT_COUNT];
     kern_layout lay[KERN_FORMAT_COUNT];
     sw_ran(b, d, ran, lay);
@@ -299,7 +300,7 @@ static double sw_roundtrip(const sw_block *b)
 {
     const pb_cpulist *pair = b->pair;
     return pb_roundtrip_ns(pair->cpu[0], pair->n > 1 ? pair->cpu[1] : -1, RT_BATCHES,
-                           b->p->quick ? RT_ITERS / 4 : RT_ITERS);
+                           b->p->timing.quick ? RT_ITERS / 4 : RT_ITERS);
 }
 
 /* RAPL's counters around a point's timed stretch (its tokens and the floor passes between them). */
@@ -328,41 +329,43 @@ static void sw_power_end(const pb_sweep_run *run, const sw_block *b, const sw_po
     r->watts_package = pb_powercap_joules_of(&run->power, "package", &pw->before, &after, s, why, sizeof why) / s;
     r->watts_dram = pb_powercap_joules_of(&run->power, "dram", &pw->before, &after, s, why, sizeof why) / s;
     if (why[0]) /* a counter that cannot be true: its watts empty, and the reason said */
-        fprintf(stderr, "\n%s: point %d: %s\n", b->p->prog, r->point, why);
+        fprintf(stderr, "\n%s: point %d: %s\n", b->p->sink.prog, r->point, why);
 }
 
-/* One point: policy `kind`, schedule s, d's batch and glue mode in block b. Its row is kept and handed on; a
- * point that failed is dropped from the table (and never reached the CSVs, or only in part). */
-static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind, int s, char *err, size_t errlen)
+/* Before a point's executor opens: the progress line, the round trip and the power counters. */
+static void sw_before(pb_sweep_run *run, const sw_block *b, pb_sweep_row *r, sw_power *pw)
 {
-    pb_sweep_row *r = pb_vec_push(&run->rows);
-    if (!r)
-        return pb_errf(err, errlen, "the rows: %s", strerror(errno));
-    r->point = (int)run->rows.n;
-    sw_label(b, d, kind, s, r);
-    int rc = kind == PB_EXEC_OMP ? sw_floor(b, d, b->floor.kernel, &r->floor, err, errlen) : 0;
-    if (rc == 0) {
-        pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d ctx=%d", r->format,
-                    r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
-        r->rt_before = sw_roundtrip(b);
-        sw_power power;
-        sw_power_start(run, &power);
-        rc = sw_time(b, d, kind, s, r, err, errlen);
-        sw_power_end(run, b, &power, r);
-        if (rc == 0)
-            pb_sweep_row_budget(r); /* its floor is known now */
-        r->rt_after = sw_roundtrip(b);
-        snprintf(r->placement, sizeof r->placement, "%s",
-                 pb_placement_block(b->p->where, b->pair->cpu[0], b->pair->n > 1 ? b->pair->cpu[1] : -1, r->rt_before,
-                                    r->rt_after));
-    }
+    pb_progress(run->done, run->total, run->t0, "%s %s %s %s glue threads=%d cpus=%s M=%d ctx=%d", r->format,
+                r->policy, r->schedule, r->glue, r->threads, b->set->name, r->batch, r->context);
+    r->rt_before = sw_roundtrip(b);
+    sw_power_start(run, pw);
+}
+
+/* After it closed: the power, the budget (its floor is known now), the round trip and the placement's tag. */
+static void sw_after(const pb_sweep_run *run, const sw_block *b, const sw_power *pw, pb_sweep_row *r, int rc)
+{
+    sw_power_end(run, b, pw, r);
+    if (rc == 0)
+        pb_sweep_row_budget(r);
+    r->rt_after = sw_roundtrip(b);
+    snprintf(r->placement, sizeof r->placement, "%s",
+             pb_placement_block(b->p->cores.where, b->pair->cpu[0], b->pair->n > 1 ? b->pair->cpu[1] : -1,
+                                r->rt_before, r->rt_after));
+}
+
+/* A point's row kept and handed on when it measured (rc 0) something real that reproduced its reference logits;
+ * else dropped from the table (it never reached the CSVs, or only in part). */
+static int sw_keep(pb_sweep_run *run, const sw_block *b, const pb_decode *d, pb_sweep_row *r, int rc, char *err,
+                   size_t errlen)
+{
+    const pb_sweep_plan *p = b->p;
     if (pb_mapguard_tripped()) /* zeros stood in for the weights: the point measured nothing real */
         rc = pb_errf(err, errlen, "%s: the file was truncated while the run read it (byte %llu of its mapping is "
-                     "past its new end): point %d dropped", b->p->file ? b->p->file->g.name : "the model file",
+                     "past its new end): point %d dropped", p->work.file ? p->work.file->g.name : "the model file",
                      (unsigned long long)pb_mapguard_offset(), r->point);
     if (rc == 0 && sw_verify(run, b, d, r) != 0)
         rc = pb_errf(err, errlen, "the reference logits: %s", strerror(errno));
-    if (rc == 0 && b->p->row(b->p->ctx, r) != 0)
+    if (rc == 0 && p->sink.row(p->sink.ctx, r) != 0)
         rc = pb_errf(err, errlen, "writing point %d: %s", r->point, strerror(errno));
     if (rc != 0) {
         pb_sweep_meas_free(&r->m);
@@ -371,6 +374,35 @@ static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, int kind
     }
     run->done++;
     return 0;
+}
+
+/* One point of block b: pt's policy, schedule and glue mode over d's step. */
+static int sw_point(pb_sweep_run *run, const sw_block *b, pb_decode *d, const pb_sweep_point *pt, char *err,
+                    size_t errlen)
+{
+    pb_sweep_row *r = pb_vec_push(&run->rows);
+    if (!r)
+        return pb_errf(err, errlen, "the rows: %s", strerror(errno));
+    r->point = (int)run->rows.n;
+    int kind = pb_sweep_point_kind(&b->p->dispatch, pt->policy, pt->threads);
+    d->glue = pt->glue;
+    sw_label(b, d, kind, pt->sched, r);
+    double cap[PB_MAX_CPUS];
+    const pb_exec_cfg cfg = sw_exec_cfg(b, kind, pt->sched, cap);
+    pb_exec ex;
+    sw_power power;
+    int rc = kind == PB_EXEC_OMP ? sw_floor(b, d, b->floor.kernel, &r->floor, err, errlen) : 0;
+    if (rc == 0) {
+        sw_before(run, b, r, &power);
+        if (pb_exec_open_cfg(&ex, &cfg) != 0)
+            rc = pb_errf(err, errlen, "%s with %d threads: %s", r->policy, cfg.threads, strerror(errno));
+        else {
+            rc = sw_time(b, d, &ex, r, err, errlen);
+            pb_exec_close(&ex);
+        }
+        sw_after(run, b, &power, r, rc);
+    }
+    return sw_keep(run, b, d, r, rc, err, errlen);
 }
 
 /* The points' KV cache: b's context and type, filled by a spin pool on the block's cpus (first-touched where the
@@ -392,19 +424,16 @@ static int sw_depth(const sw_block *b, pb_decode *d, char *err, size_t errlen)
  * labels. How many. */
 static int sw_alternatives(const sw_block *b, pb_decode *d, pb_pairs_alt *alts, pb_sweep_row *labels, double *cap)
 {
-    const pb_sweep_plan *p = b->p;
-    int n = 0;
-    bool capacity = pb_sweep_capacities(p, b->place, cap) == 0;
-    const pb_list *policies = pb_sweep_policies(p, d->prompt);
+    const pb_sweep_dispatch *dp = &b->p->dispatch;
+    int n = 0, glues = dp->glues->n;
+    const pb_list *policies = pb_sweep_policies(dp, d->prompt);
     for (int k = 0; k < policies->n; k++)
-        for (int sg = 0; sg < p->nsched * p->glues->n && n < PB_PAIRS_MAX_ALTS; sg++) {
-            int s = sg / p->glues->n, kind = pb_sweep_point_kind(p, (int)policies->v[k], b->place->n);
-            if (!pb_sweep_sched_runs(p, s, b->place))
+        for (int sg = 0; sg < dp->nsched * glues && n < PB_PAIRS_MAX_ALTS; sg++) {
+            int s = sg / glues, kind = pb_sweep_point_kind(dp, (int)policies->v[k], b->place->n);
+            if (!pb_sweep_sched_runs(b->p, s, b->place))
                 continue;
-            alts[n] = (pb_pairs_alt){ .glue = (pb_glue_mode)p->glues->v[sg % p->glues->n],
-                                      .cfg = { .kind = kind, .threads = b->place->n, .cpus = b->place->cpu,
-                                               .sched = p->sched[s], .spin_us = p->spin_us, .emulate = p->emulate,
-                                               .capacity = capacity ? cap : NULL, .topo = p->topo } };
+            alts[n] = (pb_pairs_alt){ .glue = (pb_glue_mode)dp->glues->v[sg % glues],
+                                      .cfg = sw_exec_cfg(b, kind, s, cap) };
             d->glue = alts[n].glue;
             sw_label(b, d, kind, s, &labels[n]);
             n++;
@@ -424,8 +453,8 @@ static bool sw_place_moved(void *ctx)
     sw_place *pl = ctx; /* pb_pairs hands back the sw_place sw_pairs gave it */
     const pb_cpulist *pair = pl->b->pair;
     int a = pair->cpu[0], c = pair->n > 1 ? pair->cpu[1] : -1;
-    double rt = pb_roundtrip_ns(a, c, 3, pl->b->p->quick ? RT_ITERS / 10 : RT_ITERS / 5);
-    const char *tag = pb_placement_block(pl->b->p->where, a, c, rt, rt);
+    double rt = pb_roundtrip_ns(a, c, 3, pl->b->p->timing.quick ? RT_ITERS / 10 : RT_ITERS / 5);
+    const char *tag = pb_placement_block(pl->b->p->cores.where, a, c, rt, rt);
     bool moved = pl->have && strcmp(pl->tag, tag) != 0;
     snprintf(pl->tag, sizeof pl->tag, "%s", tag);
     pl->have = true;
@@ -437,7 +466,7 @@ static bool sw_place_moved(void *ctx)
 static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = b->p;
-    if (p->pair_s <= 0 || b->oversubscribed)
+    if (p->timing.pair_s <= 0 || b->oversubscribed)
         return 0;
     pb_pairs_alt alts[PB_PAIRS_MAX_ALTS];
     double cap[PB_MAX_CPUS];
@@ -451,10 +480,10 @@ static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
     else if (n >= 2) {
         /* seconds without a point ending: the progress line says what runs meanwhile */
         pb_status("%s: %d alternatives interleaved, a token each a round, up to %.0f s", labels[0].format, n,
-                  p->pair_s);
+                  p->timing.pair_s);
         sw_place place = { .b = b };
         const pb_pairs_hook hook = { .moved = sw_place_moved, .ctx = &place };
-        rc = pb_pairs_run(d, alts, n, b->held->cpu, b->held->n, p->pair_s, p->procstat, &hook, res, err, errlen);
+        rc = pb_pairs_run(d, alts, n, b->held->cpu, b->held->n, p->timing.pair_s, p->timing.procstat, &hook, res, err, errlen);
     }
     for (int r = 0; rc == 0 && n >= 2 && r < res->rounds; r++)
         for (int a = 0; a < n && rc == 0; a++) {
@@ -462,7 +491,7 @@ static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
                                        .ms = res->ms[r][a], .steal_pct = res->steal[r][a],
                                        .aside = res->aside[r][a], .moved = res->moved[r],
                                        .stopped = res->narrow ? "narrow" : "budget" };
-            if (p->pair_row(p->ctx, &pr) != 0)
+            if (p->sink.pair_row(p->sink.ctx, &pr) != 0)
                 rc = pb_errf(err, errlen, "writing pairs.csv: %s", strerror(errno));
         }
     free(labels);
@@ -470,64 +499,50 @@ static int sw_pairs(const sw_block *b, pb_decode *d, char *err, size_t errlen)
     return rc;
 }
 
-/* Every policy x schedule x glue mode of one block at one depth and one step: a decode of batch rows, or a prompt
- * of that many tokens. */
-static int sw_step(pb_sweep_run *run, const sw_block *b, size_t batch, bool prompt, char *err, size_t errlen)
-{
-    const pb_sweep_plan *p = b->p;
-    int rc = 0;
+/* ---------------------------------------------------------------- the walk */
+
+/* What the walk holds open: a format's weights, a block (its own copy of the point's placement: the walk places the
+ * next block before the last step's interleaved rounds run), a step's decode at its depth. */
+typedef struct sw_walk {
+    pb_sweep_point pt;
+    pb_cpulist builders, place, held, pair;
+    pb_decode_weights w;
+    bool have_w, have_d;
+    sw_block b;
     pb_decode d;
+} sw_walk;
+
+/* A step: pt's batch of decode rows, or its prompt of that many tokens, over a cache of its depth. */
+static int sw_step_open(sw_walk *wk, char *err, size_t errlen)
+{
+    const pb_sweep_point *pt = &wk->pt;
+    sw_block *b = &wk->b;
     pb_kchoice gemm[KERN_FORMAT_COUNT]; /* a prompt's: each format's GEMM tiles where it has them */
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         gemm[f] = b->kernel[f];
         kern_layout l = kern_gemm_layout((kern_format)f, b->kernel[f].isa);
         gemm[f].layout = l != KERN_LAYOUT_FILE ? l : gemm[f].layout;
     }
-    if ((prompt ? pb_decode_init_prompt(&d, b->w, gemm, batch) : pb_decode_init_with(&d, b->w, b->kernel, batch)) != 0)
+    b->kv = pt->kv;
+    b->context = pt->context;
+    if ((pt->prompt ? pb_decode_init_prompt(&wk->d, b->w, gemm, pt->rows)
+                    : pb_decode_init_with(&wk->d, b->w, b->kernel, pt->rows)) != 0)
         return pb_errf(err, errlen, "%s with %s, %s %zu: %s", pb_wformat_name(b->fmt),
-                       kern_isa_name(b->kernel[b->w->mfmt[0]].isa), prompt ? "prompt" : "batch", batch,
+                       kern_isa_name(b->kernel[b->w->mfmt[0]].isa), pt->prompt ? "prompt" : "batch", pt->rows,
                        strerror(errno));
-    if (sw_depth(b, &d, err, errlen) != 0) {
-        pb_decode_free(&d);
-        return -1;
-    }
-    const pb_list *policies = pb_sweep_policies(p, prompt);
-    for (int k = 0; k < policies->n && rc == 0 && !pb_stop_signal(); k++)
-        for (int sg = 0; sg < p->nsched * p->glues->n && rc == 0 && !pb_stop_signal(); sg++) { /* sched x glue */
-            if (!pb_sweep_sched_runs(p, sg / p->glues->n, b->place))
-                continue;
-            d.glue = (pb_glue_mode)p->glues->v[sg % p->glues->n];
-            rc = sw_point(run, b, &d, pb_sweep_point_kind(p, (int)policies->v[k], b->place->n), sg / p->glues->n,
-                          err, errlen);
-        }
-    if (rc == 0 && !prompt && !pb_stop_signal()) /* a prompt's step is seconds long: its rounds would be few */
-        rc = sw_pairs(b, &d, err, errlen);
-    pb_decode_free(&d);
-    return rc;
+    wk->have_d = true;
+    return sw_depth(b, &wk->d, err, errlen);
 }
 
-/* Every batch, then every prompt, of one block at one depth. */
-static int sw_points(pb_sweep_run *run, const sw_block *b, char *err, size_t errlen)
+/* The step ends: a decode's alternatives interleaved when its points all ran (pairs; a prompt's step is seconds
+ * long: its rounds would be few), and its decode freed. */
+static int sw_step_close(sw_walk *wk, bool pairs, char *err, size_t errlen)
 {
-    const pb_sweep_plan *p = b->p;
-    int rc = 0, nb = p->batches->n, np = p->prompts ? p->prompts->n : 0;
-    for (int i = 0; i < nb + np && rc == 0 && !pb_stop_signal(); i++)
-        rc = i < nb ? sw_step(run, b, (size_t)p->batches->v[i], false, err, errlen)
-                    : sw_step(run, b, (size_t)p->prompts->v[i - nb], true, err, errlen);
-    return rc;
-}
-
-/* Every cache type x context of one block. */
-static int sw_depths(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
-{
-    const pb_sweep_plan *p = b->p;
-    int rc = 0;
-    for (int k = 0; k < p->kv_types->n && rc == 0 && !pb_stop_signal(); k++)
-        for (int c = 0; c < p->contexts->n && rc == 0 && !pb_stop_signal(); c++) {
-            b->kv = (pb_kv_type)p->kv_types->v[k];
-            b->context = (size_t)p->contexts->v[c];
-            rc = sw_points(run, b, err, errlen);
-        }
+    if (!wk->have_d)
+        return 0;
+    int rc = pairs && !wk->d.prompt && !pb_stop_signal() ? sw_pairs(&wk->b, &wk->d, err, errlen) : 0;
+    pb_decode_free(&wk->d);
+    wk->have_d = false;
     return rc;
 }
 
@@ -539,11 +554,11 @@ static int sw_depths(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 static int sw_block_floor(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
 {
     char why[512];
-    int rc = b->p->run_dir ? pb_decode_floor_from_csv(b->p->run_dir, b->held->cpu, b->held->n, &b->floor, why,
+    int rc = b->p->timing.run_dir ? pb_decode_floor_from_csv(b->p->timing.run_dir, b->held->cpu, b->held->n, &b->floor, why,
                                                       sizeof why)
                            : 1;
     if (rc < 0)
-        fprintf(stderr, "\n%s: %s; measuring the floor instead\n", b->p->prog, why);
+        fprintf(stderr, "\n%s: %s; measuring the floor instead\n", b->p->sink.prog, why);
     if (rc == 0)
         return 0;
     pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
@@ -567,36 +582,25 @@ static void sw_block_roof(pb_sweep_run *run, sw_block *b)
         b->roof_gmacs = pt.gmacs_median;
     else
         fprintf(stderr, "\n%s: compute roof at %d threads: %s; the budgets take the floor as their bound\n",
-                b->p->prog, b->held->n, why);
+                b->p->sink.prog, b->held->n, why);
 }
 
-/* Every set x thread count of one format's weights. */
-static int sw_blocks(pb_sweep_run *run, sw_block *b, char *err, size_t errlen)
+/* A block: the point's placement, the set's round-trip pair, each format's kernel at the thread count (wisdom's at
+ * the nearest count it timed), the floor and the compute roof. */
+static int sw_block_open(pb_sweep_run *run, sw_walk *wk, char *err, size_t errlen)
 {
-    const pb_sweep_plan *p = b->p;
-    static pb_cpulist place, pair, held; /* 4 KiB each: off the stack */
-    b->place = &place;
-    b->pair = &pair;
-    b->held = &held;
-    for (int s = 0; s < p->sets->n && !pb_stop_signal(); s++) {
-        b->set = &p->sets->set[s];
-        if (pb_topo_place(p->topo, &b->set->cpus, b->set->cpus.n < 2 ? 1 : 2, &pair, err, errlen) != 0)
-            return -1;
-        for (int t = 0; t < p->threads->n && !pb_stop_signal(); t++) {
-            int threads = (int)p->threads->v[t];
-            int placed = pb_sweep_place(p, b->set, threads, &held, &place, err, errlen);
-            if (placed > 0)
-                continue;
-            b->oversubscribed = threads > held.n;
-            for (int f = 0; f < KERN_FORMAT_COUNT; f++) /* wisdom's at the nearest thread count it timed */
-                b->kernel[f] = pb_kchoice_for(&p->kernels, (kern_format)f, threads);
-            if (placed < 0 || sw_block_floor(run, b, err, errlen) != 0)
-                return -1;
-            sw_block_roof(run, b);
-            if (sw_depths(run, b, err, errlen) != 0)
-                return -1;
-        }
-    }
+    const pb_sweep_point *pt = &wk->pt;
+    sw_block *b = &wk->b;
+    wk->place = pt->place;
+    wk->held = pt->held;
+    b->set = pt->set;
+    b->oversubscribed = pt->threads > pt->held.n;
+    for (int f = 0; f < KERN_FORMAT_COUNT; f++)
+        b->kernel[f] = pb_kchoice_for(&b->p->dispatch.kernels, (kern_format)f, pt->threads);
+    if (pb_topo_place(b->p->cores.topo, &b->set->cpus, b->set->cpus.n < 2 ? 1 : 2, &wk->pair, err, errlen) != 0 ||
+        sw_block_floor(run, b, err, errlen) != 0)
+        return -1;
+    sw_block_roof(run, b);
     return 0;
 }
 
@@ -618,42 +622,88 @@ static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
               (double)total / (1 << 30), (double)(now - p->t0) / 1e9);
 }
 
-/* One format: its weights built (or the model file's loaded) by every cpu of the largest set (first-touched where
- * the points read them). */
-static int sw_format(pb_sweep_run *run, const pb_sweep_plan *p, pb_wformat fmt, const pb_cpulist *builders,
-                     char *err, size_t errlen)
+/* A format's weights, built (or the model file's loaded) by every cpu of the largest set (first-touched where the
+ * points read them); the last format's freed first. */
+static int sw_weights(sw_walk *wk, char *err, size_t errlen)
 {
-    pb_decode_weights w;
+    const pb_sweep_plan *p = wk->b.p;
+    pb_wformat fmt = wk->pt.fmt;
+    if (wk->have_w)
+        pb_decode_weights_free(&wk->w);
+    wk->have_w = false;
     pb_exec gen;
-    if (pb_exec_open(&gen, PB_EXEC_SPIN, builders->n, builders->cpu, 0, 0) != 0)
+    if (pb_exec_open(&gen, PB_EXEC_SPIN, wk->builders.n, wk->builders.cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "weight builder: %s", strerror(errno));
-    sw_build pg = { .t0 = pb_now_ns(), .what = p->file ? p->file->name : pb_wformat_name(fmt) };
-    int rc = p->file ? pb_decode_weights_load(&w, p->file, p->mmap, p->seed, &gen, sw_build_progress, &pg)
-                     : pb_wformat_build(&w, p->model, fmt, p->seed, &gen, sw_build_progress, &pg);
+    sw_build pg = { .t0 = pb_now_ns(), .what = p->work.file ? p->work.file->name : pb_wformat_name(fmt) };
+    int rc = p->work.file
+                 ? pb_decode_weights_load(&wk->w, p->work.file, p->work.mmap, p->work.seed, &gen, sw_build_progress,
+                                          &pg)
+                 : pb_wformat_build(&wk->w, p->work.model, fmt, p->work.seed, &gen, sw_build_progress, &pg);
     pb_exec_close(&gen);
     if (rc != 0)
-        return pb_errf(err, errlen, "building %s %s weights: %s", p->model->name, pb_wformat_name(fmt),
+        return pb_errf(err, errlen, "building %s %s weights: %s", p->work.model->name, pb_wformat_name(fmt),
                        strerror(errno));
-    sw_block b = { .p = p, .fmt = fmt, .w = &w };
-    rc = sw_blocks(run, &b, err, errlen);
-    pb_decode_weights_free(&w);
+    wk->have_w = true;
+    wk->b.fmt = fmt;
+    return 0;
+}
+
+/* What a point needs open, by the outermost dimension that changed since the last: the last step closed, then a
+ * format's weights, a block, a step. */
+static int sw_enter(pb_sweep_run *run, sw_walk *wk, char *err, size_t errlen)
+{
+    int changed = wk->pt.changed;
+    int rc = changed <= PB_SWEEP_STEP ? sw_step_close(wk, true, err, errlen) : 0;
+    if (rc == 0 && changed == PB_SWEEP_FORMAT)
+        rc = sw_weights(wk, err, errlen);
+    if (rc == 0 && changed <= PB_SWEEP_THREADS)
+        rc = sw_block_open(run, wk, err, errlen);
+    if (rc == 0 && changed <= PB_SWEEP_STEP)
+        rc = sw_step_open(wk, err, errlen);
     return rc;
+}
+
+/* The run's rows and references started, its power counters opened, and the weights' builders placed. NULL, with
+ * the reason, when they cannot be. */
+static sw_walk *sw_walk_open(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen)
+{
+    run->rows = PB_VEC(pb_sweep_row);
+    run->refs = PB_VEC(sw_ref);
+    run->done = 0;
+    run->total = pb_sweep_plan_points(p);
+    run->t0 = pb_now_ns();
+    char why[256];
+    run->power_ok = pb_powercap_open(&run->power, NULL, why, sizeof why) > 0; /* machine.csv says why not */
+    sw_walk *wk = calloc(1, sizeof *wk); /* 16 KiB of cpu lists: off the stack */
+    if (!wk) {
+        pb_errf(err, errlen, "the sweep: %s", strerror(errno));
+        return NULL;
+    }
+    wk->b = (sw_block){ .p = p, .w = &wk->w, .place = &wk->place, .held = &wk->held, .pair = &wk->pair };
+    const pb_cpuset *big = &p->cores.sets->set[pb_cpusets_largest(p->cores.sets)];
+    if (pb_topo_place(p->cores.topo, &big->cpus, big->cpus.n, &wk->builders, err, errlen) != 0) {
+        free(wk);
+        return NULL;
+    }
+    return wk;
 }
 
 int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen)
 {
-    static pb_cpulist builders; /* 4 KiB: off the stack */
-    run->rows = PB_VEC(pb_sweep_row);
-    run->refs = PB_VEC(sw_ref);
-    run->done = 0;
-    run->total = pb_sweep_plan_points(p) * p->contexts->n * p->kv_types->n; /* every block runs every depth */
-    run->t0 = pb_now_ns();
-    char why[256];
-    run->power_ok = pb_powercap_open(&run->power, NULL, why, sizeof why) > 0; /* machine.csv says why not */
-    const pb_cpuset *big = &p->sets->set[pb_cpusets_largest(p->sets)];
-    int rc = pb_topo_place(p->topo, &big->cpus, big->cpus.n, &builders, err, errlen);
-    for (int f = 0; f < p->formats->n && rc == 0 && !pb_stop_signal(); f++)
-        rc = sw_format(run, p, (pb_wformat)p->formats->v[f], &builders, err, errlen);
+    sw_walk *wk = sw_walk_open(run, p, err, errlen);
+    int rc = wk ? 0 : -1, more = 0;
+    while (rc == 0 && !pb_stop_signal() && (more = pb_sweep_next(p, &wk->pt, err, errlen)) != 0) {
+        rc = more < 0 ? -1 : sw_enter(run, wk, err, errlen);
+        if (rc == 0 && pb_sweep_sched_runs(p, wk->pt.sched, wk->b.place))
+            rc = sw_point(run, &wk->b, &wk->d, &wk->pt, err, errlen);
+    }
+    if (wk) {
+        int end = sw_step_close(wk, rc == 0, err, errlen); /* the last step's rounds */
+        rc = rc ? rc : end;
+        if (wk->have_w)
+            pb_decode_weights_free(&wk->w);
+        free(wk);
+    }
     pb_progress_done(run->done, "points", run->t0);
     return rc;
 }

@@ -1,9 +1,10 @@
-/* pb_sweep_run.h — bench_sweep's measuring loop. For each format the weights are built once (or a model file's
- * loaded: copied or mapped), by every cpu of the largest set (first-touched where the points read them); every
- * core set x thread count is a block (its placement, its round-trip pair and its read floor); in a block every
- * cache type x context gets its KV cache filled by the block's cpus, and every batch x policy x schedule x glue
- * mode there is one point (pb_sweep_measure). Each point's row goes to the caller as the point ends (plan->row: the CSVs)
- * and stays in the run for the table.
+/* pb_sweep_run.h — bench_sweep's measuring loop, along the plan's walk (pb_sweep_next): each point opens what
+ * changed since the last one. A format's weights are built once (or a model file's loaded: copied or mapped), by
+ * every cpu of the largest set (first-touched where the points read them); every core set x thread count is a
+ * block (its placement, its round-trip pair, its read floor and compute roof); every cache type x context x batch
+ * (or prompt) a step, its KV cache filled by the block's cpus, its decode's alternatives interleaved after its
+ * points; every policy x schedule x glue mode there one point (pb_sweep_measure). Each point's row goes to the
+ * caller as the point ends (plan->sink.row: the CSVs) and stays in the run for the table.
  *
  * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept (the
  * harness publishes them); a signal (pb_stop_signal) ends the loop at the next point with 0. */
