@@ -1,7 +1,8 @@
 /* pb_sweep_plan.h — what a sweep measures (bench_sweep's options, defaults applied) and the questions asked of
  * it before anything runs: which schedules, which of them run on a block, the capacities a weighted split starts
  * from, whether the weights fit in memory, the walk over its points and how many there are. Apart from
- * pb_sweep_run.c, which measures along the walk: these are answered from the options and the topology alone, without measuring (tests ask them directly). */
+ * pb_sweep_run.c, which measures along the walk: these are answered from the options and the topology alone,
+ * without measuring (tests ask them directly). */
 #ifndef PB_SWEEP_PLAN_H
 #define PB_SWEEP_PLAN_H
 
@@ -32,7 +33,7 @@ typedef struct pb_sweep_work {
     const pb_list *formats;
     const pb_list *contexts, *kv_types; /* the cache depths and types: every block runs each pair */
     const pb_list *batches;           /* a decode step's rows */
-    const pb_list *prompts;           /* --prompt: prompts of these tokens after the batches (NULL or none: no prompt) */
+    const pb_list *prompts;           /* --prompt: prompts of these tokens after the batches (NULL: none) */
     uint64_t seed;
 } pb_sweep_work;
 
