@@ -127,8 +127,8 @@ find_fn() { # find_fn VARIANT FNS
 #             SMMLA is in the batch kernels). q4_K, q6_K (kern_kquant_arm.h): the pass keeps its row loop rolled,
 #             so the hot loop is one row's block (rows 1; 144, 210 B), 16 16-element dots: neon's smull count
 #             adds one SMULL for the mins (q4_K) or the codes' +32 (q6_K), 17; i8mm's are dotprod's passes.
-#   layout    the weights' layout the function reads: file, or a repacked one (kern_repack*_avx512.c, avx512 only;
-#             avx512gfni runs them too). Their hot loop is the block loop of four groups in step (groups_in_step's
+#   layout    the weights' layout the function reads: file, or a repacked one (kern_repack*_avx512.c, which
+#             avx512gfni runs too; the 256-bit ones below). Their hot loop is the block loop of four groups in step (groups_in_step's
 #             n = 4): 64 rows (q1_0_r32lut: 128) x one block a row. Per block and group of 16 rows: q8_0_r16 8
 #             vpdpbusd, q4_0_r16 8, tq2_0_r16 64, q4_K_r16 68 (4 for the mins, 64 for the codes), q6_K_r16 64;
 #             q1_0_r32lut 8 vpmaddwd a group of 32 (the tables' sums widened). The pass is inlined once per prefetch
@@ -137,6 +137,10 @@ find_fn() { # find_fn VARIANT FNS
 #             Not q6_K_r16's and q1_0_r32lut's (one copy, testing the hint at each prefetch): their rows are
 #             branchy, the hint blocks GCC lays out after the loop (in chains, for the near and the far hint)
 #             being detours (predict_loop.awk).
+#             On 256 bits (kern_repack256.h, avx2 and avxvnni; q8_0_r16 avxvnni only) a ymm holds 8 of a group's 16
+#             rows, so a group's block takes twice the products: per group, q4_0_r16 16, q8_0_r16 16, tq2_0_r16 128;
+#             the hot loop is the block loop of four groups (64 rows), but for q4_K_r16, whose group loop GCC keeps
+#             rolled: one group (16 rows), both halves, 136 (8 for the mins, 128 for the codes).
 KERNELS='
 x86_64  avx2       f32   file        rows_f32_cached                                  4 64   0 vfmadd:8
 x86_64  avx2       f16   file        rows_f16_cached                                  4 32   0 vfmadd:8
@@ -189,6 +193,13 @@ x86_64  avx512     tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx512                
 x86_64  avx512     q4_K  q4_K_r16    kern_group_q4_K_r16_avx512                      64 144  0 vpdpbusd:272
 x86_64  avx512     q6_K  q6_K_r16    kern_group_q6_K_r16_avx512                      64 210  0 vpdpbusd:256
 x86_64  avx512     q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx512                  128 18   0 vpmaddwd:32
+x86_64  avx2       q4_0  q4_0_r16    kern_group_q4_0_r16_avx2                        64 18   0 vpmaddubsw:64
+x86_64  avx2       tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx2                       64 66   0 vpmaddubsw:512
+x86_64  avx2       q4_K  q4_K_r16    kern_group_q4_K_r16_avx2                        16 144  0 vpmaddubsw:136
+x86_64  avxvnni    q8_0  q8_0_r16    kern_group_q8_0_r16_avxvnni                     64 34   0 vpdpbusd:64
+x86_64  avxvnni    q4_0  q4_0_r16    kern_group_q4_0_r16_avxvnni                     64 18   0 vpdpbusd:64
+x86_64  avxvnni    tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avxvnni                    64 66   0 vpdpbusd:512
+x86_64  avxvnni    q4_K  q4_K_r16    kern_group_q4_K_r16_avxvnni                     16 144  0 vpdpbusd:136
 '
 
 block_bytes() {
