@@ -18,36 +18,27 @@
 /* n groups of R rows (the layout's; n <= KERN_GROUPS_STEP), stride bytes apart from w, against activation row m:
  * y[R i + r] = the dot of group i's row r (padding rows included). A group's rows get the same arithmetic whatever
  * n is. */
-typedef void (*kern_group_fn)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+typedef void kern_group_kernel_fn(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+typedef kern_group_kernel_fn *kern_group_fn;
 #define KERN_GROUPS_STEP 4
 
 /* A GEMM tile: one group (its first byte at g) against activation rows m0 .. m0 + nm - 1 (nm <= KERN_GEMM_TILE):
  * y[R m + r] = the dot of the group's row r and activation row m0 + m, bit for bit the group kernel's. */
-typedef void (*kern_gemm_fn)(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
+typedef void kern_gemm_kernel_fn(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
+typedef kern_gemm_kernel_fn *kern_gemm_fn;
 #define KERN_GEMM_TILE 8
 #define KERN_GEMM_MBLOCK 64 /* activation rows a GEMM passes over all its groups at once (a multiple of the tile) */
 
 #if defined(__x86_64__)
-void kern_group_q4_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q8_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_tq2_0_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_tq2_0_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_K_r16_avx2(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_K_r16_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_gemm_q4_0_r16_avx2(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_gemm_q4_0_r16_avxvnni(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_gemm_q8_0_r16_avxvnni(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_gemm_q4_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_gemm_q8_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_gemm_q4_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_gemm_q6_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
-void kern_group_q1_0_r32lut_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q8_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_tq2_0_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q4_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
-void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y);
+/* The per-ISA kernels (kernels/x86/kern_repack*_<isa>.c), declared by their types. */
+kern_group_kernel_fn kern_group_q4_0_r16_avx2, kern_group_tq2_0_r16_avx2, kern_group_q4_K_r16_avx2;
+kern_group_kernel_fn kern_group_q4_0_r16_avxvnni, kern_group_q8_0_r16_avxvnni, kern_group_tq2_0_r16_avxvnni,
+    kern_group_q4_K_r16_avxvnni;
+kern_group_kernel_fn kern_group_q1_0_r32lut_avx512, kern_group_q4_0_r16_avx512, kern_group_q8_0_r16_avx512,
+    kern_group_tq2_0_r16_avx512, kern_group_q4_K_r16_avx512, kern_group_q6_K_r16_avx512;
+kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni, kern_gemm_q8_0_r16_avxvnni;
+kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx512, kern_gemm_q8_0_r16_avx512, kern_gemm_q4_K_r16_avx512,
+    kern_gemm_q6_K_r16_avx512;
 #endif
 
 /* kern_job_check's and kern_job_rows's work for a job whose layout is not the file's. */
