@@ -16,6 +16,20 @@ static uint64_t folded(int accs, int lanes, int64_t step, uint64_t n)
     return (uint64_t)(uint32_t)(int32_t)(s * lanes);
 }
 
+#if !defined(__x86_64__)
+/* The scalar kernel's checksum: chains k = 0..chains-1 after n rounds of 3 x -5, each lane_bits wide and wrapping
+ * as such a lane does, summed. */
+static uint64_t scalar_chains(int chains, int lane_bits, uint64_t n)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < chains; k++) {
+        int64_t v = k - 15 * (int64_t)n;
+        sum += lane_bits == 16 ? (uint64_t)(uint16_t)(int16_t)v : (uint64_t)(uint32_t)(int32_t)v;
+    }
+    return sum;
+}
+#endif
+
 Test(kernels_peak, int8_kernels_do_the_products_they_count)
 {
     const uint64_t n = 1000;
@@ -33,23 +47,16 @@ Test(kernels_peak, int8_kernels_do_the_products_they_count)
 #endif
     };
     kern_isa ran;
+#if !defined(__x86_64__)
 #if defined(__aarch64__)
-    /* NEON's smlal: 10 chains of int16 lanes, each lane 0 wrapping as it does, summed */
+    const int chains = 10, lane_bits = 16, macs = 80; /* NEON's smlal: int16 lanes, each lane 0 wrapping as it does */
+#else
+    const int chains = 8, lane_bits = 32, macs = 8;
+#endif
     const kern_peak_kernel *s = kern_peak_get(KERN_ISA_SCALAR, KERN_PEAK_INT8, &ran);
     cr_assert_not_null(s);
-    uint64_t sum = 0;
-    for (int k = 0; k < 10; k++)
-        sum += (uint16_t)(int16_t)(k - 15 * (int64_t)n);
-    cr_expect_eq(s->run(n), sum, "scalar (NEON's smlal): 10 chains of 3 x -5");
-    cr_expect_eq(s->macs_per_iter, 80);
-#elif !defined(__x86_64__)
-    const kern_peak_kernel *s = kern_peak_get(KERN_ISA_SCALAR, KERN_PEAK_INT8, &ran);
-    cr_assert_not_null(s);
-    uint64_t sum = 0;
-    for (int k = 0; k < 8; k++)
-        sum += (uint32_t)(int32_t)(k - 15 * (int64_t)n);
-    cr_expect_eq(s->run(n), sum, "scalar: 8 chains of 3 x -5");
-    cr_expect_eq(s->macs_per_iter, 8);
+    cr_expect_eq(s->run(n), scalar_chains(chains, lane_bits, n), "scalar: %d chains of 3 x -5", chains);
+    cr_expect_eq(s->macs_per_iter, macs);
 #endif
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const kern_peak_kernel *k = kern_peak_get(want[i].isa, KERN_PEAK_INT8, &ran);
