@@ -4,6 +4,8 @@
 #ifndef KERN_GROUP_H
 #define KERN_GROUP_H
 
+#include <string.h>
+
 #include "kern_impl.h"
 #include "kern_repack_impl.h"
 
@@ -16,6 +18,29 @@ INLINE void group_prefetch(const void *p, const kern_stream s)
 {
     kern_prefetch_stream_as(p, s);
     __asm__ volatile("");
+}
+
+/* The four activation quants at p (one dword, any alignment) as one int32: what each ISA broadcasts to every lane,
+ * so one product step meets four weights of every row. */
+INLINE int32_t group_quads(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* A q4_K activation block's mins side, as the dwords each ISA broadcasts: bytes H_j and L_j of the sub-block sums
+ * S_j = 256 H_j + L_j (w[0]: H_0..3, w[1]: H_4..7, w[2]: L_0..3, w[3]: L_4..7). */
+INLINE void q4k_mins_words(const block_q8_K *xb, int32_t w[4])
+{
+    uint8_t h[8], l[8];
+    for (int j = 0; j < 8; j++) {
+        int sum = xb->bsums[2 * j] + xb->bsums[2 * j + 1];
+        h[j] = (uint8_t)(sum >> 8); /* arithmetic: H = floor(S / 256), so S = 256 H + L exactly */
+        l[j] = (uint8_t)(sum & 255);
+    }
+    memcpy(w, h, 8);
+    memcpy(w + 2, l, 8);
 }
 
 /* A layout's pass over n <= 4 groups of R rows stride bytes apart, its prefetches hinted as s says, y: n x R (n and

@@ -20,12 +20,7 @@
 #include "kern_group.h"
 
 /* The four quants at p (one dword, any alignment) in every dword lane. */
-INLINE __m256i quads256_at(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
+INLINE __m256i quads256_at(const int8_t *p) { return _mm256_set1_epi32(group_quads(p)); }
 
 /* A group's block into its float sums acc (rows 0-7, 8-15): seed plus each half's integer sums p, converted, times
  * the rows' d (the block's 16 halves at g) times the activation's xd; the reference's steps, multiply then add. */
@@ -190,15 +185,8 @@ typedef struct q4k_xm256 {
 
 INLINE q4k_xm256 q4k_mins_prep256(const block_q8_K *xb)
 {
-    uint8_t h[8], l[8];
-    for (int j = 0; j < 8; j++) {
-        int sum = xb->bsums[2 * j] + xb->bsums[2 * j + 1];
-        h[j] = (uint8_t)(sum >> 8); /* arithmetic: H = floor(S / 256), so S = 256 H + L exactly */
-        l[j] = (uint8_t)(sum & 255);
-    }
     int32_t w[4];
-    memcpy(w, h, 8);
-    memcpy(w + 2, l, 8);
+    q4k_mins_words(xb, w);
     return (q4k_xm256){ _mm256_set1_epi32(w[0]), _mm256_set1_epi32(w[1]), _mm256_set1_epi32(w[2]),
                         _mm256_set1_epi32(w[3]) };
 }

@@ -91,15 +91,8 @@ typedef struct q4k_xm {
 
 INLINE q4k_xm q4k_mins_prep(const block_q8_K *xb)
 {
-    uint8_t h[8], l[8];
-    for (int j = 0; j < 8; j++) {
-        int sum = xb->bsums[2 * j] + xb->bsums[2 * j + 1];
-        h[j] = (uint8_t)(sum >> 8); /* arithmetic: H = floor(S / 256), so S = 256 H + L exactly */
-        l[j] = (uint8_t)(sum & 255);
-    }
     int32_t w[4];
-    memcpy(w, h, 8);
-    memcpy(w + 2, l, 8);
+    q4k_mins_words(xb, w);
     return (q4k_xm){ _mm512_set1_epi32(w[0]), _mm512_set1_epi32(w[1]), _mm512_set1_epi32(w[2]),
                      _mm512_set1_epi32(w[3]) };
 }

@@ -12,12 +12,7 @@
 
 /* The four quants at p (one dword, any alignment) in every dword lane: what a vpdpbusd of 16 rows' four weights
  * meets. */
-INLINE __m512i quads_at(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm512_set1_epi32(v);
-}
+INLINE __m512i quads_at(const int8_t *p) { return _mm512_set1_epi32(group_quads(p)); }
 
 /* The float sums of n <= 4 groups of 16 rows: zeroed, and stored to y (n x 16). */
 INLINE void r16_acc_zero(__m512 acc[4], const int n)
