@@ -1,8 +1,9 @@
 /* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16, q4_K_r16; q8_0_r16 with
  * AVX-VNNI only) and the GEMM tiles of q4_0_r16 and q8_0_r16:
  * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
- * multiplied and summed (KERN256_DOT, kern_avx2.h). The layouts are kern_repack.h's, the same bytes the AVX-512
- * kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte chunk is two loads), one row a 32-bit lane.
+ * multiplied and summed (KERN256_DOT, kern_avx2.h) and in the suffix of the kernels' names (KERN256_ISA). The
+ * layouts are kern_repack.h's, the same bytes the AVX-512 kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte
+ * chunk is two loads), one row a 32-bit lane.
  *
  * Each four activation quants are broadcast to every lane, so one product step makes four weights of eight rows
  * with no sum across lanes. On AVX2 the products are vpmaddubsw's int16 pairs, added as int16 across the block and
@@ -345,6 +346,49 @@ INLINE void r16_gemm_tile256_q4_0(const char *g, const kern_act *a, size_t m0, c
 INLINE void r16_gemm_tile256_q8_0(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
 {
     r16_gemm_tile256(g, a, m0, nm, y, 8);
+}
+#endif
+
+
+/* ---- The kernels kern_repack_impl.h declares, named for the including file's ISA: KERN256_ISA (avx2, avxvnni),
+ * defined before the include, makes kern_group_q4_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni and so on. q8_0_r16's
+ * only with AVX-VNNI (its codes need vpdpbusd). ---- */
+#if !defined(KERN256_ISA)
+#error "kern_repack256.h: define KERN256_ISA (the suffix of the kernels' names) before including it"
+#endif
+#define KERN256_PASTE(f, isa) f##_##isa
+#define KERN256_NAMED(f, isa) KERN256_PASTE(f, isa) /* isa expanded first */
+#define KERN256_FN(f) KERN256_NAMED(f, KERN256_ISA)
+
+void KERN256_FN(kern_group_q4_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(r16_groups_pass256_q4_0, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void KERN256_FN(kern_group_tq2_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(tq2_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void KERN256_FN(kern_group_q4_K_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(q4k_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void KERN256_FN(kern_gemm_q4_0_r16)(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    gemm_in_tiles(r16_gemm_tile256_q4_0, KERN256_GEMM_ROWS, g, a, m0, nm, y);
+}
+
+#if defined(__AVXVNNI__)
+void KERN256_FN(kern_group_q8_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(r16_groups_pass256_q8_0, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void KERN256_FN(kern_gemm_q8_0_r16)(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
+{
+    gemm_in_tiles(r16_gemm_tile256_q8_0, KERN256_GEMM_ROWS, g, a, m0, nm, y);
 }
 #endif
 
