@@ -74,6 +74,49 @@ static pb_plot_job plot_job(const char *dir, const char *script)
     return job;
 }
 
+/* The jobs of both scripts over the results in dir: var (var='a b c', as pb_plot_spec.c's var_words writes it) holds
+ * every name of names (NULL-ended), but names[except_second] in the second script's (-1: none left out). */
+static void expect_ordered(const char *dir, const char *const scripts[2], const char *var, const char *const *names,
+                           int except_second)
+{
+    for (int s = 0; s < 2; s++) {
+        pb_plot_job job = plot_job(dir, scripts[s]);
+        char key[64], list[512];
+        snprintf(key, sizeof key, "%s='", var);
+        const char *at = strstr(job.vars, key), *end = at ? strchr(at + strlen(key), '\'') : NULL;
+        cr_assert(at && end, "%s gets %s: %s", scripts[s], var, job.vars);
+        at += strlen(key);
+        snprintf(list, sizeof list, " %.*s ", (int)(end - at), at);
+        for (int i = 0; names[i]; i++) {
+            char w[64];
+            snprintf(w, sizeof w, " %s ", names[i]);
+            cr_expect((strstr(list, w) != NULL) == (s == 0 || i != except_second), "%s's %s and %s: %s", scripts[s],
+                      var, names[i], list);
+        }
+    }
+}
+
+/* An extension point: every one of names (NULL-ended) in each --help list, and in var of both plot scripts' jobs
+ * (expect_ordered) over results holding the csvs, each csv_text. */
+typedef struct ext_point {
+    const char *const *names;
+    help_list lists[3];
+    const char *csvs[2], *csv_text;
+    const char *scripts[2], *var;
+    int except_second;
+} ext_point;
+
+static void expect_reached(const ext_point *e)
+{
+    expect_listed(e->lists, sizeof e->lists / sizeof e->lists[0], e->names);
+    char dir[128];
+    tf_tmpdir(dir, sizeof dir, "pbext");
+    for (int i = 0; i < 2 && e->csvs[i]; i++)
+        tf_write(dir, e->csvs[i], e->csv_text);
+    expect_ordered(dir, e->scripts, e->var, e->names, e->except_second);
+    tf_rmrf(dir);
+}
+
 #define FORMAT_NAME(id, name, block, bytes, act) #name,
 static const char *const formats[] = { KERN_FORMATS(FORMAT_NAME) NULL };
 #define POLICY_NAME(id, name) name,
@@ -81,29 +124,12 @@ static const char *const policies[] = { POOL_POLICY_NAMES(POLICY_NAME) NULL };
 
 Test(extension_points, every_format_reaches_every_help_and_the_floor)
 {
-    static const help_list lists[] = {
-        { "bench_kernels", "format" }, { "bench_sweep", "format" }, { "bench_tune", "format" },
-    };
-    expect_listed(lists, sizeof lists / sizeof lists[0], formats);
     /* the plots' x axes: kernels.gp every format, memory_floor.gp's token floor every one but f32 */
-    char dir[128];
-    tf_tmpdir(dir, sizeof dir, "pbext");
-    tf_write(dir, "kernels.csv", "format\nq8_0\n");
-    for (int s = 0; s < 2; s++) {
-        const char *script = s ? "memory_floor.gp" : "kernels.gp";
-        pb_plot_job job = plot_job(dir, script);
-        const char *at = strstr(job.vars, "format_order='"), *end = at ? strchr(at + 14, '\'') : NULL;
-        cr_assert(at && end, "%s gets format_order: %s", script, job.vars);
-        char list[512];
-        snprintf(list, sizeof list, " %.*s ", (int)(end - at - 14), at + 14);
-        for (int f = 0; formats[f]; f++) {
-            char w[64];
-            snprintf(w, sizeof w, " %s ", formats[f]);
-            cr_expect((strstr(list, w) != NULL) == (s == 0 || f != KERN_F32), "%s's format_order and %s: %s", script,
-                      formats[f], list);
-        }
-    }
-    tf_rmrf(dir);
+    expect_reached(&(const ext_point){
+        .names = formats,
+        .lists = { { "bench_kernels", "format" }, { "bench_sweep", "format" }, { "bench_tune", "format" } },
+        .csvs = { "kernels.csv" }, .csv_text = "format\nq8_0\n",
+        .scripts = { "kernels.gp", "memory_floor.gp" }, .var = "format_order", .except_second = KERN_F32 });
     pb_wformat fl[PB_WF_COUNT];
     int n = pb_memfloor_token_formats(fl);
     for (int f = 0; formats[f]; f++) {
@@ -117,25 +143,12 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
 
 Test(extension_points, every_policy_reaches_every_help_and_the_plots)
 {
-    static const help_list lists[] = {
-        { "bench_pool_overhead", "policy" }, { "bench_sweep", "policy" }, { "bench_sweep", "prompt-policy" },
-    };
-    expect_listed(lists, sizeof lists / sizeof lists[0], policies);
-    char dir[128];
-    tf_tmpdir(dir, sizeof dir, "pbext");
-    tf_write(dir, "pool_overhead.csv", "policy\nspin\n");
-    tf_write(dir, "sweep.csv", "policy\nspin\n");
-    for (int s = 0; s < 2; s++) {
-        const char *script = s ? "sweep.gp" : "pool_overhead.gp";
-        pb_plot_job job = plot_job(dir, script);
-        for (int p = 0; policies[p]; p++) {
-            char w[64];
-            snprintf(w, sizeof w, "%s", policies[p]);
-            const char *at = strstr(job.vars, "policy_order='");
-            cr_expect(at && strstr(at, w), "%s's policy_order holds %s: %s", script, w, job.vars);
-        }
-    }
-    tf_rmrf(dir);
+    expect_reached(&(const ext_point){
+        .names = policies,
+        .lists = { { "bench_pool_overhead", "policy" }, { "bench_sweep", "policy" },
+                   { "bench_sweep", "prompt-policy" } },
+        .csvs = { "pool_overhead.csv", "sweep.csv" }, .csv_text = "policy\nspin\n",
+        .scripts = { "pool_overhead.gp", "sweep.gp" }, .var = "policy_order", .except_second = -1 });
 }
 
 Test(extension_points, a_policy_no_list_names_is_still_drawn)
