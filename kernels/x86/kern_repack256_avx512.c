@@ -224,9 +224,7 @@ INLINE void q4k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, 
 {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     __m512 acc[Q4K_TILE];
-#pragma GCC unroll 4
-    for (int m = 0; m < nm; m++)
-        acc[m] = _mm512_setzero_ps();
+    r16_acc_zero(acc, nm);
     for (size_t b = 0; b < a->cols / QK_K; b++, g += KERN_R16_Q4K_BLOCK_BYTES) {
         q4k_unpacked u = q4k_unpack(g);
         __m512i ms[Q4K_TILE], sumi[Q4K_TILE], s_lo[Q4K_TILE], s_hi[Q4K_TILE];
@@ -262,9 +260,7 @@ INLINE void q4k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, 
             acc[m] = _mm512_sub_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(ms[m]), _mm512_mul_ps(dmin, xd)));
         }
     }
-#pragma GCC unroll 4
-    for (int m = 0; m < nm; m++)
-        _mm512_storeu_ps(y + KERN_R16 * m, acc[m]);
+    r16_acc_store(acc, nm, y);
 }
 
 void kern_gemm_q4_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
@@ -400,9 +396,7 @@ void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_
 INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
 {
     __m512 acc[Q6K_TILE];
-#pragma GCC unroll 4
-    for (int m = 0; m < nm; m++)
-        acc[m] = _mm512_setzero_ps();
+    r16_acc_zero(acc, nm);
     for (size_t b = 0; b < a->cols / QK_K; b++) {
         const char *blk = g + b * KERN_R16_Q6K_BLOCK_BYTES;
         __m512i sumi[Q6K_TILE];
@@ -450,9 +444,7 @@ INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, 
             acc[m] = _mm512_add_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[m]), _mm512_mul_ps(dw, xd)));
         }
     }
-#pragma GCC unroll 4
-    for (int m = 0; m < nm; m++)
-        _mm512_storeu_ps(y + KERN_R16 * m, acc[m]);
+    r16_acc_store(acc, nm, y);
 }
 
 void kern_gemm_q6_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
