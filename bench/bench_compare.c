@@ -10,6 +10,7 @@
 
 #include "pb_cli.h"
 #include "pb_compare.h"
+#include "pb_db.h"
 #include "pb_plot.h"
 #include "pb_report.h"
 #include "pb_run.h"
@@ -81,14 +82,11 @@ static int parse_args(int argc, char **argv, cmp_args *a)
           .help = "write the plot data but do not draw" },
         { .name = "db", .kind = PB_OPT_STRING, .dest = &a->db, .metavar = "FILE", .env = "",
           .help = "compare runs of this results database (bench_db) instead of directories" },
-        { .name = "host", .kind = PB_OPT_REPEAT, .dest = &a->hosts, .metavar = "HOST", .env = "",
-          .help = "with --db: the runs of this host (repeat for more)" },
+        PB_OPT_DB_HOST(&a->hosts, "with --db"),
         { .name = "run", .kind = PB_OPT_REPEAT, .dest = &a->runs, .metavar = "RUN", .env = "",
           .help = "with --db: this run, RUN_ID or HOST/RUN_ID (repeat for more)" },
-        { .name = "git", .kind = PB_OPT_STRING, .dest = &a->git, .metavar = "REV", .env = "",
-          .help = "with --db: runs of commits starting with REV" },
-        { .name = "since", .kind = PB_OPT_STRING, .dest = &a->since, .metavar = "DATE", .env = "",
-          .help = "with --db: runs started at or after DATE (2026-12-05, 2026-12-05T08:00)" },
+        PB_OPT_DB_GIT(&a->git, "with --db"),
+        PB_OPT_DB_SINCE(&a->since, "with --db"),
         { 0 },
     };
     int first, rc = pb_cli_parse_tool("bench_compare", "DIR DIR [DIR...] --out DIR", SUMMARY, opts, argc, argv, &first);

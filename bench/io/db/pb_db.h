@@ -74,6 +74,19 @@ typedef struct pb_db_filter {
     const char *git, *since;
 } pb_db_filter;
 
+/* --host, --git and --since, the options that fill a pb_db_filter, the same in every tool that selects runs of a
+ * database (bench_compare, bench_db; the expansion site includes pb_cli.h). scope, a string literal: when they
+ * apply ("with --db", "trend"). */
+#define PB_OPT_DB_HOST(ptr, scope)                                                                               \
+    { .name = "host", .kind = PB_OPT_REPEAT, .dest = (ptr), .metavar = "HOST", .env = "",                        \
+      .help = scope ": the runs of this host (repeat for more; default: every host)" }
+#define PB_OPT_DB_GIT(ptr, scope)                                                                                \
+    { .name = "git", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "REV", .env = "",                          \
+      .help = scope ": runs of commits starting with REV" }
+#define PB_OPT_DB_SINCE(ptr, scope)                                                                              \
+    { .name = "since", .kind = PB_OPT_STRING, .dest = (ptr), .metavar = "DATE", .env = "",                       \
+      .help = scope ": runs started at or after DATE (2026-12-05, 2026-12-05T08:00)" }
+
 /* The runs that pass f, oldest first, into out (at most max): how many there are, or -1 with err. */
 int pb_db_runs(pb_db *db, const pb_db_filter *f, pb_db_run *out, int max, char *err, size_t len);
 /* The run named "RUN_ID", "HOST/RUN_ID" or by its reference name: 0, or -1 with err (none, or a name two runs
