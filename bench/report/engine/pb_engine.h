@@ -16,17 +16,23 @@
  * 0; -1 with the first bad file's one line in err ("FILE:LINE:COL: what"), nothing kept. */
 int pb_engines_load(pb_rundata *rd, const char *extra, char *err, size_t len);
 
-/* One tg point of an engine file, placed. NaN where a figure has no source. */
-typedef struct pb_engine_pt {
+/* One test of an engine file as a tg and a pp point both read it: where it stands, and its repetitions. */
+typedef struct pb_engine_test {
     const pb_lbench *file;
     const pb_lbench_test *t;
     int threads;
-    long long depth, n_gen;
+    long long depth;
     double tok_s, sd;              /* llama-bench's mean over repetitions, and its standard deviation */
     double lo, hi;                 /* the slowest and fastest repetition (json, jsonl: its samples) */
     size_t reps;                   /* repetitions behind lo and hi (0: the format has no samples) */
     double spread;                 /* (hi - lo) / median, or 2 sd / mean without samples */
     bool noisy;                    /* spread over PB_NOISY_SPREAD */
+} pb_engine_test;
+
+/* One tg point of an engine file, placed. NaN where a figure has no source. */
+typedef struct pb_engine_pt {
+    pb_engine_test e;
+    long long n_gen;
     double bytes;                  /* model_size: the bytes the file says the model's tensors hold */
     double floor_gbps;             /* the read floor at these threads: its median pass (best where none) */
     bool floor_is_best;
@@ -41,13 +47,8 @@ typedef struct pb_engine_pt {
 /* One pp test (n_prompt > 0, n_gen 0) beside poolbench's fastest prompt of as many tokens of the same model at the
  * same threads and depth (sweep.csv's prompt column; no emulated slow cpu). NaN where a figure has no source. */
 typedef struct pb_engine_pp {
-    const pb_lbench *file;
-    const pb_lbench_test *t;
-    int threads;
-    long long depth, n_prompt;
-    double tok_s, sd, lo, hi, spread;
-    size_t reps;
-    bool noisy;
+    pb_engine_test e;
+    long long n_prompt;
     const char *pb_match;          /* as pb_engine_pt's; NULL: sweep.csv has no such prompt */
     char pb_policy[PB_DIGEST_NAME], pb_schedule[PB_DIGEST_NAME];
     double pb_tok_s, pb_roof_share;

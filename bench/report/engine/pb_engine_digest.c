@@ -9,50 +9,37 @@
 #include "pb_stats.h"
 #include "pb_tuning.h"
 
-/* A test's repetitions: their range and spread from the samples where the format has them, else from the
- * deviation (tok_s, sd: the test's mean and deviation). */
-typedef struct engine_reps {
-    double lo, hi, spread;
-    size_t reps;
-    bool noisy;
-} engine_reps;
-
-static engine_reps reps_of(const pb_lbench_test *t, double tok_s, double sd)
+/* Test t of file lb: its threads, depth and speed, and its repetitions' range and spread from the samples where
+ * the format has them, else from the deviation. */
+static pb_engine_test test_of(const pb_lbench *lb, const pb_lbench_test *t)
 {
-    engine_reps r = { .lo = NAN, .hi = NAN, .reps = t->nsamples };
+    pb_engine_test e = { .file = lb, .t = t, .threads = (int)t->v[PB_LBENCH_n_threads].i,
+                         .depth = t->have[PB_LBENCH_n_depth] ? t->v[PB_LBENCH_n_depth].i : 0,
+                         .tok_s = t->v[PB_LBENCH_avg_ts].d, .sd = t->v[PB_LBENCH_stddev_ts].d, .lo = NAN, .hi = NAN,
+                         .reps = t->nsamples };
     if (t->nsamples) {
         pb_summary s = pb_summarize(t->samples_ts, t->nsamples);
-        r.lo = s.min;
-        r.hi = s.max;
-        r.spread = s.spread;
+        e.lo = s.min;
+        e.hi = s.max;
+        e.spread = s.spread;
     } else {
-        r.spread = tok_s > 0 ? 2 * sd / tok_s : NAN;
+        e.spread = e.tok_s > 0 ? 2 * e.sd / e.tok_s : NAN;
     }
-    r.noisy = r.spread > PB_NOISY_SPREAD;
-    return r;
-}
-
-static void spread_of(pb_engine_pt *p)
-{
-    engine_reps r = reps_of(p->t, p->tok_s, p->sd);
-    p->lo = r.lo;
-    p->hi = r.hi;
-    p->reps = r.reps;
-    p->spread = r.spread;
-    p->noisy = r.noisy;
+    e.noisy = e.spread > PB_NOISY_SPREAD;
+    return e;
 }
 
 /* The read floor at the point's threads: the median pass of the best kernel, its best pass where no median. */
 static void floor_of(pb_engine_pt *p, const pb_digest *d)
 {
-    const pb_floor_point *f = pb_digest_floor_at(&d->floor, p->threads);
+    const pb_floor_point *f = pb_digest_floor_at(&d->floor, p->e.threads);
     p->floor_gbps = NAN;
     if (f) {
         p->floor_is_best = !(f->median > 0);
         p->floor_gbps = p->floor_is_best ? f->best : f->median;
     }
     p->floor_tok_s = p->bytes > 0 ? p->floor_gbps * 1e9 / p->bytes : NAN;
-    p->pct_floor = 100 * p->tok_s / p->floor_tok_s;
+    p->pct_floor = 100 * p->e.tok_s / p->floor_tok_s;
 }
 
 /* s lowercased, letters and digits only ("qwen3 0.6B Q8_0" -> "qwen306bq80"), into out. */
@@ -95,21 +82,26 @@ static double cell(const pb_table *s, size_t r, int col, double fallback)
     return col < 0 ? fallback : pb_table_num(s, r, col);
 }
 
-/* The row of sweep s (col: its columns) that is poolbench's fastest point of test t's model at threads and depth,
- * no emulated slow cpu: a prompt of `prompt` tokens, or (0) a decode at batch 1; -1 when none, *how the match. */
-static long fastest_row(const pb_table *s, const int *col, const pb_lbench_test *t, int threads, long long depth,
-                        long long prompt, const char **how)
+/* sweep.csv of rd into *s (NULL: none) and its columns into col, and its row that is poolbench's fastest point of
+ * test e's model at e's threads and depth, no emulated slow cpu: a prompt of `prompt` tokens, or (0) a decode at
+ * batch 1; -1 when none, *how the match. */
+static long fastest_row(const pb_rundata *rd, const pb_engine_test *e, long long prompt, const pb_table **s,
+                        int *col, const char **how)
 {
+    *s = pb_rundata_table(rd, PB_K_SWEEP);
+    if (!*s)
+        return -1;
+    pb_digest_cols(*s, PB_K_SWEEP, col);
     long best = -1;
     double best_tok = 0;
-    for (size_t r = 0; r < s->nrows; r++) {
-        double tok = pb_table_num(s, r, col[PB_SWEEP_tok_per_s]);
-        const char *m = model_match(s, r, col, t);
-        bool same = cell(s, r, col[PB_SWEEP_prompt], 0) == (double)prompt &&
-                    (prompt > 0 || cell(s, r, col[PB_SWEEP_batch], 1) == 1) &&
-                    pb_table_num(s, r, col[PB_SWEEP_threads]) == threads &&
-                    cell(s, r, col[PB_SWEEP_context], 0) == (double)depth;
-        if (!m || !same || *pb_table_str(s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) ||
+    for (size_t r = 0; r < (*s)->nrows; r++) {
+        double tok = pb_table_num(*s, r, col[PB_SWEEP_tok_per_s]);
+        const char *m = model_match(*s, r, col, e->t);
+        bool same = cell(*s, r, col[PB_SWEEP_prompt], 0) == (double)prompt &&
+                    (prompt > 0 || cell(*s, r, col[PB_SWEEP_batch], 1) == 1) &&
+                    pb_table_num(*s, r, col[PB_SWEEP_threads]) == e->threads &&
+                    cell(*s, r, col[PB_SWEEP_context], 0) == (double)e->depth;
+        if (!m || !same || *pb_table_str(*s, r, col[PB_SWEEP_emulate_slow]) || !(tok > 0) ||
             (best >= 0 && !(tok > best_tok)))
             continue;
         best = (long)r;
@@ -122,13 +114,11 @@ static long fastest_row(const pb_table *s, const int *col, const pb_lbench_test 
 /* poolbench's fastest decode of the point's model at its threads and depth: batch 1, no emulation. */
 static void decode_of(pb_engine_pt *p, const pb_rundata *rd)
 {
-    const pb_table *s = pb_rundata_table(rd, PB_K_SWEEP);
     p->pb_match = NULL;
     p->pb_tok_s = p->pb_pct_floor = p->pb_weight_bytes = NAN;
+    const pb_table *s;
     int col[PB_SWEEP_NCOLS];
-    if (s)
-        pb_digest_cols(s, PB_K_SWEEP, col);
-    long r = s ? fastest_row(s, col, p->t, p->threads, p->depth, 0, &p->pb_match) : -1;
+    long r = fastest_row(rd, &p->e, 0, &s, col, &p->pb_match);
     if (r < 0)
         return;
     p->pb_tok_s = pb_table_num(s, (size_t)r, col[PB_SWEEP_tok_per_s]);
@@ -152,16 +142,8 @@ int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out
                 continue;
             }
             pb_engine_pt *p = &out[n++];
-            memset(p, 0, sizeof *p);
-            p->file = lb;
-            p->t = t;
-            p->threads = (int)t->v[PB_LBENCH_n_threads].i;
-            p->depth = t->have[PB_LBENCH_n_depth] ? t->v[PB_LBENCH_n_depth].i : 0;
-            p->n_gen = t->v[PB_LBENCH_n_gen].i;
-            p->tok_s = t->v[PB_LBENCH_avg_ts].d;
-            p->sd = t->v[PB_LBENCH_stddev_ts].d;
-            p->bytes = pb_lbench_num(t, PB_LBENCH_model_size);
-            spread_of(p);
+            *p = (pb_engine_pt){ .e = test_of(lb, t), .n_gen = t->v[PB_LBENCH_n_gen].i,
+                                 .bytes = pb_lbench_num(t, PB_LBENCH_model_size) };
             floor_of(p, d);
             decode_of(p, rd);
         }
@@ -174,13 +156,11 @@ int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out
 /* poolbench's fastest prompt of the pp test's tokens, model, threads and depth (no emulated slow cpu). */
 static void prompt_of(pb_engine_pp *p, const pb_rundata *rd)
 {
-    const pb_table *s = pb_rundata_table(rd, PB_K_SWEEP);
     p->pb_match = NULL;
     p->pb_tok_s = p->pb_roof_share = NAN;
+    const pb_table *s;
     int col[PB_SWEEP_NCOLS];
-    if (s)
-        pb_digest_cols(s, PB_K_SWEEP, col);
-    long r = s ? fastest_row(s, col, p->t, p->threads, p->depth, p->n_prompt, &p->pb_match) : -1;
+    long r = fastest_row(rd, &p->e, p->n_prompt, &s, col, &p->pb_match);
     if (r < 0)
         return;
     p->pb_tok_s = pb_table_num(s, (size_t)r, col[PB_SWEEP_tok_per_s]);
@@ -199,20 +179,7 @@ int pb_engine_pp_points(const pb_rundata *rd, pb_engine_pp *out, int max)
             if (!(t->v[PB_LBENCH_n_prompt].i > 0 && t->v[PB_LBENCH_n_gen].i == 0))
                 continue;
             pb_engine_pp *p = &out[n++];
-            memset(p, 0, sizeof *p);
-            p->file = lb;
-            p->t = t;
-            p->threads = (int)t->v[PB_LBENCH_n_threads].i;
-            p->depth = t->have[PB_LBENCH_n_depth] ? t->v[PB_LBENCH_n_depth].i : 0;
-            p->n_prompt = t->v[PB_LBENCH_n_prompt].i;
-            p->tok_s = t->v[PB_LBENCH_avg_ts].d;
-            p->sd = t->v[PB_LBENCH_stddev_ts].d;
-            engine_reps r = reps_of(t, p->tok_s, p->sd);
-            p->lo = r.lo;
-            p->hi = r.hi;
-            p->reps = r.reps;
-            p->spread = r.spread;
-            p->noisy = r.noisy;
+            *p = (pb_engine_pp){ .e = test_of(lb, t), .n_prompt = t->v[PB_LBENCH_n_prompt].i };
             prompt_of(p, rd);
         }
     }

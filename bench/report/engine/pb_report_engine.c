@@ -22,7 +22,7 @@ static const char *kind_name(const char *kind, long long n, long long depth, cha
 
 static const char *test_name(const pb_engine_pt *p, char *buf, size_t len)
 {
-    return kind_name("tg", p->n_gen, p->depth, buf, len);
+    return kind_name("tg", p->n_gen, p->e.depth, buf, len);
 }
 
 /* A sentence built in pieces: printf onto the end of buf (its size len), never past it. */
@@ -81,65 +81,62 @@ static void table_head(FILE *o)
 }
 
 /* The repetitions' range, or ± the deviation where the format has no samples. */
-static const char *reps_text(size_t reps, double lo, double hi, double sd, bool noisy, char *buf, size_t len)
+static const char *reps_text(const pb_engine_test *e, char *buf, size_t len)
 {
-    if (reps)
-        snprintf(buf, len, "%s–%s (%zu)%s", PB_NUM(lo, 2), PB_NUM(hi, 2), reps, noisy ? " noisy" : "");
+    if (e->reps)
+        snprintf(buf, len, "%s–%s (%zu)%s", PB_NUM(e->lo, 2), PB_NUM(e->hi, 2), e->reps, e->noisy ? " noisy" : "");
     else
-        snprintf(buf, len, "± %s%s", PB_NUM(sd, 2), noisy ? " noisy" : "");
+        snprintf(buf, len, "± %s%s", PB_NUM(e->sd, 2), e->noisy ? " noisy" : "");
     return buf;
-}
-
-static const char *range(const pb_engine_pt *p, char *buf, size_t len)
-{
-    return reps_text(p->reps, p->lo, p->hi, p->sd, p->noisy, buf, len);
 }
 
 static void table_row(FILE *o, const pb_engine_pt *p)
 {
+    const pb_engine_test *e = &p->e;
     char name[64], r[96], pb[96] = "—";
     if (p->pb_match)
         snprintf(pb, sizeof pb, "%s (%s)", PB_NUM(p->pb_tok_s, 2), p->pb_policy);
-    fprintf(o, "| %s | %d | %lld | %s | %s | %s | %s | %s | %s | %s |\n", test_name(p, name, sizeof name), p->threads,
-            p->depth, PB_NUM(p->tok_s, 2), range(p, r, sizeof r), PB_NUM(p->floor_gbps, 1),
+    fprintf(o, "| %s | %d | %lld | %s | %s | %s | %s | %s | %s | %s |\n", test_name(p, name, sizeof name), e->threads,
+            e->depth, PB_NUM(e->tok_s, 2), reps_text(e, r, sizeof r), PB_NUM(p->floor_gbps, 1),
             PB_NUM(p->floor_tok_s, 1), PB_PCT(p->pct_floor), PB_MD(pb),
-            p->pb_match ? PB_X(p->pb_tok_s / p->tok_s) : "—");
+            p->pb_match ? PB_X(p->pb_tok_s / e->tok_s) : "—");
 }
 
 /* One sentence per point: the engine against the floor, then poolbench's own decode there. */
 static void sentence(FILE *o, const pb_engine_pt *p)
 {
+    const pb_engine_test *e = &p->e;
     pb_line l = { .n = 0 };
     char name[64];
     add(&l, "%s at %d thread%s, depth %lld: llama.cpp decodes %s at %s tok/s", test_name(p, name, sizeof name),
-        p->threads, PB_S(p->threads), p->depth, pb_lbench_str(p->t, PB_LBENCH_model_type), PB_NUM(p->tok_s, 2));
-    if (p->reps)
-        add(&l, " (%s to %s over %zu repetitions)", PB_NUM(p->lo, 2), PB_NUM(p->hi, 2), p->reps);
+        e->threads, PB_S(e->threads), e->depth, pb_lbench_str(e->t, PB_LBENCH_model_type), PB_NUM(e->tok_s, 2));
+    if (e->reps)
+        add(&l, " (%s to %s over %zu repetitions)", PB_NUM(e->lo, 2), PB_NUM(e->hi, 2), e->reps);
     else
-        add(&l, " (± %s)", PB_NUM(p->sd, 2));
+        add(&l, " (± %s)", PB_NUM(e->sd, 2));
     if (isnan(p->floor_gbps))
-        add(&l, "; memory_floor.csv has no read floor at %d thread%s, so no %% of the floor", p->threads,
-            PB_S(p->threads));
+        add(&l, "; memory_floor.csv has no read floor at %d thread%s, so no %% of the floor", e->threads,
+            PB_S(e->threads));
     else if (!(p->bytes > 0))
         add(&l, "; the file gives the model no size, so no %% of the floor");
     else
         add(&l, ", %s of the floor (%s tok/s: %s at the %s GB/s %s read through %d thread%s)", PB_PCT(p->pct_floor),
             PB_NUM(p->floor_tok_s, 1), PB_BYTES(p->bytes), PB_NUM(p->floor_gbps, 1),
-            p->floor_is_best ? "best" : "median", p->threads, PB_S(p->threads));
+            p->floor_is_best ? "best" : "median", e->threads, PB_S(e->threads));
     if (p->pb_match) {
         add(&l, "; poolbench decodes %s %s (%s) there at %s tok/s (%s, %s", p->pb_model, p->pb_format, p->pb_match,
             PB_NUM(p->pb_tok_s, 2), p->pb_policy, p->pb_schedule);
         if (p->pb_pct_floor >= 0 && p->pb_weight_bytes > 0)
             add(&l, "; %s of the floor for the %s of weights it reads", PB_PCT(p->pb_pct_floor),
                 PB_BYTES(p->pb_weight_bytes));
-        add(&l, "): %s llama.cpp's", PB_X(p->pb_tok_s / p->tok_s));
+        add(&l, "): %s llama.cpp's", PB_X(p->pb_tok_s / e->tok_s));
     }
     else
-        add(&l, "; sweep.csv has no decode of this model at %d thread%s, depth %lld, to set beside it", p->threads,
-            PB_S(p->threads), p->depth);
-    if (p->noisy)
-        add(&l, ". NOISY: its repetitions spread %s (%s), over the %d%% a figure can carry", PB_PCT(100 * p->spread),
-            p->reps ? "slowest to fastest over the median" : "twice the deviation over the mean", PB_NOISY_SPREAD_PCT);
+        add(&l, "; sweep.csv has no decode of this model at %d thread%s, depth %lld, to set beside it", e->threads,
+            PB_S(e->threads), e->depth);
+    if (e->noisy)
+        add(&l, ". NOISY: its repetitions spread %s (%s), over the %d%% a figure can carry", PB_PCT(100 * e->spread),
+            e->reps ? "slowest to fastest over the median" : "twice the deviation over the mean", PB_NOISY_SPREAD_PCT);
     add(&l, ".");
     fprintf(o, "- %s\n", PB_MD_LINE(l.buf));
 }
@@ -158,13 +155,14 @@ static void pp_table(FILE *o, const pb_rundata *rd)
                "poolbench's %% of the int8 roof |\n|---|---:|---:|---:|---|---:|---:|---:|\n");
     for (int i = 0; i < n; i++) {
         const pb_engine_pp *p = &pp[i];
+        const pb_engine_test *e = &p->e;
         char name[64], r[96], pb[96] = "—";
         if (p->pb_match)
             snprintf(pb, sizeof pb, "%s (%s, %s)", PB_NUM(p->pb_tok_s, 2), p->pb_policy, p->pb_schedule);
-        kind_name("pp", p->n_prompt, p->depth, name, sizeof name);
-        reps_text(p->reps, p->lo, p->hi, p->sd, p->noisy, r, sizeof r);
-        fprintf(o, "| %s | %d | %lld | %s | %s | %s | %s | %s |\n", name, p->threads, p->depth, PB_NUM(p->tok_s, 2), r,
-                PB_MD(pb), p->pb_match ? PB_X(p->pb_tok_s / p->tok_s) : "—",
+        kind_name("pp", p->n_prompt, e->depth, name, sizeof name);
+        reps_text(e, r, sizeof r);
+        fprintf(o, "| %s | %d | %lld | %s | %s | %s | %s | %s |\n", name, e->threads, e->depth, PB_NUM(e->tok_s, 2), r,
+                PB_MD(pb), p->pb_match ? PB_X(p->pb_tok_s / e->tok_s) : "—",
                 p->pb_match ? PB_PCT(100 * p->pb_roof_share) : "—");
     }
     fprintf(o, "\n");
@@ -177,7 +175,7 @@ void pb_report_engine_body(FILE *o, const pb_rundata *rd, const pb_digest *d)
     for (int f = 0; f < rd->eng.n; f++) {
         int tg = 0;
         for (int i = 0; i < n; i++)
-            tg += pts[i].file == &rd->eng.lb[f];
+            tg += pts[i].e.file == &rd->eng.lb[f];
         file_line(o, &rd->eng.lb[f], tg, (int)rd->eng.lb[f].n - tg);
     }
     fprintf(o, "\n");
