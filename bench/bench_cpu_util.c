@@ -53,12 +53,9 @@ static int resolve_cpus(pb_harness *h, cu_opts *o)
 static int cu_setup(pb_harness *h, cu_opts *o, pb_cpu_util_out *k, int argc, char **argv, int *first)
 {
     const pb_opt opts[] = {
-        { .name = "interval-ms", .kind = PB_OPT_INT, .dest = &o->interval_ms, .min = PB_SAMPLER_INTERVAL_MIN_MS,
-          .max = PB_SAMPLER_INTERVAL_MAX_MS, .metavar = "N", .help = "sampling interval in ms", .dflt = "100" },
-        { .name = "out", .kind = PB_OPT_STRING, .dest = &o->out, .metavar = "DIR",
-          .help = "write into a new (or empty) directory DIR", .dflt = "results/<host>/<stamp>" },
-        { .name = "run-dir", .kind = PB_OPT_STRING, .dest = &o->run_dir, .metavar = "DIR",
-          .help = "write into DIR, a run directory of this host and schema or an empty one (never replacing a file)" },
+        PB_OPT_INTERVAL_MS(&o->interval_ms, " while CMD runs"),
+        PB_OPT_OUT(&o->out),
+        PB_OPT_RUN_DIR(&o->run_dir),
         { .name = "cpus", .kind = PB_OPT_STRING, .dest = &o->cpus, .metavar = "SET",
           .help = "the cpus to report: all, physical, p, e, p+e, numa:N, or ids like 0-1,4",
           .dflt = "all" },

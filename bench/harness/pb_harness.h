@@ -38,6 +38,7 @@
 #include "pb_placement.h"
 #include "pb_progress.h" /* pb_progress, pb_status: every harness draws one */
 #include "pb_run.h"
+#include "pb_sampler.h" /* PB_SAMPLER_INTERVAL_*: PB_OPT_INTERVAL_MS */
 #include "pb_slices.h"
 #include "pb_stop.h"
 #include "pb_topo.h"
@@ -102,6 +103,13 @@
 #define PB_OPT_CPU_IDS(ptr, metavar_text, help_text, default_text)                                               \
     { .name = "cpus", .kind = PB_OPT_LIST, .dest = (ptr), .min = 0, .max = 1000000, .metavar = (metavar_text),   \
       .help = (help_text), .dflt = (default_text) }
+
+/* --interval-ms, the /proc/stat sampler's interval, the same in every harness that samples (bench_sweep,
+ * bench_cpu_util). during (a string literal): what is sampled, after "/proc/stat sampling interval". */
+#define PB_OPT_INTERVAL_MS(ptr, during)                                                                          \
+    { .name = "interval-ms", .kind = PB_OPT_INT, .dest = (ptr), .min = PB_SAMPLER_INTERVAL_MIN_MS,              \
+      .max = PB_SAMPLER_INTERVAL_MAX_MS, .metavar = "MS", .help = "/proc/stat sampling interval" during,         \
+      .dflt = PB_STR(PB_SAMPLER_INTERVAL_DEFAULT_MS) }
 
 #define PB_HARNESS_MAX_CSV 8
 #define PB_HARNESS_ERR (PB_WISDOM_PATH_MAX + 1280) /* one line: pb_cli's longest message, or a whole path */
