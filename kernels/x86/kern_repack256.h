@@ -349,7 +349,6 @@ INLINE void r16_gemm_tile256_q8_0(const char *g, const kern_act *a, size_t m0, c
 }
 #endif
 
-
 /* ---- The kernels kern_repack_impl.h declares, named for the including file's ISA: KERN256_ISA (avx2, avxvnni),
  * defined before the include, makes kern_group_q4_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni and so on. q8_0_r16's
  * only with AVX-VNNI (its codes need vpdpbusd). ---- */
