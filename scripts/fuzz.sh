@@ -46,14 +46,14 @@ fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf
 SEEDS="tests/data/llama-bench/*"
 # SQLite runs its sql and jansson reads its json: linked as built (uninstrumented), what is fuzzed is our use of them.
 fuzz_one lbench 16384 tests/fuzz/fuzz_lbench.c bench/io/lbench/*.c bench/io/pb_csvread.c bench/io/pb_csvfile.c \
-    bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_mdesc.c \
+    bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_md_escape.c \
     bench/base/pb_err.c $(pkg-config --cflags --libs sqlite3 jansson)
 # bench_check's expect grammar (seeds: the repository's invariants and tests/data/fuzz_expect, each family and
 # filter kind, misspellings, CRLF): with the schema it takes its names from.
 SEEDS="expect/*.txt tests/data/fuzz_expect/*"
 fuzz_one expect 4096 -Ibench/report -Ibench/report/check -Ibench/report/results tests/fuzz/fuzz_expect.c \
     bench/report/check/pb_check_expect.c bench/io/pb_schema.c bench/io/pb_schema_points.c bench/io/pb_csv.c \
-    bench/io/pb_mdesc.c bench/io/pb_infile.c bench/base/pb_err.c
+    bench/io/pb_md_escape.c bench/io/pb_infile.c bench/base/pb_err.c
 # The wisdom reader (seeds: tests/data/fuzz_wisdom, files of each line kind): its format and ISA names come from the
 # kernels' tables, linked from make's build/libkernels.a and build/libpool.a (built first; uninstrumented).
 SEEDS="tests/data/fuzz_wisdom/*"

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 
 void pb_json_str(FILE *f, const char *s)
 {

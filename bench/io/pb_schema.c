@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 
 /* One pb_column per X(...) entry; the name is the identifier's text, so it is spelled once, in the list. */
 #define PB_COLUMN(n, t, f, u, r, m)                                                                                 \

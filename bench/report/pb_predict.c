@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 
 static const char *const formats[PB_PREDICT_FORMATS] = { "f32", "f16", "q8_0", "q4_0", "q1_0", "tq2_0", "q4_K", "q6_K" };
 

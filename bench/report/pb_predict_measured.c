@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_predict.h"
 
 #define PM_CPUS 16

@@ -9,7 +9,7 @@
 
 #include "pb_answer.h"
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 #include "pb_tuning.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 
 static void dispatch_table(FILE *o, const pb_pool_digest *p)

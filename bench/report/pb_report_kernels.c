@@ -2,11 +2,11 @@
  * kernel that ran, the weights' layout it read (and a repacked layout's copy: memory the decode held), why (tuned by
  * wisdom, rank without it, forced by POOLBENCH_ISA), how it streamed and why the floor's read kernel was the one
  * it was. A reader then knows whether a figure describes the machine's best kernel
- * or only the best ranked one. Every piece of CSV text reaches the Markdown through PB_MD (pb_mdesc.h). */
+ * or only the best ranked one. Every piece of CSV text reaches the Markdown through PB_MD (pb_md_escape.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 
 #define RK_MAX 64 /* distinct rows shown: formats x thread counts */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 #include "pb_tuning.h"
 

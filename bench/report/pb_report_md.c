@@ -1,12 +1,12 @@
 /* report.md: the sections in order. Every piece of text read from the run directory goes through PB_MD or
- * PB_MD_LINE (pb_mdesc.h); the rest is this file's own words. */
+ * PB_MD_LINE (pb_md_escape.h); the rest is this file's own words. */
 #include <stdio.h>
 #include <string.h>
 
 #include "pb_engine.h"
 #include "pb_findings.h"
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_predict.h"
 #include "pb_report.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_plot.h"
 #include "pb_report.h"
 #include "pb_run.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pb_answer.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 
 #define REFS_MAX 8

@@ -1,5 +1,5 @@
 /* compare.md. Every piece of text read from the run directories (labels, directories, machine facts, figure
- * labels, error messages) goes through PB_MD or PB_MD_LINE (pb_mdesc.h). */
+ * labels, error messages) goes through PB_MD or PB_MD_LINE (pb_md_escape.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "pb_compare.h"
 #include "pb_engine.h"
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 
 static const char *run_host(const pb_cmp_run *r)

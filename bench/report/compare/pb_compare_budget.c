@@ -9,7 +9,7 @@
 #include "pb_answer.h"
 #include "pb_compare.h"
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 
 /* Run a's answer for model x format, NULL when it has none with a budget. */
 static const pb_answer_format *format_of(const pb_answers *a, const char *model, const char *format)

@@ -7,7 +7,7 @@
 
 #include "pb_engine.h"
 #include "pb_fmt.h"
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_tuning.h"
 
 /* llama-bench's own name for a test: tg16, tg16 @ d256, pp512 (kind "tg" or "pp", n its tokens). */

@@ -2,13 +2,13 @@
  * name, architecture, tensor-type mix and bytes; for every run that measured more than one --context (or a file)
  * tok/s, % of the floor (weights + KV) and attention's share per context and thread count, each beside the
  * llama-bench command that measures the same point, and attention's speed-up over threads at each depth. Every
- * piece of CSV text reaches the Markdown through PB_MD (pb_mdesc.h). */
+ * piece of CSV text reaches the Markdown through PB_MD (pb_md_escape.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 #include "pb_report.h"
 
 #define RM_MAX_ROWS 64 /* table rows shown: a depth sweep has a few contexts x thread counts */

@@ -1,4 +1,4 @@
-/* pb_mdesc.h — text from a run directory made inert for report.md and compare.md. Host names, machine facts,
+/* pb_md_escape.h — text from a run directory made inert for report.md and compare.md. Host names, machine facts,
  * CSV labels, file names and the error messages that quote them come from files anyone could have written;
  * every piece of such text reaches the Markdown through pb_md_escape, the one escaping function.
  *
@@ -20,8 +20,8 @@
  *
  * PB_MD(s) is a table cell or a name (PB_MD_CELL bytes at most), PB_MD_LINE(s) a sentence or an error message;
  * both sit inside a printf argument list (the compound literal lives until the enclosing block ends). */
-#ifndef PB_MDESC_H
-#define PB_MDESC_H
+#ifndef PB_MD_ESCAPE_H
+#define PB_MD_ESCAPE_H
 
 #include <stddef.h>
 

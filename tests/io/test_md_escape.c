@@ -3,14 +3,14 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "pb_mdesc.h"
+#include "pb_md_escape.h"
 
 static void expect_escape(const char *in, const char *want)
 {
     cr_expect_str_eq(PB_MD(in), want, "escaping '%s'", in);
 }
 
-Test(mdesc, markdown_and_html_become_text)
+Test(md_escape, markdown_and_html_become_text)
 {
     expect_escape("plain text 1.5 GB/s (p+e)", "plain text 1.5 GB/s (p+e)");
     expect_escape("a|b", "a\\|b");
@@ -21,7 +21,7 @@ Test(mdesc, markdown_and_html_become_text)
     expect_escape("www.e.com and WWW.E.COM, time 10:30", "www\\.e.com and WWW\\.E.COM, time 10:30");
 }
 
-Test(mdesc, control_characters_and_bad_utf8)
+Test(md_escape, control_characters_and_bad_utf8)
 {
     expect_escape("a\nb\r\nc\td", "a b  c d");
     expect_escape("a\x01\x1b[31mb\x7f", "a\\[31mb");
@@ -33,7 +33,7 @@ Test(mdesc, control_characters_and_bad_utf8)
     expect_escape("\xe2\x82", "\xef\xbf\xbd\xef\xbf\xbd");     /* a sequence cut at the end */
 }
 
-Test(mdesc, capped_with_an_ellipsis_never_mid_escape)
+Test(md_escape, capped_with_an_ellipsis_never_mid_escape)
 {
     char in[1000];
     memset(in, 'a', sizeof in - 1);

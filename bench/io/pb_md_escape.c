@@ -1,5 +1,5 @@
-/* pb_mdesc.c — text from a run directory made inert in Markdown (pb_mdesc.h). */
-#include "pb_mdesc.h"
+/* pb_md_escape.c — text from a run directory made inert in Markdown (pb_md_escape.h). */
+#include "pb_md_escape.h"
 
 #include <stdbool.h>
 #include <string.h>
