@@ -28,7 +28,7 @@ typedef struct bov_run {
     bov_opts o;
     pb_overlap ov;
     pb_wisdom wisdom;   /* --wisdom's, when it is this machine's */
-    pb_kpicker kernels; /* where the q8_0 kernel comes from */
+    pb_kernel_picker kernels; /* where the q8_0 kernel comes from */
     pb_overlap_point *points;
     int npoints;
     pb_harness h;
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         return pb_harness_refused(&r.h);
     pb_harness_wisdom(&r.h, &r.wisdom, &r.kernels);
     *rep = (pb_overlap_report){ .run = &r.h.run, .csv = rep->csv, .ov = &r.ov, .modes = &r.o.modes, .rows = r.o.rows,
-                           .cols = r.o.cols, .kernel = pb_kchoice_for(&r.kernels, KERN_Q8_0, 1) };
+                           .cols = r.o.cols, .kernel = pb_kernel_choice_for(&r.kernels, KERN_Q8_0, 1) };
     if (r.ov.helper_cpu < 0)
         fprintf(stderr, PROG ": WARNING one cpu only: async-spawn and async-pinned are skipped\n");
     char err[512];

@@ -33,7 +33,7 @@
 #include "pb_cli.h"
 #include "pb_corunner.h"
 #include "pb_csv.h"
-#include "pb_kchoice.h"
+#include "pb_kernel_choice.h"
 #include "pb_machine.h"
 #include "pb_placement.h"
 #include "pb_progress.h" /* pb_progress, pb_status: every harness draws one */
@@ -198,10 +198,10 @@ void pb_harness_wisdom_ids(pb_harness *h, char *cpu, size_t cpulen, char *build,
 int pb_harness_wisdom_path(pb_harness *h, const char *given, bool writing);
 
 /* Reads the wisdom at h->wisdom (pb_harness_wisdom_path's) into w, and what the run picks kernels
- * from into k: w when it was valid, under POOLBENCH_ISA's cap when that is set (pb_kchoice_for). Its line: on
+ * from into k: w when it was valid, under POOLBENCH_ISA's cap when that is set (pb_kernel_choice_for). Its line: on
  * stdout when read or missing, on stderr when ignored (another cpu or build, malformed, not a regular file). Sets
- * the prefetch hint from it (pb_kpicker_apply). Probes the machine when that was not done. */
-void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k);
+ * the prefetch hint from it (pb_kernel_picker_apply). Probes the machine when that was not done. */
+void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kernel_picker *k);
 
 /* For a harness that runs every kernel (bench_kernels, bench_memory_floor): only wisdom's streaming settings, the
  * prefetch hint and distance its streaming passes and 4-stream reads then run with, unless POOLBENCH_ISA forces

@@ -20,9 +20,9 @@ int pb_harness_wisdom_path(pb_harness *h, const char *given, bool writing)
     return 0;
 }
 
-void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k)
+void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kernel_picker *k)
 {
-    *k = (pb_kpicker){ .wisdom = NULL, .forced = KERN_ISA_COUNT };
+    *k = (pb_kernel_picker){ .wisdom = NULL, .forced = KERN_ISA_COUNT };
     if (kern_isa_forced()) { /* the harness refused a bad value already (kern_isa_select) */
         k->forced = kern_isa_chosen();
         printf("kernels: at most %s for every format, forced by POOLBENCH_ISA: the wisdom's choice where it is "
@@ -34,7 +34,7 @@ void pb_harness_wisdom(pb_harness *h, pb_wisdom *w, pb_kpicker *k)
     pb_wisdom_status st = pb_wisdom_load(h->wisdom, cpu, build, w, msg, sizeof msg);
     if (st == PB_WISDOM_OK) {
         k->wisdom = w;
-        pb_kpicker_apply(k);
+        pb_kernel_picker_apply(k);
         printf("kernels: tuned by %s%s%s%s%u\n", msg, w->has_hint ? ", prefetch hint " : "",
                w->has_hint ? kern_prefetch_hint_name(w->temporal) : "", ", prefetch distance ", kern_prefetch_ahead);
     } else {
@@ -48,8 +48,8 @@ void pb_harness_wisdom_stream(pb_harness *h, pb_wisdom *w)
     char cpu[PB_WISDOM_ID], build[PB_WISDOM_ID], msg[PB_WISDOM_MSG];
     pb_harness_wisdom_ids(h, cpu, sizeof cpu, build, sizeof build);
     pb_wisdom_status st = pb_wisdom_load(h->wisdom, cpu, build, w, msg, sizeof msg);
-    pb_kpicker k = { .wisdom = w, .forced = KERN_ISA_COUNT };
-    if (st == PB_WISDOM_OK && pb_kpicker_apply(&k))
+    pb_kernel_picker k = { .wisdom = w, .forced = KERN_ISA_COUNT };
+    if (st == PB_WISDOM_OK && pb_kernel_picker_apply(&k))
         printf("streaming: prefetch %s, as tuned by %s\n",
                kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near), msg);
     else if (st != PB_WISDOM_OK)

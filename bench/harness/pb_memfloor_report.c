@@ -18,7 +18,7 @@ void pb_memfloor_report_rows(pb_memfloor_report *r, const pb_memfloor_run *run)
             [PB_MEMORY_gbps_median].d = row->pt.gbps.median, [PB_MEMORY_gbps_min].d = row->pt.gbps.min,
             [PB_MEMORY_rt_ns].d = pb_rt_between(row->rt_before, row->rt_after),
             [PB_MEMORY_placement].s = row->placement,
-            [PB_MEMORY_why].s = pb_kwhy_names[run->p->kerns_named ? PB_KWHY_FORCED : PB_KWHY_ALL],
+            [PB_MEMORY_why].s = pb_kernel_why_names[run->p->kerns_named ? PB_KERNEL_WHY_FORCED : PB_KERNEL_WHY_ALL],
         };
         pb_csv_values(r->csv, pb_schema_get(PB_K_MEMORY), v);
     }

@@ -48,7 +48,7 @@ void pb_overlap_write_point(const pb_overlap_report *r, const pb_overlap_point *
             [PB_OVERLAP_cols].i = r->cols, [PB_OVERLAP_prep_n].i = (long long)pt->prep_n,
             [PB_OVERLAP_variant].s = kern_isa_name(kern_matvec_isa(KERN_Q8_0, r->kernel.isa)),
             [PB_OVERLAP_rt_ns].d = pt->rt_ns, [PB_OVERLAP_placement].s = pt->placement,
-            [PB_OVERLAP_why].s = pb_kwhy_names[r->kernel.why],
+            [PB_OVERLAP_why].s = pb_kernel_why_names[r->kernel.why],
         };
         pb_csv_values(r->csv, pb_schema_get(PB_K_OVERLAP), v);
     }

@@ -16,7 +16,7 @@ typedef struct pb_overlap_report {
     const pb_overlap *ov;
     const pb_list *modes;    /* the modes asked for (serial is reported whatever: every speedup's base) */
     long rows, cols;         /* the job's matvec */
-    pb_kchoice kernel; /* the q8_0 kernel (its ISA and why: pb_kchoice.h) */
+    pb_kernel_choice kernel; /* the q8_0 kernel (its ISA and why: pb_kernel_choice.h) */
 } pb_overlap_report;
 
 /* The point's rows: every mode measured and asked for. */

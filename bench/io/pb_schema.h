@@ -78,7 +78,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 
 /* ---------------------------------------------------------------- the columns */
 
-/* Every column that says why a kernel ran (pb_kchoice.h), and how it streamed. */
+/* Every column that says why a kernel ran (pb_kernel_choice.h), and how it streamed. */
 #define PB_WHY_MEANING                                                                                              \
     "tuned (wisdom), rank (no wisdom, or wisdom that kept rank's default), forced (POOLBENCH_ISA or --isa), " \
     "all (every one run)"
@@ -278,7 +278,8 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     P(X, unexplained, SIGNED, "the token minus the parts above")
 #define PB_BUDGET_COL(X, part, rule, meaning) X(budget_##part##_ms, REAL, "%.4f", "ms", rule, meaning)
 
-/* Why each kernel of a sweep point ran (bench_tune's wisdom, pb_kchoice.h): the matvec kernel's, and the floor's. */
+/* Why each kernel of a sweep point ran (bench_tune's wisdom, pb_kernel_choice.h): the matvec kernel's, and the
+ * floor's. */
 #define PB_SWEEP_WHY_COLS(X)                                                                                        \
     X(kernel_why, TEXT, "%s", "", NONE, PB_WHY_MEANING)                                                             \
     X(kernel_stream, TEXT, "%s", "", NONE, PB_STREAM_MEANING)                                                       \

@@ -148,9 +148,9 @@ static int pb_decode_fail(pb_decode *d, int err)
 
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_isa v, size_t batch)
 {
-    pb_kchoice kernel[KERN_FORMAT_COUNT];
+    pb_kernel_choice kernel[KERN_FORMAT_COUNT];
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
-        kernel[f] = (pb_kchoice){ .isa = v, .prefetch = true, .why = PB_KWHY_FORCED };
+        kernel[f] = (pb_kernel_choice){ .isa = v, .prefetch = true, .why = PB_KERNEL_WHY_FORCED };
     return pb_decode_init_with(d, w, kernel, batch);
 }
 
@@ -182,7 +182,7 @@ static int pb_depth(pb_decode *d, size_t context, pb_kv_type type, pb_exec *fill
 }
 
 /* pb_decode_init_with's and pb_decode_init_prompt's: rows 1..max. */
-static int pb_decode_open(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch,
+static int pb_decode_open(pb_decode *d, const pb_decode_weights *w, const pb_kernel_choice *kernel, size_t batch,
                           bool prompt)
 {
     memset(d, 0, sizeof *d);
@@ -219,12 +219,12 @@ static int pb_decode_open(pb_decode *d, const pb_decode_weights *w, const pb_kch
     return 0;
 }
 
-int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch)
+int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kernel_choice *kernel, size_t batch)
 {
     return pb_decode_open(d, w, kernel, batch, false);
 }
 
-int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t rows)
+int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kernel_choice *kernel, size_t rows)
 {
     return pb_decode_open(d, w, kernel, rows, true);
 }

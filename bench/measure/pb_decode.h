@@ -45,7 +45,7 @@
 
 #include "kern.h"
 #include "pb_attn.h"
-#include "pb_kchoice.h"
+#include "pb_kernel_choice.h"
 #include "pb_decode_weights.h"
 #include "pb_exec.h"
 #include "pb_memfloor.h"
@@ -57,7 +57,7 @@ extern const char *const pb_glue_mode_names[PB_GLUE_MODES + 1]; /* "serial", "fu
 /* A token's working state for batch rows (1..KERN_BATCH_MAX) and a kernel per format. */
 typedef struct pb_decode {
     const pb_decode_weights *w;
-    pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's matvec kernel and its prefetch (pb_kchoice.h) */
+    pb_kernel_choice kernel[KERN_FORMAT_COUNT]; /* each format's matvec kernel and its prefetch (pb_kernel_choice.h) */
     size_t batch;  /* activation rows: a decode's sequences, or a prompt's tokens */
     bool prompt;   /* the rows are one prompt's successive positions (pb_decode_init_prompt) */
     size_t logit_rows; /* rows of logits: batch, or a prompt's last row alone */
@@ -101,7 +101,7 @@ typedef struct pb_decode {
     uint64_t attn_mv_ns;  /* the part of the matvecs' slices (per thread, mean) that was attention's */
     uint64_t *attn_group_ns; /* split by head: the attention time of each thread's range of heads in the last
                               * dispatch, at the range's first head */
-    /* When a format's kernel runs a repacked layout (pb_kchoice.layout): its matrices re-laid once at init
+    /* When a format's kernel runs a repacked layout (pb_kernel_choice.layout): its matrices re-laid once at init
      * (kern_repack.h) into one mapping beside the weights' own, in huge pages as the arena; the others are read
      * where they are. NULL when no format is repacked. */
     unsigned char *repacked;
@@ -118,15 +118,15 @@ typedef struct pb_decode {
 /* The cache starts empty (context 0, f16). 0, or -1 with errno (EINVAL: batch out of range, a shape without
  * grouped-query heads (pb_model_attn_ok) or a variant that cannot run a format; ENOMEM). */
 int pb_decode_init(pb_decode *d, const pb_decode_weights *w, kern_isa v, size_t batch);
-/* The same with each format's kernel chosen (kernel: KERN_FORMAT_COUNT entries, pb_kchoice_for's). */
-int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t batch);
+/* The same with each format's kernel chosen (kernel: KERN_FORMAT_COUNT entries, pb_kernel_choice_for's). */
+int pb_decode_init_with(pb_decode *d, const pb_decode_weights *w, const pb_kernel_choice *kernel, size_t batch);
 /* A prompt of rows tokens (1..KERN_GEMM_MAX) through the same weights and kernels: every matvec a matmul over all
  * rows (the GEMM tiles where the layout has them: kern_repack.h), attention causal over the prompt (pb_attn.h),
  * RoPE and the cache's writes at each row's own position, and lm_head over the last row alone (the next token's
  * logits, as an engine's prompt computes them). Its cache is one sequence of context + rows positions. Fused glue
  * runs SiLU and down's input in up's dispatch as for a decode; q, k and v are never split by head. 0, or -1 with
  * errno as pb_decode_init_with. */
-int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kchoice *kernel, size_t rows);
+int pb_decode_init_prompt(pb_decode *d, const pb_decode_weights *w, const pb_kernel_choice *kernel, size_t rows);
 /* A cache of type holding context positions (seeded from the weights' seed, filled through ex's threads): every
  * later token attends over them and its own position. 0, or -1 with errno (EINVAL: a type that cannot hold the
  * heads; ENOMEM). */

@@ -35,7 +35,7 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
 {
     const pb_decode_weights *w = d->w;
     size_t grain = next ? kern_act_block(next->fmt) : 1;
-    const pb_kchoice *k = &d->kernel[w->mfmt[i]];
+    const pb_kernel_choice *k = &d->kernel[w->mfmt[i]];
     size_t group = (size_t)kern_layout_get(k->layout)->rows; /* a thread's rows in whole groups (powers of 2) */
     d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa,
                                       .w = pb_decode_matrix(d, i),

@@ -1,5 +1,5 @@
-/* Every row that ran a kernel says which and why (pb_kchoice.h), as a user runs the harnesses: bench_sweep on a tiny
- * model file with this machine's wisdom (tuned: the kernel and prefetch the file names, here scalar without
+/* Every row that ran a kernel says which and why (pb_kernel_choice.h), as a user runs the harnesses: bench_sweep on a
+ * tiny model file with this machine's wisdom (tuned: the kernel and prefetch the file names, here scalar without
  * prefetch, which no rank would pick; the floor still the best of every read kernel), without wisdom (rank), with
  * POOLBENCH_KERNEL (forced), with another cpu's or a truncated file (rank, and one line on stderr saying which);
  * bench_overlap's q8_0 job likewise. The wisdom file is bench_tune's own (its identities are this machine's), its
@@ -13,7 +13,7 @@
 #include "harness_run.h"
 #include "pb_csvread.h"
 #include "kern_repack.h"
-#include "pb_kchoice.h"
+#include "pb_kernel_choice.h"
 #include "pb_model.h"
 #include "test_files.h"
 

@@ -182,16 +182,16 @@ Test(decode, a_repacked_layout_gives_the_reference_logits, .timeout = 120)
 {
     pb_decode_weights w;
     build(&w, KERN_Q1_0, 2);
-    pb_kchoice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
+    pb_kernel_choice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
-        ref_k[f] = (pb_kchoice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KWHY_FORCED };
-        rp_k[f] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_TUNED,
+        ref_k[f] = (pb_kernel_choice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KERNEL_WHY_FORCED };
+        rp_k[f] = (pb_kernel_choice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KERNEL_WHY_TUNED,
                                 .layout = f == KERN_Q1_0 ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE };
     }
     static const size_t batches[] = { 1, 3 };
     for (size_t b = 0; b < 2; b++) {
         for (int pass = 0; pass < 3; pass++) {
-            const pb_kchoice *k[2] = { ref_k, rp_k };
+            const pb_kernel_choice *k[2] = { ref_k, rp_k };
             float *out[2];
             for (int j = 0; j < 2; j++) {
                 pb_decode d;
@@ -233,12 +233,12 @@ Test(decode, a_repacked_decode_reads_its_copy_and_the_rest_in_place, .timeout = 
     pb_exec e;
     cr_assert_eq(pb_exec_open(&e, PB_EXEC_SPIN, 2, NULL, 0, 0), 0);
     cr_assert_eq(pb_decode_weights_build_fmts(&w, &tiny, fmts, 42, &e, NULL, NULL), 0);
-    pb_kchoice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
+    pb_kernel_choice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
-        ref_k[f] = (pb_kchoice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KWHY_FORCED };
+        ref_k[f] = (pb_kernel_choice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KERNEL_WHY_FORCED };
         rp_k[f] = ref_k[f];
     }
-    rp_k[KERN_Q1_0] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_TUNED,
+    rp_k[KERN_Q1_0] = (pb_kernel_choice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KERNEL_WHY_TUNED,
                                     .layout = KERN_LAYOUT_Q1_0_R32LUT };
     pb_decode ref, rp;
     int nspans;

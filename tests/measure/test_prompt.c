@@ -24,16 +24,16 @@ static void build(pb_decode_weights *w, kern_format f)
     pb_exec_close(&e);
 }
 
-static void kernels_of(pb_kchoice *k, kern_isa isa, kern_layout lay, kern_format only)
+static void kernels_of(pb_kernel_choice *k, kern_isa isa, kern_layout lay, kern_format only)
 {
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
-        k[f] = (pb_kchoice){ .isa = isa, .prefetch = true, .why = PB_KWHY_FORCED,
+        k[f] = (pb_kernel_choice){ .isa = isa, .prefetch = true, .why = PB_KERNEL_WHY_FORCED,
                              .layout = f == (int)only ? lay : KERN_LAYOUT_FILE };
 }
 
 /* One prompt of rows tokens through an executor; the logits (vocab floats) and, when x is given, the residual
  * stream after the last layer (rows x hidden) copied out. */
-static float *prompt(const pb_decode_weights *w, const pb_kchoice *k, size_t rows, const pb_exec_cfg *cfg,
+static float *prompt(const pb_decode_weights *w, const pb_kernel_choice *k, size_t rows, const pb_exec_cfg *cfg,
                      pb_glue_mode glue, float **x)
 {
     pb_decode d;
@@ -69,7 +69,7 @@ Test(prompt, logits_bit_identical_across_threads_policies_schedules_and_glue, .t
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         pb_decode_weights w;
         build(&w, (kern_format)f);
-        pb_kchoice k[KERN_FORMAT_COUNT];
+        pb_kernel_choice k[KERN_FORMAT_COUNT];
         kernels_of(k, kern_isa_best(), KERN_LAYOUT_FILE, KERN_FORMAT_COUNT);
         const pb_exec_cfg one = { .kind = PB_EXEC_SPIN, .threads = 1 };
         float *ref = prompt(&w, k, 64, &one, PB_GLUE_SERIAL, NULL);
@@ -102,7 +102,7 @@ Test(prompt, a_repacked_layout_s_tiles_give_the_scalar_bits, .timeout = 120)
             continue;
         pb_decode_weights w;
         build(&w, lays[i].f);
-        pb_kchoice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
+        pb_kernel_choice ref_k[KERN_FORMAT_COUNT], rp_k[KERN_FORMAT_COUNT];
         kernels_of(ref_k, KERN_ISA_SCALAR, KERN_LAYOUT_FILE, KERN_FORMAT_COUNT);
         kernels_of(rp_k, kern_isa_best(), lays[i].l, lays[i].f);
         static const size_t rows[] = { 7, 64 };
@@ -131,7 +131,7 @@ Test(prompt, a_row_never_sees_a_later_one, .timeout = 60)
 {
     pb_decode_weights w;
     build(&w, KERN_Q8_0);
-    pb_kchoice k[KERN_FORMAT_COUNT];
+    pb_kernel_choice k[KERN_FORMAT_COUNT];
     kernels_of(k, kern_isa_best(), KERN_LAYOUT_FILE, KERN_FORMAT_COUNT);
     const pb_exec_cfg cfg = { .kind = PB_EXEC_SPIN, .threads = 2 };
     float *xs, *xl;
@@ -151,7 +151,7 @@ Test(prompt, rows_out_of_range_are_refused)
 {
     pb_decode_weights w;
     build(&w, KERN_Q8_0);
-    pb_kchoice k[KERN_FORMAT_COUNT];
+    pb_kernel_choice k[KERN_FORMAT_COUNT];
     kernels_of(k, kern_isa_best(), KERN_LAYOUT_FILE, KERN_FORMAT_COUNT);
     pb_decode d;
     static const size_t bad[] = { 0, KERN_GEMM_MAX + 1 };

@@ -30,9 +30,9 @@ static int token(const pb_decode_weights *w, bool prompt, int kind, int threads,
                  float *out)
 {
     pb_decode d;
-    pb_kchoice k[KERN_FORMAT_COUNT];
+    pb_kernel_choice k[KERN_FORMAT_COUNT];
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
-        k[f] = (pb_kchoice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KWHY_FORCED };
+        k[f] = (pb_kernel_choice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KERNEL_WHY_FORCED };
     if ((prompt ? pb_decode_init_prompt(&d, w, k, PROMPT) : pb_decode_init(&d, w, kern_isa_best(), 1)) != 0)
         return -1;
     d.glue = glue;

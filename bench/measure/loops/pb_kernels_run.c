@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pb_err.h"
-#include "pb_kchoice.h"
+#include "pb_kernel_choice.h"
 #include "pb_progress.h"
 #include "pb_stop.h"
 #include "pb_time.h"
@@ -133,7 +133,7 @@ static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
         return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
     row->ipc = pb_counters_finish(p->counters, row->counters, sizeof row->counters);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
-    row->why = pb_kwhy_names[p->forced ? PB_KWHY_FORCED : PB_KWHY_ALL];
+    row->why = pb_kernel_why_names[p->forced ? PB_KERNEL_WHY_FORCED : PB_KERNEL_WHY_ALL];
     /* the file's passes prefetch at DRAM size only (the cache levels run their cached twins); a repacked
      * layout's kernel prefetches at every level */
     bool streams = pt.layout != KERN_LAYOUT_FILE || pt.level == PB_KB_DRAM;

@@ -36,7 +36,7 @@ typedef struct pb_kernels_row {
     double ghz_before, ghz_after; /* the pool's cpus' mean clock around the point (pb_poolclock; NaN: unmeasured) */
     char counters[512];           /* pb_counters_text of the point ("" without --counters) */
     double ipc;                   /* instructions / cycles of the caller's thread (NaN: not both counted) */
-    const char *why;   /* pb_kwhy_names: "forced" (--isa, POOLBENCH_ISA) or "all" */
+    const char *why;   /* pb_kernel_why_names: "forced" (--isa, POOLBENCH_ISA) or "all" */
     const char *stream; /* the prefetch that ran: "t2" or "nta" (dram, a kernel that prefetches), else "off" */
     double repack_ms;   /* a repacked layout (pt.layout): the time its copy of the matrix took to make; NaN for file */
     uint64_t layout_bytes; /* the bytes the layout holds the matrix in (the file's, or the repacked copy's) */

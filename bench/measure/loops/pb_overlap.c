@@ -71,7 +71,8 @@ static void ov_fill(float *v, size_t n, uint32_t seed)
         v[i] = (float)(ov_rand(&seed) % 2001) / 1000.0f - 1.0f;
 }
 
-static int ov_work_init(pb_overlap_work *w, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
+static int ov_work_init(pb_overlap_work *w, const pb_kernel_choice *k, size_t rows, size_t cols, char *err,
+                        size_t errlen)
 {
     kern_isa v = k->isa;
     memset(w, 0, sizeof *w);
@@ -141,7 +142,7 @@ int pb_overlap_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char
                    over ? INFINITY : (double)bytes / (1 << 30), (double)avail_bytes / (1 << 30));
 }
 
-int pb_overlap_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen)
+int pb_overlap_open(pb_overlap *ov, const pb_kernel_choice *k, size_t rows, size_t cols, char *err, size_t errlen)
 {
     cpu_set_t set;
     CPU_ZERO(&set);

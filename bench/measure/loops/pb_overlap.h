@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "kern.h"
-#include "pb_kchoice.h"
+#include "pb_kernel_choice.h"
 #include "pb_placement.h"
 #include "pb_stats.h"
 #include "pool.h"
@@ -84,7 +84,7 @@ int pb_overlap_check_memory(size_t rows, size_t cols, uint64_t avail_bytes, char
 /* Pins the calling thread to ov->caller_cpu (before anything is timed: async-inherit's helper inherits exactly
  * this one-cpu mask), then builds the job's rows x cols q8_0 weights for kernel k (its ISA; without its software
  * prefetch when k says so). 0, or -1 with err. */
-int pb_overlap_open(pb_overlap *ov, const pb_kchoice *k, size_t rows, size_t cols, char *err, size_t errlen);
+int pb_overlap_open(pb_overlap *ov, const pb_kernel_choice *k, size_t rows, size_t cols, char *err, size_t errlen);
 void pb_overlap_close(pb_overlap *ov);
 
 /* The job alone, median ns: measured again per point (the machine's state drifts). */

@@ -23,7 +23,7 @@ typedef struct pb_sweep_block {
     const pb_cpulist *held;         /* the distinct cpus among place (all of them unless oversubscribed) */
     bool oversubscribed;            /* more threads than the set's PUs: they wrap around held */
     pb_decode_floor floor;          /* the block's: from memory_floor.csv or measured */
-    pb_kchoice kernel[KERN_FORMAT_COUNT]; /* each format's kernel at the block's thread count */
+    pb_kernel_choice kernel[KERN_FORMAT_COUNT]; /* each format's kernel at the block's thread count */
     size_t context;                 /* the points' depth: the cache pb_decode_set_context fills */
     pb_kv_type kv;
     double roof_gmacs;              /* the compute roof on the block's cpus (pb_sweep_block_roof; NaN: none) */

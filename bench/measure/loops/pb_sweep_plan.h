@@ -13,7 +13,7 @@
 #include "pb_cli.h"
 #include "pb_counters.h"
 #include "pb_cpusets.h"
-#include "pb_kchoice.h"
+#include "pb_kernel_choice.h"
 #include "pb_model.h"
 #include "pb_model_file.h"
 #include "pb_placement.h"
@@ -56,7 +56,7 @@ typedef struct pb_sweep_dispatch {
     pb_sched sched[PB_SWEEP_MAX_SCHED]; /* the schedules (pb_sweep_schedules) */
     int nsched;
     bool sched_given;                 /* --schedule was given: every schedule on every set (pb_sweep_sched_runs) */
-    pb_kpicker kernels;               /* each format's kernel: wisdom's, by rank, or forced (pb_kchoice.h) */
+    pb_kernel_picker kernels;               /* each format's kernel: wisdom's, by rank, or forced (pb_kernel_choice.h) */
     bool tuned_shape;                 /* spin points run the pool shape kernels.wisdom measured faster at their
                                        * thread count (pb_sweep_point_kind): no policy was forced */
     unsigned spin_us;

@@ -31,12 +31,12 @@ void pb_sweep_point_label(const pb_sweep_block *b, const pb_decode *d, int kind,
     r->format = p->work.file ? pb_model_file_format(p->work.file) : pb_wformat_name(b->fmt);
     kern_format first = b->w->mfmt[0]; /* a mix's kernel columns: its first format's */
     r->kernel = kern_isa_name(kern_repack_isa(d->kernel[first].layout, first, d->kernel[first].isa)); /* that ran */
-    r->kernel_why = pb_kwhy_names[d->kernel[first].why];
+    r->kernel_why = pb_kernel_why_names[d->kernel[first].why];
     r->kernel_layout = kern_layout_names[d->kernel[first].layout];
     r->repack_ms = d->repack_ms;
     r->repacked_bytes = d->repacked_bytes;
-    r->kernel_stream = pb_kchoice_stream(first, &d->kernel[first]);
-    r->floor_why = pb_kwhy_names[PB_KWHY_ALL]; /* pb_sweep_block_floor: always the best read kernel */
+    r->kernel_stream = pb_kernel_choice_stream(first, &d->kernel[first]);
+    r->floor_why = pb_kernel_why_names[PB_KERNEL_WHY_ALL]; /* pb_sweep_block_floor: always the best read kernel */
     r->policy = pb_exec_kind_names[kind];
     pb_sched_name(p->dispatch.sched[s], r->schedule, sizeof r->schedule);
     pb_emulate_text(p->cores.emulate, b->place->cpu, b->place->n, r->emulate, sizeof r->emulate);
@@ -138,7 +138,7 @@ static void spt_ran(const pb_sweep_block *b, const pb_decode *d, kern_isa ran[KE
         lay[f] = KERN_LAYOUT_FILE;
     }
     for (int i = 0; i < b->w->nmv; i++) {
-        const pb_kchoice *k = &d->kernel[b->w->mfmt[i]];
+        const pb_kernel_choice *k = &d->kernel[b->w->mfmt[i]];
         ran[b->w->mfmt[i]] = kern_repack_isa(k->layout, b->w->mfmt[i], k->isa);
         lay[b->w->mfmt[i]] = k->layout;
     }

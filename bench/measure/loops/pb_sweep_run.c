@@ -46,7 +46,7 @@ static int sw_step_open(sw_walk *wk, char *err, size_t errlen)
 {
     const pb_sweep_point *pt = &wk->pt;
     pb_sweep_block *b = &wk->b;
-    pb_kchoice gemm[KERN_FORMAT_COUNT]; /* a prompt's: each format's GEMM tiles where it has them */
+    pb_kernel_choice gemm[KERN_FORMAT_COUNT]; /* a prompt's: each format's GEMM tiles where it has them */
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         gemm[f] = b->kernel[f];
         kern_layout l = kern_gemm_layout((kern_format)f, b->kernel[f].isa);
@@ -86,7 +86,7 @@ static int sw_block_open(pb_sweep_run *run, sw_walk *wk, char *err, size_t errle
     b->set = pt->set;
     b->oversubscribed = pt->threads > pt->held.n;
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
-        b->kernel[f] = pb_kchoice_for(&b->p->dispatch.kernels, (kern_format)f, pt->threads);
+        b->kernel[f] = pb_kernel_choice_for(&b->p->dispatch.kernels, (kern_format)f, pt->threads);
     if (pb_topo_place(b->p->cores.topo, &b->set->cpus, b->set->cpus.n < 2 ? 1 : 2, &wk->pair, err, errlen) != 0 ||
         pb_sweep_block_floor(run, b, err, errlen) != 0)
         return -1;
