@@ -55,7 +55,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
         { .name = "isa", .kind = PB_OPT_CHOICES, .dest = &o->isas, .choices = kern_isa_names, .metavar = "LIST",
           .help = "the ISAs whose kernels run; one this CPU lacks is an error", .dflt = "every ISA this CPU runs",
           .env = KERN_ISA_ENV, .old_name = "variant", .old_env = KERN_ISA_ENV_OLD },
-        { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kbench_level_names,
+        { .name = "level", .kind = PB_OPT_CHOICES, .dest = &o->levels, .choices = pb_kernel_timing_level_names,
           .metavar = "LIST", .help = "working sets: l2 (half an L2 per thread), l3 (half an L3), dram", .dflt = "all" },
         { .name = "layout", .kind = PB_OPT_CHOICES, .dest = &o->layouts, .choices = kern_layout_names,
           .metavar = "LIST",
@@ -110,7 +110,7 @@ static int kb_defaults(kb_ctx *c)
     if (o->formats.n == 0)
         add_all(&o->formats, KERN_FORMAT_COUNT);
     if (o->levels.n == 0)
-        add_all(&o->levels, PB_KB_LEVELS);
+        add_all(&o->levels, PB_KERNEL_TIMING_LEVELS);
     if (o->isas.n == 0) {
         for (int v = 0; v < KERN_ISA_COUNT; v++)
             if (kern_isa_supported((kern_isa)v))

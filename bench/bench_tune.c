@@ -122,7 +122,7 @@ static int bt_verify(const bt_run *r, char *err, size_t errlen)
         pb_tune_cand c[PB_TUNE_MAX_CANDS];
         int n = pb_tune_candidates(r->plan.formats[f], 1, c, PB_TUNE_MAX_CANDS);
         for (int i = 0; i < n; i++)
-            if (pb_kbench_verify(c[i].fmt, c[i].isa, BT_COLS, err, errlen) != 0)
+            if (pb_kernel_timing_verify(c[i].fmt, c[i].isa, BT_COLS, err, errlen) != 0)
                 return -1;
     }
     return 0;

@@ -43,7 +43,7 @@ void pb_kernels_report_row(void *ctx, const pb_kernels_row *r)
         [PB_KERNELS_format].s = kern_format_names[r->pt.fmt], [PB_KERNELS_variant].s = kern_isa_name(r->r.ran),
         [PB_KERNELS_rows].i = (long long)r->pt.rows, [PB_KERNELS_cols].i = (long long)r->pt.cols,
         [PB_KERNELS_batch].i = r->pt.batch, [PB_KERNELS_threads].i = r->threads, [PB_KERNELS_bytes].u = r->bytes,
-        [PB_KERNELS_level].s = pb_kbench_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,
+        [PB_KERNELS_level].s = pb_kernel_timing_level_names[r->pt.level], [PB_KERNELS_gbps_min].d = r->r.gbps.min,
         [PB_KERNELS_gbps_median].d = r->r.gbps.median, [PB_KERNELS_gbps_max].d = r->r.gbps.max,
         [PB_KERNELS_gbps_act_median].d = r->r.gbps_act.median,
         [PB_KERNELS_gops_median].d = r->r.gops_median, [PB_KERNELS_ns_per_row].d = r->r.ns_per_row,
@@ -84,7 +84,7 @@ static void krep_print_points(FILE *f, const pb_kernels_run *run)
             snprintf(ratio, sizeof ratio, "%.0f%%", 100 * pb_kernels_row_x_read(r));
         fprintf(f, "%-6s %-10s %-11s %-5s %3d %5d %9.2f %9.2f %8.2f-%-8.2f %9.2f %9.2f %9.1f %7s%s\n",
                 kern_format_names[r->pt.fmt], kern_isa_name(r->pt.isa), kern_layout_names[r->pt.layout],
-                pb_kbench_level_names[r->pt.level],
+                pb_kernel_timing_level_names[r->pt.level],
                 r->threads, r->pt.batch, (double)r->bytes / MIB, r->r.gbps.median, r->r.gbps.min, r->r.gbps.max,
                 r->r.gbps_act.median, r->r.gops_median, r->r.ns_per_row, ratio, noisy ? PB_NOISY_NOTE : "");
     }
@@ -118,13 +118,13 @@ static void krep_print_roofline_line(FILE *f, const pb_kernels_plan *p, const pb
 {
     fprintf(f, "%-6s %-10s %-11s", kern_format_names[fmt], kern_isa_name(v), kern_layout_names[lay]);
     for (int l = 0; l < p->levels->n; l++) {
-        const pb_kernels_row *r = pb_kernels_run_find(run, fmt, v, lay, (pb_kbench_level)p->levels->v[l], 1, 1);
+        const pb_kernels_row *r = pb_kernels_run_find(run, fmt, v, lay, (pb_kernel_timing_level)p->levels->v[l], 1, 1);
         if (r)
             fprintf(f, " %8.2f %8.2f", r->r.gbps.median, r->r.gbps_act.median);
         else
             fprintf(f, " %8s %8s", "-", "-");
     }
-    const pb_kernels_row *d = pb_kernels_run_find(run, fmt, v, lay, PB_KB_DRAM, 1, 1);
+    const pb_kernels_row *d = pb_kernels_run_find(run, fmt, v, lay, PB_KERNEL_TIMING_DRAM, 1, 1);
     if (d && !isnan(d->read_gbps))
         fprintf(f, " %7.0f%%", 100 * pb_kernels_row_x_read(d));
     fprintf(f, "\n");
@@ -152,7 +152,7 @@ void pb_kernels_report_print(FILE *f, const pb_kernels_plan *p, const pb_kernels
     krep_print_over_floor(f, run);
     fprintf(f, "\nroofline, 1 thread, batch 1 (GB/s median):\n%-6s %-10s %-11s", "format", "variant", "layout");
     for (int l = 0; l < p->levels->n; l++)
-        fprintf(f, " %8s %8s", pb_kbench_level_names[p->levels->v[l]], "+act");
+        fprintf(f, " %8s %8s", pb_kernel_timing_level_names[p->levels->v[l]], "+act");
     fprintf(f, " %8s\n", "x_read");
     for (int i = 0; i < p->formats->n; i++)
         for (int v = 0; v < p->isas->n; v++)

@@ -20,8 +20,8 @@ int pb_tune_bench_open(pb_tune_bench *b, size_t bytes, size_t cols, const int *c
                        size_t window_bytes, int total, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    pb_kbench_buf buf;
-    if (pb_kbench_buf_init(&buf, bytes) != 0) {
+    pb_kernel_timing_buf buf;
+    if (pb_kernel_timing_buf_init(&buf, bytes) != 0) {
         snprintf(err, errlen, "a buffer of %zu MiB: %s", bytes >> 20, strerror(errno));
         return -1;
     }
@@ -36,7 +36,7 @@ void pb_tune_bench_close(pb_tune_bench *b)
 {
     if (b->pool)
         pool_destroy(b->pool);
-    pb_kbench_buf_free(&b->buf);
+    pb_kernel_timing_buf_free(&b->buf);
     memset(b, 0, sizeof *b);
 }
 
@@ -89,7 +89,7 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
     pb_progress(b->done++, b->total, b->t0, "%-40s", what);
     if (pb_stop_signal())
         return NAN;
-    size_t rows = pb_kbench_buf_fill(&b->buf, c->fmt, b->cols, b->bytes);
+    size_t rows = pb_kernel_timing_buf_fill(&b->buf, c->fmt, b->cols, b->bytes);
     size_t g = (size_t)kern_layout_get(c->layout)->rows;
     /* a repacked layout's whole groups, over half the weights: still twice every cache (pb_kernels_run_sizes makes
      * the weights four L3s), and each re-laying of all of them took 1.6-3 s, five layouts a tuning past its budget */
@@ -97,21 +97,21 @@ static double pb_tune_kernel(void *ctx, const pb_tune_cand *c)
     pool *p = pb_tune_pool(b, c->threads);
     if (rows == 0 || !p)
         return pb_tune_fail(b, what, rows == 0 ? "no room for the weights" : strerror(errno));
-    if (pb_kbench_buf_repack(&b->buf, c->layout, rows) != 0)
+    if (pb_kernel_timing_buf_repack(&b->buf, c->layout, rows) != 0)
         return pb_tune_fail(b, what, strerror(errno));
-    pb_kbench_point pt = { .fmt = c->fmt, .isa = c->isa, .layout = c->layout, .level = PB_KB_DRAM,
-                           .cols = b->cols, .rows = rows,
-                           .batch = 1, .pool = p, .window_bytes = b->window_bytes, .budget_s = pb_tune_share(b),
-                           .min_samples = 3, .max_samples = PB_TUNE_MAX_SAMPLES, .min_sample_us = 1000,
-                           .start_row = b->next_row, .no_prefetch = !c->prefetch, .plain = true };
+    pb_kernel_timing_point pt = { .fmt = c->fmt, .isa = c->isa, .layout = c->layout, .level = PB_KERNEL_TIMING_DRAM,
+                                  .cols = b->cols, .rows = rows,
+                                  .batch = 1, .pool = p, .window_bytes = b->window_bytes, .budget_s = pb_tune_share(b),
+                                  .min_samples = 3, .max_samples = PB_TUNE_MAX_SAMPLES, .min_sample_us = 1000,
+                                  .start_row = b->next_row, .no_prefetch = !c->prefetch, .plain = true };
     unsigned ahead = kern_prefetch_ahead; /* the settings before (pb_tune_run's) are put back after */
     bool temporal = kern_prefetch_temporal, near = kern_prefetch_near;
     if (c->prefetch && kern_prefetch_set_distance(c->distance) != 0)
         return pb_tune_fail(b, what, "not a prefetch distance this build knows");
     kern_prefetch_set_temporal(c->prefetch ? c->temporal : temporal);
     kern_prefetch_set_near(c->prefetch ? c->near : near);
-    pb_kbench_result r;
-    int rc = pb_kbench_measure(&b->buf, &pt, &r);
+    pb_kernel_timing_result r;
+    int rc = pb_kernel_timing_measure(&b->buf, &pt, &r);
     kern_prefetch_set_temporal(temporal);
     kern_prefetch_set_distance(ahead);
     kern_prefetch_set_near(near);

@@ -1,9 +1,10 @@
-/* pb_tune_measure.h — bench_tune's seam (pb_tune.h): every candidate timed by pb_kbench at dram level on one buffer
- * of the size a decode streams, through a spin pool of the candidate's threads pinned to the first cpus given.
+/* pb_tune_measure.h — bench_tune's seam (pb_tune.h): every candidate timed by pb_kernel_timing at dram level on one
+ * buffer of the size a decode streams, through a spin pool of the candidate's threads pinned to the first cpus given.
  *
- * Successive points walk on through the buffer where the last one stopped (pb_kbench_point.start_row), so no point
- * reads what the one before it left in the last-level cache. Each point samples for an equal share of the time left
- * until the deadline (at least 3 samples), so the whole tuning keeps to its budget however slow the host is today.
+ * Successive points walk on through the buffer where the last one stopped (pb_kernel_timing_point.start_row), so no
+ * point reads what the one before it left in the last-level cache. Each point samples for an equal share of the time
+ * left until the deadline (at least 3 samples), so the whole tuning keeps to its budget however slow the host is
+ * today.
  * A candidate's prefetch hint and distance are set for its point only (kern_prefetch_set_temporal, _set_distance)
  * and the ones before put back after. Each point draws the progress line. A dispatch point (flat or tree)
  * measures pb_dispatch_cost of the spin pool of its threads on the same cpus, empty jobs back to back, the tree's
@@ -15,12 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pb_kbench.h"
+#include "pb_kernel_timing.h"
 #include "pb_tune.h"
 #include "pool.h"
 
 typedef struct pb_tune_bench {
-    pb_kbench_buf buf;
+    pb_kernel_timing_buf buf;
     size_t bytes;           /* of weights per point: the dram level's size */
     size_t cols;
     const int *cpus;        /* the pinning order; threads take its first ones */

@@ -64,18 +64,18 @@ Test(kernels_sizes, plausible_and_given_l3_size_both_levels)
  * picks is a read kernel this CPU runs, and it reads the window; without a kernel there is no figure. */
 Test(kernels_sizes, the_dram_reference_is_a_read_kernel_measured_beside)
 {
-    pb_kbench_buf b;
-    cr_assert_eq(pb_kbench_buf_init(&b, 4 * MIB), 0);
-    size_t bytes = pb_kbench_buf_fill(&b, KERN_Q8_0, 4096, 4 * MIB);
+    pb_kernel_timing_buf b;
+    cr_assert_eq(pb_kernel_timing_buf_init(&b, 4 * MIB), 0);
+    size_t bytes = pb_kernel_timing_buf_fill(&b, KERN_Q8_0, 4096, 4 * MIB);
     cr_assert_gt(bytes, 0);
-    const pb_memkern *k = pb_kbench_best_read(&b, bytes, MIB, 0.002, 3);
+    const pb_memkern *k = pb_kernel_timing_best_read(&b, bytes, MIB, 0.002, 3);
     cr_assert_not_null(k);
     cr_expect_eq(k->op, PB_MEMOP_READ, "%s is not a read kernel", k->name);
     cr_expect(pb_memkern_supported(k), "%s does not run here", k->name);
-    double g = pb_kbench_read_gbps(&b, k, bytes, MIB, 0.002, 3);
+    double g = pb_kernel_timing_read_gbps(&b, k, bytes, MIB, 0.002, 3);
     cr_expect(g > 0 && isfinite(g), "%s read %g GB/s", k->name, g);
-    cr_expect(isnan(pb_kbench_read_gbps(&b, NULL, bytes, MIB, 0.002, 3)));
-    pb_kbench_buf_free(&b);
+    cr_expect(isnan(pb_kernel_timing_read_gbps(&b, NULL, bytes, MIB, 0.002, 3)));
+    pb_kernel_timing_buf_free(&b);
 }
 
 /* A DRAM point over PB_KERNELS_OVER_FLOOR_PCT of the read beside it is what bench_kernels warns of: the most over

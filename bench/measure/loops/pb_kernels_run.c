@@ -62,12 +62,12 @@ void pb_kernels_run_sizes(pb_kernels_sizes *s, const pb_topo *t, const pb_machin
         s->dram = memory / 4;
 }
 
-static uint64_t level_bytes(const pb_kernels_sizes *s, pb_kbench_level level, int threads)
+static uint64_t level_bytes(const pb_kernels_sizes *s, pb_kernel_timing_level level, int threads)
 {
     switch (level) {
-    case PB_KB_L2:
+    case PB_KERNEL_TIMING_L2:
         return s->l2 / 2 * (uint64_t)threads;
-    case PB_KB_L3:
+    case PB_KERNEL_TIMING_L3:
         return s->l3 / 2;
     default:
         return s->dram;
@@ -79,8 +79,8 @@ int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen)
     char why[512];
     for (int f = 0; f < p->formats->n; f++)
         for (int v = 0; v < p->isas->n; v++)
-            if (pb_kbench_verify((kern_format)p->formats->v[f], (kern_isa)p->isas->v[v], p->cols, why,
-                                 sizeof why) != 0)
+            if (pb_kernel_timing_verify((kern_format)p->formats->v[f], (kern_isa)p->isas->v[v], p->cols, why,
+                                        sizeof why) != 0)
                 return pb_errf(err, errlen, "verification failed: %s", why);
     return 0;
 }
@@ -88,20 +88,20 @@ int pb_kernels_run_verify(const pb_kernels_plan *p, char *err, size_t errlen)
 /* ---------------------------------------------------------------- points */
 
 /* One point: the weights already in buf (rows of pt.fmt); its row measured, kept and handed to the caller. */
-static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, pb_kbench_point pt,
-                     int threads, char *err, size_t errlen)
+static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kernel_timing_buf *buf, pool *pl,
+                      pb_kernel_timing_point pt, int threads, char *err, size_t errlen)
 {
     pb_kernels_row *row = &run->rows[run->nrows];
     row->threads = threads;
     row->read_gbps = NAN;
     row->read_kernel = "";
-    if (pt.level == PB_KB_DRAM && threads == 1 && pt.batch == 1) { /* the floor just before */
+    if (pt.level == PB_KERNEL_TIMING_DRAM && threads == 1 && pt.batch == 1) { /* the floor just before */
         size_t bytes = pt.rows * (size_t)kern_format_matrix_bytes(pt.fmt, 1, pt.cols);
         double budget = p->budget_ms / 1e3;
         int samples = p->quick ? 3 : 5;
         if (!run->read_kern) /* chosen once, at the first such point, then measured beside every one */
-            run->read_kern = pb_kbench_best_read(buf, bytes, DRAM_WINDOW(p), budget, samples);
-        row->read_gbps = pb_kbench_read_gbps(buf, run->read_kern, bytes, DRAM_WINDOW(p), budget, samples);
+            run->read_kern = pb_kernel_timing_best_read(buf, bytes, DRAM_WINDOW(p), budget, samples);
+        row->read_gbps = pb_kernel_timing_read_gbps(buf, run->read_kern, bytes, DRAM_WINDOW(p), budget, samples);
         row->read_kernel = run->read_kern ? run->read_kern->name : "";
     }
     pt.pool = threads > 1 || p->emulate ? pl : NULL; /* an emulated cpu is stretched by its pool's observer */
@@ -109,34 +109,34 @@ static int krun_point(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
     for (int i = 0; i < threads; i++)
         cpus[i] = p->cpus[i % p->ncpus];
     pb_emulate_text(p->emulate, cpus, threads, row->emulate, sizeof row->emulate);
-    pt.window_bytes = pt.level == PB_KB_DRAM ? DRAM_WINDOW(p) : (size_t)8 << 20;
+    pt.window_bytes = pt.level == PB_KERNEL_TIMING_DRAM ? DRAM_WINDOW(p) : (size_t)8 << 20;
     pt.budget_s = p->budget_ms / 1e3;
     pt.min_samples = p->quick ? 3 : 5;
     pt.max_samples = 1000;
-    pt.min_sample_us = pt.level == PB_KB_DRAM ? 1000 : p->quick ? 100 : 200;
+    pt.min_sample_us = pt.level == PB_KERNEL_TIMING_DRAM ? 1000 : p->quick ? 100 : 200;
     row->pt = pt;
     row->bytes = kern_format_matrix_bytes(pt.fmt, pt.rows, pt.cols);
     row->layout_bytes = kern_repack_bytes(pt.layout, pt.fmt, pt.rows, pt.cols);
-    if (pb_kbench_buf_repack(buf, pt.layout, pt.rows) != 0)
+    if (pb_kernel_timing_buf_repack(buf, pt.layout, pt.rows) != 0)
         return pb_errf(err, errlen, "%s: repacking %zu rows: %s", kern_layout_names[pt.layout], pt.rows,
                        strerror(errno));
     row->repack_ms = pt.layout == KERN_LAYOUT_FILE ? NAN : buf->repack_ms;
     char what[80];
     snprintf(what, sizeof what, "%s %s %s %s threads=%d batch=%d", kern_format_names[pt.fmt],
-             kern_isa_name(pt.isa), kern_layout_names[pt.layout], pb_kbench_level_names[pt.level], threads,
+             kern_isa_name(pt.isa), kern_layout_names[pt.layout], pb_kernel_timing_level_names[pt.level], threads,
              pt.batch);
     pb_progress(run->nrows, run->total, run->t0, "%-44s", what);
     row->ghz_before = pb_poolclock_ghz(pt.pool);
     if (p->counters)
         pb_counters_start(p->counters);
-    if (pb_kbench_measure(buf, &row->pt, &row->r) != 0)
+    if (pb_kernel_timing_measure(buf, &row->pt, &row->r) != 0)
         return pb_errf(err, errlen, "%s: %s", what, strerror(errno));
     row->ipc = pb_counters_finish(p->counters, row->counters, sizeof row->counters);
     row->ghz_after = pb_poolclock_ghz(pt.pool);
     row->why = pb_kernel_why_names[p->forced ? PB_KERNEL_WHY_FORCED : PB_KERNEL_WHY_ALL];
     /* the file's passes prefetch at DRAM size only (the cache levels run their cached twins); a repacked
      * layout's kernel prefetches at every level */
-    bool streams = pt.layout != KERN_LAYOUT_FILE || pt.level == PB_KB_DRAM;
+    bool streams = pt.layout != KERN_LAYOUT_FILE || pt.level == PB_KERNEL_TIMING_DRAM;
     row->stream = streams && kern_repack_prefetches(pt.layout, pt.fmt, row->r.ran)
                       ? kern_prefetch_setting_name(kern_prefetch_temporal, kern_prefetch_ahead, kern_prefetch_near)
                       : "off";
@@ -184,10 +184,10 @@ bool pb_kernels_run_measures_layout(const pb_kernels_plan *p, kern_format fmt, i
 }
 
 /* Every ISA x layout x batch at one (format, level, threads). A repacked layout takes whole groups of rows. */
-static int krun_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool *pl, kern_format fmt,
-                     pb_kbench_level level, int threads, char *err, size_t errlen)
+static int krun_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kernel_timing_buf *buf, pool *pl,
+                      kern_format fmt, pb_kernel_timing_level level, int threads, char *err, size_t errlen)
 {
-    size_t rows = pb_kbench_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
+    size_t rows = pb_kernel_timing_buf_fill(buf, fmt, p->cols, level_bytes(&p->sizes, level, threads));
     for (int v = 0; v < p->isas->n; v++) {
         for (int l = 0; l < pb_kernels_run_layouts(p); l++) {
             if (!pb_kernels_run_measures_layout(p, fmt, v, l))
@@ -197,9 +197,9 @@ static int krun_block(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_b
             if (rows < g) /* not one group fits this level */
                 continue;
             for (int b = 0; b < p->batches->n && !pb_stop_signal(); b++) {
-                pb_kbench_point pt = { .fmt = fmt, .isa = (kern_isa)p->isas->v[v], .layout = lay,
-                                       .level = level, .cols = p->cols, .rows = rows / g * g,
-                                       .batch = (int)p->batches->v[b] };
+                pb_kernel_timing_point pt = { .fmt = fmt, .isa = (kern_isa)p->isas->v[v], .layout = lay,
+                                              .level = level, .cols = p->cols, .rows = rows / g * g,
+                                              .batch = (int)p->batches->v[b] };
                 if (krun_point(run, p, buf, pl, pt, threads, err, errlen) != 0)
                     return -1;
             }
@@ -238,21 +238,21 @@ static pool *krun_pool(const pb_kernels_plan *p, int threads, pb_slices *sl, cha
 
 /* Every level x thread count of one format. The pools live together: the caller is bound to one's cpus[0] for
  * its block only. */
-static int krun_format(pb_kernels_run *run, const pb_kernels_plan *p, pb_kbench_buf *buf, pool **pools, kern_format fmt,
-                      char *err, size_t errlen)
+static int krun_format(pb_kernels_run *run, const pb_kernels_plan *p, pb_kernel_timing_buf *buf, pool **pools,
+                       kern_format fmt, char *err, size_t errlen)
 {
     for (int l = 0; l < p->levels->n; l++)
         for (int t = 0; t < p->threads->n && !pb_stop_signal(); t++) {
             if (pool_bind_caller(pools[t]) != 0)
                 return pb_errf(err, errlen, "binding to cpu %d: %s", p->cpus[0], strerror(errno));
-            int rc = krun_block(run, p, buf, pools[t], fmt, (pb_kbench_level)p->levels->v[l],
+            int rc = krun_block(run, p, buf, pools[t], fmt, (pb_kernel_timing_level)p->levels->v[l],
                                (int)p->threads->v[t], err, errlen);
             pool_unbind_caller(pools[t]);
             if (rc != 0)
                 return -1;
         }
     if (!pb_stop_signal())
-        run->act_ns[fmt] = pb_kbench_act_ns(fmt, p->cols);
+        run->act_ns[fmt] = pb_kernel_timing_act_ns(fmt, p->cols);
     return 0;
 }
 
@@ -262,7 +262,7 @@ static uint64_t krun_cap(const pb_kernels_plan *p)
     uint64_t cap = 0;
     for (int l = 0; l < p->levels->n; l++)
         for (int t = 0; t < p->threads->n; t++) {
-            uint64_t b = level_bytes(&p->sizes, (pb_kbench_level)p->levels->v[l], (int)p->threads->v[t]);
+            uint64_t b = level_bytes(&p->sizes, (pb_kernel_timing_level)p->levels->v[l], (int)p->threads->v[t]);
             cap = b > cap ? b : cap;
         }
     return cap;
@@ -282,8 +282,8 @@ int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err,
     pool **pools = calloc((size_t)nt, sizeof *pools);
     pb_slices *slices = calloc((size_t)nt, sizeof *slices); /* one per pool: its observer's accounts */
     uint64_t cap = krun_cap(p);
-    pb_kbench_buf buf;
-    if (!pools || !slices || !run->rows || pb_kbench_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
+    pb_kernel_timing_buf buf;
+    if (!pools || !slices || !run->rows || pb_kernel_timing_buf_init(&buf, (size_t)cap + (1u << 20)) != 0) {
         free(pools);
         free(slices);
         return pb_errf(err, errlen, "%.0f MiB of weights: %s", (double)cap / MIB, strerror(errno));
@@ -302,12 +302,12 @@ int pb_kernels_run_all(pb_kernels_run *run, const pb_kernels_plan *p, char *err,
     }
     free(pools);
     free(slices);
-    pb_kbench_buf_free(&buf);
+    pb_kernel_timing_buf_free(&buf);
     return rc;
 }
 
 const pb_kernels_row *pb_kernels_run_find(const pb_kernels_run *run, kern_format f, kern_isa v, kern_layout layout,
-                              pb_kbench_level level, int threads, int batch)
+                              pb_kernel_timing_level level, int threads, int batch)
 {
     for (int i = 0; i < run->nrows; i++) {
         const pb_kernels_row *r = &run->rows[i];

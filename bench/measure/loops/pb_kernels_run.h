@@ -1,7 +1,7 @@
 /* pb_kernels_run.h — bench_kernels' measuring loop: the roofline of the matvec kernels. Working sets in L2 (half
  * an L2 per thread), L3 (half an L3 instance) and DRAM, sized from hwloc's caches (or the options); one pool per
  * thread count, all alive together, the caller bound to one's cpus for its block only; for every format x level x
- * threads a buffer of weights, then every ISA x batch a point (pb_kbench_measure), each row handed to the
+ * threads a buffer of weights, then every ISA x batch a point (pb_kernel_timing_measure), each row handed to the
  * caller as it is measured. Before any timing every (format, ISA) is checked against the scalar oracle.
  *
  * Measuring only, and it never exits: a failure returns -1 with the reason, the rows measured so far kept; a
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "pb_cli.h"
-#include "pb_kbench.h"
+#include "pb_kernel_timing.h"
 #include "pb_machine.h"
 #include "pb_slices.h"
 #include "pb_topo.h"
@@ -26,10 +26,10 @@
 
 /* One point, one row of kernels.csv. */
 typedef struct pb_kernels_row {
-    pb_kbench_point pt;
+    pb_kernel_timing_point pt;
     int threads;
     uint64_t bytes;
-    pb_kbench_result r;
+    pb_kernel_timing_result r;
     double read_gbps; /* dram, 1 thread, batch 1: the plain read of the same buffer just before (NaN otherwise) */
     const char *read_kernel; /* the pb_memread kernel behind read_gbps ("" without one) */
     char emulate[128]; /* the emulated cpus among the pool's, "cpu=factor ..." ("": none) */
@@ -69,7 +69,7 @@ typedef struct pb_kernels_run {
     pb_kernels_row *rows;
     int nrows, total;
     double act_ns[KERN_FORMAT_COUNT]; /* activation quantization per row, per format measured (0: not reached) */
-    const pb_memkern *read_kern;      /* pb_memread's kernel behind read_gbps (pb_kbench_best_read's) */
+    const pb_memkern *read_kern;      /* pb_memread's kernel behind read_gbps (pb_kernel_timing_best_read's) */
     uint64_t t0;
 } pb_kernels_run;
 
@@ -97,7 +97,7 @@ kern_layout pb_kernels_run_layout(const pb_kernels_plan *p, int l);
 
 /* The row of (f, v, layout, level, threads, batch), NULL when it was not measured. */
 const pb_kernels_row *pb_kernels_run_find(const pb_kernels_run *run, kern_format f, kern_isa v, kern_layout layout,
-                              pb_kbench_level level, int threads, int batch);
+                              pb_kernel_timing_level level, int threads, int batch);
 
 void pb_kernels_run_free(pb_kernels_run *run);
 /* A row's GB/s over its side-by-side read (read_gbps): x_read; NaN for a row without one. */

@@ -1,5 +1,5 @@
-/* pb_kbench.c — timing the kernels for bench_kernels (see pb_kbench.h for what a sample is). */
-#include "pb_kbench.h"
+/* pb_kernel_timing.c — timing the kernels for bench_kernels (see pb_kernel_timing.h for what a sample is). */
+#include "pb_kernel_timing.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,11 +10,12 @@
 
 #include "pb_time.h"
 
-#define PB_KB_TEMPLATE_ROWS 64 /* distinct rows a buffer repeats */
-#define PB_KB_HUGE (2u << 20)
+#define PB_KERNEL_TIMING_TEMPLATE_ROWS 64 /* distinct rows a buffer repeats */
+#define PB_KERNEL_TIMING_HUGE (2u << 20)
 
-const char *const pb_kbench_level_names[PB_KB_LEVELS + 1] = {
-    [PB_KB_L2] = "l2", [PB_KB_L3] = "l3", [PB_KB_DRAM] = "dram", [PB_KB_LEVELS] = NULL,
+const char *const pb_kernel_timing_level_names[PB_KERNEL_TIMING_LEVELS + 1] = {
+    [PB_KERNEL_TIMING_L2] = "l2", [PB_KERNEL_TIMING_L3] = "l3", [PB_KERNEL_TIMING_DRAM] = "dram",
+    [PB_KERNEL_TIMING_LEVELS] = NULL,
 };
 
 /* xorshift64*: reproducible inputs without global state. */
@@ -39,11 +40,11 @@ static size_t row_bytes(kern_format f, size_t cols)
     return (size_t)kern_format_matrix_bytes(f, 1, cols);
 }
 
-int pb_kbench_buf_init(pb_kbench_buf *b, size_t cap)
+int pb_kernel_timing_buf_init(pb_kernel_timing_buf *b, size_t cap)
 {
     memset(b, 0, sizeof *b);
-    cap = (cap + PB_KB_HUGE - 1) / PB_KB_HUGE * PB_KB_HUGE;
-    b->mem = aligned_alloc(PB_KB_HUGE, cap);
+    cap = (cap + PB_KERNEL_TIMING_HUGE - 1) / PB_KERNEL_TIMING_HUGE * PB_KERNEL_TIMING_HUGE;
+    b->mem = aligned_alloc(PB_KERNEL_TIMING_HUGE, cap);
     if (!b->mem)
         return -1;
     (void)madvise(b->mem, cap, MADV_HUGEPAGE); /* a request: without THP the buffer still works */
@@ -52,14 +53,14 @@ int pb_kbench_buf_init(pb_kbench_buf *b, size_t cap)
     return 0;
 }
 
-void pb_kbench_buf_free(pb_kbench_buf *b)
+void pb_kernel_timing_buf_free(pb_kernel_timing_buf *b)
 {
     free(b->rp);
     free(b->mem);
     memset(b, 0, sizeof *b);
 }
 
-size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t bytes)
+size_t pb_kernel_timing_buf_fill(pb_kernel_timing_buf *b, kern_format f, size_t cols, size_t bytes)
 {
     size_t rb = row_bytes(f, cols);
     if (rb == 0)
@@ -67,7 +68,7 @@ size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t b
     size_t rows = (bytes < b->cap ? bytes : b->cap) / rb;
     if (b->fmt == f && b->cols == cols && b->filled >= rows * rb)
         return rows;
-    size_t tmpl = rows < PB_KB_TEMPLATE_ROWS ? rows : PB_KB_TEMPLATE_ROWS;
+    size_t tmpl = rows < PB_KERNEL_TIMING_TEMPLATE_ROWS ? rows : PB_KERNEL_TIMING_TEMPLATE_ROWS;
     float *x = malloc(cols * sizeof(float));
     if (!x)
         return 0;
@@ -85,7 +86,7 @@ size_t pb_kbench_buf_fill(pb_kbench_buf *b, kern_format f, size_t cols, size_t b
     return rows;
 }
 
-int pb_kbench_buf_repack(pb_kbench_buf *b, kern_layout l, size_t rows)
+int pb_kernel_timing_buf_repack(pb_kernel_timing_buf *b, kern_layout l, size_t rows)
 {
     if (l == KERN_LAYOUT_FILE)
         return 0;
@@ -98,9 +99,9 @@ int pb_kbench_buf_repack(pb_kbench_buf *b, kern_layout l, size_t rows)
         return 0;
     if (bytes > b->rp_cap) {
         free(b->rp);
-        size_t cap = (bytes + PB_KB_HUGE - 1) / PB_KB_HUGE * PB_KB_HUGE;
+        size_t cap = (bytes + PB_KERNEL_TIMING_HUGE - 1) / PB_KERNEL_TIMING_HUGE * PB_KERNEL_TIMING_HUGE;
         b->rp_cap = 0;
-        if (!(b->rp = aligned_alloc(PB_KB_HUGE, cap)))
+        if (!(b->rp = aligned_alloc(PB_KERNEL_TIMING_HUGE, cap)))
             return -1;
         (void)madvise(b->rp, cap, MADV_HUGEPAGE);
         memset(b->rp, 0, cap); /* paged in before the repack is timed: a load repacks into memory it has */
@@ -155,7 +156,8 @@ static void touch(const char *p, size_t n)
     (void)sink;
 }
 
-int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kbench_result *out)
+int pb_kernel_timing_measure(const pb_kernel_timing_buf *b, const pb_kernel_timing_point *pt,
+                             pb_kernel_timing_result *out)
 {
     size_t rb = row_bytes(pt->fmt, pt->cols);
     const kern_layout_info *li = kern_layout_get(pt->layout);
@@ -169,7 +171,7 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
     }
     const char *mem = repacked ? b->rp : b->mem;
     /* l3, dram: windows of at most cap rows walk through the matrix; l2: the whole matrix each sample */
-    bool windows = pt->level != PB_KB_L2;
+    bool windows = pt->level != PB_KERNEL_TIMING_L2;
     size_t threads = pt->pool ? (size_t)pool_threads(pt->pool) : 1;
     size_t cap = pt->rows;
     if (windows) {
@@ -194,10 +196,10 @@ int pb_kbench_measure(const pb_kbench_buf *b, const pb_kbench_point *pt, pb_kben
         goto out_act;
     /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
     kern_job job = { .fmt = pt->fmt, .variant = pt->isa, .rows = n, .act = &act, .y = y, .ldy = cap,
-                     .cached = pt->level != PB_KB_DRAM || pt->no_prefetch, .layout = pt->layout };
+                     .cached = pt->level != PB_KERNEL_TIMING_DRAM || pt->no_prefetch, .layout = pt->layout };
     size_t start = windows && pt->start_row + n <= pt->rows ? pt->start_row / g * g : 0;
 
-    if (pt->level != PB_KB_DRAM)
+    if (pt->level != PB_KERNEL_TIMING_DRAM)
         touch(mem, pt->rows * rb);
     /* Warm-up, untimed in the results: it sizes the passes per sample (l2) or the window (l3, dram) */
     double target = pt->min_sample_us * 1e3;
@@ -259,8 +261,8 @@ out_free:
     return rc;
 }
 
-double pb_kbench_read_gbps(const pb_kbench_buf *b, const pb_memkern *k, size_t bytes, size_t window_bytes,
-                           double budget_s, int min_samples)
+double pb_kernel_timing_read_gbps(const pb_kernel_timing_buf *b, const pb_memkern *k, size_t bytes, size_t window_bytes,
+                                  double budget_s, int min_samples)
 {
     bytes = bytes < b->filled ? bytes : b->filled;
     size_t win = window_bytes < bytes / 2 ? window_bytes : bytes / 2;
@@ -286,15 +288,15 @@ double pb_kbench_read_gbps(const pb_kbench_buf *b, const pb_memkern *k, size_t b
     return pb_summarize(g, (size_t)n).median;
 }
 
-const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size_t window_bytes, double budget_s,
-                                      int min_samples)
+const pb_memkern *pb_kernel_timing_best_read(const pb_kernel_timing_buf *b, size_t bytes, size_t window_bytes,
+                                             double budget_s, int min_samples)
 {
     const pb_memkern *best = NULL;
     double best_gbps = 0;
     for (const pb_memkern *k = pb_memkerns; k->name; k++) {
         if (!pb_memkern_reads_here(k))
             continue;
-        double g = pb_kbench_read_gbps(b, k, bytes, window_bytes, budget_s, min_samples);
+        double g = pb_kernel_timing_read_gbps(b, k, bytes, window_bytes, budget_s, min_samples);
         if (g > best_gbps) { /* NaN never is */
             best_gbps = g;
             best = k;
@@ -303,7 +305,7 @@ const pb_memkern *pb_kbench_best_read(const pb_kbench_buf *b, size_t bytes, size
     return best;
 }
 
-double pb_kbench_act_ns(kern_format f, size_t cols)
+double pb_kernel_timing_act_ns(kern_format f, size_t cols)
 {
     enum { REPS = 15 };
     kern_act a;
@@ -324,7 +326,7 @@ double pb_kbench_act_ns(kern_format f, size_t cols)
     return pb_summarize(t, REPS).median;
 }
 
-int pb_kbench_verify(kern_format f, kern_isa v, size_t cols, char *err, size_t errlen)
+int pb_kernel_timing_verify(kern_format f, kern_isa v, size_t cols, char *err, size_t errlen)
 {
     enum { ROWS = 19 }; /* no multiple of any rows-per-pass */
     size_t rb = row_bytes(f, cols);
