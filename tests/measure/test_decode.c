@@ -186,7 +186,7 @@ Test(decode, a_repacked_layout_gives_the_reference_logits, .timeout = 120)
     for (int f = 0; f < KERN_FORMAT_COUNT; f++) {
         ref_k[f] = (pb_kernel_choice){ .isa = KERN_ISA_SCALAR, .prefetch = true, .why = PB_KERNEL_WHY_FORCED };
         rp_k[f] = (pb_kernel_choice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KERNEL_WHY_TUNED,
-                                .layout = f == KERN_Q1_0 ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE };
+                                      .layout = f == KERN_Q1_0 ? KERN_LAYOUT_Q1_0_R32LUT : KERN_LAYOUT_FILE };
     }
     static const size_t batches[] = { 1, 3 };
     for (size_t b = 0; b < 2; b++) {
@@ -239,7 +239,7 @@ Test(decode, a_repacked_decode_reads_its_copy_and_the_rest_in_place, .timeout = 
         rp_k[f] = ref_k[f];
     }
     rp_k[KERN_Q1_0] = (pb_kernel_choice){ .isa = kern_isa_best(), .prefetch = true, .why = PB_KERNEL_WHY_TUNED,
-                                    .layout = KERN_LAYOUT_Q1_0_R32LUT };
+                                          .layout = KERN_LAYOUT_Q1_0_R32LUT };
     pb_decode ref, rp;
     int nspans;
     cr_assert_eq(pb_decode_init_with(&ref, &w, ref_k, 1), 0);

@@ -28,7 +28,7 @@ static void kernels_of(pb_kernel_choice *k, kern_isa isa, kern_layout lay, kern_
 {
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         k[f] = (pb_kernel_choice){ .isa = isa, .prefetch = true, .why = PB_KERNEL_WHY_FORCED,
-                             .layout = f == (int)only ? lay : KERN_LAYOUT_FILE };
+                                   .layout = f == (int)only ? lay : KERN_LAYOUT_FILE };
 }
 
 /* One prompt of rows tokens through an executor; the logits (vocab floats) and, when x is given, the residual
