@@ -1,5 +1,5 @@
 #!/bin/sh
-# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c, fuzz_lbench.c, fuzz_expect.c and fuzz_wisdom.c with clang's
+# `make fuzz`: builds tests/fuzz/fuzz_csvread.c, fuzz_gguf.c, fuzz_llamabench.c, fuzz_expect.c and fuzz_wisdom.c with clang's
 # libFuzzer (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS (default 60). Installs Debian's
 # clang and its libFuzzer runtime when either is missing, as make deps does. Exits non-zero on a crash or a
 # sanitizer report; the failing input is kept under build-fuzz/.
@@ -29,7 +29,7 @@ fuzz_one() { # NAME MAX_LEN SOURCES... ; seeds come from $SEEDS
     shift 2
     mkdir -p "build-fuzz/corpus-$name"
     echo "fuzz: $CLANG -fsanitize=fuzzer,address,undefined $*"
-    "$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/base -Ibench/io -Ibench/io/gguf -Ibench/io/lbench -O1 -g \
+    "$CLANG" -std=c11 -D_GNU_SOURCE -Ibench/base -Ibench/io -Ibench/io/gguf -Ibench/io/llamabench -O1 -g \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" -lm -pthread -o "build-fuzz/fuzz_$name"
     for f in $SEEDS; do
         [ -f "$f" ] && cp "$f" "build-fuzz/corpus-$name/seed-$(echo "$f" | tr '/' '_')"
@@ -45,8 +45,8 @@ fuzz_one gguf 16384 tests/fuzz/fuzz_gguf.c bench/io/gguf/pb_gguf.c bench/io/gguf
     bench/base/pb_err.c
 SEEDS="tests/data/llama-bench/*"
 # SQLite runs its sql and jansson reads its json: linked as built (uninstrumented), what is fuzzed is our use of them.
-fuzz_one lbench 16384 tests/fuzz/fuzz_lbench.c bench/io/lbench/*.c bench/io/pb_csvread.c bench/io/pb_csvfile.c \
-    bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_md_escape.c \
+fuzz_one llamabench 16384 tests/fuzz/fuzz_llamabench.c bench/io/llamabench/*.c bench/io/pb_csvread.c \
+    bench/io/pb_csvfile.c bench/io/pb_infile.c bench/io/pb_cells.c bench/io/pb_schema.c bench/io/pb_csv.c bench/io/pb_md_escape.c \
     bench/base/pb_err.c $(pkg-config --cflags --libs sqlite3 jansson)
 # bench_check's expect grammar (seeds: the repository's invariants and tests/data/fuzz_expect, each family and
 # filter kind, misspellings, CRLF): with the schema it takes its names from.

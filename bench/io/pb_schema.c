@@ -28,7 +28,7 @@ PB_SCHEMA_TABLE(PAIRS, PB_PAIRS_COLS)
 PB_SCHEMA_TABLE(ROOF, PB_ROOF_COLS)
 PB_SCHEMA_TABLE(SWEEPUTIL, PB_SWEEPUTIL_COLS)
 PB_SCHEMA_TABLE(SWEEPCPU, PB_SWEEPCPU_COLS)
-PB_SCHEMA_TABLE(LBENCH, PB_LBENCH_COLS)
+PB_SCHEMA_TABLE(LLAMABENCH, PB_LLAMABENCH_COLS)
 PB_SCHEMA_TABLE(MKEY, PB_MACHINE_KEYS)
 PB_SCHEMA_TABLE(MKIND, PB_MACHINE_KIND_KEYS)
 PB_SCHEMA_TABLE(MCACHE, PB_MACHINE_CACHE_KEYS)
@@ -63,7 +63,7 @@ const pb_schema pb_schema_tables[PB_INPUT_COUNT] = {
     PB_SCHEMA(PAIRS, "pairs.csv", "bench_sweep --pair-s", SAMPLES, NULL), /* none where a block has one alternative */
     PB_SCHEMA(SWEEPUTIL, "cpu_util.csv", "bench_sweep", SAMPLES, NULL),
     PB_SCHEMA(SWEEPCPU, "sweep_cpu.csv", "bench_sweep", RESULTS, NULL),
-    PB_SCHEMA(LBENCH, "llama-bench.*", "llama.cpp's llama-bench; read by bench_report and bench_compare", RESULTS, NULL),
+    PB_SCHEMA(LLAMABENCH, "llama-bench.*", "llama.cpp's llama-bench; read by bench_report and bench_compare", RESULTS, NULL),
 };
 
 const pb_schema *pb_schema_get(pb_kind k) { return &pb_schema_tables[k]; }
@@ -182,7 +182,7 @@ void pb_schema_markdown(FILE *f)
     markdown_rows(f, cols_MKEY, PB_MKEY_COUNT, "");
     markdown_rows(f, cols_MKIND, PB_MKIND_COUNT, "kindK_");
     markdown_rows(f, cols_MCACHE, PB_MCACHE_COUNT, "lL_");
-    const pb_schema *lb = &pb_schema_tables[PB_K_LBENCH];
+    const pb_schema *lb = &pb_schema_tables[PB_K_LLAMABENCH];
     fprintf(f, "\n### %s (%s)\n\n", lb->file, lb->harness);
     markdown_head(f, "field");
     markdown_rows(f, lb->cols, lb->ncols, "");

@@ -52,7 +52,7 @@ typedef enum pb_kind {
     PB_K_SWEEPCPU,               /* sweep_cpu.csv */
     PB_SCHEMA_COUNT,
     /* Read, never written: another engine's results, llama.cpp's llama-bench in any of its output formats. */
-    PB_K_LBENCH = PB_SCHEMA_COUNT,
+    PB_K_LLAMABENCH = PB_SCHEMA_COUNT,
     PB_INPUT_COUNT
 } pb_kind;
 
@@ -435,7 +435,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 
 /* llama-bench's results (llama.cpp, tools/llama-bench): the fields the reader checks, whichever of its formats
  * (csv, json, jsonl, sql, md) they come in; other fields are read past. Its md table carries only some of them. */
-#define PB_LBENCH_COLS(X)                                                                                           \
+#define PB_LLAMABENCH_COLS(X)                                                                                       \
     X(build_commit, TEXT, "%s", "", NONE, "llama.cpp's commit")                                                     \
     X(build_number, INT, "%lld", "", FIGURE, "llama.cpp's build number")                                            \
     X(cpu_info, TEXT, "%s", "", NONE, "the CPU as llama.cpp names it")                                              \
@@ -530,7 +530,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
 #define PB_E_LATENCY(n, ...) PB_SCHEMA_ENUM(LATENCY, n, __VA_ARGS__)
 #define PB_E_PAIRS(n, ...) PB_SCHEMA_ENUM(PAIRS, n, __VA_ARGS__)
 #define PB_E_ROOF(n, ...) PB_SCHEMA_ENUM(ROOF, n, __VA_ARGS__)
-#define PB_E_LBENCH(n, ...) PB_SCHEMA_ENUM(LBENCH, n, __VA_ARGS__)
+#define PB_E_LLAMABENCH(n, ...) PB_SCHEMA_ENUM(LLAMABENCH, n, __VA_ARGS__)
 #define PB_E_MACHINE(n, ...) PB_SCHEMA_ENUM(MACHINE, n, __VA_ARGS__)
 #define PB_E_MKEY(n, ...) PB_SCHEMA_ENUM(MKEY, n, __VA_ARGS__)
 #define PB_E_MKIND(n, ...) PB_SCHEMA_ENUM(MKIND, n, __VA_ARGS__)
@@ -554,7 +554,7 @@ enum { PB_LIKWID_COLS(PB_E_LIKWID) PB_LIKWID_NCOLS };
 enum { PB_LATENCY_COLS(PB_E_LATENCY) PB_LATENCY_NCOLS };
 enum { PB_PAIRS_COLS(PB_E_PAIRS) PB_PAIRS_NCOLS };
 enum { PB_ROOF_COLS(PB_E_ROOF) PB_ROOF_NCOLS };
-enum { PB_LBENCH_COLS(PB_E_LBENCH) PB_LBENCH_NCOLS };
+enum { PB_LLAMABENCH_COLS(PB_E_LLAMABENCH) PB_LLAMABENCH_NCOLS };
 enum { PB_MACHINE_COLS(PB_E_MACHINE) PB_MACHINE_NCOLS };
 enum { PB_MACHINE_KEYS(PB_E_MKEY) PB_MKEY_COUNT };     /* machine.csv's keys: PB_MKEY_host, ... */
 enum { PB_MACHINE_KIND_KEYS(PB_E_MKIND) PB_MKIND_COUNT };

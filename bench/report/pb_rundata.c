@@ -172,7 +172,7 @@ void pb_rundata_free(pb_rundata *rd)
         if (pb_rundata_table(rd, (pb_kind)k))
             pb_table_free(&rd->src[k].t);
     for (int i = 0; i < rd->eng.n; i++)
-        pb_lbench_free(&rd->eng.lb[i]);
+        pb_llamabench_free(&rd->eng.lb[i]);
     memset(rd, 0, sizeof *rd);
 }
 

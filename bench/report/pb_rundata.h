@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "pb_csvread.h"
-#include "pb_lbench.h"
+#include "pb_llamabench.h"
 #include "pb_schema.h"
 
 /* A column the readers use: its index in the kind's schema (PB_POOL_threads, ...); a list of them ends with
@@ -48,7 +48,7 @@ typedef struct pb_source {
 #define PB_ENGINE_FILES 8
 typedef struct pb_engines {
     int n;
-    pb_lbench lb[PB_ENGINE_FILES];
+    pb_llamabench lb[PB_ENGINE_FILES];
 } pb_engines;
 
 typedef struct pb_rundata {

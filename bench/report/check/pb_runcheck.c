@@ -243,7 +243,7 @@ static void check_partials(check *c)
         closedir(d);
 }
 
-/* The run's llama-bench.* files, each read through its schema (pb_lbench.h) as bench_report reads them. */
+/* The run's llama-bench.* files, each read through its schema (pb_llamabench.h) as bench_report reads them. */
 static void check_engines(check *c)
 {
     pb_rundata *rd = calloc(1, sizeof *rd);

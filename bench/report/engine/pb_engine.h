@@ -18,8 +18,8 @@ int pb_engines_load(pb_rundata *rd, const char *extra, char *err, size_t len);
 
 /* One test of an engine file as a tg and a pp point both read it: where it stands, and its repetitions. */
 typedef struct pb_engine_test {
-    const pb_lbench *file;
-    const pb_lbench_test *t;
+    const pb_llamabench *file;
+    const pb_llamabench_test *t;
     int threads;
     long long depth;
     double tok_s, sd;              /* llama-bench's mean over repetitions, and its standard deviation */

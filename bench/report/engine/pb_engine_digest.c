@@ -11,11 +11,11 @@
 
 /* Test t of file lb: its threads, depth and speed, and its repetitions' range and spread from the samples where
  * the format has them, else from the deviation. */
-static pb_engine_test test_of(const pb_lbench *lb, const pb_lbench_test *t)
+static pb_engine_test test_of(const pb_llamabench *lb, const pb_llamabench_test *t)
 {
-    pb_engine_test e = { .file = lb, .t = t, .threads = (int)t->v[PB_LBENCH_n_threads].i,
-                         .depth = t->have[PB_LBENCH_n_depth] ? t->v[PB_LBENCH_n_depth].i : 0,
-                         .tok_s = t->v[PB_LBENCH_avg_ts].d, .sd = t->v[PB_LBENCH_stddev_ts].d, .lo = NAN, .hi = NAN,
+    pb_engine_test e = { .file = lb, .t = t, .threads = (int)t->v[PB_LLAMABENCH_n_threads].i,
+                         .depth = t->have[PB_LLAMABENCH_n_depth] ? t->v[PB_LLAMABENCH_n_depth].i : 0,
+                         .tok_s = t->v[PB_LLAMABENCH_avg_ts].d, .sd = t->v[PB_LLAMABENCH_stddev_ts].d, .lo = NAN, .hi = NAN,
                          .reps = t->nsamples };
     if (t->nsamples) {
         pb_summary s = pb_summarize(t->samples_ts, t->nsamples);
@@ -61,16 +61,16 @@ static const char *base_name(const char *path)
 /* How sweep row r is the engine test's model: the same GGUF file (by name), or a preset of the same shape and
  * format (llama.cpp's "qwen3 0.6B Q8_0" begins with the shape "qwen3-0.6b" and then holds the format "q8_0",
  * compared as letters and digits). NULL when it is neither. */
-static const char *model_match(const pb_table *s, size_t r, const int *col, const pb_lbench_test *t)
+static const char *model_match(const pb_table *s, size_t r, const int *col, const pb_llamabench_test *t)
 {
     const char *file = pb_table_str(s, r, col[PB_SWEEP_model_file]);
-    const char *lfile = pb_lbench_str(t, PB_LBENCH_model_filename);
+    const char *lfile = pb_llamabench_str(t, PB_LLAMABENCH_model_filename);
     if (*file && *lfile)
         return strcmp(base_name(file), base_name(lfile)) == 0 ? "the same file" : NULL;
     char shape[PB_DIGEST_NAME * 2], format[PB_DIGEST_NAME * 2], type[256];
     squeeze(pb_table_str(s, r, col[PB_SWEEP_model]), shape, sizeof shape);
     squeeze(pb_table_str(s, r, col[PB_SWEEP_format]), format, sizeof format);
-    squeeze(pb_lbench_str(t, PB_LBENCH_model_type), type, sizeof type);
+    squeeze(pb_llamabench_str(t, PB_LLAMABENCH_model_type), type, sizeof type);
     size_t n = strlen(shape);
     return n && *format && strncmp(type, shape, n) == 0 && strstr(type + n, format) ? "the same shape and format"
                                                                                   : NULL;
@@ -134,16 +134,16 @@ int pb_engine_points(const pb_rundata *rd, const pb_digest *d, pb_engine_pt *out
 {
     int n = 0, skip = 0;
     for (int f = 0; f < rd->eng.n; f++) {
-        const pb_lbench *lb = &rd->eng.lb[f];
+        const pb_llamabench *lb = &rd->eng.lb[f];
         for (size_t i = 0; i < lb->n; i++) {
-            const pb_lbench_test *t = &lb->t[i];
-            if (!pb_lbench_is_tg(t) || n == max) {
-                skip += !pb_lbench_is_tg(t);
+            const pb_llamabench_test *t = &lb->t[i];
+            if (!pb_llamabench_is_tg(t) || n == max) {
+                skip += !pb_llamabench_is_tg(t);
                 continue;
             }
             pb_engine_pt *p = &out[n++];
-            *p = (pb_engine_pt){ .e = test_of(lb, t), .n_gen = t->v[PB_LBENCH_n_gen].i,
-                                 .bytes = pb_lbench_num(t, PB_LBENCH_model_size) };
+            *p = (pb_engine_pt){ .e = test_of(lb, t), .n_gen = t->v[PB_LLAMABENCH_n_gen].i,
+                                 .bytes = pb_llamabench_num(t, PB_LLAMABENCH_model_size) };
             floor_of(p, d);
             decode_of(p, rd);
         }
@@ -173,13 +173,13 @@ int pb_engine_pp_points(const pb_rundata *rd, pb_engine_pp *out, int max)
 {
     int n = 0;
     for (int f = 0; f < rd->eng.n; f++) {
-        const pb_lbench *lb = &rd->eng.lb[f];
+        const pb_llamabench *lb = &rd->eng.lb[f];
         for (size_t i = 0; i < lb->n && n < max; i++) {
-            const pb_lbench_test *t = &lb->t[i];
-            if (!(t->v[PB_LBENCH_n_prompt].i > 0 && t->v[PB_LBENCH_n_gen].i == 0))
+            const pb_llamabench_test *t = &lb->t[i];
+            if (!(t->v[PB_LLAMABENCH_n_prompt].i > 0 && t->v[PB_LLAMABENCH_n_gen].i == 0))
                 continue;
             pb_engine_pp *p = &out[n++];
-            *p = (pb_engine_pp){ .e = test_of(lb, t), .n_prompt = t->v[PB_LBENCH_n_prompt].i };
+            *p = (pb_engine_pp){ .e = test_of(lb, t), .n_prompt = t->v[PB_LLAMABENCH_n_prompt].i };
             prompt_of(p, rd);
         }
     }

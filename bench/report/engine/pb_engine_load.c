@@ -33,7 +33,7 @@ static int load_one(pb_engines *eng, const char *path, char *err, size_t len)
         return -1;
     }
     pb_csverr e;
-    if (pb_lbench_load(&eng->lb[eng->n], path, &e) != 0) {
+    if (pb_llamabench_load(&eng->lb[eng->n], path, &e) != 0) {
         snprintf(err, len, "%s", e.msg);
         return -1;
     }
@@ -69,7 +69,7 @@ int pb_engines_load(pb_rundata *rd, const char *extra, char *err, size_t len)
         rc = load_one(eng, extra, err, len);
     if (rc != 0) {
         for (int i = 0; i < eng->n; i++)
-            pb_lbench_free(&eng->lb[i]);
+            pb_llamabench_free(&eng->lb[i]);
         eng->n = 0;
     }
     return rc;

@@ -44,29 +44,29 @@ static void add(pb_line *l, const char *fmt, ...)
 }
 
 /* A text field, or what stands for it where the file does not give it. */
-static const char *text_or(const pb_lbench_test *t, int col, const char *none)
+static const char *text_or(const pb_llamabench_test *t, int col, const char *none)
 {
-    return t->have[col] ? pb_lbench_str(t, col) : none;
+    return t->have[col] ? pb_llamabench_str(t, col) : none;
 }
 
 /* What the file says it ran, from its first test. */
-static void file_line(FILE *o, const pb_lbench *lb, int tg, int other)
+static void file_line(FILE *o, const pb_llamabench *lb, int tg, int other)
 {
-    const pb_lbench_test *t = &lb->t[0];
+    const pb_llamabench_test *t = &lb->t[0];
     const char *base = strrchr(lb->name, '/');
     pb_line l = { .n = 0 };
     add(&l, "%s (%s): llama.cpp build %s (%s) on %s, backend %s; %s from %s: %s", base ? base + 1 : lb->name,
-        pb_lbench_format_name(lb->format), text_or(t, PB_LBENCH_build_commit, "?"),
-        t->have[PB_LBENCH_build_number] ? PB_NUM(pb_lbench_num(t, PB_LBENCH_build_number), 0) : "?",
-        text_or(t, PB_LBENCH_cpu_info, "a CPU it does not name"), text_or(t, PB_LBENCH_backends, "?"),
-        pb_lbench_str(t, PB_LBENCH_model_type), text_or(t, PB_LBENCH_model_filename, "a file it does not name"),
-        PB_BYTES(pb_lbench_num(t, PB_LBENCH_model_size)));
-    if (t->have[PB_LBENCH_model_n_params])
-        add(&l, ", %s M parameters", PB_NUM(pb_lbench_num(t, PB_LBENCH_model_n_params) / 1e6, 1));
-    if (t->have[PB_LBENCH_cpu_strict])
+        pb_llamabench_format_name(lb->format), text_or(t, PB_LLAMABENCH_build_commit, "?"),
+        t->have[PB_LLAMABENCH_build_number] ? PB_NUM(pb_llamabench_num(t, PB_LLAMABENCH_build_number), 0) : "?",
+        text_or(t, PB_LLAMABENCH_cpu_info, "a CPU it does not name"), text_or(t, PB_LLAMABENCH_backends, "?"),
+        pb_llamabench_str(t, PB_LLAMABENCH_model_type), text_or(t, PB_LLAMABENCH_model_filename, "a file it does not name"),
+        PB_BYTES(pb_llamabench_num(t, PB_LLAMABENCH_model_size)));
+    if (t->have[PB_LLAMABENCH_model_n_params])
+        add(&l, ", %s M parameters", PB_NUM(pb_llamabench_num(t, PB_LLAMABENCH_model_n_params) / 1e6, 1));
+    if (t->have[PB_LLAMABENCH_cpu_strict])
         add(&l, "; threads %s (cpu_strict %lld, cpu_mask %s)",
-            t->v[PB_LBENCH_cpu_strict].i ? "pinned to the mask's cpus" : "not pinned", t->v[PB_LBENCH_cpu_strict].i,
-            text_or(t, PB_LBENCH_cpu_mask, "?"));
+            t->v[PB_LLAMABENCH_cpu_strict].i ? "pinned to the mask's cpus" : "not pinned", t->v[PB_LLAMABENCH_cpu_strict].i,
+            text_or(t, PB_LLAMABENCH_cpu_mask, "?"));
     add(&l, ". %zu test%s, %d of them tg%s%s.", lb->n, PB_S(lb->n), tg,
         other ? " (the others process a prompt: compute, not streaming, bounds them)" : "",
         lb->rounded ? "; the md table rounds its figures and has no samples" : "");
@@ -109,7 +109,7 @@ static void sentence(FILE *o, const pb_engine_pt *p)
     pb_line l = { .n = 0 };
     char name[64];
     add(&l, "%s at %d thread%s, depth %lld: llama.cpp decodes %s at %s tok/s", test_name(p, name, sizeof name),
-        e->threads, PB_S(e->threads), e->depth, pb_lbench_str(e->t, PB_LBENCH_model_type), PB_NUM(e->tok_s, 2));
+        e->threads, PB_S(e->threads), e->depth, pb_llamabench_str(e->t, PB_LLAMABENCH_model_type), PB_NUM(e->tok_s, 2));
     if (e->reps)
         add(&l, " (%s to %s over %zu repetitions)", PB_NUM(e->lo, 2), PB_NUM(e->hi, 2), e->reps);
     else

@@ -1,4 +1,4 @@
-/* pb_lbench_md.c — llama-bench's md table (its default output) into the builder. The table names some fields
+/* pb_llamabench_md.c — llama-bench's md table (its default output) into the builder. The table names some fields
  * its own way and rounds them: model is model_type, size "761.80 MiB" (or GiB) model_size, params "751.63 M" (or
  * B) model_n_params, backend backends, threads n_threads, test "tg16 @ d256" n_prompt/n_gen/n_depth, t/s
  * "22.89 ± 0.59" avg_ts/stddev_ts; a column named as a schema field (type_k, cpu_mask, ...) is that field; any
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_lbench_impl.h"
+#include "pb_llamabench_impl.h"
 
 #define MD_MAX_COLS 64 /* columns in llama-bench's table: a dozen at most */
 
@@ -20,9 +20,9 @@ static const struct md_name {
     md_kind kind;
     int col;
 } md_names[] = {
-    { "model", MD_FIELD, PB_LBENCH_model_type }, { "size", MD_SIZE, PB_LBENCH_model_size },
-    { "params", MD_PARAMS, PB_LBENCH_model_n_params }, { "backend", MD_FIELD, PB_LBENCH_backends },
-    { "threads", MD_FIELD, PB_LBENCH_n_threads }, { "test", MD_TEST, -1 }, { "t/s", MD_RATE, -1 },
+    { "model", MD_FIELD, PB_LLAMABENCH_model_type }, { "size", MD_SIZE, PB_LLAMABENCH_model_size },
+    { "params", MD_PARAMS, PB_LLAMABENCH_model_n_params }, { "backend", MD_FIELD, PB_LLAMABENCH_backends },
+    { "threads", MD_FIELD, PB_LLAMABENCH_n_threads }, { "test", MD_TEST, -1 }, { "t/s", MD_RATE, -1 },
 };
 /* The headers the table must have: the rest of what a test needs comes from them. */
 static const char *const md_need[] = { "model", "size", "params", "threads", "test", "t/s" };
@@ -40,7 +40,7 @@ typedef struct md_cells {
 } md_cells;
 
 typedef struct md_state {
-    pb_lbench_build *b;
+    pb_llamabench_build *b;
     size_t line;
     size_t ncols;
     md_col cols[MD_MAX_COLS];
@@ -55,13 +55,13 @@ static int split(md_state *m, const char *line, size_t len, md_cells *cs)
     while (i < len && line[i] == ' ')
         i++;
     if (len < i + 2 || line[i] != '|' || line[len - 1] != '|')
-        return pb_lbench_fail(m->b, m->line, i + 1, "a table row starts and ends with '|'");
+        return pb_llamabench_fail(m->b, m->line, i + 1, "a table row starts and ends with '|'");
     for (size_t start = i + 1; start < len; start++) {
         size_t end = start;
         while (end < len - 1 && line[end] != '|')
             end++;
         if (cs->n == MD_MAX_COLS)
-            return pb_lbench_fail(m->b, m->line, start + 1, "more than %d columns", MD_MAX_COLS);
+            return pb_llamabench_fail(m->b, m->line, start + 1, "more than %d columns", MD_MAX_COLS);
         size_t a = start, z = end;
         while (a < z && line[a] == ' ')
             a++;
@@ -87,8 +87,9 @@ static int header(md_state *m, const md_cells *cs)
         for (size_t i = 0; i < cs->n && !found; i++)
             found = cell_is(cs, i, md_need[k]);
         if (!found)
-            return pb_lbench_fail(m->b, m->line, 1, "no column '%s' in the table's header (llama-bench's md has model, "
-                              "size, params, threads, test and t/s)", md_need[k]);
+            return pb_llamabench_fail(m->b, m->line, 1,
+                                      "no column '%s' in the table's header (llama-bench's md has model, size, params, "
+                                      "threads, test and t/s)", md_need[k]);
     }
     m->ncols = cs->n;
     for (size_t i = 0; i < cs->n; i++) {
@@ -96,13 +97,13 @@ static int header(md_state *m, const md_cells *cs)
         for (size_t k = 0; k < sizeof md_names / sizeof md_names[0]; k++)
             if (cell_is(cs, i, md_names[k].header))
                 m->cols[i] = (md_col){ md_names[k].kind, md_names[k].col };
-        for (int c = 0; c < PB_LBENCH_NCOLS && m->cols[i].kind == MD_SKIP; c++)
-            if (cell_is(cs, i, pb_schema_name(PB_K_LBENCH, c)))
+        for (int c = 0; c < PB_LLAMABENCH_NCOLS && m->cols[i].kind == MD_SKIP; c++)
+            if (cell_is(cs, i, pb_schema_name(PB_K_LLAMABENCH, c)))
                 m->cols[i] = (md_col){ MD_FIELD, c };
         for (size_t j = 0; j < i; j++)
             if (cs->len[j] == cs->len[i] && memcmp(cs->s[j], cs->s[i], cs->len[i]) == 0)
-                return pb_lbench_fail(m->b, m->line, cs->at[i], "column '%.*s' twice in the header", (int)cs->len[i],
-                                  cs->s[i]);
+                return pb_llamabench_fail(m->b, m->line, cs->at[i], "column '%.*s' twice in the header",
+                                          (int)cs->len[i], cs->s[i]);
     }
     return 0;
 }
@@ -110,15 +111,16 @@ static int header(md_state *m, const md_cells *cs)
 static int separator(md_state *m, const md_cells *cs)
 {
     if (cs->n != m->ncols)
-        return pb_lbench_fail(m->b, m->line, 1, "%zu cells in the line under the header, which has %zu", cs->n,
-                              m->ncols);
+        return pb_llamabench_fail(m->b, m->line, 1, "%zu cells in the line under the header, which has %zu", cs->n,
+                                  m->ncols);
     for (size_t i = 0; i < cs->n; i++) {
         size_t a = cs->s[i][0] == ':', z = cs->len[i] - (cs->len[i] > 1 && cs->s[i][cs->len[i] - 1] == ':');
         bool ok = z > a;
         for (size_t k = a; k < z; k++)
             ok &= cs->s[i][k] == '-';
         if (!ok)
-            return pb_lbench_fail(m->b, m->line, cs->at[i], "the line under the header holds dashes (---, ---:) only");
+            return pb_llamabench_fail(m->b, m->line, cs->at[i],
+                                      "the line under the header holds dashes (---, ---:) only");
     }
     return 0;
 }
@@ -126,10 +128,10 @@ static int separator(md_state *m, const md_cells *cs)
 /* value as text into the builder, filed as column col of the current record. */
 static int file_text(md_state *m, int col, const char *s, size_t n, size_t at)
 {
-    size_t off = pb_lbench_begin(m->b);
-    pb_lbench_putn(m->b, s, n);
-    pb_lbench_end(m->b);
-    return pb_lbench_field_col(m->b, m->b->n - 1, col, off, m->line, at);
+    size_t off = pb_llamabench_begin(m->b);
+    pb_llamabench_putn(m->b, s, n);
+    pb_llamabench_end(m->b);
+    return pb_llamabench_field_col(m->b, m->b->n - 1, col, off, m->line, at);
 }
 
 static int file_num(md_state *m, int col, double v, const char *fmt, size_t at)
@@ -154,9 +156,9 @@ static int scaled(md_state *m, const md_cells *cs, size_t i, const md_col *mc)
         for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
             if (units[k].kind == mc->kind && strcmp(unit, units[k].unit) == 0)
                 return file_num(m, mc->col, round(v * units[k].scale), "%.0f", cs->at[i]);
-    return pb_lbench_fail(m->b, m->line, cs->at[i], "'%s' is not a %s as llama-bench writes it (%s)", text,
-                      mc->kind == MD_SIZE ? "size" : "parameter count",
-                      mc->kind == MD_SIZE ? "761.80 MiB, 4.58 GiB" : "751.63 M, 8.03 B");
+    return pb_llamabench_fail(m->b, m->line, cs->at[i], "'%s' is not a %s as llama-bench writes it (%s)", text,
+                              mc->kind == MD_SIZE ? "size" : "parameter count",
+                              mc->kind == MD_SIZE ? "761.80 MiB, 4.58 GiB" : "751.63 M, 8.03 B");
 }
 
 /* Digits at *s into *v (at most 10 of them), moving *s past them; false when there are none. */
@@ -196,11 +198,11 @@ static int test_name(md_state *m, const md_cells *cs, size_t i)
         ok = digits(&s, &depth);
     }
     if (!ok || *s)
-        return pb_lbench_fail(m->b, m->line, cs->at[i], "test '%s' is not one llama-bench writes (pp512, tg128, "
-                          "pp512+tg128, each perhaps with \" @ d256\")", text);
-    return file_num(m, PB_LBENCH_n_prompt, (double)pp, "%.0f", cs->at[i]) != 0 ||
-                   file_num(m, PB_LBENCH_n_gen, (double)tg, "%.0f", cs->at[i]) != 0 ||
-                   file_num(m, PB_LBENCH_n_depth, (double)depth, "%.0f", cs->at[i]) != 0
+        return pb_llamabench_fail(m->b, m->line, cs->at[i], "test '%s' is not one llama-bench writes (pp512, tg128, "
+                                  "pp512+tg128, each perhaps with \" @ d256\")", text);
+    return file_num(m, PB_LLAMABENCH_n_prompt, (double)pp, "%.0f", cs->at[i]) != 0 ||
+                   file_num(m, PB_LLAMABENCH_n_gen, (double)tg, "%.0f", cs->at[i]) != 0 ||
+                   file_num(m, PB_LLAMABENCH_n_depth, (double)depth, "%.0f", cs->at[i]) != 0
                ? -1 : 0;
 }
 
@@ -211,19 +213,19 @@ static int rate(md_state *m, const md_cells *cs, size_t i)
     snprintf(text, sizeof text, "%.*s", (int)(cs->len[i] < 63 ? cs->len[i] : 63), cs->s[i]);
     char *pm = strstr(text, " \xc2\xb1 "); /* " ± " in UTF-8 */
     if (!pm)
-        return pb_lbench_fail(m->b, m->line, cs->at[i],
-                              "t/s '%s' is not llama-bench's 'mean ± deviation' (22.89 ± 0.59)", text);
+        return pb_llamabench_fail(m->b, m->line, cs->at[i],
+                                  "t/s '%s' is not llama-bench's 'mean ± deviation' (22.89 ± 0.59)", text);
     *pm = '\0';
-    return file_text(m, PB_LBENCH_avg_ts, text, strlen(text), cs->at[i]) != 0 ||
-                   file_text(m, PB_LBENCH_stddev_ts, pm + 4, strlen(pm + 4), cs->at[i]) != 0
+    return file_text(m, PB_LLAMABENCH_avg_ts, text, strlen(text), cs->at[i]) != 0 ||
+                   file_text(m, PB_LLAMABENCH_stddev_ts, pm + 4, strlen(pm + 4), cs->at[i]) != 0
                ? -1 : 0;
 }
 
 static int row(md_state *m, const md_cells *cs)
 {
     if (cs->n != m->ncols)
-        return pb_lbench_fail(m->b, m->line, 1, "%zu cells in a row of a table of %zu columns", cs->n, m->ncols);
-    if (pb_lbench_record(m->b, m->line) != 0)
+        return pb_llamabench_fail(m->b, m->line, 1, "%zu cells in a row of a table of %zu columns", cs->n, m->ncols);
+    if (pb_llamabench_record(m->b, m->line) != 0)
         return -1;
     for (size_t i = 0; i < cs->n; i++) {
         const md_col *mc = &m->cols[i];
@@ -246,19 +248,19 @@ static int build_line(md_state *m, const char *line, size_t len)
     snprintf(text, sizeof text, "%.*s", (int)(len < 255 ? len : 255), line);
     text[strcspn(text, "\r")] = '\0';
     if (sscanf(text, "build: %127s (%lu)%n", commit, &number, &used) != 2 || used < 0 || text[used])
-        return pb_lbench_fail(m->b, m->line, 1, "not llama-bench's build line (build: COMMIT (NUMBER))");
+        return pb_llamabench_fail(m->b, m->line, 1, "not llama-bench's build line (build: COMMIT (NUMBER))");
     for (size_t r = 0; r < m->b->n; r++) {
-        size_t off = pb_lbench_begin(m->b);
-        pb_lbench_putn(m->b, commit, strlen(commit));
-        pb_lbench_end(m->b);
-        if (pb_lbench_field_col(m->b, r, PB_LBENCH_build_commit, off, m->line, 8) != 0)
+        size_t off = pb_llamabench_begin(m->b);
+        pb_llamabench_putn(m->b, commit, strlen(commit));
+        pb_llamabench_end(m->b);
+        if (pb_llamabench_field_col(m->b, r, PB_LLAMABENCH_build_commit, off, m->line, 8) != 0)
             return -1;
-        off = pb_lbench_begin(m->b);
+        off = pb_llamabench_begin(m->b);
         char num[32];
         snprintf(num, sizeof num, "%lu", number);
-        pb_lbench_putn(m->b, num, strlen(num));
-        pb_lbench_end(m->b);
-        if (pb_lbench_field_col(m->b, r, PB_LBENCH_build_number, off, m->line, 1) != 0)
+        pb_llamabench_putn(m->b, num, strlen(num));
+        pb_llamabench_end(m->b);
+        if (pb_llamabench_field_col(m->b, r, PB_LLAMABENCH_build_number, off, m->line, 1) != 0)
             return -1;
     }
     return 0;
@@ -267,7 +269,7 @@ static int build_line(md_state *m, const char *line, size_t len)
 /* Where the reader is: before the header, under it, in the rows, after the table, after the build line. */
 typedef enum md_at { MD_HEAD, MD_SEP, MD_ROWS, MD_AFTER, MD_DONE } md_at;
 
-int pb_lbench_read_md(pb_lbench_build *b, const char *data, size_t len)
+int pb_llamabench_read_md(pb_llamabench_build *b, const char *data, size_t len)
 {
     md_state m = { .b = b };
     md_at at = MD_HEAD;
@@ -295,14 +297,15 @@ int pb_lbench_read_md(pb_lbench_build *b, const char *data, size_t len)
             rc = build_line(&m, line + lead, n - lead);
             at = MD_DONE;
         } else {
-            rc = pb_lbench_fail(b, m.line, lead + 1, at == MD_HEAD ? "not llama-bench's md table (it starts with a '|' "
-                            "header row)" : "after llama-bench's table, only its build line and blank lines");
+            rc = pb_llamabench_fail(b, m.line, lead + 1,
+                                    at == MD_HEAD ? "not llama-bench's md table (it starts with a '|' header row)"
+                                                  : "after llama-bench's table, only its build line and blank lines");
         }
         if (rc != 0)
             return -1;
     }
     if (at < MD_ROWS)
-        return pb_lbench_fail(b, m.line ? m.line : 1, 0, "no table: llama-bench's md is a header row, a row of dashes, "
-                          "then a row a test");
+        return pb_llamabench_fail(b, m.line ? m.line : 1, 0,
+                                  "no table: llama-bench's md is a header row, a row of dashes, then a row a test");
     return 0;
 }

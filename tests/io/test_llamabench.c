@@ -1,4 +1,4 @@
-/* The llama-bench reader (bench/io/lbench/): each of its five formats, from the real outputs in
+/* The llama-bench reader (bench/io/llamabench/): each of its five formats, from the real outputs in
  * tests/data/llama-bench/ (the same run's json and csv, the same run's jsonl and md), gives the same points; a
  * shuffled file reads the same; every mutated copy is refused with one line naming the file and the line. */
 #include <criterion/criterion.h>
@@ -8,128 +8,137 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pb_lbench.h"
+#include "pb_llamabench.h"
 #include "test_files.h"
 
 #define LB_DIR "tests/data/llama-bench/"
 
-static pb_lbench load_ok(const char *path)
+static pb_llamabench load_ok(const char *path)
 {
-    pb_lbench lb;
+    pb_llamabench lb;
     pb_csverr e;
-    cr_assert_eq(pb_lbench_load(&lb, path, &e), 0, "%s", e.msg);
+    cr_assert_eq(pb_llamabench_load(&lb, path, &e), 0, "%s", e.msg);
     return lb;
 }
 
-static double num(const pb_lbench *lb, size_t i, int col) { return pb_lbench_num(&lb->t[i], col); }
+static double num(const pb_llamabench *lb, size_t i, int col) { return pb_llamabench_num(&lb->t[i], col); }
 
 /* The four tests every fixture holds: tg16 at depth 0 and 256, 1 and 2 threads, in that order. */
-static void expect_shape(const pb_lbench *lb)
+static void expect_shape(const pb_llamabench *lb)
 {
     static const double threads[] = { 1, 1, 2, 2 }, depth[] = { 0, 256, 0, 256 };
     cr_assert_eq(lb->n, 4u, "%s: %zu tests", lb->name, lb->n);
     for (size_t i = 0; i < 4; i++) {
-        cr_expect_eq(num(lb, i, PB_LBENCH_n_threads), threads[i], "%s test %zu", lb->name, i);
-        cr_expect_eq(num(lb, i, PB_LBENCH_n_depth), depth[i]);
-        cr_expect_eq(num(lb, i, PB_LBENCH_n_prompt), 0);
-        cr_expect_eq(num(lb, i, PB_LBENCH_n_gen), 16);
-        cr_expect(pb_lbench_is_tg(&lb->t[i]));
-        cr_expect_str_eq(pb_lbench_str(&lb->t[i], PB_LBENCH_model_type), "qwen3 0.6B Q8_0 (guessed)");
+        cr_expect_eq(num(lb, i, PB_LLAMABENCH_n_threads), threads[i], "%s test %zu", lb->name, i);
+        cr_expect_eq(num(lb, i, PB_LLAMABENCH_n_depth), depth[i]);
+        cr_expect_eq(num(lb, i, PB_LLAMABENCH_n_prompt), 0);
+        cr_expect_eq(num(lb, i, PB_LLAMABENCH_n_gen), 16);
+        cr_expect(pb_llamabench_is_tg(&lb->t[i]));
+        cr_expect_str_eq(pb_llamabench_str(&lb->t[i], PB_LLAMABENCH_model_type), "qwen3 0.6B Q8_0 (guessed)");
     }
 }
 
-Test(lbench, csv_fixture)
+Test(llamabench, csv_fixture)
 {
-    pb_lbench lb = load_ok(LB_DIR "llama-bench.csv");
-    cr_expect_eq(lb.format, PB_LB_CSV);
+    pb_llamabench lb = load_ok(LB_DIR "llama-bench.csv");
+    cr_expect_eq(lb.format, PB_LLAMABENCH_CSV);
     cr_expect_not(lb.rounded);
     expect_shape(&lb);
-    cr_expect_eq(lb.t[0].v[PB_LBENCH_model_size].u, 798801920ull);
-    cr_expect_eq(lb.t[0].v[PB_LBENCH_model_n_params].u, 751632384ull);
-    cr_expect_float_eq(num(&lb, 0, PB_LBENCH_avg_ts), 22.495212, 1e-9);
-    cr_expect_float_eq(num(&lb, 3, PB_LBENCH_stddev_ts), 2.134104, 1e-9);
-    cr_expect_eq(lb.t[3].v[PB_LBENCH_avg_ns].u, 1642151349ull);
-    cr_expect_eq(lb.t[0].v[PB_LBENCH_cpu_strict].i, 0);
-    cr_expect_eq(lb.t[0].v[PB_LBENCH_poll].i, 50);
-    cr_expect_str_eq(pb_lbench_str(&lb.t[0], PB_LBENCH_type_k), "f16");
-    cr_expect_str_eq(pb_lbench_str(&lb.t[0], PB_LBENCH_model_filename), "models/qwen3-0.6b-rand-q8_0.gguf");
+    cr_expect_eq(lb.t[0].v[PB_LLAMABENCH_model_size].u, 798801920ull);
+    cr_expect_eq(lb.t[0].v[PB_LLAMABENCH_model_n_params].u, 751632384ull);
+    cr_expect_float_eq(num(&lb, 0, PB_LLAMABENCH_avg_ts), 22.495212, 1e-9);
+    cr_expect_float_eq(num(&lb, 3, PB_LLAMABENCH_stddev_ts), 2.134104, 1e-9);
+    cr_expect_eq(lb.t[3].v[PB_LLAMABENCH_avg_ns].u, 1642151349ull);
+    cr_expect_eq(lb.t[0].v[PB_LLAMABENCH_cpu_strict].i, 0);
+    cr_expect_eq(lb.t[0].v[PB_LLAMABENCH_poll].i, 50);
+    cr_expect_str_eq(pb_llamabench_str(&lb.t[0], PB_LLAMABENCH_type_k), "f16");
+    cr_expect_str_eq(pb_llamabench_str(&lb.t[0], PB_LLAMABENCH_model_filename), "models/qwen3-0.6b-rand-q8_0.gguf");
     cr_expect_eq(lb.t[2].line, 4u);
     cr_expect_eq(lb.t[0].nsamples, 0u, "csv carries no samples");
-    pb_lbench_free(&lb);
+    pb_llamabench_free(&lb);
 }
 
 /* json and csv came from one run (-o json -oe csv): the same figures, and json's samples besides. */
-Test(lbench, json_fixture_matches_its_csv)
+Test(llamabench, json_fixture_matches_its_csv)
 {
-    pb_lbench js = load_ok(LB_DIR "llama-bench.json"), cs = load_ok(LB_DIR "llama-bench.csv");
-    cr_expect_eq(js.format, PB_LB_JSON);
+    pb_llamabench js = load_ok(LB_DIR "llama-bench.json"), cs = load_ok(LB_DIR "llama-bench.csv");
+    cr_expect_eq(js.format, PB_LLAMABENCH_JSON);
     expect_shape(&js);
     for (size_t i = 0; i < 4; i++)
-        for (int c = 0; c < PB_LBENCH_NCOLS; c++) {
-            if (c == PB_LBENCH_samples_ns || c == PB_LBENCH_samples_ts)
+        for (int c = 0; c < PB_LLAMABENCH_NCOLS; c++) {
+            if (c == PB_LLAMABENCH_samples_ns || c == PB_LLAMABENCH_samples_ts)
                 continue;
-            cr_expect(js.t[i].have[c] && cs.t[i].have[c], "test %zu field %s", i, pb_schema_name(PB_K_LBENCH, c));
-            if (pb_schema_get(PB_K_LBENCH)->cols[c].type == PB_T_TEXT)
-                cr_expect_str_eq(pb_lbench_str(&js.t[i], c), pb_lbench_str(&cs.t[i], c));
+            cr_expect(js.t[i].have[c] && cs.t[i].have[c], "test %zu field %s", i, pb_schema_name(PB_K_LLAMABENCH, c));
+            if (pb_schema_get(PB_K_LLAMABENCH)->cols[c].type == PB_T_TEXT)
+                cr_expect_str_eq(pb_llamabench_str(&js.t[i], c), pb_llamabench_str(&cs.t[i], c));
             else
-                cr_expect_eq(num(&js, i, c), num(&cs, i, c), "test %zu %s", i, pb_schema_name(PB_K_LBENCH, c));
+                cr_expect_eq(num(&js, i, c), num(&cs, i, c), "test %zu %s", i, pb_schema_name(PB_K_LLAMABENCH, c));
         }
     cr_assert_eq(js.t[0].nsamples, 3u);
     cr_expect_float_eq(js.t[0].samples_ts[1], 23.4938, 1e-9);
     cr_expect_float_eq(js.t[0].samples_ns[2], 712244724.0, 0.5);
     cr_expect_eq(js.t[1].line, 47u, "the second object opens on line 47");
-    pb_lbench_free(&js);
-    pb_lbench_free(&cs);
+    pb_llamabench_free(&js);
+    pb_llamabench_free(&cs);
 }
 
 /* jsonl and md came from one run (-o jsonl -oe md): md's rounded figures are jsonl's. */
-Test(lbench, md_fixture_matches_its_jsonl)
+Test(llamabench, md_fixture_matches_its_jsonl)
 {
-    pb_lbench jl = load_ok(LB_DIR "llama-bench.jsonl"), md = load_ok(LB_DIR "llama-bench.md");
-    cr_expect_eq(jl.format, PB_LB_JSONL);
-    cr_expect_eq(md.format, PB_LB_MD);
+    pb_llamabench jl = load_ok(LB_DIR "llama-bench.jsonl"), md = load_ok(LB_DIR "llama-bench.md");
+    cr_expect_eq(jl.format, PB_LLAMABENCH_JSONL);
+    cr_expect_eq(md.format, PB_LLAMABENCH_MD);
     cr_expect(md.rounded);
     expect_shape(&jl);
     expect_shape(&md);
     cr_assert_eq(jl.t[2].nsamples, 3u);
     cr_expect_float_eq(jl.t[2].samples_ns[1], 32696067641.0, 0.5, "a sample past 2^32 ns");
     for (size_t i = 0; i < 4; i++) {
-        cr_expect_float_eq(num(&md, i, PB_LBENCH_avg_ts), num(&jl, i, PB_LBENCH_avg_ts), 0.005);
-        cr_expect_float_eq(num(&md, i, PB_LBENCH_stddev_ts), num(&jl, i, PB_LBENCH_stddev_ts), 0.005);
-        cr_expect_float_eq(num(&md, i, PB_LBENCH_model_size), num(&jl, i, PB_LBENCH_model_size), 0.005 * 1048576);
-        cr_expect_float_eq(num(&md, i, PB_LBENCH_model_n_params), num(&jl, i, PB_LBENCH_model_n_params), 0.005e6);
-        cr_expect_str_eq(pb_lbench_str(&md.t[i], PB_LBENCH_backends), "CPU");
-        cr_expect_str_eq(pb_lbench_str(&md.t[i], PB_LBENCH_build_commit), "unknown");
-        cr_expect_eq(num(&md, i, PB_LBENCH_build_number), 0);
-        cr_expect_not(md.t[i].have[PB_LBENCH_avg_ns], "md has no avg_ns");
-        cr_expect(isnan(num(&md, i, PB_LBENCH_avg_ns)));
+        cr_expect_float_eq(num(&md, i, PB_LLAMABENCH_avg_ts), num(&jl, i, PB_LLAMABENCH_avg_ts), 0.005);
+        cr_expect_float_eq(num(&md, i, PB_LLAMABENCH_stddev_ts), num(&jl, i, PB_LLAMABENCH_stddev_ts), 0.005);
+        cr_expect_float_eq(num(&md, i, PB_LLAMABENCH_model_size), num(&jl, i, PB_LLAMABENCH_model_size),
+                           0.005 * 1048576);
+        cr_expect_float_eq(num(&md, i, PB_LLAMABENCH_model_n_params), num(&jl, i, PB_LLAMABENCH_model_n_params),
+                           0.005e6);
+        cr_expect_str_eq(pb_llamabench_str(&md.t[i], PB_LLAMABENCH_backends), "CPU");
+        cr_expect_str_eq(pb_llamabench_str(&md.t[i], PB_LLAMABENCH_build_commit), "unknown");
+        cr_expect_eq(num(&md, i, PB_LLAMABENCH_build_number), 0);
+        cr_expect_not(md.t[i].have[PB_LLAMABENCH_avg_ns], "md has no avg_ns");
+        cr_expect(isnan(num(&md, i, PB_LLAMABENCH_avg_ns)));
     }
     cr_expect_eq(md.t[3].line, 6u);
-    pb_lbench_free(&jl);
-    pb_lbench_free(&md);
+    pb_llamabench_free(&jl);
+    pb_llamabench_free(&md);
 }
 
-Test(lbench, sql_fixture)
+Test(llamabench, sql_fixture)
 {
-    pb_lbench lb = load_ok(LB_DIR "llama-bench.sql");
-    cr_expect_eq(lb.format, PB_LB_SQL);
+    pb_llamabench lb = load_ok(LB_DIR "llama-bench.sql");
+    cr_expect_eq(lb.format, PB_LLAMABENCH_SQL);
     expect_shape(&lb);
-    cr_expect_float_eq(num(&lb, 0, PB_LBENCH_avg_ts), 21.786670, 1e-9);
-    cr_expect_eq(lb.t[1].v[PB_LBENCH_avg_ns].u, 788384431ull);
+    cr_expect_float_eq(num(&lb, 0, PB_LLAMABENCH_avg_ts), 21.786670, 1e-9);
+    cr_expect_eq(lb.t[1].v[PB_LLAMABENCH_avg_ns].u, 788384431ull);
     cr_expect_eq(lb.t[0].line, 45u);
-    pb_lbench_free(&lb);
+    pb_llamabench_free(&lb);
 }
 
-Test(lbench, format_by_name_then_by_content)
+Test(llamabench, format_by_name_then_by_content)
 {
-    static const struct { const char *name, *text; pb_lbench_format f; } cases[] = {
-        { "x.json", "", PB_LB_JSON },        { "x.JSONL", "", PB_LB_JSONL },    { "a.b/x.sql", "[", PB_LB_SQL },
-        { "x.md", "{", PB_LB_MD },           { "x.csv", "|", PB_LB_CSV },       { "out", "  [\n{", PB_LB_JSON },
-        { "out.txt", "{\"a\":1}", PB_LB_JSONL }, { "out", "| model |", PB_LB_MD }, { "o", "create table", PB_LB_SQL },
-        { "o", "INSERT INTO", PB_LB_SQL },   { "x.d/out", "build_commit,", PB_LB_CSV },
+    static const struct { const char *name, *text; pb_llamabench_format f; } cases[] = {
+        { "x.json", "", PB_LLAMABENCH_JSON },
+        { "x.JSONL", "", PB_LLAMABENCH_JSONL },
+        { "a.b/x.sql", "[", PB_LLAMABENCH_SQL },
+        { "x.md", "{", PB_LLAMABENCH_MD },
+        { "x.csv", "|", PB_LLAMABENCH_CSV },
+        { "out", "  [\n{", PB_LLAMABENCH_JSON },
+        { "out.txt", "{\"a\":1}", PB_LLAMABENCH_JSONL },
+        { "out", "| model |", PB_LLAMABENCH_MD },
+        { "o", "create table", PB_LLAMABENCH_SQL },
+        { "o", "INSERT INTO", PB_LLAMABENCH_SQL },
+        { "x.d/out", "build_commit,", PB_LLAMABENCH_CSV },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        cr_expect_eq(pb_lbench_format_of(cases[i].name, cases[i].text, strlen(cases[i].text)), cases[i].f, "%s %s",
+        cr_expect_eq(pb_llamabench_format_of(cases[i].name, cases[i].text, strlen(cases[i].text)), cases[i].f, "%s %s",
                      cases[i].name, cases[i].text);
 }
 
@@ -160,9 +169,9 @@ static void expect_refused(const char *dir, const char *name, const char *want)
     char path[300], lead[320];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(lead, sizeof lead, "%s:", path);
-    pb_lbench lb;
+    pb_llamabench lb;
     pb_csverr e;
-    cr_expect_eq(pb_lbench_load(&lb, path, &e), -1, "%s accepted (wanted: %s)", name, want);
+    cr_expect_eq(pb_llamabench_load(&lb, path, &e), -1, "%s accepted (wanted: %s)", name, want);
     cr_expect_eq(lb.n, 0u);
     cr_expect_eq(strncmp(e.msg, lead, strlen(lead)), 0, "the message names the file: %s", e.msg);
     cr_expect_not_null(strstr(e.msg, want), "%s: wanted '%s' in: %s", name, want, e.msg);
@@ -267,10 +276,10 @@ static const mutation mutations[] = {
     { "llama-bench.md", "6.31 ± 4.23 |\n", "6.31 ± 4.", 1, ":6:1: a table row starts and ends with '|'" },
 };
 
-Test(lbench, mutated_copies_refused_naming_file_and_line)
+Test(llamabench, mutated_copies_refused_naming_file_and_line)
 {
     char dir[64];
-    tf_tmpdir(dir, sizeof dir, "pblbench");
+    tf_tmpdir(dir, sizeof dir, "pbllamabench");
     for (size_t i = 0; i < sizeof mutations / sizeof mutations[0]; i++) {
         const mutation *m = &mutations[i];
         char name[64];
@@ -283,7 +292,7 @@ Test(lbench, mutated_copies_refused_naming_file_and_line)
 
 /* A file cut short: every format refuses it at the place it was cut (csv and jsonl cut at a line end hold fewer
  * whole tests, which is what those formats allow: they read). */
-Test(lbench, truncated_files)
+Test(llamabench, truncated_files)
 {
     static const struct { const char *fixture; long keep; const char *want; } cuts[] = {
         { "llama-bench.json", 3000, ":118:6: premature end of input" },
@@ -313,15 +322,15 @@ Test(lbench, truncated_files)
         tf_write(dir, whole[i], text);
         char path[200];
         snprintf(path, sizeof path, "%s/%s", dir, whole[i]);
-        pb_lbench lb = load_ok(path);
+        pb_llamabench lb = load_ok(path);
         cr_expect_eq(lb.n, 2u, "%s", whole[i]);
-        pb_lbench_free(&lb);
+        pb_llamabench_free(&lb);
     }
     tf_rmrf(dir);
 }
 
 /* Reorders csv's columns (each line's fields, the same permutation) and md's, and json's keys: read the same. */
-Test(lbench, shuffled_columns_read_the_same)
+Test(llamabench, shuffled_columns_read_the_same)
 {
     char dir[64], cmd[600], out[256];
     tf_tmpdir(dir, sizeof dir, "pblbshuf");
@@ -333,32 +342,32 @@ Test(lbench, shuffled_columns_read_the_same)
     mutate(dir, "s.json", "llama-bench.json", "\"build_commit\": \"unknown\",", "\"zzz\": [1, {\"a\": [true]}],", 1);
     char path[200];
     snprintf(path, sizeof path, "%s/s.csv", dir);
-    pb_lbench a = load_ok(path), b = load_ok(LB_DIR "llama-bench.csv");
+    pb_llamabench a = load_ok(path), b = load_ok(LB_DIR "llama-bench.csv");
     expect_shape(&a);
     for (size_t i = 0; i < 4; i++) {
-        cr_expect_eq(num(&a, i, PB_LBENCH_avg_ts), num(&b, i, PB_LBENCH_avg_ts));
-        cr_expect_str_eq(pb_lbench_str(&a.t[i], PB_LBENCH_build_commit), "unknown");
+        cr_expect_eq(num(&a, i, PB_LLAMABENCH_avg_ts), num(&b, i, PB_LLAMABENCH_avg_ts));
+        cr_expect_str_eq(pb_llamabench_str(&a.t[i], PB_LLAMABENCH_build_commit), "unknown");
     }
-    pb_lbench_free(&a);
-    pb_lbench_free(&b);
+    pb_llamabench_free(&a);
+    pb_llamabench_free(&b);
     snprintf(path, sizeof path, "%s/s.md", dir);
     a = load_ok(path);
     b = load_ok(LB_DIR "llama-bench.md");
     expect_shape(&a);
     for (size_t i = 0; i < 4; i++)
-        cr_expect_eq(num(&a, i, PB_LBENCH_avg_ts), num(&b, i, PB_LBENCH_avg_ts));
-    pb_lbench_free(&a);
-    pb_lbench_free(&b);
+        cr_expect_eq(num(&a, i, PB_LLAMABENCH_avg_ts), num(&b, i, PB_LLAMABENCH_avg_ts));
+    pb_llamabench_free(&a);
+    pb_llamabench_free(&b);
     snprintf(path, sizeof path, "%s/s.json", dir);
     a = load_ok(path);
-    cr_expect_not(a.t[0].have[PB_LBENCH_build_commit], "the key was replaced by one read past");
-    cr_expect(a.t[1].have[PB_LBENCH_build_commit]);
-    pb_lbench_free(&a);
+    cr_expect_not(a.t[0].have[PB_LLAMABENCH_build_commit], "the key was replaced by one read past");
+    cr_expect(a.t[1].have[PB_LLAMABENCH_build_commit]);
+    pb_llamabench_free(&a);
     tf_rmrf(dir);
 }
 
 /* Not a regular file, too large, empty, a NUL byte: refused at once, one line. */
-Test(lbench, files_that_are_not_results)
+Test(llamabench, files_that_are_not_results)
 {
     char dir[64], cmd[400], out[256];
     tf_tmpdir(dir, sizeof dir, "pblbfile");
@@ -371,26 +380,26 @@ Test(lbench, files_that_are_not_results)
     expect_refused(dir, "big.csv", "65 MiB, more than the 64 MiB a llama-bench file may hold");
     expect_refused(dir, "empty.jsonl", "no test in it");
     expect_refused(dir, "nul.csv", ":2:3: a NUL byte");
-    pb_lbench lb;
+    pb_llamabench lb;
     pb_csverr e;
     char path[200];
     snprintf(path, sizeof path, "%s/none.csv", dir);
-    cr_expect_eq(pb_lbench_load(&lb, path, &e), -1);
+    cr_expect_eq(pb_llamabench_load(&lb, path, &e), -1);
     cr_expect(e.missing);
     tf_rmrf(dir);
 }
 
-/* More tests than a file may hold (PB_LBENCH_MAX_TESTS), however small each: refused at the first one too many. */
-Test(lbench, too_many_tests_refused)
+/* More tests than a file may hold (PB_LLAMABENCH_MAX_TESTS), however small each: refused at the first one too many. */
+Test(llamabench, too_many_tests_refused)
 {
-    size_t n = PB_LBENCH_MAX_TESTS + 1;
+    size_t n = PB_LLAMABENCH_MAX_TESTS + 1;
     char *text = malloc(3 * n);
     cr_assert_not_null(text);
     for (size_t i = 0; i < n; i++)
         memcpy(text + 3 * i, "{}\n", 3);
-    pb_lbench lb;
+    pb_llamabench lb;
     pb_csverr e;
-    cr_expect_eq(pb_lbench_parse(&lb, "many.jsonl", PB_LB_JSONL, text, 3 * n, &e), -1);
+    cr_expect_eq(pb_llamabench_parse(&lb, "many.jsonl", PB_LLAMABENCH_JSONL, text, 3 * n, &e), -1);
     cr_expect_not_null(strstr(e.msg, "many.jsonl:100001: more than 100000 tests"), "%s", e.msg);
     free(text);
 }

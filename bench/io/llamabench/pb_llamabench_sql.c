@@ -1,9 +1,10 @@
-/* pb_lbench_sql.c — llama-bench's sql run by SQLite in a database in memory, its statements held to llama-bench's. */
+/* pb_llamabench_sql.c — llama-bench's sql run by SQLite in a database in memory, its statements held to
+ * llama-bench's. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_lbench_impl.h"
+#include "pb_llamabench_impl.h"
 
 /* A hostile file's reach: one statement (llama-bench's INSERT is about 1 KB), one value, the columns of a row. */
 #define SQL_MAX_STATEMENT (1 << 20)
@@ -12,7 +13,7 @@
 
 /* One file's run: the database, the authorizer's state, and the place up to which lines are counted. */
 typedef struct sql_run {
-    pb_lbench_build *b;
+    pb_llamabench_build *b;
     sqlite3 *db;
     bool trusted;               /* preparing or running our own statement: the authorizer allows it */
     bool creates;               /* the file's statement being prepared is its CREATE TABLE llama_bench */
@@ -77,15 +78,15 @@ static const char *sql_start(const char *p)
 static int sql_refused(sql_run *r, const char *start, size_t line)
 {
     if (r->denied)
-        return pb_lbench_fail(r->b, line, 0, "a statement other than llama-bench's CREATE TABLE llama_bench and "
-                                             "INSERT INTO llama_bench (accepted: only those)");
+        return pb_llamabench_fail(r->b, line, 0, "a statement other than llama-bench's CREATE TABLE llama_bench and "
+                                  "INSERT INTO llama_bench (accepted: only those)");
     size_t col = 0;
 #if SQLITE_VERSION_NUMBER >= 3038000
     int off = sqlite3_error_offset(r->db);
     if (off >= 0)
         line = sql_line_of(r, start + off, &col);
 #endif
-    return pb_lbench_fail(r->b, line, col, "SQLite cannot run the statement: %.200s", sqlite3_errmsg(r->db));
+    return pb_llamabench_fail(r->b, line, col, "SQLite cannot run the statement: %.200s", sqlite3_errmsg(r->db));
 }
 
 /* After the file's CREATE TABLE: a table of its columns in temp, declaring no type, which the file's INSERT INTO
@@ -116,15 +117,15 @@ static int sql_shadow(sql_run *r, size_t line)
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(r->db, "DELETE FROM temp.llama_bench", -1, &r->clear, NULL);
     r->trusted = false;
-    return rc == SQLITE_OK ? 0 : pb_lbench_fail(r->b, line, 0, "SQLite: %.200s", sqlite3_errmsg(r->db));
+    return rc == SQLITE_OK ? 0 : pb_llamabench_fail(r->b, line, 0, "SQLite: %.200s", sqlite3_errmsg(r->db));
 }
 
 /* One row of the shadow table: a test at its INSERT's line. NULL, which is also what a column the INSERT did not
  * name holds, is a field not given. */
 static int sql_row(sql_run *r, size_t line)
 {
-    pb_lbench_build *b = r->b;
-    if (pb_lbench_record(b, line) != 0)
+    pb_llamabench_build *b = r->b;
+    if (pb_llamabench_record(b, line) != 0)
         return -1;
     for (int i = 0; i < sqlite3_column_count(r->rows); i++) {
         int type = sqlite3_column_type(r->rows, i);
@@ -133,14 +134,14 @@ static int sql_row(sql_run *r, size_t line)
         if (type == SQLITE_NULL)
             continue;
         if (!name || !v)
-            return pb_lbench_fail(b, 0, 0, "out of memory");
+            return pb_llamabench_fail(b, 0, 0, "out of memory");
         if (type == SQLITE_BLOB) /* its bytes may hold a NUL, which would cut the text */
-            return pb_lbench_fail(b, line, 0, "field '%.100s' holds a blob, where llama-bench writes a '...' string",
-                                  name);
-        size_t off = pb_lbench_begin(b);
-        pb_lbench_putn(b, v, (size_t)sqlite3_column_bytes(r->rows, i));
-        pb_lbench_end(b);
-        if (pb_lbench_field(b, name, off, line, 0) != 0)
+            return pb_llamabench_fail(b, line, 0,
+                                      "field '%.100s' holds a blob, where llama-bench writes a '...' string", name);
+        size_t off = pb_llamabench_begin(b);
+        pb_llamabench_putn(b, v, (size_t)sqlite3_column_bytes(r->rows, i));
+        pb_llamabench_end(b);
+        if (pb_llamabench_field(b, name, off, line, 0) != 0)
             return -1;
     }
     return 0;
@@ -158,9 +159,9 @@ static int sql_take_rows(sql_run *r, size_t line)
         bad = sql_row(r, line);
     sqlite3_reset(r->rows);
     if (!bad && rc != SQLITE_DONE)
-        bad = pb_lbench_fail(r->b, line, 0, "SQLite: %.200s", sqlite3_errmsg(r->db));
+        bad = pb_llamabench_fail(r->b, line, 0, "SQLite: %.200s", sqlite3_errmsg(r->db));
     if (!bad && sqlite3_step(r->clear) != SQLITE_DONE)
-        bad = pb_lbench_fail(r->b, line, 0, "SQLite: %.200s", sqlite3_errmsg(r->db));
+        bad = pb_llamabench_fail(r->b, line, 0, "SQLite: %.200s", sqlite3_errmsg(r->db));
     sqlite3_reset(r->clear);
     r->trusted = false;
     return bad;
@@ -177,7 +178,7 @@ static int sql_run_all(sql_run *r, const char *text)
         if (sqlite3_prepare_v2(r->db, at, -1, &st, &tail) != SQLITE_OK)
             return sql_refused(r, at, line);
         if (tail == at) /* nothing taken: cannot happen, but would loop */
-            return pb_lbench_fail(r->b, line, col, "SQLite read no statement here");
+            return pb_llamabench_fail(r->b, line, col, "SQLite read no statement here");
         at = tail;
         if (!st)
             continue; /* a lone ';' */
@@ -186,7 +187,7 @@ static int sql_run_all(sql_run *r, const char *text)
             ; /* EXPLAIN's rows: llama-bench's statements return none */
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
-            return pb_lbench_fail(r->b, line, 0, "SQLite cannot run the statement: %.200s", sqlite3_errmsg(r->db));
+            return pb_llamabench_fail(r->b, line, 0, "SQLite cannot run the statement: %.200s", sqlite3_errmsg(r->db));
         if ((r->creates ? sql_shadow(r, line) : sql_take_rows(r, line)) != 0)
             return -1;
     }
@@ -197,8 +198,8 @@ static int sql_run_all(sql_run *r, const char *text)
 static int sql_open(sql_run *r)
 {
     if (sqlite3_open_v2(":memory:", &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-        return pb_lbench_fail(r->b, 0, 0, "SQLite cannot open a database in memory: %s",
-                              r->db ? sqlite3_errmsg(r->db) : "out of memory");
+        return pb_llamabench_fail(r->b, 0, 0, "SQLite cannot open a database in memory: %s",
+                                  r->db ? sqlite3_errmsg(r->db) : "out of memory");
 #ifdef SQLITE_DBCONFIG_DEFENSIVE
     sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
 #endif
@@ -216,12 +217,12 @@ static int sql_open(sql_run *r)
     return 0;
 }
 
-int pb_lbench_read_sql(pb_lbench_build *b, const char *data, size_t len)
+int pb_llamabench_read_sql(pb_llamabench_build *b, const char *data, size_t len)
 {
     /* NUL-terminated: SQLite copies a text that is not once per statement it prepares */
     char *text = malloc(len + 1);
     if (!text)
-        return pb_lbench_fail(b, 0, 0, "out of memory");
+        return pb_llamabench_fail(b, 0, 0, "out of memory");
     memcpy(text, data, len);
     text[len] = '\0';
     sql_run r = { .b = b, .counted = text, .line_start = text, .line = 1 };

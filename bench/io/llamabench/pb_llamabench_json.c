@@ -1,10 +1,10 @@
-/* pb_lbench_json.c — llama-bench's json (an array of objects) and jsonl (an object a line) read by jansson. */
+/* pb_llamabench_json.c — llama-bench's json (an array of objects) and jsonl (an object a line) read by jansson. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb_lbench_impl.h"
+#include "pb_llamabench_impl.h"
 
 /* Duplicate keys refused (a field given twice), "\u0000" too (JSON_ALLOW_NUL not given: it would cut a value),
  * and jansson stops after each test's closing brace so that this file knows the line every test starts on. */
@@ -12,7 +12,7 @@
 
 /* The place in the text, its line counted on as it moves forward (for messages and each test's line). */
 typedef struct js_pos {
-    pb_lbench_build *b;
+    pb_llamabench_build *b;
     const char *p, *end, *counted, *line_start;
     size_t line;
 } js_pos;
@@ -32,8 +32,8 @@ static size_t js_col(js_pos *j)
     return (size_t)(j->p - j->line_start) + 1;
 }
 
-/* pb_lbench_fail at j's place. */
-#define JS_FAIL(j, ...) (js_count(j), pb_lbench_fail((j)->b, (j)->line, js_col(j), __VA_ARGS__))
+/* pb_llamabench_fail at j's place. */
+#define JS_FAIL(j, ...) (js_count(j), pb_llamabench_fail((j)->b, (j)->line, js_col(j), __VA_ARGS__))
 
 /* Blanks; newlines too unless lines (jsonl: a newline ends a test's line). */
 static void js_blanks(js_pos *j, bool lines)
@@ -47,7 +47,7 @@ static const char *js_what(const js_pos *j) { return j->p == j->end ? "the end o
 
 /* A real as text: the shortest that reads back as the same double (what llama-bench printed, unless it printed
  * trailing zeros), with ".0" where that has no point or exponent, so that a real stays a real (16.0 is no count). */
-static void js_real(pb_lbench_build *b, double x)
+static void js_real(pb_llamabench_build *b, double x)
 {
     char s[40];
     for (int prec = 1; prec <= 17; prec++) {
@@ -57,49 +57,49 @@ static void js_real(pb_lbench_build *b, double x)
     }
     if (!s[strspn(s, "-0123456789")])
         strcat(s, ".0");
-    pb_lbench_putn(b, s, strlen(s));
+    pb_llamabench_putn(b, s, strlen(s));
 }
 
 /* A scalar as the checks read it: a string's text, a number as written, true/false as words (a flag's) and null
  * as nothing. false where v is an array or an object. */
-static bool js_scalar(pb_lbench_build *b, const json_t *v)
+static bool js_scalar(pb_llamabench_build *b, const json_t *v)
 {
     char s[32];
     if (json_is_string(v))
-        pb_lbench_putn(b, json_string_value(v), json_string_length(v));
+        pb_llamabench_putn(b, json_string_value(v), json_string_length(v));
     else if (json_is_integer(v))
-        pb_lbench_putn(b, s, (size_t)snprintf(s, sizeof s, "%" JSON_INTEGER_FORMAT, json_integer_value(v)));
+        pb_llamabench_putn(b, s, (size_t)snprintf(s, sizeof s, "%" JSON_INTEGER_FORMAT, json_integer_value(v)));
     else if (json_is_real(v))
         js_real(b, json_real_value(v));
     else if (json_is_boolean(v))
-        pb_lbench_putn(b, json_is_true(v) ? "true" : "false", json_is_true(v) ? 4 : 5);
+        pb_llamabench_putn(b, json_is_true(v) ? "true" : "false", json_is_true(v) ? 4 : 5);
     return !json_is_array(v) && !json_is_object(v);
 }
 
 /* One field's value into the builder at *off: a scalar, or for a sample list an array of numbers as one text, the
  * numbers separated by spaces. */
-static int js_value(pb_lbench_build *b, int col, const json_t *v, size_t line, size_t *off)
+static int js_value(pb_llamabench_build *b, int col, const json_t *v, size_t line, size_t *off)
 {
-    const char *name = pb_schema_name(PB_K_LBENCH, col);
-    bool list = pb_schema_get(PB_K_LBENCH)->cols[col].rule == PB_CELL_LIST;
-    *off = pb_lbench_begin(b);
+    const char *name = pb_schema_name(PB_K_LLAMABENCH, col);
+    bool list = pb_schema_get(PB_K_LLAMABENCH)->cols[col].rule == PB_CELL_LIST;
+    *off = pb_llamabench_begin(b);
     if (list && json_is_array(v)) {
         size_t i;
         json_t *x;
         json_array_foreach(v, i, x) {
             if (!json_is_number(x))
-                return pb_lbench_fail(b, line, 0, "field '%s': item %zu of the list is not a number (llama-bench "
-                                                  "writes a list of numbers)", name, i + 1);
+                return pb_llamabench_fail(b, line, 0, "field '%s': item %zu of the list is not a number (llama-bench "
+                                          "writes a list of numbers)", name, i + 1);
             if (i)
-                pb_lbench_put(b, ' ');
+                pb_llamabench_put(b, ' ');
             js_scalar(b, x);
         }
     } else if (!js_scalar(b, v)) {
-        return pb_lbench_fail(b, line, 0, "field '%s' holds %s, where llama-bench writes a %s", name,
-                              json_is_object(v) ? "an object" : "an array",
-                              list ? "list of numbers" : "string or number");
+        return pb_llamabench_fail(b, line, 0, "field '%s' holds %s, where llama-bench writes a %s", name,
+                                  json_is_object(v) ? "an object" : "an array",
+                                  list ? "list of numbers" : "string or number");
     }
-    pb_lbench_end(b);
+    pb_llamabench_end(b);
     return 0;
 }
 
@@ -113,18 +113,18 @@ static int js_test(js_pos *j)
     if (!o) { /* jansson counts from where it started: this line and column */
         size_t eline = err.line > 0 ? line + (size_t)err.line - 1 : line;
         size_t ecol = err.column <= 0 ? 0 : err.line == 1 ? col + (size_t)err.column - 1 : (size_t)err.column;
-        return pb_lbench_fail(j->b, eline, ecol, "%s", err.text);
+        return pb_llamabench_fail(j->b, eline, ecol, "%s", err.text);
     }
     j->p += err.position;
-    int rc = json_is_object(o) ? pb_lbench_record(j->b, line)
-                               : pb_lbench_fail(j->b, line, col, "an array where a test's object ('{') belongs");
+    int rc = json_is_object(o) ? pb_llamabench_record(j->b, line)
+                               : pb_llamabench_fail(j->b, line, col, "an array where a test's object ('{') belongs");
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
-        int c = pb_schema_col(PB_K_LBENCH, key);
+        int c = pb_schema_col(PB_K_LLAMABENCH, key);
         size_t off;
         if (rc == 0 && c >= 0 && (rc = js_value(j->b, c, v, line, &off)) == 0)
-            rc = pb_lbench_field_col(j->b, j->b->n - 1, c, off, line, 0);
+            rc = pb_llamabench_field_col(j->b, j->b->n - 1, c, off, line, 0);
     }
     json_decref(o);
     return rc;
@@ -168,7 +168,7 @@ static int js_array(js_pos *j)
     return j->p == j->end ? 0 : JS_FAIL(j, "more after the array's closing ']'");
 }
 
-int pb_lbench_read_json(pb_lbench_build *b, const char *data, size_t len, bool lines)
+int pb_llamabench_read_json(pb_llamabench_build *b, const char *data, size_t len, bool lines)
 {
     js_pos j = { .b = b, .p = data, .end = data + len, .counted = data, .line_start = data, .line = 1 };
     return lines ? js_lines(&j) : js_array(&j);
