@@ -8,7 +8,7 @@
 #include "pb_harness.h"
 #include "pb_model_arg.h"
 #include "pb_sweep_run.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 #define PROG "bench_sweep"
 
@@ -56,7 +56,7 @@ static int bsweep_parse(bsweep_run *sr, int argc, char **argv)
                     .spin_us = POOL_DEFAULT_SPIN_US, .interval_ms = PB_SAMPLER_INTERVAL_DEFAULT_MS };
     const pb_opt opts[] = {
         PB_OPT_MODEL(&o->model), PB_OPT_MMAP(&o->mmap), PB_OPT_CONTEXT(&o->contexts), PB_OPT_KV_TYPE(&o->kv_types),
-        { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = pb_wformat_names(),
+        { .name = "format", .kind = PB_OPT_CHOICES, .dest = &o->formats, .choices = pb_weight_format_names(),
           .metavar = "LIST", .help = "weight formats (q4_K_M: q6_K for v and down, q4_K for the rest), or all", .dflt = "q8_0" },
         { .name = "policy", .kind = PB_OPT_CHOICES, .dest = &o->policies, .choices = pb_exec_kind_names,
           .metavar = "LIST", .help = "dispatch policies (omp: OpenMP's parallel for, pinned alike; tree: spin with workers "

@@ -218,11 +218,11 @@ static void roof_tics(pb_plot_job *job)
 
 static void memory_floor_facts(int dirfd, pb_plot_job *job)
 {
-    pb_wformat fl[PB_WF_COUNT];
-    const char *names[PB_WF_COUNT + 1];
+    pb_weight_format fl[PB_WEIGHT_FORMAT_COUNT];
+    const char *names[PB_WEIGHT_FORMAT_COUNT + 1];
     int n = pb_memfloor_token_formats(fl);
     for (int i = 0; i < n; i++)
-        names[i] = pb_wformat_name(fl[i]);
+        names[i] = pb_weight_format_name(fl[i]);
     names[n] = NULL;
     var_words(job, "format_order", names);
     bool tok = present(dirfd, "token_floor.csv");

@@ -130,12 +130,12 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
         .lists = { { "bench_kernels", "format" }, { "bench_sweep", "format" }, { "bench_tune", "format" } },
         .csvs = { "kernels.csv" }, .csv_text = "format\nq8_0\n",
         .scripts = { "kernels.gp", "memory_floor.gp" }, .var = "format_order", .except_second = KERN_F32 });
-    pb_wformat fl[PB_WF_COUNT];
+    pb_weight_format fl[PB_WEIGHT_FORMAT_COUNT];
     int n = pb_memfloor_token_formats(fl);
     for (int f = 0; formats[f]; f++) {
         bool in = false;
         for (int i = 0; i < n; i++)
-            in |= strcmp(pb_wformat_name(fl[i]), formats[f]) == 0;
+            in |= strcmp(pb_weight_format_name(fl[i]), formats[f]) == 0;
         cr_expect(in == (f != KERN_F32), "the floor's per-token formats %s %s (f32 alone is left out)",
                   in ? "hold" : "lack", formats[f]);
     }

@@ -78,7 +78,7 @@ Test(memfloor_cli, tiny_run_writes_both_csvs)
     int lines = 0;
     for (char *p = csv; *p; p++)
         lines += *p == '\n';
-    pb_wformat fl[PB_WF_COUNT];
+    pb_weight_format fl[PB_WEIGHT_FORMAT_COUNT];
     int nf = pb_memfloor_token_formats(fl);
     cr_expect_eq(lines, 1 + PB_MODEL_COUNT * nf, "%d models x %d formats (q4_K_M a mix) x 1 thread count",
                  PB_MODEL_COUNT, nf);

@@ -18,12 +18,12 @@
 #define RT_BATCHES 11
 #define RT_ITERS 20000
 
-int pb_memfloor_token_formats(pb_wformat *out)
+int pb_memfloor_token_formats(pb_weight_format *out)
 {
     int n = 0;
-    for (int f = 0; f < PB_WF_COUNT; f++)
+    for (int f = 0; f < PB_WEIGHT_FORMAT_COUNT; f++)
         if (f != KERN_F32) /* f32 is no decode format anyone ships */
-            out[n++] = (pb_wformat)f;
+            out[n++] = (pb_weight_format)f;
     return n;
 }
 
@@ -179,7 +179,8 @@ static bool mfr_floor(const pb_memfloor_run *run, int threads, pb_memfloor_floor
 }
 
 /* One model and format at every context and floor: a token reads the weights and the f16 cache at its depth. */
-static void mfr_tokens(pb_memfloor_run *run, const pb_model *m, pb_wformat format, const char *name, uint64_t bytes)
+static void mfr_tokens(pb_memfloor_run *run, const pb_model *m, pb_weight_format format, const char *name,
+                       uint64_t bytes)
 {
     static const long zero = 0;
     const pb_list *ctx = run->p->contexts;
@@ -198,7 +199,7 @@ int pb_memfloor_run_derive(pb_memfloor_run *run, char *err, size_t errlen)
 {
     for (int t = 0; t < run->p->threads->n; t++)
         run->nfloors += mfr_floor(run, (int)run->p->threads->v[t], &run->floors[run->nfloors]);
-    pb_wformat fmts[PB_WF_COUNT];
+    pb_weight_format fmts[PB_WEIGHT_FORMAT_COUNT];
     int nfmts = pb_memfloor_token_formats(fmts);
     size_t models = (size_t)PB_MODEL_COUNT * (size_t)nfmts + (run->p->file != NULL);
     size_t n = models * (size_t)(run->p->contexts ? run->p->contexts->n : 1) * (size_t)(run->nfloors ? run->nfloors : 1);
@@ -208,7 +209,8 @@ int pb_memfloor_run_derive(pb_memfloor_run *run, char *err, size_t errlen)
     for (int m = 0; m < PB_MODEL_COUNT; m++)
         for (int f = 0; f < nfmts; f++) {
             const pb_model *model = pb_model_get((pb_model_id)m);
-            mfr_tokens(run, model, fmts[f], pb_wformat_name(fmts[f]), pb_wformat_token_bytes(model, fmts[f]));
+            mfr_tokens(run, model, fmts[f], pb_weight_format_name(fmts[f]),
+                       pb_weight_format_token_bytes(model, fmts[f]));
         }
     if (run->p->file)
         mfr_tokens(run, &run->p->file->shape, run->p->file->fmt[0], pb_model_file_format(run->p->file),

@@ -21,7 +21,7 @@
 #include "pb_model_file.h"
 #include "pb_placement.h"
 #include "pb_topo.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 #define PB_MEMFLOOR_MAX_KERNS 32
 
@@ -45,7 +45,7 @@ typedef struct pb_memfloor_floor {
 /* One row of token_floor.csv. */
 typedef struct pb_memfloor_token {
     const pb_model *model;
-    pb_wformat format; /* a format or a mix (pb_wformat.h) */
+    pb_weight_format format; /* a format or a mix (pb_weight_format.h) */
     const char *format_name; /* the format column: its name, or a model file's own (pb_model_file_format) */
     uint64_t weight_bytes;
     int context;       /* positions in the KV cache */
@@ -109,8 +109,8 @@ bool pb_memfloor_run_is_floor(const pb_memfloor_run *run, const pb_memfloor_row 
 
 void pb_memfloor_run_free(pb_memfloor_run *run);
 
-/* The formats a per-token floor is given for: every weight format and mix (pb_wformat, from KERN_FORMATS) but
- * f32, into out (PB_WF_COUNT entries at most); how many. */
-int pb_memfloor_token_formats(pb_wformat *out);
+/* The formats a per-token floor is given for: every weight format and mix (pb_weight_format, from KERN_FORMATS) but
+ * f32, into out (PB_WEIGHT_FORMAT_COUNT entries at most); how many. */
+int pb_memfloor_token_formats(pb_weight_format *out);
 
 #endif

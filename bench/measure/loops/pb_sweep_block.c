@@ -10,7 +10,7 @@
 #include "pb_placement.h"
 #include "pb_progress.h"
 #include "pb_roof.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 #define RT_BATCHES 7
 
@@ -93,7 +93,7 @@ int pb_sweep_block_floor(pb_sweep_run *run, pb_sweep_block *b, char *err, size_t
         fprintf(stderr, "\n%s: %s; measuring the floor instead\n", b->p->sink.prog, why);
     if (rc == 0)
         return 0;
-    pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_wformat_name(b->fmt),
+    pb_status("[%d/%d] read floor: %s threads=%d cpus=%s", run->done + 1, run->total, pb_weight_format_name(b->fmt),
               b->place->n, b->set->name);
     return pb_sweep_block_floor_of(b, NULL, NULL, &b->floor, err, errlen);
 }

@@ -16,7 +16,7 @@
 /* One block: a format's weights at one (set, threads). */
 typedef struct pb_sweep_block {
     const pb_sweep_plan *p;
-    pb_wformat fmt; /* a format or a mix (pb_wformat.h) */
+    pb_weight_format fmt; /* a format or a mix (pb_weight_format.h) */
     const pb_decode_weights *w;
     const pb_cpuset *set;
     const pb_cpulist *place, *pair; /* the threads' cpus; the set's first two, for the round trip */

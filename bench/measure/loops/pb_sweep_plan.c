@@ -8,7 +8,7 @@
 #include "pb_attn.h"
 #include "pb_err.h"
 #include "pb_membuf.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 /* A run with unequal cores: two core kinds on this machine, or an emulated slow cpu. */
 static bool plan_run_unequal(const pb_sweep_cores *c)
@@ -95,16 +95,16 @@ int pb_sweep_check_memory(const pb_sweep_work *w, char *err, size_t errlen)
     uint64_t avail = 0;
     pb_mem_available(&avail); /* unknown: 0, and the check is skipped */
     for (int f = 0; f < w->formats->n; f++) {
-        pb_wformat fmt = (pb_wformat)w->formats->v[f];
-        uint64_t bytes = w->file ? w->file->weight_bytes : pb_wformat_token_bytes(w->model, fmt);
+        pb_weight_format fmt = (pb_weight_format)w->formats->v[f];
+        uint64_t bytes = w->file ? w->file->weight_bytes : pb_weight_format_token_bytes(w->model, fmt);
         if (bytes == 0)
             return pb_errf(err, errlen, "--format %s: %s's widths are not multiples of its block",
-                           pb_wformat_name(fmt), w->model->name);
+                           pb_weight_format_name(fmt), w->model->name);
         bytes += plan_kv_most(w); /* the weights and the deepest cache live side by side */
         if (avail && bytes > avail / 2)
             return pb_errf(err, errlen, "--model %s --format %s: the weights and the KV cache need %.2f GiB, more "
                            "than half of MemAvailable (%.2f GiB); choose a smaller preset, format or --context",
-                           w->model->name, pb_wformat_name(fmt), (double)bytes / (1 << 30),
+                           w->model->name, pb_weight_format_name(fmt), (double)bytes / (1 << 30),
                            (double)avail / (1 << 30));
     }
     return 0;
@@ -163,7 +163,7 @@ static void plan_point_fill(const pb_sweep_plan *p, pb_sweep_point *pt)
 {
     const pb_sweep_work *w = &p->work;
     const int *at = pt->at, batches = w->batches->n, glues = p->dispatch.glues->n;
-    pt->fmt = (pb_wformat)w->formats->v[at[PB_SWEEP_FORMAT]];
+    pt->fmt = (pb_weight_format)w->formats->v[at[PB_SWEEP_FORMAT]];
     pt->set = &p->cores.sets->set[at[PB_SWEEP_SET]];
     pt->threads = (int)p->cores.threads->v[at[PB_SWEEP_THREADS]];
     pt->kv = (pb_kv_type)w->kv_types->v[at[PB_SWEEP_KV]];

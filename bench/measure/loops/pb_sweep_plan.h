@@ -18,7 +18,7 @@
 #include "pb_model_file.h"
 #include "pb_placement.h"
 #include "pb_sweep.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 #define PB_SWEEP_MAX_SCHED 16
 
@@ -109,7 +109,7 @@ typedef struct pb_sweep_point {
     int at[PB_SWEEP_DIMS];
     int changed;                      /* the outermost dimension whose index changed since the last point */
     bool started;
-    pb_wformat fmt;
+    pb_weight_format fmt;
     const pb_cpuset *set;
     int threads;
     pb_cpulist held, place;           /* pb_sweep_place's, for the block */

@@ -13,7 +13,7 @@
 #include "pb_poolclock.h"
 #include "pb_progress.h"
 #include "pb_time.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 /* The matvecs' multiply-adds of one step of d: every row of each, lm_head's over the logits' rows. */
 static uint64_t spt_macs(const pb_decode_weights *w, const pb_decode *d)
@@ -28,7 +28,7 @@ void pb_sweep_point_label(const pb_sweep_block *b, const pb_decode *d, int kind,
 {
     const pb_sweep_plan *p = b->p;
     r->model = p->work.model->name;
-    r->format = p->work.file ? pb_model_file_format(p->work.file) : pb_wformat_name(b->fmt);
+    r->format = p->work.file ? pb_model_file_format(p->work.file) : pb_weight_format_name(b->fmt);
     kern_format first = b->w->mfmt[0]; /* a mix's kernel columns: its first format's */
     r->kernel = kern_isa_name(kern_repack_isa(d->kernel[first].layout, first, d->kernel[first].isa)); /* that ran */
     r->kernel_why = pb_kernel_why_names[d->kernel[first].why];
@@ -119,7 +119,7 @@ static int spt_time(const pb_sweep_block *b, pb_decode *d, pb_exec *ex, pb_sweep
 /* The logits of the first point of a format, batch (or prompt), cache type and context: every later one must match
  * them. */
 typedef struct spt_ref {
-    pb_wformat fmt;
+    pb_weight_format fmt;
     size_t batch, context;
     bool prompt;
     pb_kv_type kv;

@@ -15,7 +15,7 @@
 #include "pb_sweep_point.h"
 #include "pb_sweep_rounds.h"
 #include "pb_time.h"
-#include "pb_wformat.h"
+#include "pb_weight_format.h"
 
 /* The points' KV cache: b's context and type, filled by a spin pool on the block's cpus (first-touched where the
  * points read it). */
@@ -56,7 +56,7 @@ static int sw_step_open(sw_walk *wk, char *err, size_t errlen)
     b->context = pt->context;
     if ((pt->prompt ? pb_decode_init_prompt(&wk->d, b->w, gemm, pt->rows)
                     : pb_decode_init_with(&wk->d, b->w, b->kernel, pt->rows)) != 0)
-        return pb_errf(err, errlen, "%s with %s, %s %zu: %s", pb_wformat_name(b->fmt),
+        return pb_errf(err, errlen, "%s with %s, %s %zu: %s", pb_weight_format_name(b->fmt),
                        kern_isa_name(b->kernel[b->w->mfmt[0]].isa), pt->prompt ? "prompt" : "batch", pt->rows,
                        strerror(errno));
     wk->have_d = true;
@@ -117,21 +117,21 @@ static void sw_build_progress(void *ctx, uint64_t done, uint64_t total)
 static int sw_weights(sw_walk *wk, char *err, size_t errlen)
 {
     const pb_sweep_plan *p = wk->b.p;
-    pb_wformat fmt = wk->pt.fmt;
+    pb_weight_format fmt = wk->pt.fmt;
     if (wk->have_w)
         pb_decode_weights_free(&wk->w);
     wk->have_w = false;
     pb_exec gen;
     if (pb_exec_open(&gen, PB_EXEC_SPIN, wk->builders.n, wk->builders.cpu, 0, 0) != 0)
         return pb_errf(err, errlen, "weight builder: %s", strerror(errno));
-    sw_build pg = { .t0 = pb_now_ns(), .what = p->work.file ? p->work.file->name : pb_wformat_name(fmt) };
+    sw_build pg = { .t0 = pb_now_ns(), .what = p->work.file ? p->work.file->name : pb_weight_format_name(fmt) };
     int rc = p->work.file
                  ? pb_decode_weights_load(&wk->w, p->work.file, p->work.mmap, p->work.seed, &gen, sw_build_progress,
                                           &pg)
-                 : pb_wformat_build(&wk->w, p->work.model, fmt, p->work.seed, &gen, sw_build_progress, &pg);
+                 : pb_weight_format_build(&wk->w, p->work.model, fmt, p->work.seed, &gen, sw_build_progress, &pg);
     pb_exec_close(&gen);
     if (rc != 0)
-        return pb_errf(err, errlen, "building %s %s weights: %s", p->work.model->name, pb_wformat_name(fmt),
+        return pb_errf(err, errlen, "building %s %s weights: %s", p->work.model->name, pb_weight_format_name(fmt),
                        strerror(errno));
     wk->have_w = true;
     wk->b.fmt = fmt;

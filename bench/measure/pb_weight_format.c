@@ -1,5 +1,5 @@
-/* pb_wformat.c — see pb_wformat.h. */
-#include "pb_wformat.h"
+/* pb_weight_format.c — see pb_weight_format.h. */
+#include "pb_weight_format.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,22 +15,22 @@ typedef struct pb_mix {
     } rule[4];
 } pb_mix;
 
-static const pb_mix pb_mixes[PB_WF_COUNT - KERN_FORMAT_COUNT] = {
-    [PB_WF_Q4_K_M - KERN_FORMAT_COUNT] = { .name = "q4_K_M", .dflt = KERN_Q4_K,
-                                           .rule = { { "v", KERN_Q6_K }, { "down", KERN_Q6_K } } },
+static const pb_mix pb_mixes[PB_WEIGHT_FORMAT_COUNT - KERN_FORMAT_COUNT] = {
+    [PB_WEIGHT_FORMAT_Q4_K_M - KERN_FORMAT_COUNT] = { .name = "q4_K_M", .dflt = KERN_Q4_K,
+                                                      .rule = { { "v", KERN_Q6_K }, { "down", KERN_Q6_K } } },
 };
 
-static const pb_mix *pb_mix_of(pb_wformat wf)
+static const pb_mix *pb_mix_of(pb_weight_format wf)
 {
-    return wf >= KERN_FORMAT_COUNT && wf < PB_WF_COUNT ? &pb_mixes[wf - KERN_FORMAT_COUNT] : NULL;
+    return wf >= KERN_FORMAT_COUNT && wf < PB_WEIGHT_FORMAT_COUNT ? &pb_mixes[wf - KERN_FORMAT_COUNT] : NULL;
 }
 
-bool pb_wformat_is_mix(pb_wformat wf)
+bool pb_weight_format_is_mix(pb_weight_format wf)
 {
     return pb_mix_of(wf) != NULL;
 }
 
-const char *pb_wformat_name(pb_wformat wf)
+const char *pb_weight_format_name(pb_weight_format wf)
 {
     const pb_mix *mx = pb_mix_of(wf);
     if (mx)
@@ -39,10 +39,10 @@ const char *pb_wformat_name(pb_wformat wf)
     return fi ? fi->name : NULL;
 }
 
-int pb_wformat_parse(const char *name, pb_wformat *out)
+int pb_weight_format_parse(const char *name, pb_weight_format *out)
 {
-    for (pb_wformat wf = 0; wf < PB_WF_COUNT; wf++) {
-        if (name && strcmp(name, pb_wformat_name(wf)) == 0) {
+    for (pb_weight_format wf = 0; wf < PB_WEIGHT_FORMAT_COUNT; wf++) {
+        if (name && strcmp(name, pb_weight_format_name(wf)) == 0) {
             *out = wf;
             return 0;
         }
@@ -52,16 +52,16 @@ int pb_wformat_parse(const char *name, pb_wformat *out)
 
 /* Filled at the first call from the two tables (an option table reads it while a harness parses, on one
  * thread); C has no constant initializer that copies another array's elements. */
-const char *const *pb_wformat_names(void)
+const char *const *pb_weight_format_names(void)
 {
-    static const char *names[PB_WF_COUNT + 1];
+    static const char *names[PB_WEIGHT_FORMAT_COUNT + 1];
     if (!names[0])
-        for (pb_wformat wf = 0; wf < PB_WF_COUNT; wf++)
-            names[wf] = pb_wformat_name(wf);
+        for (pb_weight_format wf = 0; wf < PB_WEIGHT_FORMAT_COUNT; wf++)
+            names[wf] = pb_weight_format_name(wf);
     return names;
 }
 
-kern_format pb_wformat_matvec(pb_wformat wf, const pb_matvec *mv)
+kern_format pb_weight_format_matvec(pb_weight_format wf, const pb_matvec *mv)
 {
     const pb_mix *mx = pb_mix_of(wf);
     if (!mx)
@@ -72,7 +72,7 @@ kern_format pb_wformat_matvec(pb_wformat wf, const pb_matvec *mv)
     return mx->dflt;
 }
 
-uint64_t pb_wformat_token_bytes(const pb_model *m, pb_wformat wf)
+uint64_t pb_weight_format_token_bytes(const pb_model *m, pb_weight_format wf)
 {
     int n = pb_model_matvec_count(m);
     pb_matvec *mv = malloc((size_t)n * sizeof *mv);
@@ -81,7 +81,7 @@ uint64_t pb_wformat_token_bytes(const pb_model *m, pb_wformat wf)
         return 0;
     pb_model_matvecs(m, mv, n);
     for (int i = 0; i < n; i++) {
-        uint64_t b = kern_format_matrix_bytes(pb_wformat_matvec(wf, &mv[i]), mv[i].rows, mv[i].cols);
+        uint64_t b = kern_format_matrix_bytes(pb_weight_format_matvec(wf, &mv[i]), mv[i].rows, mv[i].cols);
         if (b == 0) {
             total = 0;
             break;
@@ -92,11 +92,11 @@ uint64_t pb_wformat_token_bytes(const pb_model *m, pb_wformat wf)
     return total;
 }
 
-int pb_wformat_build(pb_decode_weights *w, const pb_model *m, pb_wformat wf, uint64_t seed, pb_exec *ex,
-                     pb_decode_progress_fn progress, void *pctx)
+int pb_weight_format_build(pb_decode_weights *w, const pb_model *m, pb_weight_format wf, uint64_t seed, pb_exec *ex,
+                           pb_decode_progress_fn progress, void *pctx)
 {
-    if (!pb_wformat_is_mix(wf))
-        return pb_decode_weights_build(w, m, pb_wformat_matvec(wf, NULL), seed, ex, progress, pctx);
+    if (!pb_weight_format_is_mix(wf))
+        return pb_decode_weights_build(w, m, pb_weight_format_matvec(wf, NULL), seed, ex, progress, pctx);
     int n = pb_model_matvec_count(m);
     pb_matvec *mv = malloc((size_t)n * sizeof *mv);
     kern_format *fmts = malloc((size_t)n * sizeof *fmts);
@@ -104,7 +104,7 @@ int pb_wformat_build(pb_decode_weights *w, const pb_model *m, pb_wformat wf, uin
     if (mv && fmts) {
         pb_model_matvecs(m, mv, n);
         for (int i = 0; i < n; i++)
-            fmts[i] = pb_wformat_matvec(wf, &mv[i]);
+            fmts[i] = pb_weight_format_matvec(wf, &mv[i]);
         rc = pb_decode_weights_build_fmts(w, m, fmts, seed, ex, progress, pctx);
     } else {
         errno = ENOMEM;
