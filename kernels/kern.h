@@ -316,7 +316,7 @@ static inline __attribute__((always_inline)) void kern_prefetch_stream(const voi
 /* y[m * ldy + r] = dot(weights row r, activation row m) for r < rows and m < act->batch. */
 typedef struct kern_job {
     kern_format fmt;
-    kern_isa variant; /* the ISA asked for; a format its table lacks runs with kern_matvec_isa's */
+    kern_isa isa;         /* the ISA asked for; a format its table lacks runs with kern_matvec_isa's */
     const void *w;        /* rows x cols weights in fmt, rows back to back (kern_format_matrix_bytes) */
     size_t rows;
     const kern_act *act;  /* prepared for fmt and cols; its batch is M */
@@ -328,7 +328,7 @@ typedef struct kern_job {
     kern_layout layout;   /* how w is laid out: file (default), or a repacked layout (kern_repack.h) */
 } kern_job;
 
-/* 0 when the job can run, else -1 with errno (EINVAL; ENOTSUP: the variant cannot run on this CPU). */
+/* 0 when the job can run, else -1 with errno (EINVAL; ENOTSUP: the ISA cannot run on this CPU). */
 int kern_job_check(const kern_job *job);
 /* Rows r0..r1 of a checked job, for every activation row. The weight rows are streamed once: a few rows
  * at a time are kept in L1 while every activation row is applied to them. Signature of pool_rows_fn. */

@@ -31,7 +31,7 @@ int kern_job_check(const kern_job *job)
     if (job->layout != KERN_LAYOUT_FILE)
         return kern_repack_job_check(job);
     /* An ISA the CPU runs always finds a table: the chain ends at scalar, which has every format. */
-    if (!kern_isa_supported(job->variant) || !kern_table_for(job->fmt, job->variant))
+    if (!kern_isa_supported(job->isa) || !kern_table_for(job->fmt, job->isa))
         return fail(ENOTSUP);
     return 0;
 }
@@ -45,7 +45,7 @@ void kern_job_rows(void *ctx, size_t r0, size_t r1)
         return;
     }
     const kern_act *a = job->act;
-    const kern_table *t = kern_table_for(job->fmt, job->variant);
+    const kern_table *t = kern_table_for(job->fmt, job->isa);
     kern_rows_fn fn = job->cached && t->rows_cached[job->fmt] ? t->rows_cached[job->fmt] : t->rows[job->fmt];
     size_t rb = (size_t)kern_format_matrix_bytes(job->fmt, 1, a->cols);
     const char *w = job->w;
@@ -103,7 +103,7 @@ int kern_matmul(kern_format f, kern_isa v, const void *w, const float *x, size_t
         return -1;
     int rc = kern_act_set_isa(&a, x, m, v);
     if (rc == 0) {
-        kern_job job = { .fmt = f, .variant = v, .w = w, .rows = rows, .act = &a, .y = y, .ldy = rows };
+        kern_job job = { .fmt = f, .isa = v, .w = w, .rows = rows, .act = &a, .y = y, .ldy = rows };
         rc = kern_run(&job);
     }
     int saved = errno;

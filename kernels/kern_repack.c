@@ -343,7 +343,7 @@ int kern_repack_job_check(const kern_job *job)
     if (!kern_layout_fits(job->layout, job->fmt, a->cols) || !(a->layouts >> job->layout & 1u) ||
         (kern_layouts[job->layout].tables && (!a->lut || a->layout != job->layout)))
         return fail(EINVAL);
-    return kern_repack_isa(job->layout, job->fmt, job->variant) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
+    return kern_repack_isa(job->layout, job->fmt, job->isa) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
 }
 
 /* Activation rows m0..m1 of a GEMM over weight rows r0..r1 (kern_repack_gemm_rows), t the tile's scratch. */
@@ -380,7 +380,7 @@ static void kern_repack_gemm_rows(const kern_job *job, kern_gemm_fn gemm, size_t
 void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
 {
     const kern_act *a = job->act;
-    kern_isa isa = kern_repack_isa(job->layout, job->fmt, job->variant);
+    kern_isa isa = kern_repack_isa(job->layout, job->fmt, job->isa);
     const kern_group_kernel *gk = &kern_group_kernels[job->layout][isa];
     if (a->batch > 1 && gk->gemm) {
         kern_repack_gemm_rows(job, gk->gemm, r0, r1);

@@ -39,7 +39,7 @@ static int pb_acts_init(pb_decode *d)
         kern_act *a = pb_decode_act(d, i);
         if (a->cap == 0 && kern_act_init(a, w->mfmt[i], (size_t)w->mv[i].cols, d->batch) != 0)
             return -1;
-        kern_job probe = { .fmt = w->mfmt[i], .variant = d->kernel[w->mfmt[i]].isa, .w = w->arena, .rows = 1,
+        kern_job probe = { .fmt = w->mfmt[i], .isa = d->kernel[w->mfmt[i]].isa, .w = w->arena, .rows = 1,
                            .act = a, .y = d->h, .ldy = 1 };
         a->batch = d->batch;
         int rc = kern_job_check(&probe);

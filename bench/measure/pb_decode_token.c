@@ -37,7 +37,7 @@ static void pb_job(pb_decode *d, int i, float *y, const float *gate, kern_act *n
     size_t grain = next ? kern_act_block(next->fmt) : 1;
     const pb_kernel_choice *k = &d->kernel[w->mfmt[i]];
     size_t group = (size_t)kern_layout_get(k->layout)->rows; /* a thread's rows in whole groups (powers of 2) */
-    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .variant = k->isa,
+    d->jobs[i] = (pb_fused){ .job = { .fmt = w->mfmt[i], .isa = k->isa,
                                       .w = pb_decode_matrix(d, i),
                                       .rows = (size_t)w->mv[i].rows, .act = pb_decode_act(d, i), .y = y,
                                       .ldy = (size_t)w->mv[i].rows, .cached = !k->prefetch, .layout = k->layout },

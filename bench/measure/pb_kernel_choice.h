@@ -27,7 +27,7 @@ typedef enum pb_kernel_why {
 extern const char *const pb_kernel_why_names[PB_KERNEL_WHY_COUNT + 1];
 
 typedef struct pb_kernel_choice {
-    kern_isa isa;  /* kern_job.variant (a format its table lacks runs the one below: kern_matvec_isa) */
+    kern_isa isa;  /* kern_job.isa (a format its table lacks runs the one below: kern_matvec_isa) */
     bool prefetch; /* false: kern_job.cached, the kernel's twin without software prefetch */
     pb_kernel_why why;
     kern_layout layout; /* the weights' layout: file, or one repacked at load where wisdom measured it faster */

@@ -195,7 +195,7 @@ int pb_kernel_timing_measure(const pb_kernel_timing_buf *b, const pb_kernel_timi
     if (kern_act_set_isa(&act, x, (size_t)pt->batch, pt->isa) != 0) /* the point's ISA, as a decode would */
         goto out_act;
     /* In-cache levels run the kernel the way an engine would for weights it knows are cached; dram streams. */
-    kern_job job = { .fmt = pt->fmt, .variant = pt->isa, .rows = n, .act = &act, .y = y, .ldy = cap,
+    kern_job job = { .fmt = pt->fmt, .isa = pt->isa, .rows = n, .act = &act, .y = y, .ldy = cap,
                      .cached = pt->level != PB_KERNEL_TIMING_DRAM || pt->no_prefetch, .layout = pt->layout };
     size_t start = windows && pt->start_row + n <= pt->rows ? pt->start_row / g * g : 0;
 

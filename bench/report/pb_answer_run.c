@@ -48,12 +48,12 @@ static void kernel_owner(pb_answer_biggest_loss *l, const pb_answer_point *p, co
     if (streams && of_read < PB_KERNEL_STREAMS) {
         l->owner = PB_OWNER_POOLBENCH;
         snprintf(l->why, sizeof l->why, "its best kernel at DRAM size (%s) reads %s GB/s, %s of the %s GB/s read "
-                 "beside it, though in L2 it computes %s GB/s: the kernel does not stream from memory", k->variant_dram,
+                 "beside it, though in L2 it computes %s GB/s: the kernel does not stream from memory", k->isa_dram,
                  PB_NUM(k->dram, 1), PB_PCT(100 * of_read), PB_NUM(k->dram_read, 1), PB_NUM(k->l2, 1));
         return;
     }
     /* A kernel that cannot stream is the core's when it is at its compute roof: no code would go faster there. */
-    double roof = pb_roof_share(&d->roof, p->d.format, k->variant_l2, k->l2, 1);
+    double roof = pb_roof_share(&d->roof, p->d.format, k->isa_l2, k->l2, 1);
     bool at_roof = !streams && roof >= 100 * PB_ROOF_NEAR;
     l->owner = streams || at_roof ? PB_OWNER_MACHINE : PB_OWNER_POOLBENCH;
     char dram[96] = "", roof_words[160] = "";
@@ -63,7 +63,7 @@ static void kernel_owner(pb_answer_biggest_loss *l, const pb_answer_point *p, co
         snprintf(roof_words, sizeof roof_words, ", doing %s GMAC/s, %s of its ISA's compute roof",
                  PB_NUM(k->l2 * pb_roof_macs_per_byte(p->d.format), 1), PB_PCT(roof));
     snprintf(l->why, sizeof l->why, "its best L2 kernel (%s) computes %s GB/s, %s the %s GB/s a thread streams at "
-             "this point's floor%s%s: %s", k->variant_l2, PB_NUM(k->l2, 1), streams ? "over" : "under",
+             "this point's floor%s%s: %s", k->isa_l2, PB_NUM(k->l2, 1), streams ? "over" : "under",
              PB_NUM(share, 1), dram, roof_words,
              streams    ? "the kernel waits on memory"
              : at_roof  ? "the core's arithmetic binds, not the kernel"

@@ -104,7 +104,7 @@ typedef struct pb_sweep_digest {
 
 /* Kernel throughput of one format: the best variant per level at 1 thread, and at the most threads. */
 typedef struct pb_kernel_digest {
-    char format[PB_DIGEST_NAME], variant_l2[PB_DIGEST_NAME], variant_dram[PB_DIGEST_NAME];
+    char format[PB_DIGEST_NAME], isa_l2[PB_DIGEST_NAME], isa_dram[PB_DIGEST_NAME];
     double l2, l3, dram, dram_nthr, scalar_l2;
     double l2_act; /* the best in L2 quantizing the activation before every call; NaN before the column */
     double dram_read; /* the floor's read beside the best DRAM point (kernels.csv read_gbps); NaN before the column */

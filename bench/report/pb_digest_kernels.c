@@ -21,13 +21,13 @@ static pb_kernel_digest *kern_entry(pb_kernels_digest *k, const char *format)
 }
 
 /* Whether v was kept: the first figure, or a higher one. */
-static bool keep_max(double *slot, double v, char *name, const char *variant)
+static bool keep_max(double *slot, double v, char *name, const char *isa)
 {
     if (isnan(v) || (!isnan(*slot) && v <= *slot))
         return false;
     *slot = v;
     if (name)
-        pb_digest_copy(name, variant);
+        pb_digest_copy(name, isa);
     return true;
 }
 
@@ -56,24 +56,24 @@ void pb_digest_kernels(pb_kernels_digest *k, const pb_rundata *rd)
         pb_kernel_digest *e = kern_entry(k, pb_table_str(t, r, cf));
         if (!e)
             continue;
-        const char *lvl = pb_table_str(t, r, cl), *var = pb_table_str(t, r, cv);
+        const char *lvl = pb_table_str(t, r, cl), *isa = pb_table_str(t, r, cv);
         int thr = pb_digest_int(t, r, cth);
         double g = pb_table_num(t, r, cg);
         if (thr == maxthr && strcmp(lvl, "dram") == 0) {
-            keep_max(&e->dram_nthr, g, NULL, var);
+            keep_max(&e->dram_nthr, g, NULL, isa);
             e->nthr = thr;
         }
         if (thr != 1)
             continue;
         if (strcmp(lvl, "l2") == 0) {
-            keep_max(&e->l2, g, e->variant_l2, var);
-            keep_max(&e->l2_act, pb_table_num(t, r, ca), NULL, var);
-            if (strcmp(var, "scalar") == 0)
-                keep_max(&e->scalar_l2, g, NULL, var);
+            keep_max(&e->l2, g, e->isa_l2, isa);
+            keep_max(&e->l2_act, pb_table_num(t, r, ca), NULL, isa);
+            if (strcmp(isa, "scalar") == 0)
+                keep_max(&e->scalar_l2, g, NULL, isa);
         } else if (strcmp(lvl, "l3") == 0) {
-            keep_max(&e->l3, g, NULL, var);
+            keep_max(&e->l3, g, NULL, isa);
         } else if (strcmp(lvl, "dram") == 0) {
-            if (keep_max(&e->dram, g, e->variant_dram, var))
+            if (keep_max(&e->dram, g, e->isa_dram, isa))
                 e->dram_read = pb_table_num(t, r, crd); /* NaN in a CSV from before the column */
         }
     }

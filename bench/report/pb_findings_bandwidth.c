@@ -27,12 +27,12 @@ static void kernels(pb_findings *f, const pb_digest *d)
                          PB_PCT(100 * k->dram / k->dram_read), PB_NUM(k->dram_read, 1));
             pb_findings_add(f, "%s's best kernel streams %s GB/s in L2 (%s) and %s GB/s at DRAM size (%s) on one thread: "
                             "%s of the 1-thread read floor (%s GB/s)%s.",
-                            k->format, PB_NUM(k->l2, 1), k->variant_l2, PB_NUM(k->dram, 1), k->variant_dram,
+                            k->format, PB_NUM(k->l2, 1), k->isa_l2, PB_NUM(k->dram, 1), k->isa_dram,
                             PB_PCT(100 * k->dram / one->best), PB_NUM(one->best, 1), beside);
         }
-        if (!isnan(k->scalar_l2) && !isnan(k->l2) && strcmp(k->variant_l2, "scalar") != 0)
+        if (!isnan(k->scalar_l2) && !isnan(k->l2) && strcmp(k->isa_l2, "scalar") != 0)
             pb_findings_add(f, "In L2, %s's %s kernel runs %s its scalar reference (%s vs %s GB/s).", k->format,
-                            k->variant_l2, PB_X(k->l2 / k->scalar_l2), PB_NUM(k->l2, 1), PB_NUM(k->scalar_l2, 1));
+                            k->isa_l2, PB_X(k->l2 / k->scalar_l2), PB_NUM(k->l2, 1), PB_NUM(k->scalar_l2, 1));
         if (!isnan(k->l2) && o < sizeof l2 - 80) {
             char x[48] = "";
             if (!isnan(floor1))

@@ -118,9 +118,9 @@ int pb_predict_read(pb_predict *p, const char *path, pb_csverr *e)
             cell->bound = kind == 1;
             const char *layout = pb_predict_layout(&t, r, cl);
             if (strcmp(layout, "file") != 0)
-                snprintf(cell->variant, sizeof cell->variant, "%.15s %.15s", pb_table_str(&t, r, cv), layout);
+                snprintf(cell->kernel, sizeof cell->kernel, "%.15s %.15s", pb_table_str(&t, r, cv), layout);
             else
-                copy(cell->variant, sizeof cell->variant, pb_table_str(&t, r, cv));
+                copy(cell->kernel, sizeof cell->kernel, pb_table_str(&t, r, cv));
             copy(cell->status, sizeof cell->status, pb_table_str(&t, r, cs));
         }
     }
@@ -231,7 +231,7 @@ void pb_report_predict(FILE *o, const char *dir)
                 continue;
             }
             const char *b = pb_predict_outruns(c, p.c[i].bw_gbs) == 1 ? "**" : "";
-            fprintf(o, " %s%s%.1f%s (%s) |", b, c->bound ? "≤" : "", c->gbs, b, PB_MD(c->variant));
+            fprintf(o, " %s%s%.1f%s (%s) |", b, c->bound ? "≤" : "", c->gbs, b, PB_MD(c->kernel));
         }
         fprintf(o, "\n");
     }

@@ -22,7 +22,7 @@
 typedef struct pb_predict_cell {
     double gbs;      /* NaN: no usable row */
     bool bound;      /* gbs is an upper bound (element-loop, nested) */
-    char variant[32]; /* and its layout when not the file's ("avx512 q8_0_r16") */
+    char kernel[32]; /* its ISA, and its layout when not the file's ("avx512 q8_0_r16") */
     char status[24];
 } pb_predict_cell;
 

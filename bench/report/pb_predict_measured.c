@@ -44,9 +44,9 @@ static int pm_cpus(const pb_table *p, const pb_table *k, pm_cpu *out)
     return n;
 }
 
-/* llvm-mca's cycles per block for cpu, format, variant and layout into cell: "12.0", "≥12.0" for a bound, "-" for
+/* llvm-mca's cycles per block for cpu, format, ISA and layout into cell: "12.0", "≥12.0" for a bound, "-" for
  * none. */
-static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, const char *variant, const char *layout,
+static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, const char *isa, const char *layout,
                     char *cell, size_t len)
 {
     int pa = pb_table_col(p, "arch"), pc = pb_table_col(p, "cpu"), pf = pb_table_col(p, "format"),
@@ -55,7 +55,7 @@ static void pm_cell(const pb_table *p, const pm_cpu *c, const char *format, cons
     snprintf(cell, len, "-");
     for (size_t r = 0; r < p->nrows; r++) {
         if (strcmp(pb_table_str(p, r, pa), c->arch) || strcmp(pb_table_str(p, r, pc), c->cpu) ||
-            strcmp(pb_table_str(p, r, pf), format) || strcmp(pb_table_str(p, r, pv), variant) ||
+            strcmp(pb_table_str(p, r, pf), format) || strcmp(pb_table_str(p, r, pv), isa) ||
             strcmp(pb_predict_layout(p, r, pl), layout))
             continue;
         int kind = pb_predict_status_kind(pb_table_str(p, r, ps));

@@ -74,8 +74,8 @@ static void kernel_table(FILE *o, const pb_kernels_digest *k, const pb_floor_dig
     for (int i = 0; i < k->n; i++) {
         const pb_kernel_digest *e = &k->k[i];
         fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(e->l2, 1),
-                PB_X(e->l2 / floor1), PB_MD(e->variant_l2), PB_NUM(e->l2_act, 1), PB_NUM(e->l3, 1),
-                PB_NUM(e->dram, 1), PB_PCT(100 * e->dram / e->dram_read), PB_MD(e->variant_dram),
+                PB_X(e->l2 / floor1), PB_MD(e->isa_l2), PB_NUM(e->l2_act, 1), PB_NUM(e->l3, 1),
+                PB_NUM(e->dram, 1), PB_PCT(100 * e->dram / e->dram_read), PB_MD(e->isa_dram),
                 PB_NUM(e->dram_nthr, 1));
     }
     fprintf(o, "\nThe activation is quantized once per matvec input in a decode: the quantizing column pays it on "
@@ -113,7 +113,7 @@ static void roofs_table(FILE *o, const pb_kernels_digest *k, const pb_roof_diges
         const pb_kernel_digest *e = &k->k[i];
         double mpb = pb_roof_macs_per_byte(e->format), gmacs = e->l2 * mpb;
         bool flt = strcmp(e->format, "f32") == 0 || strcmp(e->format, "f16") == 0;
-        int at = pb_roof_find(r, e->variant_l2, flt ? "f32" : "int8", 1);
+        int at = pb_roof_find(r, e->isa_l2, flt ? "f32" : "int8", 1);
         double roof = at >= 0 ? r->r[at].gmacs : NAN, pct = 100 * gmacs / roof;
         fprintf(o, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", PB_MD(e->format), PB_NUM(mpb, 2),
                 PB_NUM(gmacs, 1), PB_NUM(roof, 1), PB_PCT(pct), at >= 0 ? PB_MD(r->r[at].instr) : "—",

@@ -208,7 +208,7 @@ Test(why_cli, overlap_rows_say_why, .timeout = 300)
     char dir[64];
     wisdom_dir(dir, sizeof dir, "pbwhyov");
     static const struct {
-        const char *wisdom, *variant, *why;
+        const char *wisdom, *isa, *why;
     } runs[] = { { "w", "scalar", "tuned" }, { "none", NULL, "rank" } };
     for (int i = 0; i < 2; i++) {
         char args[256], name[64];
@@ -219,7 +219,7 @@ Test(why_cli, overlap_rows_say_why, .timeout = 300)
         snprintf(name, sizeof name, "ov%d/overlap.csv", i);
         harness_load_csv(&t, dir, name);
         cr_assert_geq(t.nrows, 1);
-        const char *want = runs[i].variant ? runs[i].variant : kern_isa_name(kern_matvec_isa(KERN_Q8_0, kern_isa_best()));
+        const char *want = runs[i].isa ? runs[i].isa : kern_isa_name(kern_matvec_isa(KERN_Q8_0, kern_isa_best()));
         for (size_t r = 0; r < t.nrows; r++) {
             cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "variant")), want);
             cr_expect_str_eq(pb_table_str(&t, r, pb_table_col(&t, "why")), runs[i].why);

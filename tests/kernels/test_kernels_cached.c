@@ -21,7 +21,7 @@ static void run_both(kern_format f, kern_isa v, size_t rows, size_t cols)
     kern_act a;
     cr_assert_eq(kern_act_init(&a, f, cols, 1), 0);
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
-    kern_job job = { .fmt = f, .variant = v, .w = w, .rows = rows, .act = &a, .y = y0, .ldy = rows };
+    kern_job job = { .fmt = f, .isa = v, .w = w, .rows = rows, .act = &a, .y = y0, .ldy = rows };
     cr_assert_eq(kern_run(&job), 0);
     job.y = y1;
     job.cached = true;
@@ -185,7 +185,7 @@ static void same_bits_as(kern_isa isa, kern_isa base, int want, const char *test
         cr_assert_eq(kern_act_init(&a, (kern_format)f, cols, 1), 0);
         cr_assert_eq(kern_act_set(&a, x, 1), 0);
         for (int i = 0; i < 2; i++) {
-            kern_job job = { .fmt = (kern_format)f, .variant = i ? isa : base, .w = w, .rows = rows, .act = &a,
+            kern_job job = { .fmt = (kern_format)f, .isa = i ? isa : base, .w = w, .rows = rows, .act = &a,
                              .y = y[i], .ldy = rows };
             cr_assert_eq(kern_run(&job), 0);
         }

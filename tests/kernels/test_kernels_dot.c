@@ -30,7 +30,7 @@ static float *check_against_oracle(kern_format f, kern_isa v, const void *w, con
                                    double *mag)
 {
     float *y = malloc(rows * sizeof(float));
-    kern_job job = { .fmt = f, .variant = v, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
+    kern_job job = { .fmt = f, .isa = v, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
     cr_assert_eq(kern_run(&job), 0, "%s/%s", kern_format_names[f], kern_isa_name(v));
     size_t rb = kt_row_bytes(f, a->cols);
     for (size_t r = 0; r < rows; r++) {
@@ -263,7 +263,7 @@ Test(kern_matmul, strided_output)
     float y[18], packed[10];
     for (int i = 0; i < 18; i++)
         y[i] = -1234.0f;
-    kern_job job = { .fmt = KERN_Q8_0, .variant = kern_isa_best(), .w = w, .rows = rows, .act = &a,
+    kern_job job = { .fmt = KERN_Q8_0, .isa = kern_isa_best(), .w = w, .rows = rows, .act = &a,
                      .y = y, .ldy = ldy };
     cr_assert_eq(kern_run(&job), 0);
     cr_assert_eq(kern_matmul(KERN_Q8_0, kern_isa_best(), w, x, m, packed, rows, cols), 0);
@@ -307,7 +307,7 @@ Test(kern_shape, bad_jobs)
     cr_assert_eq(kern_act_init(&a, KERN_Q4_0, 64, 2), 0);
     cr_assert_eq(kern_act_init(&b, KERN_Q8_0, 64, 1), 0);
     cr_assert_eq(kern_act_set(&a, x, 3), -1, "batch over the capacity");
-    kern_job job = { .fmt = KERN_Q4_0, .variant = KERN_ISA_SCALAR, .w = w, .rows = 3, .act = &a, .y = y };
+    kern_job job = { .fmt = KERN_Q4_0, .isa = KERN_ISA_SCALAR, .w = w, .rows = 3, .act = &a, .y = y };
     cr_assert_eq(kern_run(&job), -1, "an activation never set");
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
     cr_assert_eq(kern_run(&job), 0);
@@ -316,10 +316,10 @@ Test(kern_shape, bad_jobs)
     cr_assert_eq(kern_run(&job), -1, "an activation prepared for another format");
     cr_assert_eq(errno, EINVAL);
     job.act = &a;
-    job.variant = kt_isa_lacking();
+    job.isa = kt_isa_lacking();
     cr_assert_eq(kern_run(&job), -1);
-    cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.variant));
-    job.variant = KERN_ISA_SCALAR;
+    cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.isa));
+    job.isa = KERN_ISA_SCALAR;
     job.rows = 0;
     cr_assert_eq(kern_run(&job), 0, "zero rows is nothing to do");
     kern_act_free(&b);

@@ -250,7 +250,7 @@ Test(kern_kquant, one_q8_K_activation_feeds_every_K_format)
     cr_assert_eq(kern_act_init(&k6, KERN_Q6_K, 512, 1), 0);
     cr_assert_eq(kern_act_set(&k6, x, 1), 0);
     float y0[5], y1[5];
-    kern_job job = { .fmt = KERN_Q6_K, .variant = kern_isa_best(), .w = w, .rows = 5, .act = &k6, .y = y0 };
+    kern_job job = { .fmt = KERN_Q6_K, .isa = kern_isa_best(), .w = w, .rows = 5, .act = &k6, .y = y0 };
     cr_assert_eq(kern_run(&job), 0);
     job.act = &k4;
     job.y = y1;

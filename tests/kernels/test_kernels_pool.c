@@ -28,7 +28,7 @@ static void case_init(pool_case *c, kern_format f, size_t rows, size_t cols, siz
         if (!kern_isa_supported((kern_isa)v))
             continue;
         c->ref[v] = malloc(batch * rows * sizeof(float));
-        kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = c->w, .rows = rows, .act = &c->a,
+        kern_job job = { .fmt = f, .isa = (kern_isa)v, .w = c->w, .rows = rows, .act = &c->a,
                          .y = c->ref[v], .ldy = rows };
         cr_assert_eq(kern_run(&job), 0);
     }
@@ -49,7 +49,7 @@ static void case_check(pool_case *c, pool *p, size_t chunk)
         if (!c->ref[v])
             continue;
         memset(y, 0xff, c->batch * c->rows * sizeof(float));
-        kern_job job = { .fmt = c->f, .variant = (kern_isa)v, .w = c->w, .rows = c->rows, .act = &c->a,
+        kern_job job = { .fmt = c->f, .isa = (kern_isa)v, .w = c->w, .rows = c->rows, .act = &c->a,
                          .y = y, .ldy = c->rows };
         cr_assert_eq(kern_run_pool(p, chunk, &job), 0);
         cr_assert(memcmp(y, c->ref[v], c->batch * c->rows * sizeof(float)) == 0,
@@ -96,7 +96,7 @@ Test(kern_pool, null_pool_and_bad_job)
     kern_act a;
     cr_assert_eq(kern_act_init(&a, KERN_Q8_0, 32, 1), 0);
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
-    kern_job job = { .fmt = KERN_Q8_0, .variant = KERN_ISA_SCALAR, .w = w, .rows = 2, .act = &a, .y = y };
+    kern_job job = { .fmt = KERN_Q8_0, .isa = KERN_ISA_SCALAR, .w = w, .rows = 2, .act = &a, .y = y };
     cr_assert_eq(kern_run_pool(NULL, 0, &job), -1);
     pool_config cfg = pool_config_default();
     cfg.threads = 2;

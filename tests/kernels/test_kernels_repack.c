@@ -12,7 +12,7 @@
 static float *reference(kern_format f, const void *w, size_t rows, const kern_act *a)
 {
     float *y = malloc(a->batch * rows * sizeof(float) + 1);
-    kern_job job = { .fmt = f, .variant = KERN_ISA_SCALAR, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
+    kern_job job = { .fmt = f, .isa = KERN_ISA_SCALAR, .w = w, .rows = rows, .act = a, .y = y, .ldy = rows };
     cr_assert_eq(kern_run(&job), 0);
     return y;
 }
@@ -42,7 +42,7 @@ static void check_layout(kern_layout l, kern_format f, size_t rows, size_t cols,
         if (!kern_isa_supported((kern_isa)v))
             continue;
         memset(y, 0xff, batch * rows * sizeof(float));
-        kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y, .ldy = rows,
+        kern_job job = { .fmt = f, .isa = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y, .ldy = rows,
                          .layout = l };
         cr_assert_eq(kern_run(&job), 0, "%s on %s refused", kern_layout_names[l], kern_isa_name((kern_isa)v));
         for (size_t i = 0; i < batch * rows; i++)
@@ -153,7 +153,7 @@ static void check_extreme_activation(kern_layout l, kern_format f, const void *w
     for (int v = 0; v < KERN_ISA_COUNT; v++) {
         if (!kern_isa_supported((kern_isa)v))
             continue;
-        kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y, .layout = l };
+        kern_job job = { .fmt = f, .isa = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = y, .layout = l };
         cr_assert_eq(kern_run(&job), 0);
         cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s on %s: row 1 %.9g, reference %.9g",
                   kern_layout_names[l], kern_isa_name((kern_isa)v), y[1], ref[1]);
@@ -275,7 +275,7 @@ static void check_pool_and_slices(kern_layout l, kern_format f)
     cr_assert_eq(kern_act_set_cols(&a, x, 1, 0, 256), 0);
     float *ref = reference(f, w, rows, &a), y[301];
     void *rw = repacked(l, f, w, rows, cols);
-    kern_job job = { .fmt = f, .variant = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y, .layout = l };
+    kern_job job = { .fmt = f, .isa = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y, .layout = l };
     pool_config cfg = pool_config_default();
     cfg.threads = 3;
     pool *p = pool_create(&cfg);
@@ -315,7 +315,7 @@ Test(kern_repack, gemm_through_a_pool_keeps_the_bits_at_any_threads_and_split, .
         for (int v = 0; v < KERN_ISA_COUNT; v++) {
             if (!kern_isa_supported((kern_isa)v) || v == KERN_ISA_SCALAR)
                 continue;
-            kern_job job = { .fmt = f, .variant = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = ref,
+            kern_job job = { .fmt = f, .isa = (kern_isa)v, .w = rw, .rows = rows, .act = &a, .y = ref,
                              .ldy = rows, .layout = (kern_layout)l };
             cr_assert_eq(kern_run(&job), 0);
             job.y = y;
@@ -389,7 +389,7 @@ Test(kern_repack, one_activation_feeds_two_layouts)
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
     void *r4 = repacked(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, w4, rows, cols);
     void *r6 = repacked(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, w6, rows, cols);
-    kern_job j6 = { .fmt = KERN_Q6_K, .variant = kern_isa_best(), .w = r6, .rows = rows, .act = &a, .y = y,
+    kern_job j6 = { .fmt = KERN_Q6_K, .isa = kern_isa_best(), .w = r6, .rows = rows, .act = &a, .y = y,
                     .layout = KERN_LAYOUT_Q6_K_R16 };
     cr_assert_eq(kern_run(&j6), -1, "not readied for q6_K_r16");
     cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q6_K_R16), 0, "a q4_K activation feeds q6_K");
@@ -400,11 +400,11 @@ Test(kern_repack, one_activation_feeds_two_layouts)
     } each[2] = { { KERN_Q4_K, KERN_LAYOUT_Q4_K_R16, w4, r4 }, { KERN_Q6_K, KERN_LAYOUT_Q6_K_R16, w6, r6 } };
     for (int i = 0; i < 2; i++) {
         float *ref = reference(each[i].f, each[i].w, rows, &a);
-        kern_job job = { .fmt = each[i].f, .variant = kern_isa_best(), .w = each[i].rw, .rows = rows, .act = &a,
+        kern_job job = { .fmt = each[i].f, .isa = kern_isa_best(), .w = each[i].rw, .rows = rows, .act = &a,
                          .y = y, .layout = each[i].l };
         cr_assert_eq(kern_run(&job), 0, "%s", kern_layout_names[each[i].l]);
         cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s differs from the reference", kern_layout_names[each[i].l]);
-        job.variant = KERN_ISA_SCALAR;
+        job.isa = KERN_ISA_SCALAR;
         cr_assert_eq(kern_run(&job), 0);
         cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s scalar differs", kern_layout_names[each[i].l]);
         free(ref);
@@ -472,7 +472,7 @@ Test(kern_repack, refused_jobs)
     kern_act a, a4;
     cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
     cr_assert_eq(kern_act_set(&a, x, 1), 0);
-    kern_job job = { .fmt = KERN_Q1_0, .variant = KERN_ISA_SCALAR, .w = rw, .rows = 2, .act = &a, .y = y,
+    kern_job job = { .fmt = KERN_Q1_0, .isa = KERN_ISA_SCALAR, .w = rw, .rows = 2, .act = &a, .y = y,
                      .layout = KERN_LAYOUT_Q1_0_R32LUT };
     cr_assert_eq(kern_run(&job), -1, "an activation without the tables");
     cr_assert_eq(errno, EINVAL);
@@ -486,14 +486,14 @@ Test(kern_repack, refused_jobs)
     cr_assert_eq(kern_run(&job), -1, "an unknown layout");
     job.layout = KERN_LAYOUT_Q1_0_R32LUT;
     if (kt_isa_lacking() < KERN_ISA_COUNT) {
-        job.variant = kt_isa_lacking();
+        job.isa = kt_isa_lacking();
         cr_assert_eq(kern_run(&job), -1);
-        cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.variant));
+        cr_assert_eq(errno, ENOTSUP, "%s: this CPU lacks it", kern_isa_name(job.isa));
     }
     /* q4_0_r16 needs no tables, but an activation readied for its layout: one that was not is refused */
     cr_assert_eq(kern_act_set(&a4, x, 1), 0);
     float y4[2];
-    kern_job j4 = { .fmt = KERN_Q4_0, .variant = KERN_ISA_SCALAR, .w = rw, .rows = 2, .act = &a4, .y = y4,
+    kern_job j4 = { .fmt = KERN_Q4_0, .isa = KERN_ISA_SCALAR, .w = rw, .rows = 2, .act = &a4, .y = y4,
                     .layout = KERN_LAYOUT_Q4_0_R16 };
     cr_assert_eq(kern_run(&j4), -1, "an activation not readied for q4_0_r16");
     cr_assert_eq(errno, EINVAL);

@@ -252,7 +252,7 @@ static void mv_init(mv *m)
     }
     cr_assert_eq(kern_act_init(&m->act, KERN_Q8_0, COLS, 1), 0);
     cr_assert_eq(kern_act_set(&m->act, x, 1), 0);
-    m->job = (kern_job){ .fmt = KERN_Q8_0, .variant = kern_isa_best(), .w = m->w, .rows = ROWS, .act = &m->act,
+    m->job = (kern_job){ .fmt = KERN_Q8_0, .isa = kern_isa_best(), .w = m->w, .rows = ROWS, .act = &m->act,
                          .y = m->y, .ldy = ROWS };
 }
 

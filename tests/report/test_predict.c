@@ -16,12 +16,12 @@
     "bytes_per_cycle,gbs_at_clock,core_bw_gbs,bw_kind,bw_source\n"
 
 /* One row: only the columns the reader uses vary. */
-static void row(char *buf, size_t len, const char *cpu, const char *chip, const char *format, const char *variant,
+static void row(char *buf, size_t len, const char *cpu, const char *chip, const char *format, const char *isa,
                 const char *status, const char *gbs, const char *bw)
 {
     size_t at = strlen(buf);
     snprintf(buf + at, len - at, "aarch64,%s,%s,2.0,%s,%s,rows_x,%s,yes,sdot 32/32,10,4.0,4.0,A57,64,0.5,8,128,16,%s,%s,"
-             "estimate,a guess\n", cpu, chip, format, variant, status, gbs, bw);
+             "estimate,a guess\n", cpu, chip, format, isa, status, gbs, bw);
 }
 
 /* chip A (bandwidth 10): f32 20 ok (outruns), q8_0 5 ok and 12 branchy in another variant (the faster counts:
@@ -61,7 +61,7 @@ Test(predict, reads_the_best_usable_variant_per_format)
     /* formats: f32 0, f16 1, q8_0 2, q4_0 3, q1_0 4, tq2_0 5, q4_K 6, q6_K 7 */
     cr_assert_str_eq(pb_predict_format_name(2), "q8_0");
     cr_assert_float_eq(a->f[2].gbs, 12.0, 1e-9, "the faster of q8_0's two variants");
-    cr_assert_str_eq(a->f[2].variant, "dotprod");
+    cr_assert_str_eq(a->f[2].kernel, "dotprod");
     cr_assert(isnan(a->f[4].gbs), "q1_0: only a cpu-lacks row");
     cr_assert(a->f[6].bound && a->f[5].bound);
     cr_assert_eq(pb_predict_outruns(&a->f[0], a->bw_gbs), 1);
@@ -87,7 +87,7 @@ Test(predict, a_prediction_beats_a_bound)
     pb_predict p;
     pb_csverr e;
     cr_assert_eq(pb_predict_read(&p, path, &e), 0, "%s", e.msg);
-    cr_assert_str_eq(p.c[0].f[7].variant, "neon");
+    cr_assert_str_eq(p.c[0].f[7].kernel, "neon");
     cr_assert_not(p.c[0].f[7].bound);
     tf_rmrf(dir);
 }
@@ -163,8 +163,8 @@ Test(predict, a_faster_repacked_layout_is_named)
     pb_csverr e;
     cr_assert_eq(pb_predict_read(&p, path, &e), 0, "%s", e.msg);
     cr_assert_eq(p.n, 1);
-    cr_expect_str_eq(p.c[0].f[2].variant, "avx512 q8_0_r16");
+    cr_expect_str_eq(p.c[0].f[2].kernel, "avx512 q8_0_r16");
     cr_expect_float_eq(p.c[0].f[2].gbs, 90.0, 1e-9);
-    cr_expect_str_eq(p.c[0].f[3].variant, "avx512", "an unusable repacked row does not count");
+    cr_expect_str_eq(p.c[0].f[3].kernel, "avx512", "an unusable repacked row does not count");
     cr_assert_eq(tf_rmrf(dir), 0);
 }

@@ -181,7 +181,7 @@ static pb_digest kernels_at(double l2)
     d.kern.have = true;
     d.kern.n = 1;
     snprintf(d.kern.k[0].format, sizeof d.kern.k[0].format, "q8_0");
-    snprintf(d.kern.k[0].variant_l2, sizeof d.kern.k[0].variant_l2, "avx2");
+    snprintf(d.kern.k[0].isa_l2, sizeof d.kern.k[0].isa_l2, "avx2");
     d.kern.k[0].l2 = l2;
     return d;
 }
@@ -201,7 +201,7 @@ Test(report_answers, owners_of_each_loss)
     /* fast in L2, and at DRAM size under 90% of the read beside it (30 of 40 GB/s): it does not stream */
     fast.kern.k[0].dram = 30;
     fast.kern.k[0].dram_read = 40;
-    snprintf(fast.kern.k[0].variant_dram, sizeof fast.kern.k[0].variant_dram, "avx512");
+    snprintf(fast.kern.k[0].isa_dram, sizeof fast.kern.k[0].isa_dram, "avx512");
     l = pb_answer_loss(&k, &fast);
     cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "%s", l.why);
     cr_expect(strstr(l.why, "(avx512) reads 30.0 GB/s, 75% of the 40.0 GB/s read beside it"), "%s", l.why);

@@ -30,7 +30,7 @@ int main(void)
         kern_act a;
         if (kern_act_init(&a, f, COLS, BATCH) != 0 || kern_act_set(&a, x, BATCH) != 0)
             return 2;
-        kern_job job = { .fmt = f, .variant = v, .w = w, .rows = ROWS, .act = &a, .y = ref, .ldy = ROWS };
+        kern_job job = { .fmt = f, .isa = v, .w = w, .rows = ROWS, .act = &a, .y = ref, .ldy = ROWS };
         if (kern_run(&job) != 0)
             return 2;
         job.y = y;

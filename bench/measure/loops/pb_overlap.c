@@ -91,7 +91,7 @@ static int ov_work_init(pb_overlap_work *w, const pb_kernel_choice *k, size_t ro
     ov_fill(row, cols, 7);
     kern_act_set(&w->job_act, row, 1);
     free(row);
-    w->job = (kern_job){ .fmt = KERN_Q8_0, .variant = v, .w = w->w, .rows = rows, .act = &w->job_act, .y = w->y,
+    w->job = (kern_job){ .fmt = KERN_Q8_0, .isa = v, .w = w->w, .rows = rows, .act = &w->job_act, .y = w->y,
                          .ldy = rows, .cached = !k->prefetch };
     if (kern_job_check(&w->job) != 0)
         return pb_errf(err, errlen, "the q8_0 %s kernel cannot run: %s", kern_isa_name(v), strerror(errno));
