@@ -19,7 +19,7 @@
 #               with --run-dir, predict.csv is also copied into that run directory (never over an existing one).
 #
 # Needs llvm-mca (Debian's llvm; `scripts/deps.sh predict` installs it and gcc-aarch64-linux-gnu). Fails when a
-# row is missing: every aarch64 core of the table must have a row for every format.
+# row is missing: every core of the table must have a row for every format (KERN_FORMATS) its arch has a kernel of.
 set -eu
 cd "$(dirname "$0")/.."
 OUT=build/predict
@@ -202,12 +202,18 @@ x86_64  avxvnni    tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avxvnni               
 x86_64  avxvnni    q4_K  q4_K_r16    kern_group_q4_K_r16_avxvnni                     16 144  0 vpdpbusd:136
 '
 
+# KERN_FORMATS (kernels/kern_format.h) as "name weights_per_block bytes_per_block" lines, in its order: the formats
+# the check below wants and their blocks come from the one list the C code compiles, so a new format needs no line
+# here.
+FORMATS=$(awk '/^#define KERN_FORMATS\(X\)/ { on = 1; next }
+    on { if (match($0, /X\([^)]*\)/)) { split(substr($0, RSTART + 2, RLENGTH - 3), a, / *, */); print a[2], a[3], a[4] }
+         if ($0 !~ /\\$/) on = 0 }' kernels/kern_format.h)
+[ -n "$FORMATS" ] || { echo "predict: no KERN_FORMATS list in kernels/kern_format.h" >&2; exit 1; }
+
+# A format's block in bytes; a float format (one weight a block) counts 32 values as one (f32 128, f16 64).
 block_bytes() {
-    case "$1" in
-    f32) echo 128 ;; f16) echo 64 ;; q8_0) echo 34 ;; q4_0 | q1_0) echo 18 ;; tq2_0) echo 66 ;;
-    q4_K) echo 144 ;; q6_K) echo 210 ;;
-    *) echo "predict: no block size for $1" >&2; exit 1 ;;
-    esac
+    echo "$FORMATS" | awk -v f="$1" '$1 == f { print $2 == 1 ? 32 * $3 : $3; found = 1 }
+        END { if (!found) { print "predict: " f " is not in KERN_FORMATS" > "/dev/stderr"; exit 1 } }'
 }
 
 CPUS=expect/predict_cpus.csv
@@ -279,13 +285,17 @@ echo "$KERNELS" | while read -r arch variant format layout fns rows step inner d
     done
 done
 
-# The table kept whole: every aarch64 core of the table has a usable row (cycles, and a status the report
-# uses) for every format, and so does every x86 core; a kernel change that breaks an extraction fails here.
-missing=$(awk -F, 'NR == FNR { if (!/^#/ && $1 != "arch") cpus[$1 "," $2] = 1; next }
+# The table kept whole: every core of the table has a usable row (cycles, and a status the report uses) for every
+# format of KERN_FORMATS that KERNELS has a kernel of for its arch; a kernel change that breaks an extraction fails
+# here. A format with no SIMD kernel (scalar only) has no row, and the report says none for it.
+need=$(echo "$KERNELS" | awk 'NF { print $1 "," $3 }' | sort -u)
+missing=$(awk -F, -v need="$need" -v formats="$(echo "$FORMATS" | awk '{ print $1 }')" '
+    NR == FNR { if (!/^#/ && $1 != "arch") cpus[$1 "," $2] = $1; next }
     FNR > 1 && $12 != "" && $8 ~ /^(ok|branchy|element-loop|nested)$/ { have[$1 "," $2 "," $5] = 1 }
     END {
-        n = split("f32 f16 q8_0 q4_0 q1_0 tq2_0 q4_K q6_K", f, " ")
-        for (c in cpus) for (i = 1; i <= n; i++) if (!((c "," f[i]) in have)) printf " %s/%s", c, f[i]
+        n = split(formats, f, "\n")
+        for (c in cpus) for (i = 1; i <= n; i++) if (index("\n" need "\n", "\n" cpus[c] "," f[i] "\n") &&
+            !((c "," f[i]) in have)) printf " %s/%s", c, f[i]
     }' "$CPUS" "$TMP")
 ncpu=$(awk -F, '!/^#/ && $1 == "aarch64"' "$CPUS" | wc -l)
 mv "$TMP" "$CSV"

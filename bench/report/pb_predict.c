@@ -7,11 +7,10 @@
 
 #include "pb_md_escape.h"
 
-static const char *const formats[PB_PREDICT_FORMATS] = { "f32", "f16", "q8_0", "q4_0", "q1_0", "tq2_0", "q4_K", "q6_K" };
-
 const char *pb_predict_format_name(int i)
 {
-    return i >= 0 && i < PB_PREDICT_FORMATS ? formats[i] : "";
+    const kern_format_info *fi = i >= 0 && i < PB_PREDICT_FORMATS ? kern_format_get((kern_format)i) : NULL;
+    return fi ? fi->name : "";
 }
 
 const char *pb_predict_layout(const pb_table *t, size_t r, int col)
@@ -22,10 +21,8 @@ const char *pb_predict_layout(const pb_table *t, size_t r, int col)
 
 static int format_index(const char *s)
 {
-    for (int i = 0; i < PB_PREDICT_FORMATS; i++)
-        if (strcmp(s, formats[i]) == 0)
-            return i;
-    return -1;
+    kern_format f;
+    return kern_format_parse(s, &f) == 0 ? (int)f : -1;
 }
 
 /* Copies s into a fixed field, cut at its size (a field of the CSV is anyone's text: never trusted to fit). */
@@ -149,7 +146,7 @@ static int formats_with(const pb_predict_chip *c, int want, char *buf, size_t le
         n++;
         if (at >= len) /* full: counted, not listed (the "..." below says so) */
             continue;
-        int w = snprintf(buf + at, len - at, "%s%s %s%.1f", n > 1 ? ", " : "", formats[f],
+        int w = snprintf(buf + at, len - at, "%s%s %s%.1f", n > 1 ? ", " : "", pb_predict_format_name(f),
                          c->f[f].bound ? "≤" : "", c->f[f].gbs);
         if (w > 0)
             at += (size_t)w;
@@ -223,7 +220,7 @@ void pb_report_predict(FILE *o, const char *dir)
         fprintf(o, "---|");
     fprintf(o, "\n");
     for (int f = 0; f < PB_PREDICT_FORMATS; f++) {
-        fprintf(o, "| %s |", formats[f]);
+        fprintf(o, "| %s |", pb_predict_format_name(f));
         for (int i = 0; i < p.n; i++) {
             const pb_predict_cell *c = &p.c[i].f[f];
             if (isnan(c->gbs)) {

@@ -12,11 +12,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "kern_format.h"
 #include "pb_csvread.h"
 #include "pb_rundata.h"
 
 #define PB_PREDICT_CHIPS 32
-#define PB_PREDICT_FORMATS 8 /* f32 f16 q8_0 q4_0 q1_0 tq2_0 q4_K q6_K, in pb_predict_format_name's order */
+/* A column per format of KERN_FORMATS, in its order: a format with no SIMD kernel in predict.sh has no row, and
+ * its column says none. */
+#define PB_PREDICT_FORMATS KERN_FORMAT_COUNT
 
 /* One chip's best prediction for one format: the fastest variant with a usable row (a prediction before a bound). */
 typedef struct pb_predict_cell {

@@ -14,6 +14,7 @@
 #include "pb_memfloor_run.h"
 #include "pb_plot.h"
 #include "pb_plot_spec.h"
+#include "pb_predict.h"
 #include "pool.h"
 #include "test_files.h"
 
@@ -139,6 +140,16 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
         cr_expect(in == (f != KERN_F32), "the floor's per-token formats %s %s (f32 alone is left out)",
                   in ? "hold" : "lack", formats[f]);
     }
+}
+
+/* report.md's "Cycles on paper" has a column per format (a format predict.sh has no kernel of says none there). */
+Test(extension_points, every_format_has_a_predict_column)
+{
+    int n = 0;
+    for (int f = 0; formats[f]; f++, n++)
+        cr_expect_str_eq(pb_predict_format_name(f), formats[f], "predict's column %d", f);
+    cr_expect_eq(n, PB_PREDICT_FORMATS);
+    cr_expect_str_eq(pb_predict_format_name(n), "", "no column past the formats");
 }
 
 Test(extension_points, every_policy_reaches_every_help_and_the_plots)
