@@ -45,6 +45,15 @@ int pool_policy_parse(const char *name, pool_policy *out)
     return -1;
 }
 
+bool pool_policy_spins(pool_policy policy)
+{
+    uint64_t worker_ns = 0, caller_ns = 0;
+    if ((unsigned)policy >= POOL_POLICY_COUNT)
+        return false;
+    pool_policy_budgets(policy, POOL_DEFAULT_SPIN_US, POOL_DEFAULT_IDLE_US, &worker_ns, &caller_ns);
+    return worker_ns > 0;
+}
+
 /* ---------------------------------------------------------------- workers */
 
 /* A worker at its level (flat: every worker at the root; a tree: members at their group, leaders at the root

@@ -135,6 +135,9 @@ int pool_groups(const pool *p);
 const char *pool_policy_name(pool_policy policy);
 /* 0 and *out set on a known name, -1 otherwise. */
 int pool_policy_parse(const char *name, pool_policy *out);
+/* Whether the policy's waiters spin before they sleep (spin, hybrid): its workers' budget at the default settings
+ * is not zero. Read from the switch that sets the budgets, so a new policy's answer comes with them. */
+bool pool_policy_spins(pool_policy policy);
 
 /* ---------------------------------------------------------------- the asynchronous pair
  *

@@ -162,6 +162,14 @@ Test(extension_points, every_policy_reaches_every_help_and_the_plots)
         .scripts = { "pool_overhead.gp", "sweep.gp" }, .var = "policy_order", .except_second = -1 });
 }
 
+/* A policy whose waiters spin (its budgets, pool_policy_spins) is an executor kind that spins: a sweep runs the live
+ * floor on its pool. */
+Test(extension_points, every_spinning_policy_spins_in_the_executor)
+{
+    for (int p = 0; policies[p]; p++)
+        cr_expect_eq(pb_exec_kind_spins((pb_exec_kind)p), pool_policy_spins((pool_policy)p), "%s", policies[p]);
+}
+
 Test(extension_points, a_policy_no_list_names_is_still_drawn)
 {
     if (!pb_plot_available())

@@ -34,7 +34,8 @@ int pb_exec_kind_policy(pb_exec_kind kind)
 
 bool pb_exec_kind_spins(pb_exec_kind kind)
 {
-    return kind == PB_EXEC_SPIN || kind == PB_EXEC_HYBRID || kind == PB_EXEC_TREE;
+    int policy = pb_exec_kind_policy(kind); /* tree is the spin policy's; omp is no policy (-1) */
+    return policy >= 0 && pool_policy_spins((pool_policy)policy);
 }
 
 /* Pins each thread of an OpenMP team of `threads` to cpus[thread number] (the caller is thread 0), or back

@@ -47,7 +47,8 @@ extern const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1];
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out);
 /* The pool policy a kind runs (tree: spin); -1 for omp. */
 int pb_exec_kind_policy(pb_exec_kind kind);
-/* The kinds whose idle threads spin between dispatches (spin, hybrid, tree). */
+/* The kinds whose idle threads spin between dispatches (spin, hybrid, tree): those whose pool policy spins
+ * (pool_policy_spins), so a new policy needs no line here. */
 bool pb_exec_kind_spins(pb_exec_kind kind);
 
 /* How each dispatch's rows are split over the threads (see the top): X(KIND, word, takes a claim of N rows). The
