@@ -392,23 +392,39 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* Every policy whose waiters spin (pool_policy_spins: spin, hybrid), its budget short: idle workers sleep. */
 Test(pool, idle_spin_workers_go_to_sleep)
 {
-    pool_config cfg = pool_config_default();
-    cfg.threads = 2;
-    cfg.policy = POOL_SPIN;
-    cfg.idle_us = 2000;
-    pool *p = pool_create(&cfg);
-    atomic_long total = 0;
-    pool_run(p, pt_add_one, &total);
-    usleep(50 * 1000); /* past the idle budget */
-    double c0 = cpu_seconds();
-    usleep(300 * 1000);
-    double used = cpu_seconds() - c0;
-    cr_assert_lt(used, 0.1, "an idle spin pool burned %.3f s of cpu in 0.3 s", used);
-    pool_run(p, pt_add_one, &total); /* a sleeping worker wakes for the next job */
-    cr_assert_eq(atomic_load(&total), 4);
-    pool_destroy(p);
+    int spinning = 0;
+    for (int pol = 0; pol < POOL_POLICY_COUNT; pol++) {
+        if (!pool_policy_spins((pool_policy)pol))
+            continue;
+        spinning++;
+        pool_config cfg = pool_config_default();
+        cfg.threads = 2;
+        cfg.policy = (pool_policy)pol;
+        cfg.idle_us = cfg.spin_us = 2000; /* spin's idle budget, hybrid's spin */
+        pool *p = pool_create(&cfg);
+        atomic_long total = 0;
+        pool_run(p, pt_add_one, &total);
+        usleep(50 * 1000); /* past the idle budget */
+        double c0 = cpu_seconds();
+        usleep(300 * 1000);
+        double used = cpu_seconds() - c0;
+        cr_assert_lt(used, 0.1, "an idle %s pool burned %.3f s of cpu in 0.3 s", pool_policy_name(cfg.policy), used);
+        pool_run(p, pt_add_one, &total); /* a sleeping worker wakes for the next job */
+        cr_assert_eq(atomic_load(&total), 4);
+        pool_destroy(p);
+    }
+    cr_assert_geq(spinning, 2, "spin and hybrid spin");
+}
+
+/* Which policies' waiters spin before they sleep, as the budgets say. */
+Test(pool, spin_and_hybrid_spin)
+{
+    cr_assert(pool_policy_spins(POOL_SPIN) && pool_policy_spins(POOL_HYBRID));
+    cr_assert(!pool_policy_spins(POOL_CONDVAR) && !pool_policy_spins(POOL_SPAWN));
+    cr_assert(!pool_policy_spins(POOL_POLICY_COUNT));
 }
 
 Test(pool, split_gives_first_remainder_threads_one_more)
