@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define POOL_NAME_ENTRY(policy, name) [policy] = name,
+#define POOL_NAME_ENTRY(policy, name, words) [policy] = name,
 static const char *const pool_policy_names[POOL_POLICY_COUNT] = { POOL_POLICY_NAMES(POOL_NAME_ENTRY) };
 #undef POOL_NAME_ENTRY
 

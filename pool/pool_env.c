@@ -15,7 +15,7 @@
 
 static const char pool_threads_accepted[] = "accepted 1..1024 (a list like 1,2,4 or a range like 1-8)";
 /* ", spin, condvar, ...": the policies' one list, for "accepted spin, condvar, ..." (its first two bytes left out). */
-#define POOL_ENV_NAME(id, name) ", " name
+#define POOL_ENV_NAME(id, name, words) ", " name
 static const char pool_policies_list[] = POOL_POLICY_NAMES(POOL_ENV_NAME);
 #undef POOL_ENV_NAME
 

@@ -18,10 +18,14 @@ typedef enum pool_policy {
     POOL_POLICY_COUNT
 } pool_policy;
 
-/* The policies' names as one list to expand, X(policy, "name"): pool_policy_name's table, and any table that
- * extends it (bench's executor kinds add "omp"), come from here, so a name is written once. */
-#define POOL_POLICY_NAMES(X)                                                                                   \
-    X(POOL_SPIN, "spin") X(POOL_CONDVAR, "condvar") X(POOL_HYBRID, "hybrid") X(POOL_SPAWN, "spawn")
+/* The policies as one list to expand, X(policy, "name", "words"): pool_policy_name's table, and any table that
+ * extends it (bench's executor kinds add "omp"), come from here, so a name is written once; the words say what its
+ * workers do between jobs, for prose (report.md's answers), written beside the name so a policy never lacks them. */
+#define POOL_POLICY_NAMES(X)                                        \
+    X(POOL_SPIN, "spin", "workers spin between dispatches")         \
+    X(POOL_CONDVAR, "condvar", "workers sleep between dispatches")  \
+    X(POOL_HYBRID, "hybrid", "workers spin, then sleep")            \
+    X(POOL_SPAWN, "spawn", "threads made for every dispatch")
 
 #define POOL_MAX_THREADS 1024
 #define POOL_SPIN_FOREVER 0xFFFFFFFFu

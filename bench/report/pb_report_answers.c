@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pb_answer.h"
+#include "pb_exec.h"
 #include "pb_fmt.h"
 #include "pb_md_escape.h"
 #include "pb_report.h"
@@ -120,15 +121,14 @@ static void formats_table(FILE *o, const pb_answers *a)
     fprintf(o, "\n");
 }
 
-/* What a deviation is, in words, where the dimension's value says more than its name. */
+/* What a deviation is, in words, where the dimension's value says more than its name: a policy's from the
+ * executor's kinds (pb_exec_kind_words, the pool's POOL_POLICY_NAMES), the others' here. */
 static const char *dev_words(const pb_answer_dev *v)
 {
+    pb_exec_kind kind;
+    if (strcmp(v->dim, "policy") == 0)
+        return pb_exec_kind_parse(v->p.d.policy, &kind) == 0 ? pb_exec_kind_words[kind] : NULL;
     static const struct { const char *dim, *value, *words; } w[] = {
-        { "policy", "spin", "workers spin between dispatches" },
-        { "policy", "condvar", "workers sleep between dispatches" },
-        { "policy", "hybrid", "workers spin, then sleep" },
-        { "policy", "spawn", "threads made for every dispatch" },
-        { "policy", "omp", "OpenMP's team" },
         { "core set", "p+e", "past the P-cores" },
         { "core set", "e", "E-cores only" },
         { "core set", "smt", "SMT siblings too" },
@@ -136,10 +136,9 @@ static const char *dev_words(const pb_answer_dev *v)
         { "glue", "serial", "all glue on the calling thread" },
         { "glue", "fused", "row-local glue inside the dispatches" },
     };
-    const char *value = strcmp(v->dim, "policy") == 0     ? v->p.d.policy
-                        : strcmp(v->dim, "core set") == 0 ? v->p.d.cpuset
-                        : strcmp(v->dim, "glue") == 0     ? v->p.d.glue
-                                                          : "";
+    const char *value = strcmp(v->dim, "core set") == 0 ? v->p.d.cpuset
+                        : strcmp(v->dim, "glue") == 0   ? v->p.d.glue
+                                                        : "";
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
         if (strcmp(w[i].dim, v->dim) == 0 && strcmp(w[i].value, value) == 0)
             return w[i].words;

@@ -120,7 +120,7 @@ static void expect_reached(const ext_point *e)
 
 #define FORMAT_NAME(id, name, block, bytes, act) #name,
 static const char *const formats[] = { KERN_FORMATS(FORMAT_NAME) NULL };
-#define POLICY_NAME(id, name) name,
+#define POLICY_NAME(id, name, words) name,
 static const char *const policies[] = { POOL_POLICY_NAMES(POLICY_NAME) NULL };
 
 Test(extension_points, every_format_reaches_every_help_and_the_floor)
@@ -168,6 +168,13 @@ Test(extension_points, every_spinning_policy_spins_in_the_executor)
 {
     for (int p = 0; policies[p]; p++)
         cr_expect_eq(pb_exec_kind_spins((pb_exec_kind)p), pool_policy_spins((pool_policy)p), "%s", policies[p]);
+}
+
+/* report.md's answers say what a policy's workers do (POOL_POLICY_NAMES' words, through the executor's kinds). */
+Test(extension_points, every_policy_has_words)
+{
+    for (int p = 0; policies[p]; p++)
+        cr_expect(pb_exec_kind_words[p] && pb_exec_kind_words[p][0], "%s has words", policies[p]);
 }
 
 Test(extension_points, a_policy_no_list_names_is_still_drawn)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* The pool kinds' names are the pool's (a pool kind's value is its policy's); OpenMP's is added here. */
-#define PB_EXEC_POOL_NAME(policy, name) [policy] = name,
+#define PB_EXEC_POOL_NAME(policy, name, words) [policy] = name,
 const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1] = {
     POOL_POLICY_NAMES(PB_EXEC_POOL_NAME)
     [PB_EXEC_OMP] = "omp",
@@ -20,6 +20,14 @@ const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1] = {
     [PB_EXEC_KINDS] = NULL,
 };
 #undef PB_EXEC_POOL_NAME
+
+#define PB_EXEC_POOL_WORDS(policy, name, words) [policy] = words,
+const char *const pb_exec_kind_words[PB_EXEC_KINDS] = {
+    POOL_POLICY_NAMES(PB_EXEC_POOL_WORDS)
+    [PB_EXEC_OMP] = "OpenMP's team",
+    [PB_EXEC_TREE] = NULL, /* the spin pool: its name says the rest */
+};
+#undef PB_EXEC_POOL_WORDS
 
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out)
 {

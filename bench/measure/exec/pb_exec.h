@@ -43,6 +43,9 @@ typedef enum pb_exec_kind {
 /* "spin", "condvar", "hybrid", "spawn" (the pool's own names, POOL_POLICY_NAMES), "omp", "tree"; indexed by kind,
  * NULL-terminated: the --policy choices of the harnesses and the policy column of their CSVs. */
 extern const char *const pb_exec_kind_names[PB_EXEC_KINDS + 1];
+/* What each kind's threads do between dispatches, in words for prose (the pool's, POOL_POLICY_NAMES, and omp's);
+ * NULL where the name says it (tree). Indexed by kind. */
+extern const char *const pb_exec_kind_words[PB_EXEC_KINDS];
 /* 0 and *out set on a known name, -1 otherwise. */
 int pb_exec_kind_parse(const char *name, pb_exec_kind *out);
 /* The pool policy a kind runs (tree: spin); -1 for omp. */
