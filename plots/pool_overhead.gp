@@ -19,10 +19,15 @@ if (!exists("pus")) { pus = 0 }
 # policy_order (pb_plot_spec.c, from the build's policy names): the order of the lines; a policy the run measured
 # that the order lacks is drawn after them, and without policy_order (by hand) every one in the CSV's order.
 policies = exists("policy_order") ? policy_order : ""
-# A policy keeps its colour from run to run and from plot to plot (sweep.gp's palette).
-pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
-            p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : p eq "barrier-central" ? 0x0072b2 : \
-            p eq "barrier-tree" ? 0x56b4e9 : p eq "barrier-dissemination" ? 0x009e73 : p eq "barrier-omp" ? 0xe69f00 : 0x666666
+# policy_colours (pb_plot_spec.c, a table keyed by the build's policies): one colour per word of policy_order, so a
+# policy keeps its colour from run to run and from plot to plot (sweep.gp's); a policy it lacks is grey. The
+# barriers (dashed) borrow the colours of spin, tree, hybrid and omp.
+porder = exists("policy_order") ? policy_order : ""
+pcolours = exists("policy_colours") ? policy_colours : ""
+pidx(p) = sum [i=1:words(porder)] ((word(porder, i) eq p) ? i : 0)
+pcolor(p) = pidx(p) > 0 && pidx(p) <= words(pcolours) ? word(pcolours, pidx(p)) + 0 : \
+            p eq "barrier-central" ? pcolor("spin") : p eq "barrier-tree" ? pcolor("tree") : \
+            p eq "barrier-dissemination" ? pcolor("hybrid") : p eq "barrier-omp" ? pcolor("omp") : 0x666666
 barriers = "barrier-central barrier-tree barrier-dissemination barrier-omp"
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 

@@ -24,9 +24,12 @@ do for [v in "has_glue has_best has_e_cores has_smt has_ctx has_prompt glue_all"
 
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 widx(list, w) = sum [i=1:words(list)] ((word(list, i) eq w) ? i : 0)
-# A policy keeps its colour from run to run (Okabe-Ito's palette, readable by the colour-blind).
-pcolor(p) = p eq "spin" ? 0x0072b2 : p eq "condvar" ? 0xd55e00 : p eq "hybrid" ? 0x009e73 : p eq "spawn" ? 0xcc79a7 : \
-            p eq "omp" ? 0xe69f00 : p eq "tree" ? 0x56b4e9 : 0x666666
+# policy_colours (pb_plot_spec.c, a table keyed by the build's policies, Okabe-Ito's palette, readable by the
+# colour-blind): one colour per word of policy_order, so a policy keeps its colour from run to run; one it lacks is
+# grey.
+porder = exists("policy_order") ? policy_order : ""
+pcolours = exists("policy_colours") ? policy_colours : ""
+pcolor(p) = widx(porder, p) > 0 && widx(porder, p) <= words(pcolours) ? word(pcolours, widx(porder, p)) + 0 : 0x666666
 
 # ---------------------------------------------------------------- what the run holds
 set datafile columnheaders

@@ -167,6 +167,29 @@ static void var_words(pb_plot_job *job, const char *name, const char *const *wor
     snprintf(job->vars + at, sizeof job->vars - at, "'; ");
 }
 
+/* Each executor kind's colour in the plots (Okabe-Ito's palette, readable by the colour-blind), keyed by kind so a
+ * policy keeps its colour from run to run and from plot to plot. A kind the table lacks (a policy added to
+ * POOL_POLICY_NAMES) takes the first spare colour no kind above uses, so it is drawn in one of its own. */
+static const char *const kind_colours[PB_EXEC_KINDS] = {
+    [PB_EXEC_SPIN] = "0x0072b2", [PB_EXEC_CONDVAR] = "0xd55e00", [PB_EXEC_HYBRID] = "0x009e73",
+    [PB_EXEC_SPAWN] = "0xcc79a7", [PB_EXEC_OMP] = "0xe69f00",     [PB_EXEC_TREE] = "0x56b4e9",
+};
+static const char *const spare_colours[] = { "0x000000", "0x882255", "0x999933", "0x44aa99", "0xaa4499" };
+
+/* policy_colours: a colour per word of policy_order (pb_exec_kind_names), grey once the spares run out. */
+static void var_policy_colours(pb_plot_job *job)
+{
+    const char *words[PB_EXEC_KINDS + 1];
+    size_t spare = 0;
+    for (int k = 0; k < PB_EXEC_KINDS; k++) {
+        words[k] = kind_colours[k];
+        if (!words[k])
+            words[k] = spare < sizeof spare_colours / sizeof *spare_colours ? spare_colours[spare++] : "0x666666";
+    }
+    words[PB_EXEC_KINDS] = NULL;
+    var_words(job, "policy_colours", words);
+}
+
 static void out(pb_plot_job *job, const char *stem, bool optional)
 {
     assert(job->n < PB_PLOT_MAX_STEMS);
@@ -184,6 +207,7 @@ static void pool_overhead_facts(int dirfd, pb_plot_job *job)
     long pus = machine_fact(dirfd, PB_MKEY(pus));
     var(job, "pus", pus > 0 ? pus : 0);
     var_words(job, "policy_order", pb_exec_kind_names);
+    var_policy_colours(job);
 }
 
 /* The roofline's intensity tics: each intensity once (q4_0 and q4_K share 1.78 MAC/B), its formats joined by '+',
@@ -274,6 +298,7 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     sweep_core_vars(job, hdr);
     sweep_ctx_vars(job, hdr);
     var_words(job, "policy_order", pb_exec_kind_names);
+    var_policy_colours(job);
 }
 
 /* Reads sweep.csv's header into hdr: whether the file holds a point and its header the column col. */

@@ -177,6 +177,51 @@ Test(extension_points, every_policy_has_words)
         cr_expect(pb_exec_kind_words[p] && pb_exec_kind_words[p][0], "%s has words", policies[p]);
 }
 
+/* The n-th word (from 0) of the quoted list name='...' in vars, into w; false when there is none. */
+static bool var_word(const char *vars, const char *name, int n, char *w, size_t len)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s='", name);
+    const char *at = strstr(vars, key);
+    if (!at)
+        return false;
+    at += strlen(key);
+    for (; n > 0 && *at != '\''; at++)
+        n -= *at == ' ';
+    size_t k = strcspn(at, " '");
+    if (n > 0 || k == 0)
+        return false;
+    snprintf(w, len, "%.*s", (int)k, at);
+    return true;
+}
+
+/* Each policy is drawn in a colour of its own (pb_plot_spec.c's table, a spare one for a policy it lacks), the
+ * same in both plots that draw policies: never pcolor's grey, never another policy's. */
+Test(extension_points, every_policy_has_a_colour_of_its_own)
+{
+    char dir[128];
+    tf_tmpdir(dir, sizeof dir, "pbext");
+    tf_write(dir, "pool_overhead.csv", "policy\nspin\n");
+    tf_write(dir, "sweep.csv", "policy\nspin\n");
+    pb_plot_job po = plot_job(dir, "pool_overhead.gp"), sw = plot_job(dir, "sweep.gp");
+    tf_rmrf(dir);
+    char seen[PB_EXEC_KINDS][16];
+    for (int k = 0; k < PB_EXEC_KINDS; k++) {
+        char name[32], c1[16], c2[16];
+        cr_assert(var_word(po.vars, "policy_order", k, name, sizeof name), "policy_order's word %d: %s", k, po.vars);
+        cr_assert_str_eq(name, pb_exec_kind_names[k]);
+        cr_assert(var_word(po.vars, "policy_colours", k, c1, sizeof c1), "%s has a colour: %s", name, po.vars);
+        cr_assert(var_word(sw.vars, "policy_colours", k, c2, sizeof c2), "%s has a colour: %s", name, sw.vars);
+        cr_expect_str_eq(c1, c2, "%s: one colour in both plots", name);
+        cr_expect_str_neq(c1, "0x666666", "%s is not grey", name);
+        for (int j = 0; j < k; j++)
+            cr_expect_str_neq(c1, seen[j], "%s and %s share a colour", name, pb_exec_kind_names[j]);
+        snprintf(seen[k], sizeof seen[k], "%s", c1);
+    }
+    char extra[16];
+    cr_expect(!var_word(po.vars, "policy_colours", PB_EXEC_KINDS, extra, sizeof extra), "a colour per policy only");
+}
+
 Test(extension_points, a_policy_no_list_names_is_still_drawn)
 {
     if (!pb_plot_available())
