@@ -21,8 +21,8 @@ if (!exists("has_roof")) { has_roof = 0 }
 set datafile separator ','
 set datafile missing NaN
 
-# The variants and levels present, in a fixed order, so a variant keeps its colour from run to run and absent
-# ones draw no empty series. stats reads them as data: a CSV field is never part of a command (columnheaders:
+# The variants (ISAs) and levels present, in a fixed order, so a variant keeps its colour from run to run and
+# absent ones draw no empty series. stats reads them as data: a CSV field is never part of a command (columnheaders:
 # the header row is not a value).
 add_word(list, w) = strstrt(" ".list, " ".w." ") ? list : list.w." "
 seen_v = ""
@@ -30,13 +30,18 @@ seen_l = ""
 set datafile columnheaders
 stats csv using (seen_v = add_word(seen_v, strcol("variant")), seen_l = add_word(seen_l, strcol("level")), 0) nooutput
 unset datafile columnheaders
+# isa_order (pb_plot_spec.c, KERN_ISAS' names) and isa_colours (its table keyed by ISA, a spare colour for an ISA
+# the table lacks): the order of the variants and a colour per word of it; a variant the order lacks (a newer
+# build's run) follows in the CSV's order, in orange; by hand, the CSV's order.
+iorder = exists("isa_order") ? isa_order : ""
+icolours = exists("isa_colours") ? isa_colours : ""
 variants = ""
-do for [v in "scalar avx2 avxvnni avx512 avx512gfni neon dotprod i8mm"] { if (strstrt(" ".seen_v, " ".v." ")) { variants = variants.v." " } }
+do for [v in iorder] { if (strstrt(" ".seen_v, " ".v." ")) { variants = variants.v." " } }
+do for [v in seen_v] { variants = add_word(variants, v) }
 levels = ""
 do for [l in "l2 l3 dram"] { if (strstrt(" ".seen_l, " ".l." ")) { levels = levels.l." " } }
-vcolor(v) = v eq "scalar" ? 0x9400d3 : v eq "avx2" ? 0x009e73 : v eq "avxvnni" ? 0x000000 : v eq "avx512" ? 0x56b4e9 : \
-            v eq "avx512gfni" ? 0xd55e00 : \
-            v eq "dotprod" ? 0xcc79a7 : v eq "i8mm" ? 0x0072b2 : 0xe69f00
+iidx(v) = sum [i=1:words(iorder)] ((word(iorder, i) eq v) ? i : 0)
+vcolor(v) = iidx(v) > 0 && iidx(v) <= words(icolours) ? word(icolours, iidx(v)) + 0 : 0xe69f00
 # format_order (pb_plot_spec.c, KERN_FORMATS' names): a format's place on the x axis, then any other the CSV holds
 # (a run of a newer build); by hand, the CSV's order.
 format_order = exists("format_order") ? format_order." " : ""
@@ -47,6 +52,7 @@ fo = " ".format_order." "
 fmtx(s) = strstrt(fo, " ".s." ") > 0 ? words(substr(fo, 1, strstrt(fo, " ".s." "))) : NaN
 nfmt = words(format_order)
 # x86 and arm64 never share a run: each architecture's variants spread over the same five places (arm64 uses four).
+# By hand: where a variant sits is a layout choice made per architecture; one not named here sits at +0.3.
 vshift(v) = v eq "scalar" ? -0.3 : (v eq "avx2" || v eq "neon") ? -0.15 : v eq "avxvnni" ? 0 : \
             (v eq "avx512" || v eq "dotprod") ? 0.15 : 0.3
 sel(v, l, t) = (strcol("variant") eq v && strcol("level") eq l && column("threads") == t && column("batch") == 1) \

@@ -176,18 +176,44 @@ static const char *const kind_colours[PB_EXEC_KINDS] = {
 };
 static const char *const spare_colours[] = { "0x000000", "0x882255", "0x999933", "0x44aa99", "0xaa4499" };
 
-/* policy_colours: a colour per word of policy_order (pb_exec_kind_names), grey once the spares run out. */
+/* Each ISA's colour in kernels.gp, keyed by ISA the same way (an ISA the table lacks takes a spare one). */
+static const char *const isa_colours[KERN_ISA_COUNT] = {
+    [KERN_ISA_SCALAR] = "0x9400d3", [KERN_ISA_AVX2] = "0x009e73",       [KERN_ISA_AVXVNNI] = "0x000000",
+    [KERN_ISA_AVX512] = "0x56b4e9", [KERN_ISA_AVX512GFNI] = "0xd55e00", [KERN_ISA_NEON] = "0xe69f00",
+    [KERN_ISA_DOTPROD] = "0xcc79a7", [KERN_ISA_I8MM] = "0x0072b2",
+};
+
+/* Whether colour c is one of table's n entries. */
+static bool colour_taken(const char *const *table, int n, const char *c)
+{
+    for (int k = 0; k < n; k++)
+        if (table[k] && strcmp(table[k], c) == 0)
+            return true;
+    return false;
+}
+
+/* name: a colour per entry of table (n entries, NULL where it has none), in its order: a spare colour the table
+ * does not use for each NULL, grey once the spares run out. */
+static void var_colours(pb_plot_job *job, const char *name, const char *const *table, int n)
+{
+    const char *words[32 + 1];
+    assert(n <= 32);
+    size_t spare = 0, nspare = sizeof spare_colours / sizeof *spare_colours;
+    for (int k = 0; k < n; k++) {
+        words[k] = table[k];
+        while (!words[k] && spare < nspare && colour_taken(table, n, spare_colours[spare]))
+            spare++;
+        if (!words[k])
+            words[k] = spare < nspare ? spare_colours[spare++] : "0x666666";
+    }
+    words[n] = NULL;
+    var_words(job, name, words);
+}
+
+/* policy_colours: a colour per word of policy_order (pb_exec_kind_names). */
 static void var_policy_colours(pb_plot_job *job)
 {
-    const char *words[PB_EXEC_KINDS + 1];
-    size_t spare = 0;
-    for (int k = 0; k < PB_EXEC_KINDS; k++) {
-        words[k] = kind_colours[k];
-        if (!words[k])
-            words[k] = spare < sizeof spare_colours / sizeof *spare_colours ? spare_colours[spare++] : "0x666666";
-    }
-    words[PB_EXEC_KINDS] = NULL;
-    var_words(job, "policy_colours", words);
+    var_colours(job, "policy_colours", kind_colours, PB_EXEC_KINDS);
 }
 
 static void out(pb_plot_job *job, const char *stem, bool optional)
@@ -265,6 +291,8 @@ static void kernels_facts(int dirfd, pb_plot_job *job)
     var(job, "has_floor", present(dirfd, "memory_floor.csv"));
     var(job, "has_roof", roof);
     var_words(job, "format_order", kern_format_names);
+    var_words(job, "isa_order", kern_isa_names);
+    var_colours(job, "isa_colours", isa_colours, KERN_ISA_COUNT);
     roof_tics(job);
     out(job, "kernels_threads", true);
     if (roof)

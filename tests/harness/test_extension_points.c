@@ -1,7 +1,7 @@
-/* Each extension point in one place: every format of KERN_FORMATS and every policy of POOL_POLICY_NAMES reaches
- * each list a user sees (every --help that takes them, the memory floor's per-token formats, the plots' policy
- * order) and a policy no list names is still drawn. A format or policy added to its X-macro and missed by one of
- * these fails here, naming the place. */
+/* Each extension point in one place: every format of KERN_FORMATS, every policy of POOL_POLICY_NAMES and every ISA
+ * of KERN_ISAS reaches each list a user sees (every --help that takes them, the memory floor's per-token formats,
+ * predict's columns, the plots' orders and colours, report.md's words) and a policy no list names is still drawn.
+ * A format, policy or ISA added to its X-macro and missed by one of these fails here, naming the place. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -220,6 +220,28 @@ Test(extension_points, every_policy_has_a_colour_of_its_own)
     }
     char extra[16];
     cr_expect(!var_word(po.vars, "policy_colours", PB_EXEC_KINDS, extra, sizeof extra), "a colour per policy only");
+}
+
+/* Each ISA of KERN_ISAS is a series of kernels.gp, in its order, in a colour of its own (pb_plot_spec.c's table, a
+ * spare one for an ISA it lacks): a new ISA is drawn without a line in the script. */
+Test(extension_points, every_isa_has_a_colour_of_its_own)
+{
+    char dir[128];
+    tf_tmpdir(dir, sizeof dir, "pbext");
+    tf_write(dir, "kernels.csv", "format\nq8_0\n");
+    pb_plot_job job = plot_job(dir, "kernels.gp");
+    tf_rmrf(dir);
+    char seen[KERN_ISA_COUNT][16];
+    for (int k = 0; k < KERN_ISA_COUNT; k++) {
+        char name[32], c[16];
+        cr_assert(var_word(job.vars, "isa_order", k, name, sizeof name), "isa_order's word %d: %s", k, job.vars);
+        cr_assert_str_eq(name, kern_isa_names[k]);
+        cr_assert(var_word(job.vars, "isa_colours", k, c, sizeof c), "%s has a colour: %s", name, job.vars);
+        cr_expect_str_neq(c, "0x666666", "%s is not grey", name);
+        for (int j = 0; j < k; j++)
+            cr_expect_str_neq(c, seen[j], "%s and %s share a colour", name, kern_isa_names[j]);
+        snprintf(seen[k], sizeof seen[k], "%s", c);
+    }
 }
 
 Test(extension_points, a_policy_no_list_names_is_still_drawn)
