@@ -60,7 +60,10 @@ stats csv using "threads" nooutput
 T = int(STATS_max)
 formats = ""
 policies = ""
-do for [f in "f32 f16 q8_0 q4_0 q1_0 tq2_0"] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
+# format_order (pb_plot_spec.c, the build's weight formats: KERN_FORMATS' names, then the mixes) orders the formats;
+# one it lacks follows in the CSV's order.
+forder = exists("format_order") ? format_order : ""
+do for [f in forder] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
 do for [f in seen_f] { formats = add_word(formats, f) }
 # policy_order (pb_plot_spec.c, the build's policy names) orders the series; one it lacks follows in the CSV's order.
 if (exists("policy_order")) { do for [p in policy_order] { if (strstrt(" ".seen_p, " ".p." ")) { policies = policies.p." " } } }

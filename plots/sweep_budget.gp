@@ -50,7 +50,10 @@ stats csv using (sel(0) ? (seen_f = add_word(seen_f, strcol("format")), sets = a
 stats csv using "threads" nooutput
 T = int(STATS_max)
 formats = ""
-do for [f in "f32 f16 q8_0 q4_0 q1_0 tq2_0 q4_K q6_K q4_K_M"] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
+# format_order (pb_plot_spec.c, the build's weight formats: KERN_FORMATS' names, then the mixes); one it lacks
+# follows in the CSV's order.
+forder = exists("format_order") ? format_order : ""
+do for [f in forder] { if (strstrt(" ".seen_f, " ".f." ")) { formats = formats.f." " } }
 do for [f in seen_f] { formats = add_word(formats, f) }
 NF = words(formats)
 NSET = words(sets)

@@ -327,6 +327,7 @@ static void sweep_facts(int dirfd, pb_plot_job *job)
     sweep_ctx_vars(job, hdr);
     var_words(job, "policy_order", pb_exec_kind_names);
     var_policy_colours(job);
+    var_words(job, "format_order", pb_weight_format_names());
 }
 
 /* Reads sweep.csv's header into hdr: whether the file holds a point and its header the column col. */
@@ -352,6 +353,7 @@ static void sweep_budget_facts(int dirfd, pb_plot_job *job)
         !any_number(dirfd, "sweep.csv", PB_COL(SWEEP, budget_floor_ms)))
         job->skip = "sweep.csv holds no budget: no budget plot";
     sweep_ctx_vars(job, hdr);
+    var_words(job, "format_order", pb_weight_format_names());
 }
 
 /* The same for latency.csv; has_loaded says whether it holds the loaded curve (a one-cpu set has none). */

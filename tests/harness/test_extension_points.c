@@ -75,6 +75,24 @@ static pb_plot_job plot_job(const char *dir, const char *script)
     return job;
 }
 
+/* The n-th word (from 0) of the quoted list name='...' in vars, into w; false when there is none. */
+static bool var_word(const char *vars, const char *name, int n, char *w, size_t len)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s='", name);
+    const char *at = strstr(vars, key);
+    if (!at)
+        return false;
+    at += strlen(key);
+    for (; n > 0 && *at != '\''; at++)
+        n -= *at == ' ';
+    size_t k = strcspn(at, " '");
+    if (n > 0 || k == 0)
+        return false;
+    snprintf(w, len, "%.*s", (int)k, at);
+    return true;
+}
+
 /* The jobs of both scripts over the results in dir: var (var='a b c', as pb_plot_spec.c's var_words writes it) holds
  * every name of names (NULL-ended), but names[except_second] in the second script's (-1: none left out). */
 static void expect_ordered(const char *dir, const char *const scripts[2], const char *var, const char *const *names,
@@ -142,6 +160,26 @@ Test(extension_points, every_format_reaches_every_help_and_the_floor)
     }
 }
 
+/* The sweep plots order their formats by the build's weight formats (every kern_format, then the mixes). */
+Test(extension_points, every_weight_format_orders_the_sweep_plots)
+{
+    char dir[128];
+    tf_tmpdir(dir, sizeof dir, "pbext");
+    tf_write(dir, "sweep.csv", "format\nq8_0\n");
+    const char *scripts[] = { "sweep.gp", "sweep_budget.gp" };
+    for (int s = 0; s < 2; s++) {
+        pb_plot_job job = plot_job(dir, scripts[s]);
+        const char *const *names = pb_weight_format_names();
+        for (int f = 0; names[f]; f++) {
+            char w[32];
+            cr_assert(var_word(job.vars, "format_order", f, w, sizeof w), "%s: format_order's word %d: %s",
+                      scripts[s], f, job.vars);
+            cr_expect_str_eq(w, names[f], "%s's format_order", scripts[s]);
+        }
+    }
+    tf_rmrf(dir);
+}
+
 /* report.md's "Cycles on paper" has a column per format (a format predict.sh has no kernel of says none there). */
 Test(extension_points, every_format_has_a_predict_column)
 {
@@ -175,24 +213,6 @@ Test(extension_points, every_policy_has_words)
 {
     for (int p = 0; policies[p]; p++)
         cr_expect(pb_exec_kind_words[p] && pb_exec_kind_words[p][0], "%s has words", policies[p]);
-}
-
-/* The n-th word (from 0) of the quoted list name='...' in vars, into w; false when there is none. */
-static bool var_word(const char *vars, const char *name, int n, char *w, size_t len)
-{
-    char key[64];
-    snprintf(key, sizeof key, "%s='", name);
-    const char *at = strstr(vars, key);
-    if (!at)
-        return false;
-    at += strlen(key);
-    for (; n > 0 && *at != '\''; at++)
-        n -= *at == ' ';
-    size_t k = strcspn(at, " '");
-    if (n > 0 || k == 0)
-        return false;
-    snprintf(w, len, "%.*s", (int)k, at);
-    return true;
 }
 
 /* Each policy is drawn in a colour of its own (pb_plot_spec.c's table, a spare one for a policy it lacks), the
