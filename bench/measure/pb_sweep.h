@@ -90,7 +90,7 @@ void pb_sweep_busy(const pb_sampler_result *u, const int *cpus, int ncpus, pb_sw
 typedef struct pb_sweep_row {
     int point;                /* 1.. in measuring order; the key of cpu_util.csv */
     const char *model, *format, *kernel, *policy;
-    const char *kernel_why, *kernel_stream; /* pb_kernel_why_names, pb_kernel_choice_stream (a mix's: its first format's) */
+    const char *kernel_why, *kernel_stream; /* pb_kernel_why_names, pb_kernel_choice_stream (a mix: its first) */
     const char *kernel_layout;              /* kern_layout_names: the first format's */
     double repack_ms;                       /* pb_decode's: its repacked copy's making, every format's */
     uint64_t repacked_bytes;                /* and its size */

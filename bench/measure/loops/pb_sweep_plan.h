@@ -56,7 +56,7 @@ typedef struct pb_sweep_dispatch {
     pb_sched sched[PB_SWEEP_MAX_SCHED]; /* the schedules (pb_sweep_schedules) */
     int nsched;
     bool sched_given;                 /* --schedule was given: every schedule on every set (pb_sweep_sched_runs) */
-    pb_kernel_picker kernels;               /* each format's kernel: wisdom's, by rank, or forced (pb_kernel_choice.h) */
+    pb_kernel_picker kernels;         /* each format's kernel: wisdom's, by rank, or forced (pb_kernel_choice.h) */
     bool tuned_shape;                 /* spin points run the pool shape kernels.wisdom measured faster at their
                                        * thread count (pb_sweep_point_kind): no policy was forced */
     unsigned spin_us;
