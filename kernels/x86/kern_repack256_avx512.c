@@ -388,10 +388,41 @@ void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_
     groups_in_step(q6k_groups_pass, KERN_R16, false, w, stride, n, a, m, y);
 }
 
-/* ---- q6_K_r16's GEMM tile (kern_gemm_fn): one group against Q6K_TILE activation rows, each quarter's codes made
- * once (q6k_codes: the costly part) for all of them, and each row's chains, scaling and float step the group
- * kernel's (q6k_quarter, q6k_groups_pass): its bits, exactly. ---- */
-#define Q6K_TILE 4 /* 4 rows x (4 chains + a sum + a float sum) + the codes and loads: the 32 zmm */
+/* ---- q6_K_r16's GEMM tile (kern_gemm_fn): one group against Q6K_TILE activation rows, each sub-block's codes
+ * made once (q6k_codes: the costly part) for all of them, and each row's chains, scaling and float step the group
+ * kernel's (q6k_quarter, q6k_groups_pass), integer sums being exact in any order: its bits, exactly. ---- */
+#define Q6K_TILE 4 /* 4 rows x (a chain + a sum + a float sum) + the codes, loads and scales (8: no faster) */
+
+/* Quarter u of block b of one group against nm activation rows from m0: each sub-block's chains in turn (its codes
+ * made once for every row), seeded and scaled as q6k_quarter does, into sumi. A sub-block at a time keeps 4 chains
+ * live, not 16: with 16 the tile spilled a register every six instructions. */
+INLINE void q6k_gemm_quarter(const char *blk, const kern_act *a, size_t m0, const int nm, size_t b, const int u,
+                             __m512i sumi[Q6K_TILE])
+{
+    const int half = u / 2, h = u % 2;
+    const char *sc = blk + 2 * KERN_R16;
+    __m512i s_even = _mm512_loadu_si512(sc + 64 * (2 * half)), s_odd = _mm512_loadu_si512(sc + 64 * (2 * half + 1));
+#pragma GCC unroll 4
+    for (int f = 0; f < 4; f++) {
+        __m512i c[Q6K_TILE];
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++)
+            c[m] = _mm512_set1_epi32(-32 * kern_act_q8k(a, m0 + (size_t)m)[b].bsums[8 * half + 2 * f + h]);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+            const char *q = blk + 2 * KERN_R16 + 64 * (4 + 12 * u + 3 * i);
+            __m512i k = q6k_codes(_mm512_loadu_si512(q + 64 * (1 + f % 2)), _mm512_loadu_si512(q), f);
+            const size_t at = b * QK_K + 128 * half + 16 * h + 4 * i + 32 * f; /* the quants k meets */
+#pragma GCC unroll 4
+            for (int m = 0; m < nm; m++)
+                c[m] = _mm512_dpbusd_epi32(c[m], k, quads_at(kern_act_qs(a, m0 + (size_t)m) + at));
+        }
+        __m512i scale = q6k_scale(f < 2 ? s_even : s_odd, 2 * (f % 2) + h);
+#pragma GCC unroll 4
+        for (int m = 0; m < nm; m++)
+            sumi[m] = _mm512_add_epi32(sumi[m], _mm512_mullo_epi32(c[m], scale));
+    }
+}
 
 INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
 {
@@ -404,39 +435,8 @@ INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, 
         for (int m = 0; m < nm; m++)
             sumi[m] = _mm512_setzero_si512();
 #pragma GCC unroll 4
-        for (int u = 0; u < 4; u++) {
-            const int half = u / 2, h = u % 2;
-            __m512i c[Q6K_TILE][4];
-#pragma GCC unroll 4
-            for (int m = 0; m < nm; m++)
-#pragma GCC unroll 4
-                for (int f = 0; f < 4; f++)
-                    c[m][f] = _mm512_set1_epi32(-32 * kern_act_q8k(a, m0 + (size_t)m)[b].bsums[8 * half + 2 * f + h]);
-#pragma GCC unroll 4
-            for (int i = 0; i < 4; i++) {
-                const char *q = blk + 2 * KERN_R16 + 64 * (4 + 12 * u + 3 * i);
-                __m512i qh = _mm512_loadu_si512(q), qa = _mm512_loadu_si512(q + 64), qb = _mm512_loadu_si512(q + 128);
-                __m512i k[4] = { q6k_codes(qa, qh, 0), q6k_codes(qb, qh, 1), q6k_codes(qa, qh, 2),
-                                 q6k_codes(qb, qh, 3) };
-#pragma GCC unroll 4
-                for (int m = 0; m < nm; m++) {
-                    const int8_t *x = kern_act_qs(a, m0 + (size_t)m) + b * QK_K + 128 * half + 16 * h + 4 * i;
-#pragma GCC unroll 4
-                    for (int f = 0; f < 4; f++)
-                        c[m][f] = _mm512_dpbusd_epi32(c[m][f], k[f], quads_at(x + 32 * f));
-                }
-            }
-            const char *sc = blk + 2 * KERN_R16;
-            __m512i s_even = _mm512_loadu_si512(sc + 64 * (2 * half));
-            __m512i s_odd = _mm512_loadu_si512(sc + 64 * (2 * half + 1));
-#pragma GCC unroll 4
-            for (int f = 0; f < 4; f++) {
-                __m512i scale = q6k_scale(f < 2 ? s_even : s_odd, 2 * (f % 2) + h);
-#pragma GCC unroll 4
-                for (int m = 0; m < nm; m++)
-                    sumi[m] = _mm512_add_epi32(sumi[m], _mm512_mullo_epi32(c[m][f], scale));
-            }
-        }
+        for (int u = 0; u < 4; u++)
+            q6k_gemm_quarter(blk, a, m0, nm, b, u, sumi);
         __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)blk));
 #pragma GCC unroll 4
         for (int m = 0; m < nm; m++) {
