@@ -27,6 +27,8 @@ typedef struct pb_sweep_block {
     size_t context;                 /* the points' depth: the cache pb_decode_set_context fills */
     pb_kv_type kv;
     double roof_gmacs;              /* the compute roof on the block's cpus (pb_sweep_block_roof; NaN: none) */
+    const double *capacity;         /* each placed thread's (pb_sweep_capacities into cap; NULL: none known) */
+    double cap[PB_MAX_CPUS];
 } pb_sweep_block;
 
 /* The read floor through a spin pool pinned like the point, one thread per cpu (an oversubscribed point's floor is

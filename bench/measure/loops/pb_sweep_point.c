@@ -70,12 +70,11 @@ void pb_sweep_point_label(const pb_sweep_block *b, const pb_decode *d, int kind,
     }
 }
 
-pb_exec_cfg pb_sweep_point_cfg(const pb_sweep_block *b, int kind, int s, double *cap)
+pb_exec_cfg pb_sweep_point_cfg(const pb_sweep_block *b, int kind, int s)
 {
     const pb_sweep_plan *p = b->p;
     return (pb_exec_cfg){ .kind = kind, .threads = b->place->n, .cpus = b->place->cpu, .sched = p->dispatch.sched[s],
-                          .spin_us = p->dispatch.spin_us, .emulate = p->cores.emulate,
-                          .capacity = pb_sweep_capacities(&p->cores, b->place, cap) == 0 ? cap : NULL,
+                          .spin_us = p->dispatch.spin_us, .emulate = p->cores.emulate, .capacity = b->capacity,
                           .topo = p->cores.topo };
 }
 
@@ -259,8 +258,7 @@ int pb_sweep_point_measure(pb_sweep_run *run, const pb_sweep_block *b, pb_decode
     int kind = pb_sweep_point_kind(&b->p->dispatch, pt->policy, pt->threads);
     d->glue = pt->glue;
     pb_sweep_point_label(b, d, kind, pt->sched, r);
-    double cap[PB_MAX_CPUS];
-    const pb_exec_cfg cfg = pb_sweep_point_cfg(b, kind, pt->sched, cap);
+    const pb_exec_cfg cfg = pb_sweep_point_cfg(b, kind, pt->sched);
     pb_exec ex;
     spt_power power;
     int rc = kind == PB_EXEC_OMP ? pb_sweep_block_floor_of(b, d, b->floor.kernel, &r->floor, err, errlen) : 0;

@@ -17,8 +17,8 @@ int pb_sweep_point_measure(pb_sweep_run *run, const pb_sweep_block *b, pb_decode
  * and how they split into core kinds. */
 void pb_sweep_point_label(const pb_sweep_block *b, const pb_decode *d, int kind, int s, pb_sweep_row *r);
 
-/* How such a point runs on b (cap: room for its threads' capacities). */
-pb_exec_cfg pb_sweep_point_cfg(const pb_sweep_block *b, int kind, int s, double *cap);
+/* How such a point runs on b (its threads' capacities the block's). */
+pb_exec_cfg pb_sweep_point_cfg(const pb_sweep_block *b, int kind, int s);
 
 /* The run's reference logits (one per format, step, depth and kernels): started empty, and freed. */
 void pb_sweep_point_refs_open(pb_sweep_run *run);

@@ -14,8 +14,7 @@
 
 /* The block's alternatives at d's batch, as its points ran them: their executors into alts, their names into
  * labels. How many. */
-static int rnd_alternatives(const pb_sweep_block *b, pb_decode *d, pb_pairs_alt *alts, pb_sweep_row *labels,
-                            double *cap)
+static int rnd_alternatives(const pb_sweep_block *b, pb_decode *d, pb_pairs_alt *alts, pb_sweep_row *labels)
 {
     const pb_sweep_dispatch *dp = &b->p->dispatch;
     int n = 0, glues = dp->glues->n;
@@ -26,7 +25,7 @@ static int rnd_alternatives(const pb_sweep_block *b, pb_decode *d, pb_pairs_alt 
             if (!pb_sweep_sched_runs(b->p, s, b->place))
                 continue;
             alts[n] = (pb_pairs_alt){ .glue = (pb_glue_mode)dp->glues->v[sg % glues],
-                                      .cfg = pb_sweep_point_cfg(b, kind, s, cap) };
+                                      .cfg = pb_sweep_point_cfg(b, kind, s) };
             d->glue = alts[n].glue;
             pb_sweep_point_label(b, d, kind, s, &labels[n]);
             n++;
@@ -60,11 +59,10 @@ int pb_sweep_rounds_run(const pb_sweep_block *b, pb_decode *d, char *err, size_t
     if (p->timing.pair_s <= 0 || b->oversubscribed)
         return 0;
     pb_pairs_alt alts[PB_PAIRS_MAX_ALTS];
-    double cap[PB_MAX_CPUS];
     pb_sweep_row *labels = calloc(PB_PAIRS_MAX_ALTS, sizeof *labels);
     pb_pairs_result *res = malloc(sizeof *res);
     pb_glue_mode glue = d->glue;
-    int n = labels && res ? rnd_alternatives(b, d, alts, labels, cap) : 0, rc = 0;
+    int n = labels && res ? rnd_alternatives(b, d, alts, labels) : 0, rc = 0;
     d->glue = glue;
     if (!labels || !res)
         rc = pb_errf(err, errlen, "interleaved rounds: out of memory");

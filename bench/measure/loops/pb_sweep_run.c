@@ -85,6 +85,7 @@ static int sw_block_open(pb_sweep_run *run, sw_walk *wk, char *err, size_t errle
     wk->held = pt->held;
     b->set = pt->set;
     b->oversubscribed = pt->threads > pt->held.n;
+    b->capacity = pb_sweep_capacities(&b->p->cores, b->place, b->cap) == 0 ? b->cap : NULL; /* once a block */
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         b->kernel[f] = pb_kernel_choice_for(&b->p->dispatch.kernels, (kern_format)f, pt->threads);
     if (pb_topo_place(b->p->cores.topo, &b->set->cpus, b->set->cpus.n < 2 ? 1 : 2, &wk->pair, err, errlen) != 0 ||
