@@ -26,7 +26,7 @@ typedef kern_group_kernel_fn *kern_group_fn;
  * y[R m + r] = the dot of the group's row r and activation row m0 + m, bit for bit the group kernel's. */
 typedef void kern_gemm_kernel_fn(const char *g, const kern_act *a, size_t m0, size_t nm, float *y);
 typedef kern_gemm_kernel_fn *kern_gemm_fn;
-#define KERN_GEMM_TILE 8
+#define KERN_GEMM_TILE 64 /* all of a block's rows: a kernel may unpack a group's block once for every one of them */
 #define KERN_GEMM_MBLOCK 64 /* activation rows a GEMM passes over all its groups at once (a multiple of the tile) */
 
 #if defined(__x86_64__)

@@ -1,5 +1,5 @@
 /* kern_gemm_avx512.c — the GEMM tiles of q4_0_r16 and q8_0_r16 on AVX-512 VNNI (a prompt's matrix products): one
- * group of 16 rows against KERN_GEMM_TILE activation rows, each 64-byte chunk of the group's block loaded (and
+ * group of 16 rows against R16_GEMM_ROWS activation rows at a time, each 64-byte chunk of the group's block loaded (and
  * q4_0's nibbles split) once for all of them, where the matvec's group kernel loads it once per activation row.
  * Every (row, activation row) gets the matvec's integer sum (the same products, exact in int32, the codes' offset
  * taken out by the same seed) and the matvec's float steps in block order (kern_repack_avx512.c's
@@ -7,7 +7,9 @@
  * the AVX-512 flags; only called after kern_job_check saw the CPU has them. */
 #include "kern_repack512.h"
 
-/* Activation rows m0 .. m0 + nm - 1 (nm <= KERN_GEMM_TILE, a constant once inlined) against the group at g; bits 4
+#define R16_GEMM_ROWS 8 /* 8 rows x (two chains and a float sum) + the chunk and its halves: within 32 zmm */
+
+/* Activation rows m0 .. m0 + nm - 1 (nm <= R16_GEMM_ROWS, a constant once inlined) against the group at g; bits 4
  * (q4_0_r16) or 8 (q8_0_r16). Two chains per activation row (even and odd chunks, as the matvec's), so that the
  * vpdpbusd in flight outnumber its latency. y: nm x 16. */
 INLINE void gemm_r16(const char *g, const kern_act *a, size_t m0, const int nm, float *y, const int bits)
@@ -21,12 +23,12 @@ INLINE void gemm_r16(const char *g, const kern_act *a, size_t m0, const int nm, 
     const int32_t *nsumb = kern_act_nsumb(a, m0);
     const float *dx = kern_act_scale(a, m0);
     const size_t sx = a->cols, sb = kern_act_blocks(a);
-    __m512 acc[KERN_GEMM_TILE];
+    __m512 acc[R16_GEMM_ROWS];
 #pragma GCC unroll 8
     for (int m = 0; m < nm; m++)
         acc[m] = _mm512_setzero_ps();
     for (size_t b = 0; b < nb; b++, g += block, x += QK8_0) {
-        __m512i s0[KERN_GEMM_TILE], s1[KERN_GEMM_TILE];
+        __m512i s0[R16_GEMM_ROWS], s1[R16_GEMM_ROWS];
 #pragma GCC unroll 8
         for (int m = 0; m < nm; m++) {
             s0[m] = _mm512_set1_epi32((bits == 4 ? 8 : 128) * nsumb[sb * (size_t)m + b]);
@@ -76,10 +78,10 @@ INLINE void gemm_r16_q8_0(const char *g, const kern_act *a, size_t m0, const int
 
 void kern_gemm_q4_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    gemm_in_tiles(gemm_r16_q4_0, KERN_GEMM_TILE, g, a, m0, nm, y);
+    gemm_in_tiles(gemm_r16_q4_0, R16_GEMM_ROWS, g, a, m0, nm, y);
 }
 
 void kern_gemm_q8_0_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    gemm_in_tiles(gemm_r16_q8_0, KERN_GEMM_TILE, g, a, m0, nm, y);
+    gemm_in_tiles(gemm_r16_q8_0, R16_GEMM_ROWS, g, a, m0, nm, y);
 }

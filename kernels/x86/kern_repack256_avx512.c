@@ -1,7 +1,7 @@
 /* kern_repack256_avx512.c — the repacked layouts' group kernels on AVX-512 (VNNI) for the 256-value blocks:
  * tq2_0_r16's, q4_K_r16's and q6_K_r16's (kern_repack.h lays each out; what they share with the 32-value blocks'
- * kernels is kern_repack512.h), and q4_K_r16's and q6_K_r16's GEMM tiles. Compiled with the AVX-512 flags; only called after
- * kern_job_check saw the CPU has them. */
+ * kernels is kern_repack512.h), and q4_K_r16's and q6_K_r16's GEMMs. Compiled with the AVX-512 flags; only called
+ * after kern_job_check saw the CPU has them. */
 #include "kern_repack512.h"
 
 /* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
@@ -388,66 +388,94 @@ void kern_group_q6_K_r16_avx512(const char *w, size_t stride, int n, const kern_
     groups_in_step(q6k_groups_pass, KERN_R16, false, w, stride, n, a, m, y);
 }
 
-/* ---- q6_K_r16's GEMM tile (kern_gemm_fn): one group against Q6K_TILE activation rows, each sub-block's codes
- * made once (q6k_codes: the costly part) for all of them, and each row's chains, scaling and float step the group
- * kernel's (q6k_quarter, q6k_groups_pass), integer sums being exact in any order: its bits, exactly. ---- */
-#define Q6K_TILE 4 /* 4 rows x (a chain + a sum + a float sum) + the codes, loads and scales (8: no faster) */
+/* ---- q6_K_r16's GEMM (kern_gemm_fn): block by block, the group's 64 code vectors and 16 scales made once (q6k_codes:
+ * the costly part) into a scratch that every activation row then reads, tile by tile; each row's chains, scaling
+ * and float step the group kernel's (q6k_quarter, q6k_groups_pass), integer sums being exact in any order: its
+ * bits, exactly. ---- */
+#define Q6K_TILE 8 /* rows whose chains and sums stay in registers while a code vector is loaded once for them */
 
-/* Quarter u of block b of one group against nm activation rows from m0: each sub-block's chains in turn (its codes
- * made once for every row), seeded and scaled as q6k_quarter does, into sumi. A sub-block at a time keeps 4 chains
- * live, not 16: with 16 the tile spilled a register every six instructions. */
-INLINE void q6k_gemm_quarter(const char *blk, const kern_act *a, size_t m0, const int nm, size_t b, const int u,
-                             __m512i sumi[Q6K_TILE])
+/* A block of one group, unpacked in the activation's order: sub-block j (quants 16 j .. 16 j + 15) has its four code
+ * vectors (quants 16 j + 4 i .. + 3 of every row) and its rows' scales, sign-extended. */
+typedef struct {
+    __m512i code[16][4];
+    __m512i scale[16];
+} q6k_unpacked;
+
+INLINE void q6k_unpack(const char *blk, q6k_unpacked *k)
 {
-    const int half = u / 2, h = u % 2;
     const char *sc = blk + 2 * KERN_R16;
-    __m512i s_even = _mm512_loadu_si512(sc + 64 * (2 * half)), s_odd = _mm512_loadu_si512(sc + 64 * (2 * half + 1));
 #pragma GCC unroll 4
-    for (int f = 0; f < 4; f++) {
-        __m512i c[Q6K_TILE];
-#pragma GCC unroll 4
-        for (int m = 0; m < nm; m++)
-            c[m] = _mm512_set1_epi32(-32 * kern_act_q8k(a, m0 + (size_t)m)[b].bsums[8 * half + 2 * f + h]);
+    for (int u = 0; u < 4; u++) {
+        const int half = u / 2, h = u % 2;
+        __m512i s_even = _mm512_loadu_si512(sc + 64 * (2 * half)), s_odd = _mm512_loadu_si512(sc + 64 * (2 * half + 1));
 #pragma GCC unroll 4
         for (int i = 0; i < 4; i++) {
-            const char *q = blk + 2 * KERN_R16 + 64 * (4 + 12 * u + 3 * i);
-            __m512i k = q6k_codes(_mm512_loadu_si512(q + 64 * (1 + f % 2)), _mm512_loadu_si512(q), f);
-            const size_t at = b * QK_K + 128 * half + 16 * h + 4 * i + 32 * f; /* the quants k meets */
+            const char *q = sc + 64 * (4 + 12 * u + 3 * i);
+            __m512i qh = _mm512_loadu_si512(q), qa = _mm512_loadu_si512(q + 64), qb = _mm512_loadu_si512(q + 128);
 #pragma GCC unroll 4
-            for (int m = 0; m < nm; m++)
-                c[m] = _mm512_dpbusd_epi32(c[m], k, quads_at(kern_act_qs(a, m0 + (size_t)m) + at));
+            for (int f = 0; f < 4; f++)
+                k->code[8 * half + 2 * f + h][i] = q6k_codes(f % 2 ? qb : qa, qh, f);
         }
-        __m512i scale = q6k_scale(f < 2 ? s_even : s_odd, 2 * (f % 2) + h);
 #pragma GCC unroll 4
-        for (int m = 0; m < nm; m++)
-            sumi[m] = _mm512_add_epi32(sumi[m], _mm512_mullo_epi32(c[m], scale));
+        for (int f = 0; f < 4; f++) /* sub-block 8 half + 2 f + h: chunk 2 half + f / 2, byte 2 (f % 2) + h */
+            k->scale[8 * half + 2 * f + h] = q6k_scale(f < 2 ? s_even : s_odd, 2 * (f % 2) + h);
     }
 }
 
-INLINE void q6k_gemm(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
+/* Block b's unpacked codes k against nm activation rows from m0: each sub-block's chains, seeded with -32 x its
+ * activation sum and scaled as q6k_quarter does, into the row's sum; then the float step into acc (nm entries).
+ * The seeds are made into a table first, so that the loop holds one pointer per row (its quants), not two. */
+INLINE void q6k_gemm_rows(const q6k_unpacked *k, const kern_act *a, size_t m0, const int nm, size_t b, __m512 dw,
+                          __m512 *acc)
 {
-    __m512 acc[Q6K_TILE];
-    r16_acc_zero(acc, nm);
-    for (size_t b = 0; b < a->cols / QK_K; b++) {
-        const char *blk = g + b * KERN_R16_Q6K_BLOCK_BYTES;
-        __m512i sumi[Q6K_TILE];
-#pragma GCC unroll 4
-        for (int m = 0; m < nm; m++)
-            sumi[m] = _mm512_setzero_si512();
-#pragma GCC unroll 4
-        for (int u = 0; u < 4; u++)
-            q6k_gemm_quarter(blk, a, m0, nm, b, u, sumi);
-        __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)blk));
-#pragma GCC unroll 4
-        for (int m = 0; m < nm; m++) {
-            __m512 xd = _mm512_set1_ps(kern_act_scale(a, m0 + (size_t)m)[b]);
-            acc[m] = _mm512_add_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[m]), _mm512_mul_ps(dw, xd)));
-        }
+    int32_t seed[Q6K_TILE][16] __attribute__((aligned(64)));
+    __m512i sumi[Q6K_TILE];
+#pragma GCC unroll 8
+    for (int m = 0; m < nm; m++) {
+        __m256i bsums = _mm256_loadu_si256((const __m256i *)kern_act_q8k(a, m0 + (size_t)m)[b].bsums);
+        _mm512_store_si512(seed[m], _mm512_mullo_epi32(_mm512_cvtepi16_epi32(bsums), _mm512_set1_epi32(-32)));
+        sumi[m] = _mm512_setzero_si512();
     }
-    r16_acc_store(acc, nm, y);
+    const int8_t *x = kern_act_qs(a, m0) + b * QK_K;
+    for (int j = 0; j < 16; j++) {
+        __m512i c[Q6K_TILE];
+#pragma GCC unroll 8
+        for (int m = 0; m < nm; m++)
+            c[m] = _mm512_set1_epi32(seed[m][j]);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+            __m512i code = _mm512_load_si512(&k->code[j][i]);
+#pragma GCC unroll 8
+            for (int m = 0; m < nm; m++)
+                c[m] = _mm512_dpbusd_epi32(c[m], code, quads_at(x + (size_t)m * a->cols + 16 * j + 4 * i));
+        }
+#pragma GCC unroll 8
+        for (int m = 0; m < nm; m++)
+            sumi[m] = _mm512_add_epi32(sumi[m], _mm512_mullo_epi32(c[m], k->scale[j]));
+    }
+#pragma GCC unroll 8
+    for (int m = 0; m < nm; m++) {
+        __m512 xd = _mm512_set1_ps(kern_act_scale(a, m0 + (size_t)m)[b]);
+        acc[m] = _mm512_add_ps(acc[m], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi[m]), _mm512_mul_ps(dw, xd)));
+    }
 }
 
 void kern_gemm_q6_K_r16_avx512(const char *g, const kern_act *a, size_t m0, size_t nm, float *y)
 {
-    gemm_in_tiles(q6k_gemm, Q6K_TILE, g, a, m0, nm, y);
+    __m512 acc[KERN_GEMM_TILE];
+    for (size_t m = 0; m < nm; m++)
+        acc[m] = _mm512_setzero_ps();
+    q6k_unpacked k;
+    for (size_t b = 0; b < a->cols / QK_K; b++) {
+        const char *blk = g + b * KERN_R16_Q6K_BLOCK_BYTES;
+        q6k_unpack(blk, &k);
+        __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)blk));
+        size_t m = 0;
+        for (; m + Q6K_TILE <= nm; m += Q6K_TILE)
+            q6k_gemm_rows(&k, a, m0 + m, Q6K_TILE, b, dw, acc + m);
+        for (; m < nm; m++)
+            q6k_gemm_rows(&k, a, m0 + m, 1, b, dw, acc + m);
+    }
+    for (size_t m = 0; m < nm; m++)
+        _mm512_storeu_ps(y + KERN_R16 * m, acc[m]);
 }
