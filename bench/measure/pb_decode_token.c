@@ -318,7 +318,16 @@ static void pb_o_input(pb_decode *d, pb_exec *ex, int l)
     pb_lap(&d->quant_ns, t);
 }
 
-/* A prompt's layer between v and o: its rows readied and stored (pb_qkv_prep, pb_attn_store_rows) a slice each. */
+/* Layer l's rows r0..r1 readied (every key/value head) and stored: they write their own rows of q, k, v, their
+ * cache positions and queries. */
+static void pb_ready_rows(const pb_decode *d, int l, size_t r0, size_t r1)
+{
+    size_t KV = (size_t)d->w->shape.kv_dim;
+    pb_qkv_prep(d, l, r0, r1, 0, (size_t)d->w->shape.n_kv_head);
+    pb_attn_store_rows(&d->attn, r0, r1, d->q, d->kv, d->kv + d->batch * KV);
+}
+
+/* A prompt's layer between v and o: its rows readied and stored (pb_ready_rows) a slice each. */
 typedef struct pb_prompt_layer {
     const pb_decode *d;
     int layer;
@@ -326,13 +335,8 @@ typedef struct pb_prompt_layer {
 
 static void pb_prompt_rows(void *ctx, size_t r0, size_t r1)
 {
-    /* ctx is pb_attention's pb_prompt_layer, read only; rows r0..r1 write their own rows of q, k, v, their cache
-     * positions and queries */
-    const pb_prompt_layer *pl = ctx;
-    const pb_decode *d = pl->d;
-    size_t KV = (size_t)d->w->shape.kv_dim;
-    pb_qkv_prep(d, pl->layer, r0, r1, 0, (size_t)d->w->shape.n_kv_head);
-    pb_attn_store_rows(&d->attn, r0, r1, d->q, d->kv, d->kv + d->batch * KV);
+    const pb_prompt_layer *pl = ctx; /* pb_attention's, read only */
+    pb_ready_rows(pl->d, pl->layer, r0, r1);
 }
 
 /* Layer l's q, k and v readied and stored: a decode's on the calling thread (a row or a few), a prompt's in a
@@ -341,9 +345,7 @@ static void pb_attn_ready(pb_decode *d, pb_exec *ex, int l)
 {
     pb_attn_begin(&d->attn, l);
     if (!d->prompt) {
-        size_t KV = (size_t)d->w->shape.kv_dim;
-        pb_qkv_prep(d, l, 0, d->batch, 0, (size_t)d->w->shape.n_kv_head);
-        pb_attn_store_rows(&d->attn, 0, d->batch, d->q, d->kv, d->kv + d->batch * KV);
+        pb_ready_rows(d, l, 0, d->batch);
         return;
     }
     pb_prompt_layer pl = { .d = d, .layer = l };
