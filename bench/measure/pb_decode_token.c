@@ -236,6 +236,18 @@ static uint64_t pb_lap(uint64_t *acc, uint64_t t0)
     return t1;
 }
 
+/* RMSNorm's epsilon: the model's, or PB_RMS_EPS where it names none (0). */
+static float pb_eps(const pb_model *m) { return m->eps > 0 ? m->eps : PB_RMS_EPS; }
+
+/* h[m] = RMSNorm(x[m]) for rows m0..m1 with norm weights number k. */
+static void pb_norm_h(const pb_decode *d, int k, size_t m0, size_t m1)
+{
+    size_t n = (size_t)d->w->shape.hidden;
+    float eps = pb_eps(&d->w->shape);
+    for (size_t m = m0; m < m1; m++)
+        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, eps);
+}
+
 /* Layer l's q, k and v of rows r0..r1 and key/value heads g0..g1 readied for attention: biases, q/k head norms
  * (qwen3), RoPE on q and k at each row's position. Each element's steps are its own: the same bits whichever rows
  * and heads a call covers. */
@@ -245,7 +257,7 @@ static void pb_qkv_prep(const pb_decode *d, int l, size_t r0, size_t r1, size_t 
     const pb_model *m = &w->shape;
     size_t M = d->batch, Q = (size_t)m->q_dim, KV = (size_t)m->kv_dim, D = (size_t)m->head_dim;
     size_t group = (size_t)(m->n_head / m->n_kv_head), GD = group * D;
-    float eps = m->eps > 0 ? m->eps : PB_RMS_EPS;
+    float eps = pb_eps(m);
     for (size_t r = r0; r < r1; r++)
         for (size_t g = g0; g < g1; g++) {
             float *qr = d->q + r * Q + g * GD, *kr = d->kv + r * KV + g * D, *vr = kr + M * KV;
@@ -280,11 +292,8 @@ static void pb_prompt_quant_rows(void *ctx, size_t r0, size_t r1)
     /* ctx is pb_prompt_quant_run's job, read only; rows r0..r1 write their own rows of h and of each activation
      * (kern_act_set_rows: disjoint rows, disjoint bytes) */
     const pb_prompt_quant *q = ctx;
-    const pb_decode *d = q->d;
-    size_t n = (size_t)d->w->shape.hidden;
-    float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
-    for (size_t m = r0; q->norm >= 0 && m < r1; m++)
-        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)q->norm * n, n, eps);
+    if (q->norm >= 0)
+        pb_norm_h(q->d, q->norm, r0, r1);
     for (int i = 0; i < q->nact; i++)
         (void)kern_act_set_rows(q->act[i], q->src, r0, r1); /* cannot fail: r1 <= batch <= cap */
 }
@@ -421,10 +430,8 @@ static int pb_heads(pb_decode *d, pb_exec *ex, int l)
 static void pb_norm_rows(pb_decode *d, int k, size_t m0, size_t m1)
 {
     size_t n = (size_t)d->w->shape.hidden;
-    float eps = d->w->shape.eps > 0 ? d->w->shape.eps : PB_RMS_EPS;
     uint64_t t = pb_now_ns();
-    for (size_t m = m0; m < m1; m++)
-        pb_rmsnorm(d->h + m * n, d->x + m * n, d->w->gamma + (size_t)k * n, n, eps);
+    pb_norm_h(d, k, m0, m1);
     t = pb_lap(&d->glue_ns, t);
     for (int f = 0; f < KERN_FORMAT_COUNT; f++)
         if (d->act_hidden[f].cap)
