@@ -9,14 +9,12 @@
 #include "json_mini.h"
 #include "report_fixture.h"
 
-/* bench_report --no-plots on a copy of fixture; its results.json parsed into *root. */
-static void report_json(const char *fixture, char *dir, size_t len, jm_val *root)
+/* bench_report --no-plots on the run directory dir; its results.json parsed into *root. */
+static void report_json_in(const char *dir, jm_val *root)
 {
-    char out[8192], err[256];
-    copy_fixture(fixture, dir, len);
+    char out[8192], err[256], path[300];
     cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
     cr_expect(strstr(out, "results: ") && strstr(out, "results.json"), "says where: %s", out);
-    char path[300];
     snprintf(path, sizeof path, "%s/results.json", dir);
     char *text = jm_slurp(path);
     cr_assert_not_null(text, "%s", path);
@@ -24,6 +22,13 @@ static void report_json(const char *fixture, char *dir, size_t len, jm_val *root
     free(text);
     cr_assert_eq(rc, 0, "results.json parses: %s", err);
     cr_assert_eq(root->type, JM_OBJ);
+}
+
+/* report_json_in on a copy of fixture (its name into dir). */
+static void report_json(const char *fixture, char *dir, size_t len, jm_val *root)
+{
+    copy_fixture(fixture, dir, len);
+    report_json_in(dir, root);
 }
 
 static bool is_num(const jm_val *v) { return v && v->type == JM_NUM; }
@@ -96,19 +101,12 @@ Test(results_json, quick_run_in_google_benchmark_format)
  * UTF-8 come out as valid JSON strings. An older run (no sweep series, no verified) still gives its points. */
 Test(results_json, hostile_text_and_old_csvs)
 {
-    char dir[256], out[4096];
+    char dir[256];
     copy_fixture("complete", dir, sizeof dir);
     size_t r = find_row(dir, "machine.csv", (const char *const[]){ "key", "brand", NULL });
     set_cell(dir, "machine.csv", r, "value", "a \"quoted\" \\ brand\t\x01\xff\xc3\xa9");
-    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
     jm_val root;
-    char err[256], path[300];
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    char *text = jm_slurp(path);
-    cr_assert_not_null(text, "%s", path);
-    int rc = jm_parse(text, &root, err, sizeof err);
-    free(text);
-    cr_assert_eq(rc, 0, "%s", err);
+    report_json_in(dir, &root);
     const jm_val *brand = jm_get(jm_get(jm_get(&root, "context"), "poolbench"), "brand");
     cr_assert(is_str(brand));
     cr_expect_str_eq(brand->str, "a \"quoted\" \\ brand\t\x01\xef\xbf\xbd\xc3\xa9", "escaped, U+FFFD for the bad byte");
@@ -140,24 +138,16 @@ Test(results_json, reader_is_strict)
     jm_free(&v);
 }
 
-/* Points that differ only in their context, cache type or weights' home keep names of their own (first wins
- * otherwise, and the others would be lost); the defaults (context 0, f16, the arena) stay out of the name. */
-/* A run directory (its name into dir) holding sweep.csv alone with text; bench_report --no-plots on it, its
- * results.json parsed into *root. */
+/* report_json_in on a new run directory (its name into dir) holding sweep.csv alone, with text. */
 static void json_of_sweep(const char *text, char *dir, size_t len, jm_val *root)
 {
-    char out[4096], err[256], path[128];
     tf_tmpdir(dir, len, "pbjson");
     tf_write(dir, "sweep.csv", text);
-    cr_assert_eq(sh(out, sizeof out, "$B/bench_report --no-plots %s", dir), 0, "%s", out);
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    char *json = jm_slurp(path);
-    cr_assert_not_null(json);
-    int rc = jm_parse(json, root, err, sizeof err);
-    free(json);
-    cr_assert_eq(rc, 0, "%s", err);
+    report_json_in(dir, root);
 }
 
+/* Points that differ only in their context, cache type or weights' home keep names of their own (first wins
+ * otherwise, and the others would be lost); the defaults (context 0, f16, the arena) stay out of the name. */
 Test(results_json, depth_and_cache_in_the_names)
 {
     char dir[64];
