@@ -40,16 +40,23 @@ static void fixture(char *buf, size_t len)
     row(buf, len, "b1", "Chip B", "f16", "neon", "ok", "3", "");
 }
 
-Test(predict, reads_the_best_usable_variant_per_format)
+/* csv written as dir's predict.csv and read back into *p, which must succeed. */
+static void read_back(const char *dir, const char *csv, pb_predict *p)
 {
-    char dir[64], csv[4096], path[128];
-    tf_tmpdir(dir, sizeof dir, "pb-predict");
-    fixture(csv, sizeof csv);
+    char path[128];
+    pb_csverr e;
     tf_write(dir, "predict.csv", csv);
     snprintf(path, sizeof path, "%s/predict.csv", dir);
+    cr_assert_eq(pb_predict_read(p, path, &e), 0, "%s", e.msg);
+}
+
+Test(predict, reads_the_best_usable_variant_per_format)
+{
+    char dir[64], csv[4096];
+    tf_tmpdir(dir, sizeof dir, "pb-predict");
+    fixture(csv, sizeof csv);
     pb_predict p;
-    pb_csverr e;
-    cr_assert_eq(pb_predict_read(&p, path, &e), 0, "%s", e.msg);
+    read_back(dir, csv, &p);
     cr_assert_eq(p.n, 2);
     cr_assert_eq(p.rows, 8);
     cr_assert_eq(p.unusable, 1, "the cpu-lacks row gives nothing");
@@ -77,16 +84,13 @@ Test(predict, reads_the_best_usable_variant_per_format)
 /* A prediction beats an upper bound for the same format even when the bound is the larger number. */
 Test(predict, a_prediction_beats_a_bound)
 {
-    char dir[64], csv[2048], path[128];
+    char dir[64], csv[2048];
     tf_tmpdir(dir, sizeof dir, "pb-predict");
     snprintf(csv, sizeof csv, HEADER);
     row(csv, sizeof csv, "c", "C", "q6_K", "scalar", "nested", "40", "10");
     row(csv, sizeof csv, "c", "C", "q6_K", "neon", "ok", "6", "10");
-    tf_write(dir, "predict.csv", csv);
-    snprintf(path, sizeof path, "%s/predict.csv", dir);
     pb_predict p;
-    pb_csverr e;
-    cr_assert_eq(pb_predict_read(&p, path, &e), 0, "%s", e.msg);
+    read_back(dir, csv, &p);
     cr_assert_str_eq(p.c[0].f[7].kernel, "neon");
     cr_assert_not(p.c[0].f[7].bound);
     tf_rmrf(dir);
@@ -150,18 +154,16 @@ Test(predict, absent_file_writes_nothing_and_a_bad_one_says_so)
 /* A repacked layout's row competes with the file's for its format and is named with its layout when it wins. */
 Test(predict, a_faster_repacked_layout_is_named)
 {
-    char dir[64], path[128];
+    char dir[64];
     tf_tmpdir(dir, sizeof dir, "pb-predict-layout");
-    tf_write(dir, "predict.csv",
-             "arch,cpu,chip,clock_ghz,format,variant,status,gbs_at_clock,core_bw_gbs,layout\n"
-             "x86_64,spr,S,2.5,q8_0,avx512,ok,40,10,file\n"
-             "x86_64,spr,S,2.5,q8_0,avx512,branchy,90,10,q8_0_r16\n"
-             "x86_64,spr,S,2.5,q4_0,avx512,ok,30,10,file\n"
-             "x86_64,spr,S,2.5,q4_0,avx512,unexpected-loop,99,10,q4_0_r16\n");
-    snprintf(path, sizeof path, "%s/predict.csv", dir);
     pb_predict p;
-    pb_csverr e;
-    cr_assert_eq(pb_predict_read(&p, path, &e), 0, "%s", e.msg);
+    read_back(dir,
+              "arch,cpu,chip,clock_ghz,format,variant,status,gbs_at_clock,core_bw_gbs,layout\n"
+              "x86_64,spr,S,2.5,q8_0,avx512,ok,40,10,file\n"
+              "x86_64,spr,S,2.5,q8_0,avx512,branchy,90,10,q8_0_r16\n"
+              "x86_64,spr,S,2.5,q4_0,avx512,ok,30,10,file\n"
+              "x86_64,spr,S,2.5,q4_0,avx512,unexpected-loop,99,10,q4_0_r16\n",
+              &p);
     cr_assert_eq(p.n, 1);
     cr_expect_str_eq(p.c[0].f[2].kernel, "avx512 q8_0_r16");
     cr_expect_float_eq(p.c[0].f[2].gbs, 90.0, 1e-9);
