@@ -14,8 +14,8 @@
  * vpdpbusd in flight outnumber its latency. y: nm x 16. */
 INLINE void gemm_r16(const char *g, const kern_act *a, size_t m0, const int nm, float *y, const int bits)
 {
-    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
-    const int chunks = bits == 4 ? 4 : 8;
+    const size_t nb = a->cols / QK8_0, block = r16_block_bytes(bits);
+    const int chunks = r16_chunks(bits);
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     /* the rows' quants, block sums and scales as one base and a stride each (kern_act's arrays are row after row):
      * three pointers, where one per row and array spilled GCC's general registers at nm = 8 */
@@ -31,7 +31,7 @@ INLINE void gemm_r16(const char *g, const kern_act *a, size_t m0, const int nm, 
         __m512i s0[R16_GEMM_ROWS], s1[R16_GEMM_ROWS];
 #pragma GCC unroll 8
         for (int m = 0; m < nm; m++) {
-            s0[m] = _mm512_set1_epi32((bits == 4 ? 8 : 128) * nsumb[sb * (size_t)m + b]);
+            s0[m] = _mm512_set1_epi32(r16_seed(bits, nsumb[sb * (size_t)m + b]));
             s1[m] = _mm512_setzero_si512();
         }
 #pragma GCC unroll 8

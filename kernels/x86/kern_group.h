@@ -29,6 +29,13 @@ INLINE int32_t group_quads(const int8_t *p)
     return v;
 }
 
+/* q4_0_r16 (bits 4) and q8_0_r16 (bits 8) as their group kernels and GEMM tiles read them, bits a constant where
+ * inlined: a group's block in bytes, its 64-byte chunks of codes, and a chain's seed, the activation block's negated
+ * sum times the codes' offset (q4_0's nibbles are q + 8, q8_0_r16's bytes q + 128), which takes the offset out. */
+INLINE size_t r16_block_bytes(const int bits) { return bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES; }
+INLINE int r16_chunks(const int bits) { return bits == 4 ? 4 : 8; }
+INLINE int32_t r16_seed(const int bits, int32_t nsumb) { return (bits == 4 ? 8 : 128) * nsumb; }
+
 /* A q4_K activation block's mins side, as the dwords each ISA broadcasts: bytes H_j and L_j of the sub-block sums
  * S_j = 256 H_j + L_j (w[0]: H_0..3, w[1]: H_4..7, w[2]: L_0..3, w[3]: L_4..7). */
 INLINE void q4k_mins_words(const block_q8_K *xb, int32_t w[4])

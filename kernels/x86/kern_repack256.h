@@ -72,8 +72,8 @@ INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const 
     const int8_t *x = kern_act_qs(a, m);
     const int32_t *nsumb = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
-    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
-    const int chunks = bits == 4 ? 4 : 8;
+    const size_t nb = a->cols / QK8_0, block = r16_block_bytes(bits);
+    const int chunks = r16_chunks(bits);
     __m256 acc[4][2];
     r16_acc_zero256(acc, n);
     for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
@@ -81,7 +81,7 @@ INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const 
 #pragma GCC unroll 8
         for (int c = 0; c < 8; c++)
             xq[c] = quads256_at(x + 4 * c);
-        const __m256i seed = _mm256_set1_epi32((bits == 4 ? 8 : 128) * nsumb[b]);
+        const __m256i seed = _mm256_set1_epi32(r16_seed(bits, nsumb[b]));
         const __m256 xd = _mm256_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
@@ -280,8 +280,8 @@ INLINE void q4k_groups_pass256(const char *w, size_t stride, const int n, const 
 INLINE void r16_gemm_half256(const char *g, int h, const kern_act *a, size_t m0, const int nm, float *y,
                              const int bits)
 {
-    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
-    const int chunks = bits == 4 ? 4 : 8;
+    const size_t nb = a->cols / QK8_0, block = r16_block_bytes(bits);
+    const int chunks = r16_chunks(bits);
     const int8_t *x = kern_act_qs(a, m0); /* rows one stride apart, as kern_act keeps them */
     const int32_t *nsumb = kern_act_nsumb(a, m0);
     const float *dx = kern_act_scale(a, m0);
@@ -317,7 +317,7 @@ INLINE void r16_gemm_half256(const char *g, int h, const kern_act *a, size_t m0,
         __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h)));
 #pragma GCC unroll 4
         for (int m = 0; m < nm; m++) {
-            __m256i seed = _mm256_set1_epi32((bits == 4 ? 8 : 128) * nsumb[sb * (size_t)m + b]);
+            __m256i seed = _mm256_set1_epi32(r16_seed(bits, nsumb[sb * (size_t)m + b]));
             __m256 dm = _mm256_mul_ps(d, _mm256_set1_ps(dx[sb * (size_t)m + b]));
             __m256i i = _mm256_add_epi32(_mm256_add_epi32(seed, KERN256_DOT_SUM(p0[m])), KERN256_DOT_SUM(p1[m]));
             acc[m] = _mm256_add_ps(acc[m], _mm256_mul_ps(_mm256_cvtepi32_ps(i), dm));

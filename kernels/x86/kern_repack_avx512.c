@@ -135,8 +135,8 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
     const int8_t *x = kern_act_qs(a, m);
     const int32_t *nsumb = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
-    const size_t nb = a->cols / QK8_0, block = bits == 4 ? KERN_R16_BLOCK_BYTES : KERN_R16_Q8_BLOCK_BYTES;
-    const int chunks = bits == 4 ? 4 : 8;
+    const size_t nb = a->cols / QK8_0, block = r16_block_bytes(bits);
+    const int chunks = r16_chunks(bits);
     __m512 acc[4];
     r16_acc_zero(acc, n);
     for (size_t b = 0; b < nb; b++, w += block, x += QK8_0) {
@@ -144,7 +144,7 @@ INLINE void r16_groups_pass(const char *w, size_t stride, const int n, const ker
 #pragma GCC unroll 8
         for (int c = 0; c < 8; c++)
             xq[c] = quads_at(x + 4 * c);
-        __m512i seed = _mm512_set1_epi32((bits == 4 ? 8 : 128) * nsumb[b]);
+        __m512i seed = _mm512_set1_epi32(r16_seed(bits, nsumb[b]));
         __m512 xd = _mm512_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
