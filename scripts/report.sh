@@ -17,7 +17,7 @@ QUICK=$common_flag_set
 # qwen3-0.6b x q8_0,q4_0,q1_0,tq2_0 x every policy x thread counts x the core sets the machine has (the
 # harness's defaults for threads and sets), each point with serial and with fused glue; and a 256-token prompt
 # of each format through the spin pool beside it (128 tokens with --quick). The kernels at batch 1 and 16 (their
-# default adds 4).
+# default adds 4), 110 ms a point (their default 150): with bench_tune's first run, 150 kept the suite past 5 minutes.
 SWEEP_FULL="--model qwen3-0.6b --format q8_0,q4_0,q1_0,tq2_0 --policy spin,condvar,hybrid,spawn,omp --glue serial,fused --tokens 10 --prompt 256 --prompt-policy spin --prompt-tokens 2"
 if [ "$QUICK" = 1 ]; then
     SUITE="bench_pool_overhead|8|--quick --gap-us 0,100
@@ -30,7 +30,7 @@ else
     SUITE="bench_pool_overhead|20|
 bench_memory_floor|100|
 bench_memory_floor|19|--latency|bench_memory_floor_latency
-bench_kernels|110|--batch 1,16
+bench_kernels|90|--batch 1,16 --budget-ms 110
 bench_sweep|45|$SWEEP_FULL
 bench_overlap|15|"
 fi
