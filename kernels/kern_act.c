@@ -134,14 +134,20 @@ static void set_grouped(kern_act *a, size_t m, size_t b0, size_t b1)
 }
 
 /* The q1_0_r32lut tables of blocks b0..b1 of row m (kern_act.lut): entry n of a group of 4 quants is the sum of
- * +-quant i, + where bit i of n is set. */
-static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
+ * +-quant i, + where bit i of n is set. Built by the best of isa's chain that has a builder (the same bytes). */
+static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
 #if defined(__x86_64__)
-    if (kern_isa_supported(KERN_ISA_AVX512)) { /* integers: the same bytes as the loop below */
+    if (kern_isa_under(KERN_ISA_AVX512, isa)) { /* integers: the same bytes as the loop below */
         kern_act_tables_avx512(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
         return;
     }
+    if (kern_isa_under(KERN_ISA_AVX2, isa)) {
+        kern_act_tables_avx2(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
+        return;
+    }
+#else
+    (void)isa;
 #endif
     const int8_t *q = kern_act_qs(a, m);
     int16_t *t = a->lut + m * a->cols * 4;
@@ -157,14 +163,14 @@ static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1)
 
 /* The per-lane forms of blocks b0..b1 of row m (kern.h): plain loops over what the quantizer wrote, shared by
  * every variant. */
-static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1)
+static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
     if (a->fmt == KERN_Q1_0)
         set_transposed(a, m, b0, b1);
     if (a->fmt == KERN_Q4_0)
         set_grouped(a, m, b0, b1);
     if (a->lut)
-        act_tables(a, m, b0, b1);
+        act_tables(a, m, b0, b1, isa);
     size_t n4 = a->cols / 4;
     if (a->seed4) {
         const int32_t *nsum4 = a->nsum4 + m * n4;
@@ -227,7 +233,7 @@ static int set_block(kern_act *a, const float *x, size_t m0, size_t m1, size_t c
         } else {
             /* Scalar has every kind, so the pick always finds a quantizer. */
             act_quantizers[act_pick(kind, isa)][kind](a, m, x + m * a->cols, c0 / blk, c1 / blk);
-            set_lanes(a, m, c0 / blk, c1 / blk);
+            set_lanes(a, m, c0 / blk, c1 / blk, isa);
         }
     }
     return 0;

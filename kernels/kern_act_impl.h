@@ -15,9 +15,17 @@
 #include "kern_impl.h"
 
 #if defined(__x86_64__)
-/* kern_act.c's q1_0_r32lut tables g0..g1 (4 values each) of row m with AVX-512 VNNI (kern_act_avx512.c): the same
- * bytes as its loop. */
+/* kern_act.c's q1_0_r32lut tables g0..g1 (4 values each) of row m with AVX-512 VNNI (kern_act_avx512.c) or AVX2
+ * (kern_act_avx2.c): the same bytes as its loop. */
 void kern_act_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
+void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1);
+
+/* Byte i of entry n's 4: 2 x bit i of n, the unsigned side of the products that make entry n of a table from its
+ * 4 quants (the tables' builders). */
+static const uint8_t kern_act_sign_bytes[64] = {
+    0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 0, 0, 2, 0, 2, 0, 2, 0, 0, 2, 2, 0, 2, 2, 2, 0,
+    0, 0, 0, 2, 2, 0, 0, 2, 0, 2, 0, 2, 2, 2, 0, 2, 0, 0, 2, 2, 2, 0, 2, 2, 0, 2, 2, 2, 2, 2, 2, 2,
+};
 #endif
 
 typedef float (*kern_amax_fn)(const float *x, int n);

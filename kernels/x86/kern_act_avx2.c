@@ -61,3 +61,24 @@ static int32_t quant_block(const float *x, int n, kern_inv s, int8_t *q, int32_t
 
 /* The row driver (kern_act_impl.h) with this file's steps. */
 KERN_ACT_QUANTIZERS(avx2)
+
+/* Tables g0..g1 of activation row m: entry n = sum of 2 x bit i of n x quant i over the 4 quants (vpmaddubsw's
+ * pairs, at most 2 x 2 x 127: exact, then vphaddw's sums of pairs) plus minus their sum (kern_act.nsum4): the
+ * signed sums, at most 508, exact in int16. The sign bytes go in as entries 0-3 and 8-11 against 4-7 and 12-15, so
+ * that vphaddw, which sums within 128-bit lanes, leaves the 16 entries in order. */
+void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1)
+{
+    const int8_t *q = kern_act_qs(a, m);
+    const int32_t *nsum4 = kern_act_nsum4(a, m);
+    int16_t *t = a->lut + m * a->cols * 4;
+    const uint8_t *sb = kern_act_sign_bytes;
+    __m256i s03 = _mm256_loadu2_m128i((const __m128i *)(sb + 32), (const __m128i *)sb);
+    __m256i s47 = _mm256_loadu2_m128i((const __m128i *)(sb + 48), (const __m128i *)(sb + 16));
+    for (size_t g = g0; g < g1; g++) {
+        int32_t quads;
+        memcpy(&quads, q + 4 * g, 4);
+        __m256i x = _mm256_set1_epi32(quads);
+        __m256i e = _mm256_hadd_epi16(_mm256_maddubs_epi16(s03, x), _mm256_maddubs_epi16(s47, x));
+        _mm256_storeu_si256((__m256i *)(t + 16 * g), _mm256_add_epi16(e, _mm256_set1_epi16((short)nsum4[g])));
+    }
+}

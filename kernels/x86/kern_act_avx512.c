@@ -61,12 +61,6 @@ static inline int32_t quad_at(const int8_t *p)
     return v;
 }
 
-/* Byte i of lane n: 2 x bit i of n, the unsigned side of one vpdpbusd per table (kern_act_tables_avx512). */
-static const uint8_t sign_bytes[64] = {
-    0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 0, 0, 2, 0, 2, 0, 2, 0, 0, 2, 2, 0, 2, 2, 2, 0,
-    0, 0, 0, 2, 2, 0, 0, 2, 0, 2, 0, 2, 2, 2, 0, 2, 0, 0, 2, 2, 2, 0, 2, 2, 0, 2, 2, 2, 2, 2, 2, 2,
-};
-
 /* Tables g0..g1 of activation row m: entry n = sum of 2 x bit i of n x quant i over the 4 quants, seeded with
  * minus their sum (kern_act.nsum4), so sum over i of +-quant i exactly; one vpdpbusd and a narrowing store each. */
 void kern_act_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1)
@@ -74,7 +68,7 @@ void kern_act_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1)
     const int8_t *q = kern_act_qs(a, m);
     const int32_t *nsum4 = kern_act_nsum4(a, m);
     int16_t *t = a->lut + m * a->cols * 4;
-    __m512i signs = _mm512_loadu_si512(sign_bytes);
+    __m512i signs = _mm512_loadu_si512(kern_act_sign_bytes);
     for (size_t g = g0; g < g1; g++) {
         __m512i e = _mm512_dpbusd_epi32(_mm512_set1_epi32(nsum4[g]), signs, _mm512_set1_epi32(quad_at(q + 4 * g)));
         _mm256_storeu_si256((__m256i *)(t + 16 * g), _mm512_cvtepi32_epi16(e));
