@@ -50,6 +50,8 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
     [KERN_LAYOUT_Q1_0_R32LUT] = {
         [KERN_ISA_SCALAR] = { kern_group_scalar_Q1_0_R32LUT, false },
 #if defined(__x86_64__)
+        [KERN_ISA_AVX2] = { kern_group_q1_0_r32lut_avx2, true },
+        [KERN_ISA_AVXVNNI] = { kern_group_q1_0_r32lut_avxvnni, true },
         [KERN_ISA_AVX512] = { kern_group_q1_0_r32lut_avx512, true },
 #endif
     },

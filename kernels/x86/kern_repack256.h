@@ -1,5 +1,5 @@
 /* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16, q4_K_r16; q8_0_r16 with
- * AVX-VNNI only) and the GEMM tiles of q4_0_r16 and q8_0_r16:
+ * AVX-VNNI only; q1_0_r32lut's look-ups are kern_lut256.h) and the GEMM tiles of q4_0_r16 and q8_0_r16:
  * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
  * multiplied and summed (KERN256_DOT, kern_avx2.h) and in the suffix of the kernels' names (KERN256_ISA). The
  * layouts are kern_repack.h's, the same bytes the AVX-512 kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte
@@ -19,6 +19,7 @@
 
 #include "kern_avx2.h"
 #include "kern_group.h"
+#include "kern_lut256.h"
 
 /* The four quants at p (one dword, any alignment) in every dword lane. */
 INLINE __m256i quads256_at(const int8_t *p) { return _mm256_set1_epi32(group_quads(p)); }
@@ -362,6 +363,11 @@ INLINE void r16_gemm_tile256_q8_0(const char *g, const kern_act *a, size_t m0, c
 void KERN256_FN(kern_group_q4_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(r16_groups_pass256_q4_0, KERN_R16, true, w, stride, n, a, m, y);
+}
+
+void KERN256_FN(kern_group_q1_0_r32lut)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    groups_in_step(lut256_groups_pass, KERN_R32, false, w, stride, n, a, m, y);
 }
 
 void KERN256_FN(kern_group_tq2_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
