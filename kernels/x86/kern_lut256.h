@@ -35,8 +35,8 @@ INLINE void lut256_planes_span(const kern_act *a, size_t m, size_t b, size_t nb,
 }
 
 /* The int16 entries of the four tables at planes (groups 4j .. 4j + 3 of a block) picked by the nibbles of v's 16
- * words (chunk j's, 16 rows), added to acc. L holds nibbles 0 and 2 of a word in its two bytes, H 1 and 3; a
- * shuffle copies one of them into both bytes, the index of both planes' look-ups. */
+ * words (chunk j's, 16 rows), added to acc. lh[0] holds nibbles 0 and 2 of a word in its two bytes, lh[1] 1 and 3;
+ * a shuffle copies one of them into both bytes, the index of both planes' look-ups. */
 INLINE __m256i lut256_words(__m256i v, const __m256i *planes, __m256i acc)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F), high = _mm256_set1_epi16((short)0xFF00);
@@ -47,7 +47,7 @@ INLINE __m256i lut256_words(__m256i v, const __m256i *planes, __m256i acc)
 #pragma GCC unroll 4
     for (int q = 0; q < 4; q++) { /* nibble q: byte q / 2 of the word, its low (q even) or high half */
         __m256i idx = _mm256_shuffle_epi8(lh[q % 2], q < 2 ? even : odd);
-        const __m128i *p = (const __m128i *)(planes + q);
+        const __m128i *p = (const __m128i *)(planes + q); /* its two planes; vector types may alias anything */
         __m256i lo = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(p)), idx);
         __m256i hi = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(p + 1)), idx);
         acc = _mm256_add_epi16(acc, _mm256_blendv_epi8(lo, hi, high));
