@@ -31,7 +31,7 @@ typedef struct check_args {
 /* The command line into a, through pb_cli (RUN may come before or after the options; no POOLBENCH_* variable
  * applies: this is no harness). PB_CLI_GO, or the exit status (0 after --help; 2 after bad usage, said in one
  * line). */
-static int parse_args(int argc, char **argv, check_args *a)
+static int bchk_parse_args(int argc, char **argv, check_args *a)
 {
     *a = (check_args){ 0 };
     const pb_opt opts[] = {
@@ -60,7 +60,7 @@ typedef struct loaded {
 } loaded;
 
 /* 0; 2 when dir is not a run directory; 1 out of memory (said on stderr). */
-static int load(const char *dir, loaded *l)
+static int bchk_load(const char *dir, loaded *l)
 {
     char err[4400];
     if (pb_rundata_load(&l->rd, dir, err, sizeof err) != 0) {
@@ -74,7 +74,7 @@ static int load(const char *dir, loaded *l)
     return 0;
 }
 
-static void unload(loaded *l)
+static void bchk_unload(loaded *l)
 {
     pb_points_free(&l->ps);
     pb_rundata_free(&l->rd);
@@ -83,7 +83,7 @@ static void unload(loaded *l)
 /* A FAIL line for each problem bench_report --check finds in the run (the same check: a malformed or incomplete
  * run fails the gate as it fails --check), and one for a run with no point: a gate that judges nothing passes
  * anything. */
-static void run_problems(const loaded *l, const char *which, pb_check_tally *t)
+static void bchk_run_problems(const loaded *l, const char *which, pb_check_tally *t)
 {
     int problems = pb_check_run_dir(stdout, l->rd.dir, "FAIL ");
     if (problems > 0) {
@@ -100,7 +100,7 @@ static void run_problems(const loaded *l, const char *which, pb_check_tally *t)
 
 /* The expect file to use into e: --expect's, or the repository's when there is no baseline. 0 (e->n == 0 when
  * none applies), or 2 after saying why it cannot be used. */
-static int load_expect(const check_args *a, pb_expect *e)
+static int bchk_load_expect(const check_args *a, pb_expect *e)
 {
     *e = (pb_expect){ 0 };
     char path[4200], err[4800];
@@ -120,7 +120,7 @@ static int load_expect(const check_args *a, pb_expect *e)
 }
 
 /* 0 when the baseline is a run of the run's machine and schema; 2 after one line saying what differs. */
-static int same_machine(const check_args *a, const loaded *run, const loaded *base)
+static int bchk_same_machine(const check_args *a, const loaded *run, const loaded *base)
 {
     char err[512];
     if (pb_check_same_machine(&run->rd, &base->rd, err, sizeof err) == 0)
@@ -130,11 +130,12 @@ static int same_machine(const check_args *a, const loaded *run, const loaded *ba
 }
 
 /* Both checks that apply, and the summing-up line. */
-static void judge(const check_args *a, const loaded *run, const loaded *base, const pb_expect *e, pb_check_tally *t)
+static void bchk_judge(const check_args *a, const loaded *run, const loaded *base, const pb_expect *e,
+                       pb_check_tally *t)
 {
-    run_problems(run, "run", t);
+    bchk_run_problems(run, "run", t);
     if (base) {
-        run_problems(base, "baseline", t);
+        bchk_run_problems(base, "baseline", t);
         int before = t->failures;
         pb_check_baseline(stdout, &run->ps, &base->ps, t);
         printf(PROG ": %s against %s: %d figures compared, %d worse beyond both spreads, %d better; %d points only in "
@@ -157,27 +158,27 @@ static void judge(const check_args *a, const loaded *run, const loaded *base, co
 int main(int argc, char **argv)
 {
     check_args a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = bchk_parse_args(argc, argv, &a);
     if (rc != PB_CLI_GO)
         return rc;
     pb_expect e;
-    if (load_expect(&a, &e) != 0)
+    if (bchk_load_expect(&a, &e) != 0)
         return 2;
     loaded *run = calloc(1, sizeof *run), *base = a.baseline ? calloc(1, sizeof *base) : NULL;
-    rc = !run || (a.baseline && !base) ? 1 : load(a.run, run);
+    rc = !run || (a.baseline && !base) ? 1 : bchk_load(a.run, run);
     if (rc == 0 && base)
-        rc = load(a.baseline, base);
+        rc = bchk_load(a.baseline, base);
     if (rc == 0 && base)
-        rc = same_machine(&a, run, base);
+        rc = bchk_same_machine(&a, run, base);
     if (rc == 0) {
         pb_check_tally t = { 0 };
-        judge(&a, run, base, &e, &t);
+        bchk_judge(&a, run, base, &e, &t);
         rc = t.failures ? 1 : 0;
     }
     if (run)
-        unload(run);
+        bchk_unload(run);
     if (base)
-        unload(base);
+        bchk_unload(base);
     free(run);
     free(base);
     pb_expect_free(&e);

@@ -21,13 +21,13 @@ typedef struct cmp_job {
     const char *out;
 } cmp_job;
 
-static void write_md(FILE *f, const void *arg)
+static void bcmp_write_md(FILE *f, const void *arg)
 {
     const cmp_job *j = arg;
     pb_compare_md(f, j->c, j->out);
 }
 
-static void free_runs(pb_compare *c)
+static void bcmp_free_runs(pb_compare *c)
 {
     for (int i = 0; i < c->n; i++)
         pb_rundata_free(&c->run[i].rd);
@@ -52,7 +52,7 @@ typedef struct cmp_args {
 } cmp_args;
 
 /* Whether any option of --db's was given without it, or DIRs with it: one line, 2. PB_CLI_GO otherwise. */
-static int cmp_usage(const cmp_args *a)
+static int bcmp_usage(const cmp_args *a)
 {
     bool selects = a->hosts.n || a->runs.n || a->git || a->since;
     if (a->db && a->n == 0 && !selects)
@@ -71,7 +71,7 @@ static int cmp_usage(const cmp_args *a)
 /* The command line into a, through pb_cli (the run directories may come before, between or after the options;
  * no POOLBENCH_* variable applies: this is no harness). PB_CLI_GO, or the exit status (0 after --help; 2 after
  * bad usage, said in one line). */
-static int parse_args(int argc, char **argv, cmp_args *a)
+static int bcmp_parse_args(int argc, char **argv, cmp_args *a)
 {
     *a = (cmp_args){ .draw = true };
     bool no_plots = false;
@@ -99,7 +99,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
     }
     for (int i = first; i < argc; i++)
         a->dirs[a->n++] = argv[i];
-    if (cmp_usage(a) != PB_CLI_GO)
+    if (bcmp_usage(a) != PB_CLI_GO)
         return 2;
     if ((!a->db && a->n < 2) || !a->out) {
         fprintf(stderr, "bench_compare: needs at least two run directories and --out DIR "
@@ -112,7 +112,7 @@ static int parse_args(int argc, char **argv, cmp_args *a)
 /* Loads and digests every run (from the directories or the database), saying what each leaves out. -1 (said in
  * one line) when a directory is not a run directory, holds a llama-bench file that does not read, or the database's
  * runs cannot be had: before anything is written. *bad: the malformed sources. */
-static int load_runs(pb_compare *c, const cmp_args *a, int *bad)
+static int bcmp_load_runs(pb_compare *c, const cmp_args *a, int *bad)
 {
     char err[8800];
     if (a->db) {
@@ -138,21 +138,21 @@ static int load_runs(pb_compare *c, const cmp_args *a, int *bad)
 int main(int argc, char **argv)
 {
     cmp_args a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = bcmp_parse_args(argc, argv, &a);
     if (rc != PB_CLI_GO)
         return rc;
     const char *out = a.out;
     pb_compare c = { 0 };
     int bad = 0;
-    if (load_runs(&c, &a, &bad) != 0) {
-        free_runs(&c);
+    if (bcmp_load_runs(&c, &a, &bad) != 0) {
+        bcmp_free_runs(&c);
         return 2;
     }
     char err[4400];
     pb_run run;
     if (pb_run_prepare(&run, out, false, err, sizeof err) != 0) {
         fprintf(stderr, "bench_compare: --out %s: %s\n", out, err);
-        free_runs(&c);
+        bcmp_free_runs(&c);
         return 2;
     }
     pb_compare_prepare(&c);
@@ -166,12 +166,12 @@ int main(int argc, char **argv)
     char path[4200];
     snprintf(path, sizeof path, "%s/compare.md", out);
     cmp_job job = { &c, out };
-    if (pb_write_file(path, write_md, &job) != 0) {
+    if (pb_write_file(path, bcmp_write_md, &job) != 0) {
         fprintf(stderr, "bench_compare: cannot write %s: %s\n", path, strerror(errno));
         failed = 1;
     } else {
         printf("compare: %s\n", path);
     }
-    free_runs(&c);
+    bcmp_free_runs(&c);
     return bad || failed ? 1 : 0;
 }

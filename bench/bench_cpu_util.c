@@ -35,7 +35,7 @@ typedef struct cu_opts {
 
 /* --cpus: a named set (p, e, physical, numa:N, ...) or a list of OS cpu ids, resolved by pb_topo, which
  * refuses a cpu that does not exist here. */
-static int resolve_cpus(pb_harness *h, cu_opts *o)
+static int cu_resolve_cpus(pb_harness *h, cu_opts *o)
 {
     char err[512];
     if (!o->cpus)
@@ -73,7 +73,7 @@ static int cu_setup(pb_harness *h, cu_opts *o, pb_cpu_util_out *k, int argc, cha
         return -1;
     if (*first >= argc)
         return pb_harness_refusef(h, "no command given: accepted %s [options] -- CMD [ARGS...]", PROG);
-    if (pb_harness_begin(h, PROG, o->out, o->run_dir) != 0 || resolve_cpus(h, o) != 0)
+    if (pb_harness_begin(h, PROG, o->out, o->run_dir) != 0 || cu_resolve_cpus(h, o) != 0)
         return -1;
     o->out = h->out; /* the command line's, where the other came from the environment */
     o->run_dir = h->run_dir;

@@ -85,7 +85,7 @@ static int kb_parse(kb_ctx *c, int argc, char **argv)
     return pb_harness_setup(&c->h, &cli, "a short run (CI): under a minute", NULL, argc, argv);
 }
 
-static void add_all(pb_list *l, int n)
+static void kb_add_all(pb_list *l, int n)
 {
     for (int i = 0; i < n; i++)
         l->v[l->n++] = i;
@@ -108,9 +108,9 @@ static int kb_defaults(kb_ctx *c)
         return pb_harness_refusef(&c->h, "--cols %ld: must be a multiple of 256 (tq2_0's block, the largest)",
                                   o->cols);
     if (o->formats.n == 0)
-        add_all(&o->formats, KERN_FORMAT_COUNT);
+        kb_add_all(&o->formats, KERN_FORMAT_COUNT);
     if (o->levels.n == 0)
-        add_all(&o->levels, PB_KERNEL_TIMING_LEVELS);
+        kb_add_all(&o->levels, PB_KERNEL_TIMING_LEVELS);
     if (o->isas.n == 0) {
         for (int v = 0; v < KERN_ISA_COUNT; v++)
             if (kern_isa_supported((kern_isa)v))

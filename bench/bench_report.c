@@ -26,7 +26,7 @@ typedef struct report_job {
     const char *refs; /* the reference runs' folder, NULL: none */
 } report_job;
 
-static void write_report(FILE *f, const void *arg)
+static void brep_write_report(FILE *f, const void *arg)
 {
     const report_job *j = arg;
     pb_report_md(f, j->rd, j->d, j->log, j->refs);
@@ -34,7 +34,7 @@ static void write_report(FILE *f, const void *arg)
 
 /* Draws the plots of the kinds whose CSV is there under its own name: the plot scripts read DIR/<kind>.csv, so a
  * kind read from a partial file has nothing for them (the view shares rd's tables and is never freed as a run). */
-static int draw_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
+static int brep_draw_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
 {
     pb_rundata *view = malloc(sizeof *view);
     if (!view) {
@@ -51,7 +51,7 @@ static int draw_plots(const pb_rundata *rd, bool draw, pb_plotlog *log)
 }
 
 /* --check DIR: exit 0 when DIR matches the schemas, 1 with one line per problem, 2 when DIR is not a directory. */
-static int check_dir(const char *dir)
+static int brep_check_dir(const char *dir)
 {
     int problems = pb_check_run_dir(stdout, dir, "");
     if (problems > 0)
@@ -63,7 +63,7 @@ static int check_dir(const char *dir)
 
 /* --header FILE: the schema's header line of a CSV kind by its file name (scripts/likwid_compare.sh writes its
  * CSV with it). */
-static int print_header(const char *file)
+static int brep_print_header(const char *file)
 {
     for (int k = 0; k < PB_SCHEMA_COUNT; k++)
         if (strcmp(pb_schema_get((pb_kind)k)->file, file) == 0) {
@@ -93,7 +93,7 @@ typedef struct report_args {
 } report_args;
 
 /* The modes given: --check, --header, --schema-md. */
-static int modes_of(const report_args *a)
+static int brep_modes_of(const report_args *a)
 {
     return (a->check != NULL) + (a->header != NULL) + a->schema_md;
 }
@@ -101,7 +101,7 @@ static int modes_of(const report_args *a)
 /* The command line into a, through pb_cli (DIR may come before or after --no-plots; no POOLBENCH_* variable
  * applies: this is no harness). PB_CLI_GO, or the exit status (0 after --help; 2 after bad usage, said in one
  * line). */
-static int parse_args(int argc, char **argv, report_args *a)
+static int brep_parse_args(int argc, char **argv, report_args *a)
 {
     *a = (report_args){ 0 };
     const pb_opt opts[] = {
@@ -125,7 +125,7 @@ static int parse_args(int argc, char **argv, report_args *a)
     int first, rc = pb_cli_parse_tool("bench_report", "DIR", SUMMARY, opts, argc, argv, &first);
     if (rc != PB_CLI_GO)
         return rc;
-    int modes = modes_of(a), args = argc - first;
+    int modes = brep_modes_of(a), args = argc - first;
     if (modes && (modes > 1 || args || a->no_plots || a->engine))
         fprintf(stderr, "bench_report: --check, --schema-md and --header stand alone (usage: bench_report --check "
                         "DIR | --schema-md | --header FILE)\n");
@@ -141,19 +141,19 @@ static int parse_args(int argc, char **argv, report_args *a)
 }
 
 /* A mode that stands alone: its exit status. */
-static int run_mode(const report_args *a)
+static int brep_run_mode(const report_args *a)
 {
     if (a->check)
-        return check_dir(a->check);
+        return brep_check_dir(a->check);
     if (a->header)
-        return print_header(a->header);
+        return brep_print_header(a->header);
     pb_schema_markdown(stdout); /* --schema-md: docs/csv.md's tables */
     return 0;
 }
 
 /* DIR/results.json: the run's points in Google Benchmark's JSON format, then the same points for Bencher and
  * github-action-benchmark (pb_exports.h). 0, or 1 after saying why not. */
-static int write_results_json(const pb_rundata *rd, const char *dir)
+static int brep_write_results_json(const pb_rundata *rd, const char *dir)
 {
     pb_points ps;
     char path[4200];
@@ -176,7 +176,7 @@ static int write_results_json(const pb_rundata *rd, const char *dir)
 
 /* The reference runs' folder: --refs DIR (checked: a directory, else said in one line and buf + 1 returned), the
  * repository's refs/ found beside the programs, or NULL for none. */
-static const char *refs_dir(const char *opt, char *buf, size_t len)
+static const char *brep_refs_dir(const char *opt, char *buf, size_t len)
 {
     struct stat st;
     if (opt && strcmp(opt, "none") == 0)
@@ -200,15 +200,15 @@ static const char *refs_dir(const char *opt, char *buf, size_t len)
 int main(int argc, char **argv)
 {
     report_args a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = brep_parse_args(argc, argv, &a);
     if (rc != PB_CLI_GO)
         return rc;
     if (!a.dir)
-        return run_mode(&a);
+        return brep_run_mode(&a);
     const char *dir = a.dir;
     bool draw = !a.no_plots;
     char refs_buf[4200];
-    const char *refs = refs_dir(a.refs, refs_buf, sizeof refs_buf);
+    const char *refs = brep_refs_dir(a.refs, refs_buf, sizeof refs_buf);
     if (refs == refs_buf + 1)
         return 2;
     pb_rundata rd;
@@ -228,17 +228,17 @@ int main(int argc, char **argv)
     pb_digest d;
     pb_digest_run(&d, &rd);
     pb_plotlog log;
-    int failed = draw_plots(&rd, draw, &log);
+    int failed = brep_draw_plots(&rd, draw, &log);
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
     report_job job = { &rd, &d, &log, refs };
-    if (pb_write_file(path, write_report, &job) != 0) {
+    if (pb_write_file(path, brep_write_report, &job) != 0) {
         fprintf(stderr, "bench_report: cannot write %s: %s\n", path, strerror(errno));
         pb_rundata_free(&rd);
         return 1;
     }
     printf("report: %s\n", path);
-    failed |= write_results_json(&rd, dir);
+    failed |= brep_write_results_json(&rd, dir);
     int bad = pb_rundata_bad(&rd);
     pb_rundata_free(&rd);
     return bad || failed ? 1 : 0;
