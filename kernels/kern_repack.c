@@ -66,6 +66,7 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
     [KERN_LAYOUT_Q8_0_R16] = {
         [KERN_ISA_SCALAR] = { kern_group_scalar_Q8_0_R16, false },
 #if defined(__x86_64__)
+        [KERN_ISA_AVX2] = { kern_group_q8_0_r16_avx2, true, kern_gemm_q8_0_r16_avx2 },
         [KERN_ISA_AVXVNNI] = { kern_group_q8_0_r16_avxvnni, true, kern_gemm_q8_0_r16_avxvnni },
         [KERN_ISA_AVX512] = { kern_group_q8_0_r16_avx512, true, kern_gemm_q8_0_r16_avx512 },
 #endif

@@ -31,13 +31,14 @@ typedef kern_gemm_kernel_fn *kern_gemm_fn;
 
 #if defined(__x86_64__)
 /* The per-ISA kernels (kernels/x86/kern_repack*_<isa>.c), declared by their types. */
-kern_group_kernel_fn kern_group_q1_0_r32lut_avx2, kern_group_q4_0_r16_avx2, kern_group_tq2_0_r16_avx2,
-    kern_group_q4_K_r16_avx2;
+kern_group_kernel_fn kern_group_q1_0_r32lut_avx2, kern_group_q4_0_r16_avx2, kern_group_q8_0_r16_avx2,
+    kern_group_tq2_0_r16_avx2, kern_group_q4_K_r16_avx2;
 kern_group_kernel_fn kern_group_q1_0_r32lut_avxvnni, kern_group_q4_0_r16_avxvnni, kern_group_q8_0_r16_avxvnni,
     kern_group_tq2_0_r16_avxvnni, kern_group_q4_K_r16_avxvnni;
 kern_group_kernel_fn kern_group_q1_0_r32lut_avx512, kern_group_q4_0_r16_avx512, kern_group_q8_0_r16_avx512,
     kern_group_tq2_0_r16_avx512, kern_group_q4_K_r16_avx512, kern_group_q6_K_r16_avx512;
-kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni, kern_gemm_q8_0_r16_avxvnni;
+kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx2, kern_gemm_q8_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni,
+    kern_gemm_q8_0_r16_avxvnni;
 kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx512, kern_gemm_q8_0_r16_avx512, kern_gemm_q4_K_r16_avx512,
     kern_gemm_q6_K_r16_avx512;
 #endif

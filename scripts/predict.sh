@@ -137,7 +137,7 @@ find_fn() { # find_fn VARIANT FNS
 #             Not q6_K_r16's and q1_0_r32lut's (one copy, testing the hint at each prefetch): their rows are
 #             branchy, the hint blocks GCC lays out after the loop (in chains, for the near and the far hint)
 #             being detours (predict_loop.awk).
-#             On 256 bits (kern_repack256.h, avx2 and avxvnni; q8_0_r16 avxvnni only) a ymm holds 8 of a group's 16
+#             On 256 bits (kern_repack256.h, avx2 and avxvnni) a ymm holds 8 of a group's 16
 #             rows, so a group's block takes twice the products: per group, q4_0_r16 16, q8_0_r16 16, tq2_0_r16 128;
 #             the hot loop is the block loop of four groups (64 rows), but for q4_K_r16, whose group loop GCC keeps
 #             rolled: one group (16 rows), both halves, 136 (8 for the mins, 128 for the codes). q1_0_r32lut on 256
@@ -196,6 +196,7 @@ x86_64  avx512     q4_K  q4_K_r16    kern_group_q4_K_r16_avx512                 
 x86_64  avx512     q6_K  q6_K_r16    kern_group_q6_K_r16_avx512                      64 210  0 vpdpbusd:256
 x86_64  avx512     q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx512                  128 18   0 vpmaddwd:32
 x86_64  avx2       q4_0  q4_0_r16    kern_group_q4_0_r16_avx2                        64 18   0 vpmaddubsw:64
+x86_64  avx2       q8_0  q8_0_r16    kern_group_q8_0_r16_avx2                        64 34   0 vpmaddubsw:64
 x86_64  avx2       tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx2                       64 66   0 vpmaddubsw:512
 x86_64  avx2       q4_K  q4_K_r16    kern_group_q4_K_r16_avx2                        16 144  0 vpmaddubsw:136
 x86_64  avx2       q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx2                     32 18   4 vpmaddwd:16

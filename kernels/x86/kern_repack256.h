@@ -1,5 +1,5 @@
-/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, tq2_0_r16, q4_K_r16; q8_0_r16 with
- * AVX-VNNI only; q1_0_r32lut's look-ups are kern_lut256.h) and the GEMM tiles of q4_0_r16 and q8_0_r16:
+/* kern_repack256.h — the repacked layouts' group kernels on 256 bits (q4_0_r16, q8_0_r16, tq2_0_r16, q4_K_r16;
+ * q1_0_r32lut's look-ups are kern_lut256.h) and the GEMM tiles of q4_0_r16 and q8_0_r16:
  * written once and compiled twice, by kern_repack_avx2.c and kern_repack_avxvnni.c, which differ in how bytes are
  * multiplied and summed (KERN256_DOT, kern_avx2.h) and in the suffix of the kernels' names (KERN256_ISA). The
  * layouts are kern_repack.h's, the same bytes the AVX-512 kernels read; a ymm holds 8 of a group's 16 rows (a 64-byte
@@ -9,9 +9,11 @@
  * with no sum across lanes. On AVX2 the products are vpmaddubsw's int16 pairs, added as int16 across the block and
  * widened once: q4_0's codes are 0..15 against |x| <= 127, so 8 steps (a block's 4 chunks, low and high nibbles)
  * reach at most 8 x 2 x 15 x 127 = 30480 < 32767, exact. q8_0_r16's codes are q + 128 (up to 255), which would
- * saturate vpmaddubsw's pairs: only vpdpbusd (AVX-VNNI) runs that layout. The codes' offset is taken back out with
- * the activation block's sum (nsumb x 8 or x 128), exact in int32; then the reference's float steps, multiply then
- * add in block order, so every row is bit for bit the scalar reference's. Not public. */
+ * saturate vpmaddubsw's pairs: AVX2 turns them back into q and multiplies |q| by the activation with q's sign
+ * (pairs at most 2 x 128 x 127 = 32512, exact), widening every product step (r16_q8_dot256). The codes' offset is
+ * taken back out with the activation block's sum (nsumb x 8 or x 128; none for AVX2's q8_0, which never added it),
+ * exact in int32; then the reference's float steps, multiply then add in block order, so every row is bit for bit
+ * the scalar reference's. Not public. */
 #ifndef KERN_REPACK256_H
 #define KERN_REPACK256_H
 
@@ -24,14 +26,14 @@
 /* The four quants at p (one dword, any alignment) in every dword lane. */
 INLINE __m256i quads256_at(const int8_t *p) { return _mm256_set1_epi32(group_quads(p)); }
 
-/* A group's block into its float sums acc (rows 0-7, 8-15): seed plus each half's integer sums p, converted, times
+/* A group's block into its float sums acc (rows 0-7, 8-15): seed plus each half's int32 sums s, converted, times
  * the rows' d (the block's 16 halves at g) times the activation's xd; the reference's steps, multiply then add. */
-INLINE void r16_acc_add256(__m256 acc[2], const char *g, __m256i seed, const kern256_dot p[2], __m256 xd)
+INLINE void r16_acc_add256(__m256 acc[2], const char *g, __m256i seed, __m256i s0, __m256i s1, __m256 xd)
 {
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         __m256 d = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h))), xd);
-        __m256i i = _mm256_add_epi32(seed, KERN256_DOT_SUM(p[h]));
+        __m256i i = _mm256_add_epi32(seed, h ? s1 : s0);
         acc[h] = _mm256_add_ps(acc[h], _mm256_mul_ps(_mm256_cvtepi32_ps(i), d));
     }
 }
@@ -54,13 +56,48 @@ INLINE void r16_acc_store256(__m256 acc[4][2], const int n, float *y)
     }
 }
 
+/* q8_0_r16's codes v (q + 128) against broadcast quants xq, added to int32 sums p. AVX-VNNI: vpdpbusd, the offset
+ * left for the seed. AVX2: q = v ^ 0x80, and |q| against xq with q's sign, each step's int16 pairs widened at once
+ * (two would not fit). GCC computes |q| and q once for all the activation rows a chunk meets. */
+INLINE __m256i r16_q8_dot256(__m256i p, __m256i v, __m256i xq)
+{
+#if defined(__AVXVNNI__)
+    return KERN256_DOT(p, v, xq);
+#else
+    __m256i q = _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80));
+    __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(xq, q));
+    return _mm256_add_epi32(p, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+#endif
+}
+
+/* q8_0's chains a GEMM row: vpdpbusd's latency wants two (40-47% of the roof with one, on Zen 5); AVX2's
+ * products end in a one-cycle add, and a second chain's four registers would spill. */
+#if defined(__AVXVNNI__)
+#define R16_Q8_CHAINS 2
+#else
+#define R16_Q8_CHAINS 1
+#endif
+
+/* What the block's integer sums start from: the codes' offset (r16_seed), or none for AVX2's q8_0 products. */
+INLINE int32_t r16_seed256(const int bits, int32_t nsumb)
+{
+#if !defined(__AVXVNNI__)
+    if (bits == 8)
+        return 0;
+#endif
+    return r16_seed(bits, nsumb);
+}
+
+/* A half's integer sums as int32 lanes: q4_0's int16 pairs widened (KERN256_DOT_SUM); q8_0's already are. */
+INLINE __m256i r16_sum256(kern256_dot p, const int bits) { return bits == 8 ? p : KERN256_DOT_SUM(p); }
+
 /* Half h (rows 8h..8h+7) of chunk c of one group's block at g into p: q4_0's nibbles (bits 4), low against quants
  * 4c.., high against 16+4c..; q8_0's bytes (bits 8) against 4c... */
 INLINE kern256_dot r16_half256(const char *g, int c, int h, const __m256i xq[8], kern256_dot p, const int bits)
 {
     __m256i v = _mm256_loadu_si256((const __m256i *)(g + 2 * KERN_R16 + 64 * c + 32 * h));
     if (bits == 8)
-        return KERN256_DOT(p, v, xq[c]);
+        return r16_q8_dot256(p, v, xq[c]);
     p = KERN256_DOT(p, kern256_field(v, 0, 4), xq[c]);
     return KERN256_DOT(p, kern256_field(v, 4, 4), xq[4 + c]);
 }
@@ -82,7 +119,7 @@ INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const 
 #pragma GCC unroll 8
         for (int c = 0; c < 8; c++)
             xq[c] = quads256_at(x + 4 * c);
-        const __m256i seed = _mm256_set1_epi32(r16_seed(bits, nsumb[b]));
+        const __m256i seed = _mm256_set1_epi32(r16_seed256(bits, nsumb[b]));
         const __m256 xd = _mm256_set1_ps(dx[b]);
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++) {
@@ -95,7 +132,7 @@ INLINE void r16_groups_pass256(const char *w, size_t stride, const int n, const 
                 p[1] = r16_half256(g, c, 1, xq, p[1], bits);
             }
             group_prefetch(g + 64 * chunks, s); /* the block's last line, which its head pushed over */
-            r16_acc_add256(acc[r], g, seed, p, xd);
+            r16_acc_add256(acc[r], g, seed, r16_sum256(p[0], bits), r16_sum256(p[1], bits), xd);
         }
     }
     r16_acc_store256(acc, n, y);
@@ -107,13 +144,11 @@ INLINE void r16_groups_pass256_q4_0(const char *w, size_t stride, const int n, c
     r16_groups_pass256(w, stride, n, a, m, y, 4, s);
 }
 
-#if defined(__AVXVNNI__)
 INLINE void r16_groups_pass256_q8_0(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
                                     const kern_stream s)
 {
     r16_groups_pass256(w, stride, n, a, m, y, 8, s);
 }
-#endif
 
 /* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
  * bit field f of those bytes holds the row's weights 128 (j / 8) + 32 f + 4 (j % 8) .. + 3 as q + 1 (0..2). Each
@@ -166,7 +201,7 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
             group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
-            r16_acc_add256(acc[r], g, seed, p[r], xd);
+            r16_acc_add256(acc[r], g, seed, KERN256_DOT_SUM(p[r][0]), KERN256_DOT_SUM(p[r][1]), xd);
         }
     }
     r16_acc_store256(acc, n, y);
@@ -308,19 +343,19 @@ INLINE void r16_gemm_half256(const char *g, int h, const kern_act *a, size_t m0,
                 if (bits == 4) {
                     p0[m] = KERN256_DOT(p0[m], lo, quads256_at(xm + 4 * c));
                     p1[m] = KERN256_DOT(p1[m], hi, quads256_at(xm + 16 + 4 * c));
-                } else if (c % 2 == 0) {
-                    p0[m] = KERN256_DOT(p0[m], v, quads256_at(xm + 4 * c));
+                } else if (c % R16_Q8_CHAINS == 0) {
+                    p0[m] = r16_q8_dot256(p0[m], v, quads256_at(xm + 4 * c));
                 } else {
-                    p1[m] = KERN256_DOT(p1[m], v, quads256_at(xm + 4 * c));
+                    p1[m] = r16_q8_dot256(p1[m], v, quads256_at(xm + 4 * c));
                 }
             }
         }
         __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h)));
 #pragma GCC unroll 4
         for (int m = 0; m < nm; m++) {
-            __m256i seed = _mm256_set1_epi32(r16_seed(bits, nsumb[sb * (size_t)m + b]));
+            __m256i seed = _mm256_set1_epi32(r16_seed256(bits, nsumb[sb * (size_t)m + b]));
             __m256 dm = _mm256_mul_ps(d, _mm256_set1_ps(dx[sb * (size_t)m + b]));
-            __m256i i = _mm256_add_epi32(_mm256_add_epi32(seed, KERN256_DOT_SUM(p0[m])), KERN256_DOT_SUM(p1[m]));
+            __m256i i = _mm256_add_epi32(_mm256_add_epi32(seed, r16_sum256(p0[m], bits)), r16_sum256(p1[m], bits));
             acc[m] = _mm256_add_ps(acc[m], _mm256_mul_ps(_mm256_cvtepi32_ps(i), dm));
         }
     }
@@ -343,16 +378,13 @@ INLINE void r16_gemm_tile256_q4_0(const char *g, const kern_act *a, size_t m0, c
     r16_gemm_tile256(g, a, m0, nm, y, 4);
 }
 
-#if defined(__AVXVNNI__)
 INLINE void r16_gemm_tile256_q8_0(const char *g, const kern_act *a, size_t m0, const int nm, float *y)
 {
     r16_gemm_tile256(g, a, m0, nm, y, 8);
 }
-#endif
 
 /* ---- The kernels kern_repack_impl.h declares, named for the including file's ISA: KERN256_ISA (avx2, avxvnni),
- * defined before the include, makes kern_group_q4_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni and so on. q8_0_r16's
- * only with AVX-VNNI (its codes need vpdpbusd). ---- */
+ * defined before the include, makes kern_group_q4_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni and so on. ---- */
 #if !defined(KERN256_ISA)
 #error "kern_repack256.h: define KERN256_ISA (the suffix of the kernels' names) before including it"
 #endif
@@ -385,7 +417,6 @@ void KERN256_FN(kern_gemm_q4_0_r16)(const char *g, const kern_act *a, size_t m0,
     gemm_in_tiles(r16_gemm_tile256_q4_0, KERN256_GEMM_ROWS, g, a, m0, nm, y);
 }
 
-#if defined(__AVXVNNI__)
 void KERN256_FN(kern_group_q8_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(r16_groups_pass256_q8_0, KERN_R16, true, w, stride, n, a, m, y);
@@ -395,6 +426,5 @@ void KERN256_FN(kern_gemm_q8_0_r16)(const char *g, const kern_act *a, size_t m0,
 {
     gemm_in_tiles(r16_gemm_tile256_q8_0, KERN256_GEMM_ROWS, g, a, m0, nm, y);
 }
-#endif
 
 #endif

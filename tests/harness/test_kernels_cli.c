@@ -266,11 +266,11 @@ static void expect_no_scalar_layout(const char *header, const char *row)
 Test(kernels_cli, a_layout_s_scalar_oracle_runs_only_when_asked, .timeout = 60)
 {
     if (!kern_isa_supported(KERN_ISA_AVX2))
-        cr_skip_test("no avx2 here: the case is an ISA that lacks q8_0_r16's kernel and falls back to scalar");
+        cr_skip_test("no avx2 here: the case is an ISA that lacks q6_K_r16's kernel and falls back to scalar");
     char header[512];
-    int rows = kernels_rows("pbko", "--format q8_0 --isa avx2 --batch 1", header, sizeof header,
+    int rows = kernels_rows("pbko", "--format q6_K --isa avx2 --batch 1", header, sizeof header,
                             expect_no_scalar_layout);
-    cr_expect_eq(rows, 1, "avx2's q8_0 file kernel only: q8_0_r16 has no avx2 kernel");
+    cr_expect_eq(rows, 1, "avx2's q6_K file kernel only: q6_K_r16 has no avx2 kernel");
 }
 
 /* --variant and POOLBENCH_KERNEL, the old names of --isa and POOLBENCH_ISA, still work and say so once. */
