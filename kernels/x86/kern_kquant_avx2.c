@@ -1,5 +1,11 @@
 /* kern_kquant_avx2.c — q4_K and q6_K x q8_K with AVX2: kern_kquant256.h's kernels, exported for the AVX2 table
  * (kern_avx2.c). */
+/* GCC's temporary-expression replacement (TER) moves each product step's add in a fully unrolled block down to
+ * where the block's sum is used, so every step's products are live at once and spill to the stack (q6_K's rows:
+ * 71 stack accesses, 42 without). Off for this file's functions; GCC only. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-ter")
+#endif
 #include "kern_kquant256.h"
 
 void kern_rows_q4_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
