@@ -45,6 +45,27 @@ typedef void (*kern_batch_fn)(const void *w, size_t rb, size_t n, const kern_act
                               float *y, size_t ldy);
 #define KERN_BATCH_STEP 4
 
+/* A format's matmul pass: one weight row against na (1 or KERN_BATCH_STEP) activation rows from m0, into
+ * y[j * ldy] for j < na. */
+typedef void (*kern_bpass_fn)(const char *row, int na, const kern_act *a, size_t m0, float *y, size_t ldy);
+
+/* kern_batch_fn through a format's pass: each row against the nm activations, KERN_BATCH_STEP of them in one pass
+ * where nm is that, else one at a time. Always inlined with a constant bpass, so the pass is inlined in turn with
+ * na a constant. */
+static inline __attribute__((always_inline)) void kern_batch_in_steps(kern_bpass_fn bpass, const void *w, size_t rb,
+                                                                     size_t n, const kern_act *a, size_t m0,
+                                                                     size_t nm, float *y, size_t ldy)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *row = (const char *)w + i * rb;
+        if (nm == KERN_BATCH_STEP)
+            bpass(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
+        else
+            for (size_t j = 0; j < nm; j++)
+                bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
+    }
+}
+
 /* Quantizes blocks b0..b1 of one activation row x (the whole row: block b reads x + b x block) into row m of
  * a (ggml blocks and the derived arrays). Writes only those blocks' entries, so threads may fill disjoint
  * block ranges of one row. */

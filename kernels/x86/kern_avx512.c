@@ -214,7 +214,7 @@ INLINE void bpass_q8_0(const char *row, const int na, const kern_act *a, size_t 
 static void batch_q8_0(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
                        size_t ldy)
 {
-    kern512_batch(bpass_q8_0, w, rb, n, a, m0, nm, y, ldy);
+    kern_batch_in_steps(bpass_q8_0, w, rb, n, a, m0, nm, y, ldy);
 }
 
 KERN512_ROWS_FN(q8_0)

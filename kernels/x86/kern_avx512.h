@@ -44,27 +44,6 @@ KERN512_SUBBYTE_DECLS(avx512gfni)
 #define KERN512_PASTE(a, b) a##b
 #define KERN512_NAME(a, b) KERN512_PASTE(a, b)
 
-/* A format's matmul pass: one weight row against na (1 or KERN_BATCH_STEP) activation rows from m0, into
- * y[j * ldy] for j < na. */
-typedef void (*kern512_bpass_fn)(const char *row, int na, const kern_act *a, size_t m0, float *y, size_t ldy);
-
-/* kern_batch_fn through a format's pass: each row against the nm activations, KERN_BATCH_STEP of them in one pass
- * where nm is that, else one at a time. Always inlined with a constant bpass, so the pass is inlined in turn with
- * na a constant. */
-static inline __attribute__((always_inline)) void kern512_batch(kern512_bpass_fn bpass, const void *w, size_t rb,
-                                                                size_t n, const kern_act *a, size_t m0, size_t nm,
-                                                                float *y, size_t ldy)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *row = (const char *)w + i * rb;
-        if (nm == KERN_BATCH_STEP)
-            bpass(row, KERN_BATCH_STEP, a, m0, y + i, ldy);
-        else
-            for (size_t j = 0; j < nm; j++)
-                bpass(row, 1, a, m0 + j, y + j * ldy + i, ldy);
-    }
-}
-
 /* Four 16-lane sums in one: lane 4L + t holds the sum of lanes 4L..4L+3 (128-bit lane L) of v[t]. */
 static inline __attribute__((always_inline)) __m512i kern512_fold4(const __m512i v[4])
 {

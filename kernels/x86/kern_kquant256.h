@@ -135,11 +135,16 @@ INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k)
     return _mm256_or_si256(lo, _mm256_and_si256(hi, bits45));
 }
 
-/* Sum over the 16 sub-blocks of scale_g x (codes . x) - 32 x scale_g x bsums_g, in 8 int32 lanes. */
-INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
+/* Sum over the 16 sub-blocks of scale_g x (codes . x) - 32 x scale_g x bsums_g, in 8 int32 lanes, for na activation
+ * blocks at once (xs[j], bsums[j] into isum[j]): the codes and their scales made once for all of them. Integer sums
+ * are exact in any order, so each j's is what it would be alone. */
+INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const xs[], const __m256i bsums[],
+                        __m256i isum[])
 {
     __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->scales));
-    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        isum[j] = _mm256_setzero_si256();
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 */
@@ -153,11 +158,25 @@ INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
             __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k);
-            __m256i p = _mm256_maddubs_epi16(codes, _mm256_loadu_si256((const __m256i *)(x + 128 * h + 32 * k)));
-            isum = KERN256_MADD_ADD(isum, p, _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1)));
+            __m256i sc = _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
+#pragma GCC unroll 4
+            for (int j = 0; j < na; j++) {
+                __m256i p = _mm256_maddubs_epi16(codes, _mm256_loadu_si256((const __m256i *)(xs[j] + 128 * h + 32 * k)));
+                isum[j] = KERN256_MADD_ADD(isum[j], p, sc);
+            }
         }
     }
-    return _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(s16, bsums), 5));
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        isum[j] = _mm256_sub_epi32(isum[j], _mm256_slli_epi32(_mm256_madd_epi16(s16, bsums[j]), 5));
+}
+
+/* The same for one activation block x. */
+INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
+{
+    __m256i isum;
+    q6_K_dots_n(blk, 1, &x, &bsums, &isum);
+    return isum;
 }
 
 INLINE __m256 step_q6_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
@@ -171,5 +190,35 @@ INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a,
     kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q6_K), step_q6_K);
 }
 KERN256_ROWS_FN(q6_K)
+
+/* q6_K's matmul pass (kern_bpass_fn): one row against na activation rows from m0, each block's codes made once for
+ * all of them; every pair's integer sum and float step are step_q6_K's, so a matmul row is the matvec's bits. */
+INLINE void bpass_q6_K(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    kern_q8_K_row x[KERN_BATCH_STEP];
+    __m256 acc[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++) {
+        x[j] = kern_q8_K_row_of(a, m0 + (size_t)j);
+        acc[j] = _mm256_setzero_ps();
+    }
+    for (size_t b = 0; b < x[0].nb; b++) {
+        const block_q6_K *blk = (const block_q6_K *)row + b; /* a row of q6_K blocks, as kq_pass walks it */
+        const int8_t *xs[KERN_BATCH_STEP];
+        __m256i bsums[KERN_BATCH_STEP], isum[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++) {
+            xs[j] = x[j].qs + b * QK_K;
+            bsums[j] = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
+        }
+        q6_K_dots_n(blk, na, xs, bsums, isum);
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++)
+            acc[j] = fold(acc[j], isum[j], _cvtsh_ss(blk->d) * x[j].d[b]);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        y[(size_t)j * ldy] = hsum8(acc[j]);
+}
 
 #endif

@@ -209,7 +209,7 @@ INLINE void q4_0_bpass(const char *row, const int na, const kern_act *a, size_t 
 void KERN512_NAME(kern_batch_q4_0_, KERN512_ISA)(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0,
                                                  size_t nm, float *y, size_t ldy)
 {
-    kern512_batch(q4_0_bpass, w, rb, n, a, m0, nm, y, ldy);
+    kern_batch_in_steps(q4_0_bpass, w, rb, n, a, m0, nm, y, ldy);
 }
 
 /* ---- tq2_0 x q8_K: four blocks (1024 weights) a float step ----
