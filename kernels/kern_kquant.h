@@ -18,6 +18,8 @@ void kern_dequantize_q6_K(const void *w, float *x, size_t n);
 #if defined(__x86_64__)
 void kern_rows_q4_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
 void kern_rows_q6_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_batch_q4_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                          size_t ldy);
 void kern_batch_q6_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
                           size_t ldy);
 void kern_rows_q4_K_avx512(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);

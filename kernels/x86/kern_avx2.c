@@ -76,6 +76,6 @@ const kern_table kern_table_avx2 = {
     .isa = KERN_ISA_AVX2,
     .rows = { KERN_ROWS_FIRST_SIX, [KERN_Q4_K] = kern_rows_q4_K_avx2, [KERN_Q6_K] = kern_rows_q6_K_avx2 },
     .rows_cached = { [KERN_F32] = rows_f32_cached, [KERN_F16] = rows_f16_cached, [KERN_Q8_0] = rows_q8_0_cached },
-    .batch = { [KERN_Q6_K] = kern_batch_q6_K_avx2 },
+    .batch = { [KERN_Q4_K] = kern_batch_q4_K_avx2, [KERN_Q6_K] = kern_batch_q6_K_avx2 },
     .rows_per_pass = KERN256_ROWS,
 };

@@ -60,6 +60,28 @@ INLINE void kq_pass(const char *w, size_t rs, const int nr, const kern_act *a, s
         y[r * ys] = hsum8(acc[r]);
 }
 
+/* A matmul pass (kern_bpass_fn's shape): one row against na (<= KERN_BATCH_STEP) activation rows from m0, block by
+ * block through the format's step, each row's float sum in block order as kq_pass's, so a matmul row is the
+ * matvec's bits where the step's sums and float steps are the matvec's. */
+typedef void (*kq_bstep_fn)(__m256 acc[], const char *blk, int na, const kern_q8_K_row x[], size_t b);
+
+INLINE void kq_bpass(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy,
+                     size_t block_bytes, kq_bstep_fn bstep)
+{
+    kern_q8_K_row x[KERN_BATCH_STEP];
+    __m256 acc[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++) {
+        x[j] = kern_q8_K_row_of(a, m0 + (size_t)j);
+        acc[j] = _mm256_setzero_ps();
+    }
+    for (size_t b = 0; b < x[0].nb; b++)
+        bstep(acc, row + b * block_bytes, na, x, b);
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        y[(size_t)j * ldy] = hsum8(acc[j]);
+}
+
 /* ---- q4_K: chunk c of 32 bytes holds sub-blocks 2c (low nibbles) and 2c + 1 (high) ---- */
 
 /* The block's 8 scales (bytes 0-7) and 8 mins (bytes 8-15), 0..63, from its 16-byte head (d, dmin, the 12 packed
@@ -76,24 +98,31 @@ INLINE __m128i q4_K_scales_mins(__m128i head)
     return _mm_or_si128(low, _mm_and_si128(_mm_srli_epi32(y, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030)));
 }
 
-/* Sum over the 8 sub-blocks of sc_j x (codes . x), in 8 int32 lanes; x: the block's 256 quants, sm its scales
- * (bytes 0-7). */
-INLINE __m256i q4_K_dots(const block_q4_K *blk, __m128i sm, const int8_t *x)
+/* Sum over the 8 sub-blocks of sc_j x (codes . x), in 8 int32 lanes, for na activation blocks at once (xs[j], the
+ * block's 256 quants, into isum[j]); sm: the scales (bytes 0-7). The codes and scale shuffles are made once for all
+ * of them; integer sums are exact in any order, so each j's is what it would be alone. */
+INLINE void q4_K_dots_n(const block_q4_K *blk, __m128i sm, const int na, const int8_t *const xs[], __m256i isum[])
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     /* the 8 scales as int16, in both 128-bit lanes */
     __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
-    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        isum[j] = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int c = 0; c < 4; c++) {
         __m256i q = _mm256_loadu_si256((const __m256i *)(blk->qs + 32 * c));
         __m256i lo = _mm256_and_si256(q, low4), hi = kern256_field(q, 4, 4);
-        __m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)(x + 64 * c)));
-        __m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(x + 64 * c + 32)));
-        isum = KERN256_MADD_ADD(isum, plo, _mm256_shuffle_epi8(s16, pick16(2 * c, 2 * c)));
-        isum = KERN256_MADD_ADD(isum, phi, _mm256_shuffle_epi8(s16, pick16(2 * c + 1, 2 * c + 1)));
+        __m256i slo = _mm256_shuffle_epi8(s16, pick16(2 * c, 2 * c));
+        __m256i shi = _mm256_shuffle_epi8(s16, pick16(2 * c + 1, 2 * c + 1));
+#pragma GCC unroll 4
+        for (int j = 0; j < na; j++) {
+            __m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)(xs[j] + 64 * c)));
+            __m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(xs[j] + 64 * c + 32)));
+            isum[j] = KERN256_MADD_ADD(isum[j], plo, slo);
+            isum[j] = KERN256_MADD_ADD(isum[j], phi, shi);
+        }
     }
-    return isum;
 }
 
 /* m_j x (bsums 2j + 2j + 1) in lane j: each min (bytes 8-15 of sm) twice (int16 lanes 2j, 2j + 1) against
@@ -103,17 +132,24 @@ INLINE __m256i q4_K_mins(__m128i sm, __m256i bsums)
     return _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(sm, sm)), bsums);
 }
 
+/* A block's float step: acc + dots x (d dx) - mins x (dmin dx). d and dmin, the head's first two halves, converted by
+ * one vcvtph2ps (lanes 0 and 1) and scaled by dx: the same float products as two scalar conversions, each of which
+ * was a move into a vector register and a vcvtph2ps of its own. */
+INLINE __m256 q4_K_fold(__m256 acc, __m128i head, __m256i dots, __m256i mins, float dx)
+{
+    __m128 ddx = _mm_mul_ps(_mm_cvtph_ps(head), _mm_set1_ps(dx));
+    acc = fold(acc, dots, _mm_cvtss_f32(ddx));
+    return fold(acc, mins, -_mm_cvtss_f32(_mm_movehdup_ps(ddx)));
+}
+
 INLINE __m256 step_q4_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
 {
     const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kern_row_ptr found them */
     __m128i head = _mm_loadu_si128((const __m128i *)w);
     __m128i sm = q4_K_scales_mins(head);
-    /* d and dmin, the head's first two halves, converted by one vcvtph2ps (lanes 0 and 1) and scaled by dx: the
-     * same float products as two scalar conversions, each of which was a move into a vector register and a
-     * vcvtph2ps of its own */
-    __m128 ddx = _mm_mul_ps(_mm_cvtph_ps(head), _mm_set1_ps(dx));
-    acc = fold(acc, q4_K_dots(blk, sm, x), _mm_cvtss_f32(ddx));
-    return fold(acc, q4_K_mins(sm, bsums), -_mm_cvtss_f32(_mm_movehdup_ps(ddx)));
+    __m256i dots;
+    q4_K_dots_n(blk, sm, 1, &x, &dots);
+    return q4_K_fold(acc, head, dots, q4_K_mins(sm, bsums), dx);
 }
 
 INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
@@ -121,6 +157,31 @@ INLINE void pass_q4_K(const char *w, size_t rs, const int nr, const kern_act *a,
     kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q4_K), step_q4_K);
 }
 KERN256_ROWS_FN(q4_K)
+
+/* q4_K's block step of a matmul pass (kq_bstep_fn): the block's codes, scales and mins made once for the na
+ * activation rows; every pair's sums and float steps are step_q4_K's. */
+INLINE void bstep_q4_K(__m256 acc[], const char *w, const int na, const kern_q8_K_row x[], size_t b)
+{
+    const block_q4_K *blk = (const block_q4_K *)w; /* the block's bytes, as kq_bpass found them */
+    __m128i head = _mm_loadu_si128((const __m128i *)w);
+    __m128i sm = q4_K_scales_mins(head);
+    const int8_t *xs[KERN_BATCH_STEP];
+    __m256i dots[KERN_BATCH_STEP];
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++)
+        xs[j] = x[j].qs + b * QK_K;
+    q4_K_dots_n(blk, sm, na, xs, dots);
+#pragma GCC unroll 4
+    for (int j = 0; j < na; j++) {
+        __m256i bsums = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
+        acc[j] = q4_K_fold(acc[j], head, dots[j], q4_K_mins(sm, bsums), x[j].d[b]);
+    }
+}
+
+INLINE void bpass_q4_K(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    kq_bpass(row, na, a, m0, y, ldy, sizeof(block_q4_K), bstep_q4_K);
+}
 
 
 /* ---- q6_K: half h's 32 bytes of qh, and its ql bytes 0-31 and 32-63, make four chunks of 32 codes ---- */
@@ -191,34 +252,27 @@ INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a,
 }
 KERN256_ROWS_FN(q6_K)
 
-/* q6_K's matmul pass (kern_bpass_fn): one row against na activation rows from m0, each block's codes made once for
- * all of them; every pair's integer sum and float step are step_q6_K's, so a matmul row is the matvec's bits. */
-INLINE void bpass_q6_K(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+/* q6_K's block step of a matmul pass (kq_bstep_fn): the block's codes made once for the na activation rows; every
+ * pair's integer sum and float step are step_q6_K's. */
+INLINE void bstep_q6_K(__m256 acc[], const char *w, const int na, const kern_q8_K_row x[], size_t b)
 {
-    kern_q8_K_row x[KERN_BATCH_STEP];
-    __m256 acc[KERN_BATCH_STEP];
+    const block_q6_K *blk = (const block_q6_K *)w; /* the block's bytes, as kq_bpass found them */
+    const int8_t *xs[KERN_BATCH_STEP];
+    __m256i bsums[KERN_BATCH_STEP], isum[KERN_BATCH_STEP];
 #pragma GCC unroll 4
     for (int j = 0; j < na; j++) {
-        x[j] = kern_q8_K_row_of(a, m0 + (size_t)j);
-        acc[j] = _mm256_setzero_ps();
+        xs[j] = x[j].qs + b * QK_K;
+        bsums[j] = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
     }
-    for (size_t b = 0; b < x[0].nb; b++) {
-        const block_q6_K *blk = (const block_q6_K *)row + b; /* a row of q6_K blocks, as kq_pass walks it */
-        const int8_t *xs[KERN_BATCH_STEP];
-        __m256i bsums[KERN_BATCH_STEP], isum[KERN_BATCH_STEP];
-#pragma GCC unroll 4
-        for (int j = 0; j < na; j++) {
-            xs[j] = x[j].qs + b * QK_K;
-            bsums[j] = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
-        }
-        q6_K_dots_n(blk, na, xs, bsums, isum);
-#pragma GCC unroll 4
-        for (int j = 0; j < na; j++)
-            acc[j] = fold(acc[j], isum[j], _cvtsh_ss(blk->d) * x[j].d[b]);
-    }
+    q6_K_dots_n(blk, na, xs, bsums, isum);
 #pragma GCC unroll 4
     for (int j = 0; j < na; j++)
-        y[(size_t)j * ldy] = hsum8(acc[j]);
+        acc[j] = fold(acc[j], isum[j], _cvtsh_ss(blk->d) * x[j].d[b]);
+}
+
+INLINE void bpass_q6_K(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
+{
+    kq_bpass(row, na, a, m0, y, ldy, sizeof(block_q6_K), bstep_q6_K);
 }
 
 #endif

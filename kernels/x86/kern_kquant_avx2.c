@@ -18,6 +18,12 @@ void kern_rows_q6_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, 
     rows_q6_K(w, rb, n, a, m, y);
 }
 
+void kern_batch_q4_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
+                          size_t ldy)
+{
+    kern_batch_in_steps(bpass_q4_K, w, rb, n, a, m0, nm, y, ldy);
+}
+
 void kern_batch_q6_K_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m0, size_t nm, float *y,
                           size_t ldy)
 {
