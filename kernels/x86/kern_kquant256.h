@@ -1,7 +1,9 @@
 /* kern_kquant256.h — q4_K and q6_K x q8_K on 256 bits: written once and compiled twice, by kern_kquant_avx2.c (the
  * AVX2 table's rows for them) and kern_avxvnni.c, which differ in how int16 pairs are scaled into int32 sums
  * (KERN256_MADD_ADD: vpmaddwd and an add, or AVX-VNNI's vpdpwssd) and how q4_K's high nibbles leave their bytes
- * (kern256_field), both in kern_avx2.h. Each includer gets its own static rows_q4_K and rows_q6_K. Same shape as kern_int256.h:
+ * (kern256_field), both in kern_avx2.h. Each includer gets its own static rows_q4_K and rows_q6_K, and the matmul
+ * passes bpass_q4_K and bpass_q6_K (kq_bpass: a block's codes made once for up to KERN_BATCH_STEP activation rows),
+ * which the AVX2 table exports as its batch kernels. Same shape as kern_int256.h:
  * passes of KERN256_ROWS rows, a quarter of the call apart; each row has its own accumulator and a fixed
  * instruction sequence, so it gives the same bits in a pass or alone. Included only by files compiled with the
  * AVX2 flags; not public.
@@ -222,8 +224,8 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
             __m256i sc = _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
 #pragma GCC unroll 4
             for (int j = 0; j < na; j++) {
-                __m256i p = _mm256_maddubs_epi16(codes, _mm256_loadu_si256((const __m256i *)(xs[j] + 128 * h + 32 * k)));
-                isum[j] = KERN256_MADD_ADD(isum[j], p, sc);
+                __m256i xv = _mm256_loadu_si256((const __m256i *)(xs[j] + 128 * h + 32 * k));
+                isum[j] = KERN256_MADD_ADD(isum[j], _mm256_maddubs_epi16(codes, xv), sc);
             }
         }
     }
@@ -265,9 +267,10 @@ INLINE void bstep_q6_K(__m256 acc[], const char *w, const int na, const kern_q8_
         bsums[j] = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
     }
     q6_K_dots_n(blk, na, xs, bsums, isum);
+    const float d = _cvtsh_ss(blk->d);
 #pragma GCC unroll 4
     for (int j = 0; j < na; j++)
-        acc[j] = fold(acc[j], isum[j], _cvtsh_ss(blk->d) * x[j].d[b]);
+        acc[j] = fold(acc[j], isum[j], d * x[j].d[b]);
 }
 
 INLINE void bpass_q6_K(const char *row, const int na, const kern_act *a, size_t m0, float *y, size_t ldy)
