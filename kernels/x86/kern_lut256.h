@@ -2,13 +2,14 @@
  * of kern_repack256.h. The layout and the activation's tables are kern_repack.h's, those the AVX-512 kernel reads.
  *
  * AVX2 has no 16-bit table look-up (vpermw); vpshufb looks bytes up in a 16-byte table per 128-bit lane. So each
- * 16-entry int16 table is split into its byte planes (low bytes, high bytes: an entry is low + 256 x high), and a
- * row's word of a chunk (its 16 weights, one nibble a table) has nibble q's index copied into both of its bytes:
- * one look-up in each plane and a byte blend rebuild the int16 entry in the word's lane, which adds into the rows'
- * int16 sums. A ymm is 16 of a chunk's 32 words; a 32-weight activation block (two chunks) sums at most 8 entries
- * of at most 508 a row: exact. Its sums widen to int32 (even words: rows 0-7 or 8-15, odd: 16-23 or 24-31) and go
- * through the reference's float steps, multiply then add in block order, so every row is bit for bit the scalar
- * reference's. Not public. */
+ * 16-entry int16 table T (|T| <= 508) is split into byte planes by T = L + 32 H: L = T & 31 (0..31) and H = T >> 5
+ * (-16..15). A chunk's two ymm of row words (16 rows each, a nibble a table) are packed into two ymm of row bytes
+ * (32 rows each, the words' low bytes: nibbles 0 and 1; their high bytes: 2 and 3), so one look-up serves 32 rows.
+ * A 32-weight activation block is 8 look-ups a row, each plane's summed in bytes: L's at most 8 x 31 = 248, H's
+ * within -128..120, both exact. Once a block the sums are widened to int16 (unpacking restores the words' order;
+ * H sign-extended) and joined, L + 32 H, the block's exact sum (at most 8 x 508). It widens to int32 (even words:
+ * rows 0-7 or 8-15, odd: 16-23 or 24-31) and goes through the reference's float steps, multiply then add in block
+ * order, so every row is bit for bit the scalar reference's. Not public. */
 #ifndef KERN_LUT256_H
 #define KERN_LUT256_H
 
@@ -16,14 +17,13 @@
 
 #define LUT256_SPAN 8 /* blocks whose split tables lut256_planes_span lays out at a time: 8 KiB */
 
-/* The 16 int16 entries at t as byte planes: the low bytes in lane 0, the high bytes in lane 1 (one shuffle within
- * the lanes gathers each half's planes, one qword permute puts the halves' planes together). */
+/* The 16 int16 entries at t as byte planes: L in lane 0, H in lane 1 (a signed pack puts each lane's half of both
+ * planes side by side, one qword permute puts the halves' planes together). */
 INLINE __m256i lut256_planes(const int16_t *t)
 {
-    const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10,
-                                           12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-    __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)t), split);
-    return _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 1, 2, 0));
+    __m256i v = _mm256_loadu_si256((const __m256i *)t);
+    __m256i lh = _mm256_packs_epi16(_mm256_and_si256(v, _mm256_set1_epi16(31)), _mm256_srai_epi16(v, 5));
+    return _mm256_permute4x64_epi64(lh, _MM_SHUFFLE(3, 1, 2, 0));
 }
 
 /* The split tables of blocks b .. b + nb - 1 of activation row m (32 a block) into planes, in order. */
@@ -34,29 +34,41 @@ INLINE void lut256_planes_span(const kern_act *a, size_t m, size_t b, size_t nb,
         _mm256_store_si256(planes + i, lut256_planes(t + 16 * i));
 }
 
-/* The int16 entries of the four tables at planes (groups 4j .. 4j + 3 of a block) picked by the nibbles of v's 16
- * words (chunk j's, 16 rows), added to acc. lh[0] holds nibbles 0 and 2 of a word in its two bytes, lh[1] 1 and 3;
- * a shuffle copies one of them into both bytes, the index of both planes' look-ups. */
-INLINE __m256i lut256_words(__m256i v, const __m256i *planes, __m256i acc)
+/* The L and H entries of tables p[0] (low nibbles) and p[1] (high nibbles) picked by the nibbles of the 32 row
+ * bytes r, added to the byte sums l and h. */
+INLINE void lut256_bytes(__m256i r, const __m256i *p, __m256i *l, __m256i *h)
 {
-    const __m256i low4 = _mm256_set1_epi8(0x0F), high = _mm256_set1_epi16((short)0xFF00);
-    const __m256i even = _mm256_setr_epi8(0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14, 0, 0, 2, 2, 4, 4, 6, 6,
-                                          8, 8, 10, 10, 12, 12, 14, 14);
-    const __m256i odd = _mm256_add_epi8(even, _mm256_set1_epi8(1));
-    __m256i lh[2] = { _mm256_and_si256(v, low4), _mm256_and_si256(_mm256_srli_epi16(v, 4), low4) };
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; q++) { /* nibble q: byte q / 2 of the word, its low (q even) or high half */
-        __m256i idx = _mm256_shuffle_epi8(lh[q % 2], q < 2 ? even : odd);
-        const __m128i *p = (const __m128i *)(planes + q); /* its two planes; vector types may alias anything */
-        __m256i lo = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(p)), idx);
-        __m256i hi = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(p + 1)), idx);
-        acc = _mm256_add_epi16(acc, _mm256_blendv_epi8(lo, hi, high));
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i idx[2] = { _mm256_and_si256(r, low4), _mm256_and_si256(_mm256_srli_epi16(r, 4), low4) };
+#pragma GCC unroll 2
+    for (int i = 0; i < 2; i++) {
+        const __m128i *t = (const __m128i *)(p + i); /* its two planes; vector types may alias anything */
+        *l = _mm256_add_epi8(*l, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(t)), idx[i]));
+        *h = _mm256_add_epi8(*h, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(t + 1)), idx[i]));
     }
-    return acc;
+}
+
+/* Bytes b of the 16-bit lanes of v0 (the first 16 of a chunk's words) then of v1 (the last 16), per 128-bit lane:
+ * b = 0 the words' low bytes (nibbles 0 and 1), 1 their high bytes (2 and 3). */
+INLINE __m256i lut256_row_bytes(__m256i v0, __m256i v1, int b)
+{
+    if (b == 0) {
+        const __m256i low8 = _mm256_set1_epi16(0xFF);
+        return _mm256_packus_epi16(_mm256_and_si256(v0, low8), _mm256_and_si256(v1, low8));
+    }
+    return _mm256_packus_epi16(_mm256_srli_epi16(v0, 8), _mm256_srli_epi16(v1, 8));
+}
+
+/* The int16 sums L + 32 H of the byte sums l and h, in the words' order of the first (lo = true) or last 16. */
+INLINE __m256i lut256_join(__m256i l, __m256i h, bool lo)
+{
+    __m256i lw = lo ? _mm256_unpacklo_epi8(l, _mm256_setzero_si256()) : _mm256_unpackhi_epi8(l, _mm256_setzero_si256());
+    __m256i hw = _mm256_srai_epi16(lo ? _mm256_unpacklo_epi8(h, h) : _mm256_unpackhi_epi8(h, h), 8);
+    return _mm256_add_epi16(lw, _mm256_slli_epi16(hw, 5));
 }
 
 /* Block b of one group at g (its 32 d, then 8 chunks) against the activation's split tables of that block (planes)
- * and its 4 scales dx: each 32-weight quarter's int16 sums, widened, through the reference's float step into f
+ * and its 4 scales dx: each 32-weight quarter's sums, joined and widened, through the reference's float step into f
  * (rows 0-7, 8-15, 16-23, 24-31). */
 INLINE void lut256_block(const char *g, const __m256i *planes, const float *dx, __m256 f[4], const kern_stream s)
 {
@@ -67,19 +79,24 @@ INLINE void lut256_block(const char *g, const __m256i *planes, const float *dx, 
 #pragma GCC unroll 4
     for (int i = 0; i < 4; i++)
         d[i] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * i)));
+#pragma GCC unroll 4
     for (int k = 0; k < QK1_0 / QK8_0; k++) {
+        __m256i l = _mm256_setzero_si256(), h = _mm256_setzero_si256();
+#pragma GCC unroll 2
+        for (int j = 2 * k; j < 2 * k + 2; j++) {
+            __m256i v0 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j));
+            __m256i v1 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j + 32));
+            lut256_bytes(lut256_row_bytes(v0, v1, 0), planes + 4 * j, &l, &h);
+            lut256_bytes(lut256_row_bytes(v0, v1, 1), planes + 4 * j + 2, &l, &h);
+        }
         __m256 x = _mm256_set1_ps(dx[k]);
 #pragma GCC unroll 2
-        for (int h = 0; h < 2; h++) { /* words 16h .. 16h + 15: rows 8h .. 8h + 7 (even) and 16 + 8h .. (odd) */
-            __m256i acc = _mm256_setzero_si256();
-#pragma GCC unroll 2
-            for (int j = 2 * k; j < 2 * k + 2; j++)
-                acc = lut256_words(_mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j + 32 * h)), planes + 4 * j,
-                                   acc);
-            __m256i lo = _mm256_madd_epi16(acc, _mm256_set1_epi32(1));
-            __m256i hi = _mm256_madd_epi16(acc, _mm256_set1_epi32(1 << 16));
-            f[h] = _mm256_add_ps(f[h], _mm256_mul_ps(_mm256_cvtepi32_ps(lo), _mm256_mul_ps(d[h], x)));
-            f[2 + h] = _mm256_add_ps(f[2 + h], _mm256_mul_ps(_mm256_cvtepi32_ps(hi), _mm256_mul_ps(d[2 + h], x)));
+        for (int hf = 0; hf < 2; hf++) { /* words 16hf .. 16hf + 15: rows 8hf .. 8hf + 7 (even), 16 + 8hf .. (odd) */
+            __m256i acc = lut256_join(l, h, hf == 0);
+            __m256i ev = _mm256_madd_epi16(acc, _mm256_set1_epi32(1));
+            __m256i od = _mm256_madd_epi16(acc, _mm256_set1_epi32(1 << 16));
+            f[hf] = _mm256_add_ps(f[hf], _mm256_mul_ps(_mm256_cvtepi32_ps(ev), _mm256_mul_ps(d[hf], x)));
+            f[2 + hf] = _mm256_add_ps(f[2 + hf], _mm256_mul_ps(_mm256_cvtepi32_ps(od), _mm256_mul_ps(d[2 + hf], x)));
         }
     }
 }
