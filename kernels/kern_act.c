@@ -67,7 +67,7 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
 void kern_act_free(kern_act *a)
 {
     void *const held[] = { a->f32, a->q8, a->q8k, a->qs, a->scale, a->nsumb, a->nsum4,
-                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt, a->lut };
+                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt, a->lut, a->lut256 };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     memset(a, 0, sizeof *a);
@@ -135,7 +135,7 @@ static void set_grouped(kern_act *a, size_t m, size_t b0, size_t b1)
 
 /* The q1_0_r32lut tables of blocks b0..b1 of row m (kern_act.lut): entry n of a group of 4 quants is the sum of
  * +-quant i, + where bit i of n is set. Built by the best of isa's chain that has a builder (the same bytes). */
-static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
+static void act_tables_int16(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
 #if defined(__x86_64__)
     if (kern_isa_under(KERN_ISA_AVX512, isa)) { /* integers: the same bytes as the loop below */
@@ -159,6 +159,16 @@ static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa
             for (int n = 0; n < (1 << i); n++)
                 e[n | (1 << i)] = (int16_t)(e[n] + 2 * x[i]);
     }
+}
+
+/* The tables of blocks b0..b1 of row m, then where the 256-bit kernels read them (kern_act.lut256) their planes. */
+static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
+{
+    act_tables_int16(a, m, b0, b1, isa);
+#if defined(__x86_64__)
+    if (a->lut256)
+        kern_act_planes_avx2(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
+#endif
 }
 
 /* The per-lane forms of blocks b0..b1 of row m (kern.h): plain loops over what the quantizer wrote, shared by

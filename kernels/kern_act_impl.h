@@ -19,6 +19,8 @@
  * (kern_act_avx2.c): the same bytes as its loop. */
 void kern_act_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
 void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1);
+/* Tables g0..g1 of row m (kern_act.lut, built) as kern_act.lut256's planes, with AVX2 (kern_act_avx2.c). */
+void kern_act_planes_avx2(kern_act *a, size_t m, size_t g0, size_t g1);
 
 /* Byte i of entry n's 4: 2 x bit i of n, the unsigned side of the products that make entry n of a table from its
  * 4 quants (the tables' builders). */

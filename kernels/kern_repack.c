@@ -305,6 +305,13 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
     a->lut = calloc(a->cap * a->cols * 4, sizeof(int16_t));
     if (!a->lut)
         return fail(ENOMEM);
+#if defined(__x86_64__)
+    if (kern_isa_supported(KERN_ISA_AVX2) && !(a->lut256 = calloc(a->cap * a->cols * 8, 1))) {
+        free(a->lut);
+        a->lut = NULL;
+        return fail(ENOMEM);
+    }
+#endif
     a->layout = l;
     a->layouts |= 1u << l;
     return 0;

@@ -15,36 +15,19 @@
 
 #include "kern_group.h"
 
-#define LUT256_SPAN 8 /* blocks whose split tables lut256_planes_span lays out at a time: 8 KiB */
+#define LUT256_SPAN 8 /* blocks whose planes (kern_act.lut256) each group of a pass reads in turn: 8 KiB */
 
-/* The 16 int16 entries at t as byte planes: L in lane 0, H in lane 1 (a signed pack puts each lane's half of both
- * planes side by side, one qword permute puts the halves' planes together). */
-INLINE __m256i lut256_planes(const int16_t *t)
-{
-    __m256i v = _mm256_loadu_si256((const __m256i *)t);
-    __m256i lh = _mm256_packs_epi16(_mm256_and_si256(v, _mm256_set1_epi16(31)), _mm256_srai_epi16(v, 5));
-    return _mm256_permute4x64_epi64(lh, _MM_SHUFFLE(3, 1, 2, 0));
-}
-
-/* The split tables of blocks b .. b + nb - 1 of activation row m (32 a block) into planes, in order. */
-INLINE void lut256_planes_span(const kern_act *a, size_t m, size_t b, size_t nb, __m256i *planes)
-{
-    const int16_t *t = a->lut + m * a->cols * 4 + b * 16 * (QK1_0 / 4);
-    for (size_t i = 0; i < nb * (QK1_0 / 4); i++)
-        _mm256_store_si256(planes + i, lut256_planes(t + 16 * i));
-}
-
-/* The L and H entries of tables p[0] (low nibbles) and p[1] (high nibbles) picked by the nibbles of the 32 row
- * bytes r, added to the byte sums l and h. */
-INLINE void lut256_bytes(__m256i r, const __m256i *p, __m256i *l, __m256i *h)
+/* The L and H entries of tables p[0] (low nibbles) and p[1] (high nibbles) (32 bytes each: L's plane, H's)
+ * picked by the nibbles of the 32 row bytes r, added to the byte sums l and h. */
+INLINE void lut256_bytes(__m256i r, const int8_t *p, __m256i *l, __m256i *h)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i idx[2] = { _mm256_and_si256(r, low4), _mm256_and_si256(_mm256_srli_epi16(r, 4), low4) };
 #pragma GCC unroll 2
     for (int i = 0; i < 2; i++) {
-        const __m128i *t = (const __m128i *)(p + i); /* its two planes; vector types may alias anything */
-        *l = _mm256_add_epi8(*l, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(t)), idx[i]));
-        *h = _mm256_add_epi8(*h, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_load_si128(t + 1)), idx[i]));
+        const __m128i *t = (const __m128i *)(p + 32 * i); /* its two planes; vector types may alias anything */
+        *l = _mm256_add_epi8(*l, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128(t)), idx[i]));
+        *h = _mm256_add_epi8(*h, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128(t + 1)), idx[i]));
     }
 }
 
@@ -67,10 +50,10 @@ INLINE __m256i lut256_join(__m256i l, __m256i h, bool lo)
     return _mm256_add_epi16(lw, _mm256_slli_epi16(hw, 5));
 }
 
-/* Block b of one group at g (its 32 d, then 8 chunks) against the activation's split tables of that block (planes)
- * and its 4 scales dx: each 32-weight quarter's sums, joined and widened, through the reference's float step into f
+/* Block b of one group at g (its 32 d, then 8 chunks) against the planes of the activation's tables of that block
+ * (32 x 32 bytes) and its 4 scales dx: each 32-weight quarter's sums, joined and widened, through the reference's float step into f
  * (rows 0-7, 8-15, 16-23, 24-31). */
-INLINE void lut256_block(const char *g, const __m256i *planes, const float *dx, __m256 f[4], const kern_stream s)
+INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, __m256 f[4], const kern_stream s)
 {
 #pragma GCC unroll 9
     for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64)
@@ -86,8 +69,8 @@ INLINE void lut256_block(const char *g, const __m256i *planes, const float *dx, 
         for (int j = 2 * k; j < 2 * k + 2; j++) {
             __m256i v0 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j));
             __m256i v1 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j + 32));
-            lut256_bytes(lut256_row_bytes(v0, v1, 0), planes + 4 * j, &l, &h);
-            lut256_bytes(lut256_row_bytes(v0, v1, 1), planes + 4 * j + 2, &l, &h);
+            lut256_bytes(lut256_row_bytes(v0, v1, 0), planes + 32 * 4 * j, &l, &h);
+            lut256_bytes(lut256_row_bytes(v0, v1, 1), planes + 32 * (4 * j + 2), &l, &h);
         }
         __m256 x = _mm256_set1_ps(dx[k]);
 #pragma GCC unroll 2
@@ -101,26 +84,25 @@ INLINE void lut256_block(const char *g, const __m256i *planes, const float *dx, 
     }
 }
 
-/* n groups (n <= 4) stride bytes apart: the activation's tables split for LUT256_SPAN blocks at a time, then each
- * group over those blocks, its float sums kept in y (n x 32) between spans. */
+/* n groups (n <= 4) stride bytes apart, LUT256_SPAN blocks at a time, each group over those blocks, its float sums
+ * kept in y (n x 32) between spans. */
 INLINE void lut256_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
                                const kern_stream s)
 {
-    __m256i planes[LUT256_SPAN * (QK1_0 / 4)] __attribute__((aligned(32)));
+    const int8_t *planes = a->lut256 + m * a->cols * 8;
     const float *dx = kern_act_scale(a, m);
-    size_t nb = a->cols / QK1_0;
+    size_t nb = a->cols / QK1_0, block_planes = 32 * (QK1_0 / 4);
     memset(y, 0, sizeof(float) * KERN_R32 * (size_t)n);
     for (size_t b0 = 0; b0 < nb; b0 += LUT256_SPAN) {
         size_t b1 = b0 + LUT256_SPAN < nb ? b0 + LUT256_SPAN : nb;
-        lut256_planes_span(a, m, b0, b1 - b0, planes);
         for (int r = 0; r < n; r++) {
             __m256 f[4];
 #pragma GCC unroll 4
             for (int i = 0; i < 4; i++)
                 f[i] = _mm256_loadu_ps(y + KERN_R32 * r + 8 * i);
             for (size_t b = b0; b < b1; b++)
-                lut256_block(w + (size_t)r * stride + b * KERN_R32_BLOCK_BYTES, planes + (b - b0) * (QK1_0 / 4),
-                             dx + 4 * b, f, s);
+                lut256_block(w + (size_t)r * stride + b * KERN_R32_BLOCK_BYTES, planes + b * block_planes, dx + 4 * b,
+                             f, s);
 #pragma GCC unroll 4
             for (int i = 0; i < 4; i++)
                 _mm256_storeu_ps(y + KERN_R32 * r + 8 * i, f[i]);
