@@ -187,8 +187,8 @@ typedef struct kern_act {
     kern_layout layout; /* the layout the tables serve (file: none) */
     int16_t *lut;       /* q1_0_r32lut: cap x 4 cols */
     /* q1_0_r32lut on a CPU with AVX2: each of lut's tables as the byte planes the 256-bit kernels look up
-     * (kern_lut256.h), 16 bytes of L = entry & 31 then 16 of H = entry >> 5, built with the tables, once a row
-     * rather than once a pass. NULL elsewhere. */
+     * (kern_lut256.h), 16 bytes of L = entry & 31 then 16 of H = (entry >> 5) + 16, built with the tables, once a
+     * row rather than once a pass. NULL elsewhere. */
     int8_t *lut256;     /* cap x 8 cols */
     unsigned layouts;   /* bit l: readied for layout l (kern_act_use_layout); the file's needs none. Several at
                          * once where formats share the activation (a q4_K_M mix: q4_K_r16 and q6_K_r16) */

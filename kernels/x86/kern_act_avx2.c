@@ -83,15 +83,16 @@ void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1)
     }
 }
 
-/* Each table's 16 entries T (|T| <= 508) as L = T & 31 then H = T >> 5 (-16..15), 16 bytes each: a signed pack puts
- * each 128-bit lane's half of both planes side by side, one qword permute puts each plane's halves together. */
+/* Each table's 16 entries T (|T| <= 508) as L = T & 31 then H = (T >> 5) + 16 (0..31), 16 bytes each: a signed pack
+ * puts each 128-bit lane's half of both planes side by side, one qword permute puts each plane's halves together. */
 void kern_act_planes_avx2(kern_act *a, size_t m, size_t g0, size_t g1)
 {
     const int16_t *t = a->lut + m * a->cols * 4;
     int8_t *p = a->lut256 + m * a->cols * 8;
     for (size_t g = g0; g < g1; g++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(t + 16 * g));
-        __m256i lh = _mm256_packs_epi16(_mm256_and_si256(v, _mm256_set1_epi16(31)), _mm256_srai_epi16(v, 5));
+        __m256i h = _mm256_add_epi16(_mm256_srai_epi16(v, 5), _mm256_set1_epi16(16));
+        __m256i lh = _mm256_packs_epi16(_mm256_and_si256(v, _mm256_set1_epi16(31)), h);
         _mm256_storeu_si256((__m256i *)(p + 32 * g), _mm256_permute4x64_epi64(lh, _MM_SHUFFLE(3, 1, 2, 0)));
     }
 }

@@ -2,14 +2,15 @@
  * of kern_repack256.h. The layout and the activation's tables are kern_repack.h's, those the AVX-512 kernel reads.
  *
  * AVX2 has no 16-bit table look-up (vpermw); vpshufb looks bytes up in a 16-byte table per 128-bit lane. So each
- * 16-entry int16 table T (|T| <= 508) is split into byte planes by T = L + 32 H: L = T & 31 (0..31) and H = T >> 5
- * (-16..15). A chunk's two ymm of row words (16 rows each, a nibble a table) are packed into two ymm of row bytes
- * (32 rows each, the words' low bytes: nibbles 0 and 1; their high bytes: 2 and 3), so one look-up serves 32 rows.
- * A 32-weight activation block is 8 look-ups a row, each plane's summed in bytes: L's at most 8 x 31 = 248, H's
- * within -128..120, both exact. Once a block the sums are widened to int16 (unpacking restores the words' order;
- * H sign-extended) and joined, L + 32 H, the block's exact sum (at most 8 x 508). It widens to int32 (even words:
- * rows 0-7 or 8-15, odd: 16-23 or 24-31) and goes through the reference's float steps, multiply then add in block
- * order, so every row is bit for bit the scalar reference's. Not public. */
+ * 16-entry int16 table T (|T| <= 508) is split into byte planes by T = L + 32 (H - 16): L = T & 31 and H = (T >> 5)
+ * + 16, both 0..31 (kern_act.lut256). A chunk's two ymm of row words (16 rows each, a nibble a table) are turned
+ * into two ymm of row bytes (32 rows each, the words' low bytes: nibbles 0 and 1; their high bytes: 2 and 3), so
+ * one look-up serves 32 rows. A 32-weight activation block is 8 look-ups a row, each plane's summed in bytes, at
+ * most 8 x 31 = 248: exact. Once a block the two sums are interleaved into words (unpacking restores the words'
+ * order) and joined by vpmaddubsw, L + 32 H (at most 8184, no saturation), less 8 x 16 x 32 = 4096: the block's
+ * exact sum (at most 8 x 508). It widens to int32 (even words: rows 0-7 or 8-15, odd: 16-23 or 24-31) and goes
+ * through the reference's float steps, multiply then add in block order, so every row is bit for bit the scalar
+ * reference's. Not public. */
 #ifndef KERN_LUT256_H
 #define KERN_LUT256_H
 
@@ -31,23 +32,25 @@ INLINE void lut256_bytes(__m256i r, const int8_t *p, __m256i *l, __m256i *h)
     }
 }
 
-/* Bytes b of the 16-bit lanes of v0 (the first 16 of a chunk's words) then of v1 (the last 16), per 128-bit lane:
- * b = 0 the words' low bytes (nibbles 0 and 1), 1 their high bytes (2 and 3). */
-INLINE __m256i lut256_row_bytes(__m256i v0, __m256i v1, int b)
+/* The row bytes of a chunk's words v0 (the first 16) and v1 (the last 16), per 128-bit lane those of v0 then v1:
+ * b[0] the words' low bytes (nibbles 0 and 1), b[1] their high bytes (2 and 3). One shuffle a word vector sorts its
+ * lanes' bytes into low then high; unpacking qwords pairs them. */
+INLINE void lut256_row_bytes(__m256i v0, __m256i v1, __m256i b[2])
 {
-    if (b == 0) {
-        const __m256i low8 = _mm256_set1_epi16(0xFF);
-        return _mm256_packus_epi16(_mm256_and_si256(v0, low8), _mm256_and_si256(v1, low8));
-    }
-    return _mm256_packus_epi16(_mm256_srli_epi16(v0, 8), _mm256_srli_epi16(v1, 8));
+    const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10,
+                                           12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    __m256i s0 = _mm256_shuffle_epi8(v0, split), s1 = _mm256_shuffle_epi8(v1, split);
+    b[0] = _mm256_unpacklo_epi64(s0, s1);
+    b[1] = _mm256_unpackhi_epi64(s0, s1);
 }
 
-/* The int16 sums L + 32 H of the byte sums l and h, in the words' order of the first (lo = true) or last 16. */
+/* The int16 sums L + 32 (H - 16 x 8) of the byte sums l and h, in the words' order of the first (lo = true) or last
+ * 16. */
 INLINE __m256i lut256_join(__m256i l, __m256i h, bool lo)
 {
-    __m256i lw = lo ? _mm256_unpacklo_epi8(l, _mm256_setzero_si256()) : _mm256_unpackhi_epi8(l, _mm256_setzero_si256());
-    __m256i hw = _mm256_srai_epi16(lo ? _mm256_unpacklo_epi8(h, h) : _mm256_unpackhi_epi8(h, h), 8);
-    return _mm256_add_epi16(lw, _mm256_slli_epi16(hw, 5));
+    __m256i lh = lo ? _mm256_unpacklo_epi8(l, h) : _mm256_unpackhi_epi8(l, h);
+    __m256i s = _mm256_maddubs_epi16(lh, _mm256_set1_epi16(32 << 8 | 1));
+    return _mm256_sub_epi16(s, _mm256_set1_epi16(8 * 16 * 32));
 }
 
 /* Block b of one group at g (its 32 d, then 8 chunks) against the planes of the activation's tables of that block
@@ -69,8 +72,10 @@ INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, _
         for (int j = 2 * k; j < 2 * k + 2; j++) {
             __m256i v0 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j));
             __m256i v1 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j + 32));
-            lut256_bytes(lut256_row_bytes(v0, v1, 0), planes + 32 * 4 * j, &l, &h);
-            lut256_bytes(lut256_row_bytes(v0, v1, 1), planes + 32 * (4 * j + 2), &l, &h);
+            __m256i b[2];
+            lut256_row_bytes(v0, v1, b);
+            lut256_bytes(b[0], planes + 32 * 4 * j, &l, &h);
+            lut256_bytes(b[1], planes + 32 * (4 * j + 2), &l, &h);
         }
         __m256 x = _mm256_set1_ps(dx[k]);
 #pragma GCC unroll 2
