@@ -243,11 +243,20 @@ INLINE q4k_xm256 q4k_mins_prep256(const block_q8_K *xb)
 /* u x s (four byte products a lane), widened to int32 on its own. */
 INLINE __m256i q4k_dot256(__m256i u, __m256i s) { return KERN256_DOT_SUM(KERN256_DOT(KERN256_DOT_ZERO, u, s)); }
 
-/* Byte j % 4 of every lane of sc (sub-block j's scale), times the chain p widened, into sumi. */
+/* Byte j % 4 of every lane of sc (sub-block j's scale), times the chain p widened, into sumi. AVX2's int16 pairs
+ * meet the scale in both words of their lane (one vpshufb: byte j % 4 to bytes 0 and 2, zeros above), so one
+ * vpmaddwd widens and scales them (at most 2 x 30480 x 63); AVX-VNNI's int32 sums take vpmulld. */
 INLINE __m256i q4k_scaled256(__m256i sumi, kern256_dot p, __m256i sc, int j)
 {
+#if defined(__AVXVNNI__)
     __m256i scj = _mm256_and_si256(_mm256_srli_epi32(sc, 8 * (j % 4)), _mm256_set1_epi32(0xFF));
     return _mm256_add_epi32(sumi, _mm256_mullo_epi32(KERN256_DOT_SUM(p), scj));
+#else
+    const int b = j % 4, z = -128; /* z: a zero byte */
+    __m256i pick = _mm256_setr_epi8(b, z, b, z, 4 + b, z, 4 + b, z, 8 + b, z, 8 + b, z, 12 + b, z, 12 + b, z, b, z, b,
+                                    z, 4 + b, z, 4 + b, z, 8 + b, z, 8 + b, z, 12 + b, z, 12 + b, z);
+    return _mm256_add_epi32(sumi, _mm256_madd_epi16(p, _mm256_shuffle_epi8(sc, pick)));
+#endif
 }
 
 /* Half h of one group's block at g: the integer sum of its codes times their scales (returned) and of its mins
