@@ -259,10 +259,9 @@ INLINE __m256i q4k_scaled256(__m256i sumi, kern256_dot p, __m256i sc, int j)
 #endif
 }
 
-/* Half h of one group's block at g: the integer sum of its codes times their scales (returned) and of its mins
- * times the activation's sub-block sums (*ms); the first half prefetches each code line beside its load. */
-INLINE __m256i q4k_half256(const char *g, int h, const int8_t *x, const q4k_xm256 *xm, __m256i *ms,
-                           const kern_stream s)
+/* Half h of one group's block at g, its head: the scales of sub-blocks 0-3 (sc[0]) and 4-7 (sc[1]), one a byte of
+ * each lane, and the integer sum of its mins times the activation's sub-block sums (returned). */
+INLINE __m256i q4k_head256(const char *g, int h, const q4k_xm256 *xm, __m256i sc[2])
 {
     const __m256i m6 = _mm256_set1_epi8(0x3F), m4 = _mm256_set1_epi8(0x0F), top = _mm256_set1_epi8(0x30);
     __m256i s0 = _mm256_loadu_si256((const __m256i *)(g + 64 + 32 * h));
@@ -272,14 +271,19 @@ INLINE __m256i q4k_half256(const char *g, int h, const int8_t *x, const q4k_xm25
     __m256i m_lo = _mm256_and_si256(s1, m6);
     __m256i m_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(s2, 4), m4),
                                    _mm256_and_si256(_mm256_srli_epi32(s1, 2), top));
-    __m256i sc_lo = _mm256_and_si256(s0, m6);
-    __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(s2, m4), _mm256_and_si256(_mm256_srli_epi32(s0, 2), top));
+    sc[0] = _mm256_and_si256(s0, m6);
+    sc[1] = _mm256_or_si256(_mm256_and_si256(s2, m4), _mm256_and_si256(_mm256_srli_epi32(s0, 2), top));
     __m256i hs = _mm256_add_epi32(q4k_dot256(m_lo, xm->h_lo), q4k_dot256(m_hi, xm->h_hi));
     __m256i ls = _mm256_add_epi32(q4k_dot256(xm->l_lo, m_lo), q4k_dot256(xm->l_hi, m_hi));
-    *ms = _mm256_add_epi32(_mm256_slli_epi32(hs, 8), ls);
-    __m256i sumi = _mm256_setzero_si256();
-#pragma GCC unroll 4
-    for (int j = 0; j < 8; j += 2) {
+    return _mm256_add_epi32(_mm256_slli_epi32(hs, 8), ls);
+}
+
+/* Sub-blocks j and j + 1 (j even) of both halves of one group's block at g, their codes times their scales (sc[h])
+ * into sumi[h]; each code line prefetched beside its first load. */
+INLINE void q4k_pair256(const char *g, int j, const int8_t *x, __m256i sc[2][2], __m256i sumi[2], const kern_stream s)
+{
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
         kern256_dot lo = KERN256_DOT_ZERO, hi = KERN256_DOT_ZERO;
 #pragma GCC unroll 8
         for (int k = 4 * j; k < 4 * j + 8; k++) {
@@ -289,13 +293,13 @@ INLINE __m256i q4k_half256(const char *g, int h, const int8_t *x, const q4k_xm25
             lo = KERN256_DOT(lo, kern256_field(v, 0, 4), quads256_at(x + 64 * (k / 8) + 4 * (k % 8)));
             hi = KERN256_DOT(hi, kern256_field(v, 4, 4), quads256_at(x + 64 * (k / 8) + 32 + 4 * (k % 8)));
         }
-        __m256i sc = j < 4 ? sc_lo : sc_hi;
-        sumi = q4k_scaled256(q4k_scaled256(sumi, lo, sc, j), hi, sc, j + 1);
+        __m256i scj = j < 4 ? sc[h][0] : sc[h][1];
+        sumi[h] = q4k_scaled256(q4k_scaled256(sumi[h], lo, scj, j), hi, scj, j + 1);
     }
-    return sumi;
 }
 
-/* n groups (n <= 4) stride bytes apart, each whole before the next. y: n x 16. */
+/* n groups (n <= 4) stride bytes apart, in step a sub-block pair at a time (512 bytes of each group's codes), so
+ * that the n streams advance together; each group's scales and sums kept between steps. y: n x 16. */
 INLINE void q4k_groups_pass256(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
                                const kern_stream s)
 {
@@ -308,21 +312,35 @@ INLINE void q4k_groups_pass256(const char *w, size_t stride, const int n, const 
     for (size_t b = 0; b < nb; b++, w += KERN_R16_Q4K_BLOCK_BYTES, x += QK_K) {
         const q4k_xm256 xm = q4k_mins_prep256(xb + b);
         const __m256 xd = _mm256_set1_ps(dx[b]);
-        /* not unrolled: each group and half loads its broadcast quants again (one load each) where unrolled copies
-         * would share them, spilling 64 of them per block */
+        __m256i sc[4][2][2], ms[4][2], sumi[4][2];
 #pragma GCC unroll 1
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
 #pragma GCC unroll 4
             for (int l = 0; l < 256; l += 64) /* the halves, the scales */
                 group_prefetch(g + l, s);
-#pragma GCC unroll 1
+#pragma GCC unroll 2
             for (int h = 0; h < 2; h++) {
-                __m256i ms, sumi = q4k_half256(g, h, x, &xm, &ms, s);
+                ms[r][h] = q4k_head256(g, h, &xm, sc[r][h]);
+                sumi[r][h] = _mm256_setzero_si256();
+            }
+        }
+        /* the pairs of sub-blocks unrolled, the groups not: each group loads its broadcast quants again (one load
+         * each) where unrolled copies would share them, spilling them */
+#pragma GCC unroll 4
+        for (int j = 0; j < 8; j += 2)
+#pragma GCC unroll 1
+            for (int r = 0; r < n; r++)
+                q4k_pair256(w + (size_t)r * stride, j, x, sc[r], sumi[r], s);
+#pragma GCC unroll 1
+        for (int r = 0; r < n; r++) {
+            const char *g = w + (size_t)r * stride;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++) {
                 __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 16 * h)));
                 __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(g + 32 + 16 * h)));
-                acc[r][h] = _mm256_add_ps(acc[r][h], _mm256_mul_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(d, xd)));
-                acc[r][h] = _mm256_sub_ps(acc[r][h], _mm256_mul_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dmin, xd)));
+                acc[r][h] = _mm256_add_ps(acc[r][h], _mm256_mul_ps(_mm256_cvtepi32_ps(sumi[r][h]), _mm256_mul_ps(d, xd)));
+                acc[r][h] = _mm256_sub_ps(acc[r][h], _mm256_mul_ps(_mm256_cvtepi32_ps(ms[r][h]), _mm256_mul_ps(dmin, xd)));
             }
         }
     }
