@@ -139,8 +139,9 @@ find_fn() { # find_fn VARIANT FNS
 #             being detours (predict_loop.awk).
 #             On 256 bits (kern_repack256.h, avx2 and avxvnni) a ymm holds 8 of a group's 16
 #             rows, so a group's block takes twice the products: per group, q4_0_r16 16, q8_0_r16 16, tq2_0_r16 128;
-#             the hot loop is the block loop of four groups (64 rows), but for q4_K_r16, whose group loop GCC keeps
-#             rolled: one group (16 rows), both halves, 136 (8 for the mins, 128 for the codes). q1_0_r32lut on 256
+#             the hot loop is the block loop of four groups (64 rows), but for q4_K_r16, whose groups step together a
+#             sub-block pair at a time with the group loop rolled: one group's step (16 rows, both halves, 32 code
+#             bytes a row), 32 products, the block's head (scales, mins, float steps) outside it. q1_0_r32lut on 256
 #             bits (kern_lut256.h) takes its groups one at a time over a span of blocks: one group (32 rows) a
 #             block, its four 32-weight quarters unrolled, 16 vpmaddwd a block (the sums widened); branchy, as the
 #             AVX-512 one (one copy, testing the hint at each prefetch).
@@ -199,12 +200,12 @@ x86_64  avx512     q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx512              
 x86_64  avx2       q4_0  q4_0_r16    kern_group_q4_0_r16_avx2                        64 18   0 vpmaddubsw:64
 x86_64  avx2       q8_0  q8_0_r16    kern_group_q8_0_r16_avx2                        64 34   0 vpmaddubsw:64
 x86_64  avx2       tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avx2                       64 66   0 vpmaddubsw:512
-x86_64  avx2       q4_K  q4_K_r16    kern_group_q4_K_r16_avx2                        16 144  0 vpmaddubsw:136
+x86_64  avx2       q4_K  q4_K_r16    kern_group_q4_K_r16_avx2                        16 32   0 vpmaddubsw:32
 x86_64  avx2       q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avx2                     32 18   0 vpmaddwd:16
 x86_64  avxvnni    q8_0  q8_0_r16    kern_group_q8_0_r16_avxvnni                     64 34   0 vpdpbusd:64
 x86_64  avxvnni    q4_0  q4_0_r16    kern_group_q4_0_r16_avxvnni                     64 18   0 vpdpbusd:64
 x86_64  avxvnni    tq2_0 tq2_0_r16   kern_group_tq2_0_r16_avxvnni                    64 66   0 vpdpbusd:512
-x86_64  avxvnni    q4_K  q4_K_r16    kern_group_q4_K_r16_avxvnni                     16 144  0 vpdpbusd:136
+x86_64  avxvnni    q4_K  q4_K_r16    kern_group_q4_K_r16_avxvnni                     16 32   0 vpdpbusd:32
 x86_64  avxvnni    q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avxvnni                  32 18   0 vpmaddwd:16
 '
 
