@@ -54,8 +54,8 @@ INLINE __m256i lut256_join(__m256i l, __m256i h, bool lo)
 }
 
 /* Block b of one group at g (its 32 d, then 8 chunks) against the planes of the activation's tables of that block
- * (32 x 32 bytes) and its 4 scales dx: each 32-weight quarter's sums, joined and widened, through the reference's float step into f
- * (rows 0-7, 8-15, 16-23, 24-31). */
+ * (32 x 32 bytes) and its 4 scales dx: each 32-weight quarter's sums, joined and widened, through the reference's
+ * float step into f (rows 0-7, 8-15, 16-23, 24-31). */
 INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, __m256 f[4], const kern_stream s)
 {
 #pragma GCC unroll 9
