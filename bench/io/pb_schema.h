@@ -185,7 +185,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(macs_per_byte, REAL, "%.3f", "MAC/B", OPTIONAL,                                                               \
       "the format's multiply-adds per weight byte and activation row (its arithmetic intensity: a block's values / its bytes)") \
     X(roof_gmacs, REAL, "%.2f", "GMAC/s", OPTIONAL,                                                                 \
-      "the compute roof of the ISA that ran at these threads (roof.csv: int8, or f32 for f32 and f16; empty: none measured)") \
+      "the compute roof of the ISA that ran at these threads (roof.csv's gmacs_max: int8, or f32 for f32 and f16; empty: none measured)") \
     X(roof_share, REAL, "%.3f", "", OPTIONAL, "gops_median / roof_gmacs: the share of the compute roof the point reached")
 
 #define PB_SWEEP_COLS(X)                                                                                            \
@@ -365,10 +365,10 @@ const char *pb_cell_accepts(pb_cell_rule rule);
     X(cpus, TEXT, "%s", "", NONE, "OS cpu ids pinned, in order")                                                    \
     X(gmacs_median, REAL, "%.2f", "GMAC/s", FIGURE, "multiply-accumulates a second, all threads, median run")      \
     X(gmacs_min, REAL, "%.2f", "GMAC/s", FIGURE, "slowest run")                                                     \
-    X(gmacs_max, REAL, "%.2f", "GMAC/s", FIGURE, "fastest run")                                                     \
-    X(gflops, REAL, "%.2f", "GFLOP/s", FIGURE, "2 x gmacs_median (a multiply and an add each)")                    \
+    X(gmacs_max, REAL, "%.2f", "GMAC/s", FIGURE, "fastest run: the roof (steal lowers a run, never raises it)")                                                     \
+    X(gflops, REAL, "%.2f", "GFLOP/s", FIGURE, "2 x gmacs_max (a multiply and an add each)")                    \
     X(ghz, REAL, "%.3f", "GHz", OPTIONAL, "the pinned cpus' mean clock just after (add chain)")                    \
-    X(macs_per_cycle, REAL, "%.2f", "", OPTIONAL, "per thread: gmacs_median / threads / ghz")
+    X(macs_per_cycle, REAL, "%.2f", "", OPTIONAL, "per thread: gmacs_max / threads / ghz")
 
 #define PB_OVERLAP_COLS(X)                                                                                          \
     PB_RUN_COLS(X)                                                                                                  \

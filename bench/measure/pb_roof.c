@@ -71,6 +71,6 @@ int pb_roof_measure(kern_isa isa, kern_peak_op op, const int *cpus, int threads,
     out->gmacs_median = sm.median;
     out->gmacs_min = sm.min;
     out->gmacs_max = sm.max;
-    out->macs_per_cycle = out->ghz > 0 ? sm.median / threads / out->ghz : NAN;
+    out->macs_per_cycle = out->ghz > 0 ? pb_roof_bound(out) / threads / out->ghz : NAN;
     return 0;
 }

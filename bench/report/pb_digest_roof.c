@@ -16,7 +16,7 @@ void pb_digest_roof(pb_roof_digest *r, const pb_rundata *rd)
     int c[PB_ROOF_NCOLS];
     pb_digest_cols(t, PB_K_ROOF, c);
     for (size_t i = 0; i < t->nrows && r->n < PB_ROOF_DIGEST_MAX; i++) {
-        double g = pb_table_num(t, i, c[PB_ROOF_gmacs_median]);
+        double g = pb_table_num(t, i, c[PB_ROOF_gmacs_max]); /* the roof: the best run (pb_roof_bound) */
         if (!(g > 0))
             continue;
         snprintf(r->r[r->n].isa, sizeof r->r[r->n].isa, "%s", pb_table_str(t, i, c[PB_ROOF_isa]));

@@ -30,7 +30,7 @@ static const int need_likwid[] = { PB_LIKWID_round, PB_LIKWID_threads, PB_LIKWID
                                    PB_LIKWID_gbps, PB_LIKWID_gbps_median, PB_LIKWID_placement, END };
 static const int need_latency[] = { PB_LATENCY_phase, PB_LATENCY_size_kib, PB_LATENCY_duty_pct,
                                     PB_LATENCY_ns_median, END };
-static const int need_roof[] = { PB_ROOF_isa, PB_ROOF_op, PB_ROOF_threads, PB_ROOF_gmacs_median, END };
+static const int need_roof[] = { PB_ROOF_isa, PB_ROOF_op, PB_ROOF_threads, PB_ROOF_gmacs_max, END };
 static const int need_pairs[] = { PB_PAIRS_format, PB_PAIRS_policy, PB_PAIRS_threads, PB_PAIRS_round,
                                   PB_PAIRS_ms_per_token, END };
 #undef END

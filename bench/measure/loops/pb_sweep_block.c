@@ -107,10 +107,8 @@ void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b)
     pb_status("[%d/%d] compute roof: %s %s threads=%d cpus=%s", run->done + 1, run->total,
               kern_isa_name(kern_isa_chosen()), kern_peak_op_names[op], b->held->n, b->set->name);
     b->roof_gmacs = NAN;
-    /* the best run: a bound, and a hypervisor's steal lowers a run, never raises it (a median of 93 GMAC/s beside
-     * runs of 200 at 2 threads made the roof outlast a whole token, its kernel part negative) */
     if (pb_roof_measure(kern_isa_chosen(), op, b->held->cpu, b->held->n, &pt, why, sizeof why) == 0)
-        b->roof_gmacs = pt.gmacs_max;
+        b->roof_gmacs = pb_roof_bound(&pt);
     else
         fprintf(stderr, "\n%s: compute roof at %d threads: %s; the budgets take the floor as their bound\n",
                 b->p->sink.prog, b->held->n, why);
