@@ -104,15 +104,21 @@ void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t 
         set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
 }
 
-/* q1_0's transposed quants of blocks b0..b1 of row m (kern.h): block b is block j = b % 16 of chunk b / 16. */
-static void set_transposed(kern_act *a, size_t m, size_t b0, size_t b1)
+/* q1_0's transposed quants of blocks b0..b1 of row m (kern.h), with AVX2 where isa has it (the same bytes). */
+static void set_transposed(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
+#if defined(__x86_64__)
+    if (kern_isa_under(KERN_ISA_AVX2, isa)) {
+        kern_act_transposed_avx2(a, m, b0, b1);
+        return;
+    }
+#else
+    (void)isa;
+#endif
     const int8_t *qs = a->qs + m * a->cols;
     int8_t *qt = a->qt + m * kern_act_qt_cols(a->cols);
     for (size_t b = b0; b < b1; b++)
-        for (size_t s = 0; s < 8; s++)
-            for (size_t t = 0; t < 4; t++)
-                qt[b / 16 * 512 + 64 * s + 4 * (b % 16) + t] = qs[b * QK8_0 + 8 * t + s];
+        kern_act_transpose_block(qs, qt, b);
 }
 
 /* q4_0's regrouped quants and lanes of blocks b0..b1 of row m (kern.h): block b is block i = b % 4 of group
@@ -176,7 +182,7 @@ static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa
 static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
     if (a->fmt == KERN_Q1_0)
-        set_transposed(a, m, b0, b1);
+        set_transposed(a, m, b0, b1, isa);
     if (a->fmt == KERN_Q4_0)
         set_grouped(a, m, b0, b1);
     if (a->lut)

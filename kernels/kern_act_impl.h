@@ -19,6 +19,8 @@
  * (kern_act_avx2.c): the same bytes as its loop. */
 void kern_act_tables_avx512(kern_act *a, size_t m, size_t g0, size_t g1);
 void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1);
+/* kern_act.c's q1_0 transposed quants of blocks b0..b1 of row m with AVX2 (kern_act_avx2.c): the same bytes. */
+void kern_act_transposed_avx2(kern_act *a, size_t m, size_t b0, size_t b1);
 /* Tables g0..g1 of row m (kern_act.lut, built) as kern_act.lut256's planes, with AVX2 (kern_act_avx2.c). */
 void kern_act_planes_avx2(kern_act *a, size_t m, size_t g0, size_t g1);
 
@@ -29,6 +31,16 @@ static const uint8_t kern_act_sign_bytes[64] = {
     0, 0, 0, 2, 2, 0, 0, 2, 0, 2, 0, 2, 2, 2, 0, 2, 0, 0, 2, 2, 2, 0, 2, 2, 0, 2, 2, 2, 2, 2, 2, 2,
 };
 #endif
+
+/* q1_0's transposed quants (kern.h) of block b of a row, qs the row's quants and qt its transposed form: block b is
+ * block j = b % 16 of chunk b / 16, its quant 8 t + s at 64 s + 4 j + t. kern_act.c's loop, and the ends of a
+ * range the SIMD forms take four blocks at a time. */
+static inline void kern_act_transpose_block(const int8_t *qs, int8_t *qt, size_t b)
+{
+    for (size_t s = 0; s < 8; s++)
+        for (size_t t = 0; t < 4; t++)
+            qt[b / 16 * 512 + 64 * s + 4 * (b % 16) + t] = qs[b * QK8_0 + 8 * t + s];
+}
 
 typedef float (*kern_amax_fn)(const float *x, int n);
 typedef int32_t (*kern_quant_fn)(const float *x, int n, kern_inv s, int8_t *q, int32_t *nsum4);

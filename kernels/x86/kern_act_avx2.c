@@ -83,6 +83,41 @@ void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1)
     }
 }
 
+/* q1_0's transposed quants of blocks b0..b1 of row m (kern.h), four blocks a step: a block's 32 quants (8 t + s)
+ * become 8 dwords (s: quants s, 8 + s, 16 + s, 24 + s) by one vpshufb within each 128-bit half (the words s: quants
+ * s and 8 + s) and two word unpacks across the halves; four blocks' dwords, transposed, put each s's 16 bytes
+ * (4 j .. 4 j + 15 of its 64) in one store. Blocks outside whole fours: the reference's loop. */
+void kern_act_transposed_avx2(kern_act *a, size_t m, size_t b0, size_t b1)
+{
+    const int8_t *qs = a->qs + m * a->cols;
+    int8_t *qt = a->qt + m * kern_act_qt_cols(a->cols);
+    const __m256i pick = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 0, 8, 1, 9, 2, 10, 3,
+                                          11, 4, 12, 5, 13, 6, 14, 7, 15);
+    size_t b = b0;
+    for (; b < b1 && b % 4; b++)
+        kern_act_transpose_block(qs, qt, b);
+    for (; b + 4 <= b1; b += 4) {
+        __m128i d[2][4]; /* [s / 4][block]: the dwords of s = 4 (s / 4) .. + 3 */
+        for (int i = 0; i < 4; i++) {
+            __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(qs + (b + i) * QK8_0)), pick);
+            __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+            d[0][i] = _mm_unpacklo_epi16(lo, hi);
+            d[1][i] = _mm_unpackhi_epi16(lo, hi);
+        }
+        int8_t *to = qt + b / 16 * 512 + 4 * (b % 16);
+        for (int h = 0; h < 2; h++) {
+            __m128i t0 = _mm_unpacklo_epi32(d[h][0], d[h][1]), t1 = _mm_unpacklo_epi32(d[h][2], d[h][3]);
+            __m128i t2 = _mm_unpackhi_epi32(d[h][0], d[h][1]), t3 = _mm_unpackhi_epi32(d[h][2], d[h][3]);
+            _mm_storeu_si128((__m128i *)(to + 64 * (4 * h)), _mm_unpacklo_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(to + 64 * (4 * h + 1)), _mm_unpackhi_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(to + 64 * (4 * h + 2)), _mm_unpacklo_epi64(t2, t3));
+            _mm_storeu_si128((__m128i *)(to + 64 * (4 * h + 3)), _mm_unpackhi_epi64(t2, t3));
+        }
+    }
+    for (; b < b1; b++)
+        kern_act_transpose_block(qs, qt, b);
+}
+
 /* Each table's 16 entries T (|T| <= 508) as L = T & 31 then H = (T >> 5) + 16 (0..31), 16 bytes each: a signed pack
  * puts each 128-bit lane's half of both planes side by side, one qword permute puts each plane's halves together. */
 void kern_act_planes_avx2(kern_act *a, size_t m, size_t g0, size_t g1)
