@@ -66,23 +66,35 @@ static inline float kern_act_store_q8_K(block_q8_K *blk, kern_inv s, const int8_
     return s.d;
 }
 
+/* Blocks whose maxima and scales the row driver finds before it quantizes any of them: each block's chain (its
+ * maximum, a horizontal max, two divisions, then its quants) is long and its own, so eight of them side by side
+ * keep the core busy where one after another waited on each. */
+#define KERN_ACT_SCALE_STEP 8
+
 /* Blocks b0..b1 of row m, blocks of qk values (QK8_0 or QK_K: a constant where this is inlined, so each
- * expansion keeps one kind's code only). */
+ * expansion keeps one kind's code only). Each block's bytes are what they would be alone: only the order of
+ * independent steps changes. */
 KERN_ACT_INLINE void kern_act_quant_rows(kern_act *a, size_t m, const float *x, size_t b0, size_t b1, int qk,
                                      kern_amax_fn amax, kern_quant_fn quant)
 {
     size_t nb = a->cols / (size_t)qk;
     int8_t *qs = a->qs + m * a->cols;
     int32_t *nsum4 = a->nsum4 + m * (a->cols / 4);
-    for (size_t b = b0; b < b1; b++) {
-        const float *xb = x + b * (size_t)qk;
-        int8_t *q = qs + b * (size_t)qk;
-        int32_t *n4 = nsum4 + b * (size_t)(qk / 4);
-        float amx = amax(xb, qk);
-        kern_inv s = qk == QK8_0 ? kern_q8_0_scale(amx) : kern_q8_K_scale(amx);
-        a->nsumb[m * nb + b] = quant(xb, qk, s, q, n4);
-        a->scale[m * nb + b] = qk == QK8_0 ? kern_act_store_q8_0(a->q8 + m * nb + b, s, q)
-                                           : kern_act_store_q8_K(a->q8k + m * nb + b, s, q, n4);
+    for (size_t b = b0; b < b1; b += KERN_ACT_SCALE_STEP) {
+        size_t n = b1 - b < KERN_ACT_SCALE_STEP ? b1 - b : KERN_ACT_SCALE_STEP;
+        kern_inv s[KERN_ACT_SCALE_STEP];
+        for (size_t i = 0; i < n; i++) {
+            float amx = amax(x + (b + i) * (size_t)qk, qk);
+            s[i] = qk == QK8_0 ? kern_q8_0_scale(amx) : kern_q8_K_scale(amx);
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t k = b + i;
+            int8_t *q = qs + k * (size_t)qk;
+            int32_t *n4 = nsum4 + k * (size_t)(qk / 4);
+            a->nsumb[m * nb + k] = quant(x + k * (size_t)qk, qk, s[i], q, n4);
+            a->scale[m * nb + k] = qk == QK8_0 ? kern_act_store_q8_0(a->q8 + m * nb + k, s[i], q)
+                                               : kern_act_store_q8_K(a->q8k + m * nb + k, s[i], q, n4);
+        }
     }
 }
 
