@@ -32,16 +32,6 @@ static const uint8_t kern_act_sign_bytes[64] = {
 };
 #endif
 
-/* q1_0's transposed quants (kern.h) of block b of a row, qs the row's quants and qt its transposed form: block b is
- * block j = b % 16 of chunk b / 16, its quant 8 t + s at 64 s + 4 j + t. kern_act.c's loop, and the ends of a
- * range the SIMD forms take four blocks at a time. */
-static inline void kern_act_transpose_block(const int8_t *qs, int8_t *qt, size_t b)
-{
-    for (size_t s = 0; s < 8; s++)
-        for (size_t t = 0; t < 4; t++)
-            qt[b / 16 * 512 + 64 * s + 4 * (b % 16) + t] = qs[b * QK8_0 + 8 * t + s];
-}
-
 typedef float (*kern_amax_fn)(const float *x, int n);
 typedef int32_t (*kern_quant_fn)(const float *x, int n, kern_inv s, int8_t *q, int32_t *nsum4);
 

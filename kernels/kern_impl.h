@@ -296,6 +296,16 @@ static inline const int8_t *kern_act_qs(const kern_act *a, size_t m)
     return a->qs + m * a->cols;
 }
 
+/* q1_0's transposed quants (kern.h) of block b of a row, qs the row's quants and qt its transposed form: block b is
+ * block j = b % 16 of chunk b / 16, its quant 8 t + s at 64 s + 4 j + t. kern_act.c's loop, and the ends of a
+ * range the SIMD forms take four blocks at a time. */
+static inline void kern_act_transpose_block(const int8_t *qs, int8_t *qt, size_t b)
+{
+    for (size_t s = 0; s < 8; s++)
+        for (size_t t = 0; t < 4; t++)
+            qt[b / 16 * 512 + 64 * s + 4 * (b % 16) + t] = qs[b * QK8_0 + 8 * t + s];
+}
+
 static inline const int32_t *kern_act_nsumb(const kern_act *a, size_t m)
 {
     return a->nsumb + m * kern_act_blocks(a);
