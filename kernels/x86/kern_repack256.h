@@ -153,8 +153,10 @@ INLINE void r16_groups_pass256_q8_0(const char *w, size_t stride, const int n, c
 /* ---- tq2_0_r16 (kern_repack.h): chunk j of a group's block is 16 dwords, dword r row r's code bytes 4j..4j+3, and
  * bit field f of those bytes holds the row's weights 128 (j / 8) + 32 f + 4 (j % 8) .. + 3 as q + 1 (0..2). Each
  * field is taken down to its byte (kern256_field: a shift and a mask, or one GFNI step) and meets four broadcast
- * quants; a block's 64 steps add up in one chain per half. On AVX2 that chain is int16 pairs: at most
- * 64 x 2 x 2 x 127 = 32512 < 32767, exact. The activation block's sum, negated (nsumb), takes the + 1 back out. ---- */
+ * quants, into one chain per half. On AVX2 that chain is int16 pairs, widened to int32 every 8 chunks (32 steps):
+ * codes reach 3 (ggml's quantizer writes 0..2, but a file may hold 3, weight +2), so a chunk's pairs add up to at most
+ * 2 x 2 x 3 x 127 + 2 x 2 x 12 x 127 / 4 = 3048, 8 chunks' to 24384 < 32767, exact; a block's 16 would not be. The
+ * activation block's sum, negated (nsumb), takes the + 1 back out. ---- */
 
 /* Half h of chunk j of one group's block at g, its four fields against xf, into p. AVX2 leaves fields 1 and 3 four
  * times over in place (a mask, no shift: one shift for fields 2 and 3) and takes their pairs' sum (at most 2 x 2 x
@@ -190,6 +192,7 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
     r16_acc_zero256(acc, n);
     for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
         kern256_dot p[4][2];
+        __m256i sum[4][2]; /* the first 8 chunks' chains, widened */
 #pragma GCC unroll 4
         for (int r = 0; r < n; r++)
             p[r][0] = p[r][1] = KERN256_DOT_ZERO;
@@ -205,6 +208,11 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
                 group_prefetch(g + 64 * j, s);
                 p[r][0] = tq2_half256(g, j, 0, xf, p[r][0]);
                 p[r][1] = tq2_half256(g, j, 1, xf, p[r][1]);
+                if (j == 7) {
+                    sum[r][0] = KERN256_DOT_SUM(p[r][0]);
+                    sum[r][1] = KERN256_DOT_SUM(p[r][1]);
+                    p[r][0] = p[r][1] = KERN256_DOT_ZERO;
+                }
             }
         }
         const __m256i seed = _mm256_set1_epi32(nsumb[b]);
@@ -213,7 +221,8 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
         for (int r = 0; r < n; r++) {
             const char *g = w + (size_t)r * stride;
             group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
-            r16_acc_add256(acc[r], g, seed, KERN256_DOT_SUM(p[r][0]), KERN256_DOT_SUM(p[r][1]), xd);
+            r16_acc_add256(acc[r], g, seed, _mm256_add_epi32(sum[r][0], KERN256_DOT_SUM(p[r][0])),
+                           _mm256_add_epi32(sum[r][1], KERN256_DOT_SUM(p[r][1])), xd);
         }
     }
     r16_acc_store256(acc, n, y);

@@ -133,16 +133,16 @@ Test(kern_repack, tq2_0_r16_is_the_reference_bit_for_bit)
 }
 
 /* Every ISA on layout l of w (rows x 256 of format f) against an activation of quants +-127 (values +-1, 32 of
- * each sign in turn): the reference's bits. The caller's check of the prepared activation first (what makes it
- * extreme for the layout). */
+ * each sign in turn, or all +1 with one_sign): the reference's bits. The caller's check of the prepared activation
+ * first (what makes it extreme for the layout). */
 static void check_extreme_activation(kern_layout l, kern_format f, const void *w, size_t rows,
-                                     void (*check)(const kern_act *a))
+                                     void (*check)(const kern_act *a), bool one_sign)
 {
     size_t cols = 256;
     float x[256], y[32]; /* a group of either layout */
     cr_assert_leq(rows, 32);
     for (size_t i = 0; i < cols; i++)
-        x[i] = i % 64 < 32 ? 1.0f : -1.0f;
+        x[i] = one_sign || i % 64 < 32 ? 1.0f : -1.0f;
     kern_act a;
     cr_assert_eq(kern_act_init(&a, f, cols, 1), 0);
     cr_assert_eq(kern_act_use_layout(&a, l), 0);
@@ -183,10 +183,10 @@ static void *extreme_weights(kern_format f, size_t rows, unsigned char lo, unsig
 /* Layout l of a group (rows) of f at the ends of their range (extreme_weights: lo in even rows, hi in odd ones)
  * against extreme quants (check_extreme_activation, check first). */
 static void check_extremes(kern_layout l, kern_format f, size_t rows, unsigned char lo, unsigned char hi,
-                           void (*check)(const kern_act *a))
+                           void (*check)(const kern_act *a), bool one_sign)
 {
     void *w = extreme_weights(f, rows, lo, hi);
-    check_extreme_activation(l, f, w, rows, check);
+    check_extreme_activation(l, f, w, rows, check, one_sign);
     free(w);
 }
 
@@ -199,14 +199,14 @@ static void first_block_is_127s(const kern_act *a)
  * block's sum reaches 16 x 8 x 127 x 2 from both chains and its seed (8 x 32 x 127) is the widest. */
 Test(kern_repack, q4_0_r16_extremes)
 {
-    check_extremes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 16, 0x00, 0xff, first_block_is_127s);
+    check_extremes(KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 16, 0x00, 0xff, first_block_is_127s, false);
 }
 
 /* Every quant -128 or +127 (stored 0 and 255) against quants of +-127: a chain's lane reaches 255 x 127 x 16 and
  * the seed 128 x 32 x 127, the widest q8_0_r16 takes. */
 Test(kern_repack, q8_0_r16_extremes)
 {
-    check_extremes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 16, 0x80, 0x7f, first_block_is_127s);
+    check_extremes(KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 16, 0x80, 0x7f, first_block_is_127s, false);
 }
 
 static void tq2_0_quants_are_127(const kern_act *a)
@@ -217,7 +217,19 @@ static void tq2_0_quants_are_127(const kern_act *a)
 /* Every code 0 or 3 (weights -1 and +2, the top field 192 unshifted in its chain) against quants of +-127. */
 Test(kern_repack, tq2_0_r16_extremes)
 {
-    check_extremes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 16, 0x00, 0xff, tq2_0_quants_are_127);
+    check_extremes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 16, 0x00, 0xff, tq2_0_quants_are_127, false);
+}
+
+static void tq2_0_quants_are_all_127(const kern_act *a)
+{
+    cr_assert(a->qs[0] == 127 && a->qs[32] == 127 && a->qs[255] == 127, "quants of 127, all of one sign");
+}
+
+/* Every code 3 (weight +2, which ggml's quantizer never writes but a file may hold) against quants of +127 alone:
+ * nothing cancels, so a block's products reach 256 x 3 x 127 = 97536, past any int16 chain that holds the block. */
+Test(kern_repack, tq2_0_r16_codes_of_3_against_one_sign)
+{
+    check_extremes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 16, 0xff, 0xff, tq2_0_quants_are_all_127, true);
 }
 
 static void q4_K_sub_block_sums_are_widest(const kern_act *a)
@@ -230,7 +242,7 @@ static void q4_K_sub_block_sums_are_widest(const kern_act *a)
 /* Every code 0 or 15, every scale and min 0 or 63, against sub-block sums of +-4064. */
 Test(kern_repack, q4_K_r16_extremes)
 {
-    check_extremes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 16, 0x00, 0xff, q4_K_sub_block_sums_are_widest);
+    check_extremes(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 16, 0x00, 0xff, q4_K_sub_block_sums_are_widest, false);
 }
 
 static void q6_K_sub_block_sums_are_widest(const kern_act *a)
@@ -244,7 +256,7 @@ static void q6_K_sub_block_sums_are_widest(const kern_act *a)
  * a chain at its widest, and a sign extension that a zero-extended scale would get wrong. */
 Test(kern_repack, q6_K_r16_extremes)
 {
-    check_extremes(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 16, 0x80, 0x7f, q6_K_sub_block_sums_are_widest);
+    check_extremes(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 16, 0x80, 0x7f, q6_K_sub_block_sums_are_widest, false);
 }
 
 static void q1_0_table_is_widest(const kern_act *a)
@@ -256,7 +268,7 @@ static void q1_0_table_is_widest(const kern_act *a)
  * sums' widest), and every weight bit one way. */
 Test(kern_repack, q1_0_r32lut_extremes)
 {
-    check_extremes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 32, 0x00, 0xff, q1_0_table_is_widest);
+    check_extremes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 32, 0x00, 0xff, q1_0_table_is_widest, false);
 }
 
 /* A pool splitting rows anywhere (static shares, claims of 1 and 7 rows) and an activation set in slices, as the
