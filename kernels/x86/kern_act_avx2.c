@@ -86,7 +86,8 @@ void kern_act_tables_avx2(kern_act *a, size_t m, size_t g0, size_t g1)
 /* q1_0's transposed quants of blocks b0..b1 of row m (kern.h), four blocks a step: a block's 32 quants (8 t + s)
  * become 8 dwords (s: quants s, 8 + s, 16 + s, 24 + s) by one vpshufb within each 128-bit half (the words s: quants
  * s and 8 + s) and two word unpacks across the halves; four blocks' dwords, transposed, put each s's 16 bytes
- * (4 j .. 4 j + 15 of its 64) in one store. Blocks outside whole fours: the reference's loop. */
+ * (4 j .. 4 j + 15 of its 64) in one store. Blocks outside whole fours: the reference's loop. The int8 rows are
+ * read and written through vector pointers by loadu and storeu: any alignment, and vector types may alias anything. */
 void kern_act_transposed_avx2(kern_act *a, size_t m, size_t b0, size_t b1)
 {
     const int8_t *qs = a->qs + m * a->cols;
