@@ -235,6 +235,22 @@ Test(check, a_broken_invariant_fails_with_its_reason)
     drop_fixture(run);
 }
 
+/* A token is held to the best floor pass of its block on the same bytes and cpus, not only its own point's: the
+ * quick fixture's 2-thread spawn point (its floor's best pass 4.185 GB/s) streaming 5.0 GB/s is within 1.1x of the
+ * spin point's 5.117; at 6.0 it beats every floor there and fails. */
+Test(check, a_token_is_held_to_the_best_floor_of_its_block)
+{
+    char run[256], out[16384];
+    current_copy("quick", run, sizeof run);
+    set_cell(run, "sweep.csv", 5, "gbps_effective", "5.000");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 0, "%s", out);
+    set_cell(run, "sweep.csv", 5, "gbps_effective", "6.000");
+    cr_expect_eq(sh(out, sizeof out, "$B/bench_check %s", run), 1, "%s", out);
+    cr_expect(strstr(out, "FAIL decode/qwen3-0.6b/q8_0/spawn/static/fused/p/threads:2 x_best_floor: baseline none "
+                          "(invariant, "), "%s", out);
+    drop_fixture(run);
+}
+
 /* An expect line that names a figure, a family or a filter key no point has is a parse error (exit 2, the file
  * and line, the names accepted), not an invariant that silently matches nothing: a misspelt name is an error. */
 Test(check, unknown_names_in_an_expect_file_are_exit_2)
