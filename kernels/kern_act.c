@@ -177,8 +177,8 @@ static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa
 #endif
 }
 
-/* The per-lane forms of blocks b0..b1 of row m (kern.h): plain loops over what the quantizer wrote, shared by
- * every variant. */
+/* The per-lane forms of blocks b0..b1 of row m (kern.h), from what the quantizer wrote: shared by every variant,
+ * with isa's SIMD form where one exists (q1_0's transposed quants and tables), the same bytes either way. */
 static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
     if (a->fmt == KERN_Q1_0)
