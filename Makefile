@@ -9,7 +9,7 @@
 #   make fuzz       fuzz the CSV, GGUF, llama-bench and wisdom readers and the expect grammar (libFuzzer), 60 s each
 #   make test-arm64 cross-build into build-arm64/, run every test under qemu-user (two CPU models; installs them)
 #   make predict    llvm-mca's cycles for every kernel's hot loop, 9 cores: build/predict/predict.csv (installs llvm)
-#   make isa-probe  TSC ticks per instruction of the AVX-512 kernels' building blocks (x86-64)
+#   make isa-probe  TSC ticks per instruction of the AVX-512 and AVX2 kernels' building blocks (x86-64)
 #   make manycore   dispatch and decode at 2-16 threads on 16+ cpus, kept under tests/data/manycore/<host>/
 #   make fresh-root make test, make report QUICK=1 and make test-arm64 in a fresh Debian 12 root (as root; CI's)
 #
@@ -245,15 +245,15 @@ predict: deps deps-predict
 	@PREDICT_CFLAGS="$(CPPFLAGS) $(CFLAGS)" PREDICT_AVX2_FLAGS="$(AVX2_FLAGS)" PREDICT_AVX512_FLAGS="$(AVX512_FLAGS)" \
 	    PREDICT_AVX512GFNI_FLAGS="$(AVX512GFNI_FLAGS)" PREDICT_AVXVNNI_FLAGS="$(AVXVNNI_FLAGS)" sh scripts/predict.sh --out $(BUILD)/predict $(ARGS)
 
-# TSC ticks per instruction of the AVX-512 kernels' building blocks (scripts/isa_probe.c: what sets a kernel's pace
-# where a VM has no perf counters for llvm-exegesis); ARGS="--iterations N". x86-64 only. make test runs it only for
-# its CLI contract (tests/harness/test_isa_probe_cli.c), never as a timing.
+# TSC ticks per instruction of the AVX-512 and AVX2 kernels' building blocks (scripts/isa_probe.c: what sets a
+# kernel's pace where a VM has no perf counters for llvm-exegesis); ARGS="--iterations N". x86-64 only. make test runs
+# it only for its CLI contract (tests/harness/test_isa_probe_cli.c), never as a timing.
 ifeq ($(ARCH),x86_64)
 isa-probe: $(BUILD)/bin/isa_probe
 	$(BUILD)/bin/isa_probe $(ARGS)
 else
 isa-probe:
-	@echo "isa-probe: skipped: its probes are x86-64 AVX-512 instructions (ARCH is $(ARCH))"
+	@echo "isa-probe: skipped: its probes are x86-64 AVX-512 and AVX2 instructions (ARCH is $(ARCH))"
 endif
 
 $(BUILD)/bin/isa_probe: scripts/isa_probe.c

@@ -1,10 +1,11 @@
-/* isa_probe — `make isa-probe`: what one x86 core pays for each building block of the AVX-512 kernels, as TSC
- * ticks per instruction in a throughput loop (12 independent chains, so latency is hidden and the ports are the
- * limit), and as a multiple of vpaddd zmm's (two a cycle on Intel's AVX-512 cores and Zen 4's, four on Zen 5's:
- * 2.0 means half its rate). The pairs (a|b) run a on half the chains and b on the other half: where the two share
- * their ports a pair costs what each does alone, where they issue apart half of that. The kernels' comments and
- * docs/kernels.md quote it where they say which instruction sets a kernel's pace. Without perf counters (a VM has
- * none: llvm-exegesis cannot run) the TSC is the one clock there is; its ticks are not core cycles, hence the ratio.
+/* isa_probe — `make isa-probe`: what one x86 core pays for each building block of the AVX-512 kernels (zmm) and
+ * of the AVX2 and AVX-VNNI ones (ymm), as TSC ticks per instruction in a throughput loop (12 independent chains, so
+ * latency is hidden and the ports are the limit), and as a multiple of its table's vpaddd (zmm: two a cycle on
+ * Intel's AVX-512 cores and Zen 4's, four on Zen 5's; ymm: four on Zen 3's: 2.0 means half its rate). The pairs
+ * (a|b) run a on half the chains and b on the other half: where the two share their ports a pair costs what each
+ * does alone, where they issue apart half of that. The kernels' comments and docs/kernels.md quote it where they
+ * say which instruction sets a kernel's pace. Without perf counters (a VM has none: llvm-exegesis cannot run) the
+ * TSC is the one clock there is; its ticks are not core cycles, hence the ratio.
  * Each probe runs 5 times, the median is printed with the range.
  * A probe whose extension this CPU lacks prints "skipped" and why.
  *
@@ -37,15 +38,21 @@ static const int8_t probe_buf[64 * CHAINS] __attribute__((aligned(64)));
 /* CHAINS (12) named registers: an array of vectors stays in memory across the loop (GCC scalarizes it only after
  * the unrolling), which would time its loads and stores, not the instruction. */
 #define EACH12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define DECL(i) __m512i a##i = init(i);
+/* The vector the probes of a section run on (VEC, and its set1, xor and zero), defined per section: zmm first,
+ * then ymm. */
+#define VEC __m512i
+#define VSET1 _mm512_set1_epi32
+#define VXOR _mm512_xor_si512
+#define VZERO _mm512_setzero_si512
+#define DECL(i) VEC a##i = init(i);
 #define STEP(i) a##i = step(a##i, i);
 #define HOLD(i) KEEP(a##i);
-#define FOLD(i) s = _mm512_xor_si512(s, a##i);
+#define FOLD(i) s = VXOR(s, a##i);
 
 #define PROBE_CHAIN(name, attrs)                                                                                 \
     static __attribute__((target(attrs), noinline)) uint64_t name(long iters)                                      \
     {                                                                                                            \
-        __m512i b = _mm512_set1_epi32(0x01020304);                                                               \
+        VEC b = VSET1(0x01020304);                                                                               \
         KEEP(b);                                                                                                 \
         EACH12(DECL)                                                                                             \
         uint64_t t0 = __rdtsc();                                                                                 \
@@ -57,7 +64,7 @@ static const int8_t probe_buf[64 * CHAINS] __attribute__((aligned(64)));
             EACH12(HOLD)                                                                                         \
         }                                                                                                        \
         uint64_t t1 = __rdtsc();                                                                                 \
-        __m512i s = _mm512_setzero_si512();                                                                      \
+        VEC s = VZERO();                                                                                         \
         EACH12(FOLD)                                                                                             \
         KEEP(s);                                                                                                 \
         return t1 - t0;                                                                                          \
@@ -207,9 +214,87 @@ static __attribute__((target(AVX512), noinline)) uint64_t p_store(long iters)
     return t1 - t0;
 }
 
+/* ---------------------------------------------------------------- ymm: the AVX2 and AVX-VNNI kernels' blocks */
+
+/* The same loop on 256 bits: what an AVX2-only core (Zen 2 and 3, Intel's hybrids) pays for each instruction of
+ * kern_avx2.c, kern_kquant256.h, kern_repack256.h and kern_lut256.h, and what a pair costs where they share ports:
+ * llvm-mca's models assume a perfect spread over the ports, which a core's scheduler need not reach. */
+#undef VEC
+#undef VSET1
+#undef VXOR
+#undef VZERO
+#define VEC __m256i
+#define VSET1 _mm256_set1_epi32
+#define VXOR _mm256_xor_si256
+#define VZERO _mm256_setzero_si256
+#define AVX2 "avx2,fma"
+#define init(i) _mm256_set1_epi32(i)
+#define step(v, i) _mm256_add_epi32(v, b)
+PROBE_CHAIN(y_vpaddd, AVX2)
+#undef step
+#define step(v, i) _mm256_and_si256(v, b)
+PROBE_CHAIN(y_vpand, AVX2)
+#undef step
+#define step(v, i) _mm256_srli_epi16(v, 1)
+PROBE_CHAIN(y_vpsrlw, AVX2)
+#undef step
+#define step(v, i) _mm256_shuffle_epi8(v, b)
+PROBE_CHAIN(y_vpshufb, AVX2)
+#undef step
+#define step(v, i) _mm256_unpacklo_epi64(v, b)
+PROBE_CHAIN(y_vpunpcklqdq, AVX2)
+#undef step
+#define step(v, i) _mm256_maddubs_epi16(v, b)
+PROBE_CHAIN(y_vpmaddubsw, AVX2)
+#undef step
+#define step(v, i) _mm256_madd_epi16(v, b)
+PROBE_CHAIN(y_vpmaddwd, AVX2)
+#undef step
+#define step(v, i) _mm256_dpbusd_avx_epi32(v, b, b)
+PROBE_CHAIN(y_vpdpbusd, AVX2 ",avxvnni")
+#undef step
+#define YPS(v) _mm256_castsi256_ps(v)
+#define step(v, i) _mm256_castps_si256(_mm256_fmadd_ps(YPS(v), YPS(b), YPS(b)))
+PROBE_CHAIN(y_vfmadd, AVX2)
+#undef step
+#undef YPS
+/* Pairs, as the zmm ones: the even chains run one instruction, the odd ones the other. */
+#define step(v, i) ((i) & 1 ? _mm256_madd_epi16(v, b) : _mm256_maddubs_epi16(v, b))
+PROBE_CHAIN(y_maddubsw_maddwd, AVX2)
+#undef step
+#define step(v, i) ((i) & 1 ? _mm256_add_epi32(v, b) : _mm256_shuffle_epi8(v, b))
+PROBE_CHAIN(y_vpshufb_vpaddd, AVX2)
+#undef step
+#define step(v, i) ((i) & 1 ? _mm256_add_epi32(v, b) : _mm256_srli_epi16(v, 1))
+PROBE_CHAIN(y_vpsrlw_vpaddd, AVX2)
+#undef step
+#define step(v, i) ((i) & 1 ? _mm256_srli_epi16(v, 1) : _mm256_shuffle_epi8(v, b))
+PROBE_CHAIN(y_vpshufb_vpsrlw, AVX2)
+#undef step
+#define step(v, i) ((i) & 1 ? _mm256_maddubs_epi16(v, b) : _mm256_shuffle_epi8(v, b))
+PROBE_CHAIN(y_vpshufb_maddubsw, AVX2)
+#undef step
+/* buf's bytes as vectors: vector types may alias anything, and the loads are unaligned ones */
+#define step(v, i) _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)(buf + 32 * (i))))
+PROBE_CHAIN(y_load_add, AVX2)
+#undef step
+#define BCAST16(i) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(buf + 16 * (i))))
+#define step(v, i) _mm256_add_epi32(v, BCAST16(i))
+PROBE_CHAIN(y_bcast128_add, AVX2)
+#undef step
+#define step(v, i) _mm256_shuffle_epi8(BCAST16(i), v)
+PROBE_CHAIN(y_bcast128_vpshufb, AVX2)
+#undef step
+#undef BCAST16
+#undef init
+
 /* ---------------------------------------------------------------- the table */
 
-enum { F_AVX512F = 1, F_AVX512BW = 2, F_AVX512VNNI = 4, F_AVX512VBMI = 8, F_GFNI = 16, F_AVX512BITALG = 32 };
+enum {
+    F_AVX512F = 1, F_AVX512BW = 2, F_AVX512VNNI = 4, F_AVX512VBMI = 8, F_GFNI = 16, F_AVX512BITALG = 32,
+    F_AVX2 = 64, /* with FMA: the build's AVX2 kernels need both */
+    F_AVXVNNI = 128
+};
 
 typedef struct probe {
     const char *name, *what;
@@ -224,13 +309,16 @@ static unsigned cpu_features(void)
     return (__builtin_cpu_supports("avx512f") ? F_AVX512F : 0) | (__builtin_cpu_supports("avx512bw") ? F_AVX512BW : 0) |
            (__builtin_cpu_supports("avx512vnni") ? F_AVX512VNNI : 0) |
            (__builtin_cpu_supports("avx512vbmi") ? F_AVX512VBMI : 0) | (__builtin_cpu_supports("gfni") ? F_GFNI : 0) |
-           (__builtin_cpu_supports("avx512bitalg") ? F_AVX512BITALG : 0);
+           (__builtin_cpu_supports("avx512bitalg") ? F_AVX512BITALG : 0) |
+           (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? F_AVX2 : 0) |
+           (__builtin_cpu_supports("avxvnni") ? F_AVXVNNI : 0);
 }
 
 /* The names of the F_ bits in needs that have lacks, comma-separated, into out. */
 static const char *feature_names(unsigned lacks, char *out, size_t n)
 {
-    static const char *const names[] = { "avx512f", "avx512bw", "avx512vnni", "avx512vbmi", "gfni", "avx512bitalg" };
+    static const char *const names[] = { "avx512f", "avx512bw",     "avx512vnni", "avx512vbmi",
+                                         "gfni",    "avx512bitalg", "avx2+fma",   "avxvnni" };
     out[0] = 0;
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (lacks & (1u << i))
@@ -258,7 +346,8 @@ static void probe_measure(const probe *p, long iters, double out[3])
     out[2] = (double)t[RUNS - 1] / per;
 }
 
-static const probe probes[] = {
+/* zmm: the AVX-512 kernels' blocks. The first of each table is its unit. */
+static const probe probes512[] = {
     { "vpaddd", "zmm add (the unit)", F_AVX512F, p_vpaddd },
     { "vpdpbusd", "zmm u8 x s8 dot, 4 bytes a dword lane", F_AVX512F | F_AVX512VNNI, p_vpdpbusd },
     { "vpsrlw", "zmm shift (a field out of its byte, step 1 of 2)", F_AVX512F | F_AVX512BW, p_vpsrlw },
@@ -291,12 +380,55 @@ static const probe probes[] = {
       F_AVX512F | F_AVX512BW, p_store_kmov },
 };
 
+/* ymm: the AVX2 and AVX-VNNI kernels' blocks, named apart from the zmm rows. */
+static const probe probes256[] = {
+    { "vpaddd/ymm", "ymm add (the unit)", F_AVX2, y_vpaddd },
+    { "vpand/ymm", "ymm and (a field's mask)", F_AVX2, y_vpand },
+    { "vpsrlw/ymm", "ymm shift (a field out of its byte)", F_AVX2, y_vpsrlw },
+    { "vpshufb/ymm", "ymm in-lane byte shuffle (q1_0_r32lut's look-up, a scale into its lanes)", F_AVX2, y_vpshufb },
+    { "vpunpcklqdq/ymm", "ymm qword unpack (q1_0_r32lut's row bytes)", F_AVX2, y_vpunpcklqdq },
+    { "vpmaddubsw/ymm", "ymm u8 x s8 pairs into int16", F_AVX2, y_vpmaddubsw },
+    { "vpmaddwd/ymm", "ymm int16 pairs into int32", F_AVX2, y_vpmaddwd },
+    { "vpdpbusd/ymm", "ymm u8 x s8 dot, 4 bytes a dword lane (AVX-VNNI)", F_AVX2 | F_AVXVNNI, y_vpdpbusd },
+    { "vfmadd231ps/ymm", "ymm fused multiply-add", F_AVX2, y_vfmadd },
+    { "vpmaddubsw|vpmaddwd/ymm", "half the chains each: the int8 roof's pair", F_AVX2, y_maddubsw_maddwd },
+    { "vpshufb|vpaddd/ymm", "half the chains each: a look-up and a sum", F_AVX2, y_vpshufb_vpaddd },
+    { "vpsrlw|vpaddd/ymm", "half the chains each", F_AVX2, y_vpsrlw_vpaddd },
+    { "vpshufb|vpsrlw/ymm", "half the chains each", F_AVX2, y_vpshufb_vpsrlw },
+    { "vpshufb|vpmaddubsw/ymm", "half the chains each", F_AVX2, y_vpshufb_maddubsw },
+    { "load+vpaddd/ymm", "a ymm load from L1 and an add", F_AVX2, y_load_add },
+    { "vbroadcasti128+vpaddd/ymm", "16 bytes from L1 into both lanes (a look-up table) and an add", F_AVX2,
+      y_bcast128_add },
+    { "vbroadcasti128+vpshufb/ymm", "a table so loaded, and a look-up in it: one shuffle or two", F_AVX2,
+      y_bcast128_vpshufb },
+};
+
+/* One table: its title, then a line a probe, each as a multiple of the table's unit (its first probe). */
+static void probe_table(const char *title, const probe *t, size_t n, unsigned has, long iters)
+{
+    double unit = 0; /* the unit's median: t[0], measured first */
+    printf("%s\n%-26s %10s %17s %9s  %s\n", title, "instruction", "ticks", "range", "x unit", "what");
+    for (size_t i = 0; i < n; i++) {
+        const probe *p = &t[i];
+        if ((p->needs & has) != p->needs) {
+            char lacks[96];
+            printf("%-26s %10s %17s %9s  skipped: this CPU lacks %s\n", p->name, "-", "-", "-",
+                   feature_names(p->needs & ~has, lacks, sizeof lacks));
+            continue;
+        }
+        double m[3];
+        probe_measure(p, iters, m);
+        unit = i == 0 ? m[0] : unit;
+        printf("%-26s %10.3f %8.3f-%-8.3f %9.2f  %s\n", p->name, m[0], m[1], m[2], m[0] / unit, p->what);
+    }
+}
+
 static int usage(FILE *f, int rc)
 {
     fprintf(f, "usage: isa_probe [--iterations N]\n"
-               "TSC ticks per instruction of the AVX-512 kernels' building blocks, in a throughput loop of %d\n"
-               "independent chains, and as a multiple of vpaddd zmm's. N: loop trips a run\n"
-               "(1000..1000000000, default 2000000); 5 runs a probe, median [min-max].\n",
+               "TSC ticks per instruction of the AVX-512 (zmm) and AVX2 (ymm) kernels' building blocks, in a\n"
+               "throughput loop of %d independent chains, and as a multiple of its table's vpaddd. N: loop\n"
+               "trips a run (1000..1000000000, default 2000000); 5 runs a probe, median [min-max].\n",
                CHAINS);
     return rc;
 }
@@ -318,24 +450,18 @@ int main(int argc, char **argv)
         i++;
     }
     unsigned has = cpu_features();
-    if (!(has & F_AVX512F)) {
-        printf("isa_probe: skipped: this CPU has no AVX-512 (every probe is a zmm instruction)\n");
+    if (!(has & (F_AVX512F | F_AVX2))) {
+        printf("isa_probe: skipped: this CPU has neither AVX-512 nor AVX2 with FMA (every probe is a zmm or ymm "
+               "instruction)\n");
         return 0;
     }
-    double unit = 0; /* vpaddd's median: probes[0], measured first */
-    printf("%-22s %10s %17s %9s  %s\n", "instruction", "ticks", "range", "x vpaddd", "what");
-    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
-        const probe *p = &probes[i];
-        if ((p->needs & has) != p->needs) {
-            char lacks[96];
-            printf("%-22s %10s %17s %9s  skipped: this CPU lacks %s\n", p->name, "-", "-", "-",
-                   feature_names(p->needs & ~has, lacks, sizeof lacks));
-            continue;
-        }
-        double m[3];
-        probe_measure(p, iters, m);
-        unit = i == 0 ? m[0] : unit;
-        printf("%-22s %10.3f %8.3f-%-8.3f %9.2f  %s\n", p->name, m[0], m[1], m[2], m[0] / unit, p->what);
-    }
+    if (has & F_AVX512F)
+        probe_table("zmm (AVX-512)", probes512, sizeof probes512 / sizeof probes512[0], has, iters);
+    else
+        printf("zmm (AVX-512): skipped: this CPU has no AVX-512\n");
+    if (has & F_AVX2)
+        probe_table("ymm (AVX2, AVX-VNNI)", probes256, sizeof probes256 / sizeof probes256[0], has, iters);
+    else
+        printf("ymm (AVX2, AVX-VNNI): skipped: this CPU has no AVX2 with FMA\n");
     return 0;
 }
