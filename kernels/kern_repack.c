@@ -37,6 +37,7 @@ KERN_GROUP_SCALAR(Q8_0_R16)
 KERN_GROUP_SCALAR(TQ2_0_R16)
 KERN_GROUP_SCALAR(Q4_K_R16)
 KERN_GROUP_SCALAR(Q6_K_R16)
+KERN_GROUP_SCALAR(Q6_K_R1)
 
 /* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), whether
  * each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance), and its GEMM tile
@@ -45,6 +46,7 @@ typedef struct kern_group_kernel {
     kern_group_fn fn;
     bool prefetches;
     kern_gemm_fn gemm;
+    kern_rows_fn rows; /* a one-row layout's matvec over a range of rows (NULL: group by group) */
 } kern_group_kernel;
 static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = {
@@ -91,6 +93,13 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
         [KERN_ISA_SCALAR] = { kern_group_scalar_Q6_K_R16, false },
 #if defined(__x86_64__)
         [KERN_ISA_AVX512] = { kern_group_q6_K_r16_avx512, true, kern_gemm_q6_K_r16_avx512 },
+#endif
+    },
+    [KERN_LAYOUT_Q6_K_R1] = {
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q6_K_R1, false },
+#if defined(__x86_64__)
+        [KERN_ISA_AVX2] = { kern_group_q6_K_r1_avx2, false, NULL, kern_rows_q6_K_r1_avx2 },
+        [KERN_ISA_AVXVNNI] = { kern_group_q6_K_r1_avxvnni, false, NULL, kern_rows_q6_K_r1_avxvnni },
 #endif
     },
 };
@@ -141,6 +150,7 @@ typedef struct repack_shape {
     unsigned char flip;
     size_t (*slot)(size_t r);
     size_t (*place)(size_t j);
+    void (*recode)(const unsigned char *from, unsigned char *to, bool back); /* a group of one re-coded whole */
 } repack_shape;
 _Static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0: a half, then its codes");
 _Static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, qs) == 2, "q4_0: a half, then its codes");
@@ -181,6 +191,38 @@ static size_t q6k_place(size_t j)
     return 4 + 12 * (2 * (j / 16) + j % 8 / 4) + 3 * (j % 4) + 1 + j % 16 / 8;
 }
 
+/* q6_K_r1 (kern_repack.h): half h's 96 code bytes as A (ql 64h ..), B (ql 64h + 32 ..) and C (qh 32h ..), byte j
+ * of each holding the 6-bit codes c0..c3 of elements 128h + j, + 32, + 64, + 96 (the file: ql's nibbles, qh's
+ * pairs): A = c0 | (c2 >> 4) << 6, B = c1 | (c3 >> 4) << 6, C = (c2 & 15) | (c3 & 15) << 4. The scales and d
+ * stay where the file has them. back: the file's bytes from those. */
+static void q6k_r1_recode(const unsigned char *from, unsigned char *to, bool back)
+{
+    memcpy(to + 192, from + 192, 18);
+    for (size_t h = 0; h < 2; h++)
+        for (size_t j = 0; j < 32; j++) {
+            const unsigned a = from[64 * h + j], b = from[64 * h + 32 + j], q = from[128 + 32 * h + j];
+            unsigned c[4];
+            if (back) {
+                c[0] = a & 63;
+                c[1] = b & 63;
+                c[2] = (q & 15) | (a >> 6) << 4;
+                c[3] = (q >> 4) | (b >> 6) << 4;
+                to[64 * h + j] = (unsigned char)((c[0] & 15) | (c[2] & 15) << 4);
+                to[64 * h + 32 + j] = (unsigned char)((c[1] & 15) | (c[3] & 15) << 4);
+                to[128 + 32 * h + j] =
+                    (unsigned char)(c[0] >> 4 | (c[1] >> 4) << 2 | (c[2] >> 4) << 4 | (c[3] >> 4) << 6);
+            } else {
+                c[0] = (a & 15) | (q & 3) << 4;
+                c[1] = (b & 15) | (q >> 2 & 3) << 4;
+                c[2] = (a >> 4) | (q >> 4 & 3) << 4;
+                c[3] = (b >> 4) | (q >> 6) << 4;
+                to[64 * h + j] = (unsigned char)(c[0] | (c[2] >> 4) << 6);
+                to[64 * h + 32 + j] = (unsigned char)(c[1] | (c[3] >> 4) << 6);
+                to[128 + 32 * h + j] = (unsigned char)((c[2] & 15) | (c[3] & 15) << 4);
+            }
+        }
+}
+
 /* Where chunk j of s's payload lands in a group's block. */
 static size_t chunk_at(const repack_shape *s, size_t j)
 {
@@ -194,6 +236,7 @@ static const repack_shape repack_shapes[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_TQ2_0_R16] = { KERN_R16, 4, 64, 64, 1, 0, r16_dword },
     [KERN_LAYOUT_Q4_K_R16] = { KERN_R16, 4, 140, 0, 2, 0, r16_dword },
     [KERN_LAYOUT_Q6_K_R16] = { KERN_R16, 4, 208, 208, 1, 0, r16_dword, q6k_place },
+    [KERN_LAYOUT_Q6_K_R1] = { .group = 1, .payload = 208, .d_at = 208, .halves = 1, .recode = q6k_r1_recode },
 };
 
 static inline __attribute__((always_inline)) void copy_flipped(unsigned char *to, const unsigned char *from, size_t n,
@@ -212,6 +255,10 @@ static inline __attribute__((always_inline)) void repack_group(const repack_shap
     size_t bb = 2 * s->halves + s->payload, hg = 2 * s->halves * s->group; /* a block; a group block's halves */
     bool part = r0 + s->group > rows; /* a last group with padding rows: cleared first, whole groups are written once */
     for (size_t b = 0; b < nb; b++, out += bb * s->group) {
+        if (s->recode) { /* a group of one row, never a padding one */
+            s->recode(w + (r0 * nb + b) * bb, out, false);
+            continue;
+        }
         if (part) {
             memset(out, 0, hg);
             memset(out + hg, s->flip, s->payload * s->group);
@@ -230,6 +277,10 @@ static inline __attribute__((always_inline)) void repack_group(const repack_shap
 /* The file's block of row r from a group's block blk, as repack_group laid it out: the inverse. */
 static void gather_block(const repack_shape *s, const unsigned char *blk, size_t r, unsigned char *out)
 {
+    if (s->recode) {
+        s->recode(blk, out, true);
+        return;
+    }
     size_t hg = 2 * s->halves * s->group;
     for (size_t h = 0; h < s->halves; h++)
         memcpy(out + s->d_at + 2 * h, blk + 2 * (h * s->group + r), 2);
@@ -268,6 +319,11 @@ static void repack_group_q6_k_r16(const unsigned char *w, size_t rows, size_t r0
     repack_group(&repack_shapes[KERN_LAYOUT_Q6_K_R16], w, rows, r0, nb, out);
 }
 
+static void repack_group_q6_k_r1(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q6_K_R1], w, rows, r0, nb, out);
+}
+
 typedef void (*repack_group_fn)(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
 static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = repack_group_q1_0_r32lut,
@@ -276,6 +332,7 @@ static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_TQ2_0_R16] = repack_group_tq2_0_r16,
     [KERN_LAYOUT_Q4_K_R16] = repack_group_q4_k_r16,
     [KERN_LAYOUT_Q6_K_R16] = repack_group_q6_k_r16,
+    [KERN_LAYOUT_Q6_K_R1] = repack_group_q6_k_r1,
 };
 
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
@@ -396,9 +453,13 @@ void kern_repack_job_rows(const kern_job *job, size_t r0, size_t r1)
         kern_repack_gemm_rows(job, gk->gemm, r0, r1);
         return;
     }
-    kern_group_fn fn = gk->fn;
     size_t rows = (size_t)kern_layouts[job->layout].rows;
     size_t gb = (size_t)kern_format_matrix_bytes(job->fmt, rows, a->cols);
+    if (a->batch == 1 && gk->rows) { /* one-row groups: rows r0..r1 are groups r0..r1, as the file's rows */
+        gk->rows((const char *)job->w + r0 * gb, gb, r1 - r0, a, 0, job->y + r0);
+        return;
+    }
+    kern_group_fn fn = gk->fn;
     const char *w = job->w;
     float t[KERN_GROUPS_STEP * KERN_GROUP_ROWS_MAX];
     /* the groups holding rows r0..r1: a quarter of them apart in steps of four (four streams, as kern_impl.h's

@@ -23,6 +23,10 @@
  * then per quarter of the block (half n = u / 2, elements 16 (u % 2) .. + 15 of each 32) and i < 4, qh chunk
  * 8n + 4 (u % 2) + i and ql chunks 16n + 4 (u % 2) + i and that + 8 (chunk j: the file's payload bytes 4j..4j+3).
  *
+ * q6_K_r1: q6_K's blocks in the file's order and sizes, a group one row, each half's code bytes re-coded: ql's
+ * bytes 0-31 (A) and 32-63 (B) hold the 6-bit codes of elements j and 32 + j in their low 6 bits and the top 2 bits
+ * of elements 64 + j and 96 + j in their top 2, qh's 32 (C) those two's low nibbles; scales and d as the file's.
+ *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
  * (before kern_act_set; one activation may be readied for several layouts, one of them with tables); then a
  * kern_job with .layout set and .w at the repacked matrix. A job's rows may start anywhere (a group is computed

@@ -32,11 +32,15 @@ typedef kern_gemm_kernel_fn *kern_gemm_fn;
 #if defined(__x86_64__)
 /* The per-ISA kernels (kernels/x86/kern_repack*_<isa>.c), declared by their types. */
 kern_group_kernel_fn kern_group_q1_0_r32lut_avx2, kern_group_q4_0_r16_avx2, kern_group_q8_0_r16_avx2,
-    kern_group_tq2_0_r16_avx2, kern_group_q4_K_r16_avx2;
+    kern_group_tq2_0_r16_avx2, kern_group_q4_K_r16_avx2, kern_group_q6_K_r1_avx2;
 kern_group_kernel_fn kern_group_q1_0_r32lut_avxvnni, kern_group_q4_0_r16_avxvnni, kern_group_q8_0_r16_avxvnni,
-    kern_group_tq2_0_r16_avxvnni, kern_group_q4_K_r16_avxvnni;
+    kern_group_tq2_0_r16_avxvnni, kern_group_q4_K_r16_avxvnni, kern_group_q6_K_r1_avxvnni;
 kern_group_kernel_fn kern_group_q1_0_r32lut_avx512, kern_group_q4_0_r16_avx512, kern_group_q8_0_r16_avx512,
     kern_group_tq2_0_r16_avx512, kern_group_q4_K_r16_avx512, kern_group_q6_K_r16_avx512;
+/* A layout of one-row groups may also have a kern_rows_fn: a matvec's whole range of rows in the file kernels'
+ * quarter passes, with no per-group call or copy (q6_K_r1). */
+void kern_rows_q6_K_r1_avx2(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
+void kern_rows_q6_K_r1_avxvnni(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y);
 kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx2, kern_gemm_q8_0_r16_avx2, kern_gemm_q4_0_r16_avxvnni,
     kern_gemm_q8_0_r16_avxvnni;
 kern_gemm_kernel_fn kern_gemm_q4_0_r16_avx512, kern_gemm_q8_0_r16_avx512, kern_gemm_q4_K_r16_avx512,

@@ -6,6 +6,7 @@
  * is the best this build runs. f32 and f16 fall back to avx2's (kern_table_pick), which the CSVs then name. */
 #include "kern_int256.h"
 #include "kern_kquant256.h"
+#include "kern_repack_impl.h"
 
 const kern_table kern_table_avxvnni = {
     .isa = KERN_ISA_AVXVNNI,
@@ -14,3 +15,13 @@ const kern_table kern_table_avxvnni = {
     .rows_cached = { [KERN_Q8_0] = rows_q8_0_cached },
     .rows_per_pass = KERN256_ROWS,
 };
+
+void kern_rows_q6_K_r1_avxvnni(const void *w, size_t rb, size_t n, const kern_act *a, size_t m, float *y)
+{
+    rows_q6_K_r1(w, rb, n, a, m, y);
+}
+
+void kern_group_q6_K_r1_avxvnni(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    group_q6_K_r1(w, stride, n, a, m, y);
+}

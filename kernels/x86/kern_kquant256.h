@@ -1,9 +1,10 @@
 /* kern_kquant256.h — q4_K and q6_K x q8_K on 256 bits: written once and compiled twice, by kern_kquant_avx2.c (the
  * AVX2 table's rows for them) and kern_avxvnni.c, which differ in how int16 pairs are scaled into int32 sums
  * (KERN256_MADD_ADD: vpmaddwd and an add, or AVX-VNNI's vpdpwssd) and how q4_K's high nibbles leave their bytes
- * (kern256_field), both in kern_avx2.h. Each includer gets its own static rows_q4_K and rows_q6_K, and the matmul
+ * (kern256_field), both in kern_avx2.h. Each includer gets its own static rows_q4_K and rows_q6_K, the matmul
  * passes bpass_q4_K and bpass_q6_K (kq_bpass: a block's codes made once for up to KERN_BATCH_STEP activation rows),
- * which the AVX2 table exports as its batch kernels. Same shape as kern_int256.h:
+ * which the AVX2 table exports as its batch kernels, and q6_K_r1's (kern_repack.h) rows and group kernel, which
+ * both export for kern_repack.c. Same shape as kern_int256.h:
  * passes of KERN256_ROWS rows, a quarter of the call apart; each row has its own accumulator and a fixed
  * instruction sequence, so it gives the same bits in a pass or alone. Included only by files compiled with the
  * AVX2 flags; not public.
@@ -188,11 +189,18 @@ INLINE void bpass_q4_K(const char *row, const int na, const kern_act *a, size_t 
 
 /* ---- q6_K: half h's 32 bytes of qh, and its ql bytes 0-31 and 32-63, make four chunks of 32 codes ---- */
 
-/* The codes of elements 128h + 32k .. + 31 (k < 4): ql's nibble (low for k < 2), qh's bits 2k, 2k + 1 as
- * bits 4-5. A 16-bit shift moves bits across the bytes of a lane; the masks keep only each byte's own. */
-INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k)
+/* The codes of elements 128h + 32k .. + 31 (k < 4), ql the half's bytes 0-31 for even k, 32-63 for odd. The
+ * file's blocks: ql's nibble (low for k < 2), qh's bits 2k, 2k + 1 as bits 4-5 (17 instructions the four chunks).
+ * q6_K_r1's (r1, kern_repack.h): chunks 0 and 1 a byte's low 6 bits, 2 and 3 a nibble of qh's bytes with the top
+ * 2 bits of ql's (11). A 16-bit shift moves bits across the bytes of a lane; the masks keep only each byte's own. */
+INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k, const bool r1)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F), bits45 = _mm256_set1_epi8(0x30);
+    if (r1 && k < 2)
+        return _mm256_and_si256(ql, _mm256_set1_epi8(0x3F));
+    if (r1)
+        return _mm256_or_si256(_mm256_and_si256(k == 2 ? qh : _mm256_srli_epi16(qh, 4), low4),
+                               _mm256_and_si256(_mm256_srli_epi16(ql, 2), bits45));
     __m256i lo = _mm256_and_si256(k < 2 ? ql : _mm256_srli_epi16(ql, 4), low4);
     __m256i hi = k == 2 ? qh : k < 2 ? _mm256_slli_epi16(qh, 4 - 2 * k) : _mm256_srli_epi16(qh, 2);
     return _mm256_or_si256(lo, _mm256_and_si256(hi, bits45));
@@ -202,7 +210,7 @@ INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k)
  * blocks at once (xs[j], bsums[j] into isum[j]): the codes and their scales made once for all of them. Integer sums
  * are exact in any order, so each j's is what it would be alone. */
 INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const xs[], const __m256i bsums[],
-                        __m256i isum[])
+                        __m256i isum[], const bool r1)
 {
     __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->scales));
 #pragma GCC unroll 4
@@ -220,7 +228,7 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
         __m256i qh = _mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h));
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
-            __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k);
+            __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k, r1);
             __m256i sc = _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
 #pragma GCC unroll 4
             for (int j = 0; j < na; j++) {
@@ -235,17 +243,17 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
 }
 
 /* The same for one activation block x. */
-INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
+INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums, const bool r1)
 {
     __m256i isum;
-    q6_K_dots_n(blk, 1, &x, &bsums, &isum);
+    q6_K_dots_n(blk, 1, &x, &bsums, &isum, r1);
     return isum;
 }
 
 INLINE __m256 step_q6_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
 {
     const block_q6_K *blk = (const block_q6_K *)w; /* the block's bytes, as kern_row_ptr found them */
-    return fold(acc, q6_K_dots(blk, x, bsums), _cvtsh_ss(blk->d) * dx);
+    return fold(acc, q6_K_dots(blk, x, bsums, false), _cvtsh_ss(blk->d) * dx);
 }
 
 INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
@@ -253,6 +261,72 @@ INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a,
     kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q6_K), step_q6_K);
 }
 KERN256_ROWS_FN(q6_K)
+
+/* Row r's block sum (lane r) of the 8-lane sums s[0..3], or of s[0] alone (nr 1): integers, exact in any order. */
+INLINE __m128i q6_K_r1_row_sums(const __m256i s[], const int nr)
+{
+    __m256i t = s[0];
+    if (nr == KERN256_ROWS) {
+        __m256i a = _mm256_add_epi32(_mm256_unpacklo_epi32(s[0], s[1]), _mm256_unpackhi_epi32(s[0], s[1]));
+        __m256i b = _mm256_add_epi32(_mm256_unpacklo_epi32(s[2], s[3]), _mm256_unpackhi_epi32(s[2], s[3]));
+        t = _mm256_add_epi32(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+    }
+    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    if (nr == KERN256_ROWS)
+        return h;
+    h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+    return _mm_add_epi32(h, _mm_shuffle_epi32(h, _MM_SHUFFLE(1, 1, 1, 1)));
+}
+
+/* d with word r (a constant where inlined) set to h: the intrinsic's lane must be a literal. */
+INLINE __m128i q6_K_r1_insert_d(__m128i d, kern_half h, const int r)
+{
+    switch (r) {
+    case 0: return _mm_insert_epi16(d, h, 0);
+    case 1: return _mm_insert_epi16(d, h, 1);
+    case 2: return _mm_insert_epi16(d, h, 2);
+    default: return _mm_insert_epi16(d, h, 3);
+    }
+}
+
+/* q6_K_r1's pass: nr (1 or 4) rows rs bytes apart against activation row m, each row's float sum in one lane by
+ * the scalar reference's steps (its block's integer sum, times d x dx, then added, in block order), so every row is
+ * its bits: a repacked layout's contract (kern_repack.h), where the file's kernel keeps 8 lanes a row. */
+INLINE void pass_q6_K_r1(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
+{
+    const kern_q8_K_row x = kern_q8_K_row_of(a, m);
+    __m128 acc = _mm_setzero_ps();
+    for (size_t b = 0; b < x.nb; b++) {
+        __m256i bsums = _mm256_loadu_si256((const __m256i *)x.blk[b].bsums), s[KERN256_ROWS];
+        __m128i d = _mm_setzero_si128(); /* word r: row r's d */
+#pragma GCC unroll 4
+        for (int r = 0; r < nr; r++) {
+            const block_q6_K *blk = (const block_q6_K *)(kern_row_ptr(w, rs, r) + b * sizeof(block_q6_K));
+            s[r] = q6_K_dots(blk, x.qs + b * QK_K, bsums, true);
+            d = q6_K_r1_insert_d(d, blk->d, r);
+        }
+        __m128 dwx = _mm_mul_ps(_mm_cvtph_ps(d), _mm_set1_ps(x.d[b]));
+        acc = _mm_add_ps(acc, _mm_mul_ps(_mm_cvtepi32_ps(q6_K_r1_row_sums(s, nr)), dwx));
+    }
+    float out[4];
+    _mm_storeu_ps(out, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < nr; r++)
+        y[r * ys] = out[r];
+}
+
+KERN256_ROWS_FN(q6_K_r1)
+
+/* q6_K_r1's group kernel (kern_repack_impl.h's type): n (1 or 4) rows stride bytes apart, as the file's passes
+ * read them, y[r] row r's dot. */
+INLINE void group_q6_K_r1(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
+{
+    if (n == KERN256_ROWS)
+        pass_q6_K_r1(w, stride, KERN256_ROWS, a, m, y, 1);
+    else
+        for (int r = 0; r < n; r++)
+            pass_q6_K_r1(w + (size_t)r * stride, stride, 1, a, m, y + r, 1);
+}
 
 /* q6_K's block step of a matmul pass (kq_bstep_fn): the block's codes made once for the na activation rows; every
  * pair's integer sum and float step are step_q6_K's. */
@@ -266,7 +340,7 @@ INLINE void bstep_q6_K(__m256 acc[], const char *w, const int na, const kern_q8_
         xs[j] = x[j].qs + b * QK_K;
         bsums[j] = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
     }
-    q6_K_dots_n(blk, na, xs, bsums, isum);
+    q6_K_dots_n(blk, na, xs, bsums, isum, false);
     const float d = _cvtsh_ss(blk->d);
 #pragma GCC unroll 4
     for (int j = 0; j < na; j++)

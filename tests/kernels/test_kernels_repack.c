@@ -127,6 +127,13 @@ Test(kern_repack, q6_K_r16_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, r16_rows, cols256, 1100);
 }
 
+/* q6_K_r1 is a group of one row: rows 1..5 and one past a pass of four. */
+Test(kern_repack, q6_K_r1_is_the_reference_bit_for_bit)
+{
+    const size_t rows[6] = { 1, 3, 4, 5, 9, 70 };
+    check_layout_shapes(KERN_LAYOUT_Q6_K_R1, KERN_Q6_K, rows, cols256, 1300);
+}
+
 Test(kern_repack, tq2_0_r16_is_the_reference_bit_for_bit)
 {
     check_layout_shapes(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, r16_rows, cols256, 700);
@@ -259,6 +266,12 @@ Test(kern_repack, q6_K_r16_extremes)
     check_extremes(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 16, 0x80, 0x7f, q6_K_sub_block_sums_are_widest, false);
 }
 
+/* The same bytes re-coded: scales at both ends, codes 0 and 63 in every field, the widest chains. */
+Test(kern_repack, q6_K_r1_extremes)
+{
+    check_extremes(KERN_LAYOUT_Q6_K_R1, KERN_Q6_K, 16, 0x80, 0x7f, q6_K_sub_block_sums_are_widest, false);
+}
+
 static void q1_0_table_is_widest(const kern_act *a)
 {
     cr_assert_eq(a->lut[15], 508, "all four bits set on quants of 127");
@@ -363,6 +376,7 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     check_pool_and_slices(KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0);
     check_pool_and_slices(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K);
     check_pool_and_slices(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K);
+    check_pool_and_slices(KERN_LAYOUT_Q6_K_R1, KERN_Q6_K);
 }
 
 /* The four-group pass is compiled once per prefetch setting (kern_stream): each copy gives the reference's bits,
