@@ -193,11 +193,16 @@ static size_t q6k_place(size_t j)
 
 /* q6_K_r1 (kern_repack.h): half h's 96 code bytes as A (ql 64h ..), B (ql 64h + 32 ..) and C (qh 32h ..), byte j
  * of each holding the 6-bit codes c0..c3 of elements 128h + j, + 32, + 64, + 96 (the file: ql's nibbles, qh's
- * pairs): A = c0 | (c2 >> 4) << 6, B = c1 | (c3 >> 4) << 6, C = (c2 & 15) | (c3 & 15) << 4. The scales and d
- * stay where the file has them. back: the file's bytes from those. */
+ * pairs): A = c0 | (c2 >> 4) << 6, B = c1 | (c3 >> 4) << 6, C = (c2 & 15) | (c3 & 15) << 4. The scales in chunk
+ * order (chunk c's first 16 codes take sub-block 2c's, its last 2c + 1's: the even ones', then the odd ones'), so
+ * widened once they sit in the lanes each chunk's codes land in. back: the file's bytes from those. */
 static void q6k_r1_recode(const unsigned char *from, unsigned char *to, bool back)
 {
-    memcpy(to + 192, from + 192, 18);
+    memcpy(to + 208, from + 208, 2);
+    for (size_t i = 0; i < 16; i++) { /* scale i of the re-coded block is sub-block g's */
+        size_t g = i < 8 ? 2 * i : 2 * (i - 8) + 1;
+        to[192 + (back ? g : i)] = from[192 + (back ? i : g)];
+    }
     for (size_t h = 0; h < 2; h++)
         for (size_t j = 0; j < 32; j++) {
             const unsigned a = from[64 * h + j], b = from[64 * h + 32 + j], q = from[128 + 32 * h + j];

@@ -25,7 +25,8 @@
  *
  * q6_K_r1: q6_K's blocks in the file's order and sizes, a group one row, each half's code bytes re-coded: ql's
  * bytes 0-31 (A) and 32-63 (B) hold the 6-bit codes of elements j and 32 + j in their low 6 bits and the top 2 bits
- * of elements 64 + j and 96 + j in their top 2, qh's 32 (C) those two's low nibbles; scales and d as the file's.
+ * of elements 64 + j and 96 + j in their top 2, qh's 32 (C) those two's low nibbles; the 16 scales in chunk order,
+ * the even sub-blocks' then the odd ones' (scale i: sub-block 2i, or 2 (i - 8) + 1 from i = 8); d as the file's.
  *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
  * (before kern_act_set; one activation may be readied for several layouts, one of them with tables); then a

@@ -208,7 +208,8 @@ INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k, const bool r1)
 
 /* Sum over the 16 sub-blocks of scale_g x (codes . x) - 32 x scale_g x bsums_g, in 8 int32 lanes, for na activation
  * blocks at once (xs[j], bsums[j] into isum[j]): the codes and their scales made once for all of them. Integer sums
- * are exact in any order, so each j's is what it would be alone. */
+ * are exact in any order, so each j's is what it would be alone. r1: q6_K_r1's block, its scales in chunk order, and
+ * bsums in that order too (q6_K_r1_bsums). */
 INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const xs[], const __m256i bsums[],
                         __m256i isum[], const bool r1)
 {
@@ -221,15 +222,17 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
         /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 */
         /* Two literal immediates, not one chosen by ?: — without optimisation (-O1 under ASan) the intrinsic is
          * a real function whose last argument must be a constant. */
-        __m256i sh = h ? _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(3, 2, 3, 2))
-                       : _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(1, 0, 1, 0));
+        __m256i sh = r1 ? s16
+                   : h  ? _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(3, 2, 3, 2))
+                        : _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(1, 0, 1, 0));
         __m256i ql0 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h));
         __m256i ql1 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h + 32));
         __m256i qh = _mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h));
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
             __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k, r1);
-            __m256i sc = _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
+            __m256i sc = r1 ? _mm256_shuffle_epi8(sh, pick16(4 * h + k, 4 * h + k))
+                            : _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
 #pragma GCC unroll 4
             for (int j = 0; j < na; j++) {
                 __m256i xv = _mm256_loadu_si256((const __m256i *)(xs[j] + 128 * h + 32 * k));
@@ -278,6 +281,14 @@ INLINE __m128i q6_K_r1_row_sums(const __m256i s[], const int nr)
     return _mm_add_epi32(h, _mm_shuffle_epi32(h, _MM_SHUFFLE(1, 1, 1, 1)));
 }
 
+/* The activation block's sums of 16 in q6_K_r1's order of scales: the even sub-blocks', then the odd ones'. */
+INLINE __m256i q6_K_r1_bsums(__m256i b)
+{
+    const __m256i evens_odds = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
+                                                12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(b, evens_odds), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
 /* d with word r (a constant where inlined) set to h: the intrinsic's lane must be a literal. */
 INLINE __m128i q6_K_r1_insert_d(__m128i d, kern_half h, const int r)
 {
@@ -297,7 +308,7 @@ INLINE void pass_q6_K_r1(const char *w, size_t rs, const int nr, const kern_act 
     const kern_q8_K_row x = kern_q8_K_row_of(a, m);
     __m128 acc = _mm_setzero_ps();
     for (size_t b = 0; b < x.nb; b++) {
-        __m256i bsums = _mm256_loadu_si256((const __m256i *)x.blk[b].bsums), s[KERN256_ROWS];
+        __m256i bsums = q6_K_r1_bsums(_mm256_loadu_si256((const __m256i *)x.blk[b].bsums)), s[KERN256_ROWS];
         __m128i d = _mm_setzero_si128(); /* word r: row r's d */
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
