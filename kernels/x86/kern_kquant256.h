@@ -219,7 +219,8 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
         isum[j] = _mm256_setzero_si256();
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
-        /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 */
+        /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 (r1: the
+         * scales as stored, chunk 4h + k's pair word 4h + k of the low lane and of the high) */
         /* Two literal immediates, not one chosen by ?: — without optimisation (-O1 under ASan) the intrinsic is
          * a real function whose last argument must be a constant. */
         __m256i sh = r1 ? s16
