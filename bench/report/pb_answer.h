@@ -120,7 +120,8 @@ int pb_answer_ties(const pb_answers *a, const pb_answer_point *p, char *buf, siz
 /* Computes a's fields from rd and d. 0, or -1 (ENOMEM: a->have false). */
 int pb_answers_make(pb_answers *a, const pb_rundata *rd, const pb_digest *d);
 void pb_answers_free(pb_answers *a);
-/* The biggest loss of p's budget past the floor and its owner (d: the kernels' L2 speeds). */
+/* The biggest loss of p's budget past the floor (a prompt's: past its bound) and its owner (d: the kernels' L2
+ * speeds). Where the compute roof binds a decode, the roof's time over the weights' at the floor is one. */
 pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest *d);
 /* For pb_answers_make (pb_answer_run.c): from a's points, the per-format answers, the recommendation and its
  * deviations. */

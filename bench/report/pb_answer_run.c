@@ -90,20 +90,54 @@ static void wait_owner(pb_answer_biggest_loss *l, const pb_answer_point *p)
     }
 }
 
+/* A decode's weights at its floor, in ms (NaN without both figures). */
+static double weights_at_floor_ms(const pb_answer_point *p)
+{
+    return p->d.floor_gbps > 0 ? p->d.weight_bytes / (p->d.floor_gbps * 1e6) : NAN;
+}
+
+/* Part k's loss past the floor: the floor is none; the roof, where it binds a decode, its time over the weights'
+ * at the floor (a prompt's table counts from the roof, so there it is none either); the others as they are. */
+static double loss_ms(const pb_answer_point *p, int k)
+{
+    if (k == PB_BUDGET_floor)
+        return NAN;
+    if (k == PB_BUDGET_roof)
+        return p->prompt == 0 && p->part[k] > 0 ? p->part[k] - weights_at_floor_ms(p) : NAN;
+    return p->part[k];
+}
+
+/* The roof's owner: the core's arithmetic where the token came near that roof, else the kernels'. */
+static void roof_owner(pb_answer_biggest_loss *l, const pb_answer_point *p)
+{
+    bool near = p->roof_share >= PB_ROOF_NEAR;
+    l->owner = near ? PB_OWNER_MACHINE : PB_OWNER_POOLBENCH;
+    snprintf(l->why, sizeof l->why, "the compute roof binds: the token's multiply-adds take %s ms at it, over the "
+             "%s ms its weights take at the floor, and the token reached %s of it: %s",
+             PB_NUM(p->part[PB_BUDGET_roof], 2), PB_NUM(weights_at_floor_ms(p), 2), PB_PCT(100 * p->roof_share),
+             near ? "the core's arithmetic, not the kernels" : "its kernels could compute faster");
+}
+
 pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest *d)
 {
     pb_answer_biggest_loss l = { .part = -1 };
     if (!p->have_budget)
         return l;
-    for (int k = PB_BUDGET_floor + 1; k < PB_BUDGET_NPARTS; k++) /* the bounds are no loss */
-        if (k != PB_BUDGET_roof && p->part[k] > 0 && (l.part < 0 || p->part[k] > p->part[l.part]))
+    double best = 0;
+    for (int k = 0; k < PB_BUDGET_NPARTS; k++)
+        if (loss_ms(p, k) > best) {
+            best = loss_ms(p, k);
             l.part = k;
+        }
     if (l.part < 0)
         return l;
-    l.ms = p->part[l.part];
+    l.ms = best;
     l.pct = 100.0 * l.ms / p->d.ms_median;
     l.owner = PB_OWNER_POOLBENCH;
     switch ((pb_budget_part)l.part) {
+    case PB_BUDGET_roof:
+        roof_owner(&l, p);
+        break;
     case PB_BUDGET_kernel:
         kernel_owner(&l, p, d);
         break;

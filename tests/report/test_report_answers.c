@@ -227,6 +227,28 @@ Test(report_answers, owners_of_each_loss)
     l = pb_answer_loss(&u, &slow);
     cr_expect_eq(l.part, PB_BUDGET_unexplained);
     cr_expect_eq(l.owner, PB_OWNER_MACHINE);
+    /* the roof binds: 70 ms of multiply-adds at it, over 40 ms of weights at the floor (800 MB at 20 GB/s) */
+    pb_answer_point r = point(5, 2, 1);
+    r.part[PB_BUDGET_floor] = 1; /* the KV cache's bytes alone */
+    r.part[PB_BUDGET_roof] = 70;
+    r.d.weight_bytes = 800e6;
+    r.roof_share = 0.85;
+    l = pb_answer_loss(&r, &slow);
+    cr_expect_eq(l.part, PB_BUDGET_roof, "%d", l.part);
+    cr_expect_float_eq(l.ms, 30, 1e-9);
+    cr_expect_eq(l.owner, PB_OWNER_MACHINE, "%s", l.why);
+    cr_expect(strstr(l.why, "take 70.00 ms at it, over the 40.00 ms its weights take at the floor, and the token "
+                            "reached 85% of it: the core's arithmetic"), "%s", l.why);
+    r.roof_share = 0.7; /* under PB_ROOF_NEAR: the kernels' */
+    l = pb_answer_loss(&r, &slow);
+    cr_expect_eq(l.owner, PB_OWNER_POOLBENCH, "%s", l.why);
+    cr_expect(strstr(l.why, "reached 70% of it: its kernels could compute faster"), "%s", l.why);
+    r.prompt = 256; /* a prompt's table counts from its bound: the roof is no loss there */
+    cr_expect_eq(pb_answer_loss(&r, &slow).part, PB_BUDGET_kernel);
+    r.prompt = 0;
+    r.part[PB_BUDGET_roof] = 42; /* 2 ms over the weights': the kernel's 5 is bigger */
+    cr_expect_eq(pb_answer_loss(&r, &slow).part, PB_BUDGET_kernel);
+
     pb_answer_point n = point(-4, 0, -1);
     cr_expect_eq(pb_answer_loss(&n, &slow).part, PB_BUDGET_glue, "the only part past the floor over 0");
     n.have_budget = false;
