@@ -158,13 +158,16 @@ INLINE void r16_groups_pass256_q8_0(const char *w, size_t stride, const int n, c
  * 2 x 2 x 3 x 127 + 2 x 2 x 12 x 127 / 4 = 3048, 8 chunks' to 24384 < 32767, exact; a block's 16 would not be. The
  * activation block's sum, negated (nsumb), takes the + 1 back out. ---- */
 
-/* Half h of chunk j of one group's block at g, its four fields against xf, into p. AVX2 leaves fields 1 and 3 four
- * times over in place (a mask, no shift: one shift for fields 2 and 3) and takes their pairs' sum (at most 2 x 2 x
- * 12 x 127 = 6096, a multiple of 4) back down by an exact arithmetic shift: 14 instructions where 15 were. */
-INLINE kern256_dot tq2_half256(const char *g, int j, int h, const __m256i xf[4], kern256_dot p)
+/* Half h of chunk j of one group's block at g, its four fields against xf: into p, and on AVX2 fields 1 and 3 into
+ * q. AVX2 leaves those two four times over in place (a mask, no shift: one shift for fields 2 and 3), so q's pairs
+ * are multiples of 4 (at most 2 x 2 x 12 x 127 = 6096 a half chunk), taken back down into p by one exact
+ * arithmetic shift every TQ2_Q_CHUNKS chunks: 13.5 instructions a half chunk where 14 were. */
+#define TQ2_Q_CHUNKS 4 /* 4 x 6096 = 24384 < 32767 */
+INLINE kern256_dot tq2_half256(const char *g, int j, int h, const __m256i xf[4], kern256_dot p, __m256i *q)
 {
     __m256i v = _mm256_loadu_si256((const __m256i *)(g + 2 * KERN_R16 + 64 * j + 32 * h));
 #if defined(__AVXVNNI__)
+    (void)q;
 #pragma GCC unroll 4
     for (int f = 0; f < 4; f++)
         p = KERN256_DOT(p, kern256_field(v, 2 * f, 2), xf[f]);
@@ -172,11 +175,15 @@ INLINE kern256_dot tq2_half256(const char *g, int j, int h, const __m256i xf[4],
 #else
     const __m256i low2 = _mm256_set1_epi8(0x03), next2 = _mm256_set1_epi8(0x0C);
     __m256i w = _mm256_srli_epi16(v, 4); /* fields 2 and 3 at bits 0-3 of each byte */
-    __m256i x4 = _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, next2), xf[1]),
-                                  _mm256_maddubs_epi16(_mm256_and_si256(w, next2), xf[3]));
+    *q = _mm256_add_epi16(*q, _mm256_maddubs_epi16(_mm256_and_si256(v, next2), xf[1]));
+    *q = _mm256_add_epi16(*q, _mm256_maddubs_epi16(_mm256_and_si256(w, next2), xf[3]));
     p = KERN256_DOT(p, _mm256_and_si256(v, low2), xf[0]);
     p = KERN256_DOT(p, _mm256_and_si256(w, low2), xf[2]);
-    return _mm256_add_epi16(p, _mm256_srai_epi16(x4, 2));
+    if (j % TQ2_Q_CHUNKS == TQ2_Q_CHUNKS - 1) {
+        p = _mm256_add_epi16(p, _mm256_srai_epi16(*q, 2));
+        *q = _mm256_setzero_si256();
+    }
+    return p;
 #endif
 }
 
@@ -192,10 +199,12 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
     r16_acc_zero256(acc, n);
     for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
         kern256_dot p[4][2];
-        __m256i sum[4][2]; /* the first 8 chunks' chains, widened */
+        __m256i sum[4][2], q[4][2]; /* the first 8 chunks' chains, widened; fields 1 and 3 (AVX2) */
 #pragma GCC unroll 4
-        for (int r = 0; r < n; r++)
+        for (int r = 0; r < n; r++) {
             p[r][0] = p[r][1] = KERN256_DOT_ZERO;
+            q[r][0] = q[r][1] = _mm256_setzero_si256();
+        }
 #pragma GCC unroll 16
         for (int j = 0; j < 16; j++) {
             __m256i xf[4];
@@ -206,8 +215,8 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
             for (int r = 0; r < n; r++) {
                 const char *g = w + (size_t)r * stride;
                 group_prefetch(g + 64 * j, s);
-                p[r][0] = tq2_half256(g, j, 0, xf, p[r][0]);
-                p[r][1] = tq2_half256(g, j, 1, xf, p[r][1]);
+                p[r][0] = tq2_half256(g, j, 0, xf, p[r][0], &q[r][0]);
+                p[r][1] = tq2_half256(g, j, 1, xf, p[r][1], &q[r][1]);
                 if (j == 7) {
                     sum[r][0] = KERN256_DOT_SUM(p[r][0]);
                     sum[r][1] = KERN256_DOT_SUM(p[r][1]);
