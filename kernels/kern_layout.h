@@ -16,12 +16,14 @@
     X(TQ2_0_R16, tq2_0_r16, TQ2_0, 16, false)     \
     X(Q4_K_R16, q4_K_r16, Q4_K, 16, false)       \
     X(Q6_K_R16, q6_K_r16, Q6_K, 16, false)       \
-    X(Q6_K_R1, q6_K_r1, Q6_K, 1, false)
+    X(Q6_K_R1, q6_K_r1, Q6_K, 1, false)           \
+    X(Q1_0_R32LUT256, q1_0_r32lut256, Q1_0, 32, true)
 
 /* file: the file's blocks as they are, every format; q1_0_r32lut: 32 rows interleaved, dotted through 4-weight
  * look-up tables; q4_0_r16, q8_0_r16, tq2_0_r16, q4_K_r16 and q6_K_r16: 16 rows interleaved 4 bytes at a
  * time, a row a dword lane; q6_K_r1: q6_K's blocks in the file's order, each one's code bits re-laid so that
- * fewer instructions make its 6-bit codes. */
+ * fewer instructions make its 6-bit codes; q1_0_r32lut256: q1_0_r32lut with each chunk's bytes in the order the
+ * 256-bit look-ups read them. */
 typedef enum kern_layout {
 #define KERN_LAYOUT_ENUM(id, nm, fmt, rows, tables) KERN_LAYOUT_##id,
     KERN_LAYOUTS(KERN_LAYOUT_ENUM)

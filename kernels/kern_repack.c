@@ -38,6 +38,7 @@ KERN_GROUP_SCALAR(TQ2_0_R16)
 KERN_GROUP_SCALAR(Q4_K_R16)
 KERN_GROUP_SCALAR(Q6_K_R16)
 KERN_GROUP_SCALAR(Q6_K_R1)
+KERN_GROUP_SCALAR(Q1_0_R32LUT256)
 
 /* The group kernels of a repacked layout by ISA (fn NULL: none; the job falls back down the ISA's chain), whether
  * each issues the streaming prefetch (kern_prefetch_stream: the process's hint and distance), and its GEMM tile
@@ -102,6 +103,13 @@ static const kern_group_kernel kern_group_kernels[KERN_LAYOUT_COUNT][KERN_ISA_CO
         [KERN_ISA_AVXVNNI] = { kern_group_q6_K_r1_avxvnni, false, NULL, kern_rows_q6_K_r1_avxvnni },
 #endif
     },
+    [KERN_LAYOUT_Q1_0_R32LUT256] = {
+        [KERN_ISA_SCALAR] = { kern_group_scalar_Q1_0_R32LUT256, false },
+#if defined(__x86_64__)
+        [KERN_ISA_AVX2] = { kern_group_q1_0_r32lut256_avx2, true },
+        [KERN_ISA_AVXVNNI] = { kern_group_q1_0_r32lut256_avxvnni, true },
+#endif
+    },
 };
 
 static int fail(int err)
@@ -144,13 +152,15 @@ uint64_t kern_repack_bytes(kern_layout l, kern_format f, size_t rows, size_t col
  * slot(r), every byte XORed with flip (q8_0_r16's 0x80 turns a signed quant q into the unsigned q + 128 that
  * vpdpbusd multiplies; 0 moves bytes only). q4_K's payload is its 12 bytes of scales, then its codes. Chunk j
  * goes to the chunk place(j) says (NULL: j itself), so a kernel that reads a block out of the payload's order
- * still streams its lines in order. */
+ * still streams its lines in order. With spread, a row's width bytes of a chunk lie spread bytes apart, the first
+ * at slot(r) (q1_0_r32lut256: a row's two bytes in the chunk's two halves). */
 typedef struct repack_shape {
     size_t group, width, payload, d_at, halves;
     unsigned char flip;
     size_t (*slot)(size_t r);
     size_t (*place)(size_t j);
     void (*recode)(const unsigned char *from, unsigned char *to, bool back); /* a group of one re-coded whole */
+    size_t spread;
 } repack_shape;
 _Static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0: a half, then its codes");
 _Static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, qs) == 2, "q4_0: a half, then its codes");
@@ -171,6 +181,15 @@ static size_t codes_at(const repack_shape *s)
 static size_t r32lut_word(size_t r)
 {
     return 2 * (r % 16) + r / 16;
+}
+
+/* q1_0_r32lut256 (kern_repack.h): row r's byte in each half of a chunk, where the 256-bit kernels' row bytes of
+ * q1_0_r32lut's words put it (kern_lut256.h): per 16-byte lane, the lane's 8 words of the chunk's first 32 bytes,
+ * then those of its last 32. */
+static size_t r32lut256_byte(size_t r)
+{
+    size_t word = r32lut_word(r), w = word % 16;
+    return 16 * (w / 8) + 8 * (word / 16) + w % 8;
 }
 
 /* q4_0_r16 and q8_0_r16 (kern_repack.h): row r's dword is r. */
@@ -242,13 +261,27 @@ static const repack_shape repack_shapes[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q4_K_R16] = { KERN_R16, 4, 140, 0, 2, 0, r16_dword },
     [KERN_LAYOUT_Q6_K_R16] = { KERN_R16, 4, 208, 208, 1, 0, r16_dword, q6k_place },
     [KERN_LAYOUT_Q6_K_R1] = { .group = 1, .payload = 208, .d_at = 208, .halves = 1, .recode = q6k_r1_recode },
+    [KERN_LAYOUT_Q1_0_R32LUT256] = { KERN_R32, 2, 16, 0, 1, 0, r32lut256_byte, .spread = 32 },
 };
 
-static inline __attribute__((always_inline)) void copy_flipped(unsigned char *to, const unsigned char *from, size_t n,
-                                                               unsigned char flip)
+/* Where byte i of row r's share of a chunk lies in the chunk. */
+static inline __attribute__((always_inline)) size_t chunk_byte(const repack_shape *s, size_t r, size_t i)
 {
-    for (size_t i = 0; i < n; i++)
-        to[i] = from[i] ^ flip;
+    return s->spread ? s->spread * i + s->slot(r) : s->width * s->slot(r) + i;
+}
+
+/* Row r's share of a chunk, its width bytes each XORed with flip: into the chunk, and back out of it. */
+static inline __attribute__((always_inline)) void share_in(const repack_shape *s, size_t r, unsigned char *chunk,
+                                                           const unsigned char *bytes)
+{
+    for (size_t i = 0; i < s->width; i++)
+        chunk[chunk_byte(s, r, i)] = bytes[i] ^ s->flip;
+}
+static inline __attribute__((always_inline)) void share_out(const repack_shape *s, size_t r,
+                                                            const unsigned char *chunk, unsigned char *bytes)
+{
+    for (size_t i = 0; i < s->width; i++)
+        bytes[i] = chunk[chunk_byte(s, r, i)] ^ s->flip;
 }
 
 /* Rows r0 .. r0 + group - 1 of w (nb blocks a row; rows past rows are zero weights) as one group at out. Inlined
@@ -273,8 +306,7 @@ static inline __attribute__((always_inline)) void repack_group(const repack_shap
             for (size_t h = 0; h < s->halves; h++)
                 memcpy(out + 2 * (h * s->group + r), blk + s->d_at + 2 * h, 2);
             for (size_t j = 0; j < s->payload / s->width; j++)
-                copy_flipped(out + hg + 64 * chunk_at(s, j) + s->width * s->slot(r), blk + codes_at(s) + s->width * j,
-                             s->width, s->flip);
+                share_in(s, r, out + hg + 64 * chunk_at(s, j), blk + codes_at(s) + s->width * j);
         }
     }
 }
@@ -290,8 +322,7 @@ static void gather_block(const repack_shape *s, const unsigned char *blk, size_t
     for (size_t h = 0; h < s->halves; h++)
         memcpy(out + s->d_at + 2 * h, blk + 2 * (h * s->group + r), 2);
     for (size_t j = 0; j < s->payload / s->width; j++)
-        copy_flipped(out + codes_at(s) + s->width * j, blk + hg + 64 * chunk_at(s, j) + s->width * s->slot(r), s->width,
-                     s->flip);
+        share_out(s, r, blk + hg + 64 * chunk_at(s, j), out + codes_at(s) + s->width * j);
 }
 
 static void repack_group_q1_0_r32lut(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out)
@@ -329,6 +360,12 @@ static void repack_group_q6_k_r1(const unsigned char *w, size_t rows, size_t r0,
     repack_group(&repack_shapes[KERN_LAYOUT_Q6_K_R1], w, rows, r0, nb, out);
 }
 
+static void repack_group_q1_0_r32lut256(const unsigned char *w, size_t rows, size_t r0, size_t nb,
+                                        unsigned char *out)
+{
+    repack_group(&repack_shapes[KERN_LAYOUT_Q1_0_R32LUT256], w, rows, r0, nb, out);
+}
+
 typedef void (*repack_group_fn)(const unsigned char *w, size_t rows, size_t r0, size_t nb, unsigned char *out);
 static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q1_0_R32LUT] = repack_group_q1_0_r32lut,
@@ -338,6 +375,7 @@ static const repack_group_fn repack_groups[KERN_LAYOUT_COUNT] = {
     [KERN_LAYOUT_Q4_K_R16] = repack_group_q4_k_r16,
     [KERN_LAYOUT_Q6_K_R16] = repack_group_q6_k_r16,
     [KERN_LAYOUT_Q6_K_R1] = repack_group_q6_k_r1,
+    [KERN_LAYOUT_Q1_0_R32LUT256] = repack_group_q1_0_r32lut256,
 };
 
 int kern_repack(kern_layout l, kern_format f, const void *w, size_t rows, size_t cols, void *out)
@@ -358,11 +396,11 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
     if (!kern_layout_get(l) || !kern_act_feeds(a, kern_layouts[l].fmt) ||
         !kern_layout_fits(l, kern_layouts[l].fmt, a->cols))
         return fail(EINVAL);
-    if (!kern_layouts[l].tables || (a->lut && a->layout == l)) {
+    if (!kern_layouts[l].tables || (a->lut && kern_layouts[a->layout].fmt == kern_layouts[l].fmt)) {
         a->layouts |= 1u << l; /* a layout without tables reads the activation's own arrays */
         return 0;
     }
-    if (a->lut) /* one table layout an activation: its tables are the activation's */
+    if (a->lut) /* one format's table layouts an activation (q1_0's read the same tables) */
         return fail(EINVAL);
     a->lut = calloc(a->cap * a->cols * 4, sizeof(int16_t));
     if (!a->lut)
@@ -413,7 +451,7 @@ int kern_repack_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;
     if (!kern_layout_fits(job->layout, job->fmt, a->cols) || !(a->layouts >> job->layout & 1u) ||
-        (kern_layouts[job->layout].tables && (!a->lut || a->layout != job->layout)))
+        (kern_layouts[job->layout].tables && (!a->lut || kern_layouts[a->layout].fmt != job->fmt)))
         return fail(EINVAL);
     return kern_repack_isa(job->layout, job->fmt, job->isa) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
 }

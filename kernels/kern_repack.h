@@ -10,6 +10,10 @@
  * (kern_act.lut: for every 4 activation values, the 16 signed sums +-x0 +-x1 +-x2 +-x3), and one 32-word table
  * look-up adds 4 weights x 32 rows, where the file's kernels spend two instructions per 64 weights on the bits.
  *
+ * q1_0_r32lut256: q1_0_r32lut with each chunk's 64 bytes as the 256-bit kernels look them up: per 16-byte lane of a
+ * half, the low bytes (half 0) or high bytes (half 1) of that lane's 8 words of q1_0_r32lut's first 32 bytes, then
+ * of its last 32 (kern_lut256.h's row bytes). The same tables; no AVX-512 kernel.
+ *
  * q4_0_r16: q4_0's blocks of 16 rows interleaved, block by block. For a group of 16 rows and block b, 288 bytes:
  * the 16 rows' d (halves, rows in order), then 4 x 64 bytes, chunk c (c < 4) holding bytes qs[4c .. 4c + 3] of
  * every row, row r's at 4r: the same bytes as the file's 16 rows, only moved. Its kernels keep one row in one

@@ -5,7 +5,7 @@
 
 #include "kern_repack.h"
 
-#define KERN_R32 32                          /* rows in a q1_0_r32lut group */
+#define KERN_R32 32                          /* rows in a q1_0_r32lut (or q1_0_r32lut256) group */
 #define KERN_R32_BLOCK_BYTES (KERN_R32 * 18) /* one block of every row of a group: 32 d, then 8 x 64 bytes */
 #define KERN_R16 16                          /* rows in a q4_0_r16 or q8_0_r16 group */
 #define KERN_R16_BLOCK_BYTES (KERN_R16 * 18) /* q4_0_r16: one block of every row of a group: 16 d, 4 x 64 bytes */
@@ -32,9 +32,10 @@ typedef kern_gemm_kernel_fn *kern_gemm_fn;
 #if defined(__x86_64__)
 /* The per-ISA kernels (kernels/x86/kern_repack*_<isa>.c), declared by their types. */
 kern_group_kernel_fn kern_group_q1_0_r32lut_avx2, kern_group_q4_0_r16_avx2, kern_group_q8_0_r16_avx2,
-    kern_group_tq2_0_r16_avx2, kern_group_q4_K_r16_avx2, kern_group_q6_K_r1_avx2;
+    kern_group_tq2_0_r16_avx2, kern_group_q4_K_r16_avx2, kern_group_q6_K_r1_avx2, kern_group_q1_0_r32lut256_avx2;
 kern_group_kernel_fn kern_group_q1_0_r32lut_avxvnni, kern_group_q4_0_r16_avxvnni, kern_group_q8_0_r16_avxvnni,
-    kern_group_tq2_0_r16_avxvnni, kern_group_q4_K_r16_avxvnni, kern_group_q6_K_r1_avxvnni;
+    kern_group_tq2_0_r16_avxvnni, kern_group_q4_K_r16_avxvnni, kern_group_q6_K_r1_avxvnni,
+    kern_group_q1_0_r32lut256_avxvnni;
 kern_group_kernel_fn kern_group_q1_0_r32lut_avx512, kern_group_q4_0_r16_avx512, kern_group_q8_0_r16_avx512,
     kern_group_tq2_0_r16_avx512, kern_group_q4_K_r16_avx512, kern_group_q6_K_r16_avx512;
 /* A layout of one-row groups may also have a kern_rows_fn: a matvec's whole range of rows in the file kernels'

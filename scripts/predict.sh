@@ -144,7 +144,7 @@ find_fn() { # find_fn VARIANT FNS
 #             bytes a row), 32 products, the block's head (scales, mins, float steps) outside it. q1_0_r32lut on 256
 #             bits (kern_lut256.h) takes its groups one at a time over a span of blocks: one group (32 rows) a
 #             block, its four 32-weight quarters unrolled, 16 vpmaddwd a block (the sums widened); branchy, as the
-#             AVX-512 one (one copy, testing the hint at each prefetch). q6_K_r1 (kern_kquant256.h) has groups of
+#             AVX-512 one (one copy, testing the hint at each prefetch); q1_0_r32lut256 the same loop on row bytes. q6_K_r1 (kern_kquant256.h) has groups of
 #             one row that a matvec reads as the file's rows: its hot loop is the file's, four rows a block each.
 KERNELS='
 x86_64  avx2       f32   file        rows_f32_cached                                  4 64   0 vfmadd:8
@@ -210,6 +210,8 @@ x86_64  avxvnni    q4_K  q4_K_r16    kern_group_q4_K_r16_avxvnni                
 x86_64  avxvnni    q1_0  q1_0_r32lut kern_group_q1_0_r32lut_avxvnni                  32 18   0 vpmaddwd:16
 x86_64  avx2       q6_K  q6_K_r1     rows_q6_K_r1|kern_rows_q6_K_r1_avx2              4 210  0 vpmaddubsw:32
 x86_64  avxvnni    q6_K  q6_K_r1     rows_q6_K_r1|kern_rows_q6_K_r1_avxvnni           4 210  0 vpmaddubsw:32
+x86_64  avx2       q1_0  q1_0_r32lut256 kern_group_q1_0_r32lut256_avx2               32 18   0 vpmaddwd:16
+x86_64  avxvnni    q1_0  q1_0_r32lut256 kern_group_q1_0_r32lut256_avxvnni            32 18   0 vpmaddwd:16
 '
 
 # KERN_FORMATS (kernels/kern_format.h) as "name weights_per_block bytes_per_block" lines, in its order: the formats

@@ -55,8 +55,10 @@ INLINE __m256i lut256_join(__m256i l, __m256i h, bool lo)
 
 /* Block b of one group at g (its 32 d, then 8 chunks) against the planes of the activation's tables of that block
  * (32 x 32 bytes) and its 4 scales dx: each 32-weight quarter's sums, joined and widened, through the reference's
- * float step into f (rows 0-7, 8-15, 16-23, 24-31). */
-INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, __m256 f[4], const kern_stream s)
+ * float step into f (rows 0-7, 8-15, 16-23, 24-31). sorted: the chunks hold row bytes already (q1_0_r32lut256,
+ * whose rows lie where lut256_row_bytes puts q1_0_r32lut's), else words. */
+INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, __m256 f[4], const kern_stream s,
+                         const bool sorted)
 {
 #pragma GCC unroll 9
     for (int l = 0; l < KERN_R32_BLOCK_BYTES; l += 64)
@@ -72,8 +74,9 @@ INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, _
         for (int j = 2 * k; j < 2 * k + 2; j++) {
             __m256i v0 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j));
             __m256i v1 = _mm256_loadu_si256((const __m256i *)(g + 64 + 64 * j + 32));
-            __m256i b[2];
-            lut256_row_bytes(v0, v1, b);
+            __m256i b[2] = { v0, v1 };
+            if (!sorted)
+                lut256_row_bytes(v0, v1, b);
             lut256_bytes(b[0], planes + 32 * 4 * j, &l, &h);
             lut256_bytes(b[1], planes + 32 * (4 * j + 2), &l, &h);
         }
@@ -90,9 +93,9 @@ INLINE void lut256_block(const char *g, const int8_t *planes, const float *dx, _
 }
 
 /* n groups (n <= 4) stride bytes apart, LUT256_SPAN blocks at a time, each group over those blocks, its float sums
- * kept in y (n x 32) between spans. */
-INLINE void lut256_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
-                               const kern_stream s)
+ * kept in y (n x 32) between spans; sorted as lut256_block's. */
+INLINE void lut256_groups_pass_as(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                                  const kern_stream s, const bool sorted)
 {
     const int8_t *planes = a->lut256 + m * a->cols * 8;
     const float *dx = kern_act_scale(a, m);
@@ -107,12 +110,24 @@ INLINE void lut256_groups_pass(const char *w, size_t stride, const int n, const 
                 f[i] = _mm256_loadu_ps(y + KERN_R32 * r + 8 * i);
             for (size_t b = b0; b < b1; b++)
                 lut256_block(w + (size_t)r * stride + b * KERN_R32_BLOCK_BYTES, planes + b * block_planes, dx + 4 * b,
-                             f, s);
+                             f, s, sorted);
 #pragma GCC unroll 4
             for (int i = 0; i < 4; i++)
                 _mm256_storeu_ps(y + KERN_R32 * r + 8 * i, f[i]);
         }
     }
+}
+
+/* q1_0_r32lut's pass (row words) and q1_0_r32lut256's (row bytes), as groups_in_step takes them. */
+INLINE void lut256_groups_pass(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
+                               const kern_stream s)
+{
+    lut256_groups_pass_as(w, stride, n, a, m, y, s, false);
+}
+INLINE void lut256_groups_pass_sorted(const char *w, size_t stride, const int n, const kern_act *a, size_t m,
+                                      float *y, const kern_stream s)
+{
+    lut256_groups_pass_as(w, stride, n, a, m, y, s, true);
 }
 
 #endif

@@ -459,6 +459,12 @@ void KERN256_FN(kern_group_q1_0_r32lut)(const char *w, size_t stride, int n, con
     groups_in_step(lut256_groups_pass, KERN_R32, false, w, stride, n, a, m, y);
 }
 
+void KERN256_FN(kern_group_q1_0_r32lut256)(const char *w, size_t stride, int n, const kern_act *a, size_t m,
+                                           float *y)
+{
+    groups_in_step(lut256_groups_pass_sorted, KERN_R32, false, w, stride, n, a, m, y);
+}
+
 void KERN256_FN(kern_group_tq2_0_r16)(const char *w, size_t stride, int n, const kern_act *a, size_t m, float *y)
 {
     groups_in_step(tq2_groups_pass256, KERN_R16, true, w, stride, n, a, m, y);

@@ -103,6 +103,12 @@ Test(kern_repack, q1_0_r32lut_is_the_reference_bit_for_bit)
     check_layout_shapes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, rows, cols, 100);
 }
 
+Test(kern_repack, q1_0_r32lut256_is_the_reference_bit_for_bit)
+{
+    const size_t rows[6] = { 1, 31, 32, 33, 70, 200 }, cols[3] = { 128, 384, 4096 };
+    check_layout_shapes(KERN_LAYOUT_Q1_0_R32LUT256, KERN_Q1_0, rows, cols, 150);
+}
+
 /* Rows around a group of 16, for the r16 layouts; columns of 32-weight blocks and of 256-weight ones. */
 static const size_t r16_rows[6] = { 1, 15, 16, 17, 70, 200 }, cols32[3] = { 32, 96, 4096 },
                     cols256[3] = { 256, 768, 4096 };
@@ -282,6 +288,7 @@ static void q1_0_table_is_widest(const kern_act *a)
 Test(kern_repack, q1_0_r32lut_extremes)
 {
     check_extremes(KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 32, 0x00, 0xff, q1_0_table_is_widest, false);
+    check_extremes(KERN_LAYOUT_Q1_0_R32LUT256, KERN_Q1_0, 32, 0x00, 0xff, q1_0_table_is_widest, false);
 }
 
 /* A pool splitting rows anywhere (static shares, claims of 1 and 7 rows) and an activation set in slices, as the
@@ -377,6 +384,7 @@ Test(kern_repack, pool_and_slices_keep_the_bits)
     check_pool_and_slices(KERN_LAYOUT_Q4_K_R16, KERN_Q4_K);
     check_pool_and_slices(KERN_LAYOUT_Q6_K_R16, KERN_Q6_K);
     check_pool_and_slices(KERN_LAYOUT_Q6_K_R1, KERN_Q6_K);
+    check_pool_and_slices(KERN_LAYOUT_Q1_0_R32LUT256, KERN_Q1_0);
 }
 
 /* The four-group pass is compiled once per prefetch setting (kern_stream): each copy gives the reference's bits,
@@ -389,7 +397,8 @@ Test(kern_repack, every_prefetch_setting_keeps_the_bits)
         size_t cols;
     } layouts[] = { { KERN_LAYOUT_Q1_0_R32LUT, KERN_Q1_0, 384 }, { KERN_LAYOUT_Q4_0_R16, KERN_Q4_0, 96 },
                     { KERN_LAYOUT_Q8_0_R16, KERN_Q8_0, 96 },     { KERN_LAYOUT_TQ2_0_R16, KERN_TQ2_0, 512 },
-                    { KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 512 },    { KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 512 } };
+                    { KERN_LAYOUT_Q4_K_R16, KERN_Q4_K, 512 },    { KERN_LAYOUT_Q6_K_R16, KERN_Q6_K, 512 },
+                    { KERN_LAYOUT_Q1_0_R32LUT256, KERN_Q1_0, 384 } };
     for (int near = 0; near < 2; near++)
         for (int temporal = 0; temporal < 2; temporal++) {
             kern_prefetch_set_near(near);
@@ -441,6 +450,38 @@ Test(kern_repack, one_activation_feeds_two_layouts)
     free(x);
     free(w6);
     free(w4);
+}
+
+/* q1_0's two table layouts read the same tables: one activation readied for both feeds each its reference bits,
+ * and a job of the one it was not readied for is refused. */
+Test(kern_repack, q1_0_layouts_share_their_tables)
+{
+    size_t rows = 40, cols = 256;
+    kt_rng r = { .s = 23 };
+    void *w = kt_weights(&r, KERN_Q1_0, rows, cols);
+    float *x = kt_floats(&r, cols, -1.0f, 1.0f), y[40];
+    kern_act a;
+    cr_assert_eq(kern_act_init(&a, KERN_Q1_0, cols, 1), 0);
+    cr_assert_eq(kern_act_use_layout(&a, KERN_LAYOUT_Q1_0_R32LUT), 0);
+    cr_assert_eq(kern_act_set(&a, x, 1), 0);
+    float *ref = reference(KERN_Q1_0, w, rows, &a);
+    const kern_layout each[2] = { KERN_LAYOUT_Q1_0_R32LUT, KERN_LAYOUT_Q1_0_R32LUT256 };
+    for (int i = 0; i < 2; i++) {
+        void *rw = repacked(each[i], KERN_Q1_0, w, rows, cols);
+        kern_job job = { .fmt = KERN_Q1_0, .isa = kern_isa_best(), .w = rw, .rows = rows, .act = &a, .y = y,
+                         .layout = each[i] };
+        if (i == 1) {
+            cr_assert_eq(kern_run(&job), -1, "not readied for q1_0_r32lut256");
+            cr_assert_eq(kern_act_use_layout(&a, each[i]), 0, "the tables it has serve it");
+        }
+        cr_assert_eq(kern_run(&job), 0, "%s", kern_layout_names[each[i]]);
+        cr_assert(memcmp(y, ref, rows * sizeof *y) == 0, "%s differs from the reference", kern_layout_names[each[i]]);
+        free(rw);
+    }
+    free(ref);
+    kern_act_free(&a);
+    free(x);
+    free(w);
 }
 
 Test(kern_repack, names_bytes_and_fit)
