@@ -37,4 +37,11 @@ static inline double pb_roof_bound(const pb_roof_point *p)
 int pb_roof_measure(kern_isa isa, kern_peak_op op, const int *cpus, int threads, pb_roof_point *out, char *err,
                     size_t errlen);
 
+/* The roof (pb_roof_bound) DIR/roof.csv measured for isa and op on exactly these cpus (in this order), the best of
+ * its matching rows: a run's bench_kernels measured it beside the sweep, and the best of two measures is the
+ * nearer to the core's (steal only lowers one). 0 found, 1 when the file or a matching row is absent, -1 when the
+ * file cannot be parsed (reason in err). */
+int pb_roof_from_csv(const char *dir, kern_isa isa, kern_peak_op op, const int *cpus, int threads, double *gmacs,
+                     char *err, size_t errlen);
+
 #endif

@@ -11,6 +11,7 @@
 #include "pb_decode_floor.h"
 #include "pb_glue.h"
 #include "pb_glue_forms.h"
+#include "pb_roof.h"
 #include "pb_sweep.h"
 #include "test_files.h"
 
@@ -228,6 +229,39 @@ Test(floor, from_memory_floor_csv)
     cr_expect_eq(pb_decode_floor_from_csv(dir, other, 1, &fl, err, sizeof err), 1);
     unlink(path);
     cr_expect_eq(pb_decode_floor_from_csv(dir, one, 1, &fl, err, sizeof err), 1, "no file: not found");
+    rmdir(dir);
+}
+
+/* The run's roof.csv for these very cpus, isa and op: its best row; another isa, op, thread count or placement
+ * is not it; no file, or no such row, is not found; a file without the columns is an error. */
+Test(roof, from_roof_csv)
+{
+    char dir[128], path[160], err[256];
+    tf_tmpdir(dir, sizeof dir, "pbroof");
+    snprintf(path, sizeof path, "%s/roof.csv", dir);
+    tf_write(dir, "roof.csv",
+             "run_id,host,isa,ran,op,instr,threads,cpus,gmacs_median,gmacs_min,gmacs_max,gflops,ghz,macs_per_cycle\n"
+             "r,h,avx2,avx2,int8,x,1,0,96,90,99.5,199,3.2,31\n"
+             "r,h,avx2,avx2,f32,x,1,0,50,49,51,102,3.2,16\n"
+             "r,h,scalar,scalar,int8,x,1,0,47,46,49,98,3.2,15\n"
+             "r,h,avx2,avx2,int8,x,2,0 1,120,95,198,396,3.2,31\n"
+             "r,h,avx2,avx2,int8,x,2,0 1,150,140,160,320,3.2,25\n"
+             "r,h,avx2,avx2,int8,x,2,1 0,300,300,300,600,3.2,47\n");
+    int one[] = { 0 }, two[] = { 0, 1 }, other[] = { 5 };
+    double g = 0;
+    cr_assert_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, one, 1, &g, err, sizeof err), 0, "%s", err);
+    cr_expect_float_eq(g, 99.5, 1e-9);
+    cr_assert_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_F32, one, 1, &g, err, sizeof err), 0);
+    cr_expect_float_eq(g, 51, 1e-9);
+    cr_assert_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, two, 2, &g, err, sizeof err), 0);
+    cr_expect_float_eq(g, 198, 1e-9, "the best of two rows; cpus 1 0 is another placement");
+    cr_expect_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, other, 1, &g, err, sizeof err), 1);
+    cr_expect_eq(pb_roof_from_csv(dir, KERN_ISA_AVX512, KERN_PEAK_INT8, one, 1, &g, err, sizeof err), 1);
+    tf_write(dir, "roof.csv", "run_id,host,isa\nr,h,avx2\n");
+    cr_expect_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, one, 1, &g, err, sizeof err), -1);
+    cr_expect(strstr(err, "no column") != NULL, "%s", err);
+    unlink(path);
+    cr_expect_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, one, 1, &g, err, sizeof err), 1, "no file");
     rmdir(dir);
 }
 

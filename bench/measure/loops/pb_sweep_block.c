@@ -98,6 +98,25 @@ int pb_sweep_block_floor(pb_sweep_run *run, pb_sweep_block *b, char *err, size_t
     return pb_sweep_block_floor_of(b, NULL, NULL, &b->floor, err, errlen);
 }
 
+/* The best of gmacs and the roofs the run measured before on b's core set and thread count for op, kept for the
+ * blocks after: a core's roof does not change between blocks, and steal only lowers a measure (a sweep's block once
+ * took half the roof the block before it had). */
+static double roof_seen(pb_sweep_run *run, const pb_sweep_block *b, kern_peak_op op, double gmacs)
+{
+    for (size_t i = 0; i < run->roofs.n; i++) {
+        pb_sweep_roof_seen *s = PB_VEC_AT(&run->roofs, pb_sweep_roof_seen, i);
+        if (s->set == b->set && s->threads == b->held->n && s->op == (int)op) {
+            if (gmacs > s->gmacs)
+                s->gmacs = gmacs;
+            return s->gmacs;
+        }
+    }
+    pb_sweep_roof_seen *s = pb_vec_push(&run->roofs);
+    if (s) /* without room the block keeps its own */
+        *s = (pb_sweep_roof_seen){ .set = b->set, .threads = b->held->n, .op = (int)op, .gmacs = gmacs };
+    return gmacs;
+}
+
 void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b)
 {
     kern_format f = b->w->mfmt[0];
@@ -107,11 +126,20 @@ void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b)
     pb_status("[%d/%d] compute roof: %s %s threads=%d cpus=%s", run->done + 1, run->total,
               kern_isa_name(kern_isa_chosen()), kern_peak_op_names[op], b->held->n, b->set->name);
     b->roof_gmacs = NAN;
-    if (pb_roof_measure(kern_isa_chosen(), op, b->held->cpu, b->held->n, &pt, why, sizeof why) == 0)
-        b->roof_gmacs = pb_roof_bound(&pt);
-    else
+    if (pb_roof_measure(kern_isa_chosen(), op, b->held->cpu, b->held->n, &pt, why, sizeof why) != 0) {
         fprintf(stderr, "\n%s: compute roof at %d threads: %s; the budgets take the floor as their bound\n",
                 b->p->sink.prog, b->held->n, why);
+        return;
+    }
+    b->roof_gmacs = pb_roof_bound(&pt);
+    double csv;
+    const char *dir = b->p->timing.run_dir;
+    int rc = dir ? pb_roof_from_csv(dir, kern_isa_chosen(), op, b->held->cpu, b->held->n, &csv, why, sizeof why) : 1;
+    if (rc < 0)
+        fprintf(stderr, "\n%s: %s; the roof measured now stands alone\n", b->p->sink.prog, why);
+    if (rc == 0 && csv > b->roof_gmacs)
+        b->roof_gmacs = csv;
+    b->roof_gmacs = roof_seen(run, b, op, b->roof_gmacs);
 }
 
 double pb_sweep_block_roundtrip(const pb_sweep_block *b)

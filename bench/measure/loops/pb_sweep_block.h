@@ -43,8 +43,9 @@ int pb_sweep_block_floor_of(const pb_sweep_block *b, const pb_decode *d, const c
 int pb_sweep_block_floor(pb_sweep_run *run, pb_sweep_block *b, char *err, size_t errlen);
 
 /* The block's compute roof: the best ISA this run may use (kern_isa_chosen: a POOLBENCH_ISA cap holds), int8,
- * or f32 for float weights, one thread per held cpu (pb_roof.h). NaN, with a line on stderr, where it cannot run:
- * the points' budgets then take the floor as their bound. */
+ * or f32 for float weights, one thread per held cpu (pb_roof.h): the best of its measure now, roof.csv's for these
+ * cpus where the run has one, and the run's earlier blocks' on the same core set. NaN, with a line on stderr,
+ * where it cannot run: the points' budgets then take the floor as their bound. */
 void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b);
 
 /* A point's interleaved floor: its passes run on the point's own pool when its workers spin, else each on a

@@ -159,6 +159,7 @@ static int sw_enter(pb_sweep_run *run, sw_walk *wk, char *err, size_t errlen)
 static sw_walk *sw_walk_open(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen)
 {
     run->rows = PB_VEC(pb_sweep_row);
+    run->roofs = PB_VEC(pb_sweep_roof_seen);
     pb_sweep_point_refs_open(run);
     run->done = 0;
     run->total = pb_sweep_plan_points(p);
@@ -212,5 +213,6 @@ void pb_sweep_run_free(pb_sweep_run *run)
     for (size_t i = 0; i < run->rows.n; i++)
         pb_sweep_meas_free(&PB_VEC_AT(&run->rows, pb_sweep_row, i)->m);
     pb_vec_free(&run->rows);
+    pb_vec_free(&run->roofs);
     pb_sweep_point_refs_free(run);
 }

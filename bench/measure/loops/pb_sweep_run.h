@@ -20,11 +20,19 @@
 #include "pb_sweep_plan.h"
 #include "pb_vec.h"
 
+/* A compute roof the run measured: a core set's (by its plan entry), at a thread count, for an op. */
+typedef struct pb_sweep_roof_seen {
+    const void *set;
+    int threads, op;
+    double gmacs;
+} pb_sweep_roof_seen;
+
 typedef struct pb_sweep_run {
     pb_vec rows;                      /* pb_sweep_row, in measuring order */
     pb_powercap power;                /* RAPL's zones, when power_ok */
     bool power_ok;
     pb_vec refs;                      /* the first point's logits per format, batch, cache type and context */
+    pb_vec roofs;                     /* pb_sweep_roof_seen: the best compute roof so far per core set and op */
     int done, total;                  /* points, for the progress line */
     uint64_t t0;
 } pb_sweep_run;
