@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pb_csvread.h"
 #include "pb_decode_floor.h"
 #include "pb_err.h"
 #include "pb_exec.h"
@@ -81,31 +80,20 @@ int pb_roof_measure(kern_isa isa, kern_peak_op op, const int *cpus, int threads,
 int pb_roof_from_csv(const char *dir, kern_isa isa, kern_peak_op op, const int *cpus, int threads, double *gmacs,
                      char *err, size_t errlen)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/roof.csv", dir);
-    pb_table t;
-    pb_csverr e;
-    if (pb_table_load(&t, path, &e) != 0) {
-        if (e.missing)
-            return 1;
-        return pb_errf(err, errlen, "%s", e.msg);
-    }
     static const char *const need[] = { "isa", "op", "threads", "cpus", "gmacs_max", NULL };
-    if (pb_table_require(&t, need, &e) != 0) {
-        pb_table_free(&t);
-        return pb_errf(err, errlen, "%s", e.msg);
-    }
+    pb_table t;
+    int loaded = pb_decode_floor_table(&t, dir, "roof.csv", need, err, errlen);
+    if (loaded != 0)
+        return loaded;
     int c_isa = pb_table_col(&t, "isa"), c_op = pb_table_col(&t, "op"), c_t = pb_table_col(&t, "threads"),
         c_cpus = pb_table_col(&t, "cpus"), c_max = pb_table_col(&t, "gmacs_max");
-    int rc = 1, got[POOL_MAX_THREADS]; /* a longer cpus cell cannot match a pool */
+    int rc = 1;
     for (size_t r = 0; r < t.nrows; r++) {
         double g = pb_table_num(&t, r, c_max);
         if (strcmp(pb_table_str(&t, r, c_isa), kern_isa_name(isa)) != 0 ||
             strcmp(pb_table_str(&t, r, c_op), kern_peak_op_names[op]) != 0 || pb_table_num(&t, r, c_t) != threads ||
-            !(g > 0) || (rc == 0 && g <= *gmacs))
-            continue;
-        int ng = pb_decode_floor_parse_cpus(pb_table_str(&t, r, c_cpus), got, POOL_MAX_THREADS);
-        if (ng != threads || memcmp(got, cpus, (size_t)threads * sizeof *cpus) != 0)
+            !(g > 0) || (rc == 0 && g <= *gmacs) ||
+            !pb_decode_floor_cpus_are(pb_table_str(&t, r, c_cpus), cpus, threads))
             continue;
         *gmacs = g;
         rc = 0;

@@ -152,37 +152,50 @@ int pb_decode_floor_parse_cpus(const char *s, int *out, int max)
     return n;
 }
 
-int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
-                             size_t errlen)
+int pb_decode_floor_table(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
+                          size_t errlen)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/memory_floor.csv", dir);
-    pb_table t;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     pb_csverr e;
-    if (pb_table_load(&t, path, &e) != 0) {
+    if (pb_table_load(t, path, &e) != 0) {
         if (e.missing)
             return 1;
         snprintf(err, errlen, "%s", e.msg);
         return -1;
     }
-    static const char *const need[] = { "op", "kernel", "threads", "cpus", "gbps_best", "gbps_median", "gbps_min",
-                                        NULL };
-    if (pb_table_require(&t, need, &e) != 0) {
+    if (pb_table_require(t, need, &e) != 0) {
         snprintf(err, errlen, "%s", e.msg);
-        pb_table_free(&t);
+        pb_table_free(t);
         return -1;
     }
+    return 0;
+}
+
+bool pb_decode_floor_cpus_are(const char *cell, const int *cpus, int threads)
+{
+    int got[PB_FLOOR_MAX_CPUS];
+    int ng = pb_decode_floor_parse_cpus(cell, got, PB_FLOOR_MAX_CPUS);
+    return ng == threads && memcmp(got, cpus, (size_t)threads * sizeof *cpus) == 0;
+}
+
+int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
+                             size_t errlen)
+{
+    static const char *const need[] = { "op", "kernel", "threads", "cpus", "gbps_best", "gbps_median", "gbps_min",
+                                        NULL };
+    pb_table t;
+    int loaded = pb_decode_floor_table(&t, dir, "memory_floor.csv", need, err, errlen);
+    if (loaded != 0)
+        return loaded;
     int c_op = pb_table_col(&t, "op"), c_k = pb_table_col(&t, "kernel"), c_t = pb_table_col(&t, "threads"),
         c_cpus = pb_table_col(&t, "cpus"), c_best = pb_table_col(&t, "gbps_best"),
         c_med = pb_table_col(&t, "gbps_median"), c_min = pb_table_col(&t, "gbps_min");
     int rc = 1;
     memset(out, 0, sizeof *out);
-    int got[PB_FLOOR_MAX_CPUS];
     for (size_t r = 0; r < t.nrows; r++) {
-        if (strcmp(pb_table_str(&t, r, c_op), "read") != 0 || pb_table_num(&t, r, c_t) != threads)
-            continue;
-        int ng = pb_decode_floor_parse_cpus(pb_table_str(&t, r, c_cpus), got, PB_FLOOR_MAX_CPUS);
-        if (ng != threads || memcmp(got, cpus, (size_t)threads * sizeof *cpus) != 0)
+        if (strcmp(pb_table_str(&t, r, c_op), "read") != 0 || pb_table_num(&t, r, c_t) != threads ||
+            !pb_decode_floor_cpus_are(pb_table_str(&t, r, c_cpus), cpus, threads))
             continue;
         double med = pb_table_num(&t, r, c_med);
         if (!(med > 0) || (rc == 0 && med <= out->gbps_median))

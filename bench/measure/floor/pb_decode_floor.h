@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "pb_csvread.h"
 #include "pool.h"
 
 struct pb_memspan; /* pb_memfloor.h */
@@ -68,6 +69,14 @@ int pb_decode_floor_live_close(pb_decode_floor_live *l, pb_decode_floor *out, ch
  * file or a matching row is absent, -1 when the file cannot be parsed (reason in err). */
 int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
                              size_t errlen);
+
+/* DIR/FILE loaded into t with the columns need (NULL-terminated): 0, 1 when the file is absent, -1 when it cannot be
+ * parsed or lacks one (reason in err; t then holds nothing). What pb_decode_floor_from_csv and pb_roof_from_csv
+ * read a run's memory_floor.csv and roof.csv by. */
+int pb_decode_floor_table(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
+                          size_t errlen);
+/* Whether a CSV cell's cpu list is exactly cpus[0..threads), in that order. */
+bool pb_decode_floor_cpus_are(const char *cell, const int *cpus, int threads);
 
 /* Parses a cpu list as it appears in a CSV cell ("0 1", "0,2-3", "0;1"): numbers, '-' ranges, any other
  * separator. Returns the count (at most max), -1 on a malformed range. */
