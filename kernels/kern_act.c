@@ -104,17 +104,42 @@ void kern_act_q8_K_ref(kern_act *a, size_t m, const float *x, size_t b0, size_t 
         set_derived(a, m, b, QK_K, q[b].qs, q[b].d);
 }
 
-/* q1_0's transposed quants of blocks b0..b1 of row m (kern.h), with AVX2 where isa has it (the same bytes). */
+/* A SIMD builder of one derived array over a span of row m (blocks or 4-value groups from..to): the same bytes as
+ * its portable loop below. */
+typedef void act_span_fn(kern_act *a, size_t m, size_t from, size_t to);
+
+/* q1_0's transposed quants and q1_0_r32lut's tables, per ISA (NULL: none there). */
+static act_span_fn *const act_transposers[KERN_ISA_COUNT] = {
+    [KERN_ISA_SCALAR] = NULL, /* the portable loop; named, so that a build without SIMD builders has an entry */
+#if defined(__x86_64__)
+    [KERN_ISA_AVX2] = kern_act_transposed_avx2,
+#endif
+};
+static act_span_fn *const act_tablers[KERN_ISA_COUNT] = {
+    [KERN_ISA_SCALAR] = NULL,
+#if defined(__x86_64__)
+    [KERN_ISA_AVX2] = kern_act_tables_avx2,
+    [KERN_ISA_AVX512] = kern_act_tables_avx512, /* integers: the same bytes as the loop */
+#endif
+};
+
+/* isa's builder in t, else the first down its chain's (as act_pick's quantizers); NULL: the portable loop. */
+static act_span_fn *act_span_pick(act_span_fn *const t[KERN_ISA_COUNT], kern_isa isa)
+{
+    for (; (unsigned)isa < KERN_ISA_COUNT; isa = kern_isa_below(isa))
+        if (t[isa])
+            return t[isa];
+    return NULL;
+}
+
+/* q1_0's transposed quants of blocks b0..b1 of row m (kern.h), by isa's builder where its chain has one. */
 static void set_transposed(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
-#if defined(__x86_64__)
-    if (kern_isa_under(KERN_ISA_AVX2, isa)) {
-        kern_act_transposed_avx2(a, m, b0, b1);
+    act_span_fn *simd = act_span_pick(act_transposers, isa);
+    if (simd) {
+        simd(a, m, b0, b1);
         return;
     }
-#else
-    (void)isa;
-#endif
     const int8_t *qs = a->qs + m * a->cols;
     int8_t *qt = a->qt + m * kern_act_qt_cols(a->cols);
     for (size_t b = b0; b < b1; b++)
@@ -143,18 +168,11 @@ static void set_grouped(kern_act *a, size_t m, size_t b0, size_t b1)
  * +-quant i, + where bit i of n is set. Built by the best of isa's chain that has a builder (the same bytes). */
 static void act_tables_int16(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
 {
-#if defined(__x86_64__)
-    if (kern_isa_under(KERN_ISA_AVX512, isa)) { /* integers: the same bytes as the loop below */
-        kern_act_tables_avx512(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
+    act_span_fn *simd = act_span_pick(act_tablers, isa);
+    if (simd) {
+        simd(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
         return;
     }
-    if (kern_isa_under(KERN_ISA_AVX2, isa)) {
-        kern_act_tables_avx2(a, m, b0 * (QK8_0 / 4), b1 * (QK8_0 / 4));
-        return;
-    }
-#else
-    (void)isa;
-#endif
     const int8_t *q = kern_act_qs(a, m);
     int16_t *t = a->lut + m * a->cols * 4;
     for (size_t g = b0 * (QK8_0 / 4); g < b1 * (QK8_0 / 4); g++) {
