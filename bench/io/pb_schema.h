@@ -259,7 +259,7 @@ const char *pb_cell_accepts(pb_cell_rule rule);
       "positions (0: a decode point; tok_per_s is then the prompt's pp, ms_per_token_median its time to first token)") \
     X(macs, U64, "%llu", "MAC", OPTIONAL, "the matvecs' multiply-adds per step (a prompt's lm_head over its last row alone)") \
     X(roof_gmacs, REAL, "%.2f", "GMAC/s", OPTIONAL, "the compute roof of the best ISA this run may use (int8; f32 "  \
-      "for f32 and f16 weights) on the point's cpus, measured once per core set and thread count: its best run")   \
+      "for f32 and f16 weights) on the point's cpus: the best run of its block, roof.csv and earlier blocks")      \
     X(roof_share, REAL, "%.4f", "", OPTIONAL, "macs per median step / roof_gmacs: the share of the compute roof reached") \
     X(budget_roof_ms, REAL, "%.4f", "ms", OPTIONAL, "the budget's part at the compute roof: macs at roof_gmacs where " \
       "that takes longer than the weights at the floor (then budget_floor_ms holds the KV bytes alone), else 0")
