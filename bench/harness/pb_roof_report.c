@@ -19,6 +19,25 @@ static bool pb_roof_seen(const pb_roof_report *r, kern_isa ran, kern_peak_op op,
     return false;
 }
 
+/* Every point measured once more, after all of them, each keeping the better of its two measures: the roof is a
+ * best run, steal only lowers one, and a burst of it can outlast a point's 21 runs (a make report's 1-thread
+ * roof read 91 GMAC/s where its sweep's read 100 a minute later). */
+static int pb_roof_report_again(pb_roof_report *r, const int *cpus, char *err, size_t errlen)
+{
+    uint64_t t0 = pb_now_ns();
+    for (int i = 0; i < r->n && !pb_stop_signal(); i++) {
+        pb_roof_point again;
+        pb_progress(i, r->n, t0, "roof again %s %s threads=%d", kern_isa_name(r->pt[i].isa),
+                    kern_peak_op_names[r->pt[i].op], r->pt[i].threads);
+        if (pb_roof_measure(r->pt[i].isa, r->pt[i].op, cpus, r->pt[i].threads, &again, err, errlen) != 0)
+            return -1;
+        if (pb_roof_bound(&again) > pb_roof_bound(&r->pt[i]))
+            r->pt[i] = again;
+    }
+    pb_progress_done(r->n, "roof points again", t0);
+    return 0;
+}
+
 int pb_roof_report_measure(pb_roof_report *r, const pb_list *isas, const pb_list *threads, const int *cpus,
                            int ncpus, char *err, size_t errlen)
 {
@@ -50,7 +69,7 @@ int pb_roof_report_measure(pb_roof_report *r, const pb_list *isas, const pb_list
                 }
         }
     pb_progress_done(done, "roof points", t0);
-    return 0;
+    return pb_roof_report_again(r, cpus, err, errlen);
 }
 
 double pb_roof_report_gmacs(const pb_roof_report *r, kern_isa isa, kern_peak_op op, int threads)
@@ -84,7 +103,8 @@ void pb_roof_report_print(FILE *f, const pb_roof_report *r)
 {
     if (!r->n)
         return;
-    fprintf(f, "\ncompute roof (operands in registers, every thread at once; best of %d runs)\n", PB_ROOF_REPS);
+    fprintf(f, "\ncompute roof (operands in registers, every thread at once; best of %d runs, the better of two "
+               "measures)\n", PB_ROOF_REPS);
     fprintf(f, "%-11s %-5s %-24s %7s %10s %7s %12s\n", "isa", "op", "instruction", "threads", "GMAC/s", "GHz",
             "MACs/cycle");
     for (int i = 0; i < r->n; i++) {

@@ -19,8 +19,8 @@ typedef struct pb_roof_report {
 } pb_roof_report;
 
 /* Measures isas (ISA ids; empty: every one this CPU runs) x both operations x threads (each a count of cpus from
- * cpus[0..]); an ISA whose kernel for an operation is another ISA's already measured is left out. Points into r.
- * 0, or -1 with the reason in err. */
+ * cpus[0..]); an ISA whose kernel for an operation is another ISA's already measured is left out. Points into r,
+ * each the better of two measures, the second after all the firsts. 0, or -1 with the reason in err. */
 int pb_roof_report_measure(pb_roof_report *r, const pb_list *isas, const pb_list *threads, const int *cpus,
                            int ncpus, char *err, size_t errlen);
 /* The roof measured for what an ISA's matvec kernel (isa: the ISA that ran it) multiplies, op, at threads: the
