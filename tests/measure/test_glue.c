@@ -244,8 +244,9 @@ Test(roof, from_roof_csv)
              "r,h,avx2,avx2,int8,x,1,0,96,90,99.5,199,3.2,31\n"
              "r,h,avx2,avx2,f32,x,1,0,50,49,51,102,3.2,16\n"
              "r,h,scalar,scalar,int8,x,1,0,47,46,49,98,3.2,15\n"
-             "r,h,avx2,avx2,int8,x,2,0 1,120,95,198,396,3.2,31\n"
              "r,h,avx2,avx2,int8,x,2,0 1,150,140,160,320,3.2,25\n"
+             "r,h,avx2,avx2,int8,x,2,0 1,120,95,198,396,3.2,31\n"
+             "r,h,avx2,avx2,int8,x,2,0 1,130,90,170,340,3.2,27\n"
              "r,h,avx2,avx2,int8,x,2,1 0,300,300,300,600,3.2,47\n");
     int one[] = { 0 }, two[] = { 0, 1 }, other[] = { 5 };
     double g = 0;
@@ -254,7 +255,7 @@ Test(roof, from_roof_csv)
     cr_assert_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_F32, one, 1, &g, err, sizeof err), 0);
     cr_expect_float_eq(g, 51, 1e-9);
     cr_assert_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, two, 2, &g, err, sizeof err), 0);
-    cr_expect_float_eq(g, 198, 1e-9, "the best of two rows; cpus 1 0 is another placement");
+    cr_expect_float_eq(g, 198, 1e-9, "the best of three rows, not the first or the last; cpus 1 0 is another placement");
     cr_expect_eq(pb_roof_from_csv(dir, KERN_ISA_AVX2, KERN_PEAK_INT8, other, 1, &g, err, sizeof err), 1);
     cr_expect_eq(pb_roof_from_csv(dir, KERN_ISA_AVX512, KERN_PEAK_INT8, one, 1, &g, err, sizeof err), 1);
     tf_write(dir, "roof.csv", "run_id,host,isa\nr,h,avx2\n");
