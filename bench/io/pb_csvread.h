@@ -55,6 +55,10 @@ size_t pb_table_keep_rows(pb_table *t, const bool *keep);
 int pb_table_col(const pb_table *t, const char *name);
 /* 0 when every name in the NULL-terminated list is a column; else -1 and "FILE:1: no column 'x'" in e. */
 int pb_table_require(const pb_table *t, const char *const *names, pb_csverr *e);
+/* DIR/FILE loaded into t with the columns need (NULL-terminated), as a run directory's readers take it: 0; 1 when
+ * the file is absent; -1 when it cannot be parsed or lacks one (reason in err; t then holds nothing). */
+int pb_table_load_in(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
+                     size_t errlen);
 /* The field text; "" when col < 0 (a column the file lacks) or row is out of range. */
 const char *pb_table_str(const pb_table *t, size_t row, int col);
 /* The field as a number; NaN when col < 0, the field is empty, or it is not a number (see pb_parse_num). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pb_csvread.h"
 #include "pb_decode_floor.h"
 #include "pb_err.h"
 #include "pb_exec.h"
@@ -82,7 +83,7 @@ int pb_roof_from_csv(const char *dir, kern_isa isa, kern_peak_op op, const int *
 {
     static const char *const need[] = { "isa", "op", "threads", "cpus", "gmacs_max", NULL };
     pb_table t;
-    int loaded = pb_decode_floor_table(&t, dir, "roof.csv", need, err, errlen);
+    int loaded = pb_table_load_in(&t, dir, "roof.csv", need, err, errlen);
     if (loaded != 0)
         return loaded;
     int c_isa = pb_table_col(&t, "isa"), c_op = pb_table_col(&t, "op"), c_t = pb_table_col(&t, "threads"),

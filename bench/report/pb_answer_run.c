@@ -124,11 +124,13 @@ pb_answer_biggest_loss pb_answer_loss(const pb_answer_point *p, const pb_digest 
     if (!p->have_budget)
         return l;
     double best = 0;
-    for (int k = 0; k < PB_BUDGET_NPARTS; k++)
-        if (loss_ms(p, k) > best) {
-            best = loss_ms(p, k);
+    for (int k = 0; k < PB_BUDGET_NPARTS; k++) {
+        double ms = loss_ms(p, k);
+        if (ms > best) {
+            best = ms;
             l.part = k;
         }
+    }
     if (l.part < 0)
         return l;
     l.ms = best;

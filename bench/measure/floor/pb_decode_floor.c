@@ -152,26 +152,6 @@ int pb_decode_floor_parse_cpus(const char *s, int *out, int max)
     return n;
 }
 
-int pb_decode_floor_table(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
-                          size_t errlen)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    pb_csverr e;
-    if (pb_table_load(t, path, &e) != 0) {
-        if (e.missing)
-            return 1;
-        snprintf(err, errlen, "%s", e.msg);
-        return -1;
-    }
-    if (pb_table_require(t, need, &e) != 0) {
-        snprintf(err, errlen, "%s", e.msg);
-        pb_table_free(t);
-        return -1;
-    }
-    return 0;
-}
-
 bool pb_decode_floor_cpus_are(const char *cell, const int *cpus, int threads)
 {
     int got[PB_FLOOR_MAX_CPUS];
@@ -185,7 +165,7 @@ int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_d
     static const char *const need[] = { "op", "kernel", "threads", "cpus", "gbps_best", "gbps_median", "gbps_min",
                                         NULL };
     pb_table t;
-    int loaded = pb_decode_floor_table(&t, dir, "memory_floor.csv", need, err, errlen);
+    int loaded = pb_table_load_in(&t, dir, "memory_floor.csv", need, err, errlen);
     if (loaded != 0)
         return loaded;
     int c_op = pb_table_col(&t, "op"), c_k = pb_table_col(&t, "kernel"), c_t = pb_table_col(&t, "threads"),

@@ -19,7 +19,6 @@
 
 #include <stddef.h>
 
-#include "pb_csvread.h"
 #include "pool.h"
 
 struct pb_memspan; /* pb_memfloor.h */
@@ -70,11 +69,6 @@ int pb_decode_floor_live_close(pb_decode_floor_live *l, pb_decode_floor *out, ch
 int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
                              size_t errlen);
 
-/* DIR/FILE loaded into t with the columns need (NULL-terminated): 0, 1 when the file is absent, -1 when it cannot be
- * parsed or lacks one (reason in err; t then holds nothing). What pb_decode_floor_from_csv and pb_roof_from_csv
- * read a run's memory_floor.csv and roof.csv by. */
-int pb_decode_floor_table(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
-                          size_t errlen);
 /* Whether a CSV cell's cpu list is exactly cpus[0..threads), in that order. */
 bool pb_decode_floor_cpus_are(const char *cell, const int *cpus, int threads);
 
