@@ -98,25 +98,6 @@ int pb_sweep_block_floor(pb_sweep_run *run, pb_sweep_block *b, char *err, size_t
     return pb_sweep_block_floor_of(b, NULL, NULL, &b->floor, err, errlen);
 }
 
-/* The best of gmacs and the roofs the run measured before on b's core set and thread count for op, kept for the
- * blocks after: a core's roof does not change between blocks, and steal only lowers a measure (a sweep's block once
- * took half the roof the block before it had). */
-static double roof_seen(pb_sweep_run *run, const pb_sweep_block *b, kern_peak_op op, double gmacs)
-{
-    for (size_t i = 0; i < run->roofs.n; i++) {
-        pb_sweep_roof_seen *s = PB_VEC_AT(&run->roofs, pb_sweep_roof_seen, i);
-        if (s->set == b->set && s->threads == b->held->n && s->op == (int)op) {
-            if (gmacs > s->gmacs)
-                s->gmacs = gmacs;
-            return s->gmacs;
-        }
-    }
-    pb_sweep_roof_seen *s = pb_vec_push(&run->roofs);
-    if (s) /* without room the block keeps its own */
-        *s = (pb_sweep_roof_seen){ .set = b->set, .threads = b->held->n, .op = (int)op, .gmacs = gmacs };
-    return gmacs;
-}
-
 void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b)
 {
     kern_format f = b->w->mfmt[0];
@@ -139,7 +120,7 @@ void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b)
         fprintf(stderr, "\n%s: %s; the roof measured now stands alone\n", b->p->sink.prog, why);
     if (rc == 0 && csv > b->roof_gmacs)
         b->roof_gmacs = csv;
-    b->roof_gmacs = roof_seen(run, b, op, b->roof_gmacs);
+    b->roof_gmacs = pb_sweep_run_roof(run, b->set, b->held->n, (int)op, b->roof_gmacs);
 }
 
 double pb_sweep_block_roundtrip(const pb_sweep_block *b)

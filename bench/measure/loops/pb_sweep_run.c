@@ -200,6 +200,24 @@ int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_
     return rc;
 }
 
+double pb_sweep_run_roof(pb_sweep_run *run, const void *set, int threads, int op, double gmacs)
+{
+    for (size_t i = 0; i < run->roofs.n; i++) {
+        pb_sweep_roof_seen *s = PB_VEC_AT(&run->roofs, pb_sweep_roof_seen, i);
+        if (s->set == set && s->threads == threads && s->op == op) {
+            if (gmacs > s->gmacs)
+                s->gmacs = gmacs;
+            return s->gmacs;
+        }
+    }
+    if (!(gmacs > 0)) /* no measure (NaN) or none worth keeping: nothing to remember */
+        return gmacs;
+    pb_sweep_roof_seen *s = pb_vec_push(&run->roofs);
+    if (s) /* without room the block keeps its own */
+        *s = (pb_sweep_roof_seen){ .set = set, .threads = threads, .op = op, .gmacs = gmacs };
+    return gmacs;
+}
+
 int pb_sweep_run_unverified(const pb_sweep_run *run)
 {
     int n = 0;

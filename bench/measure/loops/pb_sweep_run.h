@@ -41,6 +41,12 @@ typedef struct pb_sweep_run {
  * either way. */
 int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen);
 
+/* The best of gmacs and the compute roofs the run kept before for core set `set` (its plan entry), threads and op
+ * (kern_peak_op), remembered for the blocks after: a core's roof does not change between blocks, and steal only
+ * lowers a measure (a sweep's block once took half the roof the block before it had). A gmacs that is not a
+ * positive number (a failed measure) is returned as it is when nothing was kept before. */
+double pb_sweep_run_roof(pb_sweep_run *run, const void *set, int threads, int op, double gmacs);
+
 /* Points whose last logits differed from the first point's of their format and batch. */
 int pb_sweep_run_unverified(const pb_sweep_run *run);
 
