@@ -27,7 +27,7 @@ summary() { # csv
     { t = $c["threads"]; r = $c["round"]; tool = $c["tool"]; kern = $c["kernel"]; med = $c["gbps_median"] }
     { key = t SUBSEP r; th[t] = 1; rd[r] = 1 }
     tool == "likwid" && $c["gbps"] > lk[key] { lk[key] = $c["gbps"]; lkk[key] = kern }
-    tool == "poolbench" && kern !~ /-4s$/ && med > one[key] { one[key] = med; onek[key] = kern }
+    tool == "poolbench" && kern !~ /-4[sb]$/ && med > one[key] { one[key] = med; onek[key] = kern }
     tool == "poolbench" && med > fl[key] { fl[key] = med; flk[key] = kern; pl[key] = $c["placement"] }
     END {
         printf "%-7s %-5s %-6s %-22s %-26s %-26s\n", "threads", "round", "place", "likwid best GB/s", "ours one-stream (x likwid)", "ours floor (x likwid)"

@@ -1,6 +1,6 @@
 /* likwid_compare.csv (scripts/likwid_compare.sh): per thread count and round, likwid-bench's best load kernel
  * against our best one-stream read kernel and our floor; then per thread count the ratios over the rounds. A
- * kernel name ending in "-4s" reads 4 streams per thread: the floor counts it, the one-stream figure does not. */
+ * kernel name ending in "-4s" or "-4b" reads 4 streams per thread: the floor counts it, the one-stream figure does not. */
 #include <math.h>
 #include <string.h>
 
@@ -18,7 +18,7 @@ typedef struct lk_round {
 static bool lk_is_multi_stream(const char *kernel)
 {
     size_t n = strlen(kernel);
-    return n >= 3 && strcmp(kernel + n - 3, "-4s") == 0;
+    return n >= 3 && (strcmp(kernel + n - 3, "-4s") == 0 || strcmp(kernel + n - 3, "-4b") == 0);
 }
 
 static void lk_max(double *dst, double v)

@@ -1,6 +1,6 @@
 /* pb_memread_neon.c — arm64 Advanced SIMD read kernels for the floor (built with -march=armv8-a; run where the
  * CPU has asimd, kern_isa.c): one stream, one stream of non-temporal pair loads (LDNP), and the decode passes'
- * four streams with PRFM. Byte sums: UADALP adds a load's 16 bytes pairwise into eight 16-bit lanes of an
+ * four streams with PRFM, and four streams a MiB at a time without it. Byte sums: UADALP adds a load's 16 bytes pairwise into eight 16-bit lanes of an
  * accumulator, which is folded into 64-bit lanes (UADDLP, UADALP) every PB_FOLD steps, before a lane can pass
  * 65535. Copies and writes have no NEON rows: they run the scalar ones (pb_memkern_for). */
 #include "pb_memread_isa.h"
@@ -76,13 +76,12 @@ uint64_t pb_memread_neon_nt(void *dst, const void *src, size_t bytes)
 
 _Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s kernels prefetch 1.5 KiB ahead");
 
-/* The decode passes' read pattern (kern_impl.h's quarter rows): PB_MR_STREAMS streams a quarter of the range
- * apart, each asking for the line KERN_PREFETCH_BYTES ahead (kern_prefetch_stream: PRFM PLDL3KEEP, the hint's
- * locality 1 on every arm64 core), two accumulators per stream. A step is one line per stream (PB_MR_LINE: a cache
- * line on most arm64 cores) from the 64-byte aligned start (pb_memread_split_of); the rest goes through pb_read. */
-uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
+/* PB_MR_STREAMS streams a quarter of the range apart, two accumulators per stream, each asking for the line
+ * KERN_PREFETCH_BYTES ahead where pf says (kern_prefetch_stream: PRFM PLDL3KEEP, the hint's locality 1 on every
+ * arm64 core). A step is one line per stream (PB_MR_LINE: a cache line on most arm64 cores) from the 64-byte
+ * aligned start (pb_memread_split_of); the rest goes through pb_read. */
+static inline __attribute__((always_inline)) uint64_t pb_read4(const void *src, size_t bytes, bool pf)
 {
-    (void)dst;
     pb_memread_split q = pb_memread_split_of(src, bytes, PB_MR_LINE);
     size_t quarter = q.quarter;
     const uint8_t *s[PB_MR_STREAMS];
@@ -98,7 +97,8 @@ uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
         for (; i < end; i += PB_MR_LINE) {
 #pragma GCC unroll 4
             for (int k = 0; k < PB_MR_STREAMS; k++) {
-                kern_prefetch_stream(s[k] + i);
+                if (pf)
+                    kern_prefetch_stream(s[k] + i);
                 a[2 * k] = pb_add32(a[2 * k], s[k] + i, false);
                 a[2 * k + 1] = pb_add32(a[2 * k + 1], s[k] + i + 32, false);
             }
@@ -108,6 +108,23 @@ uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
             total = pb_fold(total, a[k]);
     }
     return q.head_sum + vaddvq_u64(total) + pb_read(q.rest, q.rest_bytes, false);
+}
+
+/* The decode passes' read pattern (kern_impl.h's quarter rows): four streams a quarter of the range apart, with
+ * the passes' prefetch. */
+uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    return pb_read4(src, bytes, true);
+}
+
+static uint64_t pb_read4_block(const void *src, size_t bytes) { return pb_read4(src, bytes, false); }
+
+/* Four streams a quarter of each PB_MR_BLOCK apart, block after block, without software prefetch. */
+uint64_t pb_memread_neon_4b(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    return pb_memread_blocks(src, bytes, pb_read4_block);
 }
 
 #else

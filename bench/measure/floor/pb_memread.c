@@ -152,12 +152,18 @@ const pb_memkern pb_memkerns[] = {
     PB_K("avx2-4s", PB_MEMOP_READ, KERN_ISA_AVX2, pb_memread_avx2_4s,
          "256-bit loads on 4 streams a quarter apart, the passes' prefetch 1.5 KiB ahead (T2; NTA on AMD), "
          "2 accumulators each"),
+    PB_K("avx2-4b", PB_MEMOP_READ, KERN_ISA_AVX2, pb_memread_avx2_4b,
+         "256-bit loads on 4 streams a quarter of each MiB apart, MiB after MiB, no software prefetch, 2 "
+         "accumulators each"),
     PB_K("avx512", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512, "512-bit loads, 8 accumulators"),
     PB_K("avx512-nt", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512_nt,
          "512-bit streaming loads (vmovntdqa), 8 accumulators"),
     PB_K("avx512-4s", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512_4s,
          "512-bit loads on 4 streams a quarter apart, the passes' prefetch 1.5 KiB ahead (T2; NTA on AMD), "
          "2 accumulators each"),
+    PB_K("avx512-4b", PB_MEMOP_READ, KERN_ISA_AVX512, pb_memread_avx512_4b,
+         "512-bit loads on 4 streams a quarter of each MiB apart, MiB after MiB, no software prefetch, 2 "
+         "accumulators each"),
 #endif
 #if defined(__aarch64__) /* reads only: copies and writes on arm64 run the scalar rows */
     PB_K("neon", PB_MEMOP_READ, KERN_ISA_NEON, pb_memread_neon, "128-bit loads, 4 accumulators"),
@@ -165,6 +171,9 @@ const pb_memkern pb_memkerns[] = {
          "128-bit non-temporal pair loads (ldnp), 4 accumulators"),
     PB_K("neon-4s", PB_MEMOP_READ, KERN_ISA_NEON, pb_memread_neon_4s,
          "128-bit loads on 4 streams a quarter apart, PRFM PLDL3KEEP 1.5 KiB ahead, 2 accumulators each"),
+    PB_K("neon-4b", PB_MEMOP_READ, KERN_ISA_NEON, pb_memread_neon_4b,
+         "128-bit loads on 4 streams a quarter of each MiB apart, MiB after MiB, no software prefetch, 2 "
+         "accumulators each"),
 #endif
     PB_K("copy-scalar", PB_MEMOP_COPY, KERN_ISA_SCALAR, pb_memcopy_scalar, "64-bit loads and stores"),
 #if defined(__x86_64__)

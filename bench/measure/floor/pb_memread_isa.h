@@ -43,7 +43,7 @@ static inline void pb_memwrite_head(uint8_t **d, size_t *bytes, size_t align)
     *bytes -= head;
 }
 
-/* Streams of the multi-stream read kernels (*_4s): the decode passes read 4 rows a quarter of a call apart. */
+/* Streams of the multi-stream read kernels (*_4s, *_4b): the decode passes read 4 rows a quarter of a call apart. */
 #define PB_MR_STREAMS 4
 
 /* How a *_4s kernel splits its range: a bytewise head up to a line boundary (PB_MR_LINE), PB_MR_STREAMS
@@ -71,6 +71,28 @@ static inline pb_memread_split pb_memread_split_of(const void *src, size_t bytes
     return q;
 }
 
+/* The block of the blocked multi-stream read kernels (*_4b): four streams a quarter of each MiB apart, block after
+ * block, with no software prefetch. Streams near each other can read faster than streams a quarter of the range
+ * apart (a Zen 3 decode, its repacked groups tens of KiB apart, out-read that floor: docs/history/memory.md); the
+ * floor is the best of every read kernel, so it has both. */
+#define PB_MR_BLOCK ((size_t)1 << 20)
+
+/* An ISA's four-stream reader without prefetch, over one block (or the last, shorter one). */
+typedef uint64_t pb_memread_block_fn(const void *src, size_t bytes);
+
+/* The *_4b kernels' walk: the head up to a line read bytewise, so every block starts aligned, then block after
+ * block through read4. */
+static inline uint64_t pb_memread_blocks(const void *src, size_t bytes, pb_memread_block_fn *read4)
+{
+    const uint8_t *p = src;
+    uint64_t sum = pb_memsum_head(&p, &bytes, PB_MR_LINE);
+    for (size_t n; bytes; p += n, bytes -= n) {
+        n = bytes < PB_MR_BLOCK ? bytes : PB_MR_BLOCK;
+        sum += read4(p, n);
+    }
+    return sum;
+}
+
 uint64_t pb_memread_scalar(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_scalar(void *dst, const void *src, size_t bytes);
 uint64_t pb_memwrite_scalar(void *dst, const void *src, size_t bytes);
@@ -78,6 +100,7 @@ uint64_t pb_memwrite_scalar(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_avx2(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes);
+uint64_t pb_memread_avx2_4b(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_avx2(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_avx2_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memwrite_avx2(void *dst, const void *src, size_t bytes);
@@ -86,6 +109,7 @@ uint64_t pb_memwrite_avx2_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_avx512(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_avx512_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes);
+uint64_t pb_memread_avx512_4b(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_avx512(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_avx512_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memwrite_avx512(void *dst, const void *src, size_t bytes);
@@ -94,5 +118,6 @@ uint64_t pb_memwrite_avx512_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_neon(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_neon_nt(void *dst, const void *src, size_t bytes);
 uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes);
+uint64_t pb_memread_neon_4b(void *dst, const void *src, size_t bytes);
 
 #endif

@@ -46,23 +46,24 @@ static inline __attribute__((always_inline)) uint64_t pb_read(void *dst, const v
 uint64_t pb_memread_avx2(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, false); }
 uint64_t pb_memread_avx2_nt(void *dst, const void *src, size_t bytes) { return pb_read(dst, src, bytes, true); }
 
-/* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: PB_MR_STREAMS streams a quarter of
- * the range apart, each asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. A step
- * is one line per stream (two vectors) from the 64-byte aligned start (pb_memread_split_of), so every load is
- * aligned and each line gets one prefetch; the rest goes through pb_read. */
-uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
+/* PB_MR_STREAMS streams a quarter of the range apart, two accumulators per stream, each asking for the line
+ * KERN_PREFETCH_BYTES ahead where pf says. A step is one line per stream (two vectors) from the 64-byte aligned
+ * start (pb_memread_split_of), so every load is aligned and each line gets one prefetch; the rest goes through
+ * pb_read. */
+static inline __attribute__((always_inline)) uint64_t pb_read4(const void *src, size_t bytes, bool pf)
 {
-    (void)dst;
     pb_memread_split q = pb_memread_split_of(src, bytes, PB_MR_LINE);
     size_t quarter = q.quarter;
     const uint8_t *s0 = q.s0, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
     uint64_t sum = q.head_sum;
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (size_t i = 0; i < quarter; i += PB_MR_LINE) {
-        kern_prefetch_stream(s0 + i);
-        kern_prefetch_stream(s1 + i);
-        kern_prefetch_stream(s2 + i);
-        kern_prefetch_stream(s3 + i);
+        if (pf) {
+            kern_prefetch_stream(s0 + i);
+            kern_prefetch_stream(s1 + i);
+            kern_prefetch_stream(s2 + i);
+            kern_prefetch_stream(s3 + i);
+        }
         a0 = _mm256_add_epi64(a0, pb_sad(pb_load(s0 + i, false)));
         a1 = _mm256_add_epi64(a1, pb_sad(pb_load(s0 + i + PB_V, false)));
         a2 = _mm256_add_epi64(a2, pb_sad(pb_load(s1 + i, false)));
@@ -75,6 +76,23 @@ uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
     sum += pb_hsum(_mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3)),
                                     _mm256_add_epi64(_mm256_add_epi64(a4, a5), _mm256_add_epi64(a6, a7))));
     return sum + pb_read(NULL, q.rest, q.rest_bytes, false);
+}
+
+/* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: four streams a quarter of the range
+ * apart, with the passes' prefetch. */
+uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    return pb_read4(src, bytes, true);
+}
+
+static uint64_t pb_read4_block(const void *src, size_t bytes) { return pb_read4(src, bytes, false); }
+
+/* Four streams a quarter of each PB_MR_BLOCK apart, block after block, without software prefetch. */
+uint64_t pb_memread_avx2_4b(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    return pb_memread_blocks(src, bytes, pb_read4_block);
 }
 
 static inline void pb_store(uint8_t *d, __m256i v, bool nt)

@@ -49,27 +49,28 @@ uint64_t pb_memread_avx512_nt(void *dst, const void *src, size_t bytes) { return
 _Static_assert(KERN_PREFETCH_BYTES == 1536, "pb_memread.c's table says the *-4s kernels prefetch 1.5 KiB ahead");
 _Static_assert(PB_V == PB_MR_LINE, "a step of the 4-stream loop is two lines, one vector each");
 
-/* The decode passes' read pattern (kern_avx512.c): PB_MR_STREAMS streams a quarter of the range apart, each
- * asking for the line KERN_PREFETCH_BYTES ahead, two accumulators per stream. Each quarter is a whole number
- * of steps (two lines) from the 64-byte aligned start (pb_memread_split_of), so every load is aligned; the rest
- * after the fourth quarter goes through pb_read. */
-uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
+/* PB_MR_STREAMS streams a quarter of the range apart, two accumulators per stream, each asking for the line
+ * KERN_PREFETCH_BYTES ahead where pf says. Each quarter is a whole number of steps (two lines) from the 64-byte
+ * aligned start (pb_memread_split_of), so every load is aligned; the rest after the fourth quarter goes through
+ * pb_read. */
+static inline __attribute__((always_inline)) uint64_t pb_read4(const void *src, size_t bytes, bool pf)
 {
-    (void)dst;
     pb_memread_split q = pb_memread_split_of(src, bytes, 2 * PB_V);
     size_t quarter = q.quarter;
     const uint8_t *s0 = q.s0, *s1 = s0 + quarter, *s2 = s1 + quarter, *s3 = s2 + quarter;
     uint64_t sum = q.head_sum;
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (size_t i = 0; i < quarter; i += 2 * PB_V) {
-        kern_prefetch_stream(s0 + i);
-        kern_prefetch_stream(s0 + i + PB_V);
-        kern_prefetch_stream(s1 + i);
-        kern_prefetch_stream(s1 + i + PB_V);
-        kern_prefetch_stream(s2 + i);
-        kern_prefetch_stream(s2 + i + PB_V);
-        kern_prefetch_stream(s3 + i);
-        kern_prefetch_stream(s3 + i + PB_V);
+        if (pf) {
+            kern_prefetch_stream(s0 + i);
+            kern_prefetch_stream(s0 + i + PB_V);
+            kern_prefetch_stream(s1 + i);
+            kern_prefetch_stream(s1 + i + PB_V);
+            kern_prefetch_stream(s2 + i);
+            kern_prefetch_stream(s2 + i + PB_V);
+            kern_prefetch_stream(s3 + i);
+            kern_prefetch_stream(s3 + i + PB_V);
+        }
         a0 = _mm512_add_epi64(a0, pb_sad(pb_load(s0 + i, false)));
         a1 = _mm512_add_epi64(a1, pb_sad(pb_load(s0 + i + PB_V, false)));
         a2 = _mm512_add_epi64(a2, pb_sad(pb_load(s1 + i, false)));
@@ -83,6 +84,23 @@ uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
                                  _mm512_add_epi64(_mm512_add_epi64(a4, a5), _mm512_add_epi64(a6, a7)));
     sum += (uint64_t)_mm512_reduce_add_epi64(a);
     return sum + pb_read(NULL, q.rest, q.rest_bytes, false);
+}
+
+/* The decode passes' read pattern (kern_avx512.c): four streams a quarter of the range apart, with the passes'
+ * prefetch. */
+uint64_t pb_memread_avx512_4s(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    return pb_read4(src, bytes, true);
+}
+
+static uint64_t pb_read4_block(const void *src, size_t bytes) { return pb_read4(src, bytes, false); }
+
+/* Four streams a quarter of each PB_MR_BLOCK apart, block after block, without software prefetch. */
+uint64_t pb_memread_avx512_4b(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    return pb_memread_blocks(src, bytes, pb_read4_block);
 }
 
 static inline void pb_store(uint8_t *d, __m512i v, bool nt)
