@@ -1,6 +1,7 @@
 /* Reading a CSV file for the loaders of pb_csvread.h, through pb_infile: regular files only, opened without
  * blocking, never more than PB_CSV_MAX_MIB read. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,3 +56,27 @@ static int load(pb_table *t, const char *path, bool *cut, pb_csverr *e)
 int pb_table_load(pb_table *t, const char *path, pb_csverr *e) { return load(t, path, NULL, e); }
 
 int pb_table_load_partial(pb_table *t, const char *path, bool *cut, pb_csverr *e) { return load(t, path, cut, e); }
+
+int pb_table_load_in(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
+                     size_t errlen)
+{
+    char path[4200];
+    int n = snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (n < 0 || (size_t)n >= sizeof path) { /* never a path cut short */
+        snprintf(err, errlen, "a path longer than %zu bytes: %s/%s", sizeof path - 1, dir, file);
+        return -1;
+    }
+    pb_csverr e;
+    if (pb_table_load(t, path, &e) != 0) {
+        if (e.missing)
+            return 1;
+        snprintf(err, errlen, "%s", e.msg);
+        return -1;
+    }
+    if (pb_table_require(t, need, &e) != 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        pb_table_free(t);
+        return -1;
+    }
+    return 0;
+}

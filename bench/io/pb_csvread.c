@@ -316,26 +316,6 @@ int pb_table_require(const pb_table *t, const char *const *names, pb_csverr *e)
     return 0;
 }
 
-int pb_table_load_in(pb_table *t, const char *dir, const char *file, const char *const *need, char *err,
-                     size_t errlen)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    pb_csverr e;
-    if (pb_table_load(t, path, &e) != 0) {
-        if (e.missing)
-            return 1;
-        snprintf(err, errlen, "%s", e.msg);
-        return -1;
-    }
-    if (pb_table_require(t, need, &e) != 0) {
-        snprintf(err, errlen, "%s", e.msg);
-        pb_table_free(t);
-        return -1;
-    }
-    return 0;
-}
-
 const char *pb_table_str(const pb_table *t, size_t row, int col)
 {
     if (col < 0 || (size_t)col >= t->ncols || row >= t->nrows)

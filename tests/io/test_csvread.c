@@ -148,6 +148,31 @@ Test(csvread, load_names_the_file_and_tells_missing_from_bad)
     remove(path);
 }
 
+/* A run directory's CSV with the columns it needs: 1 without the file, the table with them, -1 with the reason
+ * when one is missing or the path would not fit (never a path cut short: a cut one could name another file). */
+Test(csvread, load_in_a_directory_with_the_columns_it_needs)
+{
+    char dir[64];
+    tf_tmpdir(dir, sizeof dir, "pbcsvin");
+    tf_write(dir, "t.csv", "a,b\n1,2\n");
+    static const char *const ab[] = { "a", "b", NULL }, *const abc[] = { "a", "b", "c", NULL };
+    pb_table t;
+    char err[512] = "";
+    cr_expect_eq(pb_table_load_in(&t, dir, "none.csv", ab, err, sizeof err), 1, "no file: %s", err);
+    cr_assert_eq(pb_table_load_in(&t, dir, "t.csv", ab, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(t.nrows, 1);
+    pb_table_free(&t);
+    cr_expect_eq(pb_table_load_in(&t, dir, "t.csv", abc, err, sizeof err), -1);
+    cr_expect(strstr(err, "c"), "names the missing column: %s", err);
+    char longname[4300];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    err[0] = '\0';
+    cr_expect_eq(pb_table_load_in(&t, dir, longname, ab, err, sizeof err), -1);
+    cr_expect(strstr(err, "path longer than"), "%s", err);
+    tf_rmrf(dir);
+}
+
 /* The loaders read regular files only, at once: a FIFO would block the open, /dev/zero would never end. */
 static void expect_load_refused(const char *path, const tf_refused *in)
 {
