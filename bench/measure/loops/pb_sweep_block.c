@@ -120,7 +120,7 @@ void pb_sweep_block_roof(pb_sweep_run *run, pb_sweep_block *b)
         fprintf(stderr, "\n%s: %s; the roof measured now stands alone\n", b->p->sink.prog, why);
     if (rc == 0 && csv > b->roof_gmacs)
         b->roof_gmacs = csv;
-    b->roof_gmacs = pb_sweep_run_roof(run, b->set, b->held->n, (int)op, b->roof_gmacs);
+    b->roof_gmacs = pb_sweep_roofs_best(&run->roofs, b->set, b->held->n, (int)op, b->roof_gmacs);
 }
 
 double pb_sweep_block_roundtrip(const pb_sweep_block *b)

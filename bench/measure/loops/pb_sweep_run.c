@@ -159,7 +159,7 @@ static int sw_enter(pb_sweep_run *run, sw_walk *wk, char *err, size_t errlen)
 static sw_walk *sw_walk_open(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen)
 {
     run->rows = PB_VEC(pb_sweep_row);
-    run->roofs = PB_VEC(pb_sweep_roof_seen);
+    pb_sweep_roofs_open(&run->roofs);
     pb_sweep_point_refs_open(run);
     run->done = 0;
     run->total = pb_sweep_plan_points(p);
@@ -200,24 +200,6 @@ int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_
     return rc;
 }
 
-double pb_sweep_run_roof(pb_sweep_run *run, const void *set, int threads, int op, double gmacs)
-{
-    for (size_t i = 0; i < run->roofs.n; i++) {
-        pb_sweep_roof_seen *s = PB_VEC_AT(&run->roofs, pb_sweep_roof_seen, i);
-        if (s->set == set && s->threads == threads && s->op == op) {
-            if (gmacs > s->gmacs)
-                s->gmacs = gmacs;
-            return s->gmacs;
-        }
-    }
-    if (!(gmacs > 0)) /* no measure (NaN) or none worth keeping: nothing to remember */
-        return gmacs;
-    pb_sweep_roof_seen *s = pb_vec_push(&run->roofs);
-    if (s) /* without room the block keeps its own */
-        *s = (pb_sweep_roof_seen){ .set = set, .threads = threads, .op = op, .gmacs = gmacs };
-    return gmacs;
-}
-
 int pb_sweep_run_unverified(const pb_sweep_run *run)
 {
     int n = 0;
@@ -231,6 +213,6 @@ void pb_sweep_run_free(pb_sweep_run *run)
     for (size_t i = 0; i < run->rows.n; i++)
         pb_sweep_meas_free(&PB_VEC_AT(&run->rows, pb_sweep_row, i)->m);
     pb_vec_free(&run->rows);
-    pb_vec_free(&run->roofs);
+    pb_sweep_roofs_free(&run->roofs);
     pb_sweep_point_refs_free(run);
 }

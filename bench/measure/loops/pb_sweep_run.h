@@ -18,21 +18,15 @@
 #include "pb_powercap.h"
 #include "pb_sweep.h"
 #include "pb_sweep_plan.h"
+#include "pb_sweep_roofs.h"
 #include "pb_vec.h"
-
-/* A compute roof the run measured: a core set's (by its plan entry), at a thread count, for an op. */
-typedef struct pb_sweep_roof_seen {
-    const void *set;
-    int threads, op;
-    double gmacs;
-} pb_sweep_roof_seen;
 
 typedef struct pb_sweep_run {
     pb_vec rows;                      /* pb_sweep_row, in measuring order */
     pb_powercap power;                /* RAPL's zones, when power_ok */
     bool power_ok;
     pb_vec refs;                      /* the first point's logits per format, batch, cache type and context */
-    pb_vec roofs;                     /* pb_sweep_roof_seen: the best compute roof so far per core set and op */
+    pb_sweep_roofs roofs;             /* the best compute roof so far per core set, thread count and op */
     int done, total;                  /* points, for the progress line */
     uint64_t t0;
 } pb_sweep_run;
@@ -40,12 +34,6 @@ typedef struct pb_sweep_run {
 /* Every point of the plan (see the top). 0, or -1 with the reason in err; run->rows holds what was measured
  * either way. */
 int pb_sweep_run_all(pb_sweep_run *run, const pb_sweep_plan *p, char *err, size_t errlen);
-
-/* The best of gmacs and the compute roofs the run kept before for core set `set` (its plan entry), threads and op
- * (kern_peak_op), remembered for the blocks after: a core's roof does not change between blocks, and steal only
- * lowers a measure (a sweep's block once took half the roof the block before it had). A gmacs that is not a
- * positive number (a failed measure) is returned as it is when nothing was kept before. */
-double pb_sweep_run_roof(pb_sweep_run *run, const void *set, int threads, int op, double gmacs);
 
 /* Points whose last logits differed from the first point's of their format and batch. */
 int pb_sweep_run_unverified(const pb_sweep_run *run);
