@@ -110,22 +110,7 @@ static inline __attribute__((always_inline)) uint64_t pb_read4(const void *src, 
     return q.head_sum + vaddvq_u64(total) + pb_read(q.rest, q.rest_bytes, false);
 }
 
-/* The decode passes' read pattern (kern_impl.h's quarter rows): four streams a quarter of the range apart, with
- * the passes' prefetch. */
-uint64_t pb_memread_neon_4s(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_read4(src, bytes, true);
-}
-
-static uint64_t pb_read4_block(const void *src, size_t bytes) { return pb_read4(src, bytes, false); }
-
-/* Four streams a quarter of each PB_MR_BLOCK apart, block after block, without software prefetch. */
-uint64_t pb_memread_neon_4b(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_memread_blocks(src, bytes, pb_read4_block);
-}
+PB_MEMREAD_FOUR_STREAMS(neon) /* pb_memread_neon_4s, the decode passes' pattern, and pb_memread_neon_4b */
 
 #else
 typedef int pb_memread_neon_not_arm64; /* ISO C wants a translation unit to declare something */

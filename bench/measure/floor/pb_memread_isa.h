@@ -93,6 +93,22 @@ static inline uint64_t pb_memread_blocks(const void *src, size_t bytes, pb_memre
     return sum;
 }
 
+/* An ISA's pb_memread_<isa>_4s (the decode passes' pattern: four streams a quarter of the range apart, with their
+ * prefetch) and pb_memread_<isa>_4b (four streams a quarter of each PB_MR_BLOCK apart, block after block, without
+ * it), both over the including file's always-inline pb_read4(src, bytes, prefetch), constant in each. */
+#define PB_MEMREAD_FOUR_STREAMS(isa)                                                                          \
+    uint64_t pb_memread_##isa##_4s(void *dst, const void *src, size_t bytes)                                  \
+    {                                                                                                         \
+        (void)dst;                                                                                            \
+        return pb_read4(src, bytes, true);                                                                    \
+    }                                                                                                         \
+    static uint64_t pb_read4_block(const void *src, size_t bytes) { return pb_read4(src, bytes, false); }     \
+    uint64_t pb_memread_##isa##_4b(void *dst, const void *src, size_t bytes)                                  \
+    {                                                                                                         \
+        (void)dst;                                                                                            \
+        return pb_memread_blocks(src, bytes, pb_read4_block);                                                 \
+    }
+
 uint64_t pb_memread_scalar(void *dst, const void *src, size_t bytes);
 uint64_t pb_memcopy_scalar(void *dst, const void *src, size_t bytes);
 uint64_t pb_memwrite_scalar(void *dst, const void *src, size_t bytes);

@@ -78,22 +78,7 @@ static inline __attribute__((always_inline)) uint64_t pb_read4(const void *src, 
     return sum + pb_read(NULL, q.rest, q.rest_bytes, false);
 }
 
-/* The decode passes' read pattern (kern_avx2.c), as pb_memread_avx512_4s: four streams a quarter of the range
- * apart, with the passes' prefetch. */
-uint64_t pb_memread_avx2_4s(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_read4(src, bytes, true);
-}
-
-static uint64_t pb_read4_block(const void *src, size_t bytes) { return pb_read4(src, bytes, false); }
-
-/* Four streams a quarter of each PB_MR_BLOCK apart, block after block, without software prefetch. */
-uint64_t pb_memread_avx2_4b(void *dst, const void *src, size_t bytes)
-{
-    (void)dst;
-    return pb_memread_blocks(src, bytes, pb_read4_block);
-}
+PB_MEMREAD_FOUR_STREAMS(avx2) /* pb_memread_avx2_4s, the decode passes' pattern, and pb_memread_avx2_4b */
 
 static inline void pb_store(uint8_t *d, __m256i v, bool nt)
 {
