@@ -1,6 +1,7 @@
 /* likwid_compare.csv (scripts/likwid_compare.sh): per thread count and round, likwid-bench's best load kernel
  * against our best one-stream read kernel and our floor; then per thread count the ratios over the rounds. A
- * kernel name ending in "-4s" or "-4b" reads 4 streams per thread: the floor counts it, the one-stream figure does not. */
+ * kernel name ending in "-4s" or "-4b" reads 4 streams per thread: the floor counts it, the one-stream figure does
+ * not. */
 #include <math.h>
 #include <string.h>
 

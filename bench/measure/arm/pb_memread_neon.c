@@ -1,8 +1,9 @@
 /* pb_memread_neon.c — arm64 Advanced SIMD read kernels for the floor (built with -march=armv8-a; run where the
  * CPU has asimd, kern_isa.c): one stream, one stream of non-temporal pair loads (LDNP), and the decode passes'
- * four streams with PRFM, and four streams a MiB at a time without it. Byte sums: UADALP adds a load's 16 bytes pairwise into eight 16-bit lanes of an
- * accumulator, which is folded into 64-bit lanes (UADDLP, UADALP) every PB_FOLD steps, before a lane can pass
- * 65535. Copies and writes have no NEON rows: they run the scalar ones (pb_memkern_for). */
+ * four streams with PRFM, and four streams a MiB at a time without it. Byte sums: UADALP adds a load's 16
+ * bytes pairwise into eight 16-bit lanes of an accumulator, which is folded into 64-bit lanes (UADDLP, UADALP)
+ * every PB_FOLD steps, before a lane can pass 65535. Copies and writes have no NEON rows: they run the scalar ones
+ * (pb_memkern_for). */
 #include "pb_memread_isa.h"
 
 #if defined(__aarch64__)
