@@ -190,6 +190,9 @@ typedef struct kern_act {
      * (kern_lut256.h), 16 bytes of L = entry & 31 then 16 of H = (entry >> 5) + 16, built with the tables, once a
      * row rather than once a pass. NULL elsewhere. */
     int8_t *lut256;     /* cap x 8 cols */
+    /* q8_K activations readied for q6_K_r1 (kern_act_use_layout; NULL otherwise): each block's quants as that
+     * layout's codes lie (kern_repack.h), in each 128-quant half dword 8k + i holding quants 16i + 4k .. + 3. */
+    int8_t *q6r1_qs;    /* cap x cols */
     unsigned layouts;   /* bit l: readied for layout l (kern_act_use_layout); the file's needs none. Several at
                          * once where formats share the activation (a q4_K_M mix: q4_K_r16 and q6_K_r16) */
 } kern_act;

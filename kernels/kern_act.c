@@ -67,7 +67,7 @@ int kern_act_init(kern_act *a, kern_format fmt, size_t cols, size_t cap)
 void kern_act_free(kern_act *a)
 {
     void *const held[] = { a->f32, a->q8, a->q8k, a->qs, a->scale, a->nsumb, a->nsum4,
-                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt, a->lut, a->lut256 };
+                           a->seed4, a->dx4, a->qsp, a->qt, a->seedt, a->dxt, a->lut, a->lut256, a->q6r1_qs };
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         free(held[i]);
     memset(a, 0, sizeof *a);
@@ -195,6 +195,17 @@ static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa
 #endif
 }
 
+/* q6_K_r1's quants of blocks b0..b1 of row m (kern.h): in each half, quants 16i + 4k .. + 3 to dword 8k + i. */
+static void set_q6r1(kern_act *a, size_t m, size_t b0, size_t b1)
+{
+    const int8_t *qs = a->qs + m * a->cols;
+    int8_t *to = a->q6r1_qs + m * a->cols;
+    for (size_t h = 2 * b0; h < 2 * b1; h++) /* h: a 128-quant half */
+        for (size_t i = 0; i < 8; i++)
+            for (size_t k = 0; k < 4; k++)
+                memcpy(to + 128 * h + 4 * (8 * k + i), qs + 128 * h + 16 * i + 4 * k, 4);
+}
+
 /* The per-lane forms of blocks b0..b1 of row m (kern.h), from what the quantizer wrote: shared by every variant,
  * with isa's SIMD form where one exists (q1_0's transposed quants and tables), the same bytes either way. */
 static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
@@ -223,6 +234,8 @@ static void set_lanes(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa)
                 memcpy(qsp + b * QK_K + 64 * l + 32, qs + b * QK_K + 128 + 32 * l, 32);
             }
     }
+    if (a->q6r1_qs)
+        set_q6r1(a, m, b0, b1);
 }
 
 /* The quantizers per ISA and activation kind: the one table kern_act_set reads. A row per ISA; NULL where

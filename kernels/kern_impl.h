@@ -296,6 +296,12 @@ static inline const int8_t *kern_act_qs(const kern_act *a, size_t m)
     return a->qs + m * a->cols;
 }
 
+/* Row m's quants as q6_K_r1's kernels read them (kern.h: kern_act.q6r1_qs). */
+static inline const int8_t *kern_act_q6r1_qs(const kern_act *a, size_t m)
+{
+    return a->q6r1_qs + m * a->cols;
+}
+
 /* q1_0's transposed quants (kern.h) of block b of a row, qs the row's quants and qt its transposed form: block b is
  * block j = b % 16 of chunk b / 16, its quant 8 t + s at 64 s + 4 j + t. kern_act.c's loop, and the ends of a
  * range the SIMD forms take four blocks at a time. */

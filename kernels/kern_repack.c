@@ -210,41 +210,77 @@ static size_t q6k_place(size_t j)
     return 4 + 12 * (2 * (j / 16) + j % 8 / 4) + 3 * (j % 4) + 1 + j % 16 / 8;
 }
 
-/* q6_K_r1 (kern_repack.h): half h's 96 code bytes as A (ql 64h ..), B (ql 64h + 32 ..) and C (qh 32h ..), byte j
- * of each holding the 6-bit codes c0..c3 of elements 128h + j, + 32, + 64, + 96 (the file: ql's nibbles, qh's
- * pairs): A = c0 | (c2 >> 4) << 6, B = c1 | (c3 >> 4) << 6, C = (c2 & 15) | (c3 & 15) << 4. The scales in chunk
- * order (chunk c's first 16 codes take sub-block 2c's, its last 2c + 1's: the even ones', then the odd ones'), so
- * widened once they sit in the lanes each chunk's codes land in. back: the file's bytes from those. */
+/* The 6-bit codes of half h's 128 elements of a q6_K block as the file holds them: element 32q + l in ql's byte l
+ * (q even) or 32 + l (q odd), its low nibble for q < 2, with qh's bits 2q, 2q + 1 of byte l on top. */
+static void q6k_file_codes(const unsigned char *blk, size_t h, unsigned char c[128])
+{
+    const unsigned char *ql = blk + 64 * h, *qh = blk + 128 + 32 * h;
+    for (size_t n = 0; n < 128; n++) {
+        size_t q = n / 32, l = n % 32;
+        unsigned v = ql[l + 32 * (q % 2)];
+        c[n] = (unsigned char)((q < 2 ? v & 15 : v >> 4) | (qh[l] >> 2 * q & 3) << 4);
+    }
+}
+
+static void q6k_file_store(unsigned char *blk, size_t h, const unsigned char c[128])
+{
+    unsigned char *ql = blk + 64 * h, *qh = blk + 128 + 32 * h;
+    for (size_t l = 0; l < 32; l++) {
+        ql[l] = (unsigned char)((c[l] & 15) | (c[64 + l] & 15) << 4);
+        ql[32 + l] = (unsigned char)((c[32 + l] & 15) | (c[96 + l] & 15) << 4);
+        qh[l] = (unsigned char)(c[l] >> 4 | (c[32 + l] >> 4) << 2 | (c[64 + l] >> 4) << 4 | (c[96 + l] >> 4) << 6);
+    }
+}
+
+/* q6_K_r1's element at byte p of chunk k of a half: lane p / 4 is sub-block p / 4 of the half, the chunk its
+ * elements 4k .. 4k + 3 (kern_repack.h). */
+static size_t q6k_r1_element(size_t k, size_t p)
+{
+    return 16 * (p / 4) + 4 * k + p % 4;
+}
+
+/* Half h's codes as q6_K_r1 holds them: A (bytes 64h ..) = chunk 0 | (chunk 2 >> 4) << 6, B (64h + 32 ..) =
+ * chunk 1 | (chunk 3 >> 4) << 6, C (128 + 32h ..) = (chunk 2 & 15) | (chunk 3 & 15) << 4. */
+static void q6k_r1_codes(const unsigned char *blk, size_t h, unsigned char c[128])
+{
+    const unsigned char *a = blk + 64 * h, *b = a + 32, *q = blk + 128 + 32 * h;
+    for (size_t p = 0; p < 32; p++) {
+        c[q6k_r1_element(0, p)] = a[p] & 63;
+        c[q6k_r1_element(1, p)] = b[p] & 63;
+        c[q6k_r1_element(2, p)] = (unsigned char)((q[p] & 15) | (a[p] >> 6) << 4);
+        c[q6k_r1_element(3, p)] = (unsigned char)((q[p] >> 4) | (b[p] >> 6) << 4);
+    }
+}
+
+static void q6k_r1_store(unsigned char *blk, size_t h, const unsigned char c[128])
+{
+    unsigned char *a = blk + 64 * h, *b = a + 32, *q = blk + 128 + 32 * h;
+    for (size_t p = 0; p < 32; p++) {
+        unsigned c0 = c[q6k_r1_element(0, p)], c1 = c[q6k_r1_element(1, p)];
+        unsigned c2 = c[q6k_r1_element(2, p)], c3 = c[q6k_r1_element(3, p)];
+        a[p] = (unsigned char)(c0 | (c2 >> 4) << 6);
+        b[p] = (unsigned char)(c1 | (c3 >> 4) << 6);
+        q[p] = (unsigned char)((c2 & 15) | (c3 & 15) << 4);
+    }
+}
+
+/* q6_K_r1 (kern_repack.h) from the file's block, or back: each half's codes moved and re-coded, the scales as
+ * sub-blocks 0-3, 8-11, 4-7, 12-15 (scale i and sub-block g swap the middle quads: the same map both ways). */
 static void q6k_r1_recode(const unsigned char *from, unsigned char *to, bool back)
 {
     memcpy(to + 208, from + 208, 2);
-    for (size_t i = 0; i < 16; i++) { /* scale i of the re-coded block is sub-block g's */
-        size_t g = i < 8 ? 2 * i : 2 * (i - 8) + 1;
-        to[192 + (back ? g : i)] = from[192 + (back ? i : g)];
-    }
-    for (size_t h = 0; h < 2; h++)
-        for (size_t j = 0; j < 32; j++) {
-            const unsigned a = from[64 * h + j], b = from[64 * h + 32 + j], q = from[128 + 32 * h + j];
-            unsigned c[4];
-            if (back) {
-                c[0] = a & 63;
-                c[1] = b & 63;
-                c[2] = (q & 15) | (a >> 6) << 4;
-                c[3] = (q >> 4) | (b >> 6) << 4;
-                to[64 * h + j] = (unsigned char)((c[0] & 15) | (c[2] & 15) << 4);
-                to[64 * h + 32 + j] = (unsigned char)((c[1] & 15) | (c[3] & 15) << 4);
-                to[128 + 32 * h + j] =
-                    (unsigned char)(c[0] >> 4 | (c[1] >> 4) << 2 | (c[2] >> 4) << 4 | (c[3] >> 4) << 6);
-            } else {
-                c[0] = (a & 15) | (q & 3) << 4;
-                c[1] = (b & 15) | (q >> 2 & 3) << 4;
-                c[2] = (a >> 4) | (q >> 4 & 3) << 4;
-                c[3] = (b >> 4) | (q >> 6) << 4;
-                to[64 * h + j] = (unsigned char)(c[0] | (c[2] >> 4) << 6);
-                to[64 * h + 32 + j] = (unsigned char)(c[1] | (c[3] >> 4) << 6);
-                to[128 + 32 * h + j] = (unsigned char)((c[2] & 15) | (c[3] & 15) << 4);
-            }
+    for (size_t i = 0; i < 16; i++)
+        to[192 + i] = from[192 + (i / 4 == 1 ? i + 4 : i / 4 == 2 ? i - 4 : i)];
+    for (size_t h = 0; h < 2; h++) {
+        unsigned char c[128];
+        if (back) {
+            q6k_r1_codes(from, h, c);
+            q6k_file_store(to, h, c);
+        } else {
+            q6k_file_codes(from, h, c);
+            q6k_r1_store(to, h, c);
         }
+    }
 }
 
 /* Where chunk j of s's payload lands in a group's block. */
@@ -396,6 +432,8 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
     if (!kern_layout_get(l) || !kern_act_feeds(a, kern_layouts[l].fmt) ||
         !kern_layout_fits(l, kern_layouts[l].fmt, a->cols))
         return fail(EINVAL);
+    if (l == KERN_LAYOUT_Q6_K_R1 && !a->q6r1_qs && !(a->q6r1_qs = calloc(a->cap, a->cols)))
+        return fail(ENOMEM); /* its quants in its codes' order (kern.h) */
     if (!kern_layouts[l].tables || (a->lut && kern_layouts[a->layout].fmt == kern_layouts[l].fmt)) {
         a->layouts |= 1u << l; /* a layout without tables reads the activation's own arrays */
         return 0;

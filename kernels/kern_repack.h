@@ -27,10 +27,11 @@
  * then per quarter of the block (half n = u / 2, elements 16 (u % 2) .. + 15 of each 32) and i < 4, qh chunk
  * 8n + 4 (u % 2) + i and ql chunks 16n + 4 (u % 2) + i and that + 8 (chunk j: the file's payload bytes 4j..4j+3).
  *
- * q6_K_r1: q6_K's blocks in the file's order and sizes, a group one row, each half's code bytes re-coded: ql's
- * bytes 0-31 (A) and 32-63 (B) hold the 6-bit codes of elements j and 32 + j in their low 6 bits and the top 2 bits
- * of elements 64 + j and 96 + j in their top 2, qh's 32 (C) those two's low nibbles; the 16 scales in chunk order,
- * the even sub-blocks' then the odd ones' (scale i: sub-block 2i, or 2 (i - 8) + 1 from i = 8); d as the file's.
+ * q6_K_r1: q6_K's blocks in the file's order and sizes, a group one row, each half's codes moved and re-coded: byte p
+ * of a half's chunk k (k < 4, 32 bytes) holds element 16 (p / 4) + 4k + p % 4, so 32-bit lane i of every chunk is
+ * sub-block i of the half; ql's bytes 0-31 (A) and 32-63 (B) hold chunks 0 and 1 in their low 6 bits and the top 2
+ * bits of chunks 2 and 3 in their top 2, qh's 32 (C) those two's low nibbles; the 16 scales as sub-blocks 0-3, 8-11,
+ * 4-7, 12-15; d as the file's. Its activations carry their quants in the same order (kern_act.q6r1_qs).
  *
  * Using one: kern_repack_bytes, kern_repack once at load; kern_act_use_layout on each activation that will feed it
  * (before kern_act_set; one activation may be readied for several layouts, one of them with tables); then a

@@ -189,18 +189,12 @@ INLINE void bpass_q4_K(const char *row, const int na, const kern_act *a, size_t 
 
 /* ---- q6_K: half h's 32 bytes of qh, and its ql bytes 0-31 and 32-63, make four chunks of 32 codes ---- */
 
-/* The codes of elements 128h + 32k .. + 31 (k < 4), ql the half's bytes 0-31 for even k, 32-63 for odd. The
- * file's blocks: ql's nibble (low for k < 2), qh's bits 2k, 2k + 1 as bits 4-5 (17 instructions the four chunks).
- * q6_K_r1's (r1, kern_repack.h): chunks 0 and 1 a byte's low 6 bits, 2 and 3 a nibble of qh's bytes with the top
- * 2 bits of ql's (11). A 16-bit shift moves bits across the bytes of a lane; the masks keep only each byte's own. */
-INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k, const bool r1)
+/* The codes of elements 128h + 32k .. + 31 (k < 4), ql the half's bytes 0-31 for even k, 32-63 for odd: ql's
+ * nibble (low for k < 2), qh's bits 2k, 2k + 1 as bits 4-5 (17 instructions the four chunks). A 16-bit shift moves
+ * bits across the bytes of a lane; the masks keep only each byte's own. */
+INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k)
 {
     const __m256i low4 = _mm256_set1_epi8(0x0F), bits45 = _mm256_set1_epi8(0x30);
-    if (r1 && k < 2)
-        return _mm256_and_si256(ql, _mm256_set1_epi8(0x3F));
-    if (r1)
-        return _mm256_or_si256(_mm256_and_si256(k == 2 ? qh : _mm256_srli_epi16(qh, 4), low4),
-                               _mm256_and_si256(_mm256_srli_epi16(ql, 2), bits45));
     __m256i lo = _mm256_and_si256(k < 2 ? ql : _mm256_srli_epi16(ql, 4), low4);
     __m256i hi = k == 2 ? qh : k < 2 ? _mm256_slli_epi16(qh, 4 - 2 * k) : _mm256_srli_epi16(qh, 2);
     return _mm256_or_si256(lo, _mm256_and_si256(hi, bits45));
@@ -208,10 +202,9 @@ INLINE __m256i q6_K_codes(__m256i ql, __m256i qh, int k, const bool r1)
 
 /* Sum over the 16 sub-blocks of scale_g x (codes . x) - 32 x scale_g x bsums_g, in 8 int32 lanes, for na activation
  * blocks at once (xs[j], bsums[j] into isum[j]): the codes and their scales made once for all of them. Integer sums
- * are exact in any order, so each j's is what it would be alone. r1: q6_K_r1's block, its scales in chunk order, and
- * bsums in that order too (q6_K_r1_bsums). */
+ * are exact in any order, so each j's is what it would be alone. */
 INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const xs[], const __m256i bsums[],
-                        __m256i isum[], const bool r1)
+                        __m256i isum[])
 {
     __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->scales));
 #pragma GCC unroll 4
@@ -219,21 +212,18 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
         isum[j] = _mm256_setzero_si256();
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
-        /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 (r1: the
-         * scales as stored, chunk 4h + k's pair word 4h + k of the low lane and of the high) */
+        /* scales 8h .. 8h + 7 in both 128-bit lanes: chunk k's first 16 codes take 2k, the next 16 2k + 1 */
         /* Two literal immediates, not one chosen by ?: — without optimisation (-O1 under ASan) the intrinsic is
          * a real function whose last argument must be a constant. */
-        __m256i sh = r1 ? s16
-                   : h  ? _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(3, 2, 3, 2))
-                        : _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(1, 0, 1, 0));
+        __m256i sh = h ? _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(3, 2, 3, 2))
+                       : _mm256_permute4x64_epi64(s16, _MM_SHUFFLE(1, 0, 1, 0));
         __m256i ql0 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h));
         __m256i ql1 = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h + 32));
         __m256i qh = _mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h));
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
-            __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k, r1);
-            __m256i sc = r1 ? _mm256_shuffle_epi8(sh, pick16(4 * h + k, 4 * h + k))
-                            : _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
+            __m256i codes = q6_K_codes(k & 1 ? ql1 : ql0, qh, k);
+            __m256i sc = _mm256_shuffle_epi8(sh, pick16(2 * k, 2 * k + 1));
 #pragma GCC unroll 4
             for (int j = 0; j < na; j++) {
                 __m256i xv = _mm256_loadu_si256((const __m256i *)(xs[j] + 128 * h + 32 * k));
@@ -247,17 +237,17 @@ INLINE void q6_K_dots_n(const block_q6_K *blk, const int na, const int8_t *const
 }
 
 /* The same for one activation block x. */
-INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums, const bool r1)
+INLINE __m256i q6_K_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
 {
     __m256i isum;
-    q6_K_dots_n(blk, 1, &x, &bsums, &isum, r1);
+    q6_K_dots_n(blk, 1, &x, &bsums, &isum);
     return isum;
 }
 
 INLINE __m256 step_q6_K(__m256 acc, const char *w, const int8_t *x, __m256i bsums, float dx)
 {
     const block_q6_K *blk = (const block_q6_K *)w; /* the block's bytes, as kern_row_ptr found them */
-    return fold(acc, q6_K_dots(blk, x, bsums, false), _cvtsh_ss(blk->d) * dx);
+    return fold(acc, q6_K_dots(blk, x, bsums), _cvtsh_ss(blk->d) * dx);
 }
 
 INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
@@ -265,6 +255,53 @@ INLINE void pass_q6_K(const char *w, size_t rs, const int nr, const kern_act *a,
     kq_pass(w, rs, nr, a, m, y, ys, sizeof(block_q6_K), step_q6_K);
 }
 KERN256_ROWS_FN(q6_K)
+
+/* ---- q6_K_r1 (kern_repack.h): in each half, 32-bit lane i of every code chunk holds four codes of sub-block 8h + i
+ * (chunk k: its elements 4k .. 4k + 3), against kern_act.q6r1_qs's quants laid out the same way. So one scale
+ * vector serves a half's four chunks, and two chunks' int16 pairs (each at most 2 x 63 x 128 = 16128) add up
+ * before one vpmaddwd scales and widens them: 25 instructions a half where the file's order took 30. ---- */
+
+/* Chunk k (k < 4) of a half from its three code vectors: chunks 0 and 1 the low 6 bits of a and b, 2 and 3 a nibble
+ * of c (low for 2) with the top 2 bits of a or b as bits 4-5 (11 instructions the four chunks). */
+INLINE __m256i q6_K_r1_codes(__m256i a, __m256i b, __m256i c, int k)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0F), bits45 = _mm256_set1_epi8(0x30);
+    if (k < 2)
+        return _mm256_and_si256(k ? b : a, _mm256_set1_epi8(0x3F));
+    return _mm256_or_si256(_mm256_and_si256(k == 2 ? c : _mm256_srli_epi16(c, 4), low4),
+                           _mm256_and_si256(_mm256_srli_epi16(k == 2 ? a : b, 2), bits45));
+}
+
+/* A q6_K_r1 block's integer sum against activation block x (q6r1_qs's) in 8 int32 lanes, its scales (stored
+ * sub-blocks 0-3, 8-11, 4-7, 12-15) widened once: unpacklo of them gives half 0's eight, a scale a 32-bit lane,
+ * unpackhi half 1's; bsums in that order (q6_K_r1_bsums). */
+INLINE __m256i q6_K_r1_dots(const block_q6_K *blk, const int8_t *x, __m256i bsums)
+{
+    __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->scales));
+    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(blk->ql + 64 * h + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(blk->qh + 32 * h));
+        __m256i sc = h ? _mm256_unpackhi_epi16(s16, s16) : _mm256_unpacklo_epi16(s16, s16);
+#pragma GCC unroll 2
+        for (int k = 0; k < 2; k++) { /* chunks k and k + 2 */
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)(x + 128 * h + 32 * k));
+            __m256i x1 = _mm256_loadu_si256((const __m256i *)(x + 128 * h + 32 * (k + 2)));
+            __m256i t = _mm256_add_epi16(_mm256_maddubs_epi16(q6_K_r1_codes(a, b, c, k), x0),
+                                         _mm256_maddubs_epi16(q6_K_r1_codes(a, b, c, k + 2), x1));
+            isum = KERN256_MADD_ADD(isum, t, sc);
+        }
+    }
+    return _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(s16, bsums), 5));
+}
+
+/* The activation block's sums of 16 in q6_K_r1's order of scales: sub-blocks 0-3, 8-11, 4-7, 12-15. */
+INLINE __m256i q6_K_r1_bsums(__m256i b)
+{
+    return _mm256_permute4x64_epi64(b, _MM_SHUFFLE(3, 1, 2, 0));
+}
 
 /* Row r's block sum (lane r) of the 8-lane sums s[0..3], or of s[0] alone (nr 1): integers, exact in any order. */
 INLINE __m128i q6_K_r1_row_sums(const __m256i s[], const int nr)
@@ -280,14 +317,6 @@ INLINE __m128i q6_K_r1_row_sums(const __m256i s[], const int nr)
         return h;
     h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
     return _mm_add_epi32(h, _mm_shuffle_epi32(h, _MM_SHUFFLE(1, 1, 1, 1)));
-}
-
-/* The activation block's sums of 16 in q6_K_r1's order of scales: the even sub-blocks', then the odd ones'. */
-INLINE __m256i q6_K_r1_bsums(__m256i b)
-{
-    const __m256i evens_odds = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
-                                                12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
-    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(b, evens_odds), _MM_SHUFFLE(3, 1, 2, 0));
 }
 
 /* d with word r (a constant where inlined) set to h: the intrinsic's lane must be a literal. */
@@ -307,6 +336,7 @@ INLINE __m128i q6_K_r1_insert_d(__m128i d, kern_half h, const int r)
 INLINE void pass_q6_K_r1(const char *w, size_t rs, const int nr, const kern_act *a, size_t m, float *y, size_t ys)
 {
     const kern_q8_K_row x = kern_q8_K_row_of(a, m);
+    const int8_t *xq = kern_act_q6r1_qs(a, m);
     __m128 acc = _mm_setzero_ps();
     for (size_t b = 0; b < x.nb; b++) {
         __m256i bsums = q6_K_r1_bsums(_mm256_loadu_si256((const __m256i *)x.blk[b].bsums)), s[KERN256_ROWS];
@@ -314,7 +344,7 @@ INLINE void pass_q6_K_r1(const char *w, size_t rs, const int nr, const kern_act 
 #pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const block_q6_K *blk = (const block_q6_K *)(kern_row_ptr(w, rs, r) + b * sizeof(block_q6_K));
-            s[r] = q6_K_dots(blk, x.qs + b * QK_K, bsums, true);
+            s[r] = q6_K_r1_dots(blk, xq + b * QK_K, bsums);
             d = q6_K_r1_insert_d(d, blk->d, r);
         }
         __m128 dwx = _mm_mul_ps(_mm_cvtph_ps(d), _mm_set1_ps(x.d[b]));
@@ -352,7 +382,7 @@ INLINE void bstep_q6_K(__m256 acc[], const char *w, const int na, const kern_q8_
         xs[j] = x[j].qs + b * QK_K;
         bsums[j] = _mm256_loadu_si256((const __m256i *)x[j].blk[b].bsums);
     }
-    q6_K_dots_n(blk, na, xs, bsums, isum, false);
+    q6_K_dots_n(blk, na, xs, bsums, isum);
     const float d = _cvtsh_ss(blk->d);
 #pragma GCC unroll 4
     for (int j = 0; j < na; j++)
