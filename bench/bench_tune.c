@@ -10,6 +10,7 @@
 #include "pb_cli.h"
 #include "pb_harness.h"
 #include "pb_kernels_run.h"
+#include "pb_sampler.h"
 #include "pb_time.h"
 #include "pb_tune_measure.h"
 
@@ -21,6 +22,9 @@
 /* Of the budget, the points' sampling gets this share; filling the buffer once per format takes the rest (and each
  * point's warm-up and its least 3 samples, which a point takes however short its share). */
 #define BT_POINTS_SHARE 0.8
+/* The steal the wisdom records is the worst of these intervals on a tuned cpu: a burst of a second that takes
+ * half a core moves the pairs it lands on, where the tuning's mean would hide it. */
+#define BT_STEAL_INTERVAL_MS 1000
 
 typedef struct bt_opts {
     pb_list formats, threads;
@@ -156,6 +160,27 @@ static void bt_print(const pb_wisdom *w, FILE *f)
     }
 }
 
+/* The worst interval's steal on any of the tuned cpus from sampler s (stopped and freed here) into w; w keeps no
+ * figure when none was sampled. */
+static void bt_steal(pb_sampler *s, pb_wisdom *w)
+{
+    pb_sampler_result res;
+    pb_sampler_stop(s, &res); /* what it gathered, even where a reading failed */
+    w->has_steal = res.nsamples > 0;
+    w->steal_pct = 0;
+    for (size_t i = 0; i < res.nsamples; i++)
+        if (res.samples[i].steal > w->steal_pct) /* a NaN (no tick) is not above */
+            w->steal_pct = res.samples[i].steal;
+    pb_sampler_result_free(&res);
+    if (w->has_steal)
+        printf("steal: the hypervisor took up to %.1f%% of a tuned cpu in a %d ms interval of the tuning\n",
+               w->steal_pct, BT_STEAL_INTERVAL_MS);
+    if (pb_wisdom_noisy(w))
+        fprintf(stderr, "%s: the hypervisor took up to %.1f%% of a tuned cpu (over %.0f%%): choices made under it "
+                "may be its noise; bench_tune --if-missing (make report) measures them again\n", PROG, w->steal_pct,
+                PB_STEAL_NOISY_PCT);
+}
+
 /* Times the plan into r->w (kept entries first: the file's, when it is this machine's). 0, 1 (a point failed, or
  * nothing could be timed), or 128 + a signal. */
 static int bt_tune(bt_run *r)
@@ -179,9 +204,16 @@ static int bt_tune(bt_run *r)
     fflush(stdout);
     b.topo = r->h.topo;
     pb_tune_seam seam = pb_tune_bench_seam(&b);
+    char serr[256];
+    pb_sampler *steal = pb_sampler_start(BT_STEAL_INTERVAL_MS, r->cpus, r->ncpus, serr, sizeof serr);
+    if (!steal)
+        fprintf(stderr, "%s: no steal figure for this tuning: %s\n", PROG, serr);
     uint64_t t0 = pb_now_ns();
     int rc = pb_tune_run(&r->plan, &seam, &r->w, err, sizeof err);
     pb_progress_done(b.done, "points", t0);
+    r->w.has_steal = false;
+    if (steal)
+        bt_steal(steal, &r->w);
     int failed = b.failed;
     if (failed)
         fprintf(stderr, "%s: %d point%s could not run (their formats go by rank): %s\n", PROG, failed,
@@ -205,11 +237,14 @@ int main(int argc, char **argv)
     pb_harness_wisdom_ids(&r.h, r.cpu, sizeof r.cpu, r.build, sizeof r.build);
     char msg[PB_WISDOM_MSG], err[PB_WISDOM_MSG];
     pb_wisdom_status st = pb_wisdom_load(r.h.wisdom, r.cpu, r.build, &r.w, msg, sizeof msg);
-    if (st == PB_WISDOM_OK && r.o.if_missing) {
+    if (st == PB_WISDOM_OK && r.o.if_missing && !pb_wisdom_noisy(&r.w)) {
         printf("%s: %s: up to date, nothing measured\n", PROG, msg);
         pb_topo_free(r.h.topo);
         return 0;
     }
+    if (st == PB_WISDOM_OK && r.o.if_missing)
+        fprintf(stderr, "%s: %s: tuned while the hypervisor took up to %.1f%% of a cpu (over %.0f%%): measured again\n",
+                PROG, msg, r.w.steal_pct, PB_STEAL_NOISY_PCT);
     if (st != PB_WISDOM_OK && st != PB_WISDOM_MISSING)
         fprintf(stderr, "%s: %s (it is measured again)\n", PROG, msg);
     pb_stop_install();

@@ -114,6 +114,8 @@ int pb_wisdom_format(const pb_wisdom *w, char *buf, size_t len)
     if (w->has_streaming)
         ok = ok && pb_wisdom_put(buf, len, &at, "streaming %s %.3f\n", w->streaming_tuned ? "tuned" : "rank",
                                  w->streaming_vs);
+    if (w->has_steal)
+        ok = ok && pb_wisdom_put(buf, len, &at, "steal %.1f\n", w->steal_pct);
     for (int i = 0; ok && i < w->nkernels; i++) {
         const pb_wisdom_kernel *k = &w->kernel[i];
         ok = pb_wisdom_put(buf, len, &at, "kernel %s %d %s %s %.3f %s %s %.3f\n", kern_format_names[k->fmt],
@@ -268,6 +270,22 @@ static int pb_wisdom_streaming_line(pb_wisdom *w, char **word, int n, char *err,
     return 0;
 }
 
+/* "steal PCT": the most % of a tuned cpu the hypervisor took while the entries were timed. */
+static int pb_wisdom_steal_line(pb_wisdom *w, char **word, int n, char *err, size_t errlen)
+{
+    if (w->has_steal)
+        return pb_errf(err, errlen, "a second steal line");
+    if (n != 2 || pb_wisdom_nonneg(word[1], &w->steal_pct) != 0 || w->steal_pct > 100)
+        return pb_errf(err, errlen, "steal takes a percent, 0 to 100");
+    w->has_steal = true;
+    return 0;
+}
+
+bool pb_wisdom_noisy(const pb_wisdom *w)
+{
+    return w->has_steal && w->steal_pct > PB_STEAL_NOISY_PCT;
+}
+
 /* One line (no newline) after the magic: an identity, the hint, an entry, a comment or a blank. */
 static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
 {
@@ -303,9 +321,11 @@ static int pb_wisdom_line(pb_wisdom *w, char *line, char *err, size_t errlen)
         return pb_wisdom_switch_line(word, n, "on", "off", &w->has_near, &w->near, err, errlen);
     if (strcmp(word[0], "streaming") == 0)
         return pb_wisdom_streaming_line(w, word, n, err, errlen);
+    if (strcmp(word[0], "steal") == 0)
+        return pb_wisdom_steal_line(w, word, n, err, errlen);
     return pb_errf(err, errlen,
-                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, streaming, kernel, dispatch, "
-                   "end, #)",
+                   "unknown word '%.40s' (accepted: cpu, build, hint, distance, near, streaming, steal, kernel, "
+                   "dispatch, end, #)",
                    word[0]);
 }
 

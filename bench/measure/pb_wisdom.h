@@ -11,6 +11,9 @@
  *   distance 1536                             (bytes the streaming passes prefetch ahead: kern_prefetch_distances)
  *   near on                                   (their near prefetch into L1: on or off)
  *   streaming rank 1.012                      (why those three: tuned, or rank (the vendor's kept); the best ratio)
+ *   steal 0.4                                 (the most % of a tuned cpu's time the hypervisor took while its
+ *                                              entries were measured: past PB_STEAL_NOISY_PCT, bench_tune
+ *                                              --if-missing measures them again; optional, absent in older files)
  *   kernel q8_0 1 avx512 prefetch 12.345 file rank 1.021
  *                                             (format, threads, variant, prefetch or noprefetch, GB/s, layout, why:
  *                                              tuned or rank, its median ratio to rank's default; pb_tune.h)
@@ -75,10 +78,16 @@ typedef struct pb_wisdom {
     bool has_streaming;
     bool streaming_tuned;     /* those three beat the vendor's (pb_tune.h); false: they are the vendor's */
     double streaming_vs;      /* the best point's median ratio, tuned settings' choice to the vendor's (1: none) */
+    bool has_steal;
+    double steal_pct;         /* the most % of a tuned cpu's time the hypervisor took while the entries were timed */
     int nkernels, ndispatch;
     pb_wisdom_kernel kernel[PB_WISDOM_MAX_KERNELS];
     pb_wisdom_dispatch dispatch[PB_WISDOM_MAX_DISPATCH];
 } pb_wisdom;
+
+/* Whether w's entries were timed while the hypervisor took more of a cpu than a quiet host's (PB_STEAL_NOISY_PCT):
+ * choices made then may be the noise's, so they are measured again. */
+bool pb_wisdom_noisy(const pb_wisdom *w);
 
 /* The identity wisdom is keyed by: the cpu (vendor, family/model/stepping, brand, the ISAs the kernels choose from,
  * the PUs this process may use) and the build (a checksum of the kernels' and read kernels' sources, the compiler,

@@ -51,9 +51,12 @@ pb_wisdom_status pb_wisdom_load(const char *path, const char *cpu, const char *b
     int tuned = 0;
     for (int i = 0; i < w->nkernels; i++)
         tuned += w->kernel[i].tuned;
-    snprintf(msg, msglen, "wisdom %s: %d kernel%s, %d of them tuned (the rest kept rank's), streaming %s", path,
+    char noisy[96] = "";
+    if (pb_wisdom_noisy(w))
+        snprintf(noisy, sizeof noisy, ", tuned while the hypervisor took up to %.1f%% of a cpu", w->steal_pct);
+    snprintf(msg, msglen, "wisdom %s: %d kernel%s, %d of them tuned (the rest kept rank's), streaming %s%s", path,
              w->nkernels, w->nkernels == 1 ? "" : "s", tuned,
-             w->has_streaming && w->streaming_tuned ? "tuned" : "rank");
+             w->has_streaming && w->streaming_tuned ? "tuned" : "rank", noisy);
     return PB_WISDOM_OK;
 }
 
@@ -169,6 +172,13 @@ static int pb_wisdom_merge(pb_wisdom *now, const pb_wisdom *w, const kern_format
         now->has_streaming = true;
         now->streaming_tuned = w->streaming_tuned;
         now->streaming_vs = w->streaming_vs;
+    }
+    if (w->has_steal) { /* this tuning's, where it timed every entry the file now holds; else the worse */
+        bool all = true;
+        for (int i = 0; i < now->nkernels; i++)
+            all = all && pb_wisdom_measured(fmts, nfmts, threads, nthreads, now->kernel[i].fmt, now->kernel[i].threads);
+        now->steal_pct = all || !now->has_steal || w->steal_pct > now->steal_pct ? w->steal_pct : now->steal_pct;
+        now->has_steal = true;
     }
     return 0;
 }

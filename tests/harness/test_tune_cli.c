@@ -61,6 +61,19 @@ Test(tune_cli, tiny_tuning_writes_wisdom_and_if_missing_keeps_it, .timeout = 120
     cr_assert_str_neq(again, text, "the other cpu's file was replaced");
     free(again);
     free(text);
+    /* this machine's, tuned under steal: measured again, saying so */
+    text = wisdom_text(dir);
+    char *steal = strstr(text, "\nsteal ");
+    cr_assert_not_null(steal, "the tuning's steal is kept: %s", text);
+    char noisy[8192];
+    snprintf(noisy, sizeof noisy, "%.*s\nsteal 42.0%s", (int)(steal - text), text, strchr(steal + 1, '\n'));
+    tf_write(dir, "w/wisdom", noisy);
+    cr_assert_eq(harness_run_in(dir, "bench_tune", "", TINY " --if-missing", err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(err, "hypervisor took up to 42.0%") && strstr(err, "measured again"), "%s", err);
+    again = wisdom_text(dir);
+    cr_assert_null(strstr(again, "steal 42.0"), "replaced by this tuning's: %s", again);
+    free(again);
+    free(text);
     cr_assert_eq(tf_rmrf(dir), 0);
 }
 

@@ -16,7 +16,8 @@
 static pb_wisdom sample(void)
 {
     pb_wisdom w = { .has_hint = true, .temporal = false, .has_distance = true, .distance = 3072, .has_near = true,
-                    .near = true, .has_streaming = true, .streaming_tuned = true, .streaming_vs = 1.125 };
+                    .near = true, .has_streaming = true, .streaming_tuned = true, .streaming_vs = 1.125,
+                    .has_steal = true, .steal_pct = 7.5 };
     snprintf(w.cpu, sizeof w.cpu, "%s", CPU);
     snprintf(w.build, sizeof w.build, "%s", BUILD);
     pb_wisdom_kernel k[] = {
@@ -74,6 +75,8 @@ Test(wisdom, text_round_trips)
     k = pb_wisdom_kernel_at(&back, KERN_Q8_0, 1);
     cr_assert(!k->tuned && k->vs_rank == 1.021, "rank: the best candidate fell short");
     cr_assert(back.has_streaming && back.streaming_tuned && back.streaming_vs == 1.125);
+    cr_assert(back.has_steal && back.steal_pct == 7.5, "the steal it was tuned under");
+    cr_assert(pb_wisdom_noisy(&back), "7.5%% is over a quiet host's %.0f%%", PB_STEAL_NOISY_PCT);
     const pb_wisdom_dispatch *d = pb_wisdom_dispatch_at(&back, 2);
     cr_assert_not_null(d, "%s", text);
     cr_assert(d->tree && d->flat_ns == 310.5 && d->tree_ns == 290.25);
@@ -150,6 +153,10 @@ Test(wisdom, malformed_lines_are_named)
         { "streaming fast 1\n", "streaming takes tuned|rank RATIO" },
         { "streaming rank\n", "streaming takes" },
         { "streaming rank 1\nstreaming tuned 2\n", "line 5: a second streaming line" },
+        { "steal\n", "steal takes a percent, 0 to 100" },
+        { "steal -1\n", "steal takes a percent" },
+        { "steal 100.5\n", "steal takes a percent" },
+        { "steal 1\nsteal 2\n", "line 5: a second steal line" },
         { "read 1 avx512-4s 3\n", "unknown word 'read'" }, /* version 1's floor read kernel: no longer kept */
         { "hint t0\n", "hint takes t2 or nta" },
         { "distance 1000\n", "distance takes one of 1024, 1536, 2048, 3072" },
@@ -289,4 +296,36 @@ Test(wisdom, a_repacked_layout_round_trips)
                                               "kernel q8_0 1 avx2 prefetch 1.0 q1_0_r32lut rank 1\nend\n";
     cr_assert_eq(pb_wisdom_parse(bad, sizeof bad - 1, &back, err, sizeof err), -1);
     cr_assert(strstr(err, "line 4") && strstr(err, "q1_0_r32lut"), "%s", err);
+}
+
+/* The steal a file was tuned under: a file without the line (older ones) is quiet; a tuning's own replaces the
+ * file's where it timed every entry the file holds, and the worse of the two stays where it timed only some. */
+Test(wisdom, the_steal_of_a_merged_file)
+{
+    char dir[256], path[400], msg[1024], err[256];
+    tf_tmpdir(dir, sizeof dir, "wisdom");
+    snprintf(path, sizeof path, "%s/wisdom", dir);
+    pb_wisdom w = sample(), got;
+    w.has_steal = false;
+    cr_assert_not(pb_wisdom_noisy(&w), "no steal line: nothing says it was noisy");
+    w.has_steal = true;
+    w.steal_pct = 20;
+    cr_assert_eq(pb_wisdom_save(path, &w, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_OK, "%s", msg);
+    tf_expect_has(msg, "hypervisor took up to 20.0%");
+    /* a quiet tuning of q8_0 alone: q4_K's entry is still the noisy one's */
+    pb_wisdom quiet = sample();
+    quiet.steal_pct = 1;
+    const kern_format q8 = KERN_Q8_0, all[2] = { KERN_Q8_0, KERN_Q4_K };
+    const int threads[2] = { 1, 2 };
+    cr_assert_eq(pb_wisdom_update(path, &quiet, &q8, 1, threads, 2, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_OK, "%s", msg);
+    cr_assert(got.has_steal && got.steal_pct == 20, "%.1f", got.steal_pct);
+    /* every entry timed again, quietly */
+    cr_assert_eq(pb_wisdom_update(path, &quiet, all, 2, threads, 2, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pb_wisdom_load(path, CPU, BUILD, &got, msg, sizeof msg), PB_WISDOM_OK, "%s", msg);
+    cr_assert(got.has_steal && got.steal_pct == 1, "%.1f", got.steal_pct);
+    cr_assert_not(pb_wisdom_noisy(&got));
+    cr_assert_null(strstr(msg, "hypervisor"), "%s", msg);
+    tf_rmrf(dir);
 }
