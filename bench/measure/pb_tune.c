@@ -86,12 +86,12 @@ int pb_tune_points(const pb_tune_plan *p)
     return n;
 }
 
-/* The index of the point's fastest candidate that runs under hint temporal (a candidate without prefetch runs under
- * either), -1 when none measured a figure. The first of equals: the better ranked. */
-static int pb_tune_best(const pb_tune_point *pt, bool temporal)
+/* The index of the point's fastest candidate from index `from` on that runs under hint temporal (a candidate without
+ * prefetch runs under either), -1 when none measured a figure. The first of equals: the better ranked. */
+static int pb_tune_best(const pb_tune_point *pt, bool temporal, int from)
 {
     int best = -1;
-    for (int i = 0; i < pt->n; i++) {
+    for (int i = from; i < pt->n; i++) {
         if (pt->cand[i].prefetch && pt->cand[i].temporal != temporal)
             continue;
         if (isfinite(pt->gbps[i]) && pt->gbps[i] > 0 && (best < 0 || pt->gbps[i] > pt->gbps[best]))
@@ -119,7 +119,7 @@ static bool pb_tune_hint(const pb_tune_point *pts, int npts, bool *any)
     for (int i = 0; i < npts; i++) {
         for (int k = 0; k < pts[i].n; k++)
             *any = *any || pts[i].cand[k].prefetch;
-        int b[2] = { pb_tune_best(&pts[i], false), pb_tune_best(&pts[i], true) };
+        int b[2] = { pb_tune_best(&pts[i], false, 0), pb_tune_best(&pts[i], true, 0) };
         if (b[0] < 0 || b[1] < 0) /* a point only one hint could run says nothing about the other */
             continue;
         for (int h = 0; h < 2; h++)
@@ -254,11 +254,12 @@ static int pb_tune_dispatch(const pb_tune_plan *p, const pb_tune_seam *s, pb_wis
     return 0;
 }
 
-/* Each point's fastest under the vendor's settings (kv: its candidates were timed under them) and under the tuned
- * ones (ks: its fastest without prefetch, or its fastest prefetching one at the tuned distance and near). */
+/* Each point's fastest other than the default under the vendor's settings (kv: its candidates were timed under
+ * them; the default's rival, even where the default's one figure came first) and its fastest under the tuned ones
+ * (ks: its fastest without prefetch, or its fastest prefetching one at the tuned distance and near). */
 static void pb_tune_fastest(pb_tune_point *pt, const pb_tune_settings *st)
 {
-    pt->kv = pb_tune_best(pt, kern_prefetch_vendor_temporal());
+    pt->kv = pb_tune_best(pt, kern_prefetch_vendor_temporal(), 1);
     int b = pb_tune_best_off(pt);
     double g = b >= 0 ? pt->gbps[b] : NAN;
     int d = st->distance;

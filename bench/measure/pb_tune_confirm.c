@@ -82,11 +82,11 @@ static pb_tune_cand pb_tune_under(pb_tune_cand c, const pb_tune_settings *st)
     return c;
 }
 
-/* Whether figure g looked faster than the default's first figure base by the least gain: only such a candidate is
- * timed again (one that did not even look faster cannot show a real gain, and timing it costs the budget). */
+/* Whether figure g came near enough the default's first figure base to be timed again (PB_TUNE_SCREEN: a first
+ * timing can be that far off; one further under cannot show a real gain, and timing it costs the budget). */
 static bool pb_tune_promising(double g, double base)
 {
-    return isfinite(g) && g > base * (1 + PB_TUNE_MIN_GAIN);
+    return isfinite(g) && g >= base * (1 - PB_TUNE_SCREEN);
 }
 
 static pb_tune_trial pb_tune_trial_of(const pb_tune_point *pt, const pb_tune_settings *tuned, bool differ)

@@ -22,7 +22,7 @@ typedef struct pb_tune_point {
     int pf;                           /* that candidate's index, -1 when the point has none */
     double at[KERN_PREFETCH_NDIST];
     double other_near;                /* that candidate at the chosen distance with the near prefetch the other way */
-    int kv;                           /* the fastest candidate under the vendor's settings, -1 when none measured */
+    int kv;                           /* the fastest but the default under the vendor's settings, -1 when none */
     int ks;                           /* the fastest under the tuned settings, -1 when none measured */
     pb_tune_cand ks_cand;             /* that one, at the tuned distance and near */
     double ks_gbps;                   /* and its figure there */
