@@ -117,12 +117,6 @@
  * prefetch, a repacked layout) and above what two back-to-back timings of one kernel differ by on a quiet core. */
 #define PB_TUNE_MIN_GAIN_PCT 3.0
 #define PB_TUNE_MIN_GAIN (PB_TUNE_MIN_GAIN_PCT / 100.0)
-/* A candidate is timed again beside the default unless its first timing came this much or more under the default's
- * first: one timing each can be that far off on a shared host. With only those that looked 3% faster timed again,
- * bench_tune at 2 threads on a Zen 3 VM kept q4_0's file kernel in 1 of 3 tunings, where the pairs, when they ran,
- * measured q4_0_r16 1.12-1.26x it. Only the pairs decide; this only says which candidates they time. */
-#define PB_TUNE_SCREEN_PCT 15.0
-#define PB_TUNE_SCREEN (PB_TUNE_SCREEN_PCT / 100.0)
 /* Pairs each such comparison times. Three is the fewest whose median ignores one pair a neighbour disturbed, and
  * whose spread says something; each pair costs two points of the tuning's fixed budget. */
 #define PB_TUNE_CONFIRM_ROUNDS 3

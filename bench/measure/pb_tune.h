@@ -20,8 +20,8 @@
  * a decode slower than rank's. So the rank's default (the best ranked kernel
  * with its prefetch under the vendor's settings) is only left where a candidate beats it when the two are timed
  * again, interleaved (pb_tune_confirm.c): each point's fastest but the default under the vendor's settings, the
- * default under the tuned settings and the fastest under those (each whose first timing came within PB_TUNE_SCREEN
- * of the default's, pb_tuning.h) are timed beside
+ * default under the tuned settings and the fastest under those (whatever their first figures: one can be 20% off)
+ * are timed beside
  * the default PB_TUNE_CONFIRM_ROUNDS times, the order reversed every other round, and judged by pb_tune_judge over
  * the per-round ratios; where those leave it open (a median gain the pairs' spread hides), PB_TUNE_EXTRA_ROUNDS more
  * rounds, in the same time budget, and judged over all of them. A point's choice under some settings is its fastest
