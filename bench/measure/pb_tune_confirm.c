@@ -82,9 +82,8 @@ static pb_tune_cand pb_tune_under(pb_tune_cand c, const pb_tune_settings *st)
     return c;
 }
 
-/* Whether a candidate with first figure g is timed again: whenever it has one. A first timing of each is one figure,
- * and at 2 threads from DRAM one can be 20% off on a shared host: a screen at 3% faster, then at 15% slower, dropped
- * layouts the pairs measured 1.1-1.5x the default (q4_0_r16, tq2_0_r16 on a Zen 3 VM). Only the pairs decide. */
+/* Whether a candidate with first figure g is timed again: whenever it has one. A first timing is one figure, far off
+ * at times on a shared host, so any gate on it drops candidates the pairs would choose; only the pairs decide. */
 static bool pb_tune_promising(double g) { return isfinite(g) && g > 0; }
 
 static pb_tune_trial pb_tune_trial_of(const pb_tune_point *pt, const pb_tune_settings *tuned, bool differ)
