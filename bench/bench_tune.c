@@ -243,8 +243,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (st == PB_WISDOM_OK && r.o.if_missing)
-        fprintf(stderr, "%s: %s: tuned while the hypervisor took up to %.1f%% of a cpu (over %.0f%%): measured again\n",
-                PROG, msg, r.w.steal_pct, PB_STEAL_NOISY_PCT);
+        fprintf(stderr, "%s: %s (over %.0f%%): measured again\n", PROG, msg, PB_STEAL_NOISY_PCT);
     if (st != PB_WISDOM_OK && st != PB_WISDOM_MISSING)
         fprintf(stderr, "%s: %s (it is measured again)\n", PROG, msg);
     pb_stop_install();
