@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pb_csv.h"
-#include "pb_decode_floor.h"
+#include "pb_schema.h"
 #include "pb_placement.h"
 #include "pb_sweep.h"
 #include "pb_tuning.h"
@@ -247,7 +247,7 @@ static void pb_sweep_write_main(pb_sweep_out *o, const pb_sweep_row *r, int id, 
 static bool pb_sweep_pinned(const pb_sweep_row *r, int cpu)
 {
     int got[PB_SWEEP_MAX_LIST];
-    int n = pb_decode_floor_parse_cpus(r->cpus, got, PB_SWEEP_MAX_LIST);
+    int n = pb_cell_cpus(r->cpus, got, PB_SWEEP_MAX_LIST);
     for (int i = 0; i < n; i++)
         if (got[i] == cpu)
             return true;

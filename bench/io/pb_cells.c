@@ -1,5 +1,6 @@
 /* What each cell rule of pb_schema.h accepts: one table, read by every reader that checks cells (the report's
  * CSVs, bench_report --check, the llama-bench reader). */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -87,3 +88,36 @@ bool pb_cell_ok(pb_cell_rule rule, const char *s)
 }
 
 const char *pb_cell_accepts(pb_cell_rule rule) { return cell_rules[rule].accepts; }
+
+int pb_cell_cpus(const char *s, int *out, int max)
+{
+    int n = 0;
+    while (*s) {
+        if (!isdigit((unsigned char)*s)) {
+            s++;
+            continue;
+        }
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (*end == '-') {
+            if (!isdigit((unsigned char)end[1]))
+                return -1;
+            b = strtol(end + 1, &end, 10);
+            if (b < a)
+                return -1;
+        }
+        for (long c = a; c <= b && n < max; c++)
+            out[n++] = (int)c;
+        s = end;
+    }
+    return n;
+}
+
+#define PB_CELL_MAX_CPUS 1024 /* a cpus cell longer than this cannot match a pool (POOL_MAX_THREADS) */
+
+bool pb_cell_cpus_are(const char *cell, const int *cpus, int n)
+{
+    int got[PB_CELL_MAX_CPUS];
+    int ng = pb_cell_cpus(cell, got, PB_CELL_MAX_CPUS);
+    return ng == n && memcmp(got, cpus, (size_t)n * sizeof *cpus) == 0;
+}

@@ -75,6 +75,11 @@ typedef enum pb_cell_rule {
 /* Whether a cell's text follows rule, and what the rule accepts, in words ("a positive integer"). */
 bool pb_cell_ok(pb_cell_rule rule, const char *s);
 const char *pb_cell_accepts(pb_cell_rule rule);
+/* A cpu list as it appears in a cell ("0 1", "0,2-3", "0;1"): numbers, '-' ranges, any other separator. The count
+ * (at most max) into out, -1 on a malformed range. */
+int pb_cell_cpus(const char *s, int *out, int max);
+/* Whether a cell's cpu list is exactly cpus[0..n), in that order (a pool's cpus against a CSV row's). */
+bool pb_cell_cpus_are(const char *cell, const int *cpus, int n);
 
 /* ---------------------------------------------------------------- the columns */
 

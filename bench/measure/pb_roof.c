@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "pb_csvread.h"
-#include "pb_decode_floor.h"
 #include "pb_err.h"
 #include "pb_exec.h"
 #include "pb_poolclock.h"
+#include "pb_schema.h"
 #include "pb_stats.h"
 #include "pb_time.h"
 
@@ -94,7 +94,7 @@ int pb_roof_from_csv(const char *dir, kern_isa isa, kern_peak_op op, const int *
         if (strcmp(pb_table_str(&t, r, c_isa), kern_isa_name(isa)) != 0 ||
             strcmp(pb_table_str(&t, r, c_op), kern_peak_op_names[op]) != 0 || pb_table_num(&t, r, c_t) != threads ||
             !(g > 0) || (rc == 0 && g <= *gmacs) ||
-            !pb_decode_floor_cpus_are(pb_table_str(&t, r, c_cpus), cpus, threads))
+            !pb_cell_cpus_are(pb_table_str(&t, r, c_cpus), cpus, threads))
             continue;
         *gmacs = g;
         rc = 0;

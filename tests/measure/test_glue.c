@@ -197,12 +197,18 @@ Test(sweep, busy_over_pinned_cpus_and_imbalance)
 Test(floor, parse_cpu_cells)
 {
     int c[16];
-    cr_assert_eq(pb_decode_floor_parse_cpus("0 1", c, 16), 2);
+    cr_assert_eq(pb_cell_cpus("0 1", c, 16), 2);
     cr_assert(c[0] == 0 && c[1] == 1);
-    cr_assert_eq(pb_decode_floor_parse_cpus("4,0-2", c, 16), 4);
+    cr_assert_eq(pb_cell_cpus("4,0-2", c, 16), 4);
     cr_assert(c[0] == 4 && c[1] == 0 && c[2] == 1 && c[3] == 2);
-    cr_assert_eq(pb_decode_floor_parse_cpus("3-1", c, 16), -1);
-    cr_assert_eq(pb_decode_floor_parse_cpus("", c, 16), 0);
+    cr_assert_eq(pb_cell_cpus("3-1", c, 16), -1);
+    cr_assert_eq(pb_cell_cpus("", c, 16), 0);
+    const int pair[2] = { 0, 1 }, swapped[2] = { 1, 0 };
+    cr_assert(pb_cell_cpus_are("0 1", pair, 2));
+    cr_assert(pb_cell_cpus_are("0-1", pair, 2), "a range is its cpus");
+    cr_assert_not(pb_cell_cpus_are("0 1", swapped, 2), "the order counts");
+    cr_assert_not(pb_cell_cpus_are("0 1", pair, 1), "so does the count");
+    cr_assert_not(pb_cell_cpus_are("1-0", swapped, 2), "a malformed range matches nothing");
 }
 
 Test(floor, from_memory_floor_csv)

@@ -1,7 +1,6 @@
 /* pb_decode_floor.c — see pb_decode_floor.h. */
 #include "pb_decode_floor.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,10 +8,10 @@
 #include <string.h>
 
 #include "pb_csvread.h"
+#include "pb_schema.h"
 #include "pb_memfloor.h"
 #include "pb_memread.h"
 
-#define PB_FLOOR_MAX_CPUS 1024 /* a cpus cell longer than this cannot match a pool (POOL_MAX_THREADS) */
 
 /* A pb_memfloor context over the n spans (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two
  * halves for its copies), or NULL with the reason in err. */
@@ -128,37 +127,6 @@ int pb_decode_floor_live_close(pb_decode_floor_live *l, pb_decode_floor *out, ch
     return rc;
 }
 
-int pb_decode_floor_parse_cpus(const char *s, int *out, int max)
-{
-    int n = 0;
-    while (*s) {
-        if (!isdigit((unsigned char)*s)) {
-            s++;
-            continue;
-        }
-        char *end;
-        long a = strtol(s, &end, 10), b = a;
-        if (*end == '-') {
-            if (!isdigit((unsigned char)end[1]))
-                return -1;
-            b = strtol(end + 1, &end, 10);
-            if (b < a)
-                return -1;
-        }
-        for (long c = a; c <= b && n < max; c++)
-            out[n++] = (int)c;
-        s = end;
-    }
-    return n;
-}
-
-bool pb_decode_floor_cpus_are(const char *cell, const int *cpus, int threads)
-{
-    int got[PB_FLOOR_MAX_CPUS];
-    int ng = pb_decode_floor_parse_cpus(cell, got, PB_FLOOR_MAX_CPUS);
-    return ng == threads && memcmp(got, cpus, (size_t)threads * sizeof *cpus) == 0;
-}
-
 int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
                              size_t errlen)
 {
@@ -175,7 +143,7 @@ int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_d
     memset(out, 0, sizeof *out);
     for (size_t r = 0; r < t.nrows; r++) {
         if (strcmp(pb_table_str(&t, r, c_op), "read") != 0 || pb_table_num(&t, r, c_t) != threads ||
-            !pb_decode_floor_cpus_are(pb_table_str(&t, r, c_cpus), cpus, threads))
+            !pb_cell_cpus_are(pb_table_str(&t, r, c_cpus), cpus, threads))
             continue;
         double med = pb_table_num(&t, r, c_med);
         if (!(med > 0) || (rc == 0 && med <= out->gbps_median))

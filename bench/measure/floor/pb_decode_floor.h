@@ -69,11 +69,4 @@ int pb_decode_floor_live_close(pb_decode_floor_live *l, pb_decode_floor *out, ch
 int pb_decode_floor_from_csv(const char *dir, const int *cpus, int threads, pb_decode_floor *out, char *err,
                              size_t errlen);
 
-/* Whether a CSV cell's cpu list is exactly cpus[0..threads), in that order. */
-bool pb_decode_floor_cpus_are(const char *cell, const int *cpus, int threads);
-
-/* Parses a cpu list as it appears in a CSV cell ("0 1", "0,2-3", "0;1"): numbers, '-' ranges, any other
- * separator. Returns the count (at most max), -1 on a malformed range. */
-int pb_decode_floor_parse_cpus(const char *s, int *out, int max);
-
 #endif
