@@ -64,6 +64,15 @@ static inline int kern_q6_K_code(const block_q6_K *b, int e)
     return low | (b->qh[32 * h + l] >> 2 * k & 3) << 4;
 }
 
+/* Sets element e's 6-bit code c in b, where kern_q6_K_code reads it (the fields' other bits kept). */
+static inline void kern_q6_K_set_code(block_q6_K *b, int e, int c)
+{
+    int h = e / 128, k = e % 128 / 32, l = e % 32;
+    uint8_t *low = &b->ql[64 * h + l + 32 * (k & 1)], *top = &b->qh[32 * h + l];
+    *low = (uint8_t)((*low & ~(15 << 4 * (k >> 1))) | (c & 15) << 4 * (k >> 1));
+    *top = (uint8_t)((*top & ~(3 << 2 * k)) | (c >> 4 & 3) << 2 * k);
+}
+
 /* q4_K's nibble of element e (0..15). */
 static inline int kern_q4_K_code(const block_q4_K *b, int e)
 {

@@ -159,10 +159,7 @@ static void q6_K_block(const float *x, void *out)
     }
     for (int e = 0; e < QK_K; e++) {
         kern_inv s = kern_inv_of(d * (float)y->scales[e / 16]);
-        int c = kern_round_clamp(kern_inv_apply(s, x[e]), -32, 31) + 32;
-        int h = e / 128, k = e % 128 / 32, l = e % 32;
-        y->ql[64 * h + l + 32 * (k & 1)] |= (uint8_t)((c & 15) << 4 * (k >> 1));
-        y->qh[32 * h + l] |= (uint8_t)((c >> 4) << 2 * k);
+        kern_q6_K_set_code(y, e, kern_round_clamp(kern_inv_apply(s, x[e]), -32, 31) + 32);
     }
 }
 

@@ -2,6 +2,7 @@
  * tables, which ISA's kernel runs, the job's row loop over groups, and the scalar kernel (the reference's
  * arithmetic on the moved bytes: any CPU, and the oracle the SIMD kernels are held to, bit for bit). */
 #include "kern_impl.h"
+#include "kern_kquant.h"
 #include "kern_repack_impl.h"
 
 #include <errno.h>
@@ -210,28 +211,6 @@ static size_t q6k_place(size_t j)
     return 4 + 12 * (2 * (j / 16) + j % 8 / 4) + 3 * (j % 4) + 1 + j % 16 / 8;
 }
 
-/* The 6-bit codes of half h's 128 elements of a q6_K block as the file holds them: element 32q + l in ql's byte l
- * (q even) or 32 + l (q odd), its low nibble for q < 2, with qh's bits 2q, 2q + 1 of byte l on top. */
-static void q6k_file_codes(const unsigned char *blk, size_t h, unsigned char c[128])
-{
-    const unsigned char *ql = blk + 64 * h, *qh = blk + 128 + 32 * h;
-    for (size_t n = 0; n < 128; n++) {
-        size_t q = n / 32, l = n % 32;
-        unsigned v = ql[l + 32 * (q % 2)];
-        c[n] = (unsigned char)((q < 2 ? v & 15 : v >> 4) | (qh[l] >> 2 * q & 3) << 4);
-    }
-}
-
-static void q6k_file_store(unsigned char *blk, size_t h, const unsigned char c[128])
-{
-    unsigned char *ql = blk + 64 * h, *qh = blk + 128 + 32 * h;
-    for (size_t l = 0; l < 32; l++) {
-        ql[l] = (unsigned char)((c[l] & 15) | (c[64 + l] & 15) << 4);
-        ql[32 + l] = (unsigned char)((c[32 + l] & 15) | (c[96 + l] & 15) << 4);
-        qh[l] = (unsigned char)(c[l] >> 4 | (c[32 + l] >> 4) << 2 | (c[64 + l] >> 4) << 4 | (c[96 + l] >> 4) << 6);
-    }
-}
-
 /* q6_K_r1's element at byte p of chunk k of a half: lane p / 4 is sub-block p / 4 of the half, the chunk its
  * elements 4k .. 4k + 3 (kern_repack.h). */
 static size_t q6k_r1_element(size_t k, size_t p)
@@ -265,21 +244,28 @@ static void q6k_r1_store(unsigned char *blk, size_t h, const unsigned char c[128
 }
 
 /* q6_K_r1 (kern_repack.h) from the file's block, or back: each half's codes moved and re-coded, the scales as
- * sub-blocks 0-3, 8-11, 4-7, 12-15 (scale i and sub-block g swap the middle quads: the same map both ways). */
+ * sub-blocks 0-3, 8-11, 4-7, 12-15 (scale i and sub-block g swap the middle quads: the same map both ways). The
+ * file's side through kern_q6_K_code and its setter, on a copy (the bytes may lie at any address). */
 static void q6k_r1_recode(const unsigned char *from, unsigned char *to, bool back)
 {
     memcpy(to + 208, from + 208, 2);
     for (size_t i = 0; i < 16; i++)
         to[192 + i] = from[192 + (i / 4 == 1 ? i + 4 : i / 4 == 2 ? i - 4 : i)];
-    for (size_t h = 0; h < 2; h++) {
-        unsigned char c[128];
-        if (back) {
-            q6k_r1_codes(from, h, c);
-            q6k_file_store(to, h, c);
-        } else {
-            q6k_file_codes(from, h, c);
-            q6k_r1_store(to, h, c);
-        }
+    block_q6_K file;
+    unsigned char c[QK_K];
+    if (back) {
+        memset(&file, 0, sizeof file);
+        for (size_t h = 0; h < 2; h++)
+            q6k_r1_codes(from, h, c + 128 * h);
+        for (int e = 0; e < QK_K; e++)
+            kern_q6_K_set_code(&file, e, c[e]);
+        memcpy(to, &file, 192); /* ql, then qh */
+    } else {
+        memcpy(&file, from, sizeof file);
+        for (int e = 0; e < QK_K; e++)
+            c[e] = (unsigned char)kern_q6_K_code(&file, e);
+        for (size_t h = 0; h < 2; h++)
+            q6k_r1_store(to, h, c + 128 * h);
     }
 }
 
