@@ -11,13 +11,14 @@
 #include <string.h>
 
 static const kern_layout_info kern_layouts[KERN_LAYOUT_COUNT] = {
-#define KERN_LAYOUT_ROW(id, nm, f, r, t) [KERN_LAYOUT_##id] = { .name = #nm, .fmt = KERN_##f, .rows = r, .tables = t },
+#define KERN_LAYOUT_ROW(id, nm, f, r, af) \
+    [KERN_LAYOUT_##id] = { .name = #nm, .fmt = KERN_##f, .rows = r, .form = KERN_ACT_FORM_##af },
     KERN_LAYOUTS(KERN_LAYOUT_ROW)
 #undef KERN_LAYOUT_ROW
 };
 
 const char *const kern_layout_names[KERN_LAYOUT_COUNT + 1] = {
-#define KERN_LAYOUT_NAME(id, nm, f, r, t) [KERN_LAYOUT_##id] = #nm,
+#define KERN_LAYOUT_NAME(id, nm, f, r, af) [KERN_LAYOUT_##id] = #nm,
     KERN_LAYOUTS(KERN_LAYOUT_NAME)
 #undef KERN_LAYOUT_NAME
     [KERN_LAYOUT_COUNT] = NULL,
@@ -418,10 +419,11 @@ int kern_act_use_layout(kern_act *a, kern_layout l)
     if (!kern_layout_get(l) || !kern_act_feeds(a, kern_layouts[l].fmt) ||
         !kern_layout_fits(l, kern_layouts[l].fmt, a->cols))
         return fail(EINVAL);
-    if (l == KERN_LAYOUT_Q6_K_R1 && !a->q6r1_qs && !(a->q6r1_qs = calloc(a->cap, a->cols)))
-        return fail(ENOMEM); /* its quants in its codes' order (kern.h) */
-    if (!kern_layouts[l].tables || (a->lut && kern_layouts[a->layout].fmt == kern_layouts[l].fmt)) {
-        a->layouts |= 1u << l; /* a layout without tables reads the activation's own arrays */
+    const kern_act_form form = kern_layouts[l].form;
+    if (form == KERN_ACT_FORM_Q6R1 && !a->q6r1_qs && !(a->q6r1_qs = calloc(a->cap, a->cols)))
+        return fail(ENOMEM);
+    if (form != KERN_ACT_FORM_LUT || (a->lut && kern_layouts[a->layout].fmt == kern_layouts[l].fmt)) {
+        a->layouts |= 1u << l; /* no tables to make, or its format's made already */
         return 0;
     }
     if (a->lut) /* one format's table layouts an activation (q1_0's read the same tables) */
@@ -475,7 +477,7 @@ int kern_repack_job_check(const kern_job *job)
 {
     const kern_act *a = job->act;
     if (!kern_layout_fits(job->layout, job->fmt, a->cols) || !(a->layouts >> job->layout & 1u) ||
-        (kern_layouts[job->layout].tables && (!a->lut || kern_layouts[a->layout].fmt != job->fmt)))
+        (kern_layouts[job->layout].form == KERN_ACT_FORM_LUT && (!a->lut || kern_layouts[a->layout].fmt != job->fmt)))
         return fail(EINVAL);
     return kern_repack_isa(job->layout, job->fmt, job->isa) < KERN_ISA_COUNT ? 0 : fail(ENOTSUP);
 }
