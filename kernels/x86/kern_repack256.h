@@ -187,59 +187,50 @@ INLINE kern256_dot tq2_half256(const char *g, int j, int h, const __m256i xf[4],
 #endif
 }
 
-/* n groups (n <= 4) stride bytes apart, each whole before the next. y: n x 16. */
-INLINE void tq2_groups_pass256_n(const char *w, size_t stride, const int n, const kern_act *a, size_t m,
-                                 float *y, const kern_stream s)
+/* Block b of n groups (n <= 2) stride bytes apart at w, against activation block x, into their float sums acc. */
+INLINE void tq2_block256(const char *w, size_t stride, const int n, const int8_t *x, int32_t nsumb, float dx,
+                         __m256 acc[4][2], const kern_stream s)
 {
-    const int8_t *x = kern_act_qs(a, m);
-    const int32_t *nsumb = kern_act_nsumb(a, m);
-    const float *dx = kern_act_scale(a, m);
-    const size_t nb = a->cols / QK_K;
-    __m256 acc[4][2];
-    r16_acc_zero256(acc, n);
-    for (size_t b = 0; b < nb; b++, w += KERN_R16_TQ2_BLOCK_BYTES, x += QK_K) {
-        kern256_dot p[4][2];
-        __m256i sum[4][2], q[4][2]; /* the first 8 chunks' chains, widened; fields 1 and 3 (AVX2) */
+    kern256_dot p[4][2];
+    __m256i sum[4][2], q[4][2]; /* the first 8 chunks' chains, widened; fields 1 and 3 (AVX2) */
 #pragma GCC unroll 4
-        for (int r = 0; r < n; r++) {
-            p[r][0] = p[r][1] = KERN256_DOT_ZERO;
-            q[r][0] = q[r][1] = _mm256_setzero_si256();
-        }
-#pragma GCC unroll 1
-        for (int u = 0; u < 2; u++) { /* a block's halves: 8 chunks of 128 columns each */
-#pragma GCC unroll 8
-            for (int j = 8 * u; j < 8 * u + 8; j++) {
-                __m256i xf[4];
-#pragma GCC unroll 4
-                for (int f = 0; f < 4; f++)
-                    xf[f] = quads256_at(x + 128 * u + 32 * f + 4 * (j % 8));
-#pragma GCC unroll 4
-                for (int r = 0; r < n; r++) {
-                    const char *g = w + (size_t)r * stride;
-                    group_prefetch(g + 64 * j, s);
-                    p[r][0] = tq2_half256(g, j, 0, xf, p[r][0], &q[r][0]);
-                    p[r][1] = tq2_half256(g, j, 1, xf, p[r][1], &q[r][1]);
-                }
-            }
-            if (u == 0)
-#pragma GCC unroll 4
-                for (int r = 0; r < n; r++) {
-                    sum[r][0] = KERN256_DOT_SUM(p[r][0]);
-                    sum[r][1] = KERN256_DOT_SUM(p[r][1]);
-                    p[r][0] = p[r][1] = KERN256_DOT_ZERO;
-                }
-        }
-        const __m256i seed = _mm256_set1_epi32(nsumb[b]);
-        const __m256 xd = _mm256_set1_ps(dx[b]);
-#pragma GCC unroll 4
-        for (int r = 0; r < n; r++) {
-            const char *g = w + (size_t)r * stride;
-            group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
-            r16_acc_add256(acc[r], g, seed, _mm256_add_epi32(sum[r][0], KERN256_DOT_SUM(p[r][0])),
-                           _mm256_add_epi32(sum[r][1], KERN256_DOT_SUM(p[r][1])), xd);
-        }
+    for (int r = 0; r < n; r++) {
+        p[r][0] = p[r][1] = KERN256_DOT_ZERO;
+        q[r][0] = q[r][1] = _mm256_setzero_si256();
     }
-    r16_acc_store256(acc, n, y);
+#pragma GCC unroll 1
+    for (int u = 0; u < 2; u++) { /* a block's halves: 8 chunks of 128 columns each */
+#pragma GCC unroll 8
+        for (int j = 8 * u; j < 8 * u + 8; j++) {
+            __m256i xf[4];
+#pragma GCC unroll 4
+            for (int f = 0; f < 4; f++)
+                xf[f] = quads256_at(x + 128 * u + 32 * f + 4 * (j % 8));
+#pragma GCC unroll 4
+            for (int r = 0; r < n; r++) {
+                const char *g = w + (size_t)r * stride;
+                group_prefetch(g + 64 * j, s);
+                p[r][0] = tq2_half256(g, j, 0, xf, p[r][0], &q[r][0]);
+                p[r][1] = tq2_half256(g, j, 1, xf, p[r][1], &q[r][1]);
+            }
+        }
+        if (u == 0)
+#pragma GCC unroll 4
+            for (int r = 0; r < n; r++) {
+                sum[r][0] = KERN256_DOT_SUM(p[r][0]);
+                sum[r][1] = KERN256_DOT_SUM(p[r][1]);
+                p[r][0] = p[r][1] = KERN256_DOT_ZERO;
+            }
+    }
+    const __m256i seed = _mm256_set1_epi32(nsumb);
+    const __m256 xd = _mm256_set1_ps(dx);
+#pragma GCC unroll 4
+    for (int r = 0; r < n; r++) {
+        const char *g = w + (size_t)r * stride;
+        group_prefetch(g + 64 * 16, s); /* the block's last line, which its head pushed over */
+        r16_acc_add256(acc[r], g, seed, _mm256_add_epi32(sum[r][0], KERN256_DOT_SUM(p[r][0])),
+                       _mm256_add_epi32(sum[r][1], KERN256_DOT_SUM(p[r][1])), xd);
+    }
 }
 
 /* ---- q4_K_r16 (kern_repack.h): the 16 rows' d and dmin, 3 chunks of packed scales (dword r of chunk k: row r's
@@ -470,19 +461,37 @@ void KERN256_FN(kern_group_q1_0_r32lut256)(const char *w, size_t stride, int n, 
     groups_in_step(lut256_groups_pass_sorted, KERN_R32, false, w, stride, n, a, m, y);
 }
 
-/* Four groups as two pairs in step: from memory two streams at once kept pace better than four (1.08x at DRAM size
- * on Zen 3, as fast in L2; one at a time lost), and a pair's chains spill less. One copy of the pair's code, a
- * block two rolled halves of 8 unrolled chunks: as two copies with 16 chunks unrolled, rows of 2 blocks took 12.2
- * cycles a row's block on Zen 3 where this takes 10.7 (rows of 16: 8.2 and 8.0), the code's size, not its work. */
+/* n groups stride bytes apart (4, or 1 as groups_in_step calls it), four as two pairs in step: from memory two
+ * streams at once kept pace better than four, and a pair's chains spill less. One copy of a pair's block a turn
+ * of the loop: two (blocks unrolled by 2) outgrow Zen 3's op cache and run slower at every width. Both pairs'
+ * blocks run in one loop: on Zen 3 a loop over blocks costs a fixed time each time it ends (the cause is not
+ * visible from a guest without counters), so a loop a pair paid it twice a call. */
 INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const kern_act *a, size_t m, float *y,
                                const kern_stream s)
 {
-    if (n == 4) {
-#pragma GCC unroll 1
-        for (int r = 0; r < 4; r += 2)
-            tq2_groups_pass256_n(w + r * stride, stride, 2, a, m, y + r * KERN_R16, s);
-    } else {
-        tq2_groups_pass256_n(w, stride, n, a, m, y, s);
+    const int8_t *x = kern_act_qs(a, m);
+    const int32_t *nsumb = kern_act_nsumb(a, m);
+    const float *dx = kern_act_scale(a, m);
+    const size_t nb = a->cols / QK_K;
+    const int step = n == 4 ? 2 : 1;
+    __m256 acc[4][2];
+    r16_acc_zero256(acc, step);
+    const char *wb = w;
+    const int8_t *xb = x;
+    size_t b = 0;
+    for (size_t t = 0; t < (n == 4 ? 2 : 1) * nb; t++) {
+        tq2_block256(wb, stride, step, xb, nsumb[b], dx[b], acc, s);
+        wb += KERN_R16_TQ2_BLOCK_BYTES;
+        xb += QK_K;
+        if (++b == nb) { /* a pair done: its sums out, the next pair's blocks from 0 */
+            r16_acc_store256(acc, step, y);
+            r16_acc_zero256(acc, step);
+            y += step * KERN_R16;
+            w += (size_t)step * stride;
+            wb = w;
+            xb = x;
+            b = 0;
+        }
     }
 }
 
