@@ -187,7 +187,7 @@ INLINE kern256_dot tq2_half256(const char *g, int j, int h, const __m256i xf[4],
 #endif
 }
 
-/* Block b of n groups (n <= 2) stride bytes apart at w, against activation block x, into their float sums acc. */
+/* One block of n groups (n <= 2) stride bytes apart, at w, against activation block x, into their float sums acc. */
 INLINE void tq2_block256(const char *w, size_t stride, const int n, const int8_t *x, int32_t nsumb, float dx,
                          __m256 acc[4][2], const kern_stream s)
 {
@@ -473,17 +473,17 @@ INLINE void tq2_groups_pass256(const char *w, size_t stride, const int n, const 
     const int32_t *nsumb = kern_act_nsumb(a, m);
     const float *dx = kern_act_scale(a, m);
     const size_t nb = a->cols / QK_K;
-    const int step = n == 4 ? 2 : 1;
+    const int step = n == 4 ? 2 : 1; /* groups in step: a pair, or the one group */
     __m256 acc[4][2];
     r16_acc_zero256(acc, step);
     const char *wb = w;
     const int8_t *xb = x;
     size_t b = 0;
-    for (size_t t = 0; t < (n == 4 ? 2 : 1) * nb; t++) {
+    for (size_t t = 0; t < (size_t)(n / step) * nb; t++) {
         tq2_block256(wb, stride, step, xb, nsumb[b], dx[b], acc, s);
         wb += KERN_R16_TQ2_BLOCK_BYTES;
         xb += QK_K;
-        if (++b == nb) { /* a pair done: its sums out, the next pair's blocks from 0 */
+        if (++b == nb) { /* a row's end: its sums out, the next pair's blocks from 0 */
             r16_acc_store256(acc, step, y);
             r16_acc_zero256(acc, step);
             y += step * KERN_R16;
