@@ -195,15 +195,16 @@ static void act_tables(kern_act *a, size_t m, size_t b0, size_t b1, kern_isa isa
 #endif
 }
 
-/* q6_K_r1's quants of blocks b0..b1 of row m (kern.h): in each half, quants 16i + 4k .. + 3 to dword 8k + i. */
+/* q6_K_r1's quants of blocks b0..b1 of row m (kern.h): each half's in its codes' order, four at a time (a dword
+ * of a chunk holds four consecutive elements). */
 static void set_q6r1(kern_act *a, size_t m, size_t b0, size_t b1)
 {
     const int8_t *qs = a->qs + m * a->cols;
     int8_t *to = a->q6r1_qs + m * a->cols;
     for (size_t h = 2 * b0; h < 2 * b1; h++) /* h: a 128-quant half */
-        for (size_t i = 0; i < 8; i++)
-            for (size_t k = 0; k < 4; k++)
-                memcpy(to + 128 * h + 4 * (8 * k + i), qs + 128 * h + 16 * i + 4 * k, 4);
+        for (size_t k = 0; k < 4; k++)
+            for (size_t p = 0; p < 32; p += 4)
+                memcpy(to + 128 * h + 32 * k + p, qs + 128 * h + kern_q6_K_r1_element(k, p), 4);
 }
 
 /* The per-lane forms of blocks b0..b1 of row m (kern.h), from what the quantizer wrote: shared by every variant,

@@ -296,6 +296,14 @@ static inline const int8_t *kern_act_qs(const kern_act *a, size_t m)
     return a->qs + m * a->cols;
 }
 
+/* q6_K_r1's order within a 128-element half (kern_repack.h): the element at byte p of chunk k (k < 4, 32 bytes),
+ * so that 32-bit lane p / 4 of every chunk is sub-block p / 4 of the half. Its codes and its activations' quants
+ * (kern_act.q6r1_qs) lie this way alike. */
+static inline size_t kern_q6_K_r1_element(size_t k, size_t p)
+{
+    return 16 * (p / 4) + 4 * k + p % 4;
+}
+
 /* Row m's quants as q6_K_r1's kernels read them (kern.h: kern_act.q6r1_qs). */
 static inline const int8_t *kern_act_q6r1_qs(const kern_act *a, size_t m)
 {

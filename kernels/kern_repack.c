@@ -212,23 +212,16 @@ static size_t q6k_place(size_t j)
     return 4 + 12 * (2 * (j / 16) + j % 8 / 4) + 3 * (j % 4) + 1 + j % 16 / 8;
 }
 
-/* q6_K_r1's element at byte p of chunk k of a half: lane p / 4 is sub-block p / 4 of the half, the chunk its
- * elements 4k .. 4k + 3 (kern_repack.h). */
-static size_t q6k_r1_element(size_t k, size_t p)
-{
-    return 16 * (p / 4) + 4 * k + p % 4;
-}
-
 /* Half h's codes as q6_K_r1 holds them: A (bytes 64h ..) = chunk 0 | (chunk 2 >> 4) << 6, B (64h + 32 ..) =
  * chunk 1 | (chunk 3 >> 4) << 6, C (128 + 32h ..) = (chunk 2 & 15) | (chunk 3 & 15) << 4. */
 static void q6k_r1_codes(const unsigned char *blk, size_t h, unsigned char c[128])
 {
     const unsigned char *a = blk + 64 * h, *b = a + 32, *q = blk + 128 + 32 * h;
     for (size_t p = 0; p < 32; p++) {
-        c[q6k_r1_element(0, p)] = a[p] & 63;
-        c[q6k_r1_element(1, p)] = b[p] & 63;
-        c[q6k_r1_element(2, p)] = (unsigned char)((q[p] & 15) | (a[p] >> 6) << 4);
-        c[q6k_r1_element(3, p)] = (unsigned char)((q[p] >> 4) | (b[p] >> 6) << 4);
+        c[kern_q6_K_r1_element(0, p)] = a[p] & 63;
+        c[kern_q6_K_r1_element(1, p)] = b[p] & 63;
+        c[kern_q6_K_r1_element(2, p)] = (unsigned char)((q[p] & 15) | (a[p] >> 6) << 4);
+        c[kern_q6_K_r1_element(3, p)] = (unsigned char)((q[p] >> 4) | (b[p] >> 6) << 4);
     }
 }
 
@@ -236,8 +229,8 @@ static void q6k_r1_store(unsigned char *blk, size_t h, const unsigned char c[128
 {
     unsigned char *a = blk + 64 * h, *b = a + 32, *q = blk + 128 + 32 * h;
     for (size_t p = 0; p < 32; p++) {
-        unsigned c0 = c[q6k_r1_element(0, p)], c1 = c[q6k_r1_element(1, p)];
-        unsigned c2 = c[q6k_r1_element(2, p)], c3 = c[q6k_r1_element(3, p)];
+        unsigned c0 = c[kern_q6_K_r1_element(0, p)], c1 = c[kern_q6_K_r1_element(1, p)];
+        unsigned c2 = c[kern_q6_K_r1_element(2, p)], c3 = c[kern_q6_K_r1_element(3, p)];
         a[p] = (unsigned char)(c0 | (c2 >> 4) << 6);
         b[p] = (unsigned char)(c1 | (c3 >> 4) << 6);
         q[p] = (unsigned char)((c2 & 15) | (c3 & 15) << 4);
