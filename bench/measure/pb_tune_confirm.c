@@ -82,10 +82,10 @@ static pb_tune_cand pb_tune_under(pb_tune_cand c, const pb_tune_settings *st)
     return c;
 }
 
-/* Whether a candidate with first figure g is timed again: whenever it has one. A first timing is one figure, far off
- * at times on a shared host, so any gate on it drops candidates the pairs would choose; only the pairs decide. */
-static bool pb_tune_promising(double g) { return isfinite(g) && g > 0; }
-
+/* The trial of a point: its default, beside its rival under the vendor's settings (kv), the default under the tuned
+ * ones and its fastest there (ks). kv and ks name only candidates that measured a figure (pb_tune.c), and each is
+ * timed again whatever that figure: a first timing is one figure, far off at times on a shared host, so any gate on
+ * it drops candidates the pairs would choose; only the pairs decide. */
 static pb_tune_trial pb_tune_trial_of(const pb_tune_point *pt, const pb_tune_settings *tuned, bool differ)
 {
     pb_tune_trial t = { .n = 1, .cfg = { pt->cand[0] } };
@@ -93,14 +93,14 @@ static pb_tune_trial pb_tune_trial_of(const pb_tune_point *pt, const pb_tune_set
     t.timed = isfinite(base) && base > 0;
     if (!t.timed)
         return t;
-    if (pt->kv > 0 && pb_tune_promising(pt->gbps[pt->kv]))
+    if (pt->kv > 0)
         t.kv = pb_tune_add(&t, &pt->cand[pt->kv]);
     if (differ) {
         pb_tune_cand rs = pb_tune_under(pt->cand[0], tuned);
         t.rs = pb_tune_add(&t, &rs);
     }
     t.ks = t.rs;
-    if (pt->ks >= 0 && pb_tune_promising(pt->ks_gbps))
+    if (pt->ks >= 0)
         t.ks = pb_tune_add(&t, &pt->ks_cand);
     return t;
 }
