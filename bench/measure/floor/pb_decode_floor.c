@@ -8,10 +8,9 @@
 #include <string.h>
 
 #include "pb_csvread.h"
-#include "pb_schema.h"
 #include "pb_memfloor.h"
 #include "pb_memread.h"
-
+#include "pb_schema.h"
 
 /* A pb_memfloor context over the n spans (all but a sub-8 KiB tail: pb_memfloor splits in whole pages, in two
  * halves for its copies), or NULL with the reason in err. */
